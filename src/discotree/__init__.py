@@ -1,0 +1,18 @@
+"""discotree: classifiers from graphical models whose structure is learned to discriminate."""
+
+import logging
+
+from .classifiers import ChowLiuClassifier, NaiveBayesClassifier, TANClassifier
+from .transformers import Discretizer, TableEncoder
+
+__version__ = "0.1.0"
+__all__ = [
+    "ChowLiuClassifier",
+    "Discretizer",
+    "NaiveBayesClassifier",
+    "TANClassifier",
+    "TableEncoder",
+    "__version__",
+]
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())

@@ -1,0 +1,164 @@
+"""Input validation shared by every estimator (the only module importing sklearn.utils)."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+__all__ = [
+    "check_codes",
+    "check_is_fitted",
+    "check_random_state",
+    "check_sample_weight",
+    "check_table",
+    "check_targets",
+    "validate_data",
+]
+
+
+def check_table(X: Any, owner: str) -> tuple[list[NDArray[Any]], list[str]]:
+    """Split a 2-D table into 1-D columns, keeping each column's own dtype.
+
+    Parameters
+    ----------
+    X : array-like or pandas.DataFrame of shape (n_samples, n_features)
+    owner : str
+        Name used in error messages.
+
+    Returns
+    -------
+    columns : list of ndarray
+        One array per column: numeric columns as float64 (NaN for missing), others as
+        object arrays (None/NaN for missing) or bool.
+    labels : list of str
+        How to name each column in messages: ``X['name']`` or ``X[:, j]``.
+
+    Raises
+    ------
+    ValueError
+        For zero rows or columns, a non-2-D input, or a complex column.
+    TypeError
+        For sparse input.
+    """
+    if isinstance(X, pd.DataFrame):
+        if X.shape[0] == 0:
+            raise ValueError(f"{owner}: X has 0 rows; at least one sample is required.")
+        if X.shape[1] == 0:
+            raise ValueError(f"{owner}: X has 0 columns; at least one feature is required.")
+        columns, labels = [], []
+        for name in X.columns:
+            series = X[name]
+            labels.append(f"X[{name!r}]")
+            columns.append(_series_to_array(series))
+        return columns, labels
+    array = check_array(
+        X, dtype=None, ensure_all_finite=False, ensure_2d=True, accept_sparse=False,
+        ensure_min_samples=1, ensure_min_features=1,
+    )
+    if np.iscomplexobj(array):
+        raise ValueError(f"{owner}: complex data is not supported.")
+    labels = [f"X[:, {j}]" for j in range(array.shape[1])]
+    if array.dtype.kind in "biuf":
+        floats = array.astype(np.float64) if array.dtype.kind != "b" else array
+        return [floats[:, j] for j in range(array.shape[1])], labels
+    return [_object_column(array[:, j]) for j in range(array.shape[1])], labels
+
+
+def _series_to_array(series: pd.Series) -> NDArray[Any]:
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return _object_column(series.astype(object).to_numpy())
+    if pd.api.types.is_bool_dtype(series.dtype) and not series.isna().any():
+        return series.to_numpy(dtype=bool)
+    if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
+        series.dtype
+    ):
+        return series.to_numpy(dtype=np.float64, na_value=np.nan)
+    return _object_column(series.to_numpy(dtype=object))
+
+
+def _object_column(column: NDArray[Any]) -> NDArray[Any]:
+    """Object column with every missing marker (None, NaN, pd.NA, NaT) as None.
+
+    A column whose values are all real numbers (or missing) becomes float64.
+    """
+    column = np.asarray(column, dtype=object)
+    missing = pd.isna(column)
+    out = column.copy()
+    out[missing] = None
+    present = out[~missing]
+    if len(present) and all(
+        isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_) for v in present
+    ):
+        values = np.full(len(out), np.nan)
+        values[~missing] = present.astype(np.float64)
+        return values
+    return out
+
+
+def check_targets(y: Any, n_samples: int, owner: str) -> NDArray[Any]:
+    """Validate classification targets: 1-D, same length as X, no missing labels."""
+    if y is None:
+        raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"{owner}: y must be 1-D, got shape {y.shape}.")
+    if len(y) != n_samples:
+        raise ValueError(
+            f"{owner}: X has {n_samples} rows but y has {len(y)} labels; they must match."
+        )
+    if y.dtype.kind == "O" and pd.isna(y).any():
+        raise ValueError(f"{owner}: y contains missing labels at rows {np.flatnonzero(pd.isna(y))[:5]}.")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        bad = np.flatnonzero(~np.isfinite(y))
+        raise ValueError(f"{owner}: y contains NaN or inf at rows {bad[:5].tolist()}.")
+    check_classification_targets(y)
+    return y
+
+
+def check_sample_weight(sample_weight: Any, n_samples: int, owner: str) -> NDArray[np.float64] | None:
+    """Validate sample weights: 1-D, length n_samples, finite, >= 0, not all zero.
+
+    Returns ``None`` when ``sample_weight`` is ``None`` (every sample counts once).
+    """
+    if sample_weight is None:
+        return None
+    if isinstance(sample_weight, numbers.Number):
+        sample_weight = np.full(n_samples, sample_weight, dtype=np.float64)
+    w = np.asarray(sample_weight)
+    if w.dtype.kind not in "biuf":
+        raise ValueError(f"{owner}: sample_weight must be numeric, got dtype {w.dtype}.")
+    w = w.astype(np.float64)
+    if w.ndim != 1:
+        raise ValueError(f"{owner}: sample_weight must be 1-D, got shape {w.shape}.")
+    if len(w) != n_samples:
+        raise ValueError(
+            f"{owner}: sample_weight has {len(w)} entries but X has {n_samples} rows."
+        )
+    if not np.isfinite(w).all():
+        bad = np.flatnonzero(~np.isfinite(w))
+        raise ValueError(f"{owner}: sample_weight is not finite at rows {bad[:5].tolist()}.")
+    if (w < 0).any():
+        bad = np.flatnonzero(w < 0)
+        raise ValueError(f"{owner}: sample_weight is negative at rows {bad[:5].tolist()}.")
+    if not (w > 0).any():
+        raise ValueError(f"{owner}: sample_weight is zero for every sample.")
+    return w
+
+
+def check_codes(codes: NDArray[Any], n_categories: NDArray[np.intp]) -> NDArray[np.intp]:
+    """Guard the kernel boundary: intp codes in ``-1..r_j-1``, C-contiguous."""
+    codes = np.ascontiguousarray(codes, dtype=np.intp)
+    if codes.ndim != 2 or codes.shape[1] != len(n_categories):
+        raise ValueError(f"codes must have shape (n, {len(n_categories)}), got {codes.shape}")
+    if codes.size and ((codes < -1).any() or (codes >= np.asarray(n_categories)).any()):
+        raise ValueError("codes out of range: expected -1 (missing) or 0..r_j-1")
+    return codes

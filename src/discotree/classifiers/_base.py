@@ -1,0 +1,180 @@
+"""Shared machinery of the discrete generative forest classifiers."""
+
+from __future__ import annotations
+
+import logging
+from abc import abstractmethod
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from .._validation import (
+    check_is_fitted,
+    check_sample_weight,
+    check_table,
+    check_targets,
+    validate_data,
+)
+from ..models.discrete_forest import DiscreteForestModel
+from ..stats.discrete import check_smoothing
+from ..transformers.discretizer import Discretizer
+from ..transformers.encoder import TableEncoder
+
+logger = logging.getLogger(__name__)
+
+
+class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
+    """Base of classifiers that score ``log P(x, c) = log P(c) + log P(x | c)`` with
+    one discrete forest per class (naive Bayes, Chow-Liu, TAN).
+
+    Subclasses implement :meth:`_fit_model` only. This class owns input validation,
+    encoding, class priors and every ``predict*`` method.
+    """
+
+    def __init__(
+        self,
+        *,
+        alpha: float = 1.0,
+        epsilon: float = 1e-5,
+        max_categories: int = 10,
+        discretizer: Discretizer | None = None,
+    ) -> None:
+        self.alpha = alpha
+        self.epsilon = epsilon
+        self.max_categories = max_categories
+        self.discretizer = discretizer
+
+    # ------------------------------------------------------------------ fitting
+    def _check_common_params(self) -> tuple[float, float]:
+        name = type(self).__name__
+        mc = self.max_categories
+        if isinstance(mc, bool) or not isinstance(mc, int | np.integer) or mc < 1:
+            raise ValueError(f"{name}: max_categories must be an integer >= 1, got {mc!r}.")
+        if self.discretizer is not None and not hasattr(self.discretizer, "fit_transform"):
+            raise ValueError(f"{name}: discretizer must be a transformer, got {self.discretizer!r}.")
+        return check_smoothing(self.alpha, self.epsilon, name)
+
+    def _check_params(self) -> None:
+        """Validate the subclass's own parameters (none by default)."""
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> DiscreteForestClassifierBase:
+        """Fit the class priors, the structure and the parameters.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric, categorical, string or boolean columns; NaN/None is missing.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two distinct classes with positive weight).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; a weight of k counts a sample k times.
+
+        Returns
+        -------
+        self
+        """
+        name = type(self).__name__
+        self._alpha, self._epsilon = self._check_common_params()
+        self._check_params()
+        validate_data(self, X, skip_check_array=True)
+        columns, labels = check_table(X, name)
+        n_samples = len(columns[0])
+        y = check_targets(y, n_samples, name)
+        weights = check_sample_weight(sample_weight, n_samples, name)
+        active = np.ones(n_samples, bool) if weights is None else weights > 0
+        self.classes_, y_index = np.unique(y[active], return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"{name}: y contains a single class ({self.classes_[0]!r}) among the samples "
+                "with positive weight; at least two classes are needed."
+            )
+        rows = np.flatnonzero(active)
+        columns = [c[rows] for c in columns]
+        weights = None if weights is None else weights[rows]
+        discretizer = Discretizer() if self.discretizer is None else self.discretizer
+        self.encoder_ = TableEncoder(int(self.max_categories), discretizer, name)
+        codes = self.encoder_.fit_transform(columns, labels, weights)
+        self.n_categories_ = self.encoder_.n_categories_
+        class_weight = np.bincount(
+            y_index, weights=weights, minlength=len(self.classes_)
+        ).astype(np.float64)
+        self.class_count_ = class_weight
+        self.class_log_prior_ = np.log(class_weight / class_weight.sum())
+        self.model_ = self._fit_model(codes, y_index.astype(np.intp), weights)
+        logger.info(
+            "%s fitted: %d samples, %d features, %d classes", name, n_samples,
+            codes.shape[1], len(self.classes_),
+        )
+        return self
+
+    @abstractmethod
+    def _fit_model(
+        self,
+        codes: NDArray[np.intp],
+        class_index: NDArray[np.intp],
+        sample_weight: NDArray[np.float64] | None,
+    ) -> DiscreteForestModel:
+        """Learn structure and parameters from validated codes; set structure attributes."""
+
+    # --------------------------------------------------------------- prediction
+    def _encode(self, X: Any) -> NDArray[np.intp]:
+        validate_data(self, X, skip_check_array=True, reset=False)
+        columns, labels = check_table(X, type(self).__name__)
+        return self.encoder_.transform(columns, labels)
+
+    def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
+        """``log P(x, c)`` for every sample and class, missing features summed out.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        check_is_fitted(self)
+        codes = self._encode(X)
+        return self.model_.log_likelihood(codes) + self.class_log_prior_
+
+    def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
+        """Log posterior ``log P(c | x)``, shape (n_samples, n_classes)."""
+        check_is_fitted(self)
+        joint = self.predict_joint_log_proba(X)
+        return joint - logsumexp(joint, axis=1, keepdims=True)
+
+    def predict_proba(self, X: Any) -> NDArray[np.float64]:
+        """Posterior ``P(c | x)``, shape (n_samples, n_classes); rows sum to 1."""
+        check_is_fitted(self)
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X: Any) -> NDArray[Any]:
+        """Most probable class of each sample."""
+        check_is_fitted(self)
+        return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
+
+    def decision_function(self, X: Any) -> NDArray[np.float64]:
+        """Log posterior odds.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes: ``log P(c1|x) - log P(c0|x)``
+        (positive favours ``classes_[1]``); (n_samples, n_classes) otherwise: the log
+        posteriors.
+        """
+        check_is_fitted(self)
+        log_proba = self.predict_log_proba(X)
+        if len(self.classes_) == 2:
+            return log_proba[:, 1] - log_proba[:, 0]
+        return log_proba
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags

@@ -1,0 +1,116 @@
+"""One Chow-Liu tree (or optimal k-edge forest) per class."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..models.discrete_forest import DiscreteForestModel
+from ..stats.discrete import PairStatistics
+from ..structure.chow_liu import chow_liu_forest, forest_parents
+from ._base import DiscreteForestClassifierBase
+
+__all__ = ["ChowLiuClassifier"]
+
+
+class ChowLiuClassifier(DiscreteForestClassifierBase):
+    """Generative tree classifier: a Chow-Liu tree fitted to each class separately.
+
+    Each class's tree maximises the sum of the empirical mutual informations of its
+    edges over that class's samples only (eq. 9-10 of 000_73c31e535057fe50.txt), and
+    its parameters are the (smoothed) projection of the class's empirical distribution
+    on the tree (eq. 7). Prediction is the likelihood ratio test of eq. 3 with class
+    priors.
+
+    Parameters
+    ----------
+    n_edges : int or None, default=None
+        ``None``: a spanning tree per class. ``k``: the optimal forest with ``k`` edges
+        (the first k edges Kruskal adds).
+    alpha : float, default=1.0
+        Dirichlet pseudo-count added to every cell of every table.
+    epsilon : float, default=1e-5
+        Floor for probabilities still zero after smoothing (Section 6.1 of
+        002_4035af8a3a458042.txt); only matters when ``alpha=0``.
+    max_categories : int, default=10
+        Numeric columns with more distinct values are discretised.
+    discretizer : Discretizer or None, default=None
+        Used for those columns, fitted on the training data only; ``None`` means
+        ``Discretizer()``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+    class_log_prior_ : ndarray of shape (n_classes,)
+    n_categories_ : ndarray of shape (n_features,)
+    encoder_ : TableEncoder
+    model_ : DiscreteForestModel
+    edges_ : list of list of (int, int)
+        One list per class in ``classes_`` order: the edges (i < j) in the order they
+        were added.
+    edge_weights_ : ndarray of shape (n_classes, n_features, n_features)
+        Per-class empirical mutual information (nats) used as edge weights.
+    parents_ : ndarray of shape (n_classes, n_features)
+        Each tree rooted at feature 0; -1 marks a root.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+
+    Notes
+    -----
+    One counting pass gives every pair table of every class
+    (O(n_samples * D**2) multiply-adds with ``D = sum(n_categories_)``, as a BLAS
+    product), then O(n_features**2 log n_features) for the spanning trees. Missing
+    values: each mutual information uses the samples where both features are
+    observed; at prediction missing features are summed out exactly.
+
+    References
+    ----------
+    C. Chow and C. Liu, IEEE Trans. Inf. Theory 14(3), 1968.
+    Section II-C of 000_73c31e535057fe50.txt (Tan et al., 2010).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> from discotree import ChowLiuClassifier
+    >>> X, y = load_wine(return_X_y=True)
+    >>> clf = ChowLiuClassifier().fit(X, y)
+    >>> [len(edges) for edges in clf.edges_]
+    [12, 12, 12]
+    """
+
+    def __init__(
+        self,
+        n_edges: int | None = None,
+        *,
+        alpha: float = 1.0,
+        epsilon: float = 1e-5,
+        max_categories: int = 10,
+        discretizer=None,
+    ) -> None:
+        super().__init__(
+            alpha=alpha, epsilon=epsilon, max_categories=max_categories, discretizer=discretizer
+        )
+        self.n_edges = n_edges
+
+    def _check_params(self) -> None:
+        k = self.n_edges
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0):
+            raise ValueError(f"ChowLiuClassifier: n_edges must be None or an integer >= 0, got {k!r}.")
+
+    def _fit_model(
+        self,
+        codes: NDArray[np.intp],
+        class_index: NDArray[np.intp],
+        sample_weight: NDArray[np.float64] | None,
+    ) -> DiscreteForestModel:
+        n_classes, n_features = len(self.classes_), codes.shape[1]
+        stats = PairStatistics.from_codes(
+            codes, class_index, self.n_categories_, n_classes, sample_weight
+        )
+        self.edge_weights_ = stats.mutual_information()
+        self.edges_ = [chow_liu_forest(w, self.n_edges) for w in self.edge_weights_]
+        self.parents_ = np.stack([forest_parents(n_features, e) for e in self.edges_])
+        return DiscreteForestModel.from_statistics(
+            stats, self.parents_, alpha=self._alpha, epsilon=self._epsilon
+        )

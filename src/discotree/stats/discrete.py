@@ -1,0 +1,250 @@
+"""Sufficient statistics of discrete data and the information measures built on them.
+
+:class:`PairStatistics` holds, for every class, the weighted count tables of all
+feature pairs (computed once by :func:`discotree.kernels.counts.pairwise_counts`);
+every learner reads its mutual informations, conditional mutual informations,
+divergences and smoothed conditional probability tables from it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.special import xlogy
+
+from ..kernels.counts import pairwise_counts, univariate_counts
+from ..kernels.information import pairwise_mutual_information, pairwise_table_totals
+
+__all__ = [
+    "PairStatistics",
+    "check_smoothing",
+    "conditional_mutual_information",
+    "entropy",
+    "j_divergence",
+    "kl_divergence",
+    "mutual_information",
+    "smoothed_conditional",
+]
+
+#: Smallest Dirichlet pseudo-count accepted when no probability floor is set.
+_ALPHA_FLOOR = 1e-10
+
+
+def _clip_information(values: NDArray[np.float64], what: str) -> NDArray[np.float64]:
+    """Clip rounding noise in [-1e-12, 0) to 0; a more negative value is a bug."""
+    if np.any(values < -1e-10):
+        raise RuntimeError(f"negative {what} {values.min():.3g}: counts are inconsistent")
+    return np.maximum(values, 0.0)
+
+
+@dataclass(frozen=True)
+class PairStatistics:
+    """Weighted per-class count tables of all feature pairs.
+
+    Parameters
+    ----------
+    counts : ndarray of shape (n_classes, D, D)
+        Block count matrix of :func:`discotree.kernels.counts.pairwise_counts`.
+    n_categories : ndarray of shape (n_features,)
+        Cardinality of each feature; ``D = n_categories.sum()``.
+
+    Notes
+    -----
+    Memory ``8 * n_classes * D**2`` bytes. Each table is restricted to the samples where
+    both of its features are observed, so with missing values two tables may have
+    different totals.
+    """
+
+    counts: NDArray[np.float64]
+    n_categories: NDArray[np.intp]
+
+    @classmethod
+    def from_codes(
+        cls,
+        codes: NDArray[np.intp],
+        class_index: NDArray[np.intp],
+        n_categories: NDArray[np.intp],
+        n_classes: int,
+        sample_weight: NDArray[np.float64] | None = None,
+    ) -> PairStatistics:
+        """Count every pair table of every class in one pass over ``codes``."""
+        n_categories = np.asarray(n_categories, dtype=np.intp)
+        counts = pairwise_counts(codes, class_index, sample_weight, n_categories, n_classes)
+        return cls(counts=counts, n_categories=n_categories)
+
+    @property
+    def offsets(self) -> NDArray[np.intp]:
+        """Start of each feature's block in the one-hot columns (length n_features+1)."""
+        offsets = np.zeros(len(self.n_categories) + 1, dtype=np.intp)
+        np.cumsum(self.n_categories, out=offsets[1:])
+        return offsets
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.counts.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return len(self.n_categories)
+
+    def table(self, i: int, j: int) -> NDArray[np.float64]:
+        """Count table of features i and j, shape (n_classes, r_i, r_j)."""
+        o = self.offsets
+        return self.counts[:, o[i] : o[i + 1], o[j] : o[j + 1]]
+
+    def marginal(self, i: int) -> NDArray[np.float64]:
+        """Counts of feature i over the samples where it is observed, (n_classes, r_i)."""
+        o = self.offsets
+        block = self.counts[:, o[i] : o[i + 1], o[i] : o[i + 1]]
+        return np.diagonal(block, axis1=1, axis2=2).copy()
+
+    def table_totals(self) -> NDArray[np.float64]:
+        """Total weight of each pair table, shape (n_classes, n_features, n_features)."""
+        out = np.empty((self.n_classes, self.n_features, self.n_features))
+        pairwise_table_totals(self.counts, self.offsets, out)
+        return out
+
+    def mutual_information(self) -> NDArray[np.float64]:
+        """Empirical I(X_i; X_j) within each class, shape (n_classes, n_features, n_features).
+
+        Each pair's MI is computed from its own table (eq. 10 of
+        000_73c31e535057fe50.txt, with the empirical pairwise marginals).
+        """
+        out = np.empty((self.n_classes, self.n_features, self.n_features))
+        pairwise_mutual_information(self.counts, self.offsets, out)
+        return _clip_information(out, "mutual information")
+
+    def conditional_mutual_information(self) -> NDArray[np.float64]:
+        """Empirical I(X_i; X_j | C), shape (n_features, n_features).
+
+        ``sum_c P(c) I(X_i; X_j | C = c)`` with ``P(c)`` the class shares of the samples
+        where both features are observed (Section 4.3 of 002_4035af8a3a458042.txt).
+        """
+        per_class = self.mutual_information()
+        totals = self.table_totals()
+        pair_total = totals.sum(axis=0)
+        share = np.divide(totals, pair_total, out=np.zeros_like(totals), where=pair_total > 0)
+        return _clip_information((share * per_class).sum(axis=0), "conditional MI")
+
+    def merged(self) -> PairStatistics:
+        """The statistics of all classes pooled into one class."""
+        return PairStatistics(counts=self.counts.sum(axis=0, keepdims=True),
+                              n_categories=self.n_categories)
+
+
+def class_univariate_counts(
+    codes: NDArray[np.intp],
+    class_index: NDArray[np.intp],
+    n_categories: NDArray[np.intp],
+    n_classes: int,
+    sample_weight: NDArray[np.float64] | None = None,
+) -> list[NDArray[np.float64]]:
+    """Per-feature count tables, a list of arrays of shape (n_classes, r_i)."""
+    weights = np.ones(len(codes)) if sample_weight is None else sample_weight
+    flat = univariate_counts(codes, class_index, weights, n_categories, n_classes)
+    return np.split(flat, np.cumsum(n_categories)[:-1], axis=1)
+
+
+def check_smoothing(alpha: float, epsilon: float, owner: str) -> tuple[float, float]:
+    """Validate the Dirichlet pseudo-count and probability floor; return them as floats.
+
+    ``alpha`` below 1e-10 together with ``epsilon == 0`` would let a zero probability
+    reach a logarithm: alpha is then raised to 1e-10 with a warning, as scikit-learn's
+    naive Bayes does.
+    """
+    for name, value in (("alpha", alpha), ("epsilon", epsilon)):
+        if isinstance(value, bool) or not np.isscalar(value) or not np.isfinite(value):
+            raise ValueError(f"{owner}: {name} must be a finite number, got {value!r}")
+        if value < 0:
+            raise ValueError(f"{owner}: {name} must be >= 0, got {value!r}")
+    if epsilon >= 1:
+        raise ValueError(f"{owner}: epsilon must be < 1, got {epsilon!r}")
+    if alpha < _ALPHA_FLOOR and epsilon == 0:
+        warnings.warn(
+            f"{owner}: alpha={alpha} with epsilon=0 could give zero probabilities; "
+            f"alpha set to {_ALPHA_FLOOR}. Set epsilon > 0 for the plain ML estimate.",
+            UserWarning,
+            stacklevel=3,
+        )
+        alpha = _ALPHA_FLOOR
+    return float(alpha), float(epsilon)
+
+
+def smoothed_conditional(
+    counts: NDArray[np.float64], alpha: float, epsilon: float
+) -> NDArray[np.float64]:
+    """Smoothed conditional probabilities along the last axis.
+
+    ``P(v | u) = (n(u, v) + alpha) / (n(u) + r * alpha)``; then, as in Section 6.1 of
+    002_4035af8a3a458042.txt, probabilities that are still zero are replaced by
+    ``epsilon`` and each distribution is renormalised. A context never observed gets
+    the uniform distribution.
+
+    Parameters
+    ----------
+    counts : ndarray of shape (..., r)
+    alpha : float
+        Dirichlet pseudo-count per cell.
+    epsilon : float
+        Floor for zero probabilities.
+
+    Returns
+    -------
+    prob : ndarray of shape (..., r)
+        Rows sum to 1.
+    """
+    counts = np.asarray(counts, dtype=np.float64) + alpha
+    totals = counts.sum(axis=-1, keepdims=True)
+    r = counts.shape[-1]
+    prob = np.divide(counts, totals, out=np.full_like(counts, 1.0 / r), where=totals > 0)
+    if epsilon > 0:
+        prob = np.where(prob <= 0, epsilon, prob)
+        prob /= prob.sum(axis=-1, keepdims=True)
+    return prob
+
+
+def entropy(prob: NDArray[np.float64], axis: int | tuple[int, ...] = -1) -> NDArray[np.float64]:
+    """Shannon entropy in nats, ``-sum p log p`` over ``axis`` (0 log 0 = 0)."""
+    return -xlogy(prob, prob).sum(axis=axis)
+
+
+def mutual_information(table: NDArray[np.float64]) -> float:
+    """Mutual information (nats) of a 2-D count or probability table; 0 if empty."""
+    table = np.asarray(table, dtype=np.float64)
+    n = table.sum()
+    if n <= 0:
+        return 0.0
+    joint = table / n
+    value = entropy(joint.sum(axis=1)) + entropy(joint.sum(axis=0)) - entropy(joint, (0, 1))
+    return float(_clip_information(np.asarray(value), "mutual information"))
+
+
+def conditional_mutual_information(table: NDArray[np.float64]) -> float:
+    """I(X; Y | C) in nats of a count table of shape (n_classes, r_x, r_y)."""
+    table = np.asarray(table, dtype=np.float64)
+    n = table.sum()
+    if n <= 0:
+        return 0.0
+    return float(sum(t.sum() / n * mutual_information(t) for t in table))
+
+
+def kl_divergence(p: NDArray[np.float64], q: NDArray[np.float64]) -> float:
+    """Kullback-Leibler divergence D(p || q) in nats of two distributions of equal shape.
+
+    Returns ``inf`` when p puts mass where q has none.
+    """
+    p = np.asarray(p, dtype=np.float64)
+    q = np.asarray(q, dtype=np.float64)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    if np.any((p > 0) & (q <= 0)):
+        return float("inf")
+    return float(max(0.0, (xlogy(p, p) - xlogy(p, np.where(p > 0, q, 1.0))).sum()))
+
+
+def j_divergence(p: NDArray[np.float64], q: NDArray[np.float64]) -> float:
+    """J-divergence ``D(p || q) + D(q || p)`` (eq. 11 of 000_73c31e535057fe50.txt)."""
+    return kl_divergence(p, q) + kl_divergence(q, p)
