@@ -10,7 +10,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 __all__ = [
     "check_codes",
@@ -108,7 +108,7 @@ def check_targets(y: Any, n_samples: int, owner: str) -> NDArray[Any]:
         raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
-        y = y.ravel()
+        y = column_or_1d(y, warn=True)
     if y.ndim != 1:
         raise ValueError(f"{owner}: y must be 1-D, got shape {y.shape}.")
     if len(y) != n_samples:

@@ -79,8 +79,8 @@ class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
         name = type(self).__name__
         self._alpha, self._epsilon = self._check_common_params()
         self._check_params()
-        validate_data(self, X, skip_check_array=True)
         columns, labels = check_table(X, name)
+        validate_data(self, X, skip_check_array=True)
         n_samples = len(columns[0])
         y = check_targets(y, n_samples, name)
         weights = check_sample_weight(sample_weight, n_samples, name)
@@ -88,7 +88,7 @@ class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
         self.classes_, y_index = np.unique(y[active], return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(
-                f"{name}: y contains a single class ({self.classes_[0]!r}) among the samples "
+                f"{name}: y contains only 1 class ('{self.classes_[0]}') among the samples "
                 "with positive weight; at least two classes are needed."
             )
         rows = np.flatnonzero(active)
@@ -121,8 +121,8 @@ class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
 
     # --------------------------------------------------------------- prediction
     def _encode(self, X: Any) -> NDArray[np.intp]:
-        validate_data(self, X, skip_check_array=True, reset=False)
         columns, labels = check_table(X, type(self).__name__)
+        validate_data(self, X, skip_check_array=True, reset=False)
         return self.encoder_.transform(columns, labels)
 
     def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:

@@ -1,0 +1,19 @@
+"""The scikit-learn estimator contract, for every public estimator."""
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from discotree import ChowLiuClassifier, Discretizer, NaiveBayesClassifier, TANClassifier
+
+ALL_ESTIMATORS = [
+    NaiveBayesClassifier(),
+    ChowLiuClassifier(),
+    ChowLiuClassifier(n_edges=2),
+    TANClassifier(),
+    Discretizer(),
+    Discretizer(method="uniform"),
+]
+
+
+@parametrize_with_checks(ALL_ESTIMATORS, xfail_strict=True)
+def test_sklearn_api(estimator, check):
+    check(estimator)
