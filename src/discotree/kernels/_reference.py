@@ -1,0 +1,179 @@
+"""Slow, obviously correct versions of every kernel, for tests only.
+
+Plain Python loops; no helper is shared with the fast code.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+
+def univariate_counts(codes, class_index, weights, n_categories, n_classes):
+    """Reference for :func:`discotree.kernels.counts.univariate_counts`."""
+    offsets = [0]
+    for r in n_categories:
+        offsets.append(offsets[-1] + int(r))
+    out = np.zeros((n_classes, offsets[-1]))
+    for s in range(len(codes)):
+        for f in range(len(n_categories)):
+            v = int(codes[s][f])
+            if v >= 0:
+                out[int(class_index[s]), offsets[f] + v] += float(weights[s])
+    return out
+
+
+def pairwise_counts(codes, class_index, weights, n_categories, n_classes):
+    """Reference for :func:`discotree.kernels.counts.pairwise_counts` (weights may be None)."""
+    offsets = [0]
+    for r in n_categories:
+        offsets.append(offsets[-1] + int(r))
+    d = len(n_categories)
+    out = np.zeros((n_classes, offsets[-1], offsets[-1]))
+    for s in range(len(codes)):
+        w = 1.0 if weights is None else float(weights[s])
+        c = int(class_index[s])
+        for i in range(d):
+            for j in range(d):
+                a, b = int(codes[s][i]), int(codes[s][j])
+                if a >= 0 and b >= 0:
+                    out[c, offsets[i] + a, offsets[j] + b] += w
+    return out
+
+
+def mutual_information(table):
+    """MI in nats of a 2-D count table, by the definition."""
+    n = sum(float(v) for row in table for v in row)
+    if n <= 0:
+        return 0.0
+    rows = [sum(float(v) for v in row) for row in table]
+    cols = [sum(float(table[a][b]) for a in range(len(table))) for b in range(len(table[0]))]
+    mi = 0.0
+    for a in range(len(table)):
+        for b in range(len(table[0])):
+            p = float(table[a][b]) / n
+            if p > 0:
+                mi += p * math.log(p / ((rows[a] / n) * (cols[b] / n)))
+    return mi
+
+
+def pair_table(codes, class_index, weights, i, j, ri, rj, c):
+    """Weighted table of features i, j over the class-c rows where both are observed."""
+    table = [[0.0] * rj for _ in range(ri)]
+    for s in range(len(codes)):
+        if int(class_index[s]) != c:
+            continue
+        a, b = int(codes[s][i]), int(codes[s][j])
+        if a >= 0 and b >= 0:
+            table[a][b] += 1.0 if weights is None else float(weights[s])
+    return table
+
+
+def pairwise_moments(values, class_index, weights, n_classes):
+    """Reference for :func:`discotree.kernels.counts.pairwise_moments`."""
+    n, d = values.shape
+    out = [np.zeros((n_classes, d, d)) for _ in range(4)]
+    for s in range(n):
+        w = 1.0 if weights is None else float(weights[s])
+        c = int(class_index[s])
+        for i in range(d):
+            for j in range(d):
+                xi, xj = values[s, i], values[s, j]
+                if math.isnan(xi) or math.isnan(xj):
+                    continue
+                out[0][c, i, j] += w
+                out[1][c, i, j] += w * xi
+                out[2][c, i, j] += w * xi * xi
+                out[3][c, i, j] += w * xi * xj
+    return tuple(out)
+
+
+def forest_log_likelihood(codes, parents, n_categories, log_cpts):
+    """``log P(x | c)`` by enumerating every completion of the missing features.
+
+    ``log_cpts[c][j]`` has shape (r_parent, r_j), r_parent = 1 for roots.
+    """
+    n_classes, d = len(parents), len(n_categories)
+    out = np.empty((len(codes), n_classes))
+    for s in range(len(codes)):
+        missing = [f for f in range(d) if codes[s][f] < 0]
+        for c in range(n_classes):
+            terms = []
+            for fill in itertools.product(*[range(int(n_categories[f])) for f in missing]):
+                x = [int(v) for v in codes[s]]
+                for f, v in zip(missing, fill, strict=True):
+                    x[f] = v
+                logp = 0.0
+                for j in range(d):
+                    p = int(parents[c][j])
+                    logp += float(log_cpts[c][j][0 if p < 0 else x[p], x[j]])
+                terms.append(logp)
+            m = max(terms)
+            out[s, c] = m + math.log(sum(math.exp(t - m) for t in terms))
+    return out
+
+
+def maximum_spanning_tree_prim(weights):
+    """Total weight of a maximum spanning tree by Prim's algorithm (plain loops)."""
+    n = len(weights)
+    if n <= 1:
+        return 0.0
+    in_tree = [False] * n
+    best = [-math.inf] * n
+    best[0] = 0.0
+    total = 0.0
+    for _ in range(n):
+        u = max((v for v in range(n) if not in_tree[v]), key=lambda v: best[v])
+        in_tree[u] = True
+        total += best[u]
+        for v in range(n):
+            if not in_tree[v] and weights[u][v] > best[v]:
+                best[v] = weights[u][v]
+    return total
+
+
+def is_forest(n, edges):
+    """True when the undirected edge set has no cycle (plain union by relabelling)."""
+    label = list(range(n))
+    for i, j in edges:
+        if label[i] == label[j]:
+            return False
+        old, new = label[j], label[i]
+        label = [new if v == old else v for v in label]
+    return True
+
+
+def best_forest_weight(weights, k):
+    """Largest total weight of an acyclic set of exactly k edges, by enumeration."""
+    n = len(weights)
+    candidates = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    best = -math.inf
+    for subset in itertools.combinations(candidates, k):
+        if is_forest(n, subset):
+            best = max(best, sum(weights[i][j] for i, j in subset))
+    return best
+
+
+def spanning_trees(n):
+    """Every labelled spanning tree of the complete graph on n nodes (Prüfer decoding)."""
+    if n == 1:
+        yield []
+        return
+    if n == 2:
+        yield [(0, 1)]
+        return
+    for seq in itertools.product(range(n), repeat=n - 2):
+        degree = [1] * n
+        for v in seq:
+            degree[v] += 1
+        edges = []
+        for v in seq:
+            leaf = min(u for u in range(n) if degree[u] == 1)
+            edges.append((min(leaf, v), max(leaf, v)))
+            degree[leaf] -= 1
+            degree[v] -= 1
+        u, w = [x for x in range(n) if degree[x] == 1]
+        edges.append((u, w))
+        yield edges

@@ -1,0 +1,53 @@
+"""Shared fixtures and hypothesis strategies."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import strategies as st
+
+SEEDS = [0, 1, 2]
+
+
+@pytest.fixture(params=SEEDS)
+def seed(request) -> int:
+    """Every seeded test runs for several seeds; none may depend on one."""
+    return request.param
+
+
+@pytest.fixture
+def rng(seed) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+@st.composite
+def discrete_datasets(draw, max_rows=40, max_features=5, max_categories=4, max_classes=3):
+    """(codes, class_index, weights, n_categories, n_classes) with missing values (-1).
+
+    Covers one row, one category, a constant column, and weights that are all zero
+    but one.
+    """
+    n_rows = draw(st.integers(1, max_rows))
+    n_features = draw(st.integers(1, max_features))
+    n_classes = draw(st.integers(1, max_classes))
+    n_categories = np.array(
+        draw(st.lists(st.integers(1, max_categories), min_size=n_features, max_size=n_features)),
+        dtype=np.intp,
+    )
+    seed = draw(st.integers(0, 2**31 - 1))
+    rng = np.random.default_rng(seed)
+    codes = np.column_stack([rng.integers(0, r, n_rows) for r in n_categories]).astype(np.intp)
+    missing_rate = draw(st.sampled_from([0.0, 0.2, 0.6]))
+    codes[rng.random(codes.shape) < missing_rate] = -1
+    class_index = rng.integers(0, n_classes, n_rows).astype(np.intp)
+    kind = draw(st.sampled_from(["ones", "random", "integers", "one-nonzero"]))
+    if kind == "ones":
+        weights = np.ones(n_rows)
+    elif kind == "random":
+        weights = rng.random(n_rows) * 3
+    elif kind == "integers":
+        weights = rng.integers(0, 4, n_rows).astype(float)
+    else:
+        weights = np.zeros(n_rows)
+        weights[rng.integers(n_rows)] = 2.5
+    return codes, class_index, weights, n_categories, n_classes

@@ -1,0 +1,109 @@
+"""Discrete information measures against references and textbook values."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from numpy.testing import assert_allclose
+
+from discotree.kernels import _reference
+from discotree.stats.discrete import (
+    PairStatistics,
+    check_smoothing,
+    conditional_mutual_information,
+    entropy,
+    j_divergence,
+    kl_divergence,
+    mutual_information,
+    smoothed_conditional,
+)
+from tests.conftest import discrete_datasets
+
+
+@settings(max_examples=50, deadline=None)
+@given(discrete_datasets())
+def test_pairwise_mutual_information_matches_reference(data):
+    codes, y, w, n_cat, n_classes = data
+    stats = PairStatistics.from_codes(codes, y, n_cat, n_classes, w)
+    mi = stats.mutual_information()
+    d = len(n_cat)
+    for c in range(n_classes):
+        for i in range(d):
+            for j in range(d):
+                if i == j:
+                    assert mi[c, i, j] == 0.0
+                    continue
+                table = _reference.pair_table(codes, y, w, i, j, n_cat[i], n_cat[j], c)
+                assert mi[c, i, j] == pytest.approx(_reference.mutual_information(table), abs=1e-10)
+
+
+@settings(max_examples=50, deadline=None)
+@given(discrete_datasets())
+def test_conditional_mutual_information_matches_reference(data):
+    codes, y, w, n_cat, n_classes = data
+    stats = PairStatistics.from_codes(codes, y, n_cat, n_classes, w)
+    cmi = stats.conditional_mutual_information()
+    d = len(n_cat)
+    for i in range(d):
+        for j in range(i + 1, d):
+            tables = [
+                _reference.pair_table(codes, y, w, i, j, n_cat[i], n_cat[j], c)
+                for c in range(n_classes)
+            ]
+            n_pair = sum(sum(map(sum, t)) for t in tables)
+            expected = sum(
+                sum(map(sum, t)) / n_pair * _reference.mutual_information(t) for t in tables
+            ) if n_pair > 0 else 0.0
+            assert cmi[i, j] == pytest.approx(expected, abs=1e-10)
+            assert conditional_mutual_information(np.array(tables)) == pytest.approx(
+                expected, abs=1e-10
+            )
+
+
+def test_textbook_values():
+    # A fair coin copied: I(X;Y) = H(X) = log 2.
+    assert mutual_information(np.array([[5, 0], [0, 5]])) == pytest.approx(math.log(2))
+    # Independent table: MI = 0.
+    assert mutual_information(np.outer([1, 3], [2, 5])) == pytest.approx(0.0, abs=1e-15)
+    assert entropy(np.array([0.5, 0.5])) == pytest.approx(math.log(2))
+    assert entropy(np.array([1.0, 0.0])) == 0.0
+    p, q = np.array([0.5, 0.5]), np.array([0.9, 0.1])
+    kl = 0.5 * math.log(0.5 / 0.9) + 0.5 * math.log(0.5 / 0.1)
+    assert kl_divergence(p, q) == pytest.approx(kl)
+    assert j_divergence(p, q) == pytest.approx(kl + 0.9 * math.log(0.9 / 0.5) + 0.1 * math.log(0.1 / 0.5))
+    assert kl_divergence(np.array([0.5, 0.5]), np.array([1.0, 0.0])) == math.inf
+    # CMI: X = Y within each class, classes equally likely.
+    table = np.array([[[2, 0], [0, 2]], [[1, 0], [0, 1]]])
+    assert conditional_mutual_information(table) == pytest.approx(math.log(2))
+
+
+def test_smoothed_conditional():
+    counts = np.array([[3.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
+    assert_allclose(smoothed_conditional(counts, 1.0, 0.0), [[4 / 7, 2 / 7, 1 / 7], [1 / 3] * 3])
+    floored = smoothed_conditional(counts, 0.0, 1e-5)
+    expected = np.array([0.75, 0.25, 1e-5]) / (1 + 1e-5)
+    assert_allclose(floored[0], expected)
+    assert_allclose(floored.sum(axis=1), 1.0)
+    assert (floored > 0).all()
+
+
+def test_check_smoothing_errors_and_floor():
+    with pytest.raises(ValueError, match="alpha must be >= 0"):
+        check_smoothing(-1.0, 0.0, "X")
+    with pytest.raises(ValueError, match="epsilon must be a finite number"):
+        check_smoothing(1.0, np.nan, "X")
+    with pytest.warns(UserWarning, match="alpha set to 1e-10"):
+        assert check_smoothing(0.0, 0.0, "X") == (1e-10, 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert check_smoothing(0.0, 1e-5, "X") == (0.0, 1e-5)
+
+
+def test_missing_values_restrict_each_table_to_observed_pairs():
+    codes = np.array([[0, 0, -1], [1, 1, 0], [0, 0, 1], [1, -1, 1]], dtype=np.intp)
+    stats = PairStatistics.from_codes(codes, np.zeros(4, np.intp), np.array([2, 2, 2]), 1)
+    totals = stats.table_totals()[0]
+    assert_allclose(totals, [[4, 3, 3], [3, 3, 2], [3, 2, 3]])
+    assert_allclose(stats.marginal(1)[0], [2, 1])

@@ -1,0 +1,70 @@
+"""Kruskal forests: textbook graph, optimality of every prefix, ties, orientation."""
+
+import numpy as np
+import pytest
+
+from discotree.kernels import _reference
+from discotree.structure.spanning import (
+    maximum_spanning_forest,
+    orient_forest,
+    topological_order,
+)
+
+
+def test_textbook_graph():
+    w = np.zeros((4, 4))
+    for (i, j), v in {(0, 1): 4, (0, 2): 1, (1, 2): 3, (1, 3): 2, (2, 3): 5, (0, 3): 0.5}.items():
+        w[i, j] = w[j, i] = v
+    edges, weights = maximum_spanning_forest(w)
+    assert edges == [(2, 3), (0, 1), (1, 2)]
+    assert weights.tolist() == [5, 4, 3]
+
+
+@pytest.mark.parametrize("n", [2, 4, 5, 6])
+def test_every_prefix_is_the_optimal_k_edge_forest(rng, n):
+    a = rng.normal(size=(n, n))
+    w = a + a.T
+    edges, weights = maximum_spanning_forest(w)
+    assert len(edges) == n - 1
+    assert weights.sum() == pytest.approx(_reference.maximum_spanning_tree_prim(w))
+    for k in range(1, n):
+        assert weights[:k].sum() == pytest.approx(_reference.best_forest_weight(w, k))
+    assert all(i < j for i, j in edges)
+
+
+def test_positive_only_and_max_edges():
+    w = np.array([[0, 2, -1, 0], [2, 0, 3, -2], [-1, 3, 0, 0], [0, -2, 0, 0]], float)
+    edges, _ = maximum_spanning_forest(w, positive_only=True)
+    assert edges == [(1, 2), (0, 1)]
+    edges, _ = maximum_spanning_forest(w, max_edges=1)
+    assert edges == [(1, 2)]
+    edges, _ = maximum_spanning_forest(w)
+    assert len(edges) == 3
+
+
+def test_ties_are_broken_by_index():
+    edges, _ = maximum_spanning_forest(np.ones((4, 4)))
+    assert edges == [(0, 1), (0, 2), (0, 3)]
+
+
+def test_empty_and_single_node():
+    assert maximum_spanning_forest(np.zeros((1, 1)))[0] == []
+    assert maximum_spanning_forest(np.zeros((0, 0)))[0] == []
+
+
+def test_nan_and_shape_errors():
+    with pytest.raises(ValueError, match="NaN"):
+        maximum_spanning_forest(np.full((3, 3), np.nan))
+    with pytest.raises(ValueError, match="square"):
+        maximum_spanning_forest(np.zeros((2, 3)))
+
+
+def test_orientation_and_topological_order():
+    parents = orient_forest(5, [(0, 1), (1, 2), (3, 4)], root=1)
+    assert parents.tolist() == [1, -1, 1, -1, 3]
+    order = topological_order(parents).tolist()
+    for j, p in enumerate(parents):
+        if p >= 0:
+            assert order.index(p) < order.index(j)
+    with pytest.raises(ValueError, match="cycle"):
+        orient_forest(3, [(0, 1), (1, 2), (0, 2)])
