@@ -116,7 +116,8 @@ def check_targets(y: Any, n_samples: int, owner: str) -> NDArray[Any]:
             f"{owner}: X has {n_samples} rows but y has {len(y)} labels; they must match."
         )
     if y.dtype.kind == "O" and pd.isna(y).any():
-        raise ValueError(f"{owner}: y contains missing labels at rows {np.flatnonzero(pd.isna(y))[:5]}.")
+        rows = np.flatnonzero(pd.isna(y))[:5].tolist()
+        raise ValueError(f"{owner}: y contains missing labels at rows {rows}.")
     if y.dtype.kind == "f" and not np.isfinite(y).all():
         bad = np.flatnonzero(~np.isfinite(y))
         raise ValueError(f"{owner}: y contains NaN or inf at rows {bad[:5].tolist()}.")
@@ -124,7 +125,9 @@ def check_targets(y: Any, n_samples: int, owner: str) -> NDArray[Any]:
     return y
 
 
-def check_sample_weight(sample_weight: Any, n_samples: int, owner: str) -> NDArray[np.float64] | None:
+def check_sample_weight(
+    sample_weight: Any, n_samples: int, owner: str
+) -> NDArray[np.float64] | None:
     """Validate sample weights: 1-D, length n_samples, finite, >= 0, not all zero.
 
     Returns ``None`` when ``sample_weight`` is ``None`` (every sample counts once).

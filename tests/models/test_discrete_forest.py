@@ -34,7 +34,9 @@ def test_marginalisation_equals_brute_force(rng):
     codes[rng.random(codes.shape) < 0.4] = -1
     codes[0] = -1  # everything missing: log P = 0
     fast = model.log_likelihood(codes)
-    slow = _reference.forest_log_likelihood(codes, model.parents, model.n_categories, model.log_cpts)
+    slow = _reference.forest_log_likelihood(
+        codes, model.parents, model.n_categories, model.log_cpts
+    )
     assert_allclose(fast, slow, rtol=1e-10, atol=1e-10)
     assert_allclose(fast[0], 0.0, atol=1e-12)
 

@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
-from scipy import integrate, stats as sstats
+from scipy import integrate
+from scipy import stats as sstats
 
 from discotree.stats.gaussian import (
     GaussianStatistics,

@@ -54,7 +54,9 @@ class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
         if isinstance(mc, bool) or not isinstance(mc, int | np.integer) or mc < 1:
             raise ValueError(f"{name}: max_categories must be an integer >= 1, got {mc!r}.")
         if self.discretizer is not None and not hasattr(self.discretizer, "fit_transform"):
-            raise ValueError(f"{name}: discretizer must be a transformer, got {self.discretizer!r}.")
+            raise ValueError(
+                f"{name}: discretizer must be a transformer, got {self.discretizer!r}."
+            )
         return check_smoothing(self.alpha, self.epsilon, name)
 
     def _check_params(self) -> None:

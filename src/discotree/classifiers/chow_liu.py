@@ -96,7 +96,9 @@ class ChowLiuClassifier(DiscreteForestClassifierBase):
     def _check_params(self) -> None:
         k = self.n_edges
         if k is not None and (isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0):
-            raise ValueError(f"ChowLiuClassifier: n_edges must be None or an integer >= 0, got {k!r}.")
+            raise ValueError(
+                f"ChowLiuClassifier: n_edges must be None or an integer >= 0, got {k!r}."
+            )
 
     def _fit_model(
         self,

@@ -18,8 +18,10 @@ def weighted_quantile_edges(
 
     The quantile at level ``q`` is the smallest observed value whose cumulative weight
     reaches ``q`` times the total (the inverted empirical CDF), so an integer weight
-    ``m`` gives the same edges as repeating the value ``m`` times. Duplicate edges and
-    edges at the minimum (which would leave an empty first bin) are removed.
+    ``m`` gives the same edges as repeating the value ``m`` times. Bins are closed on
+    the right, ``(e_{k-1}, e_k]``, so each quantile value belongs to the bin below it;
+    duplicate edges and edges at the maximum (which would leave the last bin empty)
+    are removed.
     """
     keep = weights > 0
     values, weights = values[keep], weights[keep]
@@ -32,7 +34,7 @@ def weighted_quantile_edges(
     # tolerance so that e.g. a cumulative weight of 3 reaches the level 0.6 * 5
     idx = np.searchsorted(cumulative, levels * (1 - 1e-12), side="left")
     edges = np.unique(values[np.minimum(idx, len(values) - 1)])
-    return edges[edges > values[0]]
+    return edges[edges < values[-1]]
 
 
 def _uniform_edges(
@@ -65,7 +67,8 @@ class Discretizer(TransformerMixin, BaseEstimator):
     ----------
     bin_edges_ : list of ndarray
         Interior edges of each feature; a value ``x`` goes to bin
-        ``searchsorted(edges, x, side="right")``.
+        ``searchsorted(edges, x, side="left")``, the number of edges below it (bins
+        are closed on the right).
     n_bins_ : ndarray of shape (n_features,)
         Number of bins of each feature (``len(edges) + 1``).
     n_features_in_ : int
@@ -134,7 +137,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         out = np.empty_like(X)
         for j, edges in enumerate(self.bin_edges_):
-            out[:, j] = np.searchsorted(edges, X[:, j], side="right")
+            out[:, j] = np.searchsorted(edges, X[:, j], side="left")
             out[np.isnan(X[:, j]), j] = np.nan
         return out
 

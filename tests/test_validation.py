@@ -1,0 +1,128 @@
+"""Every bad input gets a ValueError that names the problem."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from discotree import ChowLiuClassifier, Discretizer, NaiveBayesClassifier, TANClassifier
+
+ALL = [NaiveBayesClassifier, ChowLiuClassifier, TANClassifier]
+
+
+@pytest.fixture
+def data(rng):
+    return rng.integers(0, 3, (30, 3)).astype(float), rng.integers(0, 2, 30)
+
+
+@pytest.mark.parametrize("Estimator", ALL)
+class TestBadInput:
+    def test_single_class(self, Estimator, data):
+        X, _ = data
+        with pytest.raises(ValueError, match="only 1 class"):
+            Estimator().fit(X, np.zeros(30))
+
+    def test_single_class_with_positive_weight(self, Estimator, data):
+        X, y = data
+        w = (y == 1).astype(float)
+        with pytest.raises(ValueError, match="only 1 class"):
+            Estimator().fit(X, y, sample_weight=w)
+
+    def test_length_mismatch(self, Estimator, data):
+        X, y = data
+        with pytest.raises(ValueError, match="X has 30 rows but y has 29 labels"):
+            Estimator().fit(X, y[:-1])
+
+    def test_zero_rows(self, Estimator):
+        with pytest.raises(ValueError, match="0 sample"):
+            Estimator().fit(np.empty((0, 3)), np.empty(0))
+        with pytest.raises(ValueError, match="0 rows"):
+            Estimator().fit(pd.DataFrame({"a": []}), np.empty(0))
+
+    def test_wrong_number_of_columns_at_predict(self, Estimator, data):
+        X, y = data
+        clf = Estimator().fit(X, y)
+        with pytest.raises(ValueError, match=r"X has 2 features, but .* is expecting 3"):
+            clf.predict(X[:, :2])
+
+    def test_wrong_column_names_at_predict(self, Estimator, data):
+        X, y = data
+        df = pd.DataFrame(X, columns=["a", "b", "c"])
+        clf = Estimator().fit(df, y)
+        with pytest.raises(ValueError, match="feature names should match"):
+            clf.predict(df.rename(columns={"c": "z"}))
+
+    def test_inf_in_x(self, Estimator, data):
+        X, y = data
+        X[4, 1] = np.inf
+        with pytest.raises(ValueError, match=r"X\[:, 1\] contains inf at rows \[4\]"):
+            Estimator().fit(X, y)
+        df = pd.DataFrame(X, columns=["a", "b", "c"])
+        with pytest.raises(ValueError, match=r"X\['b'\] contains inf"):
+            Estimator().fit(df, y)
+
+    def test_inf_in_x_at_predict(self, Estimator, data):
+        X, y = data
+        clf = Estimator().fit(X, y)
+        X[2, 0] = -np.inf
+        with pytest.raises(ValueError, match=r"X\[:, 0\] contains inf at rows \[2\]"):
+            clf.predict(X)
+
+    @pytest.mark.parametrize(
+        "weights, message",
+        [
+            (-np.ones(30), "sample_weight is negative at rows"),
+            (np.full(30, np.nan), "sample_weight is not finite"),
+            (np.full(30, np.inf), "sample_weight is not finite"),
+            (np.zeros(30), "sample_weight is zero for every sample"),
+            (np.ones(29), "sample_weight has 29 entries but X has 30 rows"),
+            (np.ones((30, 2)), "sample_weight must be 1-D"),
+        ],
+    )
+    def test_bad_sample_weight(self, Estimator, data, weights, message):
+        X, y = data
+        with pytest.raises(ValueError, match=message):
+            Estimator().fit(X, y, sample_weight=weights)
+
+    def test_bad_parameters(self, Estimator, data):
+        X, y = data
+        with pytest.raises(ValueError, match="alpha must be >= 0"):
+            Estimator(alpha=-1).fit(X, y)
+        with pytest.raises(ValueError, match="max_categories must be an integer"):
+            Estimator(max_categories=0).fit(X, y)
+
+    def test_missing_labels(self, Estimator, data):
+        X, _ = data
+        y = np.array(["a", "b"] * 15, dtype=object)
+        y[3] = None
+        with pytest.raises(ValueError, match="y contains missing labels"):
+            Estimator().fit(X, y)
+
+    def test_non_numeric_value_in_numeric_column(self, Estimator, data):
+        X, y = data
+        clf = Estimator().fit(X, y)
+        bad = X.astype(object)
+        bad[0, 0] = "oops"
+        with pytest.raises(ValueError, match=r"X\[:, 0\] was numeric at fit time"):
+            clf.predict(bad)
+
+
+def test_estimator_specific_parameters(rng):
+    X, y = rng.integers(0, 3, (20, 3)), rng.integers(0, 2, 20)
+    with pytest.raises(ValueError, match="structure must be one of"):
+        TANClassifier(structure="nope").fit(X, y)
+    with pytest.raises(ValueError, match="k=2 is not supported"):
+        TANClassifier(k=2).fit(X, y)
+    with pytest.raises(ValueError, match="n_edges must be None or an integer"):
+        ChowLiuClassifier(n_edges=-1).fit(X, y)
+    with pytest.raises(ValueError, match="method must be one of"):
+        Discretizer(method="mdl?").fit(X)
+    with pytest.raises(ValueError, match="n_bins must be >= 2"):
+        Discretizer(n_bins=1).fit(X)
+
+
+def test_nan_is_missing_not_an_error(rng):
+    X = rng.normal(size=(40, 3))
+    X[::5, 1] = np.nan
+    y = rng.integers(0, 2, 40)
+    proba = TANClassifier().fit(X, y).predict_proba(X)
+    assert np.isfinite(proba).all()
