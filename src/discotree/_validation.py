@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 __all__ = [
+    "Table",
     "check_codes",
     "check_is_fitted",
     "check_random_state",
@@ -23,8 +25,41 @@ __all__ = [
 ]
 
 
-def check_table(X: Any, owner: str) -> tuple[list[NDArray[Any]], list[str]]:
-    """Split a 2-D table into 1-D columns, keeping each column's own dtype.
+@dataclass
+class Table:
+    """A validated 2-D table.
+
+    Attributes
+    ----------
+    columns : list of ndarray
+        One 1-D array per column: numeric columns as float64 (NaN for missing) or
+        their integer dtype, bool columns as bool, others as object arrays with None
+        for missing.
+    labels : list of str
+        How each column is named in messages: ``X['name']`` or ``X[:, j]``.
+    matrix : ndarray or None
+        The whole table as one numeric (n_samples, n_features) array when the input
+        was a homogeneous numeric array (``columns`` are then views of it).
+    """
+
+    columns: list[NDArray[Any]]
+    labels: list[str]
+    matrix: NDArray[Any] | None = None
+
+    @property
+    def n_samples(self) -> int:
+        return len(self.columns[0])
+
+    def take(self, rows: NDArray[np.intp]) -> Table:
+        """The table restricted to ``rows``."""
+        matrix = None if self.matrix is None else self.matrix[rows]
+        if matrix is not None:
+            return Table([matrix[:, j] for j in range(matrix.shape[1])], self.labels, matrix)
+        return Table([c[rows] for c in self.columns], self.labels)
+
+
+def check_table(X: Any, owner: str) -> Table:
+    """Validate a 2-D table, keeping each column's own dtype.
 
     Parameters
     ----------
@@ -34,16 +69,12 @@ def check_table(X: Any, owner: str) -> tuple[list[NDArray[Any]], list[str]]:
 
     Returns
     -------
-    columns : list of ndarray
-        One array per column: numeric columns as float64 (NaN for missing), others as
-        object arrays (None/NaN for missing) or bool.
-    labels : list of str
-        How to name each column in messages: ``X['name']`` or ``X[:, j]``.
+    Table
 
     Raises
     ------
     ValueError
-        For zero rows or columns, a non-2-D input, or a complex column.
+        For zero rows or columns, a non-2-D input, or complex data.
     TypeError
         For sparse input.
     """
@@ -52,23 +83,28 @@ def check_table(X: Any, owner: str) -> tuple[list[NDArray[Any]], list[str]]:
             raise ValueError(f"{owner}: X has 0 rows; at least one sample is required.")
         if X.shape[1] == 0:
             raise ValueError(f"{owner}: X has 0 columns; at least one feature is required.")
-        columns, labels = [], []
-        for name in X.columns:
-            series = X[name]
-            labels.append(f"X[{name!r}]")
-            columns.append(_series_to_array(series))
-        return columns, labels
+        columns = [_series_to_array(X.iloc[:, j]) for j in range(X.shape[1])]
+        return Table(columns, [f"X[{name!r}]" for name in X.columns])
     array = check_array(
-        X, dtype=None, ensure_all_finite=False, ensure_2d=True, accept_sparse=False,
-        ensure_min_samples=1, ensure_min_features=1,
+        X,
+        dtype=None,
+        ensure_all_finite=False,
+        ensure_2d=True,
+        accept_sparse=False,
+        ensure_min_samples=1,
+        ensure_min_features=1,
+        copy=False,
     )
     if np.iscomplexobj(array):
         raise ValueError(f"{owner}: complex data is not supported.")
     labels = [f"X[:, {j}]" for j in range(array.shape[1])]
-    if array.dtype.kind in "biuf":
-        floats = array.astype(np.float64) if array.dtype.kind != "b" else array
-        return [floats[:, j] for j in range(array.shape[1])], labels
-    return [_object_column(array[:, j]) for j in range(array.shape[1])], labels
+    if array.dtype.kind in "iuf":
+        if array.dtype.kind == "f" and array.dtype != np.float64:
+            array = array.astype(np.float64)
+        return Table([array[:, j] for j in range(array.shape[1])], labels, array)
+    if array.dtype.kind == "b":
+        return Table([array[:, j] for j in range(array.shape[1])], labels)
+    return Table([_object_column(array[:, j]) for j in range(array.shape[1])], labels)
 
 
 def _series_to_array(series: pd.Series) -> NDArray[Any]:
@@ -76,9 +112,7 @@ def _series_to_array(series: pd.Series) -> NDArray[Any]:
         return _object_column(series.astype(object).to_numpy())
     if pd.api.types.is_bool_dtype(series.dtype) and not series.isna().any():
         return series.to_numpy(dtype=bool)
-    if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
-        series.dtype
-    ):
+    if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
         return series.to_numpy(dtype=np.float64, na_value=np.nan)
     return _object_column(series.to_numpy(dtype=object))
 
@@ -143,9 +177,7 @@ def check_sample_weight(
     if w.ndim != 1:
         raise ValueError(f"{owner}: sample_weight must be 1-D, got shape {w.shape}.")
     if len(w) != n_samples:
-        raise ValueError(
-            f"{owner}: sample_weight has {len(w)} entries but X has {n_samples} rows."
-        )
+        raise ValueError(f"{owner}: sample_weight has {len(w)} entries but X has {n_samples} rows.")
     if not np.isfinite(w).all():
         bad = np.flatnonzero(~np.isfinite(w))
         raise ValueError(f"{owner}: sample_weight is not finite at rows {bad[:5].tolist()}.")

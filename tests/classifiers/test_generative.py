@@ -100,8 +100,7 @@ def test_tan_equals_exhaustive_search_over_spanning_trees(rng, n_features):
     y = (X[:, 0] + rng.integers(0, 2, 150)) % 2
     clf = TANClassifier(alpha=0.0, epsilon=1e-12).fit(X, y)
     scores = {
-        tuple(t): _training_log_likelihood(X, y, t)
-        for t in _reference.spanning_trees(n_features)
+        tuple(t): _training_log_likelihood(X, y, t) for t in _reference.spanning_trees(n_features)
     }
     best = max(scores.values())
     assert _training_log_likelihood(X, y, clf.edges_[0]) == pytest.approx(best, abs=1e-9)
@@ -167,13 +166,15 @@ def test_integer_weights_equal_repeated_rows_on_discrete_data(rng, Estimator):
 
 def test_dataframe_with_mixed_column_types(rng):
     n = 80
-    X = pd.DataFrame({
-        "cat": pd.Categorical(rng.choice(["u", "v"], n)),
-        "str": rng.choice(["p", "q", "r"], n).astype(object),
-        "flag": rng.random(n) < 0.5,
-        "int": rng.integers(0, 4, n),
-        "float": rng.normal(size=n),
-    })
+    X = pd.DataFrame(
+        {
+            "cat": pd.Categorical(rng.choice(["u", "v"], n)),
+            "str": rng.choice(["p", "q", "r"], n).astype(object),
+            "flag": rng.random(n) < 0.5,
+            "int": rng.integers(0, 4, n),
+            "float": rng.normal(size=n),
+        }
+    )
     X.loc[3, "float"] = np.nan
     X.loc[5, "str"] = None
     y = rng.integers(0, 2, n)

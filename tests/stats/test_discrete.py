@@ -53,9 +53,11 @@ def test_conditional_mutual_information_matches_reference(data):
                 for c in range(n_classes)
             ]
             n_pair = sum(sum(map(sum, t)) for t in tables)
-            expected = sum(
-                sum(map(sum, t)) / n_pair * _reference.mutual_information(t) for t in tables
-            ) if n_pair > 0 else 0.0
+            expected = (
+                sum(sum(map(sum, t)) / n_pair * _reference.mutual_information(t) for t in tables)
+                if n_pair > 0
+                else 0.0
+            )
             assert cmi[i, j] == pytest.approx(expected, abs=1e-10)
             assert conditional_mutual_information(np.array(tables)) == pytest.approx(
                 expected, abs=1e-10

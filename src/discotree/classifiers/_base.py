@@ -81,34 +81,35 @@ class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
         name = type(self).__name__
         self._alpha, self._epsilon = self._check_common_params()
         self._check_params()
-        columns, labels = check_table(X, name)
+        table = check_table(X, name)
         validate_data(self, X, skip_check_array=True)
-        n_samples = len(columns[0])
-        y = check_targets(y, n_samples, name)
-        weights = check_sample_weight(sample_weight, n_samples, name)
-        active = np.ones(n_samples, bool) if weights is None else weights > 0
-        self.classes_, y_index = np.unique(y[active], return_inverse=True)
+        y = check_targets(y, table.n_samples, name)
+        weights = check_sample_weight(sample_weight, table.n_samples, name)
+        if weights is not None and not (weights > 0).all():
+            rows = np.flatnonzero(weights > 0)
+            table, y, weights = table.take(rows), y[rows], weights[rows]
+        self.classes_, y_index = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(
                 f"{name}: y contains only 1 class ('{self.classes_[0]}') among the samples "
                 "with positive weight; at least two classes are needed."
             )
-        rows = np.flatnonzero(active)
-        columns = [c[rows] for c in columns]
-        weights = None if weights is None else weights[rows]
         discretizer = Discretizer() if self.discretizer is None else self.discretizer
         self.encoder_ = TableEncoder(int(self.max_categories), discretizer, name)
-        codes = self.encoder_.fit_transform(columns, labels, weights)
+        codes = self.encoder_.fit_transform(table, weights)
         self.n_categories_ = self.encoder_.n_categories_
-        class_weight = np.bincount(
-            y_index, weights=weights, minlength=len(self.classes_)
-        ).astype(np.float64)
+        class_weight = np.bincount(y_index, weights=weights, minlength=len(self.classes_)).astype(
+            np.float64
+        )
         self.class_count_ = class_weight
         self.class_log_prior_ = np.log(class_weight / class_weight.sum())
         self.model_ = self._fit_model(codes, y_index.astype(np.intp), weights)
         logger.info(
-            "%s fitted: %d samples, %d features, %d classes", name, n_samples,
-            codes.shape[1], len(self.classes_),
+            "%s fitted: %d samples, %d features, %d classes",
+            name,
+            len(y),
+            codes.shape[1],
+            len(self.classes_),
         )
         return self
 
@@ -123,9 +124,9 @@ class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
 
     # --------------------------------------------------------------- prediction
     def _encode(self, X: Any) -> NDArray[np.intp]:
-        columns, labels = check_table(X, type(self).__name__)
+        table = check_table(X, type(self).__name__)
         validate_data(self, X, skip_check_array=True, reset=False)
-        return self.encoder_.transform(columns, labels)
+        return self.encoder_.transform(table)
 
     def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
         """``log P(x, c)`` for every sample and class, missing features summed out.

@@ -29,18 +29,21 @@ _CHUNK_BYTES = 64 << 20
 
 
 @numba.njit(cache=True, nogil=True)
-def fill_one_hot(codes, offsets, row_scale, out):  # pragma: no cover - numba
-    """Write the (scaled) one-hot encoding of ``codes`` into the zeroed ``out``.
+def fill_one_hot(codes, rows, offsets, row_scale, out):  # pragma: no cover - numba
+    """Write the (scaled) one-hot encoding of ``codes[rows]`` into ``out``.
 
-    ``out[r, offsets[f] + codes[r, f]] = row_scale[r]`` for every observed entry.
+    ``out[k]`` is zeroed, then ``out[k, offsets[f] + codes[rows[k], f]] =
+    row_scale[rows[k]]`` for every observed entry.
     """
-    n_rows, n_features = codes.shape
-    for r in range(n_rows):
+    n_features = codes.shape[1]
+    for k in range(rows.shape[0]):
+        r = rows[k]
         s = row_scale[r]
+        out[k, :] = 0
         for f in range(n_features):
             v = codes[r, f]
             if v >= 0:
-                out[r, offsets[f] + v] = s
+                out[k, offsets[f] + v] = s
 
 
 @numba.njit(cache=True, nogil=True)
@@ -141,6 +144,7 @@ def pairwise_counts(
     all (BLAS ``syrk``). Extra memory: one chunk of the one-hot matrix (about 64 MB) and
     the output, ``8 * n_classes * D**2`` bytes. Unweighted counts are exact integers.
     """
+    codes = np.ascontiguousarray(codes, dtype=np.intp)
     offsets = _offsets(n_categories)
     n_columns = int(offsets[-1])
     out = np.zeros((n_classes, n_columns, n_columns), dtype=np.float64)
@@ -158,10 +162,7 @@ def pairwise_counts(
         for start in range(0, len(rows_c), chunk):
             rows = rows_c[start : start + chunk]
             block = buffer[: len(rows)]
-            block.fill(0)
-            fill_one_hot(
-                np.ascontiguousarray(codes[rows]), offsets, scale[rows], block
-            )
+            fill_one_hot(codes, rows, offsets, scale, block)
             out[c] += block.T @ block
     return out
 

@@ -55,8 +55,13 @@ def pairwise_mutual_information(counts, offsets, out):  # pragma: no cover - num
             out[c, i, i] = 0.0
             for j in range(i + 1, n_features):
                 mi = _table_mutual_information(
-                    counts[c], offsets[i], offsets[i + 1], offsets[j], offsets[j + 1],
-                    row_sum, col_sum,
+                    counts[c],
+                    offsets[i],
+                    offsets[i + 1],
+                    offsets[j],
+                    offsets[j + 1],
+                    row_sum,
+                    col_sum,
                 )
                 out[c, i, j] = mi
                 out[c, j, i] = mi

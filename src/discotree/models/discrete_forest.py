@@ -82,7 +82,8 @@ class DiscreteForestModel:
                 tables.append(np.log(smoothed_conditional(counts, alpha, epsilon)))
             log_cpts.append(tables)
         n_categories = (
-            stats.n_categories if stats is not None
+            stats.n_categories
+            if stats is not None
             else np.array([u.shape[1] for u in univariate], dtype=np.intp)
         )
         return cls(parents=parents, n_categories=np.asarray(n_categories), log_cpts=log_cpts)
@@ -123,7 +124,12 @@ class DiscreteForestModel:
         flat, offsets, order = self._packed
         out = np.empty((codes.shape[0], self.n_classes))
         forest_log_likelihood(
-            codes, self.parents, order, np.asarray(self.n_categories, dtype=np.intp),
-            flat, offsets, out,
+            codes,
+            self.parents,
+            order,
+            np.asarray(self.n_categories, dtype=np.intp),
+            flat,
+            offsets,
+            out,
         )
         return out

@@ -130,4 +130,3 @@ class GaussianForestModel:
                     (z**2).sum(axis=0) + 2 * np.log(np.diag(chol)).sum() + obs.sum() * _LOG_2PI
                 )
         return out
-

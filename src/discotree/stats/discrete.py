@@ -131,8 +131,9 @@ class PairStatistics:
 
     def merged(self) -> PairStatistics:
         """The statistics of all classes pooled into one class."""
-        return PairStatistics(counts=self.counts.sum(axis=0, keepdims=True),
-                              n_categories=self.n_categories)
+        return PairStatistics(
+            counts=self.counts.sum(axis=0, keepdims=True), n_categories=self.n_categories
+        )
 
 
 def class_univariate_counts(

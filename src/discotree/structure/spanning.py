@@ -63,7 +63,9 @@ def maximum_spanning_forest(
     candidate_weights = weights[heads, tails]
     if np.isnan(candidate_weights).any():
         raise ValueError("weights contain NaN")
-    order = np.lexsort((tails, heads, -candidate_weights))
+    # triu_indices lists pairs in (i, j) order, so a stable sort on the weight alone
+    # breaks ties by (i, j)
+    order = np.argsort(-candidate_weights, kind="stable")
     heads, tails, candidate_weights = heads[order], tails[order], candidate_weights[order]
     if positive_only:
         n_positive = int(np.searchsorted(-candidate_weights, 0.0, side="left"))
@@ -79,9 +81,7 @@ def maximum_spanning_forest(
     return edges, candidate_weights[accepted].copy()
 
 
-def orient_forest(
-    n_nodes: int, edges: list[tuple[int, int]], root: int = 0
-) -> NDArray[np.intp]:
+def orient_forest(n_nodes: int, edges: list[tuple[int, int]], root: int = 0) -> NDArray[np.intp]:
     """Direct every edge of a forest away from a root.
 
     Parameters

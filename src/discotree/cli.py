@@ -1,0 +1,248 @@
+"""The ``discotree`` command line: compare, fit and predict.
+
+Parses arguments, loads data, picks estimators from :mod:`discotree.registry` and
+writes results; no algorithm lives here. Results go to stdout, progress and errors to
+stderr. Exit codes: 0 success, 1 data or runtime error (one line; a traceback with
+``-vv``), 2 usage error, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import traceback
+from pathlib import Path
+
+import joblib
+import numpy as np
+import pandas as pd
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from . import __version__
+from .datasets import BUILTIN_DATASETS, load_builtin, load_csv
+from .evaluation import cross_validate
+from .registry import CLASSIFIERS, make_classifier
+
+
+class UsageError(Exception):
+    """A command-line usage mistake (exit code 2)."""
+
+
+def _split_names(value: str, known: dict, what: str) -> list[str]:
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        raise UsageError(
+            f"unknown {what} {', '.join(unknown) or repr(value)}; choose from {', '.join(known)}"
+        )
+    return names
+
+
+def _compare(args: argparse.Namespace) -> None:
+    model_names = _split_names(args.models, CLASSIFIERS, "model")
+    if args.csv is not None:
+        if args.target is None:
+            raise UsageError("--csv needs --target COLUMN")
+        data = {args.csv.name: load_csv(args.csv, args.target)}
+    else:
+        if args.target is not None:
+            raise UsageError("--target is only meaningful with --csv")
+        names = _split_names(args.dataset, BUILTIN_DATASETS, "dataset")
+        data = {name: load_builtin(name) for name in names}
+    estimators = {name: make_classifier(name) for name in model_names}
+    total = len(data) * len(estimators) * args.folds
+    results = []
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        disable=args.quiet,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("cross-validating", total=total)
+        for name, (X, y) in data.items():
+            progress.update(task, description=name)
+            results += cross_validate(
+                X,
+                y,
+                estimators,
+                dataset=name,
+                n_splits=args.folds,
+                random_state=args.random_state,
+                on_fold=lambda: progress.advance(task),
+            )
+    table = Table(title=f"{args.folds}-fold stratified CV accuracy (seed {args.random_state})")
+    for column in ("dataset", "model", "accuracy", "fit time (s)"):
+        table.add_column(column, justify="left" if column in ("dataset", "model") else "right")
+    for r in results:
+        table.add_row(
+            r.dataset,
+            r.model,
+            f"{r.mean_accuracy:.4f} ± {r.std_accuracy:.4f}",
+            f"{r.mean_fit_seconds:.3f}",
+        )
+    Console(width=100, file=sys.stdout).print(table)
+
+
+def _fit(args: argparse.Namespace) -> None:
+    if args.model not in CLASSIFIERS:
+        raise UsageError(f"unknown model {args.model!r}; choose from {', '.join(CLASSIFIERS)}")
+    if args.output.exists() and not args.force:
+        raise ValueError(f"{args.output} exists; use --force to overwrite it")
+    X, y = load_csv(args.csv, args.target)
+    estimator = make_classifier(args.model).fit(X, y)
+    joblib.dump({"model": estimator, "target": args.target, "name": args.model}, args.output)
+    print(f"fitted {args.model} on {len(y)} rows, {X.shape[1]} features -> {args.output}")
+
+
+def _predict(args: argparse.Namespace) -> None:
+    if not args.model.is_file():
+        raise ValueError(f"model file not found: {args.model}")
+    if args.output is not None and args.output.exists() and not args.force:
+        raise ValueError(f"{args.output} exists; use --force to overwrite it")
+    saved = joblib.load(args.model)
+    if not isinstance(saved, dict) or "model" not in saved:
+        raise ValueError(f"{args.model} is not a model file written by 'discotree fit'")
+    estimator, target = saved["model"], saved["target"]
+    if not args.csv.is_file():
+        raise ValueError(f"file not found: {args.csv}")
+    X = pd.read_csv(args.csv)
+    X = X.drop(columns=[target]) if target in X.columns else X
+    result = pd.DataFrame({target: estimator.predict(X)})
+    if args.proba:
+        probabilities = estimator.predict_proba(X)
+        for k, label in enumerate(estimator.classes_):
+            result[f"proba_{label}"] = np.round(probabilities[:, k], 6)
+    text = result.to_csv(index=False)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        args.output.write_text(text)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit code 2, via UsageError
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _common_options(default_verbose, default_quiet) -> argparse.ArgumentParser:
+    # Subcommands repeat the options with SUPPRESS defaults so that
+    # "discotree -v compare" and "discotree compare -v" both count.
+    common = _Parser(add_help=False)
+    common.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=default_verbose,
+        help="more logging (repeatable); -vv shows tracebacks",
+    )
+    common.add_argument(
+        "-q", "--quiet", action="store_true", default=default_quiet, help="no progress bar"
+    )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``discotree`` command."""
+    fmt = argparse.ArgumentDefaultsHelpFormatter
+    top = _common_options(default_verbose=0, default_quiet=False)
+    common = _common_options(default_verbose=argparse.SUPPRESS, default_quiet=argparse.SUPPRESS)
+    parser = _Parser(
+        prog="discotree",
+        formatter_class=fmt,
+        parents=[top],
+        description="Classifiers from graphical models learned for discrimination.",
+    )
+    parser.add_argument("--version", action="version", version=__version__)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    p = sub.add_parser(
+        "compare",
+        formatter_class=fmt,
+        parents=[common],
+        help="cross-validate every classifier on datasets",
+        description="Stratified k-fold CV of classifiers; prints accuracy "
+        "mean +- sd and mean fit time per dataset and model.",
+    )
+    p.add_argument(
+        "--dataset", default=",".join(BUILTIN_DATASETS), help="comma-separated built-in datasets"
+    )
+    p.add_argument("--csv", type=Path, help="a CSV file to use instead of built-in datasets")
+    p.add_argument("--target", help="label column of --csv")
+    p.add_argument("--models", default=",".join(CLASSIFIERS), help="comma-separated classifiers")
+    p.add_argument("--folds", type=int, default=5, help="number of stratified CV folds")
+    p.add_argument("--random-state", type=int, default=0, help="seed of the fold shuffling")
+    p.set_defaults(run=_compare)
+
+    p = sub.add_parser(
+        "fit",
+        formatter_class=fmt,
+        parents=[common],
+        help="fit a classifier on a CSV file and save it",
+        description="Fit a classifier on a CSV file (header row; empty "
+        "fields are missing) and save it with joblib.",
+    )
+    p.add_argument("--csv", type=Path, required=True, help="training data")
+    p.add_argument("--target", required=True, help="label column")
+    p.add_argument("--model", default="tan-cmi", help=f"one of {', '.join(CLASSIFIERS)}")
+    p.add_argument("-o", "--output", type=Path, required=True, help="model file to write")
+    p.add_argument("--force", action="store_true", help="overwrite an existing model file")
+    p.set_defaults(run=_fit)
+
+    p = sub.add_parser(
+        "predict",
+        formatter_class=fmt,
+        parents=[common],
+        help="classify the rows of a CSV file with a saved model",
+        description="Predict with a model saved by 'discotree fit'. Model "
+        "files are pickles: load only trusted files.",
+    )
+    p.add_argument("--model", type=Path, required=True, help="model file (trusted only)")
+    p.add_argument(
+        "--csv",
+        type=Path,
+        required=True,
+        help="data with the training columns (a target column is ignored)",
+    )
+    p.add_argument("-o", "--output", type=Path, help="write predictions here, not to stdout")
+    p.add_argument("--proba", action="store_true", help="also write class probabilities")
+    p.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    p.set_defaults(run=_predict)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    verbose = 0
+    try:
+        args = build_parser().parse_args(argv)
+        verbose = args.verbose
+        level = logging.WARNING - 10 * min(verbose, 2)
+        logging.basicConfig(
+            level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+        )
+        args.run(args)
+    except SystemExit as stop:  # --help and --version
+        return int(stop.code or 0)
+    except UsageError as err:
+        sys.stderr.write(f"discotree: usage error: {err}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except (ValueError, TypeError, OSError, KeyError, pd.errors.ParserError) as err:
+        if verbose >= 2:
+            traceback.print_exc()
+        message = str(err).splitlines()[0] if str(err) else type(err).__name__
+        sys.stderr.write(f"discotree: error: {message}\n")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

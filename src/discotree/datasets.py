@@ -1,0 +1,55 @@
+"""Built-in datasets (bundled with scikit-learn) and CSV loading."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from sklearn import datasets as _sk
+
+__all__ = ["BUILTIN_DATASETS", "load_builtin", "load_csv"]
+
+BUILTIN_DATASETS = {
+    "iris": _sk.load_iris,
+    "wine": _sk.load_wine,
+    "breast_cancer": _sk.load_breast_cancer,
+    "digits": _sk.load_digits,
+}
+
+
+def load_builtin(name: str) -> tuple[pd.DataFrame, pd.Series]:
+    """Load a dataset bundled with scikit-learn as (X DataFrame, y Series).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name; the message lists the known ones.
+    """
+    try:
+        loader = BUILTIN_DATASETS[name]
+    except KeyError as err:
+        raise ValueError(
+            f"unknown dataset {name!r}; choose from {', '.join(BUILTIN_DATASETS)}"
+        ) from err
+    bunch = loader(as_frame=True)
+    return bunch.data, bunch.target.rename("class")
+
+
+def load_csv(path: str | Path, target: str) -> tuple[pd.DataFrame, pd.Series]:
+    """Read a CSV file and split off the ``target`` column.
+
+    Empty fields are missing values. Raises ``ValueError`` naming the file when the
+    target column is absent or the file has no feature column.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"file not found: {path}")
+    frame = pd.read_csv(path)
+    if target not in frame.columns:
+        raise ValueError(
+            f"{path}: no column named {target!r}; columns are {', '.join(map(str, frame.columns))}"
+        )
+    X = frame.drop(columns=[target])
+    if X.shape[1] == 0:
+        raise ValueError(f"{path}: no feature column besides {target!r}")
+    return X, frame[target]

@@ -1,0 +1,35 @@
+"""Classifiers by short name, for the command line and the experiment harness."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sklearn.base import ClassifierMixin
+
+from .classifiers import ChowLiuClassifier, NaiveBayesClassifier, TANClassifier
+
+__all__ = ["CLASSIFIERS", "make_classifier"]
+
+#: name -> factory of an unfitted classifier with the library's defaults.
+CLASSIFIERS: dict[str, Callable[[], ClassifierMixin]] = {
+    "nb": NaiveBayesClassifier,
+    "chow-liu": ChowLiuClassifier,
+    "tan-cmi": TANClassifier,
+}
+
+
+def make_classifier(name: str) -> ClassifierMixin:
+    """A new unfitted classifier registered under ``name``.
+
+    Raises
+    ------
+    ValueError
+        If no classifier has that name; the message lists the known names.
+    """
+    try:
+        factory = CLASSIFIERS[name]
+    except KeyError as err:
+        raise ValueError(
+            f"unknown classifier {name!r}; choose from {', '.join(sorted(CLASSIFIERS))}"
+        ) from err
+    return factory()

@@ -1,0 +1,99 @@
+"""The command line, called through main([...])."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from discotree.cli import main
+
+
+@pytest.fixture
+def train_csv(tmp_path, rng):
+    n = 120
+    frame = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], n),
+            "size": rng.normal(size=n),
+            "count": rng.integers(0, 4, n),
+        }
+    )
+    frame["label"] = np.where(frame["size"] + (frame["colour"] == "red") > 0.5, "yes", "no")
+    frame.loc[5, "size"] = np.nan
+    path = tmp_path / "train.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_compare_builtin_prints_a_table(capsys):
+    assert main(["compare", "--dataset", "iris,wine", "--models", "nb,tan-cmi", "-q"]) == 0
+    out = capsys.readouterr().out
+    for word in ("iris", "wine", "nb", "tan-cmi", "±", "fit time"):
+        assert word in out
+
+
+def test_compare_csv(train_csv, capsys):
+    code = main(["compare", "--csv", str(train_csv), "--target", "label", "--folds", "3", "-q"])
+    assert code == 0
+    assert "train.csv" in capsys.readouterr().out
+
+
+def test_fit_predict_round_trip(train_csv, tmp_path, capsys):
+    model = tmp_path / "m.joblib"
+    assert main(["fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]) == 0
+    assert model.exists()
+    assert main(["fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]) == 1
+    assert "exists; use --force" in capsys.readouterr().err
+    assert (
+        main(
+            [
+                "fit",
+                "--csv",
+                str(train_csv),
+                "--target",
+                "label",
+                "-o",
+                str(model),
+                "--force",
+                "--model",
+                "nb",
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--csv", str(train_csv), "--proba"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == "label,proba_no,proba_yes"
+    assert len(lines) == 121
+
+
+@pytest.mark.parametrize(
+    "argv, code, message",
+    [
+        (["compare", "--models", "nope"], 2, "unknown model nope"),
+        (["compare", "--dataset", "nope"], 2, "unknown dataset nope"),
+        (["compare", "--csv", "x.csv"], 2, "--csv needs --target"),
+        (["fit", "--csv", "missing.csv", "--target", "y", "-o", "m"], 1, "file not found"),
+        (["predict", "--model", "missing.joblib", "--csv", "x.csv"], 1, "model file not found"),
+        (["frobnicate"], 2, "invalid choice"),
+        ([], 2, "required"),
+    ],
+)
+def test_bad_usage_is_one_line_without_traceback(argv, code, message, capsys):
+    assert main(argv) == code
+    err = capsys.readouterr().err
+    assert message in err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_bad_target_column(train_csv, tmp_path, capsys):
+    argv = ["fit", "--csv", str(train_csv), "--target", "nope", "-o", str(tmp_path / "m")]
+    assert main(argv) == 1
+    assert "no column named 'nope'" in capsys.readouterr().err
+
+
+def test_help_everywhere(capsys):
+    for argv in (["--help"], ["compare", "--help"], ["fit", "--help"], ["predict", "--help"]):
+        assert main(argv) == 0
+        assert "usage: discotree" in capsys.readouterr().out
