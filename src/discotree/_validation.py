@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 
 __all__ = [
     "Table",
+    "check_class_index",
     "check_codes",
     "check_is_fitted",
     "check_random_state",
@@ -190,10 +191,32 @@ def check_sample_weight(
 
 
 def check_codes(codes: NDArray[Any], n_categories: NDArray[np.intp]) -> NDArray[np.intp]:
-    """Guard the kernel boundary: intp codes in ``-1..r_j-1``, C-contiguous."""
+    """Guard the kernel boundary: C-contiguous intp codes in ``-1..r_j-1``.
+
+    Raises
+    ------
+    ValueError
+        Naming the first column with a code out of range.
+    """
     codes = np.ascontiguousarray(codes, dtype=np.intp)
+    n_categories = np.asarray(n_categories, dtype=np.intp)
     if codes.ndim != 2 or codes.shape[1] != len(n_categories):
         raise ValueError(f"codes must have shape (n, {len(n_categories)}), got {codes.shape}")
-    if codes.size and ((codes < -1).any() or (codes >= np.asarray(n_categories)).any()):
-        raise ValueError("codes out of range: expected -1 (missing) or 0..r_j-1")
+    if codes.size:
+        bad = (codes.min(axis=0) < -1) | (codes.max(axis=0) >= n_categories)
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"codes[:, {j}] out of range: expected -1 (missing) or 0..{n_categories[j] - 1}"
+            )
     return codes
+
+
+def check_class_index(class_index: Any, n_samples: int, n_classes: int) -> NDArray[np.intp]:
+    """Guard the kernel boundary: intp class indices in ``0..n_classes-1``, one per row."""
+    class_index = np.ascontiguousarray(class_index, dtype=np.intp)
+    if class_index.shape != (n_samples,):
+        raise ValueError(f"class_index must have shape ({n_samples},), got {class_index.shape}")
+    if n_samples and (class_index.min() < 0 or class_index.max() >= n_classes):
+        raise ValueError(f"class_index out of range: expected 0..{n_classes - 1}")
+    return class_index

@@ -17,6 +17,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
+from .._validation import check_codes
 from ..kernels.forest import forest_log_likelihood
 from ..stats.discrete import PairStatistics, smoothed_conditional
 from ..structure.spanning import topological_order
@@ -120,7 +121,7 @@ class DiscreteForestModel:
         -------
         ndarray of shape (n_samples, n_classes)
         """
-        codes = np.ascontiguousarray(codes, dtype=np.intp)
+        codes = check_codes(codes, self.n_categories)
         flat, offsets, order = self._packed
         out = np.empty((codes.shape[0], self.n_classes))
         forest_log_likelihood(

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import xlogy
 
+from .._validation import check_class_index, check_codes
 from ..kernels.counts import pairwise_counts, univariate_counts
 from ..kernels.information import pairwise_mutual_information, pairwise_table_totals
 
@@ -70,8 +71,17 @@ class PairStatistics:
         n_classes: int,
         sample_weight: NDArray[np.float64] | None = None,
     ) -> PairStatistics:
-        """Count every pair table of every class in one pass over ``codes``."""
+        """Count every pair table of every class in one pass over ``codes``.
+
+        Raises
+        ------
+        ValueError
+            If a code is outside ``-1..n_categories[j]-1`` or a class index outside
+            ``0..n_classes-1``.
+        """
         n_categories = np.asarray(n_categories, dtype=np.intp)
+        codes = check_codes(codes, n_categories)
+        class_index = check_class_index(class_index, len(codes), n_classes)
         counts = pairwise_counts(codes, class_index, sample_weight, n_categories, n_classes)
         return cls(counts=counts, n_categories=n_categories)
 
@@ -144,6 +154,8 @@ def class_univariate_counts(
     sample_weight: NDArray[np.float64] | None = None,
 ) -> list[NDArray[np.float64]]:
     """Per-feature count tables, a list of arrays of shape (n_classes, r_i)."""
+    codes = check_codes(codes, n_categories)
+    class_index = check_class_index(class_index, len(codes), n_classes)
     weights = np.ones(len(codes)) if sample_weight is None else sample_weight
     flat = univariate_counts(codes, class_index, weights, n_categories, n_classes)
     return np.split(flat, np.cumsum(n_categories)[:-1], axis=1)
