@@ -190,15 +190,19 @@ def check_sample_weight(
     return w
 
 
-def check_codes(codes: NDArray[Any], n_categories: NDArray[np.intp]) -> NDArray[np.intp]:
-    """Guard the kernel boundary: C-contiguous intp codes in ``-1..r_j-1``.
+def check_codes(codes: NDArray[Any], n_categories: NDArray[np.intp]) -> NDArray[Any]:
+    """Guard the kernel boundary: C-contiguous signed integer codes in ``-1..r_j-1``.
+
+    Signed integer arrays keep their dtype (the encoder writes the smallest one that
+    fits, usually int8); anything else is converted to intp.
 
     Raises
     ------
     ValueError
         Naming the first column with a code out of range.
     """
-    codes = np.ascontiguousarray(codes, dtype=np.intp)
+    codes = np.asarray(codes)
+    codes = np.ascontiguousarray(codes, dtype=codes.dtype if codes.dtype.kind == "i" else np.intp)
     n_categories = np.asarray(n_categories, dtype=np.intp)
     if codes.ndim != 2 or codes.shape[1] != len(n_categories):
         raise ValueError(f"codes must have shape (n, {len(n_categories)}), got {codes.shape}")

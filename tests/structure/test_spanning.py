@@ -68,3 +68,28 @@ def test_orientation_and_topological_order():
             assert order.index(p) < order.index(j)
     with pytest.raises(ValueError, match="cycle"):
         orient_forest(3, [(0, 1), (1, 2), (0, 2)])
+
+
+@pytest.mark.parametrize("n_edges", [None, 5, 119])
+def test_large_graph_matches_plain_kruskal_including_the_full_sort_fallback(rng, n_edges):
+    # n = 120 gives 7140 candidates, more than the 1024 tried first; node 7 is joined
+    # only by very light edges, so the tree needs the full sort.
+    n = 120
+    a = np.round(rng.normal(size=(n, n)), 1)  # rounding makes ties
+    w = a + a.T
+    w[7, :] = w[:, 7] = -1000.0 - rng.random(n)
+    w[7, 7] = 0
+    edges, weights = maximum_spanning_forest(w, max_edges=n_edges)
+    assert edges == _reference.kruskal(w, max_edges=n_edges)
+    assert weights.tolist() == [w[i, j] for i, j in edges]
+    if n_edges is None:
+        assert any(7 in e for e in edges)
+        assert weights.sum() == pytest.approx(_reference.maximum_spanning_tree_prim(w))
+
+
+def test_positive_only_on_a_large_graph(rng):
+    a = rng.normal(size=(80, 80))
+    w = a + a.T
+    edges, weights = maximum_spanning_forest(w, positive_only=True)
+    assert edges == _reference.kruskal(w, positive_only=True)
+    assert (weights > 0).all()

@@ -177,3 +177,22 @@ def spanning_trees(n):
         u, w = [x for x in range(n) if degree[x] == 1]
         edges.append((u, w))
         yield edges
+
+
+def kruskal(weights, max_edges=None, positive_only=False):
+    """Kruskal over all candidates sorted by (weight descending, i, j), plain loops."""
+    n = len(weights)
+    candidates = sorted(
+        ((-float(weights[i][j]), i, j) for i in range(n) for j in range(i + 1, n))
+    )
+    limit = n - 1 if max_edges is None else max_edges
+    label = list(range(n))  # component label of every node
+    edges = []
+    for neg_w, i, j in candidates:
+        if len(edges) >= limit or (positive_only and -neg_w <= 0):
+            break
+        if label[i] != label[j]:
+            edges.append((i, j))
+            old = label[j]
+            label = [label[i] if v == old else v for v in label]
+    return edges

@@ -22,18 +22,19 @@ from numpy.typing import NDArray
 
 __all__ = ["fill_one_hot", "pairwise_counts", "pairwise_moments", "univariate_counts"]
 
-#: Largest number of rows of the one-hot matrix held in memory at once.
-_MAX_CHUNK_ROWS = 1 << 14
+#: Largest number of rows of the one-hot matrix held in memory at once (float32 sums
+#: of at most this many ones are exact).
+_MAX_CHUNK_ROWS = 1 << 16
 #: Target size in bytes of one chunk of the one-hot matrix.
-_CHUNK_BYTES = 64 << 20
+_CHUNK_BYTES = 128 << 20
 
 
 @numba.njit(cache=True, nogil=True)
 def fill_one_hot(codes, rows, offsets, row_scale, out):  # pragma: no cover - numba
     """Write the (scaled) one-hot encoding of ``codes[rows]`` into ``out``.
 
-    ``out[k]`` is zeroed, then ``out[k, offsets[f] + codes[rows[k], f]] =
-    row_scale[rows[k]]`` for every observed entry.
+    Row ``k`` of ``out`` gets ``row_scale[rows[k]]`` at ``offsets[f] + codes[rows[k], f]``
+    for every observed entry and 0 elsewhere.
     """
     n_features = codes.shape[1]
     for k in range(rows.shape[0]):
@@ -119,8 +120,8 @@ def pairwise_counts(
 
     Parameters
     ----------
-    codes : ndarray of shape (n_samples, n_features), intp
-        Category codes, ``-1`` for missing.
+    codes : ndarray of shape (n_samples, n_features), signed integers
+        Category codes, ``-1`` for missing (int8 codes read 8x less memory than intp).
     class_index : ndarray of shape (n_samples,), intp
         Class of each sample in ``0..n_classes-1``.
     weights : ndarray of shape (n_samples,) or None
@@ -141,10 +142,10 @@ def pairwise_counts(
     Notes
     -----
     Cost: one symmetric rank-k update per chunk, ``n_samples * D**2`` multiply-adds in
-    all (BLAS ``syrk``). Extra memory: one chunk of the one-hot matrix (about 64 MB) and
+    all (BLAS ``syrk``). Extra memory: one chunk of the one-hot matrix (about 128 MB) and
     the output, ``8 * n_classes * D**2`` bytes. Unweighted counts are exact integers.
     """
-    codes = np.ascontiguousarray(codes, dtype=np.intp)
+    codes = np.ascontiguousarray(codes)
     offsets = _offsets(n_categories)
     n_columns = int(offsets[-1])
     out = np.zeros((n_classes, n_columns, n_columns), dtype=np.float64)

@@ -9,43 +9,17 @@ import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
-def _table_mutual_information(counts, r0, r1, c0, c1, row_sum, col_sum):  # pragma: no cover
-    """Empirical MI (nats) of the sub-table counts[r0:r1, c0:c1]; 0 for an empty table."""
-    n = 0.0
-    for a in range(r1 - r0):
-        row_sum[a] = 0.0
-    for b in range(c1 - c0):
-        col_sum[b] = 0.0
-    for a in range(r1 - r0):
-        for b in range(c1 - c0):
-            v = counts[r0 + a, c0 + b]
-            row_sum[a] += v
-            col_sum[b] += v
-            n += v
-    if n <= 0.0:
-        return 0.0
-    mi = 0.0
-    for a in range(r1 - r0):
-        for b in range(c1 - c0):
-            v = counts[r0 + a, c0 + b]
-            if v > 0.0:
-                mi += v * math.log(n * v / (row_sum[a] * col_sum[b]))
-    mi /= n
-    return mi
-
-
-@numba.njit(cache=True, nogil=True)
 def pairwise_mutual_information(counts, offsets, out):  # pragma: no cover - numba
-    """Fill ``out[c, i, j]`` with the empirical MI of features i and j in class c.
+    """Fill ``out[c, i, j]`` with the empirical MI (nats) of features i and j in class c.
 
     ``counts`` has shape (n_classes, D, D) (see :func:`.counts.pairwise_counts`);
     ``out`` has shape (n_classes, n_features, n_features) and gets a symmetric matrix
     with zero diagonal. Each pair uses only its own table, that is the samples where
-    both features are observed.
+    both features are observed; an empty table has MI 0.
     """
     n_classes = counts.shape[0]
     n_features = offsets.shape[0] - 1
-    max_r = 0
+    max_r = 1
     for f in range(n_features):
         max_r = max(max_r, offsets[f + 1] - offsets[f])
     row_sum = np.empty(max_r)
@@ -53,16 +27,30 @@ def pairwise_mutual_information(counts, offsets, out):  # pragma: no cover - num
     for c in range(n_classes):
         for i in range(n_features):
             out[c, i, i] = 0.0
+            r0 = offsets[i]
+            ri = offsets[i + 1] - r0
             for j in range(i + 1, n_features):
-                mi = _table_mutual_information(
-                    counts[c],
-                    offsets[i],
-                    offsets[i + 1],
-                    offsets[j],
-                    offsets[j + 1],
-                    row_sum,
-                    col_sum,
-                )
+                c0 = offsets[j]
+                rj = offsets[j + 1] - c0
+                for b in range(rj):
+                    col_sum[b] = 0.0
+                n = 0.0
+                for a in range(ri):
+                    s = 0.0
+                    for b in range(rj):
+                        v = counts[c, r0 + a, c0 + b]
+                        s += v
+                        col_sum[b] += v
+                    row_sum[a] = s
+                    n += s
+                mi = 0.0
+                if n > 0.0:
+                    for a in range(ri):
+                        for b in range(rj):
+                            v = counts[c, r0 + a, c0 + b]
+                            if v > 0.0:
+                                mi += v * math.log(n * v / (row_sum[a] * col_sum[b]))
+                    mi /= n
                 out[c, i, j] = mi
                 out[c, j, i] = mi
 

@@ -87,6 +87,9 @@ class TableEncoder:
         The fitted discretizer of the binned columns.
     binned_columns_ : ndarray of int
         Indices of the binned columns.
+    code_dtype_ : numpy.dtype
+        The smallest signed integer type holding every code (int8 unless a feature
+        has more than 127 categories).
 
     Notes
     -----
@@ -148,6 +151,11 @@ class TableEncoder:
             for j, n_bins in zip(binned, self.discretizer_.n_bins_, strict=True):
                 self.columns_[j].n_categories = int(n_bins)
         self.n_categories_ = np.array([c.n_categories for c in self.columns_], dtype=np.intp)
+        self.code_dtype_ = np.dtype(np.int8)
+        for dtype in (np.int8, np.int16, np.int32, np.intp):
+            if self.n_categories_.max() <= np.iinfo(dtype).max:
+                self.code_dtype_ = np.dtype(dtype)
+                break
         return self._encode(table)
 
     def transform(self, table: Table) -> NDArray[np.intp]:
@@ -157,7 +165,7 @@ class TableEncoder:
         return self._encode(table)
 
     def _encode(self, table: Table) -> NDArray[np.intp]:
-        codes = np.empty((table.n_samples, len(self.columns_)), dtype=np.intp)
+        codes = np.empty((table.n_samples, len(self.columns_)), dtype=self.code_dtype_)
         numeric = np.array(
             [j for j, c in enumerate(self.columns_) if c.kind == _NUMERIC], dtype=np.intp
         )
