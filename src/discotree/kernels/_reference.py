@@ -182,9 +182,7 @@ def spanning_trees(n):
 def kruskal(weights, max_edges=None, positive_only=False):
     """Kruskal over all candidates sorted by (weight descending, i, j), plain loops."""
     n = len(weights)
-    candidates = sorted(
-        ((-float(weights[i][j]), i, j) for i in range(n) for j in range(i + 1, n))
-    )
+    candidates = sorted((-float(weights[i][j]), i, j) for i in range(n) for j in range(i + 1, n))
     limit = n - 1 if max_edges is None else max_edges
     label = list(range(n))  # component label of every node
     edges = []
