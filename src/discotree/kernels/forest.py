@@ -9,6 +9,19 @@ import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
+def _message(log_cpt, row, beta_j, rj, terms):  # pragma: no cover - numba
+    """``log sum_v exp(log_cpt[row + v] + beta_j[v])`` over the rj values of a node."""
+    m = -np.inf
+    for v in range(rj):
+        terms[v] = log_cpt[row + v] + beta_j[v]
+        m = max(m, terms[v])
+    acc = 0.0
+    for v in range(rj):
+        acc += math.exp(terms[v] - m)
+    return m + math.log(acc)
+
+
+@numba.njit(cache=True, nogil=True)
 def forest_log_likelihood(
     codes, parents, order, n_categories, log_cpt, cpt_offset, out
 ):  # pragma: no cover - numba
@@ -61,14 +74,7 @@ def forest_log_likelihood(
                     if xj >= 0:
                         total += log_cpt[base + xj] + beta[j, xj]
                     else:
-                        m = -np.inf
-                        for v in range(rj):
-                            terms[v] = log_cpt[base + v] + beta[j, v]
-                            m = max(m, terms[v])
-                        acc = 0.0
-                        for v in range(rj):
-                            acc += math.exp(terms[v] - m)
-                        total += m + math.log(acc)
+                        total += _message(log_cpt, base, beta[j], rj, terms)
                     continue
                 xp = codes[s, pa]
                 u_lo = 0
@@ -81,12 +87,5 @@ def forest_log_likelihood(
                     if xj >= 0:
                         beta[pa, u] += log_cpt[row + xj] + beta[j, xj]
                     else:
-                        m = -np.inf
-                        for v in range(rj):
-                            terms[v] = log_cpt[row + v] + beta[j, v]
-                            m = max(m, terms[v])
-                        acc = 0.0
-                        for v in range(rj):
-                            acc += math.exp(terms[v] - m)
-                        beta[pa, u] += m + math.log(acc)
+                        beta[pa, u] += _message(log_cpt, row, beta[j], rj, terms)
             out[s, c] = total
