@@ -11,6 +11,8 @@ ALL_ESTIMATORS = [
     TANClassifier(),
     Discretizer(),
     Discretizer(method="uniform"),
+    Discretizer(method="mdl"),
+    TANClassifier(discretizer=Discretizer(method="mdl")),
 ]
 
 

@@ -1,9 +1,12 @@
 """Discretizer: quantile and uniform bins, weights, missing values."""
 
 import numpy as np
+import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from discotree import Discretizer
+from discotree.kernels import _reference
+from discotree.transformers.mdl import mdl_cut_points
 
 
 def test_quantile_bins_have_equal_frequency(rng):
@@ -35,3 +38,32 @@ def test_repeated_values_give_fewer_bins():
     disc = Discretizer(n_bins=5).fit(x)
     assert disc.n_bins_.tolist() == [2]
     assert_array_equal(disc.transform(x).ravel(), [0] * 8 + [1] * 2)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_mdl_cut_points_match_reference(rng, n_classes):
+    for _ in range(5):
+        n = int(rng.integers(2, 60))
+        values = np.round(rng.normal(size=n), 1)
+        y = (values + rng.normal(scale=0.7, size=n) > 0).astype(np.intp)
+        if n_classes == 3:
+            y[values > 1] = 2
+        w = rng.integers(0, 3, n).astype(float)
+        fast = mdl_cut_points(values, y, w, n_classes)
+        slow = _reference.mdl_cut_points(values, y, w, n_classes)
+        assert_allclose(fast, slow)
+
+
+def test_mdl_finds_the_class_boundary_and_stops_on_noise(rng):
+    x = rng.uniform(0, 10, size=(400, 1))
+    y = (x[:, 0] > 6.0).astype(int)
+    disc = Discretizer(method="mdl").fit(x, y)
+    assert len(disc.bin_edges_[0]) == 1
+    assert disc.bin_edges_[0][0] == pytest.approx(6.0, abs=0.2)
+    noise = Discretizer(method="mdl").fit(x, rng.integers(0, 2, 400))
+    assert noise.n_bins_.tolist() == [1]
+
+
+def test_mdl_needs_labels():
+    with pytest.raises(ValueError, match="requires y to be passed"):
+        Discretizer(method="mdl").fit(np.zeros((3, 1)))

@@ -96,7 +96,7 @@ class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
             )
         discretizer = Discretizer() if self.discretizer is None else self.discretizer
         self.encoder_ = TableEncoder(int(self.max_categories), discretizer, name)
-        codes = self.encoder_.fit_transform(table, weights)
+        codes = self.encoder_.fit_transform(table, weights, y_index)
         self.n_categories_ = self.encoder_.n_categories_
         class_weight = np.bincount(y_index, weights=weights, minlength=len(self.classes_)).astype(
             np.float64

@@ -194,3 +194,51 @@ def kruskal(weights, max_edges=None, positive_only=False):
             old = label[j]
             label = [label[i] if v == old else v for v in label]
     return edges
+
+
+def mdl_cut_points(values, class_index, weights, n_classes):
+    """Fayyad-Irani MDL cut points by plain recursion over the samples."""
+
+    def entropy(rows):
+        total = sum(w for _, _, w in rows)
+        if total <= 0:
+            return 0.0
+        out = 0.0
+        for c in range(n_classes):
+            p = sum(w for _, k, w in rows if k == c) / total
+            if p > 0:
+                out -= p * math.log2(p)
+        return out
+
+    def split(rows):
+        distinct = sorted({v for v, _, _ in rows})
+        if len(distinct) < 2:
+            return []
+        n = sum(w for _, _, w in rows)
+        best = None
+        for a, b in itertools.pairwise(distinct):
+            cut = (a + b) / 2
+            s1 = [r for r in rows if r[0] <= cut]
+            s2 = [r for r in rows if r[0] > cut]
+            n1, n2 = sum(w for *_, w in s1), sum(w for *_, w in s2)
+            e = (n1 * entropy(s1) + n2 * entropy(s2)) / n
+            if best is None or e < best[0] - 1e-12:
+                best = (e, cut, s1, s2)
+        e, cut, s1, s2 = best
+        ent = entropy(rows)
+
+        def n_cls(rs):
+            return len({k for _, k, w in rs if w > 0})
+
+        k, k1, k2 = n_cls(rows), n_cls(s1), n_cls(s2)
+        delta = math.log2(3**k - 2) - (k * ent - k1 * entropy(s1) - k2 * entropy(s2))
+        if n <= 1 or ent - e <= (math.log2(n - 1) + delta) / n:
+            return []
+        return [*split(s1), cut, *split(s2)]
+
+    rows = [
+        (float(v), int(c), float(w))
+        for v, c, w in zip(values, class_index, weights, strict=False)
+        if w > 0
+    ]
+    return sorted(split(rows))

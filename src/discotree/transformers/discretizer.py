@@ -6,7 +6,8 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from .._validation import check_is_fitted, check_sample_weight, validate_data
+from .._validation import check_is_fitted, check_sample_weight, check_targets, validate_data
+from .mdl import mdl_cut_points
 
 __all__ = ["Discretizer", "weighted_quantile_edges"]
 
@@ -49,7 +50,13 @@ def _uniform_edges(
     return np.linspace(lo, hi, n_bins + 1)[1:-1]
 
 
-_METHODS = {"quantile": weighted_quantile_edges, "uniform": _uniform_edges}
+def _mdl_edges(values, weights, n_bins, class_index, n_classes):
+    return mdl_cut_points(values, class_index, weights, n_classes)
+
+
+_METHODS = {"quantile": weighted_quantile_edges, "uniform": _uniform_edges, "mdl": _mdl_edges}
+#: Methods that need the class labels.
+_SUPERVISED = {"mdl"}
 
 
 class Discretizer(TransformerMixin, BaseEstimator):
@@ -58,10 +65,14 @@ class Discretizer(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     n_bins : int, default=5
-        Largest number of bins per feature (fewer when values repeat).
-    method : {"quantile", "uniform"}, default="quantile"
+        Largest number of bins per feature (fewer when values repeat); not used by
+        ``"mdl"``, which chooses the number of bins itself.
+    method : {"quantile", "uniform", "mdl"}, default="quantile"
         ``"quantile"``: equal-frequency bins (weighted quantiles of the training data);
-        ``"uniform"``: equal-width bins between the training minimum and maximum.
+        ``"uniform"``: equal-width bins between the training minimum and maximum;
+        ``"mdl"``: supervised Fayyad-Irani recursive minimal-entropy partitioning with
+        the MDL stopping rule (needs ``y``; Section 6.1 of 002_4035af8a3a458042.txt).
+        A feature with no accepted cut gets one bin.
 
     Attributes
     ----------
@@ -111,9 +122,10 @@ class Discretizer(TransformerMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
             Numeric data, NaN for missing.
-        y : ignored
+        y : array-like of shape (n_samples,), default=None
+            Class labels; required by ``method="mdl"``, ignored otherwise.
         sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the samples in the quantiles.
+            Weights of the samples (as counts).
 
         Returns
         -------
@@ -124,10 +136,22 @@ class Discretizer(TransformerMixin, BaseEstimator):
         w = check_sample_weight(sample_weight, X.shape[0], "Discretizer")
         w = np.ones(X.shape[0]) if w is None else w
         edges_of = _METHODS[self.method]
+        extra: tuple = ()
+        if self.method in _SUPERVISED:
+            if y is None:
+                raise ValueError(
+                    f"Discretizer with method={self.method!r} requires y to be passed, but the "
+                    "target y is None (it needs the class labels)."
+                )
+            classes, y_index = np.unique(
+                check_targets(y, X.shape[0], "Discretizer"), return_inverse=True
+            )
+            extra = (y_index, len(classes))
         self.bin_edges_ = []
         for j in range(X.shape[1]):
             observed = ~np.isnan(X[:, j])
-            self.bin_edges_.append(edges_of(X[observed, j], w[observed], int(self.n_bins)))
+            subset = tuple(e[observed] if isinstance(e, np.ndarray) else e for e in extra)
+            self.bin_edges_.append(edges_of(X[observed, j], w[observed], int(self.n_bins), *subset))
         self.n_bins_ = np.array([len(e) + 1 for e in self.bin_edges_], dtype=np.intp)
         return self
 
@@ -144,4 +168,5 @@ class Discretizer(TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.target_tags.required = self.method in _SUPERVISED
         return tags

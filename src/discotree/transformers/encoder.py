@@ -103,12 +103,17 @@ class TableEncoder:
         self.owner = owner
 
     def fit_transform(
-        self, table: Table, sample_weight: NDArray[np.float64] | None
+        self,
+        table: Table,
+        sample_weight: NDArray[np.float64] | None,
+        class_index: NDArray[np.intp] | None = None,
     ) -> NDArray[np.intp]:
         """Learn the encoding of every column and return the codes of the training rows.
 
         ``table`` must hold only rows of positive weight: they define the categories
-        and bins, so a weight of zero is the same as leaving the row out.
+        and bins, so a weight of zero is the same as leaving the row out. The class of
+        each row (``class_index``) is passed to the discretizer, for supervised
+        discretisation.
         """
         columns, labels = table.columns, table.labels
         if table.matrix is not None:
@@ -147,7 +152,9 @@ class TableEncoder:
         self.discretizer_ = None
         if binned:
             matrix = self._numeric_block(table, self.binned_columns_)
-            self.discretizer_ = clone(self.discretizer).fit(matrix, sample_weight=sample_weight)
+            self.discretizer_ = clone(self.discretizer).fit(
+                matrix, class_index, sample_weight=sample_weight
+            )
             for j, n_bins in zip(binned, self.discretizer_.n_bins_, strict=True):
                 self.columns_[j].n_categories = int(n_bins)
         self.n_categories_ = np.array([c.n_categories for c in self.columns_], dtype=np.intp)
