@@ -109,8 +109,8 @@ def check_table(X: Any, owner: str) -> Table:
 
 
 def _series_to_array(series: pd.Series) -> NDArray[Any]:
-    if isinstance(series.dtype, pd.CategoricalDtype):
-        return _object_column(series.astype(object).to_numpy())
+    if isinstance(series.dtype, pd.CategoricalDtype):  # categories, even if numbers
+        return _object_column(series.astype(object).to_numpy(), numeric=False)
     if pd.api.types.is_bool_dtype(series.dtype) and not series.isna().any():
         return series.to_numpy(dtype=bool)
     if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
@@ -118,18 +118,21 @@ def _series_to_array(series: pd.Series) -> NDArray[Any]:
     return _object_column(series.to_numpy(dtype=object))
 
 
-def _object_column(column: NDArray[Any]) -> NDArray[Any]:
+def _object_column(column: NDArray[Any], numeric: bool = True) -> NDArray[Any]:
     """Object column with every missing marker (None, NaN, pd.NA, NaT) as None.
 
-    A column whose values are all real numbers (or missing) becomes float64.
+    With ``numeric=True``, a column whose values are all real numbers (or missing)
+    becomes float64.
     """
     column = np.asarray(column, dtype=object)
     missing = pd.isna(column)
     out = column.copy()
     out[missing] = None
     present = out[~missing]
-    if len(present) and all(
-        isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_) for v in present
+    if (
+        numeric
+        and len(present)
+        and all(isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_) for v in present)
     ):
         values = np.full(len(out), np.nan)
         values[~missing] = present.astype(np.float64)

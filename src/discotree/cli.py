@@ -22,8 +22,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from . import __version__
-from .datasets import BUILTIN_DATASETS, load_builtin, load_csv
+from .datasets import BUILTIN_DATASETS, load_csv, load_dataset
 from .evaluation import cross_validate
+from .experiments import EXPERIMENTS, run_experiment
+from .experiments.adhoc import bench_experiment
 from .registry import CLASSIFIERS, make_classifier
 
 
@@ -50,8 +52,8 @@ def _compare(args: argparse.Namespace) -> None:
     else:
         if args.target is not None:
             raise UsageError("--target is only meaningful with --csv")
-        names = _split_names(args.dataset, BUILTIN_DATASETS, "dataset")
-        data = {name: load_builtin(name) for name in names}
+        names = [v.strip() for v in args.dataset.split(",") if v.strip()]
+        data = {name: load_dataset(name, args.data_dir) for name in names}
     estimators = {name: make_classifier(name) for name in model_names}
     total = len(data) * len(estimators) * args.folds
     results = []
@@ -123,6 +125,31 @@ def _predict(args: argparse.Namespace) -> None:
         sys.stdout.write(text)
     else:
         args.output.write_text(text)
+
+
+def _reproduce(args: argparse.Namespace) -> None:
+    if args.list or args.experiment is None:
+        if args.experiment is None and not args.list:
+            raise UsageError("name an experiment, or use --list")
+        for name, factory in EXPERIMENTS.items():
+            print(f"{name}: {factory.__doc__.strip().splitlines()[0]}")
+        return
+    if args.experiment not in EXPERIMENTS:
+        raise UsageError(
+            f"unknown experiment {args.experiment!r}; choose from {', '.join(EXPERIMENTS)}"
+        )
+    experiment = EXPERIMENTS[args.experiment](args.data_dir)
+    out = args.out / experiment.name
+    run_experiment(experiment, out, n_jobs=args.n_jobs, progress=not args.quiet)
+    print(f"{experiment.name}: report written to {out}/results.md")
+
+
+def _bench(args: argparse.Namespace) -> None:
+    datasets = [v.strip() for v in args.datasets.split(",") if v.strip()]
+    models = _split_names(args.models, CLASSIFIERS, "model")
+    experiment = bench_experiment(datasets, models, args.protocol, args.data_dir, args.random_state)
+    run_experiment(experiment, args.out, n_jobs=args.n_jobs, progress=not args.quiet)
+    sys.stdout.write((args.out / "results.md").read_text())
 
 
 class _Parser(argparse.ArgumentParser):
@@ -214,6 +241,41 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--proba", action="store_true", help="also write class probabilities")
     p.add_argument("--force", action="store_true", help="overwrite an existing output file")
     p.set_defaults(run=_predict)
+
+    p = sub.add_parser(
+        "reproduce",
+        formatter_class=fmt,
+        parents=[common],
+        help="reproduce a paper's experiment",
+        description="Run a reproduction; results (JSON, markdown, figures) go "
+        "to OUT/<experiment>/, and finished folds are cached "
+        "there so an interrupted run resumes.",
+    )
+    p.add_argument("experiment", nargs="?", help="experiment name (see --list)")
+    p.add_argument("--list", action="store_true", help="list the experiments")
+    p.add_argument(
+        "--data-dir", type=Path, help="data folder (default $DISCOTREE_DATA, else ../shared/data)"
+    )
+    p.add_argument("--out", type=Path, default=Path("results"), help="results folder")
+    p.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (joblib)")
+    p.set_defaults(run=_reproduce)
+
+    p = sub.add_parser(
+        "bench",
+        formatter_class=fmt,
+        parents=[common],
+        help="compare models on datasets under a protocol",
+        description="Evaluate registered models on datasets (built-in or "
+        "from the data folder) with the experiment harness.",
+    )
+    p.add_argument("--datasets", required=True, help="comma-separated dataset names")
+    p.add_argument("--models", default=",".join(CLASSIFIERS), help="comma-separated models")
+    p.add_argument("--protocol", default="cv5", help="cvK (e.g. cv5) or 10x10cv")
+    p.add_argument("--random-state", type=int, default=0, help="seed of the folds")
+    p.add_argument("--data-dir", type=Path, help="data folder")
+    p.add_argument("--out", type=Path, default=Path("results/bench"), help="results folder")
+    p.add_argument("--n-jobs", type=int, default=1, help="parallel workers (joblib)")
+    p.set_defaults(run=_bench)
     return parser
 
 
@@ -236,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except (ValueError, TypeError, OSError, KeyError, pd.errors.ParserError) as err:
+        # FileNotFoundError (no data folder) is an OSError: one line, exit code 1
         if verbose >= 2:
             traceback.print_exc()
         message = str(err).splitlines()[0] if str(err) else type(err).__name__

@@ -18,8 +18,8 @@ CLASSIFIERS: dict[str, Callable[[], ClassifierMixin]] = {
 }
 
 
-def make_classifier(name: str) -> ClassifierMixin:
-    """A new unfitted classifier registered under ``name``.
+def make_classifier(name: str, **params) -> ClassifierMixin:
+    """A new unfitted classifier registered under ``name``, with ``params`` set.
 
     Raises
     ------
@@ -32,4 +32,4 @@ def make_classifier(name: str) -> ClassifierMixin:
         raise ValueError(
             f"unknown classifier {name!r}; choose from {', '.join(sorted(CLASSIFIERS))}"
         ) from err
-    return factory()
+    return factory(**params)

@@ -173,13 +173,14 @@ def test_dataframe_with_mixed_column_types(rng):
             "flag": rng.random(n) < 0.5,
             "int": rng.integers(0, 4, n),
             "float": rng.normal(size=n),
+            "coded": pd.Categorical(rng.integers(0, 12, n)),  # 12 > max_categories: nominal
         }
     )
     X.loc[3, "float"] = np.nan
     X.loc[5, "str"] = None
     y = rng.integers(0, 2, n)
     clf = TANClassifier().fit(X, y)
-    assert clf.n_categories_.tolist() == [2, 3, 2, 4, 5]
+    assert clf.n_categories_.tolist() == [2, 3, 2, 4, 5, 12]
     assert list(clf.feature_names_in_) == list(X.columns)
     assert clf.predict(X).shape == (n,)
 

@@ -1,0 +1,32 @@
+"""The experiment harness: protocols, metrics, a cached runner, reports, reproductions."""
+
+from .metrics import accuracy, balanced_error_rate, error_rate, paired_t_test, wilcoxon_test
+from .pernkopf import uci_experiment
+from .protocols import (
+    Fold,
+    cross_validation,
+    fixed_split,
+    learning_curve,
+    repeated_cross_validation,
+)
+from .runner import DatasetSpec, Experiment, run_experiment
+
+#: Reproductions by name: factories taking the data folder.
+EXPERIMENTS = {"pernkopf-uci": uci_experiment}
+
+__all__ = [
+    "EXPERIMENTS",
+    "DatasetSpec",
+    "Experiment",
+    "Fold",
+    "accuracy",
+    "balanced_error_rate",
+    "cross_validation",
+    "error_rate",
+    "fixed_split",
+    "learning_curve",
+    "paired_t_test",
+    "repeated_cross_validation",
+    "run_experiment",
+    "wilcoxon_test",
+]

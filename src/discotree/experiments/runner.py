@@ -1,0 +1,186 @@
+"""Run an experiment: every (dataset, model, fold) once, cached so a rerun resumes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from .metrics import accuracy, balanced_error_rate
+from .protocols import Fold
+
+__all__ = ["DatasetSpec", "Experiment", "run_experiment"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class DatasetSpec:
+    """How one dataset enters an experiment.
+
+    Attributes
+    ----------
+    name : str
+        Name in reports and caches.
+    load : callable () -> (X, y)
+        Loads the data (rows already selected).
+    folds : callable (y) -> iterable of Fold
+        The protocol.
+    protocol : str
+        Human-readable protocol, e.g. "CV-5" or "split 300/1024".
+    note : str
+        Any difference from the paper's data or protocol.
+    """
+
+    name: str
+    load: Callable[[], tuple[pd.DataFrame, pd.Series]]
+    folds: Callable[[np.ndarray], Iterable[Fold]]
+    protocol: str
+    note: str = ""
+
+
+@dataclass
+class Experiment:
+    """A reproduction: datasets x models under protocols, and how to report them."""
+
+    name: str
+    description: str
+    datasets: list[DatasetSpec]
+    models: dict[str, Callable[[], Any]]
+    report: Callable[[list[dict], Path, Experiment], None]
+    version: str = "1"
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def fingerprint(self) -> str:
+        """A short hash of what determines the results (names, protocols, settings)."""
+        text = json.dumps(
+            {
+                "version": self.version,
+                "settings": self.settings,
+                "datasets": [(d.name, d.protocol) for d in self.datasets],
+                "models": {name: repr(factory()) for name, factory in self.models.items()},
+            },
+            sort_keys=True,
+            default=str,
+        )
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _evaluate(X: pd.DataFrame, y: np.ndarray, factory: Callable[[], Any], fold: Fold) -> dict:
+    model = factory()
+    start = time.perf_counter()
+    model.fit(X.iloc[fold.train], y[fold.train])
+    fit_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    predicted = model.predict(X.iloc[fold.test])
+    predict_seconds = time.perf_counter() - start
+    truth = y[fold.test]
+    return {
+        "fold": fold.key,
+        "train_size": fold.train_size if fold.train_size is not None else len(fold.train),
+        "n_train": len(fold.train),
+        "n_test": len(fold.test),
+        "accuracy": accuracy(truth, predicted),
+        "balanced_error": balanced_error_rate(truth, predicted),
+        "fit_seconds": fit_seconds,
+        "predict_seconds": predict_seconds,
+    }
+
+
+def _write_atomic(path: Path, record: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(record))
+    tmp.replace(path)
+
+
+def _task(X, y, factory, fold, cache_path: Path, meta: dict) -> dict:
+    record = {**meta, **_evaluate(X, y, factory, fold)}
+    _write_atomic(cache_path, record)
+    return record
+
+
+def run_experiment(
+    experiment: Experiment,
+    out_dir: str | os.PathLike,
+    *,
+    n_jobs: int = 1,
+    progress: bool = True,
+    models: list[str] | None = None,
+) -> list[dict]:
+    """Evaluate every model on every fold of every dataset, then write the report.
+
+    Each (dataset, model, fold) result is stored under
+    ``out_dir/cache/<fingerprint>/<dataset>/<model>/<fold>.json`` as soon as it is
+    computed; results already there are read instead of recomputed, so an
+    interrupted run resumes where it stopped. Folds are deterministic given the
+    experiment's seeds.
+
+    Parameters
+    ----------
+    experiment : Experiment
+    out_dir : path
+        ``results/<experiment>``: receives the cache and the report.
+    n_jobs : int, default=1
+        joblib workers over the folds of each dataset.
+    progress : bool, default=True
+        Show a progress bar on stderr.
+    models : list of str, optional
+        Only these models (default: all).
+
+    Returns
+    -------
+    list of dict
+        One record per (dataset, model, fold).
+    """
+    out_dir = Path(out_dir)
+    chosen = {m: f for m, f in experiment.models.items() if models is None or m in models}
+    cache = out_dir / "cache" / experiment.fingerprint()
+    records: list[dict] = []
+    console = Console(stderr=True, file=sys.stderr)
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, disable=not progress, transient=True) as bar:
+        task_id = bar.add_task(experiment.name, total=None)
+        for spec in experiment.datasets:
+            bar.update(task_id, description=f"{experiment.name}: {spec.name}")
+            X, y_series = spec.load()
+            X = X.reset_index(drop=True)
+            y = np.asarray(y_series)
+            folds = list(spec.folds(y))
+            todo = []
+            for model_name, factory in chosen.items():
+                for fold in folds:
+                    path = cache / spec.name / model_name / f"{fold.key}.json"
+                    meta = {"dataset": spec.name, "model": model_name}
+                    if path.is_file():
+                        records.append(json.loads(path.read_text()))
+                    else:
+                        todo.append((factory, fold, path, meta))
+            total = (bar.tasks[0].total or 0) + len(folds) * len(chosen)
+            bar.update(task_id, total=total, advance=len(folds) * len(chosen) - len(todo))
+            jobs = (delayed(_task)(X, y, f, fold, path, meta) for f, fold, path, meta in todo)
+            for record in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs):
+                records.append(record)
+                bar.advance(task_id)
+    logger.info("%s: %d results", experiment.name, len(records))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    experiment.report(records, out_dir, experiment)
+    return records
