@@ -71,7 +71,7 @@ def test_fit_predict_round_trip(train_csv, tmp_path, capsys):
     "argv, code, message",
     [
         (["compare", "--models", "nope"], 2, "unknown model nope"),
-        (["compare", "--dataset", "nope"], 2, "unknown dataset nope"),
+        (["compare", "--dataset", "nope"], 1, "unknown dataset 'nope'"),
         (["compare", "--csv", "x.csv"], 2, "--csv needs --target"),
         (["fit", "--csv", "missing.csv", "--target", "y", "-o", "m"], 1, "file not found"),
         (["predict", "--model", "missing.joblib", "--csv", "x.csv"], 1, "model file not found"),

@@ -198,7 +198,12 @@ def build_parser() -> argparse.ArgumentParser:
         "mean +- sd and mean fit time per dataset and model.",
     )
     p.add_argument(
-        "--dataset", default=",".join(BUILTIN_DATASETS), help="comma-separated built-in datasets"
+        "--dataset",
+        default=",".join(BUILTIN_DATASETS),
+        help="comma-separated datasets: built-in or from the data folder",
+    )
+    p.add_argument(
+        "--data-dir", type=Path, help="data folder (default $DISCOTREE_DATA, else ../shared/data)"
     )
     p.add_argument("--csv", type=Path, help="a CSV file to use instead of built-in datasets")
     p.add_argument("--target", help="label column of --csv")
