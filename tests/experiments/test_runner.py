@@ -1,0 +1,81 @@
+"""The cached runner: results are reused, an interrupted run resumes."""
+
+import json
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from discotree import NaiveBayesClassifier
+from discotree.experiments import DatasetSpec, Experiment, cross_validation, run_experiment
+from discotree.experiments.report import summarise, write_json
+
+
+class CountingNB(NaiveBayesClassifier):
+    """Naive Bayes that logs each fit to a file; it is "killed" at the fit whose number
+    is written in the file ``<log>.kill``, if that file exists."""
+
+    def __init__(self, log=None):
+        super().__init__()
+        self.log = log
+
+    def fit(self, X, y, sample_weight=None):
+        with open(self.log, "a") as handle:
+            handle.write("fit\n")
+        n_fits = len(Path(self.log).read_text().split())
+        kill = Path(f"{self.log}.kill")
+        if kill.exists() and n_fits == int(kill.read_text()):
+            raise KeyboardInterrupt("simulated kill")
+        return super().fit(X, y, sample_weight)
+
+
+def _data(seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.integers(0, 3, 60), "b": rng.integers(0, 2, 60)})
+    return X, pd.Series((X["a"] > 0).astype(int))
+
+
+def _experiment(log):
+    spec = DatasetSpec("toy", _data, partial(cross_validation, n_splits=5, seed=0), "CV-5")
+    return Experiment(
+        name="toy",
+        description="toy",
+        datasets=[spec],
+        models={"nb": partial(CountingNB, log=str(log))},
+        report=lambda records, out, exp: write_json(records, out / "results.json"),
+    )
+
+
+def _n_fits(log):
+    return len(log.read_text().split())
+
+
+def test_interrupted_run_resumes_from_the_cache(tmp_path):
+    log = tmp_path / "fits.log"
+    Path(f"{log}.kill").write_text("4")
+    with pytest.raises(KeyboardInterrupt):
+        run_experiment(_experiment(log), tmp_path / "out", progress=False)
+    Path(f"{log}.kill").unlink()
+    assert _n_fits(log) == 4  # three folds finished, the fourth killed
+    records = run_experiment(_experiment(log), tmp_path / "out", progress=False)
+    assert _n_fits(log) == 4 + 2  # only the two missing folds are fitted
+    assert sorted(r["fold"] for r in records) == [f"r0-f{k}" for k in range(5)]
+    saved = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert len(saved["folds"]) == 5
+    again = run_experiment(_experiment(log), tmp_path / "out", progress=False)
+    assert _n_fits(log) == 6  # everything cached
+    key = ["dataset", "model", "fold", "accuracy"]
+    assert sorted(tuple(r[k] for k in key) for r in again) == sorted(
+        tuple(r[k] for k in key) for r in records
+    )
+
+
+def test_parallel_run_equals_serial_run(tmp_path):
+    log = tmp_path / "fits.log"
+    serial = run_experiment(_experiment(log), tmp_path / "a", progress=False)
+    parallel = run_experiment(_experiment(log), tmp_path / "b", n_jobs=2, progress=False)
+    a = summarise(serial).sort_values(["dataset", "model"])["mean"].to_numpy()
+    b = summarise(parallel).sort_values(["dataset", "model"])["mean"].to_numpy()
+    assert a == pytest.approx(b)
