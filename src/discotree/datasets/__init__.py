@@ -5,20 +5,63 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import pandas as pd
 
 from .builtin import BUILTIN_DATASETS, load_builtin, load_csv
 from .real import KNOWN_SPLITS, data_dir, load_real, manifest, npz_split
+from .synthetic import (
+    forest_classes,
+    gaussian_example,
+    random_binary_trees,
+    random_grid_model,
+    random_ktree_classes,
+    sample_forest_classes,
+    sample_joint_table,
+    three_variable_example,
+)
+
+
+def _grid_pair(n_samples: int = 1200, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    p, q = random_grid_model(random_state=seed), random_grid_model(random_state=seed + 1)
+    half = n_samples // 2
+    X = np.vstack([q.sample(half, rng), p.sample(n_samples - half, rng)])
+    y = np.repeat([0, 1], [half, n_samples - half])
+    columns = [f"x{j}" for j in range(X.shape[1])]
+    return pd.DataFrame(X, columns=columns), pd.Series(y, name="class")
+
+
+#: Named synthetic problems with default sizes (seed 0), loadable by load_dataset.
+SYNTHETIC_DATASETS = {
+    "synthetic-binary-trees": lambda: random_binary_trees(20, 500, random_state=0)[:2],
+    "synthetic-grid": _grid_pair,
+    "synthetic-gaussian": lambda: gaussian_example(20, random_state=0).sample(1000, 0),
+    "synthetic-3var": lambda: sample_joint_table(three_variable_example()[0], 1000, 0),
+    "synthetic-1tree": lambda: random_ktree_classes(10, random_state=0)[:2],
+    "synthetic-forest": lambda: sample_forest_classes(
+        forest_classes(10, marginal="t3", random_state=0), 1000, random_state=0
+    ),
+}
 
 __all__ = [
     "BUILTIN_DATASETS",
     "KNOWN_SPLITS",
+    "SYNTHETIC_DATASETS",
     "data_dir",
     "dataset_split",
+    "forest_classes",
+    "gaussian_example",
     "load_builtin",
     "load_csv",
     "load_dataset",
     "manifest",
+    "random_binary_trees",
+    "random_grid_model",
+    "random_ktree_classes",
+    "sample_forest_classes",
+    "sample_joint_table",
+    "three_variable_example",
 ]
 
 
@@ -31,7 +74,8 @@ def load_dataset(
     ----------
     name : str
         A set bundled with scikit-learn (``breast_cancer``, ``digits``, ``iris``,
-        ``wine``) or one listed in the data folder's MANIFEST.tsv.
+        ``wine``), a named synthetic problem (``SYNTHETIC_DATASETS``, default sizes,
+        seed 0) or one listed in the data folder's MANIFEST.tsv.
     data_dir : path, optional
         The data folder; default ``$DISCOTREE_DATA``, else ``../shared/data``.
 
@@ -45,6 +89,8 @@ def load_dataset(
     """
     if name in BUILTIN_DATASETS:
         return load_builtin(name)
+    if name in SYNTHETIC_DATASETS:
+        return SYNTHETIC_DATASETS[name]()
     return load_real(name, data_dir)
 
 
@@ -54,6 +100,6 @@ def dataset_split(
     """The known train/test split of a dataset as row ranges, or None (use CV)."""
     if name in KNOWN_SPLITS:
         return KNOWN_SPLITS[name]
-    if name in BUILTIN_DATASETS:
+    if name in BUILTIN_DATASETS or name in SYNTHETIC_DATASETS:
         return None
     return npz_split(name, data_dir)

@@ -109,6 +109,24 @@ class DiscreteForestModel:
         order = np.stack([topological_order(row) for row in self.parents])
         return flat, offsets.reshape(sizes.shape), order
 
+    def sample(
+        self, n_samples: int, class_index: int, rng: np.random.Generator
+    ) -> NDArray[np.intp]:
+        """Draw ``n_samples`` exact samples from class ``class_index``'s forest.
+
+        Ancestral sampling in a topological order: each feature is drawn from its CPT
+        row given its parent's sampled value. O(n_samples * sum of r_j).
+        """
+        parents = self.parents[class_index]
+        out = np.empty((n_samples, len(parents)), dtype=np.intp)
+        for j in topological_order(parents):
+            prob = np.exp(self.log_cpts[class_index][j])
+            rows = prob[np.zeros(n_samples, np.intp) if parents[j] < 0 else out[:, parents[j]]]
+            cumulative = np.cumsum(rows, axis=1)
+            u = rng.random(n_samples)[:, None] * cumulative[:, -1:]
+            out[:, j] = np.minimum((u >= cumulative).sum(axis=1), rows.shape[1] - 1)
+        return out
+
     def log_likelihood(self, codes: NDArray[np.intp]) -> NDArray[np.float64]:
         """``log P(x | c)`` for every sample and class, missing features summed out.
 
