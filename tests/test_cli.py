@@ -71,7 +71,6 @@ def test_fit_predict_round_trip(train_csv, tmp_path, capsys):
     "argv, code, message",
     [
         (["compare", "--models", "nope"], 2, "unknown model nope"),
-        (["compare", "--dataset", "nope"], 1, "unknown dataset 'nope'"),
         (["compare", "--csv", "x.csv"], 2, "--csv needs --target"),
         (["fit", "--csv", "missing.csv", "--target", "y", "-o", "m"], 1, "file not found"),
         (["predict", "--model", "missing.joblib", "--csv", "x.csv"], 1, "model file not found"),
@@ -97,3 +96,33 @@ def test_help_everywhere(capsys):
     for argv in (["--help"], ["compare", "--help"], ["fit", "--help"], ["predict", "--help"]):
         assert main(argv) == 0
         assert "usage: discotree" in capsys.readouterr().out
+
+
+def test_unknown_dataset_and_missing_data_folder(fake_data_dir, tmp_path, capsys):
+    assert main(["compare", "--dataset", "nope", "--data-dir", str(fake_data_dir)]) == 1
+    assert "unknown dataset 'nope'" in capsys.readouterr().err
+    assert main(["compare", "--dataset", "vote", "--data-dir", str(tmp_path / "none")]) == 1
+    err = capsys.readouterr().err
+    assert "no data folder" in err and str(tmp_path / "none") in err
+
+
+def test_reproduce_list_and_bench(fake_data_dir, tmp_path, capsys):
+    assert main(["reproduce", "--list"]) == 0
+    assert "pernkopf-uci" in capsys.readouterr().out
+    assert main(["reproduce", "nope"]) == 2
+    argv = [
+        "bench",
+        "--datasets",
+        "toy,iris",
+        "--models",
+        "nb,tan-cmi",
+        "--data-dir",
+        str(fake_data_dir),
+        "--out",
+        str(tmp_path / "b"),
+        "-q",
+    ]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "| toy | tan-cmi |" in out and "| iris | nb |" in out
+    assert (tmp_path / "b" / "results.json").is_file()
