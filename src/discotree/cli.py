@@ -11,21 +11,22 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import tempfile
 import traceback
+from functools import partial
 from pathlib import Path
 
 import joblib
 import numpy as np
 import pandas as pd
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from . import __version__
 from .datasets import BUILTIN_DATASETS, load_csv, load_dataset
-from .evaluation import cross_validate
 from .experiments import EXPERIMENTS, run_experiment
 from .experiments.adhoc import bench_experiment
+from .experiments.report import summarise
 from .registry import CLASSIFIERS, make_classifier
 
 
@@ -48,46 +49,24 @@ def _compare(args: argparse.Namespace) -> None:
     if args.csv is not None:
         if args.target is None:
             raise UsageError("--csv needs --target COLUMN")
-        data = {args.csv.name: load_csv(args.csv, args.target)}
+        loaders = {args.csv.name: partial(load_csv, args.csv, args.target)}
     else:
         if args.target is not None:
             raise UsageError("--target is only meaningful with --csv")
         names = [v.strip() for v in args.dataset.split(",") if v.strip()]
-        data = {name: load_dataset(name, args.data_dir) for name in names}
-    estimators = {name: make_classifier(name) for name in model_names}
-    total = len(data) * len(estimators) * args.folds
-    results = []
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        disable=args.quiet,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("cross-validating", total=total)
-        for name, (X, y) in data.items():
-            progress.update(task, description=name)
-            results += cross_validate(
-                X,
-                y,
-                estimators,
-                dataset=name,
-                n_splits=args.folds,
-                random_state=args.random_state,
-                on_fold=lambda: progress.advance(task),
-            )
+        loaders = {name: partial(load_dataset, name, args.data_dir) for name in names}
+    experiment = bench_experiment(loaders, model_names, f"cv{args.folds}", seed=args.random_state)
+    with tempfile.TemporaryDirectory() as scratch:  # no cache is kept
+        records = run_experiment(experiment, Path(scratch), progress=not args.quiet)
+    summary = summarise(records)
     table = Table(title=f"{args.folds}-fold stratified CV accuracy (seed {args.random_state})")
     for column in ("dataset", "model", "accuracy", "fit time (s)"):
         table.add_column(column, justify="left" if column in ("dataset", "model") else "right")
-    for r in results:
-        table.add_row(
-            r.dataset,
-            r.model,
-            f"{r.mean_accuracy:.4f} ± {r.std_accuracy:.4f}",
-            f"{r.mean_fit_seconds:.3f}",
-        )
+    order = {name: k for k, name in enumerate(model_names)}
+    for r in sorted(
+        summary.itertuples(), key=lambda r: (list(loaders).index(r.dataset), order[r.model])
+    ):
+        table.add_row(r.dataset, r.model, f"{r.mean:.4f} ± {r.sd:.4f}", f"{r.fit_seconds:.3f}")
     Console(width=100, file=sys.stdout).print(table)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -34,31 +35,35 @@ def protocol_folds(protocol: str):
 
 
 def bench_experiment(
-    datasets: list[str],
+    datasets: list[str] | dict[str, Callable[[], tuple]],
     models: list[str],
     protocol: str = "cv5",
     data_dir: str | os.PathLike | None = None,
     seed: int = 0,
 ) -> Experiment:
-    """An experiment comparing registered ``models`` on ``datasets`` under ``protocol``."""
+    """An experiment comparing registered ``models`` on ``datasets`` under ``protocol``.
+
+    ``datasets`` are names for :func:`discotree.datasets.load_dataset`, or a dict of
+    name -> loader returning (X, y) (e.g. for a CSV file).
+    """
     unknown = [m for m in models if m not in CLASSIFIERS]
     if unknown:
         raise ValueError(
             f"unknown model {', '.join(unknown)}; choose from {', '.join(CLASSIFIERS)}"
         )
     folds = protocol_folds(protocol)
+    loaders = (
+        datasets
+        if isinstance(datasets, dict)
+        else {name: partial(load_dataset, name, data_dir) for name in datasets}
+    )
     specs = [
-        DatasetSpec(
-            name=name,
-            load=partial(load_dataset, name, data_dir),
-            folds=partial(folds, seed=seed),
-            protocol=protocol,
-        )
-        for name in datasets
+        DatasetSpec(name=name, load=load, folds=partial(folds, seed=seed), protocol=protocol)
+        for name, load in loaders.items()
     ]
     return Experiment(
         name="bench",
-        description=f"{', '.join(models)} on {', '.join(datasets)} ({protocol}, seed {seed})",
+        description=f"{', '.join(models)} on {', '.join(loaders)} ({protocol}, seed {seed})",
         datasets=specs,
         models={m: partial(make_classifier, m) for m in models},
         report=_report,
