@@ -77,7 +77,7 @@ class NaiveBayesClassifier(DiscreteForestClassifierBase):
             codes, class_index, self.n_categories_, n_classes, sample_weight
         )
         parents = np.full((n_classes, codes.shape[1]), -1, dtype=np.intp)
-        self.edges_ = [[] for _ in range(n_classes)]
+        self.edges_: list[list[tuple[int, int]]] = [[] for _ in range(n_classes)]
         return DiscreteForestModel.from_statistics(
             None, parents, alpha=self._alpha, epsilon=self._epsilon, univariate=univariate
         )

@@ -158,9 +158,9 @@ def uci_experiment(data_dir: str | os.PathLike | None = None) -> Experiment:
                 folds=partial(_folds, protocol),
                 protocol=text,
                 note=note,
+                paper_name=paper_name,
             )
         )
-        datasets[-1].paper_name = paper_name  # type: ignore[attr-defined]
     return Experiment(
         name="pernkopf-uci",
         description=(

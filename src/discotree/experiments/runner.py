@@ -43,6 +43,8 @@ class DatasetSpec:
         Human-readable protocol, e.g. "CV-5" or "split 300/1024".
     note : str
         Any difference from the paper's data or protocol.
+    paper_name : str
+        The name the paper uses (default: ``name``).
     """
 
     name: str
@@ -50,6 +52,7 @@ class DatasetSpec:
     folds: Callable[[np.ndarray], Iterable[Fold]]
     protocol: str
     note: str = ""
+    paper_name: str = ""
 
 
 @dataclass

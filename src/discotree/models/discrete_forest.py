@@ -46,7 +46,7 @@ class DiscreteForestModel:
     @classmethod
     def from_statistics(
         cls,
-        stats: PairStatistics,
+        stats: PairStatistics | None,
         parents: NDArray[np.intp],
         *,
         alpha: float,
@@ -76,8 +76,10 @@ class DiscreteForestModel:
             for j in range(n_features):
                 p = int(parents[c, j])
                 if p < 0:
-                    marg = univariate[j][c] if univariate is not None else stats.marginal(j)[c]
+                    marg = stats.marginal(j)[c] if univariate is None else univariate[j][c]
                     counts = marg[None, :]
+                elif stats is None:
+                    raise ValueError("pair statistics are needed for a forest with edges")
                 else:
                     counts = stats.table(p, j)[c]
                 tables.append(np.log(smoothed_conditional(counts, alpha, epsilon)))
