@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import time
 import tracemalloc
@@ -187,6 +188,11 @@ def to_markdown(results: dict) -> str:
             f"{nv['discotree_s']:.3f} s.",
             "",
         ]
+    if "process_peak_rss_mb" in results:
+        lines.append(
+            f"Peak resident memory of the whole benchmark process (data, one-hot bound "
+            f"matrices and fits included): {results['process_peak_rss_mb']:.0f} MB."
+        )
     return "\n".join(lines)
 
 
@@ -196,6 +202,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = parser.parse_args()
     results = run(args.repeats)
+    results["process_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "fit.json").write_text(json.dumps(results, indent=2))
     (args.out / "fit.md").write_text(to_markdown(results))
