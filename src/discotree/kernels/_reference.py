@@ -242,3 +242,33 @@ def mdl_cut_points(values, class_index, weights, n_classes):
         if w > 0
     ]
     return sorted(split(rows))
+
+
+def discriminative_weights(codes, class_index, weights, n_categories, positive, negative, alpha):
+    """psi(+), psi(-) of eq. 21 of 000 by its definition: E_p[f] - E_q[f], f = log p/(p p)."""
+    d = len(n_categories)
+    psi_pos = np.zeros((d, d))
+    psi_neg = np.zeros((d, d))
+
+    def smoothed(table):
+        cells = [[v + alpha for v in row] for row in table]
+        total = sum(map(sum, cells))
+        return [[v / total for v in row] for row in cells]
+
+    def expectation(dist, f):
+        return sum(dist[a][b] * f[a][b] for a in range(len(dist)) for b in range(len(dist[0])))
+
+    for i in range(d):
+        for j in range(i + 1, d):
+            ri, rj = int(n_categories[i]), int(n_categories[j])
+            p = smoothed(pair_table(codes, class_index, weights, i, j, ri, rj, positive))
+            q = smoothed(pair_table(codes, class_index, weights, i, j, ri, rj, negative))
+            for first, second, out in ((p, q, psi_pos), (q, p, psi_neg)):
+                rows = [sum(first[a]) for a in range(ri)]
+                cols = [sum(first[a][b] for a in range(ri)) for b in range(rj)]
+                f = [
+                    [math.log(first[a][b] / (rows[a] * cols[b])) for b in range(rj)]
+                    for a in range(ri)
+                ]
+                out[i, j] = out[j, i] = expectation(first, f) - expectation(second, f)
+    return psi_pos, psi_neg

@@ -69,3 +69,70 @@ def pairwise_table_totals(counts, offsets, out):  # pragma: no cover - numba
                         s += counts[c, a, b]
                 out[c, i, j] = s
                 out[c, j, i] = s
+
+
+@numba.njit(cache=True, nogil=True)
+def pairwise_discriminative_weights(
+    counts, offsets, positive, negative, alpha, out_pos, out_neg
+):  # pragma: no cover - numba
+    """Fill ``out_pos[i, j]`` = psi(+) and ``out_neg[i, j]`` = psi(-) of eq. 21 of
+    000_73c31e535057fe50.txt for every pair, from the tables of two classes.
+
+    With p the smoothed pairwise distribution of class ``positive`` and q that of class
+    ``negative`` (``(n_ab + alpha) / (n + r_i r_j alpha)`` on each pair's own table, so
+    every cell is positive when alpha > 0), and f = log p_ij / (p_i p_j) with the
+    marginals of p_ij: ``psi(+) = sum_ab (p_ij - q_ij) f``; psi(-) swaps p and q. An
+    empty table gives the uniform distribution.
+    """
+    n_features = offsets.shape[0] - 1
+    max_r = 1
+    for f in range(n_features):
+        max_r = max(max_r, offsets[f + 1] - offsets[f])
+    p = np.empty((max_r, max_r))
+    q = np.empty((max_r, max_r))
+    p_row = np.empty(max_r)
+    p_col = np.empty(max_r)
+    q_row = np.empty(max_r)
+    q_col = np.empty(max_r)
+    for i in range(n_features):
+        out_pos[i, i] = 0.0
+        out_neg[i, i] = 0.0
+        r0 = offsets[i]
+        ri = offsets[i + 1] - r0
+        for j in range(i + 1, n_features):
+            c0 = offsets[j]
+            rj = offsets[j + 1] - c0
+            n_p = 0.0
+            n_q = 0.0
+            for a in range(ri):
+                for b in range(rj):
+                    p[a, b] = counts[positive, r0 + a, c0 + b] + alpha
+                    q[a, b] = counts[negative, r0 + a, c0 + b] + alpha
+                    n_p += p[a, b]
+                    n_q += q[a, b]
+            for a in range(ri):
+                p_row[a] = 0.0
+                q_row[a] = 0.0
+            for b in range(rj):
+                p_col[b] = 0.0
+                q_col[b] = 0.0
+            for a in range(ri):
+                for b in range(rj):
+                    p[a, b] = p[a, b] / n_p if n_p > 0 else 1.0 / (ri * rj)
+                    q[a, b] = q[a, b] / n_q if n_q > 0 else 1.0 / (ri * rj)
+                    p_row[a] += p[a, b]
+                    p_col[b] += p[a, b]
+                    q_row[a] += q[a, b]
+                    q_col[b] += q[a, b]
+            psi_pos = 0.0
+            psi_neg = 0.0
+            for a in range(ri):
+                for b in range(rj):
+                    diff = p[a, b] - q[a, b]
+                    if diff != 0.0:
+                        psi_pos += diff * math.log(p[a, b] / (p_row[a] * p_col[b]))
+                        psi_neg -= diff * math.log(q[a, b] / (q_row[a] * q_col[b]))
+            out_pos[i, j] = psi_pos
+            out_pos[j, i] = psi_pos
+            out_neg[i, j] = psi_neg
+            out_neg[j, i] = psi_neg
