@@ -2,13 +2,22 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from discotree import ChowLiuClassifier, Discretizer, NaiveBayesClassifier, TANClassifier
+from discotree import (
+    ChowLiuClassifier,
+    Discretizer,
+    DiscriminativeTreeClassifier,
+    NaiveBayesClassifier,
+    TANClassifier,
+)
 
 ALL_ESTIMATORS = [
     NaiveBayesClassifier(),
     ChowLiuClassifier(),
     ChowLiuClassifier(n_edges=2),
     TANClassifier(),
+    DiscriminativeTreeClassifier(),
+    DiscriminativeTreeClassifier(multiclass="ovr", n_edges=2, edge_cost=0.01),
+    DiscriminativeTreeClassifier(distribution="gaussian"),
     Discretizer(),
     Discretizer(method="uniform"),
     Discretizer(method="mdl"),

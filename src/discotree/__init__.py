@@ -2,13 +2,19 @@
 
 import logging
 
-from .classifiers import ChowLiuClassifier, NaiveBayesClassifier, TANClassifier
+from .classifiers import (
+    ChowLiuClassifier,
+    DiscriminativeTreeClassifier,
+    NaiveBayesClassifier,
+    TANClassifier,
+)
 from .transformers import Discretizer, TableEncoder
 
 __version__ = "0.1.0"
 __all__ = [
     "ChowLiuClassifier",
     "Discretizer",
+    "DiscriminativeTreeClassifier",
     "NaiveBayesClassifier",
     "TANClassifier",
     "TableEncoder",

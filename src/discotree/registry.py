@@ -6,7 +6,12 @@ from collections.abc import Callable
 
 from sklearn.base import ClassifierMixin
 
-from .classifiers import ChowLiuClassifier, NaiveBayesClassifier, TANClassifier
+from .classifiers import (
+    ChowLiuClassifier,
+    DiscriminativeTreeClassifier,
+    NaiveBayesClassifier,
+    TANClassifier,
+)
 
 __all__ = ["CLASSIFIERS", "make_classifier"]
 
@@ -15,6 +20,7 @@ CLASSIFIERS: dict[str, Callable[[], ClassifierMixin]] = {
     "nb": NaiveBayesClassifier,
     "chow-liu": ChowLiuClassifier,
     "tan-cmi": TANClassifier,
+    "dt": DiscriminativeTreeClassifier,
 }
 
 

@@ -1,7 +1,13 @@
 """Scikit-learn compatible classifiers."""
 
 from .chow_liu import ChowLiuClassifier
+from .discriminative_tree import DiscriminativeTreeClassifier
 from .naive_bayes import NaiveBayesClassifier
 from .tan import TANClassifier
 
-__all__ = ["ChowLiuClassifier", "NaiveBayesClassifier", "TANClassifier"]
+__all__ = [
+    "ChowLiuClassifier",
+    "DiscriminativeTreeClassifier",
+    "NaiveBayesClassifier",
+    "TANClassifier",
+]

@@ -94,8 +94,7 @@ class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
                 f"{name}: y contains only 1 class ('{self.classes_[0]}') among the samples "
                 "with positive weight; at least two classes are needed."
             )
-        discretizer = Discretizer() if self.discretizer is None else self.discretizer
-        self.encoder_ = TableEncoder(int(self.max_categories), discretizer, name)
+        self.encoder_ = self._make_encoder()
         codes = self.encoder_.fit_transform(table, weights, y_index)
         self.n_categories_ = self.encoder_.n_categories_
         class_weight = np.bincount(y_index, weights=weights, minlength=len(self.classes_)).astype(
@@ -112,6 +111,11 @@ class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
             len(self.classes_),
         )
         return self
+
+    def _make_encoder(self):
+        """The input encoder: category codes for discrete models."""
+        discretizer = Discretizer() if self.discretizer is None else self.discretizer
+        return TableEncoder(int(self.max_categories), discretizer, type(self).__name__)
 
     @abstractmethod
     def _fit_model(

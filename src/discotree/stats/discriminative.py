@@ -96,7 +96,8 @@ def gaussian_discriminative_weights(
 def _gaussian_psi(mean_p, cov_p, mean_q, cov_q) -> NDArray[np.float64]:
     mean_p, mean_q = np.asarray(mean_p, float), np.asarray(mean_q, float)
     cov_p, cov_q = np.asarray(cov_p, float), np.asarray(cov_q, float)
-    sd = np.sqrt(np.diag(cov_p))
+    var = np.diag(cov_p)
+    sd = np.sqrt(np.maximum(var, 1e-12 * max(1.0, float(var.max(initial=0.0)))))  # constants
     rho = np.clip(cov_p / np.outer(sd, sd), -1 + 1e-12, 1 - 1e-12)
     shift = (mean_q - mean_p) / sd
     e_uu = np.diag(cov_q) / sd**2 + shift**2  # E_q[u^2] per feature

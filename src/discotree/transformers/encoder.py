@@ -13,7 +13,7 @@ from .._validation import Table
 from ..kernels.encode import column_distinct, column_presence, encode_lookup, encode_sorted
 from .discretizer import Discretizer
 
-__all__ = ["TableEncoder"]
+__all__ = ["NumericEncoder", "TableEncoder"]
 
 _NUMERIC, _OBJECT, _BINS = "numeric-categories", "object-categories", "bins"
 #: Largest integer range for which values are looked up in dense tables.
@@ -234,3 +234,41 @@ class TableEncoder:
                 ) from err
         _check_finite(values, [label], self.owner)
         return values
+
+
+class NumericEncoder:
+    """Pass numeric columns through as float64, NaN for missing (for Gaussian models).
+
+    Parameters
+    ----------
+    owner : str
+        Estimator name used in error messages.
+
+    Attributes
+    ----------
+    n_categories_ : None
+        Continuous features have no categories.
+    """
+
+    n_categories_ = None
+
+    def __init__(self, owner: str) -> None:
+        self.owner = owner
+
+    def fit_transform(self, table: Table, sample_weight=None, class_index=None) -> NDArray:
+        """Validate and return the training matrix."""
+        return self.transform(table)
+
+    def transform(self, table: Table) -> NDArray[np.float64]:
+        """The table as a float64 matrix; raises for non-numeric columns and inf."""
+        columns = []
+        for column, label in zip(table.columns, table.labels, strict=True):
+            if column.dtype.kind not in "iuf":
+                raise ValueError(
+                    f"{self.owner}: {label} is not numeric; distribution='gaussian' needs "
+                    "numeric columns (use distribution='discrete' for categories)."
+                )
+            columns.append(column.astype(np.float64))
+        matrix = np.column_stack(columns)
+        _check_finite(matrix, table.labels, self.owner)
+        return matrix
