@@ -228,11 +228,13 @@ def gaussian_example(
     with ``S_N = [[I, rho I], [rho I, I]]``. The paper only requires the common block
     S_C to be more correlated than S_A and S_B, and the noise edges the most
     correlated of all; we take S_C with unit diagonal and every off-diagonal equal to
-    ``common``, and S_A, S_B = ``(1 - specific) I + specific R`` for random
-    correlation matrices R (off-diagonals at most ``specific``). After the noise is
+    ``common``, S_A with every off-diagonal equal to ``specific`` and S_B =
+    ``(1 - specific) I + specific v v^T`` for a random sign vector v with as many + as
+    - signs, so that the two blocks have the same correlation magnitudes but half of
+    their signs differ (the discriminative information). After the noise is
     added, noise edges have correlation rho/2, common edges common/2, and the
     discriminative block at most specific/2, so with the defaults (0.475 > 0.45 >
-    0.25) Chow-Liu picks the same tree for both classes.
+    0.425) Chow-Liu picks the same tree for both classes.
     """
     if n_features % 2 or n_features < 4:
         raise ValueError(f"n_features must be even and >= 4, got {n_features}")
@@ -242,16 +244,13 @@ def gaussian_example(
     half = n_features // 2
     s_c = (1 - common) * np.eye(half) + common * np.ones((half, half))
 
-    def specific_block() -> NDArray[np.float64]:
-        a = rng.normal(size=(half, 2 * half))
-        cov = a @ a.T
-        scale = 1 / np.sqrt(np.diag(cov))
-        return (1 - specific) * np.eye(half) + specific * cov * np.outer(scale, scale)
-
+    signs = rng.permutation(np.where(np.arange(half) < half // 2, 1.0, -1.0))
+    block_a = (1 - specific) * np.eye(half) + specific * np.ones((half, half))
+    block_b = (1 - specific) * np.eye(half) + specific * np.outer(signs, signs)
     noise = np.block([[np.eye(half), rho * np.eye(half)], [rho * np.eye(half), np.eye(half)]])
     zeros = np.zeros((half, half))
-    cov_p = np.block([[s_c, zeros], [zeros, specific_block()]]) + noise
-    cov_q = np.block([[s_c, zeros], [zeros, specific_block()]]) + noise
+    cov_p = np.block([[s_c, zeros], [zeros, block_a]]) + noise
+    cov_q = np.block([[s_c, zeros], [zeros, block_b]]) + noise
     return GaussianExample(cov_p, cov_q)
 
 

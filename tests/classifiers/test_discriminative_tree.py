@@ -1,0 +1,186 @@
+"""Discriminative trees: optimality, weights, Proposition 4, Gaussian example, multiclass."""
+
+import itertools
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from discotree import ChowLiuClassifier, DiscriminativeTreeClassifier
+from discotree.datasets.synthetic import gaussian_example
+from discotree.kernels import _reference
+from discotree.models.discrete_forest import DiscreteForestModel
+from discotree.stats.discrete import PairStatistics
+from discotree.structure.discriminative import discriminative_forest_paths
+from discotree.structure.spanning import orient_forest
+
+
+def _all_forests(n, max_edges):
+    candidates = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    for size in range(max_edges + 1):
+        for subset in itertools.combinations(candidates, size):
+            if _reference.is_forest(n, subset):
+                yield subset
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+@pytest.mark.parametrize("cost_kind", ["none", "scalar", "matrix"])
+def test_forest_pair_is_optimal_for_every_k(rng, n, cost_kind):
+    a, b = rng.normal(size=(n, n)), rng.normal(size=(n, n))
+    psi_pos, psi_neg = a + a.T, b + b.T
+    cost = {"none": 0.0, "scalar": 0.3, "matrix": np.abs(rng.normal(size=(n, n))) * 0.5}[cost_kind]
+    c = np.full((n, n), cost) if np.ndim(cost) == 0 else np.triu(cost, 1) + np.triu(cost, 1).T
+    path_pos, path_neg = discriminative_forest_paths(psi_pos, psi_neg, cost)
+    for k in range(n):
+        forests = list(_all_forests(n, k))
+        value_p = np.array([sum(psi_pos[e] - c[e] for e in f) for f in forests])
+        value_q = np.array([sum(psi_neg[e] - c[e] for e in f) for f in forests])
+        best = (value_p[:, None] + value_q[None, :]).max()  # every pair of forests
+        ours = sum(psi_pos[e] - c[e] for e in path_pos.forest(k))
+        ours += sum(psi_neg[e] - c[e] for e in path_neg.forest(k))
+        assert ours == pytest.approx(best, abs=1e-12)
+        # nested (Corollary 6)
+        assert path_pos.forest(k) == path_pos.edges[:k]
+    assert all(w > 0 for w in path_pos.weights)  # stops at non-positive weights
+
+
+def test_binary_forests_are_spanning_forests_of_the_reference_weights(rng):
+    X = rng.integers(0, 3, (300, 5))
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 2, 300) > 2).astype(int)
+    clf = DiscriminativeTreeClassifier(alpha=0.5).fit(X, y)
+    psi_pos, psi_neg = _reference.discriminative_weights(
+        X.astype(np.intp), y, None, np.array([3] * 5), 1, 0, 0.5
+    )
+    assert_allclose(clf.edge_weights_[1], psi_pos, atol=1e-10)
+    assert_allclose(clf.edge_weights_[0], psi_neg, atol=1e-10)
+    for edges, psi in ((clf.edges_[1], psi_pos), (clf.edges_[0], psi_neg)):
+        assert _reference.is_forest(5, edges)
+        assert sum(psi[e] for e in edges) == pytest.approx(
+            max(sum(psi[e] for e in f) for f in _all_forests(5, 4)), abs=1e-10
+        )
+    path = clf.j_divergence_path_
+    assert np.all(np.diff(path) >= -1e-12)
+    assert [e[2] for e in clf.discriminative_edges_] == sorted(
+        (e[2] for e in clf.discriminative_edges_), reverse=True
+    )
+
+
+def test_empirical_log_likelihood_ratio_equals_j_hat_up_to_a_constant(rng):
+    """Proposition 4: over all pairs of spanning trees, sum_l y_l log p/q equals
+    L * (sum_{E_p} psi+ + sum_{E_q} psi-) plus one constant; so both pick the DT pair."""
+    n, L = 4, 600
+    X = np.vstack([rng.integers(0, 2, (L, n)), rng.integers(0, 2, (L, n))])
+    X[L:, 1] = np.where(rng.random(L) < 0.8, X[L:, 0], X[L:, 1])
+    X[:L, 3] = np.where(rng.random(L) < 0.7, X[:L, 2], X[:L, 3])
+    y = np.repeat([0, 1], L)
+    stats = PairStatistics.from_codes(X, y, np.array([2] * n), 2)
+    clf = DiscriminativeTreeClassifier(alpha=1e-9, epsilon=1e-12).fit(X, y)
+    psi_neg, psi_pos = clf.edge_weights_
+    trees = list(_reference.spanning_trees(n))
+    gaps, objectives = [], {}
+    for tp in trees:
+        for tq in trees:
+            parents = np.stack([orient_forest(n, tq), orient_forest(n, tp)])
+            model = DiscreteForestModel.from_statistics(stats, parents, alpha=1e-9, epsilon=1e-12)
+            loglik = model.log_likelihood(X)
+            llr = loglik[:, 1] - loglik[:, 0]
+            objective = llr[y == 1].sum() - llr[y == 0].sum()
+            objectives[(tuple(tp), tuple(tq))] = objective
+            gaps.append(objective / L - sum(psi_pos[e] for e in tp) - sum(psi_neg[e] for e in tq))
+    assert np.ptp(gaps) < 1e-6
+    best = max(objectives, key=objectives.get)
+    assert set(best[0]) == set(clf.edges_[1]) and set(best[1]) == set(clf.edges_[0])
+
+
+def test_gaussian_example_discriminative_edges_stay_in_the_discriminative_block():
+    """Section V-A: from the true covariances, DT picks edges of the lower-right block,
+    Chow-Liu the same tree for both classes."""
+    example = gaussian_example(10, random_state=0)
+    X, y = example.sample(20000, random_state=0)
+    dt = DiscriminativeTreeClassifier(distribution="gaussian").fit(X, y)
+    for edges in dt.edges_:  # a tree on the 5 discriminative variables comes first
+        assert all(i >= 5 and j >= 5 for i, j in edges[:4])
+    assert dt.score(X, y) > 0.6
+    assert np.all(np.diff(dt.j_divergence_path_) >= -1e-9)
+
+
+def test_n_edges_and_staged_decisions(rng):
+    X = rng.integers(0, 3, (200, 6))
+    y = (X[:, 0] == X[:, 1]).astype(int)
+    full = DiscriminativeTreeClassifier().fit(X, y)
+    staged = dict(full.staged_decision_function(X))
+    assert_allclose(staged[max(staged)], full.decision_function(X), rtol=1e-10)
+    for k in (0, 1, 2):
+        fitted = DiscriminativeTreeClassifier(n_edges=k).fit(X, y)
+        assert all(len(e) <= k for e in fitted.edges_)
+        assert_allclose(staged[k], fitted.decision_function(X), rtol=1e-10)
+
+
+@pytest.mark.parametrize("multiclass", ["pairwise", "ovr"])
+def test_multiclass_rules(rng, multiclass):
+    X = rng.integers(0, 3, (300, 5))
+    y = (X[:, 0] + (X[:, 1] == X[:, 2])) % 3
+    clf = DiscriminativeTreeClassifier(multiclass=multiclass).fit(X, y)
+    scores = clf.decision_function(X)
+    assert scores.shape == (300, 3)
+    assert (clf.predict(X) == clf.classes_[scores.argmax(axis=1)]).all()
+    assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0)
+    assert clf.score(X, y) > 0.6
+    assert len(clf.forest_pairs_) == 3
+    with pytest.raises(AttributeError, match="two classes only"):
+        clf.predict_joint_log_proba(X)
+
+
+def test_pairwise_composite_for_two_of_three_classes_matches_binary_fit(rng):
+    X = rng.integers(0, 3, (300, 4))
+    y = rng.integers(0, 3, 300)
+    multi = DiscriminativeTreeClassifier().fit(X, y)
+    pair = next(p for p in multi.forest_pairs_ if (p.positive, p.negative) == (0, 1))
+    rows = y < 2
+    binary = DiscriminativeTreeClassifier().fit(X[rows], y[rows])  # positive = class 1
+    assert pair.path_pos.edges == [(i, j) for i, j, _ in binary.edge_path_[0]]
+    assert pair.path_neg.edges == [(i, j) for i, j, _ in binary.edge_path_[1]]
+    llr = pair.log_ratio(multi._encode(X))  # log p-hat_0 / p-hat_1
+    prior = binary.class_log_prior_[1] - binary.class_log_prior_[0]
+    assert_allclose(llr, -(binary.decision_function(X) - prior), rtol=1e-9, atol=1e-9)
+
+
+def test_missing_values_are_summed_out(rng):
+    X = rng.integers(0, 3, (200, 4)).astype(float)
+    y = (X[:, 0] == X[:, 1]).astype(int)
+    clf = DiscriminativeTreeClassifier().fit(X, y)
+    row = np.array([[1.0, np.nan, 2.0, np.nan]])
+    fills = np.array([[1.0, a, 2.0, b] for a in range(3) for b in range(3)])
+    from scipy.special import logsumexp
+
+    assert_allclose(
+        clf.predict_joint_log_proba(row)[0],
+        logsumexp(clf.predict_joint_log_proba(fills), axis=0),
+        rtol=1e-10,
+    )
+
+
+def test_bad_parameters(rng):
+    X, y = rng.integers(0, 3, (30, 3)), rng.integers(0, 2, 30)
+    with pytest.raises(ValueError, match="alpha must be > 0"):
+        DiscriminativeTreeClassifier(alpha=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="distribution must be one of"):
+        DiscriminativeTreeClassifier(distribution="poisson").fit(X, y)
+    with pytest.raises(ValueError, match="multiclass must be one of"):
+        DiscriminativeTreeClassifier(multiclass="ecoc").fit(X, y)
+    with pytest.raises(ValueError, match="edge_cost must be a scalar or a"):
+        DiscriminativeTreeClassifier(edge_cost=np.ones((2, 2))).fit(X, y)
+    with pytest.raises(ValueError, match="edge_cost must be finite and >= 0"):
+        DiscriminativeTreeClassifier(edge_cost=-1.0).fit(X, y)
+    with pytest.raises(ValueError, match="is not numeric"):
+        DiscriminativeTreeClassifier(distribution="gaussian").fit(
+            np.array([["a", 1.0]] * 10, dtype=object), [0, 1] * 5
+        )
+
+
+def test_chow_liu_gives_identical_trees_where_dt_discriminates():
+    example = gaussian_example(10, random_state=1)
+    X, y = example.sample(5000, random_state=1)
+    dt = DiscriminativeTreeClassifier(distribution="gaussian").fit(X, y)
+    cl = ChowLiuClassifier(max_categories=1).fit(X, y)  # discretised, for contrast only
+    assert len(dt.edges_[0]) <= 9 and len(cl.edges_[0]) == 9
