@@ -26,7 +26,12 @@ from sklearn.metrics import mutual_info_score
 from threadpoolctl import threadpool_info
 
 import discotree
-from discotree import ChowLiuClassifier, NaiveBayesClassifier, TANClassifier
+from discotree import (
+    ChowLiuClassifier,
+    DiscriminativeTreeClassifier,
+    NaiveBayesClassifier,
+    TANClassifier,
+)
 from discotree.stats.discrete import PairStatistics
 
 
@@ -106,6 +111,7 @@ def bench_case(name: str, X: np.ndarray, y: np.ndarray, r: int, repeats: int) ->
         ),
         "ChowLiuClassifier.fit": lambda: ChowLiuClassifier().fit(X, y),
         "TANClassifier.fit": lambda: TANClassifier().fit(X, y),
+        "DiscriminativeTreeClassifier.fit": lambda: DiscriminativeTreeClassifier().fit(X, y),
         "NaiveBayesClassifier.fit": lambda: NaiveBayesClassifier().fit(X, y),
     }
     case = {
@@ -143,7 +149,12 @@ def run(repeats: int) -> dict:
     # warm up the JIT on a small problem
     Xw = rng.integers(0, 2, (200, 10)).astype(np.uint8)
     yw = rng.integers(0, 2, 200)
-    for cls in (NaiveBayesClassifier, ChowLiuClassifier, TANClassifier):
+    for cls in (
+        NaiveBayesClassifier,
+        ChowLiuClassifier,
+        TANClassifier,
+        DiscriminativeTreeClassifier,
+    ):
         cls().fit(Xw, yw)
     for name in ("binary-60000x784", "categorical4-20000x200"):
         X, y, r = make_data(name, rng)
@@ -154,7 +165,7 @@ def run(repeats: int) -> dict:
 def to_markdown(results: dict) -> str:
     m = results["machine"]
     lines = [
-        "# Fit benchmark (issue 2)",
+        "# Fit benchmark (issues 2 and 4)",
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores; Python {m['python']}, numpy {m['numpy']}, "
         f"scikit-learn {m['scikit-learn']}; BLAS: {'; '.join(m['blas'])}; "
