@@ -1,14 +1,14 @@
 """Weighted counting kernels: the one counting code path of discotree.
 
 Every statistic the library uses (univariate and pairwise count tables, per class)
-comes from the functions in this module. Codes are ``intp`` category indices in
-``0..r_i-1`` with ``-1`` for a missing value; a missing value contributes nothing to
-any table that involves its feature, so each table counts exactly the samples where
-its variables are observed.
+comes from the functions in this module. Codes are signed integer category indices
+in ``0..r_i-1`` with ``-1`` for a missing value; a missing value contributes nothing
+to any table that involves its feature, so each table counts exactly the samples
+where its variables are observed.
 
-The pairwise tables of all pairs are computed at once as the Gram matrix of the
-one-hot encoded data, ``Z_c^T Z_c`` for the rows ``Z_c`` of each class, in row chunks
-so that the extra memory is one chunk of the one-hot matrix. Unweighted counts use a
+The pairwise tables of all pairs are computed at once from the Gram matrix of a
+reduced one-hot encoding, ``Z_c^T Z_c`` for the rows ``Z_c`` of each class, in row
+chunks so that the extra memory is one chunk of that matrix. Unweighted counts use a
 float32 product, which is exact for chunks of fewer than 2**24 rows; weighted counts
 use ``(sqrt(w) Z)^T (sqrt(w) Z)`` in float64. Both are symmetric rank-k updates that
 BLAS performs at near peak speed.
@@ -21,7 +21,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
-    "fill_one_hot",
     "fill_reduced_one_hot",
     "pairwise_counts",
     "pairwise_moments",
@@ -34,24 +33,6 @@ __all__ = [
 _MAX_CHUNK_ROWS = 1 << 16
 #: Target size in bytes of one chunk of the one-hot matrix.
 _CHUNK_BYTES = 128 << 20
-
-
-@numba.njit(cache=True, nogil=True)
-def fill_one_hot(codes, rows, offsets, row_scale, out):  # pragma: no cover - numba
-    """Write the (scaled) one-hot encoding of ``codes[rows]`` into ``out``.
-
-    Row ``k`` of ``out`` gets ``row_scale[rows[k]]`` at ``offsets[f] + codes[rows[k], f]``
-    for every observed entry and 0 elsewhere.
-    """
-    n_features = codes.shape[1]
-    for k in range(rows.shape[0]):
-        r = rows[k]
-        s = row_scale[r]
-        out[k, :] = 0
-        for f in range(n_features):
-            v = codes[r, f]
-            if v >= 0:
-                out[k, offsets[f] + v] = s
 
 
 @numba.njit(cache=True, nogil=True)
