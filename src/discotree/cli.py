@@ -24,7 +24,7 @@ from rich.table import Table
 
 from . import __version__
 from .datasets import BUILTIN_DATASETS, load_csv, load_dataset
-from .experiments import EXPERIMENTS, run_experiment
+from .experiments import EXPERIMENTS, Experiment, run_experiment
 from .experiments.adhoc import bench_experiment
 from .experiments.report import summarise
 from .registry import CLASSIFIERS, make_classifier
@@ -118,9 +118,12 @@ def _reproduce(args: argparse.Namespace) -> None:
             f"unknown experiment {args.experiment!r}; choose from {', '.join(EXPERIMENTS)}"
         )
     experiment = EXPERIMENTS[args.experiment](args.data_dir)
-    out = args.out / experiment.name
-    run_experiment(experiment, out, n_jobs=args.n_jobs, progress=not args.quiet)
-    print(f"{experiment.name}: report written to {out}/results.md")
+    out = args.out / args.experiment
+    if isinstance(experiment, Experiment):
+        run_experiment(experiment, out, n_jobs=args.n_jobs, progress=not args.quiet)
+    else:
+        experiment(out, n_jobs=args.n_jobs, progress=not args.quiet)
+    print(f"{args.experiment}: report written to {out}/results.md")
 
 
 def _bench(args: argparse.Namespace) -> None:

@@ -10,9 +10,14 @@ from .protocols import (
     repeated_cross_validation,
 )
 from .runner import DatasetSpec, Experiment, run_experiment
+from .tan import gaussian_example_reproduction
 
-#: Reproductions by name: factories taking the data folder.
-EXPERIMENTS = {"pernkopf-uci": uci_experiment}
+#: Reproductions by name: factories taking the data folder and returning an
+#: Experiment (run by the cached harness) or a callable ``run(out_dir, n_jobs, progress)``.
+EXPERIMENTS = {
+    "pernkopf-uci": uci_experiment,
+    "tan-gaussian-example": gaussian_example_reproduction,
+}
 
 __all__ = [
     "EXPERIMENTS",
