@@ -159,9 +159,9 @@ def _write_gaussian_report(summary: dict, out_dir: Path) -> None:
         [
             [
                 r["k"],
-                f"{r['dt_j']:.4f}",
+                _fmt(r["dt_j"]),
                 f"{r['dt_error']:.4f}",
-                f"{r['cl_j']:.4f}",
+                _fmt(r["cl_j"]),
                 f"{r['cl_error']:.4f}",
                 r["cl_same_structure"],
             ]
