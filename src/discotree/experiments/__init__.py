@@ -10,6 +10,7 @@ from .protocols import (
     repeated_cross_validation,
 )
 from .runner import DatasetSpec, Experiment, run_experiment
+from .sanghavi import random_trees_experiment
 from .tan import gaussian_example_reproduction
 
 #: Reproductions by name: factories taking the data folder and returning an
@@ -17,6 +18,7 @@ from .tan import gaussian_example_reproduction
 EXPERIMENTS = {
     "pernkopf-uci": uci_experiment,
     "tan-gaussian-example": gaussian_example_reproduction,
+    "sanghavi-random-trees": random_trees_experiment,
 }
 
 __all__ = [
