@@ -184,3 +184,14 @@ def test_chow_liu_gives_identical_trees_where_dt_discriminates():
     dt = DiscriminativeTreeClassifier(distribution="gaussian").fit(X, y)
     cl = ChowLiuClassifier(max_categories=1).fit(X, y)  # discretised, for contrast only
     assert len(dt.edges_[0]) <= 9 and len(cl.edges_[0]) == 9
+
+
+@pytest.mark.parametrize("multiclass", ["pairwise", "ovr"])
+def test_staged_multiclass_scores_match_refits(rng, multiclass):
+    X = rng.integers(0, 3, (240, 5))
+    y = (X[:, 0] + (X[:, 1] == X[:, 2])) % 3
+    full = DiscriminativeTreeClassifier(multiclass=multiclass).fit(X, y)
+    staged = dict(full.staged_decision_function(X, [0, 1, 3]))
+    for k in (0, 1, 3):
+        refit = DiscriminativeTreeClassifier(n_edges=k, multiclass=multiclass).fit(X, y)
+        assert_allclose(staged[k], refit.decision_function(X), rtol=1e-10, atol=1e-10)

@@ -367,27 +367,43 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         return self._scores(self._encode(X))
 
     def staged_decision_function(self, X: Any, n_edges: list[int] | None = None):
-        """Decision function of the optimal k-edge forest pair for each k, from the
-        stored statistics (no recount): the nested path of Corollary 6.
+        """Decision function of the optimal k-edge forests for each k, from the stored
+        statistics (no recount): the nested paths of Corollary 6.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         n_edges : list of int, optional
-            The values of k (default 0, 1, ..., the longest path). Two classes only.
+            The values of k (default 0, 1, ..., the longest path).
 
         Yields
         ------
-        k, ndarray of shape (n_samples,)
+        k : int
+        decision : ndarray of shape (n_samples,) for two classes, else
+            (n_samples, n_classes), as :meth:`decision_function` would give with
+            ``n_edges=k``.
         """
         check_is_fitted(self)
-        if len(self.classes_) != 2:
-            raise ValueError("staged_decision_function is available for two classes only")
-        pair = self.forest_pairs_[0]
-        longest = max(len(pair.path_pos.edges), len(pair.path_neg.edges))
         encoded = self._encode(X)
-        prior = self.class_log_prior_[1] - self.class_log_prior_[0]
+        d = encoded.shape[1]
+        longest = max(max(len(p.path_pos.edges), len(p.path_neg.edges)) for p in self.forest_pairs_)
+        prior = self.class_log_prior_
         for k in range(longest + 1) if n_edges is None else n_edges:
-            model = self._pair_model(pair.stats, pair.path_pos, pair.path_neg, encoded.shape[1], k)
-            loglik = model.log_likelihood(encoded)
-            yield k, loglik[:, 1] - loglik[:, 0] + prior
+            ratios = []
+            for pair in self.forest_pairs_:
+                model = self._pair_model(pair.stats, pair.path_pos, pair.path_neg, d, k)
+                loglik = model.log_likelihood(encoded)
+                ratios.append(loglik[:, 1] - loglik[:, 0])
+            if len(self.classes_) == 2:
+                yield k, ratios[0] + prior[1] - prior[0]
+                continue
+            scores = np.zeros((encoded.shape[0], len(self.classes_)))
+            for pair, ratio in zip(self.forest_pairs_, ratios, strict=True):
+                if pair.negative < 0:
+                    rest = np.log(-np.expm1(prior[pair.positive]))
+                    scores[:, pair.positive] = ratio + prior[pair.positive] - rest
+                else:
+                    f = ratio + prior[pair.positive] - prior[pair.negative]
+                    scores[:, pair.positive] += f
+                    scores[:, pair.negative] -= f
+            yield k, scores

@@ -37,6 +37,9 @@ class TANClassifier(DiscreteForestClassifierBase):
     structure : {"cmi"}, default="cmi"
         How the tree is chosen. ``"cmi"``: the maximum spanning tree of the
         conditional mutual informations I(X_i; X_j | C) (Friedman et al., 1997).
+    n_edges : int or None, default=None
+        Keep only the first ``n_edges`` edges Kruskal adds (the optimal forest of that
+        size); ``None`` keeps the spanning tree.
     alpha : float, default=1.0
         Dirichlet pseudo-count added to every cell of every table.
     epsilon : float, default=1e-5
@@ -90,6 +93,7 @@ class TANClassifier(DiscreteForestClassifierBase):
         self,
         k: int = 1,
         structure: str = "cmi",
+        n_edges: int | None = None,
         *,
         alpha: float = 1.0,
         epsilon: float = 1e-5,
@@ -101,8 +105,12 @@ class TANClassifier(DiscreteForestClassifierBase):
         )
         self.k = k
         self.structure = structure
+        self.n_edges = n_edges
 
     def _check_params(self) -> None:
+        n = self.n_edges
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0):
+            raise ValueError(f"TANClassifier: n_edges must be None or an integer >= 0, got {n!r}.")
         if self.structure not in STRUCTURES:
             raise ValueError(
                 f"TANClassifier: structure must be one of {sorted(STRUCTURES)}, "
@@ -124,6 +132,7 @@ class TANClassifier(DiscreteForestClassifierBase):
             codes, class_index, self.n_categories_, n_classes, sample_weight
         )
         edges, self.edge_weights_ = STRUCTURES[self.structure](stats)
+        edges = edges if self.n_edges is None else edges[: self.n_edges]
         self.edges_ = [list(edges) for _ in range(n_classes)]
         self.parents_ = np.tile(forest_parents(n_features, edges), (n_classes, 1))
         return DiscreteForestModel.from_statistics(
