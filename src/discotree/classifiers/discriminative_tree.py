@@ -35,10 +35,7 @@ class _ForestPair:
     negative: int
     path_pos: ForestPath
     path_neg: ForestPath
-    psi_pos: NDArray[np.float64]
-    psi_neg: NDArray[np.float64]
-    marginal_j: float
-    stats: Any  # two-class statistics, negative first
+    j_path: NDArray[np.float64]  # eq. 16 for k = 0, 1, ... edges per forest
     model: Any  # two-class model (column 0: q-hat, column 1: p-hat)
 
     def log_ratio(self, encoded: NDArray) -> NDArray[np.float64]:
@@ -98,6 +95,13 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         Two classes or ``"ovr"``: the weights used for each class's forest (psi(-) for
         ``classes_[0]`` and psi(+) for ``classes_[1]`` when binary). Pairwise
         multiclass: ``edge_weights_[i]`` is the mean over opponents.
+    statistics_ : PairStatistics or GaussianStatistics
+        The per-class statistics of the training data, kept so that every k of the
+        nested paths can be scored without recounting.
+    forest_pairs_ : list
+        One entry per binary problem (``positive``, ``negative`` class indices,
+        nested paths ``path_pos``/``path_neg``, eq. 16 along them ``j_path``, and the
+        fitted two-class ``model``).
     edge_path_ : list of list of (int, int, float)
         Two classes: per class, the full nested path of (i, j, weight) before the
         ``n_edges`` cut.
@@ -195,8 +199,20 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
             tasks = [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
         else:
             tasks = [(i, -1) for i in range(n_classes)]
-        self.forest_pairs_ = [self._fit_pair(stats, pos, neg, n_features) for pos, neg in tasks]
-        self._set_structure_attributes(n_classes, n_features)
+        self.statistics_ = stats
+        self.forest_pairs_ = []
+        weights = np.zeros((n_classes, n_features, n_features))
+        n_weights = np.zeros(n_classes)
+        for positive, negative in tasks:  # one binary problem at a time: bounded memory
+            pair, psi_pos, psi_neg = self._fit_pair(stats, positive, negative, n_features)
+            self.forest_pairs_.append(pair)
+            weights[positive] += psi_pos
+            n_weights[positive] += 1
+            if negative >= 0:
+                weights[negative] += psi_neg
+                n_weights[negative] += 1
+        self.edge_weights_ = weights / n_weights[:, None, None]
+        self._set_structure_attributes(n_classes)
         return self.forest_pairs_[0].model if n_classes == 2 else None
 
     def _two_class(self, stats, positive: int, negative: int):
@@ -212,7 +228,7 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
             parts.append(np.stack([rest, values[positive]]))
         return GaussianStatistics(*parts)
 
-    def _fit_pair(self, stats, positive: int, negative: int, n_features: int) -> _ForestPair:
+    def _fit_pair(self, stats, positive: int, negative: int, n_features: int):
         pair = self._two_class(stats, positive, negative)
         if isinstance(pair, PairStatistics):
             psi_pos, psi_neg = discriminative_weights(pair, 1, 0, self._alpha)
@@ -221,17 +237,8 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
             psi_pos, psi_neg = gaussian_discriminative_weights(means[1], covs[1], means[0], covs[0])
         path_pos, path_neg = discriminative_forest_paths(psi_pos, psi_neg, self.edge_cost)
         model = self._pair_model(pair, path_pos, path_neg, n_features, self.n_edges)
-        return _ForestPair(
-            positive,
-            negative,
-            path_pos,
-            path_neg,
-            psi_pos,
-            psi_neg,
-            self._marginal_j(pair),
-            pair,
-            model,
-        )
+        j_path = self._j_path(psi_pos, psi_neg, path_pos, path_neg, self._marginal_j(pair))
+        return _ForestPair(positive, negative, path_pos, path_neg, j_path, model), psi_pos, psi_neg
 
     def _pair_model(self, pair, path_pos, path_neg, n_features, n_edges):
         parents = np.stack(
@@ -264,12 +271,11 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
             )
         )
 
-    def _set_structure_attributes(self, n_classes: int, n_features: int) -> None:
+    def _set_structure_attributes(self, n_classes: int) -> None:
         k = self.n_edges
         if n_classes == 2:
             pair = self.forest_pairs_[0]
             self.edges_ = [pair.path_neg.forest(k), pair.path_pos.forest(k)]
-            self.edge_weights_ = np.stack([pair.psi_neg, pair.psi_pos])
             self.edge_path_ = [
                 [(i, j, float(w)) for (i, j), w in zip(p.edges, p.weights, strict=True)]
                 for p in (pair.path_neg, pair.path_pos)
@@ -280,30 +286,25 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
                 for (i, j), w in zip(p.forest(k), p.weights, strict=False)
             ]
             self.discriminative_edges_ = sorted(salient, key=lambda e: (-e[2], e[0], e[1]))
-            self.j_divergence_path_ = self._j_path(pair)
+            self.j_divergence_path_ = pair.j_path
             return
         self.edges_ = [[] for _ in range(n_classes)]
-        weights = np.zeros((n_classes, n_features, n_features))
-        counts = np.zeros(n_classes)
         for pair in self.forest_pairs_:
-            sides = [(pair.positive, pair.path_pos, pair.psi_pos)]
+            sides = [(pair.positive, pair.path_pos)]
             if pair.negative >= 0:
-                sides.append((pair.negative, pair.path_neg, pair.psi_neg))
-            for c, path, psi in sides:
+                sides.append((pair.negative, pair.path_neg))
+            for c, path in sides:
                 self.edges_[c] += [e for e in path.forest(k) if e not in self.edges_[c]]
-                weights[c] += psi
-                counts[c] += 1
-        self.edge_weights_ = weights / counts[:, None, None]
 
     @staticmethod
-    def _j_path(pair: _ForestPair) -> NDArray[np.float64]:
+    def _j_path(psi_pos, psi_neg, path_pos, path_neg, marginal_j) -> NDArray[np.float64]:
         """Eq. 16 for the optimal pair of forests with at most k edges, k = 0, 1, ..."""
         cost_free = [
-            np.array([pair.psi_pos[e] for e in pair.path_pos.edges]),
-            np.array([pair.psi_neg[e] for e in pair.path_neg.edges]),
+            np.array([psi_pos[e] for e in path_pos.edges]),
+            np.array([psi_neg[e] for e in path_neg.edges]),
         ]
         length = max(len(cost_free[0]), len(cost_free[1]))
-        path = np.full(length + 1, pair.marginal_j)
+        path = np.full(length + 1, marginal_j)
         for values in cost_free:
             cumulative = np.concatenate([[0.0], np.cumsum(values)])
             path += np.concatenate(
@@ -391,7 +392,8 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         for k in range(longest + 1) if n_edges is None else n_edges:
             ratios = []
             for pair in self.forest_pairs_:
-                model = self._pair_model(pair.stats, pair.path_pos, pair.path_neg, d, k)
+                stats = self._two_class(self.statistics_, pair.positive, pair.negative)
+                model = self._pair_model(stats, pair.path_pos, pair.path_neg, d, k)
                 loglik = model.log_likelihood(encoded)
                 ratios.append(loglik[:, 1] - loglik[:, 0])
             if len(self.classes_) == 2:
