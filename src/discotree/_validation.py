@@ -84,8 +84,15 @@ def check_table(X: Any, owner: str) -> Table:
             raise ValueError(f"{owner}: X has 0 rows; at least one sample is required.")
         if X.shape[1] == 0:
             raise ValueError(f"{owner}: X has 0 columns; at least one feature is required.")
+        labels = [f"X[{name!r}]" for name in X.columns]
+        dtypes = list(X.dtypes)
+        if all(_plain_numeric(dtype) for dtype in dtypes) and len(set(dtypes)) == 1:
+            matrix = X.to_numpy()  # one homogeneous numeric block: the fast path
+            if matrix.dtype.kind == "f" and matrix.dtype != np.float64:
+                matrix = matrix.astype(np.float64)
+            return Table([matrix[:, j] for j in range(matrix.shape[1])], labels, matrix)
         columns = [_series_to_array(X.iloc[:, j]) for j in range(X.shape[1])]
-        return Table(columns, [f"X[{name!r}]" for name in X.columns])
+        return Table(columns, labels)
     array = check_array(
         X,
         dtype=None,
@@ -106,6 +113,11 @@ def check_table(X: Any, owner: str) -> Table:
     if array.dtype.kind == "b":
         return Table([array[:, j] for j in range(array.shape[1])], labels)
     return Table([_object_column(array[:, j]) for j in range(array.shape[1])], labels)
+
+
+def _plain_numeric(dtype: Any) -> bool:
+    """A numpy integer or float dtype (not bool, categorical or a nullable extension)."""
+    return isinstance(dtype, np.dtype) and dtype.kind in "iuf"
 
 
 def _series_to_array(series: pd.Series) -> NDArray[Any]:

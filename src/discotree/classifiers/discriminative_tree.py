@@ -217,6 +217,8 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
 
     def _two_class(self, stats, positive: int, negative: int):
         """Statistics of (negative, positive); negative -1 pools every other class."""
+        if (negative, positive) == (0, 1) and stats.n_classes == 2:
+            return stats  # already in that order: no copy
         if isinstance(stats, PairStatistics):
             counts = stats.counts
             rest = counts.sum(axis=0) - counts[positive] if negative < 0 else counts[negative]

@@ -11,7 +11,7 @@ from .protocols import (
 )
 from .runner import DatasetSpec, Experiment, run_experiment
 from .sanghavi import random_trees_experiment
-from .tan import gaussian_example_reproduction
+from .tan import digits_trees_reproduction, gaussian_example_reproduction
 
 #: Reproductions by name: factories taking the data folder and returning an
 #: Experiment (run by the cached harness) or a callable ``run(out_dir, n_jobs, progress)``.
@@ -19,6 +19,7 @@ EXPERIMENTS = {
     "pernkopf-uci": uci_experiment,
     "tan-gaussian-example": gaussian_example_reproduction,
     "sanghavi-random-trees": random_trees_experiment,
+    "tan-digits-trees": digits_trees_reproduction,
 }
 
 __all__ = [

@@ -81,7 +81,8 @@ def discriminative_forest_paths(
     -----
     O(n^2 log n) for the two Kruskal runs.
     """
-    cost = _cost_matrix(edge_cost, psi_pos.shape[0])
+    no_cost = np.ndim(edge_cost) == 0 and float(edge_cost) == 0.0
+    cost = 0.0 if no_cost else _cost_matrix(edge_cost, psi_pos.shape[0])
     paths = []
     for psi in (psi_pos, psi_neg):
         adjusted = psi - cost
