@@ -18,6 +18,7 @@ ALL_ESTIMATORS = [
     DiscriminativeTreeClassifier(),
     DiscriminativeTreeClassifier(multiclass="ovr", n_edges=2, edge_cost=0.01),
     DiscriminativeTreeClassifier(distribution="gaussian"),
+    DiscriminativeTreeClassifier(n_edges="cv"),
     Discretizer(),
     Discretizer(method="uniform"),
     Discretizer(method="mdl"),

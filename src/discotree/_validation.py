@@ -22,6 +22,7 @@ __all__ = [
     "check_sample_weight",
     "check_table",
     "check_targets",
+    "take_rows",
     "validate_data",
 ]
 
@@ -150,6 +151,13 @@ def _object_column(column: NDArray[Any], numeric: bool = True) -> NDArray[Any]:
         values[~missing] = present.astype(np.float64)
         return values
     return out
+
+
+def take_rows(X: Any, rows: NDArray[np.intp]) -> Any:
+    """Rows of a DataFrame (by position) or of an array-like."""
+    if hasattr(X, "iloc"):
+        return X.iloc[rows]
+    return np.asarray(X)[rows]
 
 
 def check_targets(y: Any, n_samples: int, owner: str) -> NDArray[Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from sklearn.base import ClassifierMixin
 
@@ -21,6 +22,7 @@ CLASSIFIERS: dict[str, Callable[[], ClassifierMixin]] = {
     "chow-liu": ChowLiuClassifier,
     "tan-cmi": TANClassifier,
     "dt": DiscriminativeTreeClassifier,
+    "dt-forest": partial(DiscriminativeTreeClassifier, n_edges="cv"),
 }
 
 

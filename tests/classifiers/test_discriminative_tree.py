@@ -195,3 +195,15 @@ def test_staged_multiclass_scores_match_refits(rng, multiclass):
     for k in (0, 1, 3):
         refit = DiscriminativeTreeClassifier(n_edges=k, multiclass=multiclass).fit(X, y)
         assert_allclose(staged[k], refit.decision_function(X), rtol=1e-10, atol=1e-10)
+
+
+def test_n_edges_by_cross_validation(rng):
+    X = rng.integers(0, 3, (300, 8))
+    y = ((X[:, 0] == X[:, 1]) ^ (rng.random(300) < 0.1)).astype(int)
+    clf = DiscriminativeTreeClassifier(n_edges="cv").fit(X, y)
+    assert clf.n_edges_ is not None and 0 <= clf.n_edges_ <= 7
+    assert all(len(e) <= clf.n_edges_ for e in clf.edges_)
+    fixed = DiscriminativeTreeClassifier(n_edges=clf.n_edges_).fit(X, y)
+    assert_allclose(clf.decision_function(X), fixed.decision_function(X))
+    with pytest.raises(ValueError, match="n_edges must be None, 'cv' or an integer"):
+        DiscriminativeTreeClassifier(n_edges="auto").fit(X, y)

@@ -9,7 +9,13 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
-from .._validation import check_is_fitted
+from .._validation import (
+    check_is_fitted,
+    check_sample_weight,
+    check_table,
+    check_targets,
+    take_rows,
+)
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
 from ..stats.discrete import PairStatistics, j_divergence, smoothed_conditional
@@ -58,10 +64,11 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
 
     Parameters
     ----------
-    n_edges : int or None, default=None
+    n_edges : int, None or "cv", default=None
         At most this many edges per forest: the optimal pair of k-edge forests of
         eq. 23 (Proposition 5). The paths are nested (Corollary 6), so
-        :meth:`staged_decision_function` scores every k from one fit.
+        :meth:`staged_decision_function` scores every k from one fit; ``"cv"`` picks k
+        by 5-fold stratified cross-validation that way (one fit per fold).
     edge_cost : float or ndarray of shape (n_features, n_features), default=0.0
         Non-negative cost c_ij of an edge (eq. 24), charged to each forest that uses
         it: a forest keeps only edges whose weight exceeds their cost.
@@ -95,6 +102,8 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         Two classes or ``"ovr"``: the weights used for each class's forest (psi(-) for
         ``classes_[0]`` and psi(+) for ``classes_[1]`` when binary). Pairwise
         multiclass: ``edge_weights_[i]`` is the mean over opponents.
+    n_edges_ : int or None
+        The number of edges per forest used (chosen by CV when ``n_edges="cv"``).
     statistics_ : PairStatistics or GaussianStatistics
         The per-class statistics of the training data, kept so that every k of the
         nested paths can be scored without recounting.
@@ -172,13 +181,64 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
                 f"{name}: multiclass must be one of {_MULTICLASS}, got {self.multiclass!r}."
             )
         k = self.n_edges
-        if k is not None and (isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0):
-            raise ValueError(f"{name}: n_edges must be None or an integer >= 0, got {k!r}.")
+        integer = isinstance(k, int | np.integer) and not isinstance(k, bool)
+        if not (k is None or (isinstance(k, str) and k == "cv") or (integer and k >= 0)):
+            raise ValueError(f"{name}: n_edges must be None, 'cv' or an integer >= 0, got {k!r}.")
         if self.distribution == "discrete" and not self._alpha > 0:
             raise ValueError(
                 f"{name}: alpha must be > 0 (got {self.alpha}); the weights of eq. 21 are "
                 "infinite when a cell is empty in one class only."
             )
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> DiscriminativeTreeClassifier:
+        """Fit the forests; with ``n_edges="cv"`` first choose k by cross-validation.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        cv = isinstance(self.n_edges, str) and self.n_edges == "cv"
+        if cv:  # validate first, so that bad input fails as it would without CV
+            name = type(self).__name__
+            table = check_table(X, name)
+            y = check_targets(y, table.n_samples, name)
+            weights = check_sample_weight(sample_weight, table.n_samples, name)
+            X = table.matrix if table.matrix is not None and not hasattr(X, "iloc") else X
+            self.n_edges_ = self._n_edges_by_cv(X, y, weights, len(table.columns))
+        else:
+            self.n_edges_ = self.n_edges
+        return super().fit(X, y, sample_weight)
+
+    def _n_edges_by_cv(self, X: Any, y: Any, sample_weight: Any, n_features: int) -> int | None:
+        """The k of best mean validation accuracy over stratified folds (the smallest on
+        ties), searched on 0 and up to 20 geometric steps to n_features - 1; one fit per
+        fold, every k scored from its nested paths. None when a class has < 2 samples."""
+        from sklearn.base import clone
+        from sklearn.model_selection import StratifiedKFold
+
+        y = np.asarray(y)
+        _, counts = np.unique(y, return_counts=True)
+        n_splits = int(min(5, counts.min()))
+        if len(counts) < 2 or n_splits < 2:
+            return None
+        grid = [0, *np.unique(np.geomspace(1, max(n_features - 1, 1), 20).round().astype(int))]
+        score = np.zeros(len(grid))
+        splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=0)
+        for train, test in splitter.split(np.zeros(len(y)), y):
+            model = clone(self).set_params(n_edges=None)
+            w = None if sample_weight is None else np.asarray(sample_weight)[train]
+            model.fit(take_rows(X, train), y[train], sample_weight=w)
+            staged = model.staged_decision_function(take_rows(X, test), grid)
+            for g, (_, decision) in enumerate(staged):
+                index = decision.argmax(axis=1) if decision.ndim == 2 else (decision > 0) * 1
+                score[g] += np.mean(model.classes_[index] == y[test])
+        return int(grid[int(np.argmax(score))])
 
     def _make_encoder(self):
         if self.distribution == "gaussian":
@@ -238,7 +298,7 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
             means, covs = pair.means(), pair.covariances()
             psi_pos, psi_neg = gaussian_discriminative_weights(means[1], covs[1], means[0], covs[0])
         path_pos, path_neg = discriminative_forest_paths(psi_pos, psi_neg, self.edge_cost)
-        model = self._pair_model(pair, path_pos, path_neg, n_features, self.n_edges)
+        model = self._pair_model(pair, path_pos, path_neg, n_features, self.n_edges_)
         j_path = self._j_path(psi_pos, psi_neg, path_pos, path_neg, self._marginal_j(pair))
         return _ForestPair(positive, negative, path_pos, path_neg, j_path, model), psi_pos, psi_neg
 
@@ -274,7 +334,7 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         )
 
     def _set_structure_attributes(self, n_classes: int) -> None:
-        k = self.n_edges
+        k = self.n_edges_
         if n_classes == 2:
             pair = self.forest_pairs_[0]
             self.edges_ = [pair.path_neg.forest(k), pair.path_pos.forest(k)]
