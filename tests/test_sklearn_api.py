@@ -3,6 +3,7 @@
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from discotree import (
+    BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     Discretizer,
     DiscriminativeTreeClassifier,
@@ -19,6 +20,10 @@ ALL_ESTIMATORS = [
     DiscriminativeTreeClassifier(multiclass="ovr", n_edges=2, edge_cost=0.01),
     DiscriminativeTreeClassifier(distribution="gaussian"),
     DiscriminativeTreeClassifier(n_edges="cv"),
+    BoostedGraphicalModelClassifier(n_estimators=3),
+    BoostedGraphicalModelClassifier(base="chow-liu", algorithm="discrete", n_estimators=2),
+    BoostedGraphicalModelClassifier(base="tan", multiclass="ovr", n_estimators=2),
+    BoostedGraphicalModelClassifier(n_estimators=3, n_estimators_cv=3),
     Discretizer(),
     Discretizer(method="uniform"),
     Discretizer(method="mdl"),

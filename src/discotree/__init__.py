@@ -3,6 +3,7 @@
 import logging
 
 from .classifiers import (
+    BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     DiscriminativeTreeClassifier,
     NaiveBayesClassifier,
@@ -12,6 +13,7 @@ from .transformers import Discretizer, TableEncoder
 
 __version__ = "0.1.0"
 __all__ = [
+    "BoostedGraphicalModelClassifier",
     "ChowLiuClassifier",
     "Discretizer",
     "DiscriminativeTreeClassifier",

@@ -1,0 +1,407 @@
+"""Boosted graphical model classifiers (Section IV of 000_73c31e535057fe50.txt)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import brentq
+from scipy.special import logsumexp
+
+from .._validation import (
+    check_is_fitted,
+    check_sample_weight,
+    check_table,
+    check_targets,
+    take_rows,
+)
+from ..models.discrete_forest import DiscreteForestModel
+from ..stats.discrete import PairStatistics
+from ..stats.discriminative import discriminative_weights
+from ..structure.chow_liu import chow_liu_forest, forest_parents
+from ..structure.discriminative import discriminative_forest_paths
+from ._base import DiscreteForestClassifierBase
+
+__all__ = ["BoostedGraphicalModelClassifier", "line_search_alpha"]
+
+logger = logging.getLogger(__name__)
+
+
+def _dt_parents(stats: PairStatistics, alpha: float) -> NDArray[np.intp]:
+    psi_pos, psi_neg = discriminative_weights(stats, 1, 0, alpha)
+    path_pos, path_neg = discriminative_forest_paths(psi_pos, psi_neg)
+    d = stats.n_features
+    return np.stack([forest_parents(d, path_neg.edges), forest_parents(d, path_pos.edges)])
+
+
+def _chow_liu_parents(stats: PairStatistics, alpha: float) -> NDArray[np.intp]:
+    d = stats.n_features
+    return np.stack([forest_parents(d, chow_liu_forest(w)) for w in stats.mutual_information()])
+
+
+def _tan_parents(stats: PairStatistics, alpha: float) -> NDArray[np.intp]:
+    parents = forest_parents(
+        stats.n_features, chow_liu_forest(stats.conditional_mutual_information())
+    )
+    return np.stack([parents, parents])
+
+
+#: Weak learners by name: two-class statistics -> parents (class 0 = q-hat, 1 = p-hat).
+BASE_LEARNERS = {"dt": _dt_parents, "chow-liu": _chow_liu_parents, "tan": _tan_parents}
+_ALGORITHMS = ("real", "discrete")
+_MULTICLASS = ("pairwise", "ovr")
+
+
+def line_search_alpha(margins: NDArray[np.float64], weights: NDArray[np.float64]) -> float:
+    """``argmin_{beta >= 0} sum_l w_l exp(-beta m_l)`` (step 5 of Algorithm 2).
+
+    The objective is convex in beta; its derivative is increasing, so the minimiser is
+    0 when the derivative at 0 is >= 0 (the weak learner is no better than chance), is
+    infinite when no margin is negative (a perfect weak learner: ``inf`` is returned),
+    and otherwise is the root of the derivative, found by bracketing and Brent's method
+    to a relative tolerance of 1e-12. Computed in log space (no overflow).
+    """
+    positive = weights > 0
+    m, w = margins[positive], weights[positive]
+    if np.sum(w * m) <= 0:
+        return 0.0
+    if not (m < 0).any():
+        return float("inf")
+
+    def slope(beta: float) -> float:
+        # sign of -sum w m exp(-beta m), scaled by exp(-max(-beta m)) to avoid overflow
+        exponent = -beta * m
+        scale = exponent.max()
+        return float(-np.sum(w * m * np.exp(exponent - scale)))
+
+    high = 1.0
+    while slope(high) < 0:
+        high *= 2.0
+        if high > 1e12:
+            return high
+    return float(brentq(slope, 0.0, high, xtol=1e-14, rtol=1e-12))
+
+
+@dataclass
+class _Round:
+    alpha: float
+    model: DiscreteForestModel  # column 0: q-hat, column 1: p-hat
+
+    def weak(self, codes: NDArray, algorithm: str) -> NDArray[np.float64]:
+        loglik = self.model.log_likelihood(codes)
+        h = loglik[:, 1] - loglik[:, 0]
+        return np.where(h >= 0, 1.0, -1.0) if algorithm == "discrete" else h
+
+
+@dataclass
+class _Ensemble:
+    """A boosted binary problem: ``positive`` (label +1) against ``negative``."""
+
+    positive: int
+    negative: int
+    rounds: list[_Round]
+    stopped: str
+
+
+class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
+    """Boosted graphical model classifier (BGMC, Algorithm 2 of 000_73c31e535057fe50.txt).
+
+    Real-AdaBoost whose weak classifier at round t is the log-likelihood ratio
+    ``h_t(x) = log p_t(x) / q_t(x)`` of a pair of tree models learned from the
+    *weighted* empirical distributions; ``alpha_t`` minimises the weighted exponential
+    loss by a convex line search (step 5) and the weights are updated and normalised
+    (step 6). The ensemble ``sum_t alpha_t h_t(x) = log p*(x)/q*(x)`` (eq. 26-27) is
+    a likelihood ratio between two unnormalised models that are Markov on the union of
+    the rounds' edges (Proposition 7).
+
+    Parameters
+    ----------
+    base : {"dt", "chow-liu", "tan"}, default="dt"
+        Weak learner: discriminative trees (BGMC), a Chow-Liu tree per class (BCL) or
+        TAN (BTAN).
+    algorithm : {"real", "discrete"}, default="real"
+        Real-AdaBoost on ``h_t`` or Discrete-AdaBoost on ``sign(h_t)``.
+    n_estimators : int, default=10
+        Number of boosting rounds T (fewer if boosting stops early).
+    n_estimators_cv : int or None, default=None
+        If K, choose T* <= ``n_estimators`` by K-fold stratified cross-validation of the
+        training error of the staged ensembles (the paper's procedure), then refit.
+    multiclass : {"pairwise", "ovr"}, default="pairwise"
+        More than two classes: sum of pairwise ensembles (eq. 32) or one-vs-rest.
+    alpha, epsilon, max_categories, discretizer
+        As for :class:`DiscriminativeTreeClassifier` (alpha must be > 0 for "dt").
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    estimator_alphas_ : list of ndarray
+        Per binary problem, ``alpha_t`` of each round.
+    n_estimators_ : int
+        Rounds used (chosen by CV when ``n_estimators_cv`` is set).
+    edges_union_ : list of list of (int, int)
+        Two classes: per class (``classes_`` order), the union of its models' edges
+        over the rounds (Proposition 7, eq. 28); multiclass: the union over the class's
+        binary problems.
+    edges_ : list of list of (int, int)
+        The same as ``edges_union_``.
+    stopped_ : list of str
+        Per binary problem, why boosting stopped ("" when all rounds ran): a perfect
+        weak learner (infinite alpha; the round is kept with alpha 1) or one no better
+        than chance (alpha 0; not kept).
+
+    Notes
+    -----
+    Each round costs one weighted counting pass plus the structure learner; the data
+    are encoded once. ``decision_function`` is the unnormalised log-ratio of eq. 26
+    (without class priors); ``predict_proba`` maps it to ``1 / (1 + exp(-2 F))``, the
+    Real-AdaBoost estimate of the posterior (Friedman et al., 2000).
+
+    References
+    ----------
+    V. Y. F. Tan et al., IEEE Trans. Signal Processing 58(11), 2010, Section IV
+    (000_73c31e535057fe50.txt).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from discotree import BoostedGraphicalModelClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = BoostedGraphicalModelClassifier(n_estimators=3).fit(X, y)
+    >>> len(clf.estimator_alphas_[0]) <= 3
+    True
+    """
+
+    def __init__(
+        self,
+        base: str = "dt",
+        algorithm: str = "real",
+        n_estimators: int = 10,
+        n_estimators_cv: int | None = None,
+        multiclass: str = "pairwise",
+        *,
+        alpha: float = 1.0,
+        epsilon: float = 1e-5,
+        max_categories: int = 10,
+        discretizer=None,
+    ) -> None:
+        super().__init__(
+            alpha=alpha, epsilon=epsilon, max_categories=max_categories, discretizer=discretizer
+        )
+        self.base = base
+        self.algorithm = algorithm
+        self.n_estimators = n_estimators
+        self.n_estimators_cv = n_estimators_cv
+        self.multiclass = multiclass
+
+    def _check_params(self) -> None:
+        name = type(self).__name__
+        for param, allowed in (
+            ("base", BASE_LEARNERS),
+            ("algorithm", _ALGORITHMS),
+            ("multiclass", _MULTICLASS),
+        ):
+            if getattr(self, param) not in allowed:
+                raise ValueError(
+                    f"{name}: {param} must be one of {sorted(allowed)}, "
+                    f"got {getattr(self, param)!r}."
+                )
+        for param in ("n_estimators", "n_estimators_cv"):
+            value = getattr(self, param)
+            if param == "n_estimators_cv" and value is None:
+                continue
+            low = 1 if param == "n_estimators" else 2
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+                raise ValueError(f"{name}: {param} must be an integer >= {low}, got {value!r}.")
+        if self.base == "dt" and not self._alpha > 0:
+            raise ValueError(f"{name}: alpha must be > 0 for base='dt' (got {self.alpha}).")
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BoostedGraphicalModelClassifier:
+        """Boost; with ``n_estimators_cv`` first choose the number of rounds by CV.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Initial weights (uniform by default, step 1 of Algorithm 2).
+
+        Returns
+        -------
+        self
+        """
+        self.n_estimators_ = self.n_estimators
+        if self.n_estimators_cv is not None:  # validate first, as a fit without CV would
+            name = type(self).__name__
+            table = check_table(X, name)
+            y = check_targets(y, table.n_samples, name)
+            weights = check_sample_weight(sample_weight, table.n_samples, name)
+            X = table.matrix if table.matrix is not None and not hasattr(X, "iloc") else X
+            self.n_estimators_ = self._rounds_by_cv(X, y, weights)
+        return super().fit(X, y, sample_weight)
+
+    def _rounds_by_cv(self, X: Any, y: Any, sample_weight: Any) -> int:
+        from sklearn.base import clone
+        from sklearn.model_selection import StratifiedKFold
+
+        y = np.asarray(y)
+        _, counts = np.unique(y, return_counts=True)
+        n_splits = int(min(self.n_estimators_cv, counts.min()))
+        if len(counts) < 2 or n_splits < 2:
+            return self.n_estimators
+        errors = np.zeros(self.n_estimators)
+        splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=0)
+        for train, test in splitter.split(np.zeros(len(y)), y):
+            model = clone(self).set_params(n_estimators_cv=None)
+            w = None if sample_weight is None else np.asarray(sample_weight)[train]
+            model.fit(take_rows(X, train), y[train], sample_weight=w)
+            last, t = 0.0, -1
+            for t, predicted in enumerate(model.staged_predict(take_rows(X, test))):
+                last = np.mean(predicted != y[test])
+                errors[t] += last
+            errors[t + 1 :] += last  # stopped early: the ensemble stays the same
+        return int(np.argmin(errors)) + 1
+
+    def _fit_model(self, codes, class_index, sample_weight):
+        n_classes = len(self.classes_)
+        if n_classes == 2:
+            tasks = [(1, 0)]
+        elif self.multiclass == "pairwise":
+            tasks = [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
+        else:
+            tasks = [(i, -1) for i in range(n_classes)]
+        weights = np.ones(len(codes)) if sample_weight is None else sample_weight
+        self.ensembles_ = [
+            self._boost(codes, class_index, weights, positive, negative)
+            for positive, negative in tasks
+        ]
+        self.estimator_alphas_ = [np.array([r.alpha for r in e.rounds]) for e in self.ensembles_]
+        self.stopped_ = [e.stopped for e in self.ensembles_]
+        self.edges_union_ = [[] for _ in range(n_classes)]
+        for ensemble in self.ensembles_:
+            for r in ensemble.rounds:
+                sides = [(ensemble.positive, 1)]
+                if ensemble.negative >= 0:
+                    sides.append((ensemble.negative, 0))
+                for c, column in sides:
+                    for edge in r.model.edges()[column]:
+                        if edge not in self.edges_union_[c]:
+                            self.edges_union_[c].append(edge)
+        self.edges_ = self.edges_union_
+        return None
+
+    def _boost(self, codes, class_index, weights, positive: int, negative: int) -> _Ensemble:
+        """Algorithm 2 on the rows of ``positive`` (y = +1) and ``negative`` (y = -1)."""
+        rows = np.flatnonzero(
+            (class_index == positive)
+            | ((class_index != positive) if negative < 0 else (class_index == negative))
+        )
+        codes = codes[rows]
+        label = (class_index[rows] == positive).astype(np.intp)  # 1 = p (positive)
+        y = 2.0 * label - 1.0
+        total = weights[rows].sum()
+        log_w = np.log(weights[rows] / total)
+        learner = BASE_LEARNERS[self.base]
+        rounds: list[_Round] = []
+        stopped = ""
+        for t in range(self.n_estimators_):
+            w = np.exp(log_w)
+            # counts keep the data's total weight, so that the smoothing (alpha per
+            # cell) weighs the same against them in every round
+            stats = PairStatistics.from_codes(codes, label, self.n_categories_, 2, w * total)
+            parents = learner(stats, self._alpha)
+            model = DiscreteForestModel.from_statistics(
+                stats, parents, alpha=self._alpha, epsilon=self._epsilon
+            )
+            candidate = _Round(1.0, model)
+            margins = y * candidate.weak(codes, self.algorithm)
+            alpha = line_search_alpha(margins, w)
+            if alpha == 0.0:
+                stopped = f"round {t + 1}: weak learner no better than chance (alpha = 0)"
+                break
+            if not np.isfinite(alpha) or alpha > 1e12:
+                rounds.append(candidate)  # perfect on the training data: keep, alpha 1
+                stopped = f"round {t + 1}: perfect weak learner (infinite alpha)"
+                break
+            candidate.alpha = alpha
+            rounds.append(candidate)
+            log_w = log_w - alpha * margins
+            log_w -= logsumexp(log_w)
+            logger.debug("round %d: alpha = %.4g", t + 1, alpha)
+        if stopped:
+            logger.info("%s: %s", type(self).__name__, stopped)
+        return _Ensemble(positive, negative, rounds, stopped)
+
+    # --------------------------------------------------------------- prediction
+    def _staged_scores(self, X: Any):
+        codes = self._encode(X)
+        n_classes = len(self.classes_)
+        longest = max(1, max(len(e.rounds) for e in self.ensembles_))  # no round: F = 0
+        totals = [np.zeros(len(codes)) for _ in self.ensembles_]
+        for t in range(longest):
+            for k, ensemble in enumerate(self.ensembles_):
+                if t < len(ensemble.rounds):
+                    r = ensemble.rounds[t]
+                    totals[k] = totals[k] + r.alpha * r.weak(codes, self.algorithm)
+            if n_classes == 2:
+                yield totals[0]
+                continue
+            scores = np.zeros((len(codes), n_classes))
+            for ensemble, total in zip(self.ensembles_, totals, strict=True):
+                if ensemble.negative < 0:
+                    scores[:, ensemble.positive] = total
+                else:
+                    scores[:, ensemble.positive] += total
+                    scores[:, ensemble.negative] -= total
+            yield scores
+
+    def staged_decision_function(self, X: Any):
+        """The ensemble's decision function after each round t = 1, 2, ..."""
+        check_is_fitted(self)
+        yield from self._staged_scores(X)
+
+    def staged_predict(self, X: Any):
+        """Predictions after each round t = 1, 2, ..."""
+        check_is_fitted(self)
+        for scores in self._staged_scores(X):
+            yield self._labels(scores)
+
+    def _labels(self, scores: NDArray[np.float64]) -> NDArray[Any]:
+        if scores.ndim == 1:
+            return self.classes_[(scores >= 0).astype(int)]
+        return self.classes_[scores.argmax(axis=1)]
+
+    def decision_function(self, X: Any) -> NDArray[np.float64]:
+        """``sum_t alpha_t h_t(x)`` (eq. 26): positive favours ``classes_[1]``; for more
+        classes, the pairwise sums of eq. 32 or the one-vs-rest scores."""
+        check_is_fitted(self)
+        *_, last = self._staged_scores(X)
+        return last
+
+    def predict(self, X: Any) -> NDArray[Any]:
+        """Sign of the decision function (two classes) or its argmax."""
+        check_is_fitted(self)
+        return self._labels(self.decision_function(X))
+
+    def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
+        """``log`` of :meth:`predict_proba`."""
+        check_is_fitted(self)
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            scores = np.column_stack([-scores, scores])  # softmax(2F) = 1/(1+exp(-2F))
+        return scores - logsumexp(scores, axis=1, keepdims=True)
+
+    def predict_proba(self, X: Any) -> NDArray[np.float64]:
+        """Two classes: ``1 / (1 + exp(-2 F(x)))`` for ``classes_[1]``; more classes: the
+        softmax of the scores (consistent with :meth:`predict`, not calibrated)."""
+        check_is_fitted(self)
+        return np.exp(self.predict_log_proba(X))
+
+    def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
+        """Not defined: the boosted models are unnormalised (eq. 27)."""
+        raise AttributeError(
+            "predict_joint_log_proba is not defined for boosted models, which are "
+            "unnormalised (eq. 27); use decision_function"
+        )
