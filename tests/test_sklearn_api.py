@@ -10,6 +10,7 @@ from discotree import (
     NaiveBayesClassifier,
     TANClassifier,
 )
+from discotree.classifiers.baselines import QuadraticSVMClassifier
 
 ALL_ESTIMATORS = [
     NaiveBayesClassifier(),
@@ -24,6 +25,7 @@ ALL_ESTIMATORS = [
     BoostedGraphicalModelClassifier(base="chow-liu", algorithm="discrete", n_estimators=2),
     BoostedGraphicalModelClassifier(base="tan", multiclass="ovr", n_estimators=2),
     BoostedGraphicalModelClassifier(n_estimators=3, n_estimators_cv=3),
+    QuadraticSVMClassifier(),
     Discretizer(),
     Discretizer(method="uniform"),
     Discretizer(method="mdl"),

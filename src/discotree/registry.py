@@ -8,11 +8,13 @@ from functools import partial
 from sklearn.base import ClassifierMixin
 
 from .classifiers import (
+    BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     DiscriminativeTreeClassifier,
     NaiveBayesClassifier,
     TANClassifier,
 )
+from .classifiers.baselines import QuadraticSVMClassifier
 
 __all__ = ["CLASSIFIERS", "make_classifier"]
 
@@ -23,6 +25,13 @@ CLASSIFIERS: dict[str, Callable[[], ClassifierMixin]] = {
     "tan-cmi": TANClassifier,
     "dt": DiscriminativeTreeClassifier,
     "dt-forest": partial(DiscriminativeTreeClassifier, n_edges="cv"),
+    "bgmc": partial(BoostedGraphicalModelClassifier, base="dt"),
+    "bcl": partial(BoostedGraphicalModelClassifier, base="chow-liu"),
+    "btan": partial(BoostedGraphicalModelClassifier, base="tan"),
+    "bgmc-discrete": partial(BoostedGraphicalModelClassifier, base="dt", algorithm="discrete"),
+    "bcl-discrete": partial(BoostedGraphicalModelClassifier, base="chow-liu", algorithm="discrete"),
+    "btan-discrete": partial(BoostedGraphicalModelClassifier, base="tan", algorithm="discrete"),
+    "svm-quad": QuadraticSVMClassifier,
 }
 
 

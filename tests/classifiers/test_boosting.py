@@ -118,3 +118,13 @@ def test_bad_parameters(rng):
         BoostedGraphicalModelClassifier(n_estimators_cv=1).fit(X, y)
     with pytest.raises(AttributeError, match="unnormalised"):
         BoostedGraphicalModelClassifier(n_estimators=1).fit(X, y).predict_joint_log_proba(X)
+
+
+def test_quadratic_svm_baseline(rng):
+    from discotree.classifiers.baselines import QuadraticSVMClassifier
+
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 0] ** 2 + X[:, 1] ** 2 > 1.0).astype(int)  # needs the quadratic kernel
+    clf = QuadraticSVMClassifier().fit(X, y)
+    assert clf.score(X, y) > 0.9
+    assert clf.C_ in clf.C_grid
