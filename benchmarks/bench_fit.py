@@ -27,6 +27,7 @@ from threadpoolctl import threadpool_info
 
 import discotree
 from discotree import (
+    BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     DiscriminativeTreeClassifier,
     NaiveBayesClassifier,
@@ -126,6 +127,17 @@ def bench_case(name: str, X: np.ndarray, y: np.ndarray, r: int, repeats: int) ->
         t = timed(fn, repeats)
         t["ratio_to_bound"] = t["min_s"] / bound["min_s"]
         case["steps"][label] = t
+    if name.startswith("binary"):
+        # issue 5: each boosting round should cost about one weighted counting pass
+        weights = np.random.default_rng(0).random(len(y))
+        weighted = timed(lambda: PairStatistics.from_codes(codes, y_index, n_cat, 2, weights), 1)
+        boosted = timed(lambda: BoostedGraphicalModelClassifier(n_estimators=10).fit(X, y), 1)
+        case["boosting"] = {
+            "weighted_counting_s": weighted["min_s"],
+            "bgmc_T10_s": boosted["min_s"],
+            "per_round_over_weighted_counting": boosted["min_s"] / 10 / weighted["min_s"],
+            "peak_mb": boosted["peak_mb"],
+        }
     # naive baseline: per-pair sklearn mutual_info_score on the first 30 features
     sub = codes[:, :30]
     start = time.perf_counter()
@@ -165,7 +177,7 @@ def run(repeats: int) -> dict:
 def to_markdown(results: dict) -> str:
     m = results["machine"]
     lines = [
-        "# Fit benchmark (issues 2 and 4)",
+        "# Fit benchmark (issues 2, 4 and 5)",
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores; Python {m['python']}, numpy {m['numpy']}, "
         f"scikit-learn {m['scikit-learn']}; BLAS: {'; '.join(m['blas'])}; "
@@ -191,6 +203,15 @@ def to_markdown(results: dict) -> str:
                 f"| {label} | {t['min_s']:.3f} | {t['median_s']:.3f} | "
                 f"{t['ratio_to_bound']:.2f} | {t['peak_mb']:.0f} |"
             )
+        if "boosting" in case:
+            b = case["boosting"]
+            lines += [
+                "",
+                f"BGMC with T = 10 rounds: {b['bgmc_T10_s']:.2f} s, "
+                f"{b['per_round_over_weighted_counting']:.2f} weighted counting passes per "
+                f"round (one weighted pass: {b['weighted_counting_s']:.3f} s); peak extra "
+                f"memory {b['peak_mb']:.0f} MB.",
+            ]
         nv = case["naive_mi_30_features"]
         lines += [
             "",

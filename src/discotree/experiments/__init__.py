@@ -1,5 +1,6 @@
 """The experiment harness: protocols, metrics, a cached runner, reports, reproductions."""
 
+from .boosting import boosting_curves_reproduction, grid_reproduction
 from .metrics import accuracy, balanced_error_rate, error_rate, paired_t_test, wilcoxon_test
 from .pernkopf import uci_experiment
 from .protocols import (
@@ -20,6 +21,8 @@ EXPERIMENTS = {
     "tan-gaussian-example": gaussian_example_reproduction,
     "sanghavi-random-trees": random_trees_experiment,
     "tan-digits-trees": digits_trees_reproduction,
+    "tan-boosting-curves": boosting_curves_reproduction,
+    "tan-grid": grid_reproduction,
 }
 
 __all__ = [

@@ -1,0 +1,257 @@
+"""Reproductions of the boosting experiments of Tan et al. (2010), Section V-D."""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..classifiers import BoostedGraphicalModelClassifier
+from ..datasets.synthetic import random_grid_model
+from .report import markdown_table
+
+__all__ = ["boosting_curves_reproduction", "grid_reproduction"]
+
+CURVES_T = 40
+CURVES_L = 500
+CURVES_REPEATS = 5
+GRID_L = 1200
+GRID_T = 20
+GRID_TEST = 4000
+GRID_COUPLING = 0.2
+
+
+def _staged_errors(model, X, y) -> list[float]:
+    return [float(np.mean(p != y)) for p in model.staged_predict(X)]
+
+
+def _pad(values: list[float], length: int) -> list[float]:
+    """An ensemble that stopped early keeps its last value."""
+    return values + [values[-1]] * (length - len(values))
+
+
+def run_boosting_curves(
+    out_dir: str | os.PathLike, *, data_dir=None, n_jobs: int = 1, progress: bool = False
+) -> dict:
+    """``tan-boosting-curves``: Fig. 7 of 000, MNIST 7 vs 9 (binarised), L = 500.
+
+    Training and test error against the number of rounds T for boosted Chow-Liu and
+    discriminative trees with Discrete- and Real-AdaBoost, averaged over
+    ``CURVES_REPEATS`` random training sets of L samples (test: the MNIST test images
+    of the two digits).
+    """
+    from .tan import _binarised_mnist
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    X_pool, y_pool = _binarised_mnist(data_dir, (7, 9), part="train")
+    X_test, y_test = _binarised_mnist(data_dir, (7, 9), part="test")
+    configs = {
+        f"{base}-{algorithm}": (base, algorithm)
+        for base in ("dt", "chow-liu")
+        for algorithm in ("discrete", "real")
+    }
+    curves = {name: {"train": [], "test": []} for name in configs}
+    for r in range(CURVES_REPEATS):
+        rows = np.random.default_rng(r).choice(len(y_pool), CURVES_L, replace=False)
+        X, y = X_pool.iloc[rows], y_pool.iloc[rows].to_numpy()
+        for name, (base, algorithm) in configs.items():
+            model = BoostedGraphicalModelClassifier(
+                base=base, algorithm=algorithm, n_estimators=CURVES_T
+            ).fit(X, y)
+            curves[name]["train"].append(_pad(_staged_errors(model, X, y), CURVES_T))
+            curves[name]["test"].append(
+                _pad(_staged_errors(model, X_test, y_test.to_numpy()), CURVES_T)
+            )
+    summary = {
+        name: {part: np.mean(values, axis=0).tolist() for part, values in parts.items()}
+        for name, parts in curves.items()
+    }
+    (out_dir / "results.json").write_text(
+        json.dumps(
+            {
+                "experiment": "tan-boosting-curves",
+                "L": CURVES_L,
+                "T": CURVES_T,
+                "repeats": CURVES_REPEATS,
+                "mean_error": summary,
+                "runs": curves,
+            },
+            indent=1,
+        )
+    )
+    _plot_curves(summary, out_dir)
+    rounds = [1, 2, 5, 10, 20, CURVES_T]
+    rows = [
+        [name, part, *(f"{summary[name][part][t - 1]:.4f}" for t in rounds)]
+        for name in configs
+        for part in ("train", "test")
+    ]
+
+    def final(name: str) -> float:
+        return summary[name]["test"][-1]
+
+    real_vs_discrete = "; ".join(
+        f"{b}: real {final(f'{b}-real'):.4f}, discrete {final(f'{b}-discrete'):.4f}"
+        for b in ("dt", "chow-liu")
+    )
+    dt_vs_cl = "; ".join(
+        f"{a}: DT {final(f'dt-{a}'):.4f}, Chow-Liu {final(f'chow-liu-{a}'):.4f}"
+        for a in ("real", "discrete")
+    )
+    gain = {b: summary[f"{b}-real"]["test"][0] - final(f"{b}-real") for b in ("dt", "chow-liu")}
+    lines = [
+        "# tan-boosting-curves",
+        "",
+        f"Tan et al. (2010), Fig. 7: MNIST 7 vs 9, pixels > 0 set to 1, L = {CURVES_L} "
+        f"random training images (mean of {CURVES_REPEATS} draws), test on the "
+        f"{len(y_test)} test images of the two digits; error after T rounds.",
+        "",
+        markdown_table(["model", "error", *(f"T={t}" for t in rounds)], rows),
+        "",
+        f"- Test error at T = {CURVES_T}, Real against Discrete-AdaBoost (the paper: Real "
+        f"is better): {real_vs_discrete}.",
+        f"- Test error at T = {CURVES_T}, discriminative trees against Chow-Liu (the paper: "
+        f"DT is better): {dt_vs_cl}.",
+        f"- Boosting lowers the test error of one tree pair (T = 1 to T = {CURVES_T}, "
+        f"Real-AdaBoost) by {gain['dt']:.4f} (DT) and {gain['chow-liu']:.4f} (Chow-Liu).",
+        "",
+        "Figure: `error_vs_rounds.png`.",
+        "",
+    ]
+    (out_dir / "results.md").write_text("\n".join(lines))
+    return summary
+
+
+def _plot_curves(summary: dict, out_dir: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    for ax, part in zip(axes, ("train", "test"), strict=True):
+        for name, values in summary.items():
+            ax.plot(np.arange(1, len(values[part]) + 1), values[part], label=name)
+        ax.set(xlabel="T (boosting rounds)", title=f"{part} error", yscale="log")
+    axes[0].set_ylabel("Pr(err)")
+    axes[0].legend()
+    fig.tight_layout()
+    fig.savefig(out_dir / "error_vs_rounds.png", dpi=120)
+    plt.close(fig)
+
+
+def run_grid(
+    out_dir: str | os.PathLike,
+    *,
+    data_dir=None,
+    n_jobs: int = 1,
+    progress: bool = False,
+    seed: int = 0,
+) -> dict:
+    """``tan-grid``: Section V-D1 of 000, two random 10 x 10 binary grid models.
+
+    L = 1200 training samples (600 per class) and 4000 test samples, drawn exactly.
+    The paper gives no parameter ranges. We draw only couplings, uniform in
+    [-0.2, 0.2], and no fields, so that every node is uniform in both classes and all
+    discriminative information is pairwise; with couplings in [-1, 1] one tree pair
+    already separates the classes perfectly.
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    p = random_grid_model(field_scale=0.0, coupling_scale=GRID_COUPLING, random_state=seed)
+    q = random_grid_model(field_scale=0.0, coupling_scale=GRID_COUPLING, random_state=seed + 1)
+
+    def draw(n):
+        X = np.vstack([q.sample(n // 2, rng), p.sample(n - n // 2, rng)])
+        return pd.DataFrame(X), np.repeat([0, 1], [n // 2, n - n // 2])
+
+    X, y = draw(GRID_L)
+    X_test, y_test = draw(GRID_TEST)
+    cv = BoostedGraphicalModelClassifier(n_estimators=GRID_T, n_estimators_cv=5).fit(X, y)
+    full = BoostedGraphicalModelClassifier(n_estimators=GRID_T).fit(X, y)
+    true_edges = set(p.edges())
+    union_q, union_p = (set(e) for e in cv.edges_union_)
+    summary = {
+        "experiment": "tan-grid",
+        "L": GRID_L,
+        "T_star": int(cv.n_estimators_),
+        "distinct_edges_union": {"q": len(union_q), "p": len(union_p)},
+        "true_grid_edges": len(true_edges),
+        "grid_edges_found": {"q": len(union_q & true_edges), "p": len(union_p & true_edges)},
+        "test_error_by_T": _pad(_staged_errors(full, X_test, y_test), GRID_T),
+        "train_error_by_T": _pad(_staged_errors(full, X, y), GRID_T),
+        "test_error_T_star": float(np.mean(cv.predict(X_test) != y_test)),
+    }
+    (out_dir / "results.json").write_text(json.dumps(summary, indent=1))
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    ax.plot(range(1, GRID_T + 1), summary["train_error_by_T"], label="train")
+    ax.plot(range(1, GRID_T + 1), summary["test_error_by_T"], label="test")
+    ax.axvline(summary["T_star"], linestyle=":", color="grey", label="T* (CV)")
+    ax.set(xlabel="T", ylabel="Pr(err)", title="BGMC on two 10x10 grids")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out_dir / "error_vs_rounds.png", dpi=120)
+    plt.close(fig)
+    errors = summary["test_error_by_T"]
+    lines = [
+        "# tan-grid",
+        "",
+        "Tan et al. (2010), Section V-D1: two 10 x 10 binary grid models with random "
+        f"parameters, sampled exactly; L = {GRID_L}, BGMC with T* chosen by 5-fold CV "
+        f"(searched up to {GRID_T}). Our parameters: no fields, couplings uniform in "
+        f"[-{GRID_COUPLING}, {GRID_COUPLING}] (the paper gives no ranges; with [-1, 1] "
+        "one tree pair separates the classes perfectly).",
+        "",
+        markdown_table(
+            ["quantity", "ours", "paper"],
+            [
+                ["T* by cross-validation", summary["T_star"], 3],
+                [
+                    "distinct edges in the union (q, p)",
+                    f"{len(union_q)}, {len(union_p)}",
+                    "180, 187",
+                ],
+                [
+                    "true grid edges",
+                    len(true_edges),
+                    "162 (as the issue quotes it; a 10 x 10 grid has 180)",
+                ],
+                [
+                    "true grid edges among the union (q, p)",
+                    f"{summary['grid_edges_found']['q']}, {summary['grid_edges_found']['p']}",
+                    "not reported",
+                ],
+                ["test error at T*", f"{summary['test_error_T_star']:.4f}", "(figure only)"],
+            ],
+        ),
+        "",
+        markdown_table(
+            ["T", *map(str, range(1, GRID_T + 1))], [["test error", *(f"{e:.3f}" for e in errors)]]
+        ),
+        "",
+        "Figure: `error_vs_rounds.png`.",
+        "",
+    ]
+    (out_dir / "results.md").write_text("\n".join(lines))
+    return summary
+
+
+def boosting_curves_reproduction(data_dir=None):
+    """Tan et al. 2010, Fig. 7: boosting curves on MNIST 7 vs 9 (L = 500)."""
+    return partial(run_boosting_curves, data_dir=data_dir)
+
+
+def grid_reproduction(data_dir=None):
+    """Tan et al. 2010, Section V-D1: BGMC on two random 10 x 10 grid models."""
+    return partial(run_grid, data_dir=data_dir)
