@@ -112,6 +112,18 @@ class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
         )
         return self
 
+    def _validated_for_cv(self, X: Any, y: Any, sample_weight: Any):
+        """Validate X, y and weights before an internal cross-validation, so that bad
+        input fails exactly as it would without one; returns (X, y, weights,
+        n_features) with X as one numeric matrix when possible."""
+        name = type(self).__name__
+        table = check_table(X, name)
+        y = check_targets(y, table.n_samples, name)
+        weights = check_sample_weight(sample_weight, table.n_samples, name)
+        if table.matrix is not None and not hasattr(X, "iloc"):
+            X = table.matrix
+        return X, y, weights, len(table.columns)
+
     def _make_encoder(self):
         """The input encoder: category codes for discrete models."""
         discretizer = Discretizer() if self.discretizer is None else self.discretizer

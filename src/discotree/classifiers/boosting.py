@@ -11,13 +11,7 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from .._validation import (
-    check_is_fitted,
-    check_sample_weight,
-    check_table,
-    check_targets,
-    take_rows,
-)
+from .._validation import check_is_fitted, take_rows
 from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discrete import PairStatistics
 from ..stats.discriminative import discriminative_weights
@@ -233,13 +227,9 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         self
         """
         self.n_estimators_ = self.n_estimators
-        if self.n_estimators_cv is not None:  # validate first, as a fit without CV would
-            name = type(self).__name__
-            table = check_table(X, name)
-            y = check_targets(y, table.n_samples, name)
-            weights = check_sample_weight(sample_weight, table.n_samples, name)
-            X = table.matrix if table.matrix is not None and not hasattr(X, "iloc") else X
-            self.n_estimators_ = self._rounds_by_cv(X, y, weights)
+        if self.n_estimators_cv is not None:
+            X_cv, y_cv, weights, _ = self._validated_for_cv(X, y, sample_weight)
+            self.n_estimators_ = self._rounds_by_cv(X_cv, y_cv, weights)
         return super().fit(X, y, sample_weight)
 
     def _rounds_by_cv(self, X: Any, y: Any, sample_weight: Any) -> int:

@@ -9,13 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
-from .._validation import (
-    check_is_fitted,
-    check_sample_weight,
-    check_table,
-    check_targets,
-    take_rows,
-)
+from .._validation import check_is_fitted, take_rows
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
 from ..stats.discrete import PairStatistics, j_divergence, smoothed_conditional
@@ -204,13 +198,9 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         self
         """
         cv = isinstance(self.n_edges, str) and self.n_edges == "cv"
-        if cv:  # validate first, so that bad input fails as it would without CV
-            name = type(self).__name__
-            table = check_table(X, name)
-            y = check_targets(y, table.n_samples, name)
-            weights = check_sample_weight(sample_weight, table.n_samples, name)
-            X = table.matrix if table.matrix is not None and not hasattr(X, "iloc") else X
-            self.n_edges_ = self._n_edges_by_cv(X, y, weights, len(table.columns))
+        if cv:
+            X_cv, y_cv, weights, n_features = self._validated_for_cv(X, y, sample_weight)
+            self.n_edges_ = self._n_edges_by_cv(X_cv, y_cv, weights, n_features)
         else:
             self.n_edges_ = self.n_edges
         return super().fit(X, y, sample_weight)
