@@ -1,6 +1,6 @@
 """The experiment harness: protocols, metrics, a cached runner, reports, reproductions."""
 
-from .boosting import boosting_curves_reproduction, grid_reproduction
+from .boosting import bgmc_experiment, boosting_curves_reproduction, grid_reproduction
 from .metrics import accuracy, balanced_error_rate, error_rate, paired_t_test, wilcoxon_test
 from .pernkopf import uci_experiment
 from .protocols import (
@@ -23,6 +23,7 @@ EXPERIMENTS = {
     "tan-digits-trees": digits_trees_reproduction,
     "tan-boosting-curves": boosting_curves_reproduction,
     "tan-grid": grid_reproduction,
+    "tan-bgmc": bgmc_experiment,
 }
 
 __all__ = [

@@ -14,7 +14,7 @@ from ..classifiers import BoostedGraphicalModelClassifier
 from ..datasets.synthetic import random_grid_model
 from .report import markdown_table
 
-__all__ = ["boosting_curves_reproduction", "grid_reproduction"]
+__all__ = ["bgmc_experiment", "boosting_curves_reproduction", "grid_reproduction"]
 
 CURVES_T = 40
 CURVES_L = 500
@@ -255,3 +255,157 @@ def boosting_curves_reproduction(data_dir=None):
 def grid_reproduction(data_dir=None):
     """Tan et al. 2010, Section V-D1: BGMC on two random 10 x 10 grid models."""
     return partial(run_grid, data_dir=data_dir)
+
+
+# ------------------------------------------------------------------------ Fig. 8
+BGMC_SIZES = (100, 200, 400, 800)
+BGMC_REPEATS = 5
+BGMC_MODELS = ("bgmc", "bcl", "btan", "svm-quad")
+#: Binary problems (dataset, classes kept). The paper does not say which digit pairs it
+#: used; these are commonly confused pairs.
+BGMC_PROBLEMS = {
+    "chess": ("chess", None),
+    "optdigits-3-vs-8": ("optdigits", (3, 8)),
+    "pendigits-4-vs-9": ("pendigits", (4, 9)),
+    "mnist-7-vs-9": ("mnist", (7, 9)),
+    "mnist-4-vs-9": ("mnist", (4, 9)),
+    "grid": ("grid", None),
+}
+
+
+def _bgmc_load(problem: str, data_dir):
+    from ..datasets import load_dataset
+
+    name, classes = BGMC_PROBLEMS[problem]
+    if name == "grid":
+        rng = np.random.default_rng(0)
+        p = random_grid_model(field_scale=0.0, coupling_scale=GRID_COUPLING, random_state=0)
+        q = random_grid_model(field_scale=0.0, coupling_scale=GRID_COUPLING, random_state=1)
+        X = np.vstack([q.sample(2000, rng), p.sample(2000, rng)])
+        return pd.DataFrame(X), pd.Series(np.repeat([0, 1], 2000), name="class")
+    if name == "mnist":
+        from .tan import _binarised_mnist
+
+        return _binarised_mnist(data_dir, classes, part="train")
+    X, y = load_dataset(name, data_dir)
+    if classes is not None:
+        keep = y.isin(classes).to_numpy()
+        X, y = X[keep].reset_index(drop=True), y[keep].reset_index(drop=True)
+    return X, y
+
+
+def _bgmc_model(name: str):
+    from ..registry import make_classifier
+
+    if name == "svm-quad":
+        return make_classifier(name)
+    return make_classifier(name, n_estimators=10, n_estimators_cv=3)
+
+
+def bgmc_experiment(data_dir=None):
+    """Tan et al. 2010, Fig. 8: BGMC, BCL, BTAN and a quadratic SVM against L."""
+    from .protocols import learning_curve
+    from .runner import DatasetSpec, Experiment
+
+    datasets = [
+        DatasetSpec(
+            name=problem,
+            load=partial(_bgmc_load, problem, data_dir),
+            folds=partial(
+                learning_curve,
+                train_sizes=BGMC_SIZES,
+                n_repeats=BGMC_REPEATS,
+                test_fraction=0.2,
+                seed=0,
+            ),
+            protocol=f"{BGMC_REPEATS} random 80/20 partitions, first L of the 80%",
+        )
+        for problem in BGMC_PROBLEMS
+    ]
+    return Experiment(
+        name="tan-bgmc",
+        description=(
+            "Tan et al. (2010), Fig. 8: Pr(err) against the number of training samples L "
+            "for BGMC, boosted Chow-Liu (BCL), boosted TAN (BTAN), each with T <= 10 "
+            "rounds chosen by 3-fold CV, and an SVM with the quadratic kernel (C chosen "
+            "on 20% of the training samples)."
+        ),
+        datasets=datasets,
+        models={m: partial(_bgmc_model, m) for m in BGMC_MODELS},
+        report=_bgmc_report,
+        settings={"sizes": BGMC_SIZES, "repeats": BGMC_REPEATS, "T": 10, "cv": 3},
+    )
+
+
+def _bgmc_report(records: list[dict], out_dir: Path, experiment) -> None:
+    from .report import write_json
+
+    write_json(
+        records, out_dir / "results.json", experiment=experiment.name, settings=experiment.settings
+    )
+    frame = pd.DataFrame(records)
+    frame["error"] = 1 - frame["accuracy"]
+    summary = frame.groupby(["dataset", "train_size", "model"])["error"].agg(["mean", "std"])
+    problems = list(dict.fromkeys(frame["dataset"]))
+    rows, claims = [], []
+    for problem in problems:
+        for size in BGMC_SIZES:
+            rows.append(
+                [
+                    problem,
+                    size,
+                    *(
+                        f"{summary.loc[(problem, size, m), 'mean']:.4f} ± "
+                        f"{summary.loc[(problem, size, m), 'std']:.4f}"
+                        for m in BGMC_MODELS
+                    ),
+                ]
+            )
+        mean = {m: summary.loc[problem].xs(m, level="model")["mean"] for m in BGMC_MODELS}
+        wins_btan = int((mean["bgmc"] < mean["btan"]).sum())
+        wins_bcl = int((mean["bgmc"] < mean["bcl"]).sum())
+        gap_svm = float((mean["bgmc"] - mean["svm-quad"]).mean())
+        claims.append(
+            f"- {problem}: BGMC below BTAN at {wins_btan} of {len(BGMC_SIZES)} sizes "
+            f"({'holds' if wins_btan == len(BGMC_SIZES) else 'does not hold everywhere'}), "
+            f"below BCL at {wins_bcl}; mean difference to the SVM {gap_svm:+.4f} "
+            f"({'BGMC better' if gap_svm < 0 else 'SVM better'})."
+        )
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(problems), figsize=(3.3 * len(problems), 3.2))
+    for ax, problem in zip(np.atleast_1d(axes), problems, strict=True):
+        for m in BGMC_MODELS:
+            sub = summary.loc[problem].xs(m, level="model")
+            ax.plot(sub.index, sub["mean"], marker="o", label=m)
+        ax.set(xscale="log", title=problem, xlabel="L")
+    np.atleast_1d(axes)[0].set_ylabel("Pr(err)")
+    np.atleast_1d(axes)[0].legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(out_dir / "error_vs_l.png", dpi=110)
+    plt.close(fig)
+    lines = [
+        "# tan-bgmc",
+        "",
+        experiment.description,
+        "",
+        "Data: chess (kr-vs-kp), optdigits 3 vs 8, pendigits 4 vs 9, MNIST 7 vs 9 and 4 vs 9 "
+        "(pixels > 0 set to 1), and the two grid models of `tan-grid` (4000 samples). The "
+        "paper does not say which digit pairs it used; ours are commonly confused pairs. "
+        "Numeric columns with more than 10 values are discretised into 5 quantile bins "
+        "(the library default) for the graphical models; the SVM sees them as numbers.",
+        "",
+        "## The paper's claim: BGMC is better than boosted TAN on every dataset and "
+        "compares well with the SVM",
+        "",
+        *claims,
+        "",
+        markdown_table(["dataset", "L", *BGMC_MODELS], rows),
+        "",
+        "Figure: `error_vs_l.png`.",
+        "",
+    ]
+    (out_dir / "results.md").write_text("\n".join(lines))
