@@ -1,0 +1,46 @@
+"""Small runs of the reproductions' building blocks."""
+
+import itertools
+
+import numpy as np
+
+from discotree.experiments import EXPERIMENTS
+from discotree.experiments.sanghavi import TRAIN_SIZES, _folds, _load
+from discotree.experiments.tan import run_gaussian_example
+
+
+def test_gaussian_example_claims_on_a_small_instance(tmp_path):
+    summary = run_gaussian_example(tmp_path, n_features=8, n_test=2000)
+    assert summary["dt_j_monotone"]
+    assert summary["cl_same_structure_every_k"]
+    assert summary["dt_edges_all_in_discriminative_block"]
+    assert all(abs(r["cl_j"]) < 1e-9 for r in summary["rows"])
+    assert summary["rows"][-1]["dt_error"] < 0.5
+    for name in ("results.md", "results.json", "j_divergence_and_error.png", "structures.png"):
+        assert (tmp_path / name).is_file()
+
+
+def test_random_tree_folds_are_nested_and_share_one_test_set():
+    _X, y = _load(20, 0)
+    k_max = max(TRAIN_SIZES)
+    assert len(y) == 2 * k_max + 1000
+    folds = _folds(np.asarray(y))
+    assert [f.train_size for f in folds] == list(TRAIN_SIZES)
+    for small, large in itertools.pairwise(folds):
+        assert set(small.train) < set(large.train)
+        assert (small.test == large.test).all()
+    assert not set(folds[-1].train) & set(folds[-1].test)
+    assert np.bincount(np.asarray(y)[folds[0].train]).tolist() == [TRAIN_SIZES[0]] * 2
+
+
+def test_every_reproduction_is_registered_with_a_description():
+    assert {
+        "pernkopf-uci",
+        "tan-gaussian-example",
+        "sanghavi-random-trees",
+        "tan-digits-trees",
+        "tan-boosting-curves",
+        "tan-grid",
+        "tan-bgmc",
+    } <= set(EXPERIMENTS)
+    assert all(factory.__doc__ for factory in EXPERIMENTS.values())
