@@ -29,6 +29,9 @@ from .experiments.adhoc import bench_experiment
 from .experiments.report import summarise
 from .registry import CLASSIFIERS, make_classifier
 
+#: The classifiers ``compare`` and ``bench`` run by default (the fast ones).
+COMPARE_DEFAULT = ("nb", "chow-liu", "tan-cmi", "dt")
+
 
 class UsageError(Exception):
     """A command-line usage mistake (exit code 2)."""
@@ -189,7 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--csv", type=Path, help="a CSV file to use instead of built-in datasets")
     p.add_argument("--target", help="label column of --csv")
-    p.add_argument("--models", default=",".join(CLASSIFIERS), help="comma-separated classifiers")
+    p.add_argument(
+        "--models",
+        default=",".join(COMPARE_DEFAULT),
+        help=f"comma-separated classifiers, from: {', '.join(CLASSIFIERS)}",
+    )
     p.add_argument("--folds", type=int, default=5, help="number of stratified CV folds")
     p.add_argument("--random-state", type=int, default=0, help="seed of the fold shuffling")
     p.set_defaults(run=_compare)
@@ -256,7 +263,11 @@ def build_parser() -> argparse.ArgumentParser:
         "from the data folder) with the experiment harness.",
     )
     p.add_argument("--datasets", required=True, help="comma-separated dataset names")
-    p.add_argument("--models", default=",".join(CLASSIFIERS), help="comma-separated models")
+    p.add_argument(
+        "--models",
+        default=",".join(COMPARE_DEFAULT),
+        help=f"comma-separated models, from: {', '.join(CLASSIFIERS)}",
+    )
     p.add_argument("--protocol", default="cv5", help="cvK (e.g. cv5) or 10x10cv")
     p.add_argument("--random-state", type=int, default=0, help="seed of the folds")
     p.add_argument("--data-dir", type=Path, help="data folder")
