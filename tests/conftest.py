@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
+from hypothesis import settings
 from hypothesis import strategies as st
+
+# Deterministic property tests: the same examples on every run (and in CI); set
+# HYPOTHESIS_PROFILE=explore for fresh random examples.
+settings.register_profile("ci", derandomize=True, deadline=None)
+settings.register_profile("explore", deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 SEEDS = [0, 1, 2]
 
