@@ -22,6 +22,7 @@ __all__ = [
     "check_sample_weight",
     "check_table",
     "check_targets",
+    "is_count",
     "take_rows",
     "validate_data",
 ]
@@ -151,6 +152,11 @@ def _object_column(column: NDArray[Any], numeric: bool = True) -> NDArray[Any]:
         values[~missing] = present.astype(np.float64)
         return values
     return out
+
+
+def is_count(value: Any, low: int = 0) -> bool:
+    """True for an integer (not bool) >= ``low``."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool) and value >= low
 
 
 def take_rows(X: Any, rows: NDArray[np.intp]) -> Any:

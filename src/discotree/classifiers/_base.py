@@ -16,6 +16,7 @@ from .._validation import (
     check_sample_weight,
     check_table,
     check_targets,
+    is_count,
     validate_data,
 )
 from ..models.discrete_forest import DiscreteForestModel
@@ -51,7 +52,7 @@ class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
     def _check_common_params(self) -> tuple[float, float]:
         name = type(self).__name__
         mc = self.max_categories
-        if isinstance(mc, bool) or not isinstance(mc, int | np.integer) or mc < 1:
+        if not is_count(mc, 1):
             raise ValueError(f"{name}: max_categories must be an integer >= 1, got {mc!r}.")
         if self.discretizer is not None and not hasattr(self.discretizer, "fit_transform"):
             raise ValueError(

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from .._validation import check_is_fitted, take_rows
+from .._validation import check_is_fitted, is_count, take_rows
 from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discrete import PairStatistics
 from ..stats.discriminative import discriminative_weights
@@ -207,7 +207,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
             if param == "n_estimators_cv" and value is None:
                 continue
             low = 1 if param == "n_estimators" else 2
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+            if not is_count(value, low):
                 raise ValueError(f"{name}: {param} must be an integer >= {low}, got {value!r}.")
         if self.base == "dt" and not self._alpha > 0:
             raise ValueError(f"{name}: alpha must be > 0 for base='dt' (got {self.alpha}).")

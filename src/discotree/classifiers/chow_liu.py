@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from .._validation import is_count
 from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discrete import PairStatistics
 from ..structure.chow_liu import chow_liu_forest, forest_parents
@@ -95,7 +96,7 @@ class ChowLiuClassifier(DiscreteForestClassifierBase):
 
     def _check_params(self) -> None:
         k = self.n_edges
-        if k is not None and (isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0):
+        if not (k is None or is_count(k)):
             raise ValueError(
                 f"ChowLiuClassifier: n_edges must be None or an integer >= 0, got {k!r}."
             )

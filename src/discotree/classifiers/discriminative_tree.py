@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
-from .._validation import check_is_fitted, take_rows
+from .._validation import check_is_fitted, is_count, take_rows
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
 from ..stats.discrete import PairStatistics, j_divergence, smoothed_conditional
@@ -175,8 +175,7 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
                 f"{name}: multiclass must be one of {_MULTICLASS}, got {self.multiclass!r}."
             )
         k = self.n_edges
-        integer = isinstance(k, int | np.integer) and not isinstance(k, bool)
-        if not (k is None or (isinstance(k, str) and k == "cv") or (integer and k >= 0)):
+        if not (k is None or (isinstance(k, str) and k == "cv") or is_count(k)):
             raise ValueError(f"{name}: n_edges must be None, 'cv' or an integer >= 0, got {k!r}.")
         if self.distribution == "discrete" and not self._alpha > 0:
             raise ValueError(

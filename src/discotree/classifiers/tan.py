@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from .._validation import is_count
 from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discrete import PairStatistics
 from ..structure.chow_liu import chow_liu_forest, forest_parents
@@ -109,7 +110,7 @@ class TANClassifier(DiscreteForestClassifierBase):
 
     def _check_params(self) -> None:
         n = self.n_edges
-        if n is not None and (isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0):
+        if not (n is None or is_count(n)):
             raise ValueError(f"TANClassifier: n_edges must be None or an integer >= 0, got {n!r}.")
         if self.structure not in STRUCTURES:
             raise ValueError(

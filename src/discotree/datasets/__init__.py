@@ -17,19 +17,15 @@ from .synthetic import (
     random_grid_model,
     random_ktree_classes,
     sample_forest_classes,
+    sample_grid_pair,
     sample_joint_table,
     three_variable_example,
 )
 
 
 def _grid_pair(n_samples: int = 1200, seed: int = 0):
-    rng = np.random.default_rng(seed)
     p, q = random_grid_model(random_state=seed), random_grid_model(random_state=seed + 1)
-    half = n_samples // 2
-    X = np.vstack([q.sample(half, rng), p.sample(n_samples - half, rng)])
-    y = np.repeat([0, 1], [half, n_samples - half])
-    columns = [f"x{j}" for j in range(X.shape[1])]
-    return pd.DataFrame(X, columns=columns), pd.Series(y, name="class")
+    return sample_grid_pair(q, p, n_samples, np.random.default_rng(seed))
 
 
 #: Named synthetic problems with default sizes (seed 0), loadable by load_dataset.

@@ -30,6 +30,7 @@ __all__ = [
     "random_grid_model",
     "random_ktree_classes",
     "sample_forest_classes",
+    "sample_grid_pair",
     "sample_joint_table",
     "three_variable_example",
 ]
@@ -174,6 +175,17 @@ def _draw(logits: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.i
     cumulative = np.cumsum(prob, axis=1)
     u = rng.random(len(prob))[:, None] * cumulative[:, -1:]
     return np.minimum((u >= cumulative).sum(axis=1), prob.shape[1] - 1)
+
+
+def sample_grid_pair(
+    q: GridModel, p: GridModel, n_samples: int, rng: np.random.Generator
+) -> tuple[pd.DataFrame, pd.Series]:
+    """Exact samples of two grid models: the first half labelled 0 (from ``q``), the
+    rest labelled 1 (from ``p``)."""
+    half = n_samples // 2
+    X = np.vstack([q.sample(half, rng), p.sample(n_samples - half, rng)])
+    y = np.repeat([0, 1], [half, n_samples - half])
+    return _as_frame(X), pd.Series(y, name="class")
 
 
 def random_grid_model(

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..classifiers import BoostedGraphicalModelClassifier
-from ..datasets.synthetic import random_grid_model
+from ..datasets.synthetic import random_grid_model, sample_grid_pair
 from .report import markdown_table
 
 __all__ = ["bgmc_experiment", "boosting_curves_reproduction", "grid_reproduction"]
@@ -168,8 +168,8 @@ def run_grid(
     q = random_grid_model(field_scale=0.0, coupling_scale=GRID_COUPLING, random_state=seed + 1)
 
     def draw(n):
-        X = np.vstack([q.sample(n // 2, rng), p.sample(n - n // 2, rng)])
-        return pd.DataFrame(X), np.repeat([0, 1], [n // 2, n - n // 2])
+        X, y = sample_grid_pair(q, p, n, rng)
+        return X, y.to_numpy()
 
     X, y = draw(GRID_L)
     X_test, y_test = draw(GRID_TEST)
@@ -281,8 +281,7 @@ def _bgmc_load(problem: str, data_dir):
         rng = np.random.default_rng(0)
         p = random_grid_model(field_scale=0.0, coupling_scale=GRID_COUPLING, random_state=0)
         q = random_grid_model(field_scale=0.0, coupling_scale=GRID_COUPLING, random_state=1)
-        X = np.vstack([q.sample(2000, rng), p.sample(2000, rng)])
-        return pd.DataFrame(X), pd.Series(np.repeat([0, 1], 2000), name="class")
+        return sample_grid_pair(q, p, 4000, rng)
     if name == "mnist":
         from .tan import _binarised_mnist
 
