@@ -11,6 +11,10 @@ from discotree import (
     TANClassifier,
 )
 from discotree.classifiers.baselines import QuadraticSVMClassifier
+from discotree.classifiers.forest_density import (
+    ForestDensityClassifier,
+    KernelNaiveBayesClassifier,
+)
 
 ALL_ESTIMATORS = [
     NaiveBayesClassifier(),
@@ -30,9 +34,28 @@ ALL_ESTIMATORS = [
     Discretizer(method="uniform"),
     Discretizer(method="mdl"),
     TANClassifier(discretizer=Discretizer(method="mdl")),
+    ForestDensityClassifier(),
+    ForestDensityClassifier(kde="binned", pairs=2, keep_original=True, probability=True),
+    ForestDensityClassifier(kde="exact", bandwidth=0.5, class_weight="balanced"),
+    KernelNaiveBayesClassifier(),
 ]
 
 
-@parametrize_with_checks(ALL_ESTIMATORS, xfail_strict=True)
+def _expected_failures(estimator) -> dict[str, str]:
+    """Checks an estimator fails by design, with the reason."""
+    if isinstance(estimator, ForestDensityClassifier) and estimator.probability:
+        return {
+            "check_sample_weight_equivalence_on_dense_data": (
+                "the probability calibration uses cross-validation folds, which differ "
+                "between a weighted row and its repeated copies (as for scikit-learn's "
+                "CalibratedClassifierCV); decision_function and predict are equivalent"
+            )
+        }
+    return {}
+
+
+@parametrize_with_checks(
+    ALL_ESTIMATORS, xfail_strict=True, expected_failed_checks=_expected_failures
+)
 def test_sklearn_api(estimator, check):
     check(estimator)
