@@ -29,7 +29,12 @@ from .._validation import check_is_fitted, check_sample_weight, check_targets, v
 from ..models.kernel_density import PairwiseKernelDensities
 from ..stats.discriminative import gaussian_discriminative_weights
 
-__all__ = ["ForestDensityClassifier", "KernelNaiveBayesClassifier", "informative_pairs"]
+__all__ = [
+    "ForestDensityClassifier",
+    "KernelNaiveBayesClassifier",
+    "informative_pairs",
+    "linear_svm",
+]
 
 _RULES = ("scott", "silverman")
 
@@ -99,6 +104,33 @@ def _margin_probabilities(margins: NDArray[np.float64], slope: float) -> NDArray
     return e / e.sum(axis=1, keepdims=True)
 
 
+def linear_svm(
+    features: NDArray[np.float64],
+    class_index: NDArray[np.intp],
+    n_classes: int,
+    weights: NDArray[np.float64],
+    C: float = 1.0,
+    max_iter: int = 20000,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
+    """The SVM stage of the forest density classifier (eq. 6).
+
+    Standardises the columns of ``features`` (weighted mean and standard deviation),
+    fits the soft-margin hinge-loss SVM and returns the coefficients and intercepts of
+    the *unstandardised* features, so ``features @ coef.T + intercept`` is the margin,
+    plus the solver's iteration count. Two classes give one row (positive margin means
+    class 1), more give one-vs-rest rows.
+    """
+    total = weights.sum()
+    mean = weights @ features / total
+    scale = np.sqrt(weights @ (features - mean) ** 2 / total)
+    scale[~(scale > 1e-12)] = 1.0
+    coef, intercept, n_iter = _fit_hinge_svm(
+        (features - mean) / scale, class_index, n_classes, weights, C, max_iter
+    )
+    coef = coef / scale
+    return coef, intercept - coef @ mean, n_iter
+
+
 def _fit_calibration(features, class_index, n_classes, weights, C, max_iter) -> float:
     """Slope of the margins' sigmoid (softmax), fitted on cross-validated margins.
 
@@ -114,7 +146,7 @@ def _fit_calibration(features, class_index, n_classes, weights, C, max_iter) -> 
         margins = np.zeros((len(class_index), n_outputs))
         folds = StratifiedKFold(n_splits=min(3, smallest), shuffle=True, random_state=0)
         for train, test in folds.split(features, class_index):
-            coef, intercept = _fit_hinge_svm(
+            coef, intercept = linear_svm(
                 features[train], class_index[train], n_classes, weights[train], C, max_iter
             )[:2]
             margins[test] = features[test] @ coef.T + intercept
@@ -378,22 +410,14 @@ class ForestDensityClassifier(_KernelDensityBase):
             density_floor=self.density_floor,
         )
         features = self._features(Z, leave_one_out=True)
-        self.feature_mean_ = w @ features / w.sum()
-        sd = np.sqrt(w @ (features - self.feature_mean_) ** 2 / w.sum())
-        sd[~(sd > 1e-12)] = 1.0
-        self.feature_scale_ = sd
-        scaled = (features - self.feature_mean_) / self.feature_scale_
         weights = w * _class_weights(self.class_weight, self.classes_, class_index, name)
-        self.coef_, self.intercept_, self.n_iter_ = _fit_hinge_svm(
-            scaled, class_index, len(self.classes_), weights, float(self.C), self.max_iter
+        self.coef_, self.intercept_, self.n_iter_ = linear_svm(
+            features, class_index, len(self.classes_), weights, float(self.C), self.max_iter
         )
         if self.probability:
             self.calibration_slope_ = _fit_calibration(
-                scaled, class_index, len(self.classes_), weights, float(self.C), self.max_iter
+                features, class_index, len(self.classes_), weights, float(self.C), self.max_iter
             )
-        # coefficients of the unstandardised feature map
-        self.coef_ = self.coef_ / self.feature_scale_
-        self.intercept_ = self.intercept_ - self.coef_ @ self.feature_mean_
         terms: list[tuple[Any, int, int]] = []
         for label in self.classes_:
             terms += [(label, i, -1) for i in range(Z.shape[1])]

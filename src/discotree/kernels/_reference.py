@@ -272,3 +272,32 @@ def discriminative_weights(codes, class_index, weights, n_categories, positive, 
                 ]
                 out[i, j] = out[j, i] = expectation(first, f) - expectation(second, f)
     return psi_pos, psi_neg
+
+
+def kernel_density(points, weights, query, bandwidths, leave_out=None):
+    """Reference for the 1-D/2-D Gaussian (product) kernel density estimates of
+    :mod:`discotree.kernels.kde`: ``sum_l w_l prod_a phi((q_a - x_la)/h_a)/h_a / sum_l w_l``.
+
+    ``points`` and ``query`` are lists of tuples (one coordinate per axis); with
+    ``leave_out = (k, w_out)`` the query is training point k and weight ``w_out`` of its
+    own kernel is removed from numerator and denominator.
+    """
+    out = []
+    for q in query:
+        numerator, denominator = 0.0, 0.0
+        for x, w in zip(points, weights, strict=True):
+            value = float(w)
+            for a, h in enumerate(bandwidths):
+                z = (q[a] - x[a]) / h
+                value *= math.exp(-0.5 * z * z) / (math.sqrt(2 * math.pi) * h)
+            numerator += value
+            denominator += float(w)
+        if leave_out is not None:
+            _, w_out = leave_out
+            own = float(w_out)
+            for h in bandwidths:
+                own /= math.sqrt(2 * math.pi) * h
+            numerator -= own
+            denominator -= float(w_out)
+        out.append(numerator / denominator if denominator > 0 else 0.0)
+    return np.array(out)
