@@ -6,6 +6,8 @@ from .classifiers import (
     BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     DiscriminativeTreeClassifier,
+    ForestDensityClassifier,
+    KernelNaiveBayesClassifier,
     NaiveBayesClassifier,
     TANClassifier,
 )
@@ -17,6 +19,8 @@ __all__ = [
     "ChowLiuClassifier",
     "Discretizer",
     "DiscriminativeTreeClassifier",
+    "ForestDensityClassifier",
+    "KernelNaiveBayesClassifier",
     "NaiveBayesClassifier",
     "TANClassifier",
     "TableEncoder",

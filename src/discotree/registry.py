@@ -11,10 +11,18 @@ from .classifiers import (
     BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     DiscriminativeTreeClassifier,
+    ForestDensityClassifier,
+    KernelNaiveBayesClassifier,
     NaiveBayesClassifier,
     TANClassifier,
 )
-from .classifiers.baselines import QuadraticSVMClassifier
+from .classifiers.baselines import (
+    QuadraticSVMClassifier,
+    lda_classifier,
+    nearest_neighbours_classifier,
+    random_forest_classifier,
+    rbf_svm_classifier,
+)
 
 __all__ = ["CLASSIFIERS", "make_classifier"]
 
@@ -32,6 +40,13 @@ CLASSIFIERS: dict[str, Callable[[], ClassifierMixin]] = {
     "bcl-discrete": partial(BoostedGraphicalModelClassifier, base="chow-liu", algorithm="discrete"),
     "btan-discrete": partial(BoostedGraphicalModelClassifier, base="tan", algorithm="discrete"),
     "svm-quad": QuadraticSVMClassifier,
+    # Dorn et al. (004): the forest density classifier and its baselines
+    "forest-density": ForestDensityClassifier,
+    "lda": lda_classifier,
+    "knn5": nearest_neighbours_classifier,
+    "nb-kde": KernelNaiveBayesClassifier,
+    "svm-rbf": rbf_svm_classifier,
+    "rf50": random_forest_classifier,
 }
 
 

@@ -157,6 +157,17 @@ def test_forest_class_options(seed):
         forest_classes(4, marginal="cauchy")
 
 
+@pytest.mark.parametrize("marginal", ["normal", "t3", "mixture"])
+def test_centred_forest_classes_share_their_means(seed, marginal):
+    classes = forest_classes(5, marginal=marginal, centred=True, random_state=seed)
+    rng = np.random.default_rng(seed)
+    for forest in classes:
+        x = forest.sample(40000, rng)
+        # t3 has heavy tails: compare medians of batch means, robust to rare extremes
+        means = np.median(x.reshape(40, 1000, 5).mean(axis=1), axis=0)
+        np.testing.assert_allclose(means, 0.0, atol=0.1)
+
+
 def test_named_synthetic_sets_load():
     from discotree.datasets import SYNTHETIC_DATASETS, load_dataset
 

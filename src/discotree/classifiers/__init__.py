@@ -3,6 +3,7 @@
 from .boosting import BoostedGraphicalModelClassifier
 from .chow_liu import ChowLiuClassifier
 from .discriminative_tree import DiscriminativeTreeClassifier
+from .forest_density import ForestDensityClassifier, KernelNaiveBayesClassifier
 from .naive_bayes import NaiveBayesClassifier
 from .tan import TANClassifier
 
@@ -10,6 +11,8 @@ __all__ = [
     "BoostedGraphicalModelClassifier",
     "ChowLiuClassifier",
     "DiscriminativeTreeClassifier",
+    "ForestDensityClassifier",
+    "KernelNaiveBayesClassifier",
     "NaiveBayesClassifier",
     "TANClassifier",
 ]

@@ -8,15 +8,49 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.compose import ColumnTransformer
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.impute import SimpleImputer
 from sklearn.model_selection import train_test_split
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import OneHotEncoder
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.svm import SVC
 
 from .._validation import check_is_fitted, check_table, check_targets, validate_data
 
-__all__ = ["QuadraticSVMClassifier"]
+__all__ = [
+    "QuadraticSVMClassifier",
+    "lda_classifier",
+    "nearest_neighbours_classifier",
+    "random_forest_classifier",
+    "rbf_svm_classifier",
+]
+
+
+# The baselines of 004_2d7427be8e18913e.txt, Section 5 (Matlab defaults there; the
+# closest scikit-learn equivalents here). They take numeric features without missing
+# values, as that paper's data.
+def lda_classifier(**params: Any) -> Pipeline:
+    """Linear discriminant analysis (``lda``)."""
+    return make_pipeline(LinearDiscriminantAnalysis(**params))
+
+
+def nearest_neighbours_classifier(n_neighbors: int = 5, **params: Any) -> Pipeline:
+    """5-nearest neighbours on standardised features (``knn5``)."""
+    return make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors, **params))
+
+
+def rbf_svm_classifier(**params: Any) -> Pipeline:
+    """RBF-kernel SVM on standardised features, ``gamma="scale"`` (``svm-rbf``; Matlab's
+    fitcsvm picks the kernel scale by a heuristic of its own)."""
+    return make_pipeline(StandardScaler(), SVC(kernel="rbf", gamma="scale", **params))
+
+
+def random_forest_classifier(**params: Any) -> RandomForestClassifier:
+    """Random forest of 50 trees, sqrt(n_features) candidates per split (``rf50``)."""
+    settings = {"n_estimators": 50, "max_features": "sqrt", "random_state": 0, **params}
+    return RandomForestClassifier(**settings)
 
 
 class QuadraticSVMClassifier(ClassifierMixin, BaseEstimator):

@@ -249,8 +249,8 @@ class _KernelDensityBase(ClassifierMixin, BaseEstimator):
         floor = self.density_floor
         if not (isinstance(floor, numbers.Real) and 0 < floor < np.inf):
             raise ValueError(f"{name}: density_floor must be a positive float, got {floor!r}.")
-        if self.kde not in ("binned", "exact"):
-            raise ValueError(f"{name}: kde must be 'binned' or 'exact', got {self.kde!r}.")
+        if self.kde not in ("auto", "binned", "exact"):
+            raise ValueError(f"{name}: kde must be 'auto', 'binned' or 'exact', got {self.kde!r}.")
         sizes = self.grid_size
         if (
             not isinstance(sizes, tuple | list)
@@ -296,9 +296,10 @@ class ForestDensityClassifier(_KernelDensityBase):
     pairs : "all", int or list of (i, j), default="all"
         Bivariate terms: every pair, the ``pairs`` most informative ones
         (:func:`informative_pairs`), or the given pairs.
-    kde : {"binned", "exact"}, default="binned"
+    kde : {"auto", "binned", "exact"}, default="auto"
         Linear binning on a grid with kernel smoothing (O(L + grid) per feature or
-        pair; :mod:`discotree.kernels.kde`) or direct O(L^2) kernel sums.
+        pair; :mod:`discotree.kernels.kde`), direct O(L) kernel sums per query, or
+        whichever costs fewer operations for the class and query sizes at hand.
     grid_size : (int, int), default=(1024, 128)
         Grid nodes per axis for the 1-D and 2-D binned estimates.
     probability : bool, default=False
@@ -346,7 +347,7 @@ class ForestDensityClassifier(_KernelDensityBase):
         C=1.0,
         keep_original=False,
         pairs="all",
-        kde="binned",
+        kde="auto",
         grid_size=(1024, 128),
         probability=False,
         class_weight=None,
@@ -474,13 +475,13 @@ class KernelNaiveBayesClassifier(_KernelDensityBase):
     ----------
     bandwidth : {"silverman", "scott"}, float or array, default="silverman"
     density_floor : float, default=1e-3
-    kde : {"binned", "exact"}, default="binned"
+    kde : {"auto", "binned", "exact"}, default="auto"
     grid_size : (int, int), default=(1024, 128)
         Only the first (1-D) size is used.
     """
 
     def __init__(
-        self, bandwidth="silverman", density_floor=1e-3, kde="binned", grid_size=(1024, 128)
+        self, bandwidth="silverman", density_floor=1e-3, kde="auto", grid_size=(1024, 128)
     ) -> None:
         self.bandwidth = bandwidth
         self.density_floor = density_floor

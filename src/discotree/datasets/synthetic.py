@@ -365,9 +365,11 @@ def _random_forest_edges(n: int, n_edges: int, rng, keep=()) -> list[tuple[int, 
     return edges
 
 
-def _marginal_quantile(kind: str, rng: np.random.Generator):
-    """A random marginal of the family, as its quantile function."""
+def _marginal_quantile(kind: str, rng: np.random.Generator, centred: bool = False):
+    """A random marginal of the family, as its quantile function (mean 0 if centred)."""
     loc, scale = rng.uniform(-1, 1), rng.uniform(0.5, 2.0)
+    if centred:
+        loc = 0.0
     if kind == "normal":
         return lambda u: loc + scale * stats.norm.ppf(u)
     if kind == "t3":
@@ -375,6 +377,8 @@ def _marginal_quantile(kind: str, rng: np.random.Generator):
     means = rng.uniform(-2, 2, 2)
     sds = rng.uniform(0.3, 1.5, 2)
     weight = rng.uniform(0.3, 0.7)
+    if centred:
+        means -= weight * means[0] + (1 - weight) * means[1]
     grid = np.linspace(means.min() - 8 * sds.max(), means.max() + 8 * sds.max(), 4001)
     cdf = weight * stats.norm.cdf(grid, means[0], sds[0])
     cdf += (1 - weight) * stats.norm.cdf(grid, means[1], sds[1])
@@ -411,6 +415,7 @@ def forest_classes(
     marginal: str = "normal",
     sparse: bool = False,
     shared_structure: bool = False,
+    centred: bool = False,
     random_state=None,
 ) -> tuple[ForestClass, ForestClass]:
     """Two forest-structured classes as in Section 5.1 of 004_2d7427be8e18913e.txt.
@@ -422,7 +427,10 @@ def forest_classes(
     full trees (n - 1 edges) or, with ``sparse``, forests with about two-thirds as many
     edges; with ``shared_structure`` about two-thirds of class 0's edges are kept in
     class 1, otherwise the two forests are independent. Edge correlations are
-    ``+-U(0.5, 0.95)``. The paper gives no numeric values for these choices.
+    ``+-U(0.5, 0.95)``. With ``centred`` every marginal has mean 0, so the classes
+    share their means and differ only in scales, shapes and dependence (a linear
+    classifier is then no better than chance, as the paper reports for LDA). The paper
+    gives no numeric values for these choices.
     """
     if marginal not in _MARGINALS:
         raise ValueError(f"marginal must be one of {_MARGINALS}, got {marginal!r}")
@@ -438,7 +446,7 @@ def forest_classes(
     classes = []
     for edges in (first, second):
         correlations = {e: float(rng.choice([-1, 1]) * rng.uniform(0.5, 0.95)) for e in edges}
-        quantiles = [_marginal_quantile(marginal, rng) for _ in range(n_features)]
+        quantiles = [_marginal_quantile(marginal, rng, centred) for _ in range(n_features)]
         classes.append(ForestClass(edges, correlations, quantiles))
     return classes[0], classes[1]
 

@@ -1,6 +1,8 @@
 """The experiment harness: protocols, metrics, a cached runner, reports, reproductions."""
 
 from .boosting import bgmc_experiment, boosting_curves_reproduction, grid_reproduction
+from .dorn import synthetic_experiment as dorn_synthetic_experiment
+from .dorn import uci_experiment as dorn_uci_experiment
 from .metrics import accuracy, balanced_error_rate, error_rate, paired_t_test, wilcoxon_test
 from .pernkopf import uci_experiment
 from .protocols import (
@@ -24,6 +26,8 @@ EXPERIMENTS = {
     "tan-boosting-curves": boosting_curves_reproduction,
     "tan-grid": grid_reproduction,
     "tan-bgmc": bgmc_experiment,
+    "dorn-uci": dorn_uci_experiment,
+    "dorn-synthetic": dorn_synthetic_experiment,
 }
 
 __all__ = [
