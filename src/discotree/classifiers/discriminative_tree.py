@@ -64,8 +64,15 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         :meth:`staged_decision_function` scores every k from one fit; ``"cv"`` picks k
         by 5-fold stratified cross-validation that way (one fit per fold).
     edge_cost : float or ndarray of shape (n_features, n_features), default=0.0
-        Non-negative cost c_ij of an edge (eq. 24), charged to each forest that uses
-        it: a forest keeps only edges whose weight exceeds their cost.
+        Non-negative cost c_ij of an edge (eq. 24). A forest keeps only edges whose
+        weight exceeds what they cost it (the natural stopping rule).
+    cost_accounting : {"per-forest", "union"}, default="per-forest"
+        ``"per-forest"`` charges c_ij to each forest that uses the edge (decoupled,
+        exactly optimal for every k). ``"union"`` charges it once per edge of
+        E_p union E_q, as eq. 24 writes it: an edge both forests use is paid once. That
+        couples the forests; the pair is found by exact block-coordinate ascent from
+        the per-forest optimum (never worse than it under eq. 24, each forest optimal
+        given the other; see :mod:`discotree.structure.discriminative`).
     distribution : {"discrete", "gaussian"}, default="discrete"
         ``"discrete"``: categorical models on the encoded features (as the other
         classifiers); ``"gaussian"``: continuous features, Gaussian statistics and the
@@ -150,6 +157,7 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         distribution: str = "discrete",
         multiclass: str = "pairwise",
         *,
+        cost_accounting: str = "per-forest",
         alpha: float = 1.0,
         epsilon: float = 1e-5,
         max_categories: int = 10,
@@ -162,6 +170,7 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         self.edge_cost = edge_cost
         self.distribution = distribution
         self.multiclass = multiclass
+        self.cost_accounting = cost_accounting
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self) -> None:
@@ -173,6 +182,11 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         if self.multiclass not in _MULTICLASS:
             raise ValueError(
                 f"{name}: multiclass must be one of {_MULTICLASS}, got {self.multiclass!r}."
+            )
+        if self.cost_accounting not in ("per-forest", "union"):
+            raise ValueError(
+                f"{name}: cost_accounting must be 'per-forest' or 'union', "
+                f"got {self.cost_accounting!r}."
             )
         k = self.n_edges
         if not (k is None or (isinstance(k, str) and k == "cv") or is_count(k)):
@@ -286,7 +300,9 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         else:
             means, covs = pair.means(), pair.covariances()
             psi_pos, psi_neg = gaussian_discriminative_weights(means[1], covs[1], means[0], covs[0])
-        path_pos, path_neg = discriminative_forest_paths(psi_pos, psi_neg, self.edge_cost)
+        path_pos, path_neg = discriminative_forest_paths(
+            psi_pos, psi_neg, self.edge_cost, self.cost_accounting
+        )
         model = self._pair_model(pair, path_pos, path_neg, n_features, self.n_edges_)
         j_path = self._j_path(psi_pos, psi_neg, path_pos, path_neg, self._marginal_j(pair))
         return _ForestPair(positive, negative, path_pos, path_neg, j_path, model), psi_pos, psi_neg
