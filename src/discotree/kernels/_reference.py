@@ -301,3 +301,83 @@ def kernel_density(points, weights, query, bandwidths, leave_out=None):
             denominator -= float(w_out)
         out.append(numerator / denominator if denominator > 0 else 0.0)
     return np.array(out)
+
+
+def greedy_cr_structure(codes, class_index, weights, n_classes, n_categories, k, alpha, epsilon):
+    """Reference for :func:`discotree.structure.bayes_net_search.greedy_search` (CR):
+    refits every candidate network from scratch and scores all samples, no caching and
+    no early abandoning. Scoring convention of the fast code: a missing node value
+    contributes 0 and a missing parent means P(x_j | c)."""
+    n = len(n_categories)
+    parents = [()] * n
+
+    def counts_of(node, pa):
+        shape = [n_classes] + [int(n_categories[v]) for v in (*pa, node)]
+        table = np.zeros(shape)
+        for s in range(len(codes)):
+            values = [int(codes[s][v]) for v in (*pa, node)]
+            if min(values) >= 0:
+                table[(int(class_index[s]), *values)] += float(weights[s])
+        return table
+
+    def log_cpt(node, pa):
+        table = counts_of(node, pa) + alpha
+        totals = table.sum(axis=-1, keepdims=True)
+        prob = np.where(totals > 0, table / np.where(totals > 0, totals, 1), 1.0 / table.shape[-1])
+        prob = np.where(prob <= 0, epsilon, prob)
+        return np.log(prob / prob.sum(axis=-1, keepdims=True))
+
+    def rate(structure):
+        tables = [log_cpt(j, pa) for j, pa in enumerate(structure)]
+        marginals = [log_cpt(j, ()) for j in range(n)]
+        prior = [0.0] * n_classes
+        for s in range(len(codes)):
+            prior[int(class_index[s])] += float(weights[s])
+        total = sum(prior)
+        correct = 0.0
+        for s in range(len(codes)):
+            scores = []
+            for c in range(n_classes):
+                value = math.log(prior[c] / total)
+                for j, pa in enumerate(structure):
+                    x = int(codes[s][j])
+                    if x < 0:
+                        continue
+                    if all(int(codes[s][p]) >= 0 for p in pa):
+                        value += tables[j][(c, *[int(codes[s][p]) for p in pa], x)]
+                    else:
+                        value += marginals[j][c, x]
+                scores.append(value)
+            if max(range(n_classes), key=lambda c: (scores[c], -c)) == int(class_index[s]):
+                correct += float(weights[s])
+        return correct / total
+
+    def ancestors(structure, v):
+        seen, stack = set(), [v]
+        while stack:
+            u = stack.pop()
+            for p in structure[u]:
+                if p not in seen:
+                    seen.add(p)
+                    stack.append(p)
+        return seen
+
+    current = rate(parents)
+    while True:
+        best, move = current, None
+        for child in range(n):
+            if len(parents[child]) >= k:
+                continue
+            for parent in range(n):
+                if parent == child or parent in parents[child]:
+                    continue
+                if parent in ancestors(parents, parent) or child in ancestors(parents, parent):
+                    continue
+                trial = list(parents)
+                trial[child] = tuple(sorted((*parents[child], parent)))
+                value = rate(trial)
+                if value > best:
+                    best, move = value, trial
+        if move is None:
+            return parents
+        parents, current = move, best
