@@ -26,6 +26,25 @@ from .classifiers.baselines import (
 
 __all__ = ["CLASSIFIERS", "make_classifier"]
 
+
+def _pernkopf_names() -> dict[str, Callable[[], ClassifierMixin]]:
+    """The naming scheme of 002, Section 6: A-B-C-D with A the k-tree (tan = 1-tree,
+    2tree = 2-tree), B-C the structure learner, D the parameter training."""
+    names: dict[str, Callable[[], ClassifierMixin]] = {
+        "nb-ml": partial(TANClassifier, k=0),
+        "nb-cl": partial(TANClassifier, k=0, parameters="cl"),
+    }
+    structures = ["cmi", "cr", "superparent", "omi-cr", "omisp-cr", "ocr-cr", "ro-cr"]
+    for prefix, k in (("tan", 1), ("2tree", 2)):
+        for structure in structures:
+            for parameters in ("ml", "cl"):
+                names[f"{prefix}-{structure}-{parameters}"] = partial(
+                    TANClassifier, k=k, structure=structure, parameters=parameters
+                )
+    names["tan-omi-crcl-ml"] = partial(TANClassifier, k=1, structure="omi-crcl")
+    return names
+
+
 #: name -> factory of an unfitted classifier with the library's defaults.
 CLASSIFIERS: dict[str, Callable[[], ClassifierMixin]] = {
     "nb": NaiveBayesClassifier,
@@ -40,6 +59,8 @@ CLASSIFIERS: dict[str, Callable[[], ClassifierMixin]] = {
     "bcl-discrete": partial(BoostedGraphicalModelClassifier, base="chow-liu", algorithm="discrete"),
     "btan-discrete": partial(BoostedGraphicalModelClassifier, base="tan", algorithm="discrete"),
     "svm-quad": QuadraticSVMClassifier,
+    # Pernkopf and Bilmes (002): {nb, tan, 2tree}-{structure}-{ml, cl}
+    **_pernkopf_names(),
     # Dorn et al. (004): the forest density classifier and its baselines
     "forest-density": ForestDensityClassifier,
     "lda": lda_classifier,

@@ -199,7 +199,7 @@ def test_cll_gradient_matches_finite_differences(seed):
     offsets = np.cumsum([0, *sizes])
 
     def cll_at(vector):
-        parts = [vector[a:b] for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+        parts = [vector[a:b] for a, b in itertools.pairwise(offsets)]
         from scipy.special import log_softmax
 
         prior = log_softmax(parts[0])
@@ -225,7 +225,7 @@ def test_cl_parameters_raise_training_cll():
     rng = np.random.default_rng(7)
     codes, class_index, _ = _random_problem(rng, n_samples=300)
     ml = TANClassifier(k=1, structure="omi-cr").fit(codes, class_index)
-    cl = TANClassifier(k=1, structure="omi-cr", parameters="cl", cl_cl_max_iter=50).fit(
+    cl = TANClassifier(k=1, structure="omi-cr", parameters="cl", cl_max_iter=50).fit(
         codes, class_index
     )
     rows = np.arange(len(codes))

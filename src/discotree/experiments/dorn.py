@@ -58,7 +58,7 @@ _TABLE1 = [
 
 def _load(name: str, data_dir) -> tuple[pd.DataFrame, pd.Series]:
     X, y = load_dataset(name, data_dir=data_dir)
-    keep = X.notna().all(axis=1).to_numpy()
+    keep = X.notna().all(axis=1).to_numpy().copy()
     if name == "pima":
         keep &= (X["pressure"] != 0).to_numpy()
     return X[keep].reset_index(drop=True).astype(float), y[keep].reset_index(drop=True)

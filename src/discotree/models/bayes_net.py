@@ -253,14 +253,16 @@ class NodeScores:
         log_cpt = np.log(smoothed_conditional(counts, self.alpha, self.epsilon))
         codes = self.codes
         value = codes[:, node]
-        out = np.zeros((len(codes), self.n_classes))
+        by_cell = np.ascontiguousarray(log_cpt.reshape(self.n_classes, -1).T)  # (cells, C)
         observed = value >= 0
         complete = observed.copy()
         for p in parents:
             complete &= codes[:, p] >= 0
-        flat = log_cpt.reshape(self.n_classes, -1)
+        if complete.all():
+            return by_cell[_family_index(codes, parents, node, self.n_categories)]
+        out = np.zeros((len(codes), self.n_classes))
         index = _family_index(codes[complete], parents, node, self.n_categories)
-        out[complete] = flat[:, index].T
+        out[complete] = by_cell[index]
         partial = observed & ~complete
         if partial.any():
             marginal = np.log(

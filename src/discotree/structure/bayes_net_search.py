@@ -92,21 +92,31 @@ class Scorer:
         cll = joint[rows, self.class_index] - logsumexp(joint, axis=1)
         return float(self.weights @ cll) / self.total
 
-    def value_above(self, joint: NDArray[np.float64], threshold: float) -> float | None:
-        """The score if it can exceed ``threshold``; ``None`` when abandoned early.
+    def value_above(
+        self,
+        joint: NDArray[np.float64],
+        threshold: float,
+        changes: list[tuple[NDArray[np.float64], NDArray[np.float64]]] = (),
+    ) -> float | None:
+        """The score of ``joint + sum(new - old for old, new in changes)`` if it can
+        exceed ``threshold``; ``None`` when abandoned early.
 
-        Returns exactly :meth:`value` whenever it is not ``None``, and ``None`` only when
-        the score cannot exceed ``threshold``.
+        Returns exactly :meth:`value` of that joint whenever it is not ``None``, and
+        ``None`` only when the score cannot exceed ``threshold``. The changed joint is
+        built chunk by chunk, so an abandoned candidate costs only the chunks read.
         """
         if not self.early_abandon:
-            return self.value(joint)
+            return self.value(_apply(joint, changes))
         needed = threshold * self.total
         remaining = self.total
         correct = 0.0
         slack = 1e-9 * self.total
         for start in range(0, len(self.order), self.chunk):
             rows = self.order[start : start + self.chunk]
-            hit = np.argmax(joint[rows], axis=1) == self.class_index[rows]
+            block = joint[rows]
+            for old, new in changes:
+                block = block - old[rows] + new[rows]
+            hit = np.argmax(block, axis=1) == self.class_index[rows]
             w = self.weights[rows]
             correct += float(w[hit].sum())
             remaining -= float(w.sum())
@@ -114,12 +124,19 @@ class Scorer:
                 self.n_evaluations += 1
                 self.n_abandoned += 1
                 return None
-        return self.value(joint)
+        return self.value(_apply(joint, changes))
 
     def reorder(self, joint: NDArray[np.float64]) -> None:
         """Put the samples ``joint`` misclassifies first (stable)."""
         wrong = np.argmax(joint, axis=1) != self.class_index
         self.order = np.argsort(~wrong, kind="stable")
+
+
+def _apply(joint, changes):
+    """``joint - old + new`` for each change, in the order :class:`NodeScores` uses."""
+    for old, new in changes:
+        joint = joint - old + new
+    return joint
 
 
 def _creates_cycle(parents: list[tuple[int, ...]], parent: int, child: int) -> bool:
@@ -186,7 +203,7 @@ def greedy_search(
                     continue
                 candidate = tuple(sorted((*state.parents[child], parent)))
                 column = columns.get(child, candidate)
-                score = scorer.value_above(state.joint_with(child, column), best)
+                score = scorer.value_above(state.joint, best, [(state.columns[child], column)])
                 if score is not None and score > best:
                     best, move = score, (child, candidate, column)
         if move is None:
@@ -240,13 +257,9 @@ def superparent_search(state: NodeScores, k: int, scorer: Scorer) -> list[tuple[
         kids = children_of[best_sp]
         best, move = current, None
         for chosen in itertools.combinations(kids, min(group, len(kids))):
-            joint = state.joint.copy()
-            cols = []
-            for j in chosen:
-                column = columns.get(j, tuple(sorted((*state.parents[j], best_sp))))
-                joint += column - state.columns[j]
-                cols.append(column)
-            score = scorer.value_above(joint, best)
+            cols = [columns.get(j, tuple(sorted((*state.parents[j], best_sp)))) for j in chosen]
+            changes = [(state.columns[j], c) for j, c in zip(chosen, cols, strict=True)]
+            score = scorer.value_above(state.joint, best, changes)
             if score is not None and score > best:
                 best, move = score, (chosen, cols)
         if move is None:
@@ -276,7 +289,7 @@ def order_search(
         best, move = current, None
         for candidate in itertools.combinations(earlier, min(k, position)):
             column = columns.get(node, candidate)
-            score = scorer.value_above(state.joint_with(node, column), best)
+            score = scorer.value_above(state.joint, best, [(state.columns[node], column)])
             if score is not None and score > best:
                 best, move = score, (candidate, column)
         if move is not None:
@@ -287,8 +300,10 @@ def order_search(
 
 # ------------------------------------------------------------------- orderings (5.1)
 def _entropy_of(ids: NDArray[np.intp], weights: NDArray[np.float64]) -> float:
-    _, inverse = np.unique(ids, return_inverse=True)
-    mass = np.bincount(inverse, weights)
+    if int(ids.max()) < 4 * len(ids):  # small id range: a histogram, no sort
+        mass = np.bincount(ids, weights)
+    else:
+        mass = np.bincount(np.unique(ids, return_inverse=True)[1], weights)
     p = mass[mass > 0] / mass.sum()
     return float(-(p * np.log(p)).sum())
 
@@ -296,6 +311,8 @@ def _entropy_of(ids: NDArray[np.intp], weights: NDArray[np.float64]) -> float:
 def _combine(ids: NDArray[np.intp], column: NDArray[np.integer], size: int) -> NDArray[np.intp]:
     """Configuration ids of (ids, column), re-compressed so they stay small."""
     joint = ids * (size + 1) + (column.astype(np.intp) + 1)  # missing (-1) is a value
+    if int(joint.max()) < 4 * len(joint):
+        return joint
     return np.unique(joint, return_inverse=True)[1].astype(np.intp)
 
 
@@ -342,8 +359,11 @@ def omi_order(codes, class_index, weights, n_classes, n_categories) -> list[int]
 def _extend_by(order, ids, codes, class_index, weights, n_classes, n_categories) -> list[int]:
     rest = [v for v in range(codes.shape[1]) if v not in order]
     while rest:
+        # I(C; X | B) = H(C,B) - H(B) + H(X,B) - H(C,X,B): the first two do not depend on X
         values = [
-            _cmi_with_class(ids, codes[:, v], n_categories[v], class_index, weights, n_classes)
+            _conditional_entropy_gain(
+                ids, codes[:, v], n_categories[v], class_index, weights, n_classes
+            )
             for v in rest
         ]
         chosen = rest[int(np.argmax(values))]
@@ -351,6 +371,12 @@ def _extend_by(order, ids, codes, class_index, weights, n_classes, n_categories)
         rest.remove(chosen)
         ids = _combine(ids, codes[:, chosen], n_categories[chosen])
     return order
+
+
+def _conditional_entropy_gain(ids, column, size, class_index, weights, n_classes) -> float:
+    """``H(X, B) - H(C, X, B)``: I(C; X | B) up to terms that do not depend on X."""
+    xb = _combine(ids, column, size)
+    return _entropy_of(xb, weights) - _entropy_of(xb * n_classes + class_index, weights)
 
 
 def omisp_order(codes, class_index, weights, n_classes, n_categories) -> list[int]:
