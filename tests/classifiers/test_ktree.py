@@ -250,3 +250,16 @@ def test_bad_parameters_are_named():
     ]:
         with pytest.raises(ValueError, match=match):
             TANClassifier(**kwargs).fit(X, y)
+
+
+def test_forest_structured_models_use_the_forest_kernel_with_the_same_answer():
+    rng = np.random.default_rng(11)
+    n_categories = rng.integers(2, 4, size=5)
+    parents = [(), (0,), (0,), (2,), ()]
+    model = _random_model(rng, 2, n_categories, parents)
+    rows = np.column_stack([rng.integers(0, r, size=20) for r in n_categories])
+    rows[rng.random(rows.shape) < 0.4] = -1
+    got = model.log_likelihood(rows)
+    for s, row in enumerate(rows):
+        np.testing.assert_allclose(got[s], _brute_force(model, row), atol=1e-10)
+    np.testing.assert_allclose(got, np.array([model._marginal(r) for r in rows]), atol=1e-10)

@@ -3,6 +3,7 @@
 import itertools
 
 import numpy as np
+import pytest
 
 from discotree.experiments import EXPERIMENTS
 from discotree.experiments.sanghavi import TRAIN_SIZES, _folds, _load
@@ -44,3 +45,31 @@ def test_every_reproduction_is_registered_with_a_description():
         "tan-bgmc",
     } <= set(EXPERIMENTS)
     assert all(factory.__doc__ for factory in EXPERIMENTS.values())
+
+
+def test_dorn_synthetic_folds_are_nested_and_keep_the_balance():
+    from discotree.experiments.dorn import (
+        SYNTHETIC_N_TEST,
+        SYNTHETIC_TRAIN_SIZES,
+        _synthetic_cells,
+        _synthetic_folds,
+        _synthetic_load,
+    )
+
+    cells = _synthetic_cells()
+    index = next(i for i, c in enumerate(cells) if c["balance"] == "unbalanced")
+    X, y = _synthetic_load(index, 0)
+    y = np.asarray(y)
+    assert len(X) == max(SYNTHETIC_TRAIN_SIZES) + SYNTHETIC_N_TEST
+    folds = _synthetic_folds(y, "unbalanced")
+    for small, large in itertools.pairwise(folds):
+        assert set(small.train) < set(large.train)
+    for fold, n in zip(folds, SYNTHETIC_TRAIN_SIZES, strict=True):
+        assert len(fold.train) == n
+        assert y[fold.train].mean() == pytest.approx(0.25)
+        assert y[fold.test].mean() == pytest.approx(0.5)
+        assert not set(fold.train) & set(fold.test)
+
+
+def test_new_reproductions_are_registered():
+    assert {"dorn-uci", "dorn-synthetic", "pernkopf-runtime"} <= set(EXPERIMENTS)

@@ -293,6 +293,9 @@ class TANClassifier(DiscreteForestClassifierBase):
         return model
 
     def _discriminative_parents(self, codes, class_index, weights, n_classes):
+        pair_stats = PairStatistics.from_codes(
+            codes, class_index, self.n_categories_, n_classes, weights
+        )
         state = NodeScores.naive_bayes(
             codes,
             class_index,
@@ -301,6 +304,7 @@ class TANClassifier(DiscreteForestClassifierBase):
             self.n_categories_,
             self._alpha,
             self._epsilon,
+            pair_stats,
         )
         scorer = Scorer(class_index, weights, self.structure_score, self.early_abandon)
         structure = self.structure
@@ -315,7 +319,7 @@ class TANClassifier(DiscreteForestClassifierBase):
                 order = [int(v) for v in rng.permutation(codes.shape[1])]
             else:
                 order = ORDERINGS[ordering](
-                    codes, class_index, weights, n_classes, self.n_categories_
+                    codes, class_index, weights, n_classes, self.n_categories_, pair_stats
                 )
             self.order_ = order
             if structure == "omi-crcl":

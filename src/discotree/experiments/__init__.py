@@ -4,6 +4,9 @@ from .boosting import bgmc_experiment, boosting_curves_reproduction, grid_reprod
 from .dorn import synthetic_experiment as dorn_synthetic_experiment
 from .dorn import uci_experiment as dorn_uci_experiment
 from .metrics import accuracy, balanced_error_rate, error_rate, paired_t_test, wilcoxon_test
+from .pernkopf import missing_reproduction as pernkopf_missing_reproduction
+from .pernkopf import runtime_experiment as pernkopf_runtime_experiment
+from .pernkopf import synthetic_experiment as pernkopf_synthetic_experiment
 from .pernkopf import uci_experiment
 from .protocols import (
     Fold,
@@ -20,6 +23,9 @@ from .tan import digits_trees_reproduction, gaussian_example_reproduction
 #: Experiment (run by the cached harness) or a callable ``run(out_dir, n_jobs, progress)``.
 EXPERIMENTS = {
     "pernkopf-uci": uci_experiment,
+    "pernkopf-runtime": pernkopf_runtime_experiment,
+    "pernkopf-missing": pernkopf_missing_reproduction,
+    "pernkopf-synthetic": pernkopf_synthetic_experiment,
     "tan-gaussian-example": gaussian_example_reproduction,
     "sanghavi-random-trees": random_trees_experiment,
     "tan-digits-trees": digits_trees_reproduction,

@@ -100,6 +100,8 @@ def _evaluate(X: pd.DataFrame, y: np.ndarray, factory: Callable[[], Any], fold: 
         "balanced_error": balanced_error_rate(truth, predicted),
         "fit_seconds": fit_seconds,
         "predict_seconds": predict_seconds,
+        # structure-learning time, for the estimators that measure it
+        "structure_seconds": getattr(model, "structure_seconds_", None),
     }
 
 

@@ -8,7 +8,9 @@ k further attribute parents ``pa(j)``. Then
 with conditional probability tables theta_j of shape (C, r_pa1, ..., r_pak, r_j).
 Naive Bayes is k = 0, TAN a 1-tree, the paper's 2-trees k = 2.
 
-Missing features are summed out exactly by variable elimination (:meth:`log_likelihood`):
+Missing features are summed out exactly (:meth:`log_likelihood`): by the vectorised
+forest kernel of :mod:`discotree.kernels.forest` when every attribute has at most one
+attribute parent, otherwise by variable elimination:
 every factor restricted to a sample's observed values keeps only its missing variables,
 which are eliminated one at a time, the variable with the fewest neighbours first
 (min-degree). For a k-tree the cost is linear in the number of features for fixed k.
@@ -28,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
-from ..stats.discrete import smoothed_conditional
+from ..stats.discrete import PairStatistics, smoothed_conditional
 
 __all__ = ["BayesNetModel", "NodeScores", "family_counts"]
 
@@ -135,6 +137,9 @@ class BayesNetModel:
         ndarray of shape (n_samples, n_classes)
         """
         codes = np.asarray(codes)
+        if all(len(pa) <= 1 for pa in self.parents):
+            # a forest: the vectorised sum-product kernel of the foundation
+            return self.as_forest().log_likelihood(codes)
         out = np.zeros((len(codes), self.n_classes))
         missing = codes < 0
         complete = ~missing.any(axis=1)
@@ -144,6 +149,23 @@ class BayesNetModel:
         for s in np.flatnonzero(~complete):
             out[s] = self._marginal(codes[s])
         return out
+
+    def as_forest(self):
+        """The same model as a :class:`~discotree.models.discrete_forest.DiscreteForestModel`
+        (only when every attribute has at most one attribute parent)."""
+        from .discrete_forest import DiscreteForestModel
+
+        if any(len(pa) > 1 for pa in self.parents):
+            raise ValueError("only a model with at most one attribute parent is a forest")
+        row = np.array([pa[0] if pa else -1 for pa in self.parents], dtype=np.intp)
+        log_cpts = [
+            [
+                t[c] if pa else t[c][None, :]
+                for t, pa in zip(self.log_cpts, self.parents, strict=True)
+            ]
+            for c in range(self.n_classes)
+        ]
+        return DiscreteForestModel(np.tile(row, (self.n_classes, 1)), self.n_categories, log_cpts)
 
     def joint_log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
         """``log P(x, c)``, shape (n_samples, n_classes)."""
@@ -225,11 +247,28 @@ class NodeScores:
     parents: list[tuple[int, ...]] = field(default_factory=list)
     columns: list[NDArray[np.float64]] = field(default_factory=list)
     joint: NDArray[np.float64] = field(default=None)  # type: ignore[assignment]
+    pair_stats: PairStatistics | None = None
 
     @classmethod
-    def naive_bayes(cls, codes, class_index, weights, n_classes, n_categories, alpha, epsilon):
-        """Scores of the naive Bayes structure (no attribute parents)."""
+    def naive_bayes(
+        cls,
+        codes,
+        class_index,
+        weights,
+        n_classes,
+        n_categories,
+        alpha,
+        epsilon,
+        pair_stats: PairStatistics | None = None,
+    ):
+        """Scores of the naive Bayes structure (no attribute parents).
+
+        ``pair_stats`` (the foundation's one-pass pair tables of the same data) serves
+        the counts of every family with at most one attribute parent, so only 2-parent
+        families are counted here.
+        """
         state = cls(codes, class_index, weights, n_classes, n_categories, alpha, epsilon)
+        state.pair_stats = pair_stats
         prior = np.bincount(class_index, weights, n_classes)
         state.joint = np.tile(np.log(prior / prior.sum()), (len(codes), 1))
         for j in range(codes.shape[1]):
@@ -239,9 +278,14 @@ class NodeScores:
             state.joint = state.joint + column
         return state
 
-    def column(self, node: int, parents: tuple[int, ...]) -> NDArray[np.float64]:
-        """The node's log-probability column with the given parents (not stored)."""
-        counts = family_counts(
+    def family(self, node: int, parents: tuple[int, ...]) -> NDArray[np.float64]:
+        """Counts n(c, x_pa, x_j) (from the pair tables when there are any and at most
+        one parent)."""
+        if self.pair_stats is not None and len(parents) == 1:
+            return self.pair_stats.table(parents[0], node)
+        if self.pair_stats is not None and not parents:
+            return self.pair_stats.marginal(node)
+        return family_counts(
             self.codes,
             self.class_index,
             self.weights,
@@ -250,6 +294,10 @@ class NodeScores:
             node,
             parents,
         )
+
+    def column(self, node: int, parents: tuple[int, ...]) -> NDArray[np.float64]:
+        """The node's log-probability column with the given parents (not stored)."""
+        counts = self.family(node, parents)
         log_cpt = np.log(smoothed_conditional(counts, self.alpha, self.epsilon))
         codes = self.codes
         value = codes[:, node]
@@ -265,21 +313,7 @@ class NodeScores:
         out[complete] = by_cell[index]
         partial = observed & ~complete
         if partial.any():
-            marginal = np.log(
-                smoothed_conditional(
-                    family_counts(
-                        codes,
-                        self.class_index,
-                        self.weights,
-                        self.n_classes,
-                        self.n_categories,
-                        node,
-                        (),
-                    ),
-                    self.alpha,
-                    self.epsilon,
-                )
-            )
+            marginal = np.log(smoothed_conditional(self.family(node, ()), self.alpha, self.epsilon))
             out[partial] = marginal[:, value[partial]].T
         return out
 

@@ -111,12 +111,14 @@ class Scorer:
         remaining = self.total
         correct = 0.0
         slack = 1e-9 * self.total
+        hits = np.zeros(len(self.order), dtype=bool)
         for start in range(0, len(self.order), self.chunk):
             rows = self.order[start : start + self.chunk]
             block = joint[rows]
             for old, new in changes:
                 block = block - old[rows] + new[rows]
             hit = np.argmax(block, axis=1) == self.class_index[rows]
+            hits[rows] = hit
             w = self.weights[rows]
             correct += float(w[hit].sum())
             remaining -= float(w.sum())
@@ -124,7 +126,10 @@ class Scorer:
                 self.n_evaluations += 1
                 self.n_abandoned += 1
                 return None
-        return self.value(_apply(joint, changes))
+        # every row seen: the same per-element arithmetic as :meth:`value`, summed in
+        # sample order as it does
+        self.n_evaluations += 1
+        return float(self.weights[hits].sum()) / self.total
 
     def reorder(self, joint: NDArray[np.float64]) -> None:
         """Put the samples ``joint`` misclassifies first (stable)."""
@@ -328,10 +333,21 @@ def _cmi_with_class(ids, column, size, class_index, weights, n_classes) -> float
     )
 
 
-def omi_order(codes, class_index, weights, n_classes, n_categories) -> list[int]:
+def _pair_information(pair_stats, i: int, j: int) -> float:
+    """``I(C; X_i, X_j)`` from the (C, r_i, r_j) pair table."""
+    table = pair_stats.table(i, j)
+    p = table / table.sum()
+    pc = p.sum(axis=(1, 2), keepdims=True)
+    pxx = p.sum(axis=0, keepdims=True)
+    nz = p > 0
+    return float((p[nz] * np.log(p[nz] / (pc * pxx)[nz])).sum())
+
+
+def omi_order(codes, class_index, weights, n_classes, n_categories, pair_stats=None) -> list[int]:
     """OMI: the pair most informative about C first (the one with larger I(C; X) in
     front), then repeatedly the attribute maximising I(C; X | all earlier attributes)
-    (Section 5.1, heuristic 1; Algorithm 1)."""
+    (Section 5.1, heuristic 1; Algorithm 1). With complete data and ``pair_stats`` the
+    first pair is read from the pair tables (the same values as the histograms)."""
     n = codes.shape[1]
     zero = np.zeros(len(codes), dtype=np.intp)
     single = [
@@ -340,13 +356,17 @@ def omi_order(codes, class_index, weights, n_classes, n_categories) -> list[int]
     ]
     if n == 1:
         return [0]
+    from_tables = pair_stats is not None and not (codes < 0).any()
     best, pair = -np.inf, (0, 1)
     for i in range(n):
         ids = _combine(zero, codes[:, i], n_categories[i])
         for j in range(i + 1, n):
-            value = single[i] + _cmi_with_class(
-                ids, codes[:, j], n_categories[j], class_index, weights, n_classes
-            )
+            if from_tables:
+                value = _pair_information(pair_stats, i, j)
+            else:
+                value = single[i] + _cmi_with_class(
+                    ids, codes[:, j], n_categories[j], class_index, weights, n_classes
+                )
             if value > best + 1e-12:
                 best, pair = value, (i, j)
     first, second = sorted(pair, key=lambda v: -single[v])
@@ -379,7 +399,7 @@ def _conditional_entropy_gain(ids, column, size, class_index, weights, n_classes
     return _entropy_of(xb, weights) - _entropy_of(xb * n_classes + class_index, weights)
 
 
-def omisp_order(codes, class_index, weights, n_classes, n_categories) -> list[int]:
+def omisp_order(codes, class_index, weights, n_classes, n_categories, pair_stats=None) -> list[int]:
     """OMISP: next the attribute maximising ``max_{X' earlier} I(C; X | X')``; the first
     maximises I(C; X) (Section 5.1, heuristic 2)."""
     n = codes.shape[1]
@@ -413,7 +433,7 @@ def _saturated_rate(ids, class_index, weights, n_classes) -> float:
     return float(weights[predicted == class_index].sum() / weights.sum())
 
 
-def ocr_order(codes, class_index, weights, n_classes, n_categories) -> list[int]:
+def ocr_order(codes, class_index, weights, n_classes, n_categories, pair_stats=None) -> list[int]:
     """OCR: next the attribute whose saturated model over (C, X, earlier attributes),
     from sparse histograms, classifies the training data best (Section 5.1, heuristic 3)."""
     n = codes.shape[1]
