@@ -110,8 +110,8 @@ def test_estimator_specific_parameters(rng):
     X, y = rng.integers(0, 3, (20, 3)), rng.integers(0, 2, 20)
     with pytest.raises(ValueError, match="structure must be one of"):
         TANClassifier(structure="nope").fit(X, y)
-    with pytest.raises(ValueError, match="k=2 is not supported"):
-        TANClassifier(k=2).fit(X, y)
+    with pytest.raises(ValueError, match="k must be 0, 1 or 2"):
+        TANClassifier(k=3).fit(X, y)
     with pytest.raises(ValueError, match="n_edges must be None"):
         ChowLiuClassifier(n_edges=-1).fit(X, y)
     with pytest.raises(ValueError, match="method must be one of"):

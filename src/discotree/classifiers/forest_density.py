@@ -22,7 +22,6 @@ from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC, LinearSVC
-from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 
 from .._validation import check_is_fitted, check_sample_weight, check_targets, validate_data
@@ -46,12 +45,14 @@ def _sigmoid(z):
     return 0.5 * (1 + np.tanh(0.5 * z))
 
 
-def _class_weights(class_weight, classes, class_index, owner) -> NDArray[np.float64]:
-    """Per-sample multipliers for scikit-learn's ``class_weight`` conventions."""
+def _class_weights(class_weight, classes, class_index, owner, weights) -> NDArray[np.float64]:
+    """Per-sample multipliers for scikit-learn's ``class_weight`` conventions
+    ("balanced" uses the weighted class totals, so weights act as repeated rows)."""
     if class_weight is None:
         return np.ones(len(class_index))
     if isinstance(class_weight, str) and class_weight == "balanced":
-        per_class = compute_class_weight("balanced", classes=np.arange(len(classes)), y=class_index)
+        totals = np.bincount(class_index, weights, len(classes))
+        per_class = weights.sum() / (len(classes) * totals)
         return per_class[class_index]
     if isinstance(class_weight, dict):
         unknown = set(class_weight) - set(classes.tolist())
@@ -411,7 +412,7 @@ class ForestDensityClassifier(_KernelDensityBase):
             density_floor=self.density_floor,
         )
         features = self._features(Z, leave_one_out=True)
-        weights = w * _class_weights(self.class_weight, self.classes_, class_index, name)
+        weights = w * _class_weights(self.class_weight, self.classes_, class_index, name, w)
         self.coef_, self.intercept_, self.n_iter_ = linear_svm(
             features, class_index, len(self.classes_), weights, float(self.C), self.max_iter
         )
