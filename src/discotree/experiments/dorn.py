@@ -324,7 +324,12 @@ def _synthetic_report(records: list[dict], out_dir: Path, experiment: Experiment
     alpha = 0.05 / len(rivals)
     rows, significant = [], {m: [] for m in rivals}
     by_size: dict[int, dict[str, list[bool]]] = {}
-    for (cell, fold), sub in frame.groupby(["cell", "fold"], sort=False):
+    cell_order = {_cell_name(c): i for i, c in enumerate(_synthetic_cells())}
+    groups = sorted(
+        frame.groupby(["cell", "fold"]),
+        key=lambda item: (cell_order.get(item[0][0], len(cell_order)), int(item[0][1][1:])),
+    )
+    for (cell, fold), sub in groups:
         pivot = sub.pivot_table(index="dataset", columns="model", values="error")
         if pivot.isna().any().any() or set(pivot.columns) != set(models):
             continue
