@@ -32,7 +32,7 @@ from scipy.special import logsumexp
 
 from ..stats.discrete import PairStatistics, smoothed_conditional
 
-__all__ = ["BayesNetModel", "NodeScores", "family_counts"]
+__all__ = ["BayesNetModel", "LazyColumn", "NodeScores", "family_counts"]
 
 
 def family_counts(
@@ -295,32 +295,42 @@ class NodeScores:
             parents,
         )
 
-    def column(self, node: int, parents: tuple[int, ...]) -> NDArray[np.float64]:
-        """The node's log-probability column with the given parents (not stored)."""
+    def lookup(self, node: int, parents: tuple[int, ...]) -> LazyColumn:
+        """The node's log-probability column with the given parents, as a table and a
+        row index into it (rows are gathered only when read)."""
         counts = self.family(node, parents)
         log_cpt = np.log(smoothed_conditional(counts, self.alpha, self.epsilon))
         codes = self.codes
         value = codes[:, node]
-        by_cell = np.ascontiguousarray(log_cpt.reshape(self.n_classes, -1).T)  # (cells, C)
+        by_cell = log_cpt.reshape(self.n_classes, -1).T  # (cells, C)
         observed = value >= 0
         complete = observed.copy()
         for p in parents:
             complete &= codes[:, p] >= 0
         if complete.all():
-            return by_cell[_family_index(codes, parents, node, self.n_categories)]
-        out = np.zeros((len(codes), self.n_classes))
-        index = _family_index(codes[complete], parents, node, self.n_categories)
-        out[complete] = by_cell[index]
+            index = _family_index(codes, parents, node, self.n_categories)
+            return LazyColumn(np.ascontiguousarray(by_cell), index)
+        # extra rows: P(x_j | c) for a missing parent, then zeros for a missing node
+        marginal = np.log(smoothed_conditional(self.family(node, ()), self.alpha, self.epsilon))
+        cells = by_cell.shape[0]
+        r = marginal.shape[1]
+        table = np.vstack([by_cell, marginal.T, np.zeros((1, self.n_classes))])
+        index = np.full(len(codes), cells + r, dtype=np.intp)
+        index[complete] = _family_index(codes[complete], parents, node, self.n_categories)
         partial = observed & ~complete
-        if partial.any():
-            marginal = np.log(smoothed_conditional(self.family(node, ()), self.alpha, self.epsilon))
-            out[partial] = marginal[:, value[partial]].T
-        return out
+        index[partial] = cells + value[partial]
+        return LazyColumn(np.ascontiguousarray(table), index)
+
+    def column(self, node: int, parents: tuple[int, ...]) -> NDArray[np.float64]:
+        """The node's log-probability column with the given parents (not stored)."""
+        return self.lookup(node, parents).full()
 
     def set_parents(self, node: int, parents: tuple[int, ...], column=None) -> None:
         """Replace one node's parents, updating its column and the joint."""
         if column is None:
             column = self.column(node, parents)
+        elif isinstance(column, LazyColumn):
+            column = column.full()
         self.joint = self.joint - self.columns[node] + column
         self.columns[node] = column
         self.parents[node] = tuple(parents)
@@ -328,6 +338,20 @@ class NodeScores:
     def joint_with(self, node: int, column: NDArray[np.float64]) -> NDArray[np.float64]:
         """The joint if ``node`` had this column instead."""
         return self.joint - self.columns[node] + column
+
+
+@dataclass(frozen=True)
+class LazyColumn:
+    """A node's column ``table[index]`` (shape (n, C)), gathered only where read."""
+
+    table: NDArray[np.float64]
+    index: NDArray[np.intp]
+
+    def __getitem__(self, rows) -> NDArray[np.float64]:
+        return self.table[self.index[rows]]
+
+    def full(self) -> NDArray[np.float64]:
+        return self.table[self.index]
 
 
 def log_posterior(joint: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
-from ..models.bayes_net import NodeScores
+from ..models.bayes_net import LazyColumn, NodeScores
 
 __all__ = [
     "Scorer",
@@ -55,6 +55,7 @@ class Scorer:
         current joint to put misclassified samples first) in chunks and stop once the
         candidate cannot exceed the threshold (speed-up 1 of Section 4.4.1).
     chunk : int, default=256
+        First chunk; later chunks double, up to 16 times this.
 
     Attributes
     ----------
@@ -112,8 +113,10 @@ class Scorer:
         correct = 0.0
         slack = 1e-9 * self.total
         hits = np.zeros(len(self.order), dtype=bool)
-        for start in range(0, len(self.order), self.chunk):
-            rows = self.order[start : start + self.chunk]
+        start, size = 0, self.chunk
+        while start < len(self.order):
+            rows = self.order[start : start + size]
+            start, size = start + size, min(2 * size, 16 * self.chunk)
             block = joint[rows]
             for old, new in changes:
                 block = block - old[rows] + new[rows]
@@ -140,8 +143,12 @@ class Scorer:
 def _apply(joint, changes):
     """``joint - old + new`` for each change, in the order :class:`NodeScores` uses."""
     for old, new in changes:
-        joint = joint - old + new
+        joint = joint - old + _full(new)
     return joint
+
+
+def _full(column):
+    return column.full() if isinstance(column, LazyColumn) else column
 
 
 def _creates_cycle(parents: list[tuple[int, ...]], parent: int, child: int) -> bool:
@@ -163,14 +170,14 @@ class _Columns:
     def __init__(self, state: NodeScores, limit: int = 50_000_000) -> None:
         self.state = state
         self.cache: dict[tuple[int, tuple[int, ...]], NDArray[np.float64]] = {}
-        per_column = state.joint.size
+        per_column = len(state.joint)  # one row index per sample
         self.capacity = max(0, limit // max(per_column, 1))
 
-    def get(self, node: int, parents: tuple[int, ...]) -> NDArray[np.float64]:
+    def get(self, node: int, parents: tuple[int, ...]) -> LazyColumn:
         key = (node, tuple(parents))
         column = self.cache.get(key)
         if column is None:
-            column = self.state.column(node, key[1])
+            column = self.state.lookup(node, key[1])
             if len(self.cache) < self.capacity:
                 self.cache[key] = column
         return column
@@ -254,7 +261,7 @@ def superparent_search(state: NodeScores, k: int, scorer: Scorer) -> list[tuple[
             joint = state.joint.copy()
             for j in children_of[sp]:
                 column = columns.get(j, tuple(sorted((*state.parents[j], sp))))
-                joint += column - state.columns[j]
+                joint += column.full() - state.columns[j]
             score = scorer.value(joint)
             if score > best_sp_score:
                 best_sp, best_sp_score = sp, score
