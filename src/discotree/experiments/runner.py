@@ -102,6 +102,7 @@ def _evaluate(X: pd.DataFrame, y: np.ndarray, factory: Callable[[], Any], fold: 
         "predict_seconds": predict_seconds,
         # structure-learning time, for the estimators that measure it
         "structure_seconds": getattr(model, "structure_seconds_", None),
+        "score_evaluations": getattr(model, "n_score_evaluations_", None),
     }
 
 
