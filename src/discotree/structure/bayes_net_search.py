@@ -386,6 +386,10 @@ def omi_order(codes, class_index, weights, n_classes, n_categories, pair_stats=N
 def _extend_by(order, ids, codes, class_index, weights, n_classes, n_categories) -> list[int]:
     rest = [v for v in range(codes.shape[1]) if v not in order]
     while rest:
+        # once the earlier attributes determine the class, H(C | B) = 0 and every
+        # I(C; X | B) is 0: a tie, broken by index like every tie here
+        if _entropy_of(ids * n_classes + class_index, weights) - _entropy_of(ids, weights) <= 1e-12:
+            return order + rest
         # I(C; X | B) = H(C,B) - H(B) + H(X,B) - H(C,X,B): the first two do not depend on X
         values = [
             _conditional_entropy_gain(
