@@ -274,7 +274,7 @@ def _synthetic_folds(y: np.ndarray, balance: str) -> list:
 
 
 def synthetic_experiment(data_dir=None) -> Experiment:
-    """``dorn-synthetic``: the factorial design of Section 5.1 (Fig. 4-5)."""
+    """Section 5.1 of 004, Fig. 4-5: the factorial design of forest-structured classes."""
     datasets = []
     for index, cell in enumerate(_synthetic_cells()):
         for replicate in range(SYNTHETIC_REPLICATES):
