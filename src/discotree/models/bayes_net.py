@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp
 
 from ..stats.discrete import PairStatistics, smoothed_conditional
 
@@ -335,10 +334,6 @@ class NodeScores:
         self.columns[node] = column
         self.parents[node] = tuple(parents)
 
-    def joint_with(self, node: int, column: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The joint if ``node`` had this column instead."""
-        return self.joint - self.columns[node] + column
-
 
 @dataclass(frozen=True)
 class LazyColumn:
@@ -352,8 +347,3 @@ class LazyColumn:
 
     def full(self) -> NDArray[np.float64]:
         return self.table[self.index]
-
-
-def log_posterior(joint: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``log P(c | x)`` from ``log P(c, x)``."""
-    return joint - logsumexp(joint, axis=1, keepdims=True)
