@@ -272,3 +272,12 @@ def test_kernel_naive_bayes_matches_direct_computation():
             joint[:, c] += np.log(np.maximum(dens, 1e-3))
     expected = joint - np.logaddexp.reduce(joint, axis=1, keepdims=True)
     np.testing.assert_allclose(model.predict_log_proba(frame.iloc[:5]), expected, rtol=1e-9)
+
+
+def test_non_numeric_columns_are_named():
+    frame = pd.DataFrame({"size": [1.0, 2.0, 3.0, 4.0], "colour": ["r", "g", "r", "g"]})
+    with pytest.raises(ValueError, match="column 'colour' is not numeric"):
+        ForestDensityClassifier().fit(frame, [0, 1, 0, 1])
+    array = np.array([[1.0, "r"], [2.0, "g"], [3.0, "r"], [4.0, "g"]], dtype=object)
+    with pytest.raises(ValueError, match=r"X\[:, 1\] is not numeric"):
+        KernelNaiveBayesClassifier().fit(array, [0, 1, 0, 1])

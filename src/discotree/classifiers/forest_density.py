@@ -41,6 +41,31 @@ _RULES = ("scott", "silverman")
 _GRAM_LIMIT = 6000
 
 
+def _check_numeric(X: Any, owner: str) -> None:
+    """Name the first non-numeric column: these classifiers need numeric features."""
+    if hasattr(X, "dtypes") and hasattr(X, "columns"):
+        import pandas as pd
+
+        for column in X.columns:
+            dtype = X[column].dtype
+            if not pd.api.types.is_numeric_dtype(dtype) or isinstance(dtype, pd.CategoricalDtype):
+                raise ValueError(
+                    f"{owner}: column {column!r} is not numeric ({dtype}); kernel density "
+                    "estimates need numeric features (encode or drop categorical columns)."
+                )
+        return
+    array = np.asarray(X)
+    if array.dtype.kind in "OUS" and array.ndim == 2:
+        for j in range(array.shape[1]):
+            try:
+                array[:, j].astype(np.float64)
+            except ValueError:  # strings; other objects fail in validation as usual
+                raise ValueError(
+                    f"{owner}: X[:, {j}] is not numeric; kernel density estimates need "
+                    "numeric features (encode or drop categorical columns)."
+                ) from None
+
+
 def _sigmoid(z):
     return 0.5 * (1 + np.tanh(0.5 * z))
 
@@ -205,6 +230,7 @@ class _KernelDensityBase(ClassifierMixin, BaseEstimator):
 
     def _validate(self, X, y, sample_weight):
         name = type(self).__name__
+        _check_numeric(X, name)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         y = check_targets(y, len(X), name)
         w = check_sample_weight(sample_weight, len(X), name)
@@ -264,6 +290,7 @@ class _KernelDensityBase(ClassifierMixin, BaseEstimator):
 
     def _standardised(self, X) -> NDArray[np.float64]:
         check_is_fitted(self)
+        _check_numeric(X, type(self).__name__)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return (X - self.mean_) / self.scale_
 
