@@ -572,8 +572,9 @@ def _runtime_report(records: list[dict], out_dir: Path, experiment: Experiment) 
         "many for TAN-CR: the O(N^3) against O(N^2) evaluations of Section 5.2). Time "
         "ratios are smaller than the evaluation ratio because both speed-ups make an "
         "evaluation that is abandoned early cost one chunk of samples, and most of "
-        "TAN-CR's are; TAN-OMI-CR's fixed costs (pair tables, the ordering's histograms) "
-        "then weigh more.",
+        "TAN-CR's are (the candidates of one node are scored together, one array "
+        "operation per chunk, in both searches); TAN-OMI-CR's fixed costs (pair tables, "
+        "the ordering's histograms) then weigh more.",
         "",
         "Acceptance check (issue 6): "
         + "; ".join(

@@ -134,6 +134,53 @@ class Scorer:
         self.n_evaluations += 1
         return float(self.weights[hits].sum()) / self.total
 
+    def values_above(
+        self,
+        joint: NDArray[np.float64],
+        threshold: float,
+        old: NDArray[np.float64],
+        news: list,
+    ) -> list[float | None]:
+        """:meth:`value_above` for several candidates that replace the same column
+        ``old`` by ``news[i]``, scored together chunk by chunk (one array operation for
+        all candidates still able to exceed ``threshold``). Same results as calling
+        :meth:`value_above` on each with this threshold."""
+        if not news:
+            return []
+        if not self.early_abandon or len(news) == 1:
+            return [self.value_above(joint, threshold, [(old, new)]) for new in news]
+        tables = [_full_table(new) for new in news]
+        offsets = np.cumsum([0] + [t.shape[0] for t in tables[:-1]])
+        stacked = np.vstack(tables)
+        index = np.stack([_row_index(new) + o for new, o in zip(news, offsets, strict=True)])
+        n_candidates = len(news)
+        needed = threshold * self.total
+        slack = 1e-9 * self.total
+        alive = np.ones(n_candidates, dtype=bool)
+        correct = np.zeros(n_candidates)
+        remaining = self.total
+        hits = np.zeros((n_candidates, len(self.order)), dtype=bool)
+        start, size = 0, self.chunk
+        while start < len(self.order) and alive.any():
+            rows = self.order[start : start + size]
+            start, size = start + size, min(2 * size, 16 * self.chunk)
+            live = np.flatnonzero(alive)
+            base = joint[rows] - old[rows]  # (R, C)
+            block = base[None, :, :] + stacked[index[np.ix_(live, rows)]]  # (L, R, C)
+            hit = np.argmax(block, axis=2) == self.class_index[rows][None, :]
+            hits[np.ix_(live, rows)] = hit
+            w = self.weights[rows]
+            correct[live] += hit.astype(np.float64) @ w
+            remaining -= float(w.sum())
+            dead = live[correct[live] + remaining < needed - slack]
+            alive[dead] = False
+        self.n_evaluations += n_candidates
+        self.n_abandoned += int((~alive).sum())
+        return [
+            float(self.weights[hits[i]].sum()) / self.total if alive[i] else None
+            for i in range(n_candidates)
+        ]
+
     def reorder(self, joint: NDArray[np.float64]) -> None:
         """Put the samples ``joint`` misclassifies first (stable)."""
         wrong = np.argmax(joint, axis=1) != self.class_index
@@ -145,6 +192,16 @@ def _apply(joint, changes):
     for old, new in changes:
         joint = joint - old + _full(new)
     return joint
+
+
+def _full_table(column) -> NDArray[np.float64]:
+    return column.table if isinstance(column, LazyColumn) else column
+
+
+def _row_index(column) -> NDArray[np.intp]:
+    if isinstance(column, LazyColumn):
+        return column.index
+    return np.arange(len(column))
 
 
 def _full(column):
@@ -206,16 +263,16 @@ def greedy_search(
         for child in range(n):
             if len(state.parents[child]) >= k:
                 continue
-            for parent in range(n):
-                if (
-                    parent == child
-                    or parent in state.parents[child]
-                    or _creates_cycle(state.parents, parent, child)
-                ):
-                    continue
-                candidate = tuple(sorted((*state.parents[child], parent)))
-                column = columns.get(child, candidate)
-                score = scorer.value_above(state.joint, best, [(state.columns[child], column)])
+            candidates = [
+                tuple(sorted((*state.parents[child], parent)))
+                for parent in range(n)
+                if parent != child
+                and parent not in state.parents[child]
+                and not _creates_cycle(state.parents, parent, child)
+            ]
+            news = [columns.get(child, candidate) for candidate in candidates]
+            scores = scorer.values_above(state.joint, best, state.columns[child], news)
+            for candidate, column, score in zip(candidates, news, scores, strict=True):
                 if score is not None and score > best:
                     best, move = score, (child, candidate, column)
         if move is None:
@@ -299,9 +356,10 @@ def order_search(
         node, earlier = order[position], sorted(order[:position])
         scorer.reorder(state.joint)
         best, move = current, None
-        for candidate in itertools.combinations(earlier, min(k, position)):
-            column = columns.get(node, candidate)
-            score = scorer.value_above(state.joint, best, [(state.columns[node], column)])
+        candidates = list(itertools.combinations(earlier, min(k, position)))
+        news = [columns.get(node, candidate) for candidate in candidates]
+        scores = scorer.values_above(state.joint, best, state.columns[node], news)
+        for candidate, column, score in zip(candidates, news, scores, strict=True):
             if score is not None and score > best:
                 best, move = score, (candidate, column)
         if move is not None:
