@@ -266,28 +266,12 @@ class TANClassifier(DiscreteForestClassifierBase):
             return DiscreteForestModel.from_statistics(
                 stats, self.parents_, alpha=self._alpha, epsilon=self._epsilon
             )
+        data = (codes, class_index, weights, n_classes, self.n_categories_, parents)
+        smoothing = {"alpha": self._alpha, "epsilon": self._epsilon}
         if self.parameters == "ml":
-            return BayesNetModel.maximum_likelihood(
-                codes,
-                class_index,
-                weights,
-                n_classes,
-                self.n_categories_,
-                parents,
-                alpha=self._alpha,
-                epsilon=self._epsilon,
-            )
+            return BayesNetModel.maximum_likelihood(*data, **smoothing)
         model, self.cl_iterations_ = fit_conditional_likelihood(
-            codes,
-            class_index,
-            weights,
-            n_classes,
-            self.n_categories_,
-            parents,
-            alpha=self._alpha,
-            epsilon=self._epsilon,
-            max_iter=self.cl_max_iter,
-            random_state=self.random_state,
+            *data, **smoothing, max_iter=self.cl_max_iter, random_state=self.random_state
         )
         self.class_log_prior_ = model.class_log_prior
         return model
@@ -336,17 +320,9 @@ class TANClassifier(DiscreteForestClassifierBase):
         import itertools
 
         def rate(parents):
+            data = (codes, class_index, weights, n_classes, self.n_categories_, parents)
             model, _ = fit_conditional_likelihood(
-                codes,
-                class_index,
-                weights,
-                n_classes,
-                self.n_categories_,
-                parents,
-                alpha=self._alpha,
-                epsilon=self._epsilon,
-                max_iter=20,
-                holdout=0.0,
+                *data, alpha=self._alpha, epsilon=self._epsilon, max_iter=20, holdout=0.0
             )
             joint = model.joint_log_likelihood(codes)
             self.n_score_evaluations_ += 1
