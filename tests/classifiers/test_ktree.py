@@ -10,8 +10,10 @@ from discotree.datasets.synthetic import sample_joint_table, three_variable_exam
 from discotree.kernels import _reference
 from discotree.models.bayes_net import BayesNetModel, NodeScores
 from discotree.models.conditional_likelihood import conditional_log_likelihood
+from discotree.stats.discrete import PairStatistics
 from discotree.structure.bayes_net_search import (
     Scorer,
+    StackedColumns,
     greedy_search,
     ocr_order,
     omi_order,
@@ -100,12 +102,65 @@ def test_greedy_cr_with_speedups_equals_plain_search(seed, k):
     plain = _reference.greedy_cr_structure(
         codes, class_index, weights, 3, n_categories, k, 1.0, 1e-5
     )
-    for early_abandon in (True, False):
-        state = NodeScores.naive_bayes(codes, class_index, weights, 3, n_categories, 1.0, 1e-5)
+    pair_stats = PairStatistics.from_codes(codes, class_index, n_categories, 3, weights)
+    # without pair tables every candidate column is computed on its own; with them the
+    # single-parent candidates of a node share one table
+    for early_abandon, stats in [(True, None), (False, None), (True, pair_stats)]:
+        state = NodeScores.naive_bayes(
+            codes, class_index, weights, 3, n_categories, 1.0, 1e-5, stats
+        )
         scorer = Scorer(class_index, weights, "cr", early_abandon=early_abandon, chunk=16)
         assert greedy_search(state, k, scorer) == plain
         if early_abandon:
             assert scorer.n_abandoned > 0
+            assert scorer.n_rows_scored < scorer.n_evaluations * len(codes)
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+def test_single_parent_columns_equal_separate_lookups(missing):
+    rng = np.random.default_rng(7)
+    codes, class_index, n_categories = _random_problem(rng, missing=missing)
+    weights = rng.random(len(codes))
+    pair_stats = PairStatistics.from_codes(codes, class_index, n_categories, 3, weights)
+    state = NodeScores.naive_bayes(
+        codes, class_index, weights, 3, n_categories, 0.5, 1e-5, pair_stats
+    )
+    for node in range(codes.shape[1]):
+        shared = state.single_parent_columns(node)
+        parents = np.array([p for p in range(codes.shape[1]) if p != node])
+        index = shared.index(parents, np.arange(len(codes)))
+        for row, parent in enumerate(parents):
+            separate = state.lookup(node, (int(parent),)).full()
+            np.testing.assert_array_equal(shared.table[index[row]], separate)
+            np.testing.assert_array_equal(shared.column(int(parent)).full(), separate)
+
+
+def test_batched_scores_are_exact_for_every_possible_winner():
+    # values_above returns the exact score of every candidate that could be the first
+    # best above the threshold, None for the others
+    rng = np.random.default_rng(8)
+    codes, class_index, n_categories = _random_problem(rng, n_samples=400, missing=0.05)
+    weights = rng.random(len(codes))
+    state = NodeScores.naive_bayes(codes, class_index, weights, 3, n_categories, 1.0, 1e-5)
+    plain = Scorer(class_index, weights, early_abandon=False)
+    for node in range(codes.shape[1]):
+        candidates = [(p,) for p in range(codes.shape[1]) if p != node]
+        exact = [
+            plain.value(state.joint - state.columns[node] + state.column(node, c))
+            for c in candidates
+        ]
+        for threshold in (0.0, plain.value(state.joint), max(exact) - 0.02):
+            scorer = Scorer(class_index, weights, chunk=16)
+            scorer.reorder(state.joint)
+            news = StackedColumns([state.lookup(node, c) for c in candidates])
+            scores = scorer.values_above(state.joint, threshold, state.columns[node], news)
+            for score, value in zip(scores, exact, strict=True):
+                if score is not None:
+                    assert score == value
+                elif value > threshold:
+                    assert value < max(exact)  # abandoned: it could not be the best
+            if max(exact) > threshold:
+                assert max(s for s in scores if s is not None) == max(exact)
 
 
 def _is_valid(parents, k):
@@ -263,3 +318,19 @@ def test_forest_structured_models_use_the_forest_kernel_with_the_same_answer():
     for s, row in enumerate(rows):
         np.testing.assert_allclose(got[s], _brute_force(model, row), atol=1e-10)
     np.testing.assert_allclose(got, np.array([model._marginal(r) for r in rows]), atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("n_samples", [80, 600])
+def test_omi_order_equals_plain_histograms(seed, n_samples):
+    # weights and missing values; with and without the pair tables; with 600 samples
+    # the chosen attributes do not determine the class before the end
+    rng = np.random.default_rng(10 + seed)
+    codes, class_index, n_categories = _random_problem(
+        rng, n_samples=n_samples, n_features=6, missing=0.1 * (seed % 2)
+    )
+    weights = rng.integers(1, 4, size=len(codes)).astype(float)
+    expected = _reference.omi_order(codes, class_index, weights)
+    pair_stats = PairStatistics.from_codes(codes, class_index, n_categories, 3, weights)
+    for stats in (None, pair_stats):
+        assert omi_order(codes, class_index, weights, 3, n_categories, stats) == expected

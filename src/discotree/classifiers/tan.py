@@ -145,6 +145,9 @@ class TANClassifier(DiscreteForestClassifierBase):
         Time spent choosing the structure.
     n_score_evaluations_ : int
         Scores computed by the discriminative searches (0 for "cmi").
+    n_rows_scored_ : int
+        (candidate, training sample) pairs those scores read: less than
+        ``n_score_evaluations_ * n_samples`` where evaluations were abandoned early.
     cl_iterations_ : int
         Conjugate-gradient iterations of the CL parameters chosen by cross tuning
         (0 with "ml").
@@ -236,6 +239,7 @@ class TANClassifier(DiscreteForestClassifierBase):
         n_classes, n_features = len(self.classes_), codes.shape[1]
         weights = np.ones(len(codes)) if sample_weight is None else sample_weight
         self.n_score_evaluations_ = 0
+        self.n_rows_scored_ = 0
         self.cl_iterations_ = 0
         start = time.perf_counter()
         forest_path = self.k == 1 and self.structure == "cmi"
@@ -311,6 +315,7 @@ class TANClassifier(DiscreteForestClassifierBase):
             else:
                 parents = order_search(state, self.k, order, scorer)
         self.n_score_evaluations_ += scorer.n_evaluations
+        self.n_rows_scored_ += scorer.n_rows_scored
         return parents
 
     def _order_search_cl(self, order, codes, class_index, weights, n_classes):
@@ -326,6 +331,7 @@ class TANClassifier(DiscreteForestClassifierBase):
             )
             joint = model.joint_log_likelihood(codes)
             self.n_score_evaluations_ += 1
+            self.n_rows_scored_ += len(codes)
             hit = np.argmax(joint, axis=1) == class_index
             return float(weights[hit].sum() / weights.sum())
 

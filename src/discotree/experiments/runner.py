@@ -103,6 +103,7 @@ def _evaluate(X: pd.DataFrame, y: np.ndarray, factory: Callable[[], Any], fold: 
         # structure-learning time, for the estimators that measure it
         "structure_seconds": getattr(model, "structure_seconds_", None),
         "score_evaluations": getattr(model, "n_score_evaluations_", None),
+        "rows_scored": getattr(model, "n_rows_scored_", None),
     }
 
 

@@ -31,7 +31,13 @@ from numpy.typing import NDArray
 
 from ..stats.discrete import PairStatistics, smoothed_conditional
 
-__all__ = ["BayesNetModel", "LazyColumn", "NodeScores", "family_counts"]
+__all__ = [
+    "BayesNetModel",
+    "LazyColumn",
+    "NodeScores",
+    "SingleParentColumns",
+    "family_counts",
+]
 
 
 def family_counts(
@@ -247,6 +253,7 @@ class NodeScores:
     columns: list[NDArray[np.float64]] = field(default_factory=list)
     joint: NDArray[np.float64] = field(default=None)  # type: ignore[assignment]
     pair_stats: PairStatistics | None = None
+    complete: bool = False
 
     @classmethod
     def naive_bayes(
@@ -268,6 +275,7 @@ class NodeScores:
         """
         state = cls(codes, class_index, weights, n_classes, n_categories, alpha, epsilon)
         state.pair_stats = pair_stats
+        state.complete = bool((codes >= 0).all())
         prior = np.bincount(class_index, weights, n_classes)
         state.joint = np.tile(np.log(prior / prior.sum()), (len(codes), 1))
         for j in range(codes.shape[1]):
@@ -320,6 +328,25 @@ class NodeScores:
         index[partial] = cells + value[partial]
         return LazyColumn(np.ascontiguousarray(table), index)
 
+    def single_parent_columns(self, node: int) -> SingleParentColumns | None:
+        """The node's columns given each single attribute parent, all from one smoothed
+        slice of the pair tables; ``None`` without pair tables (then :meth:`lookup`
+        serves each parent set). Missing values are scored as in :meth:`lookup`."""
+        if self.pair_stats is None:
+            return None
+        offsets = self.pair_stats.offsets
+        counts = self.pair_stats.counts[:, :, offsets[node] : offsets[node + 1]]  # (C, D, r)
+        # each row (c, parent category) is smoothed on its own: the same numbers as
+        # smoothing each parent's table n(c, x_p, x_node) separately in lookup
+        log_cpt = np.log(smoothed_conditional(counts, self.alpha, self.epsilon))
+        table = log_cpt.reshape(self.n_classes, -1).T
+        if not self.complete:  # rows for a missing parent, then for a missing node
+            marginal = np.log(smoothed_conditional(self.family(node, ()), self.alpha, self.epsilon))
+            table = np.vstack([table, marginal.T, np.zeros((1, self.n_classes))])
+        return SingleParentColumns(
+            np.ascontiguousarray(table), self.codes, offsets, node, counts.shape[2], self.complete
+        )
+
     def column(self, node: int, parents: tuple[int, ...]) -> NDArray[np.float64]:
         """The node's log-probability column with the given parents (not stored)."""
         return self.lookup(node, parents).full()
@@ -347,3 +374,40 @@ class LazyColumn:
 
     def full(self) -> NDArray[np.float64]:
         return self.table[self.index]
+
+
+@dataclass(frozen=True)
+class SingleParentColumns:
+    """One node's columns given each single attribute parent p.
+
+    ``table`` holds ``log theta[c, x_p, x_node]`` of every parent at row
+    ``(offsets[p] + x_p) * r + x_node``, so the column of parent p is ``table[index]``
+    with that row index per sample, and several parents share one table. With missing
+    values (``complete=False``) rows ``D * r + x_node`` follow with ``log P(x_node | c)``
+    for a missing parent, and a last row of zeros for a missing node.
+    """
+
+    table: NDArray[np.float64]
+    codes: NDArray[np.integer]
+    offsets: NDArray[np.intp]
+    node: int
+    r: int
+    complete: bool = True
+
+    def index(self, parents: NDArray[np.intp], rows) -> NDArray[np.intp]:
+        """Row indices into :attr:`table` of the given parents' columns, shape
+        (len(parents), len(rows))."""
+        sub = self.codes[rows]
+        parent_values = sub[:, parents].T.astype(np.intp)
+        node_values = sub[:, self.node].astype(np.intp)[None, :]
+        index = (self.offsets[parents][:, None] + parent_values) * self.r + node_values
+        if not self.complete:
+            past = self.offsets[-1] * self.r
+            index = np.where(parent_values < 0, past + node_values, index)
+            index = np.where(node_values < 0, past + self.r, index)
+        return index
+
+    def column(self, parent: int) -> LazyColumn:
+        """The column of one parent."""
+        index = self.index(np.array([parent], dtype=np.intp), slice(None))[0]
+        return LazyColumn(self.table, index)

@@ -26,12 +26,15 @@ from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp
+from scipy.special import logsumexp, xlogy
 
-from ..models.bayes_net import LazyColumn, NodeScores
+from ..models.bayes_net import LazyColumn, NodeScores, SingleParentColumns
 
 __all__ = [
+    "CandidateColumns",
     "Scorer",
+    "SingleParentCandidates",
+    "StackedColumns",
     "greedy_search",
     "ocr_order",
     "omi_order",
@@ -59,8 +62,9 @@ class Scorer:
 
     Attributes
     ----------
-    n_evaluations, n_abandoned : int
-        Counters (for the runtime experiment).
+    n_evaluations, n_abandoned, n_rows_scored : int
+        Counters (for the runtime experiment): candidates scored, candidates abandoned,
+        and (candidate, sample) pairs read.
     """
 
     def __init__(
@@ -82,10 +86,12 @@ class Scorer:
         self.order = np.arange(len(class_index))
         self.n_evaluations = 0
         self.n_abandoned = 0
+        self.n_rows_scored = 0
 
     def value(self, joint: NDArray[np.float64]) -> float:
         """The score of ``joint`` on every sample (CR in [0, 1] or CLL per unit weight)."""
         self.n_evaluations += 1
+        self.n_rows_scored += len(joint)
         rows = np.arange(len(joint))
         if self.score == "cr":
             correct = np.argmax(joint, axis=1) == self.class_index
@@ -118,6 +124,7 @@ class Scorer:
             rows = self.order[start : start + size]
             start, size = start + size, min(2 * size, 16 * self.chunk)
             block = joint[rows]
+            self.n_rows_scored += len(rows)
             for old, new in changes:
                 block = block - old[rows] + new[rows]
             hit = np.argmax(block, axis=1) == self.class_index[rows]
@@ -139,41 +146,66 @@ class Scorer:
         joint: NDArray[np.float64],
         threshold: float,
         old: NDArray[np.float64],
-        news: list,
+        candidates: CandidateColumns,
     ) -> list[float | None]:
         """:meth:`value_above` for several candidates that replace the same column
-        ``old`` by ``news[i]``, scored together chunk by chunk (one array operation for
-        all candidates still able to exceed ``threshold``). Same results as calling
-        :meth:`value_above` on each with this threshold."""
-        if not news:
+        ``old`` by the columns of ``candidates``, scored together chunk by chunk (one
+        array operation for all candidates still alive).
+
+        After the first chunk the candidate with the most correct samples so far (the
+        leader) is scored to the end; from then on a candidate is abandoned as soon as
+        it can neither exceed ``threshold`` nor reach the leader's score. So every
+        candidate that could be the first best of the batch, and could beat
+        ``threshold``, gets its exact :meth:`value`; the others get ``None``.
+        """
+        n_candidates = len(candidates)
+        if n_candidates == 0:
             return []
-        if not self.early_abandon or len(news) == 1:
-            return [self.value_above(joint, threshold, [(old, new)]) for new in news]
-        tables = [_full_table(new) for new in news]
-        offsets = np.cumsum([0] + [t.shape[0] for t in tables[:-1]])
-        stacked = np.vstack(tables)
-        index = np.stack([_row_index(new) + o for new, o in zip(news, offsets, strict=True)])
-        n_candidates = len(news)
+        if not self.early_abandon or n_candidates == 1:
+            return [
+                self.value_above(joint, threshold, [(old, candidates.column(i))])
+                for i in range(n_candidates)
+            ]
+        table = candidates.table
         needed = threshold * self.total
         slack = 1e-9 * self.total
-        alive = np.ones(n_candidates, dtype=bool)
+        alive = np.ones(n_candidates, dtype=bool)  # not abandoned
+        running = alive.copy()  # alive and not yet scored to the end
         correct = np.zeros(n_candidates)
         remaining = self.total
         hits = np.zeros((n_candidates, len(self.order)), dtype=bool)
         start, size = 0, self.chunk
-        while start < len(self.order) and alive.any():
+        led = False
+        while start < len(self.order) and running.any():
             rows = self.order[start : start + size]
             start, size = start + size, min(2 * size, 16 * self.chunk)
-            live = np.flatnonzero(alive)
+            live = np.flatnonzero(running)
+            self.n_rows_scored += len(live) * len(rows)
             base = joint[rows] - old[rows]  # (R, C)
-            block = base[None, :, :] + stacked[index[np.ix_(live, rows)]]  # (L, R, C)
+            block = base[None, :, :] + table[candidates.index(live, rows)]  # (L, R, C)
             hit = np.argmax(block, axis=2) == self.class_index[rows][None, :]
             hits[np.ix_(live, rows)] = hit
             w = self.weights[rows]
             correct[live] += hit.astype(np.float64) @ w
             remaining -= float(w.sum())
             dead = live[correct[live] + remaining < needed - slack]
-            alive[dead] = False
+            alive[dead] = running[dead] = False
+            if not led and start < len(self.order) and running.sum() > 1:
+                led = True
+                live = np.flatnonzero(running)
+                leader = live[np.argmax(correct[live]) : np.argmax(correct[live]) + 1]
+                rest = self.order[start:]
+                self.n_rows_scored += len(rest)
+                block = joint[rest] - old[rest] + table[candidates.index(leader, rest)[0]]
+                hits[leader[0], rest] = np.argmax(block, axis=1) == self.class_index[rest]
+                running[leader] = False
+                score = float(self.weights[hits[leader[0]]].sum())
+                if score < needed - slack:
+                    alive[leader] = False
+                # the others must at least be able to tie the leader
+                needed = max(needed, score)
+                dead = np.flatnonzero(running & (correct + remaining < needed - slack))
+                alive[dead] = running[dead] = False
         self.n_evaluations += n_candidates
         self.n_abandoned += int((~alive).sum())
         return [
@@ -182,9 +214,17 @@ class Scorer:
         ]
 
     def reorder(self, joint: NDArray[np.float64]) -> None:
-        """Put the samples ``joint`` misclassifies first (stable)."""
+        """Order the samples by their margin under ``joint`` (the true class's score
+        minus the best other), misclassified ones first: a candidate that loses correct
+        samples loses the close ones first, so it is abandoned sooner (stable)."""
+        rows = np.arange(len(joint))
+        true = joint[rows, self.class_index]
+        other = joint.copy()
+        other[rows, self.class_index] = -np.inf
+        margin = true - other.max(axis=1)
         wrong = np.argmax(joint, axis=1) != self.class_index
-        self.order = np.argsort(~wrong, kind="stable")
+        margin[wrong] = -np.inf
+        self.order = np.argsort(margin, kind="stable")
 
 
 def _apply(joint, changes):
@@ -194,18 +234,64 @@ def _apply(joint, changes):
     return joint
 
 
-def _full_table(column) -> NDArray[np.float64]:
-    return column.table if isinstance(column, LazyColumn) else column
-
-
-def _row_index(column) -> NDArray[np.intp]:
-    if isinstance(column, LazyColumn):
-        return column.index
-    return np.arange(len(column))
-
-
 def _full(column):
     return column.full() if isinstance(column, LazyColumn) else column
+
+
+class CandidateColumns:
+    """Columns of the candidate parent sets of one node, as rows of one shared table:
+    candidate i's column at sample s is ``table[index([i], [s])]``."""
+
+    table: NDArray[np.float64]
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def index(self, live: NDArray[np.intp], rows: NDArray[np.intp]) -> NDArray[np.intp]:
+        """Row indices of candidates ``live`` at samples ``rows``, (len(live), len(rows))."""
+        raise NotImplementedError
+
+    def column(self, i: int) -> LazyColumn:
+        """Candidate i's column."""
+        raise NotImplementedError
+
+
+class StackedColumns(CandidateColumns):
+    """Separately computed columns, their tables stacked."""
+
+    def __init__(self, columns: list[LazyColumn]) -> None:
+        self.columns = columns
+        if len(columns) > 1:
+            offsets = np.cumsum([0] + [c.table.shape[0] for c in columns[:-1]])
+            self.table = np.vstack([c.table for c in columns])
+            self._index = np.stack([c.index + o for c, o in zip(columns, offsets, strict=True)])
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    def index(self, live, rows):
+        return self._index[np.ix_(live, rows)]
+
+    def column(self, i):
+        return self.columns[i]
+
+
+class SingleParentCandidates(CandidateColumns):
+    """One node's single-parent candidates, read from its :class:`SingleParentColumns`."""
+
+    def __init__(self, columns: SingleParentColumns, parents: list[int]) -> None:
+        self.columns = columns
+        self.parents = np.asarray(parents, dtype=np.intp)
+        self.table = columns.table
+
+    def __len__(self) -> int:
+        return len(self.parents)
+
+    def index(self, live, rows):
+        return self.columns.index(self.parents[live], rows)
+
+    def column(self, i):
+        return self.columns.column(int(self.parents[i]))
 
 
 def _creates_cycle(parents: list[tuple[int, ...]], parent: int, child: int) -> bool:
@@ -227,8 +313,20 @@ class _Columns:
     def __init__(self, state: NodeScores, limit: int = 50_000_000) -> None:
         self.state = state
         self.cache: dict[tuple[int, tuple[int, ...]], NDArray[np.float64]] = {}
+        self.single: dict[int, SingleParentColumns | None] = {}
         per_column = len(state.joint)  # one row index per sample
         self.capacity = max(0, limit // max(per_column, 1))
+
+    def candidates(self, node: int, parent_sets: list[tuple[int, ...]]) -> CandidateColumns:
+        """The columns of ``node`` given each parent set: from one shared table when
+        every set adds one parent to a parent-less node and the data are complete."""
+        if not self.state.parents[node] and all(len(p) == 1 for p in parent_sets):
+            if node not in self.single:
+                self.single[node] = self.state.single_parent_columns(node)
+            single = self.single[node]
+            if single is not None:
+                return SingleParentCandidates(single, [p[0] for p in parent_sets])
+        return StackedColumns([self.get(node, p) for p in parent_sets])
 
     def get(self, node: int, parents: tuple[int, ...]) -> LazyColumn:
         key = (node, tuple(parents))
@@ -242,6 +340,7 @@ class _Columns:
     def forget(self, node: int) -> None:
         for key in [k for k in self.cache if k[0] == node]:
             del self.cache[key]
+        self.single.pop(node, None)
 
 
 def greedy_search(
@@ -270,11 +369,11 @@ def greedy_search(
                 and parent not in state.parents[child]
                 and not _creates_cycle(state.parents, parent, child)
             ]
-            news = [columns.get(child, candidate) for candidate in candidates]
+            news = columns.candidates(child, candidates)
             scores = scorer.values_above(state.joint, best, state.columns[child], news)
-            for candidate, column, score in zip(candidates, news, scores, strict=True):
+            for i, (candidate, score) in enumerate(zip(candidates, scores, strict=True)):
                 if score is not None and score > best:
-                    best, move = score, (child, candidate, column)
+                    best, move = score, (child, candidate, news.column(i))
         if move is None:
             break
         child, candidate, column = move
@@ -352,19 +451,23 @@ def order_search(
     """
     columns = _Columns(state)
     current = scorer.value(state.joint)
+    changed = True
     for position in range(1, len(order)):
         node, earlier = order[position], sorted(order[:position])
-        scorer.reorder(state.joint)
+        if changed:  # the joint is unchanged while no parents are kept
+            scorer.reorder(state.joint)
+            changed = False
         best, move = current, None
         candidates = list(itertools.combinations(earlier, min(k, position)))
-        news = [columns.get(node, candidate) for candidate in candidates]
+        news = columns.candidates(node, candidates)
         scores = scorer.values_above(state.joint, best, state.columns[node], news)
-        for candidate, column, score in zip(candidates, news, scores, strict=True):
+        for i, (candidate, score) in enumerate(zip(candidates, scores, strict=True)):
             if score is not None and score > best:
-                best, move = score, (candidate, column)
+                best, move = score, (candidate, news.column(i))
         if move is not None:
             state.set_parents(node, *move)
             current = best
+            changed = True
     return list(state.parents)
 
 
@@ -386,26 +489,76 @@ def _combine(ids: NDArray[np.intp], column: NDArray[np.integer], size: int) -> N
     return np.unique(joint, return_inverse=True)[1].astype(np.intp)
 
 
-def _cmi_with_class(ids, column, size, class_index, weights, n_classes) -> float:
-    """``I(C; X | B)`` from sparse histograms: H(C,B) + H(X,B) - H(C,X,B) - H(B)
-    (Section 5.1; only configurations present in the data are summed)."""
-    xb = _combine(ids, column, size)
-    return (
-        _entropy_of(ids * n_classes + class_index, weights)
-        + _entropy_of(xb, weights)
-        - _entropy_of(xb * n_classes + class_index, weights)
-        - _entropy_of(ids, weights)
-    )
+def _compress(ids: NDArray[np.intp]) -> NDArray[np.intp]:
+    """Configuration ids renumbered 0..(number present - 1)."""
+    return np.unique(ids, return_inverse=True)[1].reshape(-1).astype(np.intp)
 
 
-def _pair_information(pair_stats, i: int, j: int) -> float:
-    """``I(C; X_i, X_j)`` from the (C, r_i, r_j) pair table."""
-    table = pair_stats.table(i, j)
-    p = table / table.sum()
-    pc = p.sum(axis=(1, 2), keepdims=True)
-    pxx = p.sum(axis=0, keepdims=True)
-    nz = p > 0
-    return float((p[nz] * np.log(p[nz] / (pc * pxx)[nz])).sum())
+def _block_sum_mlogm(
+    cells: NDArray[np.int64], mass: NDArray[np.float64], block: int, n_blocks: int
+) -> NDArray[np.float64]:
+    """``sum m log m`` of the cells of each of ``n_blocks`` blocks of ``block``
+    consecutive cell numbers (``cells`` lists the cells and ``mass`` their masses)."""
+    return np.bincount(cells // block, xlogy(mass, mass), n_blocks)
+
+
+def _entropy_gains(ids, codes, candidates, n_categories, class_index, weights, n_classes):
+    """``H(X_v, B) - H(C, X_v, B)`` for every attribute v in ``candidates``, where B is
+    the configuration of the chosen attributes (``ids``, numbered densely).
+
+    I(C; X_v | B) = H(C, B) - H(B) + H(X_v, B) - H(C, X_v, B), the first two terms the
+    same for every v. Candidates are counted together, one pass over the keys
+    (v, b, x_v, c) (missing a value of its own): a dense ``bincount`` when the tables are
+    small, else sparse histograms of the configurations present only (Section 5.1).
+    """
+    n_ids = int(ids.max()) + 1
+    width = int(max(n_categories[v] for v in candidates)) + 1  # + 1: missing is a value
+    per_candidate = n_ids * width * n_classes
+    dense = per_candidate <= 4 * len(ids)
+    total = float(weights.sum())
+    gains = np.empty(len(candidates))
+    batch = max(1, (1 << 22) // (per_candidate if dense else len(ids)))
+    base = (ids.astype(np.int64) * width)[:, None]
+    for start in range(0, len(candidates), batch):
+        block = list(candidates[start : start + batch])
+        keys = (base + codes[:, block] + 1) * n_classes + class_index[:, None]
+        keys += np.arange(len(block), dtype=np.int64) * per_candidate
+        repeated = np.repeat(weights, len(block))
+        if dense:
+            mass = np.bincount(keys.reshape(-1), repeated, len(block) * per_candidate)
+            cells = np.flatnonzero(mass)
+            mass = mass[cells]
+        else:
+            cells, inverse = np.unique(keys.reshape(-1), return_inverse=True)
+            mass = np.bincount(inverse.reshape(-1), repeated, len(cells))
+        # the (v, b, x_v) cells: cell // n_classes, sorted, so equal ones are adjacent
+        xb = cells // n_classes
+        first = np.flatnonzero(np.concatenate([[True], xb[1:] != xb[:-1]]))
+        xb_mass = np.add.reduceat(mass, first) if len(mass) else mass
+        # H = log W - sum m log m / W for masses m of total W
+        gains[start : start + len(block)] = (
+            _block_sum_mlogm(cells, mass, per_candidate, len(block))
+            - _block_sum_mlogm(xb[first], xb_mass, n_ids * width, len(block))
+        ) / total
+    return gains
+
+
+def _pair_informations(pair_stats) -> NDArray[np.float64]:
+    """``I(C; X_i, X_j)`` of every pair from the (C, r_i, r_j) pair tables (complete
+    data: every table has the same total), shape (n, n)."""
+    counts = pair_stats.counts
+    offsets = pair_stats.offsets
+    first = counts[:, offsets[0] : offsets[1], offsets[0] : offsets[1]]
+    class_mass = first.sum(axis=(1, 2))
+    total = float(class_mass.sum())
+    pair_mass = counts.sum(axis=0)  # (D, D)
+    # sum_{c, a, b} n log(n W / (n_c n_ab)) / W per block of (a, b) cells
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_ratio = np.log(counts * total) - np.log(class_mass)[:, None, None] - np.log(pair_mass)
+        terms = np.where(counts > 0, counts * log_ratio, 0.0).sum(axis=0)
+    starts = offsets[:-1]
+    blocks = np.add.reduceat(np.add.reduceat(terms, starts, axis=0), starts, axis=1)
+    return blocks / total
 
 
 def omi_order(codes, class_index, weights, n_classes, n_categories, pair_stats=None) -> list[int]:
@@ -415,25 +568,26 @@ def omi_order(codes, class_index, weights, n_classes, n_categories, pair_stats=N
     first pair is read from the pair tables (the same values as the histograms)."""
     n = codes.shape[1]
     zero = np.zeros(len(codes), dtype=np.intp)
-    single = [
-        _cmi_with_class(zero, codes[:, i], n_categories[i], class_index, weights, n_classes)
-        for i in range(n)
-    ]
+    single = _class_informations(codes, class_index, weights, n_classes, n_categories)
     if n == 1:
         return [0]
-    from_tables = pair_stats is not None and not (codes < 0).any()
+    if pair_stats is not None and not (codes < 0).any():
+        pair_values = _pair_informations(pair_stats)
+    else:
+        pair_values = np.empty((n, n))
+        for i in range(n - 1):
+            ids = _compress(_combine(zero, codes[:, i], n_categories[i]))
+            rest = list(range(i + 1, n))
+            # I(C; X_i, X_j) = I(C; X_i) + I(C; X_j | X_i)
+            conditional = _class_entropy_given(ids, class_index, weights, n_classes) + (
+                _entropy_gains(ids, codes, rest, n_categories, class_index, weights, n_classes)
+            )
+            pair_values[i, i + 1 :] = single[i] + conditional
     best, pair = -np.inf, (0, 1)
     for i in range(n):
-        ids = _combine(zero, codes[:, i], n_categories[i])
         for j in range(i + 1, n):
-            if from_tables:
-                value = _pair_information(pair_stats, i, j)
-            else:
-                value = single[i] + _cmi_with_class(
-                    ids, codes[:, j], n_categories[j], class_index, weights, n_classes
-                )
-            if value > best + 1e-12:
-                best, pair = value, (i, j)
+            if pair_values[i, j] > best + 1e-12:
+                best, pair = pair_values[i, j], (i, j)
     first, second = sorted(pair, key=lambda v: -single[v])
     order = [first, second]
     ids = _combine(zero, codes[:, first], n_categories[first])
@@ -441,31 +595,47 @@ def omi_order(codes, class_index, weights, n_classes, n_categories, pair_stats=N
     return _extend_by(order, ids, codes, class_index, weights, n_classes, n_categories)
 
 
+def _class_entropy_given(ids, class_index, weights, n_classes) -> float:
+    """``H(C, B) - H(B)`` = H(C | B)."""
+    return _entropy_of(ids * n_classes + class_index, weights) - _entropy_of(ids, weights)
+
+
+def _class_informations(codes, class_index, weights, n_classes, n_categories):
+    """``I(C; X_v)`` of every attribute."""
+    zero = np.zeros(len(codes), dtype=np.intp)
+    return _class_entropy_given(zero, class_index, weights, n_classes) + _entropy_gains(
+        zero, codes, list(range(codes.shape[1])), n_categories, class_index, weights, n_classes
+    )
+
+
 def _extend_by(order, ids, codes, class_index, weights, n_classes, n_categories) -> list[int]:
+    """OMI after its first pair: append the attribute maximising I(C; X | B) until all are
+    placed. A configuration of B that holds one class only adds 0 to every I(C; X | B)
+    (each of its (b, x) cells holds one class too), so its samples are dropped; once no
+    sample is left B determines the class, every I(C; X | B) is 0, and the rest follow
+    in index order (ties are broken by index everywhere)."""
     rest = [v for v in range(codes.shape[1]) if v not in order]
+    rows = np.arange(len(ids))  # the samples in configurations of several classes
+    ids = _compress(ids)
     while rest:
-        # once the earlier attributes determine the class, H(C | B) = 0 and every
-        # I(C; X | B) is 0: a tie, broken by index like every tie here
-        if _entropy_of(ids * n_classes + class_index, weights) - _entropy_of(ids, weights) <= 1e-12:
+        classes = class_index[rows]
+        mass = np.bincount(
+            ids * n_classes + classes, weights[rows], (int(ids.max()) + 1) * n_classes
+        )
+        mixed = (mass.reshape(-1, n_classes) > 0).sum(axis=1) > 1
+        keep = mixed[ids]
+        if not keep.any():
             return order + rest
+        rows, ids = rows[keep], _compress(ids[keep])
         # I(C; X | B) = H(C,B) - H(B) + H(X,B) - H(C,X,B): the first two do not depend on X
-        values = [
-            _conditional_entropy_gain(
-                ids, codes[:, v], n_categories[v], class_index, weights, n_classes
-            )
-            for v in rest
-        ]
+        values = _entropy_gains(
+            ids, codes[rows], rest, n_categories, class_index[rows], weights[rows], n_classes
+        )
         chosen = rest[int(np.argmax(values))]
         order.append(chosen)
         rest.remove(chosen)
-        ids = _combine(ids, codes[:, chosen], n_categories[chosen])
+        ids = _compress(_combine(ids, codes[rows, chosen], n_categories[chosen]))
     return order
-
-
-def _conditional_entropy_gain(ids, column, size, class_index, weights, n_classes) -> float:
-    """``H(X, B) - H(C, X, B)``: I(C; X | B) up to terms that do not depend on X."""
-    xb = _combine(ids, column, size)
-    return _entropy_of(xb, weights) - _entropy_of(xb * n_classes + class_index, weights)
 
 
 def omisp_order(codes, class_index, weights, n_classes, n_categories, pair_stats=None) -> list[int]:
@@ -473,22 +643,17 @@ def omisp_order(codes, class_index, weights, n_classes, n_categories, pair_stats
     maximises I(C; X) (Section 5.1, heuristic 2)."""
     n = codes.shape[1]
     zero = np.zeros(len(codes), dtype=np.intp)
-    single = [
-        _cmi_with_class(zero, codes[:, i], n_categories[i], class_index, weights, n_classes)
-        for i in range(n)
-    ]
+    single = _class_informations(codes, class_index, weights, n_classes, n_categories)
     order = [int(np.argmax(single))]
     best_given = np.full(n, -np.inf)
     while len(order) < n:
         last = order[-1]
-        ids = _combine(zero, codes[:, last], n_categories[last])
-        for v in range(n):
-            if v not in order:
-                value = _cmi_with_class(
-                    ids, codes[:, v], n_categories[v], class_index, weights, n_classes
-                )
-                best_given[v] = max(best_given[v], value)
+        ids = _compress(_combine(zero, codes[:, last], n_categories[last]))
         rest = [v for v in range(n) if v not in order]
+        values = _class_entropy_given(ids, class_index, weights, n_classes) + _entropy_gains(
+            ids, codes, rest, n_categories, class_index, weights, n_classes
+        )
+        best_given[rest] = np.maximum(best_given[rest], values)
         order.append(max(rest, key=lambda v: (best_given[v], -v)))
     return order
 
