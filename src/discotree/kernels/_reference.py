@@ -387,7 +387,7 @@ def omi_order(codes, class_index, weights):
     """Reference for :func:`discotree.structure.bayes_net_search.omi_order`: plain
     dictionary histograms, a missing value (-1) counted as a value of its own. The
     first pair maximises I(C; X_i, X_j) (the earlier pair on ties within 1e-12), the one
-    with larger I(C; X) first; then the attribute maximising I(C; X | earlier) (the
+    with larger I(C; X) first (the lower index on a tie); then the attribute maximising I(C; X | earlier) (the
     lowest index on ties within 1e-12)."""
     n_samples, n = len(codes), len(codes[0])
 
@@ -415,7 +415,8 @@ def omi_order(codes, class_index, weights):
             value = class_information([i, j])
             if value > best + 1e-12:
                 best, pair = value, (i, j)
-    order = sorted(pair, key=lambda v: -single[v])
+    i, j = pair
+    order = [i, j] if single[i] >= single[j] - 1e-12 else [j, i]
     while len(order) < n:
         # I(C; X | B) = I(C; X, B) - I(C; B)
         base = class_information(order)

@@ -489,6 +489,13 @@ def _combine(ids: NDArray[np.intp], column: NDArray[np.integer], size: int) -> N
     return np.unique(joint, return_inverse=True)[1].astype(np.intp)
 
 
+def _first_best(values: NDArray[np.float64], tol: float = 1e-12) -> int:
+    """Index of the first value within ``tol`` of the largest: ties (up to rounding,
+    which differs between equivalent ways of computing an information) go to the
+    earliest candidate."""
+    return int(np.flatnonzero(values >= values.max() - tol)[0])
+
+
 def _compress(ids: NDArray[np.intp]) -> NDArray[np.intp]:
     """Configuration ids renumbered 0..(number present - 1)."""
     return np.unique(ids, return_inverse=True)[1].reshape(-1).astype(np.intp)
@@ -588,10 +595,10 @@ def omi_order(codes, class_index, weights, n_classes, n_categories, pair_stats=N
         for j in range(i + 1, n):
             if pair_values[i, j] > best + 1e-12:
                 best, pair = pair_values[i, j], (i, j)
-    first, second = sorted(pair, key=lambda v: -single[v])
-    order = [first, second]
-    ids = _combine(zero, codes[:, first], n_categories[first])
-    ids = _combine(ids, codes[:, second], n_categories[second])
+    i, j = pair  # the larger I(C; X) first, i on a tie
+    order = [i, j] if single[i] >= single[j] - 1e-12 else [j, i]
+    ids = _combine(zero, codes[:, i], n_categories[i])
+    ids = _combine(ids, codes[:, j], n_categories[j])
     return _extend_by(order, ids, codes, class_index, weights, n_classes, n_categories)
 
 
@@ -631,7 +638,7 @@ def _extend_by(order, ids, codes, class_index, weights, n_classes, n_categories)
         values = _entropy_gains(
             ids, codes[rows], rest, n_categories, class_index[rows], weights[rows], n_classes
         )
-        chosen = rest[int(np.argmax(values))]
+        chosen = rest[_first_best(values)]
         order.append(chosen)
         rest.remove(chosen)
         ids = _compress(_combine(ids, codes[rows, chosen], n_categories[chosen]))
@@ -644,7 +651,7 @@ def omisp_order(codes, class_index, weights, n_classes, n_categories, pair_stats
     n = codes.shape[1]
     zero = np.zeros(len(codes), dtype=np.intp)
     single = _class_informations(codes, class_index, weights, n_classes, n_categories)
-    order = [int(np.argmax(single))]
+    order = [_first_best(single)]
     best_given = np.full(n, -np.inf)
     while len(order) < n:
         last = order[-1]
@@ -654,7 +661,7 @@ def omisp_order(codes, class_index, weights, n_classes, n_categories, pair_stats
             ids, codes, rest, n_categories, class_index, weights, n_classes
         )
         best_given[rest] = np.maximum(best_given[rest], values)
-        order.append(max(rest, key=lambda v: (best_given[v], -v)))
+        order.append(rest[_first_best(best_given[rest])])
     return order
 
 
