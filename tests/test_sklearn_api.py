@@ -7,6 +7,7 @@ from discotree import (
     ChowLiuClassifier,
     Discretizer,
     DiscriminativeTreeClassifier,
+    EARTreeClassifier,
     NaiveBayesClassifier,
     TANClassifier,
 )
@@ -43,6 +44,8 @@ ALL_ESTIMATORS = [
     ForestDensityClassifier(kde="binned", pairs=2, keep_original=True, probability=True),
     ForestDensityClassifier(kde="exact", bandwidth=0.5, class_weight="balanced"),
     KernelNaiveBayesClassifier(),
+    EARTreeClassifier(),
+    EARTreeClassifier(distribution="gaussian", minimizer="queyranne", n_permutations=1),
 ]
 
 

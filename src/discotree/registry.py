@@ -11,6 +11,7 @@ from .classifiers import (
     BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     DiscriminativeTreeClassifier,
+    EARTreeClassifier,
     ForestDensityClassifier,
     KernelNaiveBayesClassifier,
     NaiveBayesClassifier,
@@ -68,6 +69,9 @@ CLASSIFIERS: dict[str, Callable[[], ClassifierMixin]] = {
     "nb-kde": KernelNaiveBayesClassifier,
     "svm-rbf": rbf_svm_classifier,
     "rf50": random_forest_classifier,
+    # Narasimhan and Bilmes (003): the EAR tree of Algorithm 3
+    "ear-tree": EARTreeClassifier,
+    "ear-tree-gaussian": partial(EARTreeClassifier, distribution="gaussian"),
 }
 
 

@@ -174,3 +174,18 @@ def test_named_synthetic_sets_load():
     for name in SYNTHETIC_DATASETS:
         X, y = load_dataset(name)
         assert len(X) == len(y) > 0 and y.nunique() >= 2, name
+
+
+def test_ear_gaussian_example_has_equal_means_and_variances_and_differs_in_structure():
+    from discotree.datasets.synthetic import ear_gaussian_example
+
+    example = ear_gaussian_example(6, random_state=0)
+    for cov in (example.cov_p, example.cov_q):
+        np.testing.assert_allclose(np.diag(cov), 1.0)
+        assert np.linalg.eigvalsh(cov).min() > 0
+    assert np.abs(example.cov_p - example.cov_q).max() > 0.1
+    X, y = example.sample(2000, random_state=1)
+    np.testing.assert_allclose(X[y == 0].std(), 1.0, atol=0.1)
+    np.testing.assert_allclose(X[y == 1].mean(), 0.0, atol=0.1)
+    with pytest.raises(ValueError, match="n_features"):
+        ear_gaussian_example(2)

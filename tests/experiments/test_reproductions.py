@@ -73,3 +73,28 @@ def test_dorn_synthetic_folds_are_nested_and_keep_the_balance():
 
 def test_new_reproductions_are_registered():
     assert {"dorn-uci", "dorn-synthetic", "pernkopf-runtime"} <= set(EXPERIMENTS)
+
+
+def test_narasimhan_example_reproduces_table_2_exactly(tmp_path):
+    from discotree.experiments.narasimhan import run_example
+
+    rows = {r["model"]: r for r in run_example(tmp_path)["rows"]}
+    assert rows["complete model (Bayes)"]["error"] == pytest.approx(0.375)
+    assert rows["Chow-Liu, I(X;Y)"]["error"] == pytest.approx(0.4375)
+    ear = rows["EAR tree (Algorithm 3, the text's sign)"]
+    assert ear["error"] == pytest.approx(0.40625)
+    assert sorted(map(tuple, ear["edges"])) == [(0, 2), (1, 2)]
+    assert (tmp_path / "results.md").exists()
+
+
+def test_narasimhan_gaussian_run_orders_the_classifiers():
+    from discotree.experiments.narasimhan import _one_run
+
+    records = [_one_run(7, run) for run in range(4)]
+
+    def mean(key):
+        return np.mean([r[key] for r in records])
+
+    assert mean("complete") < mean("discriminative") < mean("generative") < mean("naive_bayes")
+    assert all(abs(r["naive_bayes"] - 0.5) < 0.07 for r in records)  # same means, variances
+    assert "narasimhan-gaussian" in EXPERIMENTS and "narasimhan-example" in EXPERIMENTS

@@ -3,6 +3,7 @@
 from .boosting import BoostedGraphicalModelClassifier
 from .chow_liu import ChowLiuClassifier
 from .discriminative_tree import DiscriminativeTreeClassifier
+from .ear_tree import EARTreeClassifier
 from .forest_density import ForestDensityClassifier, KernelNaiveBayesClassifier
 from .naive_bayes import NaiveBayesClassifier
 from .tan import TANClassifier
@@ -11,6 +12,7 @@ __all__ = [
     "BoostedGraphicalModelClassifier",
     "ChowLiuClassifier",
     "DiscriminativeTreeClassifier",
+    "EARTreeClassifier",
     "ForestDensityClassifier",
     "KernelNaiveBayesClassifier",
     "NaiveBayesClassifier",

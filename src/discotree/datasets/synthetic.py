@@ -24,6 +24,7 @@ __all__ = [
     "ForestClass",
     "GaussianExample",
     "GridModel",
+    "ear_gaussian_example",
     "forest_classes",
     "gaussian_example",
     "random_binary_trees",
@@ -264,6 +265,45 @@ def gaussian_example(
     cov_p = np.block([[s_c, zeros], [zeros, block_a]]) + noise
     cov_q = np.block([[s_c, zeros], [zeros, block_b]]) + noise
     return GaussianExample(cov_p, cov_q)
+
+
+# --------------------------------------------------------------------------- 003, 5
+def ear_gaussian_example(
+    n_features: int, strong: float = 0.8, weak: float = 0.4, random_state=None
+) -> GaussianExample:
+    """Two zero-mean, unit-variance Gaussian classes in the spirit of Section 5 of
+    003_cff74fb0c3fafe54.txt, whose generator the paper does not give.
+
+    A linear Gaussian network over a random order of the features: every feature after
+    the first has a *common* parent among the earlier ones with coefficient ``strong``
+    in both classes, and every feature after the second a *discriminative* parent
+    (another earlier feature) with coefficient ``+weak`` in class p and ``-weak`` in
+    class q, plus unit noise. Each class's covariance is then scaled to a correlation
+    matrix, so means and variances are identical across classes (naive Bayes is at
+    chance), the strong dependences are shared, and only the weaker ones discriminate.
+    """
+    if n_features < 3:
+        raise ValueError(f"n_features must be >= 3, got {n_features}")
+    if not 0 < weak < strong:
+        raise ValueError("need 0 < weak < strong")
+    rng = _rng(random_state)
+    order = rng.permutation(n_features)
+    common = np.zeros((n_features, n_features))
+    specific = np.zeros((n_features, n_features))
+    for k in range(1, n_features):
+        child = order[k]
+        parent = order[rng.integers(0, k)]
+        common[child, parent] = strong
+        if k >= 2:
+            others = [v for v in order[:k] if v != parent]
+            specific[child, others[rng.integers(0, len(others))]] = weak
+    covariances = []
+    for sign in (1.0, -1.0):
+        inverse = np.linalg.inv(np.eye(n_features) - common - sign * specific)
+        cov = inverse @ inverse.T
+        sd = np.sqrt(np.diag(cov))
+        covariances.append(cov / np.outer(sd, sd))
+    return GaussianExample(cov_p=covariances[0], cov_q=covariances[1])
 
 
 # ------------------------------------------------------- 003 Table 1 / 002 Section 3

@@ -4,6 +4,8 @@ from .boosting import bgmc_experiment, boosting_curves_reproduction, grid_reprod
 from .dorn import synthetic_experiment as dorn_synthetic_experiment
 from .dorn import uci_experiment as dorn_uci_experiment
 from .metrics import accuracy, balanced_error_rate, error_rate, paired_t_test, wilcoxon_test
+from .narasimhan import example_reproduction as narasimhan_example_reproduction
+from .narasimhan import gaussian_reproduction as narasimhan_gaussian_reproduction
 from .pernkopf import missing_reproduction as pernkopf_missing_reproduction
 from .pernkopf import runtime_experiment as pernkopf_runtime_experiment
 from .pernkopf import synthetic_experiment as pernkopf_synthetic_experiment
@@ -34,6 +36,8 @@ EXPERIMENTS = {
     "tan-bgmc": bgmc_experiment,
     "dorn-uci": dorn_uci_experiment,
     "dorn-synthetic": dorn_synthetic_experiment,
+    "narasimhan-example": narasimhan_example_reproduction,
+    "narasimhan-gaussian": narasimhan_gaussian_reproduction,
 }
 
 __all__ = [

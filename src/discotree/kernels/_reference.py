@@ -387,8 +387,8 @@ def omi_order(codes, class_index, weights):
     """Reference for :func:`discotree.structure.bayes_net_search.omi_order`: plain
     dictionary histograms, a missing value (-1) counted as a value of its own. The
     first pair maximises I(C; X_i, X_j) (the earlier pair on ties within 1e-12), the one
-    with larger I(C; X) first (the lower index on a tie); then the attribute maximising I(C; X | earlier) (the
-    lowest index on ties within 1e-12)."""
+    with larger I(C; X) first (the lower index on a tie); then the attribute maximising
+    I(C; X | earlier) (the lowest index on ties within 1e-12)."""
     n_samples, n = len(codes), len(codes[0])
 
     def class_information(columns):
@@ -428,3 +428,74 @@ def omi_order(codes, class_index, weights):
                     best, chosen = value, v
         order.append(chosen)
     return order
+
+
+def set_entropy(codes, class_index, weights, columns, given_class=False):
+    """Reference for the discrete set entropies of
+    :mod:`discotree.stats.set_information`: ``H(X_columns)`` or ``H(X_columns | C)`` of
+    the weighted histogram (a missing value counted as a value), plain loops."""
+
+    def entropy_of(key):
+        mass = {}
+        for s in range(len(codes)):
+            k = key(s)
+            mass[k] = mass.get(k, 0.0) + float(weights[s])
+        total = sum(mass.values())
+        return -sum(m / total * math.log(m / total) for m in mass.values() if m > 0)
+
+    def values(s):
+        return tuple(int(codes[s][v]) for v in columns)
+
+    if not given_class:
+        return entropy_of(values)
+    return entropy_of(lambda s: (int(class_index[s]), *values(s))) - entropy_of(
+        lambda s: int(class_index[s])
+    )
+
+
+def ear_tree(codes, class_index, weights):
+    """Reference for :func:`discotree.structure.ear.ear_tree` with exhaustive splits:
+    Algorithm 3 of 003 with every split of every separator tried (plain loops over
+    subsets, entropies from :func:`set_entropy`). Returns the set of edges and the list
+    of (separator, {part, rest}) splits."""
+    cache = {}
+
+    def h(columns, given_class):
+        key = (tuple(sorted(columns)), given_class)
+        if key not in cache:
+            cache[key] = set_entropy(codes, class_index, weights, key[0], given_class)
+        return cache[key]
+
+    def information(s, t, z, given_class):
+        return (
+            h(s | z, given_class)
+            + h(t | z, given_class)
+            - h(s | t | z, given_class)
+            - h(z, given_class)
+        )
+
+    edges, splits = set(), []
+
+    def build(features):
+        if len(features) <= 1:
+            return
+        if len(features) == 2:
+            edges.add(tuple(sorted(features)))
+            return
+        best = None
+        for x in sorted(features):
+            others = sorted(features - {x})
+            for size in range(1, len(others)):
+                for part in itertools.combinations(others, size):
+                    part = set(part)
+                    rest = set(others) - part
+                    value = information(part, rest, {x}, True) - information(part, rest, {x}, False)
+                    if best is None or value < best[0] - 1e-12:
+                        best = (value, x, frozenset(part), frozenset(rest))
+        _, x, part, rest = best
+        splits.append((x, {part, rest}))
+        build(part | {x})
+        build(rest | {x})
+
+    build(set(range(len(codes[0]))))
+    return edges, splits

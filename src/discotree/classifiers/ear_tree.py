@@ -1,0 +1,199 @@
+"""Tree-augmented classifier whose tree is chosen by recursive EAR separators
+(Narasimhan & Bilmes, 003_cff74fb0c3fafe54.txt, Algorithm 3)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._validation import is_count
+from ..models.discrete_forest import DiscreteForestModel
+from ..models.gaussian_forest import GaussianForestModel
+from ..stats.discrete import PairStatistics
+from ..stats.gaussian import GaussianStatistics
+from ..stats.set_information import DiscreteSetEntropy, GaussianSetEntropy
+from ..structure.chow_liu import forest_parents
+from ..structure.ear import ear_tree
+from ..structure.submodular import MINIMIZERS
+from ..transformers.encoder import NumericEncoder
+from ._base import DiscreteForestClassifierBase
+
+__all__ = ["EARTreeClassifier"]
+
+_DISTRIBUTIONS = ("discrete", "gaussian")
+_SEARCHES = ("sub-sup", "exhaustive")
+
+
+class EARTreeClassifier(DiscreteForestClassifierBase):
+    """Class-conditional tree models sharing one tree chosen for discrimination by the
+    EAR measure (003, Algorithm 3).
+
+    The tree is built top-down: each step picks the separator feature x and the split
+    of the remaining features into S and T that minimise the EAR across the cut,
+    ``I(S; T | x, C) - I(S; T | x)``, so that dependencies which differ between the
+    classes stay inside a part; each split is found by the submodular-supermodular
+    procedure (Algorithms 1-2) on this difference of two submodular functions. Every
+    class then gets its own parameters on that tree (its projection, eq. 7 of 000), and
+    prediction is ``argmax_c log P(c) + log P(x | c)``.
+
+    Parameters
+    ----------
+    distribution : {"discrete", "gaussian"}, default="discrete"
+        ``"discrete"``: category codes (numeric columns with many values are
+        discretised), plug-in entropies of the configurations present;
+        ``"gaussian"``: numeric features, Gaussian entropies of the class covariances
+        and of the pooled covariance, and Gaussian tree models (Section 5 of 003).
+    minimizer : {"min-norm", "queyranne", "exhaustive"}, default="min-norm"
+        Submodular minimiser inside each iteration of Algorithm 1: the exact
+        Fujishige-Wolfe minimum-norm-point algorithm; Queyranne's O(n^3) algorithm
+        (exact for posimodular functions, a heuristic here, as Section 3.1 discusses);
+        or every subset (small problems only).
+    n_permutations : int, default=3
+        Algorithm 1 stops after this many bounds in a row (each from a new random
+        permutation starting with the current split) fail to improve it, and the result
+        is then also polished by single-element moves: the stronger local minima the
+        paper suggests at the end of Section 3 (``1`` without moves would be Algorithm 1
+        as listed; on random 5-feature splits it finds the best split about 60 % of the
+        time, the default about 80 %).
+    split_search : {"sub-sup", "exhaustive"}, default="sub-sup"
+        How each split is found: the submodular-supermodular procedure (a local
+        minimum of the EAR across the cut), or every split (exact, 2^(m-1) splits of m
+        features: small problems only).
+    random_state : int, Generator or None, default=None
+        Seeds the random permutations of Algorithm 1.
+    alpha, epsilon, max_categories, discretizer
+        As in :class:`~discotree.ChowLiuClassifier` (discrete data).
+
+    Attributes
+    ----------
+    classes_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+    n_categories_ : ndarray of shape (n_features,) or None
+        None for ``"gaussian"``.
+    edges_ : list of list of (int, int)
+        The tree's edges (one identical list per class, as the other classifiers).
+    parents_ : ndarray of shape (n_classes, n_features)
+        The tree rooted at feature 0 (-1 for the root), the same row for every class.
+    splits_ : list of EARSplit
+        Separator, the two parts and the EAR value of every split, top-down.
+    sub_sup_iterations_ : int
+        Iterations of Algorithm 1 over all splits and candidate separators.
+    structure_seconds_ : float
+    model_ : DiscreteForestModel or GaussianForestModel
+
+    Notes
+    -----
+    A step over m features solves m submodular-supermodular problems on m - 1
+    elements, each iteration a submodular minimisation (O(m^2) to O(m^3) entropy
+    evaluations with "queyranne", usually a few times more with "min-norm"); the
+    entropies are cached. Suited to tens of features, not hundreds. Discrete
+    entropies count a missing value as a value of its own; parameters use the samples
+    where a family is observed and prediction sums missing features out.
+
+    References
+    ----------
+    M. Narasimhan and J. Bilmes, "A submodular-supermodular procedure with applications
+    to discriminative structure learning", UAI 2005 (003_cff74fb0c3fafe54.txt).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from discotree import EARTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = EARTreeClassifier(distribution="gaussian", random_state=0).fit(X, y)
+    >>> len(clf.edges_[0])
+    3
+    """
+
+    def __init__(
+        self,
+        distribution: str = "discrete",
+        minimizer: str = "min-norm",
+        n_permutations: int = 3,
+        split_search: str = "sub-sup",
+        random_state=None,
+        *,
+        alpha: float = 1.0,
+        epsilon: float = 1e-5,
+        max_categories: int = 10,
+        discretizer=None,
+    ) -> None:
+        super().__init__(
+            alpha=alpha, epsilon=epsilon, max_categories=max_categories, discretizer=discretizer
+        )
+        self.distribution = distribution
+        self.minimizer = minimizer
+        self.n_permutations = n_permutations
+        self.split_search = split_search
+        self.random_state = random_state
+
+    def _check_params(self) -> None:
+        name = type(self).__name__
+        if self.distribution not in _DISTRIBUTIONS:
+            raise ValueError(
+                f"{name}: distribution must be one of {_DISTRIBUTIONS}, got {self.distribution!r}."
+            )
+        if not is_count(self.n_permutations, 1):
+            raise ValueError(
+                f"{name}: n_permutations must be an integer >= 1, got {self.n_permutations!r}."
+            )
+        if self.split_search not in _SEARCHES:
+            raise ValueError(
+                f"{name}: split_search must be one of {_SEARCHES}, got {self.split_search!r}."
+            )
+        if self.minimizer not in MINIMIZERS:
+            raise ValueError(
+                f"{name}: minimizer must be one of {tuple(MINIMIZERS)}, got {self.minimizer!r}."
+            )
+
+    def _make_encoder(self):
+        if self.distribution == "gaussian":
+            return NumericEncoder(type(self).__name__)
+        return super()._make_encoder()
+
+    def _fit_model(
+        self,
+        encoded: NDArray,
+        class_index: NDArray[np.intp],
+        sample_weight: NDArray[np.float64] | None,
+    ) -> DiscreteForestModel | GaussianForestModel:
+        n_classes, n_features = len(self.classes_), encoded.shape[1]
+        weights = np.ones(len(encoded)) if sample_weight is None else sample_weight
+        start = time.perf_counter()
+        if self.distribution == "gaussian":
+            stats = GaussianStatistics.from_data(encoded, class_index, n_classes, sample_weight)
+            pooled = GaussianStatistics(
+                *(getattr(stats, f).sum(axis=0, keepdims=True) for f in _MOMENTS)
+            )
+            shares = np.bincount(class_index, weights, n_classes)
+            oracle = GaussianSetEntropy(
+                stats.covariances(), pooled.covariances()[0], shares / shares.sum()
+            )
+        else:
+            stats = PairStatistics.from_codes(
+                encoded, class_index, self.n_categories_, n_classes, sample_weight
+            )
+            oracle = DiscreteSetEntropy(encoded, class_index, weights)
+        tree = ear_tree(
+            oracle,
+            n_features,
+            self.minimizer,
+            self.random_state,
+            search=self.split_search,
+            n_permutations=int(self.n_permutations),
+            single_moves=True,
+        )
+        self.structure_seconds_ = time.perf_counter() - start
+        self.splits_ = tree.splits
+        self.sub_sup_iterations_ = tree.iterations
+        self.edges_ = [list(tree.edges) for _ in range(n_classes)]
+        self.parents_ = np.tile(forest_parents(n_features, tree.edges), (n_classes, 1))
+        if self.distribution == "gaussian":
+            return GaussianForestModel.from_statistics(stats, self.parents_)
+        return DiscreteForestModel.from_statistics(
+            stats, self.parents_, alpha=self._alpha, epsilon=self._epsilon
+        )
+
+
+_MOMENTS = ("weight", "sum_x", "sum_xx", "sum_xy")
