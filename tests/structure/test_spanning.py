@@ -93,3 +93,20 @@ def test_positive_only_on_a_large_graph(rng):
     edges, weights = maximum_spanning_forest(w, positive_only=True)
     assert edges == _reference.kruskal(w, positive_only=True)
     assert (weights > 0).all()
+
+
+def test_random_spanning_trees_are_trees_and_cover_every_tree():
+    from discotree.structure.spanning import random_spanning_tree
+
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(400):
+        edges = random_spanning_tree(4, rng)
+        assert len(edges) == 3 and all(i < j for i, j in edges)
+        nodes = {0}
+        for _ in range(3):  # connected: grow from node 0
+            nodes |= {v for e in edges if set(e) & nodes for v in e}
+        assert nodes == set(range(4))
+        seen.add(frozenset(edges))
+    assert len(seen) == 16  # Cayley: 4^(4-2) labelled trees, all drawn
+    assert random_spanning_tree(1, rng) == [] and random_spanning_tree(2, rng) == [(0, 1)]

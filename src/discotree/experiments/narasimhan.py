@@ -25,7 +25,7 @@ from ..stats.gaussian import GaussianStatistics
 from ..stats.set_information import DiscreteSetEntropy, set_information
 from ..structure.chow_liu import forest_parents
 from ..structure.ear import ear_tree
-from ..structure.spanning import maximum_spanning_forest
+from ..structure.spanning import maximum_spanning_forest, random_spanning_tree
 from .metrics import paired_t_test
 from .report import markdown_table
 
@@ -179,25 +179,6 @@ N_RUNS = 20
 N_SAMPLES = 2000  # per set, split evenly between the classes
 
 
-def _random_tree(n: int, rng: np.random.Generator) -> list[tuple[int, int]]:
-    """A uniformly random labelled tree (from a random Pruefer sequence)."""
-    if n == 2:
-        return [(0, 1)]
-    sequence = list(rng.integers(0, n, n - 2))
-    degree = [1] * n
-    for v in sequence:
-        degree[v] += 1
-    edges = []
-    for v in sequence:
-        leaf = min(u for u in range(n) if degree[u] == 1)
-        edges.append((min(leaf, v), max(leaf, v)))
-        degree[leaf] -= 1
-        degree[v] -= 1
-    u, w = (v for v in range(n) if degree[v] == 1)
-    edges.append((u, w))
-    return edges
-
-
 def _error_of(stats, edges, n, X, y) -> float:
     model = GaussianForestModel.from_statistics(stats, _shared(edges, n))
     return float(np.mean(np.argmax(model.log_likelihood(X), axis=1) != y))
@@ -228,7 +209,9 @@ def _one_run(n: int, run: int) -> dict:
     seconds = time.perf_counter() - start
     generative = maximum_spanning_forest(stats.conditional_mutual_information())[0]
     rng = np.random.default_rng(seed + 3)
-    random_errors = [_error_of(stats, _random_tree(n, rng), n, X_test, y_test) for _ in range(n)]
+    random_errors = [
+        _error_of(stats, random_spanning_tree(n, rng), n, X_test, y_test) for _ in range(n)
+    ]
     return {
         "n_features": n,
         "run": run,

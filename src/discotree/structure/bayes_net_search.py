@@ -22,6 +22,7 @@ The structure is returned as a list of parent tuples, one per attribute.
 from __future__ import annotations
 
 import itertools
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 
 import numpy as np
@@ -238,22 +239,22 @@ def _full(column):
     return column.full() if isinstance(column, LazyColumn) else column
 
 
-class CandidateColumns:
+class CandidateColumns(ABC):
     """Columns of the candidate parent sets of one node, as rows of one shared table:
     candidate i's column at sample s is ``table[index([i], [s])]``."""
 
     table: NDArray[np.float64]
 
-    def __len__(self) -> int:
-        raise NotImplementedError
+    @abstractmethod
+    def __len__(self) -> int: ...
 
+    @abstractmethod
     def index(self, live: NDArray[np.intp], rows: NDArray[np.intp]) -> NDArray[np.intp]:
         """Row indices of candidates ``live`` at samples ``rows``, (len(live), len(rows))."""
-        raise NotImplementedError
 
+    @abstractmethod
     def column(self, i: int) -> LazyColumn:
         """Candidate i's column."""
-        raise NotImplementedError
 
 
 class StackedColumns(CandidateColumns):

@@ -16,7 +16,12 @@ from numpy.typing import NDArray
 
 from ..kernels.spanning import kruskal_select
 
-__all__ = ["maximum_spanning_forest", "orient_forest", "topological_order"]
+__all__ = [
+    "maximum_spanning_forest",
+    "orient_forest",
+    "random_spanning_tree",
+    "topological_order",
+]
 
 
 def maximum_spanning_forest(
@@ -176,3 +181,23 @@ def topological_order(parents: NDArray[np.intp]) -> NDArray[np.intp]:
     if len(order) != n_nodes:
         raise ValueError("parents do not describe a forest (cycle found)")
     return np.asarray(order, dtype=np.intp)
+
+
+def random_spanning_tree(n_nodes: int, rng: np.random.Generator) -> list[tuple[int, int]]:
+    """A uniformly random labelled tree on ``n_nodes`` nodes: the decoding of a uniform
+    Pruefer sequence. Edges as (i, j) with i < j."""
+    if n_nodes <= 1:
+        return []
+    sequence = [int(v) for v in rng.integers(0, n_nodes, n_nodes - 2)]
+    degree = [1] * n_nodes
+    for v in sequence:
+        degree[v] += 1
+    edges = []
+    for v in sequence:
+        leaf = degree.index(1)  # the smallest leaf
+        edges.append((min(leaf, v), max(leaf, v)))
+        degree[leaf] -= 1
+        degree[v] -= 1
+    u, w = (v for v in range(n_nodes) if degree[v] == 1)
+    edges.append((u, w))
+    return edges
