@@ -56,10 +56,10 @@ class DiscreteSetEntropy:
         self._sizes = self._columns.max(axis=0, initial=0) + 1
         self._cache: dict[tuple[int, bool], float] = {}
         # configuration ids of feature sets, each built from the set without its last
-        # feature; bounded memory
+        # feature; at most about 4 million ids (32 MB) kept
         n = len(self.codes)
         self._ids: dict[int, tuple[NDArray[np.intp], int]] = {0: (np.zeros(n, np.intp), 1)}
-        self._ids_capacity = max(64, 20_000_000 // max(n, 1))
+        self._ids_capacity = max(64, 4_000_000 // max(n, 1))
         self._n_classes = int(self.class_index.max(initial=0)) + 1
         self._alone = self._entropy_of(np.arange(n), n)  # every sample its own value
         self._class = self._entropy_of(self.class_index, self._n_classes)

@@ -32,13 +32,16 @@ from numpy.typing import NDArray
 __all__ = [
     "MINIMIZERS",
     "SubSupResult",
+    "byte_tables",
     "exhaustive_minimum",
+    "is_better",
     "mask_of",
     "members",
     "minimum_norm_point",
     "modular_approximation",
     "queyranne_minimum",
     "submodular_supermodular",
+    "sum_over",
 ]
 
 SetFunction = Callable[[int], float]
