@@ -26,6 +26,18 @@ __all__ = ["DiscreteSetEntropy", "GaussianSetEntropy", "set_information"]
 _LOG_2PI_E = float(np.log(2 * np.pi * np.e))
 
 
+def _renumber(values: NDArray[np.intp], bound: int) -> tuple[NDArray[np.intp], int]:
+    """``values`` (in ``0..bound-1``) renumbered ``0..k-1`` in increasing order, and k:
+    a dense lookup when the range is small, else a sort."""
+    if bound <= 16 * len(values) + 1024:
+        present = np.zeros(bound, dtype=bool)
+        present[values] = True
+        new = np.cumsum(present) - 1
+        return new[values].astype(np.int32), int(new[-1]) + 1
+    present, inverse = np.unique(values, return_inverse=True)
+    return inverse.reshape(-1).astype(np.int32), len(present)
+
+
 def _members(mask: int) -> tuple[int, ...]:
     return tuple(j for j in range(mask.bit_length()) if mask >> j & 1)
 
@@ -56,10 +68,10 @@ class DiscreteSetEntropy:
         self._sizes = self._columns.max(axis=0, initial=0) + 1
         self._cache: dict[tuple[int, bool], float] = {}
         # configuration ids of feature sets, each built from the set without its last
-        # feature; at most about 4 million ids (32 MB) kept
+        # feature; the most recent ones, at most about 8 million ids (32 MB), are kept
         n = len(self.codes)
-        self._ids: dict[int, tuple[NDArray[np.intp], int]] = {0: (np.zeros(n, np.intp), 1)}
-        self._ids_capacity = max(64, 4_000_000 // max(n, 1))
+        self._ids: dict[int, tuple[NDArray[np.int32], int]] = {0: (np.zeros(n, np.int32), 1)}
+        self._ids_capacity = max(64, 8_000_000 // max(n, 1))
         self._n_classes = int(self.class_index.max(initial=0)) + 1
         self._alone = self._entropy_of(np.arange(n), n)  # every sample its own value
         self._class = self._entropy_of(self.class_index, self._n_classes)
@@ -72,11 +84,11 @@ class DiscreteSetEntropy:
         last = mask.bit_length() - 1
         ids, count = self._configurations(mask ^ (1 << last))
         if count < len(ids):  # else every sample is alone already
-            combined = ids * int(self._sizes[last]) + self._columns[:, last]
-            present, inverse = np.unique(combined, return_inverse=True)
-            ids, count = inverse.reshape(-1).astype(np.intp), len(present)
-        if len(self._ids) < self._ids_capacity:
-            self._ids[mask] = (ids, count)
+            combined = ids.astype(np.intp) * int(self._sizes[last]) + self._columns[:, last]
+            ids, count = _renumber(combined, count * int(self._sizes[last]))
+        if len(self._ids) >= self._ids_capacity:  # forget the oldest (not the empty set)
+            del self._ids[next(k for k in self._ids if k)]
+        self._ids[mask] = (ids, count)
         return ids, count
 
     def _entropy_of(self, ids: NDArray[np.intp], size: int) -> float:
