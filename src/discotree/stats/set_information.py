@@ -18,6 +18,8 @@ compute (the set-function minimisers ask for the same sets many times):
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -70,24 +72,35 @@ class DiscreteSetEntropy:
         # configuration ids of feature sets, each built from the set without its last
         # feature; the most recent ones, at most about 8 million ids (32 MB), are kept
         n = len(self.codes)
-        self._ids: dict[int, tuple[NDArray[np.int32], int]] = {0: (np.zeros(n, np.int32), 1)}
+        self._empty = (np.zeros(n, np.int32), 1)
+        self._ids: OrderedDict[int, tuple[NDArray[np.int32], int]] = OrderedDict()
         self._ids_capacity = max(64, 8_000_000 // max(n, 1))
         self._n_classes = int(self.class_index.max(initial=0)) + 1
         self._alone = self._entropy_of(np.arange(n), n)  # every sample its own value
         self._class = self._entropy_of(self.class_index, self._n_classes)
 
     def _configurations(self, mask: int) -> tuple[NDArray[np.intp], int]:
-        """Ids 0..k-1 of the configurations of the features in ``mask``, and k."""
+        """Ids 0..k-1 of the configurations of the features in ``mask``, and k (the
+        numbering depends on the order the features were combined in; entropies do
+        not)."""
+        if not mask:
+            return self._empty
         found = self._ids.get(mask)
         if found is not None:
             return found
+        # from a cached subset one feature smaller (searches add features one at a
+        # time), else recursively from the set without its highest feature
         last = mask.bit_length() - 1
+        for v in _members(mask):
+            if mask ^ (1 << v) in self._ids:
+                last = v
+                break
         ids, count = self._configurations(mask ^ (1 << last))
         if count < len(ids):  # else every sample is alone already
             combined = ids.astype(np.intp) * int(self._sizes[last]) + self._columns[:, last]
             ids, count = _renumber(combined, count * int(self._sizes[last]))
-        if len(self._ids) >= self._ids_capacity:  # forget the oldest (not the empty set)
-            del self._ids[next(k for k in self._ids if k)]
+        if len(self._ids) >= self._ids_capacity:  # forget the oldest
+            self._ids.popitem(last=False)
         self._ids[mask] = (ids, count)
         return ids, count
 

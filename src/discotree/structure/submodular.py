@@ -185,15 +185,28 @@ def _affine_minimizer(points: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def _unconstrained_minimum(
-    f: SetFunction, elements: Sequence[int], base: int, tol: float, max_iter: int
+    f: SetFunction,
+    elements: Sequence[int],
+    base: int,
+    tol: float,
+    max_iter: int,
+    start: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
+    final: dict | None = None,
 ) -> tuple[int, float]:
     """Minimiser of ``A -> f(base | A)`` over all subsets A of ``elements``
-    (Fujishige-Wolfe minimum-norm point); returns ``(base | A, value)``."""
+    (Fujishige-Wolfe minimum-norm point); returns ``(base | A, value)``.
+
+    ``start``: vertices of the base polytope (columns) and convex weights to start from;
+    ``final``, a dict, receives the last ones as ``final["points"]``, ``final["weights"]``.
+    """
     n = len(elements)
     offset = f(base)
-    points = _greedy_vertex(f, elements, range(n), base, offset)[:, None]  # columns
-    weights = np.ones(1)
-    x = points[:, 0].copy()
+    if start is None:
+        points = _greedy_vertex(f, elements, range(n), base, offset)[:, None]  # columns
+        weights = np.ones(1)
+    else:
+        points, weights = start
+    x = points @ weights
     scale = 1.0 + float(np.abs(points).max(initial=0.0))
     for _ in range(max_iter):
         # major cycle: the vertex minimising <x, q>
@@ -217,6 +230,8 @@ def _unconstrained_minimum(
             x = points @ weights
             if points.shape[1] == 1:
                 break
+    if final is not None:
+        final["points"], final["weights"] = points, weights
     # the minimisers are level sets {x < t} of the minimum-norm point: try them all
     best, best_value = base, offset
     prefix = base
@@ -229,7 +244,11 @@ def _unconstrained_minimum(
 
 
 def minimum_norm_point(
-    f: SetFunction, n: int, tol: float = 1e-10, max_iter: int = 1000
+    f: SetFunction,
+    n: int,
+    tol: float = 1e-10,
+    max_iter: int = 1000,
+    warm_start: dict | None = None,
 ) -> tuple[int, float]:
     """A minimiser of submodular ``f`` over the nonempty proper subsets of
     ``{0..n-1}`` (Fujishige-Wolfe minimum-norm-point algorithm).
@@ -239,10 +258,18 @@ def minimum_norm_point(
     each keeping element 0 in and another element t out or the reverse (every nonempty
     proper subset separates 0 from some t). ``tol`` is relative to the squared scale
     of the values.
+
+    ``warm_start``, a dict, carries the unconstrained problem's last vertices and
+    weights from one call to the next (keys "points", "weights"): the caller shifts
+    them to the new function's base polytope (for ``f - h`` with modular h, a vertex
+    moves by the change of h) and the algorithm resumes from there.
     """
     _check_size(n)
     full = (1 << n) - 1
-    subset, value = _unconstrained_minimum(f, range(n), 0, tol, max_iter)
+    start = None
+    if warm_start is not None and "points" in warm_start:
+        start = (warm_start["points"], warm_start["weights"])
+    subset, value = _unconstrained_minimum(f, range(n), 0, tol, max_iter, start, warm_start)
     if subset not in (0, full):
         return subset, value
     best, best_value = 0, np.inf
@@ -359,13 +386,23 @@ def submodular_supermodular(
     history: list[float] = []
     g_empty = g(0)
     stalls = 0
+    warm: dict = {}  # the minimum-norm point's vertices, carried between bounds
+    h_previous = None
     while len(history) < max_iter:
-        tables = byte_tables(list(modular_approximation(g, permutation)), 0.0)
+        h = modular_approximation(g, permutation)
+        tables = byte_tables(list(h), 0.0)
 
         def upper(subset: int, tables=tables) -> float:
             return f(subset) - g_empty - sum_over(tables, subset, 0.0)
 
-        subset, _ = minimize(upper, n)
+        if minimizer == "min-norm":
+            if h_previous is not None and "points" in warm:
+                # a vertex of B(f - h_old) + h_old - h is the same order's vertex of B(f - h)
+                warm["points"] = warm["points"] + (h_previous - h)[:, None]
+            subset, _ = minimum_norm_point(upper, n, warm_start=warm)
+            h_previous = h
+        else:
+            subset, _ = minimize(upper, n)
         value = objective(subset)
         history.append(value)
         if value < best_value - delta or best_value == np.inf:
