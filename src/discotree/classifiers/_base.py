@@ -22,9 +22,12 @@ from .._validation import (
 from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discrete import check_smoothing
 from ..transformers.discretizer import Discretizer
-from ..transformers.encoder import TableEncoder
+from ..transformers.encoder import NumericEncoder, TableEncoder
 
 logger = logging.getLogger(__name__)
+
+#: Values of the ``distribution`` parameter of the estimators that have one.
+DISTRIBUTIONS = ("discrete", "gaussian")
 
 
 class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
@@ -62,6 +65,14 @@ class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
 
     def _check_params(self) -> None:
         """Validate the subclass's own parameters (none by default)."""
+
+    def _check_distribution(self) -> None:
+        """For estimators with a ``distribution`` parameter."""
+        if self.distribution not in DISTRIBUTIONS:
+            raise ValueError(
+                f"{type(self).__name__}: distribution must be one of {DISTRIBUTIONS}, "
+                f"got {self.distribution!r}."
+            )
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> DiscreteForestClassifierBase:
         """Fit the class priors, the structure and the parameters.
@@ -126,7 +137,10 @@ class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
         return X, y, weights, len(table.columns)
 
     def _make_encoder(self):
-        """The input encoder: category codes for discrete models."""
+        """The input encoder: category codes for discrete models, numbers as they are
+        for ``distribution="gaussian"`` (estimators with that parameter)."""
+        if getattr(self, "distribution", "discrete") == "gaussian":
+            return NumericEncoder(type(self).__name__)
         discretizer = Discretizer() if self.discretizer is None else self.discretizer
         return TableEncoder(int(self.max_categories), discretizer, type(self).__name__)
 

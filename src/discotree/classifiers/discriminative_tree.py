@@ -17,12 +17,10 @@ from ..stats.discriminative import discriminative_weights, gaussian_discriminati
 from ..stats.gaussian import GaussianStatistics, gaussian_j_divergence
 from ..structure.chow_liu import forest_parents
 from ..structure.discriminative import ForestPath, discriminative_forest_paths
-from ..transformers.encoder import NumericEncoder
 from ._base import DiscreteForestClassifierBase
 
 __all__ = ["DiscriminativeTreeClassifier"]
 
-_DISTRIBUTIONS = ("discrete", "gaussian")
 _MULTICLASS = ("pairwise", "ovr")
 
 
@@ -175,10 +173,7 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
     # ------------------------------------------------------------------ fitting
     def _check_params(self) -> None:
         name = type(self).__name__
-        if self.distribution not in _DISTRIBUTIONS:
-            raise ValueError(
-                f"{name}: distribution must be one of {_DISTRIBUTIONS}, got {self.distribution!r}."
-            )
+        self._check_distribution()
         if self.multiclass not in _MULTICLASS:
             raise ValueError(
                 f"{name}: multiclass must be one of {_MULTICLASS}, got {self.multiclass!r}."
@@ -242,11 +237,6 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
                 index = decision.argmax(axis=1) if decision.ndim == 2 else (decision > 0) * 1
                 score[g] += np.mean(model.classes_[index] == y[test])
         return int(grid[int(np.argmax(score))])
-
-    def _make_encoder(self):
-        if self.distribution == "gaussian":
-            return NumericEncoder(type(self).__name__)
-        return super()._make_encoder()
 
     def _fit_model(self, encoded, class_index, sample_weight):
         n_classes, n_features = len(self.classes_), encoded.shape[1]

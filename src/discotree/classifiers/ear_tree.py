@@ -17,12 +17,10 @@ from ..stats.set_information import DiscreteSetEntropy, GaussianSetEntropy
 from ..structure.chow_liu import forest_parents
 from ..structure.ear import ear_tree
 from ..structure.submodular import MINIMIZERS
-from ..transformers.encoder import NumericEncoder
 from ._base import DiscreteForestClassifierBase
 
 __all__ = ["EARTreeClassifier"]
 
-_DISTRIBUTIONS = ("discrete", "gaussian")
 _SEARCHES = ("sub-sup", "exhaustive")
 
 
@@ -130,10 +128,7 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
 
     def _check_params(self) -> None:
         name = type(self).__name__
-        if self.distribution not in _DISTRIBUTIONS:
-            raise ValueError(
-                f"{name}: distribution must be one of {_DISTRIBUTIONS}, got {self.distribution!r}."
-            )
+        self._check_distribution()
         if not is_count(self.n_permutations, 1):
             raise ValueError(
                 f"{name}: n_permutations must be an integer >= 1, got {self.n_permutations!r}."
@@ -146,11 +141,6 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
             raise ValueError(
                 f"{name}: minimizer must be one of {tuple(MINIMIZERS)}, got {self.minimizer!r}."
             )
-
-    def _make_encoder(self):
-        if self.distribution == "gaussian":
-            return NumericEncoder(type(self).__name__)
-        return super()._make_encoder()
 
     def _fit_model(
         self,
