@@ -86,15 +86,23 @@ def check_table(X: Any, owner: str) -> Table:
             raise ValueError(f"{owner}: X has 0 rows; at least one sample is required.")
         if X.shape[1] == 0:
             raise ValueError(f"{owner}: X has 0 columns; at least one feature is required.")
+        duplicated = X.columns[X.columns.duplicated()].unique().tolist()
+        if duplicated:
+            raise ValueError(
+                f"{owner}: X has duplicate column names {duplicated}; every column needs "
+                "its own name."
+            )
         labels = [f"X[{name!r}]" for name in X.columns]
         dtypes = list(X.dtypes)
         if all(_plain_numeric(dtype) for dtype in dtypes) and len(set(dtypes)) == 1:
             matrix = X.to_numpy()  # one homogeneous numeric block: the fast path
             if matrix.dtype.kind == "f" and matrix.dtype != np.float64:
                 matrix = matrix.astype(np.float64)
-            return Table([matrix[:, j] for j in range(matrix.shape[1])], labels, matrix)
+            return _checked(
+                Table([matrix[:, j] for j in range(matrix.shape[1])], labels, matrix), owner
+            )
         columns = [_series_to_array(X.iloc[:, j]) for j in range(X.shape[1])]
-        return Table(columns, labels)
+        return _checked(Table(columns, labels), owner)
     array = check_array(
         X,
         dtype=None,
@@ -111,10 +119,74 @@ def check_table(X: Any, owner: str) -> Table:
     if array.dtype.kind in "iuf":
         if array.dtype.kind == "f" and array.dtype != np.float64:
             array = array.astype(np.float64)
-        return Table([array[:, j] for j in range(array.shape[1])], labels, array)
+        return _checked(Table([array[:, j] for j in range(array.shape[1])], labels, array), owner)
     if array.dtype.kind == "b":
         return Table([array[:, j] for j in range(array.shape[1])], labels)
-    return Table([_object_column(array[:, j]) for j in range(array.shape[1])], labels)
+    if array.dtype.kind not in "OUS":
+        raise TypeError(
+            f"{owner}: X has dtype {array.dtype}; numbers, strings, booleans or objects "
+            "holding them are supported."
+        )
+    columns = [_object_column(array[:, j]) for j in range(array.shape[1])]
+    return _checked(Table(columns, labels), owner)
+
+
+#: Integers of larger magnitude are not all representable in float64.
+EXACT_FLOAT_INTEGER = 2**53
+
+
+def _checked(table: Table, owner: str) -> Table:
+    """Reject inf (in numeric and object columns alike, naming the column and rows)
+    and cells that cannot be categories (lists, dicts, sets: unhashable values)."""
+    if table.matrix is not None:
+        _reject_inf(table.matrix, table.labels, owner)
+        return table
+    for column, label in zip(table.columns, table.labels, strict=True):
+        if column.dtype.kind == "f":
+            _reject_inf(column[:, None], [label], owner)
+        elif column.dtype.kind == "O":
+            _check_object_cells(column, label, owner)
+    return table
+
+
+def _reject_inf(values: NDArray[Any], labels: list[str], owner: str) -> None:
+    if values.dtype.kind != "f":
+        return
+    bad = np.isinf(values)
+    if not bad.any():
+        return
+    j = int(np.flatnonzero(bad.any(axis=0))[0])
+    rows = np.flatnonzero(bad[:, j])[:5].tolist()
+    raise ValueError(
+        f"{owner}: {labels[j]} contains inf at rows {rows}; only finite values or NaN "
+        "(missing) are accepted."
+    )
+
+
+def _check_object_cells(column: NDArray[Any], label: str, owner: str) -> None:
+    """One pass over an object column: inf is rejected as in numeric columns; a cell
+    that is not hashable (list, dict, set, array) cannot be a category."""
+    inf_rows: list[int] = []
+    for i, value in enumerate(column):
+        if value is None or isinstance(value, str):
+            continue
+        if isinstance(value, float | np.floating) and np.isinf(value):
+            inf_rows.append(i)
+            if len(inf_rows) == 5:
+                break
+            continue
+        try:
+            hash(value)
+        except TypeError:
+            raise TypeError(
+                f"{owner}: {label} holds a {type(value).__name__} at row {i}; cells must "
+                "be scalars (numbers, strings, booleans) or missing."
+            ) from None
+    if inf_rows:
+        raise ValueError(
+            f"{owner}: {label} contains inf at rows {inf_rows}; only finite values or "
+            "NaN/None (missing) are accepted."
+        )
 
 
 def _plain_numeric(dtype: Any) -> bool:
@@ -128,6 +200,12 @@ def _series_to_array(series: pd.Series) -> NDArray[Any]:
     if pd.api.types.is_bool_dtype(series.dtype) and not series.isna().any():
         return series.to_numpy(dtype=bool)
     if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
+        if _plain_numeric(series.dtype) and series.dtype.kind in "iu":
+            return series.to_numpy()  # integers stay exact
+        if pd.api.types.is_integer_dtype(series.dtype):  # nullable integers
+            present = series.dropna()
+            if len(present) and (present.abs() >= EXACT_FLOAT_INTEGER).any():
+                return _object_column(series.astype(object).to_numpy(), numeric=True)
         return series.to_numpy(dtype=np.float64, na_value=np.nan)
     return _object_column(series.to_numpy(dtype=object))
 
@@ -147,7 +225,10 @@ def _object_column(column: NDArray[Any], numeric: bool = True) -> NDArray[Any]:
         numeric
         and len(present)
         and all(isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_) for v in present)
-    ):
+        and not any(
+            isinstance(v, numbers.Integral) and abs(int(v)) >= EXACT_FLOAT_INTEGER for v in present
+        )
+    ):  # numbers become float64 only where that is exact; larger integers stay categories
         values = np.full(len(out), np.nan)
         values[~missing] = present.astype(np.float64)
         return values

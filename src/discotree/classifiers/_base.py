@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from .._fitting import FitContractMixin, argmax_with_ties
 from .._validation import (
     check_is_fitted,
     check_sample_weight,
@@ -30,7 +31,7 @@ logger = logging.getLogger(__name__)
 DISTRIBUTIONS = ("discrete", "gaussian")
 
 
-class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
+class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstimator):
     """Base of classifiers that score ``log P(x, c) = log P(c) + log P(x | c)`` with
     one discrete forest per class (naive Bayes, Chow-Liu, TAN).
 
@@ -173,7 +174,11 @@ class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         codes = self._encode(X)
-        return self.model_.log_likelihood(codes) + self.class_log_prior_
+        joint = self.model_.log_likelihood(codes) + self.class_log_prior_
+        correction = getattr(self.encoder_, "log_density_correction", None)
+        if correction is not None:  # Gaussian models see standardised features
+            joint = joint + correction(codes)[:, None]
+        return joint
 
     def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
         """Log posterior ``log P(c | x)``, shape (n_samples, n_classes)."""
@@ -187,9 +192,10 @@ class DiscreteForestClassifierBase(ClassifierMixin, BaseEstimator):
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X: Any) -> NDArray[Any]:
-        """Most probable class of each sample."""
+        """Most probable class of each sample (classes whose scores agree to rounding
+        tie, and a tie goes to the first of them in ``classes_``)."""
         check_is_fitted(self)
-        return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
+        return self.classes_[argmax_with_ties(self.predict_joint_log_proba(X))]
 
     def decision_function(self, X: Any) -> NDArray[np.float64]:
         """Log posterior odds.

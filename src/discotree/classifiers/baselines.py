@@ -17,6 +17,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.svm import SVC
 
+from .._fitting import FitContractMixin
 from .._validation import check_is_fitted, check_table, check_targets, validate_data
 
 __all__ = [
@@ -53,7 +54,7 @@ def random_forest_classifier(**params: Any) -> RandomForestClassifier:
     return RandomForestClassifier(**settings)
 
 
-class QuadraticSVMClassifier(ClassifierMixin, BaseEstimator):
+class QuadraticSVMClassifier(FitContractMixin, ClassifierMixin, BaseEstimator):
     """SVM with the quadratic kernel ``K(a, b) = (1 + <a, b>)^2``, C chosen on a
     held-out part of the training data (Section V-D of 000_73c31e535057fe50.txt).
 

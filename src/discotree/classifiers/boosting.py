@@ -10,8 +10,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
 from scipy.special import logsumexp
+from sklearn.utils.metaestimators import available_if
 
-from .._validation import check_is_fitted, is_count, take_rows
+from .._fitting import argmax_with_ties, sign_with_ties
+from .._validation import check_is_fitted, check_random_state, is_count, take_rows
 from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discrete import PairStatistics
 from ..stats.discriminative import discriminative_weights
@@ -87,7 +89,11 @@ class _Round:
     def weak(self, codes: NDArray, algorithm: str) -> NDArray[np.float64]:
         loglik = self.model.log_likelihood(codes)
         h = loglik[:, 1] - loglik[:, 0]
-        return np.where(h >= 0, 1.0, -1.0) if algorithm == "discrete" else h
+        if algorithm == "discrete":
+            # a tie (the two models give the sample the same likelihood, up to
+            # rounding) abstains: h = 0, whichever way the last bit fell
+            return sign_with_ties(h, np.abs(loglik).max(axis=1))
+        return h
 
 
 @dataclass
@@ -125,6 +131,9 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         training error of the staged ensembles (the paper's procedure), then refit.
     multiclass : {"pairwise", "ovr"}, default="pairwise"
         More than two classes: sum of pairwise ensembles (eq. 32) or one-vs-rest.
+    random_state : int, RandomState instance or None, default=0
+        Shuffles the folds of ``n_estimators_cv`` (unused otherwise). The default makes
+        every fit on the same data give the same model; ``None`` draws fresh folds.
     alpha, epsilon, max_categories, discretizer
         As for :class:`DiscriminativeTreeClassifier` (alpha must be > 0 for "dt").
 
@@ -176,6 +185,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         n_estimators_cv: int | None = None,
         multiclass: str = "pairwise",
         *,
+        random_state: int | np.random.RandomState | None = 0,
         alpha: float = 1.0,
         epsilon: float = 1e-5,
         max_categories: int = 10,
@@ -189,6 +199,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         self.n_estimators = n_estimators
         self.n_estimators_cv = n_estimators_cv
         self.multiclass = multiclass
+        self.random_state = random_state
 
     def _check_params(self) -> None:
         name = type(self).__name__
@@ -242,7 +253,9 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         if len(counts) < 2 or n_splits < 2:
             return self.n_estimators
         errors = np.zeros(self.n_estimators)
-        splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=0)
+        splitter = StratifiedKFold(
+            n_splits=n_splits, shuffle=True, random_state=check_random_state(self.random_state)
+        )
         for train, test in splitter.split(np.zeros(len(y)), y):
             model = clone(self).set_params(n_estimators_cv=None)
             w = None if sample_weight is None else np.asarray(sample_weight)[train]
@@ -359,9 +372,9 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
             yield self._labels(scores)
 
     def _labels(self, scores: NDArray[np.float64]) -> NDArray[Any]:
-        if scores.ndim == 1:
-            return self.classes_[(scores >= 0).astype(int)]
-        return self.classes_[scores.argmax(axis=1)]
+        if scores.ndim == 1:  # ties (|F| at rounding level) go to classes_[0], as argmax
+            return self.classes_[(sign_with_ties(scores) > 0).astype(np.intp)]
+        return self.classes_[argmax_with_ties(scores)]
 
     def decision_function(self, X: Any) -> NDArray[np.float64]:
         """``sum_t alpha_t h_t(x)`` (eq. 26): positive favours ``classes_[1]``; for more
@@ -389,9 +402,13 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         check_is_fitted(self)
         return np.exp(self.predict_log_proba(X))
 
-    def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """Not defined: the boosted models are unnormalised (eq. 27)."""
+    def _no_joint_distribution(self) -> bool:
         raise AttributeError(
             "predict_joint_log_proba is not defined for boosted models, which are "
             "unnormalised (eq. 27); use decision_function"
         )
+
+    @available_if(_no_joint_distribution)
+    def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
+        """Not available: the boosted models are unnormalised (eq. 27)."""
+        raise AssertionError("unreachable")  # pragma: no cover

@@ -8,8 +8,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
+from sklearn.utils.metaestimators import available_if
 
-from .._validation import check_is_fitted, is_count, take_rows
+from .._fitting import argmax_with_ties, sign_with_ties
+from .._validation import check_is_fitted, check_random_state, is_count, take_rows
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
 from ..stats.discrete import PairStatistics, j_divergence, smoothed_conditional
@@ -64,6 +66,9 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
     edge_cost : float or ndarray of shape (n_features, n_features), default=0.0
         Non-negative cost c_ij of an edge (eq. 24). A forest keeps only edges whose
         weight exceeds what they cost it (the natural stopping rule).
+    random_state : int, RandomState instance or None, default=0
+        Shuffles the folds of ``n_edges="cv"`` (unused otherwise). The default makes
+        every fit on the same data give the same model; ``None`` draws fresh folds.
     cost_accounting : {"per-forest", "union"}, default="per-forest"
         ``"per-forest"`` charges c_ij to each forest that uses the edge (decoupled,
         exactly optimal for every k). ``"union"`` charges it once per edge of
@@ -156,6 +161,7 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         multiclass: str = "pairwise",
         *,
         cost_accounting: str = "per-forest",
+        random_state: int | np.random.RandomState | None = 0,
         alpha: float = 1.0,
         epsilon: float = 1e-5,
         max_categories: int = 10,
@@ -169,6 +175,7 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         self.distribution = distribution
         self.multiclass = multiclass
         self.cost_accounting = cost_accounting
+        self.random_state = random_state
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self) -> None:
@@ -227,14 +234,19 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
             return None
         grid = [0, *np.unique(np.geomspace(1, max(n_features - 1, 1), 20).round().astype(int))]
         score = np.zeros(len(grid))
-        splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=0)
+        splitter = StratifiedKFold(
+            n_splits=n_splits, shuffle=True, random_state=check_random_state(self.random_state)
+        )
         for train, test in splitter.split(np.zeros(len(y)), y):
             model = clone(self).set_params(n_edges=None)
             w = None if sample_weight is None else np.asarray(sample_weight)[train]
             model.fit(take_rows(X, train), y[train], sample_weight=w)
             staged = model.staged_decision_function(take_rows(X, test), grid)
             for g, (_, decision) in enumerate(staged):
-                index = decision.argmax(axis=1) if decision.ndim == 2 else (decision > 0) * 1
+                if decision.ndim == 2:
+                    index = argmax_with_ties(decision)
+                else:
+                    index = (sign_with_ties(decision) > 0).astype(np.intp)
                 score[g] += np.mean(model.classes_[index] == y[test])
         return int(grid[int(np.argmax(score))])
 
@@ -385,21 +397,29 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
                 scores[:, pair.negative] -= f
         return scores
 
-    def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """``log P(x, c)`` under the pair of forests (two classes only).
+    def _has_joint_distribution(self) -> bool:
+        if hasattr(self, "classes_") and len(self.classes_) != 2:
+            raise AttributeError(
+                "predict_joint_log_proba is defined for two classes only: with more, the "
+                "composite rule of eq. 32 defines scores, not a joint distribution; use "
+                "decision_function"
+            )
+        return True
 
-        Raises
-        ------
-        AttributeError
-            With more than two classes: the composite rule of eq. 32 defines scores,
-            not a joint distribution.
+    @available_if(_has_joint_distribution)
+    def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
+        """``log P(x, c)`` under the pair of forests (two classes only: with more, the
+        method is not available, and ``hasattr`` says so).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
         """
         check_is_fitted(self)
-        if len(self.classes_) != 2:
-            raise AttributeError(
-                "predict_joint_log_proba is defined for two classes only; use "
-                "decision_function for the multiclass scores"
-            )
         return super().predict_joint_log_proba(X)
 
     def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
@@ -414,7 +434,7 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
     def predict(self, X: Any) -> NDArray[Any]:
         """The class of largest posterior (two classes) or composite score (eq. 32)."""
         check_is_fitted(self)
-        return self.classes_[np.argmax(self.predict_log_proba(X), axis=1)]
+        return self.classes_[argmax_with_ties(self.predict_log_proba(X))]
 
     def decision_function(self, X: Any) -> NDArray[np.float64]:
         """Two classes: ``log p-hat(x)/q-hat(x)`` plus the log prior ratio (positive

@@ -59,8 +59,9 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         How each split is found: the submodular-supermodular procedure (a local
         minimum of the EAR across the cut), or every split (exact, 2^(m-1) splits of m
         features: small problems only).
-    random_state : int, Generator or None, default=None
-        Seeds the random permutations of Algorithm 1.
+    random_state : int, Generator or None, default=0
+        Seeds the random permutations of Algorithm 1. The default makes every fit on
+        the same data give the same tree; ``None`` draws fresh permutations.
     alpha, epsilon, max_categories, discretizer
         As in :class:`~discotree.ChowLiuClassifier` (discrete data).
 
@@ -110,7 +111,7 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         minimizer: str = "min-norm",
         n_permutations: int = 3,
         split_search: str = "sub-sup",
-        random_state=None,
+        random_state=0,
         *,
         alpha: float = 1.0,
         epsilon: float = 1e-5,

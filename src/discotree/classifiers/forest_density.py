@@ -24,7 +24,17 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.metaestimators import available_if
 
-from .._validation import check_is_fitted, check_sample_weight, check_targets, validate_data
+from .._fitting import FitContractMixin, argmax_with_ties
+from .._validation import (
+    EXACT_FLOAT_INTEGER,
+    check_is_fitted,
+    check_random_state,
+    check_sample_weight,
+    check_table,
+    check_targets,
+    is_count,
+    validate_data,
+)
 from ..models.kernel_density import PairwiseKernelDensities
 from ..stats.discriminative import gaussian_discriminative_weights
 
@@ -41,29 +51,49 @@ _RULES = ("scott", "silverman")
 _GRAM_LIMIT = 6000
 
 
-def _check_numeric(X: Any, owner: str) -> None:
-    """Name the first non-numeric column: these classifiers need numeric features."""
-    if hasattr(X, "dtypes") and hasattr(X, "columns"):
-        import pandas as pd
-
-        for column in X.columns:
-            dtype = X[column].dtype
-            if not pd.api.types.is_numeric_dtype(dtype) or isinstance(dtype, pd.CategoricalDtype):
+def _numeric_matrix(X: Any, owner: str) -> NDArray[np.float64]:
+    """X as a float64 matrix, with errors that name the column: these classifiers need
+    numeric, finite, non-missing features."""
+    table = check_table(X, owner)  # rows, columns, duplicate names, inf, cell types
+    columns = []
+    for column, label in zip(table.columns, table.labels, strict=True):
+        if column.dtype.kind not in "iuf":
+            raise ValueError(
+                f"{owner}: {label} is not numeric; kernel density estimates need numeric "
+                "features (encode or drop categorical columns)."
+            )
+        if column.dtype.kind in "iu" and column.size:
+            if column.max() >= EXACT_FLOAT_INTEGER or (
+                column.dtype.kind == "i" and column.min() <= -EXACT_FLOAT_INTEGER
+            ):
                 raise ValueError(
-                    f"{owner}: column {column!r} is not numeric ({dtype}); kernel density "
-                    "estimates need numeric features (encode or drop categorical columns)."
+                    f"{owner}: {label} holds integers beyond 2**53, which float64 cannot "
+                    "represent exactly; subtract an offset first."
                 )
-        return
-    array = np.asarray(X)
-    if array.dtype.kind in "OUS" and array.ndim == 2:
-        for j in range(array.shape[1]):
-            try:
-                array[:, j].astype(np.float64)
-            except ValueError:  # strings; other objects fail in validation as usual
-                raise ValueError(
-                    f"{owner}: X[:, {j}] is not numeric; kernel density estimates need "
-                    "numeric features (encode or drop categorical columns)."
-                ) from None
+        values = column.astype(np.float64)
+        missing = np.isnan(values)
+        if missing.any():
+            raise ValueError(
+                f"{owner}: {label} is missing (NaN) at rows "
+                f"{np.flatnonzero(missing)[:5].tolist()}; kernel density estimates need "
+                "complete data (impute, or use a discrete model, which sums missing "
+                "features out)."
+            )
+        columns.append(values)
+    return np.column_stack(columns)
+
+
+def _robust_moments(X, w) -> tuple[NDArray, NDArray, NDArray]:
+    """Per column: largest magnitude, then the weighted mean and standard deviation of
+    the column divided by it (no overflow for values up to the float64 limit)."""
+    magnitude = np.abs(X).max(axis=0)
+    magnitude = np.where(magnitude > 0, magnitude, 1.0)
+    unit = X / magnitude
+    total = w.sum()
+    mean = w @ unit / total
+    sd = np.sqrt(w @ (unit - mean) ** 2 / total)
+    sd[~(sd > 1e-12 * np.maximum(1.0, np.abs(mean)))] = 1.0
+    return magnitude, mean, sd
 
 
 def _sigmoid(z):
@@ -92,7 +122,7 @@ def _class_weights(class_weight, classes, class_index, owner, weights) -> NDArra
     )
 
 
-def _fit_hinge_svm(features, class_index, n_classes, weights, C, max_iter):
+def _fit_hinge_svm(features, class_index, n_classes, weights, C, max_iter, random_state=0):
     """Soft-margin linear SVM (eq. 6): coefficients (K, d) and intercepts (K,), with
     K = 1 for two classes (positive = class 1) and one-vs-rest otherwise."""
     targets = [class_index == 1] if n_classes == 2 else [class_index == k for k in range(n_classes)]
@@ -112,7 +142,9 @@ def _fit_hinge_svm(features, class_index, n_classes, weights, C, max_iter):
             coef[k] = svm.dual_coef_[0] @ features[svm.support_]
             intercept[k] = svm.intercept_[0]
         else:
-            svm = LinearSVC(C=C, loss="hinge", dual=True, max_iter=max_iter, random_state=0)
+            svm = LinearSVC(
+                C=C, loss="hinge", dual=True, max_iter=max_iter, random_state=random_state
+            )
             svm.fit(features, labels, sample_weight=weights)
             coef[k], intercept[k] = svm.coef_[0], svm.intercept_[0]
         n_iter = max(n_iter, int(np.max(svm.n_iter_)))
@@ -137,6 +169,7 @@ def linear_svm(
     weights: NDArray[np.float64],
     C: float = 1.0,
     max_iter: int = 20000,
+    random_state: Any = 0,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
     """The SVM stage of the forest density classifier (eq. 6).
 
@@ -151,13 +184,15 @@ def linear_svm(
     scale = np.sqrt(weights @ (features - mean) ** 2 / total)
     scale[~(scale > 1e-12)] = 1.0
     coef, intercept, n_iter = _fit_hinge_svm(
-        (features - mean) / scale, class_index, n_classes, weights, C, max_iter
+        (features - mean) / scale, class_index, n_classes, weights, C, max_iter, random_state
     )
     coef = coef / scale
     return coef, intercept - coef @ mean, n_iter
 
 
-def _fit_calibration(features, class_index, n_classes, weights, C, max_iter) -> float:
+def _fit_calibration(
+    features, class_index, n_classes, weights, C, max_iter, random_state=0
+) -> float:
     """Slope of the margins' sigmoid (softmax), fitted on cross-validated margins.
 
     A one-parameter Platt scaling: no offset and one slope shared by the classes, so the
@@ -170,14 +205,22 @@ def _fit_calibration(features, class_index, n_classes, weights, C, max_iter) -> 
     smallest = int(np.bincount(class_index, minlength=n_classes).min())
     if smallest >= 2:
         margins = np.zeros((len(class_index), n_outputs))
-        folds = StratifiedKFold(n_splits=min(3, smallest), shuffle=True, random_state=0)
+        folds = StratifiedKFold(n_splits=min(3, smallest), shuffle=True, random_state=random_state)
         for train, test in folds.split(features, class_index):
             coef, intercept = linear_svm(
-                features[train], class_index[train], n_classes, weights[train], C, max_iter
+                features[train],
+                class_index[train],
+                n_classes,
+                weights[train],
+                C,
+                max_iter,
+                random_state,
             )[:2]
             margins[test] = features[test] @ coef.T + intercept
     else:
-        coef, intercept = _fit_hinge_svm(features, class_index, n_classes, weights, C, max_iter)[:2]
+        coef, intercept = _fit_hinge_svm(
+            features, class_index, n_classes, weights, C, max_iter, random_state
+        )[:2]
         margins = features @ coef.T + intercept
     rows = np.arange(len(class_index))
 
@@ -225,13 +268,16 @@ def informative_pairs(
     return np.column_stack([i[order], j[order]]).astype(np.intp)
 
 
-class _KernelDensityBase(ClassifierMixin, BaseEstimator):
+class _KernelDensityBase(FitContractMixin, ClassifierMixin, BaseEstimator):
     """Validation, standardisation and bandwidths shared by the kernel classifiers."""
 
     def _validate(self, X, y, sample_weight):
         name = type(self).__name__
-        _check_numeric(X, name)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        matrix = _numeric_matrix(X, name)
+        validate_data(self, X, skip_check_array=True)
+        X = matrix
+        if len(X) < 2:
+            raise ValueError(f"{name}: X has {len(X)} sample; at least 2 are required.")
         y = check_targets(y, len(X), name)
         w = check_sample_weight(sample_weight, len(X), name)
         if w is None:
@@ -241,12 +287,14 @@ class _KernelDensityBase(ClassifierMixin, BaseEstimator):
         self.classes_, class_index = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(f"{name}: y contains only 1 class ({self.classes_[0]!r}).")
-        total = w.sum()
-        self.mean_ = w @ X / total
-        scale = np.sqrt(w @ (X - self.mean_) ** 2 / total)
-        scale[~(scale > 1e-12 * np.maximum(1.0, np.abs(self.mean_)))] = 1.0
-        self.scale_ = scale
-        return (X - self.mean_) / self.scale_, class_index.astype(np.intp), w
+        self._magnitude, self._unit_mean, self._unit_sd = _robust_moments(X, w)
+        self.mean_ = self._magnitude * self._unit_mean
+        self.scale_ = self._magnitude * self._unit_sd
+        return self._standardise(X), class_index.astype(np.intp), w
+
+    def _standardise(self, X) -> NDArray[np.float64]:
+        with np.errstate(over="ignore"):
+            return (X / self._magnitude - self._unit_mean) / self._unit_sd
 
     def _bandwidth(self) -> str | NDArray[np.float64]:
         """The rule name, or per-feature bandwidths in standardised units."""
@@ -290,9 +338,15 @@ class _KernelDensityBase(ClassifierMixin, BaseEstimator):
 
     def _standardised(self, X) -> NDArray[np.float64]:
         check_is_fitted(self)
-        _check_numeric(X, type(self).__name__)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return (X - self.mean_) / self.scale_
+        matrix = _numeric_matrix(X, type(self).__name__)
+        validate_data(self, X, skip_check_array=True, reset=False)
+        X = matrix
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"{type(self).__name__}: X has {X.shape[1]} features, but the model was "
+                f"fitted with {self.n_features_in_}."
+            )
+        return self._standardise(X)
 
     @property
     def bandwidth_(self) -> NDArray[np.float64]:
@@ -339,6 +393,10 @@ class ForestDensityClassifier(_KernelDensityBase):
         ``n_samples / (n_classes * n_c)`` for class c with "balanced".
     max_iter : int, default=20000
         Iterations of liblinear (large samples only).
+    random_state : int, RandomState instance or None, default=0
+        Seeds the calibration folds of ``probability=True`` and the dual coordinate
+        descent of the linear SVM used above 6000 rows. The default makes every fit on
+        the same data give the same model.
 
     Attributes
     ----------
@@ -380,6 +438,7 @@ class ForestDensityClassifier(_KernelDensityBase):
         probability=False,
         class_weight=None,
         max_iter=20000,
+        random_state=0,
     ) -> None:
         self.bandwidth = bandwidth
         self.density_floor = density_floor
@@ -391,6 +450,7 @@ class ForestDensityClassifier(_KernelDensityBase):
         self.probability = probability
         self.class_weight = class_weight
         self.max_iter = max_iter
+        self.random_state = random_state
 
     def _resolve_pairs(self, Z, class_index, w) -> NDArray[np.intp]:
         name = type(self).__name__
@@ -423,8 +483,14 @@ class ForestDensityClassifier(_KernelDensityBase):
         """Estimate the densities, map the training samples (leave-one-out), fit the SVM."""
         self._check_common()
         name = type(self).__name__
-        if not (isinstance(self.C, numbers.Real) and self.C > 0):
-            raise ValueError(f"{name}: C must be a positive float, got {self.C!r}.")
+        if not (
+            isinstance(self.C, numbers.Real)
+            and not isinstance(self.C, bool)
+            and 0 < self.C < np.inf
+        ):
+            raise ValueError(f"{name}: C must be a positive finite float, got {self.C!r}.")
+        if not is_count(self.max_iter, 1):
+            raise ValueError(f"{name}: max_iter must be an integer >= 1, got {self.max_iter!r}.")
         Z, class_index, w = self._validate(X, y, sample_weight)
         self.pairs_ = self._resolve_pairs(Z, class_index, w)
         self.densities_ = PairwiseKernelDensities.fit(
@@ -440,12 +506,13 @@ class ForestDensityClassifier(_KernelDensityBase):
         )
         features = self._features(Z, leave_one_out=True)
         weights = w * _class_weights(self.class_weight, self.classes_, class_index, name, w)
+        svm_args = (float(self.C), int(self.max_iter), check_random_state(self.random_state))
         self.coef_, self.intercept_, self.n_iter_ = linear_svm(
-            features, class_index, len(self.classes_), weights, float(self.C), self.max_iter
+            features, class_index, len(self.classes_), weights, *svm_args
         )
         if self.probability:
             self.calibration_slope_ = _fit_calibration(
-                features, class_index, len(self.classes_), weights, float(self.C), self.max_iter
+                features, class_index, len(self.classes_), weights, *svm_args
             )
         terms: list[tuple[Any, int, int]] = []
         for label in self.classes_:
@@ -553,4 +620,4 @@ class KernelNaiveBayesClassifier(_KernelDensityBase):
     def predict(self, X: Any) -> NDArray[Any]:
         """The class of largest posterior."""
         joint = self._joint_log_likelihood(X)
-        return self.classes_[np.argmax(joint, axis=1)]
+        return self.classes_[argmax_with_ties(joint)]

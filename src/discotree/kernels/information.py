@@ -48,8 +48,8 @@ def pairwise_mutual_information(counts, offsets, out):  # pragma: no cover - num
                     for a in range(ri):
                         for b in range(rj):
                             v = counts[c, r0 + a, c0 + b]
-                            if v > 0.0:
-                                mi += v * math.log(n * v / (row_sum[a] * col_sum[b]))
+                            if v > 0.0:  # ratios first: no overflow or underflow
+                                mi += v * math.log((v / row_sum[a]) * (n / col_sum[b]))
                     mi /= n
                 out[c, i, j] = mi
                 out[c, j, i] = mi
@@ -129,9 +129,9 @@ def pairwise_discriminative_weights(
             for a in range(ri):
                 for b in range(rj):
                     diff = p[a, b] - q[a, b]
-                    if diff != 0.0:
-                        psi_pos += diff * math.log(p[a, b] / (p_row[a] * p_col[b]))
-                        psi_neg -= diff * math.log(q[a, b] / (q_row[a] * q_col[b]))
+                    if diff != 0.0:  # ratios first: no underflow of the products
+                        psi_pos += diff * math.log((p[a, b] / p_row[a]) / p_col[b])
+                        psi_neg -= diff * math.log((q[a, b] / q_row[a]) / q_col[b])
             out_pos[i, j] = psi_pos
             out_pos[j, i] = psi_pos
             out_neg[i, j] = psi_neg

@@ -108,7 +108,18 @@ def conditional_log_likelihood(
     return -value, -grad
 
 
+def _weight_scale(weights) -> float:
+    """A power of two that brings the mean weight into [2^-20, 2^20] (1 when it is
+    already there): the CL optimum does not change when every weight is scaled, and the
+    objective and its gradient then neither overflow nor vanish."""
+    mean = float(np.mean(weights)) if len(weights) else 1.0
+    if not mean > 0 or 2.0**-20 <= mean <= 2.0**20:
+        return 1.0
+    return float(2.0 ** -round(np.log2(mean)))
+
+
 def _optimise(model, codes, class_index, weights, max_iter, on_iteration=None):
+    weights = weights * _weight_scale(weights)
     layout = _Layout(model)
     start = np.concatenate([model.class_log_prior.ravel(), *(t.ravel() for t in model.log_cpts)])
     families = _family_indices(model, codes)

@@ -6,6 +6,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from .._fitting import FitContractMixin
 from .._validation import check_is_fitted, check_sample_weight, check_targets, validate_data
 from .mdl import mdl_cut_points
 
@@ -59,7 +60,7 @@ _METHODS = {"quantile": weighted_quantile_edges, "uniform": _uniform_edges, "mdl
 _SUPERVISED = {"mdl"}
 
 
-class Discretizer(TransformerMixin, BaseEstimator):
+class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
     """Bin continuous features into ordinal codes, keeping missing values missing.
 
     Parameters

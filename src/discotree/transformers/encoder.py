@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 from sklearn.base import clone
 
-from .._validation import Table
+from .._validation import EXACT_FLOAT_INTEGER, Table
 from ..kernels.encode import column_distinct, column_presence, encode_lookup, encode_sorted
 from .discretizer import Discretizer
 
@@ -42,6 +43,14 @@ def _check_finite(values: NDArray[Any], labels: list[str], owner: str) -> None:
         f"{owner}: {labels[j]} contains inf at rows {rows}; only finite values or NaN "
         "(missing) are accepted."
     )
+
+
+def _beyond_float(column: NDArray[Any]) -> bool:
+    """An integer column holding values that float64 cannot represent exactly."""
+    if column.dtype.kind not in "iu" or not column.size:
+        return False
+    limit = EXACT_FLOAT_INTEGER
+    return bool(column.max() >= limit or (column.dtype.kind == "i" and column.min() <= -limit))
 
 
 def _sort_key(value: Any) -> tuple[str, str]:
@@ -120,7 +129,8 @@ class TableEncoder:
             _check_finite(table.matrix, labels, self.owner)
         self.columns_: list[_Column] = []
         binned = []
-        numeric = [j for j, c in enumerate(columns) if c.dtype.kind in "iuf"]
+        wide = {j for j, c in enumerate(columns) if _beyond_float(c)}
+        numeric = [j for j, c in enumerate(columns) if c.dtype.kind in "iuf" and j not in wide]
         distinct = (
             dict(
                 zip(
@@ -133,6 +143,18 @@ class TableEncoder:
             else {}
         )
         for j, column in enumerate(columns):
+            if j in wide:  # integers beyond 2**53: categories by exact value, else bins
+                values = np.unique(column)
+                if len(values) > self.max_categories:
+                    binned.append(j)
+                    self.columns_.append(_Column(_BINS))
+                else:
+                    exact = values.tolist()
+                    lookup = {v: k for k, v in enumerate(exact)}
+                    self.columns_.append(
+                        _Column(_OBJECT, np.array(exact, dtype=object), lookup, len(exact))
+                    )
+                continue
             if j in distinct:
                 values = distinct[j]
                 if values is None:
@@ -183,6 +205,8 @@ class TableEncoder:
                 column = table.columns[j]
                 if column.dtype.kind in "iuf":  # numeric now, categorical at fit
                     column = column.astype(object)
+                    if column.dtype.kind == "f":
+                        column[pd.isna(column)] = None
                 codes[:, j] = [spec.lookup.get(v, -1) if v is not None else -1 for v in column]
         if len(self.binned_columns_):
             binned = self.discretizer_.transform(self._numeric_block(table, self.binned_columns_))
@@ -237,7 +261,14 @@ class TableEncoder:
 
 
 class NumericEncoder:
-    """Pass numeric columns through as float64, NaN for missing (for Gaussian models).
+    """Numeric columns as standardised float64, NaN for missing (for Gaussian models).
+
+    Each column is centred and scaled by its (weighted) mean and standard deviation on
+    the training rows, computed after dividing by the column's largest magnitude, so
+    values up to the float64 limit neither overflow nor lose the other columns'
+    precision. Gaussian models are affine-equivariant, so this changes no decision; it
+    makes their variance floors scale-invariant (a feature in dollars no longer
+    flattens one in metres) and their covariances well conditioned.
 
     Parameters
     ----------
@@ -248,6 +279,10 @@ class NumericEncoder:
     ----------
     n_categories_ : None
         Continuous features have no categories.
+    offset_ : ndarray of shape (n_features,)
+        Subtracted from each column (its training mean).
+    scale_ : ndarray of shape (n_features,)
+        Then divides it (its training standard deviation; 1 for a constant column).
     """
 
     n_categories_ = None
@@ -256,17 +291,52 @@ class NumericEncoder:
         self.owner = owner
 
     def fit_transform(self, table: Table, sample_weight=None, class_index=None) -> NDArray:
-        """Validate and return the training matrix."""
-        return self.transform(table)
+        """Learn each column's offset and scale on the training rows; return the
+        standardised training matrix."""
+        matrix = self._matrix(table)
+        weights = np.ones(len(matrix)) if sample_weight is None else sample_weight
+        observed = ~np.isnan(matrix)
+        magnitude = np.nanmax(np.abs(matrix), axis=0, initial=0.0, where=observed)
+        magnitude = np.where(magnitude > 0, magnitude, 1.0)
+        unit = matrix / magnitude
+        filled = np.where(observed, unit, 0.0)
+        total = weights @ observed
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(total > 0, (weights @ filled) / total, 0.0)
+            centred = np.where(observed, unit - mean, 0.0)
+            sd = np.sqrt(np.where(total > 0, (weights @ centred**2) / total, 0.0))
+        sd = np.where(sd > 1e-12, sd, 1.0)  # constant (or empty) column: centred only
+        self._magnitude, self._mean, self._sd = magnitude, mean, sd
+        self.offset_ = magnitude * mean
+        self.scale_ = magnitude * sd
+        return (unit - mean) / sd
 
     def transform(self, table: Table) -> NDArray[np.float64]:
-        """The table as a float64 matrix; raises for non-numeric columns and inf."""
+        """The table standardised as at fit time; raises for non-numeric columns, inf,
+        and integers that float64 cannot hold exactly."""
+        matrix = self._matrix(table)
+        with np.errstate(over="ignore"):
+            return (matrix / self._magnitude - self._mean) / self._sd
+
+    def log_density_correction(self, standardised: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Per row, ``-sum log scale_j`` over the observed features: added to a log
+        density of the standardised values, it gives the density of the original
+        values (change of variables)."""
+        return -(~np.isnan(standardised)).astype(np.float64) @ np.log(self.scale_)
+
+    def _matrix(self, table: Table) -> NDArray[np.float64]:
         columns = []
         for column, label in zip(table.columns, table.labels, strict=True):
             if column.dtype.kind not in "iuf":
                 raise ValueError(
                     f"{self.owner}: {label} is not numeric; distribution='gaussian' needs "
                     "numeric columns (use distribution='discrete' for categories)."
+                )
+            if _beyond_float(column):
+                raise ValueError(
+                    f"{self.owner}: {label} holds integers beyond 2**53, which float64 "
+                    "cannot represent exactly; subtract an offset, or use "
+                    "distribution='discrete' to treat them as categories."
                 )
             columns.append(column.astype(np.float64))
         matrix = np.column_stack(columns)

@@ -1,0 +1,144 @@
+"""The fit contract, held by construction for every estimator of the package.
+
+* A successful ``fit`` replaces *every* fitted attribute: the fit runs on a fresh
+  working copy of the estimator that holds the parameters only, and what that copy
+  gained is moved onto the estimator as a whole. Nothing of an earlier fit survives, so
+  an attribute that only some parameter settings define (``order_``,
+  ``calibration_slope_``, ...) disappears when a refit does not define it.
+* A failed ``fit`` leaves no fitted attribute: the estimator is then unfitted, and
+  ``predict`` raises scikit-learn's ``NotFittedError``, never a half-fitted answer.
+
+Subclasses and helpers may call ``fit`` re-entrantly (a base class's ``fit`` from a
+subclass's, or ``clone(self).fit`` for an internal cross-validation): only the
+outermost call on an estimator swaps state.
+
+Also here: the decision rules that must not depend on rounding (:func:`sign_with_ties`,
+:func:`argmax_with_ties`) and the ``random_state`` convention.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = [
+    "SCORE_TIE_RTOL",
+    "FitContractMixin",
+    "argmax_with_ties",
+    "atomic_fit",
+    "clear_fitted_state",
+    "sign_with_ties",
+]
+
+_STATE = "_fitted_state_names"
+_FITTING = "_fit_in_progress"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _fitted_names(estimator: Any) -> list[str]:
+    names = set(estimator.__dict__.get(_STATE, ()))
+    names.update(k for k in estimator.__dict__ if k.endswith("_") and not k.startswith("__"))
+    return sorted(names)
+
+
+def clear_fitted_state(estimator: Any) -> None:
+    """Delete every attribute a previous ``fit`` set (the parameters stay)."""
+    for name in _fitted_names(estimator):
+        estimator.__dict__.pop(name, None)
+    estimator.__dict__.pop(_STATE, None)
+
+
+def atomic_fit(fit: F) -> F:
+    """Decorate a ``fit`` method so that it replaces the fitted state as a whole.
+
+    The wrapped method runs on a working copy that has the estimator's parameters and
+    configuration (``set_output``, metadata requests) but no fitted attribute. On
+    success every attribute the copy gained becomes the estimator's, after the old
+    ones are deleted; on failure the estimator is left unfitted and the error is
+    re-raised unchanged.
+    """
+
+    @functools.wraps(fit)
+    def wrapper(self, *args: Any, **kwargs: Any):
+        if self.__dict__.get(_FITTING, False):  # re-entrant call on the working copy
+            return fit(self, *args, **kwargs)
+        clear_fitted_state(self)
+        work = object.__new__(type(self))
+        work.__dict__.update(self.__dict__)
+        base = set(work.__dict__)
+        work.__dict__[_FITTING] = True
+        fit(work, *args, **kwargs)
+        del work.__dict__[_FITTING]
+        gained = {k: v for k, v in work.__dict__.items() if k not in base}
+        self.__dict__.update(gained)
+        self.__dict__[_STATE] = tuple(gained)
+        return self
+
+    return wrapper  # type: ignore[return-value]
+
+
+class FitContractMixin:
+    """Mixin that applies :func:`atomic_fit` to the ``fit`` of the class and of every
+    subclass that defines one, so that no estimator can forget it."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        fit = cls.__dict__.get("fit")
+        if fit is not None and not getattr(fit, "_atomic_fit", False):
+            wrapped = atomic_fit(fit)
+            wrapped._atomic_fit = True  # type: ignore[attr-defined]
+            cls.fit = wrapped  # type: ignore[attr-defined]
+
+
+#: Relative tolerance under which two scores count as equal. Log-likelihoods summed in
+#: another order, or from counts accumulated another way (weighted rows against
+#: repeated rows, another BLAS thread count), differ by a few units in the last place
+#: of their terms; decisions must not depend on that.
+SCORE_TIE_RTOL = 1e-9
+
+
+def _scale(scale: Any, shape: tuple[int, ...]) -> NDArray[np.float64]:
+    return np.broadcast_to(np.maximum(np.abs(np.asarray(scale, dtype=np.float64)), 1.0), shape)
+
+
+def sign_with_ties(values: NDArray[np.float64], scale: Any = 1.0) -> NDArray[np.float64]:
+    """``sign(values)`` with values within ``SCORE_TIE_RTOL * max(|scale|, 1)`` of 0
+    mapped to 0 (a tie, decided by the caller's rule, never by the last bit).
+
+    Parameters
+    ----------
+    values : ndarray
+        Differences of two scores.
+    scale : float or ndarray broadcastable to ``values``
+        Magnitude of the scores whose difference ``values`` is (for a log-likelihood
+        ratio, the larger of the two log-likelihoods in absolute value).
+
+    Examples
+    --------
+    >>> sign_with_ties(np.array([2.0, 1e-15, -0.5]))
+    array([ 1.,  0., -1.])
+    """
+    values = np.asarray(values, dtype=np.float64)
+    tol = SCORE_TIE_RTOL * _scale(scale, values.shape)
+    return np.where(values > tol, 1.0, np.where(values < -tol, -1.0, 0.0))
+
+
+def argmax_with_ties(scores: NDArray[np.float64]) -> NDArray[np.intp]:
+    """Row-wise argmax where scores within ``SCORE_TIE_RTOL`` (relative to the row's
+    largest magnitude) of the maximum tie, and ties go to the lowest index.
+
+    Examples
+    --------
+    >>> argmax_with_ties(np.array([[-30.0, -30.0 + 1e-14, -31.0], [0.0, 2.0, 1.0]]))
+    array([0, 1])
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    top = scores.max(axis=1, keepdims=True)
+    finite = np.where(np.isfinite(scores), np.abs(scores), 0.0)
+    tol = SCORE_TIE_RTOL * np.maximum(finite.max(axis=1, keepdims=True), 1.0)
+    return np.argmax(scores >= top - tol, axis=1).astype(np.intp)
