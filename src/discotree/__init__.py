@@ -2,6 +2,7 @@
 
 import logging
 
+from ._config import config_context, get_config, set_config
 from .classifiers import (
     BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
@@ -27,6 +28,9 @@ __all__ = [
     "TANClassifier",
     "TableEncoder",
     "__version__",
+    "config_context",
+    "get_config",
+    "set_config",
 ]
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())

@@ -19,6 +19,7 @@ Also here: the decision rules that must not depend on rounding (:func:`sign_with
 from __future__ import annotations
 
 import functools
+import types
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -30,6 +31,7 @@ __all__ = [
     "FitContractMixin",
     "argmax_with_ties",
     "atomic_fit",
+    "available_if_explained",
     "clear_fitted_state",
     "sign_with_ties",
 ]
@@ -95,6 +97,37 @@ class FitContractMixin:
             cls.fit = wrapped  # type: ignore[attr-defined]
 
 
+class _ConditionalMethod:
+    """A method that exists only when ``check(estimator)`` passes; ``check`` raises
+    ``AttributeError`` with the reason otherwise, so ``hasattr`` is honest and the
+    error says why (scikit-learn's ``available_if`` replaces the reason by a generic
+    message)."""
+
+    def __init__(self, method: Callable[..., Any], check: Callable[[Any], Any]) -> None:
+        self.method = method
+        self.check = check
+        functools.update_wrapper(self, method)  # type: ignore[arg-type]
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self.method
+        if not self.check(obj):
+            raise AttributeError(
+                f"This {type(obj).__name__!r} has no attribute {self.method.__name__!r}"
+            )
+        return types.MethodType(self.method, obj)
+
+
+def available_if_explained(check: Callable[[Any], Any]) -> Callable[[F], F]:
+    """Decorator: the method is available only when ``check(estimator)`` is true;
+    ``check`` may raise ``AttributeError`` with the reason."""
+
+    def decorate(method: F) -> F:
+        return _ConditionalMethod(method, check)  # type: ignore[return-value]
+
+    return decorate
+
+
 #: Relative tolerance under which two scores count as equal. Log-likelihoods summed in
 #: another order, or from counts accumulated another way (weighted rows against
 #: repeated rows, another BLAS thread count), differ by a few units in the last place
@@ -129,8 +162,8 @@ def sign_with_ties(values: NDArray[np.float64], scale: Any = 1.0) -> NDArray[np.
 
 
 def argmax_with_ties(scores: NDArray[np.float64]) -> NDArray[np.intp]:
-    """Row-wise argmax where scores within ``SCORE_TIE_RTOL`` (relative to the row's
-    largest magnitude) of the maximum tie, and ties go to the lowest index.
+    """Row-wise argmax where scores within ``SCORE_TIE_RTOL * max(|max|, 1)`` of the
+    row's maximum tie, and ties go to the lowest index.
 
     Examples
     --------
@@ -139,6 +172,6 @@ def argmax_with_ties(scores: NDArray[np.float64]) -> NDArray[np.intp]:
     """
     scores = np.asarray(scores, dtype=np.float64)
     top = scores.max(axis=1, keepdims=True)
-    finite = np.where(np.isfinite(scores), np.abs(scores), 0.0)
-    tol = SCORE_TIE_RTOL * np.maximum(finite.max(axis=1, keepdims=True), 1.0)
+    magnitude = np.where(np.isfinite(top), np.abs(top), 0.0)
+    tol = SCORE_TIE_RTOL * np.maximum(magnitude, 1.0)
     return np.argmax(scores >= top - tol, axis=1).astype(np.intp)

@@ -15,14 +15,18 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 
 __all__ = [
     "Table",
+    "check_bool_param",
     "check_class_index",
     "check_codes",
     "check_is_fitted",
     "check_random_state",
+    "check_random_state_param",
     "check_sample_weight",
     "check_table",
     "check_targets",
+    "int_seed",
     "is_count",
+    "numpy_generator",
     "take_rows",
     "validate_data",
 ]
@@ -235,6 +239,41 @@ def _object_column(column: NDArray[Any], numeric: bool = True) -> NDArray[Any]:
     return out
 
 
+def check_random_state_param(value: Any, owner: str) -> Any:
+    """Validate a ``random_state`` hyper-parameter: None, an integer in
+    ``0..2**32 - 1``, a ``numpy.random.RandomState`` or a ``numpy.random.Generator``."""
+    if value is None or isinstance(value, np.random.RandomState | np.random.Generator):
+        return value
+    if is_count(value) and value < 2**32:
+        return value
+    raise ValueError(
+        f"{owner}: random_state must be None, an integer in 0..2**32-1, a RandomState or "
+        f"a Generator, got {value!r}."
+    )
+
+
+def int_seed(random_state: Any) -> Any:
+    """A seed for scikit-learn splitters (int, None or RandomState) from any accepted
+    ``random_state``; a Generator gives one integer drawn from it."""
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**31 - 1))
+    return random_state
+
+
+def numpy_generator(random_state: Any) -> np.random.Generator:
+    """A ``numpy.random.Generator`` from any accepted ``random_state``."""
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(2**31 - 1))
+    return np.random.default_rng(random_state)
+
+
+def check_bool_param(value: Any, name: str, owner: str) -> bool:
+    """Validate a boolean hyper-parameter (True/False, numpy bools included)."""
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{owner}: {name} must be True or False, got {value!r}.")
+    return bool(value)
+
+
 def is_count(value: Any, low: int = 0) -> bool:
     """True for an integer (not bool) >= ``low``."""
     return isinstance(value, int | np.integer) and not isinstance(value, bool) and value >= low
@@ -266,6 +305,15 @@ def check_targets(y: Any, n_samples: int, owner: str) -> NDArray[Any]:
     if y.dtype.kind == "f" and not np.isfinite(y).all():
         bad = np.flatnonzero(~np.isfinite(y))
         raise ValueError(f"{owner}: y contains NaN or inf at rows {bad[:5].tolist()}.")
+    if y.dtype.kind == "O":
+        kinds = {
+            "number" if isinstance(v, numbers.Number) else type(v).__name__ for v in y.tolist()
+        }
+        if len(kinds) > 1:
+            raise TypeError(
+                f"{owner}: y mixes labels of types {sorted(kinds)}; the labels must be all "
+                "numbers or all strings."
+            )
     check_classification_targets(y)
     return y
 

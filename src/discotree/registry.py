@@ -53,12 +53,19 @@ CLASSIFIERS: dict[str, Callable[[], ClassifierMixin]] = {
     "tan-cmi": TANClassifier,
     "dt": DiscriminativeTreeClassifier,
     "dt-forest": partial(DiscriminativeTreeClassifier, n_edges="cv"),
-    "bgmc": partial(BoostedGraphicalModelClassifier, base="dt"),
-    "bcl": partial(BoostedGraphicalModelClassifier, base="chow-liu"),
-    "btan": partial(BoostedGraphicalModelClassifier, base="tan"),
-    "bgmc-discrete": partial(BoostedGraphicalModelClassifier, base="dt", algorithm="discrete"),
-    "bcl-discrete": partial(BoostedGraphicalModelClassifier, base="chow-liu", algorithm="discrete"),
-    "btan-discrete": partial(BoostedGraphicalModelClassifier, base="tan", algorithm="discrete"),
+    # the paper's algorithms: eq. 26 with F_0 = 0 (init="zero")
+    "bgmc": partial(BoostedGraphicalModelClassifier, base="dt", init="zero"),
+    "bcl": partial(BoostedGraphicalModelClassifier, base="chow-liu", init="zero"),
+    "btan": partial(BoostedGraphicalModelClassifier, base="tan", init="zero"),
+    "bgmc-discrete": partial(
+        BoostedGraphicalModelClassifier, base="dt", algorithm="discrete", init="zero"
+    ),
+    "bcl-discrete": partial(
+        BoostedGraphicalModelClassifier, base="chow-liu", algorithm="discrete", init="zero"
+    ),
+    "btan-discrete": partial(
+        BoostedGraphicalModelClassifier, base="tan", algorithm="discrete", init="zero"
+    ),
     "svm-quad": QuadraticSVMClassifier,
     # Pernkopf and Bilmes (002): {nb, tan, 2tree}-{structure}-{ml, cl}
     **_pernkopf_names(),

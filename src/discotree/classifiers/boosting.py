@@ -10,10 +10,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
 from scipy.special import logsumexp
-from sklearn.utils.metaestimators import available_if
 
-from .._fitting import argmax_with_ties, sign_with_ties
-from .._validation import check_is_fitted, check_random_state, is_count, take_rows
+from .._config import warn_many_pairs
+from .._fitting import argmax_with_ties, available_if_explained, sign_with_ties
+from .._validation import check_is_fitted, check_random_state_param, int_seed, is_count, take_rows
 from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discrete import PairStatistics
 from ..stats.discriminative import discriminative_weights
@@ -104,6 +104,7 @@ class _Ensemble:
     negative: int
     rounds: list[_Round]
     stopped: str
+    init_score: float = 0.0  # F_0
 
 
 class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
@@ -131,6 +132,15 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         training error of the staged ensembles (the paper's procedure), then refit.
     multiclass : {"pairwise", "ovr"}, default="pairwise"
         More than two classes: sum of pairwise ensembles (eq. 32) or one-vs-rest.
+    init : {"prior", "zero"}, default="prior"
+        The ensemble's starting score F_0. ``"prior"``: half the log ratio of the two
+        sides' weights, the constant that minimises the exponential loss (as
+        scikit-learn's gradient boosting starts from the prior), with the first
+        round's weights balanced accordingly; the decision then accounts for the class
+        prior, which matters when the classes are unbalanced. ``"zero"``: F_0 = 0, the
+        rule of eq. 26 as the paper states it (a prior-free likelihood ratio test; the
+        reproductions use it). The default is ``"prior"`` because without it a rare
+        class is predicted far more often than it occurs.
     random_state : int, RandomState instance or None, default=0
         Shuffles the folds of ``n_estimators_cv`` (unused otherwise). The default makes
         every fit on the same data give the same model; ``None`` draws fresh folds.
@@ -185,6 +195,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         n_estimators_cv: int | None = None,
         multiclass: str = "pairwise",
         *,
+        init: str = "prior",
         random_state: int | np.random.RandomState | None = 0,
         alpha: float = 1.0,
         epsilon: float = 1e-5,
@@ -200,10 +211,12 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         self.n_estimators_cv = n_estimators_cv
         self.multiclass = multiclass
         self.random_state = random_state
+        self.init = init
 
     def _check_params(self) -> None:
         name = type(self).__name__
         for param, allowed in (
+            ("init", ("prior", "zero")),
             ("base", BASE_LEARNERS),
             ("algorithm", _ALGORITHMS),
             ("multiclass", _MULTICLASS),
@@ -220,6 +233,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
             low = 1 if param == "n_estimators" else 2
             if not is_count(value, low):
                 raise ValueError(f"{name}: {param} must be an integer >= {low}, got {value!r}.")
+        check_random_state_param(self.random_state, name)
         if self.base == "dt" and not self._alpha > 0:
             raise ValueError(f"{name}: alpha must be > 0 for base='dt' (got {self.alpha}).")
 
@@ -254,7 +268,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
             return self.n_estimators
         errors = np.zeros(self.n_estimators)
         splitter = StratifiedKFold(
-            n_splits=n_splits, shuffle=True, random_state=check_random_state(self.random_state)
+            n_splits=n_splits, shuffle=True, random_state=int_seed(self.random_state)
         )
         for train, test in splitter.split(np.zeros(len(y)), y):
             model = clone(self).set_params(n_estimators_cv=None)
@@ -272,6 +286,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         if n_classes == 2:
             tasks = [(1, 0)]
         elif self.multiclass == "pairwise":
+            warn_many_pairs(n_classes, type(self).__name__)
             tasks = [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
         else:
             tasks = [(i, -1) for i in range(n_classes)]
@@ -306,6 +321,12 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         y = 2.0 * label - 1.0
         total = weights[rows].sum()
         log_w = np.log(weights[rows] / total)
+        init_score = 0.0
+        if self.init == "prior":  # F_0 = argmin_F sum w exp(-y F) = log(W+ / W-) / 2
+            side = np.bincount(label, weights[rows], 2)
+            init_score = 0.5 * float(np.log(side[1] / side[0]))
+            log_w = log_w - y * init_score
+            log_w -= logsumexp(log_w)
         learner = BASE_LEARNERS[self.base]
         rounds: list[_Round] = []
         stopped = ""
@@ -335,14 +356,14 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
             logger.debug("round %d: alpha = %.4g", t + 1, alpha)
         if stopped:
             logger.info("%s: %s", type(self).__name__, stopped)
-        return _Ensemble(positive, negative, rounds, stopped)
+        return _Ensemble(positive, negative, rounds, stopped, init_score)
 
     # --------------------------------------------------------------- prediction
     def _staged_scores(self, X: Any):
         codes = self._encode(X)
         n_classes = len(self.classes_)
         longest = max(1, max(len(e.rounds) for e in self.ensembles_))  # no round: F = 0
-        totals = [np.zeros(len(codes)) for _ in self.ensembles_]
+        totals = [np.full(len(codes), e.init_score) for e in self.ensembles_]
         for t in range(longest):
             for k, ensemble in enumerate(self.ensembles_):
                 if t < len(ensemble.rounds):
@@ -408,7 +429,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
             "unnormalised (eq. 27); use decision_function"
         )
 
-    @available_if(_no_joint_distribution)
+    @available_if_explained(_no_joint_distribution)
     def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
         """Not available: the boosted models are unnormalised (eq. 27)."""
         raise AssertionError("unreachable")  # pragma: no cover

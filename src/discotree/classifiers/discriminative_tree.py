@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
-from sklearn.utils.metaestimators import available_if
 
-from .._fitting import argmax_with_ties, sign_with_ties
-from .._validation import check_is_fitted, check_random_state, is_count, take_rows
+from .._config import warn_many_pairs
+from .._fitting import argmax_with_ties, available_if_explained, sign_with_ties
+from .._validation import check_is_fitted, check_random_state_param, int_seed, is_count, take_rows
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
 from ..stats.discrete import PairStatistics, j_divergence, smoothed_conditional
@@ -181,6 +181,7 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
     def _check_params(self) -> None:
         name = type(self).__name__
         self._check_distribution()
+        check_random_state_param(self.random_state, name)
         if self.multiclass not in _MULTICLASS:
             raise ValueError(
                 f"{name}: multiclass must be one of {_MULTICLASS}, got {self.multiclass!r}."
@@ -235,7 +236,7 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         grid = [0, *np.unique(np.geomspace(1, max(n_features - 1, 1), 20).round().astype(int))]
         score = np.zeros(len(grid))
         splitter = StratifiedKFold(
-            n_splits=n_splits, shuffle=True, random_state=check_random_state(self.random_state)
+            n_splits=n_splits, shuffle=True, random_state=int_seed(self.random_state)
         )
         for train, test in splitter.split(np.zeros(len(y)), y):
             model = clone(self).set_params(n_edges=None)
@@ -261,6 +262,7 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         if n_classes == 2:
             tasks = [(1, 0)]
         elif self.multiclass == "pairwise":
+            warn_many_pairs(n_classes, type(self).__name__)
             tasks = [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
         else:
             tasks = [(i, -1) for i in range(n_classes)]
@@ -406,7 +408,7 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
             )
         return True
 
-    @available_if(_has_joint_distribution)
+    @available_if_explained(_has_joint_distribution)
     def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
         """``log P(x, c)`` under the pair of forests (two classes only: with more, the
         method is not available, and ``hasattr`` says so).

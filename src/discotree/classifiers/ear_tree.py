@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import is_count
+from .._config import get_config
+from .._validation import check_random_state_param, is_count, numpy_generator
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
 from ..stats.discrete import PairStatistics
@@ -130,6 +132,7 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
     def _check_params(self) -> None:
         name = type(self).__name__
         self._check_distribution()
+        check_random_state_param(self.random_state, name)
         if not is_count(self.n_permutations, 1):
             raise ValueError(
                 f"{name}: n_permutations must be an integer >= 1, got {self.n_permutations!r}."
@@ -150,6 +153,7 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         sample_weight: NDArray[np.float64] | None,
     ) -> DiscreteForestModel | GaussianForestModel:
         n_classes, n_features = len(self.classes_), encoded.shape[1]
+        _check_feature_count(n_features, type(self).__name__)
         weights = np.ones(len(encoded)) if sample_weight is None else sample_weight
         start = time.perf_counter()
         if self.distribution == "gaussian":
@@ -170,7 +174,7 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
             oracle,
             n_features,
             self.minimizer,
-            self.random_state,
+            numpy_generator(self.random_state),
             search=self.split_search,
             n_permutations=int(self.n_permutations),
             single_moves=True,
@@ -188,3 +192,23 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
 
 
 _MOMENTS = ("weight", "sum_x", "sum_xx", "sum_xy")
+
+
+def _check_feature_count(n_features: int, owner: str) -> None:
+    """Refuse more features than ``ear_feature_limit``; warn above 20 (the search costs
+    about n**5 set-entropy evaluations: seconds at 15 features, minutes at 30)."""
+    limit = get_config()["ear_feature_limit"]
+    if n_features > limit:
+        raise ValueError(
+            f"{owner}: {n_features} features is more than the limit of {limit} for EAR "
+            "trees, whose search grows like n**5 (hours at a few dozen features); select "
+            "features first, use DiscriminativeTreeClassifier, or raise the limit with "
+            "discotree.set_config(ear_feature_limit=...)."
+        )
+    if n_features > 20:
+        warnings.warn(
+            f"{owner}: an EAR tree on {n_features} features may take minutes (the search "
+            "grows like n**5); progress is logged with discotree.set_config(verbose=True).",
+            UserWarning,
+            stacklevel=4,
+        )

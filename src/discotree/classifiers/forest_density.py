@@ -24,14 +24,17 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.metaestimators import available_if
 
+from .._config import check_memory
 from .._fitting import FitContractMixin, argmax_with_ties
 from .._validation import (
     EXACT_FLOAT_INTEGER,
+    check_bool_param,
     check_is_fitted,
-    check_random_state,
+    check_random_state_param,
     check_sample_weight,
     check_table,
     check_targets,
+    int_seed,
     is_count,
     validate_data,
 )
@@ -493,6 +496,10 @@ class ForestDensityClassifier(_KernelDensityBase):
             raise ValueError(f"{name}: max_iter must be an integer >= 1, got {self.max_iter!r}.")
         Z, class_index, w = self._validate(X, y, sample_weight)
         self.pairs_ = self._resolve_pairs(Z, class_index, w)
+        n_map = len(self.classes_) * (Z.shape[1] + len(self.pairs_)) + Z.shape[1]
+        gram = min(len(Z), _GRAM_LIMIT) ** 2
+        # the feature map, its standardised copy and the SVM's, plus the Gram matrix
+        check_memory(8.0 * (3 * len(Z) * n_map + gram), "the feature map", name)
         self.densities_ = PairwiseKernelDensities.fit(
             Z,
             class_index,
@@ -506,7 +513,10 @@ class ForestDensityClassifier(_KernelDensityBase):
         )
         features = self._features(Z, leave_one_out=True)
         weights = w * _class_weights(self.class_weight, self.classes_, class_index, name, w)
-        svm_args = (float(self.C), int(self.max_iter), check_random_state(self.random_state))
+        check_random_state_param(self.random_state, name)
+        check_bool_param(self.probability, "probability", name)
+        check_bool_param(self.keep_original, "keep_original", name)
+        svm_args = (float(self.C), int(self.max_iter), int_seed(self.random_state))
         self.coef_, self.intercept_, self.n_iter_ = linear_svm(
             features, class_index, len(self.classes_), weights, *svm_args
         )
@@ -573,6 +583,17 @@ class KernelNaiveBayesClassifier(_KernelDensityBase):
     kde : {"auto", "binned", "exact"}, default="auto"
     grid_size : (int, int), default=(1024, 128)
         Only the first (1-D) size is used.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_log_prior_ : ndarray of shape (n_classes,)
+    varying_features_ : ndarray of int
+        Features that are not constant in the training data; only these enter the
+        likelihood (a constant feature would favour the smaller classes through their
+        bandwidths).
+    mean_, scale_ : ndarray of shape (n_features,)
+        The standardisation of the features.
     """
 
     def __init__(
@@ -589,6 +610,10 @@ class KernelNaiveBayesClassifier(_KernelDensityBase):
         Z, class_index, w = self._validate(X, y, sample_weight)
         n_classes = len(self.classes_)
         self.class_log_prior_ = np.log(np.bincount(class_index, w, n_classes) / w.sum())
+        # a feature constant in the training data says nothing about the class; its
+        # kernel estimate would (the bandwidth depends on the class size), so it is left
+        # out of the sum
+        self.varying_features_ = np.flatnonzero((Z != Z[0]).any(axis=0))
         self.densities_ = PairwiseKernelDensities.fit(
             Z,
             class_index,
@@ -606,7 +631,8 @@ class KernelNaiveBayesClassifier(_KernelDensityBase):
         Z = self._standardised(X)
         logs = self.densities_.log_densities(Z)
         n_classes = len(self.classes_)
-        return logs.reshape(len(logs), n_classes, -1).sum(axis=2) + self.class_log_prior_
+        logs = logs.reshape(len(logs), n_classes, -1)[:, :, self.varying_features_]
+        return logs.sum(axis=2) + self.class_log_prior_
 
     def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
         """Log posterior of each class."""

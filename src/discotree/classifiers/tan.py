@@ -9,7 +9,12 @@ import time
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import is_count
+from .._validation import (
+    check_bool_param,
+    check_random_state_param,
+    is_count,
+    numpy_generator,
+)
 from ..models.bayes_net import BayesNetModel, NodeScores
 from ..models.conditional_likelihood import fit_conditional_likelihood
 from ..models.discrete_forest import DiscreteForestModel
@@ -109,8 +114,10 @@ class TANClassifier(DiscreteForestClassifierBase):
     cl_max_iter : int, default=100
         Largest number of conjugate-gradient iterations for ``parameters="cl"`` (cross
         tuning may choose fewer).
-    random_state : int, default=0
-        Seed of the random order (``"ro-cr"``) and of the cross-tuning split.
+    random_state : int, RandomState instance, Generator or None, default=0
+        Seed of the random order (``"ro-cr"``) and of the cross-tuning split. The
+        default makes every fit on the same data give the same model; ``None`` draws
+        fresh randomness.
     alpha : float, default=1.0
         Dirichlet pseudo-count added to every cell of every table.
     epsilon : float, default=1e-5
@@ -227,6 +234,8 @@ class TANClassifier(DiscreteForestClassifierBase):
             raise ValueError(
                 f"{name}: cl_max_iter must be an integer >= 0, got {self.cl_max_iter!r}."
             )
+        check_random_state_param(self.random_state, name)
+        check_bool_param(self.early_abandon, "early_abandon", name)
         if n is not None and not (self.k == 1 and self.structure == "cmi"):
             raise ValueError(f"{name}: n_edges applies to structure='cmi' with k=1 only.")
 
@@ -275,7 +284,10 @@ class TANClassifier(DiscreteForestClassifierBase):
         if self.parameters == "ml":
             return BayesNetModel.maximum_likelihood(*data, **smoothing)
         model, self.cl_iterations_ = fit_conditional_likelihood(
-            *data, **smoothing, max_iter=self.cl_max_iter, random_state=self.random_state
+            *data,
+            **smoothing,
+            max_iter=self.cl_max_iter,
+            random_state=numpy_generator(self.random_state),
         )
         self.class_log_prior_ = model.class_log_prior
         return model
@@ -303,7 +315,7 @@ class TANClassifier(DiscreteForestClassifierBase):
         else:
             ordering = structure.split("-")[0]
             if ordering == "ro":
-                rng = np.random.default_rng(self.random_state)
+                rng = numpy_generator(self.random_state)
                 order = [int(v) for v in rng.permutation(codes.shape[1])]
             else:
                 order = ORDERINGS[ordering](

@@ -8,6 +8,7 @@ divergences and smoothed conditional probability tables from it.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import xlogy
 
+from .._config import check_memory
 from .._validation import check_class_index, check_codes
 from ..kernels.counts import pairwise_counts, univariate_counts
 from ..kernels.information import pairwise_mutual_information, pairwise_table_totals
@@ -80,6 +82,8 @@ class PairStatistics:
             ``0..n_classes-1``.
         """
         n_categories = np.asarray(n_categories, dtype=np.intp)
+        width = float(n_categories.sum() + len(n_categories))  # categories + "observed"
+        check_memory(2.0 * n_classes * width**2 * 8, "the pairwise count tables", "PairStatistics")
         codes = check_codes(codes, n_categories)
         class_index = check_class_index(class_index, len(codes), n_classes)
         counts = pairwise_counts(codes, class_index, sample_weight, n_categories, n_classes)
@@ -169,7 +173,7 @@ def check_smoothing(alpha: float, epsilon: float, owner: str) -> tuple[float, fl
     naive Bayes does.
     """
     for name, value in (("alpha", alpha), ("epsilon", epsilon)):
-        if isinstance(value, bool) or not np.isscalar(value) or not np.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
             raise ValueError(f"{owner}: {name} must be a finite number, got {value!r}")
         if value < 0:
             raise ValueError(f"{owner}: {name} must be >= 0, got {value!r}")

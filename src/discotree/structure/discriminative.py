@@ -56,7 +56,13 @@ class ForestPath:
 
 
 def _cost_matrix(edge_cost, n_features: int) -> NDArray[np.float64]:
-    cost = np.asarray(edge_cost, dtype=np.float64)
+    try:
+        cost = np.asarray(edge_cost, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"edge_cost must be a non-negative number or a ({n_features}, {n_features}) "
+            f"matrix of them, got {edge_cost!r}"
+        ) from None
     if cost.ndim == 0:
         cost = np.full((n_features, n_features), float(cost))
     if cost.shape != (n_features, n_features):

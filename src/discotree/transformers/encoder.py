@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +11,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from sklearn.base import clone
 
+from .._config import get_config
 from .._validation import EXACT_FLOAT_INTEGER, Table
 from ..kernels.encode import column_distinct, column_presence, encode_lookup, encode_sorted
 from .discretizer import Discretizer
@@ -43,6 +45,27 @@ def _check_finite(values: NDArray[Any], labels: list[str], owner: str) -> None:
         f"{owner}: {labels[j]} contains inf at rows {rows}; only finite values or NaN "
         "(missing) are accepted."
     )
+
+
+def _check_cardinality(n_values: int, n_rows: int, label: str, owner: str) -> None:
+    """Refuse a categorical column with more categories than ``category_limit`` (its
+    pair tables grow with the square of that number); warn about one that looks like
+    an identifier (more than 100 categories, more than half the rows)."""
+    limit = get_config()["category_limit"]
+    if n_values > limit:
+        raise ValueError(
+            f"{owner}: {label} has {n_values} distinct categories, more than the limit of "
+            f"{limit}; an identifier or free text is no feature (drop it), and a real "
+            "feature with that many categories needs discotree.set_config("
+            "category_limit=...) (pair tables cost memory quadratic in the categories)."
+        )
+    if n_values > 100 and n_values > n_rows / 2:
+        warnings.warn(
+            f"{owner}: {label} has {n_values} distinct categories in {n_rows} rows; it "
+            "looks like an identifier, which cannot generalise (drop it?).",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def _beyond_float(column: NDArray[Any]) -> bool:
@@ -166,6 +189,7 @@ class TableEncoder:
                     )
                 continue
             values = sorted({v for v in column if v is not None}, key=_sort_key)
+            _check_cardinality(len(values), len(column), labels[j], self.owner)
             lookup = {v: k for k, v in enumerate(values)}
             self.columns_.append(
                 _Column(_OBJECT, np.array(values, dtype=object), lookup, max(1, len(values)))
