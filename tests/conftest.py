@@ -18,6 +18,19 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 SEEDS = [0, 1, 2]
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _model_key_in_a_temporary_folder(tmp_path_factory):
+    """Model files are signed with a per-user key; tests never touch the real one."""
+    key = tmp_path_factory.mktemp("model-key") / "key"
+    old = os.environ.get("DISCOTREE_KEY_FILE")
+    os.environ["DISCOTREE_KEY_FILE"] = str(key)
+    yield
+    if old is None:
+        os.environ.pop("DISCOTREE_KEY_FILE", None)
+    else:
+        os.environ["DISCOTREE_KEY_FILE"] = old
+
+
 @pytest.fixture(params=SEEDS)
 def seed(request) -> int:
     """Every seeded test runs for several seeds; none may depend on one."""

@@ -126,3 +126,46 @@ def test_reproduce_list_and_bench(fake_data_dir, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "| toy | tan-cmi |" in out and "| iris | nb |" in out
     assert (tmp_path / "b" / "results.json").is_file()
+
+
+def test_model_files_that_discotree_did_not_write_are_refused(train_csv, tmp_path, capsys):
+    """A pickle can run code: predict loads only files signed with this user's key."""
+    import joblib
+
+    foreign = tmp_path / "foreign.joblib"
+    joblib.dump({"model": None, "target": "label"}, foreign)
+    assert main(["predict", "--model", str(foreign), "--csv", str(train_csv)]) == 1
+    assert "not a model file written by 'discotree fit'" in capsys.readouterr().err
+    model = tmp_path / "m.model"
+    assert main(["fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]) == 0
+    data = bytearray(model.read_bytes())
+    data[-10] ^= 0xFF  # altered after signing
+    tampered = tmp_path / "tampered.model"
+    tampered.write_bytes(bytes(data))
+    capsys.readouterr()
+    assert main(["predict", "--model", str(tampered), "--csv", str(train_csv)]) == 1
+    assert "was not written by discotree with this user's key" in capsys.readouterr().err
+
+
+def test_predict_proba_without_probabilities_says_so(tmp_path, capsys, rng):
+    frame = pd.DataFrame(rng.normal(size=(60, 3)), columns=["a", "b", "c"])
+    frame["label"] = np.where(frame["a"] > 0, "yes", "no")
+    data = tmp_path / "numeric.csv"
+    frame.to_csv(data, index=False)
+    model = tmp_path / "fd.model"
+    argv = ["fit", "--csv", str(data), "--target", "label", "--model", "forest-density"]
+    assert main([*argv, "-o", str(model)]) == 0
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--csv", str(data), "--proba"]) == 1
+    assert "gives no probabilities; predict without --proba" in capsys.readouterr().err
+
+
+def test_errors_print_the_whole_message(tmp_path, capsys, train_csv):
+    model = tmp_path / "m.model"
+    assert main(["fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]) == 0
+    other = tmp_path / "other.csv"
+    pd.read_csv(train_csv).rename(columns={"size": "width"}).to_csv(other, index=False)
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--csv", str(other)]) == 1
+    err = capsys.readouterr().err
+    assert "width" in err and "size" in err  # both the unexpected and the missing column

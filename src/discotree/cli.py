@@ -2,7 +2,7 @@
 
 Parses arguments, loads data, picks estimators from :mod:`discotree.registry` and
 writes results; no algorithm lives here. Results go to stdout, progress and errors to
-stderr. Exit codes: 0 success, 1 data or runtime error (one line; a traceback with
+stderr. Exit codes: 0 success, 1 data or runtime error (the whole message; a traceback with
 ``-vv``), 2 usage error, 130 interrupted.
 """
 
@@ -16,7 +16,6 @@ import traceback
 from functools import partial
 from pathlib import Path
 
-import joblib
 import numpy as np
 import pandas as pd
 from rich.console import Console
@@ -27,6 +26,7 @@ from .datasets import BUILTIN_DATASETS, load_csv, load_dataset
 from .experiments import EXPERIMENTS, Experiment, run_experiment
 from .experiments.adhoc import bench_experiment
 from .experiments.report import summarise
+from .model_file import load_model, save_model
 from .registry import CLASSIFIERS, make_classifier
 
 #: The classifiers ``compare`` and ``bench`` run by default (the fast ones).
@@ -80,7 +80,7 @@ def _fit(args: argparse.Namespace) -> None:
         raise ValueError(f"{args.output} exists; use --force to overwrite it")
     X, y = load_csv(args.csv, args.target)
     estimator = make_classifier(args.model).fit(X, y)
-    joblib.dump({"model": estimator, "target": args.target, "name": args.model}, args.output)
+    save_model({"model": estimator, "target": args.target, "name": args.model}, args.output)
     print(f"fitted {args.model} on {len(y)} rows, {X.shape[1]} features -> {args.output}")
 
 
@@ -89,7 +89,7 @@ def _predict(args: argparse.Namespace) -> None:
         raise ValueError(f"model file not found: {args.model}")
     if args.output is not None and args.output.exists() and not args.force:
         raise ValueError(f"{args.output} exists; use --force to overwrite it")
-    saved = joblib.load(args.model)
+    saved = load_model(args.model)  # checks the signature before unpickling
     if not isinstance(saved, dict) or "model" not in saved:
         raise ValueError(f"{args.model} is not a model file written by 'discotree fit'")
     estimator, target = saved["model"], saved["target"]
@@ -99,6 +99,11 @@ def _predict(args: argparse.Namespace) -> None:
     X = X.drop(columns=[target]) if target in X.columns else X
     result = pd.DataFrame({target: estimator.predict(X)})
     if args.proba:
+        if not hasattr(estimator, "predict_proba"):
+            raise ValueError(
+                f"the model in {args.model} ({saved.get('name', type(estimator).__name__)}) "
+                "gives no probabilities; predict without --proba"
+            )
         probabilities = estimator.predict_proba(X)
         for k, label in enumerate(estimator.classes_):
             result[f"proba_{label}"] = np.round(probabilities[:, k], 6)
@@ -207,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="fit a classifier on a CSV file and save it",
         description="Fit a classifier on a CSV file (header row; empty "
-        "fields are missing) and save it with joblib.",
+        "fields are missing) and save it as a model file signed with this user's key.",
     )
     p.add_argument("--csv", type=Path, required=True, help="training data")
     p.add_argument("--target", required=True, help="label column")
@@ -222,9 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="classify the rows of a CSV file with a saved model",
         description="Predict with a model saved by 'discotree fit'. Model "
-        "files are pickles: load only trusted files.",
+        "files are signed pickles: a file another user or machine wrote is refused.",
     )
-    p.add_argument("--model", type=Path, required=True, help="model file (trusted only)")
+    p.add_argument(
+        "--model", type=Path, required=True, help="model file written by 'discotree fit' (signed)"
+    )
     p.add_argument(
         "--csv",
         type=Path,
@@ -299,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         # FileNotFoundError (no data folder) is an OSError: one line, exit code 1
         if verbose >= 2:
             traceback.print_exc()
-        message = str(err).splitlines()[0] if str(err) else type(err).__name__
+        message = str(err) or type(err).__name__  # the whole message: every line
         sys.stderr.write(f"discotree: error: {message}\n")
         return 1
     return 0

@@ -23,7 +23,7 @@ from .._validation import (
 from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discrete import check_smoothing
 from ..transformers.discretizer import Discretizer
-from ..transformers.encoder import NumericEncoder, TableEncoder
+from ..transformers.encoder import NumericEncoder, TableEncoder, check_cardinality
 
 logger = logging.getLogger(__name__)
 
@@ -133,6 +133,11 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
         table = check_table(X, name)
         y = check_targets(y, table.n_samples, name)
         weights = check_sample_weight(sample_weight, table.n_samples, name)
+        if getattr(self, "distribution", "discrete") == "discrete":
+            for column, label in zip(table.columns, table.labels, strict=True):
+                if column.dtype.kind == "O":  # the limit on the whole data, not a fold's
+                    present = {v for v in column if v is not None}
+                    check_cardinality(len(present), len(column), label, name)
         if table.matrix is not None and not hasattr(X, "iloc"):
             X = table.matrix
         return X, y, weights, len(table.columns)
@@ -215,6 +220,7 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
+        discrete = getattr(self, "distribution", "discrete") != "gaussian"
+        tags.input_tags.categorical = discrete  # Gaussian models take numbers only
+        tags.input_tags.string = discrete
         return tags

@@ -191,6 +191,13 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
                 f"{name}: cost_accounting must be 'per-forest' or 'union', "
                 f"got {self.cost_accounting!r}."
             )
+        try:
+            np.asarray(self.edge_cost, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{name}: edge_cost must be a non-negative number or an (n_features, "
+                f"n_features) matrix of them, got {self.edge_cost!r}."
+            ) from None
         k = self.n_edges
         if not (k is None or (isinstance(k, str) and k == "cv") or is_count(k)):
             raise ValueError(f"{name}: n_edges must be None, 'cv' or an integer >= 0, got {k!r}.")

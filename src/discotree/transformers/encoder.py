@@ -47,7 +47,7 @@ def _check_finite(values: NDArray[Any], labels: list[str], owner: str) -> None:
     )
 
 
-def _check_cardinality(n_values: int, n_rows: int, label: str, owner: str) -> None:
+def check_cardinality(n_values: int, n_rows: int, label: str, owner: str) -> None:
     """Refuse a categorical column with more categories than ``category_limit`` (its
     pair tables grow with the square of that number); warn about one that looks like
     an identifier (more than 100 categories, more than half the rows)."""
@@ -189,7 +189,7 @@ class TableEncoder:
                     )
                 continue
             values = sorted({v for v in column if v is not None}, key=_sort_key)
-            _check_cardinality(len(values), len(column), labels[j], self.owner)
+            check_cardinality(len(values), len(column), labels[j], self.owner)
             lookup = {v: k for k, v in enumerate(values)}
             self.columns_.append(
                 _Column(_OBJECT, np.array(values, dtype=object), lookup, max(1, len(values)))
