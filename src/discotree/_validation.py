@@ -183,8 +183,9 @@ def _check_object_cells(column: NDArray[Any], label: str, owner: str) -> None:
             hash(value)
         except TypeError:
             raise TypeError(
-                f"{owner}: {label} holds a {type(value).__name__} at row {i}; cells must "
-                "be scalars (numbers, strings, booleans) or missing."
+                f"{owner}: {label} holds a {type(value).__name__} at row {i}; each cell "
+                "must be a scalar (its argument must be a string, a number, a boolean "
+                "or missing)."
             ) from None
     if inf_rows:
         raise ValueError(

@@ -45,8 +45,14 @@ class GaussianForestModel:
     ) -> GaussianForestModel:
         """Project each class's Gaussian statistics onto its forest (eq. 7).
 
-        Variances are floored at ``var_floor`` times the largest variance (at least
-        ``var_floor``), so a constant feature does not give an infinite density.
+        Variances and conditional variances are floored at ``var_floor``, in the units
+        of the statistics, so a constant feature does not give an infinite density.
+        The estimators pass standardised features (each with a standard deviation
+        within a factor 1.5 of 1), which makes the floor relative to each feature's
+        own scale and the same for every class and every pair of classes (a floor
+        relative to the largest variance of the classes at hand would differ between
+        the pairs of a pairwise multiclass problem, and a class with one row would
+        then decide between the others).
         """
         parents = np.asarray(parents, dtype=np.intp)
         n_classes, n_features = parents.shape
@@ -54,7 +60,7 @@ class GaussianForestModel:
         cov = stats.covariances()
         diag = np.arange(n_features)
         var = cov[:, diag, diag]
-        floor = var_floor * max(1.0, float(var.max(initial=0.0)))
+        floor = float(var_floor)
         coefs = np.zeros((n_classes, n_features))
         noise = np.maximum(var, floor)
         for c in range(n_classes):

@@ -47,6 +47,11 @@ def _check_finite(values: NDArray[Any], labels: list[str], owner: str) -> None:
     )
 
 
+def _power_of_two(values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The power of two nearest each (positive) value."""
+    return np.exp2(np.round(np.log2(values)))
+
+
 def check_cardinality(n_values: int, n_rows: int, label: str, owner: str) -> None:
     """Refuse a categorical column with more categories than ``category_limit`` (its
     pair tables grow with the square of that number); warn about one that looks like
@@ -287,12 +292,13 @@ class TableEncoder:
 class NumericEncoder:
     """Numeric columns as standardised float64, NaN for missing (for Gaussian models).
 
-    Each column is centred and scaled by its (weighted) mean and standard deviation on
-    the training rows, computed after dividing by the column's largest magnitude, so
-    values up to the float64 limit neither overflow nor lose the other columns'
-    precision. Gaussian models are affine-equivariant, so this changes no decision; it
-    makes their variance floors scale-invariant (a feature in dollars no longer
-    flattens one in metres) and their covariances well conditioned.
+    Each column is divided by a power of two near its largest magnitude (so values up
+    to the float64 limit do not overflow), centred at its mid-range and divided by the
+    power of two nearest its (weighted) standard deviation on the training rows. Powers
+    of two divide exactly and the mid-range does not depend on weights, so weighted
+    rows and their repeated copies give the same bits. Gaussian models are
+    affine-equivariant, so this changes no decision; it makes their variance floors
+    scale-invariant (a feature in dollars no longer flattens one in metres).
 
     Parameters
     ----------
@@ -304,9 +310,10 @@ class NumericEncoder:
     n_categories_ : None
         Continuous features have no categories.
     offset_ : ndarray of shape (n_features,)
-        Subtracted from each column (its training mean).
+        Subtracted from each column: its training mid-range.
     scale_ : ndarray of shape (n_features,)
-        Then divides it (its training standard deviation; 1 for a constant column).
+        Then divides it: a power of two within a factor 1.5 of its training standard
+        deviation (of its magnitude for a constant column).
     """
 
     n_categories_ = None
@@ -315,32 +322,33 @@ class NumericEncoder:
         self.owner = owner
 
     def fit_transform(self, table: Table, sample_weight=None, class_index=None) -> NDArray:
-        """Learn each column's offset and scale on the training rows; return the
-        standardised training matrix."""
+        """Learn each column's scale on the training rows; return the scaled matrix."""
         matrix = self._matrix(table)
         weights = np.ones(len(matrix)) if sample_weight is None else sample_weight
         observed = ~np.isnan(matrix)
         magnitude = np.nanmax(np.abs(matrix), axis=0, initial=0.0, where=observed)
-        magnitude = np.where(magnitude > 0, magnitude, 1.0)
+        magnitude = _power_of_two(np.where(magnitude > 0, magnitude, 1.0))
         unit = matrix / magnitude
-        filled = np.where(observed, unit, 0.0)
+        high = np.nanmax(unit, axis=0, initial=-np.inf, where=observed)
+        low = np.nanmin(unit, axis=0, initial=np.inf, where=observed)
+        centre = np.where(np.isfinite(high), high / 2 + low / 2, 0.0)  # the mid-range
         total = weights @ observed
+        centred = np.where(observed, unit - centre, 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.where(total > 0, (weights @ filled) / total, 0.0)
-            centred = np.where(observed, unit - mean, 0.0)
-            sd = np.sqrt(np.where(total > 0, (weights @ centred**2) / total, 0.0))
-        sd = np.where(sd > 1e-12, sd, 1.0)  # constant (or empty) column: centred only
-        self._magnitude, self._mean, self._sd = magnitude, mean, sd
-        self.offset_ = magnitude * mean
+            mean = np.where(total > 0, (weights @ centred) / total, 0.0)
+            spread = np.where(observed, centred - mean, 0.0)
+            sd = np.sqrt(np.where(total > 0, (weights @ spread**2) / total, 0.0))
+        sd = _power_of_two(np.where(sd > 1e-12, sd, 1.0))
+        self._magnitude, self._centre, self._sd = magnitude, centre, sd
+        self.offset_ = magnitude * centre
         self.scale_ = magnitude * sd
-        return (unit - mean) / sd
+        return (unit - centre) / sd
 
     def transform(self, table: Table) -> NDArray[np.float64]:
-        """The table standardised as at fit time; raises for non-numeric columns, inf,
-        and integers that float64 cannot hold exactly."""
-        matrix = self._matrix(table)
+        """The table scaled as at fit time; raises for non-numeric columns, inf, and
+        integers that float64 cannot hold exactly."""
         with np.errstate(over="ignore"):
-            return (matrix / self._magnitude - self._mean) / self._sd
+            return (self._matrix(table) / self._magnitude - self._centre) / self._sd
 
     def log_density_correction(self, standardised: NDArray[np.float64]) -> NDArray[np.float64]:
         """Per row, ``-sum log scale_j`` over the observed features: added to a log
