@@ -409,3 +409,15 @@ def test_concurrent_prediction_and_pickles_give_the_same_answers(estimator):
         np.testing.assert_array_equal(result, expected)
     again = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(_outputs(again, X), expected)
+
+
+def test_long_fits_report_progress(caplog):
+    import logging
+
+    X = np.random.default_rng(0).integers(0, 2, (60, 5))
+    with caplog.at_level(logging.INFO, logger="discotree"):
+        EARTreeClassifier().fit(X, Y)
+        BoostedGraphicalModelClassifier(n_estimators=2).fit(X, Y)
+        TANClassifier(structure="cr").fit(X, Y)
+    text = caplog.text
+    assert "EAR split 1" in text and "round 1 of 2" in text and "greedy search" in text

@@ -353,7 +353,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
             rounds.append(candidate)
             log_w = log_w - alpha * margins
             log_w -= logsumexp(log_w)
-            logger.debug("round %d: alpha = %.4g", t + 1, alpha)
+            logger.info("round %d of %d: alpha = %.4g", t + 1, self.n_estimators_, alpha)
         if stopped:
             logger.info("%s: %s", type(self).__name__, stopped)
         return _Ensemble(positive, negative, rounds, stopped, init_score)

@@ -180,9 +180,17 @@ def spanning_trees(n):
 
 
 def kruskal(weights, max_edges=None, positive_only=False):
-    """Kruskal over all candidates sorted by (weight descending, i, j), plain loops."""
+    """Kruskal over all candidates sorted by (weight descending, i, j), plain loops;
+    consecutive weights (in descending order) within 1e-9 * max(|w|, 1) of each other
+    tie, and ties go by (i, j)."""
     n = len(weights)
-    candidates = sorted((-float(weights[i][j]), i, j) for i in range(n) for j in range(i + 1, n))
+    ranked = sorted((-float(weights[i][j]), i, j) for i in range(n) for j in range(i + 1, n))
+    candidates, group = [], 0
+    for k, (neg_w, i, j) in enumerate(ranked):
+        if k and (-ranked[k - 1][0]) - (-neg_w) > 1e-9 * max(abs(ranked[k - 1][0]), 1.0):
+            group += 1
+        candidates.append((group, i, j, neg_w))
+    candidates = [(neg_w, i, j) for _, i, j, neg_w in sorted(candidates)]
     limit = n - 1 if max_edges is None else max_edges
     label = list(range(n))  # component label of every node
     edges = []

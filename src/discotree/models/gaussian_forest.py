@@ -66,8 +66,10 @@ class GaussianForestModel:
         for c in range(n_classes):
             for j in range(n_features):
                 p = parents[c, j]
-                if p >= 0:
-                    s_pp = max(cov[c, p, p], floor)
+                if p >= 0 and cov[c, p, p] > floor and cov[c, j, j] > floor:
+                    # (a parent or child constant in the class: its covariance is
+                    # rounding noise, and the child keeps its marginal, coefficient 0)
+                    s_pp = cov[c, p, p]
                     coefs[c, j] = cov[c, p, j] / s_pp
                     noise[c, j] = max(cov[c, j, j] - cov[c, p, j] ** 2 / s_pp, floor)
         return cls(parents=parents, means=means, coefs=coefs, noise_var=noise)

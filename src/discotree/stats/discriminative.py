@@ -93,12 +93,21 @@ def gaussian_discriminative_weights(
     )
 
 
+#: |rho| <= 1 - 1e-12: beyond, 1 - rho**2 is rounding noise that psi divides by.
+_RHO_MARGIN = 1e-12
+
+
 def _gaussian_psi(mean_p, cov_p, mean_q, cov_q) -> NDArray[np.float64]:
     mean_p, mean_q = np.asarray(mean_p, float), np.asarray(mean_q, float)
     cov_p, cov_q = np.asarray(cov_p, float), np.asarray(cov_q, float)
     var = np.diag(cov_p)
-    sd = np.sqrt(np.maximum(var, 1e-12 * max(1.0, float(var.max(initial=0.0)))))  # constants
-    rho = np.clip(cov_p / np.outer(sd, sd), -1 + 1e-12, 1 - 1e-12)
+    floor = 1e-12 * max(1.0, float(var.max(initial=0.0)))
+    constant = var <= floor  # a constant feature has no correlation: its covariances
+    # are rounding noise, which divided by the floored deviations would decide psi
+    sd = np.sqrt(np.maximum(var, floor))
+    rho = np.clip(cov_p / np.outer(sd, sd), -1 + _RHO_MARGIN, 1 - _RHO_MARGIN)
+    rho[constant, :] = 0.0
+    rho[:, constant] = 0.0
     shift = (mean_q - mean_p) / sd
     e_uu = np.diag(cov_q) / sd**2 + shift**2  # E_q[u^2] per feature
     e_uv = cov_q / np.outer(sd, sd) + np.outer(shift, shift)  # E_q[u v]

@@ -22,6 +22,7 @@ The structure is returned as a list of parent tuples, one per attribute.
 from __future__ import annotations
 
 import itertools
+import logging
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
@@ -43,6 +44,8 @@ __all__ = [
     "order_search",
     "superparent_search",
 ]
+
+logger = logging.getLogger(__name__)
 
 _SCORES = ("cr", "cll")
 
@@ -382,6 +385,7 @@ def greedy_search(
         columns.forget(child)
         current = best
         added += 1
+        logger.info("greedy search: edge %d into %d, score %.6g", added, child, best)
     return list(state.parents)
 
 

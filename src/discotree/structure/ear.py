@@ -26,6 +26,7 @@ the text returns X1 - X3 - X2, whose error 0.40625 is the paper's "discriminativ
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,6 +43,8 @@ from .submodular import (
 )
 
 __all__ = ["EARSplit", "EARTree", "ear_split", "ear_tree"]
+
+logger = logging.getLogger(__name__)
 
 _SEARCHES = ("sub-sup", "exhaustive")
 
@@ -175,6 +178,14 @@ def ear_tree(
             if best is None or is_better(split.value, best.value):
                 best = split
         tree.splits.append(best)
+        logger.info(
+            "EAR split %d: separator %d, %d + %d features, EAR %.4g",
+            len(tree.splits),
+            best.separator,
+            len(best.part),
+            len(best.rest),
+            best.value,
+        )
         build(best.part | {best.separator})
         build(best.rest | {best.separator})
 

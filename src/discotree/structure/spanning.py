@@ -14,6 +14,7 @@ from collections import deque
 import numpy as np
 from numpy.typing import NDArray
 
+from .._fitting import SCORE_TIE_RTOL
 from ..kernels.spanning import kruskal_select
 
 __all__ = [
@@ -82,12 +83,11 @@ def maximum_spanning_forest(
     while True:
         if m < n_candidates:
             threshold = np.partition(candidate_weights, n_candidates - m)[n_candidates - m]
-            subset = np.flatnonzero(candidate_weights >= threshold)
+            slack = SCORE_TIE_RTOL * max(abs(float(threshold)), 1.0)
+            subset = np.flatnonzero(candidate_weights >= threshold - slack)
         else:
             subset = np.arange(n_candidates)
-        # candidates are in (i, j) order, so sorting by (-weight, position) breaks ties
-        # by (i, j)
-        order = subset[np.lexsort((subset, -candidate_weights[subset]))]
+        order = _tie_order(subset, candidate_weights)
         accepted = np.empty(len(order), dtype=np.intp)
         n_accepted = kruskal_select(n_nodes, heads[order], tails[order], limit, accepted)
         if n_accepted >= limit or len(subset) == n_candidates:
@@ -96,6 +96,20 @@ def maximum_spanning_forest(
     chosen = order[accepted[:n_accepted]]
     edges = [(int(heads[e]), int(tails[e])) for e in chosen]
     return edges, candidate_weights[chosen].copy()
+
+
+def _tie_order(subset: NDArray[np.intp], weights: NDArray[np.float64]) -> NDArray[np.intp]:
+    """``subset`` by weight, heaviest first, where weights that agree to
+    ``SCORE_TIE_RTOL`` (relative, at least absolute) tie and ties go by position, that is
+    by (i, j): equal weights computed in another order, or from counts accumulated
+    another way, give the same forest."""
+    order = subset[np.lexsort((subset, -weights[subset]))]
+    if len(order) < 2:
+        return order
+    ranked = weights[order]
+    tol = SCORE_TIE_RTOL * np.maximum(np.abs(ranked[:-1]), 1.0)
+    group = np.concatenate([[0], np.cumsum(ranked[:-1] - ranked[1:] > tol)])
+    return order[np.lexsort((order, group))]
 
 
 def orient_forest(n_nodes: int, edges: list[tuple[int, int]], root: int = 0) -> NDArray[np.intp]:
