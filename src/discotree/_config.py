@@ -145,5 +145,5 @@ def warn_many_pairs(n_classes: int, owner: str) -> None:
             "problems (cost quadratic in the classes); multiclass='ovr' needs "
             f"{n_classes}.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=5,
         )

@@ -139,7 +139,11 @@ def _fit_hinge_svm(features, class_index, n_classes, weights, C, max_iter, rando
             intercept[k] = 1.0 if labels.all() else -1.0
             continue
         if gram is not None:
-            svm = SVC(kernel="precomputed", C=C, tol=1e-10)
+            # the exact dual can take very long for a large C: its iterations are capped
+            # (scikit-learn then warns that it did not converge)
+            svm = SVC(
+                kernel="precomputed", C=C, tol=1e-10, max_iter=max(max_iter, 100 * len(labels))
+            )
             svm.fit(gram, labels, sample_weight=weights)
             # decision = sum_s dual_coef_s <x_s, x> + intercept; positive means label 1
             coef[k] = svm.dual_coef_[0] @ features[svm.support_]
@@ -395,7 +399,10 @@ class ForestDensityClassifier(_KernelDensityBase):
         Multipliers of the samples' weights in the SVM per class (``{label: w}``), or
         ``n_samples / (n_classes * n_c)`` for class c with "balanced".
     max_iter : int, default=20000
-        Iterations of liblinear (large samples only).
+        Iterations of liblinear (above 6000 samples); the exact dual (libsvm, up to
+        6000 samples) runs at most ``max(max_iter, 100 * n_samples)`` iterations, so a
+        large ``C`` cannot make a fit run for minutes (a ``ConvergenceWarning`` says when
+        the cap was reached).
     random_state : int, RandomState instance or None, default=0
         Seeds the calibration folds of ``probability=True`` and the dual coordinate
         descent of the linear SVM used above 6000 rows. The default makes every fit on

@@ -69,7 +69,7 @@ def check_cardinality(n_values: int, n_rows: int, label: str, owner: str) -> Non
             f"{owner}: {label} has {n_values} distinct categories in {n_rows} rows; it "
             "looks like an identifier, which cannot generalise (drop it?).",
             UserWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
 
 
