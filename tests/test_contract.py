@@ -34,6 +34,7 @@ from discotree._fitting import argmax_with_ties, sign_with_ties
 
 DISCRETE = [
     NaiveBayesClassifier(),
+    NaiveBayesClassifier(alpha="auto"),
     ChowLiuClassifier(),
     TANClassifier(),
     TANClassifier(k=2, structure="omi-cr"),

@@ -19,9 +19,11 @@ from discotree.classifiers.forest_density import (
 
 ALL_ESTIMATORS = [
     NaiveBayesClassifier(),
+    NaiveBayesClassifier(alpha="auto"),
     ChowLiuClassifier(),
     ChowLiuClassifier(n_edges=2),
     TANClassifier(),
+    TANClassifier(alpha="auto"),
     DiscriminativeTreeClassifier(),
     DiscriminativeTreeClassifier(multiclass="ovr", n_edges=2, edge_cost=0.01),
     DiscriminativeTreeClassifier(distribution="gaussian"),
@@ -56,6 +58,16 @@ def _expected_failures(estimator) -> dict[str, str]:
             "check_sample_weight_equivalence_on_dense_data": (
                 "cross tuning holds out a random 20% of the rows, which differs between a "
                 "weighted row and its repeated copies"
+            )
+        }
+    if isinstance(estimator, NaiveBayesClassifier) and estimator.alpha == "auto":
+        # (TAN with alpha="auto" happens to choose the same alpha in both fits of the
+        # check's data, so it passes; the reason below applies to it too)
+        return {
+            "check_sample_weight_equivalence_on_dense_data": (
+                "alpha='auto' assigns rows to cross-validation folds; a weighted row stays "
+                "in one fold where its repeated copies are spread over several, so the "
+                "two fits may choose different alphas"
             )
         }
     if isinstance(estimator, ForestDensityClassifier) and estimator.probability:

@@ -22,6 +22,7 @@ from .._validation import (
 )
 from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discrete import check_smoothing
+from ..stats.smoothing import forest_models_by_alpha, select_alpha
 from ..transformers.discretizer import Discretizer
 from ..transformers.encoder import NumericEncoder, TableEncoder, check_cardinality
 
@@ -62,7 +63,20 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
             raise ValueError(
                 f"{name}: discretizer must be a transformer, got {self.discretizer!r}."
             )
-        return check_smoothing(self.alpha, self.epsilon, name)
+        alpha, epsilon = check_smoothing(self.alpha, self.epsilon, name)
+        if alpha == "auto" and self._forest_family() is None:
+            raise ValueError(
+                f"{name}: alpha='auto' is available for NaiveBayesClassifier, "
+                "ChowLiuClassifier and TANClassifier(k=0 or 1, structure='cmi', "
+                "parameters='ml') so far; give a number here."
+            )
+        return alpha, epsilon
+
+    def _forest_family(self):
+        """For ``alpha="auto"``: ``family(stats)`` learns the alpha-free part of the
+        model (its structure) from a fold's statistics and returns the forest parents
+        (n_classes, n_features); ``None`` where the model is not such a forest."""
+        return None
 
     def _check_params(self) -> None:
         """Validate the subclass's own parameters (none by default)."""
@@ -115,6 +129,9 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
         )
         self.class_count_ = class_weight
         self.class_log_prior_ = np.log(class_weight / class_weight.sum())
+        if self._alpha == "auto":
+            self._alpha, self.alpha_cv_losses_ = self._alpha_by_cv(codes, y_index, weights)
+        self.alpha_ = self._alpha
         self.model_ = self._fit_model(codes, y_index.astype(np.intp), weights)
         logger.info(
             "%s fitted: %d samples, %d features, %d classes",
@@ -124,6 +141,24 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
             len(self.classes_),
         )
         return self
+
+    def _alpha_by_cv(self, codes, class_index, weights):
+        """Choose alpha on :data:`~discotree.stats.smoothing.ALPHA_GRID` by 5-fold
+        cross-validated log-loss, with fold statistics by subtraction."""
+        family = self._forest_family()
+        epsilon = self._epsilon
+
+        def model_for(stats):
+            return forest_models_by_alpha(stats, family(stats), epsilon)
+
+        return select_alpha(
+            codes,
+            class_index.astype(np.intp),
+            weights,
+            self.n_categories_,
+            len(self.classes_),
+            model_for,
+        )
 
     def _validated_for_cv(self, X: Any, y: Any, sample_weight: Any):
         """Validate X, y and weights before an internal cross-validation, so that bad

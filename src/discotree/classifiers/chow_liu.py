@@ -101,6 +101,14 @@ class ChowLiuClassifier(DiscreteForestClassifierBase):
                 f"ChowLiuClassifier: n_edges must be None or an integer >= 0, got {k!r}."
             )
 
+    def _forest_family(self):
+        def parents(stats):
+            d = stats.n_features
+            forests = [chow_liu_forest(w, self.n_edges) for w in stats.mutual_information()]
+            return np.stack([forest_parents(d, edges) for edges in forests])
+
+        return parents
+
     def _fit_model(
         self,
         codes: NDArray[np.intp],

@@ -66,6 +66,9 @@ class NaiveBayesClassifier(DiscreteForestClassifierBase):
     (2, 3)
     """
 
+    def _forest_family(self):
+        return lambda stats: np.full((stats.n_classes, stats.n_features), -1, dtype=np.intp)
+
     def _fit_model(
         self,
         codes: NDArray[np.intp],

@@ -292,6 +292,20 @@ class TANClassifier(DiscreteForestClassifierBase):
         self.class_log_prior_ = model.class_log_prior
         return model
 
+    def _forest_family(self):
+        if self.structure != "cmi" or self.parameters != "ml" or self.k not in (0, 1):
+            return None
+
+        def parents(stats):
+            d, n_classes = stats.n_features, stats.n_classes
+            if self.k == 0:
+                return np.full((n_classes, d), -1, dtype=np.intp)
+            edges = _cmi_structure(stats)[0]
+            edges = edges if self.n_edges is None else edges[: self.n_edges]
+            return np.tile(forest_parents(d, edges), (n_classes, 1))
+
+        return parents
+
     def _discriminative_parents(self, codes, class_index, weights, n_classes):
         pair_stats = PairStatistics.from_codes(
             codes, class_index, self.n_categories_, n_classes, weights

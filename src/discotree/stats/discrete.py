@@ -143,6 +143,19 @@ class PairStatistics:
         share = np.divide(totals, pair_total, out=np.zeros_like(totals), where=pair_total > 0)
         return _clip_information((share * per_class).sum(axis=0), "conditional MI")
 
+    def __sub__(self, other: PairStatistics) -> PairStatistics:
+        """The statistics of the rows counted in ``self`` but not in ``other`` (a subset
+        of them): the counts of a cross-validation training fold are the totals minus
+        the held-out fold's. Differences below zero (rounding of weighted counts) are
+        set to zero."""
+        if not np.array_equal(self.n_categories, other.n_categories) or (
+            self.counts.shape != other.counts.shape
+        ):
+            raise ValueError("PairStatistics of different layouts cannot be subtracted.")
+        return PairStatistics(
+            counts=np.maximum(self.counts - other.counts, 0.0), n_categories=self.n_categories
+        )
+
     def merged(self) -> PairStatistics:
         """The statistics of all classes pooled into one class."""
         return PairStatistics(
@@ -166,12 +179,16 @@ def class_univariate_counts(
 
 
 def check_smoothing(alpha: float, epsilon: float, owner: str) -> tuple[float, float]:
-    """Validate the Dirichlet pseudo-count and probability floor; return them as floats.
+    """Validate the Dirichlet pseudo-count and probability floor; return them as floats
+    (``alpha="auto"`` is returned as it is, for estimators that choose it by CV).
 
     ``alpha`` below 1e-10 together with ``epsilon == 0`` would let a zero probability
     reach a logarithm: alpha is then raised to 1e-10 with a warning, as scikit-learn's
     naive Bayes does.
     """
+    if isinstance(alpha, str) and alpha == "auto":
+        _, epsilon = check_smoothing(1.0, epsilon, owner)
+        return "auto", epsilon  # type: ignore[return-value]
     for name, value in (("alpha", alpha), ("epsilon", epsilon)):
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
             raise ValueError(f"{owner}: {name} must be a finite number, got {value!r}")

@@ -1,0 +1,113 @@
+"""alpha="auto": fold statistics by subtraction, checked against brute-force CV."""
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+from sklearn.base import clone
+
+from discotree import (
+    ChowLiuClassifier,
+    DiscriminativeTreeClassifier,
+    NaiveBayesClassifier,
+    TANClassifier,
+)
+from discotree.models.discrete_forest import DiscreteForestModel
+from discotree.stats.discrete import PairStatistics
+from discotree.stats.smoothing import (
+    ALPHA_GRID,
+    forest_models_by_alpha,
+    interleaved_folds,
+)
+
+
+def _codes(rng, n=300, d=5, r=3, missing=0.1):
+    codes = rng.integers(0, r, (n, d))
+    codes[rng.random((n, d)) < missing] = -1
+    return codes, np.full(d, r, dtype=np.intp)
+
+
+def test_fold_statistics_by_subtraction_equal_counting_the_complement(rng):
+    codes, n_categories = _codes(rng)
+    class_index = rng.integers(0, 3, len(codes))
+    weights = rng.random(len(codes)) * 3
+    held = rng.random(len(codes)) < 0.2
+    total = PairStatistics.from_codes(codes, class_index, n_categories, 3, weights)
+    part = PairStatistics.from_codes(codes[held], class_index[held], n_categories, 3, weights[held])
+    direct = PairStatistics.from_codes(
+        codes[~held], class_index[~held], n_categories, 3, weights[~held]
+    )
+    np.testing.assert_allclose((total - part).counts, direct.counts, atol=1e-9)
+
+
+def test_models_for_every_alpha_equal_the_one_by_one_fit(rng):
+    codes, n_categories = _codes(rng)
+    class_index = rng.integers(0, 2, len(codes))
+    stats = PairStatistics.from_codes(codes, class_index, n_categories, 2)
+    parents = np.array([[-1, 0, 0, 1, 2], [-1, 0, 1, 2, 3]])
+    fit = forest_models_by_alpha(stats, parents, 1e-5)
+    for alpha in (0.1, 1.0, 5.0):
+        fast = fit(alpha)
+        slow = DiscreteForestModel.from_statistics(stats, parents, alpha=alpha, epsilon=1e-5)
+        np.testing.assert_array_equal(fast.log_likelihood(codes), slow.log_likelihood(codes))
+
+
+def test_interleaved_folds_are_stratified():
+    class_index = np.array([0] * 10 + [1] * 5)
+    folds = interleaved_folds(class_index, 5)
+    for k in range(5):
+        assert (class_index[folds == k] == 0).sum() == 2
+        assert (class_index[folds == k] == 1).sum() == 1
+
+
+@pytest.mark.parametrize(
+    "estimator", [NaiveBayesClassifier(), ChowLiuClassifier(), TANClassifier()], ids=repr
+)
+def test_auto_equals_brute_force_cross_validation(estimator, rng):
+    """The choice by subtraction equals refitting the estimator on every training fold
+    (integer data in which every category occurs in every fold, so the encoding is the
+    same)."""
+    n = 240
+    y = rng.integers(0, 2, n)
+    X = rng.integers(0, 3, (n, 4))
+    X[:, 0] = np.where(rng.random(n) < 0.7, y, X[:, 0])
+    weights = rng.integers(1, 4, n).astype(float)
+    auto = clone(estimator).set_params(alpha="auto").fit(X, y, sample_weight=weights)
+    folds = interleaved_folds(np.unique(y, return_inverse=True)[1], 5)
+    errors, losses = np.zeros(len(ALPHA_GRID)), np.zeros(len(ALPHA_GRID))
+    for a, alpha in enumerate(ALPHA_GRID):
+        for k in range(5):
+            train, test = folds != k, folds == k
+            model = clone(estimator).set_params(alpha=alpha)
+            model.fit(X[train], y[train], weights[train])
+            counts = np.bincount(y[train], weights[train], 2)
+            joint = model.predict_joint_log_proba(X[test]) - model.class_log_prior_
+            joint += np.log((counts + 1) / (counts.sum() + 2))  # the CV's prior
+            log_post = joint - logsumexp(joint, axis=1, keepdims=True)
+            errors[a] += weights[test] @ (joint.argmax(axis=1) != y[test])
+            losses[a] -= weights[test] @ log_post[np.arange(test.sum()), y[test]]
+    np.testing.assert_allclose(auto.alpha_cv_losses_[0], errors, atol=1e-8)
+    np.testing.assert_allclose(auto.alpha_cv_losses_[1], losses, rtol=1e-9)
+    best = np.flatnonzero(np.round(errors, 9) == np.round(errors, 9).min())
+    assert auto.alpha_ == ALPHA_GRID[best[np.argmin(losses[best])]]
+
+
+def test_auto_picks_heavy_smoothing_when_the_features_are_noise(rng):
+    """One informative feature and many 10-category noise features on 150 rows: small
+    pseudo-counts overfit the noise tables, and the CV sees it."""
+    n = 150
+    y = rng.integers(0, 2, n)
+    X = rng.integers(0, 10, (n, 25))
+    X[:, 0] = np.where(rng.random(n) < 0.8, y, 1 - y)
+    chosen = NaiveBayesClassifier(alpha="auto").fit(X, y)
+    alpha, losses = chosen.alpha_, chosen.alpha_cv_losses_
+    assert alpha >= 2.0
+    assert losses[1][ALPHA_GRID.index(alpha)] < losses[1][0]
+
+
+def test_fixed_alpha_is_reported_and_auto_is_refused_where_not_supported():
+    X, y = np.random.default_rng(0).integers(0, 3, (60, 3)), np.arange(60) % 2
+    assert NaiveBayesClassifier(alpha=0.5).fit(X, y).alpha_ == 0.5
+    with pytest.raises(ValueError, match="alpha='auto' is available for"):
+        DiscriminativeTreeClassifier(alpha="auto").fit(X, y)
+    with pytest.raises(ValueError, match="alpha='auto' is available for"):
+        TANClassifier(structure="cr", alpha="auto").fit(X, y)
