@@ -26,7 +26,9 @@ __all__ = [
     "check_targets",
     "int_seed",
     "is_count",
+    "numeric_column",
     "numpy_generator",
+    "reject_inf",
     "take_rows",
     "validate_data",
 ]
@@ -143,20 +145,21 @@ def _checked(table: Table, owner: str) -> Table:
     """Reject inf (in numeric and object columns alike, naming the column and rows)
     and cells that cannot be categories (lists, dicts, sets: unhashable values)."""
     if table.matrix is not None:
-        _reject_inf(table.matrix, table.labels, owner)
+        reject_inf(table.matrix, table.labels, owner)
         return table
     for column, label in zip(table.columns, table.labels, strict=True):
         if column.dtype.kind == "f":
-            _reject_inf(column[:, None], [label], owner)
+            reject_inf(column[:, None], [label], owner)
         elif column.dtype.kind == "O":
             _check_object_cells(column, label, owner)
     return table
 
 
-def _reject_inf(values: NDArray[Any], labels: list[str], owner: str) -> None:
+def reject_inf(values: NDArray[Any], labels: list[str], owner: str) -> None:
+    """Raise naming the first column (and rows) holding +-inf."""
     if values.dtype.kind != "f":
         return
-    bad = np.isinf(values)
+    bad = np.isinf(values).reshape(len(values), -1)
     if not bad.any():
         return
     j = int(np.flatnonzero(bad.any(axis=0))[0])
@@ -165,6 +168,23 @@ def _reject_inf(values: NDArray[Any], labels: list[str], owner: str) -> None:
         f"{owner}: {labels[j]} contains inf at rows {rows}; only finite values or NaN "
         "(missing) are accepted."
     )
+
+
+def numeric_column(column: NDArray[Any], label: str, owner: str, needs: str) -> NDArray[Any]:
+    """A column as float64 for the continuous models, or an error that names it: not
+    numeric, or integers beyond 2**53 (which float64 cannot hold exactly). ``needs``
+    ends the not-numeric message (what the model needs, what to do instead)."""
+    if column.dtype.kind not in "iuf":
+        raise ValueError(f"{owner}: {label} is not numeric; {needs}")
+    if column.dtype.kind in "iu" and column.size:
+        limit = EXACT_FLOAT_INTEGER
+        if column.max() >= limit or (column.dtype.kind == "i" and column.min() <= -limit):
+            raise ValueError(
+                f"{owner}: {label} holds integers beyond 2**53, which float64 cannot "
+                "represent exactly; subtract an offset first, or treat them as categories "
+                "with a discrete model."
+            )
+    return column.astype(np.float64)
 
 
 def _check_object_cells(column: NDArray[Any], label: str, owner: str) -> None:

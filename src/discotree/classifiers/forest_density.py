@@ -27,7 +27,6 @@ from sklearn.utils.metaestimators import available_if
 from .._config import check_memory
 from .._fitting import FitContractMixin, argmax_with_ties
 from .._validation import (
-    EXACT_FLOAT_INTEGER,
     check_bool_param,
     check_is_fitted,
     check_random_state_param,
@@ -36,6 +35,7 @@ from .._validation import (
     check_targets,
     int_seed,
     is_count,
+    numeric_column,
     validate_data,
 )
 from ..models.kernel_density import PairwiseKernelDensities
@@ -58,22 +58,10 @@ def _numeric_matrix(X: Any, owner: str) -> NDArray[np.float64]:
     """X as a float64 matrix, with errors that name the column: these classifiers need
     numeric, finite, non-missing features."""
     table = check_table(X, owner)  # rows, columns, duplicate names, inf, cell types
+    needs = "kernel density estimates need numeric features (encode or drop categorical columns)."
     columns = []
     for column, label in zip(table.columns, table.labels, strict=True):
-        if column.dtype.kind not in "iuf":
-            raise ValueError(
-                f"{owner}: {label} is not numeric; kernel density estimates need numeric "
-                "features (encode or drop categorical columns)."
-            )
-        if column.dtype.kind in "iu" and column.size:
-            if column.max() >= EXACT_FLOAT_INTEGER or (
-                column.dtype.kind == "i" and column.min() <= -EXACT_FLOAT_INTEGER
-            ):
-                raise ValueError(
-                    f"{owner}: {label} holds integers beyond 2**53, which float64 cannot "
-                    "represent exactly; subtract an offset first."
-                )
-        values = column.astype(np.float64)
+        values = numeric_column(column, label, owner, needs)
         missing = np.isnan(values)
         if missing.any():
             raise ValueError(

@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 from sklearn.base import clone
 
 from .._config import get_config
-from .._validation import EXACT_FLOAT_INTEGER, Table
+from .._validation import EXACT_FLOAT_INTEGER, Table, numeric_column, reject_inf
 from ..kernels.encode import column_distinct, column_presence, encode_lookup, encode_sorted
 from .discretizer import Discretizer
 
@@ -29,22 +29,6 @@ class _Column:
     categories: NDArray[Any] | None = None
     lookup: dict[Any, int] = field(default_factory=dict)
     n_categories: int = 1
-
-
-def _check_finite(values: NDArray[Any], labels: list[str], owner: str) -> None:
-    """Raise naming the first column (and rows) holding +-inf."""
-    if values.dtype.kind != "f":
-        return
-    bad = np.isinf(values)
-    if not bad.any():
-        return
-    bad = bad.reshape(len(values), -1)
-    j = int(np.flatnonzero(bad.any(axis=0))[0])
-    rows = np.flatnonzero(bad[:, j])[:5].tolist()
-    raise ValueError(
-        f"{owner}: {labels[j]} contains inf at rows {rows}; only finite values or NaN "
-        "(missing) are accepted."
-    )
 
 
 def _power_of_two(values: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -154,7 +138,7 @@ class TableEncoder:
         """
         columns, labels = table.columns, table.labels
         if table.matrix is not None:
-            _check_finite(table.matrix, labels, self.owner)
+            reject_inf(table.matrix, labels, self.owner)
         self.columns_: list[_Column] = []
         binned = []
         wide = {j for j, c in enumerate(columns) if _beyond_float(c)}
@@ -219,7 +203,7 @@ class TableEncoder:
     def transform(self, table: Table) -> NDArray[np.intp]:
         """Codes of new rows: unseen categories and missing values become -1."""
         if table.matrix is not None:
-            _check_finite(table.matrix, table.labels, self.owner)
+            reject_inf(table.matrix, table.labels, self.owner)
         return self._encode(table)
 
     def _encode(self, table: Table) -> NDArray[np.intp]:
@@ -285,7 +269,7 @@ class TableEncoder:
                     f"{self.owner}: {label} was numeric at fit time but now holds "
                     f"non-numeric values ({err})."
                 ) from err
-        _check_finite(values, [label], self.owner)
+        reject_inf(values, [label], self.owner)
         return values
 
 
@@ -357,20 +341,14 @@ class NumericEncoder:
         return -(~np.isnan(standardised)).astype(np.float64) @ np.log(self.scale_)
 
     def _matrix(self, table: Table) -> NDArray[np.float64]:
-        columns = []
-        for column, label in zip(table.columns, table.labels, strict=True):
-            if column.dtype.kind not in "iuf":
-                raise ValueError(
-                    f"{self.owner}: {label} is not numeric; distribution='gaussian' needs "
-                    "numeric columns (use distribution='discrete' for categories)."
-                )
-            if _beyond_float(column):
-                raise ValueError(
-                    f"{self.owner}: {label} holds integers beyond 2**53, which float64 "
-                    "cannot represent exactly; subtract an offset, or use "
-                    "distribution='discrete' to treat them as categories."
-                )
-            columns.append(column.astype(np.float64))
+        needs = (
+            "distribution='gaussian' needs numeric columns (use distribution='discrete' "
+            "for categories)."
+        )
+        columns = [
+            numeric_column(column, label, self.owner, needs)
+            for column, label in zip(table.columns, table.labels, strict=True)
+        ]
         matrix = np.column_stack(columns)
-        _check_finite(matrix, table.labels, self.owner)
+        reject_inf(matrix, table.labels, self.owner)
         return matrix
