@@ -8,7 +8,13 @@ from numpy.typing import NDArray
 from .._validation import is_count
 from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discrete import PairStatistics
-from ..structure.chow_liu import chow_liu_forest, forest_parents
+from ..structure.chow_liu import (
+    PENALTIES,
+    chow_liu_forest,
+    edge_penalty,
+    forest_parents,
+    penalized_forest,
+)
 from ._base import DiscreteForestClassifierBase
 
 __all__ = ["ChowLiuClassifier"]
@@ -25,9 +31,12 @@ class ChowLiuClassifier(DiscreteForestClassifierBase):
 
     Parameters
     ----------
-    n_edges : int or None, default=None
+    n_edges : int, None, "bic" or "aic", default=None
         ``None``: a spanning tree per class. ``k``: the optimal forest with ``k`` edges
-        (the first k edges Kruskal adds).
+        (the first k edges Kruskal adds). ``"bic"`` / ``"aic"``: each class's forest
+        maximises its log-likelihood minus the penalty of its parameters (an edge
+        enters only if ``N_ij I(X_i; X_j)`` exceeds ``(r_i - 1)(r_j - 1)`` times
+        ``log(N_c) / 2`` or 1), which gives forests on small data.
     alpha : float, default=1.0
         Dirichlet pseudo-count added to every cell of every table.
     epsilon : float, default=1e-5
@@ -96,16 +105,29 @@ class ChowLiuClassifier(DiscreteForestClassifierBase):
 
     def _check_params(self) -> None:
         k = self.n_edges
-        if not (k is None or is_count(k)):
+        if not (k is None or is_count(k) or (isinstance(k, str) and k in PENALTIES)):
             raise ValueError(
-                f"ChowLiuClassifier: n_edges must be None or an integer >= 0, got {k!r}."
+                "ChowLiuClassifier: n_edges must be None, an integer >= 0, 'bic' or 'aic', "
+                f"got {k!r}."
             )
+
+    def _class_forests(self, stats: PairStatistics):
+        """Per-class mutual informations and forests (edges in the order added)."""
+        mi = stats.mutual_information()
+        if not isinstance(self.n_edges, str):
+            return mi, [chow_liu_forest(w, self.n_edges) for w in mi]
+        totals = stats.table_totals()
+        forests = []
+        for c in range(stats.n_classes):
+            n_c = float(np.diagonal(totals[c]).max(initial=0.0))
+            penalty = edge_penalty(stats.n_categories, 1, self.n_edges, n_c)
+            forests.append(penalized_forest(totals[c] * mi[c], penalty))
+        return mi, forests
 
     def _forest_family(self):
         def parents(stats):
-            d = stats.n_features
-            forests = [chow_liu_forest(w, self.n_edges) for w in stats.mutual_information()]
-            return np.stack([forest_parents(d, edges) for edges in forests])
+            forests = self._class_forests(stats)[1]
+            return np.stack([forest_parents(stats.n_features, edges) for edges in forests])
 
         return parents
 
@@ -119,8 +141,7 @@ class ChowLiuClassifier(DiscreteForestClassifierBase):
         stats = PairStatistics.from_codes(
             codes, class_index, self.n_categories_, n_classes, sample_weight
         )
-        self.edge_weights_ = stats.mutual_information()
-        self.edges_ = [chow_liu_forest(w, self.n_edges) for w in self.edge_weights_]
+        self.edge_weights_, self.edges_ = self._class_forests(stats)
         self.parents_ = np.stack([forest_parents(n_features, e) for e in self.edges_])
         return DiscreteForestModel.from_statistics(
             stats, self.parents_, alpha=self._alpha, epsilon=self._epsilon

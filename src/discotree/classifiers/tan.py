@@ -26,16 +26,33 @@ from ..structure.bayes_net_search import (
     order_search,
     superparent_search,
 )
-from ..structure.chow_liu import chow_liu_forest, forest_parents
+from ..structure.chow_liu import (
+    PENALTIES,
+    chow_liu_forest,
+    edge_penalty,
+    forest_parents,
+    penalized_forest,
+)
 from ._base import DiscreteForestClassifierBase
 
 __all__ = ["STRUCTURES", "TANClassifier"]
 
 
-def _cmi_structure(stats: PairStatistics) -> tuple[list[tuple[int, int]], NDArray[np.float64]]:
-    """Maximum spanning tree of I(X_i; X_j | C) (Section 4.3 of 002)."""
+def _cmi_structure(
+    stats: PairStatistics, n_edges: int | str | None = None
+) -> tuple[list[tuple[int, int]], NDArray[np.float64]]:
+    """Maximum spanning tree of I(X_i; X_j | C) (Section 4.3 of 002): its first
+    ``n_edges`` edges, or with "bic"/"aic" the forest whose edges pay for their
+    ``n_classes (r_i - 1)(r_j - 1)`` parameters (``N_ij I(X_i; X_j | C)`` against the
+    penalty)."""
     weights = stats.conditional_mutual_information()
-    return chow_liu_forest(weights), weights
+    if not isinstance(n_edges, str):
+        edges = chow_liu_forest(weights)
+        return (edges if n_edges is None else edges[:n_edges]), weights
+    totals = stats.table_totals().sum(axis=0)
+    n = float(np.diagonal(totals).max(initial=0.0))
+    penalty = edge_penalty(stats.n_categories, stats.n_classes, n_edges, n)
+    return penalized_forest(totals * weights, penalty), weights
 
 
 #: Structure learners (names of 002; "-cr": parents chosen by the classification rate,
@@ -107,8 +124,11 @@ class TANClassifier(DiscreteForestClassifierBase):
         Training score of the discriminative searches: classification rate or
         conditional log-likelihood (the issue's ``score=``; renamed because
         ``score`` is scikit-learn's accuracy method).
-    n_edges : int or None, default=None
-        ``"cmi"`` with k = 1 only: keep the first ``n_edges`` edges Kruskal adds.
+    n_edges : int, None, "bic" or "aic", default=None
+        ``"cmi"`` with k = 1 only: keep the first ``n_edges`` edges Kruskal adds, or with
+        ``"bic"`` / ``"aic"`` the forest whose edges pay for their parameters (an edge
+        enters only if ``N_ij I(X_i; X_j | C)`` exceeds ``n_classes (r_i - 1)(r_j - 1)``
+        times ``log(N) / 2`` or 1, as bnclassify's ``tan_cl(score=...)``).
     early_abandon : bool, default=True
         Speed-up 1 of Section 4.4.1 for CR scores (the result does not change).
     cl_max_iter : int, default=100
@@ -216,8 +236,10 @@ class TANClassifier(DiscreteForestClassifierBase):
     def _check_params(self) -> None:
         name = type(self).__name__
         n = self.n_edges
-        if not (n is None or is_count(n)):
-            raise ValueError(f"{name}: n_edges must be None or an integer >= 0, got {n!r}.")
+        if not (n is None or is_count(n) or (isinstance(n, str) and n in PENALTIES)):
+            raise ValueError(
+                f"{name}: n_edges must be None, an integer >= 0, 'bic' or 'aic', got {n!r}."
+            )
         if self.structure not in STRUCTURES:
             raise ValueError(
                 f"{name}: structure must be one of {list(STRUCTURES)}, got {self.structure!r}."
@@ -257,8 +279,7 @@ class TANClassifier(DiscreteForestClassifierBase):
                 codes, class_index, self.n_categories_, n_classes, sample_weight
             )
         if forest_path:
-            edges, self.edge_weights_ = _cmi_structure(stats)
-            edges = edges if self.n_edges is None else edges[: self.n_edges]
+            edges, self.edge_weights_ = _cmi_structure(stats, self.n_edges)
             parent_array = forest_parents(n_features, edges)
             parents = [() if p < 0 else (int(p),) for p in parent_array]
         elif self.k == 0:
@@ -300,8 +321,7 @@ class TANClassifier(DiscreteForestClassifierBase):
             d, n_classes = stats.n_features, stats.n_classes
             if self.k == 0:
                 return np.full((n_classes, d), -1, dtype=np.intp)
-            edges = _cmi_structure(stats)[0]
-            edges = edges if self.n_edges is None else edges[: self.n_edges]
+            edges = _cmi_structure(stats, self.n_edges)[0]
             return np.tile(forest_parents(d, edges), (n_classes, 1))
 
         return parents
