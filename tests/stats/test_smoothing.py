@@ -111,3 +111,42 @@ def test_fixed_alpha_is_reported_and_auto_is_refused_where_not_supported():
         DiscriminativeTreeClassifier(alpha="auto").fit(X, y)
     with pytest.raises(ValueError, match="alpha='auto' is available for"):
         TANClassifier(structure="cr", alpha="auto").fit(X, y)
+
+
+def test_bdeu_spreads_the_equivalent_sample_size_over_each_family(rng):
+    codes, _ = _codes(rng, d=3, missing=0.0)
+    codes[:, 2] = rng.integers(0, 5, len(codes))
+    n_categories = np.array([3, 3, 5])
+    class_index = rng.integers(0, 2, len(codes))
+    stats = PairStatistics.from_codes(codes, class_index, n_categories, 2)
+    parents = np.array([[-1, 0, 1], [-1, 0, 0]])
+    ess = 12.0
+    model = DiscreteForestModel.from_statistics(
+        stats, parents, alpha=ess, epsilon=0.0, prior="bdeu"
+    )
+    for c in range(2):
+        for j in range(3):
+            p = parents[c, j]
+            r_parent, r_j = (1 if p < 0 else n_categories[p]), n_categories[j]
+            cell = ess / (2 * r_parent * r_j)
+            for u in range(r_parent):
+                rows = (class_index == c) & ((codes[:, p] == u) if p >= 0 else True)
+                for v in range(r_j):
+                    expected = ((codes[rows, j] == v).sum() + cell) / (rows.sum() + r_j * cell)
+                    assert np.exp(model.log_cpts[c][j][u, v]) == pytest.approx(expected)
+
+
+def test_auto_with_bdeu_chooses_an_equivalent_sample_size(rng):
+    from discotree.stats.smoothing import ESS_GRID
+
+    X = rng.integers(0, 4, (200, 6))
+    y = (X[:, 0] + rng.integers(0, 2, 200) > 2).astype(int)
+    for model in (NaiveBayesClassifier, ChowLiuClassifier, TANClassifier):
+        fitted = model(alpha="auto", prior="bdeu").fit(X, y)
+        assert fitted.alpha_ in ESS_GRID
+        fixed = model(alpha=fitted.alpha_, prior="bdeu").fit(X, y)
+        np.testing.assert_array_equal(fitted.predict_proba(X), fixed.predict_proba(X))
+    with pytest.raises(ValueError, match="prior='bdeu' is available with k=1"):
+        TANClassifier(k=2, prior="bdeu").fit(X, y)
+    with pytest.raises(ValueError, match="prior must be one of"):
+        NaiveBayesClassifier(prior="jeffreys").fit(X, y)

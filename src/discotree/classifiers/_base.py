@@ -21,8 +21,8 @@ from .._validation import (
     validate_data,
 )
 from ..models.discrete_forest import DiscreteForestModel
-from ..stats.discrete import check_smoothing
-from ..stats.smoothing import forest_models_by_alpha, select_alpha
+from ..stats.discrete import PRIORS, check_smoothing
+from ..stats.smoothing import ALPHA_GRID, ESS_GRID, forest_models_by_alpha, select_alpha
 from ..transformers.discretizer import Discretizer
 from ..transformers.encoder import NumericEncoder, TableEncoder, check_cardinality
 
@@ -64,6 +64,9 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
                 f"{name}: discretizer must be a transformer, got {self.discretizer!r}."
             )
         alpha, epsilon = check_smoothing(self.alpha, self.epsilon, name)
+        prior = getattr(self, "prior", "dirichlet")
+        if prior not in PRIORS:
+            raise ValueError(f"{name}: prior must be one of {PRIORS}, got {prior!r}.")
         if alpha == "auto" and self._forest_family() is None:
             raise ValueError(
                 f"{name}: alpha='auto' is available for NaiveBayesClassifier, "
@@ -148,8 +151,10 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
         family = self._forest_family()
         epsilon = self._epsilon
 
+        prior = getattr(self, "prior", "dirichlet")
+
         def model_for(stats):
-            return forest_models_by_alpha(stats, family(stats), epsilon)
+            return forest_models_by_alpha(stats, family(stats), epsilon, prior)
 
         return select_alpha(
             codes,
@@ -158,6 +163,7 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
             self.n_categories_,
             len(self.classes_),
             model_for,
+            grid=ESS_GRID if prior == "bdeu" else ALPHA_GRID,
         )
 
     def _validated_for_cv(self, X: Any, y: Any, sample_weight: Any):

@@ -39,6 +39,11 @@ class ChowLiuClassifier(DiscreteForestClassifierBase):
         ``log(N_c) / 2`` or 1), which gives forests on small data.
     alpha : float, default=1.0
         Dirichlet pseudo-count added to every cell of every table.
+    prior : {"dirichlet", "bdeu"}, default="dirichlet"
+        ``"dirichlet"``: ``alpha`` pseudo-counts in every cell of every table.
+        ``"bdeu"``: ``alpha`` is an equivalent sample size spread over the cells of each
+        family, ``alpha / (n_classes * r_parent * r_j)`` per cell, so that large tables
+        are not over-smoothed (with ``alpha="auto"``, chosen on ``ESS_GRID``).
     epsilon : float, default=1e-5
         Floor for probabilities still zero after smoothing (Section 6.1 of
         002_4035af8a3a458042.txt); only matters when ``alpha=0``.
@@ -94,6 +99,7 @@ class ChowLiuClassifier(DiscreteForestClassifierBase):
         n_edges: int | None = None,
         *,
         alpha: float = 1.0,
+        prior: str = "dirichlet",
         epsilon: float = 1e-5,
         max_categories: int = 10,
         discretizer=None,
@@ -102,6 +108,7 @@ class ChowLiuClassifier(DiscreteForestClassifierBase):
             alpha=alpha, epsilon=epsilon, max_categories=max_categories, discretizer=discretizer
         )
         self.n_edges = n_edges
+        self.prior = prior
 
     def _check_params(self) -> None:
         k = self.n_edges
@@ -144,5 +151,5 @@ class ChowLiuClassifier(DiscreteForestClassifierBase):
         self.edge_weights_, self.edges_ = self._class_forests(stats)
         self.parents_ = np.stack([forest_parents(n_features, e) for e in self.edges_])
         return DiscreteForestModel.from_statistics(
-            stats, self.parents_, alpha=self._alpha, epsilon=self._epsilon
+            stats, self.parents_, alpha=self._alpha, epsilon=self._epsilon, prior=self.prior
         )

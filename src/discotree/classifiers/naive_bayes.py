@@ -19,6 +19,11 @@ class NaiveBayesClassifier(DiscreteForestClassifierBase):
     ----------
     alpha : float, default=1.0
         Dirichlet pseudo-count added to every cell of every table.
+    prior : {"dirichlet", "bdeu"}, default="dirichlet"
+        ``"dirichlet"``: ``alpha`` pseudo-counts in every cell of every table.
+        ``"bdeu"``: ``alpha`` is an equivalent sample size spread over the cells of each
+        family, ``alpha / (n_classes * r_parent * r_j)`` per cell, so that large tables
+        are not over-smoothed (with ``alpha="auto"``, chosen on ``ESS_GRID``).
     epsilon : float, default=1e-5
         Probabilities that are still zero after smoothing are replaced by ``epsilon``
         (Section 6.1 of 002_4035af8a3a458042.txt); only matters when ``alpha=0``.
@@ -66,6 +71,20 @@ class NaiveBayesClassifier(DiscreteForestClassifierBase):
     (2, 3)
     """
 
+    def __init__(
+        self,
+        *,
+        alpha: float = 1.0,
+        prior: str = "dirichlet",
+        epsilon: float = 1e-5,
+        max_categories: int = 10,
+        discretizer=None,
+    ) -> None:
+        super().__init__(
+            alpha=alpha, epsilon=epsilon, max_categories=max_categories, discretizer=discretizer
+        )
+        self.prior = prior
+
     def _forest_family(self):
         return lambda stats: np.full((stats.n_classes, stats.n_features), -1, dtype=np.intp)
 
@@ -82,5 +101,10 @@ class NaiveBayesClassifier(DiscreteForestClassifierBase):
         parents = np.full((n_classes, codes.shape[1]), -1, dtype=np.intp)
         self.edges_: list[list[tuple[int, int]]] = [[] for _ in range(n_classes)]
         return DiscreteForestModel.from_statistics(
-            None, parents, alpha=self._alpha, epsilon=self._epsilon, univariate=univariate
+            None,
+            parents,
+            alpha=self._alpha,
+            epsilon=self._epsilon,
+            univariate=univariate,
+            prior=self.prior,
         )

@@ -140,6 +140,11 @@ class TANClassifier(DiscreteForestClassifierBase):
         fresh randomness.
     alpha : float, default=1.0
         Dirichlet pseudo-count added to every cell of every table.
+    prior : {"dirichlet", "bdeu"}, default="dirichlet"
+        ``"dirichlet"``: ``alpha`` pseudo-counts in every cell of every table.
+        ``"bdeu"``: ``alpha`` is an equivalent sample size spread over the cells of each
+        family, ``alpha / (n_classes * r_parent * r_j)`` per cell, so that large tables
+        are not over-smoothed (with ``alpha="auto"``, chosen on ``ESS_GRID``).
     epsilon : float, default=1e-5
         Floor for probabilities still zero after smoothing (Section 6.1 of
         002_4035af8a3a458042.txt); only matters when ``alpha=0``.
@@ -217,6 +222,7 @@ class TANClassifier(DiscreteForestClassifierBase):
         cl_max_iter: int = 100,
         random_state: int = 0,
         alpha: float = 1.0,
+        prior: str = "dirichlet",
         epsilon: float = 1e-5,
         max_categories: int = 10,
         discretizer=None,
@@ -224,6 +230,7 @@ class TANClassifier(DiscreteForestClassifierBase):
         super().__init__(
             alpha=alpha, epsilon=epsilon, max_categories=max_categories, discretizer=discretizer
         )
+        self.prior = prior
         self.k = k
         self.structure = structure
         self.n_edges = n_edges
@@ -258,6 +265,13 @@ class TANClassifier(DiscreteForestClassifierBase):
             )
         check_random_state_param(self.random_state, name)
         check_bool_param(self.early_abandon, "early_abandon", name)
+        if self.prior == "bdeu" and not (
+            self.k == 1 and self.structure == "cmi" and self.parameters == "ml"
+        ):
+            raise ValueError(
+                f"{name}: prior='bdeu' is available with k=1, structure='cmi' and "
+                "parameters='ml' so far."
+            )
         if n is not None and not (self.k == 1 and self.structure == "cmi"):
             raise ValueError(f"{name}: n_edges applies to structure='cmi' with k=1 only.")
 
@@ -298,7 +312,7 @@ class TANClassifier(DiscreteForestClassifierBase):
             self.parents_ = np.tile(row, (n_classes, 1))
         if forest_path and self.parameters == "ml":
             return DiscreteForestModel.from_statistics(
-                stats, self.parents_, alpha=self._alpha, epsilon=self._epsilon
+                stats, self.parents_, alpha=self._alpha, epsilon=self._epsilon, prior=self.prior
             )
         data = (codes, class_index, weights, n_classes, self.n_categories_, parents)
         smoothing = {"alpha": self._alpha, "epsilon": self._epsilon}

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from .._validation import check_codes
 from ..kernels.forest import forest_log_likelihood
-from ..stats.discrete import PairStatistics, smoothed_conditional
+from ..stats.discrete import PairStatistics, cell_pseudo_count, smoothed_conditional
 from ..structure.spanning import topological_order
 
 __all__ = ["DiscreteForestModel"]
@@ -52,6 +52,7 @@ class DiscreteForestModel:
         alpha: float,
         epsilon: float,
         univariate: list[NDArray[np.float64]] | None = None,
+        prior: str = "dirichlet",
     ) -> DiscreteForestModel:
         """Smoothed maximum-likelihood CPTs for given per-class forests.
 
@@ -64,6 +65,11 @@ class DiscreteForestModel:
         alpha, epsilon : float
             Dirichlet pseudo-count and zero-probability floor (see
             :func:`discotree.stats.discrete.smoothed_conditional`).
+        prior : {"dirichlet", "bdeu"}, default="dirichlet"
+            ``"dirichlet"``: ``alpha`` per cell. ``"bdeu"``: ``alpha`` is an equivalent
+            sample size spread over the cells of each family (the class, the parent and
+            the feature), ``alpha / (n_classes * r_parent * r_j)`` per cell (BDeu,
+            Heckerman et al., 1995), so large tables are not over-smoothed.
         univariate : list of ndarray, optional
             Per-feature (n_classes, r_j) counts for the roots; taken from the diagonal
             blocks of ``stats`` when omitted.
@@ -82,7 +88,8 @@ class DiscreteForestModel:
                     raise ValueError("pair statistics are needed for a forest with edges")
                 else:
                     counts = stats.table(p, j)[c]
-                tables.append(np.log(smoothed_conditional(counts, alpha, epsilon)))
+                cell = cell_pseudo_count(alpha, prior, n_classes, counts.shape)
+                tables.append(np.log(smoothed_conditional(counts, cell, epsilon)))
             log_cpts.append(tables)
         n_categories = (
             stats.n_categories

@@ -207,6 +207,28 @@ def check_smoothing(alpha: float, epsilon: float, owner: str) -> tuple[float, fl
     return float(alpha), float(epsilon)
 
 
+#: Priors of the conditional probability tables.
+PRIORS = ("dirichlet", "bdeu")
+
+
+def cell_pseudo_count(alpha: float, prior: str, n_classes: int, shape: tuple[int, ...]) -> float:
+    """The pseudo-count per cell of a class-conditional table of ``shape``
+    (r_parent, r_j): ``alpha`` itself for a Dirichlet prior, or for BDeu the
+    equivalent sample size ``alpha`` spread over the family's cells,
+    ``alpha / (n_classes * r_parent * r_j)``.
+
+    Examples
+    --------
+    >>> cell_pseudo_count(12.0, "bdeu", 2, (3, 2))
+    1.0
+    """
+    if prior == "dirichlet":
+        return alpha
+    if prior == "bdeu":
+        return alpha / (n_classes * int(np.prod(shape)))
+    raise ValueError(f"prior must be one of {PRIORS}, got {prior!r}")
+
+
 def smoothed_conditional(
     counts: NDArray[np.float64], alpha: float, epsilon: float
 ) -> NDArray[np.float64]:

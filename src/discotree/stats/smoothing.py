@@ -29,12 +29,20 @@ from numpy.typing import NDArray
 from scipy.special import logsumexp
 
 from .._fitting import argmax_with_ties
-from .discrete import PairStatistics, smoothed_conditional
+from .discrete import PairStatistics, cell_pseudo_count, smoothed_conditional
 
-__all__ = ["ALPHA_GRID", "forest_models_by_alpha", "interleaved_folds", "select_alpha"]
+__all__ = [
+    "ALPHA_GRID",
+    "ESS_GRID",
+    "forest_models_by_alpha",
+    "interleaved_folds",
+    "select_alpha",
+]
 
-#: Pseudo-counts tried by ``alpha="auto"``.
+#: Pseudo-counts per cell tried by ``alpha="auto"`` (Dirichlet prior).
 ALPHA_GRID = (0.03, 0.1, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0)
+#: Equivalent sample sizes tried by ``alpha="auto"`` with ``prior="bdeu"``.
+ESS_GRID = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
 
 def interleaved_folds(class_index: NDArray[np.intp], n_folds: int) -> NDArray[np.intp]:
@@ -125,7 +133,9 @@ def select_alpha(
     return float(grid[best]), losses
 
 
-def forest_models_by_alpha(stats: PairStatistics, parents: NDArray[np.intp], epsilon: float):
+def forest_models_by_alpha(
+    stats: PairStatistics, parents: NDArray[np.intp], epsilon: float, prior: str = "dirichlet"
+):
     """``alpha -> DiscreteForestModel`` for fixed forests: the count tables are gathered
     once and smoothed for each alpha in one array operation per table shape (the same
     numbers as :meth:`DiscreteForestModel.from_statistics`, which smooths them one by
@@ -145,8 +155,9 @@ def forest_models_by_alpha(stats: PairStatistics, parents: NDArray[np.intp], eps
     def fit(alpha: float) -> DiscreteForestModel:
         log_cpts: list[list] = [[None] * n_features for _ in range(n_classes)]
         for shape, items in groups.items():
+            cell = cell_pseudo_count(alpha, prior, n_classes, shape)
             with np.errstate(divide="ignore"):
-                logs = np.log(smoothed_conditional(stacked[shape], alpha, epsilon))
+                logs = np.log(smoothed_conditional(stacked[shape], cell, epsilon))
             for (c, j, _), table in zip(items, logs, strict=True):
                 log_cpts[c][j] = table
         return DiscreteForestModel(parents, stats.n_categories, log_cpts)
