@@ -21,7 +21,7 @@ from .._validation import (
     validate_data,
 )
 from ..models.discrete_forest import DiscreteForestModel
-from ..stats.discrete import PRIORS, check_smoothing
+from ..stats.discrete import PRIORS, PairStatistics, check_smoothing
 from ..stats.smoothing import ALPHA_GRID, ESS_GRID, forest_models_by_alpha, select_alpha
 from ..transformers.discretizer import Discretizer
 from ..transformers.encoder import NumericEncoder, TableEncoder, check_cardinality
@@ -136,6 +136,7 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
             self._alpha, self.alpha_cv_losses_ = self._alpha_by_cv(codes, y_index, weights)
         self.alpha_ = self._alpha
         self.model_ = self._fit_model(codes, y_index.astype(np.intp), weights)
+        self.__dict__.pop("_counted", None)  # counts kept for alpha="auto", if unused
         logger.info(
             "%s fitted: %d samples, %d features, %d classes",
             name,
@@ -152,9 +153,15 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
         epsilon = self._epsilon
 
         prior = getattr(self, "prior", "dirichlet")
+        # the totals serve the final fit too (one counting pass saved)
+        self._counted = PairStatistics.from_codes(
+            codes, class_index, self.n_categories_, len(self.classes_), weights
+        )
+
+        grid = ESS_GRID if prior == "bdeu" else ALPHA_GRID
 
         def model_for(stats):
-            return forest_models_by_alpha(stats, family(stats), epsilon, prior)
+            return forest_models_by_alpha(stats, family(stats), epsilon, prior, grid)
 
         return select_alpha(
             codes,
@@ -163,7 +170,18 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
             self.n_categories_,
             len(self.classes_),
             model_for,
-            grid=ESS_GRID if prior == "bdeu" else ALPHA_GRID,
+            grid=grid,
+            total=self._counted,
+        )
+
+    def _pair_statistics(self, codes, class_index, sample_weight) -> PairStatistics:
+        """The pair statistics of the training data: those counted for ``alpha="auto"``
+        if there are, else one counting pass."""
+        counted = self.__dict__.pop("_counted", None)
+        if counted is not None:
+            return counted
+        return PairStatistics.from_codes(
+            codes, class_index, self.n_categories_, len(self.classes_), sample_weight
         )
 
     def _validated_for_cv(self, X: Any, y: Any, sample_weight: Any):

@@ -144,10 +144,8 @@ class ChowLiuClassifier(DiscreteForestClassifierBase):
         class_index: NDArray[np.intp],
         sample_weight: NDArray[np.float64] | None,
     ) -> DiscreteForestModel:
-        n_classes, n_features = len(self.classes_), codes.shape[1]
-        stats = PairStatistics.from_codes(
-            codes, class_index, self.n_categories_, n_classes, sample_weight
-        )
+        n_features = codes.shape[1]
+        stats = self._pair_statistics(codes, class_index, sample_weight)
         self.edge_weights_, self.edges_ = self._class_forests(stats)
         self.parents_ = np.stack([forest_parents(n_features, e) for e in self.edges_])
         return DiscreteForestModel.from_statistics(

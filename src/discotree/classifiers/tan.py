@@ -289,9 +289,7 @@ class TANClassifier(DiscreteForestClassifierBase):
         start = time.perf_counter()
         forest_path = self.k == 1 and self.structure == "cmi"
         if forest_path or (self.k == 2 and self.structure == "cmi"):
-            stats = PairStatistics.from_codes(
-                codes, class_index, self.n_categories_, n_classes, sample_weight
-            )
+            stats = self._pair_statistics(codes, class_index, sample_weight)
         if forest_path:
             edges, self.edge_weights_ = _cmi_structure(stats, self.n_edges)
             parent_array = forest_parents(n_features, edges)

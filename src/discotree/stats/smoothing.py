@@ -26,9 +26,10 @@ from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp
 
 from .._fitting import argmax_with_ties
+from .._validation import check_codes
+from ..kernels.forest import forest_log_likelihood
 from .discrete import PairStatistics, cell_pseudo_count, smoothed_conditional
 
 __all__ = [
@@ -70,6 +71,7 @@ def select_alpha(
     grid: tuple[float, ...] = ALPHA_GRID,
     n_folds: int = 5,
     criterion: str = "accuracy",
+    total: PairStatistics | None = None,
 ) -> tuple[float, NDArray[np.float64]]:
     """The alpha of ``grid`` with the smallest cross-validated log-loss.
 
@@ -84,6 +86,9 @@ def select_alpha(
     grid : tuple of float
     n_folds : int
         Fewer folds are used when the smallest class has fewer rows.
+    total : PairStatistics, optional
+        The statistics of all rows, if the caller has them (they are counted here
+        otherwise).
     criterion : {"accuracy", "log-loss"}
         ``"accuracy"``: the weighted held-out errors, ties (equal error weight) broken
         by the log-loss; ``"log-loss"``: the log-loss alone.
@@ -100,7 +105,8 @@ def select_alpha(
     if n_folds < 2:
         return 1.0, np.zeros(len(grid))
     folds = interleaved_folds(class_index, n_folds)
-    total = PairStatistics.from_codes(codes, class_index, n_categories, n_classes, weights)
+    if total is None:
+        total = PairStatistics.from_codes(codes, class_index, n_categories, n_classes, weights)
     class_total = np.bincount(class_index, w, n_classes)
     losses = np.zeros((2, len(grid)))
     for k in range(n_folds):
@@ -119,9 +125,11 @@ def select_alpha(
         log_prior = np.log((prior_counts + 1.0) / (prior_counts.sum() + n_classes))
         fit = model_for(train)
         rows = np.arange(len(held))
+        held_codes = check_codes(codes[held], n_categories)
         for a, alpha in enumerate(grid):
-            joint = fit(alpha).log_likelihood(codes[held]) + log_prior
-            log_posterior = joint - logsumexp(joint, axis=1, keepdims=True)
+            joint = fit(alpha).log_likelihood(held_codes) + log_prior
+            top = joint.max(axis=1, keepdims=True)
+            log_posterior = joint - (top + np.log(np.exp(joint - top).sum(axis=1, keepdims=True)))
             wrong = argmax_with_ties(joint) != class_index[held]
             losses[0, a] += float(w[held] @ wrong)
             losses[1, a] -= float(w[held] @ log_posterior[rows, class_index[held]])
@@ -134,12 +142,16 @@ def select_alpha(
 
 
 def forest_models_by_alpha(
-    stats: PairStatistics, parents: NDArray[np.intp], epsilon: float, prior: str = "dirichlet"
+    stats: PairStatistics,
+    parents: NDArray[np.intp],
+    epsilon: float,
+    prior: str = "dirichlet",
+    grid: tuple[float, ...] = (),
 ):
-    """``alpha -> DiscreteForestModel`` for fixed forests: the count tables are gathered
-    once and smoothed for each alpha in one array operation per table shape (the same
-    numbers as :meth:`DiscreteForestModel.from_statistics`, which smooths them one by
-    one)."""
+    """``alpha -> model`` for fixed forests: the count tables are gathered once and
+    smoothed for all the alphas of ``grid`` in one array operation per table shape (the
+    same numbers as :meth:`DiscreteForestModel.from_statistics`, which smooths them one
+    by one); the models hold their parameters in the kernel's flat layout."""
     from ..models.discrete_forest import DiscreteForestModel  # models sit above stats
 
     parents = np.asarray(parents, dtype=np.intp)
@@ -151,15 +163,62 @@ def forest_models_by_alpha(
             counts = stats.marginal(j)[c][None, :] if p < 0 else stats.table(p, j)[c]
             groups.setdefault(counts.shape, []).append((c, j, counts))
     stacked = {shape: np.stack([t for *_, t in items]) for shape, items in groups.items()}
+    skeleton = DiscreteForestModel(
+        parents,
+        stats.n_categories,
+        [[np.zeros(shape) for shape in row] for row in _shapes(groups, parents)],
+    )
+    _, offsets, order = skeleton._packed  # the layout is the same for every alpha
+    position = {(c, j): k for k, (c, j) in enumerate(np.ndindex(n_classes, n_features))}
+    total_size = sum(int(np.prod(shape)) * len(items) for shape, items in groups.items())
 
-    def fit(alpha: float) -> DiscreteForestModel:
-        log_cpts: list[list] = [[None] * n_features for _ in range(n_classes)]
-        for shape, items in groups.items():
-            cell = cell_pseudo_count(alpha, prior, n_classes, shape)
+    starts = offsets.ravel()
+    destination = {  # where each table of a shape group goes in the flat layout
+        shape: starts[[position[c, j] for c, j, _ in items]][:, None]
+        + np.arange(int(np.prod(shape)))[None, :]
+        for shape, items in groups.items()
+    }
+    n_categories = np.asarray(stats.n_categories, np.intp)
+
+    def packed(alphas: tuple[float, ...]) -> NDArray[np.float64]:
+        """The flat log tables for every alpha at once, shape (len(alphas), size)."""
+        flat = np.empty((len(alphas), total_size))
+        for shape, tables in stacked.items():
+            cells = np.array([cell_pseudo_count(a, prior, n_classes, shape) for a in alphas])
+            counts = tables[None] + cells.reshape(-1, 1, 1, 1)  # (alphas, tables, r_p, r_j)
             with np.errstate(divide="ignore"):
-                logs = np.log(smoothed_conditional(stacked[shape], cell, epsilon))
-            for (c, j, _), table in zip(items, logs, strict=True):
-                log_cpts[c][j] = table
-        return DiscreteForestModel(parents, stats.n_categories, log_cpts)
+                logs = np.log(smoothed_conditional(counts, 0.0, epsilon))
+            flat[:, destination[shape]] = logs.reshape(len(alphas), len(tables), -1)
+        return flat
+
+    cache = dict(zip(grid, packed(grid), strict=True)) if grid else {}
+
+    def fit(alpha: float) -> _PackedForest:
+        flat = cache[alpha] if alpha in cache else packed((alpha,))[0]
+        return _PackedForest(parents, order, n_categories, flat, offsets)
 
     return fit
+
+
+def _shapes(groups, parents) -> list[list[tuple[int, ...]]]:
+    shapes = [[()] * parents.shape[1] for _ in range(parents.shape[0])]
+    for shape, items in groups.items():
+        for c, j, _ in items:
+            shapes[c][j] = shape
+    return shapes
+
+
+class _PackedForest:
+    """A forest model's parameters in the kernel's flat layout (no per-table objects):
+    what the cross-validation scores for each alpha."""
+
+    def __init__(self, parents, order, n_categories, flat, offsets) -> None:
+        self.parents, self.order, self.n_categories = parents, order, n_categories
+        self.flat, self.offsets = flat, offsets
+
+    def log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
+        out = np.empty((codes.shape[0], self.parents.shape[0]))
+        forest_log_likelihood(
+            codes, self.parents, self.order, self.n_categories, self.flat, self.offsets, out
+        )
+        return out
