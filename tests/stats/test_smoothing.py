@@ -108,7 +108,7 @@ def test_fixed_alpha_is_reported_and_auto_is_refused_where_not_supported():
     X, y = np.random.default_rng(0).integers(0, 3, (60, 3)), np.arange(60) % 2
     assert NaiveBayesClassifier(alpha=0.5).fit(X, y).alpha_ == 0.5
     with pytest.raises(ValueError, match="alpha='auto' is available for"):
-        DiscriminativeTreeClassifier(alpha="auto").fit(X, y)
+        DiscriminativeTreeClassifier(alpha="auto", distribution="gaussian").fit(X, y)
     with pytest.raises(ValueError, match="alpha='auto' is available for"):
         TANClassifier(structure="cr", alpha="auto").fit(X, y)
 
@@ -150,3 +150,35 @@ def test_auto_with_bdeu_chooses_an_equivalent_sample_size(rng):
         TANClassifier(k=2, prior="bdeu").fit(X, y)
     with pytest.raises(ValueError, match="prior must be one of"):
         NaiveBayesClassifier(prior="jeffreys").fit(X, y)
+
+
+@pytest.mark.parametrize("n_classes, multiclass", [(2, "pairwise"), (3, "pairwise"), (3, "ovr")])
+def test_discriminative_trees_auto_at_the_structure_alpha_equals_refitting(
+    n_classes, multiclass, rng
+):
+    """On each fold the forests are learnt at STRUCTURE_ALPHA (1.0); at that alpha the
+    CV's errors and log-loss equal refitting the classifier on every training fold."""
+    from discotree.classifiers.discriminative_tree import STRUCTURE_ALPHA
+
+    n = 240
+    y = rng.integers(0, n_classes, n)
+    X = rng.integers(0, 3, (n, 4))
+    X[:, 0] = np.where(rng.random(n) < 0.7, y % 3, X[:, 0])
+    auto = DiscriminativeTreeClassifier(alpha="auto", multiclass=multiclass).fit(X, y)
+    folds = interleaved_folds(y, 5)
+    errors = log_loss = 0.0
+    for k in range(5):
+        train, test = folds != k, folds == k
+        model = DiscriminativeTreeClassifier(alpha=STRUCTURE_ALPHA, multiclass=multiclass)
+        model.fit(X[train], y[train])
+        counts = np.bincount(y[train], minlength=n_classes)
+        model.class_log_prior_ = np.log((counts + 1) / (counts.sum() + n_classes))
+        scores = model.decision_function(X[test])
+        if n_classes == 2:
+            scores = model.predict_joint_log_proba(X[test])
+        log_post = scores - logsumexp(scores, axis=1, keepdims=True)
+        errors += (scores.argmax(axis=1) != y[test]).sum()
+        log_loss -= log_post[np.arange(test.sum()), y[test]].sum()
+    column = ALPHA_GRID.index(STRUCTURE_ALPHA)
+    assert auto.alpha_cv_losses_[0, column] == pytest.approx(errors)
+    assert auto.alpha_cv_losses_[1, column] == pytest.approx(log_loss, rel=1e-9)

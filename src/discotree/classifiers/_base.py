@@ -67,13 +67,27 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
         prior = getattr(self, "prior", "dirichlet")
         if prior not in PRIORS:
             raise ValueError(f"{name}: prior must be one of {PRIORS}, got {prior!r}.")
-        if alpha == "auto" and self._forest_family() is None:
+        if alpha == "auto" and not self._supports_auto_alpha():
             raise ValueError(
                 f"{name}: alpha='auto' is available for NaiveBayesClassifier, "
-                "ChowLiuClassifier and TANClassifier(k=0 or 1, structure='cmi', "
-                "parameters='ml') so far; give a number here."
+                "ChowLiuClassifier, TANClassifier(k=0 or 1, structure='cmi', "
+                "parameters='ml') and DiscriminativeTreeClassifier(distribution="
+                "'discrete') so far; give a number here."
             )
         return alpha, epsilon
+
+    def _supports_auto_alpha(self) -> bool:
+        return self._forest_family() is not None
+
+    def _alpha_model_for(self, epsilon: float, prior: str, grid: tuple[float, ...]):
+        """``model_for(stats) -> fit(alpha) -> model`` for ``select_alpha``: by default
+        the forests of :meth:`_forest_family`, learnt once per fold."""
+        family = self._forest_family()
+
+        def model_for(stats):
+            return forest_models_by_alpha(stats, family(stats), epsilon, prior, grid)
+
+        return model_for
 
     def _forest_family(self):
         """For ``alpha="auto"``: ``family(stats)`` learns the alpha-free part of the
@@ -147,29 +161,22 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
         return self
 
     def _alpha_by_cv(self, codes, class_index, weights):
-        """Choose alpha on :data:`~discotree.stats.smoothing.ALPHA_GRID` by 5-fold
-        cross-validated log-loss, with fold statistics by subtraction."""
-        family = self._forest_family()
-        epsilon = self._epsilon
-
+        """Choose alpha on :data:`~discotree.stats.smoothing.ALPHA_GRID` (or the ESS
+        grid for BDeu) by 5-fold cross-validation, with fold statistics by
+        subtraction (:func:`~discotree.stats.smoothing.select_alpha`)."""
         prior = getattr(self, "prior", "dirichlet")
         # the totals serve the final fit too (one counting pass saved)
         self._counted = PairStatistics.from_codes(
             codes, class_index, self.n_categories_, len(self.classes_), weights
         )
-
         grid = ESS_GRID if prior == "bdeu" else ALPHA_GRID
-
-        def model_for(stats):
-            return forest_models_by_alpha(stats, family(stats), epsilon, prior, grid)
-
         return select_alpha(
             codes,
             class_index.astype(np.intp),
             weights,
             self.n_categories_,
             len(self.classes_),
-            model_for,
+            self._alpha_model_for(self._epsilon, prior, grid),
             grid=grid,
             total=self._counted,
         )

@@ -82,7 +82,9 @@ def select_alpha(
     model_for : callable
         ``model_for(stats)`` learns whatever does not depend on alpha from a training
         fold's statistics (a structure) and returns ``fit(alpha)``, which gives a model
-        with ``log_likelihood(codes) -> (n, n_classes)``.
+        with ``log_likelihood(codes) -> (n, n_classes)`` (the class prior is added), or
+        with ``scores(codes, log_prior) -> (n, n_classes)``, whose softmax is the
+        predicted posterior.
     grid : tuple of float
     n_folds : int
         Fewer folds are used when the smallest class has fewer rows.
@@ -127,7 +129,11 @@ def select_alpha(
         rows = np.arange(len(held))
         held_codes = check_codes(codes[held], n_categories)
         for a, alpha in enumerate(grid):
-            joint = fit(alpha).log_likelihood(held_codes) + log_prior
+            model = fit(alpha)
+            if hasattr(model, "scores"):  # composite scores (discriminative forests)
+                joint = model.scores(held_codes, log_prior)
+            else:
+                joint = model.log_likelihood(held_codes) + log_prior
             top = joint.max(axis=1, keepdims=True)
             log_posterior = joint - (top + np.log(np.exp(joint - top).sum(axis=1, keepdims=True)))
             wrong = argmax_with_ties(joint) != class_index[held]
