@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_fit import machine, timed  # noqa: E402
+from bench_fit import machine, timed
 
-from discotree import ForestDensityClassifier  # noqa: E402
-from discotree.kernels.kde import exact_density_2d  # noqa: E402
+from discotree import ForestDensityClassifier
+from discotree.kernels.kde import exact_density_2d
 
 
 def ozone() -> tuple[np.ndarray, np.ndarray, str]:
@@ -68,7 +68,9 @@ def direct_estimate(X: np.ndarray, y: np.ndarray, n_pairs: int) -> float:
         i, j = p % X.shape[1], (p + 1) % X.shape[1]
         for c in np.unique(y):
             rows = y == c
-            exact_density_2d(X[rows, i], X[rows, j], np.ones(rows.sum()), X[:, i], X[:, j], 0.3, 0.3)
+            exact_density_2d(
+                X[rows, i], X[rows, j], np.ones(rows.sum()), X[:, i], X[:, j], 0.3, 0.3
+            )
     return (time.perf_counter() - start) * n_pairs / sample
 
 

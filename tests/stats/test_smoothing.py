@@ -182,3 +182,17 @@ def test_discriminative_trees_auto_at_the_structure_alpha_equals_refitting(
     column = ALPHA_GRID.index(STRUCTURE_ALPHA)
     assert auto.alpha_cv_losses_[0, column] == pytest.approx(errors)
     assert auto.alpha_cv_losses_[1, column] == pytest.approx(log_loss, rel=1e-9)
+
+
+def test_boosting_takes_the_alpha_its_base_learner_would_choose(rng):
+    from discotree import BoostedGraphicalModelClassifier
+
+    X = rng.integers(0, 4, (200, 5))
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 3, 200) > 4).astype(int)
+    for base, learner in (
+        ("dt", DiscriminativeTreeClassifier),
+        ("chow-liu", ChowLiuClassifier),
+        ("tan", TANClassifier),
+    ):
+        boosted = BoostedGraphicalModelClassifier(base=base, alpha="auto", n_estimators=2)
+        assert boosted.fit(X, y).alpha_ == learner(alpha="auto").fit(X, y).alpha_

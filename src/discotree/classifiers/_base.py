@@ -71,8 +71,8 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
             raise ValueError(
                 f"{name}: alpha='auto' is available for NaiveBayesClassifier, "
                 "ChowLiuClassifier, TANClassifier(k=0 or 1, structure='cmi', "
-                "parameters='ml') and DiscriminativeTreeClassifier(distribution="
-                "'discrete') so far; give a number here."
+                "parameters='ml'), DiscriminativeTreeClassifier(distribution="
+                "'discrete') and BoostedGraphicalModelClassifier so far; give a number here."
             )
         return alpha, epsilon
 

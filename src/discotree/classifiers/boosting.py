@@ -146,6 +146,8 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         every fit on the same data give the same model; ``None`` draws fresh folds.
     alpha, epsilon, max_categories, discretizer
         As for :class:`DiscriminativeTreeClassifier` (alpha must be > 0 for "dt").
+        ``alpha="auto"`` chooses the pseudo-count once, as the base learner's
+        ``alpha="auto"`` would on the training data, and keeps it for every round.
 
     Attributes
     ----------
@@ -234,8 +236,25 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
             if not is_count(value, low):
                 raise ValueError(f"{name}: {param} must be an integer >= {low}, got {value!r}.")
         check_random_state_param(self.random_state, name)
-        if self.base == "dt" and not self._alpha > 0:
+        if self.base == "dt" and self._alpha != "auto" and not self._alpha > 0:
             raise ValueError(f"{name}: alpha must be > 0 for base='dt' (got {self.alpha}).")
+
+    def _supports_auto_alpha(self) -> bool:
+        return True
+
+    def _alpha_model_for(self, epsilon: float, prior: str, grid: tuple[float, ...]):
+        """alpha="auto": the base learner's own choice on the (initially weighted)
+        training data, kept for every round."""
+        from .chow_liu import ChowLiuClassifier
+        from .discriminative_tree import DiscriminativeTreeClassifier
+        from .tan import TANClassifier
+
+        if self.base == "dt":
+            proxy = DiscriminativeTreeClassifier(multiclass=self.multiclass)
+            proxy.n_edges_ = None
+        else:
+            proxy = ChowLiuClassifier() if self.base == "chow-liu" else TANClassifier()
+        return proxy._alpha_model_for(epsilon, prior, grid)
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BoostedGraphicalModelClassifier:
         """Boost; with ``n_estimators_cv`` first choose the number of rounds by CV.

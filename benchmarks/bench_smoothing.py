@@ -1,0 +1,252 @@
+"""Smoothing chosen from the data (issue 16): fixed alphas against alpha="auto", BDeu and
+penalised forests, on every tabular set of the data folder and the scikit-learn sets.
+
+For naive Bayes, TAN-CMI and discriminative trees: 5-fold stratified CV (the same folds
+for every model of a set): accuracy, log-loss and fit time; the fit time of "auto"
+relative to alpha = 1 on the same fold. pyAgrum's TAN (Smoothing prior, weight 1) on the
+same discretised codes is the reference from another library. The image sets (mnist,
+mnist5000, usps) are left out: 784/256 features make the 22 configurations of this run
+take hours on 2 cores.
+
+Run:  python benchmarks/bench_smoothing.py [--n-jobs 2] [--sets a,b] [--out benchmarks/results]
+Needs pyagrum (``pip install -e ".[bench]"``); without it that column is empty.
+Writes smoothing.json and smoothing.md (with the machine description) to --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
+
+from discotree import DiscriminativeTreeClassifier, NaiveBayesClassifier, TANClassifier
+from discotree._validation import check_table
+from discotree.classifiers import discriminative_tree
+from discotree.datasets import load_dataset
+
+IMAGE_SETS = {"mnist", "mnist5000", "usps"}
+SKLEARN_SETS = ["iris", "wine", "breast_cancer", "digits"]
+FIXED = (0.1, 0.5, 1.0, 3.0)
+
+
+class RelearntDiscriminativeTree(DiscriminativeTreeClassifier):
+    """alpha="auto" relearning each fold's forests for every alpha (the structure
+    depends on alpha through eq. 21), to measure what fixing it costs."""
+
+    def _alpha_model_for(self, epsilon, prior, grid):
+        base = super()._alpha_model_for
+
+        def model_for(stats):
+            fits = {}
+            for alpha in grid:
+                previous = discriminative_tree.STRUCTURE_ALPHA
+                discriminative_tree.STRUCTURE_ALPHA = alpha
+                try:
+                    fits[alpha] = base(epsilon, prior, (alpha,))(stats)(alpha)
+                finally:
+                    discriminative_tree.STRUCTURE_ALPHA = previous
+            return lambda alpha: fits[alpha]
+
+        return model_for
+
+
+def configurations(n_classes: int) -> dict:
+    configs = {}
+    for name, cls in (("nb", NaiveBayesClassifier), ("tan", TANClassifier)):
+        for alpha in FIXED:
+            configs[f"{name} a={alpha:g}"] = cls(alpha=alpha)
+        configs[f"{name} auto"] = cls(alpha="auto")
+        configs[f"{name} bdeu auto"] = cls(alpha="auto", prior="bdeu")
+    configs["tan bic"] = TANClassifier(n_edges="bic")
+    configs["tan aic"] = TANClassifier(n_edges="aic")
+    for alpha in FIXED:
+        configs[f"dt a={alpha:g}"] = DiscriminativeTreeClassifier(alpha=alpha)
+    configs["dt auto"] = DiscriminativeTreeClassifier(alpha="auto")
+    if n_classes <= 10:
+        configs["dt auto relearnt"] = RelearntDiscriminativeTree(alpha="auto")
+    return configs
+
+
+def _log_loss(proba: np.ndarray, index: np.ndarray) -> float:
+    return float(-np.mean(np.log(np.clip(proba[np.arange(len(index)), index], 1e-15, 1))))
+
+
+def _pyagrum_tan(codes_train, y_train, codes_test, classes) -> np.ndarray | None:
+    try:
+        from pyagrum.skbn import createBNClassifier
+    except ImportError:
+        return None
+    train = pd.DataFrame(codes_train.astype(int)).astype(str).add_prefix("x")
+    test = pd.DataFrame(codes_test.astype(int)).astype(str).add_prefix("x")
+    for column in train:  # a category unseen in training: the training mode (pyAgrum
+        seen = set(train[column])  # has no missing-at-predict rule for it)
+        test.loc[~test[column].isin(seen), column] = train[column].mode()[0]
+    labels = pd.Series([f"c{k:03d}" for k in y_train])
+    model = createBNClassifier(learningMethod="TAN", prior="Smoothing", priorWeight=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(train, labels)
+        proba = np.asarray(model.predict_proba(test))
+    order = [f"c{k:03d}" for k in range(len(classes))]
+    fitted = sorted(set(labels))
+    out = np.zeros((len(test), len(classes)))
+    for k, label in enumerate(fitted):
+        out[:, order.index(label)] = proba[:, k]
+    return out
+
+
+def run_fold(name: str, fold: int, data_dir) -> list[dict]:
+    X, y = load_dataset(name, data_dir)
+    y = np.asarray(y)
+    classes, index = np.unique(y, return_inverse=True)
+    splits = list(StratifiedKFold(5, shuffle=True, random_state=0).split(np.zeros(len(y)), index))
+    train, test = splits[fold]
+    X_train, X_test = X.iloc[train], X.iloc[test]
+    rows = []
+    reference_time = None
+    for config, estimator in configurations(len(classes)).items():
+        model = clone(estimator)
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(X_train, y[train])
+        seconds = time.perf_counter() - start
+        proba = model.predict_proba(X_test)
+        column = np.searchsorted(model.classes_, y[test])
+        if config == "nb a=1":
+            encoder = model.encoder_
+        rows.append(
+            {
+                "dataset": name,
+                "fold": fold,
+                "model": config,
+                "accuracy": float(np.mean(model.classes_[proba.argmax(axis=1)] == y[test])),
+                "log_loss": _log_loss(proba, column),
+                "fit_s": seconds,
+                "alpha": float(getattr(model, "alpha_", np.nan)),
+            }
+        )
+        if config.endswith("a=1"):
+            reference_time = seconds
+        if config.endswith("auto") or config.endswith("relearnt"):
+            rows[-1]["time_ratio"] = seconds / reference_time if reference_time else np.nan
+    codes_train = encoder.transform(check_table(X_train, "bench"))
+    codes_test = encoder.transform(check_table(X_test, "bench"))
+    proba = _pyagrum_tan(codes_train, index[train], codes_test, classes)
+    if proba is not None:
+        rows.append(
+            {
+                "dataset": name,
+                "fold": fold,
+                "model": "pyagrum tan",
+                "accuracy": float(np.mean(proba.argmax(axis=1) == index[test])),
+                "log_loss": _log_loss(proba, index[test]),
+                "fit_s": np.nan,
+                "alpha": 1.0,
+            }
+        )
+    return rows
+
+
+def report(frame: pd.DataFrame, machine: dict) -> str:
+    mean = frame.groupby(["dataset", "model"])[["accuracy", "log_loss"]].mean().reset_index()
+    accuracy = mean.pivot(index="dataset", columns="model", values="accuracy") * 100
+    loss = mean.pivot(index="dataset", columns="model", values="log_loss")
+    lines = ["# Smoothing chosen from the data (issue 16)", ""]
+    lines += [f"Machine: {machine}", ""]
+    lines += [
+        f"5-fold stratified CV (same folds per set), {accuracy.shape[0]} sets. Averages over "
+        "the sets (accuracy in %, log-loss in nats):",
+        "",
+        "| model | accuracy | log-loss | sets where best of its family |",
+        "|---|---|---|---|",
+    ]
+    for model in accuracy.columns:
+        family = model.split()[0]
+        peers = [m for m in accuracy.columns if m.split()[0] == family]
+        best = (accuracy[model] >= accuracy[peers].max(axis=1) - 1e-9).sum()
+        lines.append(
+            f"| {model} | {accuracy[model].mean():.2f} | {loss[model].mean():.4f} | {best} |"
+        )
+    lines += ["", "Verdicts (computed from the numbers above):", ""]
+    for family in ("nb", "tan", "dt"):
+        fixed = [f"{family} a={a:g}" for a in FIXED]
+        best_fixed = max(fixed, key=lambda m: accuracy[m].mean())
+        auto = accuracy[f"{family} auto"].mean()
+        best, one = accuracy[best_fixed].mean(), accuracy[f"{family} a=1"].mean()
+        lines.append(
+            f"- {family}: auto {auto:.2f} against the best fixed alpha ({best_fixed}) "
+            f"{best:.2f} and alpha = 1 {one:.2f}: "
+            f"{'within' if auto >= best - 0.3 else 'NOT within'} 0.3 points of the best, "
+            f"{'above' if auto > one else 'NOT above'} alpha = 1."
+        )
+    ratios = frame.dropna(subset=["time_ratio"]) if "time_ratio" in frame else frame.iloc[:0]
+    if len(ratios):
+        lines += ["", "Fit time of auto relative to alpha = 1 on the same fold (median, max):", ""]
+        for model, group in ratios.groupby("model"):
+            lines.append(
+                f"- {model}: {group['time_ratio'].median():.1f}x, {group['time_ratio'].max():.1f}x"
+            )
+    if "dt auto relearnt" in accuracy:
+        both = accuracy[["dt auto", "dt auto relearnt"]].dropna()
+        lines += [
+            "",
+            f"Discriminative trees, structure fixed per fold (alpha 1) against relearnt for "
+            f"every alpha, on {len(both)} sets with at most 10 classes: "
+            f"{both['dt auto'].mean():.2f} against {both['dt auto relearnt'].mean():.2f}; the "
+            f"the accuracy differs on {(both['dt auto'] != both['dt auto relearnt']).sum()} sets.",
+        ]
+    lines += ["", "## Per set (accuracy %)", "", _markdown(accuracy.round(2)), ""]
+    return "\n".join(lines)
+
+
+def _markdown(table: pd.DataFrame) -> str:
+    head = "| dataset | " + " | ".join(table.columns) + " |"
+    rule = "|---" * (len(table.columns) + 1) + "|"
+    body = [
+        f"| {name} | " + " | ".join("" if pd.isna(v) else f"{v:.2f}" for v in row) + " |"
+        for name, row in table.iterrows()
+    ]
+    return "\n".join([head, rule, *body])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--sets", default=None, help="comma-separated names (default: all)")
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    args = parser.parse_args()
+    if args.sets:
+        sets = args.sets.split(",")
+    else:
+        from discotree.datasets.real import manifest
+
+        sets = [n for n in manifest(args.data_dir) if n not in IMAGE_SETS]
+        sets += [s for s in SKLEARN_SETS if s not in sets]
+    jobs = [delayed(run_fold)(name, fold, args.data_dir) for name in sets for fold in range(5)]
+    start = time.perf_counter()
+    rows = [row for part in Parallel(n_jobs=args.n_jobs)(jobs) for row in part]
+    frame = pd.DataFrame(rows)
+    from bench_fit import machine  # the same machine description as the other benchmarks
+
+    info = machine()
+    info["wall_s"] = round(time.perf_counter() - start, 1)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "smoothing.json").write_text(
+        json.dumps({"machine": info, "rows": rows}, indent=1, default=float)
+    )
+    (args.out / "smoothing.md").write_text(report(frame, info))
+    print(report(frame, info))
+
+
+if __name__ == "__main__":
+    main()
