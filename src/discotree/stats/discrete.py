@@ -11,6 +11,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -89,7 +90,7 @@ class PairStatistics:
         counts = pairwise_counts(codes, class_index, sample_weight, n_categories, n_classes)
         return cls(counts=counts, n_categories=n_categories)
 
-    @property
+    @cached_property
     def offsets(self) -> NDArray[np.intp]:
         """Start of each feature's block in the one-hot columns (length n_features+1)."""
         offsets = np.zeros(len(self.n_categories) + 1, dtype=np.intp)

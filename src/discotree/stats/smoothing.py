@@ -128,17 +128,21 @@ def select_alpha(
         fit = model_for(train)
         rows = np.arange(len(held))
         held_codes = check_codes(codes[held], n_categories)
+        joints = np.empty((len(grid), len(held), n_classes))
         for a, alpha in enumerate(grid):
             model = fit(alpha)
             if hasattr(model, "scores"):  # composite scores (discriminative forests)
-                joint = model.scores(held_codes, log_prior)
+                joints[a] = model.scores(held_codes, log_prior)
             else:
-                joint = model.log_likelihood(held_codes) + log_prior
-            top = joint.max(axis=1, keepdims=True)
-            log_posterior = joint - (top + np.log(np.exp(joint - top).sum(axis=1, keepdims=True)))
-            wrong = argmax_with_ties(joint) != class_index[held]
-            losses[0, a] += float(w[held] @ wrong)
-            losses[1, a] -= float(w[held] @ log_posterior[rows, class_index[held]])
+                joints[a] = model.log_likelihood(held_codes) + log_prior
+        # every alpha at once: posteriors, errors and log-loss
+        top = joints.max(axis=2, keepdims=True)
+        log_norm = top + np.log(np.exp(joints - top).sum(axis=2, keepdims=True))
+        truth = class_index[held]
+        true_log_posterior = joints[:, rows, truth] - log_norm[:, :, 0]
+        predicted = argmax_with_ties(joints.reshape(-1, n_classes)).reshape(len(grid), -1)
+        losses[0] += (predicted != truth) @ w[held]
+        losses[1] -= true_log_posterior @ w[held]
     if criterion == "log-loss":
         return float(grid[int(np.argmin(losses[1]))]), losses
     errors = np.round(losses[0], 9)  # equal error weights tie (rounding aside)
