@@ -63,18 +63,6 @@ def _expected_failures(estimator) -> dict[str, str]:
                 "weighted row and its repeated copies"
             )
         }
-    if isinstance(estimator, NaiveBayesClassifier | DiscriminativeTreeClassifier) and (
-        estimator.alpha == "auto"
-    ):
-        # (TAN with alpha="auto" happens to choose the same alpha in both fits of the
-        # check's data, so it passes; the reason below applies to it too)
-        return {
-            "check_sample_weight_equivalence_on_dense_data": (
-                "alpha='auto' assigns rows to cross-validation folds; a weighted row stays "
-                "in one fold where its repeated copies are spread over several, so the "
-                "two fits may choose different alphas"
-            )
-        }
     if isinstance(estimator, ForestDensityClassifier) and estimator.probability:
         return {
             "check_sample_weight_equivalence_on_dense_data": (

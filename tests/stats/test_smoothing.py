@@ -15,8 +15,8 @@ from discotree.models.discrete_forest import DiscreteForestModel
 from discotree.stats.discrete import PairStatistics
 from discotree.stats.smoothing import (
     ALPHA_GRID,
+    content_folds,
     forest_models_by_alpha,
-    interleaved_folds,
 )
 
 
@@ -51,12 +51,27 @@ def test_models_for_every_alpha_equal_the_one_by_one_fit(rng):
         np.testing.assert_array_equal(fast.log_likelihood(codes), slow.log_likelihood(codes))
 
 
-def test_interleaved_folds_are_stratified():
-    class_index = np.array([0] * 10 + [1] * 5)
-    folds = interleaved_folds(class_index, 5)
-    for k in range(5):
-        assert (class_index[folds == k] == 0).sum() == 2
-        assert (class_index[folds == k] == 1).sum() == 1
+def test_content_folds_keep_identical_rows_together_and_spread_the_rest(rng):
+    codes = rng.integers(0, 3, (2000, 4))
+    class_index = rng.integers(0, 2, 2000)
+    folds = content_folds(codes, class_index, 5)
+    assert set(folds.tolist()) == set(range(5))
+    assert np.bincount(folds).min() > 300  # about 400 each
+    doubled = content_folds(np.vstack([codes, codes]), np.r_[class_index, class_index], 5)
+    np.testing.assert_array_equal(doubled[:2000], doubled[2000:])
+    np.testing.assert_array_equal(doubled[:2000], folds)
+
+
+def test_auto_with_weights_equals_auto_on_repeated_rows(rng):
+    X = rng.integers(0, 3, (120, 4))
+    y = (X[:, 0] + rng.integers(0, 2, 120) > 1).astype(int)
+    weights = rng.integers(0, 4, 120)
+    repeated = np.repeat(np.arange(120), weights)
+    for model in (NaiveBayesClassifier, TANClassifier, DiscriminativeTreeClassifier):
+        a = model(alpha="auto").fit(X, y, sample_weight=weights.astype(float))
+        b = model(alpha="auto").fit(X[repeated], y[repeated])
+        assert a.alpha_ == b.alpha_
+        np.testing.assert_allclose(a.alpha_cv_losses_, b.alpha_cv_losses_, rtol=1e-9)
 
 
 @pytest.mark.parametrize(
@@ -72,7 +87,7 @@ def test_auto_equals_brute_force_cross_validation(estimator, rng):
     X[:, 0] = np.where(rng.random(n) < 0.7, y, X[:, 0])
     weights = rng.integers(1, 4, n).astype(float)
     auto = clone(estimator).set_params(alpha="auto").fit(X, y, sample_weight=weights)
-    folds = interleaved_folds(np.unique(y, return_inverse=True)[1], 5)
+    folds = content_folds(X, np.unique(y, return_inverse=True)[1], 5)
     errors, losses = np.zeros(len(ALPHA_GRID)), np.zeros(len(ALPHA_GRID))
     for a, alpha in enumerate(ALPHA_GRID):
         for k in range(5):
@@ -165,7 +180,7 @@ def test_discriminative_trees_auto_at_the_structure_alpha_equals_refitting(
     X = rng.integers(0, 3, (n, 4))
     X[:, 0] = np.where(rng.random(n) < 0.7, y % 3, X[:, 0])
     auto = DiscriminativeTreeClassifier(alpha="auto", multiclass=multiclass).fit(X, y)
-    folds = interleaved_folds(y, 5)
+    folds = content_folds(X, y, 5)
     errors = log_loss = 0.0
     for k in range(5):
         train, test = folds != k, folds == k

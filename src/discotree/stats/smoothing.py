@@ -14,10 +14,10 @@ costs accuracy (digits: naive Bayes picks alpha = 10, 1.7 points below alpha = 1
 accuracy is what the user of a classifier measures, and the log-loss still decides
 among the alphas it cannot tell apart. ``criterion="log-loss"`` is available.
 
-Folds are deterministic and stratified: the i-th row of each class (in the order given)
-goes to fold ``i mod K``. They need no random state, so a model with ``alpha="auto"``
-stays a function of its data. A weighted row cannot be split across folds as its copies
-would be, so a weighted fit and the fit on repeated rows may choose different alphas.
+Folds come from a hash of each row's content (:func:`content_folds`): deterministic (no
+random state, so a model with ``alpha="auto"`` stays a function of its data), and
+identical rows share a fold, so a row of weight k and its k copies are held out together
+and the weighted fit chooses the alpha the fit on repeated rows chooses.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from .discrete import PairStatistics, cell_pseudo_count, smoothed_conditional
 __all__ = [
     "ALPHA_GRID",
     "ESS_GRID",
+    "content_folds",
     "forest_models_by_alpha",
-    "interleaved_folds",
     "select_alpha",
 ]
 
@@ -46,19 +46,37 @@ ALPHA_GRID = (0.03, 0.1, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0)
 ESS_GRID = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
 
-def interleaved_folds(class_index: NDArray[np.intp], n_folds: int) -> NDArray[np.intp]:
-    """Fold of every row: the i-th row of each class goes to fold ``i mod n_folds``.
+def content_folds(
+    codes: NDArray[np.integer], class_index: NDArray[np.intp], n_folds: int
+) -> NDArray[np.intp]:
+    """Fold of every row from a hash of its content (codes and class).
+
+    Identical rows share a fold, so a row of weight k and its k repeated copies are
+    held out together: a weighted fit and the fit on repeated rows see the same folds
+    and choose the same alpha (and duplicated rows never sit on both sides of a split).
+    Deterministic, with no random state; the classes are spread over the folds as by a
+    random assignment (not exactly stratified).
 
     Examples
     --------
-    >>> interleaved_folds(np.array([0, 1, 0, 0, 1, 0]), 2).tolist()
-    [0, 0, 1, 0, 1, 1]
+    >>> codes = np.array([[0, 1], [0, 1], [2, 0]])
+    >>> folds = content_folds(codes, np.array([1, 1, 0]), 5)
+    >>> bool(folds[0] == folds[1])
+    True
     """
-    folds = np.empty(len(class_index), dtype=np.intp)
-    for c in np.unique(class_index):
-        rows = np.flatnonzero(class_index == c)
-        folds[rows] = np.arange(len(rows)) % n_folds
-    return folds
+    n = len(codes)
+    h = np.full(n, 0xCBF29CE484222325, dtype=np.uint64)  # FNV-1a over the row
+    prime = np.uint64(0x100000001B3)
+    columns = [np.asarray(class_index)] + [codes[:, j] for j in range(codes.shape[1])]
+    with np.errstate(over="ignore"):
+        for column in columns:
+            h = (h ^ (column.astype(np.int64) + 2).astype(np.uint64)) * prime
+        h ^= h >> np.uint64(33)  # final mixing (splitmix64)
+        h *= np.uint64(0xFF51AFD7ED558CCD)
+        h ^= h >> np.uint64(33)
+        h *= np.uint64(0xC4CEB9FE1A85EC53)
+        h ^= h >> np.uint64(33)
+    return (h % np.uint64(n_folds)).astype(np.intp)
 
 
 def select_alpha(
@@ -87,7 +105,8 @@ def select_alpha(
         predicted posterior.
     grid : tuple of float
     n_folds : int
-        Fewer folds are used when the smallest class has fewer rows.
+        Fewer folds are used when the smallest class has fewer distinct rows (alpha 1
+        when it has fewer than 2).
     total : PairStatistics, optional
         The statistics of all rows, if the caller has them (they are counted here
         otherwise).
@@ -102,11 +121,13 @@ def select_alpha(
         The summed held-out weight of errors (row 0) and log-loss (row 1) of each alpha.
     """
     w = np.ones(len(codes)) if weights is None else weights
-    smallest = int(np.bincount(class_index, minlength=n_classes).min())
+    # distinct rows per class: a weighted row and its repeated copies count once
+    distinct = np.unique(np.column_stack([class_index, codes]), axis=0)[:, 0]
+    smallest = int(np.bincount(distinct, minlength=n_classes).min())
     n_folds = min(n_folds, smallest)
     if n_folds < 2:
         return 1.0, np.zeros(len(grid))
-    folds = interleaved_folds(class_index, n_folds)
+    folds = content_folds(codes, class_index, n_folds)
     if total is None:
         total = PairStatistics.from_codes(codes, class_index, n_categories, n_classes, weights)
     class_total = np.bincount(class_index, w, n_classes)
