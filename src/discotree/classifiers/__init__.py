@@ -4,7 +4,8 @@ from .boosting import BoostedGraphicalModelClassifier
 from .chow_liu import ChowLiuClassifier
 from .discriminative_tree import DiscriminativeTreeClassifier
 from .ear_tree import EARTreeClassifier
-from .forest_density import ForestDensityClassifier, KernelNaiveBayesClassifier
+from .forest_density import ForestDensityClassifier
+from .kernel_naive_bayes import KernelNaiveBayesClassifier
 from .naive_bayes import NaiveBayesClassifier
 from .tan import TANClassifier
 

@@ -1,5 +1,5 @@
 """The forest density classifier of Dorn et al. (004_2d7427be8e18913e.txt) and a kernel
-naive Bayes baseline.
+naive Bayes baseline (in :mod:`.kernel_naive_bayes`, re-exported here).
 
 If both classes are forest-structured (eq. 2), the log-likelihood ratio is linear in
 the log univariate and bivariate densities with integer coefficients (Lemma 3, eq. 3):
@@ -19,27 +19,22 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats as scipy_stats
 from scipy.optimize import minimize_scalar
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.metaestimators import available_if
 
 from .._config import check_memory
-from .._fitting import FitContractMixin, argmax_with_ties
 from .._validation import (
     check_bool_param,
     check_is_fitted,
     check_random_state_param,
-    check_sample_weight,
-    check_table,
-    check_targets,
     int_seed,
     is_count,
-    numeric_column,
-    validate_data,
 )
 from ..models.kernel_density import PairwiseKernelDensities
 from ..stats.discriminative import gaussian_discriminative_weights
+from ._kernel_density import _KernelDensityBase
+from .kernel_naive_bayes import KernelNaiveBayesClassifier
 
 __all__ = [
     "ForestDensityClassifier",
@@ -48,43 +43,8 @@ __all__ = [
     "linear_svm",
 ]
 
-_RULES = ("scott", "silverman")
-
 #: Largest training set whose n x n Gram matrix the SVM stage forms (8 * n^2 bytes).
 _GRAM_LIMIT = 6000
-
-
-def _numeric_matrix(X: Any, owner: str) -> NDArray[np.float64]:
-    """X as a float64 matrix, with errors that name the column: these classifiers need
-    numeric, finite, non-missing features."""
-    table = check_table(X, owner)  # rows, columns, duplicate names, inf, cell types
-    needs = "kernel density estimates need numeric features (encode or drop categorical columns)."
-    columns = []
-    for column, label in zip(table.columns, table.labels, strict=True):
-        values = numeric_column(column, label, owner, needs)
-        missing = np.isnan(values)
-        if missing.any():
-            raise ValueError(
-                f"{owner}: {label} is missing (NaN) at rows "
-                f"{np.flatnonzero(missing)[:5].tolist()}; kernel density estimates need "
-                "complete data (impute, or use a discrete model, which sums missing "
-                "features out)."
-            )
-        columns.append(values)
-    return np.column_stack(columns)
-
-
-def _robust_moments(X, w) -> tuple[NDArray, NDArray, NDArray]:
-    """Per column: largest magnitude, then the weighted mean and standard deviation of
-    the column divided by it (no overflow for values up to the float64 limit)."""
-    magnitude = np.abs(X).max(axis=0)
-    magnitude = np.where(magnitude > 0, magnitude, 1.0)
-    unit = X / magnitude
-    total = w.sum()
-    mean = w @ unit / total
-    sd = np.sqrt(w @ (unit - mean) ** 2 / total)
-    sd[~(sd > 1e-12 * np.maximum(1.0, np.abs(mean)))] = 1.0
-    return magnitude, mean, sd
 
 
 def _sigmoid(z):
@@ -261,93 +221,6 @@ def informative_pairs(
     i, j = np.triu_indices(n_features, 1)
     order = np.argsort(-score[i, j], kind="stable")[:n_pairs]
     return np.column_stack([i[order], j[order]]).astype(np.intp)
-
-
-class _KernelDensityBase(FitContractMixin, ClassifierMixin, BaseEstimator):
-    """Validation, standardisation and bandwidths shared by the kernel classifiers."""
-
-    def _validate(self, X, y, sample_weight):
-        name = type(self).__name__
-        matrix = _numeric_matrix(X, name)
-        validate_data(self, X, skip_check_array=True)
-        X = matrix
-        if len(X) < 2:
-            raise ValueError(f"{name}: X has {len(X)} sample; at least 2 are required.")
-        y = check_targets(y, len(X), name)
-        w = check_sample_weight(sample_weight, len(X), name)
-        if w is None:
-            w = np.ones(len(X))
-        keep = w > 0
-        X, y, w = X[keep], y[keep], w[keep]
-        self.classes_, class_index = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(f"{name}: y contains only 1 class ({self.classes_[0]!r}).")
-        self._magnitude, self._unit_mean, self._unit_sd = _robust_moments(X, w)
-        self.mean_ = self._magnitude * self._unit_mean
-        self.scale_ = self._magnitude * self._unit_sd
-        return self._standardise(X), class_index.astype(np.intp), w
-
-    def _standardise(self, X) -> NDArray[np.float64]:
-        with np.errstate(over="ignore"):
-            return (X / self._magnitude - self._unit_mean) / self._unit_sd
-
-    def _bandwidth(self) -> str | NDArray[np.float64]:
-        """The rule name, or per-feature bandwidths in standardised units."""
-        name = type(self).__name__
-        bandwidth = self.bandwidth
-        if isinstance(bandwidth, str):
-            if bandwidth not in _RULES:
-                raise ValueError(
-                    f"{name}: bandwidth must be one of {_RULES}, a positive float or one "
-                    f"positive value per feature; got {bandwidth!r}."
-                )
-            return bandwidth
-        h = np.asarray(bandwidth, dtype=np.float64)
-        if h.ndim == 0:
-            h = np.full(self.n_features_in_, float(h))
-        if h.shape != (self.n_features_in_,):
-            raise ValueError(
-                f"{name}: bandwidth must be a float or have one value per feature "
-                f"({self.n_features_in_}), got shape {h.shape}."
-            )
-        if not (np.isfinite(h).all() and (h > 0).all()):
-            raise ValueError(f"{name}: bandwidths must be positive and finite, got {h}.")
-        return h / self.scale_
-
-    def _check_common(self) -> None:
-        name = type(self).__name__
-        floor = self.density_floor
-        if not (isinstance(floor, numbers.Real) and 0 < floor < np.inf):
-            raise ValueError(f"{name}: density_floor must be a positive float, got {floor!r}.")
-        if self.kde not in ("auto", "binned", "exact"):
-            raise ValueError(f"{name}: kde must be 'auto', 'binned' or 'exact', got {self.kde!r}.")
-        sizes = self.grid_size
-        if (
-            not isinstance(sizes, tuple | list)
-            or len(sizes) != 2
-            or not all(isinstance(s, numbers.Integral) and s >= 8 for s in sizes)
-        ):
-            raise ValueError(
-                f"{name}: grid_size must be two integers >= 8 (1-D, 2-D), got {sizes!r}."
-            )
-
-    def _standardised(self, X) -> NDArray[np.float64]:
-        check_is_fitted(self)
-        matrix = _numeric_matrix(X, type(self).__name__)
-        validate_data(self, X, skip_check_array=True, reset=False)
-        X = matrix
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"{type(self).__name__}: X has {X.shape[1]} features, but the model was "
-                f"fitted with {self.n_features_in_}."
-            )
-        return self._standardise(X)
-
-    @property
-    def bandwidth_(self) -> NDArray[np.float64]:
-        """Univariate bandwidths per class and feature, in the original units."""
-        check_is_fitted(self)
-        return self.densities_.bandwidth_1d * self.scale_
 
 
 class ForestDensityClassifier(_KernelDensityBase):
@@ -562,83 +435,3 @@ class ForestDensityClassifier(_KernelDensityBase):
         margin = self.decision_function(X)
         margin = margin[:, None] if margin.ndim == 1 else margin
         return _margin_probabilities(margin, self.calibration_slope_)
-
-
-class KernelNaiveBayesClassifier(_KernelDensityBase):
-    """Naive Bayes with Gaussian kernel density marginals (the ``NB`` baseline of 004).
-
-    ``log P(c) + sum_i log max(f_c(x_i), density_floor)`` with a normal-reference
-    bandwidth per class and feature (Silverman's rule, ``1.06 sd n^(-1/5)``, by default:
-    the rule of Matlab's ksdensity that the paper used).
-
-    Parameters
-    ----------
-    bandwidth : {"silverman", "scott"}, float or array, default="silverman"
-    density_floor : float, default=1e-3
-    kde : {"auto", "binned", "exact"}, default="auto"
-    grid_size : (int, int), default=(1024, 128)
-        Only the first (1-D) size is used.
-
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
-    class_log_prior_ : ndarray of shape (n_classes,)
-    varying_features_ : ndarray of int
-        Features that are not constant in the training data; only these enter the
-        likelihood (a constant feature would favour the smaller classes through their
-        bandwidths).
-    mean_, scale_ : ndarray of shape (n_features,)
-        The standardisation of the features.
-    """
-
-    def __init__(
-        self, bandwidth="silverman", density_floor=1e-3, kde="auto", grid_size=(1024, 128)
-    ) -> None:
-        self.bandwidth = bandwidth
-        self.density_floor = density_floor
-        self.kde = kde
-        self.grid_size = grid_size
-
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> KernelNaiveBayesClassifier:
-        """Class priors and univariate kernel density estimates."""
-        self._check_common()
-        Z, class_index, w = self._validate(X, y, sample_weight)
-        n_classes = len(self.classes_)
-        self.class_log_prior_ = np.log(np.bincount(class_index, w, n_classes) / w.sum())
-        # a feature constant in the training data says nothing about the class; its
-        # kernel estimate would (the bandwidth depends on the class size), so it is left
-        # out of the sum
-        self.varying_features_ = np.flatnonzero((Z != Z[0]).any(axis=0))
-        self.densities_ = PairwiseKernelDensities.fit(
-            Z,
-            class_index,
-            n_classes,
-            w,
-            np.empty((0, 2), np.intp),
-            bandwidth=self._bandwidth(),
-            grid_size=tuple(self.grid_size),
-            method=self.kde,
-            density_floor=self.density_floor,
-        )
-        return self
-
-    def _joint_log_likelihood(self, X) -> NDArray[np.float64]:
-        Z = self._standardised(X)
-        logs = self.densities_.log_densities(Z)
-        n_classes = len(self.classes_)
-        logs = logs.reshape(len(logs), n_classes, -1)[:, :, self.varying_features_]
-        return logs.sum(axis=2) + self.class_log_prior_
-
-    def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """Log posterior of each class."""
-        joint = self._joint_log_likelihood(X)
-        return joint - np.logaddexp.reduce(joint, axis=1, keepdims=True)
-
-    def predict_proba(self, X: Any) -> NDArray[np.float64]:
-        """Posterior of each class."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X: Any) -> NDArray[Any]:
-        """The class of largest posterior."""
-        joint = self._joint_log_likelihood(X)
-        return self.classes_[argmax_with_ties(joint)]

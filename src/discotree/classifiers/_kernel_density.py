@@ -1,0 +1,144 @@
+"""What the kernel density classifiers share: numeric validation with named errors,
+standardisation robust to the float64 range, bandwidth rules."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from .._fitting import FitContractMixin
+from .._validation import (
+    check_is_fitted,
+    check_sample_weight,
+    check_table,
+    check_targets,
+    numeric_column,
+    validate_data,
+)
+
+#: Normal-reference bandwidth rules.
+_RULES = ("scott", "silverman")
+
+
+def _numeric_matrix(X: Any, owner: str) -> NDArray[np.float64]:
+    """X as a float64 matrix, with errors that name the column: these classifiers need
+    numeric, finite, non-missing features."""
+    table = check_table(X, owner)  # rows, columns, duplicate names, inf, cell types
+    needs = "kernel density estimates need numeric features (encode or drop categorical columns)."
+    columns = []
+    for column, label in zip(table.columns, table.labels, strict=True):
+        values = numeric_column(column, label, owner, needs)
+        missing = np.isnan(values)
+        if missing.any():
+            raise ValueError(
+                f"{owner}: {label} is missing (NaN) at rows "
+                f"{np.flatnonzero(missing)[:5].tolist()}; kernel density estimates need "
+                "complete data (impute, or use a discrete model, which sums missing "
+                "features out)."
+            )
+        columns.append(values)
+    return np.column_stack(columns)
+
+
+def _robust_moments(X, w) -> tuple[NDArray, NDArray, NDArray]:
+    """Per column: largest magnitude, then the weighted mean and standard deviation of
+    the column divided by it (no overflow for values up to the float64 limit)."""
+    magnitude = np.abs(X).max(axis=0)
+    magnitude = np.where(magnitude > 0, magnitude, 1.0)
+    unit = X / magnitude
+    total = w.sum()
+    mean = w @ unit / total
+    sd = np.sqrt(w @ (unit - mean) ** 2 / total)
+    sd[~(sd > 1e-12 * np.maximum(1.0, np.abs(mean)))] = 1.0
+    return magnitude, mean, sd
+
+
+class _KernelDensityBase(FitContractMixin, ClassifierMixin, BaseEstimator):
+    """Validation, standardisation and bandwidths shared by the kernel classifiers."""
+
+    def _validate(self, X, y, sample_weight):
+        name = type(self).__name__
+        matrix = _numeric_matrix(X, name)
+        validate_data(self, X, skip_check_array=True)
+        X = matrix
+        if len(X) < 2:
+            raise ValueError(f"{name}: X has {len(X)} sample; at least 2 are required.")
+        y = check_targets(y, len(X), name)
+        w = check_sample_weight(sample_weight, len(X), name)
+        if w is None:
+            w = np.ones(len(X))
+        keep = w > 0
+        X, y, w = X[keep], y[keep], w[keep]
+        self.classes_, class_index = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(f"{name}: y contains only 1 class ({self.classes_[0]!r}).")
+        self._magnitude, self._unit_mean, self._unit_sd = _robust_moments(X, w)
+        self.mean_ = self._magnitude * self._unit_mean
+        self.scale_ = self._magnitude * self._unit_sd
+        return self._standardise(X), class_index.astype(np.intp), w
+
+    def _standardise(self, X) -> NDArray[np.float64]:
+        with np.errstate(over="ignore"):
+            return (X / self._magnitude - self._unit_mean) / self._unit_sd
+
+    def _bandwidth(self) -> str | NDArray[np.float64]:
+        """The rule name, or per-feature bandwidths in standardised units."""
+        name = type(self).__name__
+        bandwidth = self.bandwidth
+        if isinstance(bandwidth, str):
+            if bandwidth not in _RULES:
+                raise ValueError(
+                    f"{name}: bandwidth must be one of {_RULES}, a positive float or one "
+                    f"positive value per feature; got {bandwidth!r}."
+                )
+            return bandwidth
+        h = np.asarray(bandwidth, dtype=np.float64)
+        if h.ndim == 0:
+            h = np.full(self.n_features_in_, float(h))
+        if h.shape != (self.n_features_in_,):
+            raise ValueError(
+                f"{name}: bandwidth must be a float or have one value per feature "
+                f"({self.n_features_in_}), got shape {h.shape}."
+            )
+        if not (np.isfinite(h).all() and (h > 0).all()):
+            raise ValueError(f"{name}: bandwidths must be positive and finite, got {h}.")
+        return h / self.scale_
+
+    def _check_common(self) -> None:
+        name = type(self).__name__
+        floor = self.density_floor
+        if not (isinstance(floor, numbers.Real) and 0 < floor < np.inf):
+            raise ValueError(f"{name}: density_floor must be a positive float, got {floor!r}.")
+        if self.kde not in ("auto", "binned", "exact"):
+            raise ValueError(f"{name}: kde must be 'auto', 'binned' or 'exact', got {self.kde!r}.")
+        sizes = self.grid_size
+        if (
+            not isinstance(sizes, tuple | list)
+            or len(sizes) != 2
+            or not all(isinstance(s, numbers.Integral) and s >= 8 for s in sizes)
+        ):
+            raise ValueError(
+                f"{name}: grid_size must be two integers >= 8 (1-D, 2-D), got {sizes!r}."
+            )
+
+    def _standardised(self, X) -> NDArray[np.float64]:
+        check_is_fitted(self)
+        matrix = _numeric_matrix(X, type(self).__name__)
+        validate_data(self, X, skip_check_array=True, reset=False)
+        X = matrix
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"{type(self).__name__}: X has {X.shape[1]} features, but the model was "
+                f"fitted with {self.n_features_in_}."
+            )
+        return self._standardise(X)
+
+    @property
+    def bandwidth_(self) -> NDArray[np.float64]:
+        """Univariate bandwidths per class and feature, in the original units."""
+        check_is_fitted(self)
+        return self.densities_.bandwidth_1d * self.scale_
