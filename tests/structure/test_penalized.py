@@ -6,23 +6,8 @@ import numpy as np
 import pytest
 
 from discotree import ChowLiuClassifier, TANClassifier
+from discotree.kernels._reference import is_forest
 from discotree.structure.chow_liu import edge_penalty, penalized_forest
-
-
-def _is_forest(n, edges):
-    parent = list(range(n))
-
-    def find(v):
-        while parent[v] != v:
-            v = parent[v]
-        return v
-
-    for i, j in edges:
-        a, b = find(i), find(j)
-        if a == b:
-            return False
-        parent[a] = b
-    return True
 
 
 def test_penalized_forest_is_the_best_forest_by_exhaustive_search(rng):
@@ -36,10 +21,10 @@ def test_penalized_forest_is_the_best_forest_by_exhaustive_search(rng):
         sum(gain[e] - penalty[e] for e in subset)
         for k in range(n)
         for subset in itertools.combinations(pairs, k)
-        if _is_forest(n, subset)
+        if is_forest(n, subset)
     )
     chosen = penalized_forest(gain, penalty)
-    assert _is_forest(n, chosen)
+    assert is_forest(n, chosen)
     assert sum(gain[e] - penalty[e] for e in chosen) == pytest.approx(best, abs=1e-12)
 
 
