@@ -45,6 +45,7 @@ DISCRETE = [
     BoostedGraphicalModelClassifier(base="chow-liu", algorithm="discrete", n_estimators=2),
     BoostedGraphicalModelClassifier(n_estimators=2, n_estimators_cv=2),
     EARTreeClassifier(),
+    EARTreeClassifier(alpha="auto"),
 ]
 CONTINUOUS = [
     DiscriminativeTreeClassifier(distribution="gaussian"),

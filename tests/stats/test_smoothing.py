@@ -211,3 +211,15 @@ def test_boosting_takes_the_alpha_its_base_learner_would_choose(rng):
     ):
         boosted = BoostedGraphicalModelClassifier(base=base, alpha="auto", n_estimators=2)
         assert boosted.fit(X, y).alpha_ == learner(alpha="auto").fit(X, y).alpha_
+
+
+def test_ear_trees_choose_alpha_for_the_parameters_of_their_one_tree(rng):
+    from discotree import EARTreeClassifier
+
+    X = rng.integers(0, 3, (200, 5))
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 2, 200) > 2).astype(int)
+    auto = EARTreeClassifier(alpha="auto").fit(X, y)
+    assert auto.alpha_ in ALPHA_GRID
+    fixed = EARTreeClassifier(alpha=auto.alpha_).fit(X, y)
+    assert auto.edges_ == fixed.edges_  # the tree does not depend on alpha
+    np.testing.assert_array_equal(auto.predict_proba(X), fixed.predict_proba(X))

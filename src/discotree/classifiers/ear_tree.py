@@ -13,7 +13,6 @@ from .._config import get_config
 from .._validation import check_random_state_param, is_count, numpy_generator
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
-from ..stats.discrete import PairStatistics
 from ..stats.gaussian import GaussianStatistics
 from ..stats.set_information import DiscreteSetEntropy, GaussianSetEntropy
 from ..structure.chow_liu import forest_parents
@@ -152,16 +151,31 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
                 f"{name}: minimizer must be one of {tuple(MINIMIZERS)}, got {self.minimizer!r}."
             )
 
-    def _fit_model(
-        self,
-        encoded: NDArray,
-        class_index: NDArray[np.intp],
-        sample_weight: NDArray[np.float64] | None,
-    ) -> DiscreteForestModel | GaussianForestModel:
+    # -------------------------------------------------------------- alpha="auto"
+    def _supports_auto_alpha(self) -> bool:
+        return self.distribution == "discrete"
+
+    def _alpha_by_cv(self, codes, class_index, weights):
+        """The tree does not depend on alpha (plug-in entropies): it is learnt once, on
+        all the training rows, and the cross-validation compares the alphas of its
+        parameters (the tree has seen the held-out rows; the search is the costly part
+        and refitting it on every fold would cost five more)."""
+        self._learnt_tree = self._learn_tree(codes, class_index, weights)
+        return super()._alpha_by_cv(codes, class_index, weights)
+
+    def _forest_family(self):
+        tree = self.__dict__.get("_learnt_tree")
+        if tree is None:
+            return None
+        return lambda stats: np.tile(
+            forest_parents(stats.n_features, tree.edges), (stats.n_classes, 1)
+        )
+
+    def _learn_tree(self, encoded, class_index, sample_weight):
+        start = time.perf_counter()
         n_classes, n_features = len(self.classes_), encoded.shape[1]
         _check_feature_count(n_features, type(self).__name__)
         weights = np.ones(len(encoded)) if sample_weight is None else sample_weight
-        start = time.perf_counter()
         if self.distribution == "gaussian":
             stats = GaussianStatistics.from_data(encoded, class_index, n_classes, sample_weight)
             pooled = GaussianStatistics(
@@ -172,9 +186,6 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
                 stats.covariances(), pooled.covariances()[0], shares / shares.sum()
             )
         else:
-            stats = PairStatistics.from_codes(
-                encoded, class_index, self.n_categories_, n_classes, sample_weight
-            )
             oracle = DiscreteSetEntropy(encoded, class_index, weights)
         tree = ear_tree(
             oracle,
@@ -186,6 +197,22 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
             single_moves=True,
         )
         self.structure_seconds_ = time.perf_counter() - start
+        return tree
+
+    def _fit_model(
+        self,
+        encoded: NDArray,
+        class_index: NDArray[np.intp],
+        sample_weight: NDArray[np.float64] | None,
+    ) -> DiscreteForestModel | GaussianForestModel:
+        n_classes, n_features = len(self.classes_), encoded.shape[1]
+        tree = self.__dict__.pop("_learnt_tree", None)
+        if tree is None:
+            tree = self._learn_tree(encoded, class_index, sample_weight)
+        if self.distribution == "gaussian":
+            stats = GaussianStatistics.from_data(encoded, class_index, n_classes, sample_weight)
+        else:
+            stats = self._pair_statistics(encoded, class_index, sample_weight)
         self.splits_ = tree.splits
         self.sub_sup_iterations_ = tree.iterations
         self.edges_ = [list(tree.edges) for _ in range(n_classes)]
@@ -216,5 +243,5 @@ def _check_feature_count(n_features: int, owner: str) -> None:
             f"{owner}: an EAR tree on {n_features} features may take minutes (the search "
             "grows like n**5); progress is logged with discotree.set_config(verbose=True).",
             UserWarning,
-            stacklevel=5,
+            stacklevel=6,
         )
