@@ -38,6 +38,7 @@ DISCRETE = [
     ChowLiuClassifier(),
     TANClassifier(),
     TANClassifier(k=2, structure="omi-cr"),
+    TANClassifier(k=2, alpha="auto"),
     TANClassifier(parameters="cl", cl_max_iter=3),
     DiscriminativeTreeClassifier(),
     DiscriminativeTreeClassifier(n_edges="cv"),

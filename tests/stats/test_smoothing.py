@@ -125,7 +125,7 @@ def test_fixed_alpha_is_reported_and_auto_is_refused_where_not_supported():
     with pytest.raises(ValueError, match="alpha='auto' is available for"):
         DiscriminativeTreeClassifier(alpha="auto", distribution="gaussian").fit(X, y)
     with pytest.raises(ValueError, match="alpha='auto' is available for"):
-        TANClassifier(structure="cr", alpha="auto").fit(X, y)
+        TANClassifier(parameters="cl", alpha="auto").fit(X, y)
 
 
 def test_bdeu_spreads_the_equivalent_sample_size_over_each_family(rng):
@@ -223,3 +223,55 @@ def test_ear_trees_choose_alpha_for_the_parameters_of_their_one_tree(rng):
     fixed = EARTreeClassifier(alpha=auto.alpha_).fit(X, y)
     assert auto.edges_ == fixed.edges_  # the tree does not depend on alpha
     np.testing.assert_array_equal(auto.predict_proba(X), fixed.predict_proba(X))
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"k": 0}, {"k": 2}, {"k": 2, "structure": "omi-cr"}, {"k": 1, "structure": "cr"}],
+    ids=str,
+)
+def test_tan_beyond_forests_equals_brute_force_with_the_fold_structure(params, rng):
+    """k = 0 and k = 2 (CMI structure relearnt per fold), and discriminative searches
+    (structure searched once on all rows at alpha 1): the CV losses equal fitting the
+    same structure's ML parameters on every training fold."""
+    from discotree.classifiers.tan import STRUCTURE_ALPHA, _kdb_parents
+    from discotree.models.bayes_net import BayesNetModel
+
+    n = 240
+    y = rng.integers(0, 2, n)
+    X = rng.integers(0, 3, (n, 4))
+    X[:, 0] = np.where(rng.random(n) < 0.7, y, X[:, 0])
+    X[:, 1] = np.where(rng.random(n) < 0.5, X[:, 0], X[:, 1])
+    auto = TANClassifier(alpha="auto", **params).fit(X, y)
+    structure = TANClassifier(alpha=STRUCTURE_ALPHA, **params).fit(X, y).attribute_parents_
+    folds = content_folds(X, y, 5)
+    n_categories = np.full(4, 3)
+    errors, losses = np.zeros(len(ALPHA_GRID)), np.zeros(len(ALPHA_GRID))
+    for k in range(5):
+        train, test = folds != k, folds == k
+        if params["k"] == 0:
+            parents = [()] * 4
+        elif params.get("structure", "cmi") == "cmi":
+            stats = PairStatistics.from_codes(X[train], y[train], n_categories, 2)
+            parents = _kdb_parents(stats, params["k"])
+        else:
+            parents = structure
+        counts = np.bincount(y[train], minlength=2)
+        log_prior = np.log((counts + 1) / (counts.sum() + 2))
+        for a, alpha in enumerate(ALPHA_GRID):
+            model = BayesNetModel.maximum_likelihood(
+                X[train],
+                y[train],
+                np.ones(train.sum()),
+                2,
+                n_categories,
+                parents,
+                alpha=alpha,
+                epsilon=1e-5,
+            )
+            joint = model.log_likelihood(X[test]) + log_prior
+            log_post = joint - logsumexp(joint, axis=1, keepdims=True)
+            errors[a] += (joint.argmax(axis=1) != y[test]).sum()
+            losses[a] -= log_post[np.arange(test.sum()), y[test]].sum()
+    np.testing.assert_allclose(auto.alpha_cv_losses_[0], errors)
+    np.testing.assert_allclose(auto.alpha_cv_losses_[1], losses, rtol=1e-9)

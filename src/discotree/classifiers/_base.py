@@ -69,10 +69,9 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
             raise ValueError(f"{name}: prior must be one of {PRIORS}, got {prior!r}.")
         if alpha == "auto" and not self._supports_auto_alpha():
             raise ValueError(
-                f"{name}: alpha='auto' is available for NaiveBayesClassifier, "
-                "ChowLiuClassifier, TANClassifier(k=0 or 1, structure='cmi', "
-                "parameters='ml'), DiscriminativeTreeClassifier(distribution="
-                "'discrete') and BoostedGraphicalModelClassifier so far; give a number here."
+                f"{name}: alpha='auto' is available for the discrete models with ML "
+                "parameters (not yet with TANClassifier(parameters='cl') or "
+                "distribution='gaussian'); give a number here."
             )
         return alpha, epsilon
 
@@ -84,7 +83,7 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
         the forests of :meth:`_forest_family`, learnt once per fold."""
         family = self._forest_family()
 
-        def model_for(stats):
+        def model_for(stats, rows):
             return forest_models_by_alpha(stats, family(stats), epsilon, prior, grid)
 
         return model_for

@@ -337,7 +337,7 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         the cost."""
         n_edges = self.n_edges_
 
-        def model_for(stats):
+        def model_for(stats, rows):
             d, n_classes = stats.n_features, stats.n_classes
             parts = []
             for positive, negative in self._tasks(n_classes):

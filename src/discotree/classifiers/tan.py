@@ -15,10 +15,10 @@ from .._validation import (
     is_count,
     numpy_generator,
 )
-from ..models.bayes_net import BayesNetModel, NodeScores
+from ..models.bayes_net import BayesNetModel, NodeScores, family_counts
 from ..models.conditional_likelihood import fit_conditional_likelihood
 from ..models.discrete_forest import DiscreteForestModel
-from ..stats.discrete import PairStatistics
+from ..stats.discrete import PairStatistics, smoothed_conditional
 from ..structure.bayes_net_search import (
     ORDERINGS,
     Scorer,
@@ -67,6 +67,9 @@ STRUCTURES = (
     "ro-cr",
     "omi-crcl",
 )
+#: The pseudo-count of discriminative structure searches while ``alpha="auto"`` compares
+#: the alphas of the grid.
+STRUCTURE_ALPHA = 1.0
 #: Supported numbers of attribute parents (0: naive Bayes).
 _SUPPORTED_K = (0, 1, 2)
 
@@ -324,6 +327,64 @@ class TANClassifier(DiscreteForestClassifierBase):
         )
         self.class_log_prior_ = model.class_log_prior
         return model
+
+    def _supports_auto_alpha(self) -> bool:
+        return (
+            self.parameters == "ml" and self.prior == "dirichlet"
+        ) or super()._supports_auto_alpha()
+
+    def _alpha_by_cv(self, codes, class_index, weights):
+        """Discriminative structures depend on alpha through their scores: they are
+        searched once, on all the training rows at alpha 1 (``STRUCTURE_ALPHA``), and
+        the cross-validation compares the alphas of their parameters; the final fit
+        searches again with the chosen alpha. (The search has seen the held-out rows;
+        searching on every fold would cost five more searches.)"""
+        if self._forest_family() is None:
+            self._cv_data = (codes, class_index.astype(np.intp), weights)
+            if self.k > 0 and self.structure != "cmi":
+                chosen, self._alpha = self._alpha, STRUCTURE_ALPHA
+                self.n_score_evaluations_ = self.n_rows_scored_ = 0
+                weights_ = np.ones(len(codes)) if weights is None else weights
+                self._fixed_parents = self._discriminative_parents(
+                    codes, class_index.astype(np.intp), weights_, len(self.classes_)
+                )
+                self._alpha = chosen
+        try:
+            return super()._alpha_by_cv(codes, class_index, weights)
+        finally:
+            self.__dict__.pop("_cv_data", None)
+            self.__dict__.pop("_fixed_parents", None)
+
+    def _alpha_model_for(self, epsilon, prior, grid):
+        if self._forest_family() is not None:
+            return super()._alpha_model_for(epsilon, prior, grid)
+        codes, class_index, weights = self._cv_data
+        weights = np.ones(len(codes)) if weights is None else weights
+        n_classes, n_categories = len(self.classes_), self.n_categories_
+        fixed = self.__dict__.get("_fixed_parents")
+
+        def model_for(stats, rows):
+            d = stats.n_features
+            if self.k == 0:
+                parents = [()] * d
+            elif self.structure == "cmi":
+                parents = _kdb_parents(stats, self.k)
+            else:
+                parents = fixed
+            counts = [
+                family_counts(
+                    codes[rows], class_index[rows], weights[rows], n_classes, n_categories, j, pa
+                )
+                for j, pa in enumerate(parents)
+            ]
+
+            def fit(alpha):
+                log_cpts = [np.log(smoothed_conditional(c, alpha, epsilon)) for c in counts]
+                return BayesNetModel(n_categories, list(parents), log_cpts, np.zeros(n_classes))
+
+            return fit
+
+        return model_for
 
     def _forest_family(self):
         if self.structure != "cmi" or self.parameters != "ml" or self.k not in (0, 1):

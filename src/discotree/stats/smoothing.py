@@ -98,8 +98,9 @@ def select_alpha(
     codes, class_index, weights, n_categories, n_classes
         The encoded training data, as for :meth:`PairStatistics.from_codes`.
     model_for : callable
-        ``model_for(stats)`` learns whatever does not depend on alpha from a training
-        fold's statistics (a structure) and returns ``fit(alpha)``, which gives a model
+        ``model_for(stats, rows)`` learns whatever does not depend on alpha from a
+        training fold (its statistics, and the indices of its rows for models that need
+        more than pair tables) and returns ``fit(alpha)``, which gives a model
         with ``log_likelihood(codes) -> (n, n_classes)`` (the class prior is added), or
         with ``scores(codes, log_prior) -> (n, n_classes)``, whose softmax is the
         predicted posterior.
@@ -146,7 +147,7 @@ def select_alpha(
             class_total - np.bincount(class_index[held], w[held], n_classes), 0
         )
         log_prior = np.log((prior_counts + 1.0) / (prior_counts.sum() + n_classes))
-        fit = model_for(train)
+        fit = model_for(train, np.flatnonzero(folds != k))
         rows = np.arange(len(held))
         held_codes = check_codes(codes[held], n_categories)
         joints = np.empty((len(grid), len(held), n_classes))
