@@ -704,8 +704,9 @@ def run_missing(
         "",
         f"Classifiers trained once (MDL discretisation, alpha = 0, floor 1e-5); "
         f"{MISSING_REPEATS} random draws of the hidden features per count; cells: "
-        "accuracy (%) mean ± sd over the draws. The paper used TIMIT-4/6 and MNIST "
-        "(not in the data folder); optdigits and satimage stand in for them.",
+        "accuracy (%) mean ± sd over the draws. The paper used TIMIT-4/6 (not in the "
+        "data folder) and MNIST (in the data folder, but not run here yet: issue 15); "
+        "optdigits and satimage stand in for them.",
         "",
     ]
     for info in summary.values():
