@@ -19,6 +19,11 @@ def test_gaussian_example_claims_on_a_small_instance(tmp_path):
     assert summary["rows"][-1]["dt_error"] < 0.5
     for name in ("results.md", "results.json", "j_divergence_and_error.png", "structures.png"):
         assert (tmp_path / name).is_file()
+    import json
+
+    provenance = json.loads((tmp_path / "results.json").read_text())["provenance"]
+    assert provenance["packages"]["numpy"] == np.__version__
+    assert provenance["commit"] and provenance["machine"]["cores"] >= 1
 
 
 def test_random_tree_folds_are_nested_and_share_one_test_set():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from functools import partial
 from pathlib import Path
@@ -12,7 +11,7 @@ import pandas as pd
 
 from ..classifiers import BoostedGraphicalModelClassifier
 from ..datasets.synthetic import random_grid_model, sample_grid_pair
-from .report import markdown_table
+from .report import markdown_table, write_results
 
 __all__ = ["bgmc_experiment", "boosting_curves_reproduction", "grid_reproduction"]
 
@@ -71,18 +70,17 @@ def run_boosting_curves(
         name: {part: np.mean(values, axis=0).tolist() for part, values in parts.items()}
         for name, parts in curves.items()
     }
-    (out_dir / "results.json").write_text(
-        json.dumps(
-            {
-                "experiment": "tan-boosting-curves",
-                "L": CURVES_L,
-                "T": CURVES_T,
-                "repeats": CURVES_REPEATS,
-                "mean_error": summary,
-                "runs": curves,
-            },
-            indent=1,
-        )
+    write_results(
+        out_dir / "results.json",
+        {
+            "experiment": "tan-boosting-curves",
+            "L": CURVES_L,
+            "T": CURVES_T,
+            "repeats": CURVES_REPEATS,
+            "mean_error": summary,
+            "runs": curves,
+        },
+        indent=1,
     )
     _plot_curves(summary, out_dir)
     rounds = [1, 2, 5, 10, 20, CURVES_T]
@@ -190,7 +188,7 @@ def run_grid(
         "train_error_by_T": _pad(_staged_errors(full, X, y), GRID_T),
         "test_error_T_star": float(np.mean(cv.predict(X_test) != y_test)),
     }
-    (out_dir / "results.json").write_text(json.dumps(summary, indent=1))
+    write_results(out_dir / "results.json", summary, indent=1)
     import matplotlib
 
     matplotlib.use("Agg")

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import time
 from pathlib import Path
@@ -27,7 +26,7 @@ from ..structure.chow_liu import forest_parents
 from ..structure.ear import ear_tree
 from ..structure.spanning import maximum_spanning_forest, random_spanning_tree
 from .metrics import paired_t_test
-from .report import markdown_table
+from .report import markdown_table, write_results
 
 __all__ = ["example_reproduction", "gaussian_reproduction"]
 
@@ -129,7 +128,7 @@ def run_example(out_dir: str | os.PathLike, **_) -> dict:
             error = _tree_error(joint, parents)
         table.append({"model": name, "edges": edges, "error": error, "paper": paper})
     summary = {"experiment": "narasimhan-example", "rows": table}
-    (out_dir / "results.json").write_text(json.dumps(summary, indent=1))
+    write_results(out_dir / "results.json", summary, indent=1)
 
     def show(edges):
         if edges == "-":
@@ -260,7 +259,7 @@ def run_gaussian(out_dir: str | os.PathLike, n_jobs: int = 1, progress: bool = F
         n for n in per_n if per_n[n]["mean"]["discriminative"] < per_n[n]["mean"]["best_random"]
     ]
     summary = {"experiment": "narasimhan-gaussian", "records": records, "per_n": per_n}
-    (out_dir / "results.json").write_text(json.dumps(summary, indent=1))
+    write_results(out_dir / "results.json", summary, indent=1)
     lines = [
         "# narasimhan-gaussian",
         "",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from functools import partial
 from pathlib import Path
@@ -15,7 +14,7 @@ from ..registry import make_classifier
 from ..transformers import Discretizer
 from .metrics import paired_t_test
 from .protocols import cross_validation, fixed_split
-from .report import grouped_bar_chart, markdown_table, summarise, write_json
+from .report import grouped_bar_chart, markdown_table, summarise, write_json, write_results
 from .runner import DatasetSpec, Experiment
 
 __all__ = [
@@ -682,7 +681,7 @@ def run_missing(
                 for m in MISSING_MODELS
             },
         }
-    (out_dir / "results.json").write_text(json.dumps(summary, indent=2))
+    write_results(out_dir / "results.json", summary, indent=2)
     fig, axes = plt.subplots(1, len(summary), figsize=(5.5 * len(summary), 4))
     for ax, info in zip(np.atleast_1d(axes), summary.values(), strict=True):
         for m in MISSING_MODELS:

@@ -13,13 +13,82 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-__all__ = ["grouped_bar_chart", "markdown_table", "summarise", "write_json"]
+__all__ = [
+    "grouped_bar_chart",
+    "markdown_table",
+    "provenance",
+    "summarise",
+    "write_json",
+    "write_results",
+]
+
+
+def provenance() -> dict:
+    """What produced a result: the commit (and whether the work tree had changes), the
+    package versions, the machine and the time."""
+    import datetime
+    import os
+    import platform
+    import subprocess
+    from importlib import metadata
+
+    root = Path(__file__).resolve().parents[3]
+    commit, dirty = "unknown", None
+    try:
+        commit = (
+            subprocess.run(
+                ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
+            ).stdout.strip()
+            or "unknown"
+        )
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout
+        dirty = bool(status.strip()) if commit != "unknown" else None
+    except (OSError, subprocess.SubprocessError):
+        pass
+    packages = {}
+    for name in ("discotree", "numpy", "scipy", "scikit-learn", "numba", "pandas"):
+        try:
+            packages[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            packages[name] = None
+    cpu = platform.processor() or "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "commit": commit,
+        "uncommitted_changes": dirty,
+        "packages": packages,
+        "machine": {
+            "cpu": cpu,
+            "cores": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
+        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+    }
+
+
+def write_results(path: Path, payload: dict, indent: int = 1) -> None:
+    """``payload`` as JSON with its :func:`provenance`."""
+    path.write_text(json.dumps({**payload, "provenance": provenance()}, indent=indent))
 
 
 def write_json(records: list[dict], path: Path, **header) -> None:
-    """Every fold's figures, sorted, with a header of experiment-level facts."""
+    """Every fold's figures, sorted, with a header of experiment-level facts and the
+    :func:`provenance` of the run."""
     ordered = sorted(records, key=lambda r: (r["dataset"], r["model"], r["fold"]))
-    path.write_text(json.dumps({**header, "folds": ordered}, indent=1))
+    write_results(path, {**header, "folds": ordered})
 
 
 def summarise(records: list[dict], metric: str = "accuracy") -> pd.DataFrame:

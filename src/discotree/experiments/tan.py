@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from functools import partial
 from pathlib import Path
@@ -15,7 +14,7 @@ from ..stats.discriminative import gaussian_discriminative_weights
 from ..stats.gaussian import GaussianStatistics, gaussian_mutual_information
 from ..structure.discriminative import discriminative_forest_paths
 from ..structure.spanning import maximum_spanning_forest, orient_forest
-from .report import markdown_table
+from .report import markdown_table, write_results
 
 __all__ = ["gaussian_example_reproduction"]
 
@@ -99,7 +98,7 @@ def run_gaussian_example(
         "cl_same_structure_every_k": all(r["cl_same_structure"] for r in rows),
         "rows": rows,
     }
-    (out_dir / "results.json").write_text(json.dumps(summary, indent=1))
+    write_results(out_dir / "results.json", summary, indent=1)
     _plot_gaussian_example(rows, path_p.edges, chow_liu[1], n_features, out_dir)
     _write_gaussian_report(summary, out_dir)
     return summary
@@ -286,16 +285,15 @@ def run_digits_trees(out_dir, *, data_dir=None, n_jobs: int = 1, progress: bool 
         digits_binary_experiment(data_dir), out_dir, n_jobs=n_jobs, progress=progress
     )
     multiclass = _multiclass_errors(data_dir)
-    (out_dir / "results.json").write_text(
-        json.dumps(
-            {
-                "experiment": "tan-digits-trees",
-                "binary_folds": records,
-                "multiclass_k": list(MULTICLASS_K),
-                "multiclass_error": multiclass,
-            },
-            indent=1,
-        )
+    write_results(
+        out_dir / "results.json",
+        {
+            "experiment": "tan-digits-trees",
+            "binary_folds": records,
+            "multiclass_k": list(MULTICLASS_K),
+            "multiclass_error": multiclass,
+        },
+        indent=1,
     )
     _digits_report(records, multiclass, out_dir)
 
