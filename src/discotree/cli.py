@@ -30,7 +30,7 @@ from .model_file import load_model, save_model
 from .registry import CLASSIFIERS, make_classifier
 
 #: The classifiers ``compare`` and ``bench`` run by default (the fast ones).
-COMPARE_DEFAULT = ("nb", "chow-liu", "tan-cmi", "dt")
+COMPARE_DEFAULT = ("nb", "nb-auto", "chow-liu", "tan-cmi", "tan-cmi-auto", "dt", "dt-auto")
 
 
 class UsageError(Exception):

@@ -32,27 +32,32 @@ def _pernkopf_names() -> dict[str, Callable[[], ClassifierMixin]]:
     """The naming scheme of 002, Section 6: A-B-C-D with A the k-tree (tan = 1-tree,
     2tree = 2-tree), B-C the structure learner, D the parameter training."""
     names: dict[str, Callable[[], ClassifierMixin]] = {
-        "nb-ml": partial(TANClassifier, k=0),
-        "nb-cl": partial(TANClassifier, k=0, parameters="cl"),
+        "nb-ml": partial(TANClassifier, k=0, alpha=1.0),
+        "nb-cl": partial(TANClassifier, k=0, parameters="cl", alpha=1.0),
     }
     structures = ["cmi", "cr", "superparent", "omi-cr", "omisp-cr", "ocr-cr", "ro-cr"]
     for prefix, k in (("tan", 1), ("2tree", 2)):
         for structure in structures:
             for parameters in ("ml", "cl"):
                 names[f"{prefix}-{structure}-{parameters}"] = partial(
-                    TANClassifier, k=k, structure=structure, parameters=parameters
+                    TANClassifier, k=k, structure=structure, parameters=parameters, alpha=1.0
                 )
-    names["tan-omi-crcl-ml"] = partial(TANClassifier, k=1, structure="omi-crcl")
+    names["tan-omi-crcl-ml"] = partial(TANClassifier, k=1, structure="omi-crcl", alpha=1.0)
     return names
 
 
-#: name -> factory of an unfitted classifier with the library's defaults.
+#: name -> factory of an unfitted classifier. The names the reproductions use pin the
+#: papers' smoothing (alpha = 1 unless an experiment sets it); the "-auto" names have
+#: the library's default, alpha="auto".
 CLASSIFIERS: dict[str, Callable[[], ClassifierMixin]] = {
-    "nb": NaiveBayesClassifier,
+    "nb": partial(NaiveBayesClassifier, alpha=1.0),
     "chow-liu": ChowLiuClassifier,
-    "tan-cmi": TANClassifier,
-    "dt": DiscriminativeTreeClassifier,
-    "dt-forest": partial(DiscriminativeTreeClassifier, n_edges="cv"),
+    "tan-cmi": partial(TANClassifier, alpha=1.0),
+    "dt": partial(DiscriminativeTreeClassifier, alpha=1.0),
+    "dt-forest": partial(DiscriminativeTreeClassifier, n_edges="cv", alpha=1.0),
+    "nb-auto": NaiveBayesClassifier,
+    "tan-cmi-auto": TANClassifier,
+    "dt-auto": DiscriminativeTreeClassifier,
     # the paper's algorithms: eq. 26 with F_0 = 0 (init="zero")
     "bgmc": partial(BoostedGraphicalModelClassifier, base="dt", init="zero"),
     "bcl": partial(BoostedGraphicalModelClassifier, base="chow-liu", init="zero"),

@@ -30,7 +30,7 @@ def test_one_round_equals_the_base_learner(rng):
     X = rng.integers(0, 3, (300, 6))
     y = (X[:, 0] + X[:, 1] + rng.integers(0, 2, 300) > 2).astype(int)
     boosted = BoostedGraphicalModelClassifier(init="zero", n_estimators=1).fit(X, y)
-    base = DiscriminativeTreeClassifier().fit(X, y)
+    base = DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)
     llr = base.decision_function(X) - (base.class_log_prior_[1] - base.class_log_prior_[0])
     (alpha,) = boosted.estimator_alphas_[0]
     assert_allclose(boosted.decision_function(X), alpha * llr, rtol=1e-9, atol=1e-9)

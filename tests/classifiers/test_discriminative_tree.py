@@ -107,11 +107,11 @@ def test_gaussian_example_discriminative_edges_stay_in_the_discriminative_block(
 def test_n_edges_and_staged_decisions(rng):
     X = rng.integers(0, 3, (200, 6))
     y = (X[:, 0] == X[:, 1]).astype(int)
-    full = DiscriminativeTreeClassifier().fit(X, y)
+    full = DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)
     staged = dict(full.staged_decision_function(X))
     assert_allclose(staged[max(staged)], full.decision_function(X), rtol=1e-10)
     for k in (0, 1, 2):
-        fitted = DiscriminativeTreeClassifier(n_edges=k).fit(X, y)
+        fitted = DiscriminativeTreeClassifier(n_edges=k, alpha=1.0).fit(X, y)
         assert all(len(e) <= k for e in fitted.edges_)
         assert_allclose(staged[k], fitted.decision_function(X), rtol=1e-10)
 
@@ -134,10 +134,10 @@ def test_multiclass_rules(rng, multiclass):
 def test_pairwise_composite_for_two_of_three_classes_matches_binary_fit(rng):
     X = rng.integers(0, 3, (300, 4))
     y = rng.integers(0, 3, 300)
-    multi = DiscriminativeTreeClassifier().fit(X, y)
+    multi = DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)
     pair = next(p for p in multi.forest_pairs_ if (p.positive, p.negative) == (0, 1))
     rows = y < 2
-    binary = DiscriminativeTreeClassifier().fit(X[rows], y[rows])  # positive = class 1
+    binary = DiscriminativeTreeClassifier(alpha=1.0).fit(X[rows], y[rows])  # positive = class 1
     assert pair.path_pos.edges == [(i, j) for i, j, _ in binary.edge_path_[0]]
     assert pair.path_neg.edges == [(i, j) for i, j, _ in binary.edge_path_[1]]
     llr = pair.log_ratio(multi._encode(X))  # log p-hat_0 / p-hat_1
@@ -190,10 +190,10 @@ def test_chow_liu_gives_identical_trees_where_dt_discriminates():
 def test_staged_multiclass_scores_match_refits(rng, multiclass):
     X = rng.integers(0, 3, (240, 5))
     y = (X[:, 0] + (X[:, 1] == X[:, 2])) % 3
-    full = DiscriminativeTreeClassifier(multiclass=multiclass).fit(X, y)
+    full = DiscriminativeTreeClassifier(multiclass=multiclass, alpha=1.0).fit(X, y)
     staged = dict(full.staged_decision_function(X, [0, 1, 3]))
     for k in (0, 1, 3):
-        refit = DiscriminativeTreeClassifier(n_edges=k, multiclass=multiclass).fit(X, y)
+        refit = DiscriminativeTreeClassifier(n_edges=k, multiclass=multiclass, alpha=1.0).fit(X, y)
         assert_allclose(staged[k], refit.decision_function(X), rtol=1e-10, atol=1e-10)
 
 

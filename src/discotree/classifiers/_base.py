@@ -67,12 +67,9 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
         prior = getattr(self, "prior", "dirichlet")
         if prior not in PRIORS:
             raise ValueError(f"{name}: prior must be one of {PRIORS}, got {prior!r}.")
-        if alpha == "auto" and not self._supports_auto_alpha():
-            raise ValueError(
-                f"{name}: alpha='auto' is available for the discrete models with ML "
-                "parameters (not yet with TANClassifier(parameters='cl') or "
-                "distribution='gaussian'); give a number here."
-            )
+        gaussian = getattr(self, "distribution", "discrete") == "gaussian"
+        if alpha == "auto" and not gaussian and not self._supports_auto_alpha():
+            raise ValueError(f"{name}: alpha='auto' is not available here; give a number.")
         return alpha, epsilon
 
     def _supports_auto_alpha(self) -> bool:
@@ -145,7 +142,9 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
         )
         self.class_count_ = class_weight
         self.class_log_prior_ = np.log(class_weight / class_weight.sum())
-        if self._alpha == "auto":
+        if self._alpha == "auto" and getattr(self, "distribution", "discrete") == "gaussian":
+            self._alpha = None  # Gaussian models have no pseudo-counts
+        elif self._alpha == "auto":
             self._alpha, self.alpha_cv_losses_ = self._alpha_by_cv(codes, y_index, weights)
         self.alpha_ = self._alpha
         self.model_ = self._fit_model(codes, y_index.astype(np.intp), weights)

@@ -153,7 +153,7 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
 
     # -------------------------------------------------------------- alpha="auto"
     def _supports_auto_alpha(self) -> bool:
-        return self.distribution == "discrete"
+        return True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
 
     def _alpha_by_cv(self, codes, class_index, weights):
         """The tree does not depend on alpha (plug-in entropies): it is learnt once, on

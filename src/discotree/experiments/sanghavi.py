@@ -51,7 +51,7 @@ def _folds(y: np.ndarray) -> list[Fold]:
 
 MODELS = {
     "chow-liu": ChowLiuClassifier,
-    "dt": DiscriminativeTreeClassifier,
+    "dt": partial(DiscriminativeTreeClassifier, alpha=1.0),
     "chow-liu-plain": partial(ChowLiuClassifier, alpha=0.0, epsilon=PLAIN_ALPHA),
     "dt-plain": partial(DiscriminativeTreeClassifier, alpha=PLAIN_ALPHA, epsilon=PLAIN_ALPHA),
 }

@@ -46,10 +46,9 @@ ALPHA_GRID = (0.03, 0.1, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0)
 ESS_GRID = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
 
-def content_folds(
-    codes: NDArray[np.integer], class_index: NDArray[np.intp], n_folds: int
-) -> NDArray[np.intp]:
-    """Fold of every row from a hash of its content (codes and class).
+def content_folds(codes: NDArray[np.integer], n_folds: int) -> NDArray[np.intp]:
+    """Fold of every row from a hash of its features' codes (not its class, so renaming
+    the classes changes no fold).
 
     Identical rows share a fold, so a row of weight k and its k repeated copies are
     held out together: a weighted fit and the fit on repeated rows see the same folds
@@ -60,14 +59,15 @@ def content_folds(
     Examples
     --------
     >>> codes = np.array([[0, 1], [0, 1], [2, 0]])
-    >>> folds = content_folds(codes, np.array([1, 1, 0]), 5)
+    >>> folds = content_folds(codes, 5)
     >>> bool(folds[0] == folds[1])
     True
     """
     n = len(codes)
     h = np.full(n, 0xCBF29CE484222325, dtype=np.uint64)  # FNV-1a over the row
     prime = np.uint64(0x100000001B3)
-    columns = [np.asarray(class_index)] + [codes[:, j] for j in range(codes.shape[1])]
+    columns = [codes[:, j] for j in range(codes.shape[1])]  # not the class: folds do not
+    # change when the classes are renamed
     with np.errstate(over="ignore"):
         for column in columns:
             h = (h ^ (column.astype(np.int64) + 2).astype(np.uint64)) * prime
@@ -128,7 +128,7 @@ def select_alpha(
     n_folds = min(n_folds, smallest)
     if n_folds < 2:
         return 1.0, np.zeros(len(grid))
-    folds = content_folds(codes, class_index, n_folds)
+    folds = content_folds(codes, n_folds)
     if total is None:
         total = PairStatistics.from_codes(codes, class_index, n_categories, n_classes, weights)
     class_total = np.bincount(class_index, w, n_classes)
