@@ -44,13 +44,13 @@ class RelearntDiscriminativeTree(DiscriminativeTreeClassifier):
     def _alpha_model_for(self, epsilon, prior, grid):
         base = super()._alpha_model_for
 
-        def model_for(stats):
+        def model_for(stats, rows):
             fits = {}
             for alpha in grid:
                 previous = discriminative_tree.STRUCTURE_ALPHA
                 discriminative_tree.STRUCTURE_ALPHA = alpha
                 try:
-                    fits[alpha] = base(epsilon, prior, (alpha,))(stats)(alpha)
+                    fits[alpha] = base(epsilon, prior, (alpha,))(stats, rows)(alpha)
                 finally:
                     discriminative_tree.STRUCTURE_ALPHA = previous
             return lambda alpha: fits[alpha]
@@ -65,8 +65,9 @@ def configurations(n_classes: int) -> dict:
             configs[f"{name} a={alpha:g}"] = cls(alpha=alpha)
         configs[f"{name} auto"] = cls(alpha="auto")
         configs[f"{name} bdeu auto"] = cls(alpha="auto", prior="bdeu")
-    configs["tan bic"] = TANClassifier(n_edges="bic")
-    configs["tan aic"] = TANClassifier(n_edges="aic")
+    configs["tan bic"] = TANClassifier(n_edges="bic", alpha=1.0)
+    configs["tan aic"] = TANClassifier(n_edges="aic", alpha=1.0)
+    configs["tan bic auto"] = TANClassifier(n_edges="bic", alpha="auto")
     for alpha in FIXED:
         configs[f"dt a={alpha:g}"] = DiscriminativeTreeClassifier(alpha=alpha)
     configs["dt auto"] = DiscriminativeTreeClassifier(alpha="auto")
