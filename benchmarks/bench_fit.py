@@ -33,18 +33,12 @@ from discotree import (
     NaiveBayesClassifier,
     TANClassifier,
 )
+from discotree.experiments.report import cpu_name
 from discotree.stats.discrete import PairStatistics
 
 
 def machine() -> dict:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_name()
     blas = [
         f"{i['internal_api']} {i.get('version')} {i.get('architecture')} threads={i['num_threads']}"
         for i in threadpool_info()

@@ -84,7 +84,7 @@ def _outputs(model, X) -> np.ndarray:
     return np.asarray(model.decision_function(X), dtype=np.float64)
 
 
-def fits_finite(estimator, X, y, sample_weight=None):
+def assert_fits_finite(estimator, X, y, sample_weight=None):
     """The fit succeeds and every output is finite."""
     model = clone(estimator)
     with warnings.catch_warnings():
@@ -95,7 +95,7 @@ def fits_finite(estimator, X, y, sample_weight=None):
     return model
 
 
-def fails_clearly(estimator, X, y, match, sample_weight=None):
+def assert_fails_clearly(estimator, X, y, match, sample_weight=None):
     """The fit raises ValueError/TypeError naming the problem, and leaves no fitted
     attribute."""
     model = clone(estimator)
@@ -117,7 +117,7 @@ def test_integers_beyond_float_precision_keep_their_values(estimator, dtype):
     X["id"] = (base + Y.astype(dtype)).astype(dtype)
     array = np.column_stack([(base + Y.astype(dtype)).astype(dtype)] * 2)
     for data in (X[["id"]], array):
-        model = fits_finite(estimator, data, Y)
+        model = assert_fits_finite(estimator, data, Y)
         assert model.score(data, Y) == 1.0
 
 
@@ -125,7 +125,7 @@ def test_integers_beyond_float_precision_keep_their_values(estimator, dtype):
 def test_integers_beyond_float_precision_are_refused_by_continuous_models(estimator):
     X = _frame()
     X["id"] = np.int64(2**60) + Y
-    fails_clearly(estimator, X, Y, r"X\['id'\] holds integers beyond 2\*\*53")
+    assert_fails_clearly(estimator, X, Y, r"X\['id'\] holds integers beyond 2\*\*53")
 
 
 @all_estimators
@@ -135,23 +135,23 @@ def test_inf_in_an_object_column_is_refused_like_inf_in_a_number_column(estimato
     column[3] = np.inf
     X["s"] = column
     match = r"X\['s'\] contains inf at rows \[3\]" if estimator in DISCRETE else "X\\['s'\\]"
-    fails_clearly(estimator, X, Y, match)
+    assert_fails_clearly(estimator, X, Y, match)
     numeric = _numbers()
     numeric[7, 1] = -np.inf
-    fails_clearly(estimator, numeric, Y, r"X\[:, 1\] contains inf at rows \[7\]")
+    assert_fails_clearly(estimator, numeric, Y, r"X\[:, 1\] contains inf at rows \[7\]")
 
 
 @all_estimators
 def test_huge_values_give_finite_answers(estimator):
     X = _numbers()
     X[:, 0] *= 1e300
-    fits_finite(estimator, X, Y)
+    assert_fits_finite(estimator, X, Y)
 
 
 @all_estimators
 @pytest.mark.parametrize("weight", [1e-300, 1e200])
 def test_tiny_and_huge_weights_give_finite_answers(estimator, weight):
-    fits_finite(estimator, _numbers(), Y, sample_weight=np.full(N, weight))
+    assert_fits_finite(estimator, _numbers(), Y, sample_weight=np.full(N, weight))
 
 
 @pytest.mark.parametrize(
@@ -222,7 +222,9 @@ def test_tie_rules():
 # ------------------------------------------------------------ clear errors
 @all_estimators
 def test_labels_of_mixed_types_are_named(estimator):
-    fails_clearly(estimator, _numbers(), np.array([1, "a"] * (N // 2), dtype=object), "mixes")
+    assert_fails_clearly(
+        estimator, _numbers(), np.array([1, "a"] * (N // 2), dtype=object), "mixes"
+    )
 
 
 @all_estimators
@@ -230,20 +232,22 @@ def test_labels_of_mixed_types_are_named(estimator):
 def test_cells_that_are_not_scalars_are_named(estimator, cell):
     X = _frame()
     X["l"] = [cell] * N
-    fails_clearly(estimator, X, Y, r"X\['l'\] (holds a|is not numeric)")
+    assert_fails_clearly(estimator, X, Y, r"X\['l'\] (holds a|is not numeric)")
 
 
 @all_estimators
 def test_duplicate_column_names_and_no_columns_are_named(estimator):
-    fails_clearly(estimator, pd.DataFrame(_numbers(), columns=["a", "a", "b"]), Y, "duplicate")
-    fails_clearly(estimator, pd.DataFrame(index=range(N)), Y, "0 columns")
+    assert_fails_clearly(
+        estimator, pd.DataFrame(_numbers(), columns=["a", "a", "b"]), Y, "duplicate"
+    )
+    assert_fails_clearly(estimator, pd.DataFrame(index=range(N)), Y, "0 columns")
 
 
 @continuous_estimators
 def test_strings_given_to_continuous_models_are_named(estimator):
     X = _frame()
     X["colour"] = ["red", "blue"] * (N // 2)
-    fails_clearly(estimator, X, Y, r"X\['colour'\] is not numeric")
+    assert_fails_clearly(estimator, X, Y, r"X\['colour'\] is not numeric")
 
 
 @pytest.mark.parametrize(
@@ -257,7 +261,7 @@ def test_strings_given_to_continuous_models_are_named(estimator):
 def test_inf_is_reported_at_the_users_row_not_a_folds(estimator):
     X = _numbers()
     X[57, 1] = np.inf
-    fails_clearly(estimator, X, Y, r"rows \[57\]")
+    assert_fails_clearly(estimator, X, Y, r"rows \[57\]")
 
 
 @pytest.mark.parametrize(
@@ -279,7 +283,7 @@ def test_inf_is_reported_at_the_users_row_not_a_folds(estimator):
     ids=lambda v: str(v) if isinstance(v, dict) else "",
 )
 def test_bad_hyper_parameters_are_named(estimator, params, match):
-    fails_clearly(estimator.set_params(**params), _numbers(), Y, match)
+    assert_fails_clearly(estimator.set_params(**params), _numbers(), Y, match)
 
 
 # ------------------------------------------------------------ resources
@@ -288,7 +292,7 @@ def test_identifier_columns_warn_and_past_the_limit_fail(estimator):
     X = _frame()
     X["id"] = [f"row{i}" for i in range(N)]
     with discotree.config_context(category_limit=40):
-        fails_clearly(estimator, X, Y, r"X\['id'\] has 60 distinct categories")
+        assert_fails_clearly(estimator, X, Y, r"X\['id'\] has 60 distinct categories")
     big = pd.concat([X] * 4, ignore_index=True)
     big["id"] = [f"row{i}" for i in range(len(big))]
     with pytest.warns(UserWarning, match="looks like an identifier"):
@@ -300,14 +304,14 @@ def test_identifier_columns_warn_and_past_the_limit_fail(estimator):
 )
 def test_memory_is_estimated_before_allocating(estimator):
     with discotree.config_context(memory_limit=1000):
-        fails_clearly(estimator, _numbers(), Y, "more than the memory limit")
+        assert_fails_clearly(estimator, _numbers(), Y, "more than the memory limit")
 
 
 def test_ear_trees_refuse_or_warn_about_many_features():
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, (40, 1000))
     y = np.array([0, 1] * 20)
-    fails_clearly(EARTreeClassifier(), X, y, "1000 features is more than the limit")
+    assert_fails_clearly(EARTreeClassifier(), X, y, "1000 features is more than the limit")
     with pytest.warns(UserWarning, match="may take minutes"):
         EARTreeClassifier().fit(X[:, :21], y)
 
@@ -403,7 +407,7 @@ def test_randomness_is_a_parameter_with_one_default(estimator):
 
 @all_estimators
 def test_concurrent_prediction_and_pickles_give_the_same_answers(estimator):
-    model = fits_finite(estimator, _numbers(), Y)
+    model = assert_fits_finite(estimator, _numbers(), Y)
     X = _numbers(3)
     expected = _outputs(model, X)
     with ThreadPoolExecutor(8) as pool:

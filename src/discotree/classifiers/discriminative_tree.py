@@ -117,13 +117,10 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
         likelihood ratio plus log prior ratio (eq. 31-32); ``"ovr"`` learns class i
         against all others.
     alpha : float or "auto", default="auto"
-        Dirichlet pseudo-count added to every cell of every table, or ``"auto"``: chosen
-        on a grid by 5-fold cross-validation (accuracy, log-loss on ties) with fold
-        statistics by subtraction, at about 3x the cost of one fit (the choice is
-        ``alpha_``; ``docs/design/smoothing.md``). The default since the smoothing
-        benchmark (``benchmarks/results/smoothing.md``): over 39 data sets it is within
-        0.3 points of the best fixed alpha and above alpha = 1 on average. The
-        reproductions pin the papers' smoothing.
+        Dirichlet pseudo-count per cell, or ``"auto"``: chosen by cross-validation as
+        for :class:`NaiveBayesClassifier` (``alpha_``; ``docs/design/smoothing.md``).
+        Each fold's forests are learnt at alpha 1 while the alphas are compared; the
+        final forests with the chosen one. Ignored by ``distribution="gaussian"``.
     epsilon : float, default=1e-5
         Zero-probability floor (only relevant when alpha is tiny).
     max_categories : int, default=10

@@ -142,13 +142,10 @@ class TANClassifier(DiscreteForestClassifierBase):
         default makes every fit on the same data give the same model; ``None`` draws
         fresh randomness.
     alpha : float or "auto", default="auto"
-        Dirichlet pseudo-count added to every cell of every table, or ``"auto"``: chosen
-        on a grid by 5-fold cross-validation (accuracy, log-loss on ties) with fold
-        statistics by subtraction, at about 3x the cost of one fit (the choice is
-        ``alpha_``; ``docs/design/smoothing.md``). The default since the smoothing
-        benchmark (``benchmarks/results/smoothing.md``): over 39 data sets it is within
-        0.3 points of the best fixed alpha and above alpha = 1 on average. The
-        reproductions pin the papers' smoothing.
+        Dirichlet pseudo-count per cell, or ``"auto"``: chosen by cross-validation as
+        for :class:`NaiveBayesClassifier` (``alpha_``; ``docs/design/smoothing.md``).
+        Discriminative searches are run at alpha 1 while the alphas are compared, and
+        again with the chosen one.
     prior : {"dirichlet", "bdeu"}, default="dirichlet"
         ``"dirichlet"``: ``alpha`` pseudo-counts in every cell of every table.
         ``"bdeu"``: ``alpha`` is an equivalent sample size spread over the cells of each

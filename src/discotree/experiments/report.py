@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "cpu_name",
     "grouped_bar_chart",
     "markdown_table",
     "provenance",
@@ -21,6 +22,19 @@ __all__ = [
     "write_json",
     "write_results",
 ]
+
+
+def cpu_name() -> str:
+    """The processor's model name (``/proc/cpuinfo``), or what ``platform`` knows."""
+    import platform
+
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
 
 
 def provenance() -> dict:
@@ -57,20 +71,12 @@ def provenance() -> dict:
             packages[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             packages[name] = None
-    cpu = platform.processor() or "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     return {
         "commit": commit,
         "uncommitted_changes": dirty,
         "packages": packages,
         "machine": {
-            "cpu": cpu,
+            "cpu": cpu_name(),
             "cores": os.cpu_count(),
             "python": platform.python_version(),
             "platform": platform.platform(),
