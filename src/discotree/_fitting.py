@@ -42,9 +42,14 @@ _FITTING = "_fit_in_progress"
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+#: Private attributes of a streaming fit (``partial_fit``), fitted state too.
+_STREAM_PREFIXES = ("_stream", "_counted")
+
+
 def _fitted_names(estimator: Any) -> list[str]:
     names = set(estimator.__dict__.get(_STATE, ()))
     names.update(k for k in estimator.__dict__ if k.endswith("_") and not k.startswith("__"))
+    names.update(k for k in estimator.__dict__ if k.startswith(_STREAM_PREFIXES))
     return sorted(names)
 
 

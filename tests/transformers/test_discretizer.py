@@ -67,3 +67,15 @@ def test_mdl_finds_the_class_boundary_and_stops_on_noise(rng):
 def test_mdl_needs_labels():
     with pytest.raises(ValueError, match="requires y to be passed"):
         Discretizer(method="mdl").fit(np.zeros((3, 1)))
+
+
+def test_fixed_bin_edges_learn_nothing(rng):
+    edges = [[-1.0, 0.0, 1.0], [0.5]]
+    disc = Discretizer(bin_edges=edges).fit(rng.normal(size=(30, 2)) * 100)
+    np.testing.assert_array_equal(disc.n_bins_, [4, 2])
+    codes = disc.transform(np.array([[-5.0, 0.5], [0.0, 0.6], [np.nan, 9.0]]))
+    np.testing.assert_array_equal(codes, [[0, 0], [1, 1], [np.nan, 1]])
+    with pytest.raises(ValueError, match="bin_edges has 2 features' edges but X has 3"):
+        Discretizer(bin_edges=edges).fit(np.zeros((4, 3)))
+    with pytest.raises(ValueError, match=r"bin_edges\[0\] must be finite and strictly increasing"):
+        Discretizer(bin_edges=[[1.0, 1.0]]).fit(np.zeros((4, 1)))

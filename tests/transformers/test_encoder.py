@@ -66,3 +66,55 @@ def test_check_codes_names_the_bad_column():
         check_codes(np.array([[0, 3]]), np.array([2, 2]))
     with pytest.raises(ValueError, match=r"codes\[:, 0\] out of range"):
         check_codes(np.array([[-2, 0]]), np.array([2, 2]))
+
+
+def _batch_frame(rng, n, colours, counts):
+    frame = pd.DataFrame(
+        {
+            "colour": rng.choice(colours, n).astype(object),
+            "count": rng.choice(counts, n).astype(float),
+            "big": rng.choice([2**60, 2**60 + 1, -(2**61)], n),
+        }
+    )
+    frame.loc[rng.random(n) < 0.2, "colour"] = None
+    frame.loc[rng.random(n) < 0.2, "count"] = np.nan
+    return frame
+
+
+def test_extend_gives_the_codes_fit_gives_on_all_batches(rng):
+    """Categories added batch by batch end in fit's order, and the maps move every old
+    code to the code of the same category."""
+    first = _batch_frame(rng, 50, ["pear", "fig"], [3.0, 1.0])
+    later = _batch_frame(rng, 50, ["apple", "pear", "zucchini"], [0.0, 1.0, 5.0])
+    streamed = TableEncoder(10, Discretizer(), "T")
+    old_codes = streamed.fit_transform(check_table(first, "T"), None)
+    old_categories = [spec.categories for spec in streamed.columns_]
+    maps = streamed.extend(check_table(later, "T"), 50)
+    assert sorted(maps) == [0, 1]  # "big" brought nothing new
+    whole = pd.concat([first, later], ignore_index=True)
+    fitted = TableEncoder(10, Discretizer(), "T")
+    expected = fitted.fit_transform(check_table(whole, "T"), None)
+    assert_array_equal(streamed.n_categories_, fitted.n_categories_)
+    assert_array_equal(streamed.transform(check_table(whole, "T")), expected)
+    for j, new_code in maps.items():  # the same category before and after
+        new_categories = streamed.columns_[j].categories
+        for old, category in enumerate(old_categories[j]):
+            assert new_categories[new_code[old]] == category
+    moved = old_codes.astype(np.intp).copy()
+    for j, new_code in maps.items():
+        moved[:, j] = np.where(moved[:, j] >= 0, new_code[np.maximum(moved[:, j], 0)], -1)
+    assert_array_equal(moved, expected[:50])
+
+
+def test_extend_refuses_and_keeps_the_encoding(rng):
+    first = _batch_frame(rng, 40, ["pear"], [1.0, 2.0])
+    encoder = TableEncoder(3, Discretizer(), "T")
+    encoder.fit_transform(check_table(first, "T"), None)
+    before = [spec.categories.copy() for spec in encoder.columns_]
+    bad = _batch_frame(rng, 40, ["fig", "kiwi"], [1.0, 2.0, 3.0, 4.0])
+    with pytest.raises(ValueError, match=r"had at most 3 distinct values in the first batch"):
+        encoder.extend(check_table(bad, "T"), 40)
+    for spec, old in zip(encoder.columns_, before, strict=True):
+        assert_array_equal(spec.categories, old)
+    with pytest.raises(ValueError, match="this batch has 2 columns, the first had 3"):
+        encoder.extend(check_table(first.iloc[:, :2], "T"), 40)

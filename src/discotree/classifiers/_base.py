@@ -32,6 +32,14 @@ logger = logging.getLogger(__name__)
 DISTRIBUTIONS = ("discrete", "gaussian")
 
 
+def _positive_rows(table, y, weights):
+    """The rows of positive weight (a weight of zero is the same as leaving it out)."""
+    if weights is not None and not (weights > 0).all():
+        rows = np.flatnonzero(weights > 0)
+        return table.take(rows), y[rows], weights[rows]
+    return table, y, weights
+
+
 class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstimator):
     """Base of classifiers that score ``log P(x, c) = log P(c) + log P(x | c)`` with
     one discrete forest per class (naive Bayes, Chow-Liu, TAN).
@@ -125,9 +133,7 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
         validate_data(self, X, skip_check_array=True)
         y = check_targets(y, table.n_samples, name)
         weights = check_sample_weight(sample_weight, table.n_samples, name)
-        if weights is not None and not (weights > 0).all():
-            rows = np.flatnonzero(weights > 0)
-            table, y, weights = table.take(rows), y[rows], weights[rows]
+        table, y, weights = _positive_rows(table, y, weights)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(
@@ -136,27 +142,40 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
             )
         self.encoder_ = self._make_encoder()
         codes = self.encoder_.fit_transform(table, weights, y_index)
+        class_weight = np.bincount(y_index, weights=weights, minlength=len(self.classes_))
+        self._fit_encoded(codes, y_index.astype(np.intp), weights, class_weight)
+        return self
+
+    def _fit_encoded(
+        self,
+        codes: NDArray[np.integer] | None,
+        class_index: NDArray[np.intp] | None,
+        weights: NDArray[np.float64] | None,
+        class_weight: NDArray[np.float64],
+    ) -> None:
+        """Everything ``fit`` learns after the encoding: priors, alpha, structure and
+        parameters. ``codes`` is None when a streaming fit kept only the counts (set
+        in ``_counted``, or ``_counted_univariate`` for naive Bayes)."""
         self.n_categories_ = self.encoder_.n_categories_
-        class_weight = np.bincount(y_index, weights=weights, minlength=len(self.classes_)).astype(
-            np.float64
-        )
+        class_weight = np.asarray(class_weight, dtype=np.float64)
         self.class_count_ = class_weight
-        self.class_log_prior_ = np.log(class_weight / class_weight.sum())
+        with np.errstate(divide="ignore"):  # a class given to partial_fit but never seen
+            self.class_log_prior_ = np.log(class_weight / class_weight.sum())
         if self._alpha == "auto" and getattr(self, "distribution", "discrete") == "gaussian":
             self._alpha = None  # Gaussian models have no pseudo-counts
         elif self._alpha == "auto":
-            self._alpha, self.alpha_cv_losses_ = self._alpha_by_cv(codes, y_index, weights)
+            self._alpha, self.alpha_cv_losses_ = self._alpha_by_cv(codes, class_index, weights)
         self.alpha_ = self._alpha
-        self.model_ = self._fit_model(codes, y_index.astype(np.intp), weights)
+        self.model_ = self._fit_model(codes, class_index, weights)
         self.__dict__.pop("_counted", None)  # counts kept for alpha="auto", if unused
+        self.__dict__.pop("_counted_univariate", None)
         logger.info(
-            "%s fitted: %d samples, %d features, %d classes",
-            name,
-            len(y),
-            codes.shape[1],
+            "%s fitted: %.6g weight, %d features, %d classes",
+            type(self).__name__,
+            class_weight.sum(),
+            len(self.n_categories_) if self.n_categories_ is not None else codes.shape[1],
             len(self.classes_),
         )
-        return self
 
     def _alpha_by_cv(self, codes, class_index, weights):
         """Choose alpha on :data:`~discotree.stats.smoothing.ALPHA_GRID` (or the ESS
@@ -164,9 +183,10 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
         subtraction (:func:`~discotree.stats.smoothing.select_alpha`)."""
         prior = getattr(self, "prior", "dirichlet")
         # the totals serve the final fit too (one counting pass saved)
-        self._counted = PairStatistics.from_codes(
-            codes, class_index, self.n_categories_, len(self.classes_), weights
-        )
+        if "_counted" not in self.__dict__:
+            self._counted = PairStatistics.from_codes(
+                codes, class_index, self.n_categories_, len(self.classes_), weights
+            )
         grid = ESS_GRID if prior == "bdeu" else ALPHA_GRID
         return select_alpha(
             codes,

@@ -16,11 +16,12 @@ from ..structure.chow_liu import (
     penalized_forest,
 )
 from ._base import DiscreteForestClassifierBase
+from ._incremental import IncrementalFitMixin
 
 __all__ = ["ChowLiuClassifier"]
 
 
-class ChowLiuClassifier(DiscreteForestClassifierBase):
+class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Generative tree classifier: a Chow-Liu tree fitted to each class separately.
 
     Each class's tree maximises the sum of the empirical mutual informations of its
@@ -144,7 +145,7 @@ class ChowLiuClassifier(DiscreteForestClassifierBase):
         class_index: NDArray[np.intp],
         sample_weight: NDArray[np.float64] | None,
     ) -> DiscreteForestModel:
-        n_features = codes.shape[1]
+        n_features = len(self.n_categories_)
         stats = self._pair_statistics(codes, class_index, sample_weight)
         self.edge_weights_, self.edges_ = self._class_forests(stats)
         self.parents_ = np.stack([forest_parents(n_features, e) for e in self.edges_])

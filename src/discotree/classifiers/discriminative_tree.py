@@ -21,6 +21,7 @@ from ..stats.smoothing import forest_models_by_alpha
 from ..structure.chow_liu import forest_parents
 from ..structure.discriminative import ForestPath, discriminative_forest_paths
 from ._base import DiscreteForestClassifierBase
+from ._incremental import IncrementalFitMixin
 
 __all__ = ["DiscriminativeTreeClassifier"]
 
@@ -74,7 +75,7 @@ class _CompositeScores:
         return scores
 
 
-class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
+class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Discriminative trees: a pair of tree models, each close to its class and far
     from the other (Algorithm 1 of 000_73c31e535057fe50.txt).
 
@@ -291,14 +292,20 @@ class DiscriminativeTreeClassifier(DiscreteForestClassifierBase):
                 score[g] += np.mean(model.classes_[index] == y[test])
         return int(grid[int(np.argmax(score))])
 
+    def _partial_fit_unsupported(self) -> str | None:
+        if isinstance(self.n_edges, str):
+            return "n_edges='cv' refits on folds of the rows."
+        return super()._partial_fit_unsupported()
+
+    def _stream_prepare(self) -> None:
+        self.n_edges_ = self.n_edges
+
     def _fit_model(self, encoded, class_index, sample_weight):
-        n_classes, n_features = len(self.classes_), encoded.shape[1]
+        n_classes, n_features = len(self.classes_), self.n_features_in_
         if self.distribution == "gaussian":
             stats = GaussianStatistics.from_data(encoded, class_index, n_classes, sample_weight)
         else:
-            stats = PairStatistics.from_codes(
-                encoded, class_index, self.n_categories_, n_classes, sample_weight
-            )
+            stats = self._pair_statistics(encoded, class_index, sample_weight)
         tasks = self._tasks(n_classes, warn=True)
         self.statistics_ = stats
         self.forest_pairs_ = []

@@ -8,11 +8,12 @@ from numpy.typing import NDArray
 from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discrete import class_univariate_counts
 from ._base import DiscreteForestClassifierBase
+from ._incremental import IncrementalFitMixin
 
 __all__ = ["NaiveBayesClassifier"]
 
 
-class NaiveBayesClassifier(DiscreteForestClassifierBase):
+class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Naive Bayes: features independent given the class (a forest with no edges).
 
     Parameters
@@ -94,6 +95,8 @@ class NaiveBayesClassifier(DiscreteForestClassifierBase):
     def _forest_family(self):
         return lambda stats: np.full((stats.n_classes, stats.n_features), -1, dtype=np.intp)
 
+    _streams_pairs = False  # naive Bayes needs the univariate tables only
+
     def _fit_model(
         self,
         codes: NDArray[np.intp],
@@ -101,10 +104,12 @@ class NaiveBayesClassifier(DiscreteForestClassifierBase):
         sample_weight: NDArray[np.float64] | None,
     ) -> DiscreteForestModel:
         n_classes = len(self.classes_)
-        univariate = class_univariate_counts(
-            codes, class_index, self.n_categories_, n_classes, sample_weight
-        )
-        parents = np.full((n_classes, codes.shape[1]), -1, dtype=np.intp)
+        univariate = self.__dict__.pop("_counted_univariate", None)  # streamed counts
+        if univariate is None:
+            univariate = class_univariate_counts(
+                codes, class_index, self.n_categories_, n_classes, sample_weight
+            )
+        parents = np.full((n_classes, len(self.n_categories_)), -1, dtype=np.intp)
         self.edges_: list[list[tuple[int, int]]] = [[] for _ in range(n_classes)]
         return DiscreteForestModel.from_statistics(
             None,

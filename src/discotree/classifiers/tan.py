@@ -34,6 +34,7 @@ from ..structure.chow_liu import (
     penalized_forest,
 )
 from ._base import DiscreteForestClassifierBase
+from ._incremental import IncrementalFitMixin
 
 __all__ = ["STRUCTURES", "TANClassifier"]
 
@@ -103,7 +104,7 @@ def _class_information(class_by_value: NDArray[np.float64]) -> float:
     return float((joint[nz] * np.log(joint[nz] / (pc @ px)[nz])).sum())
 
 
-class TANClassifier(DiscreteForestClassifierBase):
+class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Bayesian network classifiers whose attributes have at most k attribute parents
     (the class is a parent of every attribute and has none): naive Bayes (k = 0),
     tree-augmented naive Bayes (k = 1) and 2-trees (k = 2), with generative or
@@ -281,20 +282,35 @@ class TANClassifier(DiscreteForestClassifierBase):
         if n is not None and not (self.k == 1 and self.structure == "cmi"):
             raise ValueError(f"{name}: n_edges applies to structure='cmi' with k=1 only.")
 
+    def _partial_fit_unsupported(self) -> str | None:
+        if self.structure != "cmi" or self.parameters != "ml":
+            return (
+                "only structure='cmi' with parameters='ml' is learnt from counts (the "
+                "discriminative searches and CL parameters score the training rows)."
+            )
+        return None
+
+    def _stream_keeps_rows(self) -> bool:
+        # k = 2: the family counts of the parents chosen at the end need the rows
+        return super()._stream_keeps_rows() or self.k == 2
+
     def _fit_model(
         self,
         codes: NDArray[np.intp],
         class_index: NDArray[np.intp],
         sample_weight: NDArray[np.float64] | None,
     ) -> DiscreteForestModel | BayesNetModel:
-        n_classes, n_features = len(self.classes_), codes.shape[1]
-        weights = np.ones(len(codes)) if sample_weight is None else sample_weight
+        n_classes, n_features = len(self.classes_), len(self.n_categories_)
+        if codes is not None and sample_weight is None:
+            weights = np.ones(len(codes))
+        else:
+            weights = sample_weight
         self.n_score_evaluations_ = 0
         self.n_rows_scored_ = 0
         self.cl_iterations_ = 0
         start = time.perf_counter()
         forest_path = self.k == 1 and self.structure == "cmi"
-        if forest_path or (self.k == 2 and self.structure == "cmi"):
+        if forest_path or (self.k == 2 and self.structure == "cmi") or codes is None:
             stats = self._pair_statistics(codes, class_index, sample_weight)
         if forest_path:
             edges, self.edge_weights_ = _cmi_structure(stats, self.n_edges)
@@ -314,7 +330,8 @@ class TANClassifier(DiscreteForestClassifierBase):
         if self.k <= 1:
             row = np.array([pa[0] if pa else -1 for pa in parents], dtype=np.intp)
             self.parents_ = np.tile(row, (n_classes, 1))
-        if forest_path and self.parameters == "ml":
+        streamed = codes is None  # partial_fit without rows: k <= 1 from the counts
+        if (forest_path or streamed) and self.parameters == "ml":
             return DiscreteForestModel.from_statistics(
                 stats, self.parents_, alpha=self._alpha, epsilon=self._epsilon, prior=self.prior
             )

@@ -24,6 +24,7 @@ from ..kernels.information import pairwise_mutual_information, pairwise_table_to
 
 __all__ = [
     "PairStatistics",
+    "category_index_map",
     "check_smoothing",
     "conditional_mutual_information",
     "entropy",
@@ -157,11 +158,58 @@ class PairStatistics:
             counts=np.maximum(self.counts - other.counts, 0.0), n_categories=self.n_categories
         )
 
+    def realigned(
+        self, maps: dict[int, NDArray[np.intp]], n_categories: NDArray[np.intp]
+    ) -> PairStatistics:
+        """The same counts in a layout with more categories (see
+        :func:`category_index_map`): the new categories' cells are zero."""
+        index, width = category_index_map(self.n_categories, maps, n_categories)
+        counts = np.zeros((self.n_classes, width, width))
+        counts[:, index[:, None], index[None, :]] = self.counts
+        return PairStatistics(counts=counts, n_categories=np.asarray(n_categories, np.intp))
+
     def merged(self) -> PairStatistics:
         """The statistics of all classes pooled into one class."""
         return PairStatistics(
             counts=self.counts.sum(axis=0, keepdims=True), n_categories=self.n_categories
         )
+
+
+def category_index_map(
+    n_categories: NDArray[np.intp],
+    maps: dict[int, NDArray[np.intp]],
+    new_n_categories: NDArray[np.intp],
+) -> tuple[NDArray[np.intp], int]:
+    """Where each one-hot column of a layout goes in a layout with more categories.
+
+    Parameters
+    ----------
+    n_categories : ndarray of shape (n_features,)
+        The old layout.
+    maps : dict
+        For each feature whose categories changed, the new code of every old code;
+        the other features keep their codes.
+    new_n_categories : ndarray of shape (n_features,)
+
+    Returns
+    -------
+    index : ndarray of shape (n_categories.sum(),)
+        The new column of every old one.
+    width : int
+        ``new_n_categories.sum()``.
+
+    Examples
+    --------
+    >>> category_index_map(np.array([2, 1]), {0: np.array([0, 2])}, np.array([3, 1]))
+    (array([0, 2, 3]), 4)
+    """
+    old_offsets = np.concatenate([[0], np.cumsum(n_categories)])
+    new_offsets = np.concatenate([[0], np.cumsum(new_n_categories)])
+    index = np.empty(int(old_offsets[-1]), dtype=np.intp)
+    for j, r in enumerate(n_categories):
+        codes = maps.get(j, np.arange(r))
+        index[old_offsets[j] : old_offsets[j + 1]] = new_offsets[j] + codes
+    return index, int(new_offsets[-1])
 
 
 def class_univariate_counts(

@@ -74,6 +74,13 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
         ``"mdl"``: supervised Fayyad-Irani recursive minimal-entropy partitioning with
         the MDL stopping rule (needs ``y``; Section 6.1 of 002_4035af8a3a458042.txt).
         A feature with no accepted cut gets one bin.
+    bin_edges : list of array-like or None, default=None
+        Fixed interior edges, one increasing list per feature: ``fit`` then learns
+        nothing (it checks that X has as many features) and every fit, on any data,
+        bins alike. This is how bins are fixed for streaming and distributed fits,
+        e.g. ``Discretizer(bin_edges=Discretizer().fit(sample).bin_edges_)``; an
+        estimator given such a discretizer bins every numeric column with it
+        (none is taken as categorical by its number of values).
 
     Attributes
     ----------
@@ -102,9 +109,12 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
     array([0., 0., 0., 0., 0., 1., 1., 1., 1., 1.])
     """
 
-    def __init__(self, n_bins: int = 5, method: str = "quantile") -> None:
+    def __init__(
+        self, n_bins: int = 5, method: str = "quantile", bin_edges: list | None = None
+    ) -> None:
         self.n_bins = n_bins
         self.method = method
+        self.bin_edges = bin_edges
 
     def _check_params(self) -> None:
         if self.method not in _METHODS:
@@ -115,6 +125,24 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"Discretizer: n_bins must be an integer >= 2, got {self.n_bins!r}.")
         if self.n_bins < 2:
             raise ValueError(f"Discretizer: n_bins must be >= 2, got {self.n_bins}.")
+        if self.bin_edges is not None:
+            self._fixed_edges()
+
+    def _fixed_edges(self) -> list[NDArray[np.float64]]:
+        """The ``bin_edges`` parameter as float arrays, checked."""
+        try:
+            edges = [np.asarray(e, dtype=np.float64).reshape(-1) for e in self.bin_edges]
+        except (TypeError, ValueError):
+            raise ValueError(
+                "Discretizer: bin_edges must be a list of 1-D arrays of numbers, one per "
+                f"feature, got {self.bin_edges!r}."
+            ) from None
+        for j, e in enumerate(edges):
+            if not np.isfinite(e).all() or np.any(np.diff(e) <= 0):
+                raise ValueError(
+                    f"Discretizer: bin_edges[{j}] must be finite and strictly increasing."
+                )
+        return edges
 
     def fit(self, X, y=None, sample_weight=None) -> Discretizer:
         """Learn the bin edges of every feature from the training data.
@@ -136,6 +164,16 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan")
         w = check_sample_weight(sample_weight, X.shape[0], "Discretizer")
         w = np.ones(X.shape[0]) if w is None else w
+        if self.bin_edges is not None:
+            edges = self._fixed_edges()
+            if len(edges) != X.shape[1]:
+                raise ValueError(
+                    f"Discretizer: bin_edges has {len(edges)} features' edges but X has "
+                    f"{X.shape[1]} features."
+                )
+            self.bin_edges_ = edges
+            self.n_bins_ = np.array([len(e) + 1 for e in edges], dtype=np.intp)
+            return self
         edges_of = _METHODS[self.method]
         extra: tuple = ()
         if self.method in _SUPERVISED:
@@ -169,5 +207,5 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
-        tags.target_tags.required = self.method in _SUPERVISED
+        tags.target_tags.required = self.method in _SUPERVISED and self.bin_edges is None
         return tags

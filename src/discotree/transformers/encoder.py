@@ -29,6 +29,7 @@ class _Column:
     categories: NDArray[Any] | None = None
     lookup: dict[Any, int] = field(default_factory=dict)
     n_categories: int = 1
+    exact_integers: bool = False  # integers beyond 2**53, in numeric order
 
 
 def _power_of_two(values: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -141,19 +142,17 @@ class TableEncoder:
             reject_inf(table.matrix, labels, self.owner)
         self.columns_: list[_Column] = []
         binned = []
-        wide = {j for j, c in enumerate(columns) if _beyond_float(c)}
+        fixed_bins = getattr(self.discretizer, "bin_edges", None) is not None
+        wide = {j for j, c in enumerate(columns) if _beyond_float(c) and not fixed_bins}
         numeric = [j for j, c in enumerate(columns) if c.dtype.kind in "iuf" and j not in wide]
-        distinct = (
-            dict(
-                zip(
-                    numeric,
-                    _distinct_values(self._numeric_block(table, numeric), self.max_categories),
-                    strict=True,
-                )
-            )
-            if numeric
-            else {}
-        )
+        if fixed_bins:  # fixed edges bin every numeric column
+            distinct = {j: None for j in numeric}
+        elif numeric:
+            block = self._numeric_block(table, numeric)
+            values = _distinct_values(block, self.max_categories)
+            distinct = dict(zip(numeric, values, strict=True))
+        else:
+            distinct = {}
         for j, column in enumerate(columns):
             if j in wide:  # integers beyond 2**53: categories by exact value, else bins
                 values = np.unique(column)
@@ -164,7 +163,7 @@ class TableEncoder:
                     exact = values.tolist()
                     lookup = {v: k for k, v in enumerate(exact)}
                     self.columns_.append(
-                        _Column(_OBJECT, np.array(exact, dtype=object), lookup, len(exact))
+                        _Column(_OBJECT, np.array(exact, dtype=object), lookup, len(exact), True)
                     )
                 continue
             if j in distinct:
@@ -192,13 +191,89 @@ class TableEncoder:
             )
             for j, n_bins in zip(binned, self.discretizer_.n_bins_, strict=True):
                 self.columns_[j].n_categories = int(n_bins)
+        self._set_layout()
+        return self._encode(table)
+
+    def _set_layout(self) -> None:
         self.n_categories_ = np.array([c.n_categories for c in self.columns_], dtype=np.intp)
         self.code_dtype_ = np.dtype(np.int8)
         for dtype in (np.int8, np.int16, np.int32, np.intp):
-            if self.n_categories_.max() <= np.iinfo(dtype).max:
+            if self.n_categories_.max(initial=1) <= np.iinfo(dtype).max:
                 self.code_dtype_ = np.dtype(dtype)
                 break
-        return self._encode(table)
+
+    def extend(self, table: Table, n_rows_seen: int) -> dict[int, NDArray[np.intp]]:
+        """Add the categories that a later batch of rows reveals (``partial_fit``).
+
+        Categories stay in the order ``fit`` gives them (sorted), so a column's codes
+        may move: for each column whose categories changed, the returned map gives the
+        new code of every old one. Bins never change. Nothing is modified when an error
+        is raised.
+
+        Raises
+        ------
+        ValueError
+            If a numeric column taken as categorical on the first batch now has more
+            than ``max_categories`` values, or a categorical column more than
+            ``category_limit``, or a numeric column now holds strings.
+        """
+        if len(table.columns) != len(self.columns_):
+            raise ValueError(
+                f"{self.owner}: this batch has {len(table.columns)} columns, the first "
+                f"had {len(self.columns_)}."
+            )
+        if table.matrix is not None:
+            reject_inf(table.matrix, table.labels, self.owner)
+        updated: dict[int, _Column] = {}
+        maps: dict[int, NDArray[np.intp]] = {}
+        numeric = [j for j, c in enumerate(self.columns_) if c.kind == _NUMERIC]
+        if numeric:
+            block = self._numeric_block(table, numeric)
+            found = _distinct_values(block, self.max_categories)
+            for j, values in zip(numeric, found, strict=True):
+                spec = self.columns_[j]
+                merged = None if values is None else np.union1d(spec.categories, values)
+                if merged is None or len(merged) > self.max_categories:
+                    raise ValueError(
+                        f"{self.owner}: {table.labels[j]} had at most {self.max_categories} "
+                        "distinct values in the first batch and was taken as categorical; "
+                        "this batch brings more. Fix its bins for every batch with "
+                        "discretizer=Discretizer(bin_edges=...) (or raise max_categories)."
+                    )
+                if len(merged) > len(spec.categories):
+                    updated[j] = _Column(_NUMERIC, merged, n_categories=len(merged))
+                    maps[j] = np.searchsorted(merged, spec.categories).astype(np.intp)
+        for j, spec in enumerate(self.columns_):
+            if spec.kind != _OBJECT:
+                continue
+            column = table.columns[j]
+            if column.dtype.kind == "f":
+                present = {v for v in column[~np.isnan(column)].tolist()}
+            else:
+                present = {v for v in column.tolist() if v is not None}
+            new = [v for v in present if v not in spec.lookup]
+            if not new:
+                continue
+            values = [*spec.categories.tolist(), *new]
+            values = sorted(values) if spec.exact_integers else sorted(values, key=_sort_key)
+            if spec.exact_integers and len(values) > self.max_categories:
+                raise ValueError(
+                    f"{self.owner}: {table.labels[j]} had at most {self.max_categories} "
+                    "distinct values in the first batch and was taken as categorical; "
+                    "this batch brings more (raise max_categories to keep it so)."
+                )
+            check_cardinality(len(values), n_rows_seen + len(column), table.labels[j], self.owner)
+            lookup = {v: k for k, v in enumerate(values)}
+            updated[j] = _Column(
+                _OBJECT, np.array(values, dtype=object), lookup, len(values), spec.exact_integers
+            )
+            maps[j] = np.array([lookup[v] for v in spec.categories], dtype=np.intp)
+        for j, spec in updated.items():
+            if len(maps[j]) == 0:  # the placeholder category of an empty column
+                maps[j] = np.zeros(1, dtype=np.intp)
+            self.columns_[j] = spec
+        self._set_layout()
+        return maps
 
     def transform(self, table: Table) -> NDArray[np.intp]:
         """Codes of new rows: unseen categories and missing values become -1."""

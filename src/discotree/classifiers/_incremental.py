@@ -1,0 +1,285 @@
+"""``partial_fit`` for the classifiers fitted from additive counts.
+
+Naive Bayes, Chow-Liu, TAN-CMI and the discriminative tree pair learn everything from
+per-class count tables (and the class weights), which are sums over rows: a batch at a
+time, they are added, and the model learnt from the sum is the model ``fit`` learns
+from all the rows at once. This module holds that accumulation, shared by the four
+estimators (:class:`IncrementalFitMixin`).
+
+The rules, in scikit-learn's terms (its glossary, ``partial_fit``):
+
+* ``classes`` is required on the first call (every label that will ever appear).
+* The first batch fixes the encoding of the numeric columns: a column with at most
+  ``max_categories`` distinct values is categorical (later batches may add values up
+  to that number), one with more is binned with edges learnt on that batch, or given
+  for every batch by ``Discretizer(bin_edges=...)``, which bins every numeric column.
+  Categorical columns may reveal new categories in any batch: the tables grow, and the
+  categories keep the order ``fit`` gives them, so the result is the same.
+* The model is usable after every call. Structure and parameters are learnt lazily,
+  when a fitted attribute (``model_``, ``edges_``, ...) or a ``predict*`` method is
+  first used after new data; ``partial_fit()`` with no data learns them now.
+* Configurations that need the rows themselves keep them, encoded (one byte per cell
+  while features have fewer than 128 categories): ``alpha="auto"`` (its cross-validation
+  scores held-out rows) and TAN with ``k=2`` (the family counts of the parents it
+  chooses). Give a number as ``alpha`` (and ``k <= 1``) for memory that does not grow
+  with the rows. Other configurations have no ``partial_fit``; fit them on a sample.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._fitting import available_if_explained, clear_fitted_state
+from .._validation import check_sample_weight, check_table, check_targets, validate_data
+from ..kernels.counts import univariate_counts
+from ..stats.discrete import PairStatistics, category_index_map
+from ._base import _positive_rows
+
+__all__ = ["IncrementalFitMixin"]
+
+#: Private attributes of a streaming fit (removed by ``fit``).
+STREAM_PREFIX = "_stream"
+
+
+@dataclass
+class _Stream:
+    """What ``partial_fit`` has accumulated: class weights, count tables in the
+    encoder's current layout, and (when needed) the encoded rows."""
+
+    class_weight: NDArray[np.float64]
+    counts: NDArray[np.float64]  # (n_classes, D) univariate or (n_classes, D, D) pairs
+    n_categories: NDArray[np.intp]
+    keep_rows: bool
+    rows: list[tuple[NDArray[np.integer], NDArray[np.intp], NDArray[np.float64] | None]] = field(
+        default_factory=list
+    )
+    n_rows: int = 0
+
+    def realign(self, maps: dict[int, NDArray[np.intp]], n_categories: NDArray[np.intp]):
+        """Move the counts and kept rows to the layout with more categories."""
+        index, width = category_index_map(self.n_categories, maps, n_categories)
+        if self.counts.ndim == 2:
+            counts = np.zeros((self.counts.shape[0], width))
+            counts[:, index] = self.counts
+        else:
+            counts = (
+                PairStatistics(self.counts, self.n_categories).realigned(maps, n_categories).counts
+            )
+        self.counts, self.n_categories = counts, np.asarray(n_categories, np.intp)
+        for codes, _, _ in self.rows:
+            for j, new_code in maps.items():
+                column = codes[:, j]
+                codes[:, j] = np.where(column >= 0, new_code[np.maximum(column, 0)], -1)
+
+
+def _why_no_partial_fit(estimator: Any) -> bool:
+    reason = estimator._partial_fit_unsupported()
+    if reason is not None:
+        raise AttributeError(
+            f"{type(estimator).__name__} has no partial_fit with these parameters: {reason} "
+            "Fit on a sample of the data instead."
+        )
+    return True
+
+
+class IncrementalFitMixin:
+    """``partial_fit`` over the one counting path (see the module docstring).
+
+    Subclasses say which configurations stream (:meth:`_partial_fit_unsupported`),
+    whether they need pair tables or univariate ones (:attr:`_streams_pairs`), and
+    whether they need the rows (:meth:`_stream_keeps_rows`).
+    """
+
+    _streams_pairs = True
+
+    def _partial_fit_unsupported(self) -> str | None:
+        """Why these parameters cannot be fitted from counts, or None."""
+        if getattr(self, "distribution", "discrete") != "discrete":
+            return "distribution='gaussian' standardises with the moments of all the data."
+        return None
+
+    def _stream_prepare(self) -> None:
+        """Set what ``fit`` sets before ``_fit_encoded`` (nothing by default)."""
+
+    def _stream_keeps_rows(self) -> bool:
+        return isinstance(self.alpha, str) and self.alpha == "auto"
+
+    @available_if_explained(_why_no_partial_fit)
+    def partial_fit(
+        self, X: Any = None, y: Any = None, classes: Any = None, sample_weight: Any = None
+    ):
+        """Add a batch of rows to the statistics; the model is relearnt lazily.
+
+        The result after any sequence of batches is the model ``fit`` learns from their
+        concatenation (with the encoding rules of :mod:`discotree.classifiers.
+        _incremental`: numeric columns are binned as the first batch says, or as a
+        ``Discretizer(bin_edges=...)`` says for every batch).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features), default=None
+            A batch of rows, with the columns of the first batch. ``partial_fit()``
+            with no data learns the structure and parameters now.
+        y : array-like of shape (n_samples,)
+            Labels, each one of ``classes``.
+        classes : array-like of shape (n_classes,), default=None
+            Every label that will appear; required on the first call only (and, if
+            given later, the same).
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            On the first call without ``classes`` or with fewer than two; a label not
+            in ``classes``; a batch whose columns differ from the first batch's; a
+            numeric column taken as categorical that gets more than
+            ``max_categories`` values.
+        """
+        name = type(self).__name__
+        stream = self.__dict__.get("_stream")
+        if X is None and y is None:
+            if stream is None:
+                raise ValueError(f"{name}: partial_fit() with no data before any batch.")
+            self._stream_finish()
+            return self
+        if X is None or y is None:
+            raise ValueError(f"{name}: partial_fit needs both X and y (or neither).")
+        first = stream is None
+        if first:
+            if "classes_" in self.__dict__:  # after fit, which keeps no counts
+                warnings.warn(
+                    f"{name}: partial_fit after fit starts a new model from this batch "
+                    "(fit keeps no counts to continue from); the classes are fit's "
+                    "unless given.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+                if classes is None:
+                    classes = self.classes_
+                clear_fitted_state(self)
+            self._alpha, self._epsilon = self._check_common_params()
+            self._check_params()
+            if classes is None:
+                raise ValueError(
+                    f"{name}: classes must be given on the first call to partial_fit "
+                    "(every label that will appear)."
+                )
+            classes = np.asarray(classes)
+            all_classes = np.unique(check_targets(classes, len(classes), name))
+            if len(all_classes) < 2:
+                raise ValueError(f"{name}: classes must hold at least two labels.")
+        else:
+            all_classes = self.classes_
+            if classes is not None and not np.array_equal(
+                np.unique(np.asarray(classes)), all_classes
+            ):
+                raise ValueError(
+                    f"{name}: classes={classes!r} differs from the first call's "
+                    f"{all_classes.tolist()!r}."
+                )
+        table = check_table(X, name)
+        validate_data(self, X, skip_check_array=True, reset=first)
+        y = check_targets(y, table.n_samples, name)
+        unknown = ~np.isin(y, all_classes)
+        if unknown.any():
+            raise ValueError(
+                f"{name}: y holds labels not in classes: {np.unique(y[unknown]).tolist()!r} "
+                f"(classes: {all_classes.tolist()!r})."
+            )
+        weights = check_sample_weight(sample_weight, table.n_samples, name)
+        table, y, weights = _positive_rows(table, y, weights)
+        y_index = np.searchsorted(all_classes, y).astype(np.intp)
+        if first:
+            encoder = self._make_encoder()
+            codes = encoder.fit_transform(table, weights, y_index)
+            stream = self._stream_start(encoder, len(all_classes))
+        else:
+            encoder = self.encoder_
+            maps = encoder.extend(table, stream.n_rows)
+            if maps:
+                stream.realign(maps, encoder.n_categories_)
+            codes = encoder.transform(table)
+        self._stream_add(stream, codes, y_index, weights)
+        if first:
+            self.classes_, self.encoder_, self._stream = all_classes, encoder, stream
+            self.n_categories_ = encoder.n_categories_
+        for attribute in self.__dict__.get("_stream_learnt", ()):  # now stale
+            self.__dict__.pop(attribute, None)
+        self.n_categories_ = encoder.n_categories_
+        self._stream_stale = True
+        return self
+
+    def _stream_start(self, encoder, n_classes: int) -> _Stream:
+        n_categories = encoder.n_categories_
+        width = int(n_categories.sum())
+        shape = (n_classes, width, width) if self._streams_pairs else (n_classes, width)
+        return _Stream(
+            class_weight=np.zeros(n_classes),
+            counts=np.zeros(shape),
+            n_categories=n_categories.copy(),
+            keep_rows=self._stream_keeps_rows(),
+        )
+
+    def _stream_add(self, stream: _Stream, codes, class_index, weights) -> None:
+        n_classes = len(stream.class_weight)
+        w = np.ones(len(codes)) if weights is None else weights
+        if self._streams_pairs:
+            part = PairStatistics.from_codes(
+                codes, class_index, stream.n_categories, n_classes, weights
+            )
+            stream.counts += part.counts
+        else:
+            stream.counts += univariate_counts(
+                codes, class_index, w, stream.n_categories, n_classes
+            )
+        stream.class_weight += np.bincount(class_index, weights=w, minlength=n_classes)
+        stream.n_rows += len(codes)
+        if stream.keep_rows:
+            stream.rows.append((codes, class_index, weights))
+
+    def _stream_finish(self) -> None:
+        """Learn structure and parameters from the accumulated statistics."""
+        stream: _Stream = self.__dict__["_stream"]
+        self._stream_stale = False
+        before = set(self.__dict__)
+        codes = class_index = weights = None
+        if stream.keep_rows:
+            codes = np.concatenate([c for c, _, _ in stream.rows])
+            class_index = np.concatenate([i for _, i, _ in stream.rows])
+            if any(w is not None for _, _, w in stream.rows):
+                weights = np.concatenate(
+                    [np.ones(len(c)) if w is None else w for c, _, w in stream.rows]
+                )
+        if self._streams_pairs:
+            self._counted = PairStatistics(stream.counts.copy(), stream.n_categories)
+        else:
+            self._counted_univariate = np.split(
+                stream.counts.copy(), np.cumsum(stream.n_categories)[:-1], axis=1
+            )
+        self._alpha, self._epsilon = self._check_common_params()
+        self._stream_prepare()
+        self._fit_encoded(codes, class_index, weights, stream.class_weight.copy())
+        self._stream_learnt = tuple(k for k in self.__dict__ if k not in before)
+
+    def __getattr__(self, name: str) -> Any:
+        # fitted attributes after new batches: learn the model first (lazily)
+        if (
+            name.endswith("_")
+            and not name.startswith("__")
+            and self.__dict__.get("_stream_stale", False)
+        ):
+            self._stream_finish()
+            return getattr(self, name)
+        for klass in type(self).__mro__:  # a conditional method: its own reason
+            if name in vars(klass) and hasattr(vars(klass)[name], "__get__"):
+                return vars(klass)[name].__get__(self, type(self))
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
