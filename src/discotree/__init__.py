@@ -13,6 +13,9 @@ from .classifiers import (
     NaiveBayesClassifier,
     TANClassifier,
 )
+from .stats.discrete import PairStatistics
+from .stats.gaussian import GaussianStatistics
+from .sufficient_statistics import StatisticsSchema
 from .transformers import Discretizer, TableEncoder
 
 __version__ = "0.1.0"
@@ -23,8 +26,11 @@ __all__ = [
     "DiscriminativeTreeClassifier",
     "EARTreeClassifier",
     "ForestDensityClassifier",
+    "GaussianStatistics",
     "KernelNaiveBayesClassifier",
     "NaiveBayesClassifier",
+    "PairStatistics",
+    "StatisticsSchema",
     "TANClassifier",
     "TableEncoder",
     "__version__",

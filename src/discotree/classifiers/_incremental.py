@@ -27,6 +27,7 @@ The rules, in scikit-learn's terms (its glossary, ``partial_fit``):
 
 from __future__ import annotations
 
+import copy
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -216,6 +217,67 @@ class IncrementalFitMixin:
             self.__dict__.pop(attribute, None)
         self.n_categories_ = encoder.n_categories_
         self._stream_stale = True
+        return self
+
+    @available_if_explained(_why_no_partial_fit)
+    def fit_from_statistics(self, statistics: PairStatistics):
+        """Learn the model from statistics counted elsewhere and added.
+
+        Parameters
+        ----------
+        statistics : PairStatistics
+            With a schema and class weights: from
+            :meth:`discotree.StatisticsSchema.count`, summed over the parts of the
+            data (see :mod:`discotree.sufficient_statistics`).
+
+        Returns
+        -------
+        self
+            Fitted as ``fit`` on the rows those statistics were counted from (with the
+            schema's encoding); ``partial_fit`` may continue it.
+
+        Raises
+        ------
+        ValueError
+            Without a schema, or when the parameters need the rows themselves
+            (``alpha="auto"``, TAN with ``k=2``): give a number as ``alpha``.
+        """
+        name = type(self).__name__
+        schema = getattr(statistics, "schema", None)
+        if not isinstance(statistics, PairStatistics) or schema is None:
+            raise ValueError(
+                f"{name}: fit_from_statistics needs PairStatistics counted with a "
+                "StatisticsSchema (schema.count(X, y)), got "
+                f"{type(statistics).__name__} without a schema."
+            )
+        if self._stream_keeps_rows():
+            raise ValueError(
+                f"{name}: these parameters need the rows, not only their counts "
+                "(alpha='auto' scores held-out rows; TAN k=2 counts its families): give "
+                "alpha a number (and k <= 1), or use partial_fit."
+            )
+        clear_fitted_state(self)
+        self._alpha, self._epsilon = self._check_common_params()
+        self._check_params()
+        encoder = copy.deepcopy(schema.encoder)
+        encoder.owner = name
+        counts = statistics.counts
+        if not self._streams_pairs:  # the univariate tables are the diagonals
+            counts = np.einsum("cii->ci", counts).copy()
+        self.classes_ = schema.classes
+        self.encoder_ = encoder
+        self.n_features_in_ = schema.n_features
+        if schema.feature_names is not None:
+            self.feature_names_in_ = schema.feature_names
+        self.n_categories_ = encoder.n_categories_
+        self._stream = _Stream(
+            class_weight=np.asarray(statistics.class_weight, dtype=np.float64).copy(),
+            counts=counts.copy(),
+            n_categories=encoder.n_categories_.copy(),
+            keep_rows=False,
+            n_rows=0,
+        )
+        self._stream_finish()
         return self
 
     def _stream_start(self, encoder, n_classes: int) -> _Stream:

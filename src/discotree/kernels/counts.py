@@ -74,14 +74,15 @@ def reconstruct_tables(
     With I_a the indicator of category a < r-1 and O the observed flag of a feature,
     ``N(a, b) = <I_a, I_b>``, ``N(a, last) = <I_a, O_j> - sum_b N(a, b)``, the same by
     symmetry for the last row, and ``N(last, last) = <O_i, O_j>`` minus every other
-    cell. ``out`` has the full one-hot layout (see :func:`pairwise_counts`).
+    cell. ``out`` has the full one-hot layout (see :func:`pairwise_counts`). Blocks
+    (i, j) with i <= j are computed and mirrored, so ``out`` is exactly symmetric.
     """
     n_features = n_categories.shape[0]
     for i in range(n_features):
         ri = n_categories[i]
         si = indicator_start[i]
         oi = observed_column[i]
-        for j in range(n_features):
+        for j in range(i, n_features):
             rj = n_categories[j]
             sj = indicator_start[j]
             oj = observed_column[j]
@@ -106,6 +107,10 @@ def reconstruct_tables(
                 out[r0 + ri - 1, c0 + b] = last
                 rest += last
             out[r0 + ri - 1, c0 + rj - 1] = total - rest
+            if j != i:
+                for a in range(ri):
+                    for b in range(rj):
+                        out[c0 + b, r0 + a] = out[r0 + a, c0 + b]
 
 
 @numba.njit(cache=True, nogil=True)

@@ -69,6 +69,28 @@ class GaussianStatistics:
     def n_classes(self) -> int:
         return int(self.weight.shape[0])
 
+    def __add__(self, other: GaussianStatistics) -> GaussianStatistics:
+        """The moments of the rows of both (raw sums add; the values must be on one
+        scale: standardise every part with the same offsets and scales)."""
+        if not isinstance(other, GaussianStatistics):
+            return NotImplemented
+        if self.weight.shape != other.weight.shape:
+            raise ValueError(
+                f"GaussianStatistics of shapes {self.weight.shape} and "
+                f"{other.weight.shape} cannot be added."
+            )
+        return GaussianStatistics(
+            self.weight + other.weight,
+            self.sum_x + other.sum_x,
+            self.sum_xx + other.sum_xx,
+            self.sum_xy + other.sum_xy,
+        )
+
+    def __radd__(self, other):
+        if isinstance(other, int) and other == 0:  # sum() starts from 0
+            return self
+        return NotImplemented
+
     def means(self) -> NDArray[np.float64]:
         """Mean of each feature over the samples where it is observed, (n_classes, n_features)."""
         diag = np.arange(self.weight.shape[1])

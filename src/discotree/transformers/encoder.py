@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,6 +65,10 @@ def _beyond_float(column: NDArray[Any]) -> bool:
         return False
     limit = EXACT_FLOAT_INTEGER
     return bool(column.max() >= limit or (column.dtype.kind == "i" and column.min() <= -limit))
+
+
+def _identity(value: Any) -> Any:
+    return value
 
 
 def _sort_key(value: Any) -> tuple[str, str]:
@@ -274,6 +279,78 @@ class TableEncoder:
             self.columns_[j] = spec
         self._set_layout()
         return maps
+
+    def union(
+        self, other: TableEncoder
+    ) -> tuple[TableEncoder, dict[int, NDArray[np.intp]], dict[int, NDArray[np.intp]]]:
+        """The encoding with the categories of both (two workers that extended one
+        first-batch encoding), and the maps of each one's codes into it (as
+        :meth:`extend` gives them).
+
+        Raises
+        ------
+        ValueError
+            If the two do not come from one encoding (columns of other kinds, other
+            bins), or the union has too many categories.
+        """
+        if len(self.columns_) != len(other.columns_):
+            raise ValueError(
+                f"{self.owner}: cannot merge encodings of {len(self.columns_)} and "
+                f"{len(other.columns_)} columns."
+            )
+        merged = copy.deepcopy(self)
+        maps_self: dict[int, NDArray[np.intp]] = {}
+        maps_other: dict[int, NDArray[np.intp]] = {}
+        for j, (a, b) in enumerate(zip(self.columns_, other.columns_, strict=True)):
+            if a.kind != b.kind:
+                raise ValueError(
+                    f"{self.owner}: column {j} is {a.kind} in one, {b.kind} in the other."
+                )
+            if a.kind == _BINS:
+                continue
+            if a.kind == _NUMERIC:
+                values = np.union1d(a.categories, b.categories)
+                if len(values) > self.max_categories:
+                    raise ValueError(
+                        f"{self.owner}: column {j} has {len(values)} categorical values in the "
+                        f"merged data, more than max_categories={self.max_categories}; fix its "
+                        "bins with Discretizer(bin_edges=...)."
+                    )
+                spec = _Column(_NUMERIC, values, n_categories=max(1, len(values)))
+                lookup = {float(v): k for k, v in enumerate(values)}
+                key = float
+            else:
+                pooled = {*a.categories.tolist(), *b.categories.tolist()}
+                ordered = sorted(pooled) if a.exact_integers else sorted(pooled, key=_sort_key)
+                check_cardinality(len(ordered), 1 << 62, f"column {j}", self.owner)
+                lookup = {v: k for k, v in enumerate(ordered)}
+                spec = _Column(
+                    _OBJECT,
+                    np.array(ordered, dtype=object),
+                    lookup,
+                    max(1, len(ordered)),
+                    a.exact_integers,
+                )
+                key = _identity
+            for old, maps in ((a, maps_self), (b, maps_other)):
+                if old.n_categories != spec.n_categories or not np.array_equal(
+                    np.asarray(old.categories, dtype=object),
+                    np.asarray(spec.categories, dtype=object),
+                ):
+                    codes = [lookup[key(v)] for v in old.categories]
+                    maps[j] = np.array(codes if codes else [0], dtype=np.intp)
+            merged.columns_[j] = spec
+        if merged.discretizer_ is not None and other.discretizer_ is not None:
+            for ea, eb in zip(
+                self.discretizer_.bin_edges_, other.discretizer_.bin_edges_, strict=True
+            ):
+                if not np.array_equal(ea, eb):
+                    raise ValueError(
+                        f"{self.owner}: the two encodings bin a column differently; fix the "
+                        "bins for every part with Discretizer(bin_edges=...)."
+                    )
+        merged._set_layout()
+        return merged, maps_self, maps_other
 
     def transform(self, table: Table) -> NDArray[np.intp]:
         """Codes of new rows: unseen categories and missing values become -1."""

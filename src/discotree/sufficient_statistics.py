@@ -1,0 +1,213 @@
+"""Sufficient statistics that any engine can count and add (issue #13).
+
+Naive Bayes, Chow-Liu, TAN-CMI and the discriminative tree pair are learnt from the
+per-class pair count tables of the encoded data (:class:`~discotree.stats.discrete.
+PairStatistics`) and the class weights. Both are sums over rows, so they can be counted
+on any part of the data, on any machine, and added. What the parts must share is the
+*schema*: the classes, the columns, and how each column is encoded (its categories, or
+its bin edges). :class:`StatisticsSchema` fixes it from a sample; each part is counted
+with :meth:`StatisticsSchema.count`, which may discover categories the sample did not
+have (its result carries the extended schema); ``+`` aligns the schemas and adds; an
+estimator learns from the sum with ``fit_from_statistics``.
+
+Examples
+--------
+Count on any engine (Spark's ``mapPartitions``, Ray tasks, MPI ranks: here a loop),
+add, fit:
+
+>>> from functools import reduce
+>>> import operator
+>>> from sklearn.datasets import load_breast_cancer
+>>> from discotree import Discretizer, StatisticsSchema, TANClassifier
+>>> X, y = load_breast_cancer(return_X_y=True)
+>>> bins = Discretizer().fit(X[:100]).bin_edges_         # fixed once, from a sample
+>>> schema = StatisticsSchema.from_sample(
+...     X[:100], classes=[0, 1], discretizer=Discretizer(bin_edges=bins))
+>>> parts = [schema.count(X[i::4], y[i::4]) for i in range(4)]   # on the workers
+>>> total = reduce(operator.add, parts)                          # a tree reduction
+>>> model = TANClassifier(alpha=1.0).fit_from_statistics(total)
+>>> direct = TANClassifier(alpha=1.0, discretizer=Discretizer(bin_edges=bins)).fit(X, y)
+>>> bool((model.predict(X) == direct.predict(X)).all())
+True
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ._validation import check_sample_weight, check_table, check_targets
+from .stats.discrete import PairStatistics
+from .transformers.discretizer import Discretizer
+from .transformers.encoder import TableEncoder
+
+__all__ = ["PairStatistics", "StatisticsSchema"]
+
+_OWNER = "StatisticsSchema"
+
+
+def _feature_names(X: Any) -> NDArray[np.object_] | None:
+    columns = getattr(X, "columns", None)
+    if columns is None or not all(isinstance(c, str) for c in columns):
+        return None
+    return np.asarray(columns, dtype=object)
+
+
+class StatisticsSchema:
+    """What partial statistics share: classes, columns and each column's encoding.
+
+    Build it with :meth:`from_sample` (on a sample of the data, on one machine). The
+    sample decides which numeric columns are categorical (at most ``max_categories``
+    values) and the bins of the others, unless ``discretizer`` has fixed
+    ``bin_edges``, which bin every numeric column; categorical columns may gain
+    categories in any part (:meth:`count`).
+
+    Attributes
+    ----------
+    classes : ndarray
+        Every label, sorted.
+    encoder : TableEncoder
+        The encoding of the columns.
+    feature_names : ndarray of str or None
+        Column names, when the sample was a DataFrame with string names.
+    n_features : int
+
+    Notes
+    -----
+    Two schemas that extend one sample's (each part adds the categories it saw) merge
+    by :meth:`union`; bins never change, so every part must share them (that of the
+    sample, or fixed edges).
+    """
+
+    def __init__(
+        self,
+        encoder: TableEncoder,
+        classes: NDArray[Any],
+        feature_names: NDArray[np.object_] | None,
+    ) -> None:
+        self.encoder = encoder
+        self.classes = classes
+        self.feature_names = feature_names
+
+    @classmethod
+    def from_sample(
+        cls,
+        X: Any,
+        classes: Any,
+        *,
+        max_categories: int = 10,
+        discretizer: Discretizer | None = None,
+        y: Any = None,
+    ) -> StatisticsSchema:
+        """The schema of ``X`` (a sample of the data) for the labels ``classes``.
+
+        ``y`` (the sample's labels) is needed only by a supervised discretizer
+        (``method="mdl"``).
+        """
+        classes = np.asarray(classes)
+        classes = np.unique(check_targets(classes, len(classes), _OWNER))
+        if len(classes) < 2:
+            raise ValueError(f"{_OWNER}: classes must hold at least two labels.")
+        table = check_table(X, _OWNER)
+        class_index = None
+        if y is not None:
+            class_index = np.searchsorted(classes, check_targets(y, table.n_samples, _OWNER))
+        encoder = TableEncoder(int(max_categories), discretizer or Discretizer(), _OWNER)
+        encoder.fit_transform(table, None, class_index)
+        return cls(encoder, classes, _feature_names(X))
+
+    @property
+    def n_features(self) -> int:
+        return len(self.encoder.columns_)
+
+    @property
+    def n_categories(self) -> NDArray[np.intp]:
+        """Number of categories (or bins) of each column."""
+        return self.encoder.n_categories_
+
+    def categories(self) -> list[NDArray[Any]]:
+        """Each column's categories (its bin index for a binned column)."""
+        out = []
+        for spec in self.encoder.columns_:
+            if spec.categories is None:
+                out.append(np.arange(spec.n_categories))
+            else:
+                out.append(np.asarray(spec.categories))
+        return out
+
+    def count(self, X: Any, y: Any, sample_weight: Any = None) -> PairStatistics:
+        """The statistics of a part of the data: per-class pair tables and class weights.
+
+        Categories not in the schema are added (the result carries its extended
+        schema; ``+`` aligns them). Rows of weight zero are left out.
+
+        Raises
+        ------
+        ValueError
+            If X has other columns than the schema's, a label is not in ``classes``,
+            or a column gets more categories than the schema allows.
+        """
+        table = check_table(X, _OWNER)
+        names = _feature_names(X)
+        if len(table.columns) != self.n_features or (
+            self.feature_names is not None
+            and names is not None
+            and not np.array_equal(names, self.feature_names)
+        ):
+            theirs = names if names is not None else len(table.columns)
+            ours = self.feature_names if self.feature_names is not None else self.n_features
+            raise ValueError(f"{_OWNER}: X has columns {theirs}, the schema {ours}.")
+        y = check_targets(y, table.n_samples, _OWNER)
+        unknown = ~np.isin(y, self.classes)
+        if unknown.any():
+            raise ValueError(
+                f"{_OWNER}: y holds labels not in classes: {np.unique(y[unknown]).tolist()!r}."
+            )
+        weights = check_sample_weight(sample_weight, table.n_samples, _OWNER)
+        if weights is not None and not (weights > 0).all():
+            keep = np.flatnonzero(weights > 0)
+            table, y, weights = table.take(keep), y[keep], weights[keep]
+        encoder = copy.deepcopy(self.encoder)
+        encoder.extend(table, 0)
+        schema = StatisticsSchema(encoder, self.classes, self.feature_names)
+        codes = encoder.transform(table)
+        class_index = np.searchsorted(self.classes, y).astype(np.intp)
+        n_classes = len(self.classes)
+        stats = PairStatistics.from_codes(
+            codes, class_index, encoder.n_categories_, n_classes, weights
+        )
+        w = np.ones(len(y)) if weights is None else weights
+        class_weight = np.bincount(class_index, weights=w, minlength=n_classes)
+        return PairStatistics(stats.counts, stats.n_categories, class_weight, schema)
+
+    def union(
+        self, other: StatisticsSchema
+    ) -> tuple[StatisticsSchema, dict[int, NDArray[np.intp]], dict[int, NDArray[np.intp]]]:
+        """The schema with the categories of both, and the maps of each one's codes.
+
+        Raises
+        ------
+        ValueError
+            If the classes, columns or bins differ.
+        """
+        if not np.array_equal(self.classes, other.classes):
+            raise ValueError(
+                f"{_OWNER}: cannot add statistics of classes {self.classes.tolist()!r} and "
+                f"{other.classes.tolist()!r}."
+            )
+        same_names = (self.feature_names is None) == (other.feature_names is None) and (
+            self.feature_names is None or np.array_equal(self.feature_names, other.feature_names)
+        )
+        if not same_names:
+            raise ValueError(f"{_OWNER}: cannot add statistics of other columns.")
+        encoder, maps_self, maps_other = self.encoder.union(other.encoder)
+        return StatisticsSchema(encoder, self.classes, self.feature_names), maps_self, maps_other
+
+    def __repr__(self) -> str:
+        return (
+            f"StatisticsSchema({self.n_features} columns, {len(self.classes)} classes, "
+            f"{int(self.n_categories.sum())} categories)"
+        )
