@@ -71,7 +71,7 @@ def test_fit_predict_round_trip(train_csv, tmp_path, capsys):
     "argv, code, message",
     [
         (["compare", "--models", "nope"], 2, "unknown model nope"),
-        (["compare", "--csv", "x.csv"], 2, "--csv needs --target"),
+        (["compare", "--csv", "x.csv"], 2, "--data needs --target"),
         (["fit", "--csv", "missing.csv", "--target", "y", "-o", "m"], 1, "file not found"),
         (["predict", "--model", "missing.joblib", "--csv", "x.csv"], 1, "model file not found"),
         (["frobnicate"], 2, "invalid choice"),
@@ -169,3 +169,66 @@ def test_errors_print_the_whole_message(tmp_path, capsys, train_csv):
     assert main(["predict", "--model", str(model), "--csv", str(other)]) == 1
     err = capsys.readouterr().err
     assert "width" in err and "size" in err  # both the unexpected and the missing column
+
+
+@pytest.fixture
+def big_table(tmp_path, rng):
+    """A table written as .csv.gz and as a folder of Parquet files."""
+    n = 3000
+    frame = pd.DataFrame({f"f{j}": rng.integers(0, 4, n) for j in range(6)})
+    frame["city"] = rng.choice(["rome", "oslo", "lima"], n)
+    frame.loc[n - 3 :, "city"] = "kiev"  # only in the last batch
+    frame["label"] = np.where(frame["f0"] + frame["f1"] + rng.integers(0, 3, n) > 4, "hi", "lo")
+    gz = tmp_path / "big.csv.gz"
+    frame.to_csv(gz, index=False)
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for k, start in enumerate((0, 1000, 2000)):
+        frame.iloc[start : start + 1000].to_parquet(folder / f"part-{k}.parquet")
+    return frame, gz, folder
+
+
+@pytest.mark.parametrize("source", ["gz", "parquet-folder"])
+def test_fit_and_predict_stream_files_in_batches(big_table, tmp_path, source, capsys):
+    from discotree.model_file import load_model
+    from discotree.registry import make_classifier
+
+    frame, gz, folder = big_table
+    path = gz if source == "gz" else folder
+    model = tmp_path / "m.pkl"
+    argv = ["fit", "--data", str(path), "--target", "label", "-o", str(model), "-q"]
+    assert main([*argv, "--batch-rows", "700"]) == 0
+    assert "on 3000 rows, 7 features in batches of 700 rows" in capsys.readouterr().out
+    streamed = load_model(model)["model"]
+    assert not [k for k in vars(streamed) if k.startswith("_stream")]  # no counts kept
+    X, y = frame.drop(columns=["label"]), frame["label"]
+    in_memory = make_classifier("tan-cmi").fit(X, y)
+    assert streamed.edges_ == in_memory.edges_
+    np.testing.assert_allclose(streamed.predict_proba(X), in_memory.predict_proba(X), atol=1e-10)
+    out = tmp_path / "p.csv"
+    predict = ["predict", "--model", str(model), "--data", str(path), "-o", str(out), "--proba"]
+    assert main([*predict, "--batch-rows", "500", "-q"]) == 0
+    written = pd.read_csv(out)
+    assert list(written.columns) == ["label", "proba_hi", "proba_lo"]
+    np.testing.assert_array_equal(written["label"], in_memory.predict(X))
+
+
+def test_fit_with_dask_equals_batches(big_table, tmp_path, capsys):
+    from discotree.model_file import load_model
+
+    _, gz, folder = big_table
+    for path, name in ((folder, "a.pkl"), (gz, "b.pkl")):
+        argv = ["fit", "--data", str(path), "--target", "label", "-o", str(tmp_path / name)]
+        assert main([*argv, "--dask", "-q"]) == 0
+    assert "with dask" in capsys.readouterr().out
+    a, b = (load_model(tmp_path / n)["model"] for n in ("a.pkl", "b.pkl"))
+    assert a.edges_ == b.edges_
+
+
+def test_data_and_csv_are_one_option(big_table, tmp_path, capsys):
+    _, gz, _ = big_table
+    argv = ["fit", "--data", str(gz), "--csv", str(gz), "--target", "label", "-o", "m.pkl"]
+    assert main(argv) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main(["fit", "--data", str(tmp_path / "nope.csv"), "--target", "x", "-o", "m"]) == 1
+    assert "file not found" in capsys.readouterr().err

@@ -67,6 +67,11 @@ class Table:
         return Table([c[rows] for c in self.columns], self.labels)
 
 
+def is_dask_collection(obj: Any) -> bool:
+    """A dask DataFrame, Series or Array (duck-typed: the core never imports dask)."""
+    return hasattr(type(obj), "__dask_graph__")
+
+
 def check_table(X: Any, owner: str) -> Table:
     """Validate a 2-D table, keeping each column's own dtype.
 
@@ -87,6 +92,12 @@ def check_table(X: Any, owner: str) -> Table:
     TypeError
         For sparse input.
     """
+    if is_dask_collection(X):
+        raise TypeError(
+            f"{owner} does not take dask collections here (only naive Bayes, Chow-Liu, "
+            "TAN-CMI and discriminative trees fit and predict on them); compute a sample "
+            "to memory (X.head(n) or X.sample(frac=...).compute())."
+        )
     if isinstance(X, pd.DataFrame):
         if X.shape[0] == 0:
             raise ValueError(f"{owner}: X has 0 rows; at least one sample is required.")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import tempfile
 import traceback
@@ -23,6 +24,7 @@ from rich.table import Table
 
 from . import __version__
 from .datasets import BUILTIN_DATASETS, load_csv, load_dataset
+from .datasets.streaming import open_table
 from .experiments import EXPERIMENTS, Experiment, run_experiment
 from .experiments.adhoc import bench_experiment
 from .experiments.report import summarise
@@ -49,13 +51,14 @@ def _split_names(value: str, known: dict, what: str) -> list[str]:
 
 def _compare(args: argparse.Namespace) -> None:
     model_names = _split_names(args.models, CLASSIFIERS, "model")
-    if args.csv is not None:
+    if args.csv is not None or args.data is not None:
+        path = _data_path(args)
         if args.target is None:
-            raise UsageError("--csv needs --target COLUMN")
-        loaders = {args.csv.name: partial(load_csv, args.csv, args.target)}
+            raise UsageError("--data needs --target COLUMN")
+        loaders = {path.name: partial(_read_whole, path, args.target)}
     else:
         if args.target is not None:
-            raise UsageError("--target is only meaningful with --csv")
+            raise UsageError("--target is only meaningful with --data")
         names = [v.strip() for v in args.dataset.split(",") if v.strip()]
         loaders = {name: partial(load_dataset, name, args.data_dir) for name in names}
     experiment = bench_experiment(loaders, model_names, f"cv{args.folds}", seed=args.random_state)
@@ -73,15 +76,107 @@ def _compare(args: argparse.Namespace) -> None:
     Console(width=100, file=sys.stdout).print(table)
 
 
+def _progress(args: argparse.Namespace, total: int | None, what: str):
+    """A progress bar on stderr (rows), or a no-op one with --quiet."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    progress = Progress(
+        TextColumn(what),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("rows"),
+        console=Console(stderr=True),
+        disable=args.quiet,
+        transient=True,
+    )
+    return progress, progress.add_task(what, total=total)
+
+
+def _data_path(args: argparse.Namespace) -> Path:
+    if args.data is not None and args.csv is not None:
+        raise UsageError("give --data or --csv (an alias), not both")
+    path = args.data if args.data is not None else args.csv
+    if path is None:
+        raise UsageError("--data FILE is required")
+    return path
+
+
 def _fit(args: argparse.Namespace) -> None:
     if args.model not in CLASSIFIERS:
         raise UsageError(f"unknown model {args.model!r}; choose from {', '.join(CLASSIFIERS)}")
     if args.output.exists() and not args.force:
         raise ValueError(f"{args.output} exists; use --force to overwrite it")
-    X, y = load_csv(args.csv, args.target)
-    estimator = make_classifier(args.model).fit(X, y)
+    if args.batch_rows < 1:
+        raise UsageError(f"--batch-rows must be >= 1, got {args.batch_rows}")
+    path = _data_path(args)
+    estimator = make_classifier(args.model)
+    if args.dask or args.scheduler:
+        n_rows = _fit_with_dask(estimator, path, args)
+        how = "with dask"
+    elif hasattr(estimator, "partial_fit"):
+        n_rows = _fit_streaming(estimator, path, args)
+        how = f"in batches of {args.batch_rows} rows"
+    else:
+        X, y = _read_whole(path, args.target)
+        estimator.fit(X, y)
+        n_rows, how = len(y), "in memory (this model has no partial_fit)"
     save_model({"model": estimator, "target": args.target, "name": args.model}, args.output)
-    print(f"fitted {args.model} on {len(y)} rows, {X.shape[1]} features -> {args.output}")
+    print(
+        f"fitted {args.model} on {n_rows} rows, {estimator.n_features_in_} features "
+        f"{how} -> {args.output}"
+    )
+
+
+def _read_whole(path: Path, target: str) -> tuple[pd.DataFrame, pd.Series]:
+    if path.is_file() and path.suffix.lower() == ".csv":
+        return load_csv(path, target)
+    source = open_table(path)
+    source.check_column(target)
+    frame = pd.concat(list(source.batches(1_000_000)), ignore_index=True)
+    return frame.drop(columns=[target]), frame[target]
+
+
+def _fit_streaming(estimator, path: Path, args: argparse.Namespace) -> int:
+    """partial_fit over the file's batches: memory bounded by one batch (and the
+    counts), whatever the file's size."""
+    source = open_table(path)
+    classes = source.labels(args.target)  # a first pass over the target column only
+    progress, task = _progress(args, source.n_rows, f"fitting {args.model}")
+    n_rows = 0
+    with progress:
+        for frame in source.batches(args.batch_rows):
+            y = frame[args.target]
+            estimator.partial_fit(frame.drop(columns=[args.target]), y, classes=classes)
+            n_rows += len(frame)
+            progress.advance(task, len(frame))
+    estimator.end_partial_fit()  # learn now; the saved model keeps no counts or rows
+    return n_rows
+
+
+def _fit_with_dask(estimator, path: Path, args: argparse.Namespace) -> int:
+    try:
+        import dask.dataframe as dd
+    except ImportError as err:
+        raise ValueError("--dask needs the extra: pip install 'discotree[dask]'") from err
+    if not hasattr(estimator, "fit_from_statistics"):
+        raise ValueError(f"{args.model} does not fit from dask collections; fit it without --dask")
+    source = open_table(path)  # checks the path and the target column
+    source.check_column(args.target)
+    if source.format == "parquet":
+        frame = dd.read_parquet(str(path))
+    else:
+        files = str(path / "*") if path.is_dir() else str(path)
+        blocksize = None if str(path).endswith(".gz") else "64MB"
+        frame = dd.read_csv(files, blocksize=blocksize, assume_missing=True)
+    X, y = frame.drop(columns=[args.target]), frame[args.target]
+    if args.scheduler:
+        from distributed import Client
+
+        with Client(args.scheduler):
+            estimator.fit(X, y)
+    else:
+        estimator.fit(X, y)
+    return int(estimator.class_count_.sum())
 
 
 def _predict(args: argparse.Namespace) -> None:
@@ -93,25 +188,31 @@ def _predict(args: argparse.Namespace) -> None:
     if not isinstance(saved, dict) or "model" not in saved:
         raise ValueError(f"{args.model} is not a model file written by 'discotree fit'")
     estimator, target = saved["model"], saved["target"]
-    if not args.csv.is_file():
-        raise ValueError(f"file not found: {args.csv}")
-    X = pd.read_csv(args.csv)
-    X = X.drop(columns=[target]) if target in X.columns else X
-    result = pd.DataFrame({target: estimator.predict(X)})
-    if args.proba:
-        if not hasattr(estimator, "predict_proba"):
-            raise ValueError(
-                f"the model in {args.model} ({saved.get('name', type(estimator).__name__)}) "
-                "gives no probabilities; predict without --proba"
-            )
-        probabilities = estimator.predict_proba(X)
-        for k, label in enumerate(estimator.classes_):
-            result[f"proba_{label}"] = np.round(probabilities[:, k], 6)
-    text = result.to_csv(index=False)
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        args.output.write_text(text)
+    if args.proba and not hasattr(estimator, "predict_proba"):
+        raise ValueError(
+            f"the model in {args.model} ({saved.get('name', type(estimator).__name__)}) "
+            "gives no probabilities; predict without --proba"
+        )
+    path = _data_path(args)
+    source = open_table(path)
+    out = sys.stdout if args.output is None else args.output.open("w", newline="")
+    progress, task = _progress(args, source.n_rows, "predicting")
+    try:
+        with progress:
+            header = True
+            for frame in source.batches(args.batch_rows):  # written as it goes
+                X = frame.drop(columns=[target]) if target in frame.columns else frame
+                result = pd.DataFrame({target: estimator.predict(X)})
+                if args.proba:
+                    probabilities = estimator.predict_proba(X)
+                    for k, label in enumerate(estimator.classes_):
+                        result[f"proba_{label}"] = np.round(probabilities[:, k], 6)
+                result.to_csv(out, index=False, header=header)
+                header = False
+                progress.advance(task, len(frame))
+    finally:
+        if out is not sys.stdout:
+            out.close()
 
 
 def _reproduce(args: argparse.Namespace) -> None:
@@ -195,8 +296,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--data-dir", type=Path, help="data folder (default $DISCOTREE_DATA, else ../shared/data)"
     )
-    p.add_argument("--csv", type=Path, help="a CSV file to use instead of built-in datasets")
-    p.add_argument("--target", help="label column of --csv")
+    p.add_argument(
+        "--data",
+        type=Path,
+        help="a .csv, .csv.gz or .parquet file (or folder) to use instead of built-in "
+        "datasets (cross-validation reads it whole)",
+    )
+    p.add_argument("--csv", type=Path, help="alias of --data")
+    p.add_argument("--target", help="label column of --data")
     p.add_argument(
         "--models",
         default=",".join(COMPARE_DEFAULT),
@@ -214,11 +321,25 @@ def build_parser() -> argparse.ArgumentParser:
         description="Fit a classifier on a CSV file (header row; empty "
         "fields are missing) and save it as a model file signed with this user's key.",
     )
-    p.add_argument("--csv", type=Path, required=True, help="training data")
+    p.add_argument(
+        "--data",
+        type=Path,
+        help="training data: a .csv, .csv.gz or .parquet file, or a folder of them; read "
+        "in batches by the models with partial_fit (bounded memory; alpha='auto' models "
+        "keep the encoded rows), whole by the others",
+    )
+    p.add_argument("--csv", type=Path, help="alias of --data")
     p.add_argument("--target", required=True, help="label column")
     p.add_argument("--model", default="tan-cmi", help=f"one of {', '.join(CLASSIFIERS)}")
     p.add_argument("-o", "--output", type=Path, required=True, help="model file to write")
     p.add_argument("--force", action="store_true", help="overwrite an existing model file")
+    p.add_argument(
+        "--batch-rows", type=int, default=100_000, help="rows per batch (the first fixes the bins)"
+    )
+    p.add_argument(
+        "--dask", action="store_true", help="fit with dask (local threads) instead of batches"
+    )
+    p.add_argument("--scheduler", help="fit with dask on the cluster at this address")
     p.set_defaults(run=_fit)
 
     p = sub.add_parser(
@@ -233,11 +354,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--model", type=Path, required=True, help="model file written by 'discotree fit' (signed)"
     )
     p.add_argument(
-        "--csv",
+        "--data",
         type=Path,
-        required=True,
-        help="data with the training columns (a target column is ignored)",
+        help="data with the training columns (a target column is ignored): .csv, .csv.gz or "
+        ".parquet, a file or a folder, read and predicted in batches",
     )
+    p.add_argument("--csv", type=Path, help="alias of --data")
+    p.add_argument("--batch-rows", type=int, default=100_000, help="rows per batch")
     p.add_argument("-o", "--output", type=Path, help="write predictions here, not to stdout")
     p.add_argument("--proba", action="store_true", help="also write class probabilities")
     p.add_argument("--force", action="store_true", help="overwrite an existing output file")
@@ -302,6 +425,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader (e.g. "| head") stopped: not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except (ValueError, TypeError, OSError, KeyError, pd.errors.ParserError) as err:
         # FileNotFoundError (no data folder) is an OSError: one line, exit code 1
         if verbose >= 2:

@@ -18,6 +18,7 @@ from .._validation import (
     check_table,
     check_targets,
     is_count,
+    is_dask_collection,
     validate_data,
 )
 from ..models.discrete_forest import DiscreteForestModel
@@ -127,6 +128,10 @@ class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstima
         self
         """
         name = type(self).__name__
+        if hasattr(self, "fit_from_statistics") and is_dask_collection(X):
+            from ..engines.dask_engine import fit_dask  # the extra discotree[dask]
+
+            return fit_dask(self, X, y, sample_weight)
         self._alpha, self._epsilon = self._check_common_params()
         self._check_params()
         table = check_table(X, name)

@@ -28,6 +28,8 @@ The rules, in scikit-learn's terms (its glossary, ``partial_fit``):
 from __future__ import annotations
 
 import copy
+import functools
+import inspect
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +38,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._fitting import available_if_explained, clear_fitted_state
-from .._validation import check_sample_weight, check_table, check_targets, validate_data
+from .._validation import (
+    check_is_fitted,
+    check_sample_weight,
+    check_table,
+    check_targets,
+    is_dask_collection,
+    validate_data,
+)
 from ..kernels.counts import univariate_counts
 from ..stats.discrete import PairStatistics, category_index_map
 from ._base import _positive_rows
@@ -88,15 +97,47 @@ def _why_no_partial_fit(estimator: Any) -> bool:
     return True
 
 
+#: Prediction methods that return a lazy dask array on dask input.
+PREDICTION_METHODS = (
+    "predict",
+    "predict_proba",
+    "predict_log_proba",
+    "predict_joint_log_proba",
+    "decision_function",
+)
+
+
+def _dask_aware(method: Any) -> Any:
+    @functools.wraps(method)
+    def wrapper(self, X, *args, **kwargs):
+        if is_dask_collection(X):
+            from ..engines.dask_engine import predict_dask  # the extra discotree[dask]
+
+            check_is_fitted(self)
+            return predict_dask(self, method.__name__, X)
+        return method(self, X, *args, **kwargs)
+
+    wrapper._dask_aware = True  # type: ignore[attr-defined]
+    return wrapper
+
+
 class IncrementalFitMixin:
     """``partial_fit`` over the one counting path (see the module docstring).
 
     Subclasses say which configurations stream (:meth:`_partial_fit_unsupported`),
     whether they need pair tables or univariate ones (:attr:`_streams_pairs`), and
-    whether they need the rows (:meth:`_stream_keeps_rows`).
+    whether they need the rows (:meth:`_stream_keeps_rows`). Their prediction methods
+    also take dask collections (:mod:`discotree.engines.dask_engine`).
     """
 
     _streams_pairs = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in PREDICTION_METHODS:
+            method = inspect.getattr_static(cls, name, None)
+            if inspect.isfunction(method) and not getattr(method, "_dask_aware", False):
+                setattr(cls, name, _dask_aware(method))
 
     def _partial_fit_unsupported(self) -> str | None:
         """Why these parameters cannot be fitted from counts, or None."""
@@ -158,9 +199,9 @@ class IncrementalFitMixin:
         if first:
             if "classes_" in self.__dict__:  # after fit, which keeps no counts
                 warnings.warn(
-                    f"{name}: partial_fit after fit starts a new model from this batch "
-                    "(fit keeps no counts to continue from); the classes are fit's "
-                    "unless given.",
+                    f"{name}: partial_fit after fit (or end_partial_fit) starts a new model "
+                    "from this batch (no counts are kept to continue from); the classes "
+                    "are the fitted ones unless given.",
                     UserWarning,
                     stacklevel=2,
                 )
@@ -217,6 +258,24 @@ class IncrementalFitMixin:
             self.__dict__.pop(attribute, None)
         self.n_categories_ = encoder.n_categories_
         self._stream_stale = True
+        return self
+
+    @available_if_explained(_why_no_partial_fit)
+    def end_partial_fit(self):
+        """Learn the model from the batches now and drop what ``partial_fit`` kept to
+        continue (the counts, and the encoded rows for ``alpha="auto"`` or ``k=2``):
+        call it before saving a streamed model. A later ``partial_fit`` starts anew.
+
+        Returns
+        -------
+        self
+        """
+        if "_stream" not in self.__dict__:
+            raise ValueError(f"{type(self).__name__}: no partial_fit to end.")
+        if self.__dict__.get("_stream_stale", False):
+            self._stream_finish()
+        for name in [k for k in self.__dict__ if k.startswith(("_stream", "_counted"))]:
+            del self.__dict__[name]
         return self
 
     @available_if_explained(_why_no_partial_fit)

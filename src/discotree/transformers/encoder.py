@@ -280,6 +280,46 @@ class TableEncoder:
         self._set_layout()
         return maps
 
+    @classmethod
+    def from_specs(
+        cls, specs: list[tuple[str, Any]], max_categories: int, owner: str
+    ) -> TableEncoder:
+        """An encoder built from each column's encoding, learnt elsewhere (by a
+        distributed pass): ``("numeric", sorted values)`` for a numeric categorical
+        column, ``("object", values, exact_integers)`` for other categories (sorted as
+        ``fit`` sorts them here), ``("bins", interior edges)`` for a binned one."""
+        encoder = cls(max_categories, Discretizer(), owner)
+        encoder.columns_ = []
+        edges = []
+        for kind, values, *extra in specs:
+            if kind == "numeric":
+                values = np.asarray(values, dtype=np.float64)
+                encoder.columns_.append(_Column(_NUMERIC, values, n_categories=max(1, len(values))))
+            elif kind == "object":
+                exact = bool(extra and extra[0])
+                ordered = sorted(values) if exact else sorted(values, key=_sort_key)
+                lookup = {v: k for k, v in enumerate(ordered)}
+                encoder.columns_.append(
+                    _Column(
+                        _OBJECT,
+                        np.array(ordered, dtype=object),
+                        lookup,
+                        max(1, len(ordered)),
+                        exact,
+                    )
+                )
+            else:
+                edges.append(np.asarray(values, dtype=np.float64))
+                encoder.columns_.append(_Column(_BINS, n_categories=len(values) + 1))
+        encoder.binned_columns_ = np.array(
+            [j for j, c in enumerate(encoder.columns_) if c.kind == _BINS], dtype=np.intp
+        )
+        encoder.discretizer_ = None
+        if edges:
+            encoder.discretizer_ = Discretizer(bin_edges=edges).fit(np.zeros((1, len(edges))))
+        encoder._set_layout()
+        return encoder
+
     def union(
         self, other: TableEncoder
     ) -> tuple[TableEncoder, dict[int, NDArray[np.intp]], dict[int, NDArray[np.intp]]]:

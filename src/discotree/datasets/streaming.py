@@ -1,0 +1,127 @@
+"""Tables read in batches: CSV (also gzipped) and Parquet files, or folders of them.
+
+The reader behind ``discotree fit --data`` and ``discotree predict --data``: batches of
+at most ``batch_rows`` rows as pandas DataFrames, so that memory stays bounded by the
+batch whatever the size of the file (pyarrow datasets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["TableSource", "open_table"]
+
+_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".gz": "csv"}
+
+
+def _format_of(path: Path) -> str:
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    kinds = {_FORMATS.get(p.suffix.lower()) for p in files if not p.name.startswith((".", "_"))}
+    kinds.discard(None)
+    if len(kinds) != 1:
+        raise ValueError(
+            f"{path}: expected .csv, .csv.gz or .parquet files (one kind), found "
+            f"{sorted(kinds) or 'none'}."
+        )
+    return kinds.pop()
+
+
+class TableSource:
+    """A CSV or Parquet file (or folder of them) read in batches.
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``.csv``, ``.csv.gz`` or ``.parquet`` file, or a folder of files of one kind.
+
+    Attributes
+    ----------
+    columns : list of str
+        Column names.
+    n_rows : int or None
+        Number of rows when known without reading the data (Parquet metadata).
+
+    Examples
+    --------
+    >>> import tempfile, pandas as pd
+    >>> from discotree.datasets.streaming import TableSource
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     pd.DataFrame({"x": range(5), "y": list("ababa")}).to_csv(f"{folder}/t.csv", index=False)
+    ...     [len(b) for b in TableSource(f"{folder}/t.csv").batches(2)]
+    [2, 2, 1]
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        import pyarrow.dataset as ds
+
+        self.path = Path(path)
+        if not self.path.exists():
+            raise ValueError(f"file not found: {self.path}")
+        self.format = _format_of(self.path)
+        self._dataset = ds.dataset(str(self.path), format=self.format, exclude_invalid_files=False)
+        self.columns = list(self._dataset.schema.names)
+        self.n_rows = self._dataset.count_rows() if self.format == "parquet" else None
+
+    def batches(
+        self, batch_rows: int = 100_000, columns: list[str] | None = None
+    ) -> Iterator[pd.DataFrame]:
+        """The rows in order, ``batch_rows`` at a time (the last batch may be shorter;
+        for CSV a batch may also end at a block boundary), as DataFrames; empty fields
+        and nulls are missing values."""
+        import pyarrow as pa
+
+        if batch_rows < 1:
+            raise ValueError(f"batch_rows must be >= 1, got {batch_rows}")
+        pending: list[pd.DataFrame] = []
+        size = 0
+        try:
+            for batch in self._dataset.to_batches(batch_size=batch_rows, columns=columns):
+                if batch.num_rows == 0:
+                    continue
+                frame = batch.to_pandas()
+                pending.append(frame)
+                size += len(frame)
+                if size >= batch_rows:
+                    yield _concat(pending)
+                    pending, size = [], 0
+        except pa.ArrowInvalid as err:
+            raise ValueError(
+                f"{self.path}: {err} (a column must keep one type through the whole file)"
+            ) from None
+        if pending:
+            yield _concat(pending)
+
+    def labels(self, target: str) -> np.ndarray:
+        """The distinct values of column ``target`` (one pass reading that column)."""
+        self.check_column(target)
+        found: set = set()
+        for frame in self.batches(1_000_000, columns=[target]):
+            column = frame[target]
+            if column.isna().any():
+                raise ValueError(
+                    f"{self.path}: the target column {target!r} has missing values; every "
+                    "training row needs a label."
+                )
+            found.update(column.unique().tolist())
+        return np.array(sorted(found, key=lambda v: (type(v).__name__, v)))
+
+    def check_column(self, target: str) -> None:
+        if target not in self.columns:
+            raise ValueError(
+                f"{self.path}: no column named {target!r}; columns are {', '.join(self.columns)}"
+            )
+        if len(self.columns) < 2:
+            raise ValueError(f"{self.path}: no feature column besides {target!r}")
+
+
+def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+
+
+def open_table(path: str | Path) -> TableSource:
+    """A :class:`TableSource` for ``path``."""
+    return TableSource(path)

@@ -1,0 +1,1 @@
+"""Optional execution engines (imported only when used)."""

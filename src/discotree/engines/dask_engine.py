@@ -1,0 +1,477 @@
+"""Dask as the engine of the counting classifiers (the optional extra ``discotree[dask]``).
+
+``fit`` on a ``dask.dataframe`` or ``dask.array`` (naive Bayes, Chow-Liu, TAN-CMI, the
+discriminative tree pair) runs two passes over the partitions, wherever they live:
+
+1. the *schema pass*: each partition reports its labels, its columns' distinct values
+   (capped) and, for numeric columns, a weighted quantile sketch; the client merges
+   them into the classes, the categories and the bins (the same rules as ``fit``:
+   a numeric column with at most ``max_categories`` values is categorical, else
+   binned; fixed ``Discretizer(bin_edges=...)`` bins every numeric column);
+2. the *counting pass*: each partition is encoded and counted
+   (:meth:`~discotree.StatisticsSchema.count`), and the statistics are added by a tree
+   reduction. Structure and parameters are learnt once, on the client, from the sum.
+
+With ``alpha="auto"`` the counting pass also counts each cross-validation fold (folds
+hash the rows' codes, as in memory) and a *scoring pass* scores each partition's
+held-out rows for every alpha; only sums come back. Nothing ever brings the rows to
+the client. ``predict*`` and ``decision_function`` on dask input return lazy dask
+arrays (``map_blocks`` / ``map_partitions``).
+
+Dask's current scheduler is used: the local threaded one by default, a
+``distributed.Client`` (``LocalCluster`` or a real cluster) when one is active.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+from typing import Any
+
+import dask
+import dask.array as da
+import dask.dataframe as dd
+import numpy as np
+
+from .._config import get_config
+from .._fitting import argmax_with_ties
+from .._validation import EXACT_FLOAT_INTEGER, check_table, check_targets
+from ..stats.discrete import PairStatistics
+from ..stats.smoothing import ALPHA_GRID, ESS_GRID, content_folds
+from ..sufficient_statistics import StatisticsSchema
+from ..transformers.discretizer import weighted_quantile_edges
+from ..transformers.encoder import TableEncoder, _sort_key, check_cardinality
+
+__all__ = ["fit_dask", "predict_dask", "row_partitions", "schema_pass", "tree_sum"]
+
+#: Points kept per partition and column by the quantile sketch.
+SKETCH_POINTS = 2048
+#: Methods whose predictions keep one value per row.
+_ROW_METHODS = ("predict",)
+
+
+# ----------------------------------------------------------------------- partitions
+def row_partitions(X: Any, y: Any = None, sample_weight: Any = None) -> list[tuple]:
+    """Aligned delayed row partitions ``(X_part, y_part, weight_part)``.
+
+    ``X`` is a dask DataFrame or a 2-D dask Array; ``y`` and ``sample_weight`` are
+    dask Series/Arrays partitioned like it, or in-memory arrays (split by the
+    partition lengths, one small pass).
+    """
+    if isinstance(X, da.Array):
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got a dask array of shape {X.shape}.")
+        X = X.rechunk({1: -1})
+        parts = list(X.to_delayed().ravel())
+        lengths = X.chunks[0]
+        if any(np.isnan(n) for n in lengths):
+            lengths = tuple(
+                X.map_blocks(lambda b: np.array([len(b)]), chunks=(1,), drop_axis=1).compute()
+            )
+    elif isinstance(X, dd.DataFrame):
+        given = {n: v for n, v in ((_TARGET, y), (_WEIGHT, sample_weight)) if v is not None}
+        if given and all(isinstance(v, dd.Series) for v in given.values()):
+            combined = X.assign(**given)  # one frame: each partition holds its labels
+            return [
+                dask.delayed(_split_columns, nout=3)(part, list(given))
+                for part in combined.to_delayed()
+            ]
+        parts = list(X.to_delayed())
+        lengths = None
+    else:
+        raise TypeError(f"X must be a dask DataFrame or Array, got {type(X).__name__}.")
+
+    def split(v: Any) -> list:
+        nonlocal lengths
+        if v is None:
+            return [None] * len(parts)
+        if lengths is None:
+            lengths = tuple(X.map_partitions(len).compute())
+        if isinstance(v, da.Array):
+            return list(v.rechunk((tuple(lengths),)).to_delayed().ravel())
+        if isinstance(v, dd.Series | dd.DataFrame):
+            v = v.to_dask_array(lengths=True)
+            return list(v.rechunk((tuple(lengths),)).to_delayed().ravel())
+        values = np.asarray(v)
+        cuts = np.cumsum((0, *lengths))
+        if cuts[-1] != len(values):
+            raise ValueError(f"X has {cuts[-1]} rows but y has {len(values)} labels.")
+        return [values[a:b] for a, b in itertools.pairwise(cuts)]
+
+    return list(zip(parts, split(y), split(sample_weight), strict=True))
+
+
+_TARGET, _WEIGHT = "__discotree_target__", "__discotree_weight__"
+
+
+def _split_columns(part: Any, added: list[str]) -> tuple:
+    """(X, y, weights) of a partition of X with the label and weight columns added."""
+    y = part[_TARGET].to_numpy() if _TARGET in added else None
+    w = part[_WEIGHT].to_numpy() if _WEIGHT in added else None
+    return part.drop(columns=added), y, w
+
+
+def tree_sum(items: list, combine=operator.add) -> Any:
+    """Combine delayed values pairwise, a tree of depth log2 of their number."""
+    if not items:
+        raise ValueError("no partitions to combine")
+    while len(items) > 1:
+        pairs = [dask.delayed(combine)(items[k], items[k + 1]) for k in range(0, len(items) - 1, 2)]
+        items = pairs + ([items[-1]] if len(items) % 2 else [])
+    return items[0]
+
+
+def _weights_of(w: Any, n: int) -> np.ndarray:
+    return np.ones(n) if w is None else np.asarray(w, dtype=np.float64).reshape(-1)
+
+
+# ---------------------------------------------------------------------- schema pass
+def _sketch(values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted quantile summary: the distinct values with their weights when there
+    are few, else ``SKETCH_POINTS`` order statistics each carrying the weight between
+    it and the previous one."""
+    keep = ~np.isnan(values) & (weights > 0)
+    values, weights = values[keep], weights[keep]
+    order = np.argsort(values, kind="stable")
+    values, weights = values[order], weights[order]
+    distinct, start = np.unique(values, return_index=True)
+    if len(distinct) <= SKETCH_POINTS:
+        return distinct, np.add.reduceat(weights, start) if len(values) else weights
+    cumulative = np.cumsum(weights)
+    levels = np.linspace(0, cumulative[-1], SKETCH_POINTS + 1)[1:]
+    idx = np.minimum(np.searchsorted(cumulative, levels * (1 - 1e-12)), len(values) - 1)
+    idx = np.unique(idx)
+    mass = np.diff(np.concatenate([[0.0], cumulative[idx]]))
+    return values[idx], mass
+
+
+def _summarise(x: Any, y: Any, w: Any, max_categories: int, limit: int, owner: str) -> dict:
+    """What one partition says about the schema."""
+    if len(x) == 0:
+        return {"n_rows": 0, "labels": np.array([]), "columns": None}
+    table = check_table(x, owner)
+    weights = _weights_of(w, table.n_samples)
+    positive = weights > 0
+    y = check_targets(np.asarray(y).reshape(-1), table.n_samples, owner)
+    labels = np.unique(y[positive])
+    columns = []
+    for column in table.columns:
+        if column.dtype.kind in "iuf":
+            wide = column.dtype.kind in "iu" and bool(
+                column.size
+                and (column.max() >= EXACT_FLOAT_INTEGER or column.min() <= -EXACT_FLOAT_INTEGER)
+            )
+            observed = ~np.isnan(column) if column.dtype.kind == "f" else np.ones(len(column), bool)
+            distinct = np.unique(column[observed & positive])
+            exact = distinct.tolist() if len(distinct) <= max_categories else None
+            sketch = _sketch(column.astype(np.float64), weights)
+            columns.append(("wide" if wide else "numeric", exact, sketch))
+        else:
+            present = {
+                v for v, p in zip(column.tolist(), positive, strict=True) if p and v is not None
+            }
+            columns.append(("object", present if len(present) <= limit else None, None))
+    return {"n_rows": table.n_samples, "labels": labels, "columns": columns}
+
+
+def _merge_summaries(a: dict, b: dict) -> dict:
+    if a["columns"] is None:
+        return b
+    if b["columns"] is None:
+        return a
+    columns = []
+    for ca, cb in zip(a["columns"], b["columns"], strict=True):
+        kind = (
+            ca[0]
+            if ca[0] == cb[0]
+            else ("numeric" if {ca[0], cb[0]} <= {"numeric", "wide"} else None)
+        )
+        if kind is None:
+            raise ValueError("a column holds numbers in one partition and other values in another")
+        if kind == "object":
+            values = None if ca[1] is None or cb[1] is None else ca[1] | cb[1]
+            columns.append(("object", values, None))
+            continue
+        if ca[0] != cb[0]:
+            kind = "wide"
+        exact = None if ca[1] is None or cb[1] is None else sorted(set(ca[1]) | set(cb[1]))
+        values = np.concatenate([ca[2][0], cb[2][0]])
+        weights = np.concatenate([ca[2][1], cb[2][1]])
+        columns.append((kind, exact, _sketch(values, weights)))
+    return {
+        "n_rows": a["n_rows"] + b["n_rows"],
+        "labels": np.union1d(a["labels"], b["labels"]),
+        "columns": columns,
+    }
+
+
+def schema_pass(estimator: Any, parts: list[tuple], names: Any) -> StatisticsSchema:
+    """The schema of the whole collection, from one pass over its partitions."""
+    owner = type(estimator).__name__
+    max_categories = int(estimator.max_categories)
+    limit = get_config()["category_limit"]
+    summaries = [
+        dask.delayed(_summarise)(x, y, w, max_categories, limit, owner) for x, y, w in parts
+    ]
+    summary = tree_sum(summaries, _merge_summaries).compute()
+    if summary["columns"] is None:
+        raise ValueError(f"{owner}: X has 0 rows; at least one sample is required.")
+    discretizer = estimator.discretizer
+    fixed = None if discretizer is None else getattr(discretizer, "bin_edges", None)
+    method = "quantile" if discretizer is None else discretizer.method
+    n_bins = 5 if discretizer is None else int(discretizer.n_bins)
+    specs: list[tuple] = []
+    numeric_index = 0
+    for j, (kind, exact, sketch) in enumerate(summary["columns"]):
+        label = f"X[{names[j]!r}]" if names is not None else f"X[:, {j}]"
+        if kind == "object":
+            if exact is None:
+                check_cardinality(limit + 1, summary["n_rows"], label, owner)
+            check_cardinality(len(exact), summary["n_rows"], label, owner)
+            specs.append(("object", sorted(exact, key=_sort_key), False))
+            continue
+        if fixed is not None:
+            specs.append(("bins", fixed[numeric_index]))
+            numeric_index += 1
+            continue
+        if exact is not None:
+            if kind == "wide":
+                specs.append(("object", sorted(int(v) for v in exact), True))
+            else:
+                specs.append(("numeric", np.asarray(exact, dtype=np.float64)))
+            continue
+        values, weights = sketch
+        if method == "quantile":
+            edges = weighted_quantile_edges(values, weights, n_bins)
+        elif method == "uniform":
+            edges = np.linspace(values.min(), values.max(), n_bins + 1)[1:-1] if len(values) else []
+        else:
+            raise ValueError(
+                f"{owner}: method={method!r} bins cannot be learnt in one pass over dask "
+                "partitions; fix them with discretizer=Discretizer(bin_edges=...) (learnt "
+                "on a sample)."
+            )
+        specs.append(("bins", edges))
+    if fixed is not None and numeric_index != len(fixed):
+        raise ValueError(
+            f"{owner}: the discretizer's bin_edges are for {len(fixed)} columns, X has "
+            f"{numeric_index} numeric ones."
+        )
+    encoder = TableEncoder.from_specs(specs, max_categories, owner)
+    classes = summary["labels"]
+    feature_names = None if names is None else np.asarray(names, dtype=object)
+    return StatisticsSchema(encoder, classes, feature_names)
+
+
+# -------------------------------------------------------------------- counting pass
+def _encode_partition(schema: StatisticsSchema, x: Any, y: Any, w: Any):
+    table = check_table(x, schema.encoder.owner)
+    codes = schema.encoder.transform(table)
+    class_index = np.searchsorted(schema.classes, np.asarray(y).reshape(-1)).astype(np.intp)
+    weights = None if w is None else np.asarray(w, dtype=np.float64).reshape(-1)
+    if weights is not None and not (weights > 0).all():
+        keep = weights > 0
+        codes, class_index, weights = codes[keep], class_index[keep], weights[keep]
+    return codes, class_index, weights
+
+
+def _empty_statistics(schema: StatisticsSchema) -> PairStatistics:
+    width = int(schema.n_categories.sum())
+    n_classes = len(schema.classes)
+    return PairStatistics(
+        np.zeros((n_classes, width, width)), schema.n_categories, np.zeros(n_classes), schema
+    )
+
+
+def _count(schema: StatisticsSchema, codes, class_index, weights) -> PairStatistics:
+    n_classes = len(schema.classes)
+    if len(codes) == 0:
+        return _empty_statistics(schema)
+    stats = PairStatistics.from_codes(codes, class_index, schema.n_categories, n_classes, weights)
+    w = np.ones(len(codes)) if weights is None else weights
+    class_weight = np.bincount(class_index, weights=w, minlength=n_classes)
+    return PairStatistics(stats.counts, stats.n_categories, class_weight, schema)
+
+
+def _count_partition(schema, x, y, w, n_folds: int):
+    """The partition's statistics, and with ``n_folds`` those of each fold's rows."""
+    if len(x) == 0:
+        total = _empty_statistics(schema)
+        return total if n_folds == 0 else [total] + [_empty_statistics(schema)] * n_folds
+    codes, class_index, weights = _encode_partition(schema, x, y, w)
+    total = _count(schema, codes, class_index, weights)
+    if n_folds == 0:
+        return total
+    folds = content_folds(codes, n_folds)
+    per_fold = []
+    for k in range(n_folds):
+        rows = folds == k
+        per_fold.append(
+            _count(
+                schema, codes[rows], class_index[rows], None if weights is None else weights[rows]
+            )
+        )
+    return [total, *per_fold]
+
+
+def _add_lists(a: list, b: list) -> list:
+    return [p + q for p, q in zip(a, b, strict=True)]
+
+
+# ---------------------------------------------------------------------- alpha="auto"
+def _distinct_rows(schema, x, y, w, cap: int) -> list[set]:
+    """Up to ``cap`` distinct encoded rows per class (the number of folds needs them)."""
+    found: list[set] = [set() for _ in schema.classes]
+    if len(x) == 0:
+        return found
+    codes, class_index, _ = _encode_partition(schema, x, y, w)
+    for c in range(len(found)):
+        rows = np.unique(codes[class_index == c], axis=0)[:cap]
+        found[c].update(map(bytes, rows))
+    return found
+
+
+def _merge_distinct(a: list[set], b: list[set]) -> list[set]:
+    return [p | q for p, q in zip(a, b, strict=True)]
+
+
+def _score_partition(schema, x, y, w, n_folds: int, fold_models: list, log_priors: list):
+    """Held-out weight of errors and log-loss of every (fold, alpha) on a partition."""
+    n_alphas = len(fold_models[0])
+    losses = np.zeros((2, n_alphas))
+    if len(x) == 0:
+        return losses
+    codes, class_index, weights = _encode_partition(schema, x, y, w)
+    w_all = np.ones(len(codes)) if weights is None else weights
+    folds = content_folds(codes, n_folds)
+    n_classes = len(schema.classes)
+    for k in range(n_folds):
+        held = np.flatnonzero(folds == k)
+        if len(held) == 0:
+            continue
+        held_codes, truth, hw = codes[held], class_index[held], w_all[held]
+        for a, model in enumerate(fold_models[k]):
+            if hasattr(model, "scores"):
+                joint = model.scores(held_codes, log_priors[k])
+            else:
+                joint = model.log_likelihood(held_codes) + log_priors[k]
+            top = joint.max(axis=1, keepdims=True)
+            log_norm = top[:, 0] + np.log(np.exp(joint - top).sum(axis=1))
+            predicted = argmax_with_ties(joint.reshape(-1, n_classes))
+            losses[0, a] += (predicted != truth) @ hw
+            losses[1, a] -= (joint[np.arange(len(held)), truth] - log_norm) @ hw
+    return losses
+
+
+def _alpha_by_distributed_cv(estimator, schema, parts, stats_per_fold, total, n_folds):
+    """The alpha choice of :func:`~discotree.stats.smoothing.select_alpha`, from fold
+    statistics and a scoring pass over the partitions."""
+    prior = getattr(estimator, "prior", "dirichlet")
+    grid = ESS_GRID if prior == "bdeu" else ALPHA_GRID
+    estimator.classes_ = schema.classes
+    estimator.n_categories_ = schema.n_categories
+    model_for = estimator._alpha_model_for(estimator._epsilon, prior, grid)
+    n_classes = len(schema.classes)
+    fold_models, log_priors = [], []
+    for k in range(n_folds):
+        part = stats_per_fold[k]
+        train = PairStatistics(total.counts, total.n_categories) - PairStatistics(
+            part.counts, part.n_categories
+        )
+        prior_counts = np.maximum(total.class_weight - part.class_weight, 0)
+        log_priors.append(np.log((prior_counts + 1.0) / (prior_counts.sum() + n_classes)))
+        fit = model_for(train, None)
+        fold_models.append([fit(alpha) for alpha in grid])
+    scored = [
+        dask.delayed(_score_partition)(schema, x, y, w, n_folds, fold_models, log_priors)
+        for x, y, w in parts
+    ]
+    losses = tree_sum(scored, operator.add).compute()
+    errors = np.round(losses[0], 9)
+    candidates = np.flatnonzero(errors == errors.min())
+    best = candidates[int(np.argmin(losses[1, candidates]))]
+    return float(grid[best]), losses
+
+
+# --------------------------------------------------------------------------- fitting
+def fit_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
+    """``estimator.fit`` on dask collections (see the module docstring)."""
+    name = type(estimator).__name__
+    if not hasattr(estimator, "fit_from_statistics"):
+        raise TypeError(
+            f"{name} with these parameters does not fit from dask collections (only the "
+            "models learnt from counts do: naive Bayes, Chow-Liu, TAN-CMI, discriminative "
+            "trees); fit it on a sample computed to memory."
+        )
+    if y is None:
+        raise ValueError(f"{name} requires y to be passed, but the target y is None.")
+    estimator._alpha, estimator._epsilon = estimator._check_common_params()
+    estimator._check_params()
+    estimator._stream_prepare()
+    auto = estimator._alpha == "auto"
+    if getattr(estimator, "k", 1) == 2:
+        raise ValueError(
+            f"{name}: TAN with k=2 needs the family counts of the parents it chooses, "
+            "which dask input does not provide yet; use k <= 1, or fit on a sample."
+        )
+    names = list(X.columns) if isinstance(X, dd.DataFrame) else None
+    if names is not None and not all(isinstance(n, str) for n in names):
+        names = None
+    parts = row_partitions(X, y, sample_weight)
+    schema = schema_pass(estimator, parts, names)
+    if len(schema.classes) < 2:
+        raise ValueError(f"{name}: y contains only 1 class; at least two are needed.")
+    n_folds = 0
+    if auto:
+        distinct = tree_sum(
+            [dask.delayed(_distinct_rows)(schema, x, y_, w, 5) for x, y_, w in parts],
+            _merge_distinct,
+        ).compute()
+        n_folds = min(5, min(len(s) for s in distinct))
+    counted = [dask.delayed(_count_partition)(schema, x, y_, w, n_folds) for x, y_, w in parts]
+    combined = tree_sum(counted, _add_lists if n_folds else operator.add).compute()
+    total = combined[0] if n_folds else combined
+    chosen = None
+    if auto:
+        if n_folds < 2:
+            chosen, losses = 1.0, np.zeros(len(ALPHA_GRID))
+        else:
+            chosen, losses = _alpha_by_distributed_cv(
+                estimator, schema, parts, combined[1:], total, n_folds
+            )
+    alpha = estimator.alpha
+    try:
+        if auto:
+            estimator.alpha = chosen
+        estimator.fit_from_statistics(total)
+    finally:
+        estimator.alpha = alpha
+    if auto:
+        estimator.alpha_cv_losses_ = losses
+    return estimator
+
+
+# ------------------------------------------------------------------------ prediction
+def predict_dask(estimator: Any, method: str, X: Any) -> Any:
+    """``estimator.<method>(X)`` on a dask collection, as a lazy dask array."""
+    if estimator.__dict__.get("_stream_stale", False):
+        estimator._stream_finish()  # ship the learnt model, not the counts
+    n_classes = len(estimator.classes_)
+    if method in _ROW_METHODS or (method == "decision_function" and n_classes == 2):
+        dtype = estimator.classes_.dtype if method == "predict" else np.float64
+        width = None
+    else:
+        dtype, width = np.float64, n_classes
+
+    def apply(block: Any) -> np.ndarray:
+        if len(block) == 0:
+            return np.empty((0,) if width is None else (0, width), dtype=dtype)
+        return getattr(estimator, method)(block)
+
+    if isinstance(X, da.Array):
+        X = X.rechunk({1: -1})
+        if width is None:
+            return X.map_blocks(apply, drop_axis=1, dtype=dtype)
+        return X.map_blocks(apply, chunks=(X.chunks[0], (width,)), dtype=dtype)
+    meta = np.empty((0,) if width is None else (0, width), dtype=dtype)
+    return X.map_partitions(apply, meta=meta)

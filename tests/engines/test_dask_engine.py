@@ -1,0 +1,135 @@
+"""The Dask engine equals the in-memory fit (issue #13, item 3), on a 2-worker
+LocalCluster and on the local threaded scheduler."""
+
+import dask.array as da
+import dask.dataframe as dd
+import distributed
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
+
+from discotree import (
+    BoostedGraphicalModelClassifier,
+    ChowLiuClassifier,
+    Discretizer,
+    DiscriminativeTreeClassifier,
+    NaiveBayesClassifier,
+    TANClassifier,
+)
+
+N = 1500
+COUNTING = [
+    NaiveBayesClassifier(),
+    ChowLiuClassifier(n_edges="bic"),
+    TANClassifier(alpha=0.5),
+    TANClassifier(),
+    DiscriminativeTreeClassifier(),
+]
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+def _frame(seed=0, n=N):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(
+        {
+            "shop": rng.choice(["north", "south", "east"], n).astype(object),
+            "items": rng.integers(0, 4, n),
+            "spend": rng.gamma(2.0, 30.0, n),
+        }
+    )
+    X.loc[rng.random(n) < 0.1, "spend"] = np.nan
+    X.loc[n - 4 :, "shop"] = "west"  # in the last partition only
+    y = np.where((X["items"] > 1) ^ (rng.random(n) < 0.25), "yes", "no")
+    return X, y, rng.random(n) + 0.5
+
+
+def _bins(X):
+    return Discretizer(bin_edges=Discretizer().fit(X[["items", "spend"]]).bin_edges_)
+
+
+def assert_same_fit(lazy, eager, X_dask, X):
+    assert_array_equal(lazy.classes_, eager.classes_)
+    assert lazy.alpha_ == eager.alpha_
+    assert lazy.edges_ == eager.edges_
+    proba = lazy.predict_proba(X_dask)
+    assert isinstance(proba, da.Array)  # lazy
+    assert_allclose(proba.compute(), eager.predict_proba(X), rtol=0, atol=1e-10)
+    assert_array_equal(lazy.predict(X_dask).compute(), eager.predict(X))
+
+
+@pytest.mark.parametrize("estimator", COUNTING, ids=repr)
+def test_dataframe_on_a_local_cluster_equals_the_in_memory_fit(client, estimator):
+    X, y, w = _frame()
+    estimator = clone(estimator).set_params(discretizer=_bins(X))
+    X_dask = dd.from_pandas(X, npartitions=5)
+    y_dask = dd.from_pandas(pd.Series(y), npartitions=5)
+    w_dask = dd.from_pandas(pd.Series(w), npartitions=5)
+    lazy = clone(estimator).fit(X_dask, y_dask, w_dask)
+    eager = clone(estimator).fit(X, y, w)
+    assert_same_fit(lazy, eager, X_dask, X)
+    assert_array_equal(lazy.feature_names_in_, X.columns)
+
+
+@pytest.mark.parametrize("estimator", COUNTING[:3], ids=repr)
+def test_arrays_on_the_threaded_scheduler_equal_the_in_memory_fit(estimator):
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 4, (1200, 6)).astype(float)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + rng.integers(0, 2, 1200)) % 3
+    X_dask = da.from_array(X, chunks=(250, 3))  # chunked across columns too
+    y_dask = da.from_array(y, chunks=400)  # other row chunks than X
+    lazy = clone(estimator).fit(X_dask, y_dask)
+    eager = clone(estimator).fit(X, y)
+    assert_same_fit(lazy, eager, X_dask, X)
+    log_proba = lazy.predict_log_proba(X_dask)
+    assert_allclose(log_proba.compute(), eager.predict_log_proba(X), atol=1e-10)
+    decision = lazy.decision_function(X_dask).compute()
+    assert_allclose(decision, eager.decision_function(X), atol=1e-10)
+
+
+def test_bins_learnt_from_the_sketch_equal_the_in_memory_quantiles():
+    X, y, _ = _frame()
+    X["spend"] = X["spend"].round(-1)  # few distinct values: the sketch is exact
+    lazy = NaiveBayesClassifier(alpha=1.0).fit(dd.from_pandas(X, npartitions=4), y)
+    eager = NaiveBayesClassifier(alpha=1.0).fit(X, y)
+    for a, b in zip(
+        lazy.encoder_.discretizer_.bin_edges_, eager.encoder_.discretizer_.bin_edges_, strict=True
+    ):
+        assert_array_equal(a, b)
+    assert_allclose(lazy.predict_proba(X), eager.predict_proba(X), atol=1e-10)
+
+
+def test_nothing_converts_a_collection_to_numpy(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("a dask collection was converted to numpy on the client")
+
+    X, y, _ = _frame()
+    X_dask = dd.from_pandas(X, npartitions=3)
+    y_dask = dd.from_pandas(pd.Series(y), npartitions=3)
+    for cls in (da.Array, type(X_dask), type(y_dask)):
+        monkeypatch.setattr(cls, "__array__", refuse, raising=False)
+    model = TANClassifier().fit(X_dask, y_dask)
+    assert isinstance(model.predict_proba(X_dask), da.Array)
+
+
+def test_what_the_engine_cannot_do_is_refused_clearly():
+    X, y, _ = _frame()
+    X_dask = dd.from_pandas(X, npartitions=3)
+    with pytest.raises(TypeError, match="does not take dask collections"):
+        BoostedGraphicalModelClassifier(n_estimators=2).fit(X_dask, y)
+    with pytest.raises(ValueError, match="k=2 needs the family counts"):
+        TANClassifier(k=2, alpha=1.0).fit(X_dask, y)
+    with pytest.raises(ValueError, match="cannot be learnt in one pass"):
+        NaiveBayesClassifier(discretizer=Discretizer(method="mdl")).fit(X_dask, y)
