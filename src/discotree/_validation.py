@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -54,6 +54,10 @@ class Table:
     columns: list[NDArray[Any]]
     labels: list[str]
     matrix: NDArray[Any] | None = None
+    #: For string and categorical pandas columns: ``j -> (codes, values)``, the column
+    #: as codes into ``values`` (an object array; -1 missing), so that encoders need
+    #: not hash every cell again. Some values may not occur (unused categories).
+    factorized: dict[int, tuple[NDArray[np.intp], NDArray[Any]]] = field(default_factory=dict)
 
     @property
     def n_samples(self) -> int:
@@ -64,7 +68,8 @@ class Table:
         matrix = None if self.matrix is None else self.matrix[rows]
         if matrix is not None:
             return Table([matrix[:, j] for j in range(matrix.shape[1])], self.labels, matrix)
-        return Table([c[rows] for c in self.columns], self.labels)
+        factorized = {j: (codes[rows], values) for j, (codes, values) in self.factorized.items()}
+        return Table([c[rows] for c in self.columns], self.labels, None, factorized)
 
 
 def is_dask_collection(obj: Any) -> bool:
@@ -118,8 +123,13 @@ def check_table(X: Any, owner: str) -> Table:
             return _checked(
                 Table([matrix[:, j] for j in range(matrix.shape[1])], labels, matrix), owner
             )
-        columns = [_series_to_array(X.iloc[:, j]) for j in range(X.shape[1])]
-        return _checked(Table(columns, labels), owner)
+        columns, factorized = [], {}
+        for j in range(X.shape[1]):
+            column, codes = _series_to_array(X.iloc[:, j])
+            columns.append(column)
+            if codes is not None:
+                factorized[j] = codes
+        return _checked(Table(columns, labels, None, factorized), owner)
     array = check_array(
         X,
         dtype=None,
@@ -158,10 +168,10 @@ def _checked(table: Table, owner: str) -> Table:
     if table.matrix is not None:
         reject_inf(table.matrix, table.labels, owner)
         return table
-    for column, label in zip(table.columns, table.labels, strict=True):
+    for j, (column, label) in enumerate(zip(table.columns, table.labels, strict=True)):
         if column.dtype.kind == "f":
             reject_inf(column[:, None], [label], owner)
-        elif column.dtype.kind == "O":
+        elif column.dtype.kind == "O" and j not in table.factorized:  # (strings by dtype)
             _check_object_cells(column, label, owner)
     return table
 
@@ -201,6 +211,8 @@ def numeric_column(column: NDArray[Any], label: str, owner: str, needs: str) -> 
 def _check_object_cells(column: NDArray[Any], label: str, owner: str) -> None:
     """One pass over an object column: inf is rejected as in numeric columns; a cell
     that is not hashable (list, dict, set, array) cannot be a category."""
+    if pd.api.types.infer_dtype(column, skipna=True) in ("string", "empty"):
+        return  # strings only (checked in C): nothing to refuse
     inf_rows: list[int] = []
     for i, value in enumerate(column):
         if value is None or isinstance(value, str):
@@ -230,20 +242,30 @@ def _plain_numeric(dtype: Any) -> bool:
     return isinstance(dtype, np.dtype) and dtype.kind in "iuf"
 
 
-def _series_to_array(series: pd.Series) -> NDArray[Any]:
+def _series_to_array(series: pd.Series) -> tuple[NDArray[Any], Any]:
+    """The column as an array, and for string and categorical dtypes its
+    factorisation ``(codes, values)`` (see :attr:`Table.factorized`), else None."""
     if isinstance(series.dtype, pd.CategoricalDtype):  # categories, even if numbers
-        return _object_column(series.astype(object).to_numpy(), numeric=False)
+        categories = series.cat.categories.to_numpy(dtype=object)
+        if not all(isinstance(v, str) for v in categories):
+            return _object_column(series.astype(object).to_numpy(), numeric=False), None
+        codes = series.cat.codes.to_numpy().astype(np.intp)
+        return np.append(categories, None)[codes], (codes, categories)
+    if isinstance(series.dtype, pd.StringDtype):  # strings or missing, nothing else
+        codes, uniques = series.factorize(use_na_sentinel=True)  # no object per cell
+        values = uniques.to_numpy(dtype=object)
+        return np.append(values, None)[codes], (codes.astype(np.intp), values)
     if pd.api.types.is_bool_dtype(series.dtype) and not series.isna().any():
-        return series.to_numpy(dtype=bool)
+        return series.to_numpy(dtype=bool), None
     if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
         if _plain_numeric(series.dtype) and series.dtype.kind in "iu":
-            return series.to_numpy()  # integers stay exact
+            return series.to_numpy(), None  # integers stay exact
         if pd.api.types.is_integer_dtype(series.dtype):  # nullable integers
             present = series.dropna()
             if len(present) and (present.abs() >= EXACT_FLOAT_INTEGER).any():
-                return _object_column(series.astype(object).to_numpy(), numeric=True)
-        return series.to_numpy(dtype=np.float64, na_value=np.nan)
-    return _object_column(series.to_numpy(dtype=object))
+                return _object_column(series.astype(object).to_numpy(), numeric=True), None
+        return series.to_numpy(dtype=np.float64, na_value=np.nan), None
+    return _object_column(series.to_numpy(dtype=object)), None
 
 
 def _object_column(column: NDArray[Any], numeric: bool = True) -> NDArray[Any]:

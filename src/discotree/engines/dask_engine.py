@@ -40,7 +40,13 @@ from ..stats.discrete import PairStatistics
 from ..stats.smoothing import ALPHA_GRID, ESS_GRID, content_folds
 from ..sufficient_statistics import StatisticsSchema
 from ..transformers.discretizer import weighted_quantile_edges
-from ..transformers.encoder import TableEncoder, _sort_key, check_cardinality
+from ..transformers.encoder import (
+    TableEncoder,
+    _distinct_values,
+    _present_values,
+    _sort_key,
+    check_cardinality,
+)
 
 __all__ = ["fit_dask", "predict_dask", "row_partitions", "schema_pass", "tree_sum"]
 
@@ -154,22 +160,40 @@ def _summarise(x: Any, y: Any, w: Any, max_categories: int, limit: int, owner: s
     positive = weights > 0
     y = check_targets(np.asarray(y).reshape(-1), table.n_samples, owner)
     labels = np.unique(y[positive])
+    numeric = [j for j, c in enumerate(table.columns) if c.dtype.kind in "iuf"]
+    distinct = {}
+    if numeric:  # one compiled pass finds the columns with few values
+        block = (
+            table.matrix
+            if table.matrix is not None
+            else np.column_stack([table.columns[j] for j in numeric])
+        )
+        if not positive.all():
+            block = block[positive]
+        distinct = dict(zip(numeric, _distinct_values(block, max_categories), strict=True))
     columns = []
-    for column in table.columns:
-        if column.dtype.kind in "iuf":
+    for j, column in enumerate(table.columns):
+        if j in distinct:
             wide = column.dtype.kind in "iu" and bool(
                 column.size
                 and (column.max() >= EXACT_FLOAT_INTEGER or column.min() <= -EXACT_FLOAT_INTEGER)
             )
-            observed = ~np.isnan(column) if column.dtype.kind == "f" else np.ones(len(column), bool)
-            distinct = np.unique(column[observed & positive])
-            exact = distinct.tolist() if len(distinct) <= max_categories else None
-            sketch = _sketch(column.astype(np.float64), weights)
+            values = distinct[j]
+            if values is not None and not wide:  # few values: exact, with their weights
+                exact = values.tolist()
+                codes = np.searchsorted(values, column.astype(np.float64))
+                observed = ~np.isnan(column.astype(np.float64)) & positive
+                mass = np.bincount(codes[observed], weights[observed], len(values))
+                sketch = (values, mass)
+            else:
+                exact = None if values is None else np.unique(column[positive]).tolist()
+                sketch = _sketch(column.astype(np.float64), weights)
             columns.append(("wide" if wide else "numeric", exact, sketch))
         else:
-            present = {
-                v for v, p in zip(column.tolist(), positive, strict=True) if p and v is not None
-            }
+            if positive.all():
+                present = _present_values(column, table.factorized.get(j))
+            else:
+                present = _present_values(column[positive])
             columns.append(("object", present if len(present) <= limit else None, None))
     return {"n_rows": table.n_samples, "labels": labels, "columns": columns}
 

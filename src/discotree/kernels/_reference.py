@@ -507,3 +507,31 @@ def ear_tree(codes, class_index, weights):
 
     build(set(range(len(codes[0]))))
     return edges, splits
+
+
+def weighted_quantile_edges(values, weights, n_bins):
+    """Quantile bin edges by sorting: the weighted quantiles ``k / n_bins`` (the
+    smallest value whose cumulative weight in sorted order reaches the level, with a
+    1e-12 relative tolerance), duplicates and the maximum removed."""
+    keep = (weights > 0) & ~np.isnan(values)
+    values, weights = values[keep], weights[keep]
+    if len(values) == 0:
+        return np.empty(0)
+    order = np.argsort(values, kind="stable")
+    values, weights = values[order], weights[order]
+    cumulative = np.cumsum(weights)
+    levels = np.arange(1, n_bins) / n_bins * cumulative[-1]
+    idx = np.searchsorted(cumulative, levels * (1 - 1e-12), side="left")
+    edges = np.unique(values[np.minimum(idx, len(values) - 1)])
+    return edges[edges < values[-1]]
+
+
+def bin_codes(values, edges_per_column):
+    """Bin of every value (number of edges below it), -1 for NaN."""
+    out = np.full(values.shape, -1, dtype=np.intp)
+    for k, edges in enumerate(edges_per_column):
+        for r in range(values.shape[0]):
+            x = values[r, k]
+            if not np.isnan(x):
+                out[r, k] = sum(1 for e in edges if e < x)
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numba
+import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
@@ -95,3 +96,144 @@ def encode_lookup(values, columns, table, out):  # pragma: no cover - numba
                 out[r, columns[k]] = table[k, v]
             else:
                 out[r, columns[k]] = -1
+
+
+@numba.njit(cache=True, nogil=True)
+def encode_bins(values, columns, edges, offsets, out):  # pragma: no cover - numba
+    """``out[r, columns[k]]`` = the bin of ``values[r, k]``: the number of column k's
+    interior edges (``edges[offsets[k]:offsets[k+1]]``, increasing) below it, as
+    ``numpy.searchsorted(edges, x, side="left")``; -1 for NaN. One pass over the rows."""
+    n_samples, n_columns = values.shape
+    for r in range(n_samples):
+        for k in range(n_columns):
+            x = float(values[r, k])
+            if x != x:
+                out[r, columns[k]] = -1
+                continue
+            lo = offsets[k]
+            hi = offsets[k + 1]
+            if hi - lo <= 16:  # few edges: count them without branches
+                code = 0
+                for e in range(lo, hi):
+                    code += edges[e] < x
+                out[r, columns[k]] = code
+                continue
+            start = lo
+            while lo < hi:  # first edge >= x
+                mid = (lo + hi) // 2
+                if edges[mid] < x:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[r, columns[k]] = lo - start
+
+
+#: Buckets of the quantile search (its cost is one pass to bucket the values and one
+#: to gather those of the buckets that hold a quantile).
+_QUANTILE_BUCKETS = 4096
+
+
+@numba.njit(cache=True, nogil=True)
+def weighted_quantiles(values, weights, fractions, out, highest, used):  # pragma: no cover
+    """Weighted quantiles of every column of ``values`` by selection, not sorting.
+
+    ``out[j, k]`` is the smallest value v of column j whose cumulative weight
+    ``W(<= v)`` reaches ``fractions[k] * W * (1 - 1e-12)`` (``W`` the column's total
+    weight), over its non-NaN values of positive weight: the inverted empirical CDF that
+    sorting and searching the cumulative sums gives
+    (``kernels._reference.weighted_quantile_edges``). ``highest[j]`` receives the
+    column's largest such value and ``used[j]`` their number (``out[j]`` is left
+    unchanged when it is 0).
+
+    The values are counted into equal-width buckets between each column's minimum and
+    maximum; only the buckets that hold a quantile are gathered and sorted. Three
+    passes over the rows (row-major, all columns at once): O(n d) time.
+    """
+    n, d = values.shape
+    n_targets = fractions.shape[0]
+    n_buckets = _QUANTILE_BUCKETS
+    lo = np.full(d, np.inf)
+    hi = np.full(d, -np.inf)
+    for j in range(d):
+        used[j] = 0
+    for i in range(n):
+        if weights[i] > 0:
+            for j in range(d):
+                x = values[i, j]
+                if x == x:
+                    used[j] += 1
+                    if x < lo[j]:
+                        lo[j] = x
+                    if x > hi[j]:
+                        hi[j] = x
+    scale = np.zeros(d)
+    for j in range(d):
+        highest[j] = hi[j]
+        if used[j] > 0 and hi[j] > lo[j]:
+            scale[j] = n_buckets / (hi[j] - lo[j])
+    bucket_weight = np.zeros((d, n_buckets))
+    bucket_size = np.zeros((d, n_buckets), dtype=np.intp)
+    for i in range(n):
+        w = weights[i]
+        if w > 0:
+            for j in range(d):
+                x = values[i, j]
+                if x == x:
+                    b = min(int((x - lo[j]) * scale[j]), n_buckets - 1)
+                    bucket_weight[j, b] += w
+                    bucket_size[j, b] += 1
+    target = np.empty((d, n_targets))
+    below = np.empty((d, n_targets))  # weight of the buckets before the target's
+    target_slot = np.full((d, n_targets), -1, dtype=np.intp)
+    slot = np.full((d, n_buckets), -1, dtype=np.intp)  # gathered buckets: their segment
+    starts = [0]
+    n_slots = 0
+    for j in range(d):
+        if used[j] == 0:
+            continue
+        total = 0.0
+        for b in range(n_buckets):
+            total += bucket_weight[j, b]
+        for k in range(n_targets):
+            target[j, k] = fractions[k] * total * (1 - 1e-12)
+            cumulative = 0.0
+            b = 0
+            while b < n_buckets - 1 and cumulative + bucket_weight[j, b] < target[j, k]:
+                cumulative += bucket_weight[j, b]
+                b += 1
+            below[j, k] = cumulative
+            if slot[j, b] < 0:
+                slot[j, b] = n_slots
+                n_slots += 1
+                starts.append(starts[-1] + bucket_size[j, b])
+            target_slot[j, k] = slot[j, b]
+    start = np.array(starts, dtype=np.intp)
+    gathered = np.empty(start[n_slots])
+    gathered_weight = np.empty(start[n_slots])
+    fill = start[:n_slots].copy()
+    for i in range(n):  # one pass gathers every bucket that holds a quantile
+        w = weights[i]
+        if w > 0:
+            for j in range(d):
+                x = values[i, j]
+                if x == x:
+                    m = slot[j, min(int((x - lo[j]) * scale[j]), n_buckets - 1)]
+                    if m >= 0:
+                        gathered[fill[m]] = x
+                        gathered_weight[fill[m]] = w
+                        fill[m] += 1
+    for j in range(d):
+        if used[j] == 0:
+            continue
+        for k in range(n_targets):
+            m = target_slot[j, k]
+            part = gathered[start[m] : start[m + 1]]
+            part_weight = gathered_weight[start[m] : start[m + 1]]
+            order = np.argsort(part, kind="mergesort")
+            cumulative = below[j, k]
+            out[j, k] = part[order[len(part) - 1]]
+            for q in range(len(part)):
+                cumulative += part_weight[order[q]]
+                if cumulative >= target[j, k]:
+                    out[j, k] = part[order[q]]
+                    break

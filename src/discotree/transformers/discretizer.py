@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from .._fitting import FitContractMixin
 from .._validation import check_is_fitted, check_sample_weight, check_targets, validate_data
+from ..kernels.encode import encode_bins, weighted_quantiles
 from .mdl import mdl_cut_points
 
 __all__ = ["Discretizer", "weighted_quantile_edges"]
@@ -23,20 +24,31 @@ def weighted_quantile_edges(
     ``m`` gives the same edges as repeating the value ``m`` times. Bins are closed on
     the right, ``(e_{k-1}, e_k]``, so each quantile value belongs to the bin below it;
     duplicate edges and edges at the maximum (which would leave the last bin empty)
-    are removed.
+    are removed. NaN values are ignored. Found by selection in O(n)
+    (:func:`discotree.kernels.encode.weighted_quantiles`), not by sorting.
     """
-    keep = weights > 0
-    values, weights = values[keep], weights[keep]
-    if len(values) == 0:
-        return np.empty(0)
-    order = np.argsort(values, kind="stable")
-    values, weights = values[order], weights[order]
-    cumulative = np.cumsum(weights)
-    levels = np.arange(1, n_bins) / n_bins * cumulative[-1]
-    # tolerance so that e.g. a cumulative weight of 3 reaches the level 0.6 * 5
-    idx = np.searchsorted(cumulative, levels * (1 - 1e-12), side="left")
-    edges = np.unique(values[np.minimum(idx, len(values) - 1)])
-    return edges[edges < values[-1]]
+    values = np.asarray(values, dtype=np.float64)
+    return quantile_edges_of_columns(values[:, None], weights, n_bins)[0]
+
+
+def quantile_edges_of_columns(
+    values: NDArray[np.float64], weights: NDArray[np.float64], n_bins: int
+) -> list[NDArray[np.float64]]:
+    """:func:`weighted_quantile_edges` of every column of ``values`` at once (three
+    row-major passes over the matrix)."""
+    values = np.asarray(values, dtype=np.float64)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    d = values.shape[1]
+    quantiles = np.empty((d, n_bins - 1))
+    highest = np.empty(d)
+    used = np.empty(d, dtype=np.intp)
+    fractions = np.arange(1, n_bins) / n_bins
+    weighted_quantiles(values, weights, fractions, quantiles, highest, used)
+    edges = []
+    for j in range(d):
+        found = np.unique(quantiles[j]) if used[j] else np.empty(0)
+        edges.append(found[found < highest[j]])
+    return edges
 
 
 def _uniform_edges(
@@ -187,7 +199,9 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
             )
             extra = (y_index, len(classes))
         self.bin_edges_ = []
-        for j in range(X.shape[1]):
+        if self.method == "quantile":  # every column in three passes (NaN skipped)
+            self.bin_edges_ = quantile_edges_of_columns(X, w, int(self.n_bins))
+        for j in range(X.shape[1] if self.method != "quantile" else 0):
             observed = ~np.isnan(X[:, j])
             subset = tuple(e[observed] if isinstance(e, np.ndarray) else e for e in extra)
             self.bin_edges_.append(edges_of(X[observed, j], w[observed], int(self.n_bins), *subset))
@@ -198,10 +212,19 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
         """Bin codes ``0..n_bins_[j]-1`` as floats, NaN where a value is missing."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
-        out = np.empty_like(X)
-        for j, edges in enumerate(self.bin_edges_):
-            out[:, j] = np.searchsorted(edges, X[:, j], side="left")
-            out[np.isnan(X[:, j]), j] = np.nan
+        codes = self.bin_codes(X)
+        return np.where(codes < 0, np.nan, codes.astype(np.float64))
+
+    def bin_codes(self, X: NDArray, out: NDArray | None = None, columns=None) -> NDArray:
+        """The bins of the (already validated, numeric) ``X`` as integer codes, -1 for
+        NaN, in one compiled pass; written into ``out[:, columns]`` when given."""
+        edges = [np.asarray(e, dtype=np.float64) for e in self.bin_edges_]
+        offsets = np.concatenate([[0], np.cumsum([len(e) for e in edges])]).astype(np.intp)
+        flat = np.concatenate(edges) if edges else np.empty(0)
+        if out is None:
+            out = np.empty(X.shape, dtype=np.intp)
+            columns = np.arange(X.shape[1], dtype=np.intp)
+        encode_bins(X, np.asarray(columns, dtype=np.intp), flat, offsets, out)
         return out
 
     def __sklearn_tags__(self):

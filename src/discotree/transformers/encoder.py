@@ -67,6 +67,39 @@ def _beyond_float(column: NDArray[Any]) -> bool:
     return bool(column.max() >= limit or (column.dtype.kind == "i" and column.min() <= -limit))
 
 
+def _present_values(column: NDArray[Any], factorized: Any = None) -> set:
+    """The distinct values of an object column, None left out (hashing in C, or
+    none when the table has the column's factorisation)."""
+    if factorized is not None:
+        codes, values = factorized
+        used = np.zeros(len(values) + 1, dtype=bool)
+        used[codes] = True  # code -1 marks the last slot: missing
+        return set(values[used[:-1]].tolist())
+    return {v for v in pd.unique(column) if v is not None}
+
+
+def _category_codes(column: NDArray[Any], spec: _Column, factorized: Any = None):
+    """Codes of an object (or numeric, categorical at fit) column: the position of
+    each value among the categories, -1 for missing and unseen values. Vectorised
+    hash lookup; the same equality as the ``lookup`` dict (1 == 1.0 == True)."""
+    if factorized is not None:
+        codes, values = factorized
+        mapping = np.array([spec.lookup.get(v, -1) for v in values] + [-1], dtype=np.intp)
+        return mapping[codes]
+    if column.dtype.kind in "iuf":  # numeric now, categorical at fit
+        column = column.astype(object)
+        if column.dtype.kind == "f":
+            column[pd.isna(column)] = None
+    if len(spec.categories) == 0:
+        return np.full(len(column), -1, dtype=np.intp)
+    try:
+        codes, uniques = pd.factorize(np.asarray(column, dtype=object), use_na_sentinel=True)
+    except TypeError:  # values pandas cannot hash together: the dictionary, row by row
+        return np.array([spec.lookup.get(v, -1) for v in column], dtype=np.intp)
+    mapping = np.array([spec.lookup.get(v, -1) for v in uniques] + [-1], dtype=np.intp)
+    return mapping[codes]
+
+
 def _identity(value: Any) -> Any:
     return value
 
@@ -181,7 +214,7 @@ class TableEncoder:
                         _Column(_NUMERIC, values, n_categories=max(1, len(values)))
                     )
                 continue
-            values = sorted({v for v in column if v is not None}, key=_sort_key)
+            values = sorted(_present_values(column, table.factorized.get(j)), key=_sort_key)
             check_cardinality(len(values), len(column), labels[j], self.owner)
             lookup = {v: k for k, v in enumerate(values)}
             self.columns_.append(
@@ -253,9 +286,9 @@ class TableEncoder:
                 continue
             column = table.columns[j]
             if column.dtype.kind == "f":
-                present = {v for v in column[~np.isnan(column)].tolist()}
+                present = set(np.unique(column[~np.isnan(column)]).tolist())
             else:
-                present = {v for v in column.tolist() if v is not None}
+                present = _present_values(column, table.factorized.get(j))
             new = [v for v in present if v not in spec.lookup]
             if not new:
                 continue
@@ -407,15 +440,14 @@ class TableEncoder:
             self._encode_numeric(self._numeric_block(table, numeric), numeric, codes)
         for j, spec in enumerate(self.columns_):
             if spec.kind == _OBJECT:
-                column = table.columns[j]
-                if column.dtype.kind in "iuf":  # numeric now, categorical at fit
-                    column = column.astype(object)
-                    if column.dtype.kind == "f":
-                        column[pd.isna(column)] = None
-                codes[:, j] = [spec.lookup.get(v, -1) if v is not None else -1 for v in column]
+                codes[:, j] = _category_codes(table.columns[j], spec, table.factorized.get(j))
         if len(self.binned_columns_):
-            binned = self.discretizer_.transform(self._numeric_block(table, self.binned_columns_))
-            codes[:, self.binned_columns_] = np.where(np.isnan(binned), -1, binned)
+            block = self._numeric_block(table, self.binned_columns_)
+            if isinstance(self.discretizer_, Discretizer):  # one compiled pass
+                self.discretizer_.bin_codes(block, codes, self.binned_columns_)
+            else:
+                binned = self.discretizer_.transform(block)
+                codes[:, self.binned_columns_] = np.where(np.isnan(binned), -1, binned)
         return codes
 
     def _encode_numeric(

@@ -1,0 +1,259 @@
+"""Scaling: raw input against codes, out-of-core streaming, and Dask (issue #13).
+
+Three measurements, all in one run on one machine, as ratios to bounds measured in
+the same run:
+
+1. **Raw input.** ``NaiveBayesClassifier`` and ``TANClassifier`` (alpha = 1) fitted and
+   applied on 10^6 x 20 float64, strings and a pandas categorical frame, against the
+   same data as int8 codes (target: within 2x).
+2. **Out of core.** A synthetic 4-category data set, 100 features and ``--rows`` rows
+   (10^7 by default), written as Parquet (by this script, to a temporary folder, not
+   committed), fitted by TAN-CMI through ``discotree fit --data`` (batches of
+   ``partial_fit``) in a child process: its peak RSS (target: under 2 GB whatever the
+   rows) and rows per second against the in-memory fit of 10^6 rows of the same data
+   (target: within 1.5x).
+3. **Dask.** The same file on a 2-worker ``LocalCluster``: fit time against the
+   in-memory fit of the 10^6-row slice and against the streaming fit, and the size of
+   one partition's statistics as shipped (pickled).
+
+Run:  python benchmarks/bench_scale.py [--rows 10000000] [--out benchmarks/results]
+Writes scale.json and scale.md (with the machine description) to --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_fit import machine
+
+from discotree import NaiveBayesClassifier, StatisticsSchema, TANClassifier
+
+N_FEATURES, N_CATEGORIES, CHUNK = 100, 4, 1_000_000
+
+
+def best_of(fn, repeats: int = 3) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+# ----------------------------------------------------------------------- raw input
+def raw_input_ratios(n: int = 1_000_000, d: int = 20) -> list[dict]:
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 5, (n, d)).astype(np.int8)
+    y = (codes[:, 0] + codes[:, 1] + rng.integers(0, 3, n) > 5).astype(int)
+    floats = codes + rng.random((n, d))  # 5 quantile bins recover about the codes
+    words = np.array(["ash", "birch", "cedar", "elm", "fir"], dtype=object)
+    strings = pd.DataFrame({f"c{j}": words[codes[:, j]] for j in range(d)})
+    categorical = strings.astype("category")
+    rows = []
+    for estimator in (NaiveBayesClassifier(alpha=1.0), TANClassifier(alpha=1.0)):
+        base_fit = best_of(lambda e=estimator: e.fit(codes, y))
+        base_predict = best_of(lambda e=estimator: e.predict_proba(codes))
+        for name, X in (("float64", floats), ("strings", strings), ("categorical", categorical)):
+            fit = best_of(lambda e=estimator, X=X: e.fit(X, y))
+            predict = best_of(lambda e=estimator, X=X: e.predict_proba(X))
+            rows.append(
+                {
+                    "model": type(estimator).__name__,
+                    "input": name,
+                    "fit_s": fit,
+                    "codes_fit_s": base_fit,
+                    "fit_ratio": fit / base_fit,
+                    "predict_s": predict,
+                    "codes_predict_s": base_predict,
+                    "predict_ratio": predict / base_predict,
+                }
+            )
+            print(rows[-1], flush=True)
+    return rows
+
+
+# --------------------------------------------------------------------- out of core
+def synthetic_chunk(seed: int, n: int) -> pd.DataFrame:
+    """Rows of a TAN-like generator: each feature depends on the class and on the
+    feature before it."""
+    rng = np.random.default_rng(seed)
+    label = rng.integers(0, 2, n)
+    X = np.empty((n, N_FEATURES), dtype=np.int8)
+    X[:, 0] = (label + rng.integers(0, 3, n)) % N_CATEGORIES
+    for j in range(1, N_FEATURES):
+        keep = rng.random(n) < 0.6
+        X[:, j] = np.where(keep, X[:, j - 1], rng.integers(0, N_CATEGORIES, n))
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(N_FEATURES)])
+    frame["label"] = label.astype(np.int8)
+    return frame
+
+
+def write_parquet(path: Path, n_rows: int) -> float:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    start = time.perf_counter()
+    writer = None
+    for k, first in enumerate(range(0, n_rows, CHUNK)):
+        table = pa.Table.from_pandas(synthetic_chunk(k, min(CHUNK, n_rows - first)))
+        writer = writer or pq.ParquetWriter(path, table.schema)
+        writer.write_table(table, row_group_size=CHUNK)
+    writer.close()
+    return time.perf_counter() - start
+
+
+def streaming_fit(path: Path, model: Path, batch_rows: int) -> dict:
+    """``discotree fit --data`` in a child process: wall time and peak RSS."""
+    command = [
+        sys.executable, "-m", "discotree.cli", "fit", "--data", str(path), "--target",
+        "label", "--model", "tan-cmi", "-o", str(model), "--force", "-q",
+        "--batch-rows", str(batch_rows),
+    ]  # fmt: skip
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return {
+        "seconds": seconds,
+        "peak_rss_mb": max(peak, before) / 1024,
+        "output": done.stdout.strip(),
+    }
+
+
+def in_memory_rate(n: int) -> dict:
+    frame = synthetic_chunk(0, n)
+    X, y = frame.drop(columns="label"), frame["label"]
+    model = TANClassifier(alpha=1.0)
+    fit = best_of(lambda: model.fit(X, y), repeats=2)
+    codes = X.to_numpy()
+    from discotree.stats.discrete import PairStatistics
+
+    counting = best_of(
+        lambda: PairStatistics.from_codes(
+            codes, y.to_numpy().astype(np.intp), np.full(N_FEATURES, N_CATEGORIES), 2
+        ),
+        repeats=2,
+    )
+    return {"rows": n, "fit_s": fit, "fit_rows_per_s": n / fit, "counting_rows_per_s": n / counting}
+
+
+# ---------------------------------------------------------------------------- dask
+def dask_fit(path: Path, n_rows: int) -> dict:
+    import dask.dataframe as dd
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
+        Client(cluster),
+    ):
+        frame = dd.read_parquet(str(path))
+        X, y = frame.drop(columns="label"), frame["label"]
+        start = time.perf_counter()
+        model = TANClassifier(alpha=1.0).fit(X, y)
+        seconds = time.perf_counter() - start
+    part = synthetic_chunk(0, CHUNK)
+    schema = StatisticsSchema.from_sample(part.drop(columns="label").iloc[:1000], [0, 1])
+    stats = schema.count(part.drop(columns="label"), part["label"])
+    return {
+        "seconds": seconds,
+        "partitions": frame.npartitions,
+        "rows": n_rows,
+        "edges": len(model.edges_[0]),
+        "shipped_bytes_per_partition": len(pickle.dumps(stats)),
+        "full_counts_bytes": stats.counts.nbytes,
+    }
+
+
+def report(results: dict) -> str:
+    lines = ["# Scaling benchmark", "", "Machine: " + json.dumps(results["machine"]), ""]
+    lines += ["## Raw input against int8 codes (10^6 x 20, best of 3)", ""]
+    lines += [
+        "| model | input | fit (s) | ratio | predict_proba (s) | ratio |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in results["raw"]:
+        lines.append(
+            f"| {r['model']} | {r['input']} | {r['fit_s']:.2f} | {r['fit_ratio']:.2f}x "
+            f"(codes {r['codes_fit_s']:.2f}) | {r['predict_s']:.2f} | {r['predict_ratio']:.2f}x "
+            f"(codes {r['codes_predict_s']:.2f}) |"
+        )
+    s, m = results["streaming"], results["in_memory"]
+    rate = s["rows"] / s["seconds"]
+    lines += [
+        "",
+        f"## Out of core: TAN-CMI on {s['rows']:,} rows x {N_FEATURES} features (Parquet, "
+        f"{s['file_mb']:.0f} MB, written in {s['write_s']:.0f} s)",
+        "",
+        f"- streaming `discotree fit --data` (batches of {s['batch_rows']:,}): "
+        f"{s['seconds']:.1f} s, {rate:,.0f} rows/s, peak RSS {s['peak_rss_mb']:.0f} MB "
+        f"(target < 2048 MB)",
+        f"- in memory, 10^6 rows: fit {m['fit_s']:.2f} s = {m['fit_rows_per_s']:,.0f} rows/s; "
+        f"counting alone {m['counting_rows_per_s']:,.0f} rows/s",
+        f"- streaming rate / in-memory fit rate: {m['fit_rows_per_s'] / rate:.2f}x slower "
+        "(target <= 1.5x)",
+        f"- streaming rate / in-memory counting rate: {m['counting_rows_per_s'] / rate:.2f}x",
+    ]
+    if "dask" in results:
+        d = results["dask"]
+        lines += [
+            "",
+            "## Dask: the same file on a 2-worker LocalCluster",
+            "",
+            f"- fit: {d['seconds']:.1f} s over {d['partitions']} partitions; "
+            f"{d['seconds'] / s['seconds']:.2f}x the streaming fit, "
+            f"{d['seconds'] / (m['fit_s'] * d['rows'] / m['rows']):.2f}x the in-memory rate "
+            "extrapolated to the same rows",
+            "- one partition's statistics as shipped: "
+            f"{d['shipped_bytes_per_partition'] / 1e6:.2f} MB (the full count matrices: "
+            f"{d['full_counts_bytes'] / 1e6:.2f} MB)",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--batch-rows", type=int, default=100_000)
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    parser.add_argument("--skip-dask", action="store_true")
+    args = parser.parse_args()
+    results: dict = {"machine": machine()}
+    results["raw"] = raw_input_ratios()
+    results["in_memory"] = in_memory_rate(1_000_000)
+    print(results["in_memory"], flush=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "synthetic.parquet"
+        write_s = write_parquet(path, args.rows)
+        streaming = streaming_fit(path, Path(scratch) / "model.pkl", args.batch_rows)
+        streaming.update(
+            rows=args.rows,
+            batch_rows=args.batch_rows,
+            write_s=write_s,
+            file_mb=path.stat().st_size / 2**20,
+        )
+        results["streaming"] = streaming
+        print(streaming, flush=True)
+        if not args.skip_dask:
+            results["dask"] = dask_fit(path, args.rows)
+            print(results["dask"], flush=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "scale.json").write_text(json.dumps(results, indent=2))
+    (args.out / "scale.md").write_text(report(results))
+    print(report(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+"""The encoding kernels against their sorting and counting references."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+
+from discotree.kernels import _reference
+from discotree.kernels.encode import encode_bins
+from discotree.transformers.discretizer import weighted_quantile_edges
+
+
+@pytest.mark.parametrize("n_bins", [2, 3, 5, 10])
+@pytest.mark.parametrize("kind", ["continuous", "ties", "integer-weights", "skewed"])
+def test_quantile_edges_by_selection_equal_sorting(rng, n_bins, kind):
+    n = 3000
+    values = rng.normal(size=n)
+    weights = rng.random(n) + 0.1
+    if kind == "ties":
+        values = rng.integers(0, 7, n).astype(float)
+    elif kind == "integer-weights":
+        values = rng.integers(0, 40, n).astype(float) / 4
+        weights = rng.integers(0, 4, n).astype(float)  # zeros too
+    elif kind == "skewed":  # nearly everything in one bucket of the selection
+        values = np.concatenate([rng.normal(size=n - 2) * 1e-6, [1e6, -1e6]])
+    values[rng.random(n) < 0.1] = np.nan
+    expected = _reference.weighted_quantile_edges(values, weights, n_bins)
+    assert_array_equal(weighted_quantile_edges(values, weights, n_bins), expected)
+
+
+def test_quantile_edges_of_degenerate_columns():
+    assert weighted_quantile_edges(np.full(5, np.nan), np.ones(5), 4).size == 0
+    assert weighted_quantile_edges(np.full(5, 2.0), np.ones(5), 4).size == 0  # one value
+    assert weighted_quantile_edges(np.array([1.0, 2.0]), np.array([0.0, 0.0]), 2).size == 0
+
+
+@pytest.mark.parametrize("n_edges", [0, 1, 4, 16, 17, 40])
+def test_bins_equal_counting_edges_below(rng, n_edges):
+    values = rng.normal(size=(500, 3))
+    values[rng.random(values.shape) < 0.1] = np.nan
+    edges = [
+        np.sort(rng.choice(values[:, k][~np.isnan(values[:, k])], n_edges, replace=False))
+        for k in range(3)
+    ]
+    values[:5, 0] = edges[0][:5] if n_edges >= 5 else values[:5, 0]  # values on an edge
+    flat = np.concatenate(edges) if n_edges else np.empty(0)
+    offsets = np.arange(4, dtype=np.intp) * n_edges
+    out = np.zeros((500, 4), dtype=np.int8)
+    encode_bins(values, np.array([3, 0, 2], dtype=np.intp), flat, offsets, out)
+    assert_array_equal(out[:, [3, 0, 2]], _reference.bin_codes(values, edges))
