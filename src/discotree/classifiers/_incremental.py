@@ -246,10 +246,15 @@ class IncrementalFitMixin:
             stream = self._stream_start(encoder, len(all_classes))
         else:
             encoder = self.encoder_
-            maps = encoder.extend(table, stream.n_rows)
-            if maps:
-                stream.realign(maps, encoder.n_categories_)
+            if len(table.columns) != len(encoder.columns_):
+                encoder.extend(table, stream.n_rows)  # raises, naming the difference
             codes = encoder.transform(table)
+            unseen = encoder.columns_with_unseen(table, codes)
+            if unseen:  # new categories (rare): grow the tables, encode again
+                maps = encoder.extend(table, stream.n_rows, unseen)
+                if maps:
+                    stream.realign(maps, encoder.n_categories_)
+                    codes = encoder.transform(table)
         self._stream_add(stream, codes, y_index, weights)
         if first:
             self.classes_, self.encoder_, self._stream = all_classes, encoder, stream

@@ -240,13 +240,40 @@ class TableEncoder:
                 self.code_dtype_ = np.dtype(dtype)
                 break
 
-    def extend(self, table: Table, n_rows_seen: int) -> dict[int, NDArray[np.intp]]:
+    def columns_with_unseen(self, table: Table, codes: NDArray[np.integer]) -> set[int]:
+        """The categorical columns where ``codes`` (this table's, from :meth:`transform`)
+        hold -1 for a value that is not missing: a category never seen. One vectorised
+        pass, so that :meth:`extend` scans only those columns."""
+        unseen = set()
+        negative = (codes < 0).sum(axis=0)
+        for j, spec in enumerate(self.columns_):
+            if spec.kind == _BINS or not negative[j]:
+                continue
+            column = table.columns[j]
+            if j in table.factorized:
+                missing = int((table.factorized[j][0] < 0).sum())
+            elif column.dtype.kind == "f":
+                missing = int(np.isnan(column).sum())
+            elif column.dtype.kind == "O":
+                missing = int(np.equal(column, None).sum())
+            else:
+                missing = 0
+            if negative[j] > missing:
+                unseen.add(j)
+        return unseen
+
+    def extend(
+        self, table: Table, n_rows_seen: int, columns: set[int] | None = None
+    ) -> dict[int, NDArray[np.intp]]:
         """Add the categories that a later batch of rows reveals (``partial_fit``).
 
         Categories stay in the order ``fit`` gives them (sorted), so a column's codes
         may move: for each column whose categories changed, the returned map gives the
         new code of every old one. Bins never change. Nothing is modified when an error
         is raised.
+
+        ``columns`` restricts the scan to those columns (see
+        :meth:`columns_with_unseen`); None scans every categorical column.
 
         Raises
         ------
@@ -264,7 +291,8 @@ class TableEncoder:
             reject_inf(table.matrix, table.labels, self.owner)
         updated: dict[int, _Column] = {}
         maps: dict[int, NDArray[np.intp]] = {}
-        numeric = [j for j, c in enumerate(self.columns_) if c.kind == _NUMERIC]
+        scan = set(range(len(self.columns_))) if columns is None else columns
+        numeric = [j for j, c in enumerate(self.columns_) if c.kind == _NUMERIC and j in scan]
         if numeric:
             block = self._numeric_block(table, numeric)
             found = _distinct_values(block, self.max_categories)
@@ -282,7 +310,7 @@ class TableEncoder:
                     updated[j] = _Column(_NUMERIC, merged, n_categories=len(merged))
                     maps[j] = np.searchsorted(merged, spec.categories).astype(np.intp)
         for j, spec in enumerate(self.columns_):
-            if spec.kind != _OBJECT:
+            if spec.kind != _OBJECT or j not in scan:
                 continue
             column = table.columns[j]
             if column.dtype.kind == "f":
