@@ -163,7 +163,7 @@ def _fit_with_dask(estimator, path: Path, args: argparse.Namespace) -> int:
     source = open_table(path)  # checks the path and the target column
     source.check_column(args.target)
     if source.format == "parquet":
-        frame = dd.read_parquet(str(path))
+        frame = dd.read_parquet(str(path), blocksize="64MiB")  # partitions of row groups
     else:
         files = str(path / "*") if path.is_dir() else str(path)
         blocksize = None if str(path).endswith(".gz") else "64MB"

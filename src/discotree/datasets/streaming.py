@@ -69,9 +69,8 @@ class TableSource:
     def batches(
         self, batch_rows: int = 100_000, columns: list[str] | None = None
     ) -> Iterator[pd.DataFrame]:
-        """The rows in order, ``batch_rows`` at a time (the last batch may be shorter;
-        for CSV a batch may also end at a block boundary), as DataFrames; empty fields
-        and nulls are missing values."""
+        """The rows in order, ``batch_rows`` at a time (the last batch may be
+        shorter), as DataFrames; empty fields and nulls are missing values."""
         import pyarrow as pa
 
         if batch_rows < 1:
@@ -79,21 +78,43 @@ class TableSource:
         pending: list[pd.DataFrame] = []
         size = 0
         try:
-            for batch in self._dataset.to_batches(batch_size=batch_rows, columns=columns):
+            for batch in self._arrow_batches(batch_rows, columns):
                 if batch.num_rows == 0:
                     continue
-                frame = batch.to_pandas()
-                pending.append(frame)
-                size += len(frame)
-                if size >= batch_rows:
-                    yield _concat(pending)
-                    pending, size = [], 0
+                pending.append(batch.to_pandas())
+                size += batch.num_rows
+                while size >= batch_rows:  # exactly batch_rows rows per batch
+                    frame = _concat(pending)
+                    yield frame.iloc[:batch_rows].reset_index(drop=True)
+                    rest = frame.iloc[batch_rows:].reset_index(drop=True)
+                    pending, size = ([rest] if len(rest) else []), len(rest)
         except pa.ArrowInvalid as err:
             raise ValueError(
                 f"{self.path}: {err} (a column must keep one type through the whole file)"
             ) from None
         if pending:
             yield _concat(pending)
+
+    def _arrow_batches(self, batch_rows: int, columns: list[str] | None):
+        """Arrow record batches, one file and one Parquet row group (or CSV block) at a
+        time: memory is bounded by a row group, whatever the number of rows (pyarrow's
+        whole-file scanners keep more of the file as they go)."""
+        import pyarrow.csv as pcsv
+        import pyarrow.parquet as pq
+
+        for file in self._dataset.files:
+            if self.format == "parquet":
+                parquet = pq.ParquetFile(file)
+                for group in range(parquet.num_row_groups):
+                    yield from parquet.iter_batches(
+                        batch_size=batch_rows, row_groups=[group], columns=columns
+                    )
+                continue
+            convert = pcsv.ConvertOptions(
+                column_types=self._dataset.schema, include_columns=columns
+            )
+            with pcsv.open_csv(file, convert_options=convert) as reader:
+                yield from reader
 
     def labels(self, target: str) -> np.ndarray:
         """The distinct values of column ``target`` (one pass reading that column)."""
