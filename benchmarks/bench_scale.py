@@ -115,16 +115,17 @@ def write_parquet(path: Path, n_rows: int) -> float:
 
 def streaming_fit(path: Path, model: Path, batch_rows: int) -> dict:
     """``discotree fit --data`` in a child process: wall time and the child's own peak
-    RSS (read inside it: a forked child's maximum would include the parent's pages)."""
+    RSS (VmHWM, read inside it: ``ru_maxrss`` would include the forked parent's pages)."""
     argv = [
         "fit", "--data", str(path), "--target", "label", "--model", "tan-cmi", "-o",
         str(model), "--force", "-q", "--batch-rows", str(batch_rows),
     ]  # fmt: skip
-    code = (
-        "import resource, sys\n"
+    code = (  # VmHWM: this process image's peak (ru_maxrss keeps the forked parent's)
+        "import sys\n"
         "from discotree.cli import main\n"
         f"code = main({argv!r})\n"
-        "print('PEAK_RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        "status = open('/proc/self/status').read().split('VmHWM:')[1].split()[0]\n"
+        "print('PEAK_RSS_KB', status)\n"
         "sys.exit(code)\n"
     )
     start = time.perf_counter()

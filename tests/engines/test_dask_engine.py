@@ -25,6 +25,7 @@ COUNTING = [
     ChowLiuClassifier(n_edges="bic"),
     TANClassifier(alpha=0.5),
     TANClassifier(),
+    TANClassifier(k=2, alpha=1.0),  # a second pass counts the chosen families
     DiscriminativeTreeClassifier(),
 ]
 
@@ -129,7 +130,7 @@ def test_what_the_engine_cannot_do_is_refused_clearly():
     X_dask = dd.from_pandas(X, npartitions=3)
     with pytest.raises(TypeError, match="does not take dask collections"):
         BoostedGraphicalModelClassifier(n_estimators=2).fit(X_dask, y)
-    with pytest.raises(ValueError, match="k=2 needs the family counts"):
-        TANClassifier(k=2, alpha=1.0).fit(X_dask, y)
+    with pytest.raises(ValueError, match="k=2 and alpha='auto' on dask"):
+        TANClassifier(k=2).fit(X_dask, y)
     with pytest.raises(ValueError, match="cannot be learnt in one pass"):
         NaiveBayesClassifier(discretizer=Discretizer(method="mdl")).fit(X_dask, y)

@@ -320,7 +320,10 @@ class IncrementalFitMixin:
                 "(alpha='auto' scores held-out rows; TAN k=2 counts its families): give "
                 "alpha a number (and k <= 1), or use partial_fit."
             )
+        families = self.__dict__.get("_counted_families")  # an engine's second pass
         clear_fitted_state(self)
+        if families is not None:
+            self._counted_families = families
         self._alpha, self._epsilon = self._check_common_params()
         self._check_params()
         encoder = copy.deepcopy(schema.encoder)

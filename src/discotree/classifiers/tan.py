@@ -292,7 +292,20 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
 
     def _stream_keeps_rows(self) -> bool:
         # k = 2: the family counts of the parents chosen at the end need the rows
-        return super()._stream_keeps_rows() or self.k == 2
+        # (unless an engine counted them: the Dask engine does, in a second pass)
+        families = "_counted_families" in self.__dict__
+        return super()._stream_keeps_rows() or (self.k == 2 and not families)
+
+    def _structure_from_statistics(self, stats: PairStatistics) -> list[tuple[int, ...]]:
+        """The attribute parents that ``structure="cmi"`` chooses from pair statistics
+        alone (what an engine needs to count the families of k = 2 in a second pass)."""
+        d = stats.n_features
+        if self.k == 0:
+            return [()] * d
+        if self.k == 1:
+            edges = _cmi_structure(stats, self.n_edges)[0]
+            return [() if p < 0 else (int(p),) for p in forest_parents(d, edges)]
+        return _kdb_parents(stats, self.k)
 
     def _fit_model(
         self,
@@ -330,13 +343,18 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         if self.k <= 1:
             row = np.array([pa[0] if pa else -1 for pa in parents], dtype=np.intp)
             self.parents_ = np.tile(row, (n_classes, 1))
-        streamed = codes is None  # partial_fit without rows: k <= 1 from the counts
+        streamed = codes is None and self.k <= 1  # counts only: k <= 1 from the counts
         if (forest_path or streamed) and self.parameters == "ml":
             return DiscreteForestModel.from_statistics(
                 stats, self.parents_, alpha=self._alpha, epsilon=self._epsilon, prior=self.prior
             )
         data = (codes, class_index, weights, n_classes, self.n_categories_, parents)
         smoothing = {"alpha": self._alpha, "epsilon": self._epsilon}
+        families = self.__dict__.pop("_counted_families", None)
+        if families is not None:  # counted by an engine (k = 2 on dask)
+            return BayesNetModel.from_family_counts(
+                families, self.class_count_, self.n_categories_, parents, **smoothing
+            )
         if self.parameters == "ml":
             return BayesNetModel.maximum_likelihood(*data, **smoothing)
         model, self.cl_iterations_ = fit_conditional_likelihood(

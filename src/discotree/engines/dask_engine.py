@@ -36,6 +36,7 @@ import numpy as np
 from .._config import get_config
 from .._fitting import argmax_with_ties
 from .._validation import EXACT_FLOAT_INTEGER, check_table, check_targets
+from ..models.bayes_net import family_counts
 from ..stats.discrete import PairStatistics
 from ..stats.smoothing import ALPHA_GRID, ESS_GRID, content_folds
 from ..sufficient_statistics import StatisticsSchema
@@ -289,6 +290,10 @@ def schema_pass(estimator: Any, parts: list[tuple], names: Any) -> StatisticsSch
 
 # -------------------------------------------------------------------- counting pass
 def _encode_partition(schema: StatisticsSchema, x: Any, y: Any, w: Any):
+    """A partition as (codes, class index, weights), rows of weight zero left out."""
+    if len(x) == 0:
+        empty = np.empty((0, schema.n_features), dtype=schema.encoder.code_dtype_)
+        return empty, np.empty(0, dtype=np.intp), None
     table = check_table(x, schema.encoder.owner)
     codes = schema.encoder.transform(table)
     class_index = np.searchsorted(schema.classes, np.asarray(y).reshape(-1)).astype(np.intp)
@@ -317,12 +322,9 @@ def _count(schema: StatisticsSchema, codes, class_index, weights) -> PairStatist
     return PairStatistics(stats.counts, stats.n_categories, class_weight, schema)
 
 
-def _count_partition(schema, x, y, w, n_folds: int):
+def _count_partition(schema, encoded, n_folds: int):
     """The partition's statistics, and with ``n_folds`` those of each fold's rows."""
-    if len(x) == 0:
-        total = _empty_statistics(schema)
-        return total if n_folds == 0 else [total] + [_empty_statistics(schema)] * n_folds
-    codes, class_index, weights = _encode_partition(schema, x, y, w)
+    codes, class_index, weights = encoded
     total = _count(schema, codes, class_index, weights)
     if n_folds == 0:
         return total
@@ -330,12 +332,19 @@ def _count_partition(schema, x, y, w, n_folds: int):
     per_fold = []
     for k in range(n_folds):
         rows = folds == k
-        per_fold.append(
-            _count(
-                schema, codes[rows], class_index[rows], None if weights is None else weights[rows]
-            )
-        )
+        part_weights = None if weights is None else weights[rows]
+        per_fold.append(_count(schema, codes[rows], class_index[rows], part_weights))
     return [total, *per_fold]
+
+
+def _family_partition(schema, encoded, parents: list[tuple[int, ...]]) -> list:
+    """The family counts n(c, x_parents, x_j) of every attribute on a partition."""
+    codes, class_index, weights = encoded
+    w = np.ones(len(codes)) if weights is None else weights
+    return [
+        family_counts(codes, class_index, w, len(schema.classes), schema.n_categories, j, pa)
+        for j, pa in enumerate(parents)
+    ]
 
 
 def _add_lists(a: list, b: list) -> list:
@@ -343,12 +352,10 @@ def _add_lists(a: list, b: list) -> list:
 
 
 # ---------------------------------------------------------------------- alpha="auto"
-def _distinct_rows(schema, x, y, w, cap: int) -> list[set]:
+def _distinct_rows(schema, encoded, cap: int) -> list[set]:
     """Up to ``cap`` distinct encoded rows per class (the number of folds needs them)."""
+    codes, class_index, _ = encoded
     found: list[set] = [set() for _ in schema.classes]
-    if len(x) == 0:
-        return found
-    codes, class_index, _ = _encode_partition(schema, x, y, w)
     for c in range(len(found)):
         rows = np.unique(codes[class_index == c], axis=0)[:cap]
         found[c].update(map(bytes, rows))
@@ -359,13 +366,13 @@ def _merge_distinct(a: list[set], b: list[set]) -> list[set]:
     return [p | q for p, q in zip(a, b, strict=True)]
 
 
-def _score_partition(schema, x, y, w, n_folds: int, fold_models: list, log_priors: list):
+def _score_partition(schema, encoded, n_folds: int, fold_models: list, log_priors: list):
     """Held-out weight of errors and log-loss of every (fold, alpha) on a partition."""
     n_alphas = len(fold_models[0])
     losses = np.zeros((2, n_alphas))
-    if len(x) == 0:
+    codes, class_index, weights = encoded
+    if len(codes) == 0:
         return losses
-    codes, class_index, weights = _encode_partition(schema, x, y, w)
     w_all = np.ones(len(codes)) if weights is None else weights
     folds = content_folds(codes, n_folds)
     n_classes = len(schema.classes)
@@ -387,7 +394,7 @@ def _score_partition(schema, x, y, w, n_folds: int, fold_models: list, log_prior
     return losses
 
 
-def _alpha_by_distributed_cv(estimator, schema, parts, stats_per_fold, total, n_folds):
+def _alpha_by_distributed_cv(estimator, schema, encoded, stats_per_fold, total, n_folds):
     """The alpha choice of :func:`~discotree.stats.smoothing.select_alpha`, from fold
     statistics and a scoring pass over the partitions."""
     prior = getattr(estimator, "prior", "dirichlet")
@@ -407,8 +414,8 @@ def _alpha_by_distributed_cv(estimator, schema, parts, stats_per_fold, total, n_
         fit = model_for(train, None)
         fold_models.append([fit(alpha) for alpha in grid])
     scored = [
-        dask.delayed(_score_partition)(schema, x, y, w, n_folds, fold_models, log_priors)
-        for x, y, w in parts
+        dask.delayed(_score_partition)(schema, part, n_folds, fold_models, log_priors)
+        for part in encoded
     ]
     losses = tree_sum(scored, operator.add).compute()
     errors = np.round(losses[0], 9)
@@ -433,10 +440,11 @@ def fit_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
     estimator._check_params()
     estimator._stream_prepare()
     auto = estimator._alpha == "auto"
-    if getattr(estimator, "k", 1) == 2:
+    if getattr(estimator, "k", 1) == 2 and auto:
         raise ValueError(
-            f"{name}: TAN with k=2 needs the family counts of the parents it chooses, "
-            "which dask input does not provide yet; use k <= 1, or fit on a sample."
+            f"{name}: TAN with k=2 and alpha='auto' on dask input would need the family "
+            "counts of every fold's parents; give alpha a number (k=2 with a number is "
+            "supported), or fit on a sample."
         )
     names = list(X.columns) if isinstance(X, dd.DataFrame) else None
     if names is not None and not all(isinstance(n, str) for n in names):
@@ -445,23 +453,30 @@ def fit_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
     schema = schema_pass(estimator, parts, names)
     if len(schema.classes) < 2:
         raise ValueError(f"{name}: y contains only 1 class; at least two are needed.")
+    k = getattr(estimator, "k", 1)
+    encoded = [dask.delayed(_encode_partition)(schema, x, y_, w) for x, y_, w in parts]
+    if auto or k == 2:  # several passes: the codes (a byte per cell) stay in the cluster
+        encoded = list(dask.persist(*encoded))
     n_folds = 0
     if auto:
         distinct = tree_sum(
-            [dask.delayed(_distinct_rows)(schema, x, y_, w, 5) for x, y_, w in parts],
-            _merge_distinct,
+            [dask.delayed(_distinct_rows)(schema, part, 5) for part in encoded], _merge_distinct
         ).compute()
         n_folds = min(5, min(len(s) for s in distinct))
-    counted = [dask.delayed(_count_partition)(schema, x, y_, w, n_folds) for x, y_, w in parts]
+    counted = [dask.delayed(_count_partition)(schema, part, n_folds) for part in encoded]
     combined = tree_sum(counted, _add_lists if n_folds else operator.add).compute()
     total = combined[0] if n_folds else combined
+    if k == 2:  # the family counts of the parents chosen from the pair statistics
+        parents = estimator._structure_from_statistics(total)
+        families = [dask.delayed(_family_partition)(schema, part, parents) for part in encoded]
+        estimator._counted_families = tree_sum(families, _add_lists).compute()
     chosen = None
     if auto:
         if n_folds < 2:
-            chosen, losses = 1.0, np.zeros(len(ALPHA_GRID))
+            chosen, losses = 1.0, np.zeros((2, len(ALPHA_GRID)))
         else:
             chosen, losses = _alpha_by_distributed_cv(
-                estimator, schema, parts, combined[1:], total, n_folds
+                estimator, schema, encoded, combined[1:], total, n_folds
             )
     alpha = estimator.alpha
     try:
@@ -470,6 +485,7 @@ def fit_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
         estimator.fit_from_statistics(total)
     finally:
         estimator.alpha = alpha
+        estimator.__dict__.pop("_counted_families", None)
     if auto:
         estimator.alpha_cv_losses_ = losses
     return estimator

@@ -100,24 +100,37 @@ class BayesNetModel:
     ) -> BayesNetModel:
         """ML parameters (Section 4.1) with Dirichlet ``alpha`` and the zero floor
         ``epsilon`` of Section 6.1 (:func:`~discotree.stats.discrete.smoothed_conditional`)."""
-        log_cpts = [
-            np.log(
-                smoothed_conditional(
-                    family_counts(
-                        codes, class_index, weights, n_classes, n_categories, j, tuple(pa)
-                    ),
-                    alpha,
-                    epsilon,
-                )
-            )
+        counts = [
+            family_counts(codes, class_index, weights, n_classes, n_categories, j, tuple(pa))
             for j, pa in enumerate(parents)
         ]
         prior = np.bincount(class_index, weights, n_classes)
+        return cls.from_family_counts(
+            counts, prior, n_categories, parents, alpha=alpha, epsilon=epsilon
+        )
+
+    @classmethod
+    def from_family_counts(
+        cls,
+        counts: list[NDArray[np.float64]],
+        class_weight: NDArray[np.float64],
+        n_categories: NDArray[np.intp],
+        parents: list[tuple[int, ...]],
+        *,
+        alpha: float,
+        epsilon: float,
+    ) -> BayesNetModel:
+        """ML parameters from family counts (:func:`family_counts` of each attribute,
+        summed over any parts of the data) and the class weights."""
+        log_cpts = [np.log(smoothed_conditional(c, alpha, epsilon)) for c in counts]
+        prior = np.asarray(class_weight, dtype=np.float64)
+        with np.errstate(divide="ignore"):  # a class given to partial_fit, never seen
+            log_prior = np.log(prior / prior.sum())
         return cls(
             np.asarray(n_categories, dtype=np.intp),
             [tuple(int(p) for p in pa) for pa in parents],
             log_cpts,
-            np.log(prior / prior.sum()),
+            log_prior,
         )
 
     @property
