@@ -28,11 +28,14 @@ from .datasets.streaming import open_table
 from .experiments import EXPERIMENTS, Experiment, run_experiment
 from .experiments.adhoc import bench_experiment
 from .experiments.report import summarise
+from .experiments.streaming_cv import stream_cross_validate
 from .model_file import load_model, save_model
 from .registry import CLASSIFIERS, make_classifier
 
 #: The classifiers ``compare`` and ``bench`` run by default (the fast ones).
 COMPARE_DEFAULT = ("nb", "nb-auto", "chow-liu", "tan-cmi", "tan-cmi-auto", "dt", "dt-auto")
+#: ``compare --stream``'s default: memory independent of the rows (alpha = 1).
+STREAM_DEFAULT = ("nb", "chow-liu", "tan-cmi", "dt")
 
 
 class UsageError(Exception):
@@ -50,6 +53,9 @@ def _split_names(value: str, known: dict, what: str) -> list[str]:
 
 
 def _compare(args: argparse.Namespace) -> None:
+    if args.stream:
+        _compare_streaming(args)
+        return
     model_names = _split_names(args.models, CLASSIFIERS, "model")
     if args.csv is not None or args.data is not None:
         path = _data_path(args)
@@ -73,6 +79,44 @@ def _compare(args: argparse.Namespace) -> None:
         summary.itertuples(), key=lambda r: (list(loaders).index(r.dataset), order[r.model])
     ):
         table.add_row(r.dataset, r.model, f"{r.mean:.4f} ± {r.sd:.4f}", f"{r.fit_seconds:.3f}")
+    Console(width=100, file=sys.stdout).print(table)
+
+
+def _compare_streaming(args: argparse.Namespace) -> None:
+    """Cross-validation in two passes over a file, in batches (models with partial_fit)."""
+    if args.data is None and args.csv is None:
+        raise UsageError("--stream needs --data FILE")
+    if args.target is None:
+        raise UsageError("--data needs --target COLUMN")
+    models = args.models if args.models != ",".join(COMPARE_DEFAULT) else ",".join(STREAM_DEFAULT)
+    model_names = _split_names(models, CLASSIFIERS, "model")
+    estimators = {name: make_classifier(name) for name in model_names}
+    unable = [name for name, e in estimators.items() if not hasattr(e, "partial_fit")]
+    if unable:
+        raise UsageError(f"--stream needs models with partial_fit; not {', '.join(unable)}")
+    source = open_table(_data_path(args))
+    total = None if source.n_rows is None else 2 * source.n_rows
+    progress, task = _progress(args, total, "cross-validating (2 passes)")
+    with progress:
+        results = stream_cross_validate(
+            source,
+            args.target,
+            estimators,
+            n_folds=args.folds,
+            batch_rows=args.batch_rows,
+            progress=lambda n: progress.advance(task, n),
+        )
+    table = Table(title=f"{args.folds}-fold CV accuracy in batches (folds by a hash of each row)")
+    for column in ("dataset", "model", "accuracy", "fit time (s)"):
+        table.add_column(column, justify="left" if column in ("dataset", "model") else "right")
+    for name in model_names:
+        rows = results[results["model"] == name]
+        table.add_row(
+            source.path.name,
+            name,
+            f"{rows['accuracy'].mean():.4f} ± {rows['accuracy'].std(ddof=1):.4f}",
+            f"{rows['fit_seconds'].iloc[0]:.3f}",
+        )
     Console(width=100, file=sys.stdout).print(table)
 
 
@@ -311,6 +355,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--folds", type=int, default=5, help="number of stratified CV folds")
     p.add_argument("--random-state", type=int, default=0, help="seed of the fold shuffling")
+    p.add_argument(
+        "--stream",
+        action="store_true",
+        help="cross-validate --data in two passes of batches, for files larger than memory "
+        f"(models with partial_fit; default {','.join(STREAM_DEFAULT)}; folds by a hash of "
+        "each row, not stratified)",
+    )
+    p.add_argument("--batch-rows", type=int, default=100_000, help="rows per batch (--stream)")
     p.set_defaults(run=_compare)
 
     p = sub.add_parser(

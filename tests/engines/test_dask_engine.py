@@ -129,8 +129,40 @@ def test_what_the_engine_cannot_do_is_refused_clearly():
     X, y, _ = _frame()
     X_dask = dd.from_pandas(X, npartitions=3)
     with pytest.raises(TypeError, match="does not take dask collections"):
-        BoostedGraphicalModelClassifier(n_estimators=2).fit(X_dask, y)
+        TANClassifier(structure="cr").fit(X_dask, y)
+    with pytest.raises(ValueError, match="n_estimators_cv refits on folds"):
+        BoostedGraphicalModelClassifier(n_estimators_cv=3).fit(X_dask, y)
     with pytest.raises(ValueError, match="k=2 and alpha='auto' on dask"):
         TANClassifier(k=2).fit(X_dask, y)
     with pytest.raises(ValueError, match="cannot be learnt in one pass"):
         NaiveBayesClassifier(discretizer=Discretizer(method="mdl")).fit(X_dask, y)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        BoostedGraphicalModelClassifier(n_estimators=4),
+        BoostedGraphicalModelClassifier(n_estimators=3, base="tan", algorithm="discrete"),
+        BoostedGraphicalModelClassifier(n_estimators=3, base="chow-liu", init="zero"),
+    ],
+    ids=repr,
+)
+def test_boosting_on_a_local_cluster_equals_the_in_memory_fit(client, estimator):
+    """Per round: one weighted counting pass and one scoring pass over the persisted
+    codes; the line search's slope is summed over the partitions."""
+    X, y, w = _frame(seed=4, n=900)
+    y = np.where(
+        X["items"] + (X["shop"] == "north") > 2, "yes", np.where(y == "yes", "no", "maybe")
+    )
+    estimator = clone(estimator).set_params(discretizer=_bins(X))
+    X_dask = dd.from_pandas(X, npartitions=4)
+    y_dask = dd.from_pandas(pd.Series(y), npartitions=4)
+    w_dask = dd.from_pandas(pd.Series(w), npartitions=4)
+    lazy = clone(estimator).fit(X_dask, y_dask, w_dask)
+    eager = clone(estimator).fit(X, y, w)
+    for a, b in zip(lazy.estimator_alphas_, eager.estimator_alphas_, strict=True):
+        assert_allclose(a, b, rtol=1e-9)
+    assert lazy.edges_ == eager.edges_
+    proba = lazy.predict_proba(X_dask)
+    assert isinstance(proba, da.Array)
+    assert_allclose(proba.compute(), eager.predict_proba(X), atol=1e-10)

@@ -26,6 +26,7 @@ from ..stats.discrete import PRIORS, PairStatistics, check_smoothing
 from ..stats.smoothing import ALPHA_GRID, ESS_GRID, forest_models_by_alpha, select_alpha
 from ..transformers.discretizer import Discretizer
 from ..transformers.encoder import NumericEncoder, TableEncoder, check_cardinality
+from ._prediction import DaskPredictionMixin
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +42,9 @@ def _positive_rows(table, y, weights):
     return table, y, weights
 
 
-class DiscreteForestClassifierBase(FitContractMixin, ClassifierMixin, BaseEstimator):
+class DiscreteForestClassifierBase(
+    DaskPredictionMixin, FitContractMixin, ClassifierMixin, BaseEstimator
+):
     """Base of classifiers that score ``log P(x, c) = log P(c) + log P(x | c)`` with
     one discrete forest per class (naive Bayes, Chow-Liu, TAN).
 

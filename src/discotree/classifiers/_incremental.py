@@ -28,8 +28,6 @@ The rules, in scikit-learn's terms (its glossary, ``partial_fit``):
 from __future__ import annotations
 
 import copy
-import functools
-import inspect
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,14 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._fitting import available_if_explained, clear_fitted_state
-from .._validation import (
-    check_is_fitted,
-    check_sample_weight,
-    check_table,
-    check_targets,
-    is_dask_collection,
-    validate_data,
-)
+from .._validation import check_sample_weight, check_table, check_targets, validate_data
 from ..kernels.counts import univariate_counts
 from ..stats.discrete import PairStatistics, category_index_map
 from ._base import _positive_rows
@@ -97,47 +88,15 @@ def _why_no_partial_fit(estimator: Any) -> bool:
     return True
 
 
-#: Prediction methods that return a lazy dask array on dask input.
-PREDICTION_METHODS = (
-    "predict",
-    "predict_proba",
-    "predict_log_proba",
-    "predict_joint_log_proba",
-    "decision_function",
-)
-
-
-def _dask_aware(method: Any) -> Any:
-    @functools.wraps(method)
-    def wrapper(self, X, *args, **kwargs):
-        if is_dask_collection(X):
-            from ..engines.dask_engine import predict_dask  # the extra discotree[dask]
-
-            check_is_fitted(self)
-            return predict_dask(self, method.__name__, X)
-        return method(self, X, *args, **kwargs)
-
-    wrapper._dask_aware = True  # type: ignore[attr-defined]
-    return wrapper
-
-
 class IncrementalFitMixin:
     """``partial_fit`` over the one counting path (see the module docstring).
 
     Subclasses say which configurations stream (:meth:`_partial_fit_unsupported`),
     whether they need pair tables or univariate ones (:attr:`_streams_pairs`), and
-    whether they need the rows (:meth:`_stream_keeps_rows`). Their prediction methods
-    also take dask collections (:mod:`discotree.engines.dask_engine`).
+    whether they need the rows (:meth:`_stream_keeps_rows`).
     """
 
     _streams_pairs = True
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        for name in PREDICTION_METHODS:
-            method = inspect.getattr_static(cls, name, None)
-            if inspect.isfunction(method) and not getattr(method, "_dask_aware", False):
-                setattr(cls, name, _dask_aware(method))
 
     def _partial_fit_unsupported(self) -> str | None:
         """Why these parameters cannot be fitted from counts, or None."""

@@ -13,7 +13,14 @@ from scipy.special import logsumexp
 
 from .._config import warn_many_pairs
 from .._fitting import argmax_with_ties, available_if_explained, sign_with_ties
-from .._validation import check_is_fitted, check_random_state_param, int_seed, is_count, take_rows
+from .._validation import (
+    check_is_fitted,
+    check_random_state_param,
+    int_seed,
+    is_count,
+    is_dask_collection,
+    take_rows,
+)
 from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discrete import PairStatistics
 from ..stats.discriminative import discriminative_weights
@@ -62,10 +69,6 @@ def line_search_alpha(margins: NDArray[np.float64], weights: NDArray[np.float64]
     """
     positive = weights > 0
     m, w = margins[positive], weights[positive]
-    if np.sum(w * m) <= 0:
-        return 0.0
-    if not (m < 0).any():
-        return float("inf")
 
     def slope(beta: float) -> float:
         # sign of -sum w m exp(-beta m), scaled by exp(-max(-beta m)) to avoid overflow
@@ -73,6 +76,18 @@ def line_search_alpha(margins: NDArray[np.float64], weights: NDArray[np.float64]
         scale = exponent.max()
         return float(-np.sum(w * m * np.exp(exponent - scale)))
 
+    return line_search_by_slope(float(np.sum(w * m)), bool((m < 0).any()), slope)
+
+
+def line_search_by_slope(weighted_margin: float, any_negative: bool, slope) -> float:
+    """The line search of :func:`line_search_alpha` given ``sum w m``, whether any
+    margin of positive weight is negative, and the derivative's sign function
+    ``slope(beta)`` (positively rescaled as convenient): so that an engine whose
+    margins live elsewhere (Dask) evaluates the same bracketing and Brent steps."""
+    if weighted_margin <= 0:
+        return 0.0
+    if not any_negative:
+        return float("inf")
     high = 1.0
     while slope(high) < 0:
         high *= 2.0
@@ -271,6 +286,10 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         self
         """
         self.n_estimators_ = self.n_estimators
+        if is_dask_collection(X):
+            from ..engines.dask_engine import fit_boosted_dask  # the extra discotree[dask]
+
+            return fit_boosted_dask(self, X, y, sample_weight)
         if self.n_estimators_cv is not None:
             X_cv, y_cv, weights, _ = self._validated_for_cv(X, y, sample_weight)
             self.n_estimators_ = self._rounds_by_cv(X_cv, y_cv, weights)
@@ -300,20 +319,28 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
             errors[t + 1 :] += last  # stopped early: the ensemble stays the same
         return int(np.argmin(errors)) + 1
 
-    def _fit_model(self, codes, class_index, sample_weight):
-        n_classes = len(self.classes_)
+    def _tasks(self, n_classes: int) -> list[tuple[int, int]]:
+        """The binary problems: (positive, negative) class indices, -1 for the rest."""
         if n_classes == 2:
-            tasks = [(1, 0)]
-        elif self.multiclass == "pairwise":
+            return [(1, 0)]
+        if self.multiclass == "pairwise":
             warn_many_pairs(n_classes, type(self).__name__)
-            tasks = [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
-        else:
-            tasks = [(i, -1) for i in range(n_classes)]
+            return [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
+        return [(i, -1) for i in range(n_classes)]
+
+    def _fit_model(self, codes, class_index, sample_weight):
         weights = np.ones(len(codes)) if sample_weight is None else sample_weight
-        self.ensembles_ = [
+        ensembles = [
             self._boost(codes, class_index, weights, positive, negative)
-            for positive, negative in tasks
+            for positive, negative in self._tasks(len(self.classes_))
         ]
+        self._set_ensembles(ensembles)
+        return None
+
+    def _set_ensembles(self, ensembles: list[_Ensemble]) -> None:
+        """The fitted attributes of the boosted binary problems."""
+        n_classes = len(self.classes_)
+        self.ensembles_ = ensembles
         self.estimator_alphas_ = [np.array([r.alpha for r in e.rounds]) for e in self.ensembles_]
         self.stopped_ = [e.stopped for e in self.ensembles_]
         self.edges_union_ = [[] for _ in range(n_classes)]
@@ -327,7 +354,6 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
                         if edge not in self.edges_union_[c]:
                             self.edges_union_[c].append(edge)
         self.edges_ = self.edges_union_
-        return None
 
     def _boost(self, codes, class_index, weights, positive: int, negative: int) -> _Ensemble:
         """Algorithm 2 on the rows of ``positive`` (y = +1) and ``negative`` (y = -1)."""
