@@ -1,0 +1,16 @@
+"""Fitted models in the formats of the Bayesian-network ecosystem (BIF, XMLBIF)."""
+
+from .bif import read_bif, read_bif_network, write_bif, write_xmlbif
+from .networks import Network, Variable, class_networks, feature_states, network_of
+
+__all__ = [
+    "Network",
+    "Variable",
+    "class_networks",
+    "feature_states",
+    "network_of",
+    "read_bif",
+    "read_bif_network",
+    "write_bif",
+    "write_xmlbif",
+]

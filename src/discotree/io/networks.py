@@ -1,0 +1,208 @@
+"""Fitted discotree models as plain Bayesian networks (what BIF and XMLBIF files hold).
+
+A :class:`Network` is a list of discrete variables, each with its parents and its
+conditional probability table, in the layout of the interchange formats:
+``P(X | parents)`` as an array of shape (parents' states..., own states). Naive Bayes,
+TAN and k-tree classifiers become one network whose class node is a parent of every
+feature; Chow-Liu classifiers and discriminative tree pairs (one forest per class)
+become one network per class, without a class node, and the class prior beside them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..models.bayes_net import BayesNetModel
+from ..models.discrete_forest import DiscreteForestModel
+
+__all__ = ["Network", "Variable", "class_networks", "feature_states", "network_of"]
+
+
+@dataclass
+class Variable:
+    """A discrete variable: its states, its parents (names) and ``P(X | parents)``,
+    shape (parents' states..., own states)."""
+
+    name: str
+    states: list[str]
+    parents: list[str] = field(default_factory=list)
+    table: NDArray[np.float64] | None = None
+
+
+@dataclass
+class Network:
+    """A Bayesian network over discrete variables (the class node first, then the
+    features in column order)."""
+
+    name: str
+    variables: list[Variable]
+
+    def variable(self, name: str) -> Variable:
+        for v in self.variables:
+            if v.name == name:
+                return v
+        raise KeyError(name)
+
+
+def _number(value: float) -> str:
+    value = float(value)
+    return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+
+
+def feature_states(encoder: Any) -> list[list[str]]:
+    """The state names of every encoded feature: the categories' string forms, and
+    the intervals of the bins (``(-inf, e1]``, ``(e1, e2]``, ..., ``(ek, inf)``)."""
+    edges = {}
+    if encoder.discretizer_ is not None:
+        edges = dict(
+            zip(encoder.binned_columns_.tolist(), encoder.discretizer_.bin_edges_, strict=True)
+        )
+    states = []
+    for j, spec in enumerate(encoder.columns_):
+        if j in edges:
+            bounds = ["-inf", *(_number(e) for e in edges[j]), "inf"]
+            labels = [f"({a}, {b}]" for a, b in itertools.pairwise(bounds[:-1])]
+            labels.append(f"({bounds[-2]}, inf)")
+        elif spec.categories is not None and len(spec.categories):
+            if spec.kind == "numeric-categories":
+                labels = [_number(v) for v in spec.categories]
+            else:
+                labels = [str(v) for v in spec.categories]
+        else:
+            labels = ["(no value seen)"] * spec.n_categories
+        if len(set(labels)) != len(labels):  # distinct values with one string form
+            labels = [f"{label} #{k}" for k, label in enumerate(labels)]
+        states.append(labels)
+    return states
+
+
+def _feature_names(estimator: Any) -> list[str]:
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:
+        return [str(n) for n in names]
+    return [f"x{j}" for j in range(estimator.n_features_in_)]
+
+
+def _class_name(features: list[str]) -> str:
+    name = "class"
+    while name in features:
+        name = "_" + name
+    return name
+
+
+def _check_discrete(estimator: Any) -> None:
+    if getattr(estimator, "distribution", "discrete") != "discrete":
+        raise ValueError(
+            f"{type(estimator).__name__} with distribution='gaussian' has no discrete "
+            "network to export."
+        )
+    if not hasattr(estimator, "model_"):
+        raise ValueError(f"{type(estimator).__name__} is not fitted.")
+
+
+def _check_conditional(table: NDArray[np.float64], name: str) -> NDArray[np.float64]:
+    sums = table.sum(axis=-1)
+    if not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
+        raise ValueError(
+            f"the table of {name} is not a conditional distribution (rows sum to "
+            f"{sums.min():.6g}..{sums.max():.6g}); only generatively parameterised models "
+            "export to a Bayesian network."
+        )
+    return table / sums[..., None]
+
+
+def network_of(estimator: Any) -> Network:
+    """The fitted naive Bayes, TAN or k-tree classifier as one network: the class node
+    (no parents, the class prior) is a parent of every feature.
+
+    Raises
+    ------
+    ValueError
+        For per-class models (use :func:`class_networks`), Gaussian models, and
+        parameters that are not conditional probabilities (CL-trained tables).
+    """
+    _check_discrete(estimator)
+    model = estimator.model_
+    features = _feature_names(estimator)
+    states = feature_states(estimator.encoder_)
+    class_node = _class_name(features)
+    classes = [str(c) for c in estimator.classes_]
+    prior = np.exp(np.asarray(estimator.class_log_prior_, dtype=np.float64))
+    variables = [Variable(class_node, classes, [], prior / prior.sum())]
+    if isinstance(model, DiscreteForestModel):
+        if not (model.parents == model.parents[0]).all():
+            raise ValueError(
+                f"{type(estimator).__name__} has one structure per class: export it with "
+                "class_networks (one network per class)."
+            )
+        for j in range(len(features)):  # column order (no format needs another)
+            p = int(model.parents[0, j])
+            table = np.stack([np.exp(model.log_cpts[c][j]) for c in range(len(classes))])
+            if p < 0:
+                table, parents = table[:, 0, :], [class_node]
+            else:
+                parents = [class_node, features[p]]
+            table = _check_conditional(table, features[j])
+            variables.append(Variable(features[j], states[j], parents, table))
+    elif isinstance(model, BayesNetModel):
+        for j in range(len(features)):
+            parents = [class_node, *(features[p] for p in model.parents[j])]
+            table = _check_conditional(np.exp(model.log_cpts[j]), features[j])
+            variables.append(Variable(features[j], states[j], parents, table))
+    else:
+        raise ValueError(
+            f"{type(estimator).__name__} has no single class-rooted network: export it "
+            "with class_networks (one network per class)."
+        )
+    return Network(type(estimator).__name__, variables)
+
+
+def class_networks(estimator: Any) -> tuple[list[Network], NDArray[np.float64]]:
+    """A per-class model (Chow-Liu, or a binary discriminative tree pair) as one network
+    per class over the features, and the class prior.
+
+    Raises
+    ------
+    ValueError
+        For models with a class node (use :func:`network_of`), multiclass
+        discriminative trees (their pairwise forests are no generative model of each
+        class) and Gaussian models.
+    """
+    _check_discrete(estimator)
+    model = estimator.model_
+    if not isinstance(model, DiscreteForestModel):
+        raise ValueError(
+            f"{type(estimator).__name__} has no per-class forests to export "
+            "(multiclass discriminative trees vote between pairwise models)."
+        )
+    features = _feature_names(estimator)
+    states = feature_states(estimator.encoder_)
+    networks = []
+    for c, label in enumerate(estimator.classes_):
+        variables = []
+        for j in range(len(features)):
+            p = int(model.parents[c, j])
+            table = np.exp(model.log_cpts[c][j])
+            if p < 0:
+                table, parents = table[0], []
+            else:
+                parents = [features[p]]
+            table = _check_conditional(table, features[j])
+            variables.append(Variable(features[j], states[j], parents, table))
+        networks.append(
+            Network(f"{type(estimator).__name__}_class_{_identifier(str(label))}", variables)
+        )
+    prior = np.exp(np.asarray(estimator.class_log_prior_, dtype=np.float64))
+    return networks, prior / prior.sum()
+
+
+def _identifier(text: str) -> str:
+    """A BIF-safe identifier: letters, digits and underscores, not starting with a digit."""
+    out = re.sub(r"[^0-9A-Za-z_]", "_", text)
+    return out if out and not out[0].isdigit() else "_" + out
