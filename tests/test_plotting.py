@@ -25,3 +25,62 @@ def test_pixel_pair_maps_draw_one_segment_per_edge(rng):
     assert int(np.asarray(image).sum()) == 2 * len(clf.edges_[1])
     with pytest.raises(ValueError, match="has 9 pixels"):
         plot_forest_pair(clf, image_shape=(3, 3))
+
+
+def _mixed(rng, n=400):
+    import pandas as pd
+
+    X = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "blue"], n),
+            "size": rng.integers(0, 3, n),
+            "weight": rng.integers(0, 3, n),
+        }
+    )
+    X["weight"] = np.where(rng.random(n) < 0.7, X["size"], X["weight"])
+    y = np.where((X["colour"] == "red") ^ (rng.random(n) < 0.2), "a", "b")
+    X.loc[y == "a", "weight"] = rng.integers(0, 3, int((y == "a").sum()))  # differs by class
+    return X, y
+
+
+def test_networkx_graphs_hold_the_learned_structure(rng):
+    from discotree import ChowLiuClassifier, NaiveBayesClassifier, TANClassifier
+
+    X, y = _mixed(rng)
+    tan = TANClassifier(alpha=1.0).fit(X, y)
+    graph = tan.to_networkx()
+    assert graph.nodes["class"]["is_class"] and graph.nodes["colour"]["states"] == ["blue", "red"]
+    feature_edges = {(u, v) for u, v in graph.edges if u != "class"}
+    expected = {(X.columns[p], X.columns[j]) for j, p in enumerate(tan.parents_[0]) if p >= 0}
+    assert feature_edges == expected
+    for u, v in feature_edges:
+        i, j = list(X.columns).index(u), list(X.columns).index(v)
+        assert graph.edges[u, v]["weight"]["a"] == pytest.approx(tan.edge_weights_[i, j])
+    assert NaiveBayesClassifier(alpha=1.0).fit(X, y).to_networkx().number_of_edges() == 3
+    per_class = ChowLiuClassifier().fit(X, y).to_networkx()
+    assert "class" not in per_class
+    for c, label in enumerate(["a", "b"]):
+        mine = {(u, v) for u, v, d in per_class.edges(data=True) if label in d["classes"]}
+        parents = ChowLiuClassifier().fit(X, y).parents_[c]
+        assert mine == {(X.columns[p], X.columns[j]) for j, p in enumerate(parents) if p >= 0}
+
+
+def test_plot_network_draws_every_node_and_edge(rng, tmp_path):
+    from matplotlib.collections import PathCollection
+
+    from discotree import ChowLiuClassifier, DiscriminativeTreeClassifier, TANClassifier
+    from discotree.plotting import plot_network
+
+    X, y = _mixed(rng)
+    fig = plot_network(TANClassifier(alpha=1.0).fit(X, y))
+    (nodes,) = [c for c in fig.axes[0].collections if isinstance(c, PathCollection)]
+    assert len(nodes.get_offsets()) == 4  # three features and the class
+    assert "2 edges" in fig.axes[0].get_title()
+    fig.savefig(tmp_path / "tan.png")
+    assert (tmp_path / "tan.png").stat().st_size > 5000
+    cl = ChowLiuClassifier().fit(X, y)
+    panels = 1 if (cl.parents_[0] == cl.parents_[1]).all() else 2
+    assert len(plot_network(cl).axes) == panels
+    assert len(plot_network(DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)).axes) >= 1
+    with pytest.raises(ValueError, match="layout"):
+        plot_network(cl, layout="tree")

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["plot_forest_pair"]
+__all__ = ["plot_forest_pair", "plot_network"]
 
 
 def plot_forest_pair(estimator: Any, image_shape: tuple[int, int] | None = None, axes: Any = None):
@@ -56,4 +56,92 @@ def plot_forest_pair(estimator: Any, image_shape: tuple[int, int] | None = None,
                 adjacency[i, j] = adjacency[j, i] = 1
             ax.imshow(adjacency, cmap="Greys", interpolation="nearest")
         ax.set_title(f"class {label}: {len(class_edges)} edges")
+    return axes[0].figure
+
+
+def plot_network(estimator: Any, ax: Any = None, layout: str = "spring"):
+    """Draw a fitted model's network: features by name, edges by the weight that chose
+    them.
+
+    Class-rooted models (naive Bayes, TAN, k-trees) are one panel with the class node
+    at the centre; models with one forest per class (Chow-Liu, discriminative tree
+    pairs) get one panel per class where the structures differ, and one panel when
+    they coincide. Edge widths grow with the weight (CMI, MI, or the discriminative
+    weight of eq. 21 of 000_73c31e535057fe50.txt) where the model keeps it. Needs
+    matplotlib and networkx only (no graphviz).
+
+    Parameters
+    ----------
+    estimator : fitted NaiveBayesClassifier, TANClassifier, ChowLiuClassifier or
+        DiscriminativeTreeClassifier (binary, discrete)
+    ax : matplotlib Axes or sequence of them, optional
+        Where to draw (one per panel); created when omitted.
+    layout : {"spring", "circular"}, default="spring"
+        Node placement (the spring layout is seeded: the same model, the same picture).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from sklearn.datasets import load_iris
+    >>> from discotree import TANClassifier
+    >>> from discotree.plotting import plot_network
+    >>> figure = plot_network(TANClassifier(alpha=1.0).fit(*load_iris(return_X_y=True)))
+    >>> len(figure.axes)
+    1
+    """
+    import matplotlib.pyplot as plt
+    import networkx as nx
+
+    from .io.networks import to_networkx
+
+    if layout not in ("spring", "circular"):
+        raise ValueError(f"layout must be 'spring' or 'circular', got {layout!r}")
+    graph = to_networkx(estimator)
+    class_nodes = [n for n, data in graph.nodes(data=True) if data["is_class"]]
+    classes = [str(c) for c in estimator.classes_]
+    feature_edges = [(u, v) for u, v in graph.edges if u not in class_nodes]
+    by_class = {c: {e for e in feature_edges if c in graph.edges[e]["classes"]} for c in classes}
+    same = all(edges == by_class[classes[0]] for edges in by_class.values())
+    panels = [None] if class_nodes or same else classes
+    if ax is None:
+        _, ax = plt.subplots(1, len(panels), figsize=(5.0 * len(panels), 4.5))
+    axes = np.atleast_1d(ax)
+    if len(axes) != len(panels):
+        raise ValueError(f"this model needs {len(panels)} axes (one per class), got {len(axes)}")
+    features = [n for n in graph.nodes if n not in class_nodes]
+    skeleton = nx.Graph()
+    skeleton.add_nodes_from(features)
+    skeleton.add_edges_from(feature_edges)
+    if layout == "spring":
+        position = nx.spring_layout(skeleton, seed=0)
+    else:
+        position = nx.circular_layout(skeleton)
+    for node in class_nodes:
+        position[node] = np.zeros(2) if layout == "circular" else np.array([0.0, 1.3])
+    for panel, axis in zip(panels, axes, strict=True):
+        label = classes[0] if panel is None else panel
+        edges = [e for e in graph.edges if panel is None or panel in graph.edges[e]["classes"]]
+        weights = [graph.edges[e]["weight"].get(label, 0.0) for e in edges]
+        top = max([abs(w) for w in weights] + [1e-12])
+        widths = [
+            1.0 if e[0] in class_nodes else 0.8 + 4.0 * abs(w) / top
+            for e, w in zip(edges, weights, strict=True)
+        ]
+        colours = ["0.75" if e[0] in class_nodes else "tab:blue" for e in edges]
+        nx.draw_networkx_edges(
+            graph, position, edgelist=edges, width=widths, edge_color=colours, ax=axis, arrows=True
+        )
+        node_colours = ["tab:orange" if n in class_nodes else "white" for n in graph.nodes]
+        nx.draw_networkx_nodes(
+            graph, position, node_color=node_colours, edgecolors="black", ax=axis, node_size=500
+        )
+        nx.draw_networkx_labels(graph, position, font_size=8, ax=axis)
+        title = type(estimator).__name__ if panel is None else f"class {panel}"
+        axis.set_title(f"{title}: {len([e for e in edges if e[0] not in class_nodes])} edges")
+        axis.set_axis_off()
     return axes[0].figure

@@ -309,6 +309,15 @@ class DiscreteForestClassifierBase(
             return log_proba[:, 1] - log_proba[:, 0]
         return log_proba
 
+    def to_networkx(self):
+        """The learned structure as a ``networkx.DiGraph`` (see
+        :func:`discotree.io.to_networkx`): features, the class node of class-rooted
+        models, each edge with the classes that have it and its weight."""
+        from ..io.networks import to_networkx
+
+        check_is_fitted(self)
+        return to_networkx(self)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True

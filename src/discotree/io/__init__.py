@@ -1,7 +1,14 @@
 """Fitted models in the formats of the Bayesian-network ecosystem (BIF, XMLBIF)."""
 
 from .bif import read_bif, read_bif_network, write_bif, write_xmlbif
-from .networks import Network, Variable, class_networks, feature_states, network_of
+from .networks import (
+    Network,
+    Variable,
+    class_networks,
+    feature_states,
+    network_of,
+    to_networkx,
+)
 
 __all__ = [
     "Network",
@@ -11,6 +18,7 @@ __all__ = [
     "network_of",
     "read_bif",
     "read_bif_network",
+    "to_networkx",
     "write_bif",
     "write_xmlbif",
 ]

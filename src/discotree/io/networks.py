@@ -21,7 +21,14 @@ from numpy.typing import NDArray
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
 
-__all__ = ["Network", "Variable", "class_networks", "feature_states", "network_of"]
+__all__ = [
+    "Network",
+    "Variable",
+    "class_networks",
+    "feature_states",
+    "network_of",
+    "to_networkx",
+]
 
 
 @dataclass
@@ -206,3 +213,86 @@ def _identifier(text: str) -> str:
     """A BIF-safe identifier: letters, digits and underscores, not starting with a digit."""
     out = re.sub(r"[^0-9A-Za-z_]", "_", text)
     return out if out and not out[0].isdigit() else "_" + out
+
+
+def _edge_weight(estimator: Any, c: int, i: int, j: int) -> float | None:
+    """The weight that chose edge (i, j) in class c's structure: CMI (TAN), MI
+    (Chow-Liu), the discriminative weight of eq. 21 (discriminative trees)."""
+    weights = getattr(estimator, "edge_weights_", None)
+    if weights is None:
+        return None
+    weights = np.asarray(weights)
+    if weights.ndim == 3:
+        return float(weights[c, i, j])
+    return float(weights[i, j])
+
+
+def to_networkx(estimator: Any):
+    """The learned structure as a ``networkx.DiGraph``.
+
+    Nodes are the features (attribute ``states``) and, for class-rooted models (naive
+    Bayes, TAN, k-trees), the class node (attribute ``is_class``), a parent of every
+    feature. Each edge goes from parent to child and lists the ``classes`` whose
+    structure has it (all of them for class-rooted models; Chow-Liu and discriminative
+    trees learn one forest per class) and, per class, the ``weight`` that chose it
+    (CMI, MI or the discriminative weight of eq. 21), where the model keeps it.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from discotree import TANClassifier
+    >>> from discotree.io import to_networkx
+    >>> graph = to_networkx(TANClassifier(alpha=1.0).fit(*load_iris(return_X_y=True)))
+    >>> sorted(graph.predecessors("x2"))[:1], graph.number_of_edges()
+    (['class'], 7)
+    """
+    import networkx as nx
+
+    _check_discrete(estimator)
+    features = _feature_names(estimator)
+    states = feature_states(estimator.encoder_)
+    classes = [str(c) for c in estimator.classes_]
+    graph = nx.DiGraph(name=type(estimator).__name__)
+    for name, labels in zip(features, states, strict=True):
+        graph.add_node(name, states=labels, is_class=False)
+    model = estimator.model_
+    rooted = not _per_class(estimator)
+    if rooted:
+        class_node = _class_name(features)
+        graph.add_node(class_node, states=classes, is_class=True)
+        for name in features:
+            graph.add_edge(class_node, name, classes=classes, weight={})
+    if isinstance(model, BayesNetModel):
+        families = [[tuple(pa) for pa in model.parents]] * len(classes)
+    else:
+        families = [[() if p < 0 else (int(p),) for p in row] for row in _parents_of(estimator)]
+    for c, family in enumerate(families):
+        for j, pa in enumerate(family):
+            for p in pa:
+                key = (features[p], features[j])
+                if not graph.has_edge(*key):
+                    graph.add_edge(*key, classes=[], weight={})
+                data = graph.edges[key]
+                if classes[c] not in data["classes"]:
+                    data["classes"].append(classes[c])
+                weight = _edge_weight(estimator, c, p, j)
+                if weight is not None:
+                    data["weight"][classes[c]] = weight
+    return graph
+
+
+def _per_class(estimator: Any) -> bool:
+    from ..classifiers import ChowLiuClassifier, DiscriminativeTreeClassifier
+
+    return isinstance(estimator, ChowLiuClassifier | DiscriminativeTreeClassifier)
+
+
+def _parents_of(estimator: Any) -> NDArray[np.intp]:
+    """Per-class parent arrays of a forest model (naive Bayes, Chow-Liu, binary DT)."""
+    model = estimator.model_
+    if isinstance(model, DiscreteForestModel):
+        return model.parents
+    raise ValueError(
+        f"{type(estimator).__name__} keeps no single per-class structure (multiclass "
+        "discriminative trees: one forest pair per pair of classes)."
+    )
