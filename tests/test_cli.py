@@ -137,7 +137,8 @@ def test_model_files_that_discotree_did_not_write_are_refused(train_csv, tmp_pat
     assert main(["predict", "--model", str(foreign), "--csv", str(train_csv)]) == 1
     assert "not a model file written by 'discotree fit'" in capsys.readouterr().err
     model = tmp_path / "m.model"
-    assert main(["fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]) == 0
+    argv = ["fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]
+    assert main([*argv, "--format", "pickle"]) == 0
     data = bytearray(model.read_bytes())
     data[-10] ^= 0xFF  # altered after signing
     tampered = tmp_path / "tampered.model"
@@ -190,7 +191,7 @@ def big_table(tmp_path, rng):
 
 @pytest.mark.parametrize("source", ["gz", "parquet-folder"])
 def test_fit_and_predict_stream_files_in_batches(big_table, tmp_path, source, capsys):
-    from discotree.model_file import load_model
+    from discotree.cli import _load as load_model
     from discotree.registry import make_classifier
 
     frame, gz, folder = big_table
@@ -214,7 +215,7 @@ def test_fit_and_predict_stream_files_in_batches(big_table, tmp_path, source, ca
 
 
 def test_fit_with_dask_equals_batches(big_table, tmp_path, capsys):
-    from discotree.model_file import load_model
+    from discotree.cli import _load as load_model
 
     _, gz, folder = big_table
     for path, name in ((folder, "a.pkl"), (gz, "b.pkl")):
@@ -232,3 +233,19 @@ def test_data_and_csv_are_one_option(big_table, tmp_path, capsys):
     assert "not both" in capsys.readouterr().err
     assert main(["fit", "--data", str(tmp_path / "nope.csv"), "--target", "x", "-o", "m"]) == 1
     assert "file not found" in capsys.readouterr().err
+
+
+def test_model_files_are_json_by_default_and_pickles_only_when_needed(train_csv, tmp_path, capsys):
+    import json
+
+    model = tmp_path / "m.json"
+    assert main(["fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]) == 0
+    assert "(JSON)" in capsys.readouterr().out
+    assert json.loads(model.read_text())["format"] == "discotree-model"
+    assert main(["predict", "--model", str(model), "--csv", str(train_csv)]) == 0
+    svm = tmp_path / "svm.model"
+    argv = ["fit", "--csv", str(train_csv), "--target", "label", "--model", "svm-quad"]
+    assert main([*argv, "-o", str(svm)]) == 0
+    captured = capsys.readouterr()
+    assert "(signed pickle)" in captured.out and "use the pickle format" in captured.err
+    assert main(["predict", "--model", str(svm), "--csv", str(train_csv)]) == 0

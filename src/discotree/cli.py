@@ -29,6 +29,7 @@ from .experiments import EXPERIMENTS, Experiment, run_experiment
 from .experiments.adhoc import bench_experiment
 from .experiments.report import summarise
 from .experiments.streaming_cv import stream_cross_validate
+from .io import json_model
 from .model_file import load_model, save_model
 from .registry import CLASSIFIERS, make_classifier
 
@@ -164,11 +165,37 @@ def _fit(args: argparse.Namespace) -> None:
         X, y = _read_whole(path, args.target)
         estimator.fit(X, y)
         n_rows, how = len(y), "in memory (this model has no partial_fit)"
-    save_model({"model": estimator, "target": args.target, "name": args.model}, args.output)
+    content = {"model": estimator, "target": args.target, "name": args.model}
+    written = _save(content, args.output, args.format)
     print(
         f"fitted {args.model} on {n_rows} rows, {estimator.n_features_in_} features "
-        f"{how} -> {args.output}"
+        f"{how} -> {args.output} ({written})"
     )
+
+
+def _save(content: dict, path: Path, form: str) -> str:
+    """Write a model file: JSON (data only) by default, else a signed pickle; a model
+    JSON cannot hold (a baseline from scikit-learn) falls back to the pickle."""
+    if form == "json":
+        try:
+            text = json_model.dumps(content)
+        except TypeError as err:
+            sys.stderr.write(f"discotree: note: {err} Writing a signed pickle instead.\n")
+        else:
+            path.write_text(text)
+            return "JSON"
+    save_model(content, path)
+    return "signed pickle"
+
+
+def _load(path: Path) -> dict:
+    """A model file of either format: JSON is read as data (no code runs); a pickle only
+    after its signature is checked."""
+    with path.open("rb") as handle:
+        start = handle.read(1)
+    if start == b"{":
+        return json_model.load_json(path)
+    return load_model(path)  # checks the signature before unpickling
 
 
 def _read_whole(path: Path, target: str) -> tuple[pd.DataFrame, pd.Series]:
@@ -228,7 +255,7 @@ def _predict(args: argparse.Namespace) -> None:
         raise ValueError(f"model file not found: {args.model}")
     if args.output is not None and args.output.exists() and not args.force:
         raise ValueError(f"{args.output} exists; use --force to overwrite it")
-    saved = load_model(args.model)  # checks the signature before unpickling
+    saved = _load(args.model)
     if not isinstance(saved, dict) or "model" not in saved:
         raise ValueError(f"{args.model} is not a model file written by 'discotree fit'")
     estimator, target = saved["model"], saved["target"]
@@ -385,6 +412,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default="tan-cmi", help=f"one of {', '.join(CLASSIFIERS)}")
     p.add_argument("-o", "--output", type=Path, required=True, help="model file to write")
     p.add_argument("--force", action="store_true", help="overwrite an existing model file")
+    p.add_argument(
+        "--format",
+        choices=("json", "pickle"),
+        default="json",
+        help="model file: JSON (data only: loading runs no code) or a pickle signed with "
+        "this user's key (models JSON cannot hold are pickled)",
+    )
     p.add_argument(
         "--batch-rows", type=int, default=100_000, help="rows per batch (the first fixes the bins)"
     )

@@ -1,6 +1,7 @@
 """Fitted models in the formats of the Bayesian-network ecosystem (BIF, XMLBIF)."""
 
 from .bif import read_bif, read_bif_network, write_bif, write_xmlbif
+from .json_model import load_json, save_json
 from .networks import (
     Network,
     Variable,
@@ -15,9 +16,11 @@ __all__ = [
     "Variable",
     "class_networks",
     "feature_states",
+    "load_json",
     "network_of",
     "read_bif",
     "read_bif_network",
+    "save_json",
     "to_networkx",
     "write_bif",
     "write_xmlbif",

@@ -1,0 +1,88 @@
+"""JSON model files: every fitted discrete estimator comes back bit for bit, and a file
+cannot name code to run."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_array_equal
+
+from discotree import (
+    BoostedGraphicalModelClassifier,
+    ChowLiuClassifier,
+    Discretizer,
+    DiscriminativeTreeClassifier,
+    EARTreeClassifier,
+    NaiveBayesClassifier,
+    TANClassifier,
+)
+from discotree.io import load_json, save_json
+from discotree.io.json_model import dumps, loads
+
+
+def _data(rng, n=300):
+    X = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "blue", "green"], n),
+            "count": rng.integers(0, 4, n),
+            "height": rng.normal(size=n),
+            "big": rng.choice([2**60, 2**60 + 7], n),  # exact integers beyond 2**53
+        }
+    )
+    X.loc[rng.random(n) < 0.1, "height"] = np.nan
+    y = np.where((X["colour"] == "red") ^ (X["height"] > 0), "yes", "no").astype(object)
+    y[:40] = "maybe"
+    return X, y
+
+
+ESTIMATORS = [
+    NaiveBayesClassifier(),
+    ChowLiuClassifier(n_edges="bic"),
+    TANClassifier(discretizer=Discretizer(n_bins=3)),
+    TANClassifier(k=2, alpha=1.0),
+    TANClassifier(structure="omi-cr", parameters="cl", cl_max_iter=5),
+    DiscriminativeTreeClassifier(),
+    DiscriminativeTreeClassifier(multiclass="ovr", n_edges=1),
+    BoostedGraphicalModelClassifier(n_estimators=3),
+    EARTreeClassifier(n_permutations=1),
+]
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)
+def test_a_saved_model_predicts_exactly_as_before(estimator, rng, tmp_path):
+    X, y = _data(rng)
+    model = estimator.fit(X, y)
+    save_json(model, tmp_path / "m.json")
+    back = load_json(tmp_path / "m.json")
+    assert type(back) is type(model)
+    assert back.get_params().keys() == model.get_params().keys()
+    assert_array_equal(back.predict_proba(X), model.predict_proba(X))
+    assert_array_equal(back.predict(X), model.predict(X))
+    assert_array_equal(back.classes_, model.classes_)
+    json.loads((tmp_path / "m.json").read_text())  # plain JSON
+
+
+def test_partial_fit_continues_after_a_round_trip(rng):
+    X, y = _data(rng)
+    model = TANClassifier(alpha=1.0).partial_fit(
+        X.iloc[:150], y[:150], classes=["maybe", "no", "yes"]
+    )
+    back = loads(dumps(model))
+    back.partial_fit(X.iloc[150:], y[150:])
+    model.partial_fit(X.iloc[150:], y[150:])
+    assert_array_equal(back.predict_proba(X), model.predict_proba(X))
+
+
+def test_files_that_name_other_classes_or_values_are_refused():
+    with pytest.raises(ValueError, match="not one of discotree's model classes"):
+        loads(json.dumps({
+            "format": "discotree-model", "version": 1,
+            "content": {"__object__": "os.system", "state": {"__dict__": []}},
+        }))  # fmt: skip
+    with pytest.raises(ValueError, match="not a discotree JSON model file"):
+        loads('{"format": "other"}')
+    with pytest.raises(ValueError, match="upgrade discotree"):
+        loads('{"format": "discotree-model", "version": 99, "content": null}')
+    with pytest.raises(TypeError, match="use the pickle format"):
+        dumps({"model": object()})
