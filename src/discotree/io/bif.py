@@ -145,26 +145,21 @@ def write_bif(estimator: Any, path: str | Path) -> list[Path]:
         The file written (one network), or for per-class models one file per class
         and one for the class prior (``stem_<class>.bif``, ``stem_prior.bif``).
     """
-    written = []
-    parts = _networks(estimator)
-    for (_suffix, network), target in zip(parts, _paths(path, [s for s, _ in parts]), strict=True):
-        target.write_text(_bif_text(network))
-        written.append(target)
-    return written
+    return _write(estimator, path, _bif_text)
 
 
 def write_xmlbif(estimator: Any, path: str | Path) -> list[Path]:
     """Write a fitted discrete graphical-model classifier as XMLBIF 0.3 (names as they
     are); files as :func:`write_bif`."""
-    written = []
+    return _write(estimator, path, _xmlbif_text)
+
+
+def _write(estimator: Any, path: str | Path, text_of) -> list[Path]:
     parts = _networks(estimator)
-    for (_suffix, network), target in zip(parts, _paths(path, [s for s, _ in parts]), strict=True):
-        target.write_text(_xmlbif_text(network))
-        written.append(target)
-    return written
-
-
-_TOKEN = re.compile(r"\s*([A-Za-z0-9_.+\-eE]+|[{}()\[\];,|])")
+    targets = _paths(path, [suffix for suffix, _ in parts])
+    for (_, network), target in zip(parts, targets, strict=True):
+        target.write_text(text_of(network))
+    return targets
 
 
 def read_bif_network(path: str | Path) -> Network:
