@@ -191,9 +191,10 @@ class DiscreteForestClassifierBase(
         subtraction (:func:`~discotree.stats.smoothing.select_alpha`)."""
         prior = getattr(self, "prior", "dirichlet")
         # the totals serve the final fit too (one counting pass saved)
+        pairs = getattr(self, "_streams_pairs", True)  # naive Bayes: univariate tables
         if "_counted" not in self.__dict__:
             self._counted = PairStatistics.from_codes(
-                codes, class_index, self.n_categories_, len(self.classes_), weights
+                codes, class_index, self.n_categories_, len(self.classes_), weights, pairs=pairs
             )
         grid = ESS_GRID if prior == "bdeu" else ALPHA_GRID
         return select_alpha(
@@ -205,6 +206,7 @@ class DiscreteForestClassifierBase(
             self._alpha_model_for(self._epsilon, prior, grid),
             grid=grid,
             total=self._counted,
+            pairs=pairs,
         )
 
     def _pair_statistics(self, codes, class_index, sample_weight) -> PairStatistics:

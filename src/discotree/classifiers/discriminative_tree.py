@@ -363,9 +363,30 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
                 )
                 fit = forest_models_by_alpha(pair, parents, epsilon, prior, grid)
                 parts.append((positive, negative, fit))
-            return lambda alpha: _CompositeScores(
-                [(p, n, fit(alpha)) for p, n, fit in parts], n_classes
-            )
+
+            def fit_alpha(alpha):
+                return _CompositeScores([(p, n, fit(alpha)) for p, n, fit in parts], n_classes)
+
+            def scores_of_grid(codes, log_prior):
+                """The scores of every alpha of the grid, (len(grid), n, n_classes), with
+                one pass over the rows per binary problem."""
+                if n_classes == 2:
+                    return parts[0][2].log_likelihood_of_grid(codes) + log_prior
+                scores = np.zeros((len(grid), len(codes), n_classes))
+                for positive, negative, fit in parts:
+                    loglik = fit.log_likelihood_of_grid(codes)
+                    ratio = loglik[..., 1] - loglik[..., 0]
+                    if negative < 0:
+                        rest = np.log(-np.expm1(log_prior[positive]))
+                        scores[..., positive] = ratio + log_prior[positive] - rest
+                    else:
+                        f = ratio + log_prior[positive] - log_prior[negative]
+                        scores[..., positive] += f
+                        scores[..., negative] -= f
+                return scores
+
+            fit_alpha.scores_of_grid = scores_of_grid
+            return fit_alpha
 
         return model_for
 

@@ -39,7 +39,13 @@ from .._fitting import argmax_with_ties
 from .._validation import EXACT_FLOAT_INTEGER, check_table, check_targets
 from ..models.bayes_net import family_counts
 from ..stats.discrete import PairStatistics
-from ..stats.smoothing import ALPHA_GRID, ESS_GRID, content_folds
+from ..stats.smoothing import (
+    ALPHA_GRID,
+    ESS_GRID,
+    content_folds,
+    distinct_row_hashes,
+    row_hashes,
+)
 from ..sufficient_statistics import StatisticsSchema
 from ..transformers.discretizer import weighted_quantile_edges
 from ..transformers.encoder import (
@@ -361,13 +367,10 @@ def _add_lists(a: list, b: list) -> list:
 
 # ---------------------------------------------------------------------- alpha="auto"
 def _distinct_rows(schema, encoded, cap: int) -> list[set]:
-    """Up to ``cap`` distinct encoded rows per class (the number of folds needs them)."""
+    """Up to ``cap`` distinct row hashes per class (the number of folds needs them; the
+    rule of :func:`~discotree.stats.smoothing.select_alpha`)."""
     codes, class_index, _ = encoded
-    found: list[set] = [set() for _ in schema.classes]
-    for c in range(len(found)):
-        rows = np.unique(codes[class_index == c], axis=0)[:cap]
-        found[c].update(map(bytes, rows))
-    return found
+    return distinct_row_hashes(row_hashes(codes), class_index, len(schema.classes), cap)
 
 
 def _merge_distinct(a: list[set], b: list[set]) -> list[set]:

@@ -82,6 +82,7 @@ class PairStatistics:
     n_categories: NDArray[np.intp]
     class_weight: NDArray[np.float64] | None = None
     schema: Any = None
+    pairs: bool = True  # False: only the univariate tables (the diagonal) are counted
 
     @classmethod
     def from_codes(
@@ -91,8 +92,11 @@ class PairStatistics:
         n_categories: NDArray[np.intp],
         n_classes: int,
         sample_weight: NDArray[np.float64] | None = None,
+        pairs: bool = True,
     ) -> PairStatistics:
-        """Count every pair table of every class in one pass over ``codes``.
+        """Count every pair table of every class in one pass over ``codes`` (with
+        ``pairs=False`` only the univariate tables, for models that need no more, such
+        as naive Bayes: O(n d) instead of a Gram matrix).
 
         Raises
         ------
@@ -105,6 +109,13 @@ class PairStatistics:
         check_memory(2.0 * n_classes * width**2 * 8, "the pairwise count tables", "PairStatistics")
         codes = check_codes(codes, n_categories)
         class_index = check_class_index(class_index, len(codes), n_classes)
+        if not pairs:
+            width = int(n_categories.sum())
+            weights = np.ones(len(codes)) if sample_weight is None else sample_weight
+            flat = univariate_counts(codes, class_index, weights, n_categories, n_classes)
+            counts = np.zeros((n_classes, width, width))
+            counts[:, np.arange(width), np.arange(width)] = flat
+            return cls(counts=counts, n_categories=n_categories, pairs=False)
         counts = pairwise_counts(codes, class_index, sample_weight, n_categories, n_classes)
         return cls(counts=counts, n_categories=n_categories)
 
@@ -123,8 +134,14 @@ class PairStatistics:
     def n_features(self) -> int:
         return len(self.n_categories)
 
+    def _need_pairs(self) -> None:
+        if not self.pairs:
+            raise ValueError("these statistics hold the univariate tables only (pairs=False)")
+
     def table(self, i: int, j: int) -> NDArray[np.float64]:
         """Count table of features i and j, shape (n_classes, r_i, r_j)."""
+        if i != j:
+            self._need_pairs()
         o = self.offsets
         return self.counts[:, o[i] : o[i + 1], o[j] : o[j + 1]]
 
@@ -136,6 +153,7 @@ class PairStatistics:
 
     def table_totals(self) -> NDArray[np.float64]:
         """Total weight of each pair table, shape (n_classes, n_features, n_features)."""
+        self._need_pairs()
         out = np.empty((self.n_classes, self.n_features, self.n_features))
         pairwise_table_totals(self.counts, self.offsets, out)
         return out
@@ -146,6 +164,7 @@ class PairStatistics:
         Each pair's MI is computed from its own table (eq. 10 of
         000_73c31e535057fe50.txt, with the empirical pairwise marginals).
         """
+        self._need_pairs()
         out = np.empty((self.n_classes, self.n_features, self.n_features))
         pairwise_mutual_information(self.counts, self.offsets, out)
         return _clip_information(out, "mutual information")
@@ -172,7 +191,9 @@ class PairStatistics:
         ):
             raise ValueError("PairStatistics of different layouts cannot be subtracted.")
         return PairStatistics(
-            counts=np.maximum(self.counts - other.counts, 0.0), n_categories=self.n_categories
+            counts=np.maximum(self.counts - other.counts, 0.0),
+            n_categories=self.n_categories,
+            pairs=self.pairs and other.pairs,
         )
 
     def realigned(
@@ -187,7 +208,11 @@ class PairStatistics:
         counts = np.zeros((self.n_classes, width, width))
         counts[:, index[:, None], index[None, :]] = self.counts
         return PairStatistics(
-            counts, np.asarray(n_categories, np.intp), self.class_weight, schema or self.schema
+            counts,
+            np.asarray(n_categories, np.intp),
+            self.class_weight,
+            schema or self.schema,
+            self.pairs,
         )
 
     def __add__(self, other: PairStatistics) -> PairStatistics:
@@ -207,7 +232,8 @@ class PairStatistics:
         class_weight = None
         if a.class_weight is not None and b.class_weight is not None:
             class_weight = a.class_weight + b.class_weight
-        return PairStatistics(a.counts + b.counts, a.n_categories, class_weight, a.schema)
+        pairs = a.pairs and b.pairs
+        return PairStatistics(a.counts + b.counts, a.n_categories, class_weight, a.schema, pairs)
 
     def __radd__(self, other: Any) -> PairStatistics:
         if isinstance(other, int) and other == 0:  # sum() starts from 0
@@ -238,6 +264,7 @@ class PairStatistics:
         n_categories: NDArray[np.intp],
         class_weight: NDArray[np.float64] | None = None,
         schema: Any = None,
+        pairs: bool = True,
     ) -> PairStatistics:
         """Inverse of :meth:`compact_values`."""
         n_categories = np.asarray(n_categories, dtype=np.intp)
@@ -250,12 +277,12 @@ class PairStatistics:
         counts += np.swapaxes(counts, 1, 2)
         idx = np.arange(width)
         counts[:, idx, idx] = diagonal
-        return cls(counts, n_categories, class_weight, schema)
+        return cls(counts, n_categories, class_weight, schema, pairs)
 
     def __reduce__(self):
         return (
             PairStatistics.from_compact_values,
-            (self.compact_values(), self.n_categories, self.class_weight, self.schema),
+            (self.compact_values(), self.n_categories, self.class_weight, self.schema, self.pairs),
         )
 
     def merged(self) -> PairStatistics:

@@ -29,14 +29,16 @@ from numpy.typing import NDArray
 
 from .._fitting import argmax_with_ties
 from .._validation import check_codes
-from ..kernels.forest import forest_log_likelihood
+from ..kernels.forest import forest_log_likelihood, forest_log_likelihood_many
 from .discrete import PairStatistics, cell_pseudo_count, smoothed_conditional
 
 __all__ = [
     "ALPHA_GRID",
     "ESS_GRID",
     "content_folds",
+    "distinct_row_hashes",
     "forest_models_by_alpha",
+    "row_hashes",
     "select_alpha",
 ]
 
@@ -44,6 +46,23 @@ __all__ = [
 ALPHA_GRID = (0.03, 0.1, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0)
 #: Equivalent sample sizes tried by ``alpha="auto"`` with ``prior="bdeu"``.
 ESS_GRID = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+
+
+def row_hashes(codes: NDArray[np.integer]) -> NDArray[np.uint64]:
+    """A 64-bit hash of each row's codes (FNV-1a over the columns, then splitmix64
+    mixing): identical rows, identical hashes."""
+    n = len(codes)
+    h = np.full(n, 0xCBF29CE484222325, dtype=np.uint64)
+    prime = np.uint64(0x100000001B3)
+    with np.errstate(over="ignore"):
+        for j in range(codes.shape[1]):
+            h = (h ^ (codes[:, j].astype(np.int64) + 2).astype(np.uint64)) * prime
+        h ^= h >> np.uint64(33)  # final mixing (splitmix64)
+        h *= np.uint64(0xFF51AFD7ED558CCD)
+        h ^= h >> np.uint64(33)
+        h *= np.uint64(0xC4CEB9FE1A85EC53)
+        h ^= h >> np.uint64(33)
+    return h
 
 
 def content_folds(codes: NDArray[np.integer], n_folds: int) -> NDArray[np.intp]:
@@ -63,20 +82,31 @@ def content_folds(codes: NDArray[np.integer], n_folds: int) -> NDArray[np.intp]:
     >>> bool(folds[0] == folds[1])
     True
     """
-    n = len(codes)
-    h = np.full(n, 0xCBF29CE484222325, dtype=np.uint64)  # FNV-1a over the row
-    prime = np.uint64(0x100000001B3)
-    columns = [codes[:, j] for j in range(codes.shape[1])]  # not the class: folds do not
-    # change when the classes are renamed
-    with np.errstate(over="ignore"):
-        for column in columns:
-            h = (h ^ (column.astype(np.int64) + 2).astype(np.uint64)) * prime
-        h ^= h >> np.uint64(33)  # final mixing (splitmix64)
-        h *= np.uint64(0xFF51AFD7ED558CCD)
-        h ^= h >> np.uint64(33)
-        h *= np.uint64(0xC4CEB9FE1A85EC53)
-        h ^= h >> np.uint64(33)
-    return (h % np.uint64(n_folds)).astype(np.intp)
+    return (row_hashes(codes) % np.uint64(n_folds)).astype(np.intp)
+
+
+def distinct_row_hashes(
+    hashes: NDArray[np.uint64], class_index: NDArray[np.intp], n_classes: int, cap: int
+) -> list[set[int]]:
+    """Up to ``cap`` distinct row hashes of each class (how many folds each class can
+    fill: a weighted row and its repeated copies count once)."""
+    return [set(np.unique(hashes[class_index == c])[:cap].tolist()) for c in range(n_classes)]
+
+
+def _grouped_rows(codes, hashes, class_index, rows):
+    """The distinct (row, class) pairs among ``rows``: representatives, and for every
+    row the index of its representative (identical rows score alike, so each distinct
+    one is scored once). Rows whose hashes collide without being equal are not grouped."""
+    with np.errstate(over="ignore"):  # the class mixed into the row's hash
+        keys = hashes[rows] ^ (class_index[rows].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    representatives = rows[first]
+    same = np.array_equal(codes[representatives][inverse], codes[rows]) and np.array_equal(
+        class_index[representatives][inverse], class_index[rows]
+    )
+    if not same:
+        return rows, np.arange(len(rows))  # a hash collision: score every row
+    return representatives, inverse
 
 
 def select_alpha(
@@ -90,6 +120,7 @@ def select_alpha(
     n_folds: int = 5,
     criterion: str = "accuracy",
     total: PairStatistics | None = None,
+    pairs: bool = True,
 ) -> tuple[float, NDArray[np.float64]]:
     """The alpha of ``grid`` with the smallest cross-validated log-loss.
 
@@ -111,6 +142,9 @@ def select_alpha(
     total : PairStatistics, optional
         The statistics of all rows, if the caller has them (they are counted here
         otherwise).
+    pairs : bool, default=True
+        False for models that read the univariate tables only (naive Bayes): the folds
+        are then counted in O(n d).
     criterion : {"accuracy", "log-loss"}
         ``"accuracy"``: the weighted held-out errors, ties (equal error weight) broken
         by the log-loss; ``"log-loss"``: the log-loss alone.
@@ -122,15 +156,16 @@ def select_alpha(
         The summed held-out weight of errors (row 0) and log-loss (row 1) of each alpha.
     """
     w = np.ones(len(codes)) if weights is None else weights
-    # distinct rows per class: a weighted row and its repeated copies count once
-    distinct = np.unique(np.column_stack([class_index, codes]), axis=0)[:, 0]
-    smallest = int(np.bincount(distinct, minlength=n_classes).min())
-    n_folds = min(n_folds, smallest)
+    hashes = row_hashes(codes)
+    distinct = distinct_row_hashes(hashes, class_index, n_classes, n_folds)
+    n_folds = min(n_folds, min(len(found) for found in distinct))
     if n_folds < 2:
         return 1.0, np.zeros(len(grid))
-    folds = content_folds(codes, n_folds)
+    folds = (hashes % np.uint64(n_folds)).astype(np.intp)
     if total is None:
-        total = PairStatistics.from_codes(codes, class_index, n_categories, n_classes, weights)
+        total = PairStatistics.from_codes(
+            codes, class_index, n_categories, n_classes, weights, pairs=pairs
+        )
     class_total = np.bincount(class_index, w, n_classes)
     losses = np.zeros((2, len(grid)))
     for k in range(n_folds):
@@ -141,6 +176,7 @@ def select_alpha(
             n_categories,
             n_classes,
             None if weights is None else weights[held],
+            pairs=pairs,
         )
         train = total - part
         prior_counts = np.maximum(
@@ -148,23 +184,30 @@ def select_alpha(
         )
         log_prior = np.log((prior_counts + 1.0) / (prior_counts.sum() + n_classes))
         fit = model_for(train, np.flatnonzero(folds != k))
-        rows = np.arange(len(held))
-        held_codes = check_codes(codes[held], n_categories)
-        joints = np.empty((len(grid), len(held), n_classes))
-        for a, alpha in enumerate(grid):
-            model = fit(alpha)
-            if hasattr(model, "scores"):  # composite scores (discriminative forests)
-                joints[a] = model.scores(held_codes, log_prior)
-            else:
-                joints[a] = model.log_likelihood(held_codes) + log_prior
+        scored, inverse = _grouped_rows(codes, hashes, class_index, held)
+        held_weight = np.bincount(inverse, w[held], len(scored))  # the group's weight
+        rows = np.arange(len(scored))
+        held_codes = check_codes(codes[scored], n_categories)
+        if hasattr(fit, "log_likelihood_of_grid"):  # every alpha in one pass
+            joints = fit.log_likelihood_of_grid(held_codes) + log_prior
+        elif hasattr(fit, "scores_of_grid"):  # composite scores, every alpha at once
+            joints = fit.scores_of_grid(held_codes, log_prior)
+        else:
+            joints = np.empty((len(grid), len(scored), n_classes))
+            for a, alpha in enumerate(grid):
+                model = fit(alpha)
+                if hasattr(model, "scores"):  # composite scores (discriminative forests)
+                    joints[a] = model.scores(held_codes, log_prior)
+                else:
+                    joints[a] = model.log_likelihood(held_codes) + log_prior
         # every alpha at once: posteriors, errors and log-loss
         top = joints.max(axis=2, keepdims=True)
         log_norm = top + np.log(np.exp(joints - top).sum(axis=2, keepdims=True))
-        truth = class_index[held]
+        truth = class_index[scored]
         true_log_posterior = joints[:, rows, truth] - log_norm[:, :, 0]
         predicted = argmax_with_ties(joints.reshape(-1, n_classes)).reshape(len(grid), -1)
-        losses[0] += (predicted != truth) @ w[held]
-        losses[1] -= true_log_posterior @ w[held]
+        losses[0] += (predicted != truth) @ held_weight
+        losses[1] -= true_log_posterior @ held_weight
     if criterion == "log-loss":
         return float(grid[int(np.argmin(losses[1]))]), losses
     errors = np.round(losses[0], 9)  # equal error weights tie (rounding aside)
@@ -223,12 +266,21 @@ def forest_models_by_alpha(
             flat[:, destination[shape]] = logs.reshape(len(alphas), len(tables), -1)
         return flat
 
-    cache = dict(zip(grid, packed(grid), strict=True)) if grid else {}
+    every = packed(grid) if grid else np.empty((0, total_size))
+    cache = dict(zip(grid, every, strict=True))
 
     def fit(alpha: float) -> _PackedForest:
         flat = cache[alpha] if alpha in cache else packed((alpha,))[0]
         return _PackedForest(parents, order, n_categories, flat, offsets)
 
+    def log_likelihood_of_grid(codes: NDArray[np.integer]) -> NDArray[np.float64]:
+        """``log P(x | c)`` under every alpha of ``grid``, (len(grid), n, n_classes),
+        in one pass over the rows."""
+        out = np.empty((len(grid), codes.shape[0], parents.shape[0]))
+        forest_log_likelihood_many(codes, parents, order, n_categories, every, offsets, out)
+        return out
+
+    fit.log_likelihood_of_grid = log_likelihood_of_grid  # type: ignore[attr-defined]
     return fit
 
 
