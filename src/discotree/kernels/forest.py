@@ -74,35 +74,47 @@ def forest_log_likelihood(
                     total += log_cpt[cpt_offset[c, j] + row + codes[s, j]]
                 out[s, c] = total
                 continue
-            for f in range(n_features):
-                for v in range(n_categories[f]):
-                    beta[f, v] = 0.0
-            total = 0.0
-            for t in range(n_features - 1, -1, -1):
-                j = order[c, t]
-                pa = parents[c, j]
-                rj = n_categories[j]
-                base = cpt_offset[c, j]
-                xj = codes[s, j]
-                if pa < 0:
-                    if xj >= 0:
-                        total += log_cpt[base + xj] + beta[j, xj]
-                    else:
-                        total += _message(log_cpt, base, beta[j], rj, terms)
-                    continue
-                xp = codes[s, pa]
-                u_lo = 0
-                u_hi = n_categories[pa]
-                if xp >= 0:
-                    u_lo = xp
-                    u_hi = xp + 1
-                for u in range(u_lo, u_hi):
-                    row = base + u * rj
-                    if xj >= 0:
-                        beta[pa, u] += log_cpt[row + xj] + beta[j, xj]
-                    else:
-                        beta[pa, u] += _message(log_cpt, row, beta[j], rj, terms)
-            out[s, c] = total
+            out[s, c] = _incomplete_row(
+                codes, s, c, parents, order, n_categories, log_cpt, cpt_offset, beta, terms
+            )
+
+
+@numba.njit(cache=True, nogil=True)
+def _incomplete_row(
+    codes, s, c, parents, order, n_categories, log_cpt, cpt_offset, beta, terms
+):  # pragma: no cover - numba
+    """``log P(x_s | c)`` of a sample with missing features, by messages (see
+    :func:`forest_log_likelihood`); ``beta`` and ``terms`` are scratch arrays."""
+    n_features = codes.shape[1]
+    for f in range(n_features):
+        for v in range(n_categories[f]):
+            beta[f, v] = 0.0
+    total = 0.0
+    for t in range(n_features - 1, -1, -1):
+        j = order[c, t]
+        pa = parents[c, j]
+        rj = n_categories[j]
+        base = cpt_offset[c, j]
+        xj = codes[s, j]
+        if pa < 0:
+            if xj >= 0:
+                total += log_cpt[base + xj] + beta[j, xj]
+            else:
+                total += _message(log_cpt, base, beta[j], rj, terms)
+            continue
+        xp = codes[s, pa]
+        u_lo = 0
+        u_hi = n_categories[pa]
+        if xp >= 0:
+            u_lo = xp
+            u_hi = xp + 1
+        for u in range(u_lo, u_hi):
+            row = base + u * rj
+            if xj >= 0:
+                beta[pa, u] += log_cpt[row + xj] + beta[j, xj]
+            else:
+                beta[pa, u] += _message(log_cpt, row, beta[j], rj, terms)
+    return total
 
 
 @numba.njit(cache=True, nogil=True)
@@ -116,7 +128,11 @@ def forest_log_likelihood_many(
     n_sets = log_cpts.shape[0]
     n_samples, n_features = codes.shape
     n_classes = parents.shape[0]
-    single = np.empty((1, n_classes))
+    max_r = 1
+    for f in range(n_features):
+        max_r = max(max_r, n_categories[f])
+    beta = np.zeros((n_features, max_r))
+    terms = np.empty(max_r)
     for s in range(n_samples):
         complete = True
         for f in range(n_features):
@@ -125,11 +141,11 @@ def forest_log_likelihood_many(
                 break
         if not complete:
             for a in range(n_sets):
-                forest_log_likelihood(
-                    codes[s : s + 1], parents, order, n_categories, log_cpts[a], cpt_offset, single
-                )
                 for c in range(n_classes):
-                    out[a, s, c] = single[0, c]
+                    out[a, s, c] = _incomplete_row(
+                        codes, s, c, parents, order, n_categories, log_cpts[a], cpt_offset,
+                        beta, terms,
+                    )  # fmt: skip
             continue
         for c in range(n_classes):
             for a in range(n_sets):
