@@ -12,6 +12,14 @@ from discotree import DiscriminativeTreeClassifier
 from discotree.plotting import plot_forest_pair
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def test_pixel_pair_maps_draw_one_segment_per_edge(rng):
     X = rng.integers(0, 2, (200, 16))
     y = (X[:, 0] ^ X[:, 5]).astype(int)
@@ -84,3 +92,52 @@ def test_plot_network_draws_every_node_and_edge(rng, tmp_path):
     assert len(plot_network(DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)).axes) >= 1
     with pytest.raises(ValueError, match="layout"):
         plot_network(cl, layout="tree")
+
+
+@pytest.mark.parametrize("name", ["nb", "tan", "cl", "dt"])
+def test_edge_contributions_add_up_to_the_decision_function(rng, name):
+    from discotree import (
+        ChowLiuClassifier,
+        DiscriminativeTreeClassifier,
+        NaiveBayesClassifier,
+        TANClassifier,
+    )
+    from discotree.explain import edge_contributions
+
+    estimator = {
+        "nb": NaiveBayesClassifier(alpha=1.0),
+        "tan": TANClassifier(alpha=1.0),
+        "cl": ChowLiuClassifier(),
+        "dt": DiscriminativeTreeClassifier(alpha=1.0),
+    }[name]
+    X, y = _mixed(rng)
+    model = estimator.fit(X, y)
+    for r in range(5):
+        row = X.iloc[[r]].copy()
+        if r % 2:
+            row["size"] = np.nan  # a missing feature: summed out, reported apart
+        terms = edge_contributions(model, row)
+        assert sum(terms.values()) == pytest.approx(model.decision_function(row)[0], abs=1e-9)
+        assert ("missing (summed out)" in terms) == bool(r % 2)
+        assert "size" not in terms or not r % 2
+    edges = {k for k in edge_contributions(model, X.iloc[[0]]) if " -- " in k}
+    assert (len(edges) == 0) == (name == "nb")
+
+
+def test_contribution_and_boosting_plots_render(rng, tmp_path):
+    from discotree import BoostedGraphicalModelClassifier, TANClassifier
+    from discotree.plotting import plot_boosting_curve, plot_edge_contributions
+
+    X, y = _mixed(rng)
+    ax = plot_edge_contributions(TANClassifier(alpha=1.0).fit(X, y), X.iloc[[0]], top=2)
+    assert len(ax.patches) == 3  # two terms and "others"
+    ax.figure.savefig(tmp_path / "contributions.png")
+    boosted = BoostedGraphicalModelClassifier(n_estimators=4).fit(X.iloc[:300], y[:300])
+    ax = plot_boosting_curve(boosted, X.iloc[:300], y[:300], X.iloc[300:], y[300:])
+    assert [line.get_label() for line in ax.get_lines()] == ["train", "test"]
+    assert len(ax.get_lines()[0].get_xdata()) == len(boosted.estimator_alphas_[0])
+    with pytest.raises(ValueError, match="binary forest classifier"):
+        from discotree.explain import edge_contributions
+
+        three = np.where(X["size"] == 0, "a", np.where(X["size"] == 1, "b", "c"))
+        edge_contributions(TANClassifier(alpha=1.0).fit(X, three), X.iloc[[0]])

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["plot_forest_pair", "plot_network"]
+__all__ = ["plot_boosting_curve", "plot_edge_contributions", "plot_forest_pair", "plot_network"]
 
 
 def plot_forest_pair(estimator: Any, image_shape: tuple[int, int] | None = None, axes: Any = None):
@@ -145,3 +145,70 @@ def plot_network(estimator: Any, ax: Any = None, layout: str = "spring"):
         axis.set_title(f"{title}: {len([e for e in edges if e[0] not in class_nodes])} edges")
         axis.set_axis_off()
     return axes[0].figure
+
+
+def plot_edge_contributions(estimator: Any, x: Any, ax: Any = None, top: int = 15):
+    """Bar chart of one sample's log-likelihood ratio, term by term: the class prior,
+    each observed feature's node term and each edge's term
+    (:func:`discotree.explain.edge_contributions`): the answer to "why this class?".
+
+    Parameters
+    ----------
+    estimator : fitted binary forest classifier
+    x : array-like or DataFrame of shape (1, n_features)
+    ax : matplotlib Axes, optional
+    top : int, default=15
+        The terms of largest magnitude shown; the others are summed into "others".
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    from .explain import edge_contributions
+
+    terms = edge_contributions(estimator, x)
+    ordered = sorted(terms.items(), key=lambda item: -abs(item[1]))
+    shown, rest = ordered[:top], ordered[top:]
+    if rest:
+        shown.append((f"others ({len(rest)})", sum(v for _, v in rest)))
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.0, 0.35 * len(shown) + 1.2))
+    labels = [name for name, _ in shown][::-1]
+    values = [value for _, value in shown][::-1]
+    colours = ["tab:blue" if v > 0 else "tab:red" for v in values]
+    ax.barh(labels, values, color=colours)
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    total = sum(terms.values())
+    winner = estimator.classes_[1] if total > 0 else estimator.classes_[0]
+    ax.set_xlabel(f"log odds: + favours {estimator.classes_[1]}, - favours {estimator.classes_[0]}")
+    ax.set_title(f"total {total:+.3f}: class {winner}")
+    return ax
+
+
+def plot_boosting_curve(
+    estimator: Any, X: Any, y: Any, X_test: Any = None, y_test: Any = None, ax: Any = None
+):
+    """Training (and test) error of a fitted boosted classifier after each round
+    (``staged_predict``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    if not hasattr(estimator, "staged_predict"):
+        raise ValueError(f"{type(estimator).__name__} has no staged_predict (not boosted).")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.0, 3.5))
+    curves = [("train", X, y)] + ([("test", X_test, y_test)] if X_test is not None else [])
+    for label, data, truth in curves:
+        truth = np.asarray(truth)
+        errors = [np.mean(p != truth) for p in estimator.staged_predict(data)]
+        ax.plot(np.arange(1, len(errors) + 1), errors, marker="o", label=label)
+    ax.set_xlabel("boosting round")
+    ax.set_ylabel("error rate")
+    ax.legend()
+    return ax
