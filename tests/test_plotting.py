@@ -141,3 +141,19 @@ def test_contribution_and_boosting_plots_render(rng, tmp_path):
 
         three = np.where(X["size"] == 0, "a", np.where(X["size"] == 1, "b", "c"))
         edge_contributions(TANClassifier(alpha=1.0).fit(X, three), X.iloc[[0]])
+
+
+def test_missing_robustness_curves_start_at_the_full_accuracy(rng):
+    from discotree import NaiveBayesClassifier, TANClassifier
+    from discotree.plotting import plot_missing_robustness
+
+    X, y = _mixed(rng)
+    models = {
+        "nb": NaiveBayesClassifier(alpha=1.0).fit(X, y),
+        "tan": TANClassifier(alpha=1.0).fit(X, y),
+    }
+    ax = plot_missing_robustness(models, X, y, fractions=(0.0, 0.5, 0.99))
+    for line, model in zip(ax.get_lines(), models.values(), strict=True):
+        accuracy = line.get_ydata()
+        assert accuracy[0] == pytest.approx(np.mean(model.predict(X) == y))
+        assert accuracy[2] < accuracy[0]  # almost nothing observed: the prior's accuracy

@@ -6,7 +6,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["plot_boosting_curve", "plot_edge_contributions", "plot_forest_pair", "plot_network"]
+__all__ = [
+    "plot_boosting_curve",
+    "plot_edge_contributions",
+    "plot_forest_pair",
+    "plot_missing_robustness",
+    "plot_network",
+]
 
 
 def plot_forest_pair(estimator: Any, image_shape: tuple[int, int] | None = None, axes: Any = None):
@@ -210,5 +216,51 @@ def plot_boosting_curve(
         ax.plot(np.arange(1, len(errors) + 1), errors, marker="o", label=label)
     ax.set_xlabel("boosting round")
     ax.set_ylabel("error rate")
+    ax.legend()
+    return ax
+
+
+def plot_missing_robustness(
+    estimators: dict,
+    X: Any,
+    y: Any,
+    fractions: Any = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5),
+    random_state: int = 0,
+    ax: Any = None,
+):
+    """Test accuracy of fitted models as features go missing at prediction time (each
+    cell hidden with the given probability, the same cells for every model; the
+    models sum missing features out).
+
+    Parameters
+    ----------
+    estimators : dict of name -> fitted classifier
+    X, y : the test data
+    fractions : sequence of float in [0, 1)
+    random_state : int
+        Seed of the hidden cells.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    frame = pd.DataFrame(X).reset_index(drop=True)
+    truth = np.asarray(y)
+    rng = np.random.default_rng(random_state)
+    draws = rng.random(frame.shape)  # one draw per cell: nested hidden sets
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.0, 3.5))
+    for name, estimator in estimators.items():
+        accuracy = []
+        for fraction in fractions:
+            hidden = frame.astype(object).mask(draws < fraction, None).infer_objects()
+            accuracy.append(float(np.mean(estimator.predict(hidden) == truth)))
+        ax.plot(list(fractions), accuracy, marker="o", label=name)
+    ax.set_xlabel("fraction of features missing at test time")
+    ax.set_ylabel("accuracy")
     ax.legend()
     return ax
