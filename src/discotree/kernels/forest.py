@@ -22,6 +22,23 @@ def _message(log_cpt, row, beta_j, rj, terms):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
+def _scratch(n_categories):  # pragma: no cover - numba
+    """The message arrays: beta (n_features, max r) and terms (max r)."""
+    max_r = 1
+    for f in range(n_categories.shape[0]):
+        max_r = max(max_r, n_categories[f])
+    return np.zeros((n_categories.shape[0], max_r)), np.empty(max_r)
+
+
+@numba.njit(cache=True, nogil=True)
+def _is_complete(codes, s):  # pragma: no cover - numba
+    for f in range(codes.shape[1]):
+        if codes[s, f] < 0:
+            return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
 def forest_log_likelihood(
     codes, parents, order, n_categories, log_cpt, cpt_offset, out
 ):  # pragma: no cover - numba
@@ -54,17 +71,9 @@ def forest_log_likelihood(
     """
     n_samples, n_features = codes.shape
     n_classes = parents.shape[0]
-    max_r = 1
-    for f in range(n_features):
-        max_r = max(max_r, n_categories[f])
-    beta = np.zeros((n_features, max_r))
-    terms = np.empty(max_r)
+    beta, terms = _scratch(n_categories)
     for s in range(n_samples):
-        complete = True
-        for f in range(n_features):
-            if codes[s, f] < 0:
-                complete = False
-                break
+        complete = _is_complete(codes, s)
         for c in range(n_classes):
             if complete:  # fast path: one CPT entry per feature, no messages
                 total = 0.0
@@ -128,17 +137,9 @@ def forest_log_likelihood_many(
     n_sets = log_cpts.shape[0]
     n_samples, n_features = codes.shape
     n_classes = parents.shape[0]
-    max_r = 1
-    for f in range(n_features):
-        max_r = max(max_r, n_categories[f])
-    beta = np.zeros((n_features, max_r))
-    terms = np.empty(max_r)
+    beta, terms = _scratch(n_categories)
     for s in range(n_samples):
-        complete = True
-        for f in range(n_features):
-            if codes[s, f] < 0:
-                complete = False
-                break
+        complete = _is_complete(codes, s)
         if not complete:
             for a in range(n_sets):
                 for c in range(n_classes):
