@@ -5,7 +5,7 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from discotree.kernels import _reference
-from discotree.kernels.encode import encode_bins
+from discotree.kernels.encode import encode_bins, encode_bins_padded
 from discotree.transformers.discretizer import weighted_quantile_edges
 
 
@@ -47,3 +47,18 @@ def test_bins_equal_counting_edges_below(rng, n_edges):
     out = np.zeros((500, 4), dtype=np.int8)
     encode_bins(values, np.array([3, 0, 2], dtype=np.intp), flat, offsets, out)
     assert_array_equal(out[:, [3, 0, 2]], _reference.bin_codes(values, edges))
+
+
+@pytest.mark.parametrize("n_edges", [0, 1, 4, 16])
+def test_padded_bins_equal_counting_edges_below(rng, n_edges):
+    values = rng.normal(size=(400, 3))
+    values[rng.random(values.shape) < 0.1] = np.nan
+    widths = [n_edges, max(n_edges - 1, 0), n_edges]  # uneven: +inf padding
+    edges = [np.sort(rng.normal(size=w)) for w in widths]
+    values[:3, 0] = edges[0][:3] if n_edges >= 3 else values[:3, 0]  # values on an edge
+    padded = np.full((3, n_edges), np.inf)
+    for k, e in enumerate(edges):
+        padded[k, : len(e)] = e
+    out = np.zeros((400, 3), dtype=np.int8)
+    encode_bins_padded(values, np.array([2, 0, 1], dtype=np.intp), padded, out)
+    assert_array_equal(out[:, [2, 0, 1]], _reference.bin_codes(values, edges))

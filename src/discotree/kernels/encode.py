@@ -128,6 +128,21 @@ def encode_bins(values, columns, edges, offsets, out):  # pragma: no cover - num
             out[r, columns[k]] = lo - start
 
 
+@numba.njit(cache=True, nogil=True)
+def encode_bins_padded(values, columns, padded, out):  # pragma: no cover - numba
+    """:func:`encode_bins` for few edges: column k's edges in ``padded[k]``, padded with
+    +inf to a common length, counted without branches (about twice as fast)."""
+    n_samples, n_columns = values.shape
+    width = padded.shape[1]
+    for r in range(n_samples):
+        for k in range(n_columns):
+            x = float(values[r, k])
+            code = 0
+            for e in range(width):
+                code += padded[k, e] < x
+            out[r, columns[k]] = code if x == x else -1
+
+
 #: Buckets of the quantile search (its cost is one pass to bucket the values and one
 #: to gather those of the buckets that hold a quantile).
 _QUANTILE_BUCKETS = 4096

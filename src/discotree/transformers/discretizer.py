@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from .._fitting import FitContractMixin
 from .._validation import check_is_fitted, check_sample_weight, check_targets, validate_data
-from ..kernels.encode import encode_bins, weighted_quantiles
+from ..kernels.encode import encode_bins, encode_bins_padded, weighted_quantiles
 from .mdl import mdl_cut_points
 
 __all__ = ["Discretizer", "weighted_quantile_edges"]
@@ -219,12 +219,19 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
         """The bins of the (already validated, numeric) ``X`` as integer codes, -1 for
         NaN, in one compiled pass; written into ``out[:, columns]`` when given."""
         edges = [np.asarray(e, dtype=np.float64) for e in self.bin_edges_]
-        offsets = np.concatenate([[0], np.cumsum([len(e) for e in edges])]).astype(np.intp)
-        flat = np.concatenate(edges) if edges else np.empty(0)
         if out is None:
             out = np.empty(X.shape, dtype=np.intp)
             columns = np.arange(X.shape[1], dtype=np.intp)
-        encode_bins(X, np.asarray(columns, dtype=np.intp), flat, offsets, out)
+        columns = np.asarray(columns, dtype=np.intp)
+        widest = max((len(e) for e in edges), default=0)
+        if widest <= 16:  # few edges: a padded table, counted without branches
+            padded = np.full((len(edges), widest), np.inf)
+            for k, e in enumerate(edges):
+                padded[k, : len(e)] = e
+            encode_bins_padded(X, columns, padded, out)
+            return out
+        offsets = np.concatenate([[0], np.cumsum([len(e) for e in edges])]).astype(np.intp)
+        encode_bins(X, columns, np.concatenate(edges), offsets, out)
         return out
 
     def __sklearn_tags__(self):

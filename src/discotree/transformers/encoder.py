@@ -175,9 +175,7 @@ class TableEncoder:
         each row (``class_index``) is passed to the discretizer, for supervised
         discretisation.
         """
-        columns, labels = table.columns, table.labels
-        if table.matrix is not None:
-            reject_inf(table.matrix, labels, self.owner)
+        columns, labels = table.columns, table.labels  # (check_table refused inf)
         self.columns_: list[_Column] = []
         binned = []
         fixed_bins = getattr(self.discretizer, "bin_edges", None) is not None
@@ -287,8 +285,6 @@ class TableEncoder:
                 f"{self.owner}: this batch has {len(table.columns)} columns, the first "
                 f"had {len(self.columns_)}."
             )
-        if table.matrix is not None:
-            reject_inf(table.matrix, table.labels, self.owner)
         updated: dict[int, _Column] = {}
         maps: dict[int, NDArray[np.intp]] = {}
         scan = set(range(len(self.columns_))) if columns is None else columns
@@ -454,9 +450,8 @@ class TableEncoder:
         return merged, maps_self, maps_other
 
     def transform(self, table: Table) -> NDArray[np.intp]:
-        """Codes of new rows: unseen categories and missing values become -1."""
-        if table.matrix is not None:
-            reject_inf(table.matrix, table.labels, self.owner)
+        """Codes of new rows: unseen categories and missing values become -1 (the
+        table comes from ``check_table``, which refuses inf)."""
         return self._encode(table)
 
     def _encode(self, table: Table) -> NDArray[np.intp]:
