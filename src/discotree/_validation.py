@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numbers
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +74,58 @@ class Table:
         return Table([c[rows] for c in self.columns], self.labels, None, factorized)
 
 
+class FactorizedColumn:
+    """An object column held as codes into its distinct values (a pandas string or
+    categorical column): the object array of its cells is built only when something
+    reads them (``np.asarray``, iteration, a cell); encoders read the codes.
+
+    Selecting rows (a slice, a mask or an index array) keeps the codes.
+    """
+
+    dtype = np.dtype(object)
+    ndim = 1
+
+    def __init__(self, codes: NDArray[np.intp], values: NDArray[Any]) -> None:
+        self.codes = codes
+        self.values = values
+        self._cells: NDArray[Any] | None = None
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    @property
+    def shape(self) -> tuple[int]:
+        return (len(self.codes),)
+
+    @property
+    def size(self) -> int:
+        return len(self.codes)
+
+    def cells(self) -> NDArray[Any]:
+        """The object array (None for missing), built once."""
+        if self._cells is None:
+            self._cells = np.append(self.values, None)[self.codes]
+        return self._cells
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> NDArray[Any]:
+        cells = self.cells()
+        return cells if dtype is None else cells.astype(dtype)
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, slice | np.ndarray | list):
+            return FactorizedColumn(self.codes[key], self.values)
+        return self.cells()[key]
+
+    def __iter__(self):
+        return iter(self.cells())
+
+    def tolist(self) -> list[Any]:
+        return self.cells().tolist()
+
+    def astype(self, dtype: Any, **kwargs: Any) -> NDArray[Any]:
+        return self.cells().astype(dtype, **kwargs)
+
+
 def is_dask_collection(obj: Any) -> bool:
     """A dask DataFrame, Series or Array (duck-typed: the core never imports dask)."""
     return hasattr(type(obj), "__dask_graph__")
@@ -123,9 +177,15 @@ def check_table(X: Any, owner: str) -> Table:
             return _checked(
                 Table([matrix[:, j] for j in range(matrix.shape[1])], labels, matrix), owner
             )
+        series = [X.iloc[:, j] for j in range(X.shape[1])]
+        strings = sum(isinstance(s.dtype, pd.StringDtype) for s in series)
+        if strings > 1 and strings * X.shape[0] >= 2_000_000:  # pyarrow frees the GIL
+            with ThreadPoolExecutor(min(strings, os.cpu_count() or 1)) as pool:
+                converted = list(pool.map(_series_to_array, series))
+        else:
+            converted = [_series_to_array(s) for s in series]
         columns, factorized = [], {}
-        for j in range(X.shape[1]):
-            column, codes = _series_to_array(X.iloc[:, j])
+        for j, (column, codes) in enumerate(converted):
             columns.append(column)
             if codes is not None:
                 factorized[j] = codes
@@ -250,11 +310,12 @@ def _series_to_array(series: pd.Series) -> tuple[NDArray[Any], Any]:
         if not all(isinstance(v, str) for v in categories):
             return _object_column(series.astype(object).to_numpy(), numeric=False), None
         codes = series.cat.codes.to_numpy().astype(np.intp)
-        return np.append(categories, None)[codes], (codes, categories)
+        return FactorizedColumn(codes, categories), (codes, categories)
     if isinstance(series.dtype, pd.StringDtype):  # strings or missing, nothing else
         codes, uniques = series.factorize(use_na_sentinel=True)  # no object per cell
         values = uniques.to_numpy(dtype=object)
-        return np.append(values, None)[codes], (codes.astype(np.intp), values)
+        codes = codes.astype(np.intp)
+        return FactorizedColumn(codes, values), (codes, values)
     if pd.api.types.is_bool_dtype(series.dtype) and not series.isna().any():
         return series.to_numpy(dtype=bool), None
     if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):

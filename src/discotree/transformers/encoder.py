@@ -75,7 +75,7 @@ def _present_values(column: NDArray[Any], factorized: Any = None) -> set:
         used = np.zeros(len(values) + 1, dtype=bool)
         used[codes] = True  # code -1 marks the last slot: missing
         return set(values[used[:-1]].tolist())
-    return {v for v in pd.unique(column) if v is not None}
+    return {v for v in pd.unique(np.asarray(column, dtype=object)) if v is not None}
 
 
 def _category_codes(column: NDArray[Any], spec: _Column, factorized: Any = None):
