@@ -126,3 +126,27 @@ def test_nan_is_missing_not_an_error(rng):
     y = rng.integers(0, 2, 40)
     proba = TANClassifier().fit(X, y).predict_proba(X)
     assert np.isfinite(proba).all()
+
+
+def test_string_and_categorical_columns_stay_codes_until_read():
+    """check_table keeps pandas string and categorical columns as codes into their
+    values; reading cells builds the object array, selecting rows keeps the codes."""
+    from discotree._validation import FactorizedColumn, check_table
+
+    frame = pd.DataFrame(
+        {
+            "s": pd.array(["b", None, "a", "b"], dtype="string"),
+            "c": pd.Categorical(["x", "y", None, "x"], categories=["y", "x", "unused"]),
+        }
+    )
+    table = check_table(frame, "T")
+    for j, expected in enumerate([["b", None, "a", "b"], ["x", "y", None, "x"]]):
+        column = table.columns[j]
+        assert isinstance(column, FactorizedColumn) and column.dtype.kind == "O"
+        assert column.tolist() == expected and list(column) == expected
+        assert np.asarray(column).tolist() == expected
+        assert column[[0, 3]].tolist() == [expected[0], expected[3]]
+        assert isinstance(column[1:], FactorizedColumn) and column[2] == expected[2]
+    taken = table.take(np.array([2, 0]))
+    assert taken.columns[0].tolist() == ["a", "b"]
+    assert taken.factorized[1][0].tolist() == [-1, 1]  # codes into the categories
