@@ -56,7 +56,10 @@ class TableSource:
     """
 
     def __init__(self, path: str | Path) -> None:
-        import pyarrow.dataset as ds
+        try:
+            import pyarrow.dataset as ds
+        except ImportError as err:  # a dependency; say what is missing
+            raise ValueError(f"reading {path} in batches needs pyarrow: {err}") from None
 
         self.path = Path(path)
         if not self.path.exists():
