@@ -146,3 +146,39 @@ def test_models_that_are_no_network_are_refused(tmp_path):
     three = np.where(X["count"] == 0, "a", np.where(X["count"] == 1, "b", "c"))
     with pytest.raises(ValueError, match="pairwise"):
         write_bif(DiscriminativeTreeClassifier(alpha=1.0).fit(X, three), tmp_path / "m.bif")
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [NaiveBayesClassifier(alpha=1.0), TANClassifier(alpha=0.5), TANClassifier(k=2, alpha=1.0)],
+    ids=repr,
+)
+def test_pgmpy_variable_elimination_gives_discotree_posteriors(estimator):
+    from pgmpy.inference import VariableElimination
+
+    from discotree.io import to_pgmpy
+
+    X, y = _data()
+    model = estimator.fit(X, y)
+    inference = VariableElimination(to_pgmpy(model))
+    states = {v: model.to_networkx().nodes[v]["states"] for v in FEATURES}
+    codes = model.encoder_.transform(check_table(X.iloc[:15], "test"))
+    for r in range(15):
+        evidence = {
+            f: states[f][codes[r, j]]
+            for j, f in enumerate(FEATURES)
+            if codes[r, j] >= 0 and j != r % 4
+        }
+        masked = X.iloc[[r]].copy()
+        masked[FEATURES[r % 4]] = np.nan if FEATURES[r % 4] in ("count", "height") else None
+        posterior = inference.query(["class"], evidence=evidence, show_progress=False).values
+        assert_allclose(posterior, model.predict_proba(masked)[0], atol=1e-9)
+
+
+def test_pgmpy_per_class_models_are_one_network_per_class():
+    from discotree.io import to_pgmpy
+
+    X, y = _data()
+    networks, prior = to_pgmpy(ChowLiuClassifier().fit(X, y))
+    assert len(networks) == 2 and prior.sum() == pytest.approx(1.0)
+    assert all(set(n.nodes()) == set(FEATURES) for n in networks)

@@ -9,6 +9,7 @@ from .networks import (
     feature_states,
     network_of,
     to_networkx,
+    to_pgmpy,
 )
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "read_bif_network",
     "save_json",
     "to_networkx",
+    "to_pgmpy",
     "write_bif",
     "write_xmlbif",
 ]

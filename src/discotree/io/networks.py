@@ -28,6 +28,7 @@ __all__ = [
     "feature_states",
     "network_of",
     "to_networkx",
+    "to_pgmpy",
 ]
 
 
@@ -296,3 +297,51 @@ def _parents_of(estimator: Any) -> NDArray[np.intp]:
         f"{type(estimator).__name__} keeps no single per-class structure (multiclass "
         "discriminative trees: one forest pair per pair of classes)."
     )
+
+
+def to_pgmpy(estimator: Any) -> Any:
+    """The fitted model as a ``pgmpy`` ``DiscreteBayesianNetwork`` (pgmpy must be
+    installed; it is not a dependency): the class-rooted network of naive Bayes, TAN and
+    k-trees (:func:`network_of`); per-class models (Chow-Liu, discriminative tree pairs)
+    return a list with one network per class and the class prior (:func:`class_networks`).
+
+    Raises
+    ------
+    ImportError
+        If pgmpy is not installed.
+    """
+    try:
+        from pgmpy.factors.discrete import TabularCPD
+        from pgmpy.models import DiscreteBayesianNetwork
+    except ImportError as err:
+        raise ImportError(f"to_pgmpy needs pgmpy (pip install pgmpy): {err}") from None
+
+    def convert(network: Network) -> Any:
+        model = DiscreteBayesianNetwork()
+        model.add_nodes_from([v.name for v in network.variables])
+        model.add_edges_from([(p, v.name) for v in network.variables for p in v.parents])
+        cards = {v.name: len(v.states) for v in network.variables}
+        for v in network.variables:
+            table = np.asarray(v.table)  # (parents' states..., own states)
+            values = table.reshape(-1, len(v.states)).T  # own states x parent configurations
+            state_names = {
+                v.name: list(v.states),
+                **{p: network.variable(p).states for p in v.parents},
+            }
+            model.add_cpds(
+                TabularCPD(
+                    v.name,
+                    cards[v.name],
+                    values,
+                    evidence=v.parents or None,
+                    evidence_card=[cards[p] for p in v.parents] or None,
+                    state_names=state_names,
+                )
+            )
+        model.check_model()
+        return model
+
+    if _per_class(estimator):
+        networks, prior = class_networks(estimator)
+        return [convert(n) for n in networks], prior
+    return convert(network_of(estimator))
