@@ -155,38 +155,7 @@ class IncrementalFitMixin:
         if X is None or y is None:
             raise ValueError(f"{name}: partial_fit needs both X and y (or neither).")
         first = stream is None
-        if first:
-            if "classes_" in self.__dict__:  # after fit, which keeps no counts
-                warnings.warn(
-                    f"{name}: partial_fit after fit (or end_partial_fit) starts a new model "
-                    "from this batch (no counts are kept to continue from); the classes "
-                    "are the fitted ones unless given.",
-                    UserWarning,
-                    stacklevel=2,
-                )
-                if classes is None:
-                    classes = self.classes_
-                clear_fitted_state(self)
-            self._alpha, self._epsilon = self._check_common_params()
-            self._check_params()
-            if classes is None:
-                raise ValueError(
-                    f"{name}: classes must be given on the first call to partial_fit "
-                    "(every label that will appear)."
-                )
-            classes = np.asarray(classes)
-            all_classes = np.unique(check_targets(classes, len(classes), name))
-            if len(all_classes) < 2:
-                raise ValueError(f"{name}: classes must hold at least two labels.")
-        else:
-            all_classes = self.classes_
-            if classes is not None and not np.array_equal(
-                np.unique(np.asarray(classes)), all_classes
-            ):
-                raise ValueError(
-                    f"{name}: classes={classes!r} differs from the first call's "
-                    f"{all_classes.tolist()!r}."
-                )
+        all_classes = self._batch_classes(classes, first)
         table = check_table(X, name)
         validate_data(self, X, skip_check_array=True, reset=first)
         y = check_targets(y, table.n_samples, name)
@@ -205,24 +174,67 @@ class IncrementalFitMixin:
             stream = self._stream_start(encoder, len(all_classes))
         else:
             encoder = self.encoder_
-            if len(table.columns) != len(encoder.columns_):
-                encoder.extend(table, stream.n_rows)  # raises, naming the difference
-            codes = encoder.transform(table)
-            unseen = encoder.columns_with_unseen(table, codes)
-            if unseen:  # new categories (rare): grow the tables, encode again
-                maps = encoder.extend(table, stream.n_rows, unseen)
-                if maps:
-                    stream.realign(maps, encoder.n_categories_)
-                    codes = encoder.transform(table)
+            codes = self._encode_batch(encoder, stream, table)
         self._stream_add(stream, codes, y_index, weights)
         if first:
             self.classes_, self.encoder_, self._stream = all_classes, encoder, stream
-            self.n_categories_ = encoder.n_categories_
         for attribute in self.__dict__.get("_stream_learnt", ()):  # now stale
             self.__dict__.pop(attribute, None)
         self.n_categories_ = encoder.n_categories_
         self._stream_stale = True
         return self
+
+    def _batch_classes(self, classes: Any, first: bool) -> NDArray[Any]:
+        """Every label, checked: given on the first call (or kept from ``fit``, with a
+        warning that a new model starts), the same if given later."""
+        name = type(self).__name__
+        if not first:
+            if classes is not None and not np.array_equal(
+                np.unique(np.asarray(classes)), self.classes_
+            ):
+                raise ValueError(
+                    f"{name}: classes={classes!r} differs from the first call's "
+                    f"{self.classes_.tolist()!r}."
+                )
+            return self.classes_
+        if "classes_" in self.__dict__:  # after fit, which keeps no counts
+            warnings.warn(
+                f"{name}: partial_fit after fit (or end_partial_fit) starts a new model "
+                "from this batch (no counts are kept to continue from); the classes "
+                "are the fitted ones unless given.",
+                UserWarning,
+                stacklevel=3,
+            )
+            if classes is None:
+                classes = self.classes_
+            clear_fitted_state(self)
+        self._alpha, self._epsilon = self._check_common_params()
+        self._check_params()
+        if classes is None:
+            raise ValueError(
+                f"{name}: classes must be given on the first call to partial_fit "
+                "(every label that will appear)."
+            )
+        classes = np.asarray(classes)
+        all_classes = np.unique(check_targets(classes, len(classes), name))
+        if len(all_classes) < 2:
+            raise ValueError(f"{name}: classes must hold at least two labels.")
+        return all_classes
+
+    @staticmethod
+    def _encode_batch(encoder, stream: _Stream, table) -> NDArray[np.integer]:
+        """A later batch's codes; categories it reveals grow the encoding and the
+        tables first (columns whose codes show unseen values are rescanned only)."""
+        if len(table.columns) != len(encoder.columns_):
+            encoder.extend(table, stream.n_rows)  # raises, naming the difference
+        codes = encoder.transform(table)
+        unseen = encoder.columns_with_unseen(table, codes)
+        if unseen:  # new categories (rare): grow the tables, encode again
+            maps = encoder.extend(table, stream.n_rows, unseen)
+            if maps:
+                stream.realign(maps, encoder.n_categories_)
+                codes = encoder.transform(table)
+        return codes
 
     @available_if_explained(_why_no_partial_fit)
     def end_partial_fit(self):

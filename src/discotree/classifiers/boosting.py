@@ -287,7 +287,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         """
         self.n_estimators_ = self.n_estimators
         if is_dask_collection(X):
-            from ..engines.dask_engine import fit_boosted_dask  # the extra discotree[dask]
+            from ..engines.dask_boosting import fit_boosted_dask  # the extra discotree[dask]
 
             return fit_boosted_dask(self, X, y, sample_weight)
         if self.n_estimators_cv is not None:

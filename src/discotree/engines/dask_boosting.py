@@ -1,0 +1,224 @@
+"""Boosting on dask collections (the extra ``discotree[dask]``).
+
+:class:`~discotree.BoostedGraphicalModelClassifier` re-weights the rows every round, so
+its data stay in the cluster as encoded codes (persisted once, after the schema pass of
+:mod:`discotree.engines.dask_engine`), with the row weights beside them. A round is one
+weighted counting pass (tree-reduced pair statistics), the weak learner learnt on the
+client, one scoring pass for the margins, the line search of step 5 of Algorithm 2
+(000_73c31e535057fe50.txt) whose slope is summed over the partitions, and the weight
+update with its normalising log-sum-exp.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+
+from ..stats.discrete import PairStatistics
+from .dask_engine import _encode_partition, row_partitions, schema_pass, tree_sum
+
+__all__ = ["fit_boosted_dask"]
+
+
+def _task_rows(encoded, positive: int, negative: int):
+    """A partition's rows of one binary problem: codes, label (1 = positive), y = +-1
+    and the initial weights."""
+    codes, class_index, weights = encoded
+    keep = (class_index == positive) | (
+        (class_index != positive) if negative < 0 else (class_index == negative)
+    )
+    w = np.ones(len(codes)) if weights is None else weights
+    label = (class_index[keep] == positive).astype(np.intp)
+    return codes[keep], label, 2.0 * label - 1.0, w[keep]
+
+
+def _log_sum_exp_parts(log_w: np.ndarray) -> tuple[float, float]:
+    """(max, sum exp(log_w - max)) of a partition, to combine into a logsumexp."""
+    if len(log_w) == 0:
+        return -np.inf, 0.0
+    top = float(log_w.max())
+    return top, float(np.exp(log_w - top).sum())
+
+
+def _combine_log_sum_exp(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    """Two (scale, sum at that scale) pairs at their common, larger scale."""
+    top = max(a[0], b[0])
+    if top == -np.inf:
+        return top, 0.0
+    return top, a[1] * np.exp(a[0] - top) + b[1] * np.exp(b[0] - top)
+
+
+def _persisted(function, *columns) -> list:
+    """``function`` applied to each partition's items, kept in the cluster."""
+    return list(
+        dask.persist(*[dask.delayed(function)(*items) for items in zip(*columns, strict=True)])
+    )
+
+
+def _global_log_sum_exp(log_w: list) -> float:
+    top, total = tree_sum(
+        [dask.delayed(_log_sum_exp_parts)(part) for part in log_w], _combine_log_sum_exp
+    ).compute()
+    return float(top + np.log(total))
+
+
+def _weighted_statistics(task, log_w, n_categories, total: float) -> PairStatistics:
+    codes, label, _, _ = task
+    if len(codes) == 0:
+        width = int(np.sum(n_categories))
+        return PairStatistics(np.zeros((2, width, width)), n_categories)
+    return PairStatistics.from_codes(codes, label, n_categories, 2, np.exp(log_w) * total)
+
+
+def _margins(task, candidate, algorithm: str) -> np.ndarray:
+    """y times the weak learner's score, on a partition's rows (step 5's margins)."""
+    codes, _, y, _ = task
+    return y * candidate.weak(codes, algorithm) if len(codes) else np.empty(0)
+
+
+def _margin_sums(task, margins, log_w) -> tuple[float, bool]:
+    w = np.exp(log_w)
+    positive = w > 0
+    return float(np.sum(w[positive] * margins[positive])), bool((margins[positive] < 0).any())
+
+
+def _slope_parts(margins, log_w, beta: float) -> tuple[float, float]:
+    """(max exponent, -sum w m exp(exponent - max)) of a partition's rows."""
+    w = np.exp(log_w)
+    positive = w > 0
+    m, w = margins[positive], w[positive]
+    if len(m) == 0:
+        return -np.inf, 0.0
+    exponent = -beta * m
+    scale = float(exponent.max())
+    return scale, float(-np.sum(w * m * np.exp(exponent - scale)))
+
+
+def _boost_task(estimator, schema, encoded, positive: int, negative: int):
+    """Algorithm 2 on one binary problem, every pass over the persisted partitions:
+    per round a weighted counting pass (tree-reduced) and a scoring pass; the line
+    search evaluates its slope over the partitions (``line_search_by_slope``, the
+    bracketing and Brent steps of the in-memory fit)."""
+    from ..classifiers.boosting import BASE_LEARNERS, _Ensemble, _Round, line_search_by_slope
+    from ..models.discrete_forest import DiscreteForestModel
+
+    n_categories = schema.n_categories
+    tasks = _persisted(_task_rows, encoded, [positive] * len(encoded), [negative] * len(encoded))
+    sums = tree_sum(
+        [dask.delayed(lambda t: np.array([t[3].sum(), *np.bincount(t[1], t[3], 2)]))(t)
+         for t in tasks]
+    ).compute()  # fmt: skip
+    total, side = float(sums[0]), sums[1:]
+    log_w = _persisted(lambda t: np.log(t[3] / total), tasks)
+    init_score = 0.0
+    if estimator.init == "prior":
+        init_score = 0.5 * float(np.log(side[1] / side[0]))
+        log_w = _persisted(lambda lw, t: lw - t[2] * init_score, log_w, tasks)
+        norm = _global_log_sum_exp(log_w)
+        log_w = _persisted(lambda lw: lw - norm, log_w)
+    learner = BASE_LEARNERS[estimator.base]
+    rounds: list = []
+    stopped = ""
+    for t in range(estimator.n_estimators_):
+        stats = tree_sum(
+            [
+                dask.delayed(_weighted_statistics)(task, lw, n_categories, total)
+                for task, lw in zip(tasks, log_w, strict=True)
+            ]
+        ).compute()
+        parents = learner(stats, estimator._alpha)
+        model = DiscreteForestModel.from_statistics(
+            stats, parents, alpha=estimator._alpha, epsilon=estimator._epsilon
+        )
+        candidate = _Round(1.0, model)
+        algorithm = estimator.algorithm
+        n_parts = len(tasks)
+        margins = _persisted(_margins, tasks, [candidate] * n_parts, [algorithm] * n_parts)
+        weighted, any_negative = tree_sum(
+            [
+                dask.delayed(_margin_sums)(task, m, lw)
+                for task, m, lw in zip(tasks, margins, log_w, strict=True)
+            ],
+            lambda a, b: (a[0] + b[0], a[1] or b[1]),
+        ).compute()
+
+        def slope(beta: float, margins=margins, log_w=log_w) -> float:
+            parts = [
+                dask.delayed(_slope_parts)(m, lw, beta)
+                for m, lw in zip(margins, log_w, strict=True)
+            ]
+            return float(tree_sum(parts, _combine_log_sum_exp).compute()[1])
+
+        alpha = line_search_by_slope(weighted, any_negative, slope)
+        if alpha == 0.0:
+            stopped = f"round {t + 1}: weak learner no better than chance (alpha = 0)"
+            break
+        if not np.isfinite(alpha) or alpha > 1e12:
+            rounds.append(candidate)
+            stopped = f"round {t + 1}: perfect weak learner (infinite alpha)"
+            break
+        candidate.alpha = alpha
+        rounds.append(candidate)
+        log_w = _persisted(lambda lw, m, a=alpha: lw - a * m, log_w, margins)
+        norm = _global_log_sum_exp(log_w)
+        log_w = _persisted(lambda lw, z=norm: lw - z, log_w)
+    return _Ensemble(positive, negative, rounds, stopped, init_score)
+
+
+def fit_boosted_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
+    """``BoostedGraphicalModelClassifier.fit`` on dask collections: a schema pass, the
+    codes encoded once and persisted in the cluster, then for each round one weighted
+    counting pass and one scoring pass (and the line search's slope evaluations)."""
+    name = type(estimator).__name__
+    if estimator.n_estimators_cv is not None:
+        raise ValueError(
+            f"{name}: n_estimators_cv refits on folds of the rows; on dask input give "
+            "n_estimators (chosen on a sample)."
+        )
+    if y is None:
+        raise ValueError(f"{name} requires y to be passed, but the target y is None.")
+    estimator._alpha, estimator._epsilon = estimator._check_common_params()
+    estimator._check_params()
+    if estimator._alpha == "auto":
+        raise ValueError(f"{name}: alpha='auto' is not available on dask input; give a number.")
+    names = list(X.columns) if isinstance(X, dd.DataFrame) else None
+    if names is not None and not all(isinstance(n, str) for n in names):
+        names = None
+    parts = row_partitions(X, y, sample_weight)
+    schema = schema_pass(estimator, parts, names)
+    n_classes = len(schema.classes)
+    if n_classes < 2:
+        raise ValueError(f"{name}: y contains only 1 class; at least two are needed.")
+    encoded = list(
+        dask.persist(*[dask.delayed(_encode_partition)(schema, x, y_, w) for x, y_, w in parts])
+    )
+    class_weight = tree_sum(
+        [
+            dask.delayed(
+                lambda e: np.bincount(e[1], None if e[2] is None else e[2], n_classes).astype(
+                    np.float64
+                )
+            )(part)
+            for part in encoded
+        ]
+    ).compute()
+    estimator.classes_ = schema.classes
+    estimator.encoder_ = copy.deepcopy(schema.encoder)
+    estimator.n_features_in_ = schema.n_features
+    if schema.feature_names is not None:
+        estimator.feature_names_in_ = schema.feature_names
+    estimator.n_categories_ = schema.n_categories
+    estimator.class_count_ = class_weight
+    estimator.class_log_prior_ = np.log(class_weight / class_weight.sum())
+    estimator.alpha_ = estimator._alpha
+    ensembles = [
+        _boost_task(estimator, schema, encoded, positive, negative)
+        for positive, negative in estimator._tasks(n_classes)
+    ]
+    estimator._set_ensembles(ensembles)
+    estimator.model_ = None
+    return estimator
