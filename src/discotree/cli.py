@@ -396,9 +396,10 @@ def build_parser() -> argparse.ArgumentParser:
         "fit",
         formatter_class=fmt,
         parents=[common],
-        help="fit a classifier on a CSV file and save it",
-        description="Fit a classifier on a CSV file (header row; empty "
-        "fields are missing) and save it as a model file signed with this user's key.",
+        help="fit a classifier on a data file and save it",
+        description="Fit a classifier on a CSV (also gzipped) or Parquet file, or a folder "
+        "of them (empty fields are missing), and save it as a model file: JSON by default "
+        "(data only), or a pickle signed with this user's key.",
     )
     p.add_argument(
         "--data",
@@ -432,9 +433,10 @@ def build_parser() -> argparse.ArgumentParser:
         "predict",
         formatter_class=fmt,
         parents=[common],
-        help="classify the rows of a CSV file with a saved model",
-        description="Predict with a model saved by 'discotree fit'. Model "
-        "files are signed pickles: a file another user or machine wrote is refused.",
+        help="classify the rows of a data file with a saved model",
+        description="Predict with a model saved by 'discotree fit', in batches, writing "
+        "the predictions as it goes. JSON model files are read as data; a pickle is "
+        "loaded only if this user's key signed it.",
     )
     p.add_argument(
         "--model", type=Path, required=True, help="model file written by 'discotree fit' (signed)"
