@@ -126,6 +126,14 @@ class FactorizedColumn:
         return self.cells().astype(dtype, **kwargs)
 
 
+def positive_rows(table: Table, y: Any, weights: Any) -> tuple[Table, Any, Any]:
+    """The rows of positive weight (a weight of zero is the same as leaving it out)."""
+    if weights is not None and not (weights > 0).all():
+        rows = np.flatnonzero(weights > 0)
+        return table.take(rows), y[rows], weights[rows]
+    return table, y, weights
+
+
 def is_dask_collection(obj: Any) -> bool:
     """A dask DataFrame, Series or Array (duck-typed: the core never imports dask)."""
     return hasattr(type(obj), "__dask_graph__")

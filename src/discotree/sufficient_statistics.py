@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._validation import check_sample_weight, check_table, check_targets
+from ._validation import check_sample_weight, check_table, check_targets, positive_rows
 from .stats.discrete import PairStatistics
 from .transformers.discretizer import Discretizer
 from .transformers.encoder import TableEncoder
@@ -167,21 +167,31 @@ class StatisticsSchema:
                 f"{_OWNER}: y holds labels not in classes: {np.unique(y[unknown]).tolist()!r}."
             )
         weights = check_sample_weight(sample_weight, table.n_samples, _OWNER)
-        if weights is not None and not (weights > 0).all():
-            keep = np.flatnonzero(weights > 0)
-            table, y, weights = table.take(keep), y[keep], weights[keep]
+        table, y, weights = positive_rows(table, y, weights)
         encoder = copy.deepcopy(self.encoder)
         encoder.extend(table, 0)
         schema = StatisticsSchema(encoder, self.classes, self.feature_names)
         codes = encoder.transform(table)
         class_index = np.searchsorted(self.classes, y).astype(np.intp)
+        return schema.count_codes(codes, class_index, weights)
+
+    def count_codes(
+        self,
+        codes: NDArray[np.integer],
+        class_index: NDArray[np.intp],
+        weights: NDArray[np.float64] | None = None,
+    ) -> PairStatistics:
+        """The statistics of rows already encoded with this schema (codes and class
+        indices), zero tables when there are none."""
         n_classes = len(self.classes)
-        stats = PairStatistics.from_codes(
-            codes, class_index, encoder.n_categories_, n_classes, weights
-        )
-        w = np.ones(len(y)) if weights is None else weights
+        if len(codes) == 0:
+            width = int(self.n_categories.sum())
+            zeros = np.zeros((n_classes, width, width))
+            return PairStatistics(zeros, self.n_categories, np.zeros(n_classes), self)
+        stats = PairStatistics.from_codes(codes, class_index, self.n_categories, n_classes, weights)
+        w = np.ones(len(codes)) if weights is None else weights
         class_weight = np.bincount(class_index, weights=w, minlength=n_classes)
-        return PairStatistics(stats.counts, stats.n_categories, class_weight, schema)
+        return PairStatistics(stats.counts, stats.n_categories, class_weight, self)
 
     def union(
         self, other: StatisticsSchema

@@ -19,6 +19,7 @@ from .._validation import (
     check_targets,
     is_count,
     is_dask_collection,
+    positive_rows,
     validate_data,
 )
 from ..models.discrete_forest import DiscreteForestModel
@@ -32,14 +33,6 @@ logger = logging.getLogger(__name__)
 
 #: Values of the ``distribution`` parameter of the estimators that have one.
 DISTRIBUTIONS = ("discrete", "gaussian")
-
-
-def _positive_rows(table, y, weights):
-    """The rows of positive weight (a weight of zero is the same as leaving it out)."""
-    if weights is not None and not (weights > 0).all():
-        rows = np.flatnonzero(weights > 0)
-        return table.take(rows), y[rows], weights[rows]
-    return table, y, weights
 
 
 class DiscreteForestClassifierBase(
@@ -141,7 +134,7 @@ class DiscreteForestClassifierBase(
         validate_data(self, X, skip_check_array=True)
         y = check_targets(y, table.n_samples, name)
         weights = check_sample_weight(sample_weight, table.n_samples, name)
-        table, y, weights = _positive_rows(table, y, weights)
+        table, y, weights = positive_rows(table, y, weights)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(

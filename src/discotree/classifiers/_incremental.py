@@ -36,10 +36,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._fitting import available_if_explained, clear_fitted_state
-from .._validation import check_sample_weight, check_table, check_targets, validate_data
+from .._validation import (
+    check_sample_weight,
+    check_table,
+    check_targets,
+    positive_rows,
+    validate_data,
+)
 from ..kernels.counts import univariate_counts
 from ..stats.discrete import PairStatistics, category_index_map
-from ._base import _positive_rows
 
 __all__ = ["IncrementalFitMixin"]
 
@@ -166,7 +171,7 @@ class IncrementalFitMixin:
                 f"(classes: {all_classes.tolist()!r})."
             )
         weights = check_sample_weight(sample_weight, table.n_samples, name)
-        table, y, weights = _positive_rows(table, y, weights)
+        table, y, weights = positive_rows(table, y, weights)
         y_index = np.searchsorted(all_classes, y).astype(np.intp)
         if first:
             encoder = self._make_encoder()

@@ -192,15 +192,16 @@ def _summarise(x: Any, y: Any, w: Any, max_categories: int, limit: int, owner: s
                 and (column.max() >= EXACT_FLOAT_INTEGER or column.min() <= -EXACT_FLOAT_INTEGER)
             )
             values = distinct[j]
+            as_float = column.astype(np.float64)
             if values is not None and not wide:  # few values: exact, with their weights
                 exact = values.tolist()
-                codes = np.searchsorted(values, column.astype(np.float64))
-                observed = ~np.isnan(column.astype(np.float64)) & positive
+                codes = np.searchsorted(values, as_float)
+                observed = ~np.isnan(as_float) & positive
                 mass = np.bincount(codes[observed], weights[observed], len(values))
                 sketch = (values, mass)
             else:
                 exact = None if values is None else np.unique(column[positive]).tolist()
-                sketch = _sketch(column.astype(np.float64), weights)
+                sketch = _sketch(as_float, weights)
             columns.append(("wide" if wide else "numeric", exact, sketch))
         else:
             if positive.all():
@@ -316,28 +317,10 @@ def _encode_partition(schema: StatisticsSchema, x: Any, y: Any, w: Any):
     return codes, class_index, weights
 
 
-def _empty_statistics(schema: StatisticsSchema) -> PairStatistics:
-    width = int(schema.n_categories.sum())
-    n_classes = len(schema.classes)
-    return PairStatistics(
-        np.zeros((n_classes, width, width)), schema.n_categories, np.zeros(n_classes), schema
-    )
-
-
-def _count(schema: StatisticsSchema, codes, class_index, weights) -> PairStatistics:
-    n_classes = len(schema.classes)
-    if len(codes) == 0:
-        return _empty_statistics(schema)
-    stats = PairStatistics.from_codes(codes, class_index, schema.n_categories, n_classes, weights)
-    w = np.ones(len(codes)) if weights is None else weights
-    class_weight = np.bincount(class_index, weights=w, minlength=n_classes)
-    return PairStatistics(stats.counts, stats.n_categories, class_weight, schema)
-
-
 def _count_partition(schema, encoded, n_folds: int):
     """The partition's statistics, and with ``n_folds`` those of each fold's rows."""
     codes, class_index, weights = encoded
-    total = _count(schema, codes, class_index, weights)
+    total = schema.count_codes(codes, class_index, weights)
     if n_folds == 0:
         return total
     folds = content_folds(codes, n_folds)
@@ -345,7 +328,7 @@ def _count_partition(schema, encoded, n_folds: int):
     for k in range(n_folds):
         rows = folds == k
         part_weights = None if weights is None else weights[rows]
-        per_fold.append(_count(schema, codes[rows], class_index[rows], part_weights))
+        per_fold.append(schema.count_codes(codes[rows], class_index[rows], part_weights))
     return [total, *per_fold]
 
 
