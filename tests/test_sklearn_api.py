@@ -31,6 +31,8 @@ ALL_ESTIMATORS = [
     DiscriminativeTreeClassifier(multiclass="ovr", n_edges=2, edge_cost=0.01),
     DiscriminativeTreeClassifier(distribution="gaussian"),
     DiscriminativeTreeClassifier(n_edges="cv"),
+    DiscriminativeTreeClassifier(parameters="altmax", alpha=1.0),
+    DiscriminativeTreeClassifier(parameters="altmax", multiclass="ovr", max_alternations=2),
     BoostedGraphicalModelClassifier(n_estimators=3),
     BoostedGraphicalModelClassifier(base="chow-liu", algorithm="discrete", n_estimators=2),
     BoostedGraphicalModelClassifier(base="tan", multiclass="ovr", n_estimators=2),

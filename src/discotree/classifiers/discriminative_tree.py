@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -14,65 +13,21 @@ from .._fitting import argmax_with_ties, available_if_explained, sign_with_ties
 from .._validation import check_is_fitted, check_random_state_param, int_seed, is_count, take_rows
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
+from ..models.lgmht_altmax import altmax_forest_model
 from ..stats.discrete import PairStatistics, j_divergence, smoothed_conditional
 from ..stats.discriminative import discriminative_weights, gaussian_discriminative_weights
 from ..stats.gaussian import GaussianStatistics, gaussian_j_divergence
 from ..stats.smoothing import forest_models_by_alpha
 from ..structure.chow_liu import forest_parents
-from ..structure.discriminative import ForestPath, discriminative_forest_paths
+from ..structure.discriminative import discriminative_forest_paths
 from ._base import DiscreteForestClassifierBase
+from ._forest_pairs import STRUCTURE_ALPHA, _CompositeScores, _ForestPair, composite_scores
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["DiscriminativeTreeClassifier"]
 
 _MULTICLASS = ("pairwise", "ovr")
-
-
-@dataclass
-class _ForestPair:
-    """The two forests learned for one binary problem: ``positive`` against
-    ``negative`` (class indices; -1 stands for "every other class")."""
-
-    positive: int
-    negative: int
-    path_pos: ForestPath
-    path_neg: ForestPath
-    j_path: NDArray[np.float64]  # eq. 16 for k = 0, 1, ... edges per forest
-    model: Any  # two-class model (column 0: q-hat, column 1: p-hat)
-
-    def log_ratio(self, encoded: NDArray) -> NDArray[np.float64]:
-        loglik = self.model.log_likelihood(encoded)
-        return loglik[:, 1] - loglik[:, 0]
-
-
-#: The pseudo-count of the structure (the weights of eq. 21) while ``alpha="auto"``
-#: compares the alphas of the grid on each fold.
-STRUCTURE_ALPHA = 1.0
-
-
-@dataclass
-class _CompositeScores:
-    """Per binary problem (positive, negative, two-class model): the scores of eq. 32
-    (two classes: the joint log-likelihoods) with a given class prior."""
-
-    parts: list
-    n_classes: int
-
-    def scores(self, codes: NDArray, log_prior: NDArray[np.float64]) -> NDArray[np.float64]:
-        if self.n_classes == 2:
-            return self.parts[0][2].log_likelihood(codes) + log_prior
-        scores = np.zeros((len(codes), self.n_classes))
-        for positive, negative, model in self.parts:
-            loglik = model.log_likelihood(codes)
-            ratio = loglik[:, 1] - loglik[:, 0]
-            if negative < 0:
-                rest = np.log(-np.expm1(log_prior[positive]))
-                scores[:, positive] = ratio + log_prior[positive] - rest
-            else:
-                f = ratio + log_prior[positive] - log_prior[negative]
-                scores[:, positive] += f
-                scores[:, negative] -= f
-        return scores
+_PARAMETERS = ("projection", "altmax")
 
 
 class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
@@ -117,11 +72,26 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         classes and predicts ``argmax_i sum_j f_ij(x)`` with ``f_ij`` the log
         likelihood ratio plus log prior ratio (eq. 31-32); ``"ovr"`` learns class i
         against all others.
+    parameters : {"projection", "altmax"}, default="projection"
+        ``"projection"``: each forest's parameters are the projection of its class's
+        smoothed empirical distribution (eq. 7; LGMHT-proj of 001). ``"altmax"``
+        (discrete only): LGMHT-altmax of 001, Section 3, starts from the projections
+        and alternately minimises each class's Chernoff bound on its training error
+        (Lemmas 3.1-3.3) with both forests fixed
+        (:mod:`discotree.models.lgmht_altmax`); training samples with missing values
+        are left out of the bound. With more than two classes, every binary problem
+        of ``multiclass`` gets its own altmax pair, learnt on the samples of its two
+        sides. The paper finds, and ``sanghavi-random-trees`` measures, that it lowers
+        the training error more than the error on new samples.
+    max_alternations : int, default=20
+        ``parameters="altmax"``: at most this many alternations (S_0 then S_1); it
+        stops earlier when the pair's bound no longer decreases.
     alpha : float or "auto", default="auto"
         Dirichlet pseudo-count per cell, or ``"auto"``: chosen by cross-validation as
         for :class:`NaiveBayesClassifier` (``alpha_``; ``docs/design/smoothing.md``).
         Each fold's forests are learnt at alpha 1 while the alphas are compared; the
         final forests with the chosen one. Ignored by ``distribution="gaussian"``.
+        With ``parameters="altmax"``, the alpha of the starting projections.
     epsilon : float, default=1e-5
         Zero-probability floor (only relevant when alpha is tiny).
     max_categories : int, default=10
@@ -158,6 +128,11 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
     j_divergence_path_ : ndarray
         Two classes: the tree-approximate J-divergence (eq. 16) of the optimal k-edge
         forest pair for k = 0, 1, ... (non-decreasing).
+    altmax_history_ : list of dict
+        ``parameters="altmax"`` with two classes: the pair's bound on the training
+        error, the error exponents and the training error at the start and after
+        every alternation (:class:`~discotree.models.lgmht_altmax.AltmaxResult`; every
+        binary problem's is in ``forest_pairs_``).
     model_ : DiscreteForestModel or GaussianForestModel or None
         Two classes: the pair of forests (column order of ``classes_``).
     n_features_in_ : int
@@ -195,6 +170,8 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         multiclass: str = "pairwise",
         *,
         cost_accounting: str = "per-forest",
+        parameters: str = "projection",
+        max_alternations: int = 20,
         random_state: int | np.random.RandomState | None = 0,
         alpha: float | str = "auto",
         epsilon: float = 1e-5,
@@ -209,6 +186,8 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         self.distribution = distribution
         self.multiclass = multiclass
         self.cost_accounting = cost_accounting
+        self.parameters = parameters
+        self.max_alternations = max_alternations
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fitting
@@ -232,6 +211,19 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
                 f"{name}: edge_cost must be a non-negative number or an (n_features, "
                 f"n_features) matrix of them, got {self.edge_cost!r}."
             ) from None
+        if self.parameters not in _PARAMETERS:
+            raise ValueError(
+                f"{name}: parameters must be one of {_PARAMETERS}, got {self.parameters!r}."
+            )
+        if self.parameters == "altmax" and self.distribution != "discrete":
+            raise ValueError(
+                f"{name}: parameters='altmax' is defined for distribution='discrete' only "
+                "(indicator features of a finite family)."
+            )
+        if not is_count(self.max_alternations, 1):
+            raise ValueError(
+                f"{name}: max_alternations must be an integer >= 1, got {self.max_alternations!r}."
+            )
         k = self.n_edges
         if not (k is None or (isinstance(k, str) and k == "cv") or is_count(k)):
             raise ValueError(f"{name}: n_edges must be None, 'cv' or an integer >= 0, got {k!r}.")
@@ -280,7 +272,7 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
             n_splits=n_splits, shuffle=True, random_state=int_seed(self.random_state)
         )
         for train, test in splitter.split(np.zeros(len(y)), y):
-            model = clone(self).set_params(n_edges=None)
+            model = clone(self).set_params(n_edges=None, parameters="projection")
             w = None if sample_weight is None else np.asarray(sample_weight)[train]
             model.fit(take_rows(X, train), y[train], sample_weight=w)
             staged = model.staged_decision_function(take_rows(X, test), grid)
@@ -295,6 +287,8 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
     def _partial_fit_unsupported(self) -> str | None:
         if isinstance(self.n_edges, str):
             return "n_edges='cv' refits on folds of the rows."
+        if self.parameters == "altmax":
+            return "parameters='altmax' minimises a bound over the training rows."
         return super()._partial_fit_unsupported()
 
     def _stream_prepare(self) -> None:
@@ -313,6 +307,17 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         n_weights = np.zeros(n_classes)
         for positive, negative in tasks:  # one binary problem at a time: bounded memory
             pair, psi_pos, psi_neg = self._fit_pair(stats, positive, negative, n_features)
+            if self.parameters == "altmax":
+                rows = (class_index == positive) | (
+                    (class_index != positive) if negative < 0 else (class_index == negative)
+                )
+                pair.model, pair.altmax = altmax_forest_model(
+                    pair.model,
+                    encoded[rows],
+                    class_index[rows] == positive,
+                    None if sample_weight is None else sample_weight[rows],
+                    max_alternations=int(self.max_alternations),
+                )
             self.forest_pairs_.append(pair)
             weights[positive] += psi_pos
             n_weights[positive] += 1
@@ -372,18 +377,12 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
                 one pass over the rows per binary problem."""
                 if n_classes == 2:
                     return parts[0][2].log_likelihood_of_grid(codes) + log_prior
-                scores = np.zeros((len(grid), len(codes), n_classes))
-                for positive, negative, fit in parts:
+                ratios = []
+                for _, _, fit in parts:
                     loglik = fit.log_likelihood_of_grid(codes)
-                    ratio = loglik[..., 1] - loglik[..., 0]
-                    if negative < 0:
-                        rest = np.log(-np.expm1(log_prior[positive]))
-                        scores[..., positive] = ratio + log_prior[positive] - rest
-                    else:
-                        f = ratio + log_prior[positive] - log_prior[negative]
-                        scores[..., positive] += f
-                        scores[..., negative] -= f
-                return scores
+                    ratios.append(loglik[..., 1] - loglik[..., 0])
+                tasks = [(p, n) for p, n, _ in parts]
+                return composite_scores(ratios, tasks, log_prior, n_classes)
 
             fit_alpha.scores_of_grid = scores_of_grid
             return fit_alpha
@@ -466,6 +465,8 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
             ]
             self.discriminative_edges_ = sorted(salient, key=lambda e: (-e[2], e[0], e[1]))
             self.j_divergence_path_ = pair.j_path
+            if pair.altmax is not None:
+                self.altmax_history_ = pair.altmax.history
             return
         self.edges_ = [[] for _ in range(n_classes)]
         for pair in self.forest_pairs_:
@@ -494,18 +495,9 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
     # --------------------------------------------------------------- prediction
     def _scores(self, encoded: NDArray) -> NDArray[np.float64]:
         """Multiclass composite scores (eq. 32 with log prior ratios)."""
-        n_classes = len(self.classes_)
-        scores = np.zeros((encoded.shape[0], n_classes))
-        prior = self.class_log_prior_
-        for pair in self.forest_pairs_:
-            if pair.negative < 0:
-                rest = np.log(-np.expm1(prior[pair.positive]))
-                scores[:, pair.positive] = pair.log_ratio(encoded) + prior[pair.positive] - rest
-            else:
-                f = pair.log_ratio(encoded) + prior[pair.positive] - prior[pair.negative]
-                scores[:, pair.positive] += f
-                scores[:, pair.negative] -= f
-        return scores
+        ratios = [pair.log_ratio(encoded) for pair in self.forest_pairs_]
+        tasks = [(pair.positive, pair.negative) for pair in self.forest_pairs_]
+        return composite_scores(ratios, tasks, self.class_log_prior_, len(self.classes_))
 
     def _has_joint_distribution(self) -> bool:
         if hasattr(self, "classes_") and len(self.classes_) != 2:
@@ -570,8 +562,19 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         decision : ndarray of shape (n_samples,) for two classes, else
             (n_samples, n_classes), as :meth:`decision_function` would give with
             ``n_edges=k``.
+
+        Raises
+        ------
+        ValueError
+            With ``parameters="altmax"``: its parameters are learnt for the fitted
+            forests only (refit with another ``n_edges`` instead).
         """
         check_is_fitted(self)
+        if self.parameters == "altmax":
+            raise ValueError(
+                f"{type(self).__name__}: staged_decision_function scores the projections "
+                "of every k; parameters='altmax' learnt parameters for n_edges_ only."
+            )
         encoded = self._encode(X)
         d = encoded.shape[1]
         longest = max(max(len(p.path_pos.edges), len(p.path_neg.edges)) for p in self.forest_pairs_)
@@ -586,13 +589,5 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
             if len(self.classes_) == 2:
                 yield k, ratios[0] + prior[1] - prior[0]
                 continue
-            scores = np.zeros((encoded.shape[0], len(self.classes_)))
-            for pair, ratio in zip(self.forest_pairs_, ratios, strict=True):
-                if pair.negative < 0:
-                    rest = np.log(-np.expm1(prior[pair.positive]))
-                    scores[:, pair.positive] = ratio + prior[pair.positive] - rest
-                else:
-                    f = ratio + prior[pair.positive] - prior[pair.negative]
-                    scores[:, pair.positive] += f
-                    scores[:, pair.negative] -= f
-            yield k, scores
+            tasks = [(pair.positive, pair.negative) for pair in self.forest_pairs_]
+            yield k, composite_scores(ratios, tasks, prior, len(self.classes_))

@@ -55,7 +55,11 @@ def _as_frame(X: NDArray, prefix: str = "x") -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- 001, Sec. 4
 def random_binary_trees(
-    n_features: int, n_per_class: int, random_state=None, models=None
+    n_features: int,
+    n_per_class: int,
+    random_state=None,
+    models=None,
+    parameter_range: tuple[float, float] = (0.0, 1.0),
 ) -> tuple[pd.DataFrame, pd.Series, DiscreteForestModel]:
     """Two random binary tree distributions and K samples from each (001, Section 4).
 
@@ -72,6 +76,10 @@ def random_binary_trees(
     random_state : int, RandomState or None
     models : DiscreteForestModel, optional
         Reuse these two class models (e.g. to draw a test set from the same trees).
+    parameter_range : (float, float), default=(0.0, 1.0)
+        The interval the Bernoulli parameters are drawn from, uniformly: the paper's
+        [0, 1] by default; a narrower interval around 1/2 gives two distributions
+        closer to each other (a harder problem, not the paper's).
 
     Returns
     -------
@@ -86,7 +94,8 @@ def random_binary_trees(
             tables = []
             for j in range(n_features):
                 rows = 1 if parents[c, j] < 0 else 2
-                p1 = rng.random(rows)
+                low, high = parameter_range
+                p1 = low + (high - low) * rng.random(rows)
                 tables.append(np.log(np.column_stack([1 - p1, p1]).clip(1e-300)))
             log_cpts.append(tables)
         models = DiscreteForestModel(parents, np.full(n_features, 2, np.intp), log_cpts)

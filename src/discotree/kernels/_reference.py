@@ -535,3 +535,32 @@ def bin_codes(values, edges_per_column):
             if not np.isnan(x):
                 out[r, k] = sum(1 for e in edges if e < x)
     return out
+
+
+def tree_log_partition(parents, n_categories, node_theta, edge_theta):
+    """Reference for :func:`discotree.kernels.tree_partition.tree_log_partition`: the
+    log partition function and the log node and edge marginals by enumerating every
+    joint state. Returns (phi, node_log (d, r_max), edge_log (d, r_max, r_max))."""
+    d = len(n_categories)
+    r_max = max(int(r) for r in n_categories)
+    states = list(itertools.product(*[range(int(r)) for r in n_categories]))
+    scores = []
+    for x in states:
+        total = 0.0
+        for j in range(d):
+            total += float(node_theta[j][x[j]])
+            if parents[j] >= 0:
+                total += float(edge_theta[j][x[int(parents[j])]][x[j]])
+        scores.append(total)
+    m = max(scores)
+    phi = m + math.log(sum(math.exp(s - m) for s in scores))
+    node = np.zeros((d, r_max))
+    edge = np.zeros((d, r_max, r_max))
+    for x, s in zip(states, scores, strict=True):
+        p = math.exp(s - phi)
+        for j in range(d):
+            node[j, x[j]] += p
+            if parents[j] >= 0:
+                edge[j, x[int(parents[j])], x[j]] += p
+    with np.errstate(divide="ignore"):
+        return phi, np.log(node), np.log(edge)
