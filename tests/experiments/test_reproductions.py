@@ -27,7 +27,7 @@ def test_gaussian_example_claims_on_a_small_instance(tmp_path):
 
 
 def test_random_tree_folds_are_nested_and_share_one_test_set():
-    _X, y = _load(20, 0)
+    _X, y = _load(20, 0, "paper")
     k_max = max(TRAIN_SIZES)
     assert len(y) == 2 * k_max + 1000
     folds = _folds(np.asarray(y))
@@ -37,6 +37,27 @@ def test_random_tree_folds_are_nested_and_share_one_test_set():
         assert (small.test == large.test).all()
     assert not set(folds[-1].train) & set(folds[-1].test)
     assert np.bincount(np.asarray(y)[folds[0].train]).tolist() == [TRAIN_SIZES[0]] * 2
+
+
+def test_random_trees_report_has_both_figures_and_the_claims(tmp_path):
+    """Two small datasets (one per generator) through the whole experiment: the
+    training error of Fig. 2 is recorded, the report states the altmax claims."""
+    import dataclasses
+
+    from discotree.experiments.runner import run_experiment
+    from discotree.experiments.sanghavi import random_trees_experiment
+
+    experiment = random_trees_experiment()
+    small = [d for d in experiment.datasets if d.name in ("paper-n20-rep00", "narrow-n20-rep00")]
+    experiment = dataclasses.replace(experiment, datasets=small)
+    records = run_experiment(experiment, tmp_path, progress=False)
+    assert len(records) == 2 * len(TRAIN_SIZES) * len(experiment.models)
+    assert all(0 <= r["train_balanced_error"] <= 1 for r in records)
+    report = (tmp_path / "results.md").read_text()
+    assert "Fig. 2: training error" in report and "generator `narrow`" in report
+    assert "LGMHT-altmax is better than LGMHT-proj on the training samples" in report
+    for name in ("error_vs_k.png", "training_error_vs_k.png"):
+        assert (tmp_path / name).stat().st_size > 0
 
 
 def test_every_reproduction_is_registered_with_a_description():

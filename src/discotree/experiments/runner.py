@@ -66,6 +66,9 @@ class Experiment:
     report: Callable[[list[dict], Path, Experiment], None]
     version: str = "1"
     settings: dict[str, Any] = field(default_factory=dict)
+    #: Also score each model on its own training rows (``train_accuracy``,
+    #: ``train_balanced_error``), for figures of the training error.
+    train_metrics: bool = False
 
     def fingerprint(self) -> str:
         """A short hash of what determines the results (names, protocols, settings)."""
@@ -73,6 +76,7 @@ class Experiment:
             {
                 "version": self.version,
                 "settings": self.settings,
+                **({"train_metrics": True} if self.train_metrics else {}),
                 "datasets": [(d.name, d.protocol) for d in self.datasets],
                 "models": {name: repr(factory()) for name, factory in self.models.items()},
             },
@@ -82,7 +86,13 @@ class Experiment:
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def _evaluate(X: pd.DataFrame, y: np.ndarray, factory: Callable[[], Any], fold: Fold) -> dict:
+def _evaluate(
+    X: pd.DataFrame,
+    y: np.ndarray,
+    factory: Callable[[], Any],
+    fold: Fold,
+    train_metrics: bool = False,
+) -> dict:
     model = factory()
     start = time.perf_counter()
     model.fit(X.iloc[fold.train], y[fold.train])
@@ -91,6 +101,13 @@ def _evaluate(X: pd.DataFrame, y: np.ndarray, factory: Callable[[], Any], fold: 
     predicted = model.predict(X.iloc[fold.test])
     predict_seconds = time.perf_counter() - start
     truth = y[fold.test]
+    trained = {}
+    if train_metrics:
+        fitted = model.predict(X.iloc[fold.train])
+        trained = {
+            "train_accuracy": accuracy(y[fold.train], fitted),
+            "train_balanced_error": balanced_error_rate(y[fold.train], fitted),
+        }
     return {
         "fold": fold.key,
         "train_size": fold.train_size if fold.train_size is not None else len(fold.train),
@@ -104,6 +121,7 @@ def _evaluate(X: pd.DataFrame, y: np.ndarray, factory: Callable[[], Any], fold: 
         "structure_seconds": getattr(model, "structure_seconds_", None),
         "score_evaluations": getattr(model, "n_score_evaluations_", None),
         "rows_scored": getattr(model, "n_rows_scored_", None),
+        **trained,
     }
 
 
@@ -114,8 +132,8 @@ def _write_atomic(path: Path, record: dict) -> None:
     tmp.replace(path)
 
 
-def _task(X, y, factory, fold, cache_path: Path, meta: dict) -> dict:
-    record = {**meta, **_evaluate(X, y, factory, fold)}
+def _task(X, y, factory, fold, cache_path: Path, meta: dict, train_metrics: bool) -> dict:
+    record = {**meta, **_evaluate(X, y, factory, fold, train_metrics)}
     _write_atomic(cache_path, record)
     return record
 
@@ -183,7 +201,10 @@ def run_experiment(
                         todo.append((factory, fold, path, meta))
             total = (bar.tasks[0].total or 0) + len(folds) * len(chosen)
             bar.update(task_id, total=total, advance=len(folds) * len(chosen) - len(todo))
-            jobs = (delayed(_task)(X, y, f, fold, path, meta) for f, fold, path, meta in todo)
+            jobs = (
+                delayed(_task)(X, y, f, fold, path, meta, experiment.train_metrics)
+                for f, fold, path, meta in todo
+            )
             for record in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs):
                 records.append(record)
                 bar.advance(task_id)
