@@ -16,6 +16,7 @@ from discotree.classifiers.forest_density import (
     ForestDensityClassifier,
     KernelNaiveBayesClassifier,
 )
+from discotree.feature_selection import GroupCost, SubmodularFeatureSelector
 
 ALL_ESTIMATORS = [
     NaiveBayesClassifier(),
@@ -52,6 +53,8 @@ ALL_ESTIMATORS = [
     ForestDensityClassifier(kde="exact", bandwidth=0.5, class_weight="balanced"),
     KernelNaiveBayesClassifier(),
     EARTreeClassifier(),
+    SubmodularFeatureSelector(),
+    SubmodularFeatureSelector(GroupCost([[0, 1], [2, 3]]), information="entropy", n_restarts=1),
     EARTreeClassifier(distribution="gaussian", minimizer="queyranne", n_permutations=1),
 ]
 

@@ -13,6 +13,7 @@ from .classifiers import (
     NaiveBayesClassifier,
     TANClassifier,
 )
+from .feature_selection import GroupCost, SubmodularFeatureSelector
 from .stats.discrete import PairStatistics
 from .stats.gaussian import GaussianStatistics
 from .sufficient_statistics import StatisticsSchema
@@ -27,10 +28,12 @@ __all__ = [
     "EARTreeClassifier",
     "ForestDensityClassifier",
     "GaussianStatistics",
+    "GroupCost",
     "KernelNaiveBayesClassifier",
     "NaiveBayesClassifier",
     "PairStatistics",
     "StatisticsSchema",
+    "SubmodularFeatureSelector",
     "TANClassifier",
     "TableEncoder",
     "__version__",
