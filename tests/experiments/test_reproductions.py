@@ -124,3 +124,43 @@ def test_narasimhan_gaussian_run_orders_the_classifiers():
     assert mean("complete") < mean("discriminative") < mean("generative") < mean("naive_bayes")
     assert all(abs(r["naive_bayes"] - 0.5) < 0.07 for r in records)  # same means, variances
     assert "narasimhan-gaussian" in EXPERIMENTS and "narasimhan-example" in EXPERIMENTS
+
+
+def test_feature_selection_report_counts_from_the_records():
+    from discotree.experiments.feature_selection import _report, band_cost
+
+    assert band_cost()(list(range(36))) == pytest.approx(4.72)
+    assert band_cost()([0, 4, 8]) == pytest.approx(1.06)  # one band, three pixels
+
+    def record(cost, k, features, seconds):
+        return {
+            "cost": cost,
+            "k": k,
+            "features": features,
+            "bands": sorted({f % 4 for f in features}),
+            "band_cost": band_cost()(features),
+            "information": 1.0,
+            "tan": 0.8,
+            "nb": 0.7,
+            "seconds": seconds,
+        }
+
+    summary = {
+        "records": [
+            record("bands", 0.1, [0, 4, 8], 2.0),
+            record("bands", 0.2, [0, 1], 9.0),
+            record("per-feature", 0.1, [0, 1, 2], 1.0),
+            record("per-feature", 0.2, [0, 1], 1.0),
+        ],
+        "reference": {
+            "all": {"tan": 0.9, "nb": 0.8, "band_cost": 4.72},
+            "band 0": {"tan": 0.5, "nb": 0.4, "band_cost": 1.18},
+            "band 1": {"tan": 0.6, "nb": 0.4, "band_cost": 1.18},
+        },
+        "information_all_features": 1.5,
+        "class_entropy": 1.6,
+    }
+    text = _report(summary)
+    assert "fewer bands than with a per-feature cost of the same total in 1 of 2" in text
+    assert "best single band for TAN is band 1 (0.600)" in text
+    assert "the slowest: bands costs at k = 0.2" in text

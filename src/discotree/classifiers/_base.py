@@ -24,6 +24,7 @@ from .._validation import (
 )
 from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discrete import PRIORS, PairStatistics, check_smoothing
+from ..stats.gaussian import GaussianStatistics
 from ..stats.smoothing import ALPHA_GRID, ESS_GRID, forest_models_by_alpha, select_alpha
 from ..transformers.discretizer import Discretizer
 from ..transformers.encoder import NumericEncoder, TableEncoder, check_cardinality
@@ -100,12 +101,29 @@ class DiscreteForestClassifierBase(
         """Validate the subclass's own parameters (none by default)."""
 
     def _check_distribution(self) -> None:
-        """For estimators with a ``distribution`` parameter."""
+        """For estimators with a ``distribution`` parameter (and ``var_smoothing``)."""
         if self.distribution not in DISTRIBUTIONS:
             raise ValueError(
                 f"{type(self).__name__}: distribution must be one of {DISTRIBUTIONS}, "
                 f"got {self.distribution!r}."
             )
+        smoothing = getattr(self, "var_smoothing", 0.0)
+        if (
+            isinstance(smoothing, bool)
+            or not isinstance(smoothing, int | float | np.number)
+            or not (np.isfinite(smoothing) and smoothing >= 0)
+        ):
+            raise ValueError(
+                f"{type(self).__name__}: var_smoothing must be a finite number >= 0, got "
+                f"{smoothing!r}."
+            )
+
+    def _gaussian_statistics(self, values, class_index, sample_weight) -> GaussianStatistics:
+        """The Gaussian statistics of the (standardised) training values, with
+        ``var_smoothing`` added to every variance of every class
+        (:meth:`GaussianStatistics.with_variance_added`)."""
+        stats = GaussianStatistics.from_data(values, class_index, len(self.classes_), sample_weight)
+        return stats.with_variance_added(float(getattr(self, "var_smoothing", 0.0)))
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> DiscreteForestClassifierBase:
         """Fit the class priors, the structure and the parameters.

@@ -7,6 +7,7 @@ from numpy.typing import NDArray
 
 from .._validation import is_count
 from ..models.discrete_forest import DiscreteForestModel
+from ..models.gaussian_forest import GaussianForestModel
 from ..stats.discrete import PairStatistics
 from ..structure.chow_liu import (
     PENALTIES,
@@ -38,6 +39,13 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         maximises its log-likelihood minus the penalty of its parameters (an edge
         enters only if ``N_ij I(X_i; X_j)`` exceeds ``(r_i - 1)(r_j - 1)`` times
         ``log(N_c) / 2`` or 1), which gives forests on small data.
+    distribution : {"discrete", "gaussian"}, default="discrete"
+        ``"gaussian"``: numeric features (standardised), one Gaussian forest per class:
+        Chow-Liu on the Gaussian mutual informations ``-log(1 - rho**2) / 2`` and
+        the Gaussian projection (linear-Gaussian CPDs; ``n_edges`` an integer or None).
+    var_smoothing : float, default=0.0
+        ``distribution="gaussian"``: added to every class variance (see
+        :class:`DiscriminativeTreeClassifier`).
     alpha : float, default=1.0
         Dirichlet pseudo-count added to every cell of every table.
     prior : {"dirichlet", "bdeu"}, default="dirichlet"
@@ -99,6 +107,8 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         self,
         n_edges: int | None = None,
         *,
+        distribution: str = "discrete",
+        var_smoothing: float = 0.0,
         alpha: float = 1.0,
         prior: str = "dirichlet",
         epsilon: float = 1e-5,
@@ -110,9 +120,17 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         )
         self.n_edges = n_edges
         self.prior = prior
+        self.distribution = distribution
+        self.var_smoothing = var_smoothing
 
     def _check_params(self) -> None:
+        self._check_distribution()
         k = self.n_edges
+        if self.distribution == "gaussian" and isinstance(k, str):
+            raise ValueError(
+                "ChowLiuClassifier: n_edges='bic'/'aic' penalise discrete tables; with "
+                "distribution='gaussian' give an integer or None."
+            )
         if not (k is None or is_count(k) or (isinstance(k, str) and k in PENALTIES)):
             raise ValueError(
                 "ChowLiuClassifier: n_edges must be None, an integer >= 0, 'bic' or 'aic', "
@@ -144,7 +162,14 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         codes: NDArray[np.intp],
         class_index: NDArray[np.intp],
         sample_weight: NDArray[np.float64] | None,
-    ) -> DiscreteForestModel:
+    ) -> DiscreteForestModel | GaussianForestModel:
+        if self.distribution == "gaussian":
+            gaussian = self._gaussian_statistics(codes, class_index, sample_weight)
+            self.edge_weights_ = gaussian.mutual_information()
+            self.edges_ = [chow_liu_forest(w, self.n_edges) for w in self.edge_weights_]
+            d = self.n_features_in_
+            self.parents_ = np.stack([forest_parents(d, e) for e in self.edges_])
+            return GaussianForestModel.from_statistics(gaussian, self.parents_)
         n_features = len(self.n_categories_)
         stats = self._pair_statistics(codes, class_index, sample_weight)
         self.edge_weights_, self.edges_ = self._class_forests(stats)

@@ -67,6 +67,14 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         ``"discrete"``: categorical models on the encoded features (as the other
         classifiers); ``"gaussian"``: continuous features, Gaussian statistics and the
         closed-form weights (the paper's Gaussian example, Section V-A).
+    var_smoothing : float, default=0.0
+        ``distribution="gaussian"``: added to every variance of every class (each
+        class covariance becomes ``Sigma + var_smoothing * I``, in units of the pooled
+        variance of each feature, which the estimator standardises). A feature that is
+        constant in one class (a border pixel) otherwise gets a density spike that
+        decides every prediction; see
+        :meth:`discotree.GaussianStatistics.with_variance_added`. The default 0 keeps
+        only the numerical floor of 1e-9 on each (conditional) variance.
     multiclass : {"pairwise", "ovr"}, default="pairwise"
         More than two classes: ``"pairwise"`` learns a forest pair for every pair of
         classes and predicts ``argmax_i sum_j f_ij(x)`` with ``f_ij`` the log
@@ -169,6 +177,7 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         distribution: str = "discrete",
         multiclass: str = "pairwise",
         *,
+        var_smoothing: float = 0.0,
         cost_accounting: str = "per-forest",
         parameters: str = "projection",
         max_alternations: int = 20,
@@ -184,6 +193,7 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         self.n_edges = n_edges
         self.edge_cost = edge_cost
         self.distribution = distribution
+        self.var_smoothing = var_smoothing
         self.multiclass = multiclass
         self.cost_accounting = cost_accounting
         self.parameters = parameters
@@ -297,7 +307,7 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
     def _fit_model(self, encoded, class_index, sample_weight):
         n_classes, n_features = len(self.classes_), self.n_features_in_
         if self.distribution == "gaussian":
-            stats = GaussianStatistics.from_data(encoded, class_index, n_classes, sample_weight)
+            stats = self._gaussian_statistics(encoded, class_index, sample_weight)
         else:
             stats = self._pair_statistics(encoded, class_index, sample_weight)
         tasks = self._tasks(n_classes, warn=True)

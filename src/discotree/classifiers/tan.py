@@ -18,6 +18,7 @@ from .._validation import (
 from ..models.bayes_net import BayesNetModel, NodeScores, family_counts
 from ..models.conditional_likelihood import fit_conditional_likelihood
 from ..models.discrete_forest import DiscreteForestModel
+from ..models.gaussian_forest import GaussianForestModel
 from ..stats.discrete import PairStatistics, smoothed_conditional
 from ..structure.bayes_net_search import (
     ORDERINGS,
@@ -142,6 +143,14 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         Seed of the random order (``"ro-cr"``) and of the cross-tuning split. The
         default makes every fit on the same data give the same model; ``None`` draws
         fresh randomness.
+    distribution : {"discrete", "gaussian"}, default="discrete"
+        ``"gaussian"`` (k <= 1, ``structure="cmi"``, ``parameters="ml"``): numeric
+        features (standardised), the maximum spanning forest of the Gaussian
+        ``I(X_i; X_j | C)`` shared by the classes, and each class's Gaussian
+        projection on it (Gaussian naive Bayes for k = 0).
+    var_smoothing : float, default=0.0
+        ``distribution="gaussian"``: added to every class variance (see
+        :class:`DiscriminativeTreeClassifier`).
     alpha : float or "auto", default="auto"
         Dirichlet pseudo-count per cell, or ``"auto"``: chosen by cross-validation as
         for :class:`NaiveBayesClassifier` (``alpha_``; ``docs/design/smoothing.md``).
@@ -228,6 +237,8 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         early_abandon: bool = True,
         cl_max_iter: int = 100,
         random_state: int = 0,
+        distribution: str = "discrete",
+        var_smoothing: float = 0.0,
         alpha: float | str = "auto",
         prior: str = "dirichlet",
         epsilon: float = 1e-5,
@@ -246,6 +257,8 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         self.early_abandon = early_abandon
         self.cl_max_iter = cl_max_iter
         self.random_state = random_state
+        self.distribution = distribution
+        self.var_smoothing = var_smoothing
 
     def _check_params(self) -> None:
         name = type(self).__name__
@@ -281,8 +294,24 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             )
         if n is not None and not (self.k == 1 and self.structure == "cmi"):
             raise ValueError(f"{name}: n_edges applies to structure='cmi' with k=1 only.")
+        self._check_distribution()
+        if self.distribution == "gaussian" and (
+            self.k > 1
+            or self.structure != "cmi"
+            or self.parameters != "ml"
+            or self.prior != "dirichlet"
+            or isinstance(n, str)
+        ):
+            raise ValueError(
+                f"{name}: distribution='gaussian' is available with k <= 1, "
+                "structure='cmi', parameters='ml', prior='dirichlet' and n_edges an "
+                "integer or None."
+            )
 
     def _partial_fit_unsupported(self) -> str | None:
+        reason = super()._partial_fit_unsupported()
+        if reason is not None:
+            return reason
         if self.structure != "cmi" or self.parameters != "ml":
             return (
                 "only structure='cmi' with parameters='ml' is learnt from counts (the "
@@ -312,7 +341,9 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         codes: NDArray[np.intp],
         class_index: NDArray[np.intp],
         sample_weight: NDArray[np.float64] | None,
-    ) -> DiscreteForestModel | BayesNetModel:
+    ) -> DiscreteForestModel | BayesNetModel | GaussianForestModel:
+        if self.distribution == "gaussian":
+            return self._fit_gaussian(codes, class_index, sample_weight)
         n_classes, n_features = len(self.classes_), len(self.n_categories_)
         if codes is not None and sample_weight is None:
             weights = np.ones(len(codes))
@@ -365,6 +396,24 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         )
         self.class_log_prior_ = model.class_log_prior
         return model
+
+    def _fit_gaussian(self, values, class_index, sample_weight) -> GaussianForestModel:
+        """``distribution="gaussian"``: the forest of the Gaussian conditional mutual
+        informations, shared by the classes, with each class's projection."""
+        n_classes, n_features = len(self.classes_), self.n_features_in_
+        start = time.perf_counter()
+        stats = self._gaussian_statistics(values, class_index, sample_weight)
+        self.edge_weights_ = stats.conditional_mutual_information()
+        edges = [] if self.k == 0 else chow_liu_forest(self.edge_weights_)
+        edges = edges if self.n_edges is None else edges[: self.n_edges]
+        row = forest_parents(n_features, edges)
+        self.structure_seconds_ = time.perf_counter() - start
+        self.n_score_evaluations_ = self.n_rows_scored_ = self.cl_iterations_ = 0
+        self.attribute_parents_ = [() if p < 0 else (int(p),) for p in row]
+        pairs = sorted((min(p, j), max(p, j)) for j, p in enumerate(row) if p >= 0)
+        self.edges_ = [list(pairs) for _ in range(n_classes)]
+        self.parents_ = np.tile(row, (n_classes, 1))
+        return GaussianForestModel.from_statistics(stats, self.parents_)
 
     def _supports_auto_alpha(self) -> bool:
         return True  # with CL parameters: the smoothing of the ML start, chosen by ML CV

@@ -3,6 +3,7 @@
 from .boosting import bgmc_experiment, boosting_curves_reproduction, grid_reproduction
 from .dorn import synthetic_experiment as dorn_synthetic_experiment
 from .dorn import uci_experiment as dorn_uci_experiment
+from .feature_selection import feature_selection_reproduction
 from .metrics import accuracy, balanced_error_rate, error_rate, paired_t_test, wilcoxon_test
 from .narasimhan import example_reproduction as narasimhan_example_reproduction
 from .narasimhan import gaussian_reproduction as narasimhan_gaussian_reproduction
@@ -38,6 +39,7 @@ EXPERIMENTS = {
     "dorn-synthetic": dorn_synthetic_experiment,
     "narasimhan-example": narasimhan_example_reproduction,
     "narasimhan-gaussian": narasimhan_gaussian_reproduction,
+    "narasimhan-feature-selection": feature_selection_reproduction,
 }
 
 __all__ = [

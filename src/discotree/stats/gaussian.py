@@ -91,6 +91,23 @@ class GaussianStatistics:
             return self
         return NotImplemented
 
+    def with_variance_added(self, amount: float) -> GaussianStatistics:
+        """The same means with ``amount`` added to every variance of every class: each
+        covariance matrix becomes ``Sigma + amount * I`` (ridge shrinkage; the
+        correlations shrink towards 0). A class in which a feature is constant then
+        has a finite density, and a Gaussian model's weights and parameters stay
+        finite. ``amount`` is in the units of the values (the estimators pass
+        standardised features, so it is relative to each feature's pooled variance)."""
+        amount = float(amount)
+        if not (np.isfinite(amount) and amount >= 0):
+            raise ValueError(f"amount must be a finite number >= 0, got {amount!r}.")
+        diag = np.arange(self.weight.shape[1])
+        sum_xy = self.sum_xy.copy()
+        sum_xy[:, diag, diag] += amount * self.weight[:, diag, diag]
+        return GaussianStatistics(
+            self.weight, self.sum_x, self.sum_xx + amount * self.weight, sum_xy
+        )
+
     def means(self) -> NDArray[np.float64]:
         """Mean of each feature over the samples where it is observed, (n_classes, n_features)."""
         diag = np.arange(self.weight.shape[1])
