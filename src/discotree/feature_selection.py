@@ -202,10 +202,10 @@ class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
     >>> y = rng.integers(0, 2, 300)
     >>> X = np.column_stack([y ^ (rng.random(300) < 0.1), rng.integers(0, 2, 300),
     ...                      y ^ (rng.random(300) < 0.2), rng.integers(0, 2, 300)])
-    >>> cost = GroupCost([[0, 1], [2, 3]], group_costs=1.0)
+    >>> cost = GroupCost([[0, 1], [2, 3]], group_costs=1.0, feature_costs=0.1)
     >>> selector = SubmodularFeatureSelector(cost, cost_weight=0.05).fit(X, y)
-    >>> selector.get_support().tolist()
-    [True, False, False, False]
+    >>> selector.get_support().tolist(), round(selector.cost_, 2)
+    ([True, False, False, False], 1.1)
     """
 
     def __init__(

@@ -21,6 +21,7 @@ from .protocols import (
 from .runner import DatasetSpec, Experiment, run_experiment
 from .sanghavi import random_trees_experiment
 from .tan import digits_trees_reproduction, gaussian_example_reproduction
+from .tan_gaussian_digits import digits_gaussian_reproduction
 
 #: Reproductions by name: factories taking the data folder and returning an
 #: Experiment (run by the cached harness) or a callable ``run(out_dir, n_jobs, progress)``.
@@ -32,6 +33,7 @@ EXPERIMENTS = {
     "tan-gaussian-example": gaussian_example_reproduction,
     "sanghavi-random-trees": random_trees_experiment,
     "tan-digits-trees": digits_trees_reproduction,
+    "tan-digits-gaussian": digits_gaussian_reproduction,
     "tan-boosting-curves": boosting_curves_reproduction,
     "tan-grid": grid_reproduction,
     "tan-bgmc": bgmc_experiment,

@@ -45,7 +45,7 @@ class TreeExponentialFamily:
     >>> family = TreeExponentialFamily(np.array([-1, 0]), np.array([2, 2]))
     >>> family.n_parameters  # x_0, x_1 and x_0 x_1
     3
-    >>> round(family.log_partition(np.zeros(3))[0], 6) == round(np.log(4), 6)
+    >>> bool(np.isclose(family.log_partition(np.zeros(3))[0], np.log(4)))
     True
     """
 
