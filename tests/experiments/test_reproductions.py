@@ -164,3 +164,12 @@ def test_feature_selection_report_counts_from_the_records():
     assert "fewer bands than with a per-feature cost of the same total in 1 of 2" in text
     assert "best single band for TAN is band 1 (0.600)" in text
     assert "the slowest: bands costs at k = 0.2" in text
+
+
+def test_block_means_resample_images_row_major():
+    from discotree.experiments.pernkopf_images import IMAGE_MODELS, block_means
+
+    image = np.arange(16, dtype=float).reshape(1, 16)  # one 4 x 4 image
+    # blocks (0, 1, 4, 5), (2, 3, 6, 7), (8, 9, 12, 13), (10, 11, 14, 15)
+    np.testing.assert_allclose(block_means(image, 4), [[2.5, 4.5, 10.5, 12.5]])
+    assert "pernkopf-images" in EXPERIMENTS and "tan-cr-cl" in IMAGE_MODELS

@@ -11,6 +11,7 @@ from .pernkopf import missing_reproduction as pernkopf_missing_reproduction
 from .pernkopf import runtime_experiment as pernkopf_runtime_experiment
 from .pernkopf import synthetic_experiment as pernkopf_synthetic_experiment
 from .pernkopf import uci_experiment
+from .pernkopf_images import images_experiment as pernkopf_images_experiment
 from .protocols import (
     Fold,
     cross_validation,
@@ -30,6 +31,7 @@ EXPERIMENTS = {
     "pernkopf-runtime": pernkopf_runtime_experiment,
     "pernkopf-missing": pernkopf_missing_reproduction,
     "pernkopf-synthetic": pernkopf_synthetic_experiment,
+    "pernkopf-images": pernkopf_images_experiment,
     "tan-gaussian-example": gaussian_example_reproduction,
     "sanghavi-random-trees": random_trees_experiment,
     "tan-digits-trees": digits_trees_reproduction,

@@ -27,7 +27,7 @@ from .report import markdown_table, write_results
 __all__ = ["digits_gaussian_reproduction", "run_digits_gaussian"]
 
 MULTICLASS_K = (0, 1, 2, 5, 10, 20, 50, 100, 200, 400, 783)
-SMOOTHING_GRID = (0.001, 0.01, 0.1)
+SMOOTHING_GRID = (0.001, 0.01, 0.1, 1.0)
 N_VALIDATION = 10000
 MODELS = {
     "dt": lambda s: DiscriminativeTreeClassifier(
@@ -130,7 +130,12 @@ def _report(summary: dict) -> str:
             + ")"
             for m in models
         )
-        + ".",
+        + "."
+        + "".join(
+            f" The choice of {m} is at the edge of the grid."
+            for m in models
+            if summary["var_smoothing"][m] in (min(SMOOTHING_GRID), max(SMOOTHING_GRID))
+        ),
         "",
         "## Pr(err) on the 10000 test images against k",
         "",
