@@ -134,6 +134,18 @@ def positive_rows(table: Table, y: Any, weights: Any) -> tuple[Table, Any, Any]:
     return table, y, weights
 
 
+def training_rows(estimator: Any, X: Any, y: Any, sample_weight: Any) -> tuple[Table, Any, Any]:
+    """The checks every ``fit`` makes, in order: X as a table (and scikit-learn's
+    ``n_features_in_`` / ``feature_names_in_``), y and the weights against it; then the
+    rows of positive weight only (a row of weight zero is absent)."""
+    name = type(estimator).__name__
+    table = check_table(X, name)
+    validate_data(estimator, X, skip_check_array=True)
+    y = check_targets(y, table.n_samples, name)
+    weights = check_sample_weight(sample_weight, table.n_samples, name)
+    return positive_rows(table, y, weights)
+
+
 def is_dask_collection(obj: Any) -> bool:
     """A dask DataFrame, Series or Array (duck-typed: the core never imports dask)."""
     return hasattr(type(obj), "__dask_graph__")

@@ -38,14 +38,10 @@ from ._fitting import FitContractMixin
 from ._validation import (
     check_is_fitted,
     check_random_state_param,
-    check_sample_weight,
-    check_table,
-    check_targets,
     int_seed,
     is_count,
     numpy_generator,
-    positive_rows,
-    validate_data,
+    training_rows,
 )
 from .stats.set_information import DiscreteSetEntropy
 from .structure.submodular import MINIMIZERS, members, submodular_supermodular
@@ -338,11 +334,7 @@ class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
         """
         name = type(self).__name__
         self._check_params()
-        table = check_table(X, name)
-        validate_data(self, X, skip_check_array=True)
-        y = check_targets(y, table.n_samples, name)
-        weights = check_sample_weight(sample_weight, table.n_samples, name)
-        table, y, weights = positive_rows(table, y, weights)
+        table, y, weights = training_rows(self, X, y, sample_weight)
         classes, class_index = np.unique(y, return_inverse=True)
         if self.information == "class" and len(classes) < 2:
             raise ValueError(

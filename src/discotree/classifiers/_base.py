@@ -19,7 +19,7 @@ from .._validation import (
     check_targets,
     is_count,
     is_dask_collection,
-    positive_rows,
+    training_rows,
     validate_data,
 )
 from ..models.discrete_forest import DiscreteForestModel
@@ -148,11 +148,7 @@ class DiscreteForestClassifierBase(
             return fit_dask(self, X, y, sample_weight)
         self._alpha, self._epsilon = self._check_common_params()
         self._check_params()
-        table = check_table(X, name)
-        validate_data(self, X, skip_check_array=True)
-        y = check_targets(y, table.n_samples, name)
-        weights = check_sample_weight(sample_weight, table.n_samples, name)
-        table, y, weights = positive_rows(table, y, weights)
+        table, y, weights = training_rows(self, X, y, sample_weight)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(
