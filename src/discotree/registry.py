@@ -35,7 +35,7 @@ def _pernkopf_names() -> dict[str, Callable[[], ClassifierMixin]]:
         "nb-ml": partial(TANClassifier, k=0, alpha=1.0),
         "nb-cl": partial(TANClassifier, k=0, parameters="cl", alpha=1.0),
     }
-    structures = ["cmi", "cr", "superparent", "omi-cr", "omisp-cr", "ocr-cr", "ro-cr"]
+    structures = ["cmi", "cr", "superparent", "omi-cr", "mmi-cr", "omisp-cr", "ocr-cr", "ro-cr"]
     for prefix, k in (("tan", 1), ("2tree", 2)):
         for structure in structures:
             for parameters in ("ml", "cl"):

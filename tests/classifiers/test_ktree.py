@@ -15,6 +15,7 @@ from discotree.structure.bayes_net_search import (
     Scorer,
     StackedColumns,
     greedy_search,
+    mmi_order,
     ocr_order,
     omi_order,
     omisp_order,
@@ -22,7 +23,7 @@ from discotree.structure.bayes_net_search import (
     superparent_search,
 )
 
-STRUCTURES = ["cr", "superparent", "omi-cr", "omisp-cr", "ocr-cr", "ro-cr"]
+STRUCTURES = ["cr", "superparent", "omi-cr", "mmi-cr", "omisp-cr", "ocr-cr", "ro-cr"]
 
 
 def _random_problem(rng, n_samples=150, n_features=5, n_classes=3, missing=0.0):
@@ -330,7 +331,12 @@ def test_omi_order_equals_plain_histograms(seed, n_samples):
         rng, n_samples=n_samples, n_features=6, missing=0.1 * (seed % 2)
     )
     weights = rng.integers(1, 4, size=len(codes)).astype(float)
-    expected = _reference.omi_order(codes, class_index, weights)
     pair_stats = PairStatistics.from_codes(codes, class_index, n_categories, 3, weights)
-    for stats in (None, pair_stats):
-        assert omi_order(codes, class_index, weights, 3, n_categories, stats) == expected
+    for minimize in (False, True):  # OMI and the minimum-MI order of Section 6.3
+        expected = _reference.omi_order(codes, class_index, weights, minimize)
+        for stats in (None, pair_stats):
+            got = omi_order(codes, class_index, weights, 3, n_categories, stats, minimize)
+            assert got == expected
+    assert mmi_order(codes, class_index, weights, 3, n_categories) == _reference.omi_order(
+        codes, class_index, weights, True
+    )

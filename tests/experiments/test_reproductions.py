@@ -3,6 +3,7 @@
 import itertools
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from discotree.experiments import EXPERIMENTS
@@ -173,3 +174,26 @@ def test_block_means_resample_images_row_major():
     # blocks (0, 1, 4, 5), (2, 3, 6, 7), (8, 9, 12, 13), (10, 11, 14, 15)
     np.testing.assert_allclose(block_means(image, 4), [[2.5, 4.5, 10.5, 12.5]])
     assert "pernkopf-images" in EXPERIMENTS and "tan-cr-cl" in IMAGE_MODELS
+
+
+def test_orderings_report_counts_the_sets_where_omi_wins():
+    from discotree.experiments.pernkopf_orderings import _report
+
+    sets = [
+        {"set": "A", "omi": -0.1, "mmi": -0.3, "random": [-0.2, -0.25], "seconds": 1.0},
+        {"set": "B", "omi": -0.3, "mmi": -0.2, "random": [-0.4, -0.35], "seconds": 1.0},
+        {"set": "C", "omi": -0.3, "mmi": -0.4, "random": [-0.2, -0.1], "seconds": 1.0},
+    ]
+    text = _report({"n_random": 2, "sets": sets})
+    assert "on 1 of the 3 UCI sets (above minimum MI on 2, above the random mean on 2)" in text
+    assert "| A | -0.1000 | -0.3000 | -0.2250 ± 0.0354 | -0.2000 | yes |" in text
+
+
+def test_training_cll_of_an_ordering_is_a_mean_log_posterior():
+    from discotree.experiments.pernkopf_orderings import _training_cll
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.integers(0, 3, size=(120, 4)))
+    y = pd.Series((X[0] + rng.integers(0, 2, 120)) % 3)
+    values = [_training_cll(s, X, y) for s in ("omi-cr", "mmi-cr", "ro-cr")]
+    assert all(-np.log(3) - 1 < v <= 0 for v in values)

@@ -64,6 +64,7 @@ STRUCTURES = (
     "cr",
     "superparent",
     "omi-cr",
+    "mmi-cr",
     "omisp-cr",
     "ocr-cr",
     "ro-cr",
@@ -120,7 +121,8 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         (Friedman et al., 1997; Section 4.3), k = 2 the k-dependence structure of
         Sahami (1996). Discriminative (Sections 4.4 and 5): ``"cr"`` greedy hill
         climbing, ``"superparent"``, and the order-based ``"omi-cr"``, ``"omisp-cr"``,
-        ``"ocr-cr"``, ``"ro-cr"`` (random order) and ``"omi-crcl"`` (parents scored
+        ``"ocr-cr"``, ``"ro-cr"`` (random order), ``"mmi-cr"`` (the minimum-MI order, the
+        baseline of Section 6.3) and ``"omi-crcl"`` (parents scored
         with CL-trained parameters); see :mod:`discotree.structure.bayes_net_search`.
     parameters : {"ml", "cl"}, default="ml"
         Maximum likelihood, or conditional log-likelihood by conjugate gradient with

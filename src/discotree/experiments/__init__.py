@@ -12,6 +12,7 @@ from .pernkopf import runtime_experiment as pernkopf_runtime_experiment
 from .pernkopf import synthetic_experiment as pernkopf_synthetic_experiment
 from .pernkopf import uci_experiment
 from .pernkopf_images import images_experiment as pernkopf_images_experiment
+from .pernkopf_orderings import orderings_reproduction
 from .protocols import (
     Fold,
     cross_validation,
@@ -32,6 +33,7 @@ EXPERIMENTS = {
     "pernkopf-missing": pernkopf_missing_reproduction,
     "pernkopf-synthetic": pernkopf_synthetic_experiment,
     "pernkopf-images": pernkopf_images_experiment,
+    "pernkopf-orderings": orderings_reproduction,
     "tan-gaussian-example": gaussian_example_reproduction,
     "sanghavi-random-trees": random_trees_experiment,
     "tan-digits-trees": digits_trees_reproduction,

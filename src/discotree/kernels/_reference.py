@@ -391,7 +391,7 @@ def greedy_cr_structure(codes, class_index, weights, n_classes, n_categories, k,
         parents, current = move, best
 
 
-def omi_order(codes, class_index, weights):
+def omi_order(codes, class_index, weights, minimize=False):
     """Reference for :func:`discotree.structure.bayes_net_search.omi_order`: plain
     dictionary histograms, a missing value (-1) counted as a value of its own. The
     first pair maximises I(C; X_i, X_j) (the earlier pair on ties within 1e-12), the one
@@ -416,11 +416,12 @@ def omi_order(codes, class_index, weights):
             if m > 0
         )
 
-    single = [class_information([v]) for v in range(n)]
+    sign = -1.0 if minimize else 1.0  # minimize: every argmax an argmin
+    single = [sign * class_information([v]) for v in range(n)]
     best, pair = -math.inf, (0, 1)
     for i in range(n):
         for j in range(i + 1, n):
-            value = class_information([i, j])
+            value = sign * class_information([i, j])
             if value > best + 1e-12:
                 best, pair = value, (i, j)
     i, j = pair
@@ -431,7 +432,7 @@ def omi_order(codes, class_index, weights):
         best, chosen = -math.inf, None
         for v in range(n):
             if v not in order:
-                value = class_information([*order, v]) - base
+                value = sign * (class_information([*order, v]) - base)
                 if value > best + 1e-12:
                     best, chosen = value, v
         order.append(chosen)

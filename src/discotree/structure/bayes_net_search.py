@@ -573,11 +573,19 @@ def _pair_informations(pair_stats) -> NDArray[np.float64]:
     return blocks / total
 
 
-def omi_order(codes, class_index, weights, n_classes, n_categories, pair_stats=None) -> list[int]:
+def omi_order(
+    codes, class_index, weights, n_classes, n_categories, pair_stats=None, minimize=False
+) -> list[int]:
     """OMI: the pair most informative about C first (the one with larger I(C; X) in
     front), then repeatedly the attribute maximising I(C; X | all earlier attributes)
     (Section 5.1, heuristic 1; Algorithm 1). With complete data and ``pair_stats`` the
-    first pair is read from the pair tables (the same values as the histograms)."""
+    first pair is read from the pair tables (the same values as the histograms).
+
+    ``minimize=True`` is the minimum-MI ordering of Section 6.3 (argmin in place of
+    argmax at every step: the least informative pair first, the one with smaller
+    I(C; X) in front, then the attribute minimising I(C; X | earlier)), the baseline
+    of Figs. 7-8."""
+    sign = -1.0 if minimize else 1.0
     n = codes.shape[1]
     zero = np.zeros(len(codes), dtype=np.intp)
     single = _class_informations(codes, class_index, weights, n_classes, n_categories)
@@ -598,13 +606,13 @@ def omi_order(codes, class_index, weights, n_classes, n_categories, pair_stats=N
     best, pair = -np.inf, (0, 1)
     for i in range(n):
         for j in range(i + 1, n):
-            if pair_values[i, j] > best + 1e-12:
-                best, pair = pair_values[i, j], (i, j)
-    i, j = pair  # the larger I(C; X) first, i on a tie
-    order = [i, j] if single[i] >= single[j] - 1e-12 else [j, i]
+            if sign * pair_values[i, j] > best + 1e-12:
+                best, pair = sign * pair_values[i, j], (i, j)
+    i, j = pair  # the larger (minimize: smaller) I(C; X) first, i on a tie
+    order = [i, j] if sign * single[i] >= sign * single[j] - 1e-12 else [j, i]
     ids = _combine(zero, codes[:, i], n_categories[i])
     ids = _combine(ids, codes[:, j], n_categories[j])
-    return _extend_by(order, ids, codes, class_index, weights, n_classes, n_categories)
+    return _extend_by(order, ids, codes, class_index, weights, n_classes, n_categories, sign)
 
 
 def _class_entropy_given(ids, class_index, weights, n_classes) -> float:
@@ -620,10 +628,13 @@ def _class_informations(codes, class_index, weights, n_classes, n_categories):
     )
 
 
-def _extend_by(order, ids, codes, class_index, weights, n_classes, n_categories) -> list[int]:
+def _extend_by(
+    order, ids, codes, class_index, weights, n_classes, n_categories, sign=1.0
+) -> list[int]:
     """OMI after its first pair: append the attribute maximising I(C; X | B) until all are
-    placed. A configuration of B that holds one class only adds 0 to every I(C; X | B)
-    (each of its (b, x) cells holds one class too), so its samples are dropped; once no
+    placed (``sign=-1``: minimising). A configuration of B that holds one class only
+    adds 0 to every I(C; X | B) (each of its (b, x) cells holds one class too), so its
+    samples are dropped; once no
     sample is left B determines the class, every I(C; X | B) is 0, and the rest follow
     in index order (ties are broken by index everywhere)."""
     rest = [v for v in range(codes.shape[1]) if v not in order]
@@ -643,7 +654,7 @@ def _extend_by(order, ids, codes, class_index, weights, n_classes, n_categories)
         values = _entropy_gains(
             ids, codes[rows], rest, n_categories, class_index[rows], weights[rows], n_classes
         )
-        chosen = rest[_first_best(values)]
+        chosen = rest[_first_best(sign * values)]
         order.append(chosen)
         rest.remove(chosen)
         ids = _compress(_combine(ids, codes[rows, chosen], n_categories[chosen]))
@@ -700,8 +711,17 @@ def ocr_order(codes, class_index, weights, n_classes, n_categories, pair_stats=N
     return order
 
 
+def mmi_order(codes, class_index, weights, n_classes, n_categories, pair_stats=None) -> list[int]:
+    """The minimum mutual information ordering of Section 6.3 (argmin in Equation 2):
+    :func:`omi_order` with ``minimize=True``."""
+    return omi_order(
+        codes, class_index, weights, n_classes, n_categories, pair_stats, minimize=True
+    )
+
+
 ORDERINGS: dict[str, Callable[..., list[int]]] = {
     "omi": omi_order,
+    "mmi": mmi_order,
     "omisp": omisp_order,
     "ocr": ocr_order,
 }
