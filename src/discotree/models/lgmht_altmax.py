@@ -263,7 +263,7 @@ def lgmht_altmax(
     state = _pair_state(families, features, log_weights, theta)
     result = AltmaxResult([t.copy() for t in theta], [{**state, "half_step_bounds": None}])
     best = state["bound"]
-    for alternation in range(max_alternations):
+    for alternation in range(max_alternations if best > 0 else 0):  # 0: nothing to lower
         half_bounds = []
         for c in range(2):
             other = 1 - c
