@@ -110,6 +110,10 @@ def test_reproduce_list_and_bench(fake_data_dir, tmp_path, capsys):
     assert main(["reproduce", "--list"]) == 0
     assert "pernkopf-uci" in capsys.readouterr().out
     assert main(["reproduce", "nope"]) == 2
+    assert main(["reproduce", "pernkopf-uci", "--models", "nope"]) == 2
+    assert "unknown model nope" in capsys.readouterr().err
+    assert main(["reproduce", "narasimhan-example", "--models", "nb"]) == 2
+    assert "--models does not apply" in capsys.readouterr().err
     argv = [
         "bench",
         "--datasets",

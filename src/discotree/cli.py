@@ -300,8 +300,15 @@ def _reproduce(args: argparse.Namespace) -> None:
     experiment = EXPERIMENTS[args.experiment](args.data_dir)
     out = args.out / args.experiment
     if isinstance(experiment, Experiment):
-        run_experiment(experiment, out, n_jobs=args.n_jobs, progress=not args.quiet)
+        models = None
+        if args.models is not None:
+            models = _split_names(args.models, experiment.models, "model")
+        run_experiment(
+            experiment, out, n_jobs=args.n_jobs, progress=not args.quiet, models=models
+        )
     else:
+        if args.models is not None:
+            raise UsageError(f"{args.experiment} runs all its models; --models does not apply")
         experiment(out, n_jobs=args.n_jobs, progress=not args.quiet)
     print(f"{args.experiment}: report written to {out}/results.md")
 
@@ -470,6 +477,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", type=Path, default=Path("results"), help="results folder")
     p.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (joblib)")
+    p.add_argument(
+        "--models",
+        help="comma-separated models to compute now; the report also shows the models "
+        "already in the cache (a long reproduction in parts)",
+    )
     p.set_defaults(run=_reproduce)
 
     p = sub.add_parser(

@@ -79,3 +79,20 @@ def test_parallel_run_equals_serial_run(tmp_path):
     a = summarise(serial).sort_values(["dataset", "model"])["mean"].to_numpy()
     b = summarise(parallel).sort_values(["dataset", "model"])["mean"].to_numpy()
     assert a == pytest.approx(b)
+
+
+def test_a_run_in_parts_reports_the_models_already_computed(tmp_path):
+    log = tmp_path / "fits.log"
+    spec = DatasetSpec("toy", _data, partial(cross_validation, n_splits=5, seed=0), "CV-5")
+    experiment = Experiment(
+        name="toy",
+        description="toy",
+        datasets=[spec],
+        models={m: partial(CountingNB, log=str(log)) for m in ("first", "second")},
+        report=lambda records, out, exp: None,
+    )
+    first = run_experiment(experiment, tmp_path / "out", progress=False, models=["first"])
+    assert {r["model"] for r in first} == {"first"} and _n_fits(log) == 5
+    both = run_experiment(experiment, tmp_path / "out", progress=False, models=["second"])
+    assert sorted(r["model"] for r in both) == ["first"] * 5 + ["second"] * 5
+    assert _n_fits(log) == 10  # the first model's folds were read, not refitted

@@ -164,7 +164,8 @@ def run_experiment(
     progress : bool, default=True
         Show a progress bar on stderr.
     models : list of str, optional
-        Only these models (default: all).
+        Compute only these models (default: all); the folds of the others are still
+        read from the cache, if an earlier run computed them, and reported.
 
     Returns
     -------
@@ -173,6 +174,7 @@ def run_experiment(
     """
     out_dir = Path(out_dir)
     chosen = {m: f for m, f in experiment.models.items() if models is None or m in models}
+    cached_only = [m for m in experiment.models if m not in chosen]
     cache = out_dir / "cache" / experiment.fingerprint()
     records: list[dict] = []
     console = Console(stderr=True, file=sys.stderr)
@@ -199,6 +201,11 @@ def run_experiment(
                         records.append(json.loads(path.read_text()))
                     else:
                         todo.append((factory, fold, path, meta))
+            for model_name in cached_only:  # reported if an earlier run computed them
+                for fold in folds:
+                    path = cache / spec.name / model_name / f"{fold.key}.json"
+                    if path.is_file():
+                        records.append(json.loads(path.read_text()))
             total = (bar.tasks[0].total or 0) + len(folds) * len(chosen)
             bar.update(task_id, total=total, advance=len(folds) * len(chosen) - len(todo))
             jobs = (
