@@ -323,3 +323,15 @@ def test_altmax_multiclass_gives_every_binary_problem_its_pair():
         assert all(pair.altmax is not None for pair in clf.forest_pairs_)
         proba = clf.predict_proba(X)
         np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def test_altmax_with_n_edges_chosen_by_cv():
+    """k is chosen with the projections (staged scores), then altmax runs once."""
+    X, y = _paper_problem(8, 60, 2)
+    clf = DiscriminativeTreeClassifier(alpha=1.0, parameters="altmax", n_edges="cv").fit(X, y)
+    proj = DiscriminativeTreeClassifier(alpha=1.0, n_edges="cv").fit(X, y)
+    assert clf.n_edges_ == proj.n_edges_
+    assert clf.edges_ == proj.edges_  # the same forests; only the parameters differ
+    assert clf.altmax_history_[0]["training_error"] == pytest.approx(
+        _balanced_training_error(proj, X, y)
+    )
