@@ -197,3 +197,30 @@ def test_training_cll_of_an_ordering_is_a_mean_log_posterior():
     y = pd.Series((X[0] + rng.integers(0, 2, 120)) % 3)
     values = [_training_cll(s, X, y) for s in ("omi-cr", "mmi-cr", "ro-cr")]
     assert all(-np.log(3) - 1 < v <= 0 for v in values)
+
+
+def test_images_report_marks_models_not_run_and_checks_the_claim(tmp_path):
+    from discotree.experiments.pernkopf_images import _report, images_experiment
+
+    experiment = images_experiment()
+
+    def record(dataset, model, accuracy):
+        return {
+            "dataset": dataset,
+            "model": model,
+            "fold": "split",
+            "accuracy": accuracy,
+            "n_test": 2000,
+            "fit_seconds": 1.0,
+        }
+
+    records = [
+        record("USPS", "nb-ml", 0.80),
+        record("USPS", "tan-cmi-ml", 0.90),
+        record("USPS", "tan-omi-cr-ml", 0.92),
+    ]
+    _report(records, tmp_path, experiment)
+    text = (tmp_path / "results.md").read_text()
+    assert "| tan-cr-ml | not run | 92.57 ± 0.48 |" in text
+    assert "USPS: 3 classifiers run; ours minus the paper's" in text
+    assert 'USPS: the paper\'s "OMI-CR outperforms NB and TAN-CMI" (ML parameters): holds' in text
