@@ -279,7 +279,7 @@ def _claims(summary: pd.DataFrame, proj_minus_cl: pd.DataFrame) -> list[str]:
         lines.append(
             f"- `{generator}`: mean fit time, LGMHT-altmax "
             f"{seconds['lgmht-altmax'] * 1000:.0f} ms against LGMHT-proj "
-            f"{seconds['lgmht-proj'] * 1000:.0f} ms (2 cores, two fits at a time)."
+            f"{seconds['lgmht-proj'] * 1000:.0f} ms (one fit at a time)."
         )
     if ("paper", 100, 40, "chow-liu") in summary.index:
         cl = summary.loc[("paper", 100, 40, "chow-liu"), "mean"]
