@@ -303,9 +303,7 @@ def _reproduce(args: argparse.Namespace) -> None:
         models = None
         if args.models is not None:
             models = _split_names(args.models, experiment.models, "model")
-        run_experiment(
-            experiment, out, n_jobs=args.n_jobs, progress=not args.quiet, models=models
-        )
+        run_experiment(experiment, out, n_jobs=args.n_jobs, progress=not args.quiet, models=models)
     else:
         if args.models is not None:
             raise UsageError(f"{args.experiment} runs all its models; --models does not apply")

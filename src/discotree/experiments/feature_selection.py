@@ -23,6 +23,7 @@ from ..classifiers import NaiveBayesClassifier, TANClassifier
 from ..datasets.real import load_real, npz_split
 from ..feature_selection import GroupCost, SubmodularFeatureSelector
 from .report import markdown_table, write_results
+from .runner import reproduction
 
 __all__ = ["feature_selection_reproduction", "run_feature_selection"]
 
@@ -66,7 +67,7 @@ def _one_setting(X, y, train, test, cost_name: str, k: float) -> dict:
 
 
 def run_feature_selection(
-    out_dir: str | os.PathLike, data_dir=None, n_jobs: int = 1, progress: bool = False
+    out_dir: str | os.PathLike, *, data_dir=None, n_jobs: int = 1, progress: bool = False
 ) -> dict:
     """Run the experiment and write ``results.md`` and ``results.json``."""
     from joblib import Parallel, delayed
@@ -195,11 +196,6 @@ def _report(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def feature_selection_reproduction(data_dir=None):
-    """``narasimhan-feature-selection``: satimage under a band cost (needs the data
-    folder)."""
-
-    def run(out_dir, n_jobs: int = 1, progress: bool = False):
-        return run_feature_selection(out_dir, data_dir, n_jobs=n_jobs, progress=progress)
-
-    return run
+feature_selection_reproduction = reproduction(
+    run_feature_selection, "Section 2.1 of 003: feature selection on satimage under a band cost."
+)

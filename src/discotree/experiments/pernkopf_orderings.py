@@ -21,6 +21,7 @@ from ..classifiers import TANClassifier
 from ..transformers import Discretizer
 from .pernkopf import _TABLE7, _load
 from .report import markdown_table, write_results
+from .runner import reproduction
 
 __all__ = ["orderings_reproduction", "run_orderings"]
 
@@ -167,10 +168,6 @@ def _plot(records: list[dict], out_dir: Path) -> None:
     plt.close(fig)
 
 
-def orderings_reproduction(data_dir=None):
-    """Figs. 7-8 of 002: training CLL of OMI, minimum-MI and random orderings."""
-
-    def run(out_dir, n_jobs: int = 1, progress: bool = False):
-        return run_orderings(out_dir, data_dir=data_dir, n_jobs=n_jobs, progress=progress)
-
-    return run
+orderings_reproduction = reproduction(
+    run_orderings, "Figs. 7-8 of 002: training CLL of OMI, minimum-MI and random orderings."
+)

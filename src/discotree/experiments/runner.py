@@ -22,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from .metrics import accuracy, balanced_error_rate
 from .protocols import Fold
 
-__all__ = ["DatasetSpec", "Experiment", "run_experiment"]
+__all__ = ["DatasetSpec", "Experiment", "reproduction", "run_experiment"]
 
 logger = logging.getLogger(__name__)
 
@@ -219,3 +219,18 @@ def run_experiment(
     out_dir.mkdir(parents=True, exist_ok=True)
     experiment.report(records, out_dir, experiment)
     return records
+
+
+def reproduction(run: Callable[..., Any], doc: str) -> Callable[..., Callable[..., Any]]:
+    """The registry's factory for a reproduction that is a plain function
+    ``run(out_dir, *, data_dir, n_jobs, progress)``: ``factory(data_dir)`` returns
+    ``run_in(out_dir, n_jobs=1, progress=False)``; ``doc`` is what ``--list`` shows."""
+
+    def factory(data_dir=None):
+        def run_in(out_dir, n_jobs: int = 1, progress: bool = False):
+            return run(out_dir, data_dir=data_dir, n_jobs=n_jobs, progress=progress)
+
+        return run_in
+
+    factory.__doc__ = doc
+    return factory

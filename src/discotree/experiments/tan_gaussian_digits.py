@@ -23,6 +23,7 @@ import numpy as np
 
 from ..classifiers import ChowLiuClassifier, DiscriminativeTreeClassifier, TANClassifier
 from .report import markdown_table, write_results
+from .runner import reproduction
 
 __all__ = ["digits_gaussian_reproduction", "run_digits_gaussian"]
 
@@ -197,10 +198,6 @@ def _plot(summary: dict, out_dir: Path) -> None:
     plt.close(fig)
 
 
-def digits_gaussian_reproduction(data_dir=None):
-    """Tan et al. 2010, Fig. 6 with Gaussian models on the raw MNIST pixels."""
-
-    def run(out_dir, n_jobs: int = 1, progress: bool = False):
-        return run_digits_gaussian(out_dir, data_dir=data_dir, n_jobs=n_jobs, progress=progress)
-
-    return run
+digits_gaussian_reproduction = reproduction(
+    run_digits_gaussian, "Tan et al. 2010, Fig. 6 with Gaussian models on the raw MNIST pixels."
+)
