@@ -44,6 +44,7 @@ ESTIMATORS = [
     TANClassifier(structure="omi-cr", parameters="cl", cl_max_iter=5),
     DiscriminativeTreeClassifier(),
     DiscriminativeTreeClassifier(multiclass="ovr", n_edges=1),
+    DiscriminativeTreeClassifier(parameters="altmax", alpha=1.0, max_alternations=3),
     BoostedGraphicalModelClassifier(n_estimators=3),
     EARTreeClassifier(n_permutations=1),
 ]
@@ -61,6 +62,20 @@ def test_a_saved_model_predicts_exactly_as_before(estimator, rng, tmp_path):
     assert_array_equal(back.predict(X), model.predict(X))
     assert_array_equal(back.classes_, model.classes_)
     json.loads((tmp_path / "m.json").read_text())  # plain JSON
+
+
+def test_files_of_the_discriminative_trees_written_before_the_module_split_load(rng):
+    """``_ForestPair`` moved from ``classifiers.discriminative_tree`` to
+    ``classifiers._forest_pairs``: files naming the old place still load."""
+    X, y = _data(rng)
+    model = DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)
+    text = dumps(model)
+    assert "discotree.classifiers._forest_pairs._ForestPair" in text
+    old = text.replace(
+        "discotree.classifiers._forest_pairs._ForestPair",
+        "discotree.classifiers.discriminative_tree._ForestPair",
+    )
+    assert_array_equal(loads(old).predict_proba(X), model.predict_proba(X))
 
 
 def test_partial_fit_continues_after_a_round_trip(rng):

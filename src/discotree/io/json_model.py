@@ -44,10 +44,11 @@ def _registry() -> dict[str, type]:
     from .. import classifiers
     from ..classifiers._incremental import _Stream
     from ..classifiers.boosting import _Ensemble, _Round
-    from ..classifiers.discriminative_tree import _ForestPair
+    from ..classifiers._forest_pairs import _ForestPair
     from ..models.bayes_net import BayesNetModel
     from ..models.discrete_forest import DiscreteForestModel
     from ..models.gaussian_forest import GaussianForestModel
+    from ..models.lgmht_altmax import AltmaxResult
     from ..stats.discrete import PairStatistics
     from ..stats.gaussian import GaussianStatistics
     from ..structure.discriminative import ForestPath
@@ -74,6 +75,7 @@ def _registry() -> dict[str, type]:
         GaussianStatistics,
         ForestPath,
         _ForestPair,
+        AltmaxResult,
         _Ensemble,
         _Round,
         EARSplit,
@@ -81,7 +83,10 @@ def _registry() -> dict[str, type]:
         StatisticsSchema,
         _Stream,
     ]
-    return {f"{cls.__module__}.{cls.__qualname__}": cls for cls in allowed}
+    names = {f"{cls.__module__}.{cls.__qualname__}": cls for cls in allowed}
+    # files written before _ForestPair moved to its own module (session 6)
+    names["discotree.classifiers.discriminative_tree._ForestPair"] = _ForestPair
+    return names
 
 
 def _encode(value: Any, registry_names: dict[type, str]) -> Any:
@@ -175,7 +180,9 @@ def dumps(content: Any) -> str:
     """``content`` (an estimator, or a dict or list holding some) as JSON text."""
     from .. import __version__
 
-    names = {cls: name for name, cls in _registry().items()}
+    names: dict[type, str] = {}
+    for name, cls in _registry().items():  # the first name of a class is the one written
+        names.setdefault(cls, name)
     document = {
         "format": FORMAT,
         "version": _VERSION,
