@@ -42,9 +42,9 @@ _VERSION = 1
 def _registry() -> dict[str, type]:
     """The classes a file may name: discotree's estimators and the objects they hold."""
     from .. import classifiers
+    from ..classifiers._forest_pairs import _ForestPair
     from ..classifiers._incremental import _Stream
     from ..classifiers.boosting import _Ensemble, _Round
-    from ..classifiers._forest_pairs import _ForestPair
     from ..models.bayes_net import BayesNetModel
     from ..models.discrete_forest import DiscreteForestModel
     from ..models.gaussian_forest import GaussianForestModel
