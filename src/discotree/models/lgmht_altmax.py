@@ -36,6 +36,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp, softmax
@@ -114,7 +115,7 @@ def empirical_error_exponent(
 def chernoff_objective(
     z: NDArray[np.float64],
     family: TreeExponentialFamily,
-    features: object,
+    features: sp.csr_matrix,
     log_weight: NDArray[np.float64],
     log_other: NDArray[np.float64],
 ) -> tuple[float, NDArray[np.float64]]:
@@ -215,8 +216,10 @@ def _half_step(family, features, log_weight, log_other, theta, max_iter, tol):
         bounds=bounds,
         options={"maxiter": max_iter, "ftol": tol * 1e-3, "gtol": tol * 1e-3},
     )
-    z = result.x if result.fun <= bound(start)[0] else start
-    return z[:-1] / z[-1], float(min(result.fun, bound(start)[0]))
+    start_bound = bound(start)[0]
+    if result.fun > start_bound:  # the optimiser never ends above its start; to be sure
+        return theta, float(start_bound)
+    return result.x[:-1] / result.x[-1], float(result.fun)
 
 
 def lgmht_altmax(
