@@ -3,13 +3,15 @@ classifier (002_4035af8a3a458042.txt, Section 4.2).
 
 The CPT entries are re-parameterised by a softmax, ``theta_j[c, h, i] =
 exp(beta_j[c, h, i]) / sum_i' exp(beta_j[c, h, i'])`` (Section 4.2.2), so the
-constraints disappear, and
+constraints disappear, and ::
 
     CLL(beta) = sum_m w_m [log P(c_m, x_m) - log sum_c P(c, x_m)]
 
 is maximised by conjugate gradient (Polak-Ribiere: scipy's ``method="CG"``) from the
 ML parameters. The gradient (Cases A and B of Section 4.2) is, with
 ``A[m, c] = w_m ([c = c_m] - P(c | x_m))``,
+
+::
 
     d CLL / d beta_C[c]       = sum_m A[m, c]
     d CLL / d beta_j[c, h, i] = sum_{m: x_m has h, i at j's family} A[m, c]

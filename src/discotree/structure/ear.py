@@ -153,7 +153,7 @@ def ear_tree(
     n_permutations: int = 1,
     single_moves: bool = False,
 ) -> EARTree:
-    """Algorithm 3 over features ``0 .. n_features - 1``: a spanning tree.
+    """Algorithm 3 over the features ``range(n_features)``: a spanning tree.
 
     Ties (up to rounding, :func:`~discotree.structure.submodular.is_better`) between
     separators go to the lowest feature index.

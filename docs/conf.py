@@ -1,0 +1,85 @@
+"""Sphinx configuration of the discotree documentation site.
+
+Build with ``make -C docs html`` (warnings are errors). The reproduction pages are
+generated at build time from the committed ``results/*/results.md`` (see
+``_reproduction_pages``), the API pages by autosummary, the gallery by sphinx-gallery
+from ``examples/``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(DOCS))
+
+import discotree  # noqa: E402
+from _reproductions import write_reproduction_pages  # noqa: E402
+
+project = "discotree"
+author = "the discotree developers"
+copyright = "2026, the discotree developers"  # noqa: A001
+release = discotree.__version__
+version = release
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "myst_parser",
+    "sphinx_gallery.gen_gallery",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints"]
+templates_path = ["_templates"]
+
+# API reference: one generated page per public name.
+autosummary_generate = True
+autosummary_imported_members = False
+autosummary_ignore_module_all = False
+autodoc_default_options = {"inherited-members": False}
+autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+
+myst_enable_extensions = ["dollarmath", "colon_fence"]
+myst_heading_anchors = 3
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"discotree {release}"
+html_theme_options = {
+    "navbar_end": ["navbar-icon-links"],
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+}
+html_static_path: list[str] = []
+html_show_sourcelink = False
+
+# The gallery: every example runs at each build; DISCOTREE_DOCS_FAST=1 makes the
+# examples that read it use smaller problems (the CI build).
+sphinx_gallery_conf = {
+    "examples_dirs": str(ROOT / "examples"),
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "abort_on_example_error": True,
+    "download_all_examples": False,
+    "show_memory": False,
+    "within_subsection_order": "FileNameSortKey",
+    "reference_url": {"discotree": None},
+    "matplotlib_animations": False,
+    "remove_config_comments": True,
+}
+os.environ.setdefault("DISCOTREE_DOCS", "1")
+
+write_reproduction_pages(ROOT / "results", DOCS / "reproductions")
