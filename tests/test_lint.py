@@ -17,6 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_ruff_check_passes():
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
     result = subprocess.run(
-        [ruff, "check", "src", "tests", "benchmarks"], cwd=ROOT, capture_output=True, text=True
+        [ruff, "check", "src", "tests", "benchmarks", "examples", "docs"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr

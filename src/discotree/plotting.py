@@ -149,6 +149,7 @@ def plot_network(estimator: Any, ax: Any = None, layout: str = "spring"):
         nx.draw_networkx_labels(graph, position, font_size=8, ax=axis)
         title = type(estimator).__name__ if panel is None else f"class {panel}"
         axis.set_title(f"{title}: {len([e for e in edges if e[0] not in class_nodes])} edges")
+        axis.margins(x=0.2, y=0.1)  # room for the labels of the outer nodes
         axis.set_axis_off()
     return axes[0].figure
 

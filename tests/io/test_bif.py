@@ -13,7 +13,7 @@ from discotree import (
     TANClassifier,
 )
 from discotree._validation import check_table
-from discotree.io import read_bif, read_bif_network, write_bif, write_xmlbif
+from discotree.io import evidence_of, read_bif, read_bif_network, write_bif, write_xmlbif
 from discotree.io.networks import _check_conditional
 
 FEATURES = ["colour", "count", "height", "mood"]
@@ -106,6 +106,28 @@ def test_pyagrum_exact_inference_gives_discotree_posteriors(
         masked.loc[hide[:, j], f] = None if test[f].dtype == object else np.nan
     theirs = _pyagrum_posteriors(paths, _evidence(model, test, hide), model.classes_)
     assert_allclose(theirs, model.predict_proba(masked), rtol=0, atol=tolerance)
+
+
+@pytest.mark.parametrize(
+    "estimator", [TANClassifier(alpha=1.0), ChowLiuClassifier(alpha=1.0)], ids=repr
+)
+def test_evidence_of_rows_gives_pyagrum_the_posteriors(estimator, tmp_path):
+    """The public row-to-evidence helper: state names by variable name, missing values
+    and unseen categories left out, so pyAgrum sums them out as discotree does."""
+    X, y = _data()
+    model = estimator.fit(X, y)
+    test = X.iloc[:40].reset_index(drop=True)
+    test.loc[::3, "height"] = np.nan
+    test.loc[1::5, "colour"] = "violet"  # unseen at fit time: missing
+    evidence = evidence_of(model, test)
+    assert "height" not in evidence[0] and "colour" not in evidence[1]
+    assert evidence[2]["colour"] == test.loc[2, "colour"]
+    paths = write_xmlbif(model, tmp_path / "m.bifxml")
+    bn = gum.loadBN(str(paths[0]))  # every state named is one of the variable's labels
+    for name, state in evidence[2].items():
+        assert state in list(bn.variable(name).labels())
+    theirs = _pyagrum_posteriors(paths, evidence, model.classes_)
+    assert_allclose(theirs, model.predict_proba(test), rtol=0, atol=1e-9)
 
 
 def test_states_are_categories_and_intervals(tmp_path):

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._validation import check_table
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
 
@@ -25,6 +26,7 @@ __all__ = [
     "Network",
     "Variable",
     "class_networks",
+    "evidence_of",
     "feature_states",
     "network_of",
     "to_networkx",
@@ -102,6 +104,53 @@ def _class_name(features: list[str]) -> str:
     while name in features:
         name = "_" + name
     return name
+
+
+def evidence_of(estimator: Any, X: Any) -> list[dict[str, str]]:
+    """The rows of ``X`` as evidence for the exported network: per row, the state name
+    of every observed feature, keyed by the variable name.
+
+    What an exported model's engine needs to reproduce ``estimator.predict_proba(X)``:
+    pyAgrum's ``setEvidence``, pgmpy's ``query(evidence=...)``. Missing values (and
+    categories not seen at fit time, which discotree treats as missing) are left out,
+    so the engine sums those features out as discotree does.
+
+    Parameters
+    ----------
+    estimator : fitted discrete classifier
+        Naive Bayes, Chow-Liu, TAN, k-tree or discriminative tree classifier.
+    X : array-like or pandas.DataFrame of shape (n_samples, n_features)
+        Rows in the format of the training data.
+
+    Returns
+    -------
+    list of dict
+        One ``{variable name: state name}`` per row. Variable names are those of
+        :func:`write_xmlbif` and :func:`to_pgmpy` (the column names); :func:`write_bif`
+        writes identifiers instead (other characters become ``_``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from discotree import NaiveBayesClassifier
+    >>> from discotree.io import evidence_of
+    >>> X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]] * 5, dtype=float)
+    >>> clf = NaiveBayesClassifier(alpha=1.0).fit(X, [0, 1, 1, 0] * 5)
+    >>> evidence_of(clf, np.array([[1.0, np.nan]]))
+    [{'x0': '1'}]
+    """
+    _check_discrete(estimator)
+    codes = estimator.encoder_.transform(check_table(X, type(estimator).__name__))
+    features = _feature_names(estimator)
+    states = feature_states(estimator.encoder_)
+    return [
+        {
+            features[j]: states[j][int(code)]
+            for j, code in enumerate(row)
+            if 0 <= code < len(states[j])
+        }
+        for row in codes
+    ]
 
 
 def _check_discrete(estimator: Any) -> None:
