@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from discotree import EARTreeClassifier, TANClassifier
-from discotree.datasets.synthetic import ear_gaussian_example
+from discotree.datasets import ear_gaussian_example
 
 sizes = [5, 6, 7, 8]
 models = {

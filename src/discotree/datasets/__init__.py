@@ -11,6 +11,7 @@ import pandas as pd
 from .builtin import BUILTIN_DATASETS, load_builtin, load_csv
 from .real import KNOWN_SPLITS, data_dir, load_real, manifest, npz_split
 from .synthetic import (
+    ear_gaussian_example,
     forest_classes,
     gaussian_example,
     random_binary_trees,
@@ -46,6 +47,7 @@ __all__ = [
     "SYNTHETIC_DATASETS",
     "data_dir",
     "dataset_split",
+    "ear_gaussian_example",
     "forest_classes",
     "gaussian_example",
     "load_builtin",
@@ -56,6 +58,7 @@ __all__ = [
     "random_grid_model",
     "random_ktree_classes",
     "sample_forest_classes",
+    "sample_grid_pair",
     "sample_joint_table",
     "three_variable_example",
 ]
