@@ -330,7 +330,23 @@ class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
 
         Returns
         -------
-        self
+        self : object
+            With ``support_``, ``objective_`` and ``information_``.
+
+        Raises
+        ------
+        ValueError
+            For bad input, a cost that is not submodular (``check_cost``), or one
+            class with ``information="class"``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_wine
+        >>> from discotree import SubmodularFeatureSelector
+        >>> X, y = load_wine(return_X_y=True)
+        >>> selector = SubmodularFeatureSelector(cost_weight=0.05).fit(X, y)
+        >>> selector.get_support(indices=True)
+        array([ 9, 11, 12])
         """
         name = type(self).__name__
         self._check_params()

@@ -139,7 +139,25 @@ class DiscreteForestClassifierBase(
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator. A failed fit leaves the estimator as it was; a
+            refit replaces every fitted attribute.
+
+        Raises
+        ------
+        ValueError
+            For bad input (one class, X and y of different lengths, no rows or
+            columns, infinite values, negative or non-finite weights, ...) or bad
+            hyper-parameters; the message names the column, row or argument.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from discotree import NaiveBayesClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> clf = NaiveBayesClassifier(alpha=1.0).fit(X, y)
+        >>> clf.classes_
+        array([0, 1, 2])
         """
         name = type(self).__name__
         if hasattr(self, "fit_from_statistics") and is_dask_collection(X):
@@ -272,11 +290,22 @@ class DiscreteForestClassifierBase(
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Columns as at fit time; NaN/None (and categories not seen at fit time)
+            are missing.
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from discotree import NaiveBayesClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> clf = NaiveBayesClassifier(alpha=1.0).fit(X, y)
+        >>> clf.predict_joint_log_proba(X[:1]).round(2)
+        array([[ -3.8 , -14.49, -15.05]])
         """
         check_is_fitted(self)
         codes = self._encode(X)
@@ -287,30 +316,109 @@ class DiscreteForestClassifierBase(
         return joint
 
     def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """Log posterior ``log P(c | x)``, shape (n_samples, n_classes)."""
+        """Log posterior ``log P(c | x)`` of every class, missing features summed out.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Columns as at fit time; NaN/None is missing.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``; ``logsumexp`` of each row is 0.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from discotree import NaiveBayesClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> clf = NaiveBayesClassifier(alpha=1.0).fit(X, y)
+        >>> clf.predict_log_proba(X[:1]).round(2)
+        array([[ -0.  , -10.69, -11.24]])
+        """
         check_is_fitted(self)
         joint = self.predict_joint_log_proba(X)
         return joint - logsumexp(joint, axis=1, keepdims=True)
 
     def predict_proba(self, X: Any) -> NDArray[np.float64]:
-        """Posterior ``P(c | x)``, shape (n_samples, n_classes); rows sum to 1."""
+        """Posterior ``P(c | x)`` of every class, missing features summed out.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Columns as at fit time; NaN/None (and categories not seen at fit time)
+            are missing: the posterior is then that of the observed features.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``; rows sum to 1.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_iris
+        >>> from discotree import NaiveBayesClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> clf = NaiveBayesClassifier(alpha=1.0).fit(X, y)
+        >>> clf.predict_proba(X[[0, 50]]).round(3)
+        array([[1.   , 0.   , 0.   ],
+               [0.   , 0.535, 0.464]])
+        >>> clf.predict_proba([[5.1, 3.5, np.nan, np.nan]]).round(3)  # petals missing
+        array([[0.954, 0.029, 0.017]])
+        """
         check_is_fitted(self)
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X: Any) -> NDArray[Any]:
-        """Most probable class of each sample (classes whose scores agree to rounding
-        tie, and a tie goes to the first of them in ``classes_``)."""
+        """Most probable class of each sample, missing features summed out.
+
+        Classes whose scores agree to rounding (1e-9 relative) tie, and a tie goes to
+        the first of them in ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Columns as at fit time; NaN/None is missing.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from discotree import NaiveBayesClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> NaiveBayesClassifier(alpha=1.0).fit(X, y).predict(X[[0, 50, 100]])
+        array([0, 1, 2])
+        """
         check_is_fitted(self)
         return self.classes_[argmax_with_ties(self.predict_joint_log_proba(X))]
 
     def decision_function(self, X: Any) -> NDArray[np.float64]:
         """Log posterior odds.
 
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Columns as at fit time; NaN/None is missing.
+
         Returns
         -------
-        ndarray of shape (n_samples,) for two classes: ``log P(c1|x) - log P(c0|x)``
-        (positive favours ``classes_[1]``); (n_samples, n_classes) otherwise: the log
-        posteriors.
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Two classes: ``log P(c1 | x) - log P(c0 | x)`` (positive favours
+            ``classes_[1]``); more classes: the log posteriors.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from discotree import TANClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> TANClassifier(alpha=1.0).fit(X, y).decision_function(X[:3]).round(2)
+        array([-21.73, -17.99, -29.14])
         """
         check_is_fitted(self)
         log_proba = self.predict_log_proba(X)
@@ -319,9 +427,23 @@ class DiscreteForestClassifierBase(
         return log_proba
 
     def to_networkx(self):
-        """The learned structure as a ``networkx.DiGraph`` (see
-        :func:`discotree.io.to_networkx`): features, the class node of class-rooted
-        models, each edge with the classes that have it and its weight."""
+        """The learned structure as a directed graph.
+
+        Returns
+        -------
+        networkx.DiGraph
+            Nodes: the features (by name), and the class node of class-rooted models
+            (naive Bayes, TAN, k-trees); each edge with the classes whose model has it
+            and its weight in each (see :func:`discotree.io.to_networkx`).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from discotree import TANClassifier
+        >>> graph = TANClassifier(alpha=1.0).fit(*load_iris(return_X_y=True)).to_networkx()
+        >>> graph.number_of_nodes(), graph.number_of_edges()  # 4 features + class
+        (5, 7)
+        """
         from ..io.networks import to_networkx
 
         check_is_fitted(self)

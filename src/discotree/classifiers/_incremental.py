@@ -149,6 +149,20 @@ class IncrementalFitMixin:
             in ``classes``; a batch whose columns differ from the first batch's; a
             numeric column taken as categorical that gets more than
             ``max_categories`` values.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from discotree import Discretizer, TANClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> bins = Discretizer(bin_edges=Discretizer().fit(X).bin_edges_)  # fixed bins
+        >>> clf = TANClassifier(alpha=1.0, discretizer=bins)
+        >>> for part in range(3):
+        ...     clf = clf.partial_fit(X[part::3], y[part::3], classes=[0, 1])
+        >>> full = TANClassifier(alpha=1.0, discretizer=bins).fit(X, y)
+        >>> bool(np.allclose(clf.predict_proba(X), full.predict_proba(X)))
+        True
         """
         name = type(self).__name__
         stream = self.__dict__.get("_stream")
@@ -249,7 +263,22 @@ class IncrementalFitMixin:
 
         Returns
         -------
-        self
+        self : object
+            Fitted as ``fit`` on the concatenated batches.
+
+        Raises
+        ------
+        ValueError
+            When no ``partial_fit`` is in progress.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from discotree import NaiveBayesClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> clf = NaiveBayesClassifier(alpha=1.0).partial_fit(X[::2], y[::2], classes=[0, 1, 2])
+        >>> clf.partial_fit(X[1::2], y[1::2]).end_partial_fit().predict(X[[0, 50, 100]])
+        array([0, 1, 2])
         """
         if "_stream" not in self.__dict__:
             raise ValueError(f"{type(self).__name__}: no partial_fit to end.")
@@ -281,6 +310,18 @@ class IncrementalFitMixin:
         ValueError
             Without a schema, or when the parameters need the rows themselves
             (``alpha="auto"``, TAN with ``k=2``): give a number as ``alpha``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from discotree import Discretizer, StatisticsSchema, TANClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> bins = Discretizer(bin_edges=Discretizer().fit(X).bin_edges_)
+        >>> schema = StatisticsSchema.from_sample(X[:100], classes=[0, 1], discretizer=bins)
+        >>> total = schema.count(X[:300], y[:300]) + schema.count(X[300:], y[300:])
+        >>> clf = TANClassifier(alpha=1.0).fit_from_statistics(total)
+        >>> clf.edges_[0] == TANClassifier(alpha=1.0, discretizer=bins).fit(X, y).edges_[0]
+        True
         """
         name = type(self).__name__
         schema = getattr(statistics, "schema", None)

@@ -167,6 +167,25 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+        Weight of each class in the training data.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Log of the class frequencies (used with ``init="prior"``).
+    n_categories_ : ndarray of shape (n_features,)
+        Number of categories (or bins) of each feature.
+    encoder_ : TableEncoder
+        The encoding of the columns learnt at fit time (categories, bins).
+    alpha_ : float
+        The pseudo-count of every round's weak learner.
+    ensembles_ : list
+        Per binary problem, its rounds (step size and forest pair model) and its
+        starting score F_0; what :meth:`decision_function` sums.
+    model_ : None
+        Boosted models have no single forest model (see ``ensembles_``).
+    n_features_in_ : int
+        Number of features seen at fit time.
+    feature_names_in_ : ndarray of str
+        Only when fitted on a DataFrame with string column names.
     estimator_alphas_ : list of ndarray
         Per binary problem, ``alpha_t`` of each round.
     n_estimators_ : int
@@ -277,13 +296,30 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric, categorical, string or boolean columns; NaN/None is missing.
         y : array-like of shape (n_samples,)
+            Class labels (two or more classes with positive weight).
         sample_weight : array-like of shape (n_samples,), default=None
             Initial weights (uniform by default, step 1 of Algorithm 2).
 
         Returns
         -------
-        self
+        self : object
+            The fitted ensemble (``estimator_alphas_``, ``edges_union_``, ...).
+
+        Raises
+        ------
+        ValueError
+            For bad input or hyper-parameters; the message names them.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from discotree import BoostedGraphicalModelClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = BoostedGraphicalModelClassifier(n_estimators=3, alpha=1.0).fit(X, y)
+        >>> clf.n_estimators_
+        3
         """
         self.n_estimators_ = self.n_estimators
         if is_dask_collection(X):
@@ -427,12 +463,52 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
             yield scores
 
     def staged_decision_function(self, X: Any):
-        """The ensemble's decision function after each round t = 1, 2, ..."""
+        """The ensemble's decision function after each round t = 1, 2, ...
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Columns as at fit time; NaN/None is missing (summed out).
+
+        Yields
+        ------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            :meth:`decision_function` of the first t rounds.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from discotree import BoostedGraphicalModelClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = BoostedGraphicalModelClassifier(n_estimators=3, alpha=1.0).fit(X, y)
+        >>> [scores[:2].round(2) for scores in clf.staged_decision_function(X)]
+        [array([-3.68, -4.32]), array([-4.63, -2.98]), array([-7.24, -4.59])]
+        """
         check_is_fitted(self)
         yield from self._staged_scores(X)
 
     def staged_predict(self, X: Any):
-        """Predictions after each round t = 1, 2, ..."""
+        """Predictions after each round t = 1, 2, ... (the boosting curve).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Columns as at fit time; NaN/None is missing (summed out).
+
+        Yields
+        ------
+        ndarray of shape (n_samples,)
+            :meth:`predict` of the first t rounds.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from discotree import BoostedGraphicalModelClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = BoostedGraphicalModelClassifier(n_estimators=3, alpha=1.0).fit(X, y)
+        >>> [round(float((labels == y).mean()), 3) for labels in clf.staged_predict(X)]
+        [0.97, 0.998, 1.0]
+        """
         check_is_fitted(self)
         for scores in self._staged_scores(X):
             yield self._labels(scores)
@@ -443,19 +519,79 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         return self.classes_[argmax_with_ties(scores)]
 
     def decision_function(self, X: Any) -> NDArray[np.float64]:
-        """``sum_t alpha_t h_t(x)`` (eq. 26): positive favours ``classes_[1]``; for more
-        classes, the pairwise sums of eq. 32 or the one-vs-rest scores."""
+        """The ensemble ``F(x) = sum_t alpha_t h_t(x)`` (eq. 26).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Columns as at fit time; NaN/None is missing (summed out).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Two classes: F(x), positive favours ``classes_[1]``; more classes: the
+            pairwise sums of eq. 32 or the one-vs-rest scores.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from discotree import BoostedGraphicalModelClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = BoostedGraphicalModelClassifier(n_estimators=3, alpha=1.0).fit(X, y)
+        >>> clf.decision_function(X[:3]).round(2)
+        array([-7.24, -4.59, -8.06])
+        """
         check_is_fitted(self)
         *_, last = self._staged_scores(X)
         return last
 
     def predict(self, X: Any) -> NDArray[Any]:
-        """Sign of the decision function (two classes) or its argmax."""
+        """Sign of the decision function (two classes) or its argmax.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Columns as at fit time; NaN/None is missing (summed out).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_`` (scores tied to rounding go to the first class).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from discotree import BoostedGraphicalModelClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = BoostedGraphicalModelClassifier(n_estimators=3, alpha=1.0).fit(X, y)
+        >>> clf.predict(X[:3])
+        array([0, 0, 0])
+        """
         check_is_fitted(self)
         return self._labels(self.decision_function(X))
 
     def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """``log`` of :meth:`predict_proba`."""
+        """``log`` of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Columns as at fit time; NaN/None is missing (summed out).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from discotree import BoostedGraphicalModelClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = BoostedGraphicalModelClassifier(n_estimators=3, alpha=1.0).fit(X, y)
+        >>> clf.predict_log_proba(X[:1]).round(2)
+        array([[ -0.  , -14.48]])
+        """
         check_is_fitted(self)
         scores = self.decision_function(X)
         if scores.ndim == 1:
@@ -463,8 +599,31 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         return scores - logsumexp(scores, axis=1, keepdims=True)
 
     def predict_proba(self, X: Any) -> NDArray[np.float64]:
-        """Two classes: ``1 / (1 + exp(-2 F(x)))`` for ``classes_[1]``; more classes: the
-        softmax of the scores (consistent with :meth:`predict`, not calibrated)."""
+        """Class probabilities from the ensemble's score.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Columns as at fit time; NaN/None is missing (summed out).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Two classes: ``1 / (1 + exp(-2 F(x)))`` for ``classes_[1]``, the
+            Real-AdaBoost estimate of the posterior (Friedman et al., 2000); more
+            classes: the softmax of the scores (consistent with :meth:`predict`, not
+            calibrated). Rows sum to 1.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from discotree import BoostedGraphicalModelClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = BoostedGraphicalModelClassifier(n_estimators=3, alpha=1.0).fit(X, y)
+        >>> clf.predict_proba(X[:2]).round(3)
+        array([[1., 0.],
+               [1., 0.]])
+        """
         check_is_fitted(self)
         return np.exp(self.predict_log_proba(X))
 

@@ -77,6 +77,12 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         Per-class empirical mutual information (nats) used as edge weights.
     parents_ : ndarray of shape (n_classes, n_features)
         Each tree rooted at feature 0; -1 marks a root.
+    alpha_ : float
+        The pseudo-count used: ``alpha``, or the one ``alpha="auto"`` chose.
+    alpha_cv_losses_ : ndarray of shape (2, n_grid)
+        ``alpha="auto"`` only: for each value of the grid, the summed held-out weight
+        of errors (row 0, the criterion) and log-loss (row 1, the tie-break) of the
+        cross-validation.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
 

@@ -143,6 +143,18 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         binary problem's is in ``forest_pairs_``).
     model_ : DiscreteForestModel or GaussianForestModel or None
         Two classes: the pair of forests (column order of ``classes_``).
+    alpha_ : float
+        The pseudo-count used: ``alpha``, or the one ``alpha="auto"`` chose.
+    alpha_cv_losses_ : ndarray of shape (2, n_grid)
+        ``alpha="auto"`` only: for each value of the grid, the summed held-out weight
+        of errors (row 0, the criterion) and log-loss (row 1, the tie-break) of the
+        cross-validation.
+    class_count_ : ndarray of shape (n_classes,)
+        Weight of each class in the training data.
+    n_categories_ : ndarray of shape (n_features,)
+        Number of categories (or bins) of each feature.
+    encoder_ : TableEncoder
+        The encoding of the columns learnt at fit time (categories, bins).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
 
@@ -249,12 +261,32 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric, categorical, string or boolean columns; NaN/None is missing.
         y : array-like of shape (n_samples,)
+            Class labels (two or more classes with positive weight).
         sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; a weight of k counts a sample k times.
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator (``edges_``, ``forest_pairs_``,
+            ``j_divergence_path_``, ...).
+
+        Raises
+        ------
+        ValueError
+            For bad input or hyper-parameters (the message names them), and for
+            ``alpha=0`` with discrete data (the weights of eq. 21 would be infinite).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from discotree import DiscriminativeTreeClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)
+        >>> [len(edges) for edges in clf.edges_]  # one spanning tree per class
+        [29, 29]
         """
         cv = isinstance(self.n_edges, str) and self.n_edges == "cv"
         if cv:
@@ -526,17 +558,50 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Columns as at fit time; NaN/None is missing (summed out).
 
         Returns
         -------
         ndarray of shape (n_samples, 2)
+            ``log P(c) + log p_c(x)`` with p-hat for ``classes_[1]`` and q-hat for
+            ``classes_[0]``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from discotree import DiscriminativeTreeClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)
+        >>> clf.predict_joint_log_proba(X[:1]).round(2)
+        array([[-28.04, -72.46]])
         """
         check_is_fitted(self)
         return super().predict_joint_log_proba(X)
 
     def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """Log posterior (two classes); multiclass: log softmax of the composite scores
-        (consistent with :meth:`predict`, not calibrated)."""
+        """Log posterior of every class.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Columns as at fit time; NaN/None is missing (summed out).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Two classes: ``log P(c | x)`` under the pair of forests. More classes: the
+            log softmax of the composite scores of eq. 32 (consistent with
+            :meth:`predict`, not calibrated).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from discotree import DiscriminativeTreeClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)
+        >>> clf.predict_log_proba(X[:1]).round(2)
+        array([[  0.  , -44.41]])
+        """
         check_is_fitted(self)
         if len(self.classes_) == 2:
             return super().predict_log_proba(X)
@@ -544,13 +609,53 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         return scores - logsumexp(scores, axis=1, keepdims=True)
 
     def predict(self, X: Any) -> NDArray[Any]:
-        """The class of largest posterior (two classes) or composite score (eq. 32)."""
+        """The class of largest posterior (two classes) or composite score (eq. 32).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Columns as at fit time; NaN/None is missing (summed out).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_`` (ties to rounding go to the first class).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from discotree import DiscriminativeTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> DiscriminativeTreeClassifier(alpha=1.0).fit(X, y).predict(X[[0, 50, 100]])
+        array([0, 1, 2])
+        """
         check_is_fitted(self)
         return self.classes_[argmax_with_ties(self.predict_log_proba(X))]
 
     def decision_function(self, X: Any) -> NDArray[np.float64]:
-        """Two classes: ``log p-hat(x)/q-hat(x)`` plus the log prior ratio (positive
-        favours ``classes_[1]``). More classes: the composite scores of eq. 32."""
+        """The log-likelihood ratio test statistic of the forest pair.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Columns as at fit time; NaN/None is missing (summed out).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Two classes: ``log p-hat(x) / q-hat(x)`` plus the log prior ratio
+            (positive favours ``classes_[1]``). More classes: the composite scores of
+            eq. 32 (pairwise) or the one-vs-rest scores.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from discotree import DiscriminativeTreeClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)
+        >>> clf.decision_function(X[:3]).round(2)
+        array([-44.41, -49.95, -63.59])
+        """
         check_is_fitted(self)
         if len(self.classes_) == 2:
             return super().decision_function(X)
@@ -578,6 +683,16 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         ValueError
             With ``parameters="altmax"``: its parameters are learnt for the fitted
             forests only (refit with another ``n_edges`` instead).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from discotree import DiscriminativeTreeClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)
+        >>> [(k, round(float(((d > 0) == y).mean()), 3))
+        ...  for k, d in clf.staged_decision_function(X, n_edges=[0, 5, 29])]
+        [(0, 0.94), (5, 0.946), (29, 0.965)]
         """
         check_is_fitted(self)
         if self.parameters == "altmax":

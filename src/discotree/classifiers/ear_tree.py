@@ -69,6 +69,14 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
     Attributes
     ----------
     classes_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+    alpha_ : float
+        The pseudo-count used: ``alpha``, or the one ``alpha="auto"`` chose.
+    alpha_cv_losses_ : ndarray of shape (2, n_grid)
+        ``alpha="auto"`` only: for each value of the grid, the summed held-out weight
+        of errors (row 0, the criterion) and log-loss (row 1, the tie-break) of the
+        cross-validation.
+    encoder_ : TableEncoder
+        The encoding of the columns learnt at fit time (categories, bins).
     n_categories_ : ndarray of shape (n_features,) or None
         None for ``"gaussian"``.
     edges_ : list of list of (int, int)

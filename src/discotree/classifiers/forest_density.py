@@ -273,6 +273,10 @@ class ForestDensityClassifier(_KernelDensityBase):
     ----------
     classes_ : ndarray of shape (n_classes,)
     pairs_ : ndarray of shape (n_pairs, 2)
+    mean_, scale_ : ndarray of shape (n_features,)
+        The standardisation of the features (the densities see standardised data).
+    n_features_in_ : int
+        Number of features seen at fit time.
     densities_ : PairwiseKernelDensities
         The fitted estimates (on standardised features).
     feature_terms_ : list of (class or None, i, j)
@@ -351,7 +355,38 @@ class ForestDensityClassifier(_KernelDensityBase):
         return arr[np.sort(first)].astype(np.intp)
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> ForestDensityClassifier:
-        """Estimate the densities, map the training samples (leave-one-out), fit the SVM."""
+        """Estimate the densities, map the training samples (leave-one-out), fit the SVM.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric columns, complete (kernel density estimates need every value).
+        y : array-like of shape (n_samples,)
+            Class labels (two or more classes with positive weight).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights: they enter the densities and the SVM; zero-weight
+            samples are ignored.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator (``densities_``, ``coef_``, ``pairs_``, ...).
+
+        Raises
+        ------
+        ValueError
+            For missing or non-numeric values, bad weights or hyper-parameters; the
+            message names them.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_wine
+        >>> from discotree import ForestDensityClassifier
+        >>> X, y = load_wine(return_X_y=True)
+        >>> clf = ForestDensityClassifier().fit(X, y)
+        >>> clf.coef_.shape  # 3 one-vs-rest SVMs on 3 x (13 + 78) log densities
+        (3, 273)
+        """
         self._check_common()
         name = type(self).__name__
         if not (
@@ -408,17 +443,79 @@ class ForestDensityClassifier(_KernelDensityBase):
         return features
 
     def log_density_features(self, X: Any) -> NDArray[np.float64]:
-        """The feature map of eq. 4 (plus raw features with ``keep_original``)."""
+        """The feature map of eq. 4 (plus raw features with ``keep_original``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric columns as at fit time, complete (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_map)
+            For each class, the log univariate densities of every feature, then the
+            log bivariate densities of every pair in ``pairs_`` (``feature_terms_``
+            names each column).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_wine
+        >>> from discotree import ForestDensityClassifier
+        >>> X, y = load_wine(return_X_y=True)
+        >>> clf = ForestDensityClassifier().fit(X, y)
+        >>> clf.log_density_features(X[:2]).shape
+        (2, 273)
+        """
         return self._features(self._standardised(X))
 
     def decision_function(self, X: Any) -> NDArray[np.float64]:
-        """The SVM margin (one column per class, one-vs-rest, when there are more than
-        two; for two classes, positive means ``classes_[1]``)."""
+        """The SVM margin.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric columns as at fit time, complete (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Two classes: positive means ``classes_[1]``; more classes: one column per
+            class (one-vs-rest).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_wine
+        >>> from discotree import ForestDensityClassifier
+        >>> X, y = load_wine(return_X_y=True)
+        >>> clf = ForestDensityClassifier().fit(X, y)
+        >>> clf.decision_function(X[:1]).round(2)
+        array([[ 1.87, -2.18, -1.49]])
+        """
         margin = self.log_density_features(X) @ self.coef_.T + self.intercept_
         return margin[:, 0] if margin.shape[1] == 1 else margin
 
     def predict(self, X: Any) -> NDArray[Any]:
-        """The class of largest margin."""
+        """The class of largest margin.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric columns as at fit time, complete (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_wine
+        >>> from discotree import ForestDensityClassifier
+        >>> X, y = load_wine(return_X_y=True)
+        >>> clf = ForestDensityClassifier().fit(X, y)
+        >>> clf.predict(X[[0, 60, 140]])
+        array([0, 1, 2])
+        """
         margin = self.decision_function(X)
         index = (margin > 0).astype(np.intp) if margin.ndim == 1 else margin.argmax(axis=1)
         return self.classes_[index]
@@ -428,9 +525,29 @@ class ForestDensityClassifier(_KernelDensityBase):
 
     @available_if(_has_probability)
     def predict_proba(self, X: Any) -> NDArray[np.float64]:
-        """Calibrated class probabilities: ``sigmoid(a m)`` of the margin m for two
-        classes, ``softmax(a m)`` of the one-vs-rest margins otherwise, with the slope
-        ``a`` fitted on cross-validated margins (``calibration_slope_``)."""
+        """Calibrated class probabilities (only with ``probability=True``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric columns as at fit time, complete (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``sigmoid(a m)`` of the margin m for two classes, ``softmax(a m)`` of the
+            one-vs-rest margins otherwise, with the slope ``a`` fitted on
+            cross-validated margins (``calibration_slope_``). Rows sum to 1.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_wine
+        >>> from discotree import ForestDensityClassifier
+        >>> X, y = load_wine(return_X_y=True)
+        >>> clf = ForestDensityClassifier(probability=True).fit(X, y)
+        >>> clf.predict_proba(X[:1]).round(3)
+        array([[1., 0., 0.]])
+        """
         check_is_fitted(self)
         margin = self.decision_function(X)
         margin = margin[:, None] if margin.ndim == 1 else margin

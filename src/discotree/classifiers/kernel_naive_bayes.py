@@ -37,6 +37,10 @@ class KernelNaiveBayesClassifier(_KernelDensityBase):
         Features that are not constant in the training data; only these enter the
         likelihood (a constant feature would favour the smaller classes through their
         bandwidths).
+    densities_ : PairwiseKernelDensities
+        The fitted univariate estimates (on standardised features).
+    n_features_in_ : int
+        Number of features seen at fit time.
     mean_, scale_ : ndarray of shape (n_features,)
         The standardisation of the features.
     """
@@ -50,7 +54,36 @@ class KernelNaiveBayesClassifier(_KernelDensityBase):
         self.grid_size = grid_size
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> KernelNaiveBayesClassifier:
-        """Class priors and univariate kernel density estimates."""
+        """Class priors and univariate kernel density estimates.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric columns, complete (kernel density estimates need every value).
+        y : array-like of shape (n_samples,)
+            Class labels (two or more classes with positive weight).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the priors and the densities.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            For missing or non-numeric values, bad weights or hyper-parameters.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_wine
+        >>> from discotree import KernelNaiveBayesClassifier
+        >>> X, y = load_wine(return_X_y=True)
+        >>> clf = KernelNaiveBayesClassifier().fit(X, y)
+        >>> clf.class_log_prior_.round(2)
+        array([-1.1 , -0.92, -1.31])
+        """
         self._check_common()
         Z, class_index, w = self._validate(X, y, sample_weight)
         n_classes = len(self.classes_)
@@ -80,15 +113,75 @@ class KernelNaiveBayesClassifier(_KernelDensityBase):
         return logs.sum(axis=2) + self.class_log_prior_
 
     def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """Log posterior of each class."""
+        """Log posterior of each class.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric columns as at fit time, complete (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_wine
+        >>> from discotree import KernelNaiveBayesClassifier
+        >>> X, y = load_wine(return_X_y=True)
+        >>> clf = KernelNaiveBayesClassifier().fit(X, y)
+        >>> clf.predict_log_proba(X[:1]).round(2)
+        array([[ -0.  , -18.95, -36.84]])
+        """
         joint = self._joint_log_likelihood(X)
         return joint - np.logaddexp.reduce(joint, axis=1, keepdims=True)
 
     def predict_proba(self, X: Any) -> NDArray[np.float64]:
-        """Posterior of each class."""
+        """Posterior of each class.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric columns as at fit time, complete (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``; rows sum to 1.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_wine
+        >>> from discotree import KernelNaiveBayesClassifier
+        >>> X, y = load_wine(return_X_y=True)
+        >>> clf = KernelNaiveBayesClassifier().fit(X, y)
+        >>> clf.predict_proba(X[:1]).round(3)
+        array([[1., 0., 0.]])
+        """
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X: Any) -> NDArray[Any]:
-        """The class of largest posterior."""
+        """The class of largest posterior.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric columns as at fit time, complete (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_`` (ties to rounding go to the first class).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_wine
+        >>> from discotree import KernelNaiveBayesClassifier
+        >>> X, y = load_wine(return_X_y=True)
+        >>> clf = KernelNaiveBayesClassifier().fit(X, y)
+        >>> clf.predict(X[[0, 60, 140]])
+        array([0, 1, 2])
+        """
         joint = self._joint_log_likelihood(X)
         return self.classes_[argmax_with_ties(joint)]

@@ -55,6 +55,12 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         The per-class conditional probability tables.
     edges_ : list of list
         One empty edge list per class.
+    alpha_ : float
+        The pseudo-count used: ``alpha``, or the one ``alpha="auto"`` chose.
+    alpha_cv_losses_ : ndarray of shape (2, n_grid)
+        ``alpha="auto"`` only: for each value of the grid, the summed held-out weight
+        of errors (row 0, the criterion) and log-loss (row 1, the tie-break) of the
+        cross-validation.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Defined when X is a DataFrame with string column names.

@@ -171,6 +171,14 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
         Returns
         -------
         self : Discretizer
+            With ``bin_edges_`` and ``n_bins_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from discotree import Discretizer
+        >>> Discretizer(n_bins=4).fit(np.arange(100.0).reshape(-1, 1)).bin_edges_
+        [array([24., 49., 74.])]
         """
         self._check_params()
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan")
@@ -209,7 +217,27 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X) -> NDArray[np.float64]:
-        """Bin codes ``0..n_bins_[j]-1`` as floats, NaN where a value is missing."""
+        """Bin codes ``0..n_bins_[j]-1`` as floats, NaN where a value is missing.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric data, NaN for missing; values outside the training range fall in
+            the first or last bin.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+            Bin codes (float64), NaN where ``X`` is NaN.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from discotree import Discretizer
+        >>> bins = Discretizer(n_bins=2).fit(np.arange(10.0).reshape(-1, 1))
+        >>> bins.transform([[-5.0], [4.5], [np.nan], [99.0]]).ravel()
+        array([ 0.,  1., nan,  1.])
+        """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         codes = self.bin_codes(X)

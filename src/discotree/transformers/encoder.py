@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 from sklearn.base import clone
 
 from .._config import get_config
-from .._validation import EXACT_FLOAT_INTEGER, Table, numeric_column, reject_inf
+from .._validation import EXACT_FLOAT_INTEGER, Table, check_table, numeric_column, reject_inf
 from ..kernels.encode import column_distinct, column_presence, encode_lookup, encode_sorted
 from .discretizer import Discretizer
 
@@ -133,15 +133,24 @@ class TableEncoder:
     the training data only. At transform time a category not seen in training and a
     NaN/None are missing values (code -1).
 
+    Every discrete estimator encodes its input with one (``encoder_``); it is public
+    for users who count statistics themselves (see
+    :mod:`discotree.sufficient_statistics`) or want the codes a model sees.
+
     Parameters
     ----------
-    max_categories : int
-    discretizer : Discretizer
-    owner : str
+    max_categories : int, default=10
+        Numeric columns with more distinct values are binned.
+    discretizer : Discretizer or None, default=None
+        Bins those columns (cloned and fitted on the training rows); ``None`` means
+        ``Discretizer()`` (5 equal-frequency bins).
+    owner : str, default="TableEncoder"
         Estimator name used in error messages.
 
     Attributes
     ----------
+    columns_ : list
+        How each column is encoded (its kind and categories).
     n_categories_ : ndarray of shape (n_features,)
     discretizer_ : Discretizer or None
         The fitted discretizer of the binned columns.
@@ -155,26 +164,66 @@ class TableEncoder:
     -----
     Numeric columns are encoded by one compiled pass (binary search in each column's
     sorted categories), O(n_samples * n_features * log r).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from discotree import TableEncoder
+    >>> X = pd.DataFrame({"colour": ["red", "blue", None], "size": [1, 3, 3]})
+    >>> encoder = TableEncoder()
+    >>> encoder.fit_transform(X)
+    array([[ 1,  0],
+           [ 0,  1],
+           [-1,  1]], dtype=int8)
+    >>> encoder.n_categories_
+    array([2, 2])
     """
 
-    def __init__(self, max_categories: int, discretizer: Discretizer, owner: str) -> None:
+    def __init__(
+        self,
+        max_categories: int = 10,
+        discretizer: Discretizer | None = None,
+        owner: str = "TableEncoder",
+    ) -> None:
         self.max_categories = max_categories
         self.discretizer = discretizer
         self.owner = owner
 
     def fit_transform(
         self,
-        table: Table,
-        sample_weight: NDArray[np.float64] | None,
+        table: Any,
+        sample_weight: NDArray[np.float64] | None = None,
         class_index: NDArray[np.intp] | None = None,
     ) -> NDArray[np.intp]:
         """Learn the encoding of every column and return the codes of the training rows.
 
-        ``table`` must hold only rows of positive weight: they define the categories
-        and bins, so a weight of zero is the same as leaving the row out. The class of
-        each row (``class_index``) is passed to the discretizer, for supervised
-        discretisation.
+        Parameters
+        ----------
+        table : array-like, DataFrame or validated Table of shape (n_samples, n_features)
+            The training rows, all of positive weight: they define the categories and
+            bins, so a weight of zero is the same as leaving the row out.
+        sample_weight : ndarray of shape (n_samples,), default=None
+            Weights for the discretizer's quantiles.
+        class_index : ndarray of int of shape (n_samples,), default=None
+            The class of each row (0..n_classes-1), for supervised discretisation
+            (``Discretizer(method="mdl")``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features), dtype ``code_dtype_``
+            Codes ``0..n_categories_[j]-1``, -1 for missing values.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from discotree import TableEncoder
+        >>> codes = TableEncoder(max_categories=2).fit_transform(np.arange(10.0).reshape(5, 2))
+        >>> codes.T  # more than 2 values: 5 equal-frequency bins
+        array([[0, 1, 2, 3, 4],
+               [0, 1, 2, 3, 4]], dtype=int8)
         """
+        if not isinstance(table, Table):
+            table = check_table(table, self.owner)
         columns, labels = table.columns, table.labels  # (check_table refused inf)
         self.columns_: list[_Column] = []
         binned = []
@@ -222,7 +271,8 @@ class TableEncoder:
         self.discretizer_ = None
         if binned:
             matrix = self._numeric_block(table, self.binned_columns_)
-            self.discretizer_ = clone(self.discretizer).fit(
+            discretizer = Discretizer() if self.discretizer is None else self.discretizer
+            self.discretizer_ = clone(discretizer).fit(
                 matrix, class_index, sample_weight=sample_weight
             )
             for j, n_bins in zip(binned, self.discretizer_.n_bins_, strict=True):
@@ -449,9 +499,29 @@ class TableEncoder:
         merged._set_layout()
         return merged, maps_self, maps_other
 
-    def transform(self, table: Table) -> NDArray[np.intp]:
-        """Codes of new rows: unseen categories and missing values become -1 (the
-        table comes from ``check_table``, which refuses inf)."""
+    def transform(self, table: Any) -> NDArray[np.intp]:
+        """Codes of new rows: unseen categories and missing values become -1.
+
+        Parameters
+        ----------
+        table : array-like, DataFrame or validated Table of shape (n_samples, n_features)
+            Rows with the training columns; infinite values are refused.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features), dtype ``code_dtype_``
+            Codes ``0..n_categories_[j]-1``, -1 for missing or unseen values.
+
+        Examples
+        --------
+        >>> from discotree import TableEncoder
+        >>> encoder = TableEncoder()
+        >>> _ = encoder.fit_transform([["red"], ["blue"]])
+        >>> encoder.transform([["blue"], ["green"], [None]]).ravel()  # green: unseen
+        array([ 0, -1, -1], dtype=int8)
+        """
+        if not isinstance(table, Table):
+            table = check_table(table, self.owner)
         return self._encode(table)
 
     def _encode(self, table: Table) -> NDArray[np.intp]:
