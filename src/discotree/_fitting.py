@@ -98,7 +98,7 @@ class FitContractMixin:
         fit = cls.__dict__.get("fit")
         if fit is not None and not getattr(fit, "_atomic_fit", False):
             wrapped = atomic_fit(fit)
-            wrapped._atomic_fit = True  # type: ignore[attr-defined]
+            wrapped._atomic_fit = True
             cls.fit = wrapped  # type: ignore[attr-defined]
 
 

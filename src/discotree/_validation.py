@@ -53,7 +53,7 @@ class Table:
         was a homogeneous numeric array (``columns`` are then views of it).
     """
 
-    columns: list[NDArray[Any]]
+    columns: list[Any]  # ndarray, or FactorizedColumn (string codes, cells on demand)
     labels: list[str]
     matrix: NDArray[Any] | None = None
     #: For string and categorical pandas columns: ``j -> (codes, values)``, the column
@@ -104,7 +104,7 @@ class FactorizedColumn:
     def cells(self) -> NDArray[Any]:
         """The object array (None for missing), built once."""
         if self._cells is None:
-            self._cells = np.append(self.values, None)[self.codes]
+            self._cells = np.append(self.values, np.array([None], dtype=object))[self.codes]
         return self._cells
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> NDArray[Any]:
@@ -322,7 +322,7 @@ def _plain_numeric(dtype: Any) -> bool:
     return isinstance(dtype, np.dtype) and dtype.kind in "iuf"
 
 
-def _series_to_array(series: pd.Series) -> tuple[NDArray[Any], Any]:
+def _series_to_array(series: pd.Series) -> tuple[NDArray[Any] | FactorizedColumn, Any]:
     """The column as an array, and for string and categorical dtypes its
     factorisation ``(codes, values)`` (see :attr:`Table.factorized`), else None."""
     if isinstance(series.dtype, pd.CategoricalDtype):  # categories, even if numbers
@@ -411,7 +411,9 @@ def check_bool_param(value: Any, name: str, owner: str) -> bool:
 
 def is_count(value: Any, low: int = 0) -> bool:
     """True for an integer (not bool) >= ``low``."""
-    return isinstance(value, int | np.integer) and not isinstance(value, bool) and value >= low
+    return bool(
+        isinstance(value, int | np.integer) and not isinstance(value, bool) and value >= low
+    )
 
 
 def take_rows(X: Any, rows: NDArray[np.intp]) -> Any:

@@ -291,7 +291,7 @@ def _reproduce(args: argparse.Namespace) -> None:
         if args.experiment is None and not args.list:
             raise UsageError("name an experiment, or use --list")
         for name, factory in EXPERIMENTS.items():
-            print(f"{name}: {factory.__doc__.strip().splitlines()[0]}")
+            print(f"{name}: {(factory.__doc__ or name).strip().splitlines()[0]}")
         return
     if args.experiment not in EXPERIMENTS:
         raise UsageError(
@@ -324,7 +324,7 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
-def _common_options(default_verbose, default_quiet) -> argparse.ArgumentParser:
+def _common_options(default_verbose, default_quiet) -> _Parser:
     # Subcommands repeat the options with SUPPRESS defaults so that
     # "discotree -v compare" and "discotree compare -v" both count.
     common = _Parser(add_help=False)

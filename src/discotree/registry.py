@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from sklearn.base import ClassifierMixin
 
@@ -49,7 +50,7 @@ def _pernkopf_names() -> dict[str, Callable[[], ClassifierMixin]]:
 #: name -> factory of an unfitted classifier. The names the reproductions use pin the
 #: papers' smoothing (alpha = 1 unless an experiment sets it); the "-auto" names have
 #: the library's default, alpha="auto".
-CLASSIFIERS: dict[str, Callable[[], ClassifierMixin]] = {
+CLASSIFIERS: dict[str, Callable[[], Any]] = {
     "nb": partial(NaiveBayesClassifier, alpha=1.0),
     "chow-liu": ChowLiuClassifier,
     "tan-cmi": partial(TANClassifier, alpha=1.0),

@@ -190,7 +190,7 @@ class StatisticsSchema:
             return PairStatistics(zeros, self.n_categories, np.zeros(n_classes), self)
         stats = PairStatistics.from_codes(codes, class_index, self.n_categories, n_classes, weights)
         w = np.ones(len(codes)) if weights is None else weights
-        class_weight = np.bincount(class_index, weights=w, minlength=n_classes)
+        class_weight = np.bincount(class_index, weights=w, minlength=n_classes).astype(np.float64)
         return PairStatistics(stats.counts, stats.n_categories, class_weight, self)
 
     def union(
@@ -208,9 +208,11 @@ class StatisticsSchema:
                 f"{_OWNER}: cannot add statistics of classes {self.classes.tolist()!r} and "
                 f"{other.classes.tolist()!r}."
             )
-        same_names = (self.feature_names is None) == (other.feature_names is None) and (
-            self.feature_names is None or np.array_equal(self.feature_names, other.feature_names)
-        )
+        names, other_names = self.feature_names, other.feature_names
+        if names is None or other_names is None:
+            same_names = names is None and other_names is None
+        else:
+            same_names = np.array_equal(names, other_names)
         if not same_names:
             raise ValueError(f"{_OWNER}: cannot add statistics of other columns.")
         encoder, maps_self, maps_other = self.encoder.union(other.encoder)

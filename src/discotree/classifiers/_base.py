@@ -22,13 +22,18 @@ from .._validation import (
     training_rows,
     validate_data,
 )
+from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
+from ..models.gaussian_forest import GaussianForestModel
 from ..stats.discrete import PRIORS, PairStatistics, check_smoothing
 from ..stats.gaussian import GaussianStatistics
 from ..stats.smoothing import ALPHA_GRID, ESS_GRID, forest_models_by_alpha, select_alpha
 from ..transformers.discretizer import Discretizer
 from ..transformers.encoder import NumericEncoder, TableEncoder, check_cardinality
 from ._prediction import DaskPredictionMixin
+
+#: What ``_fit_model`` learns (boosting keeps its ensembles instead: None).
+ForestModel = DiscreteForestModel | GaussianForestModel | BayesNetModel | None
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +54,7 @@ class DiscreteForestClassifierBase(
     def __init__(
         self,
         *,
-        alpha: float = 1.0,
+        alpha: float | str = 1.0,
         epsilon: float = 1e-5,
         max_categories: int = 10,
         discretizer: Discretizer | None = None,
@@ -60,7 +65,7 @@ class DiscreteForestClassifierBase(
         self.discretizer = discretizer
 
     # ------------------------------------------------------------------ fitting
-    def _check_common_params(self) -> tuple[float, float]:
+    def _check_common_params(self) -> tuple[Any, float]:
         name = type(self).__name__
         mc = self.max_categories
         if not is_count(mc, 1):
@@ -176,7 +181,7 @@ class DiscreteForestClassifierBase(
         self.encoder_ = self._make_encoder()
         codes = self.encoder_.fit_transform(table, weights, y_index)
         class_weight = np.bincount(y_index, weights=weights, minlength=len(self.classes_))
-        self._fit_encoded(codes, y_index.astype(np.intp), weights, class_weight)
+        self._fit_encoded(codes, y_index.astype(np.intp), weights, class_weight.astype(np.float64))
         return self
 
     def _fit_encoded(
@@ -206,7 +211,7 @@ class DiscreteForestClassifierBase(
             "%s fitted: %.6g weight, %d features, %d classes",
             type(self).__name__,
             class_weight.sum(),
-            len(self.n_categories_) if self.n_categories_ is not None else codes.shape[1],
+            self.n_features_in_,
             len(self.classes_),
         )
 
@@ -272,14 +277,14 @@ class DiscreteForestClassifierBase(
     @abstractmethod
     def _fit_model(
         self,
-        codes: NDArray[np.intp],
-        class_index: NDArray[np.intp],
+        codes: NDArray[Any] | None,
+        class_index: NDArray[np.intp] | None,
         sample_weight: NDArray[np.float64] | None,
-    ) -> DiscreteForestModel:
+    ) -> ForestModel:
         """Learn structure and parameters from validated codes; set structure attributes."""
 
     # --------------------------------------------------------------- prediction
-    def _encode(self, X: Any) -> NDArray[np.intp]:
+    def _encode(self, X: Any) -> NDArray[Any]:
         table = check_table(X, type(self).__name__)
         validate_data(self, X, skip_check_array=True, reset=False)
         return self.encoder_.transform(table)
@@ -309,6 +314,8 @@ class DiscreteForestClassifierBase(
         """
         check_is_fitted(self)
         codes = self._encode(X)
+        if self.model_ is None:
+            raise AttributeError(f"{type(self).__name__} has no joint distribution.")
         joint = self.model_.log_likelihood(codes) + self.class_log_prior_
         correction = getattr(self.encoder_, "log_density_correction", None)
         if correction is not None:  # Gaussian models see standardised features

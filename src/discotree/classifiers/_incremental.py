@@ -187,12 +187,12 @@ class IncrementalFitMixin:
         weights = check_sample_weight(sample_weight, table.n_samples, name)
         table, y, weights = positive_rows(table, y, weights)
         y_index = np.searchsorted(all_classes, y).astype(np.intp)
-        if first:
+        if stream is None:
             encoder = self._make_encoder()
             codes = encoder.fit_transform(table, weights, y_index)
             stream = self._stream_start(encoder, len(all_classes))
         else:
-            encoder = self.encoder_
+            encoder = self.__dict__["encoder_"]
             codes = self._encode_batch(encoder, stream, table)
         self._stream_add(stream, codes, y_index, weights)
         if first:

@@ -111,7 +111,7 @@ class _KernelDensityBase(FitContractMixin, ClassifierMixin, BaseEstimator):
     def _check_common(self) -> None:
         name = type(self).__name__
         floor = self.density_floor
-        if not (isinstance(floor, numbers.Real) and 0 < floor < np.inf):
+        if not (isinstance(floor, numbers.Real) and 0 < float(floor) < np.inf):
             raise ValueError(f"{name}: density_floor must be a positive float, got {floor!r}.")
         if self.kde not in ("auto", "binned", "exact"):
             raise ValueError(f"{name}: kde must be 'auto', 'binned' or 'exact', got {self.kde!r}.")
@@ -119,7 +119,7 @@ class _KernelDensityBase(FitContractMixin, ClassifierMixin, BaseEstimator):
         if (
             not isinstance(sizes, tuple | list)
             or len(sizes) != 2
-            or not all(isinstance(s, numbers.Integral) and s >= 8 for s in sizes)
+            or not all(isinstance(s, numbers.Integral) and int(s) >= 8 for s in sizes)
         ):
             raise ValueError(
                 f"{name}: grid_size must be two integers >= 8 (1-D, 2-D), got {sizes!r}."

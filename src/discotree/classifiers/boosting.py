@@ -379,7 +379,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         self.ensembles_ = ensembles
         self.estimator_alphas_ = [np.array([r.alpha for r in e.rounds]) for e in self.ensembles_]
         self.stopped_ = [e.stopped for e in self.ensembles_]
-        self.edges_union_ = [[] for _ in range(n_classes)]
+        self.edges_union_: list[list[tuple[int, int]]] = [[] for _ in range(n_classes)]
         for ensemble in self.ensembles_:
             for r in ensemble.rounds:
                 sides = [(ensemble.positive, 1)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -16,7 +18,7 @@ from ..structure.chow_liu import (
     forest_parents,
     penalized_forest,
 )
-from ._base import DiscreteForestClassifierBase
+from ._base import DiscreteForestClassifierBase, ForestModel
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["ChowLiuClassifier"]
@@ -111,7 +113,7 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
 
     def __init__(
         self,
-        n_edges: int | None = None,
+        n_edges: int | str | None = None,
         *,
         distribution: str = "discrete",
         var_smoothing: float = 0.0,
@@ -165,14 +167,15 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
 
     def _fit_model(
         self,
-        codes: NDArray[np.intp],
-        class_index: NDArray[np.intp],
+        codes: NDArray[Any] | None,
+        class_index: NDArray[np.intp] | None,
         sample_weight: NDArray[np.float64] | None,
-    ) -> DiscreteForestModel | GaussianForestModel:
+    ) -> ForestModel:
         if self.distribution == "gaussian":
             gaussian = self._gaussian_statistics(codes, class_index, sample_weight)
             self.edge_weights_ = gaussian.mutual_information()
-            self.edges_ = [chow_liu_forest(w, self.n_edges) for w in self.edge_weights_]
+            n_edges = cast(int | None, self.n_edges)  # validated: no "bic"/"aic" here
+            self.edges_ = [chow_liu_forest(w, n_edges) for w in self.edge_weights_]
             d = self.n_features_in_
             self.parents_ = np.stack([forest_parents(d, e) for e in self.edges_])
             return GaussianForestModel.from_statistics(gaussian, self.parents_)

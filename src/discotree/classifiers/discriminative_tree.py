@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -184,7 +184,7 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
 
     def __init__(
         self,
-        n_edges: int | None = None,
+        n_edges: int | str | None = None,
         edge_cost: float | NDArray[np.float64] = 0.0,
         distribution: str = "discrete",
         multiclass: str = "pairwise",
@@ -293,7 +293,7 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
             X_cv, y_cv, weights, n_features = self._validated_for_cv(X, y, sample_weight)
             self.n_edges_ = self._n_edges_by_cv(X_cv, y_cv, weights, n_features)
         else:
-            self.n_edges_ = self.n_edges
+            self.n_edges_ = cast(int | None, self.n_edges)  # validated: "cv" is the only str
         return super().fit(X, y, sample_weight)
 
     def _n_edges_by_cv(self, X: Any, y: Any, sample_weight: Any, n_features: int) -> int | None:
@@ -334,7 +334,7 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         return super()._partial_fit_unsupported()
 
     def _stream_prepare(self) -> None:
-        self.n_edges_ = self.n_edges
+        self.n_edges_ = cast(int | None, self.n_edges)  # partial_fit refuses "cv"
 
     def _fit_model(self, encoded, class_index, sample_weight):
         n_classes, n_features = len(self.classes_), self.n_features_in_

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,7 +19,7 @@ from ..stats.set_information import DiscreteSetEntropy, GaussianSetEntropy
 from ..structure.chow_liu import forest_parents
 from ..structure.ear import ear_tree
 from ..structure.submodular import MINIMIZERS
-from ._base import DiscreteForestClassifierBase
+from ._base import DiscreteForestClassifierBase, ForestModel
 
 __all__ = ["EARTreeClassifier"]
 
@@ -209,24 +210,24 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
 
     def _fit_model(
         self,
-        encoded: NDArray,
-        class_index: NDArray[np.intp],
+        encoded: NDArray[Any] | None,
+        class_index: NDArray[np.intp] | None,
         sample_weight: NDArray[np.float64] | None,
-    ) -> DiscreteForestModel | GaussianForestModel:
+    ) -> ForestModel:
+        if encoded is None or class_index is None:
+            raise ValueError(f"{type(self).__name__} learns from rows, not from counts.")
         n_classes, n_features = len(self.classes_), encoded.shape[1]
         tree = self.__dict__.pop("_learnt_tree", None)
         if tree is None:
             tree = self._learn_tree(encoded, class_index, sample_weight)
-        if self.distribution == "gaussian":
-            stats = GaussianStatistics.from_data(encoded, class_index, n_classes, sample_weight)
-        else:
-            stats = self._pair_statistics(encoded, class_index, sample_weight)
         self.splits_ = tree.splits
         self.sub_sup_iterations_ = tree.iterations
         self.edges_ = [list(tree.edges) for _ in range(n_classes)]
         self.parents_ = np.tile(forest_parents(n_features, tree.edges), (n_classes, 1))
         if self.distribution == "gaussian":
-            return GaussianForestModel.from_statistics(stats, self.parents_)
+            moments = GaussianStatistics.from_data(encoded, class_index, n_classes, sample_weight)
+            return GaussianForestModel.from_statistics(moments, self.parents_)
+        stats = self._pair_statistics(encoded, class_index, sample_weight)
         return DiscreteForestModel.from_statistics(
             stats, self.parents_, alpha=self._alpha, epsilon=self._epsilon
         )

@@ -392,7 +392,7 @@ class ForestDensityClassifier(_KernelDensityBase):
         if not (
             isinstance(self.C, numbers.Real)
             and not isinstance(self.C, bool)
-            and 0 < self.C < np.inf
+            and 0 < float(self.C) < np.inf
         ):
             raise ValueError(f"{name}: C must be a positive finite float, got {self.C!r}.")
         if not is_count(self.max_iter, 1):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
 from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discrete import class_univariate_counts
-from ._base import DiscreteForestClassifierBase
+from ._base import DiscreteForestClassifierBase, ForestModel
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["NaiveBayesClassifier"]
@@ -105,13 +107,15 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
 
     def _fit_model(
         self,
-        codes: NDArray[np.intp],
-        class_index: NDArray[np.intp],
+        codes: NDArray[Any] | None,
+        class_index: NDArray[np.intp] | None,
         sample_weight: NDArray[np.float64] | None,
-    ) -> DiscreteForestModel:
+    ) -> ForestModel:
         n_classes = len(self.classes_)
         univariate = self.__dict__.pop("_counted_univariate", None)  # streamed counts
         if univariate is None:
+            if codes is None or class_index is None:
+                raise ValueError(f"{type(self).__name__}: no rows and no counts to learn from.")
             univariate = class_univariate_counts(
                 codes, class_index, self.n_categories_, n_classes, sample_weight
             )

@@ -5,6 +5,7 @@ parameters (Pernkopf and Bilmes, 002_4035af8a3a458042.txt)."""
 from __future__ import annotations
 
 import time
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -34,7 +35,7 @@ from ..structure.chow_liu import (
     forest_parents,
     penalized_forest,
 )
-from ._base import DiscreteForestClassifierBase
+from ._base import DiscreteForestClassifierBase, ForestModel
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["STRUCTURES", "TANClassifier"]
@@ -238,7 +239,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         self,
         k: int = 1,
         structure: str = "cmi",
-        n_edges: int | None = None,
+        n_edges: int | str | None = None,
         *,
         parameters: str = "ml",
         structure_score: str = "cr",
@@ -346,22 +347,22 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
 
     def _fit_model(
         self,
-        codes: NDArray[np.intp],
-        class_index: NDArray[np.intp],
+        codes: NDArray[Any] | None,
+        class_index: NDArray[np.intp] | None,
         sample_weight: NDArray[np.float64] | None,
-    ) -> DiscreteForestModel | BayesNetModel | GaussianForestModel:
+    ) -> ForestModel:
         if self.distribution == "gaussian":
             return self._fit_gaussian(codes, class_index, sample_weight)
         n_classes, n_features = len(self.classes_), len(self.n_categories_)
+        weights: NDArray[np.float64] | None = sample_weight
         if codes is not None and sample_weight is None:
             weights = np.ones(len(codes))
-        else:
-            weights = sample_weight
         self.n_score_evaluations_ = 0
         self.n_rows_scored_ = 0
         self.cl_iterations_ = 0
         start = time.perf_counter()
         forest_path = self.k == 1 and self.structure == "cmi"
+        parents: list[tuple[int, ...]]
         if forest_path or (self.k == 2 and self.structure == "cmi") or codes is None:
             stats = self._pair_statistics(codes, class_index, sample_weight)
         if forest_path:
@@ -387,13 +388,15 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             return DiscreteForestModel.from_statistics(
                 stats, self.parents_, alpha=self._alpha, epsilon=self._epsilon, prior=self.prior
             )
-        data = (codes, class_index, weights, n_classes, self.n_categories_, parents)
         smoothing = {"alpha": self._alpha, "epsilon": self._epsilon}
         families = self.__dict__.pop("_counted_families", None)
         if families is not None:  # counted by an engine (k = 2 on dask)
             return BayesNetModel.from_family_counts(
                 families, self.class_count_, self.n_categories_, parents, **smoothing
             )
+        if codes is None or class_index is None or weights is None:
+            raise ValueError(f"{type(self).__name__}: these parameters need the rows.")
+        data = (codes, class_index, weights, n_classes, self.n_categories_, parents)
         if self.parameters == "ml":
             return BayesNetModel.maximum_likelihood(*data, **smoothing)
         model, self.cl_iterations_ = fit_conditional_likelihood(
@@ -413,7 +416,8 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         stats = self._gaussian_statistics(values, class_index, sample_weight)
         self.edge_weights_ = stats.conditional_mutual_information()
         edges = [] if self.k == 0 else chow_liu_forest(self.edge_weights_)
-        edges = edges if self.n_edges is None else edges[: self.n_edges]
+        n_edges = cast(int | None, self.n_edges)  # validated: no "bic"/"aic" when Gaussian
+        edges = edges if n_edges is None else edges[:n_edges]
         row = forest_parents(n_features, edges)
         self.structure_seconds_ = time.perf_counter() - start
         self.n_score_evaluations_ = self.n_rows_scored_ = self.cl_iterations_ = 0

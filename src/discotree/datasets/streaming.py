@@ -20,8 +20,11 @@ _FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".gz": "csv"
 
 def _format_of(path: Path) -> str:
     files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    kinds = {_FORMATS.get(p.suffix.lower()) for p in files if not p.name.startswith((".", "_"))}
-    kinds.discard(None)
+    kinds = {
+        _FORMATS[p.suffix.lower()]
+        for p in files
+        if not p.name.startswith((".", "_")) and p.suffix.lower() in _FORMATS
+    }
     if len(kinds) != 1:
         raise ValueError(
             f"{path}: expected .csv, .csv.gz or .parquet files (one kind), found "

@@ -130,7 +130,7 @@ class GridModel:
     def _row_states(self) -> NDArray[np.float64]:
         cols = self.shape[1]
         bits = (np.arange(2**cols)[:, None] >> np.arange(cols)) & 1
-        return 2.0 * bits - 1.0  # (2**cols, cols) spins
+        return (2.0 * bits - 1.0).astype(np.float64)  # (2**cols, cols) spins
 
     def sample(self, n_samples: int, rng: np.random.Generator) -> NDArray[np.intp]:
         """Exact samples by forward filtering, backward sampling over grid rows.

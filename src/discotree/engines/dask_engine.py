@@ -184,7 +184,7 @@ def _summarise(x: Any, y: Any, w: Any, max_categories: int, limit: int, owner: s
         if not positive.all():
             block = block[positive]
         distinct = dict(zip(numeric, _distinct_values(block, max_categories), strict=True))
-    columns = []
+    columns: list[tuple[str, Any, Any]] = []
     for j, column in enumerate(table.columns):
         if j in distinct:
             wide = column.dtype.kind in "iu" and bool(
@@ -217,7 +217,7 @@ def _merge_summaries(a: dict, b: dict) -> dict:
         return b
     if b["columns"] is None:
         return a
-    columns = []
+    columns: list[tuple[str, Any, Any]] = []
     for ca, cb in zip(a["columns"], b["columns"], strict=True):
         kind = (
             ca[0]
@@ -282,7 +282,11 @@ def schema_pass(estimator: Any, parts: list[tuple], names: Any) -> StatisticsSch
         if method == "quantile":
             edges = weighted_quantile_edges(values, weights, n_bins)
         elif method == "uniform":
-            edges = np.linspace(values.min(), values.max(), n_bins + 1)[1:-1] if len(values) else []
+            edges = (
+                np.linspace(values.min(), values.max(), n_bins + 1)[1:-1]
+                if len(values)
+                else np.empty(0)
+            )
         else:
             raise ValueError(
                 f"{owner}: method={method!r} bins cannot be learnt in one pass over dask "

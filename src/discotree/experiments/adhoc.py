@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 
@@ -35,7 +35,7 @@ def protocol_folds(protocol: str):
 
 
 def bench_experiment(
-    datasets: list[str] | dict[str, Callable[[], tuple]],
+    datasets: list[str] | Mapping[str, Callable[[], tuple]],
     models: list[str],
     protocol: str = "cv5",
     data_dir: str | os.PathLike | None = None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -54,7 +55,7 @@ def run_boosting_curves(
         for base in ("dt", "chow-liu")
         for algorithm in ("discrete", "real")
     }
-    curves = {name: {"train": [], "test": []} for name in configs}
+    curves: dict[str, dict[str, list[Any]]] = {name: {"train": [], "test": []} for name in configs}
     for r in range(CURVES_REPEATS):
         rows = np.random.default_rng(r).choice(len(y_pool), CURVES_L, replace=False)
         X, y = X_pool.iloc[rows], y_pool.iloc[rows].to_numpy()
@@ -66,7 +67,7 @@ def run_boosting_curves(
             curves[name]["test"].append(
                 _pad(_staged_errors(model, X_test, y_test.to_numpy()), CURVES_T)
             )
-    summary = {
+    summary: dict[str, Any] = {
         name: {part: np.mean(values, axis=0).tolist() for part, values in parts.items()}
         for name, parts in curves.items()
     }
@@ -84,7 +85,7 @@ def run_boosting_curves(
     )
     _plot_curves(summary, out_dir)
     rounds = [1, 2, 5, 10, 20, CURVES_T]
-    rows = [
+    table = [
         [name, part, *(f"{summary[name][part][t - 1]:.4f}" for t in rounds)]
         for name in configs
         for part in ("train", "test")
@@ -109,7 +110,7 @@ def run_boosting_curves(
         f"random training images (mean of {CURVES_REPEATS} draws), test on the "
         f"{len(y_test)} test images of the two digits; error after T rounds.",
         "",
-        markdown_table(["model", "error", *(f"T={t}" for t in rounds)], rows),
+        markdown_table(["model", "error", *(f"T={t}" for t in rounds)], table),
         "",
         f"- Test error at T = {CURVES_T}, Real against Discrete-AdaBoost (the paper: Real "
         f"is better): {real_vs_discrete}.",
@@ -177,7 +178,7 @@ def run_grid(
     full = BoostedGraphicalModelClassifier(n_estimators=GRID_T, init="zero").fit(X, y)
     true_edges = set(p.edges())
     union_q, union_p = (set(e) for e in cv.edges_union_)
-    summary = {
+    summary: dict[str, Any] = {
         "experiment": "tan-grid",
         "L": GRID_L,
         "T_star": int(cv.n_estimators_),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -322,7 +323,8 @@ def _synthetic_report(records: list[dict], out_dir: Path, experiment: Experiment
     models = [m for m in MODELS if m in set(frame["model"])]
     rivals = [m for m in models if m != "forest-density"]
     alpha = 0.05 / len(rivals)
-    rows, significant = [], {m: [] for m in rivals}
+    rows: list[list[Any]] = []
+    significant: dict[str, list[bool]] = {m: [] for m in rivals}
     by_size: dict[int, dict[str, list[bool]]] = {}
     cell_order = {_cell_name(c): i for i, c in enumerate(_synthetic_cells())}
     groups = sorted(

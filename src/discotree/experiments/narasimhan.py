@@ -14,6 +14,7 @@ import itertools
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -78,7 +79,7 @@ def run_example(out_dir: str | os.PathLike, **_) -> dict:
     """``narasimhan-example``: Tables 1-2 of 003, exactly from the joint table."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    joint, _ = three_variable_example("narasimhan")
+    joint = three_variable_example("narasimhan")[0]
     codes, class_index, weights = _cells(joint)
     oracle = DiscreteSetEntropy(codes, class_index, weights)
     n = codes.shape[1]
@@ -236,7 +237,8 @@ def run_gaussian(out_dir: str | os.PathLike, n_jobs: int = 1, progress: bool = F
     tasks = [(n, run) for n in N_FEATURES for run in range(N_RUNS)]
     records = Parallel(n_jobs=n_jobs)(delayed(_one_run)(n, run) for n, run in tasks)
     columns = ["complete", "best_random", "avg_random", "generative", "discriminative"]
-    rows, per_n = [], {}
+    rows: list[list[str]] = []
+    per_n: dict[int, dict[str, Any]] = {}
     for n in N_FEATURES:
         sub = [r for r in records if r["n_features"] == n]
         mean = {k: float(np.mean([r[k] for r in sub])) for k in [*columns, "naive_bayes"]}

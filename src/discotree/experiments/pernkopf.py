@@ -510,7 +510,7 @@ def _runtime_report(records: list[dict], out_dir: Path, experiment: Experiment) 
     specs = {d.name: d for d in experiment.datasets}
     rows = []
     totals = {"UCI": dict.fromkeys(_RUNTIME_MODELS, 0.0)}
-    accuracy = {m: [] for m in _RUNTIME_MODELS}
+    accuracy: dict[str, list[float]] = {m: [] for m in _RUNTIME_MODELS}
     evaluations = {"tan-omi-cr-ml": 0.0, "tan-cr-ml": 0.0}
     reads = {"UCI": {"tan-omi-cr-ml": 0.0, "tan-cr-ml": 0.0}}
     weights = []
@@ -676,7 +676,9 @@ def run_missing(
         models = dict(zip(MISSING_MODELS, fitted, strict=True))
         rng = np.random.default_rng(_SEED)
         X_test = X.iloc[test].reset_index(drop=True)
-        curves = {m: {c: [] for c in counts} for m in MISSING_MODELS}
+        curves: dict[str, dict[int, list[float]]] = {
+            m: {c: [] for c in counts} for m in MISSING_MODELS
+        }
         for count in counts:
             for _ in range(MISSING_REPEATS if count else 1):
                 hidden = X_test.copy()

@@ -60,12 +60,21 @@ def block_means(images: np.ndarray, side: int, factor: int = 2) -> np.ndarray:
     return blocks.mean(axis=(2, 4)).reshape(n, small * small)
 
 
+def _known_split(name: str, data_dir) -> tuple[range, range]:
+    from ..datasets import dataset_split
+
+    split = dataset_split(name, data_dir)
+    if split is None:
+        raise ValueError(f"{name} has no known train/test split")
+    return split
+
+
 def mnist_14x14(data_dir=None) -> tuple[pd.DataFrame, pd.Series, range, range]:
     """MNIST re-sampled to 14 x 14 (2 x 2 block means), with its 60000/10000 split."""
-    from ..datasets import dataset_split, load_dataset
+    from ..datasets import load_dataset
 
     X, y = load_dataset("mnist", data_dir)
-    train, test = dataset_split("mnist", data_dir)
+    train, test = _known_split("mnist", data_dir)
     pixels = block_means(X.to_numpy(np.float32), 28)
     frame = pd.DataFrame(pixels, columns=[f"p{r}_{c}" for r in range(14) for c in range(14)])
     return frame, y.reset_index(drop=True), train, test
@@ -82,9 +91,8 @@ def _load(name: str, data_dir) -> tuple[pd.DataFrame, pd.Series]:
 
 
 def _folds(name: str, data_dir, y):
-    from ..datasets import dataset_split
 
-    train, test = dataset_split("mnist" if name == "MNIST" else "usps", data_dir)
+    train, test = _known_split("mnist" if name == "MNIST" else "usps", data_dir)
     return fixed_split(list(train), list(test))
 
 
@@ -117,7 +125,8 @@ def _report(records: list[dict], out_dir, experiment: Experiment) -> None:
     write_json(records, out_dir / "results.json", experiment=experiment.name)
     frame = pd.DataFrame(records)
     sets = [d.name for d in experiment.datasets]
-    rows, deltas = [], {s: [] for s in sets}
+    rows: list[list[str]] = []
+    deltas: dict[str, list[float]] = {s: [] for s in sets}
     for model in experiment.models:
         row = [model]
         for s in sets:

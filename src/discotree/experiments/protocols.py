@@ -48,15 +48,15 @@ def repeated_cross_validation(
     ValueError
         If there are fewer samples than folds.
     """
-    y = np.asarray(y)
-    if len(y) < n_splits:
-        raise ValueError(f"{len(y)} samples cannot be split into {n_splits} folds")
-    placeholder = np.zeros(len(y))
+    labels = np.asarray(y)
+    if len(labels) < n_splits:
+        raise ValueError(f"{len(labels)} samples cannot be split into {n_splits} folds")
+    placeholder = np.zeros(len(labels))
     for r in range(n_repeats):
         splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed + r)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "The least populated class", UserWarning)
-            splits = list(splitter.split(placeholder, y))
+            splits = list(splitter.split(placeholder, labels))
         for f, (train, test) in enumerate(splits):
             yield Fold(f"r{r}-f{f}", train.astype(np.intp), test.astype(np.intp))
 
@@ -79,11 +79,11 @@ def learning_curve(
     test part of ``test_fraction``; every training size L uses the first L rows of the
     shuffled pool, so the training sets of one repeat are nested.
     """
-    y = np.asarray(y)
-    rows = np.arange(len(y))
+    labels = np.asarray(y)
+    rows = np.arange(len(labels))
     for r in range(n_repeats):
         pool, test = train_test_split(
-            rows, test_size=test_fraction, stratify=y, random_state=seed + r
+            rows, test_size=test_fraction, stratify=labels, random_state=seed + r
         )
         for size in train_sizes:
             if size > len(pool):

@@ -65,7 +65,7 @@ def provenance() -> dict:
         dirty = bool(status.strip()) if commit != "unknown" else None
     except (OSError, subprocess.SubprocessError):
         pass
-    packages = {}
+    packages: dict[str, str | None] = {}
     for name in ("discotree", "numpy", "scipy", "scikit-learn", "numba", "pandas"):
         try:
             packages[name] = metadata.version(name)

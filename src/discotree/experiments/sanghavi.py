@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -55,7 +57,7 @@ def _folds(y: np.ndarray) -> list[Fold]:
     ]
 
 
-MODELS = {
+MODELS: dict[str, Callable[[], Any]] = {
     "chow-liu": partial(ChowLiuClassifier, alpha=1.0),
     "lgmht-proj": partial(DiscriminativeTreeClassifier, alpha=1.0),
     "lgmht-altmax": partial(DiscriminativeTreeClassifier, alpha=1.0, parameters="altmax"),

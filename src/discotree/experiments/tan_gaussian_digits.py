@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +32,7 @@ __all__ = ["digits_gaussian_reproduction", "run_digits_gaussian"]
 MULTICLASS_K = (0, 1, 2, 5, 10, 20, 50, 100, 200, 400, 783)
 SMOOTHING_GRID = (0.001, 0.01, 0.1, 1.0)
 N_VALIDATION = 10000
-MODELS = {
+MODELS: dict[str, Callable[..., Any]] = {
     "dt": lambda s: DiscriminativeTreeClassifier(
         distribution="gaussian", multiclass="pairwise", var_smoothing=s
     ),
@@ -64,7 +66,10 @@ def run_digits_gaussian(out_dir, *, data_dir=None, n_jobs: int = 1, progress: bo
     out_dir.mkdir(parents=True, exist_ok=True)
     X, y, X_test, y_test = _mnist(data_dir)
     fit, validation = slice(0, len(y) - N_VALIDATION), slice(len(y) - N_VALIDATION, None)
-    chosen, validation_error, seconds, errors = {}, {}, {}, {}
+    chosen: dict[str, float] = {}
+    validation_error: dict[str, dict[float, float]] = {}
+    seconds: dict[str, float] = {}
+    errors: dict[str, list[float]] = {}
     for name, make in MODELS.items():
         validation_error[name] = {}
         for s in SMOOTHING_GRID:

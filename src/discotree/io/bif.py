@@ -99,16 +99,16 @@ def _bif_text(network: Network) -> str:
         if not v.parents:
             lines += [
                 f"probability ( {head} ) {{",
-                "  table " + ", ".join(map(_number, v.table)) + ";",
+                "  table " + ", ".join(map(_number, v.cpt)) + ";",
                 "}",
             ]
             continue
         given = ", ".join(names[p] for p in v.parents)
         lines.append(f"probability ( {head} | {given} ) {{")
-        shape = v.table.shape[:-1]
+        shape = v.cpt.shape[:-1]
         for config in np.ndindex(*shape):
             labels = ", ".join(states[p][k] for p, k in zip(v.parents, config, strict=True))
-            lines.append(f"  ({labels}) " + ", ".join(map(_number, v.table[config])) + ";")
+            lines.append(f"  ({labels}) " + ", ".join(map(_number, v.cpt[config])) + ";")
         lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -240,7 +240,7 @@ def read_bif(path: str | Path, class_variable: str | None = None) -> BayesNetMod
             raise ValueError(f"{path}: {name} does not have the class as a parent")
         others = [p for p in v.parents if p != class_variable]
         axes = [v.parents.index(class_variable), *(v.parents.index(p) for p in others)]
-        table: NDArray[np.float64] = np.transpose(v.table, [*axes, len(v.parents)])
+        table: NDArray[np.float64] = np.transpose(v.cpt, [*axes, len(v.parents)])
         parents.append(tuple(position[p] for p in others))
         with np.errstate(divide="ignore"):
             log_cpts.append(np.log(table))

@@ -170,7 +170,7 @@ def _decode(value: Any, registry: dict[str, type]) -> Any:
                 f"a JSON model file names the class {value['__object__']!r}, which is not "
                 "one of discotree's model classes: refused."
             )
-        obj = object.__new__(cls)
+        obj: Any = object.__new__(cls)
         obj.__dict__.update(_decode(value["state"], registry))
         return obj
     raise ValueError(f"a JSON model file holds an unknown value {sorted(value)!r}")

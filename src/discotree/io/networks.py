@@ -44,6 +44,13 @@ class Variable:
     parents: list[str] = field(default_factory=list)
     table: NDArray[np.float64] | None = None
 
+    @property
+    def cpt(self) -> NDArray[np.float64]:
+        """``table``, which a variable being read from a file may still lack."""
+        if self.table is None:
+            raise ValueError(f"variable {self.name!r} has no probability table")
+        return self.table
+
 
 @dataclass
 class Network:

@@ -132,7 +132,7 @@ def _offsets(n_categories: NDArray[np.intp]) -> NDArray[np.intp]:
 
 
 def univariate_counts(
-    codes: NDArray[np.intp],
+    codes: NDArray[np.integer],
     class_index: NDArray[np.intp],
     weights: NDArray[np.float64],
     n_categories: NDArray[np.intp],
@@ -176,7 +176,7 @@ def _chunk_rows(n_columns: int, itemsize: int) -> int:
 
 
 def pairwise_counts(
-    codes: NDArray[np.intp],
+    codes: NDArray[np.integer],
     class_index: NDArray[np.intp],
     weights: NDArray[np.float64] | None,
     n_categories: NDArray[np.intp],
@@ -224,7 +224,9 @@ def pairwise_counts(
     # Reduced one-hot layout: indicators of categories 0..r-2 of each feature, an
     # "observed" column for each feature that has missing values, and one column of
     # ones; the last category's counts follow by subtraction (see reconstruct_tables).
-    has_missing = (codes < 0).any(axis=0) if codes.size else np.zeros(len(n_categories), bool)
+    has_missing = np.asarray(
+        (codes < 0).any(axis=0) if codes.size else np.zeros(len(n_categories), bool)
+    )
     indicator_start = np.zeros(len(n_categories), dtype=np.intp)
     observed_column = np.zeros(len(n_categories), dtype=np.intp)
     width = 0

@@ -98,7 +98,7 @@ def _bin_1d(grid: KernelGrid, values, weights) -> NDArray[np.float64]:
     frac = np.clip(frac, 0.0, 1.0)
     counts = np.bincount(left, weights * (1 - frac), minlength=grid.size)
     counts += np.bincount(left + 1, weights * frac, minlength=grid.size)
-    return counts
+    return counts.astype(np.float64, copy=False)  # weighted: float64 already
 
 
 def grid_density_1d(

@@ -63,7 +63,7 @@ def family_counts(
         observed &= column >= 0
         index = index * int(n_categories[v]) + np.maximum(column, 0)
     counts = np.bincount(index[observed], weights[observed], int(np.prod(shape)))
-    return counts.reshape(shape)
+    return counts.reshape(shape).astype(np.float64, copy=False)
 
 
 @dataclass
@@ -104,7 +104,7 @@ class BayesNetModel:
             family_counts(codes, class_index, weights, n_classes, n_categories, j, tuple(pa))
             for j, pa in enumerate(parents)
         ]
-        prior = np.bincount(class_index, weights, n_classes)
+        prior = np.bincount(class_index, weights, n_classes).astype(np.float64, copy=False)
         return cls.from_family_counts(
             counts, prior, n_categories, parents, alpha=alpha, epsilon=epsilon
         )
@@ -264,7 +264,7 @@ class NodeScores:
     epsilon: float
     parents: list[tuple[int, ...]] = field(default_factory=list)
     columns: list[NDArray[np.float64]] = field(default_factory=list)
-    joint: NDArray[np.float64] = field(default=None)  # type: ignore[assignment]
+    joint: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 0)))
     pair_stats: PairStatistics | None = None
     complete: bool = False
 

@@ -159,7 +159,7 @@ def fit_conditional_likelihood(
     epsilon: float,
     max_iter: int = 100,
     holdout: float = 0.2,
-    random_state: int = 0,
+    random_state: int | np.random.Generator = 0,
 ) -> tuple[BayesNetModel, int]:
     """CL parameters by conjugate gradient with cross tuning (module notes).
 
@@ -192,7 +192,7 @@ def fit_conditional_likelihood(
         start_model = ml(train)
         layout = _Layout(start_model)
         test_families = _family_indices(start_model, codes[test])
-        record = {"best": np.inf, "iteration": 0, "count": 0}
+        record: dict[str, float] = {"best": np.inf, "iteration": 0, "count": 0}
 
         def held_out(flat):
             record["count"] += 1
@@ -209,7 +209,7 @@ def fit_conditional_likelihood(
         record["count"] = 0
         record["iteration"] = 0
         _optimise(start_model, codes[train], class_index[train], weights[train], max_iter, held_out)
-        n_iter = record["iteration"]
+        n_iter = int(record["iteration"])
     everything = np.arange(len(class_index))
     model = ml(everything)
     if n_iter == 0:

@@ -81,21 +81,23 @@ class DiscreteForestModel:
             tables = []
             for j in range(n_features):
                 p = int(parents[c, j])
-                if p < 0:
-                    marg = stats.marginal(j)[c] if univariate is None else univariate[j][c]
-                    counts = marg[None, :]
+                if p < 0 and univariate is not None:
+                    counts = univariate[j][c][None, :]
                 elif stats is None:
                     raise ValueError("pair statistics are needed for a forest with edges")
+                elif p < 0:
+                    counts = stats.marginal(j)[c][None, :]
                 else:
                     counts = stats.table(p, j)[c]
                 cell = cell_pseudo_count(alpha, prior, n_classes, counts.shape)
                 tables.append(np.log(smoothed_conditional(counts, cell, epsilon)))
             log_cpts.append(tables)
-        n_categories = (
-            stats.n_categories
-            if stats is not None
-            else np.array([u.shape[1] for u in univariate], dtype=np.intp)
-        )
+        if stats is not None:
+            n_categories = stats.n_categories
+        elif univariate is not None:
+            n_categories = np.array([u.shape[1] for u in univariate], dtype=np.intp)
+        else:
+            raise ValueError("pair statistics or univariate counts are needed")
         return cls(parents=parents, n_categories=np.asarray(n_categories), log_cpts=log_cpts)
 
     @property
@@ -136,7 +138,7 @@ class DiscreteForestModel:
             out[:, j] = np.minimum((u >= cumulative).sum(axis=1), rows.shape[1] - 1)
         return out
 
-    def log_likelihood(self, codes: NDArray[np.intp]) -> NDArray[np.float64]:
+    def log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
         """``log P(x | c)`` for every sample and class, missing features summed out.
 
         Parameters

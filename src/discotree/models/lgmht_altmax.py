@@ -224,7 +224,7 @@ def _half_step(family, features, log_weight, log_other, theta, max_iter, tol):
 
 def lgmht_altmax(
     families: tuple[TreeExponentialFamily, TreeExponentialFamily],
-    codes: tuple[NDArray[np.intp], NDArray[np.intp]],
+    codes: tuple[NDArray[np.integer], NDArray[np.integer]],
     weights: tuple[NDArray[np.float64], NDArray[np.float64]],
     theta: tuple[NDArray[np.float64], NDArray[np.float64]],
     *,
@@ -262,26 +262,25 @@ def lgmht_altmax(
         if len(w) == 0 or w.sum() <= 0:
             raise ValueError("each class needs at least one complete training sample.")
         log_weights.append(np.log(w / w.sum()))
-    theta = [np.asarray(t, dtype=np.float64).copy() for t in theta]
-    state = _pair_state(families, features, log_weights, theta)
-    result = AltmaxResult([t.copy() for t in theta], [{**state, "half_step_bounds": None}])
+    current = [np.asarray(t, dtype=np.float64).copy() for t in theta]
+    state = _pair_state(families, features, log_weights, current)
+    result = AltmaxResult([t.copy() for t in current], [{**state, "half_step_bounds": None}])
     best = state["bound"]
     for alternation in range(max_alternations if best > 0 else 0):  # 0: nothing to lower
         half_bounds = []
         for c in range(2):
             other = 1 - c
-            log_other = (
-                features[c][other] @ theta[other] - families[other].log_partition(theta[other])[0]
-            )
-            theta[c], value = _half_step(
-                families[c], features[c][c], log_weights[c], log_other, theta[c], max_iter, tol
+            log_partition = families[other].log_partition(current[other])[0]
+            log_other = features[c][other] @ current[other] - log_partition
+            current[c], value = _half_step(
+                families[c], features[c][c], log_weights[c], log_other, current[c], max_iter, tol
             )
             half_bounds.append(value)
-        state = _pair_state(families, features, log_weights, theta)
+        state = _pair_state(families, features, log_weights, current)
         result.history.append({**state, "half_step_bounds": half_bounds})
         result.n_alternations = alternation + 1
         if state["bound"] < best:
-            result.theta = [t.copy() for t in theta]
+            result.theta = [t.copy() for t in current]
         if not state["bound"] < best - tol:
             break
         best = state["bound"]
@@ -290,7 +289,7 @@ def lgmht_altmax(
 
 def altmax_forest_model(
     model: DiscreteForestModel,
-    codes: NDArray[np.intp],
+    codes: NDArray[np.integer],
     positive: NDArray[np.bool_],
     sample_weight: NDArray[np.float64] | None,
     *,

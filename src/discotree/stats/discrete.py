@@ -87,7 +87,7 @@ class PairStatistics:
     @classmethod
     def from_codes(
         cls,
-        codes: NDArray[np.intp],
+        codes: NDArray[np.integer],
         class_index: NDArray[np.intp],
         n_categories: NDArray[np.intp],
         n_classes: int,
@@ -330,7 +330,7 @@ def category_index_map(
 
 
 def class_univariate_counts(
-    codes: NDArray[np.intp],
+    codes: NDArray[np.integer],
     class_index: NDArray[np.intp],
     n_categories: NDArray[np.intp],
     n_classes: int,
@@ -344,7 +344,7 @@ def class_univariate_counts(
     return np.split(flat, np.cumsum(n_categories)[:-1], axis=1)
 
 
-def check_smoothing(alpha: float, epsilon: float, owner: str) -> tuple[float, float]:
+def check_smoothing(alpha: Any, epsilon: float, owner: str) -> tuple[Any, float]:
     """Validate the Dirichlet pseudo-count and probability floor; return them as floats
     (``alpha="auto"`` is returned as it is, for estimators that choose it by CV).
 
@@ -354,9 +354,13 @@ def check_smoothing(alpha: float, epsilon: float, owner: str) -> tuple[float, fl
     """
     if isinstance(alpha, str) and alpha == "auto":
         _, epsilon = check_smoothing(1.0, epsilon, owner)
-        return "auto", epsilon  # type: ignore[return-value]
+        return "auto", epsilon
     for name, value in (("alpha", alpha), ("epsilon", epsilon)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, numbers.Real)
+            or not np.isfinite(float(value))
+        ):
             raise ValueError(f"{owner}: {name} must be a finite number, got {value!r}")
         if value < 0:
             raise ValueError(f"{owner}: {name} must be >= 0, got {value!r}")

@@ -28,7 +28,7 @@ __all__ = ["DiscreteSetEntropy", "GaussianSetEntropy", "set_information"]
 _LOG_2PI_E = float(np.log(2 * np.pi * np.e))
 
 
-def _renumber(values: NDArray[np.intp], bound: int) -> tuple[NDArray[np.intp], int]:
+def _renumber(values: NDArray[np.intp], bound: int) -> tuple[NDArray[np.int32], int]:
     """``values`` (in ``0..bound-1``) renumbered ``0..k-1`` in increasing order, and k:
     a dense lookup when the range is small, else a sort."""
     if bound <= 16 * len(values) + 1024:
@@ -79,7 +79,7 @@ class DiscreteSetEntropy:
         self._alone = self._entropy_of(np.arange(n), n)  # every sample its own value
         self._class = self._entropy_of(self.class_index, self._n_classes)
 
-    def _configurations(self, mask: int) -> tuple[NDArray[np.intp], int]:
+    def _configurations(self, mask: int) -> tuple[NDArray[np.int32], int]:
         """Ids 0..k-1 of the configurations of the features in ``mask``, and k (the
         numbering depends on the order the features were combined in; entropies do
         not)."""
@@ -104,7 +104,7 @@ class DiscreteSetEntropy:
         self._ids[mask] = (ids, count)
         return ids, count
 
-    def _entropy_of(self, ids: NDArray[np.intp], size: int) -> float:
+    def _entropy_of(self, ids: NDArray[np.integer], size: int) -> float:
         mass = np.bincount(ids, self.weights, size)
         mass = mass[mass > 0]
         total = mass.sum()

@@ -23,6 +23,7 @@ and the weighted fit chooses the alpha the fit on repeated rows chooses.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -115,7 +116,7 @@ def select_alpha(
     weights: NDArray[np.float64] | None,
     n_categories: NDArray[np.intp],
     n_classes: int,
-    model_for: Callable[[PairStatistics], Callable[[float], object]],
+    model_for: Callable[..., Any],
     grid: tuple[float, ...] = ALPHA_GRID,
     n_folds: int = 5,
     criterion: str = "accuracy",
@@ -285,7 +286,7 @@ def forest_models_by_alpha(
 
 
 def _shapes(groups, parents) -> list[list[tuple[int, ...]]]:
-    shapes = [[()] * parents.shape[1] for _ in range(parents.shape[0])]
+    shapes: list[list[tuple[int, ...]]] = [[()] * parents.shape[1] for _ in range(parents.shape[0])]
     for shape, items in groups.items():
         for c, j, _ in items:
             shapes[c][j] = shape

@@ -24,7 +24,8 @@ from __future__ import annotations
 import itertools
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -107,7 +108,7 @@ class Scorer:
         self,
         joint: NDArray[np.float64],
         threshold: float,
-        changes: list[tuple[NDArray[np.float64], NDArray[np.float64]]] = (),
+        changes: Sequence[tuple[NDArray[np.float64], Any]] = (),
     ) -> float | None:
         """The score of ``joint + sum(new - old for old, new in changes)`` if it can
         exceed ``threshold``; ``None`` when abandoned early.
@@ -316,7 +317,7 @@ class _Columns:
 
     def __init__(self, state: NodeScores, limit: int = 50_000_000) -> None:
         self.state = state
-        self.cache: dict[tuple[int, tuple[int, ...]], NDArray[np.float64]] = {}
+        self.cache: dict[tuple[int, tuple[int, ...]], LazyColumn] = {}
         self.single: dict[int, SingleParentColumns | None] = {}
         per_column = len(state.joint)  # one row index per sample
         self.capacity = max(0, limit // max(per_column, 1))
@@ -415,10 +416,9 @@ def superparent_search(state: NodeScores, k: int, scorer: Scorer) -> list[tuple[
         if not any(children_of.values()):
             break
         scorer.reorder(state.joint)
-        best_sp, best_sp_score = None, -np.inf
-        for sp in range(n):
-            if not children_of[sp]:
-                continue
+        parents_with_children = [sp for sp in range(n) if children_of[sp]]
+        best_sp, best_sp_score = parents_with_children[0], -np.inf
+        for sp in parents_with_children:
             joint = state.joint.copy()
             for j in children_of[sp]:
                 column = columns.get(j, tuple(sorted((*state.parents[j], sp))))
@@ -432,9 +432,9 @@ def superparent_search(state: NodeScores, k: int, scorer: Scorer) -> list[tuple[
         for chosen in itertools.combinations(kids, min(group, len(kids))):
             cols = [columns.get(j, tuple(sorted((*state.parents[j], best_sp)))) for j in chosen]
             changes = [(state.columns[j], c) for j, c in zip(chosen, cols, strict=True)]
-            score = scorer.value_above(state.joint, best, changes)
-            if score is not None and score > best:
-                best, move = score, (chosen, cols)
+            above = scorer.value_above(state.joint, best, changes)
+            if above is not None and above > best:
+                best, move = above, (chosen, cols)
         if move is None:
             break
         for j, column in zip(*move, strict=True):
@@ -511,7 +511,7 @@ def _block_sum_mlogm(
 ) -> NDArray[np.float64]:
     """``sum m log m`` of the cells of each of ``n_blocks`` blocks of ``block``
     consecutive cell numbers (``cells`` lists the cells and ``mass`` their masses)."""
-    return np.bincount(cells // block, xlogy(mass, mass), n_blocks)
+    return np.bincount(cells // block, xlogy(mass, mass), n_blocks).astype(np.float64, copy=False)
 
 
 def _entropy_gains(ids, codes, candidates, n_categories, class_index, weights, n_classes):

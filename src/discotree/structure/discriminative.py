@@ -119,11 +119,10 @@ def discriminative_forest_paths(
         return paths[0], paths[1]
     # second start: the forest that pays each shared edge once, used by both
     shared, _ = maximum_spanning_forest(psi_pos + psi_neg - cost, positive_only=True)
-    best = None
-    for start_neg in (paths[1].edges, shared):
-        result = _block_ascent(psi_pos, psi_neg, cost, start_neg, max_rounds)
-        if best is None or result[0] > best[0] + 1e-12 * max(1.0, abs(best[0])):
-            best = result
+    best = _block_ascent(psi_pos, psi_neg, cost, paths[1].edges, max_rounds)
+    result = _block_ascent(psi_pos, psi_neg, cost, shared, max_rounds)
+    if result[0] > best[0] + 1e-12 * max(1.0, abs(best[0])):
+        best = result
     return best[1], best[2]
 
 

@@ -169,13 +169,12 @@ def ear_tree(
             i, j = sorted(features)
             tree.edges.append((i, j))
             return
-        best = None
-        for x in sorted(features):
-            split = ear_split(
-                oracle, features, x, minimizer, rng, sign, search, n_permutations, single_moves
-            )
+        options = (minimizer, rng, sign, search, n_permutations, single_moves)
+        splits = [ear_split(oracle, features, x, *options) for x in sorted(features)]
+        best = splits[0]
+        for split in splits:
             tree.iterations += split.iterations
-            if best is None or is_better(split.value, best.value):
+            if is_better(split.value, best.value):
                 best = split
         tree.splits.append(best)
         logger.info(

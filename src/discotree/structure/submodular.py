@@ -102,9 +102,9 @@ def is_better(value: float, best: float) -> bool:
 def _first_minimum(values: Sequence[float]) -> int:
     """Index of the first value within rounding (see :func:`is_better`) of the
     smallest."""
-    values = np.asarray(values, dtype=np.float64)
-    smallest = values.min()
-    return int(np.flatnonzero(values <= smallest + 1e-9 * (1.0 + abs(smallest)))[0])
+    array = np.asarray(values, dtype=np.float64)
+    smallest = array.min()
+    return int(np.flatnonzero(array <= smallest + 1e-9 * (1.0 + abs(smallest)))[0])
 
 
 def _check_size(n: int) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -67,7 +69,11 @@ def _mdl_edges(values, weights, n_bins, class_index, n_classes):
     return mdl_cut_points(values, class_index, weights, n_classes)
 
 
-_METHODS = {"quantile": weighted_quantile_edges, "uniform": _uniform_edges, "mdl": _mdl_edges}
+_METHODS: dict[str, Callable[..., NDArray[np.float64]]] = {
+    "quantile": weighted_quantile_edges,
+    "uniform": _uniform_edges,
+    "mdl": _mdl_edges,
+}
 #: Methods that need the class labels.
 _SUPERVISED = {"mdl"}
 
@@ -142,8 +148,9 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
 
     def _fixed_edges(self) -> list[NDArray[np.float64]]:
         """The ``bin_edges`` parameter as float arrays, checked."""
+        given = self.bin_edges if self.bin_edges is not None else []
         try:
-            edges = [np.asarray(e, dtype=np.float64).reshape(-1) for e in self.bin_edges]
+            edges = [np.asarray(e, dtype=np.float64).reshape(-1) for e in given]
         except (TypeError, ValueError):
             raise ValueError(
                 "Discretizer: bin_edges must be a list of 1-D arrays of numbers, one per "

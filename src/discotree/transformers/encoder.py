@@ -32,6 +32,13 @@ class _Column:
     n_categories: int = 1
     exact_integers: bool = False  # integers beyond 2**53, in numeric order
 
+    @property
+    def values(self) -> NDArray[Any]:
+        """The categories of a categorical column (a binned column has none)."""
+        if self.categories is None:
+            raise TypeError(f"a {self.kind} column has no categories")
+        return self.categories
+
 
 def _power_of_two(values: NDArray[np.float64]) -> NDArray[np.float64]:
     """The power of two nearest each (positive) value."""
@@ -90,7 +97,7 @@ def _category_codes(column: NDArray[Any], spec: _Column, factorized: Any = None)
         column = column.astype(object)
         if column.dtype.kind == "f":
             column[pd.isna(column)] = None
-    if len(spec.categories) == 0:
+    if len(spec.values) == 0:
         return np.full(len(column), -1, dtype=np.intp)
     try:
         codes, uniques = pd.factorize(np.asarray(column, dtype=object), use_na_sentinel=True)
@@ -194,7 +201,7 @@ class TableEncoder:
         table: Any,
         sample_weight: NDArray[np.float64] | None = None,
         class_index: NDArray[np.intp] | None = None,
-    ) -> NDArray[np.intp]:
+    ) -> NDArray[np.integer]:
         """Learn the encoding of every column and return the codes of the training rows.
 
         Parameters
@@ -230,42 +237,40 @@ class TableEncoder:
         fixed_bins = getattr(self.discretizer, "bin_edges", None) is not None
         wide = {j for j, c in enumerate(columns) if _beyond_float(c) and not fixed_bins}
         numeric = [j for j, c in enumerate(columns) if c.dtype.kind in "iuf" and j not in wide]
+        distinct: dict[int, NDArray[np.float64] | None]
         if fixed_bins:  # fixed edges bin every numeric column
             distinct = {j: None for j in numeric}
         elif numeric:
             block = self._numeric_block(table, numeric)
-            values = _distinct_values(block, self.max_categories)
-            distinct = dict(zip(numeric, values, strict=True))
+            distinct = dict(zip(numeric, _distinct_values(block, self.max_categories), strict=True))
         else:
             distinct = {}
         for j, column in enumerate(columns):
             if j in wide:  # integers beyond 2**53: categories by exact value, else bins
-                values = np.unique(column)
-                if len(values) > self.max_categories:
+                unique = np.unique(column)
+                if len(unique) > self.max_categories:
                     binned.append(j)
                     self.columns_.append(_Column(_BINS))
                 else:
-                    exact = values.tolist()
+                    exact = unique.tolist()
                     lookup = {v: k for k, v in enumerate(exact)}
                     self.columns_.append(
                         _Column(_OBJECT, np.array(exact, dtype=object), lookup, len(exact), True)
                     )
                 continue
             if j in distinct:
-                values = distinct[j]
-                if values is None:
+                found = distinct[j]
+                if found is None:
                     binned.append(j)
                     self.columns_.append(_Column(_BINS))
                 else:
-                    self.columns_.append(
-                        _Column(_NUMERIC, values, n_categories=max(1, len(values)))
-                    )
+                    self.columns_.append(_Column(_NUMERIC, found, n_categories=max(1, len(found))))
                 continue
-            values = sorted(_present_values(column, table.factorized.get(j)), key=_sort_key)
-            check_cardinality(len(values), len(column), labels[j], self.owner)
-            lookup = {v: k for k, v in enumerate(values)}
+            present = sorted(_present_values(column, table.factorized.get(j)), key=_sort_key)
+            check_cardinality(len(present), len(column), labels[j], self.owner)
+            lookup = {v: k for k, v in enumerate(present)}
             self.columns_.append(
-                _Column(_OBJECT, np.array(values, dtype=object), lookup, max(1, len(values)))
+                _Column(_OBJECT, np.array(present, dtype=object), lookup, max(1, len(present)))
             )
         self.binned_columns_ = np.asarray(binned, dtype=np.intp)
         self.discretizer_ = None
@@ -282,7 +287,7 @@ class TableEncoder:
 
     def _set_layout(self) -> None:
         self.n_categories_ = np.array([c.n_categories for c in self.columns_], dtype=np.intp)
-        self.code_dtype_ = np.dtype(np.int8)
+        self.code_dtype_: np.dtype[Any] = np.dtype(np.int8)
         for dtype in (np.int8, np.int16, np.int32, np.intp):
             if self.n_categories_.max(initial=1) <= np.iinfo(dtype).max:
                 self.code_dtype_ = np.dtype(dtype)
@@ -303,7 +308,7 @@ class TableEncoder:
             elif column.dtype.kind == "f":
                 missing = int(np.isnan(column).sum())
             elif column.dtype.kind == "O":
-                missing = int(np.equal(column, None).sum())
+                missing = int(sum(value is None for value in column))
             else:
                 missing = 0
             if negative[j] > missing:
@@ -344,7 +349,7 @@ class TableEncoder:
             found = _distinct_values(block, self.max_categories)
             for j, values in zip(numeric, found, strict=True):
                 spec = self.columns_[j]
-                merged = None if values is None else np.union1d(spec.categories, values)
+                merged = None if values is None else np.union1d(spec.values, values)
                 if merged is None or len(merged) > self.max_categories:
                     raise ValueError(
                         f"{self.owner}: {table.labels[j]} had at most {self.max_categories} "
@@ -352,9 +357,9 @@ class TableEncoder:
                         "this batch brings more. Fix its bins for every batch with "
                         "discretizer=Discretizer(bin_edges=...) (or raise max_categories)."
                     )
-                if len(merged) > len(spec.categories):
+                if len(merged) > len(spec.values):
                     updated[j] = _Column(_NUMERIC, merged, n_categories=len(merged))
-                    maps[j] = np.searchsorted(merged, spec.categories).astype(np.intp)
+                    maps[j] = np.searchsorted(merged, spec.values).astype(np.intp)
         for j, spec in enumerate(self.columns_):
             if spec.kind != _OBJECT or j not in scan:
                 continue
@@ -366,20 +371,20 @@ class TableEncoder:
             new = [v for v in present if v not in spec.lookup]
             if not new:
                 continue
-            values = [*spec.categories.tolist(), *new]
-            values = sorted(values) if spec.exact_integers else sorted(values, key=_sort_key)
-            if spec.exact_integers and len(values) > self.max_categories:
+            pooled = [*spec.values.tolist(), *new]
+            ordered = sorted(pooled) if spec.exact_integers else sorted(pooled, key=_sort_key)
+            if spec.exact_integers and len(ordered) > self.max_categories:
                 raise ValueError(
                     f"{self.owner}: {table.labels[j]} had at most {self.max_categories} "
                     "distinct values in the first batch and was taken as categorical; "
                     "this batch brings more (raise max_categories to keep it so)."
                 )
-            check_cardinality(len(values), n_rows_seen + len(column), table.labels[j], self.owner)
-            lookup = {v: k for k, v in enumerate(values)}
+            check_cardinality(len(ordered), n_rows_seen + len(column), table.labels[j], self.owner)
+            lookup = {v: k for k, v in enumerate(ordered)}
             updated[j] = _Column(
-                _OBJECT, np.array(values, dtype=object), lookup, len(values), spec.exact_integers
+                _OBJECT, np.array(ordered, dtype=object), lookup, len(ordered), spec.exact_integers
             )
-            maps[j] = np.array([lookup[v] for v in spec.categories], dtype=np.intp)
+            maps[j] = np.array([lookup[v] for v in spec.values], dtype=np.intp)
         for j, spec in updated.items():
             if len(maps[j]) == 0:  # the placeholder category of an empty column
                 maps[j] = np.zeros(1, dtype=np.intp)
@@ -389,7 +394,7 @@ class TableEncoder:
 
     @classmethod
     def from_specs(
-        cls, specs: list[tuple[str, Any]], max_categories: int, owner: str
+        cls, specs: list[tuple[Any, ...]], max_categories: int, owner: str
     ) -> TableEncoder:
         """An encoder built from each column's encoding, learnt elsewhere (by a
         distributed pass): ``("numeric", sorted values)`` for a numeric categorical
@@ -397,7 +402,7 @@ class TableEncoder:
         ``fit`` sorts them here), ``("bins", interior edges)`` for a binned one."""
         encoder = cls(max_categories, Discretizer(), owner)
         encoder.columns_ = []
-        edges = []
+        edges: list[NDArray[np.float64]] = []
         for kind, values, *extra in specs:
             if kind == "numeric":
                 values = np.asarray(values, dtype=np.float64)
@@ -455,8 +460,9 @@ class TableEncoder:
                 )
             if a.kind == _BINS:
                 continue
+            key: Any
             if a.kind == _NUMERIC:
-                values = np.union1d(a.categories, b.categories)
+                values = np.union1d(a.values, b.values)
                 if len(values) > self.max_categories:
                     raise ValueError(
                         f"{self.owner}: column {j} has {len(values)} categorical values in the "
@@ -467,7 +473,7 @@ class TableEncoder:
                 lookup = {float(v): k for k, v in enumerate(values)}
                 key = float
             else:
-                pooled = {*a.categories.tolist(), *b.categories.tolist()}
+                pooled = {*a.values.tolist(), *b.values.tolist()}
                 ordered = sorted(pooled) if a.exact_integers else sorted(pooled, key=_sort_key)
                 check_cardinality(len(ordered), 1 << 62, f"column {j}", self.owner)
                 lookup = {v: k for k, v in enumerate(ordered)}
@@ -484,12 +490,12 @@ class TableEncoder:
                     np.asarray(old.categories, dtype=object),
                     np.asarray(spec.categories, dtype=object),
                 ):
-                    codes = [lookup[key(v)] for v in old.categories]
+                    codes = [lookup[key(v)] for v in old.values]
                     maps[j] = np.array(codes if codes else [0], dtype=np.intp)
             merged.columns_[j] = spec
         if merged.discretizer_ is not None and other.discretizer_ is not None:
             for ea, eb in zip(
-                self.discretizer_.bin_edges_, other.discretizer_.bin_edges_, strict=True
+                merged.discretizer_.bin_edges_, other.discretizer_.bin_edges_, strict=True
             ):
                 if not np.array_equal(ea, eb):
                     raise ValueError(
@@ -499,7 +505,7 @@ class TableEncoder:
         merged._set_layout()
         return merged, maps_self, maps_other
 
-    def transform(self, table: Any) -> NDArray[np.intp]:
+    def transform(self, table: Any) -> NDArray[np.integer]:
         """Codes of new rows: unseen categories and missing values become -1.
 
         Parameters
@@ -524,7 +530,7 @@ class TableEncoder:
             table = check_table(table, self.owner)
         return self._encode(table)
 
-    def _encode(self, table: Table) -> NDArray[np.intp]:
+    def _encode(self, table: Table) -> NDArray[np.integer]:
         codes = np.empty((table.n_samples, len(self.columns_)), dtype=self.code_dtype_)
         numeric = np.array(
             [j for j, c in enumerate(self.columns_) if c.kind == _NUMERIC], dtype=np.intp
@@ -538,15 +544,15 @@ class TableEncoder:
             block = self._numeric_block(table, self.binned_columns_)
             if isinstance(self.discretizer_, Discretizer):  # one compiled pass
                 self.discretizer_.bin_codes(block, codes, self.binned_columns_)
-            else:
+            elif self.discretizer_ is not None:
                 binned = self.discretizer_.transform(block)
                 codes[:, self.binned_columns_] = np.where(np.isnan(binned), -1, binned)
         return codes
 
     def _encode_numeric(
-        self, block: NDArray[Any], numeric: NDArray[np.intp], codes: NDArray[np.intp]
+        self, block: NDArray[Any], numeric: NDArray[np.intp], codes: NDArray[np.integer]
     ) -> None:
-        categories = [self.columns_[j].categories for j in numeric]
+        categories = [self.columns_[j].values for j in numeric]
         flat = np.concatenate(categories).astype(np.float64)
         small_integers = (
             block.dtype.kind in "iu"
