@@ -94,6 +94,25 @@ def test_plot_network_draws_every_node_and_edge(rng, tmp_path):
         plot_network(cl, layout="tree")
 
 
+def test_plot_network_edge_widths_follow_the_weights_that_chose_the_edges():
+    """A discriminative TAN search draws each edge as wide as the score gain that added
+    it (the class's edges at a fixed width)."""
+    from sklearn.datasets import load_breast_cancer
+
+    from discotree import TANClassifier
+    from discotree.plotting import plot_network
+
+    data = load_breast_cancer(as_frame=True)
+    X, y = data.data.iloc[:, :8], data.target
+    tan = TANClassifier(structure="cr", alpha=1.0).fit(X, y)
+    gains = [tan.edge_weights_[i, j] for i, j in tan.edges_[0]]
+    assert gains and min(gains) > 0
+    fig = plot_network(tan)
+    widths = sorted(patch.get_linewidth() for patch in fig.axes[0].patches)
+    expected = sorted([1.0] * X.shape[1] + [0.8 + 4.0 * g / max(gains) for g in gains])
+    assert widths == pytest.approx(expected)
+
+
 @pytest.mark.parametrize("name", ["nb", "tan", "cl", "dt"])
 def test_edge_contributions_add_up_to_the_decision_function(rng, name):
     from discotree import (

@@ -72,8 +72,9 @@ def plot_network(estimator: Any, ax: Any = None, layout: str = "spring"):
     Class-rooted models (naive Bayes, TAN, k-trees) are one panel with the class node
     at the centre; models with one forest per class (Chow-Liu, discriminative tree
     pairs) get one panel per class where the structures differ, and one panel when
-    they coincide. Edge widths grow with the weight (CMI, MI, or the discriminative
-    weight of eq. 21 of 000_73c31e535057fe50.txt) where the model keeps it. Needs
+    they coincide. Edge widths grow with the weight that chose the edge (``edge_weights_``:
+    CMI, MI, the discriminative weight of eq. 21 of 000_73c31e535057fe50.txt, or the
+    training-score gain of a discriminative TAN search). Needs
     matplotlib and networkx only (no graphviz).
 
     Parameters

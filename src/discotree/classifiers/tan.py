@@ -187,7 +187,12 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     edges_ : list of list of (int, int)
         The structure's edges (i < j), repeated once per class.
     edge_weights_ : ndarray of shape (n_features, n_features)
-        ``"cmi"`` only: the conditional mutual informations (nats).
+        The weight that chose each edge (symmetric): for ``"cmi"`` the conditional
+        mutual informations (nats) of every pair; for the discriminative searches
+        the gain of the training score (``structure_score``) of the search step that
+        added the edge, 0 for pairs without an edge (a step that adds two parents
+        credits its gain to both). :func:`discotree.plotting.plot_network` draws edge
+        widths from it.
     parents_ : ndarray of shape (n_classes, n_features)
         k <= 1: the parent of each attribute (-1: none), one row per class.
     order_ : list of int
@@ -515,10 +520,11 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         )
         scorer = Scorer(class_index, weights, self.structure_score, self.early_abandon)
         structure = self.structure
+        gains: dict[tuple[int, int], float] = {}
         if structure == "cr":
-            parents = greedy_search(state, self.k, scorer)
+            parents = greedy_search(state, self.k, scorer, gains=gains)
         elif structure == "superparent":
-            parents = superparent_search(state, self.k, scorer)
+            parents = superparent_search(state, self.k, scorer, gains=gains)
         else:
             ordering = structure.split("-")[0]
             if ordering == "ro":
@@ -530,14 +536,20 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
                 )
             self.order_ = order
             if structure == "omi-crcl":
-                parents = self._order_search_cl(order, codes, class_index, weights, n_classes)
+                parents = self._order_search_cl(
+                    order, codes, class_index, weights, n_classes, gains
+                )
             else:
-                parents = order_search(state, self.k, order, scorer)
+                parents = order_search(state, self.k, order, scorer, gains=gains)
         self.n_score_evaluations_ += scorer.n_evaluations
         self.n_rows_scored_ += scorer.n_rows_scored
+        d = codes.shape[1]
+        self.edge_weights_ = np.zeros((d, d))
+        for (i, j), gain in gains.items():
+            self.edge_weights_[i, j] = self.edge_weights_[j, i] = gain
         return parents
 
-    def _order_search_cl(self, order, codes, class_index, weights, n_classes):
+    def _order_search_cl(self, order, codes, class_index, weights, n_classes, gains):
         """OMI-CRCL: parent selection along the order, each candidate structure scored by
         the training CR of CL-trained parameters (20 conjugate-gradient iterations, no
         cross tuning: the paper notes it is feasible on small sets only)."""
@@ -568,6 +580,8 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
                 if value > best:
                     best, move = value, candidate
             if move is not None:
+                for parent in move:
+                    gains[min(parent, node), max(parent, node)] = best - current
                 parents[node] = move
                 current = best
         return parents

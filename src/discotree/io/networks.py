@@ -273,8 +273,9 @@ def _identifier(text: str) -> str:
 
 
 def _edge_weight(estimator: Any, c: int, i: int, j: int) -> float | None:
-    """The weight that chose edge (i, j) in class c's structure: CMI (TAN), MI
-    (Chow-Liu), the discriminative weight of eq. 21 (discriminative trees)."""
+    """The weight that chose edge (i, j) in class c's structure: CMI (TAN-CMI), the
+    training-score gain (discriminative TAN searches), MI (Chow-Liu), the
+    discriminative weight of eq. 21 (discriminative trees)."""
     weights = getattr(estimator, "edge_weights_", None)
     if weights is None:
         return None

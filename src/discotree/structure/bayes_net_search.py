@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -348,14 +348,32 @@ class _Columns:
         self.single.pop(node, None)
 
 
+def _record_gain(
+    gains: dict[tuple[int, int], float] | None,
+    parents: Iterable[int],
+    child: int,
+    gain: float,
+) -> None:
+    """Note ``gain`` (the score increase of the move that added them) for the edges
+    from ``parents`` to ``child``, keyed (i, j) with i < j."""
+    if gains is not None:
+        for parent in parents:
+            gains[min(parent, child), max(parent, child)] = gain
+
+
 def greedy_search(
-    state: NodeScores, k: int, scorer: Scorer, max_edges: int | None = None
+    state: NodeScores,
+    k: int,
+    scorer: Scorer,
+    max_edges: int | None = None,
+    gains: dict[tuple[int, int], float] | None = None,
 ) -> list[tuple[int, ...]]:
     """Hill climbing over single added parents (TAN-CR / k-tree-CR, Section 4.4.1).
 
     Candidates are scanned in a fixed order (child, then parent, ascending); the first
     one with the strictly largest score wins an iteration, so the result does not depend
-    on the speed-ups. Stops when no addition improves the score.
+    on the speed-ups. Stops when no addition improves the score. ``gains``, when given,
+    receives the score gain of the step that added each edge.
     """
     n = state.codes.shape[1]
     columns = _Columns(state)
@@ -382,6 +400,7 @@ def greedy_search(
         if move is None:
             break
         child, candidate, column = move
+        _record_gain(gains, set(candidate) - set(state.parents[child]), child, best - current)
         state.set_parents(child, candidate, column)
         columns.forget(child)
         current = best
@@ -390,7 +409,12 @@ def greedy_search(
     return list(state.parents)
 
 
-def superparent_search(state: NodeScores, k: int, scorer: Scorer) -> list[tuple[int, ...]]:
+def superparent_search(
+    state: NodeScores,
+    k: int,
+    scorer: Scorer,
+    gains: dict[tuple[int, int], float] | None = None,
+) -> list[tuple[int, ...]]:
     """SuperParent (Keogh and Pazzani, 1999) and its k-tree extension (Section 4.4.2).
 
     Step 1: every attribute in turn is made an extra parent of every attribute with
@@ -398,6 +422,7 @@ def superparent_search(state: NodeScores, k: int, scorer: Scorer) -> list[tuple[
     superparent. Step 2: of the edges from the superparent, only the best child (k = 1)
     or the best pair of children (k >= 2) is kept. The edge(s) are added if they raise
     the score, else the search stops; it also stops when no attribute can take a parent.
+    ``gains``, when given, receives the score gain of the step that added each edge.
     """
     n = state.codes.shape[1]
     columns = _Columns(state)
@@ -438,6 +463,7 @@ def superparent_search(state: NodeScores, k: int, scorer: Scorer) -> list[tuple[
         if move is None:
             break
         for j, column in zip(*move, strict=True):
+            _record_gain(gains, [best_sp], j, best - current)
             state.set_parents(j, tuple(sorted((*state.parents[j], best_sp))), column)
             columns.forget(j)
         current = best
@@ -445,7 +471,11 @@ def superparent_search(state: NodeScores, k: int, scorer: Scorer) -> list[tuple[
 
 
 def order_search(
-    state: NodeScores, k: int, order: list[int], scorer: Scorer
+    state: NodeScores,
+    k: int,
+    order: list[int],
+    scorer: Scorer,
+    gains: dict[tuple[int, int], float] | None = None,
 ) -> list[tuple[int, ...]]:
     """Parent selection along an ordering (Section 5.2; Algorithm 1, step 2).
 
@@ -453,6 +483,7 @@ def order_search(
     attributes is scored as its parents; the best is kept only if it improves the score
     of the current network (otherwise the attribute keeps the class as only parent).
     Later attributes have no parents yet (naive Bayes) while earlier ones are chosen.
+    ``gains``, when given, receives the score gain of the choice that added each edge.
     """
     columns = _Columns(state)
     current = scorer.value(state.joint)
@@ -470,6 +501,7 @@ def order_search(
             if score is not None and score > best:
                 best, move = score, (candidate, news.column(i))
         if move is not None:
+            _record_gain(gains, move[0], node, best - current)
             state.set_parents(node, *move)
             current = best
             changed = True
