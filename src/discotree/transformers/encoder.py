@@ -308,7 +308,7 @@ class TableEncoder:
             elif column.dtype.kind == "f":
                 missing = int(np.isnan(column).sum())
             elif column.dtype.kind == "O":
-                missing = int(sum(value is None for value in column))
+                missing = int(np.equal(column, np.array(None, dtype=object)).sum())
             else:
                 missing = 0
             if negative[j] > missing:
