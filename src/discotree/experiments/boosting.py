@@ -106,9 +106,7 @@ def run_boosting_curves(
     claims = [
         (f"{b}: Real beats Discrete-AdaBoost", f"{b}-real", f"{b}-discrete")
         for b in ("dt", "chow-liu")
-    ] + [
-        (f"{a}: DT beats Chow-Liu", f"dt-{a}", f"chow-liu-{a}") for a in ("real", "discrete")
-    ]
+    ] + [(f"{a}: DT beats Chow-Liu", f"dt-{a}", f"chow-liu-{a}") for a in ("real", "discrete")]
     lines = [
         "# tan-boosting-curves",
         "",
