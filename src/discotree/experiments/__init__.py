@@ -13,6 +13,7 @@ from .pernkopf import synthetic_experiment as pernkopf_synthetic_experiment
 from .pernkopf import uci_experiment
 from .pernkopf_images import images_experiment as pernkopf_images_experiment
 from .pernkopf_orderings import orderings_reproduction
+from .pernkopf_random_orders import run_random_orders
 from .protocols import (
     Fold,
     cross_validation,
@@ -20,7 +21,7 @@ from .protocols import (
     learning_curve,
     repeated_cross_validation,
 )
-from .runner import DatasetSpec, Experiment, run_experiment
+from .runner import DatasetSpec, Experiment, reproduction, run_experiment
 from .sanghavi import random_trees_experiment
 from .tan import digits_trees_reproduction, gaussian_example_reproduction
 from .tan_gaussian_digits import digits_gaussian_reproduction
@@ -34,6 +35,10 @@ EXPERIMENTS = {
     "pernkopf-synthetic": pernkopf_synthetic_experiment,
     "pernkopf-images": pernkopf_images_experiment,
     "pernkopf-orderings": orderings_reproduction,
+    "pernkopf-random-orders": reproduction(
+        run_random_orders,
+        "Table 8 of 002: TAN-RO-CR over 1000 random orderings per fold against TAN-OMI-CR.",
+    ),
     "tan-gaussian-example": gaussian_example_reproduction,
     "sanghavi-random-trees": random_trees_experiment,
     "tan-digits-trees": digits_trees_reproduction,
