@@ -33,6 +33,12 @@ def test_pixel_pair_maps_draw_one_segment_per_edge(rng):
     assert int(np.asarray(image).sum()) == 2 * len(clf.edges_[1])
     with pytest.raises(ValueError, match="has 9 pixels"):
         plot_forest_pair(clf, image_shape=(3, 3))
+    import matplotlib.pyplot as plt
+
+    _, own = plt.subplots(1, 2)
+    assert plot_forest_pair(clf, ax=own) is own[0].figure  # drawn where the caller says
+    with pytest.raises(ValueError, match="needs 2 axes"):
+        plot_forest_pair(clf, ax=own[0])
 
 
 def _mixed(rng, n=400):

@@ -15,7 +15,7 @@ __all__ = [
 ]
 
 
-def plot_forest_pair(estimator: Any, image_shape: tuple[int, int] | None = None, axes: Any = None):
+def plot_forest_pair(estimator: Any, image_shape: tuple[int, int] | None = None, ax: Any = None):
     """Draw the forests of a fitted tree classifier, one panel per class.
 
     Parameters
@@ -28,8 +28,9 @@ def plot_forest_pair(estimator: Any, image_shape: tuple[int, int] | None = None,
         a segment between its two pixels (a pixel-pair map, as Fig. 3 of
         000_73c31e535057fe50.txt shows structures). Otherwise each forest is drawn as
         its adjacency matrix.
-    axes : sequence of matplotlib Axes, optional
-        One per class; created when omitted.
+    ax : matplotlib Axes or sequence of them, optional
+        One per class (a single Axes for a model with one class panel); created when
+        omitted.
 
     Returns
     -------
@@ -40,10 +41,12 @@ def plot_forest_pair(estimator: Any, image_shape: tuple[int, int] | None = None,
 
     edges = estimator.edges_
     n_features = int(estimator.n_features_in_)
-    if axes is None:
-        _, axes = plt.subplots(1, len(edges), figsize=(3.2 * len(edges), 3.2))
-    axes = np.atleast_1d(axes)
-    for ax, class_edges, label in zip(axes, edges, estimator.classes_, strict=True):
+    if ax is None:
+        _, ax = plt.subplots(1, len(edges), figsize=(3.2 * len(edges), 3.2))
+    axes = np.atleast_1d(ax)
+    if len(axes) != len(edges):
+        raise ValueError(f"this model needs {len(edges)} axes (one per class), got {len(axes)}")
+    for panel, class_edges, label in zip(axes, edges, estimator.classes_, strict=True):
         if image_shape is not None:
             rows, cols = image_shape
             if rows * cols != n_features:
@@ -52,16 +55,16 @@ def plot_forest_pair(estimator: Any, image_shape: tuple[int, int] | None = None,
                     f"{n_features} features"
                 )
             segments = [[(i % cols, i // cols), (j % cols, j // cols)] for i, j in class_edges]
-            ax.add_collection(LineCollection(segments, linewidths=0.8))
-            ax.set_xlim(-0.5, cols - 0.5)
-            ax.set_ylim(rows - 0.5, -0.5)
-            ax.set_aspect("equal")
+            panel.add_collection(LineCollection(segments, linewidths=0.8))
+            panel.set_xlim(-0.5, cols - 0.5)
+            panel.set_ylim(rows - 0.5, -0.5)
+            panel.set_aspect("equal")
         else:
             adjacency = np.zeros((n_features, n_features))
             for i, j in class_edges:
                 adjacency[i, j] = adjacency[j, i] = 1
-            ax.imshow(adjacency, cmap="Greys", interpolation="nearest")
-        ax.set_title(f"class {label}: {len(class_edges)} edges")
+            panel.imshow(adjacency, cmap="Greys", interpolation="nearest")
+        panel.set_title(f"class {label}: {len(class_edges)} edges")
     return axes[0].figure
 
 
