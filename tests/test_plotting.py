@@ -182,3 +182,40 @@ def test_missing_robustness_curves_start_at_the_full_accuracy(rng):
         accuracy = line.get_ydata()
         assert accuracy[0] == pytest.approx(np.mean(model.predict(X) == y))
         assert accuracy[2] < accuracy[0]  # almost nothing observed: the prior's accuracy
+
+
+def test_every_plot_function_renders_to_png_on_the_callers_axes(rng, tmp_path):
+    """Each plot function draws on the Axes it is given (``ax=``), returns the Axes or
+    Figure, and renders to a non-blank PNG with the Agg backend."""
+    import matplotlib.pyplot as plt
+    from matplotlib import image
+
+    from discotree import BoostedGraphicalModelClassifier, DiscriminativeTreeClassifier
+    from discotree.plotting import (
+        plot_boosting_curve,
+        plot_edge_contributions,
+        plot_forest_pair,
+        plot_missing_robustness,
+        plot_network,
+    )
+
+    X, y = _mixed(rng)
+    dt = DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)
+    boosted = BoostedGraphicalModelClassifier(n_estimators=3).fit(X, y)
+    panels = 1 if set(dt.edges_[0]) == set(dt.edges_[1]) else 2
+    calls = {
+        "network": (lambda ax: plot_network(dt, ax=ax), panels),
+        "forest_pair": (lambda ax: plot_forest_pair(dt, ax=ax), 2),
+        "contributions": (lambda ax: plot_edge_contributions(dt, X.iloc[[0]], ax=ax), 1),
+        "boosting": (lambda ax: plot_boosting_curve(boosted, X, y, ax=ax), 1),
+        "missing": (lambda ax: plot_missing_robustness({"dt": dt}, X, y, ax=ax), 1),
+    }
+    for name, (draw, n_axes) in calls.items():
+        figure, axes = plt.subplots(1, n_axes, figsize=(4 * n_axes, 3))
+        result = draw(axes)
+        assert result is figure or result is axes, name
+        path = tmp_path / f"{name}.png"
+        figure.savefig(path)
+        pixels = image.imread(path)[..., :3]
+        assert (pixels.min(axis=2) < 0.9).mean() > 0.005, f"{name} is blank"
+        plt.close(figure)
