@@ -26,6 +26,7 @@ from ..structure.bayes_net_search import (
     Scorer,
     greedy_search,
     order_search,
+    record_edge_gain,
     superparent_search,
 )
 from ..structure.chow_liu import (
@@ -580,8 +581,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
                 if value > best:
                     best, move = value, candidate
             if move is not None:
-                for parent in move:
-                    gains[min(parent, node), max(parent, node)] = best - current
+                record_edge_gain(gains, move, node, best - current)
                 parents[node] = move
                 current = best
         return parents

@@ -43,6 +43,7 @@ __all__ = [
     "omi_order",
     "omisp_order",
     "order_search",
+    "record_edge_gain",
     "superparent_search",
 ]
 
@@ -348,7 +349,7 @@ class _Columns:
         self.single.pop(node, None)
 
 
-def _record_gain(
+def record_edge_gain(
     gains: dict[tuple[int, int], float] | None,
     parents: Iterable[int],
     child: int,
@@ -400,7 +401,7 @@ def greedy_search(
         if move is None:
             break
         child, candidate, column = move
-        _record_gain(gains, set(candidate) - set(state.parents[child]), child, best - current)
+        record_edge_gain(gains, set(candidate) - set(state.parents[child]), child, best - current)
         state.set_parents(child, candidate, column)
         columns.forget(child)
         current = best
@@ -463,7 +464,7 @@ def superparent_search(
         if move is None:
             break
         for j, column in zip(*move, strict=True):
-            _record_gain(gains, [best_sp], j, best - current)
+            record_edge_gain(gains, [best_sp], j, best - current)
             state.set_parents(j, tuple(sorted((*state.parents[j], best_sp))), column)
             columns.forget(j)
         current = best
@@ -501,7 +502,7 @@ def order_search(
             if score is not None and score > best:
                 best, move = score, (candidate, news.column(i))
         if move is not None:
-            _record_gain(gains, move[0], node, best - current)
+            record_edge_gain(gains, move[0], node, best - current)
             state.set_parents(node, *move)
             current = best
             changed = True
