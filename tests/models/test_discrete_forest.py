@@ -46,29 +46,3 @@ def test_distribution_is_normalised(rng):
     grid = np.array(list(itertools.product(*[range(r) for r in model.n_categories])))
     total = np.exp(model.log_likelihood(grid)).sum(axis=0)
     assert_allclose(total, 1.0)
-
-
-def test_many_parameter_sets_at_once_equal_the_reference(rng):
-    """forest_log_likelihood_many (every alpha of a grid in one pass) against the
-    slow reference, set by set, with complete and incomplete rows."""
-    from discotree.kernels.forest import forest_log_likelihood_many
-
-    models = [_random_model(np.random.default_rng(seed)) for seed in (1, 1, 1)]
-    for k, model in enumerate(models[1:], start=1):  # same structure, other tables
-        for c in range(len(model.log_cpts)):
-            for j in range(len(model.log_cpts[c])):
-                table = np.exp(model.log_cpts[c][j]) + 0.3 * k
-                model.log_cpts[c][j] = np.log(table / table.sum(axis=1, keepdims=True))
-    codes = np.column_stack([rng.integers(0, r, 80) for r in models[0].n_categories])
-    codes[rng.random(codes.shape) < 0.2] = -1
-    _, offsets, order = models[0]._packed
-    flats = np.stack([m._packed[0] for m in models])
-    out = np.empty((3, len(codes), models[0].parents.shape[0]))
-    forest_log_likelihood_many(
-        codes, models[0].parents, order, models[0].n_categories, flats, offsets, out
-    )
-    for a, model in enumerate(models):
-        slow = _reference.forest_log_likelihood(
-            codes, model.parents, model.n_categories, model.log_cpts
-        )
-        assert_allclose(out[a], slow, rtol=1e-10, atol=1e-10)

@@ -87,8 +87,10 @@ class DiscreteForestClassifierBase(
         return self._forest_family() is not None
 
     def _alpha_model_for(self, epsilon: float, prior: str, grid: tuple[float, ...]):
-        """``model_for(stats) -> fit(alpha) -> model`` for ``select_alpha``: by default
-        the forests of :meth:`_forest_family`, learnt once per fold."""
+        """``model_for(stats, rows) -> fit(alpha) -> model`` for ``select_alpha``: by
+        default the forests of :meth:`_forest_family`, learnt on each training fold,
+        with that fold's parameters for every alpha of ``grid`` from one pass over its
+        counts (:class:`~discotree.stats.smoothing.ForestGrid`)."""
         family = self._forest_family()
 
         def model_for(stats, rows):

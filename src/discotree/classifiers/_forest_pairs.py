@@ -3,6 +3,7 @@ the multiclass scores that combine them (eq. 31-32 of 000_73c31e535057fe50.txt).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,19 +55,12 @@ def composite_scores(ratios, tasks, log_prior: NDArray[np.float64], n_classes: i
 
 
 @dataclass
-class _CompositeScores:
-    """Per binary problem (positive, negative, two-class model): the scores of eq. 32
-    (two classes: the joint log-likelihoods) with a given class prior."""
+class _GridScores:
+    """One alpha's model in ``alpha="auto"``'s cross-validation, given by its scores
+    function ``(codes, log_prior) -> (n_samples, n_classes)`` (eq. 32; two classes:
+    the joint log-likelihoods)."""
 
-    parts: list
-    n_classes: int
+    function: Callable[[NDArray, NDArray[np.float64]], NDArray[np.float64]]
 
     def scores(self, codes: NDArray, log_prior: NDArray[np.float64]) -> NDArray[np.float64]:
-        if self.n_classes == 2:
-            return self.parts[0][2].log_likelihood(codes) + log_prior
-        ratios = []
-        for _, _, model in self.parts:
-            loglik = model.log_likelihood(codes)
-            ratios.append(loglik[:, 1] - loglik[:, 0])
-        tasks = [(p, n) for p, n, _ in self.parts]
-        return composite_scores(ratios, tasks, log_prior, self.n_classes)
+        return self.function(codes, log_prior)

@@ -17,11 +17,11 @@ from ..models.lgmht_altmax import altmax_forest_model
 from ..stats.discrete import PairStatistics, j_divergence, smoothed_conditional
 from ..stats.discriminative import discriminative_weights, gaussian_discriminative_weights
 from ..stats.gaussian import GaussianStatistics, gaussian_j_divergence
-from ..stats.smoothing import forest_models_by_alpha
+from ..stats.smoothing import ForestGrid
 from ..structure.chow_liu import forest_parents
 from ..structure.discriminative import discriminative_forest_paths
 from ._base import DiscreteForestClassifierBase
-from ._forest_pairs import STRUCTURE_ALPHA, _CompositeScores, _ForestPair, composite_scores
+from ._forest_pairs import STRUCTURE_ALPHA, _ForestPair, _GridScores, composite_scores
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["DiscriminativeTreeClassifier"]
@@ -388,45 +388,55 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         """For ``alpha="auto"``: in each training fold, every binary problem's pair of
         forests is learnt once, from the weights of eq. 21 at ``STRUCTURE_ALPHA``, and
         only its parameters change with alpha (the final fit relearns the structure
-        with the chosen alpha). Relearning the structure for every (fold, alpha)
-        changed the choice on none of the sets measured in the design note, at G times
-        the cost."""
-        n_edges = self.n_edges_
+        with the chosen alpha). All the problems' forests of a fold are one
+        :class:`~discotree.stats.smoothing.ForestGrid` (forest 2t is the negative side
+        of problem t, 2t + 1 its positive class): its tables for every alpha come from
+        one pass over the fold's counts, its scores from one pass over the held-out
+        rows. Relearning the structure for every (fold, alpha) is measured in
+        ``benchmarks/bench_smoothing.py`` ("dt auto relearnt")."""
 
         def model_for(stats, rows):
             d, n_classes = stats.n_features, stats.n_classes
-            parts = []
-            for positive, negative in self._tasks(n_classes):
+            tasks = self._tasks(n_classes)
+            parents, plus, minus = [], [], []
+            for positive, negative in tasks:
                 pair = self._two_class(stats, positive, negative)
                 psi_pos, psi_neg = discriminative_weights(pair, 1, 0, STRUCTURE_ALPHA)
                 path_pos, path_neg = discriminative_forest_paths(
                     psi_pos, psi_neg, self.edge_cost, self.cost_accounting
                 )
-                parents = np.stack(
-                    [
-                        forest_parents(d, path_neg.forest(n_edges)),
-                        forest_parents(d, path_pos.forest(n_edges)),
-                    ]
-                )
-                fit = forest_models_by_alpha(pair, parents, epsilon, prior, grid)
-                parts.append((positive, negative, fit))
+                parents += [
+                    forest_parents(d, path_neg.forest(self.n_edges_)),
+                    forest_parents(d, path_pos.forest(self.n_edges_)),
+                ]
+                # the negative side: a class, or every class (the row of totals) but one
+                plus += [negative, positive] if negative >= 0 else [n_classes, positive]
+                minus += [-1, -1] if negative >= 0 else [positive, -1]
+            bank = ForestGrid(np.stack(parents), stats.n_categories, epsilon, prior, 2, plus, minus)
+            counts = np.concatenate([stats.counts, stats.counts.sum(axis=0, keepdims=True)])
+            every = bank.log_tables(counts, grid)
+
+            def scores(log_likelihood, log_prior):
+                """(n, n_classes, n_alphas) scores of eq. 32 from (n, 2 T, n_alphas)."""
+                if n_classes == 2:
+                    return log_likelihood + np.asarray(log_prior)[None, :, None]
+                ratios = [
+                    (log_likelihood[:, 2 * t + 1] - log_likelihood[:, 2 * t]).T
+                    for t in range(len(tasks))
+                ]
+                joint = composite_scores(ratios, tasks, log_prior, n_classes)
+                return np.ascontiguousarray(np.moveaxis(joint, 0, 2))
 
             def fit_alpha(alpha):
-                return _CompositeScores([(p, n, fit(alpha)) for p, n, fit in parts], n_classes)
+                tables = bank.log_tables(counts, (alpha,))
+                return _GridScores(
+                    lambda codes, prior: scores(bank.log_likelihood(codes, tables), prior)[:, :, 0]
+                )
 
-            def scores_of_grid(codes, log_prior):
-                """The scores of every alpha of the grid, (len(grid), n, n_classes), with
-                one pass over the rows per binary problem."""
-                if n_classes == 2:
-                    return parts[0][2].log_likelihood_of_grid(codes) + log_prior
-                ratios = []
-                for _, _, fit in parts:
-                    loglik = fit.log_likelihood_of_grid(codes)
-                    ratios.append(loglik[..., 1] - loglik[..., 0])
-                tasks = [(p, n) for p, n, _ in parts]
-                return composite_scores(ratios, tasks, log_prior, n_classes)
+            def joints_of_grid(codes, log_prior):
+                return scores(bank.log_likelihood(codes, every), log_prior)
 
-            fit_alpha.scores_of_grid = scores_of_grid
+            fit_alpha.joints_of_grid = joints_of_grid  # type: ignore[attr-defined]
             return fit_alpha
 
         return model_for

@@ -124,36 +124,3 @@ def _incomplete_row(
             else:
                 beta[pa, u] += _message(log_cpt, row, beta[j], rj, terms)
     return total
-
-
-@numba.njit(cache=True, nogil=True)
-def forest_log_likelihood_many(
-    codes, parents, order, n_categories, log_cpts, cpt_offset, out
-):  # pragma: no cover - numba
-    """:func:`forest_log_likelihood` for several parameter sets of one structure at
-    once: ``out[a, s, c]`` with the tables ``log_cpts[a]`` (same layout). A complete
-    sample computes each table index once for every set (what scoring a grid of
-    smoothing values costs); a sample with missing values runs the messages per set."""
-    n_sets = log_cpts.shape[0]
-    n_samples, n_features = codes.shape
-    n_classes = parents.shape[0]
-    beta, terms = _scratch(n_categories)
-    for s in range(n_samples):
-        complete = _is_complete(codes, s)
-        if not complete:
-            for a in range(n_sets):
-                for c in range(n_classes):
-                    out[a, s, c] = _incomplete_row(
-                        codes, s, c, parents, order, n_categories, log_cpts[a], cpt_offset,
-                        beta, terms,
-                    )  # fmt: skip
-            continue
-        for c in range(n_classes):
-            for a in range(n_sets):
-                out[a, s, c] = 0.0
-            for j in range(n_features):
-                pa = parents[c, j]
-                row = 0 if pa < 0 else codes[s, pa] * n_categories[j]
-                index = cpt_offset[c, j] + row + codes[s, j]
-                for a in range(n_sets):
-                    out[a, s, c] += log_cpts[a, index]

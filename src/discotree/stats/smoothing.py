@@ -28,14 +28,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._fitting import argmax_with_ties
+from .._fitting import SCORE_TIE_RTOL
 from .._validation import check_codes
-from ..kernels.forest import forest_log_likelihood, forest_log_likelihood_many
-from .discrete import PairStatistics, cell_pseudo_count, smoothed_conditional
+from ..kernels.alpha_grid import forest_log_likelihood_grid, forest_log_tables_grid, grid_losses
+from ..kernels.forest import forest_log_likelihood
+from .discrete import PairStatistics
 
 __all__ = [
     "ALPHA_GRID",
     "ESS_GRID",
+    "ForestGrid",
     "content_folds",
     "distinct_row_hashes",
     "forest_models_by_alpha",
@@ -123,19 +125,20 @@ def select_alpha(
     total: PairStatistics | None = None,
     pairs: bool = True,
 ) -> tuple[float, NDArray[np.float64]]:
-    """The alpha of ``grid`` with the smallest cross-validated log-loss.
+    """The alpha of ``grid`` with the best cross-validated ``criterion``.
 
     Parameters
     ----------
     codes, class_index, weights, n_categories, n_classes
         The encoded training data, as for :meth:`PairStatistics.from_codes`.
     model_for : callable
-        ``model_for(stats, rows)`` learns whatever does not depend on alpha from a
-        training fold (its statistics, and the indices of its rows for models that need
-        more than pair tables) and returns ``fit(alpha)``, which gives a model
-        with ``log_likelihood(codes) -> (n, n_classes)`` (the class prior is added), or
-        with ``scores(codes, log_prior) -> (n, n_classes)``, whose softmax is the
-        predicted posterior.
+        ``model_for(stats, rows)`` takes a training fold (its statistics, and the
+        indices of its rows for models that need more than pair tables) and returns
+        ``fit(alpha)``, which gives a model with ``log_likelihood(codes) -> (n,
+        n_classes)`` (the class prior is added), or with ``scores(codes, log_prior) ->
+        (n, n_classes)``, whose softmax is the predicted posterior. If ``fit`` has
+        ``joints_of_grid(codes, log_prior) -> (n, n_classes, len(grid))``, every alpha
+        is scored by that one call.
     grid : tuple of float
     n_folds : int
         Fewer folds are used when the smallest class has fewer distinct rows (alpha 1
@@ -187,28 +190,22 @@ def select_alpha(
         fit = model_for(train, np.flatnonzero(folds != k))
         scored, inverse = _grouped_rows(codes, hashes, class_index, held)
         held_weight = np.bincount(inverse, w[held], len(scored))  # the group's weight
-        rows = np.arange(len(scored))
         held_codes = check_codes(codes[scored], n_categories)
-        if hasattr(fit, "log_likelihood_of_grid"):  # every alpha in one pass
-            joints = fit.log_likelihood_of_grid(held_codes) + log_prior
-        elif hasattr(fit, "scores_of_grid"):  # composite scores, every alpha at once
-            joints = fit.scores_of_grid(held_codes, log_prior)
+        if hasattr(fit, "joints_of_grid"):  # every alpha in one pass: (n, C, len(grid))
+            joints = fit.joints_of_grid(held_codes, log_prior)
         else:
-            joints = np.empty((len(grid), len(scored), n_classes))
+            joints = np.empty((len(scored), n_classes, len(grid)))
             for a, alpha in enumerate(grid):
                 model = fit(alpha)
                 if hasattr(model, "scores"):  # composite scores (discriminative forests)
-                    joints[a] = model.scores(held_codes, log_prior)
+                    joints[:, :, a] = model.scores(held_codes, log_prior)
                 else:
-                    joints[a] = model.log_likelihood(held_codes) + log_prior
-        # every alpha at once: posteriors, errors and log-loss
-        top = joints.max(axis=2, keepdims=True)
-        log_norm = top + np.log(np.exp(joints - top).sum(axis=2, keepdims=True))
-        truth = class_index[scored]
-        true_log_posterior = joints[:, rows, truth] - log_norm[:, :, 0]
-        predicted = argmax_with_ties(joints.reshape(-1, n_classes)).reshape(len(grid), -1)
-        losses[0] += (predicted != truth) @ held_weight
-        losses[1] -= true_log_posterior @ held_weight
+                    joints[:, :, a] = model.log_likelihood(held_codes) + log_prior
+        errors = np.empty((len(scored), len(grid)))
+        log_losses = np.empty((len(scored), len(grid)))
+        grid_losses(joints, class_index[scored], SCORE_TIE_RTOL, errors, log_losses)
+        losses[0] += held_weight @ errors
+        losses[1] += held_weight @ log_losses
     if criterion == "log-loss":
         return float(grid[int(np.argmin(losses[1]))]), losses
     errors = np.round(losses[0], 9)  # equal error weights tie (rounding aside)
@@ -217,80 +214,142 @@ def select_alpha(
     return float(grid[best]), losses
 
 
+class ForestGrid:
+    """Forests of a fixed structure whose tables are smoothed for every pseudo-count of a
+    grid at once, read straight from block count matrices, and scored in one pass over
+    the rows (the kernels of :mod:`discotree.kernels.alpha_grid`).
+
+    Parameters
+    ----------
+    parents : ndarray of shape (n_forests, n_features)
+        Parent of each feature in each forest, ``-1`` for roots.
+    n_categories : ndarray of shape (n_features,)
+    epsilon : float
+        Floor of the probabilities that are still zero.
+    prior : {"dirichlet", "bdeu"}
+    bdeu_classes : int, optional
+        The number of classes over which BDeu spreads its equivalent sample size
+        (:func:`~discotree.stats.discrete.cell_pseudo_count`); default ``n_forests``.
+    plus, minus : ndarray of shape (n_forests,), optional
+        Forest k counts ``counts[plus[k]] - counts[minus[k]]`` (``minus[k] = -1``: no
+        subtraction); default: forest k is class k.
+
+    Notes
+    -----
+    The flat layout of the tables is that of :class:`DiscreteForestModel` (table (k, j)
+    after every table of the forests before k and of the features before j, each
+    row-major (r_parent, r_j)), with the pseudo-counts on the last axis.
+    """
+
+    def __init__(
+        self,
+        parents: NDArray[np.integer],
+        n_categories: NDArray[np.integer],
+        epsilon: float,
+        prior: str = "dirichlet",
+        bdeu_classes: int | None = None,
+        plus: NDArray[np.integer] | None = None,
+        minus: NDArray[np.integer] | None = None,
+    ) -> None:
+        from ..structure.spanning import topological_order  # structure sits above stats
+
+        if prior not in ("dirichlet", "bdeu"):
+            raise ValueError(f"prior must be one of ('dirichlet', 'bdeu'), got {prior!r}")
+        self.parents = np.ascontiguousarray(parents, dtype=np.intp)
+        self.n_categories = np.ascontiguousarray(n_categories, dtype=np.intp)
+        n_forests, n_features = self.parents.shape
+        r_parent = np.where(self.parents < 0, 1, self.n_categories[np.maximum(self.parents, 0)])
+        sizes = (r_parent * self.n_categories[None, :]).ravel()
+        offsets = np.zeros(sizes.size, dtype=np.intp)
+        np.cumsum(sizes[:-1], out=offsets[1:])
+        self.offsets = offsets.reshape(n_forests, n_features)
+        self.size = int(sizes.sum())
+        self.order = np.stack([topological_order(row) for row in self.parents]).astype(np.intp)
+        self.block_start = np.zeros(n_features + 1, dtype=np.intp)
+        np.cumsum(self.n_categories, out=self.block_start[1:])
+        self.plus = np.arange(n_forests, dtype=np.intp) if plus is None else np.asarray(plus)
+        self.minus = np.full(n_forests, -1, np.intp) if minus is None else np.asarray(minus)
+        self.plus = self.plus.astype(np.intp)
+        self.minus = self.minus.astype(np.intp)
+        self.bdeu_classes = 0 if prior == "dirichlet" else int(bdeu_classes or n_forests)
+        self.epsilon = float(epsilon)
+
+    def log_tables(
+        self, counts: NDArray[np.float64], alphas: tuple[float, ...]
+    ) -> NDArray[np.float64]:
+        """The log tables for every alpha, shape (size, len(alphas)), from block count
+        matrices ``counts`` (n_sources, D, D)."""
+        out = np.empty((self.size, len(alphas)))
+        forest_log_tables_grid(
+            np.ascontiguousarray(counts, dtype=np.float64),
+            self.plus,
+            self.minus,
+            self.parents,
+            self.n_categories,
+            self.block_start,
+            self.offsets,
+            np.asarray(alphas, dtype=np.float64),
+            self.bdeu_classes,
+            self.epsilon,
+            out,
+        )
+        return out
+
+    def log_likelihood(
+        self, codes: NDArray[np.integer], log_tables: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """``log P(x | forest k)`` of every row under every column of ``log_tables``,
+        shape (n_samples, n_forests, n_alphas), missing features summed out."""
+        log_tables = np.ascontiguousarray(log_tables)
+        out = np.empty((len(codes), self.parents.shape[0], log_tables.shape[1]))
+        forest_log_likelihood_grid(
+            codes,
+            self.parents,
+            self.order,
+            self.n_categories,
+            log_tables,
+            np.exp(log_tables),
+            self.offsets,
+            out,
+        )
+        return out
+
+    def models(self, counts: NDArray[np.float64], grid: tuple[float, ...]) -> Callable[..., Any]:
+        """``alpha -> model`` (with ``log_likelihood(codes)``, (n, n_forests)) for the
+        forests counted in ``counts``, with ``joints_of_grid(codes, log_prior)``: the
+        joint scores (n, n_forests, len(grid)) of every alpha of ``grid`` at once."""
+        every = self.log_tables(counts, grid)
+        column = {alpha: a for a, alpha in enumerate(grid)}
+
+        def fit(alpha: float) -> _PackedForest:
+            if alpha in column:
+                flat = np.ascontiguousarray(every[:, column[alpha]])
+            else:
+                flat = self.log_tables(counts, (alpha,))[:, 0]
+            return _PackedForest(self.parents, self.order, self.n_categories, flat, self.offsets)
+
+        def joints_of_grid(codes, log_prior):
+            out = self.log_likelihood(codes, every)
+            out += np.asarray(log_prior)[None, :, None]
+            return out
+
+        fit.joints_of_grid = joints_of_grid  # type: ignore[attr-defined]
+        return fit
+
+
 def forest_models_by_alpha(
     stats: PairStatistics,
     parents: NDArray[np.intp],
     epsilon: float,
     prior: str = "dirichlet",
     grid: tuple[float, ...] = (),
-):
-    """``alpha -> model`` for fixed forests: the count tables are gathered once and
-    smoothed for all the alphas of ``grid`` in one array operation per table shape (the
-    same numbers as :meth:`DiscreteForestModel.from_statistics`, which smooths them one
-    by one); the models hold their parameters in the kernel's flat layout."""
-    from ..models.discrete_forest import DiscreteForestModel  # models sit above stats
-
-    parents = np.asarray(parents, dtype=np.intp)
-    n_classes, n_features = parents.shape
-    groups: dict[tuple[int, ...], list[tuple[int, int, NDArray[np.float64]]]] = {}
-    for c in range(n_classes):
-        for j in range(n_features):
-            p = int(parents[c, j])
-            counts = stats.marginal(j)[c][None, :] if p < 0 else stats.table(p, j)[c]
-            groups.setdefault(counts.shape, []).append((c, j, counts))
-    stacked = {shape: np.stack([t for *_, t in items]) for shape, items in groups.items()}
-    skeleton = DiscreteForestModel(
-        parents,
-        stats.n_categories,
-        [[np.zeros(shape) for shape in row] for row in _shapes(groups, parents)],
-    )
-    _, offsets, order = skeleton._packed  # the layout is the same for every alpha
-    position = {(c, j): k for k, (c, j) in enumerate(np.ndindex(n_classes, n_features))}
-    total_size = sum(int(np.prod(shape)) * len(items) for shape, items in groups.items())
-
-    starts = offsets.ravel()
-    destination = {  # where each table of a shape group goes in the flat layout
-        shape: starts[[position[c, j] for c, j, _ in items]][:, None]
-        + np.arange(int(np.prod(shape)))[None, :]
-        for shape, items in groups.items()
-    }
-    n_categories = np.asarray(stats.n_categories, np.intp)
-
-    def packed(alphas: tuple[float, ...]) -> NDArray[np.float64]:
-        """The flat log tables for every alpha at once, shape (len(alphas), size)."""
-        flat = np.empty((len(alphas), total_size))
-        for shape, tables in stacked.items():
-            cells = np.array([cell_pseudo_count(a, prior, n_classes, shape) for a in alphas])
-            counts = tables[None] + cells.reshape(-1, 1, 1, 1)  # (alphas, tables, r_p, r_j)
-            with np.errstate(divide="ignore"):
-                logs = np.log(smoothed_conditional(counts, 0.0, epsilon))
-            flat[:, destination[shape]] = logs.reshape(len(alphas), len(tables), -1)
-        return flat
-
-    every = packed(grid) if grid else np.empty((0, total_size))
-    cache = dict(zip(grid, every, strict=True))
-
-    def fit(alpha: float) -> _PackedForest:
-        flat = cache[alpha] if alpha in cache else packed((alpha,))[0]
-        return _PackedForest(parents, order, n_categories, flat, offsets)
-
-    def log_likelihood_of_grid(codes: NDArray[np.integer]) -> NDArray[np.float64]:
-        """``log P(x | c)`` under every alpha of ``grid``, (len(grid), n, n_classes),
-        in one pass over the rows."""
-        out = np.empty((len(grid), codes.shape[0], parents.shape[0]))
-        forest_log_likelihood_many(codes, parents, order, n_categories, every, offsets, out)
-        return out
-
-    fit.log_likelihood_of_grid = log_likelihood_of_grid  # type: ignore[attr-defined]
-    return fit
-
-
-def _shapes(groups, parents) -> list[list[tuple[int, ...]]]:
-    shapes: list[list[tuple[int, ...]]] = [[()] * parents.shape[1] for _ in range(parents.shape[0])]
-    for shape, items in groups.items():
-        for c, j, _ in items:
-            shapes[c][j] = shape
-    return shapes
+) -> Callable[..., Any]:
+    """``alpha -> model`` for the per-class forests ``parents`` counted in ``stats``
+    (the numbers of :meth:`DiscreteForestModel.from_statistics`, up to the order of a
+    few additions), with ``joints_of_grid`` for every alpha of ``grid`` in one pass
+    (:meth:`ForestGrid.models`)."""
+    bank = ForestGrid(parents, stats.n_categories, epsilon, prior, bdeu_classes=stats.n_classes)
+    return bank.models(stats.counts, grid)
 
 
 class _PackedForest:

@@ -1,0 +1,287 @@
+"""Kernels that score forests for every smoothing value of a grid at once.
+
+What ``alpha="auto"`` (:mod:`discotree.stats.smoothing`) runs on every cross-validation
+fold: the smoothed log tables of many forests for every pseudo-count of the grid, read
+straight from the block count matrices (:func:`forest_log_tables_grid`); the
+log-likelihood of the held-out rows under every forest and pseudo-count
+(:func:`forest_log_likelihood_grid`), with the pseudo-counts on the fastest axis so that
+one table index serves them all; and the held-out errors and log-loss of every
+pseudo-count from the joint scores (:func:`grid_losses`). Each has an obviously-correct
+counterpart in :mod:`discotree.kernels._reference` or in the one-table-at-a-time code
+(``smoothed_conditional``, ``forest_log_likelihood``), which the tests compare.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from .forest import _incomplete_row, _scratch
+
+
+@numba.njit(cache=True, nogil=True)
+def forest_log_tables_grid(
+    counts, plus, minus, parents, n_categories, block_start, cpt_offset, alphas, bdeu_classes,
+    epsilon, out,
+):  # pragma: no cover - numba  # fmt: skip
+    """Fill ``out[cpt_offset[k, j] + u * r_j + v, a] = log P_a(X_j = v | X_parent = u)``.
+
+    Parameters
+    ----------
+    counts : ndarray (n_sources, D, D), float64
+        Block count matrices (:class:`~discotree.stats.discrete.PairStatistics`).
+    plus, minus : ndarray (n_forests,), intp
+        The counts of forest k are ``counts[plus[k]] - counts[minus[k]]`` (``minus[k]
+        = -1``: ``counts[plus[k]]`` alone), clipped at 0: a class, or "every class but
+        one" from a row of totals.
+    parents : ndarray (n_forests, n_features), intp
+    n_categories : ndarray (n_features,), intp
+    block_start : ndarray (n_features + 1,), intp
+        First column of each feature's block in ``counts``.
+    cpt_offset : ndarray (n_forests, n_features), intp
+        Start of each (r_parent, r_j) table in the flat layout.
+    alphas : ndarray (n_alphas,), float64
+        Dirichlet pseudo-count per cell, or with ``bdeu_classes > 0`` the equivalent
+        sample size, spread as ``alpha / (bdeu_classes * r_parent * r_j)`` per cell.
+    epsilon : float
+        Floor of the probabilities that are still zero (then renormalised).
+    out : ndarray (size, n_alphas), float64
+
+    Notes
+    -----
+    The arithmetic of :func:`~discotree.stats.discrete.smoothed_conditional` with
+    :func:`~discotree.stats.discrete.cell_pseudo_count`, one row of one table at a time:
+    ``(n(u, v) + a) / (n(u) + r_j a)``, the uniform row when that total is 0, then the
+    ``epsilon`` floor. A root's counts are the diagonal of its own block.
+    """
+    n_forests, n_features = parents.shape
+    n_alphas = alphas.shape[0]
+    max_r = 1
+    for f in range(n_features):
+        max_r = max(max_r, n_categories[f])
+    row = np.empty(max_r)
+    prob = np.empty(max_r)
+    for k in range(n_forests):
+        sp = plus[k]
+        sm = minus[k]
+        for j in range(n_features):
+            p = parents[k, j]
+            rj = n_categories[j]
+            rp = 1 if p < 0 else n_categories[p]
+            oj = block_start[j]
+            for u in range(rp):
+                for v in range(rj):
+                    r_index = oj + v if p < 0 else block_start[p] + u
+                    x = counts[sp, r_index, oj + v]
+                    if sm >= 0:
+                        x -= counts[sm, r_index, oj + v]
+                    row[v] = max(x, 0.0)
+                base = cpt_offset[k, j] + u * rj
+                for a in range(n_alphas):
+                    cell = alphas[a]
+                    if bdeu_classes > 0:
+                        cell = alphas[a] / (bdeu_classes * rp * rj)
+                    total = 0.0
+                    for v in range(rj):
+                        prob[v] = row[v] + cell
+                        total += prob[v]
+                    for v in range(rj):
+                        prob[v] = prob[v] / total if total > 0 else 1.0 / rj
+                    if epsilon > 0:
+                        total = 0.0
+                        for v in range(rj):
+                            if prob[v] <= 0:
+                                prob[v] = epsilon
+                            total += prob[v]
+                        for v in range(rj):
+                            prob[v] /= total
+                    for v in range(rj):
+                        out[base + v, a] = math.log(prob[v]) if prob[v] > 0 else -np.inf
+
+
+@numba.njit(cache=True, nogil=True)
+def _rescale(lam, log_scale, node, r, a):  # pragma: no cover - numba
+    """Divide ``lam[node, :r, a]`` by its maximum and add that maximum's log to
+    ``log_scale[node, a]``; False when the maximum is 0 (underflow)."""
+    top = 0.0
+    for u in range(r):
+        top = max(top, lam[node, u, a])
+    if not top > 0:
+        return False
+    for u in range(r):
+        lam[node, u, a] /= top
+    log_scale[node, a] += math.log(top)
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _incomplete_row_grid(
+    codes, s, k, parents, order, n_categories, log_tables, tables, cpt_offset, lam,
+    log_scale, out,
+):  # pragma: no cover - numba  # fmt: skip
+    """``out[a] = log P_a(x_s | forest k)`` for a row with missing values, by
+    sum-product in linear space (no ``exp`` per cell): only the missing nodes carry a
+    message vector ``lam[j, :, a]`` (kept with maximum 1, its scale in ``log_scale``);
+    an observed node's factors go straight into the total. Returns False if a message
+    underflowed to 0 (the caller then uses the log-space messages)."""
+    n_features = codes.shape[1]
+    n_alphas = out.shape[0]
+    for a in range(n_alphas):
+        out[a] = 0.0
+    for j in range(n_features):
+        if codes[s, j] < 0:
+            for v in range(n_categories[j]):
+                for a in range(n_alphas):
+                    lam[j, v, a] = 1.0
+            for a in range(n_alphas):
+                log_scale[j, a] = 0.0
+    for t in range(n_features - 1, -1, -1):
+        j = order[k, t]
+        pa = parents[k, j]
+        rj = n_categories[j]
+        base = cpt_offset[k, j]
+        xj = codes[s, j]
+        xp = -1 if pa < 0 else codes[s, pa]
+        if pa >= 0 and xp >= 0:
+            base += xp * rj
+        if xj >= 0:
+            if pa < 0 or xp >= 0:  # a factor of observed values
+                for a in range(n_alphas):
+                    out[a] += log_tables[base + xj, a]
+                continue
+            for u in range(n_categories[pa]):  # vector message to a missing parent
+                for a in range(n_alphas):
+                    lam[pa, u, a] *= tables[base + u * rj + xj, a]
+            for a in range(n_alphas):
+                if not _rescale(lam, log_scale, pa, n_categories[pa], a):
+                    return False
+            continue
+        if pa < 0 or xp >= 0:  # a missing node summed against one table row
+            for a in range(n_alphas):
+                acc = 0.0
+                for v in range(rj):
+                    acc += tables[base + v, a] * lam[j, v, a]
+                if not acc > 0:
+                    return False
+                out[a] += log_scale[j, a] + math.log(acc)
+            continue
+        for u in range(n_categories[pa]):  # missing node and missing parent
+            for a in range(n_alphas):
+                acc = 0.0
+                for v in range(rj):
+                    acc += tables[base + u * rj + v, a] * lam[j, v, a]
+                lam[pa, u, a] *= acc
+        for a in range(n_alphas):
+            log_scale[pa, a] += log_scale[j, a]
+            if not _rescale(lam, log_scale, pa, n_categories[pa], a):
+                return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def forest_log_likelihood_grid(
+    codes, parents, order, n_categories, log_tables, tables, cpt_offset, out
+):  # pragma: no cover - numba
+    """Fill ``out[s, k, a] = log P_a(x_s | forest k)``, summing out missing features.
+
+    Parameters
+    ----------
+    codes : ndarray (n_samples, n_features), integer
+        Category codes, ``-1`` for missing.
+    parents, order : ndarray (n_forests, n_features), intp
+        Parents (``-1``: root) and a topological order of every forest.
+    n_categories : ndarray (n_features,), intp
+    log_tables : ndarray (size, n_alphas), float64
+        The log tables of :func:`forest_log_tables_grid` (flat layout ``cpt_offset``).
+    tables : ndarray (size, n_alphas), float64
+        ``exp(log_tables)``.
+    cpt_offset : ndarray (n_forests, n_features), intp
+    out : ndarray (n_samples, n_forests, n_alphas), float64
+
+    Notes
+    -----
+    A complete row adds one table entry per feature, the index computed once for
+    every alpha. A row with missing values runs sum-product (as
+    :func:`~discotree.kernels.forest.forest_log_likelihood`) in linear space with
+    rescaled messages, which needs no ``exp`` per cell; if a message underflows (tables
+    with probabilities below about 1e-150), that row is recomputed with the log-space
+    messages.
+    """
+    n_samples, n_features = codes.shape
+    n_forests = parents.shape[0]
+    n_alphas = log_tables.shape[1]
+    max_r = 1
+    for f in range(n_features):
+        max_r = max(max_r, n_categories[f])
+    lam = np.empty((n_features, max_r, n_alphas))
+    log_scale = np.empty((n_features, n_alphas))
+    beta, terms = _scratch(n_categories)
+    column = np.empty(log_tables.shape[0])
+    for s in range(n_samples):
+        complete = True
+        for f in range(n_features):
+            if codes[s, f] < 0:
+                complete = False
+                break
+        for k in range(n_forests):
+            if complete:
+                for a in range(n_alphas):
+                    out[s, k, a] = 0.0
+                for j in range(n_features):
+                    pa = parents[k, j]
+                    row = 0 if pa < 0 else codes[s, pa] * n_categories[j]
+                    index = cpt_offset[k, j] + row + codes[s, j]
+                    for a in range(n_alphas):
+                        out[s, k, a] += log_tables[index, a]
+                continue
+            if _incomplete_row_grid(
+                codes, s, k, parents, order, n_categories, log_tables, tables, cpt_offset,
+                lam, log_scale, out[s, k],
+            ):  # fmt: skip
+                continue
+            for a in range(n_alphas):  # underflow: the log-space messages
+                for i in range(column.shape[0]):
+                    column[i] = log_tables[i, a]
+                out[s, k, a] = _incomplete_row(
+                    codes, s, k, parents, order, n_categories, column, cpt_offset, beta, terms
+                )
+
+
+@numba.njit(cache=True, nogil=True)
+def grid_losses(joints, truth, tie_rtol, errors, losses):  # pragma: no cover - numba
+    """Held-out errors and log-loss of every alpha from joint scores.
+
+    Parameters
+    ----------
+    joints : ndarray (n_samples, n_classes, n_alphas), float64
+        ``log P(x, c)`` (or scores whose softmax is the posterior) under every alpha.
+    truth : ndarray (n_samples,), intp
+        The true class of each row.
+    tie_rtol : float
+        Scores within ``tie_rtol * max(|top|, 1)`` of a row's maximum tie, and ties go
+        to the lowest class (:func:`discotree._fitting.argmax_with_ties`).
+    errors, losses : ndarray (n_samples, n_alphas), float64
+        Filled with 1.0 where the predicted class is wrong (else 0.0) and with
+        ``-log P(truth | x)``.
+    """
+    n_samples, n_classes, n_alphas = joints.shape
+    for s in range(n_samples):
+        c_true = truth[s]
+        for a in range(n_alphas):
+            top = -np.inf
+            for c in range(n_classes):
+                top = max(top, joints[s, c, a])
+            magnitude = abs(top) if math.isfinite(top) else 0.0
+            tol = tie_rtol * max(magnitude, 1.0)
+            predicted = 0
+            for c in range(n_classes):
+                if joints[s, c, a] >= top - tol:
+                    predicted = c
+                    break
+            acc = 0.0
+            for c in range(n_classes):
+                acc += math.exp(joints[s, c, a] - top)
+            errors[s, a] = 1.0 if predicted != c_true else 0.0
+            losses[s, a] = top + math.log(acc) - joints[s, c_true, a]
