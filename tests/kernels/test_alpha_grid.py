@@ -143,3 +143,18 @@ def test_grid_losses_equal_numpy(rng):
         log_post = joints[:, :, a] - logsumexp(joints[:, :, a], axis=1, keepdims=True)
         assert_allclose(losses[:, a], -log_post[np.arange(50), truth], rtol=1e-12)
     assert errors[3, 0] == float(truth[3] != 0)
+
+
+def test_topological_orders_equal_the_structure_module(rng):
+    from discotree.kernels.alpha_grid import topological_orders
+    from discotree.structure.spanning import topological_order
+
+    parents = _random_forests(rng, 6, 9)
+    out = np.empty_like(parents)
+    assert topological_orders(parents, out)
+    for row, order in zip(parents, out, strict=True):
+        assert_array_equal(order, topological_order(row))
+    cycle = np.array([[1, 0, -1]], dtype=np.intp)
+    assert not topological_orders(cycle, np.empty_like(cycle))
+    with pytest.raises(ValueError, match="cycle"):
+        ForestGrid(cycle, np.array([2, 2, 2]), 0.0)

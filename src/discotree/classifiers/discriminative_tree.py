@@ -11,6 +11,7 @@ from scipy.special import logsumexp
 from .._config import warn_many_pairs
 from .._fitting import argmax_with_ties, available_if_explained, sign_with_ties
 from .._validation import check_is_fitted, check_random_state_param, int_seed, is_count, take_rows
+from ..kernels.alpha_grid import composite_grid_scores
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
 from ..models.lgmht_altmax import altmax_forest_model
@@ -398,6 +399,7 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         def model_for(stats, rows):
             d, n_classes = stats.n_features, stats.n_classes
             tasks = self._tasks(n_classes)
+            task_pos, task_neg = np.array(tasks, dtype=np.intp).reshape(-1, 2).T.copy()
             parents, plus, minus = [], [], []
             for positive, negative in tasks:
                 pair = self._two_class(stats, positive, negative)
@@ -418,14 +420,12 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
 
             def scores(log_likelihood, log_prior):
                 """(n, n_classes, n_alphas) scores of eq. 32 from (n, 2 T, n_alphas)."""
+                log_prior = np.asarray(log_prior, dtype=np.float64)
                 if n_classes == 2:
-                    return log_likelihood + np.asarray(log_prior)[None, :, None]
-                ratios = [
-                    (log_likelihood[:, 2 * t + 1] - log_likelihood[:, 2 * t]).T
-                    for t in range(len(tasks))
-                ]
-                joint = composite_scores(ratios, tasks, log_prior, n_classes)
-                return np.ascontiguousarray(np.moveaxis(joint, 0, 2))
+                    return log_likelihood + log_prior[None, :, None]
+                out = np.empty((len(log_likelihood), n_classes, log_likelihood.shape[2]))
+                composite_grid_scores(log_likelihood, task_pos, task_neg, log_prior, out)
+                return out
 
             def fit_alpha(alpha):
                 tables = bank.log_tables(counts, (alpha,))

@@ -103,16 +103,19 @@ def forest_log_tables_grid(
 
 @numba.njit(cache=True, nogil=True)
 def _rescale(lam, log_scale, node, r, a):  # pragma: no cover - numba
-    """Divide ``lam[node, :r, a]`` by its maximum and add that maximum's log to
-    ``log_scale[node, a]``; False when the maximum is 0 (underflow)."""
+    """When the maximum of ``lam[node, :r, a]`` falls below 1e-100, divide by it and
+    add its log to ``log_scale[node, a]`` (messages only shrink, so this keeps them
+    far from underflow at the cost of a log now and then); False when the maximum is
+    0 (underflow)."""
     top = 0.0
     for u in range(r):
         top = max(top, lam[node, u, a])
     if not top > 0:
         return False
-    for u in range(r):
-        lam[node, u, a] /= top
-    log_scale[node, a] += math.log(top)
+    if top < 1e-100:
+        for u in range(r):
+            lam[node, u, a] /= top
+        log_scale[node, a] += math.log(top)
     return True
 
 
@@ -123,7 +126,8 @@ def _incomplete_row_grid(
 ):  # pragma: no cover - numba  # fmt: skip
     """``out[a] = log P_a(x_s | forest k)`` for a row with missing values, by
     sum-product in linear space (no ``exp`` per cell): only the missing nodes carry a
-    message vector ``lam[j, :, a]`` (kept with maximum 1, its scale in ``log_scale``);
+    message vector ``lam[j, :, a]`` (rescaled before it nears underflow, the scale in
+    ``log_scale``);
     an observed node's factors go straight into the total. Returns False if a message
     underflowed to 0 (the caller then uses the log-space messages)."""
     n_features = codes.shape[1]
@@ -219,6 +223,7 @@ def forest_log_likelihood_grid(
     log_scale = np.empty((n_features, n_alphas))
     beta, terms = _scratch(n_categories)
     column = np.empty(log_tables.shape[0])
+    acc = np.empty(n_alphas)
     for s in range(n_samples):
         complete = True
         for f in range(n_features):
@@ -228,13 +233,15 @@ def forest_log_likelihood_grid(
         for k in range(n_forests):
             if complete:
                 for a in range(n_alphas):
-                    out[s, k, a] = 0.0
+                    acc[a] = 0.0
                 for j in range(n_features):
                     pa = parents[k, j]
                     row = 0 if pa < 0 else codes[s, pa] * n_categories[j]
                     index = cpt_offset[k, j] + row + codes[s, j]
                     for a in range(n_alphas):
-                        out[s, k, a] += log_tables[index, a]
+                        acc[a] += log_tables[index, a]
+                for a in range(n_alphas):
+                    out[s, k, a] = acc[a]
                 continue
             if _incomplete_row_grid(
                 codes, s, k, parents, order, n_categories, log_tables, tables, cpt_offset,
@@ -285,3 +292,69 @@ def grid_losses(joints, truth, tie_rtol, errors, losses):  # pragma: no cover - 
                 acc += math.exp(joints[s, c, a] - top)
             errors[s, a] = 1.0 if predicted != c_true else 0.0
             losses[s, a] = top + math.log(acc) - joints[s, c_true, a]
+
+
+@numba.njit(cache=True, nogil=True)
+def composite_grid_scores(
+    log_likelihood, positive, negative, log_prior, out
+):  # pragma: no cover - numba
+    """The multiclass scores of eq. 32 for every alpha (what
+    :func:`discotree.classifiers._forest_pairs.composite_scores` computes for one).
+
+    Parameters
+    ----------
+    log_likelihood : ndarray (n_samples, 2 * n_tasks, n_alphas), float64
+        Binary problem t's negative side is forest 2t, its positive class 2t + 1.
+    positive, negative : ndarray (n_tasks,), intp
+        The classes of each problem (``negative = -1``: every other class).
+    log_prior : ndarray (n_classes,), float64
+    out : ndarray (n_samples, n_classes, n_alphas), float64
+    """
+    n_samples, _, n_alphas = log_likelihood.shape
+    n_classes = out.shape[1]
+    for s in range(n_samples):
+        for c in range(n_classes):
+            for a in range(n_alphas):
+                out[s, c, a] = 0.0
+        for t in range(positive.shape[0]):
+            p = positive[t]
+            q = negative[t]
+            if q < 0:
+                rest = math.log(-math.expm1(log_prior[p]))
+                for a in range(n_alphas):
+                    ratio = log_likelihood[s, 2 * t + 1, a] - log_likelihood[s, 2 * t, a]
+                    out[s, p, a] = ratio + log_prior[p] - rest
+                continue
+            for a in range(n_alphas):
+                ratio = log_likelihood[s, 2 * t + 1, a] - log_likelihood[s, 2 * t, a]
+                f = ratio + log_prior[p] - log_prior[q]
+                out[s, p, a] += f
+                out[s, q, a] -= f
+
+
+@numba.njit(cache=True, nogil=True)
+def topological_orders(parents, out):  # pragma: no cover - numba
+    """Fill ``out[k]`` with the order of
+    :func:`discotree.structure.spanning.topological_order` for forest ``parents[k]``
+    (breadth first from the roots by increasing index, children by increasing index);
+    False if some row is not a forest."""
+    n_forests, n_nodes = parents.shape
+    for k in range(n_forests):
+        size = 0
+        for j in range(n_nodes):
+            if parents[k, j] < 0:
+                out[k, size] = j
+                size += 1
+        head = 0
+        while head < size:
+            u = out[k, head]
+            head += 1
+            for j in range(n_nodes):
+                if parents[k, j] == u:
+                    out[k, size] = j
+                    size += 1
+                    if size > n_nodes:
+                        return False
+        if size != n_nodes:
+            return False
+    return True

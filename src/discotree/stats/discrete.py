@@ -190,8 +190,10 @@ class PairStatistics:
             self.counts.shape != other.counts.shape
         ):
             raise ValueError("PairStatistics of different layouts cannot be subtracted.")
+        counts = np.subtract(self.counts, other.counts)
+        np.maximum(counts, 0.0, out=counts)
         return PairStatistics(
-            counts=np.maximum(self.counts - other.counts, 0.0),
+            counts=counts,
             n_categories=self.n_categories,
             pairs=self.pairs and other.pairs,
         )

@@ -22,7 +22,9 @@ and the weighted fit chooses the alpha the fit on repeated rows chooses.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -30,7 +32,12 @@ from numpy.typing import NDArray
 
 from .._fitting import SCORE_TIE_RTOL
 from .._validation import check_codes
-from ..kernels.alpha_grid import forest_log_likelihood_grid, forest_log_tables_grid, grid_losses
+from ..kernels.alpha_grid import (
+    forest_log_likelihood_grid,
+    forest_log_tables_grid,
+    grid_losses,
+    topological_orders,
+)
 from ..kernels.forest import forest_log_likelihood
 from .discrete import PairStatistics
 
@@ -49,6 +56,23 @@ __all__ = [
 ALPHA_GRID = (0.03, 0.1, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0)
 #: Equivalent sample sizes tried by ``alpha="auto"`` with ``prior="bdeu"``.
 ESS_GRID = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+
+
+#: Work (table reads) below which one thread scores all the rows.
+_THREAD_WORK = 4_000_000
+
+
+def over_row_chunks(run: Callable[[int, int], None], n_rows: int, work_per_row: int) -> None:
+    """``run(start, stop)`` over the rows in one contiguous chunk per core (threads:
+    the kernels release the GIL), or in one call when the work is small."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    n_threads = min(cores or 1, n_rows * work_per_row // _THREAD_WORK)
+    if n_threads < 2:
+        run(0, n_rows)
+        return
+    bounds = np.linspace(0, n_rows, n_threads + 1).astype(np.intp)
+    with ThreadPoolExecutor(n_threads) as pool:
+        list(pool.map(run, bounds[:-1].tolist(), bounds[1:].tolist()))
 
 
 def row_hashes(codes: NDArray[np.integer]) -> NDArray[np.uint64]:
@@ -201,11 +225,9 @@ def select_alpha(
                     joints[:, :, a] = model.scores(held_codes, log_prior)
                 else:
                     joints[:, :, a] = model.log_likelihood(held_codes) + log_prior
-        errors = np.empty((len(scored), len(grid)))
-        log_losses = np.empty((len(scored), len(grid)))
-        grid_losses(joints, class_index[scored], SCORE_TIE_RTOL, errors, log_losses)
-        losses[0] += held_weight @ errors
-        losses[1] += held_weight @ log_losses
+        fold_errors, fold_losses = _held_out_losses(joints, class_index[scored], held_weight)
+        losses[0] += fold_errors
+        losses[1] += fold_losses
     if criterion == "log-loss":
         return float(grid[int(np.argmin(losses[1]))]), losses
     errors = np.round(losses[0], 9)  # equal error weights tie (rounding aside)
@@ -251,8 +273,6 @@ class ForestGrid:
         plus: NDArray[np.integer] | None = None,
         minus: NDArray[np.integer] | None = None,
     ) -> None:
-        from ..structure.spanning import topological_order  # structure sits above stats
-
         if prior not in ("dirichlet", "bdeu"):
             raise ValueError(f"prior must be one of ('dirichlet', 'bdeu'), got {prior!r}")
         self.parents = np.ascontiguousarray(parents, dtype=np.intp)
@@ -264,7 +284,9 @@ class ForestGrid:
         np.cumsum(sizes[:-1], out=offsets[1:])
         self.offsets = offsets.reshape(n_forests, n_features)
         self.size = int(sizes.sum())
-        self.order = np.stack([topological_order(row) for row in self.parents]).astype(np.intp)
+        self.order = np.empty_like(self.parents)
+        if not topological_orders(self.parents, self.order):
+            raise ValueError("parents do not describe forests (cycle found)")
         self.block_start = np.zeros(n_features + 1, dtype=np.intp)
         np.cumsum(self.n_categories, out=self.block_start[1:])
         self.plus = np.arange(n_forests, dtype=np.intp) if plus is None else np.asarray(plus)
@@ -301,17 +323,22 @@ class ForestGrid:
         """``log P(x | forest k)`` of every row under every column of ``log_tables``,
         shape (n_samples, n_forests, n_alphas), missing features summed out."""
         log_tables = np.ascontiguousarray(log_tables)
+        tables = np.exp(log_tables)
         out = np.empty((len(codes), self.parents.shape[0], log_tables.shape[1]))
-        forest_log_likelihood_grid(
-            codes,
-            self.parents,
-            self.order,
-            self.n_categories,
-            log_tables,
-            np.exp(log_tables),
-            self.offsets,
-            out,
-        )
+
+        def score(start: int, stop: int) -> None:
+            forest_log_likelihood_grid(
+                codes[start:stop],
+                self.parents,
+                self.order,
+                self.n_categories,
+                log_tables,
+                tables,
+                self.offsets,
+                out[start:stop],
+            )
+
+        over_row_chunks(score, len(codes), out[0].size * self.parents.shape[1] if len(out) else 0)
         return out
 
     def models(self, counts: NDArray[np.float64], grid: tuple[float, ...]) -> Callable[..., Any]:
@@ -335,6 +362,26 @@ class ForestGrid:
 
         fit.joints_of_grid = joints_of_grid  # type: ignore[attr-defined]
         return fit
+
+
+def _held_out_losses(
+    joints: NDArray[np.float64], truth: NDArray[np.intp], weight: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The weighted errors and log-loss of every alpha from joint scores (n, C, A)."""
+    errors = np.empty((len(joints), joints.shape[2]))
+    log_losses = np.empty_like(errors)
+
+    def run(start: int, stop: int) -> None:
+        grid_losses(
+            joints[start:stop],
+            truth[start:stop],
+            SCORE_TIE_RTOL,
+            errors[start:stop],
+            log_losses[start:stop],
+        )
+
+    over_row_chunks(run, len(joints), 10 * joints[0].size if len(joints) else 0)
+    return weight @ errors, weight @ log_losses
 
 
 def forest_models_by_alpha(
