@@ -185,6 +185,33 @@ def _incomplete_row_grid(
 
 
 @numba.njit(cache=True, nogil=True)
+def _sum_entries(log_tables, index, out, s, k):  # pragma: no cover - numba
+    """``out[s, k, a] = sum_j log_tables[index[j], a]``, four alphas at a time in
+    scalar accumulators (independent chains the compiler keeps in registers)."""
+    n_alphas = log_tables.shape[1]
+    b = 0
+    while b + 4 <= n_alphas:
+        s0 = s1 = s2 = s3 = 0.0
+        for j in range(index.shape[0]):
+            i = index[j]
+            s0 += log_tables[i, b]
+            s1 += log_tables[i, b + 1]
+            s2 += log_tables[i, b + 2]
+            s3 += log_tables[i, b + 3]
+        out[s, k, b] = s0
+        out[s, k, b + 1] = s1
+        out[s, k, b + 2] = s2
+        out[s, k, b + 3] = s3
+        b += 4
+    while b < n_alphas:
+        s0 = 0.0
+        for j in range(index.shape[0]):
+            s0 += log_tables[index[j], b]
+        out[s, k, b] = s0
+        b += 1
+
+
+@numba.njit(cache=True, nogil=True)
 def forest_log_likelihood_grid(
     codes, parents, order, n_categories, log_tables, tables, cpt_offset, out
 ):  # pragma: no cover - numba
@@ -223,25 +250,21 @@ def forest_log_likelihood_grid(
     log_scale = np.empty((n_features, n_alphas))
     beta, terms = _scratch(n_categories)
     column = np.empty(log_tables.shape[0])
-    acc = np.empty(n_alphas)
+    index = np.empty(n_features, dtype=np.intp)
+    complete = np.ones(n_samples, dtype=np.bool_)
     for s in range(n_samples):
-        complete = True
         for f in range(n_features):
             if codes[s, f] < 0:
-                complete = False
+                complete[s] = False
                 break
-        for k in range(n_forests):
-            if complete:
-                for a in range(n_alphas):
-                    acc[a] = 0.0
+    for k in range(n_forests):  # forest by forest: its tables stay in cache
+        for s in range(n_samples):
+            if complete[s]:
                 for j in range(n_features):
                     pa = parents[k, j]
                     row = 0 if pa < 0 else codes[s, pa] * n_categories[j]
-                    index = cpt_offset[k, j] + row + codes[s, j]
-                    for a in range(n_alphas):
-                        acc[a] += log_tables[index, a]
-                for a in range(n_alphas):
-                    out[s, k, a] = acc[a]
+                    index[j] = cpt_offset[k, j] + row + codes[s, j]
+                _sum_entries(log_tables, index, out, s, k)
                 continue
             if _incomplete_row_grid(
                 codes, s, k, parents, order, n_categories, log_tables, tables, cpt_offset,

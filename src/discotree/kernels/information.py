@@ -9,13 +9,15 @@ import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
-def pairwise_mutual_information(counts, offsets, out):  # pragma: no cover - numba
-    """Fill ``out[c, i, j]`` with the empirical MI (nats) of features i and j in class c.
+def pairwise_mutual_information(counts, offsets, out, totals):  # pragma: no cover - numba
+    """Fill ``out[c, i, j]`` with the empirical MI (nats) of features i and j in class c,
+    and ``totals[c, i, j]`` with the total weight of their table (what
+    :func:`pairwise_table_totals` computes, read in the same pass).
 
     ``counts`` has shape (n_classes, D, D) (see :func:`.counts.pairwise_counts`);
-    ``out`` has shape (n_classes, n_features, n_features) and gets a symmetric matrix
-    with zero diagonal. Each pair uses only its own table, that is the samples where
-    both features are observed; an empty table has MI 0.
+    ``out`` and ``totals`` have shape (n_classes, n_features, n_features); ``out`` gets
+    a symmetric matrix with zero diagonal. Each pair uses only its own table, that is
+    the samples where both features are observed; an empty table has MI 0.
     """
     n_classes = counts.shape[0]
     n_features = offsets.shape[0] - 1
@@ -29,6 +31,10 @@ def pairwise_mutual_information(counts, offsets, out):  # pragma: no cover - num
             out[c, i, i] = 0.0
             r0 = offsets[i]
             ri = offsets[i + 1] - r0
+            own = 0.0
+            for a in range(ri):
+                own += counts[c, r0 + a, r0 + a]
+            totals[c, i, i] = own
             for j in range(i + 1, n_features):
                 c0 = offsets[j]
                 rj = offsets[j + 1] - c0
@@ -53,6 +59,8 @@ def pairwise_mutual_information(counts, offsets, out):  # pragma: no cover - num
                     mi /= n
                 out[c, i, j] = mi
                 out[c, j, i] = mi
+                totals[c, i, j] = n
+                totals[c, j, i] = n
 
 
 @numba.njit(cache=True, nogil=True)

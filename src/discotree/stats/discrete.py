@@ -154,9 +154,19 @@ class PairStatistics:
     def table_totals(self) -> NDArray[np.float64]:
         """Total weight of each pair table, shape (n_classes, n_features, n_features)."""
         self._need_pairs()
+        if "_information" in self.__dict__:  # read with the mutual informations
+            return self._information[1].copy()
         out = np.empty((self.n_classes, self.n_features, self.n_features))
         pairwise_table_totals(self.counts, self.offsets, out)
         return out
+
+    @cached_property
+    def _information(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The mutual informations and table totals, from one pass over the counts."""
+        shape = (self.n_classes, self.n_features, self.n_features)
+        mi, totals = np.empty(shape), np.empty(shape)
+        pairwise_mutual_information(self.counts, self.offsets, mi, totals)
+        return _clip_information(mi, "mutual information"), totals
 
     def mutual_information(self) -> NDArray[np.float64]:
         """Empirical I(X_i; X_j) within each class, shape (n_classes, n_features, n_features).
@@ -165,9 +175,7 @@ class PairStatistics:
         000_73c31e535057fe50.txt, with the empirical pairwise marginals).
         """
         self._need_pairs()
-        out = np.empty((self.n_classes, self.n_features, self.n_features))
-        pairwise_mutual_information(self.counts, self.offsets, out)
-        return _clip_information(out, "mutual information")
+        return self._information[0].copy()
 
     def conditional_mutual_information(self) -> NDArray[np.float64]:
         """Empirical I(X_i; X_j | C), shape (n_features, n_features).

@@ -9,6 +9,7 @@ Corollary 6) rely on.
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 
 import numpy as np
@@ -66,7 +67,7 @@ def maximum_spanning_forest(
     if weights.ndim != 2 or weights.shape[0] != weights.shape[1]:
         raise ValueError(f"weights must be a square matrix, got shape {weights.shape}")
     n_nodes = weights.shape[0]
-    heads, tails = (idx.astype(np.intp) for idx in np.triu_indices(n_nodes, k=1))
+    heads, tails = _upper_pairs(n_nodes)
     candidate_weights = weights[heads, tails]
     if np.isnan(candidate_weights).any():
         raise ValueError("weights contain NaN")
@@ -96,6 +97,16 @@ def maximum_spanning_forest(
     chosen = order[accepted[:n_accepted]]
     edges = [(int(heads[e]), int(tails[e])) for e in chosen]
     return edges, candidate_weights[chosen].copy()
+
+
+@functools.lru_cache(maxsize=16)
+def _upper_pairs(n_nodes: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """``np.triu_indices(n_nodes, k=1)`` as intp, computed once per size (read-only:
+    every Kruskal run of a fit, on every fold, asks for the same pairs)."""
+    pairs = tuple(idx.astype(np.intp) for idx in np.triu_indices(n_nodes, k=1))
+    for idx in pairs:
+        idx.setflags(write=False)
+    return pairs[0], pairs[1]
 
 
 def _tie_order(subset: NDArray[np.intp], weights: NDArray[np.float64]) -> NDArray[np.intp]:
