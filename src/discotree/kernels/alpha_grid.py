@@ -312,7 +312,9 @@ def grid_losses(joints, truth, tie_rtol, errors, losses):  # pragma: no cover - 
                     break
             acc = 0.0
             for c in range(n_classes):
-                acc += math.exp(joints[s, c, a] - top)
+                gap = joints[s, c, a] - top
+                if gap > -60.0:  # exp(-60) < 1e-26: nothing against the top's 1.0
+                    acc += math.exp(gap)
             errors[s, a] = 1.0 if predicted != c_true else 0.0
             losses[s, a] = top + math.log(acc) - joints[s, c_true, a]
 
