@@ -15,6 +15,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
+from .kernels.encode import factorize_utf8
+
 __all__ = [
     "Table",
     "check_bool_param",
@@ -322,6 +324,40 @@ def _plain_numeric(dtype: Any) -> bool:
     return isinstance(dtype, np.dtype) and dtype.kind in "iuf"
 
 
+def _factorize_strings(series: pd.Series) -> tuple[NDArray[np.intp], NDArray[Any]]:
+    """``series.factorize()`` of a string column (codes in order of first appearance,
+    -1 for missing; the distinct strings as objects): with Arrow storage, by one
+    compiled pass over its buffers (:func:`~discotree.kernels.encode.factorize_utf8`),
+    else by pandas."""
+    import pyarrow as pa
+
+    try:
+        chunk = pa.array(series.array)  # (the Arrow protocol: no copy when stored so)
+        if isinstance(chunk, pa.ChunkedArray):
+            chunk = chunk.combine_chunks()
+        kind = chunk.type
+        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+            raise TypeError(kind)
+    except (TypeError, ValueError, pa.ArrowException):  # python storage: pandas
+        codes, uniques = series.factorize(use_na_sentinel=True)
+        return codes.astype(np.intp), uniques.to_numpy(dtype=object)
+    _, offset_buffer, data_buffer = chunk.buffers()
+    width = np.int64 if pa.types.is_large_string(kind) else np.int32
+    offsets = np.frombuffer(offset_buffer, dtype=width)[
+        chunk.offset : chunk.offset + len(chunk) + 1
+    ]
+    data = np.zeros(1, np.uint8) if data_buffer is None else np.frombuffer(data_buffer, np.uint8)
+    if chunk.null_count:
+        missing = chunk.is_null().to_numpy(zero_copy_only=False)
+    else:
+        missing = np.zeros(len(chunk), dtype=bool)
+    codes = np.empty(len(chunk), dtype=np.intp)
+    first_rows = factorize_utf8(offsets, data, missing, codes)
+    values = np.empty(len(first_rows), dtype=object)
+    values[:] = chunk.take(pa.array(first_rows)).to_pylist()
+    return codes, values
+
+
 def _series_to_array(series: pd.Series) -> tuple[NDArray[Any] | FactorizedColumn, Any]:
     """The column as an array, and for string and categorical dtypes its
     factorisation ``(codes, values)`` (see :attr:`Table.factorized`), else None."""
@@ -332,9 +368,7 @@ def _series_to_array(series: pd.Series) -> tuple[NDArray[Any] | FactorizedColumn
         codes = series.cat.codes.to_numpy().astype(np.intp)
         return FactorizedColumn(codes, categories), (codes, categories)
     if isinstance(series.dtype, pd.StringDtype):  # strings or missing, nothing else
-        codes, uniques = series.factorize(use_na_sentinel=True)  # no object per cell
-        values = uniques.to_numpy(dtype=object)
-        codes = codes.astype(np.intp)
+        codes, values = _factorize_strings(series)  # no object per cell
         return FactorizedColumn(codes, values), (codes, values)
     if pd.api.types.is_bool_dtype(series.dtype) and not series.isna().any():
         return series.to_numpy(dtype=bool), None

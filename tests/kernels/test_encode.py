@@ -62,3 +62,43 @@ def test_padded_bins_equal_counting_edges_below(rng, n_edges):
     out = np.zeros((400, 3), dtype=np.int8)
     encode_bins_padded(values, np.array([2, 0, 1], dtype=np.intp), padded, out)
     assert_array_equal(out[:, [2, 0, 1]], _reference.bin_codes(values, edges))
+
+
+@pytest.mark.parametrize("storage", ["large", "small", "sliced"])
+def test_factorize_utf8_equals_pandas_factorize(storage, rng):
+    """Short and long strings (one word or several), unicode, empty strings and nulls,
+    and enough distinct values to grow the hash table several times."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from discotree._validation import _factorize_strings
+
+    pool = ["", "a", "ash", "birch", "café", "日本語", "x" * 8, "x" * 9, "long " * 7]
+    pool += [f"value-{k}" for k in range(3000)]
+    picks = rng.integers(0, len(pool), 20_000)
+    values = [None if k % 17 == 0 else pool[k] for k in picks]
+    kind = pa.string() if storage == "small" else pa.large_string()
+    array = pa.array(values, type=kind)
+    if storage == "sliced":  # an offset into the buffers, and two chunks
+        array = pa.chunked_array([array.slice(5, 9000), array.slice(9005)])
+    series = pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array(array)))
+    codes, uniques = _factorize_strings(series)
+    expected_codes, expected_uniques = series.factorize(use_na_sentinel=True)
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert list(uniques) == list(expected_uniques)
+    default = series.astype("str")  # pandas' default string dtype (NaN for missing)
+    np.testing.assert_array_equal(_factorize_strings(default)[0], expected_codes)
+    python = series.astype(pd.StringDtype("python"))  # other storage: pandas itself
+    codes, uniques = _factorize_strings(python)
+    np.testing.assert_array_equal(codes, expected_codes)
+
+
+def test_remap_codes_equals_fancy_indexing(rng):
+    from discotree.kernels.encode import remap_codes
+
+    codes = rng.integers(-1, 6, 500)
+    mapping = rng.integers(-1, 4, 6)
+    out = np.zeros((500, 3), dtype=np.int8)
+    remap_codes(codes, mapping, out, 1)
+    assert_array_equal(out[:, 1], np.where(codes < 0, -1, mapping[codes]))
+    assert not out[:, [0, 2]].any()

@@ -14,7 +14,13 @@ from sklearn.base import clone
 
 from .._config import get_config
 from .._validation import EXACT_FLOAT_INTEGER, Table, check_table, numeric_column, reject_inf
-from ..kernels.encode import column_distinct, column_presence, encode_lookup, encode_sorted
+from ..kernels.encode import (
+    column_distinct,
+    column_presence,
+    encode_lookup,
+    encode_sorted,
+    remap_codes,
+)
 from .discretizer import Discretizer
 
 __all__ = ["NumericEncoder", "TableEncoder"]
@@ -85,14 +91,11 @@ def _present_values(column: NDArray[Any], factorized: Any = None) -> set:
     return {v for v in pd.unique(np.asarray(column, dtype=object)) if v is not None}
 
 
-def _category_codes(column: NDArray[Any], spec: _Column, factorized: Any = None):
+def _category_codes(column: NDArray[Any], spec: _Column):
     """Codes of an object (or numeric, categorical at fit) column: the position of
     each value among the categories, -1 for missing and unseen values. Vectorised
-    hash lookup; the same equality as the ``lookup`` dict (1 == 1.0 == True)."""
-    if factorized is not None:
-        codes, values = factorized
-        mapping = np.array([spec.lookup.get(v, -1) for v in values] + [-1], dtype=np.intp)
-        return mapping[codes]
+    hash lookup; the same equality as the ``lookup`` dict (1 == 1.0 == True). (A
+    column the table holds factorised goes through ``remap_codes`` instead.)"""
     if column.dtype.kind in "iuf":  # numeric now, categorical at fit
         column = column.astype(object)
         if column.dtype.kind == "f":
@@ -538,8 +541,14 @@ class TableEncoder:
         if len(numeric):
             self._encode_numeric(self._numeric_block(table, numeric), numeric, codes)
         for j, spec in enumerate(self.columns_):
-            if spec.kind == _OBJECT:
-                codes[:, j] = _category_codes(table.columns[j], spec, table.factorized.get(j))
+            if spec.kind != _OBJECT:
+                continue
+            factorized = table.factorized.get(j)
+            if factorized is not None:  # one compiled pass, no intermediate column
+                mapping = np.array([spec.lookup.get(v, -1) for v in factorized[1]], np.intp)
+                remap_codes(factorized[0], mapping, codes, j)
+            else:
+                codes[:, j] = _category_codes(table.columns[j], spec)
         if len(self.binned_columns_):
             block = self._numeric_block(table, self.binned_columns_)
             if isinstance(self.discretizer_, Discretizer):  # one compiled pass
