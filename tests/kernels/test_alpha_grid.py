@@ -158,3 +158,23 @@ def test_topological_orders_equal_the_structure_module(rng):
     assert not topological_orders(cycle, np.empty_like(cycle))
     with pytest.raises(ValueError, match="cycle"):
         ForestGrid(cycle, np.array([2, 2, 2]), 0.0)
+
+
+def test_scoring_on_row_blocks_equals_one_thread(rng, monkeypatch):
+    from discotree.stats import smoothing
+
+    stats, n_categories = _weighted_counts(rng, 3, 6)
+    bank = ForestGrid(_random_forests(rng, 3, 6), n_categories, 1e-6)
+    log_tables = bank.log_tables(stats.counts, GRID[1:])
+    codes = np.column_stack([rng.integers(0, r, 500) for r in n_categories])
+    codes[rng.random(codes.shape) < 0.2] = -1
+    single = bank.log_likelihood(codes, log_tables)
+    monkeypatch.setattr(smoothing, "_THREAD_WORK", 1)
+    monkeypatch.setattr("discotree._threads.available_cores", lambda: 3)
+    assert_array_equal(bank.log_likelihood(codes, log_tables), single)
+    joints = rng.normal(size=(500, 3, 4))
+    truth, weight = rng.integers(0, 3, 500), rng.random(500)
+    threaded = smoothing._held_out_losses(joints, truth, weight)
+    monkeypatch.setattr(smoothing, "_THREAD_WORK", 10**12)
+    for a, b in zip(threaded, smoothing._held_out_losses(joints, truth, weight), strict=True):
+        assert_allclose(a, b, rtol=1e-12)

@@ -79,3 +79,20 @@ def test_fixed_bin_edges_learn_nothing(rng):
         Discretizer(bin_edges=edges).fit(np.zeros((4, 3)))
     with pytest.raises(ValueError, match=r"bin_edges\[0\] must be finite and strictly increasing"):
         Discretizer(bin_edges=[[1.0, 1.0]]).fit(np.zeros((4, 1)))
+
+
+def test_threaded_quantiles_and_binning_equal_one_thread(rng, monkeypatch):
+    """Above a million cells the quantile search runs on column blocks and the
+    binning on row blocks, one per core: the same edges and codes as one thread."""
+    from discotree.transformers import discretizer
+
+    X = rng.normal(size=(3000, 7))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    weights = rng.random(3000)
+    single = Discretizer(n_bins=5).fit(X, sample_weight=weights)
+    monkeypatch.setattr(discretizer, "_THREAD_CELLS", 1)
+    monkeypatch.setattr("discotree._threads.available_cores", lambda: 3)
+    threaded = Discretizer(n_bins=5).fit(X, sample_weight=weights)
+    for a, b in zip(single.bin_edges_, threaded.bin_edges_, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(threaded.bin_codes(X), single.bin_codes(X))

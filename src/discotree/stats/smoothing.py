@@ -22,15 +22,14 @@ and the weighted fit chooses the alpha the fit on repeated rows chooses.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._fitting import SCORE_TIE_RTOL
+from .._threads import in_chunks
 from .._validation import check_codes
 from ..kernels.alpha_grid import (
     forest_log_likelihood_grid,
@@ -58,21 +57,14 @@ ALPHA_GRID = (0.03, 0.1, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0)
 ESS_GRID = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
 
-#: Work (table reads) below which one thread scores all the rows.
-_THREAD_WORK = 4_000_000
+#: Table reads below which one thread scores all the rows.
+_THREAD_WORK = 2_000_000
 
 
 def over_row_chunks(run: Callable[[int, int], None], n_rows: int, work_per_row: int) -> None:
-    """``run(start, stop)`` over the rows in one contiguous chunk per core (threads:
-    the kernels release the GIL), or in one call when the work is small."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    n_threads = min(cores or 1, n_rows * work_per_row // _THREAD_WORK)
-    if n_threads < 2:
-        run(0, n_rows)
-        return
-    bounds = np.linspace(0, n_rows, n_threads + 1).astype(np.intp)
-    with ThreadPoolExecutor(n_threads) as pool:
-        list(pool.map(run, bounds[:-1].tolist(), bounds[1:].tolist()))
+    """``run(start, stop)`` over the rows, in one chunk per core when there is enough
+    work (:func:`discotree._threads.in_chunks`)."""
+    in_chunks(run, n_rows, n_rows * work_per_row, _THREAD_WORK)
 
 
 def row_hashes(codes: NDArray[np.integer]) -> NDArray[np.uint64]:

@@ -9,11 +9,15 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from .._fitting import FitContractMixin
+from .._threads import in_chunks
 from .._validation import check_is_fitted, check_sample_weight, check_targets, validate_data
 from ..kernels.encode import encode_bins, encode_bins_padded, weighted_quantiles
 from .mdl import mdl_cut_points
 
 __all__ = ["Discretizer", "weighted_quantile_edges"]
+
+#: Cells below which the quantiles and the binning run on one thread.
+_THREAD_CELLS = 1_000_000
 
 
 def weighted_quantile_edges(
@@ -45,7 +49,18 @@ def quantile_edges_of_columns(
     highest = np.empty(d)
     used = np.empty(d, dtype=np.intp)
     fractions = np.arange(1, n_bins) / n_bins
-    weighted_quantiles(values, weights, fractions, quantiles, highest, used)
+
+    def columns(start: int, stop: int) -> None:  # column blocks, one per core
+        weighted_quantiles(
+            values[:, start:stop],
+            weights,
+            fractions,
+            quantiles[start:stop],
+            highest[start:stop],
+            used[start:stop],
+        )
+
+    in_chunks(columns, d, values.size, _THREAD_CELLS)
     edges = []
     for j in range(d):
         found = np.unique(quantiles[j]) if used[j] else np.empty(0)
@@ -263,7 +278,14 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
             padded = np.full((len(edges), widest), np.inf)
             for k, e in enumerate(edges):
                 padded[k, : len(e)] = e
-            encode_bins_padded(X, columns, padded, out)
+            in_chunks(
+                lambda start, stop: encode_bins_padded(
+                    X[start:stop], columns, padded, out[start:stop]
+                ),
+                len(X),
+                X.size,
+                _THREAD_CELLS,
+            )
             return out
         offsets = np.concatenate([[0], np.cumsum([len(e) for e in edges])]).astype(np.intp)
         encode_bins(X, columns, np.concatenate(edges), offsets, out)
