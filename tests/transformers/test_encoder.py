@@ -118,3 +118,20 @@ def test_extend_refuses_and_keeps_the_encoding(rng):
         assert_array_equal(spec.categories, old)
     with pytest.raises(ValueError, match="this batch has 2 columns, the first had 3"):
         encoder.extend(check_table(first.iloc[:, :2], "T"), 40)
+
+
+def test_threaded_encoding_equals_one_thread(rng, monkeypatch):
+    """Numeric category columns are encoded on row blocks (one per core) above a
+    million cells: the same codes, by lookup (small integers) and by search (floats)."""
+    from discotree.transformers import encoder as encoder_module
+
+    small = rng.integers(0, 6, (4000, 5))
+    floats = rng.integers(0, 6, (4000, 5)) * 0.5
+    floats[rng.random(floats.shape) < 0.1] = np.nan
+    for X in (small, floats):
+        single = TableEncoder(max_categories=50)
+        expected = single.fit_transform(X)
+        monkeypatch.setattr(encoder_module, "_THREAD_CELLS", 1)
+        monkeypatch.setattr("discotree._threads.available_cores", lambda: 3)
+        np.testing.assert_array_equal(single.transform(X), expected)
+        monkeypatch.undo()

@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 from sklearn.base import clone
 
 from .._config import get_config
+from .._threads import in_chunks
 from .._validation import EXACT_FLOAT_INTEGER, Table, check_table, numeric_column, reject_inf
 from ..kernels.encode import (
     column_distinct,
@@ -24,6 +25,9 @@ from ..kernels.encode import (
 from .discretizer import Discretizer
 
 __all__ = ["NumericEncoder", "TableEncoder"]
+
+#: Cells below which a block of numeric columns is encoded on one thread.
+_THREAD_CELLS = 1_000_000
 
 _NUMERIC, _OBJECT, _BINS = "numeric-categories", "object-categories", "bins"
 #: Largest integer range for which values are looked up in dense tables.
@@ -574,11 +578,25 @@ class TableEncoder:
             lookup = np.full((len(numeric), size), -1, dtype=np.intp)
             for k, cats in enumerate(categories):
                 lookup[k, cats.astype(np.intp)] = np.arange(len(cats))
-            encode_lookup(block, numeric, lookup, codes)
+            in_chunks(  # row blocks, one thread per core
+                lambda start, stop: encode_lookup(
+                    block[start:stop], numeric, lookup, codes[start:stop]
+                ),
+                len(block),
+                block.size,
+                _THREAD_CELLS,
+            )
             return
         offsets = np.zeros(len(numeric) + 1, dtype=np.intp)
         np.cumsum([len(c) for c in categories], out=offsets[1:])
-        encode_sorted(block, numeric, flat, offsets, codes)
+        in_chunks(
+            lambda start, stop: encode_sorted(
+                block[start:stop], numeric, flat, offsets, codes[start:stop]
+            ),
+            len(block),
+            block.size,
+            _THREAD_CELLS,
+        )
 
     def _numeric_block(self, table: Table, which: Any) -> NDArray[Any]:
         """Columns ``which`` as one numeric 2-D array (a slice of the matrix if any)."""
