@@ -436,7 +436,7 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
             def joints_of_grid(codes, log_prior):
                 return scores(bank.log_likelihood(codes, every), log_prior)
 
-            fit_alpha.joints_of_grid = joints_of_grid  # type: ignore[attr-defined]
+            fit_alpha.joints_of_grid = joints_of_grid
             return fit_alpha
 
         return model_for

@@ -357,7 +357,7 @@ class ForestGrid:
 
 
 def _held_out_losses(
-    joints: NDArray[np.float64], truth: NDArray[np.intp], weight: NDArray[np.float64]
+    joints: NDArray[np.float64], truth: NDArray[np.intp], weight: NDArray[np.number]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The weighted errors and log-loss of every alpha from joint scores (n, C, A)."""
     errors = np.empty((len(joints), joints.shape[2]))
@@ -373,7 +373,7 @@ def _held_out_losses(
         )
 
     over_row_chunks(run, len(joints), 10 * joints[0].size if len(joints) else 0)
-    return weight @ errors, weight @ log_losses
+    return np.asarray(weight @ errors, np.float64), np.asarray(weight @ log_losses, np.float64)
 
 
 def forest_models_by_alpha(
