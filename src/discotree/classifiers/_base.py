@@ -222,12 +222,12 @@ class DiscreteForestClassifierBase(
         grid for BDeu) by 5-fold cross-validation, with fold statistics by
         subtraction (:func:`~discotree.stats.smoothing.select_alpha`)."""
         prior = getattr(self, "prior", "dirichlet")
-        # the totals serve the final fit too (one counting pass saved)
+        # the totals (counted there, or already by partial_fit) serve the final fit too
         pairs = getattr(self, "_streams_pairs", True)  # naive Bayes: univariate tables
-        if "_counted" not in self.__dict__:
-            self._counted = PairStatistics.from_codes(
-                codes, class_index, self.n_categories_, len(self.classes_), weights, pairs=pairs
-            )
+
+        def keep(total: PairStatistics) -> None:
+            self._counted = total
+
         grid = ESS_GRID if prior == "bdeu" else ALPHA_GRID
         return select_alpha(
             codes,
@@ -237,8 +237,9 @@ class DiscreteForestClassifierBase(
             len(self.classes_),
             self._alpha_model_for(self._epsilon, prior, grid),
             grid=grid,
-            total=self._counted,
+            total=self.__dict__.get("_counted"),
             pairs=pairs,
+            on_total=keep,
         )
 
     def _pair_statistics(self, codes, class_index, sample_weight) -> PairStatistics:

@@ -57,6 +57,8 @@ ALPHA_GRID = (0.03, 0.1, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0)
 ESS_GRID = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
 
+#: Largest size of the folds' count matrices held at once to count every row once.
+_PARTS_FIRST_BYTES = 2**28
 #: Table reads below which one thread scores all the rows.
 _THREAD_WORK = 2_000_000
 
@@ -140,6 +142,7 @@ def select_alpha(
     criterion: str = "accuracy",
     total: PairStatistics | None = None,
     pairs: bool = True,
+    on_total: Callable[[PairStatistics], None] | None = None,
 ) -> tuple[float, NDArray[np.float64]]:
     """The alpha of ``grid`` with the best cross-validated ``criterion``.
 
@@ -160,11 +163,15 @@ def select_alpha(
         Fewer folds are used when the smallest class has fewer distinct rows (alpha 1
         when it has fewer than 2).
     total : PairStatistics, optional
-        The statistics of all rows, if the caller has them (they are counted here
-        otherwise).
+        The statistics of all rows, if the caller has them. Otherwise they are the sum
+        of the folds' counts (one counting pass in all) when the folds' count matrices
+        take at most 256 MB together, else counted in a pass of their own.
     pairs : bool, default=True
         False for models that read the univariate tables only (naive Bayes): the folds
         are then counted in O(n d).
+    on_total : callable, optional
+        Called with the statistics of all rows when they were counted here (so that
+        the caller's final fit reuses them).
     criterion : {"accuracy", "log-loss"}
         ``"accuracy"``: the weighted held-out errors, ties (equal error weight) broken
         by the log-loss; ``"log-loss"``: the log-loss alone.
@@ -182,15 +189,10 @@ def select_alpha(
     if n_folds < 2:
         return 1.0, np.zeros(len(grid))
     folds = (hashes % np.uint64(n_folds)).astype(np.intp)
-    if total is None:
-        total = PairStatistics.from_codes(
-            codes, class_index, n_categories, n_classes, weights, pairs=pairs
-        )
-    class_total = np.bincount(class_index, w, n_classes)
-    losses = np.zeros((2, len(grid)))
-    for k in range(n_folds):
+
+    def count_fold(k: int) -> PairStatistics:
         held = np.flatnonzero(folds == k)
-        part = PairStatistics.from_codes(
+        return PairStatistics.from_codes(
             codes[held],
             class_index[held],
             n_categories,
@@ -198,6 +200,24 @@ def select_alpha(
             None if weights is None else weights[held],
             pairs=pairs,
         )
+
+    parts: list[PairStatistics] | None = None
+    if total is None:
+        width = int(np.sum(n_categories))
+        if n_folds * n_classes * width**2 * 8 <= _PARTS_FIRST_BYTES:
+            parts = [count_fold(k) for k in range(n_folds)]  # one pass; the total adds them
+            total = sum(parts[1:], parts[0])
+        else:  # the folds' count matrices would not fit: count the total too
+            total = PairStatistics.from_codes(
+                codes, class_index, n_categories, n_classes, weights, pairs=pairs
+            )
+        if on_total is not None:
+            on_total(total)
+    class_total = np.bincount(class_index, w, n_classes)
+    losses = np.zeros((2, len(grid)))
+    for k in range(n_folds):
+        held = np.flatnonzero(folds == k)
+        part = parts[k] if parts is not None else count_fold(k)
         train = total - part
         prior_counts = np.maximum(
             class_total - np.bincount(class_index[held], w[held], n_classes), 0
