@@ -272,3 +272,25 @@ def test_tan_beyond_forests_equals_brute_force_with_the_fold_structure(params, r
             losses[a] -= log_post[np.arange(test.sum()), y[test]].sum()
     np.testing.assert_allclose(auto.alpha_cv_losses_[0], errors)
     np.testing.assert_allclose(auto.alpha_cv_losses_[1], losses, rtol=1e-9)
+
+
+def test_folds_counted_first_give_the_totals_and_choice_of_two_passes(rng, monkeypatch):
+    """The folds' counts added up are the totals of all rows (handed to the caller),
+    and the choice and losses equal those of counting the totals in a pass of their
+    own (what happens when the folds' matrices would take too much memory)."""
+    from discotree.stats import smoothing
+
+    codes, n_categories = _codes(rng, n=400)
+    class_index = rng.integers(0, 3, len(codes))
+    weights = rng.random(len(codes)) * 2
+    bank_for = ChowLiuClassifier()._alpha_model_for(1e-5, "dirichlet", ALPHA_GRID)
+    kept = []
+    first = smoothing.select_alpha(
+        codes, class_index, weights, n_categories, 3, bank_for, on_total=kept.append
+    )
+    direct = PairStatistics.from_codes(codes, class_index, n_categories, 3, weights)
+    np.testing.assert_allclose(kept[0].counts, direct.counts, rtol=1e-12, atol=1e-12)
+    monkeypatch.setattr(smoothing, "_PARTS_FIRST_BYTES", 0)
+    second = smoothing.select_alpha(codes, class_index, weights, n_categories, 3, bank_for)
+    assert first[0] == second[0]
+    np.testing.assert_allclose(first[1], second[1], rtol=1e-10)
