@@ -9,12 +9,15 @@ threads at once, as Dask's threaded scheduler or a thread-pool grid search do).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
-__all__ = ["available_cores", "in_chunks"]
+__all__ = ["available_cores", "in_chunks", "single_threaded_blas"]
 
 
 def available_cores() -> int:
@@ -43,3 +46,59 @@ def in_chunks(run: Callable[[int, int], None], n_items: int, work: int, min_work
     bounds = np.linspace(0, n_items, n_threads + 1).astype(np.intp).tolist()
     with ThreadPoolExecutor(n_threads) as pool:
         list(pool.map(run, bounds[:-1], bounds[1:]))
+
+
+_blas_lock = threading.Lock()
+_blas_owner: threading.Thread | None = None
+_blas_depth = 0
+_blas_limit: Any = None
+_blas_controller: Any = None
+
+
+@contextmanager
+def single_threaded_blas() -> Iterator[bool]:
+    """BLAS on one thread while the block runs, for work that splits itself over the
+    cores (several threads each calling BLAS on its own slice); yields whether this
+    thread holds the limit, i.e. whether it should split its work.
+
+    OpenBLAS splits each call statically over its threads and keeps them spinning
+    after it returns, so two levels of threads would fight for the cores. The limit
+    is process-wide (it is BLAS's own setting) and covers the BLAS libraries loaded at
+    the first call (numpy's among them). threadpoolctl lets only one thread (the first
+    that set a limit, usually the main one) change OpenBLAS's setting, so one thread
+    at a time holds the limit and restores it when its outermost block ends; in any
+    other thread meanwhile, or where the setting cannot be changed, the block sees
+    ``False`` and nothing changes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> with single_threaded_blas() as split:
+    ...     float(np.ones((2, 2)) @ np.ones(2) @ np.ones(2))
+    4.0
+    """
+    global _blas_owner, _blas_depth, _blas_limit, _blas_controller
+    this = threading.current_thread()
+    with _blas_lock:
+        if _blas_owner is None:
+            from threadpoolctl import ThreadpoolController
+
+            if _blas_controller is None:  # inspecting the loaded libraries costs ms
+                _blas_controller = ThreadpoolController().select(user_api="blas")
+            limit = _blas_controller.limit(limits=1)
+            if all(info["num_threads"] == 1 for info in _blas_controller.info()):
+                _blas_owner, _blas_limit = this, limit
+            else:  # threadpoolctl left the setting to another thread
+                limit.restore_original_limits()
+        holds = _blas_owner is this
+        if holds:
+            _blas_depth += 1
+    try:
+        yield holds
+    finally:
+        if holds:
+            with _blas_lock:
+                _blas_depth -= 1
+                if _blas_depth == 0:
+                    _blas_limit.restore_original_limits()
+                    _blas_owner = _blas_limit = None

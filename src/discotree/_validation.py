@@ -15,7 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
-from .kernels.encode import factorize_utf8
+from .kernels.encode import column_ranges, factorize_utf8
 
 __all__ = [
     "Table",
@@ -536,7 +536,11 @@ def check_codes(codes: NDArray[Any], n_categories: NDArray[np.intp]) -> NDArray[
     if codes.ndim != 2 or codes.shape[1] != len(n_categories):
         raise ValueError(f"codes must have shape (n, {len(n_categories)}), got {codes.shape}")
     if codes.size:
-        bad = (codes.min(axis=0) < -1) | (codes.max(axis=0) >= n_categories)
+        limits = np.iinfo(codes.dtype)
+        low = np.full(codes.shape[1], limits.max, dtype=codes.dtype)
+        high = np.full(codes.shape[1], limits.min, dtype=codes.dtype)
+        column_ranges(codes, low, high)  # one pass (numpy's axis-0 min and max: two slow ones)
+        bad = (low < -1) | (high >= n_categories)
         if bad.any():
             j = int(np.flatnonzero(bad)[0])
             raise ValueError(

@@ -25,10 +25,6 @@ from rich.table import Table
 from . import __version__
 from .datasets import BUILTIN_DATASETS, load_csv, load_dataset
 from .datasets.streaming import open_table
-from .experiments import EXPERIMENTS, Experiment, run_experiment
-from .experiments.adhoc import bench_experiment
-from .experiments.report import summarise
-from .experiments.streaming_cv import stream_cross_validate
 from .io import json_model
 from .model_file import load_model, save_model
 from .registry import CLASSIFIERS, make_classifier
@@ -57,6 +53,10 @@ def _compare(args: argparse.Namespace) -> None:
     if args.stream:
         _compare_streaming(args)
         return
+    from .experiments import run_experiment  # experiments and plotting: loaded on use
+    from .experiments.adhoc import bench_experiment
+    from .experiments.report import summarise
+
     model_names = _split_names(args.models, CLASSIFIERS, "model")
     if args.csv is not None or args.data is not None:
         path = _data_path(args)
@@ -85,6 +85,8 @@ def _compare(args: argparse.Namespace) -> None:
 
 def _compare_streaming(args: argparse.Namespace) -> None:
     """Cross-validation in two passes over a file, in batches (models with partial_fit)."""
+    from .experiments.streaming_cv import stream_cross_validate
+
     if args.data is None and args.csv is None:
         raise UsageError("--stream needs --data FILE")
     if args.target is None:
@@ -215,11 +217,10 @@ def _fit_streaming(estimator, path: Path, args: argparse.Namespace) -> int:
     progress, task = _progress(args, source.n_rows, f"fitting {args.model}")
     n_rows = 0
     with progress:
-        for frame in source.batches(args.batch_rows):
-            y = frame[args.target]
-            estimator.partial_fit(frame.drop(columns=[args.target]), y, classes=classes)
-            n_rows += len(frame)
-            progress.advance(task, len(frame))
+        for X, y in source.batches(args.batch_rows, target=args.target):
+            estimator.partial_fit(X, y, classes=classes)
+            n_rows += len(X)
+            progress.advance(task, len(X))
     estimator.end_partial_fit()  # learn now; the saved model keeps no counts or rows
     return n_rows
 
@@ -287,6 +288,8 @@ def _predict(args: argparse.Namespace) -> None:
 
 
 def _reproduce(args: argparse.Namespace) -> None:
+    from .experiments import EXPERIMENTS, Experiment, run_experiment
+
     if args.list or args.experiment is None:
         if args.experiment is None and not args.list:
             raise UsageError("name an experiment, or use --list")
@@ -312,6 +315,9 @@ def _reproduce(args: argparse.Namespace) -> None:
 
 
 def _bench(args: argparse.Namespace) -> None:
+    from .experiments import run_experiment
+    from .experiments.adhoc import bench_experiment
+
     datasets = [v.strip() for v in args.datasets.split(",") if v.strip()]
     models = _split_names(args.models, CLASSIFIERS, "model")
     experiment = bench_experiment(datasets, models, args.protocol, args.data_dir, args.random_state)

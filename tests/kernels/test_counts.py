@@ -66,3 +66,71 @@ def test_pairwise_moments_match_reference(rng, weighted):
     slow = _reference.pairwise_moments(values, y, w, 2)
     for a, b in zip(fast, slow, strict=True):
         assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_counts_split_over_threads_equal_reference(rng, monkeypatch, weighted):
+    """Each thread fills and multiplies its own rows (BLAS on one thread): the sum of
+    the threads' Gram matrices gives the reference tables, with missing values."""
+    codes = rng.integers(-1, 4, size=(3000, 7)).astype(np.int8)
+    y = rng.integers(0, 3, 3000).astype(np.intp)
+    w = rng.random(3000) * 3 if weighted else None
+    n_cat = np.full(7, 4, dtype=np.intp)
+    monkeypatch.setattr(counts, "_THREAD_WORK", 1)  # threads for every class
+    monkeypatch.setattr(counts, "available_cores", lambda: 3)
+    monkeypatch.setattr(counts, "_chunk_rows", lambda *_: 100)  # several chunks each
+    split = counts.pairwise_counts(codes, y, w, n_cat, 3)
+    slow = _reference.pairwise_counts(codes, y, w, n_cat, 3)
+    if weighted:
+        assert_allclose(split, slow, rtol=1e-12, atol=1e-12)
+    else:
+        assert_array_equal(split, slow)
+
+
+def test_single_threaded_blas_is_held_by_one_thread_and_restored():
+    import threading
+
+    from discotree import _threads
+    from discotree._threads import single_threaded_blas
+
+    with single_threaded_blas():  # the libraries it limits: those loaded (numpy's BLAS)
+        pass
+
+    def blas_threads():
+        return [i["num_threads"] for i in _threads._blas_controller.info()]
+
+    before = blas_threads()
+    seen = []
+
+    def other():
+        with single_threaded_blas() as split:
+            seen.append(split)
+
+    with single_threaded_blas() as split:
+        with single_threaded_blas() as nested:
+            assert split and nested and set(blas_threads()) == {1}
+        assert set(blas_threads()) == {1}  # until the outermost block ends
+        worker = threading.Thread(target=other)
+        worker.start()
+        worker.join()
+        assert seen == [False] and set(blas_threads()) == {1}  # the other changed nothing
+    assert blas_threads() == before
+
+
+def test_counts_from_a_thread_that_cannot_limit_blas_are_the_same(rng, monkeypatch):
+    """threadpoolctl lets one thread set OpenBLAS's threads: elsewhere the limit may
+    not hold, and the counting then runs on one thread, with the same result."""
+    import threading
+
+    codes = rng.integers(-1, 3, size=(2000, 5)).astype(np.int8)
+    y = rng.integers(0, 2, 2000).astype(np.intp)
+    n_cat = np.full(5, 3, dtype=np.intp)
+    monkeypatch.setattr(counts, "_THREAD_WORK", 1)
+    expected = _reference.pairwise_counts(codes, y, None, n_cat, 2)
+    found = []
+    worker = threading.Thread(
+        target=lambda: found.append(counts.pairwise_counts(codes, y, None, n_cat, 2))
+    )
+    worker.start()
+    worker.join()
+    assert_array_equal(found[0], expected)

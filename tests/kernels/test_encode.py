@@ -102,3 +102,44 @@ def test_remap_codes_equals_fancy_indexing(rng):
     remap_codes(codes, mapping, out, 1)
     assert_array_equal(out[:, 1], np.where(codes < 0, -1, mapping[codes]))
     assert not out[:, [0, 2]].any()
+
+
+def _identity_reference(values, last):
+    """Slow: cell by cell, the value when in 0..last[k], else -1."""
+    out = np.empty(values.shape, dtype=np.int64)
+    for r in range(values.shape[0]):
+        for k in range(values.shape[1]):
+            v = int(values[r, k])
+            out[r, k] = v if 0 <= v <= int(last[k]) else -1
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.uint8, np.int64])
+def test_identity_encoding_equals_reference_in_both_layouts(rng, dtype):
+    from discotree.kernels.encode import encode_identity, encode_identity_columns
+
+    low = 0 if np.dtype(dtype).kind == "u" else -3
+    values = rng.integers(low, 9, size=(700, 6)).astype(dtype)
+    last = rng.integers(0, 8, 6).astype(dtype)
+    expected = _identity_reference(values, last)
+    out = np.full((700, 8), 99, dtype=np.int16)
+    encode_identity(values, 1, last, out)
+    assert_array_equal(out[:, 1:7], expected)
+    assert (out[:, [0, 7]] == 99).all()  # other columns untouched
+    out[:] = 99
+    encode_identity_columns(np.asfortranarray(values).T, 2, last, out)
+    assert_array_equal(out[:, 2:], expected)
+    assert (out[:, :2] == 99).all()
+
+
+def test_count_negatives_and_column_ranges_equal_numpy(rng):
+    from discotree.kernels.encode import column_ranges, count_negatives
+
+    codes = rng.integers(-1, 5, size=(513, 9)).astype(np.int8)
+    negatives = np.zeros(9, dtype=np.intp)
+    count_negatives(codes, negatives)
+    assert_array_equal(negatives, (codes < 0).sum(axis=0))
+    low, high = np.full(9, 127, np.int8), np.full(9, -128, np.int8)
+    column_ranges(codes, low, high)
+    assert_array_equal(low, codes.min(axis=0))
+    assert_array_equal(high, codes.max(axis=0))

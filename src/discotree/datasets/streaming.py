@@ -76,17 +76,26 @@ class TableSource:
         self.n_rows = self._dataset.count_rows() if self.format == "parquet" else None
 
     def batches(
-        self, batch_rows: int = 100_000, columns: list[str] | None = None, prefetch: bool = True
-    ) -> Iterator[pd.DataFrame]:
+        self,
+        batch_rows: int = 100_000,
+        columns: list[str] | None = None,
+        prefetch: bool = True,
+        target: str | None = None,
+    ) -> Iterator[Any]:
         """The rows in order, ``batch_rows`` at a time (the last batch may be
         shorter), as DataFrames; empty fields and nulls are missing values.
 
         With ``prefetch`` the next batch is read and converted in a background thread
         while the caller works on this one (pyarrow releases the GIL): one more batch
-        in memory, the reading hidden behind the counting."""
+        in memory, the reading hidden behind the counting. With ``target``, each batch
+        is a pair ``(X, y)``: the other columns and that column, split off in the same
+        background thread."""
         if batch_rows < 1:
             raise ValueError(f"batch_rows must be >= 1, got {batch_rows}")
-        frames = self._frames(batch_rows, columns)
+        frames: Iterator[Any] = self._frames(batch_rows, columns)
+        if target is not None:
+            self.check_column(target)
+            frames = ((frame.drop(columns=[target]), frame[target]) for frame in frames)
         return _prefetched(frames) if prefetch else frames
 
     def _frames(self, batch_rows: int, columns: list[str] | None) -> Iterator[pd.DataFrame]:
@@ -123,6 +132,11 @@ class TableSource:
             if self.format == "parquet":
                 parquet = pq.ParquetFile(file)
                 for group in range(parquet.num_row_groups):
+                    if parquet.metadata.row_group(group).num_rows <= _WHOLE_GROUP_ROWS:
+                        # a group at a time decodes its columns on parallel threads
+                        table = parquet.read_row_group(group, columns=columns)
+                        yield from table.to_batches(max_chunksize=batch_rows)
+                        continue
                     yield from parquet.iter_batches(
                         batch_size=batch_rows, row_groups=[group], columns=columns
                     )
@@ -157,6 +171,8 @@ class TableSource:
 
 
 _DONE = object()
+#: Parquet row groups of at most this many rows are read whole (larger ones in batches).
+_WHOLE_GROUP_ROWS = 1 << 20
 
 
 def _prefetched(items: Iterator[Any], depth: int = 1) -> Iterator[Any]:

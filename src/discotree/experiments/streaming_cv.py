@@ -47,8 +47,8 @@ def stream_cross_validate(
     classes = source.labels(target)
     models = {name: [clone(e) for _ in range(n_folds)] for name, e in estimators.items()}
     fit_seconds = dict.fromkeys(estimators, 0.0)
-    for frame in source.batches(batch_rows):
-        X, y = frame.drop(columns=[target]), frame[target].to_numpy()
+    for X, y in source.batches(batch_rows, target=target):
+        y = y.to_numpy()
         folds = row_folds(X, n_folds)
         for name, per_fold in models.items():
             start = time.perf_counter()
@@ -58,11 +58,11 @@ def stream_cross_validate(
                     model.partial_fit(X[train], y[train], classes=classes)
             fit_seconds[name] += time.perf_counter() - start
         if progress is not None:
-            progress(len(frame))
+            progress(len(X))
     correct = {name: np.zeros(n_folds) for name in models}
     tested = np.zeros(n_folds)
-    for frame in source.batches(batch_rows):
-        X, y = frame.drop(columns=[target]), frame[target].to_numpy()
+    for X, y in source.batches(batch_rows, target=target):
+        y = y.to_numpy()
         folds = row_folds(X, n_folds)
         for k in range(n_folds):
             test = folds == k
@@ -72,7 +72,7 @@ def stream_cross_validate(
             for name, per_fold in models.items():
                 correct[name][k] += np.sum(per_fold[k].predict(X[test]) == y[test])
         if progress is not None:
-            progress(len(frame))
+            progress(len(X))
     rows = []
     for name in models:
         for k in range(n_folds):

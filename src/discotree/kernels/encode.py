@@ -99,6 +99,59 @@ def encode_lookup(values, columns, table, out):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
+def encode_identity(values, first, last, out):  # pragma: no cover - numba
+    """``out[r, first + k] = values[r, k]`` when ``0 <= values[r, k] <= last[k]``, else -1.
+
+    The encoding of integer columns whose categories are ``0..last[k]``: the codes are
+    the values, so there is nothing to look up and the loop vectorises (``last`` has
+    the dtype of ``values``). Rows in C order; see :func:`encode_identity_columns` for
+    column-major input."""
+    n_samples, n_columns = values.shape
+    for r in range(n_samples):
+        for k in range(n_columns):
+            v = values[r, k]
+            out[r, first + k] = v if (v >= 0) & (v <= last[k]) else -1
+
+
+@numba.njit(cache=True, nogil=True)
+def encode_identity_columns(columns, first, last, out):  # pragma: no cover - numba
+    """:func:`encode_identity` of ``columns.T`` (``columns[k]`` holds column k's values,
+    as a column-major block seen transposed): row tiles small enough for the cache, so
+    each column is read in runs and ``out`` written a tile at a time."""
+    n_columns, n_samples = columns.shape
+    tile = 256
+    for start in range(0, n_samples, tile):
+        stop = min(n_samples, start + tile)
+        for k in range(n_columns):
+            top = last[k]
+            for r in range(start, stop):
+                v = columns[k, r]
+                out[r, first + k] = v if (v >= 0) & (v <= top) else -1
+
+
+@numba.njit(cache=True, nogil=True)
+def count_negatives(codes, out):  # pragma: no cover - numba
+    """``out[j] += number of rows r with codes[r, j] < 0`` (missing or unseen codes);
+    one pass in row order that vectorises across the columns."""
+    n_samples, n_columns = codes.shape
+    for r in range(n_samples):
+        for j in range(n_columns):
+            out[j] += codes[r, j] < 0
+
+
+@numba.njit(cache=True, nogil=True)
+def column_ranges(codes, low, high):  # pragma: no cover - numba
+    """``low[j]`` and ``high[j]``: the smallest and largest of ``codes[:, j]`` (start
+    them at the dtype's largest and smallest values); one pass in row order."""
+    n_samples, n_columns = codes.shape
+    for r in range(n_samples):
+        for j in range(n_columns):
+            v = codes[r, j]
+            low[j] = min(low[j], v)
+            high[j] = max(high[j], v)
+
+
+@numba.njit(cache=True, nogil=True)
 def encode_bins(values, columns, edges, offsets, out):  # pragma: no cover - numba
     """``out[r, columns[k]]`` = the bin of ``values[r, k]``: the number of column k's
     interior edges (``edges[offsets[k]:offsets[k+1]]``, increasing) below it, as

@@ -18,6 +18,9 @@ from .._validation import EXACT_FLOAT_INTEGER, Table, check_table, numeric_colum
 from ..kernels.encode import (
     column_distinct,
     column_presence,
+    count_negatives,
+    encode_identity,
+    encode_identity_columns,
     encode_lookup,
     encode_sorted,
     remap_codes,
@@ -305,7 +308,8 @@ class TableEncoder:
         hold -1 for a value that is not missing: a category never seen. One vectorised
         pass, so that :meth:`extend` scans only those columns."""
         unseen = set()
-        negative = (codes < 0).sum(axis=0)
+        negative = np.zeros(codes.shape[1], dtype=np.intp)
+        count_negatives(codes, negative)
         for j, spec in enumerate(self.columns_):
             if spec.kind == _BINS or not negative[j]:
                 continue
@@ -573,6 +577,8 @@ class TableEncoder:
             and flat.min(initial=0) >= 0
             and flat.max(initial=0) < _MAX_LOOKUP
         )
+        if small_integers and self._encode_identity(block, numeric, categories, codes):
+            return
         if small_integers:
             size = int(flat.max(initial=0)) + 1
             lookup = np.full((len(numeric), size), -1, dtype=np.intp)
@@ -597,6 +603,35 @@ class TableEncoder:
             block.size,
             _THREAD_CELLS,
         )
+
+    @staticmethod
+    def _encode_identity(
+        block: NDArray[Any],
+        numeric: NDArray[np.intp],
+        categories: list[NDArray[Any]],
+        codes: NDArray[np.integer],
+    ) -> bool:
+        """Integer columns ``numeric`` (a run of adjacent columns) whose categories are
+        ``0..r-1``: their codes are their values (-1 outside), one vectorised pass in
+        the block's own memory order. False (nothing done) in any other case."""
+        first = int(numeric[0])
+        adjacent = np.array_equal(numeric, np.arange(first, first + len(numeric)))
+        if not adjacent or not all(
+            len(c) and np.array_equal(c, np.arange(len(c))) for c in categories
+        ):
+            return False
+        last = np.array([len(c) - 1 for c in categories]).astype(block.dtype)
+        if block.flags.f_contiguous and not block.flags.c_contiguous:
+
+            def run(start: int, stop: int) -> None:
+                encode_identity_columns(block[start:stop].T, first, last, codes[start:stop])
+        else:
+
+            def run(start: int, stop: int) -> None:
+                encode_identity(block[start:stop], first, last, codes[start:stop])
+
+        in_chunks(run, len(block), block.size, _THREAD_CELLS)  # one thread per core
+        return True
 
     def _numeric_block(self, table: Table, which: Any) -> NDArray[Any]:
         """Columns ``which`` as one numeric 2-D array (a slice of the matrix if any)."""
