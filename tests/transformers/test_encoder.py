@@ -135,3 +135,45 @@ def test_threaded_encoding_equals_one_thread(rng, monkeypatch):
         monkeypatch.setattr("discotree._threads.available_cores", lambda: 3)
         np.testing.assert_array_equal(single.transform(X), expected)
         monkeypatch.undo()
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("threads", [1, 3])
+def test_integer_columns_coded_by_their_values_equal_the_lookup(rng, monkeypatch, order, threads):
+    """Integer columns whose categories are 0..r-1 are encoded by a copy (their codes
+    are their values): the same codes as the category lookup, -1 for values never seen,
+    in either memory order, on one thread or several, beside other columns; a numeric
+    column with other categories sends the block to the lookup, with the same codes."""
+    from discotree.transformers import encoder as encoder_module
+
+    train = pd.DataFrame(rng.integers(0, 4, (500, 4)).astype(np.int8), columns=list("abcd"))
+    train["s"] = rng.choice(["x", "y"], 500)
+    train["e"] = rng.choice([0, 2, 5], 500)
+    test = train.iloc[:300].copy()
+    values = np.array(test[list("abcd")])
+    values[rng.random(values.shape) < 0.1] = 4  # never seen
+    values[rng.random(values.shape) < 0.05] = -2  # never seen, negative
+    values = np.asfortranarray(values) if order == "F" else np.ascontiguousarray(values)
+    test[list("abcd")] = values
+    expected = np.column_stack(
+        [np.where((values >= 0) & (values < 4), values, -1)]
+        + [pd.Index(["x", "y"]).get_indexer(test["s"]), pd.Index([0, 2, 5]).get_indexer(test["e"])]
+    )
+    monkeypatch.setattr(encoder_module, "_THREAD_CELLS", 1 if threads > 1 else 10**9)
+    monkeypatch.setattr("discotree._threads.available_cores", lambda: threads)
+    copies = []
+    original = encoder_module.TableEncoder._encode_identity
+    monkeypatch.setattr(
+        encoder_module.TableEncoder,
+        "_encode_identity",
+        staticmethod(lambda *a: copies.append(original(*a)) or copies[-1]),
+    )
+    for columns, n_out in ((list("abcds"), 5), (list("abcdse"), 6), (list("abcd"), 4)):
+        encoder = TableEncoder()
+        encoder.fit_transform(train[columns])
+        frame = encoder.transform(test[columns])
+        np.testing.assert_array_equal(frame, expected[:, :n_out])
+        block = encoder.transform(values.astype(np.int16, order=order)) if n_out == 4 else None
+        if block is not None:
+            np.testing.assert_array_equal(block, expected[:, :4])
+    assert copies == [True, True, False, False, True, True, True]  # fits and transforms
