@@ -29,6 +29,28 @@ def test_prefetched_batches_equal_the_plain_ones(suffix, tmp_path, rng):
     assert not _threads()
 
 
+@pytest.mark.parametrize("whole_group_rows", [10, 1 << 20])
+@pytest.mark.parametrize("row_group_size", [64, 5000])
+def test_batches_split_off_the_target_and_cross_row_groups(
+    tmp_path, rng, monkeypatch, row_group_size, whole_group_rows
+):
+    """With target=, each batch is (the other columns, that column); Parquet row groups
+    read whole or in batches give the same rows in order."""
+    frame = pd.DataFrame(rng.integers(0, 5, (1003, 3)), columns=list("abc"))
+    frame["y"] = rng.choice(["u", "v"], 1003)
+    path = tmp_path / "t.parquet"
+    frame.to_parquet(path, row_group_size=row_group_size)
+    monkeypatch.setattr("discotree.datasets.streaming._WHOLE_GROUP_ROWS", whole_group_rows)
+    pairs = list(TableSource(path).batches(100, target="y"))
+    assert [len(X) for X, _ in pairs] == [100] * 10 + [3]
+    pd.testing.assert_frame_equal(
+        pd.concat([X for X, _ in pairs], ignore_index=True), frame[list("abc")]
+    )
+    assert pd.concat([y for _, y in pairs]).tolist() == frame["y"].tolist()
+    with pytest.raises(ValueError, match="no column named 'z'"):
+        TableSource(path).batches(100, target="z")
+
+
 def test_an_error_in_the_reader_is_raised_in_the_caller():
     def failing():
         yield 1

@@ -156,8 +156,11 @@ def test_integer_columns_coded_by_their_values_equal_the_lookup(rng, monkeypatch
     values = np.asfortranarray(values) if order == "F" else np.ascontiguousarray(values)
     test[list("abcd")] = values
     expected = np.column_stack(
-        [np.where((values >= 0) & (values < 4), values, -1)]
-        + [pd.Index(["x", "y"]).get_indexer(test["s"]), pd.Index([0, 2, 5]).get_indexer(test["e"])]
+        [
+            np.where((values >= 0) & (values < 4), values, -1),
+            pd.Index(["x", "y"]).get_indexer(test["s"]),
+            pd.Index([0, 2, 5]).get_indexer(test["e"]),
+        ]
     )
     monkeypatch.setattr(encoder_module, "_THREAD_CELLS", 1 if threads > 1 else 10**9)
     monkeypatch.setattr("discotree._threads.available_cores", lambda: threads)
