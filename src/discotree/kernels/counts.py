@@ -264,7 +264,8 @@ def pairwise_counts(
     them (:func:`discotree._threads.single_threaded_blas`): the filling runs in
     parallel too, about 20 % faster than one filler feeding a threaded BLAS. Extra
     memory: chunks of the reduced matrix (about 128 MB in all), one ``D' x D'`` Gram
-    matrix per thread and the output, ``8 * n_classes * D**2`` bytes. Unweighted counts are exact integers.
+    matrix per thread and the output, ``8 * n_classes * D**2`` bytes. Unweighted
+    counts are exact integers.
     """
     codes = np.ascontiguousarray(codes)
     n_categories = np.asarray(n_categories, dtype=np.intp)
