@@ -121,9 +121,11 @@ def streaming_fit(path: Path, model: Path, batch_rows: int) -> dict:
         str(model), "--force", "-q", "--batch-rows", str(batch_rows),
     ]  # fmt: skip
     code = (  # VmHWM: this process image's peak (ru_maxrss keeps the forked parent's)
-        "import sys\n"
+        "import sys, time\n"
         "from discotree.cli import main\n"
+        "start = time.perf_counter()\n"
         f"code = main({argv!r})\n"
+        "print('FIT_S', time.perf_counter() - start)\n"
         "status = open('/proc/self/status').read().split('VmHWM:')[1].split()[0]\n"
         "print('PEAK_RSS_KB', status)\n"
         "sys.exit(code)\n"
@@ -133,11 +135,13 @@ def streaming_fit(path: Path, model: Path, batch_rows: int) -> dict:
     seconds = time.perf_counter() - start
     lines = done.stdout.strip().splitlines()
     peak_kb = int(next(line for line in lines if line.startswith("PEAK_RSS_KB")).split()[1])
+    fit_s = float(next(line for line in lines if line.startswith("FIT_S")).split()[1])
     start = time.perf_counter()  # the same child doing nothing: interpreter and imports
     subprocess.run([sys.executable, "-c", "import discotree.cli"], check=True)
     startup = time.perf_counter() - start
     return {
         "seconds": seconds,
+        "fit_s": fit_s,
         "startup_s": startup,
         "peak_rss_mb": peak_kb / 1024,
         "output": lines[0],
@@ -202,22 +206,24 @@ def report(results: dict) -> str:
             f"(codes {r['codes_predict_s']:.2f}) |"
         )
     s, m = results["streaming"], results["in_memory"]
-    rate = s["rows"] / s["seconds"]
+    rate = s["rows"] / s["fit_s"]
+    wall_rate = s["rows"] / s["seconds"]
     lines += [
         "",
         f"## Out of core: TAN-CMI on {s['rows']:,} rows x {N_FEATURES} features (Parquet, "
         f"{s['file_mb']:.0f} MB, written in {s['write_s']:.0f} s)",
         "",
-        f"- streaming `discotree fit --data` (batches of {s['batch_rows']:,}): "
-        f"{s['seconds']:.1f} s, {rate:,.0f} rows/s, peak RSS {s['peak_rss_mb']:.0f} MB "
-        f"(target < 2048 MB)",
+        f"- streaming `discotree fit --data` (batches of {s['batch_rows']:,}): the command "
+        f"(reading the labels, every batch, learning, saving) {s['fit_s']:.1f} s = "
+        f"{rate:,.0f} rows/s; the process from start to exit {s['seconds']:.1f} s = "
+        f"{wall_rate:,.0f} rows/s (with {s['startup_s']:.1f} s of interpreter start-up and "
+        f"imports); peak RSS {s['peak_rss_mb']:.0f} MB (target < 2048 MB)",
         f"- in memory, 10^6 rows: fit {m['fit_s']:.2f} s = {m['fit_rows_per_s']:,.0f} rows/s; "
         f"counting alone {m['counting_rows_per_s']:,.0f} rows/s",
-        f"- streaming rate / in-memory fit rate: {m['fit_rows_per_s'] / rate:.2f}x slower "
-        "(target <= 1.5x)",
-        f"- streaming rate / in-memory counting rate: {m['counting_rows_per_s'] / rate:.2f}x; "
-        f"without the child's start-up ({s['startup_s']:.1f} s of imports): "
-        f"{m['counting_rows_per_s'] * (s['seconds'] - s['startup_s']) / s['rows']:.2f}x",
+        f"- in-memory counting rate / streaming rate: {m['counting_rows_per_s'] / rate:.2f}x "
+        f"(target <= 1.5x); from process start: {m['counting_rows_per_s'] / wall_rate:.2f}x",
+        f"- in-memory fit rate / streaming rate: {m['fit_rows_per_s'] / rate:.2f}x; "
+        f"from process start: {m['fit_rows_per_s'] / wall_rate:.2f}x",
     ]
     if "dask" in results:
         d = results["dask"]
@@ -226,7 +232,7 @@ def report(results: dict) -> str:
             "## Dask: the same file on a 2-worker LocalCluster",
             "",
             f"- fit: {d['seconds']:.1f} s over {d['partitions']} partitions; "
-            f"{d['seconds'] / s['seconds']:.2f}x the streaming fit, "
+            f"{d['seconds'] / s['fit_s']:.2f}x the streaming command, "
             f"{d['seconds'] / (m['fit_s'] * d['rows'] / m['rows']):.2f}x the in-memory rate "
             "extrapolated to the same rows",
             "- one partition's statistics as shipped: "
