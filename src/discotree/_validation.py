@@ -15,7 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
-from .kernels.encode import column_ranges, factorize_utf8
+from .kernels.encode import column_ranges, factorize_utf8, padded_words
 
 __all__ = [
     "Table",
@@ -62,6 +62,9 @@ class Table:
     #: as codes into ``values`` (an object array; -1 missing), so that encoders need
     #: not hash every cell again. Some values may not occur (unused categories).
     factorized: dict[int, tuple[NDArray[np.intp], NDArray[Any]]] = field(default_factory=dict)
+    #: The factorised columns whose every value occurs (strings, as factorising them
+    #: finds them; not categoricals, nor any column once rows are taken).
+    complete: frozenset[int] = frozenset()
 
     @property
     def n_samples(self) -> int:
@@ -211,7 +214,8 @@ def check_table(X: Any, owner: str) -> Table:
             columns.append(column)
             if codes is not None:
                 factorized[j] = codes
-        return _checked(Table(columns, labels, None, factorized), owner)
+        complete = frozenset(j for j in factorized if isinstance(series[j].dtype, pd.StringDtype))
+        return _checked(Table(columns, labels, None, factorized, complete), owner)
     array = check_array(
         X,
         dtype=None,
@@ -351,8 +355,10 @@ def _factorize_strings(series: pd.Series) -> tuple[NDArray[np.intp], NDArray[Any
         missing = chunk.is_null().to_numpy(zero_copy_only=False)
     else:
         missing = np.zeros(len(chunk), dtype=bool)
-    codes = np.empty(len(chunk), dtype=np.intp)
-    first_rows = factorize_utf8(offsets, data, missing, codes)
+    codes = np.empty(
+        len(chunk), dtype=np.int32 if len(chunk) < 2**31 else np.intp
+    )  # half the bytes
+    first_rows = factorize_utf8(offsets, padded_words(data), data, missing, codes)
     values = np.empty(len(first_rows), dtype=object)
     values[:] = chunk.take(pa.array(first_rows)).to_pylist()
     return codes, values

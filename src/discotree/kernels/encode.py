@@ -320,49 +320,93 @@ def _same_bytes(data, offsets, a, b):  # pragma: no cover - numba
     return True
 
 
+def padded_words(data: np.ndarray) -> np.ndarray:
+    """``data`` (uint8) and at least 8 zero bytes after it, viewed as uint64 words."""
+    padded = np.zeros((len(data) // 8 + 2) * 8, dtype=np.uint8)
+    padded[: len(data)] = data
+    return padded.view(np.uint64)
+
+
 @numba.njit(cache=True, nogil=True)
-def _string_key(data, start, end):  # pragma: no cover - numba
-    """The first 8 bytes of ``data[start:end]`` as one little-endian word, and a hash
-    of the whole string (its words mixed with its length)."""
-    word = np.uint64(0)
-    stop = min(end, start + 8)
-    if start + 8 <= data.shape[0]:  # eight bytes at once (no branch on the length)
-        word = (
-            np.uint64(data[start])
-            | (np.uint64(data[start + 1]) << np.uint64(8))
-            | (np.uint64(data[start + 2]) << np.uint64(16))
-            | (np.uint64(data[start + 3]) << np.uint64(24))
-            | (np.uint64(data[start + 4]) << np.uint64(32))
-            | (np.uint64(data[start + 5]) << np.uint64(40))
-            | (np.uint64(data[start + 6]) << np.uint64(48))
-            | (np.uint64(data[start + 7]) << np.uint64(56))
-        )
-        if stop - start < 8:  # keep the string's own bytes only
-            word &= (np.uint64(1) << np.uint64(8 * (stop - start))) - np.uint64(1)
-    else:
-        for i in range(start, stop):
-            word |= np.uint64(data[i]) << np.uint64(8 * (i - start))
-    h = (word ^ (np.uint64(end - start) << np.uint64(56))) * np.uint64(0x9E3779B97F4A7C15)
-    i = stop
+def _string_key(words, start, end):  # pragma: no cover - numba
+    """The first 8 bytes of the string at ``start:end`` of the padded buffer that
+    ``words`` views, as one little-endian word (zeros past its end), and a hash of the
+    whole string (its words mixed with its length). Each 8 bytes are two aligned loads
+    and shifts."""
+    q = start >> 3
+    shift = np.uint64((start & 7) * 8)
+    word = words[q] >> shift
+    if shift != 0:
+        word |= words[q + 1] << (np.uint64(64) - shift)
+    length = end - start
+    if length < 8:  # keep the string's own bytes only
+        word &= (np.uint64(1) << np.uint64(8 * length)) - np.uint64(1)
+    h = (word ^ (np.uint64(length) << np.uint64(56))) * np.uint64(0x9E3779B97F4A7C15)
+    i = start + 8
     while i < end:  # longer strings: fold in their next 8 bytes at a time
-        chunk = np.uint64(0)
-        top = min(end, i + 8)
-        for k in range(i, top):
-            chunk |= np.uint64(data[k]) << np.uint64(8 * (k - i))
+        q = i >> 3
+        shift = np.uint64((i & 7) * 8)
+        chunk = words[q] >> shift
+        if shift != 0:
+            chunk |= words[q + 1] << (np.uint64(64) - shift)
+        if end - i < 8:
+            chunk &= (np.uint64(1) << np.uint64(8 * (end - i))) - np.uint64(1)
         h = (h ^ chunk) * np.uint64(0xBF58476D1CE4E5B9)
-        i = top
+        i += 8
     h ^= h >> np.uint64(31)
     return word, h
 
 
 @numba.njit(cache=True, nogil=True)
-def factorize_utf8(offsets, data, missing, codes):  # pragma: no cover - numba
+def _factorize_rows(
+    offsets, words, data, missing, codes, row, slot_code, slot_hash, slot_word, first_rows, n_unique
+):  # pragma: no cover - numba
+    """:func:`factorize_utf8`'s loop from ``row`` on, until the table is half full:
+    returns the next row and the number of codes (the table is fixed here, so the
+    compiled loop keeps its arrays in registers)."""
+    n = codes.shape[0]
+    mask = slot_code.shape[0] - 1
+    limit = slot_code.shape[0] // 2
+    for r in range(row, n):
+        if n_unique == limit:
+            return r, n_unique
+        if missing[r]:
+            codes[r] = -1
+            continue
+        start, end = offsets[r], offsets[r + 1]
+        word, h = _string_key(words, start, end)
+        s = np.int64(h & np.uint64(mask))
+        found = -1
+        while slot_code[s] >= 0:
+            if slot_hash[s] == h and slot_word[s] == word:
+                code = slot_code[s]
+                if end - start <= 8 or _same_bytes(data, offsets, first_rows[code], r):
+                    found = code
+                    break
+            s = (s + 1) & mask
+        if found >= 0:
+            codes[r] = found
+            continue
+        codes[r] = n_unique
+        first_rows[n_unique] = r
+        slot_code[s] = n_unique
+        slot_hash[s] = h
+        slot_word[s] = word
+        n_unique += 1
+    return n, n_unique
+
+
+@numba.njit(cache=True, nogil=True)
+def factorize_utf8(offsets, words, data, missing, codes):  # pragma: no cover - numba
     """Codes of the strings of an Arrow string array in order of first appearance.
 
     Parameters
     ----------
     offsets : ndarray (n + 1,), int32 or int64
         String ``r`` is ``data[offsets[r]:offsets[r + 1]]`` (Arrow's layout).
+    words : ndarray, uint64
+        ``data`` followed by at least 8 zero bytes, viewed as words
+        (:func:`padded_words`): the bytes are read 8 at a time.
     data : ndarray, uint8
     missing : ndarray (n,), bool
         Nulls, which get code -1.
@@ -376,63 +420,41 @@ def factorize_utf8(offsets, data, missing, codes):  # pragma: no cover - numba
 
     Notes
     -----
-    An open-addressing hash table (linear probing, kept at most half full) whose slots
-    hold the first row of each distinct string with its hash, first 8 bytes and length:
-    strings of at most 8 bytes are compared as one word, longer ones byte by byte on a
-    match of all three. One pass, no Python object per row.
+    An open-addressing hash table (linear probing, kept at most half full, doubled
+    when it fills) whose slots hold the code of each distinct string with its hash and
+    first 8 bytes: strings of at most 8 bytes are compared as one word, longer ones
+    byte by byte on a match of both. One pass, no Python object per row.
     """
-    n = codes.shape[0]
     capacity = 1024
-    slots = np.full(capacity, -1, dtype=np.intp)
+    slot_code = np.full(capacity, -1, dtype=np.intp)
     slot_hash = np.zeros(capacity, dtype=np.uint64)
     slot_word = np.zeros(capacity, dtype=np.uint64)
-    first_rows = np.empty(16, dtype=np.intp)
-    n_unique = 0
-    for r in range(n):
-        if missing[r]:
-            codes[r] = -1
-            continue
-        start, end = offsets[r], offsets[r + 1]
-        word, h = _string_key(data, start, end)
+    first_rows = np.empty(capacity // 2, dtype=np.intp)
+    row, n_unique = 0, 0
+    while True:
+        row, n_unique = _factorize_rows(
+            offsets, words, data, missing, codes, row,
+            slot_code, slot_hash, slot_word, first_rows, n_unique,
+        )  # fmt: skip
+        if row >= codes.shape[0]:
+            return first_rows[:n_unique].copy()
+        old_code, old_hash, old_word = slot_code, slot_hash, slot_word  # full: double it
+        capacity *= 2
         mask = capacity - 1
-        s = np.int64(h & np.uint64(mask))
-        found = -1
-        while slots[s] >= 0:
-            row = slots[s]
-            if slot_hash[s] == h and slot_word[s] == word:
-                if end - start <= 8 or _same_bytes(data, offsets, row, r):
-                    found = row
-                    break
-            s = (s + 1) & mask
-        if found >= 0:
-            codes[r] = codes[found]
-            continue
-        codes[r] = n_unique
-        if n_unique == first_rows.shape[0]:
-            grown = np.empty(2 * n_unique, dtype=np.intp)
-            grown[:n_unique] = first_rows
-            first_rows = grown
-        first_rows[n_unique] = r
-        n_unique += 1
-        slots[s] = r
-        slot_hash[s] = h
-        slot_word[s] = word
-        if 2 * n_unique > capacity:  # rehash into a table twice the size
-            old_slots, old_hash, old_word = slots, slot_hash, slot_word
-            capacity *= 2
-            mask = capacity - 1
-            slots = np.full(capacity, -1, dtype=np.intp)
-            slot_hash = np.zeros(capacity, dtype=np.uint64)
-            slot_word = np.zeros(capacity, dtype=np.uint64)
-            for k in range(old_slots.shape[0]):
-                if old_slots[k] >= 0:
-                    t = np.int64(old_hash[k] & np.uint64(mask))
-                    while slots[t] >= 0:
-                        t = (t + 1) & mask
-                    slots[t] = old_slots[k]
-                    slot_hash[t] = old_hash[k]
-                    slot_word[t] = old_word[k]
-    return first_rows[:n_unique].copy()
+        slot_code = np.full(capacity, -1, dtype=np.intp)
+        slot_hash = np.zeros(capacity, dtype=np.uint64)
+        slot_word = np.zeros(capacity, dtype=np.uint64)
+        for k in range(old_code.shape[0]):
+            if old_code[k] >= 0:
+                t = np.int64(old_hash[k] & np.uint64(mask))
+                while slot_code[t] >= 0:
+                    t = (t + 1) & mask
+                slot_code[t] = old_code[k]
+                slot_hash[t] = old_hash[k]
+                slot_word[t] = old_word[k]
+        grown = np.empty(capacity // 2, dtype=np.intp)
+        grown[:n_unique] = first_rows[:n_unique]
+        first_rows = grown
 
 
 @numba.njit(cache=True, nogil=True)

@@ -87,9 +87,12 @@ def _beyond_float(column: NDArray[Any]) -> bool:
     return bool(column.max() >= limit or (column.dtype.kind == "i" and column.min() <= -limit))
 
 
-def _present_values(column: NDArray[Any], factorized: Any = None) -> set:
+def _present_values(column: NDArray[Any], factorized: Any = None, complete: bool = False) -> set:
     """The distinct values of an object column, None left out (hashing in C, or
-    none when the table has the column's factorisation)."""
+    none when the table has the column's factorisation; not even a pass over its codes
+    when every value of the factorisation occurs)."""
+    if factorized is not None and complete:
+        return set(factorized[1].tolist())
     if factorized is not None:
         codes, values = factorized
         used = np.zeros(len(values) + 1, dtype=bool)
@@ -276,7 +279,10 @@ class TableEncoder:
                 else:
                     self.columns_.append(_Column(_NUMERIC, found, n_categories=max(1, len(found))))
                 continue
-            present = sorted(_present_values(column, table.factorized.get(j)), key=_sort_key)
+            present = sorted(
+                _present_values(column, table.factorized.get(j), j in table.complete),
+                key=_sort_key,
+            )
             check_cardinality(len(present), len(column), labels[j], self.owner)
             lookup = {v: k for k, v in enumerate(present)}
             self.columns_.append(
@@ -378,7 +384,7 @@ class TableEncoder:
             if column.dtype.kind == "f":
                 present = set(np.unique(column[~np.isnan(column)]).tolist())
             else:
-                present = _present_values(column, table.factorized.get(j))
+                present = _present_values(column, table.factorized.get(j), j in table.complete)
             new = [v for v in present if v not in spec.lookup]
             if not new:
                 continue
