@@ -143,3 +143,27 @@ def test_count_negatives_and_column_ranges_equal_numpy(rng):
     column_ranges(codes, low, high)
     assert_array_equal(low, codes.min(axis=0))
     assert_array_equal(high, codes.max(axis=0))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_quantile_edges_of_columns_split_over_threads_equal_sorting(
+    rng, monkeypatch, weighted, order
+):
+    """Row blocks (C order) or column blocks (F order) on three threads: each column's
+    edges equal the sorting reference, with NaN, ties and zero weights."""
+    from discotree.transformers import discretizer
+
+    n, d = 2000, 5
+    values = rng.normal(size=(n, d))
+    values[:, 1] = rng.integers(0, 4, n)  # ties
+    values[:, 4] = np.nan  # nothing observed
+    values[rng.random((n, d)) < 0.1] = np.nan
+    weights = rng.integers(0, 3, n).astype(float) if weighted else np.ones(n)
+    values = np.asfortranarray(values) if order == "F" else np.ascontiguousarray(values)
+    monkeypatch.setattr(discretizer, "_THREAD_CELLS", 1)
+    monkeypatch.setattr("discotree._threads.available_cores", lambda: 3)
+    edges = discretizer.quantile_edges_of_columns(values, weights, 4)
+    for j in range(d):
+        expected = _reference.weighted_quantile_edges(values[:, j], weights, 4)
+        assert_array_equal(edges[j], expected)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
+
+from .._threads import in_chunks
 
 
 @numba.njit(cache=True, nogil=True)
@@ -202,45 +206,27 @@ _QUANTILE_BUCKETS = 4096
 
 
 @numba.njit(cache=True, nogil=True)
-def weighted_quantiles(values, weights, fractions, out, highest, used):  # pragma: no cover
-    """Weighted quantiles of every column of ``values`` by selection, not sorting.
-
-    ``out[j, k]`` is the smallest value v of column j whose cumulative weight
-    ``W(<= v)`` reaches ``fractions[k] * W * (1 - 1e-12)`` (``W`` the column's total
-    weight), over its non-NaN values of positive weight: the inverted empirical CDF that
-    sorting and searching the cumulative sums gives
-    (``kernels._reference.weighted_quantile_edges``). ``highest[j]`` receives the
-    column's largest such value and ``used[j]`` their number (``out[j]`` is left
-    unchanged when it is 0).
-
-    The values are counted into equal-width buckets between each column's minimum and
-    maximum; only the buckets that hold a quantile are gathered and sorted. Three
-    passes over the rows (row-major, all columns at once): O(n d) time.
-    """
+def _value_ranges(values, weights, lo, hi, used):  # pragma: no cover - numba
+    """Fold the rows into each column's smallest and largest non-NaN value of positive
+    weight and their number (no branch on the values: NaN compares False)."""
     n, d = values.shape
-    n_targets = fractions.shape[0]
-    n_buckets = _QUANTILE_BUCKETS
-    lo = np.full(d, np.inf)
-    hi = np.full(d, -np.inf)
-    for j in range(d):
-        used[j] = 0
     for i in range(n):
         if weights[i] > 0:
             for j in range(d):
                 x = values[i, j]
-                if x == x:
-                    used[j] += 1
-                    if x < lo[j]:
-                        lo[j] = x
-                    if x > hi[j]:
-                        hi[j] = x
-    scale = np.zeros(d)
-    for j in range(d):
-        highest[j] = hi[j]
-        if used[j] > 0 and hi[j] > lo[j]:
-            scale[j] = n_buckets / (hi[j] - lo[j])
-    bucket_weight = np.zeros((d, n_buckets))
-    bucket_size = np.zeros((d, n_buckets), dtype=np.intp)
+                used[j] += x == x
+                lo[j] = x if x < lo[j] else lo[j]
+                hi[j] = x if x > hi[j] else hi[j]
+
+
+@numba.njit(cache=True, nogil=True)
+def _bucket_counts(
+    values, weights, lo, scale, unit, bucket_weight, bucket_size
+):  # pragma: no cover
+    """Add the rows to the equal-width buckets of each column (bucket ``b`` of column
+    ``j`` holds ``lo[j] + b / scale[j]`` and up); with ``unit`` weights only the sizes."""
+    n, d = values.shape
+    n_buckets = bucket_size.shape[1]
     for i in range(n):
         w = weights[i]
         if w > 0:
@@ -248,12 +234,23 @@ def weighted_quantiles(values, weights, fractions, out, highest, used):  # pragm
                 x = values[i, j]
                 if x == x:
                     b = min(int((x - lo[j]) * scale[j]), n_buckets - 1)
-                    bucket_weight[j, b] += w
                     bucket_size[j, b] += 1
+                    if not unit:
+                        bucket_weight[j, b] += w
+
+
+@numba.njit(cache=True, nogil=True)
+def _quantile_buckets(bucket_weight, bucket_size, used, fractions):  # pragma: no cover - numba
+    """The bucket of every target quantile: ``target[j, k]`` (its cumulative weight),
+    ``below[j, k]`` (the weight of the buckets before its bucket), ``target_slot[j,
+    k]``, and for the buckets to gather ``slot[j, b]`` (-1 for the others) with
+    their segments ``start`` in the gathered values."""
+    d, n_buckets = bucket_size.shape
+    n_targets = fractions.shape[0]
     target = np.empty((d, n_targets))
-    below = np.empty((d, n_targets))  # weight of the buckets before the target's
+    below = np.empty((d, n_targets))
     target_slot = np.full((d, n_targets), -1, dtype=np.intp)
-    slot = np.full((d, n_buckets), -1, dtype=np.intp)  # gathered buckets: their segment
+    slot = np.full((d, n_buckets), -1, dtype=np.intp)
     starts = [0]
     n_slots = 0
     for j in range(d):
@@ -275,11 +272,18 @@ def weighted_quantiles(values, weights, fractions, out, highest, used):  # pragm
                 n_slots += 1
                 starts.append(starts[-1] + bucket_size[j, b])
             target_slot[j, k] = slot[j, b]
-    start = np.array(starts, dtype=np.intp)
-    gathered = np.empty(start[n_slots])
-    gathered_weight = np.empty(start[n_slots])
-    fill = start[:n_slots].copy()
-    for i in range(n):  # one pass gathers every bucket that holds a quantile
+    return target, below, target_slot, slot, np.array(starts, dtype=np.intp)
+
+
+@numba.njit(cache=True, nogil=True)
+def _gather_buckets(
+    values, weights, lo, scale, slot, fill, gathered, gathered_weight
+):  # pragma: no cover
+    """Copy the values (and weights) of the buckets with a slot to their segments,
+    from position ``fill[m]`` of slot ``m`` on."""
+    n, d = values.shape
+    n_buckets = slot.shape[1]
+    for i in range(n):
         w = weights[i]
         if w > 0:
             for j in range(d):
@@ -290,6 +294,14 @@ def weighted_quantiles(values, weights, fractions, out, highest, used):  # pragm
                         gathered[fill[m]] = x
                         gathered_weight[fill[m]] = w
                         fill[m] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _select_quantiles(
+    gathered, gathered_weight, start, target, below, target_slot, used, out
+):  # pragma: no cover - numba
+    """Each target's value: sort its bucket's values and walk their cumulative weight."""
+    d, n_targets = target.shape
     for j in range(d):
         if used[j] == 0:
             continue
@@ -305,6 +317,98 @@ def weighted_quantiles(values, weights, fractions, out, highest, used):  # pragm
                 if cumulative >= target[j, k]:
                     out[j, k] = part[order[q]]
                     break
+
+
+def weighted_quantiles(
+    values: np.ndarray,
+    weights: np.ndarray,
+    fractions: np.ndarray,
+    out: np.ndarray,
+    highest: np.ndarray,
+    used: np.ndarray,
+    min_cells_per_thread: int | None = None,
+) -> None:
+    """Weighted quantiles of every column of ``values`` by selection, not sorting.
+
+    ``out[j, k]`` is the smallest value v of column j whose cumulative weight
+    ``W(<= v)`` reaches ``fractions[k] * W * (1 - 1e-12)`` (``W`` the column's total
+    weight), over its non-NaN values of positive weight: the inverted empirical CDF that
+    sorting and searching the cumulative sums gives
+    (``kernels._reference.weighted_quantile_edges``). ``highest[j]`` receives the
+    column's largest such value and ``used[j]`` their number (``out[j]`` is left
+    unchanged when it is 0).
+
+    The values are counted into equal-width buckets between each column's minimum and
+    maximum; only the buckets that hold a quantile are gathered and sorted. Three
+    passes over the rows (row-major, all columns at once): O(n d) time. With
+    ``min_cells_per_thread``, each pass is split by rows over the cores (each thread
+    reads its own rows, so the passes, which are bound by memory, share none of it),
+    when every thread gets at least that many cells; the result does not depend on it.
+    """
+    n, d = values.shape
+    work = n * d
+    min_work = work if min_cells_per_thread is None else min_cells_per_thread
+    parts: list[tuple[int, int]] = []
+    in_chunks(lambda a, b: parts.append((a, b)), n, work, min_work)  # the row blocks
+    parts.sort()
+
+    def each(run) -> list:
+        found: dict[int, Any] = {}
+        in_chunks(
+            lambda a, b: found.__setitem__(a, run(a, b)), n, work, min_work
+        )  # the same blocks as ``parts``
+        return [found[a] for a, _ in parts]
+
+    def ranges(a: int, b: int):
+        lo, hi = np.full(d, np.inf), np.full(d, -np.inf)
+        count = np.zeros(d, dtype=np.intp)
+        _value_ranges(values[a:b], weights[a:b], lo, hi, count)
+        return lo, hi, count
+
+    found = each(ranges)
+    lo = np.min([f[0] for f in found], axis=0)
+    hi = np.max([f[1] for f in found], axis=0)
+    used[:] = np.sum([f[2] for f in found], axis=0)
+    highest[:] = hi
+    spread = np.where(used > 0, hi - lo, 0.0)
+    scale = np.zeros(d)
+    np.divide(_QUANTILE_BUCKETS, spread, out=scale, where=spread > 0)
+    unit = bool(np.all(weights == 1.0))
+
+    def buckets(a: int, b: int):
+        size = np.zeros((d, _QUANTILE_BUCKETS), dtype=np.int32 if b - a < 2**31 else np.intp)
+        weight = np.zeros((d, 0 if unit else _QUANTILE_BUCKETS))
+        _bucket_counts(values[a:b], weights[a:b], lo, scale, unit, weight, size)
+        return size, weight
+
+    found = each(buckets)
+    bucket_size = np.sum([f[0] for f in found], axis=0, dtype=np.intp)
+    bucket_weight = (
+        bucket_size.astype(np.float64) if unit else np.sum([f[1] for f in found], axis=0)
+    )
+    target, below, target_slot, slot, start = _quantile_buckets(
+        bucket_weight, bucket_size, used, np.asarray(fractions, dtype=np.float64)
+    )
+    n_slots = len(start) - 1
+    gathered = np.empty(start[n_slots])
+    gathered_weight = np.empty(start[n_slots])
+    slot_j, slot_b = np.nonzero(slot >= 0)
+    order = slot[slot_j, slot_b]
+    first = np.empty(n_slots, dtype=np.intp)
+    first[order] = start[:n_slots][order]
+    fills = []
+    for size, _ in found:  # each block writes after the blocks before it
+        fills.append(first.copy())
+        first[order] += size[slot_j, slot_b]
+    fill_of = dict(zip([a for a, _ in parts], fills, strict=True))
+
+    def gather(a: int, b: int) -> None:
+        _gather_buckets(
+            values[a:b], weights[a:b], lo, scale, slot, fill_of[a], gathered, gathered_weight
+        )
+
+    each(gather)
+    _select_quantiles(gathered, gathered_weight, start, target, below, target_slot, used, out)
 
 
 @numba.njit(cache=True, nogil=True)

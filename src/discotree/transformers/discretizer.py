@@ -50,17 +50,21 @@ def quantile_edges_of_columns(
     used = np.empty(d, dtype=np.intp)
     fractions = np.arange(1, n_bins) / n_bins
 
-    def columns(start: int, stop: int) -> None:  # column blocks, one per core
-        weighted_quantiles(
-            values[:, start:stop],
-            weights,
-            fractions,
-            quantiles[start:stop],
-            highest[start:stop],
-            used[start:stop],
-        )
+    if values.flags.f_contiguous and not values.flags.c_contiguous:
 
-    in_chunks(columns, d, values.size, _THREAD_CELLS)
+        def columns(start: int, stop: int) -> None:  # contiguous columns: a block each
+            weighted_quantiles(
+                values[:, start:stop],
+                weights,
+                fractions,
+                quantiles[start:stop],
+                highest[start:stop],
+                used[start:stop],
+            )
+
+        in_chunks(columns, d, values.size, _THREAD_CELLS)
+    else:  # rows in memory order: a block of rows each, all columns
+        weighted_quantiles(values, weights, fractions, quantiles, highest, used, _THREAD_CELLS)
     edges = []
     for j in range(d):
         found = np.unique(quantiles[j]) if used[j] else np.empty(0)
