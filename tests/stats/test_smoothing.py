@@ -294,3 +294,27 @@ def test_folds_counted_first_give_the_totals_and_choice_of_two_passes(rng, monke
     second = smoothing.select_alpha(codes, class_index, weights, n_categories, 3, bank_for)
     assert first[0] == second[0]
     np.testing.assert_allclose(first[1], second[1], rtol=1e-10)
+
+
+@pytest.mark.parametrize("parts_first", [True, False])
+def test_folds_on_threads_give_the_same_choice_and_losses_as_one_thread(
+    rng, monkeypatch, parts_first
+):
+    """The folds are counted and scored on threads (one per core) and their losses
+    added in fold order: exactly the losses of one thread, whatever the cores."""
+    from discotree.stats import smoothing
+
+    codes, n_categories = _codes(rng, n=500)
+    class_index = rng.integers(0, 3, len(codes))
+    weights = rng.random(len(codes)) * 2
+    if not parts_first:
+        monkeypatch.setattr(smoothing, "_PARTS_FIRST_BYTES", 0)
+    found = {}
+    for cores in (1, 3):
+        monkeypatch.setattr(smoothing, "available_cores", lambda cores=cores: cores)
+        model_for = TANClassifier()._alpha_model_for(1e-5, "dirichlet", ALPHA_GRID)
+        found[cores] = smoothing.select_alpha(
+            codes, class_index, weights, n_categories, 3, model_for
+        )
+    assert found[1][0] == found[3][0]
+    np.testing.assert_array_equal(found[1][1], found[3][1])

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numbers
 import warnings
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -119,12 +118,14 @@ class PairStatistics:
         counts = pairwise_counts(codes, class_index, sample_weight, n_categories, n_classes)
         return cls(counts=counts, n_categories=n_categories)
 
-    @cached_property
+    @property
     def offsets(self) -> NDArray[np.intp]:
         """Start of each feature's block in the one-hot columns (length n_features+1)."""
-        offsets = np.zeros(len(self.n_categories) + 1, dtype=np.intp)
-        np.cumsum(self.n_categories, out=offsets[1:])
-        return offsets
+        if "_offsets" not in self.__dict__:  # (functools.cached_property would lock
+            offsets = np.zeros(len(self.n_categories) + 1, dtype=np.intp)  # every instance
+            np.cumsum(self.n_categories, out=offsets[1:])  # at once before Python 3.12)
+            self.__dict__["_offsets"] = offsets
+        return self.__dict__["_offsets"]
 
     @property
     def n_classes(self) -> int:
@@ -154,19 +155,26 @@ class PairStatistics:
     def table_totals(self) -> NDArray[np.float64]:
         """Total weight of each pair table, shape (n_classes, n_features, n_features)."""
         self._need_pairs()
-        if "_information" in self.__dict__:  # read with the mutual informations
+        if "_information_cache" in self.__dict__:  # read with the mutual informations
             return self._information[1].copy()
         out = np.empty((self.n_classes, self.n_features, self.n_features))
         pairwise_table_totals(self.counts, self.offsets, out)
         return out
 
-    @cached_property
+    @property
     def _information(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """The mutual informations and table totals, from one pass over the counts."""
-        shape = (self.n_classes, self.n_features, self.n_features)
-        mi, totals = np.empty(shape), np.empty(shape)
-        pairwise_mutual_information(self.counts, self.offsets, mi, totals)
-        return _clip_information(mi, "mutual information"), totals
+        """The mutual informations and table totals, from one pass over the counts
+        (cached in the instance; statistics of several folds are computed on threads
+        at once, which functools.cached_property serialises before Python 3.12)."""
+        if "_information_cache" not in self.__dict__:
+            shape = (self.n_classes, self.n_features, self.n_features)
+            mi, totals = np.empty(shape), np.empty(shape)
+            pairwise_mutual_information(self.counts, self.offsets, mi, totals)
+            self.__dict__["_information_cache"] = (
+                _clip_information(mi, "mutual information"),
+                totals,
+            )
+        return self.__dict__["_information_cache"]
 
     def mutual_information(self) -> NDArray[np.float64]:
         """Empirical I(X_i; X_j) within each class, shape (n_classes, n_features, n_features).

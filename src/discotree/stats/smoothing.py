@@ -22,14 +22,16 @@ and the weighted fit chooses the alpha the fit on repeated rows chooses.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._fitting import SCORE_TIE_RTOL
-from .._threads import in_chunks
+from .._threads import available_cores, in_chunks, single_threaded_blas
 from .._validation import check_codes
 from ..kernels.alpha_grid import (
     forest_log_likelihood_grid,
@@ -201,11 +203,34 @@ def select_alpha(
             pairs=pairs,
         )
 
+    with contextlib.ExitStack() as stack:
+        # the folds on the cores, a thread each at a time (BLAS on one thread meanwhile);
+        # their losses are added in fold order, so the choice does not depend on the cores
+        split = stack.enter_context(single_threaded_blas())
+        n_threads = min(available_cores(), n_folds) if split else 1
+        pool = stack.enter_context(ThreadPoolExecutor(n_threads)) if n_threads > 1 else None
+
+        def each_fold(run: Callable[[int], Any]) -> list[Any]:
+            if pool is None:
+                return [run(k) for k in range(n_folds)]
+            return list(pool.map(run, range(n_folds)))
+
+        return _select_on_folds(
+            codes, class_index, weights, w, n_categories, n_classes, model_for, grid,
+            criterion, total, pairs, on_total, hashes, folds, n_folds, count_fold, each_fold,
+        )  # fmt: skip
+
+
+def _select_on_folds(
+    codes, class_index, weights, w, n_categories, n_classes, model_for, grid,
+    criterion, total, pairs, on_total, hashes, folds, n_folds, count_fold, each_fold,
+) -> tuple[float, NDArray[np.float64]]:  # fmt: skip
+    """:func:`select_alpha` once the folds are drawn: count, score and choose."""
     parts: list[PairStatistics] | None = None
     if total is None:
         width = int(np.sum(n_categories))
         if n_folds * n_classes * width**2 * 8 <= _PARTS_FIRST_BYTES:
-            parts = [count_fold(k) for k in range(n_folds)]  # one pass; the total adds them
+            parts = each_fold(count_fold)  # one pass; the total adds them
             total = sum(parts[1:], parts[0])
         else:  # the folds' count matrices would not fit: count the total too
             total = PairStatistics.from_codes(
@@ -214,11 +239,11 @@ def select_alpha(
         if on_total is not None:
             on_total(total)
     class_total = np.bincount(class_index, w, n_classes)
-    losses = np.zeros((2, len(grid)))
-    for k in range(n_folds):
+
+    def fold_losses(k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         held = np.flatnonzero(folds == k)
         part = parts[k] if parts is not None else count_fold(k)
-        train = total - part
+        train = _complement(total, part)  # in the part's buffer: no more memory
         prior_counts = np.maximum(
             class_total - np.bincount(class_index[held], w[held], n_classes), 0
         )
@@ -237,15 +262,30 @@ def select_alpha(
                     joints[:, :, a] = model.scores(held_codes, log_prior)
                 else:
                     joints[:, :, a] = model.log_likelihood(held_codes) + log_prior
-        fold_errors, fold_losses = _held_out_losses(joints, class_index[scored], held_weight)
+        return _held_out_losses(joints, class_index[scored], held_weight)
+
+    per_fold = each_fold(fold_losses)
+    losses = np.zeros((2, len(grid)))
+    for fold_errors, fold_log_loss in per_fold:
         losses[0] += fold_errors
-        losses[1] += fold_losses
+        losses[1] += fold_log_loss
     if criterion == "log-loss":
         return float(grid[int(np.argmin(losses[1]))]), losses
     errors = np.round(losses[0], 9)  # equal error weights tie (rounding aside)
     candidates = np.flatnonzero(errors == errors.min())
     best = candidates[int(np.argmin(losses[1, candidates]))]
     return float(grid[best]), losses
+
+
+def _complement(total: PairStatistics, part: PairStatistics) -> PairStatistics:
+    """``total - part`` (the statistics of a training fold) written over ``part``'s
+    counts, which are not read again; differences below zero (rounding of weighted
+    counts) are set to zero, as ``PairStatistics.__sub__`` does."""
+    counts = np.subtract(total.counts, part.counts, out=part.counts)
+    np.maximum(counts, 0.0, out=counts)
+    return PairStatistics(
+        counts=counts, n_categories=total.n_categories, pairs=total.pairs and part.pairs
+    )
 
 
 class ForestGrid:
