@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["available_cores", "in_chunks", "single_threaded_blas"]
+__all__ = ["available_cores", "in_chunks", "single_threaded_blas", "with_caller_config"]
 
 
 def available_cores() -> int:
@@ -46,6 +46,31 @@ def in_chunks(run: Callable[[int, int], None], n_items: int, work: int, min_work
     bounds = np.linspace(0, n_items, n_threads + 1).astype(np.intp).tolist()
     with ThreadPoolExecutor(n_threads) as pool:
         list(pool.map(run, bounds[:-1], bounds[1:]))
+
+
+def with_caller_config(run: Callable[..., Any]) -> Callable[..., Any]:
+    """``run`` under the calling thread's configuration (:func:`discotree.get_config`
+    is per thread, as scikit-learn's): for work handed to other threads that reads it
+    (memory limits, warnings).
+
+    Examples
+    --------
+    >>> from discotree import config_context, get_config
+    >>> with config_context(memory_limit=123):
+    ...     read = with_caller_config(lambda: get_config()["memory_limit"])
+    >>> with ThreadPoolExecutor(1) as pool:
+    ...     pool.submit(read).result()
+    123
+    """
+    from ._config import config_context, get_config
+
+    config = get_config()
+
+    def configured(*args: Any, **kwargs: Any) -> Any:
+        with config_context(**config):
+            return run(*args, **kwargs)
+
+    return configured
 
 
 _blas_lock = threading.Lock()
