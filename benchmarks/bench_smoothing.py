@@ -29,7 +29,6 @@ from sklearn.model_selection import StratifiedKFold
 
 from discotree import DiscriminativeTreeClassifier, NaiveBayesClassifier, TANClassifier
 from discotree._validation import check_table
-from discotree.classifiers import discriminative_tree
 from discotree.datasets import load_dataset
 
 IMAGE_SETS = {"mnist", "mnist5000", "usps"}
@@ -44,15 +43,11 @@ class RelearntDiscriminativeTree(DiscriminativeTreeClassifier):
     def _alpha_model_for(self, epsilon, prior, grid):
         base = super()._alpha_model_for
 
-        def model_for(stats, rows):
-            fits = {}
-            for alpha in grid:
-                previous = discriminative_tree.STRUCTURE_ALPHA
-                discriminative_tree.STRUCTURE_ALPHA = alpha
-                try:
-                    fits[alpha] = base(epsilon, prior, (alpha,))(stats, rows)(alpha)
-                finally:
-                    discriminative_tree.STRUCTURE_ALPHA = previous
+        def model_for(stats, rows):  # (folds run on threads: nothing global changes)
+            fits = {
+                alpha: base(epsilon, prior, (alpha,), structure_alpha=alpha)(stats, rows)(alpha)
+                for alpha in grid
+            }
             return lambda alpha: fits[alpha]
 
         return model_for

@@ -309,6 +309,7 @@ def test_folds_on_threads_give_the_same_choice_and_losses_as_one_thread(
     weights = rng.random(len(codes)) * 2
     if not parts_first:
         monkeypatch.setattr(smoothing, "_PARTS_FIRST_BYTES", 0)
+    monkeypatch.setattr(smoothing, "_THREAD_FOLD_WORK", 0)  # threads even for small folds
     found = {}
     for cores in (1, 3):
         monkeypatch.setattr(smoothing, "available_cores", lambda cores=cores: cores)

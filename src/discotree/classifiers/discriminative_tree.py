@@ -385,9 +385,15 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
     def _supports_auto_alpha(self) -> bool:
         return True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
 
-    def _alpha_model_for(self, epsilon: float, prior: str, grid: tuple[float, ...]):
+    def _alpha_model_for(
+        self,
+        epsilon: float,
+        prior: str,
+        grid: tuple[float, ...],
+        structure_alpha: float = STRUCTURE_ALPHA,
+    ):
         """For ``alpha="auto"``: in each training fold, every binary problem's pair of
-        forests is learnt once, from the weights of eq. 21 at ``STRUCTURE_ALPHA``, and
+        forests is learnt once, from the weights of eq. 21 at ``structure_alpha``, and
         only its parameters change with alpha (the final fit relearns the structure
         with the chosen alpha). All the problems' forests of a fold are one
         :class:`~discotree.stats.smoothing.ForestGrid` (forest 2t is the negative side
@@ -403,7 +409,7 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
             parents, plus, minus = [], [], []
             for positive, negative in tasks:
                 pair = self._two_class(stats, positive, negative)
-                psi_pos, psi_neg = discriminative_weights(pair, 1, 0, STRUCTURE_ALPHA)
+                psi_pos, psi_neg = discriminative_weights(pair, 1, 0, structure_alpha)
                 path_pos, path_neg = discriminative_forest_paths(
                     psi_pos, psi_neg, self.edge_cost, self.cost_accounting
                 )

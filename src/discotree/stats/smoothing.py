@@ -61,6 +61,9 @@ ESS_GRID = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
 #: Largest size of the folds' count matrices held at once to count every row once.
 _PARTS_FIRST_BYTES = 2**28
+#: Cells read per fold (the rows' codes and the count matrices) below which the folds
+#: run on the calling thread: a pool costs more than such folds take.
+_THREAD_FOLD_WORK = 100_000
 #: Table reads below which one thread scores all the rows.
 _THREAD_WORK = 2_000_000
 
@@ -206,7 +209,9 @@ def select_alpha(
     with contextlib.ExitStack() as stack:
         # the folds on the cores, a thread each at a time (BLAS on one thread meanwhile);
         # their losses are added in fold order, so the choice does not depend on the cores
-        split = stack.enter_context(single_threaded_blas())
+        width = int(np.sum(n_categories))
+        fold_work = len(codes) * codes.shape[1] + (n_classes * width**2 if pairs else 0)
+        split = fold_work >= _THREAD_FOLD_WORK and stack.enter_context(single_threaded_blas())
         n_threads = min(available_cores(), n_folds) if split else 1
         pool = stack.enter_context(ThreadPoolExecutor(n_threads)) if n_threads > 1 else None
 
