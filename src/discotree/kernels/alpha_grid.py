@@ -297,26 +297,32 @@ def grid_losses(joints, truth, tie_rtol, errors, losses):  # pragma: no cover - 
         ``-log P(truth | x)``.
     """
     n_samples, n_classes, n_alphas = joints.shape
-    for s in range(n_samples):
+    top = np.empty(n_alphas)
+    floor = np.empty(n_alphas)
+    predicted = np.empty(n_alphas, dtype=np.intp)
+    acc = np.empty(n_alphas)
+    for s in range(n_samples):  # every loop runs along the alphas: contiguous
         c_true = truth[s]
+        top[:] = -np.inf
+        for c in range(n_classes):
+            for a in range(n_alphas):
+                top[a] = max(top[a], joints[s, c, a])
         for a in range(n_alphas):
-            top = -np.inf
-            for c in range(n_classes):
-                top = max(top, joints[s, c, a])
-            magnitude = abs(top) if math.isfinite(top) else 0.0
-            tol = tie_rtol * max(magnitude, 1.0)
-            predicted = 0
-            for c in range(n_classes):
-                if joints[s, c, a] >= top - tol:
-                    predicted = c
-                    break
-            acc = 0.0
-            for c in range(n_classes):
-                gap = joints[s, c, a] - top
+            magnitude = abs(top[a]) if math.isfinite(top[a]) else 0.0
+            floor[a] = top[a] - tie_rtol * max(magnitude, 1.0)
+            predicted[a] = -1
+            acc[a] = 0.0
+        for c in range(n_classes):
+            for a in range(n_alphas):
+                value = joints[s, c, a]
+                if predicted[a] < 0 and value >= floor[a]:  # the lowest class that ties
+                    predicted[a] = c
+                gap = value - top[a]
                 if gap > -60.0:  # exp(-60) < 1e-26: nothing against the top's 1.0
-                    acc += math.exp(gap)
-            errors[s, a] = 1.0 if predicted != c_true else 0.0
-            losses[s, a] = top + math.log(acc) - joints[s, c_true, a]
+                    acc[a] += math.exp(gap)
+        for a in range(n_alphas):
+            errors[s, a] = 1.0 if max(predicted[a], 0) != c_true else 0.0
+            losses[s, a] = top[a] + math.log(acc[a]) - joints[s, c_true, a]
 
 
 @numba.njit(cache=True, nogil=True)
