@@ -307,9 +307,13 @@ def test_folds_on_threads_give_the_same_choice_and_losses_as_one_thread(
     codes, n_categories = _codes(rng, n=500)
     class_index = rng.integers(0, 3, len(codes))
     weights = rng.random(len(codes)) * 2
-    if not parts_first:
-        monkeypatch.setattr(smoothing, "_PARTS_FIRST_BYTES", 0)
+    if not parts_first:  # room for three folds' matrices at once, not for all five
+        fold_bytes = 3 * int(np.sum(n_categories)) ** 2 * 8
+        monkeypatch.setattr(smoothing, "_PARTS_FIRST_BYTES", 3 * fold_bytes)
     monkeypatch.setattr(smoothing, "_THREAD_FOLD_WORK", 0)  # threads even for small folds
+    pools = []
+    real_pool = smoothing.ThreadPoolExecutor
+    monkeypatch.setattr(smoothing, "ThreadPoolExecutor", lambda n: pools.append(n) or real_pool(n))
     found = {}
     for cores in (1, 3):
         monkeypatch.setattr(smoothing, "available_cores", lambda cores=cores: cores)
@@ -317,5 +321,6 @@ def test_folds_on_threads_give_the_same_choice_and_losses_as_one_thread(
         found[cores] = smoothing.select_alpha(
             codes, class_index, weights, n_categories, 3, model_for
         )
+    assert pools == [3]  # one core: no pool; three: three threads
     assert found[1][0] == found[3][0]
     np.testing.assert_array_equal(found[1][1], found[3][1])

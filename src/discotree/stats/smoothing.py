@@ -207,12 +207,18 @@ def select_alpha(
         )
 
     with contextlib.ExitStack() as stack:
-        # the folds on the cores, a thread each at a time (BLAS on one thread meanwhile);
+        # the folds on the cores, a thread each at a time (BLAS on one thread meanwhile),
+        # when they are worth a thread and their count matrices fit in memory together;
         # their losses are added in fold order, so the choice does not depend on the cores
         width = int(np.sum(n_categories))
-        fold_work = len(codes) * codes.shape[1] + (n_classes * width**2 if pairs else 0)
-        split = fold_work >= _THREAD_FOLD_WORK and stack.enter_context(single_threaded_blas())
-        n_threads = min(available_cores(), n_folds) if split else 1
+        cells = n_classes * width**2 if pairs else 0  # of one fold's count matrices
+        n_threads = min(available_cores(), n_folds)
+        split = (
+            len(codes) * codes.shape[1] + cells >= _THREAD_FOLD_WORK
+            and n_threads * cells * 8 <= _PARTS_FIRST_BYTES  # the folds' matrices at once
+            and stack.enter_context(single_threaded_blas())
+        )
+        n_threads = n_threads if split else 1
         pool = stack.enter_context(ThreadPoolExecutor(n_threads)) if n_threads > 1 else None
 
         def each_fold(run: Callable[[int], Any]) -> list[Any]:
