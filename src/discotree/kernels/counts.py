@@ -190,18 +190,7 @@ def _gram_of_rows(codes, rows_c, layout, scale, n_reduced, dtype, chunk) -> NDAr
     for start in range(0, len(rows_c), chunk):
         rows = rows_c[start : start + chunk]
         block = buffer[: len(rows)]
-        n_categories, indicator_start, observed_column, has_missing, ones_column = layout
-        fill_reduced_one_hot(
-            codes,
-            rows,
-            n_categories,
-            indicator_start,
-            observed_column,
-            has_missing,
-            ones_column,
-            scale,
-            block,
-        )
+        fill_reduced_one_hot(codes, rows, *layout, scale, block)  # type: ignore[call-arg]
         gram += block.T @ block  # BLAS syrk
     return gram
 
