@@ -17,7 +17,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["available_cores", "in_chunks", "single_threaded_blas", "with_caller_config"]
+__all__ = [
+    "available_cores",
+    "in_chunks",
+    "pool_task",
+    "single_threaded_blas",
+    "with_caller_config",
+]
 
 
 def available_cores() -> int:
@@ -40,12 +46,41 @@ def in_chunks(run: Callable[[int, int], None], n_items: int, work: int, min_work
     [(0, 10)]
     """
     n_threads = min(available_cores(), n_items, work // max(min_work, 1))
-    if n_threads < 2:
+    if n_threads < 2 or getattr(_local, "inner", False):  # already one task of a pool
         run(0, n_items)
         return
     bounds = np.linspace(0, n_items, n_threads + 1).astype(np.intp).tolist()
     with ThreadPoolExecutor(n_threads) as pool:
         list(pool.map(run, bounds[:-1], bounds[1:]))
+
+
+_local = threading.local()
+
+
+def pool_task(run: Callable[..., Any]) -> Callable[..., Any]:
+    """``run`` as one task of a pool that already has a thread per core: under the
+    calling thread's configuration (:func:`with_caller_config`), and with the
+    :func:`in_chunks` inside it on its own thread (no threads within threads).
+
+    Examples
+    --------
+    >>> spans = []
+    >>> task = pool_task(lambda: in_chunks(lambda a, b: spans.append((a, b)), 8, 10**9, 1))
+    >>> with ThreadPoolExecutor(1) as pool:
+    ...     pool.submit(task).result()
+    >>> spans
+    [(0, 8)]
+    """
+    configured = with_caller_config(run)
+
+    def task(*args: Any, **kwargs: Any) -> Any:
+        _local.inner = True
+        try:
+            return configured(*args, **kwargs)
+        finally:
+            _local.inner = False
+
+    return task
 
 
 def with_caller_config(run: Callable[..., Any]) -> Callable[..., Any]:

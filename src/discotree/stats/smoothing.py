@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._fitting import SCORE_TIE_RTOL
-from .._threads import available_cores, in_chunks, single_threaded_blas, with_caller_config
+from .._threads import available_cores, in_chunks, pool_task, single_threaded_blas
 from .._validation import check_codes
 from ..kernels.alpha_grid import (
     forest_log_likelihood_grid,
@@ -224,7 +224,7 @@ def select_alpha(
         def each_fold(run: Callable[[int], Any]) -> list[Any]:
             if pool is None:
                 return [run(k) for k in range(n_folds)]
-            return list(pool.map(with_caller_config(run), range(n_folds)))
+            return list(pool.map(pool_task(run), range(n_folds)))
 
         return _select_on_folds(
             codes, class_index, weights, w, n_categories, n_classes, model_for, grid,
