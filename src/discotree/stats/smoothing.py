@@ -23,7 +23,7 @@ and the weighted fit chooses the alpha the fit on repeated rows chooses.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -206,78 +206,49 @@ def select_alpha(
             pairs=pairs,
         )
 
-    with contextlib.ExitStack() as stack:
-        # the folds on the cores, a thread each at a time (BLAS on one thread meanwhile),
-        # when they are worth a thread and their count matrices fit in memory together;
-        # their losses are added in fold order, so the choice does not depend on the cores
-        width = int(np.sum(n_categories))
-        cells = n_classes * width**2 if pairs else 0  # of one fold's count matrices
-        n_threads = min(available_cores(), n_folds)
-        split = (
-            len(codes) * codes.shape[1] + cells >= _THREAD_FOLD_WORK
-            and n_threads * cells * 8 <= _PARTS_FIRST_BYTES  # the folds' matrices at once
-            and stack.enter_context(single_threaded_blas())
-        )
-        n_threads = n_threads if split else 1
-        pool = stack.enter_context(ThreadPoolExecutor(n_threads)) if n_threads > 1 else None
+    width = int(np.sum(n_categories))
+    fold_cells = n_classes * width**2 if pairs else 0  # one fold's count matrices
+    with _fold_runner(n_folds, len(codes) * codes.shape[1] + fold_cells, fold_cells) as each_fold:
+        parts: list[PairStatistics] | None = None
+        if total is None:
+            if n_folds * fold_cells * 8 <= _PARTS_FIRST_BYTES:
+                parts = each_fold(count_fold)  # one pass; the total adds them
+                total = sum(parts[1:], parts[0])
+            else:  # the folds' count matrices would not fit: count the total too
+                total = PairStatistics.from_codes(
+                    codes, class_index, n_categories, n_classes, weights, pairs=pairs
+                )
+            if on_total is not None:
+                on_total(total)
+        class_total = np.bincount(class_index, w, n_classes)
 
-        def each_fold(run: Callable[[int], Any]) -> list[Any]:
-            if pool is None:
-                return [run(k) for k in range(n_folds)]
-            return list(pool.map(pool_task(run), range(n_folds)))
-
-        return _select_on_folds(
-            codes, class_index, weights, w, n_categories, n_classes, model_for, grid,
-            criterion, total, pairs, on_total, hashes, folds, n_folds, count_fold, each_fold,
-        )  # fmt: skip
-
-
-def _select_on_folds(
-    codes, class_index, weights, w, n_categories, n_classes, model_for, grid,
-    criterion, total, pairs, on_total, hashes, folds, n_folds, count_fold, each_fold,
-) -> tuple[float, NDArray[np.float64]]:  # fmt: skip
-    """:func:`select_alpha` once the folds are drawn: count, score and choose."""
-    parts: list[PairStatistics] | None = None
-    if total is None:
-        width = int(np.sum(n_categories))
-        if n_folds * n_classes * width**2 * 8 <= _PARTS_FIRST_BYTES:
-            parts = each_fold(count_fold)  # one pass; the total adds them
-            total = sum(parts[1:], parts[0])
-        else:  # the folds' count matrices would not fit: count the total too
-            total = PairStatistics.from_codes(
-                codes, class_index, n_categories, n_classes, weights, pairs=pairs
+        def fold_losses(k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+            held = np.flatnonzero(folds == k)
+            part = parts[k] if parts is not None else count_fold(k)
+            train = _complement(total, part)  # in the part's buffer: no more memory
+            prior_counts = np.maximum(
+                class_total - np.bincount(class_index[held], w[held], n_classes), 0
             )
-        if on_total is not None:
-            on_total(total)
-    class_total = np.bincount(class_index, w, n_classes)
+            log_prior = np.log((prior_counts + 1.0) / (prior_counts.sum() + n_classes))
+            fit = model_for(train, np.flatnonzero(folds != k))
+            scored, inverse = _grouped_rows(codes, hashes, class_index, held)
+            held_weight = np.bincount(inverse, w[held], len(scored))  # the group's weight
+            held_codes = check_codes(codes[scored], n_categories)
+            if hasattr(fit, "joints_of_grid"):  # every alpha in one pass: (n, C, len(grid))
+                joints = fit.joints_of_grid(held_codes, log_prior)
+            else:
+                joints = np.empty((len(scored), n_classes, len(grid)))
+                for a, alpha in enumerate(grid):
+                    model = fit(alpha)
+                    if hasattr(model, "scores"):  # composite scores (discriminative forests)
+                        joints[:, :, a] = model.scores(held_codes, log_prior)
+                    else:
+                        joints[:, :, a] = model.log_likelihood(held_codes) + log_prior
+            return _held_out_losses(joints, class_index[scored], held_weight)
 
-    def fold_losses(k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        held = np.flatnonzero(folds == k)
-        part = parts[k] if parts is not None else count_fold(k)
-        train = _complement(total, part)  # in the part's buffer: no more memory
-        prior_counts = np.maximum(
-            class_total - np.bincount(class_index[held], w[held], n_classes), 0
-        )
-        log_prior = np.log((prior_counts + 1.0) / (prior_counts.sum() + n_classes))
-        fit = model_for(train, np.flatnonzero(folds != k))
-        scored, inverse = _grouped_rows(codes, hashes, class_index, held)
-        held_weight = np.bincount(inverse, w[held], len(scored))  # the group's weight
-        held_codes = check_codes(codes[scored], n_categories)
-        if hasattr(fit, "joints_of_grid"):  # every alpha in one pass: (n, C, len(grid))
-            joints = fit.joints_of_grid(held_codes, log_prior)
-        else:
-            joints = np.empty((len(scored), n_classes, len(grid)))
-            for a, alpha in enumerate(grid):
-                model = fit(alpha)
-                if hasattr(model, "scores"):  # composite scores (discriminative forests)
-                    joints[:, :, a] = model.scores(held_codes, log_prior)
-                else:
-                    joints[:, :, a] = model.log_likelihood(held_codes) + log_prior
-        return _held_out_losses(joints, class_index[scored], held_weight)
-
-    per_fold = each_fold(fold_losses)
+        per_fold = each_fold(fold_losses)
     losses = np.zeros((2, len(grid)))
-    for fold_errors, fold_log_loss in per_fold:
+    for fold_errors, fold_log_loss in per_fold:  # in fold order, whatever the threads
         losses[0] += fold_errors
         losses[1] += fold_log_loss
     if criterion == "log-loss":
@@ -286,6 +257,33 @@ def _select_on_folds(
     candidates = np.flatnonzero(errors == errors.min())
     best = candidates[int(np.argmin(losses[1, candidates]))]
     return float(grid[best]), losses
+
+
+@contextlib.contextmanager
+def _fold_runner(n_folds: int, work: int, cells: int) -> Iterator[Callable[..., list[Any]]]:
+    """``each_fold(run) -> [run(0), ..., run(n_folds - 1)]``: on threads, one per core
+    (BLAS on one thread meanwhile), when a fold reads at least ``_THREAD_FOLD_WORK``
+    cells (``work``: codes and count matrices) and the ``cells`` of the count matrices
+    of as many folds as threads fit in ``_PARTS_FIRST_BYTES``; else on this thread.
+    The results come in fold order, so what is added from them does not depend on the
+    cores."""
+    with contextlib.ExitStack() as stack:
+        n_threads = min(available_cores(), n_folds)
+        split = (
+            work >= _THREAD_FOLD_WORK
+            and n_threads * cells * 8 <= _PARTS_FIRST_BYTES
+            and stack.enter_context(single_threaded_blas())
+        )
+        pool = (
+            stack.enter_context(ThreadPoolExecutor(n_threads)) if split and n_threads > 1 else None
+        )
+
+        def each_fold(run: Callable[[int], Any]) -> list[Any]:
+            if pool is None:
+                return [run(k) for k in range(n_folds)]
+            return list(pool.map(pool_task(run), range(n_folds)))
+
+        yield each_fold
 
 
 def _complement(total: PairStatistics, part: PairStatistics) -> PairStatistics:
