@@ -213,13 +213,14 @@ def report(results: dict) -> str:
         f"## Out of core: TAN-CMI on {s['rows']:,} rows x {N_FEATURES} features (Parquet, "
         f"{s['file_mb']:.0f} MB, written in {s['write_s']:.0f} s)",
         "",
-        f"- streaming `discotree fit --data` (batches of {s['batch_rows']:,}): the command "
-        f"(reading the labels, every batch, learning, saving) {s['fit_s']:.1f} s = "
+        f"- streaming `discotree fit --data` (batches of {s['batch_rows']:,}), best of "
+        f"{len(s['runs_fit_s'])} runs ({', '.join(f'{t:.1f}' for t in s['runs_fit_s'])} s): "
+        f"the command (reading the labels, every batch, learning, saving) {s['fit_s']:.1f} s = "
         f"{rate:,.0f} rows/s; the process from start to exit {s['seconds']:.1f} s = "
         f"{wall_rate:,.0f} rows/s (with {s['startup_s']:.1f} s of interpreter start-up and "
-        f"imports); peak RSS {s['peak_rss_mb']:.0f} MB (target < 2048 MB)",
-        f"- in memory, 10^6 rows: fit {m['fit_s']:.2f} s = {m['fit_rows_per_s']:,.0f} rows/s; "
-        f"counting alone {m['counting_rows_per_s']:,.0f} rows/s",
+        f"imports); peak RSS {s['peak_rss_mb']:.0f} MB over the runs (target < 2048 MB)",
+        f"- in memory, 10^6 rows, best of 2: fit {m['fit_s']:.2f} s = "
+        f"{m['fit_rows_per_s']:,.0f} rows/s; counting alone {m['counting_rows_per_s']:,.0f} rows/s",
         f"- in-memory counting rate / streaming rate: {m['counting_rows_per_s'] / rate:.2f}x "
         f"(target <= 1.5x); from process start: {m['counting_rows_per_s'] / wall_rate:.2f}x",
         f"- in-memory fit rate / streaming rate: {m['fit_rows_per_s'] / rate:.2f}x; "
@@ -247,6 +248,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--batch-rows", type=int, default=100_000)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    parser.add_argument("--streaming-repeats", type=int, default=2)
     parser.add_argument("--skip-dask", action="store_true")
     args = parser.parse_args()
     results: dict = {"machine": machine()}
@@ -256,8 +258,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "synthetic.parquet"
         write_s = write_parquet(path, args.rows)
-        streaming = streaming_fit(path, Path(scratch) / "model.pkl", args.batch_rows)
+        runs = [  # best of N, as the in-memory rates (this VM's timings move by 10-40 %)
+            streaming_fit(path, Path(scratch) / "model.pkl", args.batch_rows)
+            for _ in range(args.streaming_repeats)
+        ]
+        streaming = min(runs, key=lambda run: run["fit_s"])
         streaming.update(
+            runs_fit_s=[run["fit_s"] for run in runs],
+            peak_rss_mb=max(run["peak_rss_mb"] for run in runs),
             rows=args.rows,
             batch_rows=args.batch_rows,
             write_s=write_s,

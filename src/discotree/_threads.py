@@ -33,10 +33,19 @@ def available_cores() -> int:
     return os.cpu_count() or 1
 
 
-def in_chunks(run: Callable[[int, int], None], n_items: int, work: int, min_work: int) -> None:
-    """``run(start, stop)`` over ``0..n_items`` in one contiguous chunk per core, or in
-    one call when the total ``work`` (any unit) is below ``2 * min_work``: threads only
-    pay when each has at least ``min_work`` to do.
+def in_chunks(
+    run: Callable[[int, int], None],
+    n_items: int,
+    work: int,
+    min_work: int,
+) -> None:
+    """``run(start, stop)`` over ``0..n_items`` in contiguous chunks on every core, or
+    in one call when the total ``work`` (any unit) is below ``2 * min_work``: threads
+    only pay when each has at least ``min_work`` to do.
+
+    The chunks run on a pool of one thread per core shared by the whole process
+    (starting threads for every call costs more than small kernels); ``run`` is called
+    on the pool's threads, where a nested ``in_chunks`` runs in one call.
 
     Examples
     --------
@@ -44,14 +53,39 @@ def in_chunks(run: Callable[[int, int], None], n_items: int, work: int, min_work
     >>> in_chunks(lambda a, b: seen.append((a, b)), 10, work=10, min_work=100)
     >>> seen
     [(0, 10)]
+    >>> seen = []
+    >>> in_chunks(lambda a, b: seen.append((a, b)), 10, work=10**9, min_work=1)
+    >>> sorted(seen)[0][0], sorted(seen)[-1][1]
+    (0, 10)
     """
     n_threads = min(available_cores(), n_items, work // max(min_work, 1))
     if n_threads < 2 or getattr(_local, "inner", False):  # already one task of a pool
         run(0, n_items)
         return
     bounds = np.linspace(0, n_items, n_threads + 1).astype(np.intp).tolist()
-    with ThreadPoolExecutor(n_threads) as pool:
-        list(pool.map(run, bounds[:-1], bounds[1:]))
+    list(_shared_pool().map(run, bounds[:-1], bounds[1:]))
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_pid = -1
+_pool_lock = threading.Lock()
+
+
+def _shared_pool() -> ThreadPoolExecutor:
+    """The process's pool of one thread per core for :func:`in_chunks` (made again in a
+    forked child, which inherits the object but not its threads)."""
+    global _pool, _pool_pid
+    with _pool_lock:
+        if _pool is None or _pool_pid != os.getpid():
+            _pool = ThreadPoolExecutor(
+                available_cores(), thread_name_prefix="discotree", initializer=_mark_inner
+            )
+            _pool_pid = os.getpid()
+        return _pool
+
+
+def _mark_inner() -> None:
+    _local.inner = True
 
 
 _local = threading.local()
@@ -74,11 +108,12 @@ def pool_task(run: Callable[..., Any]) -> Callable[..., Any]:
     configured = with_caller_config(run)
 
     def task(*args: Any, **kwargs: Any) -> Any:
+        was_inner = getattr(_local, "inner", False)
         _local.inner = True
         try:
             return configured(*args, **kwargs)
         finally:
-            _local.inner = False
+            _local.inner = was_inner
 
     return task
 

@@ -167,3 +167,21 @@ def test_quantile_edges_of_columns_split_over_threads_equal_sorting(
     for j in range(d):
         expected = _reference.weighted_quantile_edges(values[:, j], weights, 4)
         assert_array_equal(edges[j], expected)
+
+
+def test_factorize_utf8_grows_its_table_over_many_distinct_strings(rng):
+    """Enough distinct values to double the hash table several times between blocks of
+    rows, short and long, with nulls; against pandas."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from discotree._validation import _factorize_strings
+
+    distinct = [f"{k:x}" for k in range(40_000)] + [f"a longer value {k}" for k in range(9_000)]
+    picks = rng.integers(0, len(distinct), 120_000)
+    values = [None if k % 23 == 0 else distinct[k] for k in picks]
+    series = pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([pa.array(values)])))
+    codes, uniques = _factorize_strings(series)
+    expected_codes, expected_uniques = series.factorize(use_na_sentinel=True)
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert list(uniques) == list(expected_uniques)

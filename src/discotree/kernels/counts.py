@@ -34,8 +34,13 @@ __all__ = [
 #: Largest number of rows of the one-hot matrix held in memory at once (float32 sums
 #: of at most this many ones are exact).
 _MAX_CHUNK_ROWS = 1 << 16
-#: Target size in bytes of one chunk of the one-hot matrix (all threads together).
-_CHUNK_BYTES = 128 << 20
+#: Target size in bytes of one chunk of the one-hot matrix (all threads together):
+#: small enough to stay in cache between the filling and BLAS and to be reused by the
+#: allocator (a fresh 100 MB buffer costs page faults on every call)...
+_CHUNK_BYTES = 16 << 20
+#: ...but at least as many rows as columns (up to this size), so that each chunk's
+#: multiply-adds outweigh writing its ``width**2`` Gram matrix.
+_MAX_CHUNK_BYTES = 128 << 20
 #: Multiply-adds (rows x width**2) below which a class's Gram matrix is one thread's.
 _THREAD_WORK = 200_000_000
 #: Widest reduced one-hot matrix counted on several threads (each keeps its own Gram
@@ -178,8 +183,10 @@ def univariate_counts(
     return out
 
 
-def _chunk_rows(n_columns: int, itemsize: int) -> int:
-    rows = _CHUNK_BYTES // max(1, n_columns * itemsize)
+def _chunk_rows(width: int, itemsize: int, n_threads: int = 1) -> int:
+    """Rows per chunk of a ``width``-column one-hot matrix, for each of ``n_threads``."""
+    row_bytes = max(1, width * itemsize * n_threads)
+    rows = max(_CHUNK_BYTES // row_bytes, min(width, _MAX_CHUNK_BYTES // row_bytes))
     return int(min(_MAX_CHUNK_ROWS, max(256, rows)))
 
 
@@ -205,7 +212,7 @@ def _gram(codes, rows_c, layout, scale, n_reduced, dtype) -> NDArray[np.float64]
     if n_threads < 2 or work < 2 * _THREAD_WORK or n_reduced > _THREAD_MAX_WIDTH:
         chunk = _chunk_rows(n_reduced, np.dtype(dtype).itemsize)
         return _gram_of_rows(codes, rows_c, layout, scale, n_reduced, dtype, chunk)
-    chunk = _chunk_rows(n_reduced * n_threads, np.dtype(dtype).itemsize)
+    chunk = _chunk_rows(n_reduced, np.dtype(dtype).itemsize, n_threads)
     grams: dict[int, NDArray[np.float64]] = {}
 
     def count(start: int, stop: int) -> None:
@@ -263,8 +270,9 @@ def pairwise_counts(
     the cores, each thread filling its own chunks and calling a one-thread BLAS on
     them (:func:`discotree._threads.single_threaded_blas`): the filling runs in
     parallel too, about 20 % faster than one filler feeding a threaded BLAS. Extra
-    memory: chunks of the reduced matrix (about 128 MB in all), one ``D' x D'`` Gram
-    matrix per thread and the output, ``8 * n_classes * D**2`` bytes. Unweighted
+    memory: chunks of the reduced matrix (16 MB in all, up to 128 MB for very wide
+    matrices), one ``D' x D'`` Gram matrix per thread and the output,
+    ``8 * n_classes * D**2`` bytes. Unweighted
     counts are exact integers.
     """
     codes = np.ascontiguousarray(codes)

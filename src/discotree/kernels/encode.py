@@ -461,33 +461,51 @@ def _string_key(words, start, end):  # pragma: no cover - numba
     return word, h
 
 
+#: Rows factorised between two checks that the hash table has room for them.
+_FACTORIZE_BLOCK = 4096
+
+
 @numba.njit(cache=True, nogil=True)
-def _factorize_rows(
-    offsets, words, data, missing, codes, row, slot_code, slot_hash, slot_word, first_rows, n_unique
-):  # pragma: no cover - numba
-    """:func:`factorize_utf8`'s loop from ``row`` on, until the table is half full:
-    returns the next row and the number of codes (the table is fixed here, so the
-    compiled loop keeps its arrays in registers)."""
-    n = codes.shape[0]
-    mask = slot_code.shape[0] - 1
-    limit = slot_code.shape[0] // 2
-    for r in range(row, n):
-        if n_unique == limit:
-            return r, n_unique
+def _factorize_block(
+    offsets, words, data, missing, codes, row, stop, slot_code, slot_hash, slot_word, first_rows,
+    n_unique,
+):  # pragma: no cover - numba  # fmt: skip
+    """:func:`factorize_utf8`'s loop over rows ``row..stop-1``, on a table with room
+    for all of them (no check in the loop); returns the number of codes.
+
+    Every index is unsigned: numba tests a signed index for a negative value (and
+    wraps it around) at each access, which made this loop twice as slow."""
+    one = np.uint64(1)
+    mask = np.uint64(slot_code.shape[0] - 1)
+    end = np.uint64(offsets[row])
+    for r in range(np.uint64(row), np.uint64(stop)):
+        start = end
+        end = np.uint64(offsets[r + one])
         if missing[r]:
             codes[r] = -1
             continue
-        start, end = offsets[r], offsets[r + 1]
-        word, h = _string_key(words, start, end)
-        s = np.int64(h & np.uint64(mask))
+        length = end - start
+        if length <= np.uint64(8):  # the common case, inline: _string_key's first word
+            q = start >> np.uint64(3)
+            shift = (start & np.uint64(7)) * np.uint64(8)  # no branch on the alignment
+            word = (words[q] >> shift) | ((words[q + one] << (np.uint64(63) - shift)) << one)
+            if length < np.uint64(8):
+                word &= (one << (np.uint64(8) * length)) - one
+            h = (word ^ (length << np.uint64(56))) * np.uint64(0x9E3779B97F4A7C15)
+            h ^= h >> np.uint64(31)
+        else:
+            word, h = _string_key(words, np.int64(start), np.int64(end))
+        s = h & mask
         found = -1
         while slot_code[s] >= 0:
             if slot_hash[s] == h and slot_word[s] == word:
                 code = slot_code[s]
-                if end - start <= 8 or _same_bytes(data, offsets, first_rows[code], r):
+                if length <= np.uint64(8) or _same_bytes(
+                    data, offsets, first_rows[code], np.int64(r)
+                ):
                     found = code
                     break
-            s = (s + 1) & mask
+            s = (s + one) & mask
         if found >= 0:
             codes[r] = found
             continue
@@ -497,7 +515,30 @@ def _factorize_rows(
         slot_hash[s] = h
         slot_word[s] = word
         n_unique += 1
-    return n, n_unique
+    return n_unique
+
+
+@numba.njit(cache=True, nogil=True)
+def _grown_table(
+    slot_code, slot_hash, slot_word, first_rows, n_unique, capacity
+):  # pragma: no cover - numba
+    """The hash table rehashed into ``capacity`` slots (a power of 2), and room for
+    ``capacity // 2`` first rows."""
+    mask = np.uint64(capacity - 1)
+    code = np.full(capacity, -1, dtype=np.intp)
+    hashes = np.zeros(capacity, dtype=np.uint64)
+    word = np.zeros(capacity, dtype=np.uint64)
+    for k in range(slot_code.shape[0]):
+        if slot_code[k] >= 0:
+            t = slot_hash[k] & mask
+            while code[t] >= 0:
+                t = (t + np.uint64(1)) & mask
+            code[t] = slot_code[k]
+            hashes[t] = slot_hash[k]
+            word[t] = slot_word[k]
+    rows = np.empty(capacity // 2, dtype=np.intp)
+    rows[:n_unique] = first_rows[:n_unique]
+    return code, hashes, word, rows
 
 
 @numba.njit(cache=True, nogil=True)
@@ -524,41 +565,32 @@ def factorize_utf8(offsets, words, data, missing, codes):  # pragma: no cover - 
 
     Notes
     -----
-    An open-addressing hash table (linear probing, kept at most half full, doubled
-    when it fills) whose slots hold the code of each distinct string with its hash and
-    first 8 bytes: strings of at most 8 bytes are compared as one word, longer ones
-    byte by byte on a match of both. One pass, no Python object per row.
+    An open-addressing hash table (linear probing, kept at most half full: doubled
+    before each block of rows that could fill it) whose slots hold the code of each
+    distinct string with its hash and first 8 bytes: strings of at most 8 bytes are
+    compared as one word, longer ones byte by byte on a match of both. One pass, no
+    Python object per row; about 3.5 ns per short string.
     """
+    n = codes.shape[0]
     capacity = 1024
     slot_code = np.full(capacity, -1, dtype=np.intp)
     slot_hash = np.zeros(capacity, dtype=np.uint64)
     slot_word = np.zeros(capacity, dtype=np.uint64)
     first_rows = np.empty(capacity // 2, dtype=np.intp)
-    row, n_unique = 0, 0
-    while True:
-        row, n_unique = _factorize_rows(
-            offsets, words, data, missing, codes, row,
+    n_unique = 0
+    for row in range(0, n, _FACTORIZE_BLOCK):
+        stop = min(row + _FACTORIZE_BLOCK, n)
+        if 2 * (n_unique + stop - row) > capacity:  # make room for the block's rows
+            while 2 * (n_unique + stop - row) > capacity:
+                capacity *= 2
+            slot_code, slot_hash, slot_word, first_rows = _grown_table(
+                slot_code, slot_hash, slot_word, first_rows, n_unique, capacity
+            )
+        n_unique = _factorize_block(
+            offsets, words, data, missing, codes, row, stop,
             slot_code, slot_hash, slot_word, first_rows, n_unique,
         )  # fmt: skip
-        if row >= codes.shape[0]:
-            return first_rows[:n_unique].copy()
-        old_code, old_hash, old_word = slot_code, slot_hash, slot_word  # full: double it
-        capacity *= 2
-        mask = capacity - 1
-        slot_code = np.full(capacity, -1, dtype=np.intp)
-        slot_hash = np.zeros(capacity, dtype=np.uint64)
-        slot_word = np.zeros(capacity, dtype=np.uint64)
-        for k in range(old_code.shape[0]):
-            if old_code[k] >= 0:
-                t = np.int64(old_hash[k] & np.uint64(mask))
-                while slot_code[t] >= 0:
-                    t = (t + 1) & mask
-                slot_code[t] = old_code[k]
-                slot_hash[t] = old_hash[k]
-                slot_word[t] = old_word[k]
-        grown = np.empty(capacity // 2, dtype=np.intp)
-        grown[:n_unique] = first_rows[:n_unique]
-        first_rows = grown
+    return first_rows[:n_unique].copy()
 
 
 @numba.njit(cache=True, nogil=True)

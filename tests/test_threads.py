@@ -1,0 +1,105 @@
+"""The shared thread pool of ``discotree._threads``: reused, safe to nest, fork-safe."""
+
+import os
+import select
+import signal
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from discotree import _threads
+from discotree._threads import in_chunks, pool_task
+
+
+@pytest.fixture
+def two_cores(monkeypatch):
+    monkeypatch.setattr(_threads, "available_cores", lambda: 2)
+
+
+def _spans_and_threads(n_items=10):
+    seen = []
+    in_chunks(
+        lambda a, b: seen.append((a, b, threading.current_thread().name)),
+        n_items,
+        work=10**9,
+        min_work=1,
+    )
+    return sorted(seen)
+
+
+def test_chunks_cover_the_items_once_on_pool_threads(two_cores):
+    seen = _spans_and_threads()
+    assert [(a, b) for a, b, _ in seen] == [(0, 5), (5, 10)]
+    assert all(name.startswith("discotree") for _, _, name in seen)
+
+
+def _pool_threads():
+    return {t for t in threading.enumerate() if t.name.startswith("discotree")}
+
+
+def test_the_pool_is_reused_between_calls(two_cores):
+    _spans_and_threads()
+    before = _pool_threads()
+    assert before
+    for _ in range(20):
+        _spans_and_threads()
+    assert _pool_threads() == before  # no new threads per call
+
+
+def test_nested_chunks_run_inline_on_the_pool_threads(two_cores):
+    inner = []
+
+    def outer(start, stop):
+        in_chunks(lambda a, b: inner.append((a, b)), 4, work=10**9, min_work=1)
+
+    done = []
+    worker = threading.Thread(
+        target=lambda: done.append(in_chunks(outer, 2, work=10**9, min_work=1))
+    )
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive(), "nested in_chunks deadlocked the shared pool"
+    assert sorted(inner) == [(0, 4), (0, 4)]  # each outer chunk ran its inner one inline
+
+
+def test_pool_task_restores_the_threads_marking(two_cores):
+    in_chunks(lambda a, b: None, 2, work=10**9, min_work=1)  # make the pool
+    task = pool_task(lambda: in_chunks(lambda a, b: None, 2, 10**9, 1))
+    _threads._shared_pool().submit(task).result()
+    marks = [_threads._shared_pool().submit(lambda: _threads._local.inner) for _ in range(8)]
+    assert all(m.result() for m in marks)
+    with ThreadPoolExecutor(1) as other:
+        other.submit(task).result()
+        assert not other.submit(lambda: getattr(_threads._local, "inner", False)).result()
+
+
+def test_an_error_in_a_chunk_is_raised_in_the_caller(two_cores):
+    def fail(start, stop):
+        if start:
+            raise RuntimeError("chunk failed")
+
+    with pytest.raises(RuntimeError, match="chunk failed"):
+        in_chunks(fail, 10, work=10**9, min_work=1)
+    assert len(_spans_and_threads()) == 2  # the pool still works
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_gets_its_own_pool(two_cores):
+    _spans_and_threads()  # the parent's pool exists with its threads
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: the inherited pool has no threads; a new one is made
+        try:
+            ok = [(a, b) for a, b, _ in _spans_and_threads()] == [(0, 5), (5, 10)]
+            os.write(write, b"1" if ok else b"0")
+        finally:
+            os._exit(0)
+    os.close(write)
+    ready, _, _ = select.select([read], [], [], 60)
+    if not ready:  # the child hangs: stop it and fail
+        os.kill(pid, signal.SIGKILL)
+    answer = os.read(read, 1) if ready else b""
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert answer == b"1"
