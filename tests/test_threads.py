@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from discotree import _threads
-from discotree._threads import in_chunks, pool_task
+from discotree._threads import in_chunks, map_on_cores
 
 
 @pytest.fixture
@@ -63,14 +63,22 @@ def test_nested_chunks_run_inline_on_the_pool_threads(two_cores):
     assert sorted(inner) == [(0, 4), (0, 4)]  # each outer chunk ran its inner one inline
 
 
-def test_pool_task_restores_the_threads_marking(two_cores):
-    in_chunks(lambda a, b: None, 2, work=10**9, min_work=1)  # make the pool
-    task = pool_task(lambda: in_chunks(lambda a, b: None, 2, 10**9, 1))
-    _threads._shared_pool().submit(task).result()
+def test_map_on_cores_keeps_order_and_config_and_runs_nested_maps_inline(two_cores):
+    from discotree import config_context, get_config
+
+    def task(k):
+        inner = map_on_cores(lambda _: threading.current_thread().name, range(3))
+        return k, get_config()["memory_limit"], inner
+
+    with config_context(memory_limit=12345):
+        results = map_on_cores(task, range(6))
+    assert [k for k, _, _ in results] == list(range(6))
+    assert all(limit == 12345 for _, limit, _ in results)  # the caller's configuration
+    for _, _, names in results:  # nested: all on the task's own thread
+        assert len(set(names)) == 1 and names[0].startswith("discotree")
     marks = [_threads._shared_pool().submit(lambda: _threads._local.inner) for _ in range(8)]
     assert all(m.result() for m in marks)
-    with ThreadPoolExecutor(1) as other:
-        other.submit(task).result()
+    with ThreadPoolExecutor(1) as other:  # threads of other pools are not marked
         assert not other.submit(lambda: getattr(_threads._local, "inner", False)).result()
 
 

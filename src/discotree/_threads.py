@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
@@ -20,7 +20,7 @@ import numpy as np
 __all__ = [
     "available_cores",
     "in_chunks",
-    "pool_task",
+    "map_on_cores",
     "single_threaded_blas",
     "with_caller_config",
 ]
@@ -66,6 +66,22 @@ def in_chunks(
     list(_shared_pool().map(run, bounds[:-1], bounds[1:]))
 
 
+def map_on_cores(run: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+    """``[run(item) for item in items]``, the items taken by the shared pool's threads
+    (one per core) under the caller's configuration (:func:`with_caller_config`), with
+    the :func:`in_chunks` inside each on its own thread; in order. Serially when called
+    from a task of a pool (no threads within threads) or with one core.
+
+    Examples
+    --------
+    >>> map_on_cores(lambda k: k * k, range(5))
+    [0, 1, 4, 9, 16]
+    """
+    if available_cores() < 2 or getattr(_local, "inner", False):
+        return [run(item) for item in items]
+    return list(_shared_pool().map(with_caller_config(run), items))
+
+
 _pool: ThreadPoolExecutor | None = None
 _pool_pid = -1
 _pool_lock = threading.Lock()
@@ -89,33 +105,6 @@ def _mark_inner() -> None:
 
 
 _local = threading.local()
-
-
-def pool_task(run: Callable[..., Any]) -> Callable[..., Any]:
-    """``run`` as one task of a pool that already has a thread per core: under the
-    calling thread's configuration (:func:`with_caller_config`), and with the
-    :func:`in_chunks` inside it on its own thread (no threads within threads).
-
-    Examples
-    --------
-    >>> spans = []
-    >>> task = pool_task(lambda: in_chunks(lambda a, b: spans.append((a, b)), 8, 10**9, 1))
-    >>> with ThreadPoolExecutor(1) as pool:
-    ...     pool.submit(task).result()
-    >>> spans
-    [(0, 8)]
-    """
-    configured = with_caller_config(run)
-
-    def task(*args: Any, **kwargs: Any) -> Any:
-        was_inner = getattr(_local, "inner", False)
-        _local.inner = True
-        try:
-            return configured(*args, **kwargs)
-        finally:
-            _local.inner = was_inner
-
-    return task
 
 
 def with_caller_config(run: Callable[..., Any]) -> Callable[..., Any]:

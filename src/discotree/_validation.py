@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import numbers
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
+from ._threads import map_on_cores
 from .kernels.encode import column_ranges, factorize_utf8, padded_words
 
 __all__ = [
@@ -205,8 +204,7 @@ def check_table(X: Any, owner: str) -> Table:
         series = [X.iloc[:, j] for j in range(X.shape[1])]
         strings = sum(isinstance(s.dtype, pd.StringDtype) for s in series)
         if strings > 1 and strings * X.shape[0] >= 2_000_000:  # pyarrow frees the GIL
-            with ThreadPoolExecutor(min(strings, os.cpu_count() or 1)) as pool:
-                converted = list(pool.map(_series_to_array, series))
+            converted = map_on_cores(_series_to_array, series)
         else:
             converted = [_series_to_array(s) for s in series]
         columns, factorized = [], {}

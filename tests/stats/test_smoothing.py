@@ -311,9 +311,14 @@ def test_folds_on_threads_give_the_same_choice_and_losses_as_one_thread(
         fold_bytes = 3 * int(np.sum(n_categories)) ** 2 * 8
         monkeypatch.setattr(smoothing, "_PARTS_FIRST_BYTES", 3 * fold_bytes)
     monkeypatch.setattr(smoothing, "_THREAD_FOLD_WORK", 0)  # threads even for small folds
-    pools = []
-    real_pool = smoothing.ThreadPoolExecutor
-    monkeypatch.setattr(smoothing, "ThreadPoolExecutor", lambda n: pools.append(n) or real_pool(n))
+    mapped = []
+    real_map = smoothing.map_on_cores
+
+    def recorded_map(run, items):
+        mapped.append(cores)
+        return real_map(run, items)
+
+    monkeypatch.setattr(smoothing, "map_on_cores", recorded_map)
     found = {}
     for cores in (1, 3):
         monkeypatch.setattr(smoothing, "available_cores", lambda cores=cores: cores)
@@ -321,6 +326,6 @@ def test_folds_on_threads_give_the_same_choice_and_losses_as_one_thread(
         found[cores] = smoothing.select_alpha(
             codes, class_index, weights, n_categories, 3, model_for
         )
-    assert pools == [3]  # one core: no pool; three: three threads
+    assert mapped and set(mapped) == {3}  # one core: on this thread; three: on the pool
     assert found[1][0] == found[3][0]
     np.testing.assert_array_equal(found[1][1], found[3][1])

@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._fitting import SCORE_TIE_RTOL
-from .._threads import available_cores, in_chunks, pool_task, single_threaded_blas
+from .._threads import available_cores, in_chunks, map_on_cores, single_threaded_blas
 from .._validation import check_codes
 from ..kernels.alpha_grid import (
     forest_log_likelihood_grid,
@@ -270,18 +269,16 @@ def _fold_runner(n_folds: int, work: int, cells: int) -> Iterator[Callable[..., 
     with contextlib.ExitStack() as stack:
         n_threads = min(available_cores(), n_folds)
         split = (
-            work >= _THREAD_FOLD_WORK
+            n_threads > 1
+            and work >= _THREAD_FOLD_WORK
             and n_threads * cells * 8 <= _PARTS_FIRST_BYTES
             and stack.enter_context(single_threaded_blas())
         )
-        pool = (
-            stack.enter_context(ThreadPoolExecutor(n_threads)) if split and n_threads > 1 else None
-        )
 
         def each_fold(run: Callable[[int], Any]) -> list[Any]:
-            if pool is None:
+            if not split:
                 return [run(k) for k in range(n_folds)]
-            return list(pool.map(pool_task(run), range(n_folds)))
+            return map_on_cores(run, range(n_folds))
 
         yield each_fold
 
