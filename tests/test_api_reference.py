@@ -44,6 +44,8 @@ BY_MODULE = [
     "discotree.structure.chow_liu",
     "discotree.structure.discriminative",
     "discotree.structure.bayes_net_search",
+    "discotree.structure.step_selection",
+    "discotree.structure.generative",
     "discotree.structure.ear",
     "discotree.structure.submodular",
     "discotree.transformers.mdl",

@@ -31,7 +31,8 @@ __all__ = ["CLASSIFIERS", "make_classifier"]
 
 def _pernkopf_names() -> dict[str, Callable[[], ClassifierMixin]]:
     """The naming scheme of 002, Section 6: A-B-C-D with A the k-tree (tan = 1-tree,
-    2tree = 2-tree), B-C the structure learner, D the parameter training."""
+    2tree = 2-tree), B-C the structure learner, D the parameter training; "2tree-B-C-cv-D":
+    the search's length chosen by 5-fold cross-validation (Section 6.5.2)."""
     names: dict[str, Callable[[], ClassifierMixin]] = {
         "nb-ml": partial(TANClassifier, k=0, alpha=1.0),
         "nb-cl": partial(TANClassifier, k=0, parameters="cl", alpha=1.0),
@@ -43,6 +44,16 @@ def _pernkopf_names() -> dict[str, Callable[[], ClassifierMixin]]:
                 names[f"{prefix}-{structure}-{parameters}"] = partial(
                     TANClassifier, k=k, structure=structure, parameters=parameters, alpha=1.0
                 )
+    for structure in structures[1:]:  # the 2-trees regularised as in Section 6.5.2
+        for parameters in ("ml", "cl"):
+            names[f"2tree-{structure}-cv-{parameters}"] = partial(
+                TANClassifier,
+                k=2,
+                structure=structure,
+                parameters=parameters,
+                structure_folds=5,
+                alpha=1.0,
+            )
     names["tan-omi-crcl-ml"] = partial(TANClassifier, k=1, structure="omi-crcl", alpha=1.0)
     return names
 

@@ -1,6 +1,7 @@
 """Small runs of the reproductions' building blocks."""
 
 import itertools
+import json
 
 import numpy as np
 import pandas as pd
@@ -224,3 +225,25 @@ def test_images_report_marks_models_not_run_and_checks_the_claim(tmp_path):
     assert "| tan-cr-ml | not run | 92.57 ± 0.48 |" in text
     assert "USPS: 3 classifiers run; ours minus the paper's" in text
     assert 'USPS: the paper\'s "OMI-CR outperforms NB and TAN-CMI" (ML parameters): holds' in text
+
+
+def test_two_tree_cv_report_compares_plain_and_regularised_from_the_records(tmp_path):
+    from discotree.experiments.pernkopf_2tree_cv import TWO_TREE_MODELS, two_tree_cv_experiment
+
+    experiment = two_tree_cv_experiment()
+    assert "pernkopf-2tree-cv" in EXPERIMENTS
+    records = []
+    for dataset, plain_rate, regular_rate in (("australian", 0.80, 0.84), ("breast", 0.96, 0.95)):
+        for plain, regular in TWO_TREE_MODELS:
+            for model, rate in ((plain, plain_rate), (regular, regular_rate)):
+                for fold in range(2):
+                    record = {"dataset": dataset, "model": model, "fold": fold}
+                    records.append({**record, "accuracy": rate, "n_test": 100, "fit_seconds": 0.1})
+    experiment.report(records, tmp_path, experiment)
+    report = (tmp_path / "results.md").read_text()
+    plain_average = (690 * 80 + 683 * 96) / (690 + 683)  # the paper's test sizes
+    regular_average = (690 * 84 + 683 * 95) / (690 + 683)
+    assert f"| AUSTRALIAN | {'80.00 / 84.00 | ' * 5}80.00 / 84.00 |" in report
+    assert f"{plain_average:.2f} plain, {regular_average:.2f} regularised" in report
+    assert "better on 1 sets, worse on 1" in report
+    assert json.loads((tmp_path / "results.json").read_text())["provenance"]

@@ -110,3 +110,44 @@ def test_missing_values_restrict_each_table_to_observed_pairs():
     totals = stats.table_totals()[0]
     assert_allclose(totals, [[4, 3, 3], [3, 3, 2], [3, 2, 3]])
     assert_allclose(stats.marginal(1)[0], [2, 1])
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_univariate_statistics_answer_as_the_full_ones_in_linear_memory(rng, weighted):
+    """pairs=False keeps the univariate counts only (a read-only view as ``counts``):
+    marginals, own-feature tables, sums, differences, realignment, pooling and
+    pickling agree with the full statistics; pair tables are refused."""
+    import pickle
+
+    n_categories = np.array([3, 2, 4])
+    codes = np.column_stack([rng.integers(-1, r, 60) for r in n_categories])
+    y = rng.integers(0, 2, 60)
+    w = rng.random(60) if weighted else None
+    half = slice(0, 25), slice(25, None)
+    full = [PairStatistics.from_codes(codes[h], y[h], n_categories, 2, None if w is None else w[h])
+            for h in half]  # fmt: skip
+    uni = [
+        PairStatistics.from_codes(
+            codes[h], y[h], n_categories, 2, None if w is None else w[h], pairs=False
+        )
+        for h in half
+    ]
+    assert all(not u.pairs and u.counts.strides[-1] == 0 for u in uni)  # no D x D array
+    for f, u in [(full[0], uni[0]), (full[0] + full[1], uni[0] + uni[1])]:
+        for j in range(3):
+            assert_allclose(u.marginal(j), f.marginal(j))
+            assert_allclose(u.table(j, j), f.table(j, j))
+        assert_allclose(u.diagonal, np.einsum("cii->ci", f.counts))
+    total, part = uni[0] + uni[1], uni[1]
+    assert_allclose((total - part).diagonal, uni[0].diagonal, atol=1e-12)
+    assert_allclose(total.merged().marginal(2), (full[0] + full[1]).merged().marginal(2))
+    grown = total.realigned({0: np.array([0, 2, 3])}, np.array([4, 2, 4]))
+    assert_allclose(grown.marginal(0)[:, [0, 2, 3]], total.marginal(0))
+    assert_allclose(grown.marginal(0)[:, 1], 0.0)
+    again = pickle.loads(pickle.dumps(total))
+    assert not again.pairs
+    assert_allclose(again.diagonal, total.diagonal)
+    with pytest.raises(ValueError, match="univariate"):
+        total.table(0, 1)
+    with pytest.raises(ValueError, match="univariate"):
+        total.mutual_information()

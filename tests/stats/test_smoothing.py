@@ -231,8 +231,9 @@ def test_tan_beyond_forests_equals_brute_force_with_the_fold_structure(params, r
     """k = 0 and k = 2 (CMI structure relearnt per fold), and discriminative searches
     (structure searched once on all rows at alpha 1): the CV losses equal fitting the
     same structure's ML parameters on every training fold."""
-    from discotree.classifiers.tan import STRUCTURE_ALPHA, _kdb_parents
+    from discotree.classifiers.tan import STRUCTURE_ALPHA
     from discotree.models.bayes_net import BayesNetModel
+    from discotree.structure.generative import kdb_parents
 
     n = 240
     y = rng.integers(0, 2, n)
@@ -250,7 +251,7 @@ def test_tan_beyond_forests_equals_brute_force_with_the_fold_structure(params, r
             parents = [()] * 4
         elif params.get("structure", "cmi") == "cmi":
             stats = PairStatistics.from_codes(X[train], y[train], n_categories, 2)
-            parents = _kdb_parents(stats, params["k"])
+            parents = kdb_parents(stats, params["k"])
         else:
             parents = structure
         counts = np.bincount(y[train], minlength=2)

@@ -32,31 +32,14 @@ from ..structure.bayes_net_search import (
 from ..structure.chow_liu import (
     PENALTIES,
     chow_liu_forest,
-    edge_penalty,
     forest_parents,
-    penalized_forest,
 )
+from ..structure.generative import cmi_forest, kdb_parents
+from ..structure.step_selection import steps_by_cross_validation
 from ._base import DiscreteForestClassifierBase, ForestModel
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["STRUCTURES", "TANClassifier"]
-
-
-def _cmi_structure(
-    stats: PairStatistics, n_edges: int | str | None = None
-) -> tuple[list[tuple[int, int]], NDArray[np.float64]]:
-    """Maximum spanning tree of I(X_i; X_j | C) (Section 4.3 of 002): its first
-    ``n_edges`` edges, or with "bic"/"aic" the forest whose edges pay for their
-    ``n_classes (r_i - 1)(r_j - 1)`` parameters (``N_ij I(X_i; X_j | C)`` against the
-    penalty)."""
-    weights = stats.conditional_mutual_information()
-    if not isinstance(n_edges, str):
-        edges = chow_liu_forest(weights)
-        return (edges if n_edges is None else edges[:n_edges]), weights
-    totals = stats.table_totals().sum(axis=0)
-    n = float(np.diagonal(totals).max(initial=0.0))
-    penalty = edge_penalty(stats.n_categories, stats.n_classes, n_edges, n)
-    return penalized_forest(totals * weights, penalty), weights
 
 
 #: Structure learners (names of 002; "-cr": parents chosen by the classification rate,
@@ -77,35 +60,6 @@ STRUCTURES = (
 STRUCTURE_ALPHA = 1.0
 #: Supported numbers of attribute parents (0: naive Bayes).
 _SUPPORTED_K = (0, 1, 2)
-
-
-def _kdb_parents(stats: PairStatistics, k: int) -> list[tuple[int, ...]]:
-    """Generative k-dependence structure (Sahami, 1996): attributes by decreasing
-    I(X; C); each takes as parents the (at most) k earlier attributes of largest
-    positive I(X_i; X_j | C). For k = 2 this is the generative counterpart of the
-    discriminative 2-trees."""
-    cmi = stats.conditional_mutual_information()
-    n = stats.n_features
-    relevance = np.array([_class_information(stats.marginal(i)) for i in range(n)])
-    order = list(np.argsort(-relevance, kind="stable"))
-    parents: list[tuple[int, ...]] = [()] * n
-    for position, node in enumerate(order):
-        earlier = sorted(order[:position], key=lambda v: (-cmi[node, v], v))
-        chosen = [v for v in earlier[:k] if cmi[node, v] > 0]
-        parents[node] = tuple(sorted(int(v) for v in chosen))
-    return parents
-
-
-def _class_information(class_by_value: NDArray[np.float64]) -> float:
-    """I(X; C) of a (C, r) count table."""
-    total = class_by_value.sum()
-    if total <= 0:
-        return 0.0
-    joint = class_by_value / total
-    pc = joint.sum(axis=1, keepdims=True)
-    px = joint.sum(axis=0, keepdims=True)
-    nz = joint > 0
-    return float((joint[nz] * np.log(joint[nz] / (pc @ px)[nz])).sum())
 
 
 class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
@@ -133,6 +87,13 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         Training score of the discriminative searches: classification rate or
         conditional log-likelihood (the issue's ``score=``; renamed because
         ``score`` is scikit-learn's accuracy method).
+    structure_folds : int or None, default=None
+        Discriminative searches (not ``"omi-crcl"``): keep only as many of the search's
+        steps as ``structure_folds``-fold cross-validation on the training rows finds
+        best (held-out classification rate of ML parameters; the shortest among
+        equals), the regularisation of 2-tree structures of Section 6.5.2 of 002
+        (:mod:`discotree.structure.step_selection`); ``structure_folds`` more searches
+        on 4/5 of the rows. ``None``: every step the search takes.
     n_edges : int, None, "bic" or "aic", default=None
         ``"cmi"`` with k = 1 only: keep the first ``n_edges`` edges Kruskal adds, or with
         ``"bic"`` / ``"aic"`` the forest whose edges pay for their parameters (an edge
@@ -198,6 +159,11 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         k <= 1: the parent of each attribute (-1: none), one row per class.
     order_ : list of int
         Order-based structures: the attribute ordering.
+    n_structure_steps_ : int
+        ``structure_folds`` only: the number of search steps kept.
+    structure_cv_rates_ : ndarray
+        ``structure_folds`` only: the held-out classification rate of each number of
+        steps (index 0: naive Bayes).
     structure_seconds_ : float
         Time spent choosing the structure.
     n_score_evaluations_ : int
@@ -249,6 +215,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         *,
         parameters: str = "ml",
         structure_score: str = "cr",
+        structure_folds: int | None = None,
         early_abandon: bool = True,
         cl_max_iter: int = 100,
         random_state: int = 0,
@@ -269,6 +236,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         self.n_edges = n_edges
         self.parameters = parameters
         self.structure_score = structure_score
+        self.structure_folds = structure_folds
         self.early_abandon = early_abandon
         self.cl_max_iter = cl_max_iter
         self.random_state = random_state
@@ -300,6 +268,16 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             )
         check_random_state_param(self.random_state, name)
         check_bool_param(self.early_abandon, "early_abandon", name)
+        folds = self.structure_folds
+        if folds is not None and not is_count(folds, 2):
+            raise ValueError(
+                f"{name}: structure_folds must be None or an integer >= 2, got {folds!r}."
+            )
+        if folds is not None and (self.structure in ("cmi", "omi-crcl") or self.k == 0):
+            raise ValueError(
+                f"{name}: structure_folds applies to the discriminative searches with k >= 1 "
+                f"(not structure={self.structure!r}, k={self.k!r})."
+            )
         if self.prior == "bdeu" and not (
             self.k == 1 and self.structure == "cmi" and self.parameters == "ml"
         ):
@@ -347,9 +325,9 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         if self.k == 0:
             return [()] * d
         if self.k == 1:
-            edges = _cmi_structure(stats, self.n_edges)[0]
+            edges = cmi_forest(stats, self.n_edges)[0]
             return [() if p < 0 else (int(p),) for p in forest_parents(d, edges)]
-        return _kdb_parents(stats, self.k)
+        return kdb_parents(stats, self.k)
 
     def _fit_model(
         self,
@@ -372,14 +350,14 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         if forest_path or (self.k == 2 and self.structure == "cmi") or codes is None:
             stats = self._pair_statistics(codes, class_index, sample_weight)
         if forest_path:
-            edges, self.edge_weights_ = _cmi_structure(stats, self.n_edges)
+            edges, self.edge_weights_ = cmi_forest(stats, self.n_edges)
             parent_array = forest_parents(n_features, edges)
             parents = [() if p < 0 else (int(p),) for p in parent_array]
         elif self.k == 0:
             parents = [()] * n_features
         elif self.structure == "cmi":
             self.edge_weights_ = stats.conditional_mutual_information()
-            parents = _kdb_parents(stats, self.k)
+            parents = kdb_parents(stats, self.k)
         else:
             parents = self._discriminative_parents(codes, class_index, weights, n_classes)
         self.structure_seconds_ = time.perf_counter() - start
@@ -471,10 +449,10 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             if self.k == 0:
                 parents = [()] * d
             elif self.structure == "cmi" and self.k == 1:  # (CL parameters)
-                edges = _cmi_structure(stats, self.n_edges)[0]
+                edges = cmi_forest(stats, self.n_edges)[0]
                 parents = [() if p < 0 else (int(p),) for p in forest_parents(d, edges)]
             elif self.structure == "cmi":
-                parents = _kdb_parents(stats, self.k)
+                parents = kdb_parents(stats, self.k)
             else:
                 parents = fixed
             counts = [
@@ -500,12 +478,49 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             d, n_classes = stats.n_features, stats.n_classes
             if self.k == 0:
                 return np.full((n_classes, d), -1, dtype=np.intp)
-            edges = _cmi_structure(stats, self.n_edges)[0]
+            edges = cmi_forest(stats, self.n_edges)[0]
             return np.tile(forest_parents(d, edges), (n_classes, 1))
 
         return parents
 
     def _discriminative_parents(self, codes, class_index, weights, n_classes):
+        if self.structure_folds is None:
+            return self._searched_parents(codes, class_index, weights, n_classes)
+
+        def search(codes_, class_index_, weights_):
+            steps: list[list[tuple[int, ...]]] = []
+            self._searched_parents(codes_, class_index_, weights_, n_classes, steps)
+            return steps
+
+        n_steps, self.structure_cv_rates_ = steps_by_cross_validation(
+            search,
+            codes,
+            class_index,
+            weights,
+            n_classes,
+            self.n_categories_,
+            self.structure_folds,
+            self._alpha,
+            self._epsilon,
+            numpy_generator(self.random_state),
+        )
+        steps: list[list[tuple[int, ...]]] = []  # the search on every row, then its prefix
+        self._searched_parents(codes, class_index, weights, n_classes, steps)
+        self.n_structure_steps_ = min(n_steps, len(steps))
+        if self.n_structure_steps_ == 0:
+            parents = [()] * codes.shape[1]
+        else:
+            parents = steps[self.n_structure_steps_ - 1]
+        kept = np.zeros_like(self.edge_weights_, dtype=bool)
+        for j, pa in enumerate(parents):
+            kept[j, list(pa)] = kept[list(pa), j] = True
+        self.edge_weights_ = np.where(kept, self.edge_weights_, 0.0)
+        return parents
+
+    def _searched_parents(self, codes, class_index, weights, n_classes, steps=None):
+        """The search of ``structure`` on these rows (``steps``, when given, receives
+        the parents after each accepted step); sets ``order_``, ``edge_weights_`` and
+        adds to the counts of score evaluations."""
         pair_stats = PairStatistics.from_codes(
             codes, class_index, self.n_categories_, n_classes, weights
         )
@@ -523,9 +538,9 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         structure = self.structure
         gains: dict[tuple[int, int], float] = {}
         if structure == "cr":
-            parents = greedy_search(state, self.k, scorer, gains=gains)
+            parents = greedy_search(state, self.k, scorer, gains=gains, steps=steps)
         elif structure == "superparent":
-            parents = superparent_search(state, self.k, scorer, gains=gains)
+            parents = superparent_search(state, self.k, scorer, gains=gains, steps=steps)
         else:
             ordering = structure.split("-")[0]
             if ordering == "ro":
@@ -541,7 +556,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
                     order, codes, class_index, weights, n_classes, gains
                 )
             else:
-                parents = order_search(state, self.k, order, scorer, gains=gains)
+                parents = order_search(state, self.k, order, scorer, gains=gains, steps=steps)
         self.n_score_evaluations_ += scorer.n_evaluations
         self.n_rows_scored_ += scorer.n_rows_scored
         d = codes.shape[1]

@@ -11,6 +11,7 @@ from .pernkopf import missing_reproduction as pernkopf_missing_reproduction
 from .pernkopf import runtime_experiment as pernkopf_runtime_experiment
 from .pernkopf import synthetic_experiment as pernkopf_synthetic_experiment
 from .pernkopf import uci_experiment
+from .pernkopf_2tree_cv import two_tree_cv_experiment
 from .pernkopf_images import images_experiment as pernkopf_images_experiment
 from .pernkopf_orderings import orderings_reproduction
 from .pernkopf_random_orders import run_random_orders
@@ -35,6 +36,7 @@ EXPERIMENTS = {
     "pernkopf-synthetic": pernkopf_synthetic_experiment,
     "pernkopf-images": pernkopf_images_experiment,
     "pernkopf-orderings": orderings_reproduction,
+    "pernkopf-2tree-cv": two_tree_cv_experiment,
     "pernkopf-random-orders": reproduction(
         run_random_orders,
         "Table 8 of 002: TAN-RO-CR over 1000 random orderings per fold against TAN-OMI-CR.",

@@ -105,18 +105,52 @@ class PairStatistics:
         """
         n_categories = np.asarray(n_categories, dtype=np.intp)
         width = float(n_categories.sum() + len(n_categories))  # categories + "observed"
-        check_memory(2.0 * n_classes * width**2 * 8, "the pairwise count tables", "PairStatistics")
+        if pairs:
+            check_memory(
+                2.0 * n_classes * width**2 * 8, "the pairwise count tables", "PairStatistics"
+            )
         codes = check_codes(codes, n_categories)
         class_index = check_class_index(class_index, len(codes), n_classes)
         if not pairs:
-            width = int(n_categories.sum())
             weights = np.ones(len(codes)) if sample_weight is None else sample_weight
             flat = univariate_counts(codes, class_index, weights, n_categories, n_classes)
-            counts = np.zeros((n_classes, width, width))
-            counts[:, np.arange(width), np.arange(width)] = flat
-            return cls(counts=counts, n_categories=n_categories, pairs=False)
+            return cls.univariate(flat, n_categories)
         counts = pairwise_counts(codes, class_index, sample_weight, n_categories, n_classes)
         return cls(counts=counts, n_categories=n_categories)
+
+    @classmethod
+    def univariate(
+        cls,
+        diagonal: NDArray[np.float64],
+        n_categories: NDArray[np.intp],
+        class_weight: NDArray[np.float64] | None = None,
+        schema: Any = None,
+    ) -> PairStatistics:
+        """Statistics of the univariate tables only (``pairs=False``) from their counts
+        ``diagonal`` (n_classes, sum(n_categories)), in O(n_classes D) memory: ``counts``
+        is then a read-only view whose cell ``[c, a, b]`` is ``diagonal[c, a]``, right on
+        the diagonal, which is all that such statistics answer for.
+
+        Examples
+        --------
+        >>> stats = PairStatistics.univariate(np.array([[3.0, 1.0, 2.0]]), np.array([2, 1]))
+        >>> stats.marginal(0), stats.pairs
+        (array([[3., 1.]]), False)
+        """
+        diagonal = np.asarray(diagonal, dtype=np.float64)
+        shape = (diagonal.shape[0], diagonal.shape[1], diagonal.shape[1])
+        counts = np.broadcast_to(diagonal[:, :, None], shape)
+        out = cls(counts, np.asarray(n_categories, dtype=np.intp), class_weight, schema, False)
+        out.__dict__["_diagonal"] = diagonal
+        return out
+
+    @property
+    def diagonal(self) -> NDArray[np.float64]:
+        """The univariate counts, shape (n_classes, sum(n_categories)): the diagonal of
+        each class's matrix."""
+        if "_diagonal" in self.__dict__:
+            return self.__dict__["_diagonal"]
+        return np.einsum("cii->ci", self.counts)
 
     @property
     def offsets(self) -> NDArray[np.intp]:
@@ -144,13 +178,17 @@ class PairStatistics:
         if i != j:
             self._need_pairs()
         o = self.offsets
+        if not self.pairs:  # a diagonal matrix per class
+            r = int(self.n_categories[i])
+            out = np.zeros((self.n_classes, r, r))
+            out[:, np.arange(r), np.arange(r)] = self.diagonal[:, o[i] : o[i + 1]]
+            return out
         return self.counts[:, o[i] : o[i + 1], o[j] : o[j + 1]]
 
     def marginal(self, i: int) -> NDArray[np.float64]:
         """Counts of feature i over the samples where it is observed, (n_classes, r_i)."""
         o = self.offsets
-        block = self.counts[:, o[i] : o[i + 1], o[i] : o[i + 1]]
-        return np.diagonal(block, axis1=1, axis2=2).copy()
+        return self.diagonal[:, o[i] : o[i + 1]].copy()
 
     def table_totals(self) -> NDArray[np.float64]:
         """Total weight of each pair table, shape (n_classes, n_features, n_features)."""
@@ -206,6 +244,10 @@ class PairStatistics:
             self.counts.shape != other.counts.shape
         ):
             raise ValueError("PairStatistics of different layouts cannot be subtracted.")
+        if not (self.pairs and other.pairs):
+            return PairStatistics.univariate(
+                np.maximum(self.diagonal - other.diagonal, 0.0), self.n_categories
+            )
         counts = np.subtract(self.counts, other.counts)
         np.maximum(counts, 0.0, out=counts)
         return PairStatistics(
@@ -223,6 +265,12 @@ class PairStatistics:
         """The same counts in a layout with more categories (see
         :func:`category_index_map`): the new categories' cells are zero."""
         index, width = category_index_map(self.n_categories, maps, n_categories)
+        if not self.pairs:
+            diagonal = np.zeros((self.n_classes, width))
+            diagonal[:, index] = self.diagonal
+            return PairStatistics.univariate(
+                diagonal, n_categories, self.class_weight, schema or self.schema
+            )
         counts = np.zeros((self.n_classes, width, width))
         counts[:, index[:, None], index[None, :]] = self.counts
         return PairStatistics(
@@ -250,8 +298,11 @@ class PairStatistics:
         class_weight = None
         if a.class_weight is not None and b.class_weight is not None:
             class_weight = a.class_weight + b.class_weight
-        pairs = a.pairs and b.pairs
-        return PairStatistics(a.counts + b.counts, a.n_categories, class_weight, a.schema, pairs)
+        if not (a.pairs and b.pairs):
+            return PairStatistics.univariate(
+                a.diagonal + b.diagonal, a.n_categories, class_weight, a.schema
+            )
+        return PairStatistics(a.counts + b.counts, a.n_categories, class_weight, a.schema)
 
     def __radd__(self, other: Any) -> PairStatistics:
         if isinstance(other, int) and other == 0:  # sum() starts from 0
@@ -298,6 +349,11 @@ class PairStatistics:
         return cls(counts, n_categories, class_weight, schema, pairs)
 
     def __reduce__(self):
+        if not self.pairs:  # the univariate counts alone
+            return (
+                PairStatistics.univariate,
+                (self.diagonal, self.n_categories, self.class_weight, self.schema),
+            )
         return (
             PairStatistics.from_compact_values,
             (self.compact_values(), self.n_categories, self.class_weight, self.schema, self.pairs),
@@ -305,6 +361,10 @@ class PairStatistics:
 
     def merged(self) -> PairStatistics:
         """The statistics of all classes pooled into one class."""
+        if not self.pairs:
+            return PairStatistics.univariate(
+                self.diagonal.sum(axis=0, keepdims=True), self.n_categories
+            )
         return PairStatistics(
             counts=self.counts.sum(axis=0, keepdims=True), n_categories=self.n_categories
         )

@@ -287,6 +287,8 @@ def _complement(total: PairStatistics, part: PairStatistics) -> PairStatistics:
     """``total - part`` (the statistics of a training fold) written over ``part``'s
     counts, which are not read again; differences below zero (rounding of weighted
     counts) are set to zero, as ``PairStatistics.__sub__`` does."""
+    if not (total.pairs and part.pairs):
+        return total - part  # the univariate counts: O(n_classes D)
     counts = np.subtract(total.counts, part.counts, out=part.counts)
     np.maximum(counts, 0.0, out=counts)
     return PairStatistics(
@@ -360,8 +362,10 @@ class ForestGrid:
         """The log tables for every alpha, shape (size, len(alphas)), from block count
         matrices ``counts`` (n_sources, D, D)."""
         out = np.empty((self.size, len(alphas)))
+        if counts.strides[-1] != 0:  # (not a view of univariate counts: those stay)
+            counts = np.ascontiguousarray(counts, dtype=np.float64)
         forest_log_tables_grid(
-            np.ascontiguousarray(counts, dtype=np.float64),
+            counts,
             self.plus,
             self.minus,
             self.parents,

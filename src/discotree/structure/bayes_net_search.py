@@ -368,13 +368,15 @@ def greedy_search(
     scorer: Scorer,
     max_edges: int | None = None,
     gains: dict[tuple[int, int], float] | None = None,
+    steps: list[list[tuple[int, ...]]] | None = None,
 ) -> list[tuple[int, ...]]:
     """Hill climbing over single added parents (TAN-CR / k-tree-CR, Section 4.4.1).
 
     Candidates are scanned in a fixed order (child, then parent, ascending); the first
     one with the strictly largest score wins an iteration, so the result does not depend
     on the speed-ups. Stops when no addition improves the score. ``gains``, when given,
-    receives the score gain of the step that added each edge.
+    receives the score gain of the step that added each edge; ``steps`` the parents
+    after each accepted step.
     """
     n = state.codes.shape[1]
     columns = _Columns(state)
@@ -406,6 +408,8 @@ def greedy_search(
         columns.forget(child)
         current = best
         added += 1
+        if steps is not None:
+            steps.append(list(state.parents))
         logger.info("greedy search: edge %d into %d, score %.6g", added, child, best)
     return list(state.parents)
 
@@ -415,6 +419,7 @@ def superparent_search(
     k: int,
     scorer: Scorer,
     gains: dict[tuple[int, int], float] | None = None,
+    steps: list[list[tuple[int, ...]]] | None = None,
 ) -> list[tuple[int, ...]]:
     """SuperParent (Keogh and Pazzani, 1999) and its k-tree extension (Section 4.4.2).
 
@@ -423,7 +428,8 @@ def superparent_search(
     superparent. Step 2: of the edges from the superparent, only the best child (k = 1)
     or the best pair of children (k >= 2) is kept. The edge(s) are added if they raise
     the score, else the search stops; it also stops when no attribute can take a parent.
-    ``gains``, when given, receives the score gain of the step that added each edge.
+    ``gains``, when given, receives the score gain of the step that added each edge;
+    ``steps`` the parents after each accepted step.
     """
     n = state.codes.shape[1]
     columns = _Columns(state)
@@ -468,6 +474,8 @@ def superparent_search(
             state.set_parents(j, tuple(sorted((*state.parents[j], best_sp))), column)
             columns.forget(j)
         current = best
+        if steps is not None:
+            steps.append(list(state.parents))
     return list(state.parents)
 
 
@@ -477,6 +485,7 @@ def order_search(
     order: list[int],
     scorer: Scorer,
     gains: dict[tuple[int, int], float] | None = None,
+    steps: list[list[tuple[int, ...]]] | None = None,
 ) -> list[tuple[int, ...]]:
     """Parent selection along an ordering (Section 5.2; Algorithm 1, step 2).
 
@@ -484,7 +493,8 @@ def order_search(
     attributes is scored as its parents; the best is kept only if it improves the score
     of the current network (otherwise the attribute keeps the class as only parent).
     Later attributes have no parents yet (naive Bayes) while earlier ones are chosen.
-    ``gains``, when given, receives the score gain of the choice that added each edge.
+    ``gains``, when given, receives the score gain of the choice that added each edge;
+    ``steps`` the parents after each kept choice.
     """
     columns = _Columns(state)
     current = scorer.value(state.joint)
@@ -506,6 +516,8 @@ def order_search(
             state.set_parents(node, *move)
             current = best
             changed = True
+            if steps is not None:
+                steps.append(list(state.parents))
     return list(state.parents)
 
 
