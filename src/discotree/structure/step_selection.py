@@ -95,7 +95,8 @@ def held_out_rates(
         return tables[key]
 
     rates = np.empty(len(steps) + 1)
-    for m, parents in enumerate([[()] * d, *steps]):
+    naive: Parents = [()] * d
+    for m, parents in enumerate([naive, *steps]):
         model = BayesNetModel(
             np.asarray(n_categories, dtype=np.intp),
             list(parents),
