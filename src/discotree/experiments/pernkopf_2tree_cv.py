@@ -59,7 +59,9 @@ def _report(records: list[dict], out_dir: Path, experiment: Experiment) -> None:
     )
     summary = summarise(records)
     models = list(experiment.models)
-    rows, accuracy, paper_weights = [], {m: [] for m in models}, []
+    rows: list[list[object]] = []
+    paper_weights: list[int] = []
+    accuracy: dict[str, list[float]] = {m: [] for m in models}
     for spec in experiment.datasets:
         sub = summary[summary["dataset"] == spec.name].set_index("model")
         if not set(models) <= set(sub.index):
