@@ -18,22 +18,16 @@ from discotree.structure.step_selection import (
     steps_by_cross_validation,
     stratified_folds,
 )
+from tests.classifiers.test_ktree import _random_problem
 
 
 def _problem(rng, n_samples=160, n_features=6, n_classes=3, missing=0.0):
-    n_categories = rng.integers(2, 4, size=n_features).astype(np.intp)
-    class_index = rng.integers(0, n_classes, size=n_samples).astype(np.intp)
-    codes = np.column_stack(
-        [
-            (rng.integers(0, r, size=n_samples) + class_index * (j % 2)) % r
-            for j, r in enumerate(n_categories)
-        ]
+    """The random problem of the k-tree tests, with weights."""
+    codes, class_index, n_categories = _random_problem(
+        rng, n_samples, n_features, n_classes, missing
     )
-    codes[:, 1] = np.where(rng.random(n_samples) < 0.7, codes[:, 0] % n_categories[1], codes[:, 1])
-    if missing:
-        codes[rng.random(codes.shape) < missing] = -1
     weights = rng.random(n_samples) + 0.5
-    return codes.astype(np.intp), class_index, weights, n_categories, n_classes
+    return codes, class_index, weights, n_categories, n_classes
 
 
 def _search(kind, k, n_classes, n_categories):
