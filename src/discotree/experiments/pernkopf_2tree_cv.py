@@ -75,6 +75,9 @@ def _report(records: list[dict], out_dir: Path, experiment: Experiment) -> None:
         rows.append([spec.paper_name, *cells])
     if not rows:
         raise ValueError(f"{experiment.name}: no data set has every model's results")
+    seconds: dict[str, float] = {}
+    for record in records:
+        seconds[record["model"]] = seconds.get(record["model"], 0.0) + record["fit_seconds"]
     w = np.asarray(paper_weights, dtype=float)
     average = {m: float(np.average(accuracy[m], weights=w)) for m in models}
     summary_rows, verdicts = [], []
@@ -90,6 +93,7 @@ def _report(records: list[dict], out_dir: Path, experiment: Experiment) -> None:
                 f"{paper:.2f}",
                 f"{average[regular] - paper:+.2f}",
                 f"{int((gain > 1e-9).sum())} / {int((gain < -1e-9).sum())}",
+                f"{seconds[plain]:.0f} / {seconds[regular]:.0f}",
             ]
         )
         before, after = abs(average[plain] - paper), abs(average[regular] - paper)
@@ -128,6 +132,7 @@ def _report(records: list[dict], out_dir: Path, experiment: Experiment) -> None:
                 "paper (Table 1, UCI)",
                 "regularised - paper",
                 "sets better / worse",
+                "fit seconds, all folds: plain / regularised",
             ],
             summary_rows,
         ),
