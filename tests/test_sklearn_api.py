@@ -46,6 +46,7 @@ ALL_ESTIMATORS = [
     Discretizer(method="mdl"),
     TANClassifier(discretizer=Discretizer(method="mdl")),
     TANClassifier(k=2, structure="omi-cr"),
+    TANClassifier(k=2, structure="omi-cr", structure_folds=3),
     TANClassifier(k=1, structure="cr", structure_score="cll"),
     TANClassifier(k=2, structure="superparent"),
     TANClassifier(k=0, parameters="cl", cl_max_iter=5),

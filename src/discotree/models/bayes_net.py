@@ -290,7 +290,8 @@ class NodeScores:
         state.pair_stats = pair_stats
         state.complete = bool((codes >= 0).all())
         prior = np.bincount(class_index, weights, n_classes)
-        state.joint = np.tile(np.log(prior / prior.sum()), (len(codes), 1))
+        with np.errstate(divide="ignore"):  # a class without rows here (a CV fold): -inf
+            state.joint = np.tile(np.log(prior / prior.sum()), (len(codes), 1))
         for j in range(codes.shape[1]):
             state.parents.append(())
             column = state.column(j, ())
