@@ -286,7 +286,8 @@ def _fold_runner(n_folds: int, work: int, cells: int) -> Iterator[Callable[..., 
 def _complement(total: PairStatistics, part: PairStatistics) -> PairStatistics:
     """``total - part`` (the statistics of a training fold) written over ``part``'s
     counts, which are not read again; differences below zero (rounding of weighted
-    counts) are set to zero, as ``PairStatistics.__sub__`` does."""
+    counts) are set to zero, as ``PairStatistics.__sub__`` does. Univariate-only
+    statistics (O(n_classes D)) are simply subtracted."""
     if not (total.pairs and part.pairs):
         return total - part  # the univariate counts: O(n_classes D)
     counts = np.subtract(total.counts, part.counts, out=part.counts)
