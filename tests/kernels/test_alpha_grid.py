@@ -8,7 +8,7 @@ from scipy.special import logsumexp
 
 from discotree._fitting import SCORE_TIE_RTOL, argmax_with_ties
 from discotree.kernels import _reference
-from discotree.kernels.alpha_grid import grid_losses
+from discotree.kernels.alpha_grid import exp_nonpositive, grid_losses
 from discotree.stats.discrete import PairStatistics, cell_pseudo_count, smoothed_conditional
 from discotree.stats.smoothing import ForestGrid
 from discotree.structure.spanning import orient_forest
@@ -93,6 +93,41 @@ def test_log_likelihood_of_every_alpha_equals_enumeration(rng):
     assert_allclose(fast[0], 0.0, atol=1e-12)
 
 
+@pytest.mark.parametrize("n_alphas", [1, 4, 8, 13])
+def test_blocks_of_alphas_equal_enumeration(n_alphas, rng):
+    """The sums run eight, then four, then one alpha at a time: every block size
+    gives the reference's numbers (complete rows and rows with missing values)."""
+    n_features = 5
+    stats, n_categories = _weighted_counts(rng, 2, n_features)
+    parents = _random_forests(rng, 2, n_features)
+    bank = ForestGrid(parents, n_categories, 1e-6)
+    log_tables = bank.log_tables(stats.counts, tuple(np.linspace(0.05, 4.0, n_alphas)))
+    codes = np.column_stack([rng.integers(0, r, 60) for r in n_categories])
+    codes[:10][rng.random((10, n_features)) < 0.4] = -1
+    fast = bank.log_likelihood(codes, log_tables)
+    for a in range(n_alphas):
+        slow = _reference.forest_log_likelihood(
+            codes, parents, n_categories, _unflatten(log_tables[:, a], bank)
+        )
+        assert_allclose(fast[:, :, a], slow, rtol=1e-10, atol=1e-10)
+
+
+def test_exp_nonpositive_equals_numpy(rng):
+    """Within 2 ulp of np.exp down to -700, 0 below and for NaN (what the log-sum-exp
+    adds: every gap to a row's maximum is at most 0)."""
+    x = np.concatenate(
+        [-rng.exponential(3.0, 5000), -rng.uniform(0, 700, 5000), [0.0, -0.0, -1e-300, -699.9]]
+    )
+    out, scratch = np.empty_like(x), np.empty_like(x)
+    exp_nonpositive(x, out, scratch)
+    exact = np.exp(x)
+    assert np.all(np.abs(out - exact) <= 2 * np.spacing(exact))
+    low = np.array([-700.0, -700.5, -1e4, -np.inf, np.nan])
+    out, scratch = np.empty_like(low), np.empty_like(low)
+    exp_nonpositive(low, out, scratch)
+    assert_array_equal(out, 0.0)
+
+
 def test_underflowing_messages_fall_back_to_log_space(rng):
     """Log probabilities of -800 (0 once exponentiated): both children's messages to
     the missing root vanish in linear space, so the row is computed with log-space
@@ -134,6 +169,9 @@ def test_grid_losses_equal_numpy(rng):
     joints[3, :, 0] = 2.0  # a four-way tie: the lowest class wins
     joints[4, 1:3, 1] = joints[4, :, 1].max() + 1  # a tie between classes 1 and 2
     joints[5, 2, 2] = joints[5, 0, 2] + 1e-12  # within the tie tolerance
+    joints[6, 1, :] = -np.inf  # a class of probability 0
+    joints[7, 3, :] = joints[7, 0, :] - 900.0  # a gap beyond exp's range
+    joints[8] *= 1e3  # posteriors of 0 and 1 up to rounding
     truth = rng.integers(0, 4, 50)
     errors, losses = np.empty((50, 3)), np.empty((50, 3))
     grid_losses(joints, truth, SCORE_TIE_RTOL, errors, losses)

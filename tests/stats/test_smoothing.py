@@ -330,3 +330,35 @@ def test_folds_on_threads_give_the_same_choice_and_losses_as_one_thread(
     assert mapped and set(mapped) == {3}  # one core: on this thread; three: on the pool
     assert found[1][0] == found[3][0]
     np.testing.assert_array_equal(found[1][1], found[3][1])
+
+
+def test_identical_rows_scored_once_give_the_losses_of_scoring_every_row(rng, monkeypatch):
+    """Each distinct (row, class) is scored once with its group's weight; the losses
+    and choice equal scoring every row on its own (what a hash collision falls back
+    to), and the groups count a class's distinct rows for the number of folds."""
+    from discotree.stats import smoothing
+
+    codes, n_categories = _codes(rng, n=400, d=3, r=2, missing=0.1)  # many repeats
+    class_index = rng.integers(0, 3, len(codes))
+    weights = rng.random(len(codes)) * 2
+    hashes = smoothing.row_hashes(codes)
+    first, inverse = smoothing._row_groups(codes, hashes, class_index)
+    assert len(first) < len(codes) // 4
+    np.testing.assert_array_equal(codes[first][inverse], codes)
+    model_for = NaiveBayesClassifier()._alpha_model_for(1e-5, "dirichlet", ALPHA_GRID)
+    grouped = smoothing.select_alpha(codes, class_index, weights, n_categories, 3, model_for)
+    monkeypatch.setattr(smoothing, "_row_groups", lambda *args: None)
+    each = smoothing.select_alpha(codes, class_index, weights, n_categories, 3, model_for)
+    assert grouped[0] == each[0]
+    np.testing.assert_allclose(grouped[1], each[1], rtol=1e-12)
+
+
+def test_a_hash_collision_is_detected_and_not_grouped():
+    from discotree.stats import smoothing
+
+    codes = np.array([[0, 1], [1, 0], [0, 1]])
+    class_index = np.array([0, 0, 0])
+    same_hash = np.zeros(3, dtype=np.uint64)  # rows 0 and 1 collide
+    assert smoothing._row_groups(codes, same_hash, class_index) is None
+    first, inverse = smoothing._row_groups(codes, smoothing.row_hashes(codes), class_index)
+    assert len(first) == 2 and inverse[0] == inverse[2] != inverse[1]

@@ -118,20 +118,19 @@ def distinct_row_hashes(
     return [set(np.unique(hashes[class_index == c])[:cap].tolist()) for c in range(n_classes)]
 
 
-def _grouped_rows(codes, hashes, class_index, rows):
-    """The distinct (row, class) pairs among ``rows``: representatives, and for every
-    row the index of its representative (identical rows score alike, so each distinct
-    one is scored once). Rows whose hashes collide without being equal are not grouped."""
+def _row_groups(codes, hashes, class_index):
+    """The distinct (row, class) pairs: ``(first, inverse)``, the first row of each
+    group (in the order of their hashes) and every row's group (identical rows score
+    alike, so each distinct one is scored once; identical rows share a fold, so a
+    group never spans two). ``None`` when two hashes collide without the rows being
+    equal (then every row is scored on its own)."""
     with np.errstate(over="ignore"):  # the class mixed into the row's hash
-        keys = hashes[rows] ^ (class_index[rows].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+        keys = hashes ^ (class_index.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    representatives = rows[first]
-    same = np.array_equal(codes[representatives][inverse], codes[rows]) and np.array_equal(
-        class_index[representatives][inverse], class_index[rows]
+    same = np.array_equal(codes[first][inverse], codes) and np.array_equal(
+        class_index[first][inverse], class_index
     )
-    if not same:
-        return rows, np.arange(len(rows))  # a hash collision: score every row
-    return representatives, inverse
+    return (first, inverse) if same else None
 
 
 def select_alpha(
@@ -188,11 +187,20 @@ def select_alpha(
     """
     w = np.ones(len(codes)) if weights is None else weights
     hashes = row_hashes(codes)
-    distinct = distinct_row_hashes(hashes, class_index, n_classes, n_folds)
-    n_folds = min(n_folds, min(len(found) for found in distinct))
+    groups = _row_groups(codes, hashes, class_index)
+    if groups is not None:  # distinct rows of each class
+        distinct = np.bincount(class_index[groups[0]], minlength=n_classes)
+    else:
+        distinct = np.array(
+            [len(found) for found in distinct_row_hashes(hashes, class_index, n_classes, n_folds)]
+        )
+    n_folds = min(n_folds, int(distinct.min()))
     if n_folds < 2:
         return 1.0, np.zeros(len(grid))
     folds = (hashes % np.uint64(n_folds)).astype(np.intp)
+    if groups is not None:
+        group_fold = folds[groups[0]]
+        group_weight = np.asarray(np.bincount(groups[1], w, len(groups[0])), np.float64)
 
     def count_fold(k: int) -> PairStatistics:
         held = np.flatnonzero(folds == k)
@@ -230,8 +238,11 @@ def select_alpha(
             )
             log_prior = np.log((prior_counts + 1.0) / (prior_counts.sum() + n_classes))
             fit = model_for(train, np.flatnonzero(folds != k))
-            scored, inverse = _grouped_rows(codes, hashes, class_index, held)
-            held_weight = np.bincount(inverse, w[held], len(scored))  # the group's weight
+            if groups is None:  # a hash collision: every row on its own
+                scored, held_weight = held, w[held]
+            else:  # one row of each group, with the group's weight
+                in_fold = np.flatnonzero(group_fold == k)
+                scored, held_weight = groups[0][in_fold], group_weight[in_fold]
             held_codes = check_codes(codes[scored], n_categories)
             if hasattr(fit, "joints_of_grid"):  # every alpha in one pass: (n, C, len(grid))
                 joints = fit.joints_of_grid(held_codes, log_prior)
@@ -386,7 +397,8 @@ class ForestGrid:
         """``log P(x | forest k)`` of every row under every column of ``log_tables``,
         shape (n_samples, n_forests, n_alphas), missing features summed out."""
         log_tables = np.ascontiguousarray(log_tables)
-        tables = np.exp(log_tables)
+        # the linear tables serve the rows with missing values only
+        tables = np.exp(log_tables) if np.any(codes < 0) else np.empty((0, log_tables.shape[1]))
         out = np.empty((len(codes), self.parents.shape[0], log_tables.shape[1]))
 
         def score(start: int, stop: int) -> None:
