@@ -114,6 +114,10 @@ def test_reproduce_list_and_bench(fake_data_dir, tmp_path, capsys):
     assert "unknown model nope" in capsys.readouterr().err
     assert main(["reproduce", "narasimhan-example", "--models", "nb"]) == 2
     assert "--models does not apply" in capsys.readouterr().err
+    assert main(["reproduce", "pernkopf-uci", "--datasets", "nope"]) == 2
+    assert "unknown dataset nope" in capsys.readouterr().err
+    assert main(["reproduce", "narasimhan-example", "--datasets", "x"]) == 2
+    assert "--datasets does not apply" in capsys.readouterr().err
     argv = [
         "bench",
         "--datasets",

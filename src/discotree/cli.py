@@ -303,13 +303,26 @@ def _reproduce(args: argparse.Namespace) -> None:
     experiment = EXPERIMENTS[args.experiment](args.data_dir)
     out = args.out / args.experiment
     if isinstance(experiment, Experiment):
-        models = None
+        models = datasets = None
         if args.models is not None:
             models = _split_names(args.models, experiment.models, "model")
-        run_experiment(experiment, out, n_jobs=args.n_jobs, progress=not args.quiet, models=models)
+        if args.datasets is not None:
+            known = {spec.name: spec for spec in experiment.datasets}
+            datasets = _split_names(args.datasets, known, "dataset")
+        run_experiment(
+            experiment,
+            out,
+            n_jobs=args.n_jobs,
+            progress=not args.quiet,
+            models=models,
+            datasets=datasets,
+        )
     else:
-        if args.models is not None:
-            raise UsageError(f"{args.experiment} runs all its models; --models does not apply")
+        for option in ("models", "datasets"):
+            if getattr(args, option) is not None:
+                raise UsageError(
+                    f"{args.experiment} runs all its {option}; --{option} does not apply"
+                )
         experiment(out, n_jobs=args.n_jobs, progress=not args.quiet)
     print(f"{args.experiment}: report written to {out}/results.md")
 
@@ -485,6 +498,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--models",
         help="comma-separated models to compute now; the report also shows the models "
         "already in the cache (a long reproduction in parts)",
+    )
+    p.add_argument(
+        "--datasets",
+        help="comma-separated datasets to compute now; on the others, the report shows "
+        "what the cache holds",
     )
     p.set_defaults(run=_reproduce)
 

@@ -96,3 +96,23 @@ def test_a_run_in_parts_reports_the_models_already_computed(tmp_path):
     both = run_experiment(experiment, tmp_path / "out", progress=False, models=["second"])
     assert sorted(r["model"] for r in both) == ["first"] * 5 + ["second"] * 5
     assert _n_fits(log) == 10  # the first model's folds were read, not refitted
+
+
+def test_a_run_on_some_datasets_fits_only_there_and_reports_the_cache(tmp_path):
+    log = tmp_path / "fits.log"
+    folds = partial(cross_validation, n_splits=5, seed=0)
+    experiment = Experiment(
+        name="toy",
+        description="toy",
+        datasets=[
+            DatasetSpec("one", _data, folds, "CV-5"),
+            DatasetSpec("two", partial(_data, 1), folds, "CV-5"),
+        ],
+        models={"nb": partial(CountingNB, log=str(log))},
+        report=lambda records, out, exp: None,
+    )
+    first = run_experiment(experiment, tmp_path / "out", progress=False, datasets=["two"])
+    assert {r["dataset"] for r in first} == {"two"} and _n_fits(log) == 5
+    both = run_experiment(experiment, tmp_path / "out", progress=False, datasets=["one"])
+    assert sorted(r["dataset"] for r in both) == ["one"] * 5 + ["two"] * 5
+    assert _n_fits(log) == 10  # the second set's folds were read, not refitted

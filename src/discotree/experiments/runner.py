@@ -145,6 +145,7 @@ def run_experiment(
     n_jobs: int = 1,
     progress: bool = True,
     models: list[str] | None = None,
+    datasets: list[str] | None = None,
 ) -> list[dict]:
     """Evaluate every model on every fold of every dataset, then write the report.
 
@@ -166,6 +167,10 @@ def run_experiment(
     models : list of str, optional
         Compute only these models (default: all); the folds of the others are still
         read from the cache, if an earlier run computed them, and reported.
+    datasets : list of str, optional
+        Compute only on these datasets (default: all); on the others, the cached folds
+        are reported and nothing is fitted (their data is still loaded to make the
+        folds).
 
     Returns
     -------
@@ -193,21 +198,23 @@ def run_experiment(
             y = np.asarray(y_series)
             folds = list(spec.folds(y))
             todo = []
+            computed = datasets is None or spec.name in datasets
             for model_name, factory in chosen.items():
                 for fold in folds:
                     path = cache / spec.name / model_name / f"{fold.key}.json"
                     meta = {"dataset": spec.name, "model": model_name}
                     if path.is_file():
                         records.append(json.loads(path.read_text()))
-                    else:
+                    elif computed:
                         todo.append((factory, fold, path, meta))
             for model_name in cached_only:  # reported if an earlier run computed them
                 for fold in folds:
                     path = cache / spec.name / model_name / f"{fold.key}.json"
                     if path.is_file():
                         records.append(json.loads(path.read_text()))
-            total = (bar.tasks[0].total or 0) + len(folds) * len(chosen)
-            bar.update(task_id, total=total, advance=len(folds) * len(chosen) - len(todo))
+            planned = len(folds) * len(chosen) if computed else 0
+            total = (bar.tasks[0].total or 0) + planned
+            bar.update(task_id, total=total, advance=max(planned - len(todo), 0))
             jobs = (
                 delayed(_task)(X, y, f, fold, path, meta, experiment.train_metrics)
                 for f, fold, path, meta in todo
