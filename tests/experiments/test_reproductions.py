@@ -227,6 +227,37 @@ def test_images_report_marks_models_not_run_and_checks_the_claim(tmp_path):
     assert 'USPS: the paper\'s "OMI-CR outperforms NB and TAN-CMI" (ML parameters): holds' in text
 
 
+def test_images_report_takes_mnist_tan_cr_from_the_runtime_run(tmp_path):
+    """TAN-CR-ML on MNIST (an hour) is fitted by pernkopf-runtime with the same
+    classifier, data and split: the images report reads it from that run's results,
+    marked, unless its own run has it."""
+    from discotree.experiments.pernkopf_images import _report, images_experiment
+
+    base = {"fold": "split", "n_test": 10000, "fit_seconds": 3000.0}
+    runtime = tmp_path / "pernkopf-runtime"
+    runtime.mkdir()
+    folds = [
+        {**base, "dataset": "mnist-14x14", "model": "tan-cr-ml", "accuracy": 0.9388},
+        {**base, "dataset": "mnist-14x14", "model": "tan-cmi-ml", "accuracy": 0.5},
+        {**base, "dataset": "optdigits", "model": "tan-cr-ml", "accuracy": 0.5},
+    ]
+    (runtime / "results.json").write_text(json.dumps({"folds": folds}))
+    out = tmp_path / "pernkopf-images"
+    out.mkdir()
+    own = [{**base, "dataset": "MNIST", "model": "tan-cmi-ml", "accuracy": 0.9247}]
+    _report(own, out, images_experiment())
+    text = (out / "results.md").read_text()
+    borrowed = "| tan-cr-ml | not run | 92.57 ± 0.48 |  | 93.88 ± 0.24 † | 92.58 ± 0.26 | 3000 |"
+    assert borrowed in text
+    assert "| tan-cmi-ml | not run | 91.90 ± 0.50 |  | 92.47 ± 0.26 |" in text  # its own
+    assert "† Fitted by another reproduction" in text and "tan-cr-ml on MNIST" in text
+    saved = json.loads((out / "results.json").read_text())["folds"]
+    assert [r.get("source") for r in saved] == [None, "pernkopf-runtime"]
+    again = [*own, {**base, "dataset": "MNIST", "model": "tan-cr-ml", "accuracy": 0.9}]
+    _report(again, out, images_experiment())  # its own run has it: nothing borrowed
+    assert "†" not in (out / "results.md").read_text()
+
+
 def test_two_tree_cv_report_compares_plain_and_regularised_from_the_records(tmp_path):
     from discotree.experiments.pernkopf_2tree_cv import TWO_TREE_MODELS, two_tree_cv_experiment
 
