@@ -34,6 +34,7 @@ from scipy.special import logsumexp, xlogy
 from ..models.bayes_net import LazyColumn, NodeScores, SingleParentColumns
 
 __all__ = [
+    "SUPERPARENT_SUMS_BYTES",
     "CandidateColumns",
     "Scorer",
     "SingleParentCandidates",
@@ -414,6 +415,78 @@ def greedy_search(
     return list(state.parents)
 
 
+#: Largest memory (bytes) for the per-superparent sums of column changes that make a
+#: SuperParent step O(D) column operations; beyond it every step recomputes them
+#: (O(D^2) column operations a step).
+SUPERPARENT_SUMS_BYTES = 2**31
+
+
+def _superparent_children(state: NodeScores, k: int) -> dict[int, list[int]]:
+    """For every attribute, the attributes it can become an extra parent of: fewer
+    than k parents, not already its child, no directed cycle."""
+    n = state.codes.shape[1]
+    return {
+        sp: [
+            j
+            for j in range(n)
+            if j != sp
+            and len(state.parents[j]) < k
+            and sp not in state.parents[j]
+            and not _creates_cycle(state.parents, sp, j)
+        ]
+        for sp in range(n)
+    }
+
+
+class _SuperparentSums:
+    """``total(sp) = sum over j of (column of j with sp added - column of j)`` over the
+    attributes j that sp can be a parent of, kept from step to step: a step changes
+    the parents of one or two attributes and removes a few (sp, j) pairs, so updating
+    the sums costs O(D) column operations where recomputing them costs O(D^2).
+
+    Every change added is later subtracted as the same array (the attribute's parents
+    are those it had when it was added), so the sums equal the recomputed ones up to
+    rounding."""
+
+    def __init__(self, state: NodeScores, columns: _Columns) -> None:
+        self.state, self.columns = state, columns
+        self.sums: dict[int, NDArray[np.float64]] = {}
+        self.members: dict[int, set[int]] = {}
+
+    def change(self, j: int, sp: int) -> NDArray[np.float64]:
+        parents = tuple(sorted((*self.state.parents[j], sp)))
+        return self.columns.get(j, parents).full() - self.state.columns[j]
+
+    def total(self, sp: int, children: list[int]) -> NDArray[np.float64]:
+        """The sum for ``sp`` over ``children`` (a subset of those of the last call
+        plus attributes whose parents changed since)."""
+        if sp not in self.sums:
+            self.sums[sp] = np.zeros_like(self.state.joint)
+            self.members[sp] = set()
+        total, members = self.sums[sp], self.members[sp]
+        for j in children:
+            if j not in members:
+                total += self.change(j, sp)
+                members.add(j)
+        return total
+
+    def before_new_parents(self, changed: Iterable[int]) -> None:
+        """Take the changes of the attributes about to get new parents out of every
+        sum (they are added again, with the new parents, if they stay children)."""
+        for j in changed:
+            for sp, members in self.members.items():
+                if j in members:
+                    self.sums[sp] -= self.change(j, sp)
+                    members.discard(j)
+
+    def keep_only(self, children_of: dict[int, list[int]]) -> None:
+        """Take the attributes that are no longer children out of the sums."""
+        for sp, members in self.members.items():
+            for j in sorted(members - set(children_of[sp])):
+                self.sums[sp] -= self.change(j, sp)
+                members.discard(j)
+
+
 def superparent_search(
     state: NodeScores,
     k: int,
@@ -430,31 +503,29 @@ def superparent_search(
     the score, else the search stops; it also stops when no attribute can take a parent.
     ``gains``, when given, receives the score gain of the step that added each edge;
     ``steps`` the parents after each accepted step.
+
+    Step 1 scores D candidate joints, each the current one plus the column changes of
+    up to D attributes: those sums are kept from step to step (:class:`_SuperparentSums`,
+    D joints of memory, up to :data:`SUPERPARENT_SUMS_BYTES`), so a step costs O(D)
+    column operations instead of O(D^2) (USPS, 256 attributes: minutes, not hours).
     """
     n = state.codes.shape[1]
     columns = _Columns(state)
     current = scorer.value(state.joint)
-    while True:
-        children_of = {}
-        for sp in range(n):
-            children_of[sp] = [
-                j
-                for j in range(n)
-                if j != sp
-                and len(state.parents[j]) < k
-                and sp not in state.parents[j]
-                and not _creates_cycle(state.parents, sp, j)
-            ]
-        if not any(children_of.values()):
-            break
+    kept = n * state.joint.nbytes <= SUPERPARENT_SUMS_BYTES
+    sums = _SuperparentSums(state, columns)
+    children_of = _superparent_children(state, k)
+    while any(children_of.values()):
         scorer.reorder(state.joint)
         parents_with_children = [sp for sp in range(n) if children_of[sp]]
         best_sp, best_sp_score = parents_with_children[0], -np.inf
         for sp in parents_with_children:
-            joint = state.joint.copy()
-            for j in children_of[sp]:
-                column = columns.get(j, tuple(sorted((*state.parents[j], sp))))
-                joint += column.full() - state.columns[j]
+            if kept:
+                joint = state.joint + sums.total(sp, children_of[sp])
+            else:
+                joint = state.joint.copy()
+                for j in children_of[sp]:
+                    joint += sums.change(j, sp)
             score = scorer.value(joint)
             if score > best_sp_score:
                 best_sp, best_sp_score = sp, score
@@ -469,6 +540,8 @@ def superparent_search(
                 best, move = above, (chosen, cols)
         if move is None:
             break
+        if kept:
+            sums.before_new_parents(move[0])
         for j, column in zip(*move, strict=True):
             record_edge_gain(gains, [best_sp], j, best - current)
             state.set_parents(j, tuple(sorted((*state.parents[j], best_sp))), column)
@@ -476,6 +549,9 @@ def superparent_search(
         current = best
         if steps is not None:
             steps.append(list(state.parents))
+        children_of = _superparent_children(state, k)
+        if kept:
+            sums.keep_only(children_of)
     return list(state.parents)
 
 
