@@ -225,6 +225,27 @@ def test_images_report_marks_models_not_run_and_checks_the_claim(tmp_path):
     assert "| tan-cr-ml | not run | 92.57 ± 0.48 |" in text
     assert "USPS: 3 classifiers run; ours minus the paper's" in text
     assert 'USPS: the paper\'s "OMI-CR outperforms NB and TAN-CMI" (ML parameters): holds' in text
+    # paper: tan-omi-cr-ml 92.40 > tan-cmi-ml 91.90 > nb-ml 87.10, the same order
+    assert "USPS: best here tan-omi-cr-ml (92.00), the paper's best of the same 3" in text
+    assert "Spearman rank correlation of the rates with the paper's +1.00" in text
+    assert "CL parameters above ML on 0 of 0 structures" in text
+
+
+def test_images_agreement_compares_the_order_and_cl_against_ml():
+    from discotree.experiments.pernkopf_images import _agreement
+
+    rates = {"nb-ml": 0.90, "nb-cl": 0.85, "tan-cmi-ml": 0.91, "tan-cmi-cl": 0.95}
+    frame = pd.DataFrame(
+        [{"dataset": "MNIST", "model": m, "accuracy": a} for m, a in rates.items()]
+    )
+    (line,) = _agreement(frame, ["MNIST", "USPS"])  # nothing run on USPS
+    # paper, MNIST: nb-ml 83.73 < tan-cmi-ml 91.28 < nb-cl 91.70 < tan-cmi-cl 93.80
+    assert line.startswith("- MNIST: best here tan-cmi-cl (95.00), the paper's best")
+    assert "tan-cmi-cl (93.80)" in line
+    assert "CL parameters above ML on 1 of 2 structures (paper: 2 of 2)" in line
+    ranks_ours, ranks_paper = [1, 2, 4, 3], [3, 1, 4, 2]  # nb-cl, nb-ml, tan-cmi-cl, -ml
+    d2 = sum((a - b) ** 2 for a, b in zip(ranks_ours, ranks_paper, strict=True))
+    assert f"paper's {1 - 6 * d2 / (4 * 15):+.2f}" in line
 
 
 def test_images_report_takes_mnist_tan_cr_from_the_runtime_run(tmp_path):

@@ -210,6 +210,7 @@ def _report(records: list[dict], out_dir, experiment: Experiment) -> None:
                 f"{int((np.abs(d) <= 1).sum())} within 1 point."
             )
     lines += _claims(frame, sets)
+    lines += _agreement(frame, sets)
     lines.append("")
     (out_dir / "results.md").write_text("\n".join(lines))
 
@@ -233,5 +234,39 @@ def _claims(frame: pd.DataFrame, sets: list[str]) -> list[str]:
             f"{'holds' if holds else 'does not hold'} here (TAN-OMI-CR "
             f"{acc['tan-omi-cr-ml']:.2f}, TAN-CMI {acc['tan-cmi-ml']:.2f}, NB "
             f"{acc['nb-ml']:.2f})."
+        )
+    return lines
+
+
+def _agreement(frame: pd.DataFrame, sets: list[str]) -> list[str]:
+    """How far the classifiers' order agrees with the paper's on each set: the best
+    classifier here and the paper's best among those run, Spearman's rank correlation
+    of the rates, and how often CL parameters beat ML ones on the same structure (in
+    the paper's Table 1 they do on every structure of both sets)."""
+    from scipy.stats import spearmanr
+
+    lines = []
+    for s in sets:
+        ours = {
+            m: 100 * float(g["accuracy"].mean())
+            for m, g in frame[frame["dataset"] == s].groupby("model")
+            if m in PAPER_TABLE1_IMAGES
+        }
+        if len(ours) < 3:
+            continue
+        models = sorted(ours)
+        paper = {m: PAPER_TABLE1_IMAGES[m][s][0] for m in models}
+        rho = spearmanr([ours[m] for m in models], [paper[m] for m in models]).statistic
+        best = max(models, key=lambda m: ours[m])
+        paper_best = max(models, key=lambda m: paper[m])
+        pairs = [m[:-3] for m in models if m.endswith("-ml") and f"{m[:-3]}-cl" in ours]
+        cl_wins = [p for p in pairs if ours[f"{p}-cl"] > ours[f"{p}-ml"]]
+        paper_wins = [p for p in pairs if paper[f"{p}-cl"] > paper[f"{p}-ml"]]
+        lines.append(
+            f"- {s}: best here {best} ({ours[best]:.2f}), the paper's best of the same "
+            f"{len(models)} {paper_best} ({paper[paper_best]:.2f}); Spearman rank "
+            f"correlation of the rates with the paper's {rho:+.2f}; CL parameters above ML "
+            f"on {len(cl_wins)} of {len(pairs)} structures (paper: {len(paper_wins)} of "
+            f"{len(pairs)})."
         )
     return lines
