@@ -34,6 +34,7 @@ from scipy.special import logsumexp, xlogy
 from ..models.bayes_net import LazyColumn, NodeScores, SingleParentColumns
 
 __all__ = [
+    "CANDIDATE_BATCH_BYTES",
     "SUPERPARENT_SUMS_BYTES",
     "CandidateColumns",
     "Scorer",
@@ -350,6 +351,43 @@ class _Columns:
         self.single.pop(node, None)
 
 
+#: Largest memory (bytes) for the columns of the candidate parent sets of one node
+#: scored together; more candidates are scored in batches of that size, each against
+#: the best score of the batches before it (the order search for k = 2 has C(p, 2)
+#: candidates for the p-th attribute: 32 385 columns of every sample on USPS).
+CANDIDATE_BATCH_BYTES = 2**28
+
+
+def _first_best_candidate(
+    state: NodeScores,
+    columns: _Columns,
+    scorer: Scorer,
+    node: int,
+    candidates: Iterable[tuple[int, ...]],
+    threshold: float,
+) -> tuple[float, tuple[tuple[int, ...], LazyColumn] | None]:
+    """The first of ``candidates`` (parent sets of ``node``) with the largest score
+    above ``threshold``, as ``(score, (parents, column))``, or ``(threshold, None)``.
+
+    Candidates are scored in batches of at most :data:`CANDIDATE_BATCH_BYTES` (index
+    columns, both stacked copies, and the widest chunk of candidate joints), each batch
+    against the best score so far; a later candidate replaces it only with a strictly
+    larger score, so the result is that of scoring all candidates at once.
+    """
+    n, n_classes = state.joint.shape
+    per_candidate = 8 * (2 * n + 16 * scorer.chunk * n_classes)
+    batch_size = max(1, CANDIDATE_BATCH_BYTES // per_candidate)
+    best, move = threshold, None
+    remaining = iter(candidates)
+    while batch := list(itertools.islice(remaining, batch_size)):
+        news = columns.candidates(node, batch)
+        scores = scorer.values_above(state.joint, best, state.columns[node], news)
+        for i, (candidate, score) in enumerate(zip(batch, scores, strict=True)):
+            if score is not None and score > best:
+                best, move = score, (candidate, news.column(i))
+    return best, move
+
+
 def record_edge_gain(
     gains: dict[tuple[int, int], float] | None,
     parents: Iterable[int],
@@ -396,11 +434,9 @@ def greedy_search(
                 and parent not in state.parents[child]
                 and not _creates_cycle(state.parents, parent, child)
             ]
-            news = columns.candidates(child, candidates)
-            scores = scorer.values_above(state.joint, best, state.columns[child], news)
-            for i, (candidate, score) in enumerate(zip(candidates, scores, strict=True)):
-                if score is not None and score > best:
-                    best, move = score, (child, candidate, news.column(i))
+            best, found = _first_best_candidate(state, columns, scorer, child, candidates, best)
+            if found is not None:
+                move = (child, *found)
         if move is None:
             break
         child, candidate, column = move
@@ -580,13 +616,8 @@ def order_search(
         if changed:  # the joint is unchanged while no parents are kept
             scorer.reorder(state.joint)
             changed = False
-        best, move = current, None
-        candidates = list(itertools.combinations(earlier, min(k, position)))
-        news = columns.candidates(node, candidates)
-        scores = scorer.values_above(state.joint, best, state.columns[node], news)
-        for i, (candidate, score) in enumerate(zip(candidates, scores, strict=True)):
-            if score is not None and score > best:
-                best, move = score, (candidate, news.column(i))
+        candidates = itertools.combinations(earlier, min(k, position))
+        best, move = _first_best_candidate(state, columns, scorer, node, candidates, current)
         if move is not None:
             record_edge_gain(gains, move[0], node, best - current)
             state.set_parents(node, *move)

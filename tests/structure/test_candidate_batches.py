@@ -1,0 +1,70 @@
+"""Candidate parent sets scored in batches of bounded memory, each batch against the
+best score of those before it, give the search that scores them all at once (the
+order search for k = 2 has C(p, 2) candidates for the p-th attribute)."""
+
+import numpy as np
+import pytest
+
+from discotree.models.bayes_net import NodeScores
+from discotree.structure import bayes_net_search
+from discotree.structure.bayes_net_search import (
+    Scorer,
+    greedy_search,
+    omi_order,
+    order_search,
+)
+from tests.structure.test_superparent import _problem
+
+
+def _search(kind, codes, y, n_categories, weights, k, score):
+    state = NodeScores.naive_bayes(codes, y, weights, 3, n_categories, 1.0, 1e-5)
+    scorer = Scorer(y, weights, score)
+    gains, steps = {}, []
+    if kind == "order":
+        order = omi_order(codes, y, weights, 3, n_categories)
+        parents = order_search(state, k, order, scorer, gains=gains, steps=steps)
+    else:
+        parents = greedy_search(state, k, scorer, gains=gains, steps=steps)
+    return parents, gains, steps, scorer.value(state.joint)
+
+
+@pytest.mark.parametrize("kind", ["order", "greedy"])
+@pytest.mark.parametrize("k", [1, 2])
+@pytest.mark.parametrize("score", ["cr", "cll"])
+@pytest.mark.parametrize("missing", [0.0, 0.15])
+def test_batched_candidates_give_the_search_that_scores_them_all(
+    kind, k, score, missing, monkeypatch
+):
+    rng = np.random.default_rng(7 * k + int(missing * 100) + (score == "cll"))
+    codes, y, n_categories = _problem(rng, n=120, d=8, missing=missing)
+    weights = rng.uniform(0.5, 2.0, len(y))
+    whole = _search(kind, codes, y, n_categories, weights, k, score)
+    assert any(whole[0]), "the problem has dependencies a search should take"
+
+    n_classes = 3
+    per_candidate = 8 * (2 * len(y) + 16 * Scorer(y, weights).chunk * n_classes)
+    original = bayes_net_search._Columns.candidates
+    for batch in (1, 3):
+        sizes = []
+
+        def spy(self, node, parent_sets, sizes=sizes):
+            sizes.append(len(parent_sets))
+            return original(self, node, parent_sets)
+
+        monkeypatch.setattr(bayes_net_search._Columns, "candidates", spy)
+        monkeypatch.setattr(bayes_net_search, "CANDIDATE_BATCH_BYTES", batch * per_candidate)
+        batched = _search(kind, codes, y, n_categories, weights, k, score)
+        assert max(sizes) == batch  # the batches were that size
+        assert batched[0] == whole[0]
+        assert batched[1] == whole[1]  # the same gains: the same scores
+        assert batched[2] == whole[2]
+        assert batched[3] == whole[3]
+
+
+def test_default_batches_bound_the_usps_order_search():
+    """USPS's k = 2 order search: 32 385 candidates for the last attribute, in batches
+    of at most 2**28 bytes (the run that built them all at once needed 24 GB)."""
+    n, n_classes = 7291, 10
+    per_candidate = 8 * (2 * n + 16 * 256 * n_classes)
+    batch = bayes_net_search.CANDIDATE_BATCH_BYTES // per_candidate
+    assert 100 <= batch < 32385
