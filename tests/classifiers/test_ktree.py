@@ -8,7 +8,12 @@ import pytest
 from discotree import TANClassifier
 from discotree.datasets.synthetic import sample_joint_table, three_variable_example
 from discotree.kernels import _reference
-from discotree.models.bayes_net import BayesNetModel, NodeScores
+from discotree.models.bayes_net import (
+    BayesNetModel,
+    NodeScores,
+    family_counts,
+    pair_family_counts,
+)
 from discotree.models.conditional_likelihood import conditional_log_likelihood
 from discotree.stats.discrete import PairStatistics
 from discotree.structure.bayes_net_search import (
@@ -359,3 +364,61 @@ def test_omi_order_equals_plain_histograms(seed, n_samples):
     assert mmi_order(codes, class_index, weights, 3, n_categories) == _reference.omi_order(
         codes, class_index, weights, True
     )
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+def test_pair_family_counts_equal_one_family_at_a_time(missing):
+    rng = np.random.default_rng(12)
+    codes, class_index, n_categories = _random_problem(rng, n_features=6, missing=missing)
+    weights = rng.random(len(codes))
+    node, pairs = 3, [(0, 1), (0, 5), (2, 4), (1, 2)]
+    first, second = (np.array([p[i] for p in pairs]) for i in (0, 1))
+    counts, starts, complete = pair_family_counts(
+        np.ascontiguousarray(codes.T), class_index, weights, 3, n_categories, node, first, second
+    )
+    assert complete == (missing == 0)
+    for i, (a, b) in enumerate(pairs):
+        one = family_counts(codes, class_index, weights, 3, n_categories, node, (a, b))
+        cells = n_categories[a] * n_categories[b]
+        block = counts[:, starts[i] : starts[i] + cells].reshape(one.shape)
+        np.testing.assert_array_equal(block, one)  # the same sums, bit for bit
+    assert counts.shape[1] == starts[-1] + n_categories[1] * n_categories[2]
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+def test_pair_parent_columns_equal_separate_lookups(missing):
+    rng = np.random.default_rng(11)
+    codes, class_index, n_categories = _random_problem(rng, n_features=6, missing=missing)
+    weights = rng.random(len(codes))
+    state = NodeScores.naive_bayes(codes, class_index, weights, 3, n_categories, 0.5, 1e-5)
+    for node in range(codes.shape[1]):
+        others = [p for p in range(codes.shape[1]) if p != node]
+        pairs = list(itertools.combinations(others, 2))
+        shared = state.pair_parent_columns(node, pairs)
+        index = shared.index(np.arange(len(pairs)), np.arange(len(codes)))
+        for row, pair in enumerate(pairs):
+            separate = state.lookup(node, pair).full()
+            np.testing.assert_array_equal(shared.table[index[row]], separate)
+            np.testing.assert_array_equal(shared.column(row).full(), separate)
+        rows = rng.permutation(len(codes))[:40]  # a chunk of samples, some pairs
+        live = np.array([0, len(pairs) - 1, len(pairs) // 2])
+        np.testing.assert_array_equal(shared.index(live, rows), index[np.ix_(live, rows)])
+
+
+@pytest.mark.parametrize("k", [1, 2])
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+def test_order_search_equals_refitting_every_candidate(k, missing):
+    """Algorithm 1's step 2 against refitting the whole network for every candidate
+    parent set (k = 2: the pairs counted together)."""
+    rng = np.random.default_rng(20 + k + int(missing * 10))
+    codes, class_index, n_categories = _random_problem(
+        rng, n_samples=120, n_features=6, missing=missing
+    )
+    weights = rng.integers(1, 3, size=len(codes)).astype(float)  # exact sums
+    order = [int(v) for v in rng.permutation(codes.shape[1])]
+    plain = _reference.order_cr_structure(
+        codes, class_index, weights, 3, n_categories, k, order, 1.0, 1e-5
+    )
+    state = NodeScores.naive_bayes(codes, class_index, weights, 3, n_categories, 1.0, 1e-5)
+    assert order_search(state, k, order, Scorer(class_index, weights, chunk=16)) == plain
+    assert any(plain), "the problem has dependencies the search should take"

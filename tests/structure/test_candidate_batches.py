@@ -9,6 +9,7 @@ from discotree.models.bayes_net import NodeScores
 from discotree.structure import bayes_net_search
 from discotree.structure.bayes_net_search import (
     Scorer,
+    candidate_batch_size,
     greedy_search,
     omi_order,
     order_search,
@@ -41,8 +42,9 @@ def test_batched_candidates_give_the_search_that_scores_them_all(
     whole = _search(kind, codes, y, n_categories, weights, k, score)
     assert any(whole[0]), "the problem has dependencies a search should take"
 
-    n_classes = 3
-    per_candidate = 8 * (2 * len(y) + 16 * Scorer(y, weights).chunk * n_classes)
+    per_candidate = bayes_net_search.CANDIDATE_BATCH_BYTES // candidate_batch_size(
+        len(y), 3, Scorer(y, weights).chunk
+    )
     original = bayes_net_search._Columns.candidates
     for batch in (1, 3):
         sizes = []
@@ -64,7 +66,6 @@ def test_batched_candidates_give_the_search_that_scores_them_all(
 def test_default_batches_bound_the_usps_order_search():
     """USPS's k = 2 order search: 32 385 candidates for the last attribute, in batches
     of at most 2**28 bytes (the run that built them all at once needed 24 GB)."""
-    n, n_classes = 7291, 10
-    per_candidate = 8 * (2 * n + 16 * 256 * n_classes)
-    batch = bayes_net_search.CANDIDATE_BATCH_BYTES // per_candidate
-    assert 100 <= batch < 32385
+    assert 100 <= candidate_batch_size(7291, 10, 256) < 32385
+    assert candidate_batch_size(60000, 10, 256) >= 32  # MNIST
+    assert candidate_batch_size(10**9, 10, 256) == 1

@@ -311,13 +311,12 @@ def kernel_density(points, weights, query, bandwidths, leave_out=None):
     return np.array(out)
 
 
-def greedy_cr_structure(codes, class_index, weights, n_classes, n_categories, k, alpha, epsilon):
-    """Reference for :func:`discotree.structure.bayes_net_search.greedy_search` (CR):
-    refits every candidate network from scratch and scores all samples, no caching and
-    no early abandoning. Scoring convention of the fast code: a missing node value
-    contributes 0 and a missing parent means P(x_j | c)."""
+def _network_rate(codes, class_index, weights, n_classes, n_categories, structure, alpha, epsilon):
+    """Training classification rate of the network ``structure`` (parent tuples) with
+    ML parameters refitted from scratch, every sample scored. Scoring convention of the
+    fast code: a missing node value contributes 0 and a missing parent means
+    P(x_j | c); ties go to the lowest class."""
     n = len(n_categories)
-    parents = [()] * n
 
     def counts_of(node, pa):
         shape = [n_classes] + [int(n_categories[v]) for v in (*pa, node)]
@@ -335,30 +334,71 @@ def greedy_cr_structure(codes, class_index, weights, n_classes, n_categories, k,
         prob = np.where(prob <= 0, epsilon, prob)
         return np.log(prob / prob.sum(axis=-1, keepdims=True))
 
+    tables = [log_cpt(j, pa) for j, pa in enumerate(structure)]
+    marginals = [log_cpt(j, ()) for j in range(n)]
+    prior = [0.0] * n_classes
+    for s in range(len(codes)):
+        prior[int(class_index[s])] += float(weights[s])
+    total = sum(prior)
+    correct = 0.0
+    for s in range(len(codes)):
+        scores = []
+        for c in range(n_classes):
+            value = math.log(prior[c] / total)
+            for j, pa in enumerate(structure):
+                x = int(codes[s][j])
+                if x < 0:
+                    continue
+                if all(int(codes[s][p]) >= 0 for p in pa):
+                    value += tables[j][(c, *[int(codes[s][p]) for p in pa], x)]
+                else:
+                    value += marginals[j][c, x]
+            scores.append(value)
+        if max(range(n_classes), key=lambda c: (scores[c], -c)) == int(class_index[s]):
+            correct += float(weights[s])
+    return correct / total
+
+
+def order_cr_structure(
+    codes, class_index, weights, n_classes, n_categories, k, order, alpha, epsilon
+):
+    """Reference for :func:`discotree.structure.bayes_net_search.order_search` (CR):
+    for each attribute of ``order`` in turn, every set of min(k, position) earlier
+    attributes is tried as its parents by refitting the whole network; the first
+    strictly best is kept if it beats the current network."""
+    n = len(n_categories)
+    parents = [()] * n
+
     def rate(structure):
-        tables = [log_cpt(j, pa) for j, pa in enumerate(structure)]
-        marginals = [log_cpt(j, ()) for j in range(n)]
-        prior = [0.0] * n_classes
-        for s in range(len(codes)):
-            prior[int(class_index[s])] += float(weights[s])
-        total = sum(prior)
-        correct = 0.0
-        for s in range(len(codes)):
-            scores = []
-            for c in range(n_classes):
-                value = math.log(prior[c] / total)
-                for j, pa in enumerate(structure):
-                    x = int(codes[s][j])
-                    if x < 0:
-                        continue
-                    if all(int(codes[s][p]) >= 0 for p in pa):
-                        value += tables[j][(c, *[int(codes[s][p]) for p in pa], x)]
-                    else:
-                        value += marginals[j][c, x]
-                scores.append(value)
-            if max(range(n_classes), key=lambda c: (scores[c], -c)) == int(class_index[s]):
-                correct += float(weights[s])
-        return correct / total
+        return _network_rate(
+            codes, class_index, weights, n_classes, n_categories, structure, alpha, epsilon
+        )
+
+    current = rate(parents)
+    for position in range(1, n):
+        node, best, move = order[position], current, None
+        for candidate in itertools.combinations(sorted(order[:position]), min(k, position)):
+            trial = list(parents)
+            trial[node] = candidate
+            value = rate(trial)
+            if value > best:
+                best, move = value, trial
+        if move is not None:
+            parents, current = move, best
+    return parents
+
+
+def greedy_cr_structure(codes, class_index, weights, n_classes, n_categories, k, alpha, epsilon):
+    """Reference for :func:`discotree.structure.bayes_net_search.greedy_search` (CR):
+    refits every candidate network from scratch and scores all samples, no caching and
+    no early abandoning (:func:`_network_rate`)."""
+    n = len(n_categories)
+    parents = [()] * n
+
+    def rate(structure):
+        return _network_rate(
+            codes, class_index, weights, n_classes, n_categories, structure, alpha, epsilon
+        )
 
     def ancestors(structure, v):
         seen, stack = set(), [v]

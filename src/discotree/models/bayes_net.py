@@ -35,8 +35,10 @@ __all__ = [
     "BayesNetModel",
     "LazyColumn",
     "NodeScores",
+    "PairParentColumns",
     "SingleParentColumns",
     "family_counts",
+    "pair_family_counts",
 ]
 
 
@@ -64,6 +66,45 @@ def family_counts(
         index = index * int(n_categories[v]) + np.maximum(column, 0)
     counts = np.bincount(index[observed], weights[observed], int(np.prod(shape)))
     return counts.reshape(shape).astype(np.float64, copy=False)
+
+
+def pair_family_counts(
+    codes_by_feature: NDArray[np.intp],
+    class_index: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    n_classes: int,
+    n_categories: NDArray[np.intp],
+    node: int,
+    first: NDArray[np.intp],
+    second: NDArray[np.intp],
+) -> tuple[NDArray[np.float64], NDArray[np.intp], bool]:
+    """:func:`family_counts` of the families (first[i], second[i]) -> node, all at once.
+
+    Returns ``counts`` of shape (C, cells, r_node), pair i's n(c, x_a, x_b, x_node) at
+    ``[c, starts[i] + x_a r_b + x_b, x_node]``, ``starts``, and whether every row was
+    observed. One ``bincount`` over the keys, pair by pair and samples in order, so
+    each count adds the same weights in the same order as :func:`family_counts`;
+    rows with the node or a parent missing are left out, as there.
+    ``codes_by_feature`` is ``codes.T`` (one contiguous row per attribute).
+    """
+    r = np.asarray(n_categories, dtype=np.intp)
+    r_node, r_second = int(r[node]), r[second]
+    cells = r[first] * r_second  # parent configurations of each pair
+    starts = np.concatenate([[0], np.cumsum(cells)[:-1]]).astype(np.intp)
+    n_cells = int(cells.sum())
+    value = codes_by_feature[node]
+    a, b = codes_by_feature[first], codes_by_feature[second]  # (pairs, n)
+    keys = (starts[:, None] + a * r_second[:, None] + b) * r_node
+    keys += class_index * (n_cells * r_node) + value
+    size = n_classes * n_cells * r_node
+    complete = bool((a >= 0).all() and (b >= 0).all() and (value >= 0).all())
+    spread = np.broadcast_to(weights, keys.shape)
+    if complete:
+        counts = np.bincount(keys.reshape(-1), spread.reshape(-1), size)
+    else:
+        observed = (a >= 0) & (b >= 0) & (value >= 0)
+        counts = np.bincount(keys[observed], spread[observed], size)
+    return counts.reshape(n_classes, n_cells, r_node), starts, complete
 
 
 @dataclass
@@ -267,6 +308,14 @@ class NodeScores:
     joint: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 0)))
     pair_stats: PairStatistics | None = None
     complete: bool = False
+    _codes_by_feature: NDArray[np.intp] | None = field(default=None, repr=False)
+
+    @property
+    def codes_by_feature(self) -> NDArray[np.intp]:
+        """``codes.T`` contiguous (one row per attribute), made once."""
+        if self._codes_by_feature is None:
+            self._codes_by_feature = np.ascontiguousarray(self.codes.T, dtype=np.intp)
+        return self._codes_by_feature
 
     @classmethod
     def naive_bayes(
@@ -361,6 +410,40 @@ class NodeScores:
             np.ascontiguousarray(table), self.codes, offsets, node, counts.shape[2], self.complete
         )
 
+    def pair_parent_columns(self, node: int, pairs: list[tuple[int, int]]) -> PairParentColumns:
+        """The node's columns given each pair of attribute parents, counted together
+        (one ``bincount`` over the keys (pair, c, x_a, x_b, x_node)) and smoothed
+        together: the same numbers as :meth:`lookup` of each pair (the counts add the
+        same weights in the same sample order; smoothing is per (c, x_a, x_b) row)."""
+        first, second = (np.array([p[i] for p in pairs], dtype=np.intp) for i in (0, 1))
+        counts, starts, complete = pair_family_counts(
+            self.codes_by_feature,
+            self.class_index,
+            self.weights,
+            self.n_classes,
+            self.n_categories,
+            node,
+            first,
+            second,
+        )
+        r_node, r_second = int(self.n_categories[node]), self.n_categories[second].astype(np.intp)
+        log_cpt = np.log(smoothed_conditional(counts, self.alpha, self.epsilon))
+        table = log_cpt.reshape(self.n_classes, -1).T  # row (start + x_a r_b + x_b) r + x
+        if not complete:  # rows for a missing parent, then for a missing node
+            marginal = np.log(smoothed_conditional(self.family(node, ()), self.alpha, self.epsilon))
+            table = np.vstack([table, marginal.T, np.zeros((1, self.n_classes))])
+        return PairParentColumns(
+            np.ascontiguousarray(table),
+            self.codes,
+            first,
+            second,
+            starts,
+            r_second,
+            node,
+            r_node,
+            complete,
+        )
+
     def column(self, node: int, parents: tuple[int, ...]) -> NDArray[np.float64]:
         """The node's log-probability column with the given parents (not stored)."""
         return self.lookup(node, parents).full()
@@ -424,4 +507,54 @@ class SingleParentColumns:
     def column(self, parent: int) -> LazyColumn:
         """The column of one parent."""
         index = self.index(np.array([parent], dtype=np.intp), slice(None))[0]
+        return LazyColumn(self.table, index)
+
+
+@dataclass(frozen=True)
+class PairParentColumns:
+    """One node's columns given each of several pairs (a, b) of attribute parents.
+
+    ``table`` holds ``log theta[c, x_a, x_b, x_node]`` of pair i at row
+    ``(starts[i] + x_a r_b + x_b) * r + x_node``, so all pairs share one table. With
+    missing values (``complete=False``) rows ``past + x_node`` follow with
+    ``log P(x_node | c)`` for a missing parent, and a last row of zeros for a missing
+    node (``past`` the number of rows before them), as :meth:`NodeScores.lookup`.
+    """
+
+    table: NDArray[np.float64]
+    codes: NDArray[np.integer]
+    first: NDArray[np.intp]
+    second: NDArray[np.intp]
+    starts: NDArray[np.intp]
+    r_second: NDArray[np.intp]
+    node: int
+    r: int
+    complete: bool = True
+
+    def __len__(self) -> int:
+        return len(self.first)
+
+    def index(self, pairs: NDArray[np.intp], rows) -> NDArray[np.intp]:
+        """Row indices into :attr:`table` of the columns of pairs ``pairs`` (positions
+        in this batch) at samples ``rows``, shape (len(pairs), len(rows))."""
+        sub = self.codes[rows]
+        a = sub[:, self.first[pairs]].T.astype(np.intp)
+        b = sub[:, self.second[pairs]].T.astype(np.intp)
+        node_values = sub[:, self.node].astype(np.intp)[None, :]
+        config = self.starts[pairs][:, None] + a * self.r_second[pairs][:, None] + b
+        index = config * self.r + node_values
+        if not self.complete:
+            past = self._past
+            index = np.where((a < 0) | (b < 0), past + node_values, index)
+            index = np.where(node_values < 0, past + self.r, index)
+        return index
+
+    @property
+    def _past(self) -> int:
+        """Rows of the pairs' parameters (the missing-value rows follow)."""
+        return self.table.shape[0] - self.r - 1
+
+    def column(self, i: int) -> LazyColumn:
+        """The column of pair i."""
+        index = self.index(np.array([i], dtype=np.intp), slice(None))[0]
         return LazyColumn(self.table, index)

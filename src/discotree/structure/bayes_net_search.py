@@ -31,15 +31,17 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp, xlogy
 
-from ..models.bayes_net import LazyColumn, NodeScores, SingleParentColumns
+from ..models.bayes_net import LazyColumn, NodeScores, PairParentColumns, SingleParentColumns
 
 __all__ = [
     "CANDIDATE_BATCH_BYTES",
     "SUPERPARENT_SUMS_BYTES",
     "CandidateColumns",
+    "PairParentCandidates",
     "Scorer",
     "SingleParentCandidates",
     "StackedColumns",
+    "candidate_batch_size",
     "greedy_search",
     "ocr_order",
     "omi_order",
@@ -284,6 +286,23 @@ class StackedColumns(CandidateColumns):
         return self.columns[i]
 
 
+class PairParentCandidates(CandidateColumns):
+    """One node's candidate parent pairs, from one :class:`PairParentColumns`."""
+
+    def __init__(self, columns: PairParentColumns) -> None:
+        self.columns = columns
+        self.table = columns.table
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    def index(self, live, rows):
+        return self.columns.index(live, rows)
+
+    def column(self, i):
+        return self.columns.column(i)
+
+
 class SingleParentCandidates(CandidateColumns):
     """One node's single-parent candidates, read from its :class:`SingleParentColumns`."""
 
@@ -327,13 +346,18 @@ class _Columns:
 
     def candidates(self, node: int, parent_sets: list[tuple[int, ...]]) -> CandidateColumns:
         """The columns of ``node`` given each parent set: from one shared table when
-        every set adds one parent to a parent-less node and the data are complete."""
+        every set adds one parent to a parent-less node (read from the pair tables), or
+        every set is a pair of parents for a parent-less node (counted together; the
+        order search for k = 2); else one column per set, cached."""
         if not self.state.parents[node] and all(len(p) == 1 for p in parent_sets):
             if node not in self.single:
                 self.single[node] = self.state.single_parent_columns(node)
             single = self.single[node]
             if single is not None:
                 return SingleParentCandidates(single, [p[0] for p in parent_sets])
+        if not self.state.parents[node] and all(len(p) == 2 for p in parent_sets):
+            pairs = [(p[0], p[1]) for p in parent_sets]
+            return PairParentCandidates(self.state.pair_parent_columns(node, pairs))
         return StackedColumns([self.get(node, p) for p in parent_sets])
 
     def get(self, node: int, parents: tuple[int, ...]) -> LazyColumn:
@@ -358,6 +382,15 @@ class _Columns:
 CANDIDATE_BATCH_BYTES = 2**28
 
 
+def candidate_batch_size(n_samples: int, n_classes: int, chunk: int) -> int:
+    """How many candidate parent sets fit in :data:`CANDIDATE_BATCH_BYTES`: per
+    candidate, eight arrays of one 8-byte entry per sample (counting keys, index
+    columns, their stacked copies) and the widest chunk of its joint (16 ``chunk``
+    rows of ``n_classes`` scores)."""
+    per_candidate = 8 * (8 * n_samples + 16 * chunk * n_classes)
+    return max(1, CANDIDATE_BATCH_BYTES // per_candidate)
+
+
 def _first_best_candidate(
     state: NodeScores,
     columns: _Columns,
@@ -374,9 +407,7 @@ def _first_best_candidate(
     against the best score so far; a later candidate replaces it only with a strictly
     larger score, so the result is that of scoring all candidates at once.
     """
-    n, n_classes = state.joint.shape
-    per_candidate = 8 * (2 * n + 16 * scorer.chunk * n_classes)
-    batch_size = max(1, CANDIDATE_BATCH_BYTES // per_candidate)
+    batch_size = candidate_batch_size(*state.joint.shape, scorer.chunk)
     best, move = threshold, None
     remaining = iter(candidates)
     while batch := list(itertools.islice(remaining, batch_size)):
