@@ -104,7 +104,8 @@ def pair_family_counts(
     else:
         observed = (a >= 0) & (b >= 0) & (value >= 0)
         counts = np.bincount(keys[observed], spread[observed], size)
-    return counts.reshape(n_classes, n_cells, r_node), starts, complete
+    counts = counts.reshape(n_classes, n_cells, r_node).astype(np.float64, copy=False)
+    return counts, starts, complete
 
 
 @dataclass

@@ -407,7 +407,8 @@ def _first_best_candidate(
     against the best score so far; a later candidate replaces it only with a strictly
     larger score, so the result is that of scoring all candidates at once.
     """
-    batch_size = candidate_batch_size(*state.joint.shape, scorer.chunk)
+    n_samples, n_classes = state.joint.shape
+    batch_size = candidate_batch_size(n_samples, n_classes, scorer.chunk)
     best, move = threshold, None
     remaining = iter(candidates)
     while batch := list(itertools.islice(remaining, batch_size)):
