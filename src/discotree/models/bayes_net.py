@@ -100,11 +100,11 @@ def pair_family_counts(
     complete = bool((a >= 0).all() and (b >= 0).all() and (value >= 0).all())
     spread = np.broadcast_to(weights, keys.shape)
     if complete:
-        counts = np.bincount(keys.reshape(-1), spread.reshape(-1), size)
+        flat = np.bincount(keys.reshape(-1), spread.reshape(-1), size)
     else:
         observed = (a >= 0) & (b >= 0) & (value >= 0)
-        counts = np.bincount(keys[observed], spread[observed], size)
-    counts = counts.reshape(n_classes, n_cells, r_node).astype(np.float64, copy=False)
+        flat = np.bincount(keys[observed], spread[observed], size)
+    counts = np.asarray(flat, dtype=np.float64).reshape(n_classes, n_cells, r_node)
     return counts, starts, complete
 
 
