@@ -11,8 +11,6 @@ from discotree.kernels import _reference
 from discotree.models.bayes_net import (
     BayesNetModel,
     NodeScores,
-    family_counts,
-    pair_family_counts,
 )
 from discotree.models.conditional_likelihood import conditional_log_likelihood
 from discotree.stats.discrete import PairStatistics
@@ -364,25 +362,6 @@ def test_omi_order_equals_plain_histograms(seed, n_samples):
     assert mmi_order(codes, class_index, weights, 3, n_categories) == _reference.omi_order(
         codes, class_index, weights, True
     )
-
-
-@pytest.mark.parametrize("missing", [0.0, 0.1])
-def test_pair_family_counts_equal_one_family_at_a_time(missing):
-    rng = np.random.default_rng(12)
-    codes, class_index, n_categories = _random_problem(rng, n_features=6, missing=missing)
-    weights = rng.random(len(codes))
-    node, pairs = 3, [(0, 1), (0, 5), (2, 4), (1, 2)]
-    first, second = (np.array([p[i] for p in pairs]) for i in (0, 1))
-    counts, starts, complete = pair_family_counts(
-        np.ascontiguousarray(codes.T), class_index, weights, 3, n_categories, node, first, second
-    )
-    assert complete == (missing == 0)
-    for i, (a, b) in enumerate(pairs):
-        one = family_counts(codes, class_index, weights, 3, n_categories, node, (a, b))
-        cells = n_categories[a] * n_categories[b]
-        block = counts[:, starts[i] : starts[i] + cells].reshape(one.shape)
-        np.testing.assert_array_equal(block, one)  # the same sums, bit for bit
-    assert counts.shape[1] == starts[-1] + n_categories[1] * n_categories[2]
 
 
 @pytest.mark.parametrize("missing", [0.0, 0.1])

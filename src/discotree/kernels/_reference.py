@@ -311,6 +311,18 @@ def kernel_density(points, weights, query, bandwidths, leave_out=None):
     return np.array(out)
 
 
+def family_table(codes, class_index, weights, n_classes, n_categories, node, parents):
+    """Reference for the family counts n(c, x_parents, x_node), shape (C, r_pa..., r):
+    rows with the node or a parent missing left out."""
+    shape = [n_classes] + [int(n_categories[v]) for v in (*parents, node)]
+    table = np.zeros(shape)
+    for s in range(len(codes)):
+        values = [int(codes[s][v]) for v in (*parents, node)]
+        if min(values) >= 0:
+            table[(int(class_index[s]), *values)] += float(weights[s])
+    return table
+
+
 def _network_rate(codes, class_index, weights, n_classes, n_categories, structure, alpha, epsilon):
     """Training classification rate of the network ``structure`` (parent tuples) with
     ML parameters refitted from scratch, every sample scored. Scoring convention of the
@@ -318,17 +330,9 @@ def _network_rate(codes, class_index, weights, n_classes, n_categories, structur
     P(x_j | c); ties go to the lowest class."""
     n = len(n_categories)
 
-    def counts_of(node, pa):
-        shape = [n_classes] + [int(n_categories[v]) for v in (*pa, node)]
-        table = np.zeros(shape)
-        for s in range(len(codes)):
-            values = [int(codes[s][v]) for v in (*pa, node)]
-            if min(values) >= 0:
-                table[(int(class_index[s]), *values)] += float(weights[s])
-        return table
-
     def log_cpt(node, pa):
-        table = counts_of(node, pa) + alpha
+        table = family_table(codes, class_index, weights, n_classes, n_categories, node, pa)
+        table = table + alpha
         totals = table.sum(axis=-1, keepdims=True)
         prob = np.where(totals > 0, table / np.where(totals > 0, totals, 1), 1.0 / table.shape[-1])
         prob = np.where(prob <= 0, epsilon, prob)
@@ -605,3 +609,10 @@ def tree_log_partition(parents, n_categories, node_theta, edge_theta):
                 edge[j, x[int(parents[j])], x[j]] += p
     with np.errstate(divide="ignore"):
         return phi, np.log(node), np.log(edge)
+
+
+def candidate_hits(base, table, index, truth):
+    """Reference for :func:`discotree.kernels.candidate_scores.candidate_hits`: the
+    (candidates, samples, classes) joints formed, then numpy's argmax."""
+    joints = base[None, :, :] + table[index]
+    return np.argmax(joints, axis=2) == truth[None, :]

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from ..kernels.candidate_scores import pair_table_rows
+from ..kernels.family_counts import pair_family_counts
 from ..stats.discrete import PairStatistics, smoothed_conditional
 
 __all__ = [
@@ -38,7 +40,6 @@ __all__ = [
     "PairParentColumns",
     "SingleParentColumns",
     "family_counts",
-    "pair_family_counts",
 ]
 
 
@@ -66,46 +67,6 @@ def family_counts(
         index = index * int(n_categories[v]) + np.maximum(column, 0)
     counts = np.bincount(index[observed], weights[observed], int(np.prod(shape)))
     return counts.reshape(shape).astype(np.float64, copy=False)
-
-
-def pair_family_counts(
-    codes_by_feature: NDArray[np.intp],
-    class_index: NDArray[np.intp],
-    weights: NDArray[np.float64],
-    n_classes: int,
-    n_categories: NDArray[np.intp],
-    node: int,
-    first: NDArray[np.intp],
-    second: NDArray[np.intp],
-) -> tuple[NDArray[np.float64], NDArray[np.intp], bool]:
-    """:func:`family_counts` of the families (first[i], second[i]) -> node, all at once.
-
-    Returns ``counts`` of shape (C, cells, r_node), pair i's n(c, x_a, x_b, x_node) at
-    ``[c, starts[i] + x_a r_b + x_b, x_node]``, ``starts``, and whether every row was
-    observed. One ``bincount`` over the keys, pair by pair and samples in order, so
-    each count adds the same weights in the same order as :func:`family_counts`;
-    rows with the node or a parent missing are left out, as there.
-    ``codes_by_feature`` is ``codes.T`` (one contiguous row per attribute).
-    """
-    r = np.asarray(n_categories, dtype=np.intp)
-    r_node, r_second = int(r[node]), r[second]
-    cells = r[first] * r_second  # parent configurations of each pair
-    starts = np.concatenate([[0], np.cumsum(cells)[:-1]]).astype(np.intp)
-    n_cells = int(cells.sum())
-    value = codes_by_feature[node]
-    a, b = codes_by_feature[first], codes_by_feature[second]  # (pairs, n)
-    keys = (starts[:, None] + a * r_second[:, None] + b) * r_node
-    keys += class_index * (n_cells * r_node) + value
-    size = n_classes * n_cells * r_node
-    complete = bool((a >= 0).all() and (b >= 0).all() and (value >= 0).all())
-    spread = np.broadcast_to(weights, keys.shape)
-    if complete:
-        flat = np.bincount(keys.reshape(-1), spread.reshape(-1), size)
-    else:
-        observed = (a >= 0) & (b >= 0) & (value >= 0)
-        flat = np.bincount(keys[observed], spread[observed], size)
-    counts = np.asarray(flat, dtype=np.float64).reshape(n_classes, n_cells, r_node)
-    return counts, starts, complete
 
 
 @dataclass
@@ -435,7 +396,7 @@ class NodeScores:
             table = np.vstack([table, marginal.T, np.zeros((1, self.n_classes))])
         return PairParentColumns(
             np.ascontiguousarray(table),
-            self.codes,
+            self.codes_by_feature,
             first,
             second,
             starts,
@@ -523,7 +484,7 @@ class PairParentColumns:
     """
 
     table: NDArray[np.float64]
-    codes: NDArray[np.integer]
+    codes_by_feature: NDArray[np.intp]
     first: NDArray[np.intp]
     second: NDArray[np.intp]
     starts: NDArray[np.intp]
@@ -538,17 +499,20 @@ class PairParentColumns:
     def index(self, pairs: NDArray[np.intp], rows) -> NDArray[np.intp]:
         """Row indices into :attr:`table` of the columns of pairs ``pairs`` (positions
         in this batch) at samples ``rows``, shape (len(pairs), len(rows))."""
-        sub = self.codes[rows]
-        a = sub[:, self.first[pairs]].T.astype(np.intp)
-        b = sub[:, self.second[pairs]].T.astype(np.intp)
-        node_values = sub[:, self.node].astype(np.intp)[None, :]
-        config = self.starts[pairs][:, None] + a * self.r_second[pairs][:, None] + b
-        index = config * self.r + node_values
-        if not self.complete:
-            past = self._past
-            index = np.where((a < 0) | (b < 0), past + node_values, index)
-            index = np.where(node_values < 0, past + self.r, index)
-        return index
+        if isinstance(rows, slice):
+            rows = np.arange(self.codes_by_feature.shape[1])[rows]
+        return pair_table_rows(
+            self.codes_by_feature,
+            self.first,
+            self.second,
+            self.starts,
+            self.r_second,
+            self.node,
+            self.r,
+            self._past,
+            pairs,
+            rows,
+        )
 
     @property
     def _past(self) -> int:

@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp, xlogy
 
+from ..kernels.candidate_scores import candidate_hits
 from ..models.bayes_net import LazyColumn, NodeScores, PairParentColumns, SingleParentColumns
 
 __all__ = [
@@ -192,8 +193,8 @@ class Scorer:
             live = np.flatnonzero(running)
             self.n_rows_scored += len(live) * len(rows)
             base = joint[rows] - old[rows]  # (R, C)
-            block = base[None, :, :] + table[candidates.index(live, rows)]  # (L, R, C)
-            hit = np.argmax(block, axis=2) == self.class_index[rows][None, :]
+            index = candidates.index(live, rows)  # (L, R)
+            hit = candidate_hits(base, table, index, self.class_index[rows])
             hits[np.ix_(live, rows)] = hit
             w = self.weights[rows]
             correct[live] += hit.astype(np.float64) @ w
@@ -206,8 +207,10 @@ class Scorer:
                 leader = live[np.argmax(correct[live]) : np.argmax(correct[live]) + 1]
                 rest = self.order[start:]
                 self.n_rows_scored += len(rest)
-                block = joint[rest] - old[rest] + table[candidates.index(leader, rest)[0]]
-                hits[leader[0], rest] = np.argmax(block, axis=1) == self.class_index[rest]
+                base = joint[rest] - old[rest]
+                index = candidates.index(leader, rest)
+                hit = candidate_hits(base, table, index, self.class_index[rest])
+                hits[leader[0], rest] = hit[0]
                 running[leader] = False
                 score = float(self.weights[hits[leader[0]]].sum())
                 if score < needed - slack:

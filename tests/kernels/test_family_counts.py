@@ -1,0 +1,61 @@
+"""Counts of two-parent families, many pairs at once, against plain loops and against
+one family at a time."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from discotree.kernels import _reference
+from discotree.kernels.family_counts import pair_family_counts
+from discotree.models.bayes_net import family_counts
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+def test_pair_family_counts_equal_the_reference(rng, missing):
+    n, d, n_classes = 150, 6, 3
+    n_categories = rng.integers(2, 5, d)
+    codes = np.column_stack([rng.integers(0, r, n) for r in n_categories])
+    codes[rng.random(codes.shape) < missing] = -1
+    class_index = rng.integers(0, n_classes, n)
+    weights = rng.random(n)
+    for node in (0, 3):
+        pairs = list(itertools.combinations([v for v in range(d) if v != node], 2))
+        first, second = (np.array([p[i] for p in pairs]) for i in (0, 1))
+        counts, starts, complete = pair_family_counts(
+            np.ascontiguousarray(codes.T),
+            class_index,
+            weights,
+            n_classes,
+            n_categories,
+            node,
+            first,
+            second,
+        )
+        assert complete == (missing == 0)
+        for i, (a, b) in enumerate(pairs):
+            cells = n_categories[a] * n_categories[b]
+            block = counts[:, starts[i] : starts[i] + cells]
+            plain = _reference.family_table(
+                codes, class_index, weights, n_classes, n_categories, node, (a, b)
+            )
+            np.testing.assert_allclose(block.reshape(plain.shape), plain, rtol=1e-12)
+            one = family_counts(codes, class_index, weights, n_classes, n_categories, node, (a, b))
+            np.testing.assert_array_equal(block.reshape(one.shape), one)  # bit for bit
+        assert counts.shape[1] == starts[-1] + n_categories[first[-1]] * n_categories[second[-1]]
+
+
+def test_pair_family_counts_of_no_rows():
+    codes = np.zeros((3, 0), dtype=np.intp)
+    counts, starts, complete = pair_family_counts(
+        codes,
+        np.zeros(0, dtype=np.intp),
+        np.zeros(0),
+        2,
+        np.array([2, 3, 2]),
+        2,
+        np.array([0]),
+        np.array([1]),
+    )
+    assert counts.shape == (2, 6, 2) and not counts.any() and complete
+    assert list(starts) == [0]
