@@ -19,23 +19,24 @@ __all__ = ["pair_family_counts"]
 
 @numba.njit(cache=True, nogil=True)
 def _pair_family_counts(
-    codes_by_feature, class_index, weights, node, first, second, starts, r_second, r_node, out
+    codes_by_feature, node_keys, weights, first, second, starts, r_second, r_node, out
 ):  # pragma: no cover - numba
-    """Add to ``out[c, configuration * r_node + x_node]``; return how many (pair,
-    row) entries were left out for a missing value."""
+    """Add to ``out`` (flat) at ``node_keys[s] + (start + x_a r_b + x_b) r_node``;
+    ``node_keys[s]`` is ``c * (block) + x_node``, or negative where the node is
+    missing. Returns how many (pair, row) entries were left out for a missing value."""
     n_pairs = first.shape[0]
-    n_rows = class_index.shape[0]
+    n_rows = node_keys.shape[0]
     missing = 0
     for i in range(np.uint64(n_pairs)):
         a_codes = codes_by_feature[first[i]]
         b_codes = codes_by_feature[second[i]]
         start, rb = starts[i], r_second[i]
         for s in range(np.uint64(n_rows)):
-            a, b, x = a_codes[s], b_codes[s], codes_by_feature[node, s]
-            if a < 0 or b < 0 or x < 0:
+            a, b, key = a_codes[s], b_codes[s], node_keys[s]
+            if a < 0 or b < 0 or key < 0:
                 missing += 1
-                continue
-            out[class_index[s], (start + a * rb + b) * r_node + x] += weights[s]
+            else:
+                out[key + (start + a * rb + b) * r_node] += weights[s]
     return missing
 
 
@@ -92,17 +93,18 @@ def pair_family_counts(
     starts = np.concatenate([[0], np.cumsum(cells)[:-1]]).astype(np.intp)
     r_node = int(r[node])
     out = np.zeros((n_classes, int(cells.sum()), r_node), dtype=np.float64)
-    flat = out.reshape(n_classes, -1)  # a view: (class, configuration * r_node)
+    node_values = np.asarray(codes_by_feature[node], dtype=np.intp)
+    node_keys = np.asarray(class_index, dtype=np.intp) * (out.size // max(n_classes, 1))
+    node_keys = np.where(node_values < 0, -1, node_keys + node_values)
     missing = _pair_family_counts(
         np.ascontiguousarray(codes_by_feature, dtype=np.intp),
-        np.ascontiguousarray(class_index, dtype=np.intp),
+        node_keys,
         np.ascontiguousarray(weights, dtype=np.float64),
-        int(node),
         first,
         second,
         starts,
         r_second,
         r_node,
-        flat,
+        out.reshape(-1),
     )
     return out, starts, missing == 0
