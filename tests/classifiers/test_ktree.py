@@ -18,13 +18,10 @@ from discotree.structure.bayes_net_search import (
     Scorer,
     StackedColumns,
     greedy_search,
-    mmi_order,
-    ocr_order,
-    omi_order,
-    omisp_order,
     order_search,
     superparent_search,
 )
+from discotree.structure.orderings import mmi_order, ocr_order, omi_order, omisp_order
 
 STRUCTURES = ["cr", "superparent", "omi-cr", "mmi-cr", "omisp-cr", "ocr-cr", "ro-cr"]
 

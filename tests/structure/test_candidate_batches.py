@@ -11,9 +11,9 @@ from discotree.structure.bayes_net_search import (
     Scorer,
     candidate_batch_size,
     greedy_search,
-    omi_order,
     order_search,
 )
+from discotree.structure.orderings import omi_order
 from tests.structure.test_superparent import _problem
 
 

@@ -9,10 +9,10 @@ from discotree.stats.discrete import PairStatistics
 from discotree.structure.bayes_net_search import (
     Scorer,
     greedy_search,
-    omi_order,
     order_search,
     superparent_search,
 )
+from discotree.structure.orderings import omi_order
 from discotree.structure.step_selection import (
     held_out_rates,
     steps_by_cross_validation,

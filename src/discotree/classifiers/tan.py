@@ -22,7 +22,6 @@ from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
 from ..stats.discrete import PairStatistics, smoothed_conditional
 from ..structure.bayes_net_search import (
-    ORDERINGS,
     Scorer,
     greedy_search,
     order_search,
@@ -35,6 +34,7 @@ from ..structure.chow_liu import (
     forest_parents,
 )
 from ..structure.generative import cmi_forest, kdb_parents
+from ..structure.orderings import ORDERINGS
 from ..structure.step_selection import steps_by_cross_validation
 from ._base import DiscreteForestClassifierBase, ForestModel
 from ._incremental import IncrementalFitMixin

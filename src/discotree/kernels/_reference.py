@@ -436,7 +436,7 @@ def greedy_cr_structure(codes, class_index, weights, n_classes, n_categories, k,
 
 
 def omi_order(codes, class_index, weights, minimize=False):
-    """Reference for :func:`discotree.structure.bayes_net_search.omi_order`: plain
+    """Reference for :func:`discotree.structure.orderings.omi_order`: plain
     dictionary histograms, a missing value (-1) counted as a value of its own. The
     first pair maximises I(C; X_i, X_j) (the earlier pair on ties within 1e-12), the one
     with larger I(C; X) first (the lower index on a tie); then the attribute maximising

@@ -12,8 +12,8 @@ CLL (``score="cll"``), always with ML parameters while searching.
   candidate's CR is evaluated over samples ordered with the currently misclassified
   first, abandoned as soon as it cannot beat the best score found so far.
 - :func:`superparent_search` (Section 4.4.2), with the k-tree extension.
-- :func:`order_search` (Section 5, Algorithm 1) with orderings :func:`omi_order`,
-  :func:`omisp_order`, :func:`ocr_order` or a random one: each attribute in turn gets
+- :func:`order_search` (Section 5, Algorithm 1) along an ordering of
+  :mod:`discotree.structure.orderings` or a random one: each attribute in turn gets
   the best k-subset of earlier attributes as parents, kept only when the score improves.
 
 The structure is returned as a list of parent tuples, one per attribute.
@@ -24,12 +24,12 @@ from __future__ import annotations
 import itertools
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp, xlogy
+from scipy.special import logsumexp
 
 from ..kernels.candidate_scores import candidate_hits
 from ..models.bayes_net import LazyColumn, NodeScores, PairParentColumns, SingleParentColumns
@@ -44,9 +44,6 @@ __all__ = [
     "StackedColumns",
     "candidate_batch_size",
     "greedy_search",
-    "ocr_order",
-    "omi_order",
-    "omisp_order",
     "order_search",
     "record_edge_gain",
     "superparent_search",
@@ -661,254 +658,3 @@ def order_search(
             if steps is not None:
                 steps.append(list(state.parents))
     return list(state.parents)
-
-
-# ------------------------------------------------------------------- orderings (5.1)
-def _entropy_of(ids: NDArray[np.intp], weights: NDArray[np.float64]) -> float:
-    if int(ids.max()) < 4 * len(ids):  # small id range: a histogram, no sort
-        mass = np.bincount(ids, weights)
-    else:
-        mass = np.bincount(np.unique(ids, return_inverse=True)[1], weights)
-    p = mass[mass > 0] / mass.sum()
-    return float(-(p * np.log(p)).sum())
-
-
-def _combine(ids: NDArray[np.intp], column: NDArray[np.integer], size: int) -> NDArray[np.intp]:
-    """Configuration ids of (ids, column), re-compressed so they stay small."""
-    joint = ids * (size + 1) + (column.astype(np.intp) + 1)  # missing (-1) is a value
-    if int(joint.max()) < 4 * len(joint):
-        return joint
-    return np.unique(joint, return_inverse=True)[1].astype(np.intp)
-
-
-def _first_best(values: NDArray[np.float64], tol: float = 1e-12) -> int:
-    """Index of the first value within ``tol`` of the largest: ties (up to rounding,
-    which differs between equivalent ways of computing an information) go to the
-    earliest candidate."""
-    return int(np.flatnonzero(values >= values.max() - tol)[0])
-
-
-def _compress(ids: NDArray[np.intp]) -> NDArray[np.intp]:
-    """Configuration ids renumbered 0..(number present - 1)."""
-    return np.unique(ids, return_inverse=True)[1].reshape(-1).astype(np.intp)
-
-
-def _block_sum_mlogm(
-    cells: NDArray[np.int64], mass: NDArray[np.float64], block: int, n_blocks: int
-) -> NDArray[np.float64]:
-    """``sum m log m`` of the cells of each of ``n_blocks`` blocks of ``block``
-    consecutive cell numbers (``cells`` lists the cells and ``mass`` their masses)."""
-    return np.bincount(cells // block, xlogy(mass, mass), n_blocks).astype(np.float64, copy=False)
-
-
-def _entropy_gains(ids, codes, candidates, n_categories, class_index, weights, n_classes):
-    """``H(X_v, B) - H(C, X_v, B)`` for every attribute v in ``candidates``, where B is
-    the configuration of the chosen attributes (``ids``, numbered densely).
-
-    I(C; X_v | B) = H(C, B) - H(B) + H(X_v, B) - H(C, X_v, B), the first two terms the
-    same for every v. Candidates are counted together, one pass over the keys
-    (v, b, x_v, c) (missing a value of its own): a dense ``bincount`` when the tables are
-    small, else sparse histograms of the configurations present only (Section 5.1).
-    """
-    n_ids = int(ids.max()) + 1
-    width = int(max(n_categories[v] for v in candidates)) + 1  # + 1: missing is a value
-    per_candidate = n_ids * width * n_classes
-    dense = per_candidate <= 4 * len(ids)
-    total = float(weights.sum())
-    gains = np.empty(len(candidates))
-    batch = max(1, (1 << 22) // (per_candidate if dense else len(ids)))
-    base = (ids.astype(np.int64) * width)[:, None]
-    for start in range(0, len(candidates), batch):
-        block = list(candidates[start : start + batch])
-        keys = (base + codes[:, block] + 1) * n_classes + class_index[:, None]
-        keys += np.arange(len(block), dtype=np.int64) * per_candidate
-        repeated = np.repeat(weights, len(block))
-        if dense:
-            mass = np.bincount(keys.reshape(-1), repeated, len(block) * per_candidate)
-            cells = np.flatnonzero(mass)
-            mass = mass[cells]
-        else:
-            cells, inverse = np.unique(keys.reshape(-1), return_inverse=True)
-            mass = np.bincount(inverse.reshape(-1), repeated, len(cells))
-        # the (v, b, x_v) cells: cell // n_classes, sorted, so equal ones are adjacent
-        xb = cells // n_classes
-        first = np.flatnonzero(np.concatenate([[True], xb[1:] != xb[:-1]]))
-        xb_mass = np.add.reduceat(mass, first) if len(mass) else mass
-        # H = log W - sum m log m / W for masses m of total W
-        gains[start : start + len(block)] = (
-            _block_sum_mlogm(cells, mass, per_candidate, len(block))
-            - _block_sum_mlogm(xb[first], xb_mass, n_ids * width, len(block))
-        ) / total
-    return gains
-
-
-def _pair_informations(pair_stats) -> NDArray[np.float64]:
-    """``I(C; X_i, X_j)`` of every pair from the (C, r_i, r_j) pair tables (complete
-    data: every table has the same total), shape (n, n)."""
-    counts = pair_stats.counts
-    offsets = pair_stats.offsets
-    first = counts[:, offsets[0] : offsets[1], offsets[0] : offsets[1]]
-    class_mass = first.sum(axis=(1, 2))
-    total = float(class_mass.sum())
-    pair_mass = counts.sum(axis=0)  # (D, D)
-    # sum_{c, a, b} n log(n W / (n_c n_ab)) / W per block of (a, b) cells
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_ratio = np.log(counts * total) - np.log(class_mass)[:, None, None] - np.log(pair_mass)
-        terms = np.where(counts > 0, counts * log_ratio, 0.0).sum(axis=0)
-    starts = offsets[:-1]
-    blocks = np.add.reduceat(np.add.reduceat(terms, starts, axis=0), starts, axis=1)
-    return blocks / total
-
-
-def omi_order(
-    codes, class_index, weights, n_classes, n_categories, pair_stats=None, minimize=False
-) -> list[int]:
-    """OMI: the pair most informative about C first (the one with larger I(C; X) in
-    front), then repeatedly the attribute maximising I(C; X | all earlier attributes)
-    (Section 5.1, heuristic 1; Algorithm 1). With complete data and ``pair_stats`` the
-    first pair is read from the pair tables (the same values as the histograms).
-
-    ``minimize=True`` is the minimum-MI ordering of Section 6.3 (argmin in place of
-    argmax at every step: the least informative pair first, the one with smaller
-    I(C; X) in front, then the attribute minimising I(C; X | earlier)), the baseline
-    of Figs. 7-8."""
-    sign = -1.0 if minimize else 1.0
-    n = codes.shape[1]
-    zero = np.zeros(len(codes), dtype=np.intp)
-    single = _class_informations(codes, class_index, weights, n_classes, n_categories)
-    if n == 1:
-        return [0]
-    if pair_stats is not None and not (codes < 0).any():
-        pair_values = _pair_informations(pair_stats)
-    else:
-        pair_values = np.empty((n, n))
-        for i in range(n - 1):
-            ids = _compress(_combine(zero, codes[:, i], n_categories[i]))
-            rest = list(range(i + 1, n))
-            # I(C; X_i, X_j) = I(C; X_i) + I(C; X_j | X_i)
-            conditional = _class_entropy_given(ids, class_index, weights, n_classes) + (
-                _entropy_gains(ids, codes, rest, n_categories, class_index, weights, n_classes)
-            )
-            pair_values[i, i + 1 :] = single[i] + conditional
-    best, pair = -np.inf, (0, 1)
-    for i in range(n):
-        for j in range(i + 1, n):
-            if sign * pair_values[i, j] > best + 1e-12:
-                best, pair = sign * pair_values[i, j], (i, j)
-    i, j = pair  # the larger (minimize: smaller) I(C; X) first, i on a tie
-    order = [i, j] if sign * single[i] >= sign * single[j] - 1e-12 else [j, i]
-    ids = _combine(zero, codes[:, i], n_categories[i])
-    ids = _combine(ids, codes[:, j], n_categories[j])
-    return _extend_by(order, ids, codes, class_index, weights, n_classes, n_categories, sign)
-
-
-def _class_entropy_given(ids, class_index, weights, n_classes) -> float:
-    """``H(C, B) - H(B)`` = H(C | B)."""
-    return _entropy_of(ids * n_classes + class_index, weights) - _entropy_of(ids, weights)
-
-
-def _class_informations(codes, class_index, weights, n_classes, n_categories):
-    """``I(C; X_v)`` of every attribute."""
-    zero = np.zeros(len(codes), dtype=np.intp)
-    return _class_entropy_given(zero, class_index, weights, n_classes) + _entropy_gains(
-        zero, codes, list(range(codes.shape[1])), n_categories, class_index, weights, n_classes
-    )
-
-
-def _extend_by(
-    order, ids, codes, class_index, weights, n_classes, n_categories, sign=1.0
-) -> list[int]:
-    """OMI after its first pair: append the attribute maximising I(C; X | B) until all are
-    placed (``sign=-1``: minimising). A configuration of B that holds one class only
-    adds 0 to every I(C; X | B) (each of its (b, x) cells holds one class too), so its
-    samples are dropped; once no
-    sample is left B determines the class, every I(C; X | B) is 0, and the rest follow
-    in index order (ties are broken by index everywhere)."""
-    rest = [v for v in range(codes.shape[1]) if v not in order]
-    rows = np.arange(len(ids))  # the samples in configurations of several classes
-    ids = _compress(ids)
-    while rest:
-        classes = class_index[rows]
-        mass = np.bincount(
-            ids * n_classes + classes, weights[rows], (int(ids.max()) + 1) * n_classes
-        )
-        mixed = (mass.reshape(-1, n_classes) > 0).sum(axis=1) > 1
-        keep = mixed[ids]
-        if not keep.any():
-            return order + rest
-        rows, ids = rows[keep], _compress(ids[keep])
-        # I(C; X | B) = H(C,B) - H(B) + H(X,B) - H(C,X,B): the first two do not depend on X
-        values = _entropy_gains(
-            ids, codes[rows], rest, n_categories, class_index[rows], weights[rows], n_classes
-        )
-        chosen = rest[_first_best(sign * values)]
-        order.append(chosen)
-        rest.remove(chosen)
-        ids = _compress(_combine(ids, codes[rows, chosen], n_categories[chosen]))
-    return order
-
-
-def omisp_order(codes, class_index, weights, n_classes, n_categories, pair_stats=None) -> list[int]:
-    """OMISP: next the attribute maximising ``max_{X' earlier} I(C; X | X')``; the first
-    maximises I(C; X) (Section 5.1, heuristic 2)."""
-    n = codes.shape[1]
-    zero = np.zeros(len(codes), dtype=np.intp)
-    single = _class_informations(codes, class_index, weights, n_classes, n_categories)
-    order = [_first_best(single)]
-    best_given = np.full(n, -np.inf)
-    while len(order) < n:
-        last = order[-1]
-        ids = _compress(_combine(zero, codes[:, last], n_categories[last]))
-        rest = [v for v in range(n) if v not in order]
-        values = _class_entropy_given(ids, class_index, weights, n_classes) + _entropy_gains(
-            ids, codes, rest, n_categories, class_index, weights, n_classes
-        )
-        best_given[rest] = np.maximum(best_given[rest], values)
-        order.append(rest[_first_best(best_given[rest])])
-    return order
-
-
-def _saturated_rate(ids, class_index, weights, n_classes) -> float:
-    """CR of the saturated model P(C, config) on the training data (ties: first class)."""
-    _, inverse = np.unique(ids, return_inverse=True)
-    table = np.zeros((inverse.max() + 1, n_classes))
-    np.add.at(table, (inverse, class_index), weights)
-    predicted = np.argmax(table, axis=1)[inverse]
-    return float(weights[predicted == class_index].sum() / weights.sum())
-
-
-def ocr_order(codes, class_index, weights, n_classes, n_categories, pair_stats=None) -> list[int]:
-    """OCR: next the attribute whose saturated model over (C, X, earlier attributes),
-    from sparse histograms, classifies the training data best (Section 5.1, heuristic 3)."""
-    n = codes.shape[1]
-    ids = np.zeros(len(codes), dtype=np.intp)
-    order: list[int] = []
-    rest = list(range(n))
-    while rest:
-        rates = [
-            _saturated_rate(
-                _combine(ids, codes[:, v], n_categories[v]), class_index, weights, n_classes
-            )
-            for v in rest
-        ]
-        chosen = rest[int(np.argmax(rates))]
-        order.append(chosen)
-        rest.remove(chosen)
-        ids = _combine(ids, codes[:, chosen], n_categories[chosen])
-    return order
-
-
-def mmi_order(codes, class_index, weights, n_classes, n_categories, pair_stats=None) -> list[int]:
-    """The minimum mutual information ordering of Section 6.3 (argmin in Equation 2):
-    :func:`omi_order` with ``minimize=True``."""
-    return omi_order(
-        codes, class_index, weights, n_classes, n_categories, pair_stats, minimize=True
-    )
-
-
-ORDERINGS: dict[str, Callable[..., list[int]]] = {
-    "omi": omi_order,
-    "mmi": mmi_order,
-    "omisp": omisp_order,
-    "ocr": ocr_order,
-}
