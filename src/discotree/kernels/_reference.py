@@ -616,3 +616,46 @@ def candidate_hits(base, table, index, truth):
     (candidates, samples, classes) joints formed, then numpy's argmax."""
     joints = base[None, :, :] + table[index]
     return np.argmax(joints, axis=2) == truth[None, :]
+
+
+def cl_objective(flat, shapes, codes, parents, n_categories, class_index, weights, n_classes):
+    """Reference for the CL objective of :mod:`discotree.models.conditional_likelihood`
+    (negative CLL and its gradient in the flat softmax parameters: class prior, then
+    each node's table (C, r_pa..., r_j) in C order), node by node as Section 4.2
+    writes it; a sample skips the families where it misses a value."""
+    from scipy.special import logsumexp
+
+    sizes = [int(np.prod(s)) for s in shapes]
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    bounds = zip(offsets[:-1], offsets[1:], shapes, strict=True)
+    parts = [flat[a:b].reshape(s) for a, b, s in bounds]
+    families = []
+    for j, pa in enumerate(parents):
+        index = np.zeros(len(codes), dtype=np.intp)
+        observed = np.ones(len(codes), dtype=bool)
+        for v in (*pa, j):
+            observed &= codes[:, v] >= 0
+            index = index * int(n_categories[v]) + np.maximum(codes[:, v], 0)
+        families.append((index, observed))
+    log_prior = parts[0] - logsumexp(parts[0])
+    joint = np.tile(log_prior, (len(class_index), 1))
+    log_thetas = []
+    for beta, (index, observed) in zip(parts[1:], families, strict=True):
+        log_theta = beta - logsumexp(beta, axis=-1, keepdims=True)
+        log_thetas.append(log_theta)
+        joint[observed] += log_theta.reshape(n_classes, -1)[:, index[observed]].T
+    log_norm = logsumexp(joint, axis=1)
+    rows = np.arange(len(class_index))
+    cll = float(weights @ (joint[rows, class_index] - log_norm))
+    A = -np.exp(joint - log_norm[:, None]) * weights[:, None]
+    A[rows, class_index] += weights
+    grads = [A.sum(axis=0)]
+    for log_theta, (index, observed) in zip(log_thetas, families, strict=True):
+        cells = int(np.prod(log_theta.shape[1:]))
+        G = np.zeros((n_classes, cells))
+        for c in range(n_classes):
+            for s in np.flatnonzero(observed):
+                G[c, index[s]] += A[s, c]
+        G = G.reshape(log_theta.shape)
+        grads.append(G - np.exp(log_theta) * G.sum(axis=-1, keepdims=True))
+    return -cll, -np.concatenate([g.ravel() for g in grads])

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import minimize
-from scipy.special import logsumexp, softmax
+from scipy.special import softmax
 
 from .bayes_net import BayesNetModel
 
@@ -53,48 +53,105 @@ class _Layout:
         ]
 
 
-def _family_indices(
-    model: BayesNetModel, codes
-) -> list[tuple[NDArray[np.intp], NDArray[np.bool_]]]:
-    out = []
-    for j, pa in enumerate(model.parents):
-        index = np.zeros(len(codes), dtype=np.intp)
-        observed = np.ones(len(codes), dtype=bool)
-        for v in (*pa, j):
-            column = codes[:, v]
-            observed &= column >= 0
-            index = index * int(model.n_categories[v]) + np.maximum(column, 0)
-        out.append((index, observed))
-    return out
+#: Largest memory (bytes) for the sample -> parameter positions of every class, kept
+#: from one objective call to the next (else made anew in each call).
+POSITIONS_BYTES = 2**28
+
+
+class _Families:
+    """Where each sample reads each node's table in the flat parameter vector (after
+    the class prior): ``positions(c)[s, j]`` is the entry of node j's family value at
+    sample s for class c, or a last, extra entry (always 0) where the sample misses a
+    value of the family (available-case, as the module notes say). ``row_starts`` and
+    ``row_lengths`` cut the vector into the softmax rows (c, parent configuration)."""
+
+    def __init__(self, model: BayesNetModel, codes, layout: _Layout) -> None:
+        n_classes = model.n_classes
+        node_offsets = layout.offsets[1:-1] - layout.sizes[0]
+        self.n_params = int(layout.offsets[-1] - layout.sizes[0])
+        self.class_stride = np.array(
+            [int(np.prod(t.shape[1:])) for t in model.log_cpts], dtype=np.intp
+        )
+        base = np.empty((len(codes), len(model.parents)), dtype=np.intp)
+        missing = np.zeros(base.shape, dtype=bool)
+        for j, pa in enumerate(model.parents):
+            index = np.zeros(len(codes), dtype=np.intp)
+            for v in (*pa, j):
+                column = np.asarray(codes[:, v], dtype=np.intp)
+                missing[:, j] |= column < 0
+                index = index * int(model.n_categories[v]) + np.maximum(column, 0)
+            base[:, j] = node_offsets[j] + index
+        self.base, self.missing = base, missing if missing.any() else None
+        lengths = [int(model.n_categories[j]) for j in range(len(model.parents))]
+        self.row_lengths = np.repeat(
+            lengths, [t.size // r for t, r in zip(model.log_cpts, lengths, strict=True)]
+        ).astype(np.intp)
+        self.row_starts = np.concatenate([[0], np.cumsum(self.row_lengths)[:-1]]).astype(np.intp)
+        self._kept: list[NDArray[np.intp]] | None = None
+        if n_classes * base.size * 8 <= POSITIONS_BYTES:
+            self._kept = [self._positions(c) for c in range(n_classes)]
+
+    def _positions(self, c: int) -> NDArray[np.intp]:
+        positions = self.base + c * self.class_stride
+        if self.missing is not None:
+            positions[self.missing] = self.n_params
+        return positions
+
+    def positions(self, c: int) -> NDArray[np.intp]:
+        return self._kept[c] if self._kept is not None else self._positions(c)
+
+
+def _log_softmax_rows(beta: NDArray[np.float64], families: _Families) -> NDArray[np.float64]:
+    """``beta`` minus the log-sum-exp of its softmax row, for every row at once."""
+    starts, lengths = families.row_starts, families.row_lengths
+    top = np.maximum.reduceat(beta, starts)
+    top[~np.isfinite(top)] = 0.0
+    top_each = np.repeat(top, lengths)
+    with np.errstate(divide="ignore"):
+        row_lse = np.log(np.add.reduceat(np.exp(beta - top_each), starts))
+    return beta - (np.repeat(row_lse, lengths) + top_each)
+
+
+def _log_sum_exp(x: NDArray[np.float64], axis: int) -> NDArray[np.float64]:
+    """``log sum exp`` along ``axis`` (kept), shifted by the largest entry; ``-inf``
+    where every entry is ``-inf``."""
+    top = np.max(x, axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.log(np.sum(np.exp(x - top), axis=axis, keepdims=True)) + top
 
 
 def _objective(flat, layout, families, class_index, weights, n_classes):
-    """Negative CLL and its gradient (for a minimiser)."""
-    parts = layout.split(flat)
-    log_prior = parts[0] - logsumexp(parts[0])
-    joint = np.tile(log_prior, (len(class_index), 1))
-    log_thetas = []
-    for beta, (index, observed) in zip(parts[1:], families, strict=True):
-        log_theta = beta - logsumexp(beta, axis=-1, keepdims=True)
-        log_thetas.append(log_theta)
-        flat_theta = log_theta.reshape(n_classes, -1)
-        joint[observed] += flat_theta[:, index[observed]].T
-    log_norm = logsumexp(joint, axis=1)
-    rows = np.arange(len(class_index))
-    cll = float(weights @ (joint[rows, class_index] - log_norm))
-    posterior = np.exp(joint - log_norm[:, None])
-    A = -posterior * weights[:, None]
-    A[rows, class_index] += weights
-    grads = [A.sum(axis=0)]
-    for log_theta, (index, observed) in zip(log_thetas, families, strict=True):
-        shape = log_theta.shape
-        cells = int(np.prod(shape[1:]))
-        G = np.zeros((n_classes, cells))
+    """Negative CLL and its gradient (for a minimiser), every node at once: the
+    softmax of every row by ``reduceat``, the joint by one gather per class and the
+    gradient by one ``bincount`` per class (Section 4.2's Cases A and B)."""
+    log_prior = flat[:n_classes] - _log_sum_exp(flat[:n_classes], axis=0)
+    n = len(class_index)
+    joint = np.empty((n, n_classes))
+    if families.n_params:
+        log_theta = _log_softmax_rows(flat[n_classes:], families)
+        padded = np.append(log_theta, 0.0)  # the entry of a missing family value
         for c in range(n_classes):
-            G[c] = np.bincount(index[observed], A[observed, c], cells)
-        G = G.reshape(shape)
-        grads.append(G - np.exp(log_theta) * G.sum(axis=-1, keepdims=True))
-    return -cll, -np.concatenate([g.ravel() for g in grads])
+            joint[:, c] = padded[families.positions(c)].sum(axis=1)
+        joint += log_prior
+    else:
+        joint[:] = log_prior
+    log_norm = _log_sum_exp(joint, axis=1)[:, 0]
+    rows = np.arange(n)
+    cll = float(weights @ (joint[rows, class_index] - log_norm))
+    A = -np.exp(joint - log_norm[:, None]) * weights[:, None]
+    A[rows, class_index] += weights
+    if not families.n_params:
+        return -cll, -A.sum(axis=0)
+    width = families.base.shape[1]
+    G = np.zeros(families.n_params + 1)
+    for c in range(n_classes):
+        G += np.bincount(
+            families.positions(c).ravel(), np.repeat(A[:, c], width), families.n_params + 1
+        )
+    G = G[:-1]
+    row_sums = np.repeat(np.add.reduceat(G, families.row_starts), families.row_lengths)
+    return -cll, -np.concatenate([A.sum(axis=0), G - np.exp(log_theta) * row_sums])
 
 
 def conditional_log_likelihood(
@@ -105,7 +162,7 @@ def conditional_log_likelihood(
     layout = _Layout(model)
     flat = np.concatenate([model.class_log_prior.ravel(), *(t.ravel() for t in model.log_cpts)])
     value, grad = _objective(
-        flat, layout, _family_indices(model, codes), class_index, weights, model.n_classes
+        flat, layout, _Families(model, codes, layout), class_index, weights, model.n_classes
     )
     return -value, -grad
 
@@ -124,7 +181,7 @@ def _optimise(model, codes, class_index, weights, max_iter, on_iteration=None):
     weights = weights * _weight_scale(weights)
     layout = _Layout(model)
     start = np.concatenate([model.class_log_prior.ravel(), *(t.ravel() for t in model.log_cpts)])
-    families = _family_indices(model, codes)
+    families = _Families(model, codes, layout)
     result = minimize(
         _objective,
         start,
@@ -191,7 +248,7 @@ def fit_conditional_likelihood(
         train, test = np.flatnonzero(~held), np.flatnonzero(held)
         start_model = ml(train)
         layout = _Layout(start_model)
-        test_families = _family_indices(start_model, codes[test])
+        test_families = _Families(start_model, codes[test], layout)
         record: dict[str, float] = {"best": np.inf, "iteration": 0, "count": 0}
 
         def held_out(flat):
