@@ -54,7 +54,10 @@ def _pernkopf_names() -> dict[str, Callable[[], ClassifierMixin]]:
                 structure_folds=5,
                 alpha=1.0,
             )
-    names["tan-omi-crcl-ml"] = partial(TANClassifier, k=1, structure="omi-crcl", alpha=1.0)
+    for parameters in ("ml", "cl"):  # Table 1's TAN-OMI-CRCL-ML and -CL
+        names[f"tan-omi-crcl-{parameters}"] = partial(
+            TANClassifier, k=1, structure="omi-crcl", parameters=parameters, alpha=1.0
+        )
     return names
 
 
