@@ -299,3 +299,20 @@ def test_two_tree_cv_report_compares_plain_and_regularised_from_the_records(tmp_
     assert f"{plain_average:.2f} plain, {regular_average:.2f} regularised" in report
     assert "better on 1 sets, worse on 1" in report
     assert json.loads((tmp_path / "results.json").read_text())["provenance"]
+
+
+def test_uci_report_leaves_out_a_classifier_still_being_run():
+    from discotree.experiments.pernkopf import complete_models
+
+    records = [
+        {"dataset": d, "model": m, "fold": f}
+        for d in ("a", "b", "c")
+        for m in ("nb-ml", "tan-cr-ml")
+        for f in range(5)
+    ]
+    records += [{"dataset": "a", "model": "slow", "fold": f} for f in range(5)]
+    records += [{"dataset": "b", "model": "slow", "fold": f} for f in range(3)]  # cut short
+    complete, notes = complete_models(records, ["nb-ml", "slow", "tan-cr-ml"])
+    assert complete == ["nb-ml", "tan-cr-ml"]
+    assert notes == ["- slow: complete on 1 of 3 data sets so far; not in the tables."]
+    assert complete_models(records[:30], ["nb-ml", "tan-cr-ml"]) == (["nb-ml", "tan-cr-ml"], [])

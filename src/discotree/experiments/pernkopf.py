@@ -19,6 +19,7 @@ from .runner import DatasetSpec, Experiment
 
 __all__ = [
     "PAPER_TABLE1_UCI",
+    "complete_models",
     "missing_reproduction",
     "run_missing",
     "runtime_experiment",
@@ -391,12 +392,33 @@ def _structure_times(records: list[dict], models: list[str]) -> list[str]:
     ]
 
 
+def complete_models(records: list[dict], models: list[str]) -> tuple[list[str], list[str]]:
+    """The models with every fold of every data set that has results, and (as lines
+    for a report) the others, each with on how many sets it is complete. A model
+    still being run is left out of the tables instead of taking the sets with it."""
+    folds: dict[tuple[str, str], int] = {}
+    for record in records:
+        key = (record["dataset"], record["model"])
+        folds[key] = folds.get(key, 0) + 1
+    sets = sorted({d for d, _ in folds})
+    expected = {d: max(n for (dd, _), n in folds.items() if dd == d) for d in sets}
+    done = {m: sum(folds.get((d, m), 0) == expected[d] for d in sets) for m in models}
+    complete = [m for m in models if done[m] == len(sets)]
+    notes = [
+        f"- {m}: complete on {done[m]} of {len(sets)} data sets so far; not in the tables."
+        for m in models
+        if m not in complete
+    ]
+    return complete, notes
+
+
 def _report(records: list[dict], out_dir: Path, experiment: Experiment) -> None:
     write_json(
         records, out_dir / "results.json", experiment=experiment.name, settings=experiment.settings
     )
+    models, partial = complete_models(records, list(experiment.models))
+    records = [r for r in records if r["model"] in models]
     summary = summarise(records)
-    models = list(experiment.models)
     specs = {d.name: d for d in experiment.datasets}
     rows = []
     per_model: dict[str, list[float]] = {m: [] for m in models}
@@ -443,6 +465,7 @@ def _report(records: list[dict], out_dir: Path, experiment: Experiment) -> None:
             rows,
         ),
         "",
+        *(["Classifiers not run on every set yet:", "", *partial, ""] if partial else []),
         "## Averages",
         "",
         "Table 1 of 002 weights each data set by its test-set size. Our full shuttle set "
