@@ -56,6 +56,14 @@ def machine() -> dict:
     }
 
 
+def write_results(out: Path, stem: str, results: dict, markdown: str) -> None:
+    """Write ``stem.json`` and ``stem.md`` to ``out`` and print the markdown."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{stem}.json").write_text(json.dumps(results, indent=2))
+    (out / f"{stem}.md").write_text(markdown)
+    print(markdown)
+
+
 def timed(fn, repeats: int) -> dict:
     times = []
     for _ in range(repeats):
@@ -233,10 +241,7 @@ def main() -> None:
     args = parser.parse_args()
     results = run(args.repeats)
     results["process_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "fit.json").write_text(json.dumps(results, indent=2))
-    (args.out / "fit.md").write_text(to_markdown(results))
-    print(to_markdown(results))
+    write_results(args.out, "fit", results, to_markdown(results))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ Writes forest_density.json and forest_density.md (with the machine description).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -26,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_fit import machine, timed
+from bench_fit import machine, timed, write_results
 
 from discotree import ForestDensityClassifier
 from discotree.kernels.kde import exact_density_2d
@@ -134,10 +133,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = parser.parse_args()
     results = run(args.repeats)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "forest_density.json").write_text(json.dumps(results, indent=2))
-    (args.out / "forest_density.md").write_text(to_markdown(results))
-    print(to_markdown(results))
+    write_results(args.out, "forest_density", results, to_markdown(results))
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_fit import machine, timed
+from bench_fit import machine, timed, write_results
 
 from discotree.kernels import _reference
 from discotree.kernels.candidate_scores import candidate_hits
@@ -226,10 +226,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = parser.parse_args()
     results = run(args.repeats)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "search.json").write_text(json.dumps(results, indent=2))
-    (args.out / "search.md").write_text(to_markdown(results))
-    print(to_markdown(results))
+    write_results(args.out, "search", results, to_markdown(results))
 
 
 if __name__ == "__main__":
