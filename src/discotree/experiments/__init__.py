@@ -7,11 +7,11 @@ from .feature_selection import feature_selection_reproduction
 from .metrics import accuracy, balanced_error_rate, error_rate, paired_t_test, wilcoxon_test
 from .narasimhan import example_reproduction as narasimhan_example_reproduction
 from .narasimhan import gaussian_reproduction as narasimhan_gaussian_reproduction
-from .pernkopf import missing_reproduction as pernkopf_missing_reproduction
 from .pernkopf import runtime_experiment as pernkopf_runtime_experiment
 from .pernkopf import uci_experiment
 from .pernkopf_2tree_cv import two_tree_cv_experiment
 from .pernkopf_images import images_experiment as pernkopf_images_experiment
+from .pernkopf_missing import missing_reproduction as pernkopf_missing_reproduction
 from .pernkopf_orderings import orderings_reproduction
 from .pernkopf_random_orders import run_random_orders
 from .pernkopf_synthetic import synthetic_experiment as pernkopf_synthetic_experiment

@@ -14,14 +14,12 @@ from ..registry import make_classifier
 from ..transformers import Discretizer
 from .metrics import paired_t_test
 from .protocols import cross_validation, fixed_split
-from .report import grouped_bar_chart, markdown_table, summarise, write_json, write_results
+from .report import grouped_bar_chart, markdown_table, summarise, write_json
 from .runner import DatasetSpec, Experiment
 
 __all__ = [
     "PAPER_TABLE1_UCI",
     "complete_models",
-    "missing_reproduction",
-    "run_missing",
     "runtime_experiment",
     "uci_experiment",
 ]
@@ -723,147 +721,3 @@ def _runtime_report(records: list[dict], out_dir: Path, experiment: Experiment) 
         "",
     ]
     (out_dir / "results.md").write_text("\n".join(lines))
-
-
-# ------------------------------------------------------------------ Section 6.6 (missing)
-MISSING_MODELS = ["nb-ml", "nb-cl", "tan-cmi-ml", "tan-omi-cr-ml", "tan-cr-ml"]
-MISSING_SETS = [
-    ("optdigits", (range(0, 3823), range(3823, 5620)), "digits (UCI optdigits, 64 features)"),
-    ("satimage", (range(0, 4435), range(4435, 6435)), "UCI satimage (36 features)"),
-]
-MISSING_REPEATS = 10
-
-
-def _fit_named(name: str, X, y):
-    return _model(name).fit(X, y)
-
-
-def run_missing(
-    out_dir: str | os.PathLike, *, data_dir=None, n_jobs: int = 1, progress: bool = False
-) -> dict:
-    """Accuracy against the number of features missing at random at test time
-    (Section 6.6 of 002, Fig. 11-13). Each classifier is trained once on complete
-    training data; for every count m, ``MISSING_REPEATS`` random sets of m features per
-    test sample are hidden (the same for every classifier) and summed out exactly."""
-    import matplotlib.pyplot as plt
-    from joblib import Parallel, delayed
-
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    summary: dict[str, dict] = {}
-    for name, (train_rows, test_rows), label in MISSING_SETS:
-        X, y = _load(name, None, data_dir)
-        y = np.asarray(y)
-        train, test = np.asarray(list(train_rows)), np.asarray(list(test_rows))
-        n_features = X.shape[1]
-        counts = sorted({round(f * n_features) for f in np.linspace(0, 0.75, 9)})
-        fitted = Parallel(n_jobs=n_jobs)(
-            delayed(_fit_named)(m, X.iloc[train], y[train]) for m in MISSING_MODELS
-        )
-        models = dict(zip(MISSING_MODELS, fitted, strict=True))
-        rng = np.random.default_rng(_SEED)
-        X_test = X.iloc[test].reset_index(drop=True)
-        curves: dict[str, dict[int, list[float]]] = {
-            m: {c: [] for c in counts} for m in MISSING_MODELS
-        }
-        for count in counts:
-            for _ in range(MISSING_REPEATS if count else 1):
-                hidden = X_test.copy()
-                if count:
-                    chosen = np.argsort(rng.random((len(test), n_features)), axis=1)[:, :count]
-                    mask = np.zeros((len(test), n_features), dtype=bool)
-                    np.put_along_axis(mask, chosen, True, axis=1)
-                    hidden = hidden.mask(mask)
-                for m, model in models.items():
-                    curves[m][count].append(100 * float(np.mean(model.predict(hidden) == y[test])))
-        summary[name] = {
-            "label": label,
-            "counts": counts,
-            "accuracy": {
-                m: {str(c): [float(np.mean(v)), float(np.std(v))] for c, v in curves[m].items()}
-                for m in MISSING_MODELS
-            },
-        }
-    write_results(out_dir / "results.json", summary, indent=2)
-    fig, axes = plt.subplots(1, len(summary), figsize=(5.5 * len(summary), 4))
-    for ax, info in zip(np.atleast_1d(axes), summary.values(), strict=True):
-        for m in MISSING_MODELS:
-            means = [info["accuracy"][m][str(c)][0] for c in info["counts"]]
-            ax.plot(info["counts"], means, marker="o", label=m)
-        ax.set_title(info["label"])
-        ax.set_xlabel("missing features per test sample")
-        ax.set_ylabel("accuracy (%)")
-        ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(out_dir / "accuracy_vs_missing.png", dpi=120)
-    plt.close(fig)
-    lines = [
-        "# pernkopf-missing",
-        "",
-        "Section 6.6 of 002 (Fig. 11-13): accuracy against the number of features missing "
-        "at random at test time; the hidden features are summed out exactly, and every "
-        "classifier sees the same hidden features.",
-        "",
-        f"Classifiers trained once (MDL discretisation, alpha = 0, floor 1e-5); "
-        f"{MISSING_REPEATS} random draws of the hidden features per count; cells: "
-        "accuracy (%) mean ± sd over the draws. The paper used TIMIT-4/6 (not in the "
-        "data folder) and MNIST (in the data folder, but not run here yet: issue 15); "
-        "optdigits and satimage stand in for them.",
-        "",
-    ]
-    for info in summary.values():
-        lines += [
-            f"## {info['label']}",
-            "",
-            markdown_table(
-                ["missing", *MISSING_MODELS],
-                [
-                    [
-                        c,
-                        *[
-                            "{:.2f} ± {:.2f}".format(*info["accuracy"][m][str(c)])
-                            for m in MISSING_MODELS
-                        ],
-                    ]
-                    for c in info["counts"]
-                ],
-            ),
-            "",
-        ]
-        best_discriminative = {
-            c: max(info["accuracy"][m][str(c)][0] for m in ("tan-omi-cr-ml", "tan-cr-ml"))
-            for c in info["counts"]
-        }
-        wins = [
-            c
-            for c in info["counts"]
-            if best_discriminative[c] > info["accuracy"]["tan-cmi-ml"][str(c)][0]
-        ]
-        cr_beats_nbcl = [
-            c
-            for c in info["counts"]
-            if info["accuracy"]["tan-cr-ml"][str(c)][0] > info["accuracy"]["nb-cl"][str(c)][0]
-        ]
-        lines += [
-            f"TAN-CR-ML beats NB-CL at {len(cr_beats_nbcl)} of {len(info['counts'])} counts "
-            f"({cr_beats_nbcl}); the paper (Fig. 12-13b): a discriminatively structured "
-            "model with ML parameters overtakes the discriminatively parameterised naive "
-            "Bayes once a few features are missing.",
-            "",
-            f"A discriminative structure (TAN-OMI-CR or TAN-CR) beats TAN-CMI at "
-            f"{len(wins)} of {len(info['counts'])} missing-feature counts ({wins}); the "
-            "paper's claim (Fig. 11, 13a) is that they keep their advantage when features "
-            "are missing, most clearly for few missing features.",
-            "",
-        ]
-    (out_dir / "results.md").write_text("\n".join(lines))
-    return summary
-
-
-def missing_reproduction(data_dir=None):
-    """Section 6.6 of 002, Fig. 11-13: accuracy against the number of missing features."""
-
-    def run(out_dir, n_jobs: int = 1, progress: bool = False):
-        return run_missing(out_dir, data_dir=data_dir, n_jobs=n_jobs, progress=progress)
-
-    return run
