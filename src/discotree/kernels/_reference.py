@@ -659,3 +659,29 @@ def cl_objective(flat, shapes, codes, parents, n_categories, class_index, weight
         G = G.reshape(log_theta.shape)
         grads.append(G - np.exp(log_theta) * G.sum(axis=-1, keepdims=True))
     return -cll, -np.concatenate([g.ravel() for g in grads])
+
+
+def family_log_joint(log_theta, base, class_stride, n_classes):
+    """Reference for :func:`discotree.kernels.family_joint.family_log_joint`: plain
+    loops over samples, classes and nodes."""
+    n, d = base.shape
+    out = np.zeros((n, n_classes))
+    for s in range(n):
+        for c in range(n_classes):
+            for j in range(d):
+                if base[s, j] >= 0:
+                    out[s, c] += log_theta[base[s, j] + c * class_stride[j]]
+    return out
+
+
+def family_gradient(weights, base, class_stride, n_params):
+    """Reference for :func:`discotree.kernels.family_joint.family_gradient`: plain
+    loops."""
+    out = np.zeros(n_params)
+    n, d = base.shape
+    for s in range(n):
+        for j in range(d):
+            if base[s, j] >= 0:
+                for c in range(weights.shape[1]):
+                    out[base[s, j] + c * class_stride[j]] += weights[s, c]
+    return out

@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 from scipy.special import softmax
 
+from ..kernels.family_joint import family_gradient, family_log_joint
 from .bayes_net import BayesNetModel
 
 __all__ = ["conditional_log_likelihood", "fit_conditional_likelihood"]
@@ -53,52 +54,40 @@ class _Layout:
         ]
 
 
-#: Largest memory (bytes) for the sample -> parameter positions of every class, kept
-#: from one objective call to the next (else made anew in each call).
-POSITIONS_BYTES = 2**28
-
-
 class _Families:
     """Where each sample reads each node's table in the flat parameter vector (after
-    the class prior): ``positions(c)[s, j]`` is the entry of node j's family value at
-    sample s for class c, or a last, extra entry (always 0) where the sample misses a
-    value of the family (available-case, as the module notes say). ``row_starts`` and
-    ``row_lengths`` cut the vector into the softmax rows (c, parent configuration)."""
+    the class prior): ``base[s, j]`` is the entry of node j's family value at sample s
+    for class 0 (class c adds ``c * class_stride[j]``), -1 where the sample misses a
+    value of the family (available-case, as the module notes say); the layout of
+    :mod:`discotree.kernels.family_joint`. ``row_starts`` and ``row_lengths`` cut the
+    vector into the softmax rows (c, parent configuration)."""
 
     def __init__(self, model: BayesNetModel, codes, layout: _Layout) -> None:
-        n_classes = model.n_classes
         node_offsets = layout.offsets[1:-1] - layout.sizes[0]
         self.n_params = int(layout.offsets[-1] - layout.sizes[0])
         self.class_stride = np.array(
             [int(np.prod(t.shape[1:])) for t in model.log_cpts], dtype=np.intp
         )
         base = np.empty((len(codes), len(model.parents)), dtype=np.intp)
-        missing = np.zeros(base.shape, dtype=bool)
         for j, pa in enumerate(model.parents):
             index = np.zeros(len(codes), dtype=np.intp)
+            missing = np.zeros(len(codes), dtype=bool)
             for v in (*pa, j):
                 column = np.asarray(codes[:, v], dtype=np.intp)
-                missing[:, j] |= column < 0
+                missing |= column < 0
                 index = index * int(model.n_categories[v]) + np.maximum(column, 0)
-            base[:, j] = node_offsets[j] + index
-        self.base, self.missing = base, missing if missing.any() else None
+            base[:, j] = np.where(missing, -1, node_offsets[j] + index)
+        self.base = base
         lengths = [int(model.n_categories[j]) for j in range(len(model.parents))]
         self.row_lengths = np.repeat(
             lengths, [t.size // r for t, r in zip(model.log_cpts, lengths, strict=True)]
         ).astype(np.intp)
         self.row_starts = np.concatenate([[0], np.cumsum(self.row_lengths)[:-1]]).astype(np.intp)
-        self._kept: list[NDArray[np.intp]] | None = None
-        if n_classes * base.size * 8 <= POSITIONS_BYTES:
-            self._kept = [self._positions(c) for c in range(n_classes)]
-
-    def _positions(self, c: int) -> NDArray[np.intp]:
-        positions = self.base + c * self.class_stride
-        if self.missing is not None:
-            positions[self.missing] = self.n_params
-        return positions
 
     def positions(self, c: int) -> NDArray[np.intp]:
-        return self._kept[c] if self._kept is not None else self._positions(c)
+        """Entries read for class ``c``, ``n_params`` (one past the last) where the
+        sample misses a family value."""
+        return np.where(self.base < 0, self.n_params, self.base + c * self.class_stride)
 
 
 def _log_softmax_rows(beta: NDArray[np.float64], families: _Families) -> NDArray[np.float64]:
@@ -123,33 +112,24 @@ def _log_sum_exp(x: NDArray[np.float64], axis: int) -> NDArray[np.float64]:
 
 def _objective(flat, layout, families, class_index, weights, n_classes):
     """Negative CLL and its gradient (for a minimiser), every node at once: the
-    softmax of every row by ``reduceat``, the joint by one gather per class and the
-    gradient by one ``bincount`` per class (Section 4.2's Cases A and B)."""
+    softmax of every row by ``reduceat``, the joint and the scatter of the gradient
+    by the fused kernels of :mod:`discotree.kernels.family_joint` (Section 4.2's Cases
+    A and B)."""
     log_prior = flat[:n_classes] - _log_sum_exp(flat[:n_classes], axis=0)
-    n = len(class_index)
-    joint = np.empty((n, n_classes))
     if families.n_params:
         log_theta = _log_softmax_rows(flat[n_classes:], families)
-        padded = np.append(log_theta, 0.0)  # the entry of a missing family value
-        for c in range(n_classes):
-            joint[:, c] = padded[families.positions(c)].sum(axis=1)
+        joint = family_log_joint(log_theta, families.base, families.class_stride, n_classes)
         joint += log_prior
     else:
-        joint[:] = log_prior
+        joint = np.tile(log_prior, (len(class_index), 1))
     log_norm = _log_sum_exp(joint, axis=1)[:, 0]
-    rows = np.arange(n)
+    rows = np.arange(len(class_index))
     cll = float(weights @ (joint[rows, class_index] - log_norm))
     A = -np.exp(joint - log_norm[:, None]) * weights[:, None]
     A[rows, class_index] += weights
     if not families.n_params:
         return -cll, -A.sum(axis=0)
-    width = families.base.shape[1]
-    G = np.zeros(families.n_params + 1)
-    for c in range(n_classes):
-        G += np.bincount(
-            families.positions(c).ravel(), np.repeat(A[:, c], width), families.n_params + 1
-        )
-    G = G[:-1]
+    G = family_gradient(A, families.base, families.class_stride, families.n_params)
     row_sums = np.repeat(np.add.reduceat(G, families.row_starts), families.row_lengths)
     return -cll, -np.concatenate([A.sum(axis=0), G - np.exp(log_theta) * row_sums])
 
