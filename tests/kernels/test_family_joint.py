@@ -4,7 +4,11 @@ import numpy as np
 import pytest
 
 from discotree.kernels import _reference
-from discotree.kernels.family_joint import family_gradient, family_log_joint
+from discotree.kernels.family_joint import (
+    family_cll_gradient,
+    family_gradient,
+    family_log_joint,
+)
 
 
 def _layout(rng, n_rows, n_nodes, n_classes):
@@ -47,3 +51,23 @@ def test_a_fully_missing_sample_reads_and_receives_nothing(rng):
     weights[2] = 1.0
     assert not family_gradient(weights, base, stride, n_params).any()
     assert family_log_joint(log_theta, base[:0], stride, 2).shape == (0, 2)
+
+
+@pytest.mark.parametrize("n_classes", [1, 2, 7])
+def test_family_cll_gradient_equals_the_reference(rng, n_classes):
+    base, stride, n_params = _layout(rng, 300, 5, n_classes)
+    log_theta = np.log(rng.random(n_params))
+    log_prior = np.log(rng.dirichlet(np.ones(n_classes)))
+    class_index = rng.integers(0, n_classes, 300)
+    weights = rng.random(300) * 3
+    expected = _reference.family_cll_gradient(
+        log_theta, log_prior, base, stride, class_index, weights
+    )
+    got = family_cll_gradient(log_theta, log_prior, base, stride, class_index, weights)
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-12)
+    np.testing.assert_allclose(got[1], expected[1], rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(got[2], expected[2], rtol=1e-10, atol=1e-10)
+    if n_classes == 1:  # P(c | x) = 1: nothing to gain
+        assert expected[0] == 0 and not np.abs(expected[2]).max() > 1e-12
+    else:
+        assert expected[0] < 0 and np.abs(expected[2]).max() > 0.1

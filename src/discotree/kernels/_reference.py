@@ -685,3 +685,19 @@ def family_gradient(weights, base, class_stride, n_params):
                 for c in range(weights.shape[1]):
                     out[base[s, j] + c * class_stride[j]] += weights[s, c]
     return out
+
+
+def family_cll_gradient(log_theta, log_prior, base, class_stride, class_index, weights):
+    """Reference for :func:`discotree.kernels.family_joint.family_cll_gradient`: the
+    joint by :func:`family_log_joint`, the posterior by scipy's ``logsumexp``, the
+    scatter by :func:`family_gradient`."""
+    from scipy.special import logsumexp
+
+    n_classes = len(log_prior)
+    joint = family_log_joint(log_theta, base, class_stride, n_classes) + log_prior
+    log_norm = logsumexp(joint, axis=1)
+    rows = np.arange(len(class_index))
+    cll = float(np.sum(weights * (joint[rows, class_index] - log_norm)))
+    A = -np.exp(joint - log_norm[:, None]) * weights[:, None]
+    A[rows, class_index] += weights
+    return cll, A.sum(axis=0), family_gradient(A, base, class_stride, len(log_theta))

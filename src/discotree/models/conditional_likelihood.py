@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 from scipy.special import softmax
 
-from ..kernels.family_joint import family_gradient, family_log_joint
+from ..kernels.family_joint import family_cll_gradient
 from .bayes_net import BayesNetModel
 
 __all__ = ["conditional_log_likelihood", "fit_conditional_likelihood"]
@@ -112,26 +112,21 @@ def _log_sum_exp(x: NDArray[np.float64], axis: int) -> NDArray[np.float64]:
 
 def _objective(flat, layout, families, class_index, weights, n_classes):
     """Negative CLL and its gradient (for a minimiser), every node at once: the
-    softmax of every row by ``reduceat``, the joint and the scatter of the gradient
-    by the fused kernels of :mod:`discotree.kernels.family_joint` (Section 4.2's Cases
-    A and B)."""
+    softmax of every row by ``reduceat``, then one pass over the samples for the CLL,
+    Case A and the scatter of Case B
+    (:func:`discotree.kernels.family_joint.family_cll_gradient`), then the second term
+    of Case B row by row."""
     log_prior = flat[:n_classes] - _log_sum_exp(flat[:n_classes], axis=0)
+    log_theta = flat[n_classes:]
     if families.n_params:
-        log_theta = _log_softmax_rows(flat[n_classes:], families)
-        joint = family_log_joint(log_theta, families.base, families.class_stride, n_classes)
-        joint += log_prior
-    else:
-        joint = np.tile(log_prior, (len(class_index), 1))
-    log_norm = _log_sum_exp(joint, axis=1)[:, 0]
-    rows = np.arange(len(class_index))
-    cll = float(weights @ (joint[rows, class_index] - log_norm))
-    A = -np.exp(joint - log_norm[:, None]) * weights[:, None]
-    A[rows, class_index] += weights
+        log_theta = _log_softmax_rows(log_theta, families)
+    cll, prior_sums, G = family_cll_gradient(
+        log_theta, log_prior, families.base, families.class_stride, class_index, weights
+    )
     if not families.n_params:
-        return -cll, -A.sum(axis=0)
-    G = family_gradient(A, families.base, families.class_stride, families.n_params)
+        return -cll, -prior_sums
     row_sums = np.repeat(np.add.reduceat(G, families.row_starts), families.row_lengths)
-    return -cll, -np.concatenate([A.sum(axis=0), G - np.exp(log_theta) * row_sums])
+    return -cll, -np.concatenate([prior_sums, G - np.exp(log_theta) * row_sums])
 
 
 def conditional_log_likelihood(
