@@ -1,8 +1,7 @@
-"""The joint ``log P(c, x)`` of every sample under a Bayesian network classifier's
-tables, and the scatter of per-sample, per-class weights back onto those tables: the
-two halves of the conditional log-likelihood and its gradient (002, Section 4.2,
-Cases A and B), fused over nodes and classes so that no (samples, nodes) array per
-class is formed.
+"""The conditional log-likelihood of a Bayesian network classifier's tables and the
+sums of its gradient (002, Section 4.2, Cases A and B) in one pass over the samples:
+each sample's joint ``log P(c, x)``, its posterior, and the scatter of its weights back
+onto the entries it read, with no (samples, nodes) or (samples, classes) array formed.
 
 The tables sit in one flat vector: node j's entry for class c and family value v is
 ``theta[base[s, j] + c * class_stride[j]]`` where ``base[s, j]`` is the entry of
@@ -17,37 +16,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["family_cll_gradient", "family_gradient", "family_log_joint"]
-
-
-@numba.njit(cache=True, nogil=True)
-def _family_log_joint(log_theta, base, class_stride, out):  # pragma: no cover - numba
-    n_rows, n_nodes = base.shape
-    n_classes = out.shape[1]
-    for s in range(np.uint64(n_rows)):
-        for c in range(np.uint64(n_classes)):
-            out[s, c] = 0.0
-        for j in range(np.uint64(n_nodes)):
-            b = base[s, j]
-            if b < 0:
-                continue
-            stride = class_stride[j]
-            for c in range(np.uint64(n_classes)):
-                out[s, c] += log_theta[b + c * stride]
-
-
-@numba.njit(cache=True, nogil=True)
-def _family_gradient(weights, base, class_stride, out):  # pragma: no cover - numba
-    n_rows, n_nodes = base.shape
-    n_classes = weights.shape[1]
-    for s in range(np.uint64(n_rows)):
-        for j in range(np.uint64(n_nodes)):
-            b = base[s, j]
-            if b < 0:
-                continue
-            stride = class_stride[j]
-            for c in range(np.uint64(n_classes)):
-                out[b + c * stride] += weights[s, c]
+__all__ = ["family_cll_gradient"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -123,7 +92,8 @@ def family_cll_gradient(
     prior_sums : ndarray of shape (n_classes,)
         ``sum_s A[s, c]``.
     entry_sums : ndarray of shape (n_params,)
-        As :func:`family_gradient` of ``A``.
+        ``sum_s A[s, c]`` over the samples s that read each entry (entry ``base[s, j]
+        + c * class_stride[j]`` for every node j with ``base[s, j] >= 0``).
 
     Examples
     --------
@@ -148,84 +118,3 @@ def family_cll_gradient(
         out,
     )
     return float(cll), prior_sums, out
-
-
-def family_log_joint(
-    log_theta: NDArray[np.float64],
-    base: NDArray[np.intp],
-    class_stride: NDArray[np.intp],
-    n_classes: int,
-) -> NDArray[np.float64]:
-    """``sum_j log_theta[base[s, j] + c * class_stride[j]]`` over the nodes j with
-    ``base[s, j] >= 0``, for every sample s and class c.
-
-    Parameters
-    ----------
-    log_theta : ndarray of shape (n_params,)
-        Every node's log table, flat (module notes).
-    base : ndarray of int, shape (n_samples, n_nodes)
-        Entry of each sample's family value for class 0, -1 where it misses a value.
-    class_stride : ndarray of int, shape (n_nodes,)
-        Distance between the entries of consecutive classes in each node's table.
-    n_classes : int
-
-    Returns
-    -------
-    joint : ndarray of shape (n_samples, n_classes)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> log_theta = np.log([0.9, 0.1, 0.2, 0.8])  # one node, 2 values, 2 classes
-    >>> family_log_joint(log_theta, np.array([[0], [1], [-1]]), np.array([2]), 2).round(3)
-    array([[-0.105, -1.609],
-           [-2.303, -0.223],
-           [ 0.   ,  0.   ]])
-    """
-    out = np.empty((len(base), n_classes))
-    _family_log_joint(
-        np.ascontiguousarray(log_theta, dtype=np.float64),
-        np.ascontiguousarray(base, dtype=np.intp),
-        np.ascontiguousarray(class_stride, dtype=np.intp),
-        out,
-    )
-    return out
-
-
-def family_gradient(
-    weights: NDArray[np.float64],
-    base: NDArray[np.intp],
-    class_stride: NDArray[np.intp],
-    n_params: int,
-) -> NDArray[np.float64]:
-    """The sum of ``weights[s, c]`` over the samples that read each entry: entry
-    ``base[s, j] + c * class_stride[j]`` receives ``weights[s, c]`` for every node j
-    with ``base[s, j] >= 0`` (the first term of Case B of Section 4.2).
-
-    Parameters
-    ----------
-    weights : ndarray of shape (n_samples, n_classes)
-    base : ndarray of int, shape (n_samples, n_nodes)
-    class_stride : ndarray of int, shape (n_nodes,)
-    n_params : int
-        Length of the flat table vector.
-
-    Returns
-    -------
-    sums : ndarray of shape (n_params,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> weights = np.array([[1.0, -1.0], [0.5, 0.5], [7.0, 7.0]])
-    >>> family_gradient(weights, np.array([[0], [0], [-1]]), np.array([2]), 4)
-    array([ 1.5,  0. , -0.5,  0. ])
-    """
-    out = np.zeros(n_params)
-    _family_gradient(
-        np.ascontiguousarray(weights, dtype=np.float64),
-        np.ascontiguousarray(base, dtype=np.intp),
-        np.ascontiguousarray(class_stride, dtype=np.intp),
-        out,
-    )
-    return out
