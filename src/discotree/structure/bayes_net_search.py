@@ -155,6 +155,7 @@ class Scorer:
         threshold: float,
         old: NDArray[np.float64],
         candidates: CandidateColumns,
+        base_in_order: NDArray[np.float64] | None = None,
     ) -> list[float | None]:
         """:meth:`value_above` for several candidates that replace the same column
         ``old`` by the columns of ``candidates``, scored together chunk by chunk (one
@@ -165,6 +166,8 @@ class Scorer:
         it can neither exceed ``threshold`` nor reach the leader's score. So every
         candidate that could be the first best of the batch, and could beat
         ``threshold``, gets its exact :meth:`value`; the others get ``None``.
+        ``base_in_order``, :meth:`difference_in_order` of ``joint`` and ``old``, is made
+        here when not given.
         """
         n_candidates = len(candidates)
         if n_candidates == 0:
@@ -174,42 +177,46 @@ class Scorer:
                 self.value_above(joint, threshold, [(old, candidates.column(i))])
                 for i in range(n_candidates)
             ]
+        if base_in_order is None:
+            base_in_order = self.difference_in_order(joint, old)
         table = candidates.table
+        order = self.order
+        weights_in_order = self.weights[order]
+        class_in_order = self.class_index[order]
         needed = threshold * self.total
         slack = 1e-9 * self.total
         alive = np.ones(n_candidates, dtype=bool)  # not abandoned
         running = alive.copy()  # alive and not yet scored to the end
         correct = np.zeros(n_candidates)
         remaining = self.total
-        hits = np.zeros((n_candidates, len(self.order)), dtype=bool)
+        hits = np.zeros((n_candidates, len(order)), dtype=bool)  # by position in order
         start, size = 0, self.chunk
         led = False
-        while start < len(self.order) and running.any():
-            rows = self.order[start : start + size]
+        while start < len(order) and running.any():
+            chunk = slice(start, start + size)
             start, size = start + size, min(2 * size, 16 * self.chunk)
+            rows = order[chunk]
             live = np.flatnonzero(running)
             self.n_rows_scored += len(live) * len(rows)
-            base = joint[rows] - old[rows]  # (R, C)
             index = candidates.index(live, rows)  # (L, R)
-            hit = candidate_hits(base, table, index, self.class_index[rows])
-            hits[np.ix_(live, rows)] = hit
-            w = self.weights[rows]
+            hit = candidate_hits(base_in_order[chunk], table, index, class_in_order[chunk])
+            hits[live, chunk] = hit
+            w = weights_in_order[chunk]
             correct[live] += hit.astype(np.float64) @ w
             remaining -= float(w.sum())
             dead = live[correct[live] + remaining < needed - slack]
             alive[dead] = running[dead] = False
-            if not led and start < len(self.order) and running.sum() > 1:
+            if not led and start < len(order) and running.sum() > 1:
                 led = True
                 live = np.flatnonzero(running)
                 leader = live[np.argmax(correct[live]) : np.argmax(correct[live]) + 1]
-                rest = self.order[start:]
-                self.n_rows_scored += len(rest)
-                base = joint[rest] - old[rest]
-                index = candidates.index(leader, rest)
-                hit = candidate_hits(base, table, index, self.class_index[rest])
+                rest = slice(start, len(order))
+                self.n_rows_scored += len(order) - start
+                index = candidates.index(leader, order[rest])
+                hit = candidate_hits(base_in_order[rest], table, index, class_in_order[rest])
                 hits[leader[0], rest] = hit[0]
                 running[leader] = False
-                score = float(self.weights[hits[leader[0]]].sum())
+                score = self._sum_in_sample_order(hits[leader[0]])
                 if score < needed - slack:
                     alive[leader] = False
                 # the others must at least be able to tie the leader
@@ -219,9 +226,24 @@ class Scorer:
         self.n_evaluations += n_candidates
         self.n_abandoned += int((~alive).sum())
         return [
-            float(self.weights[hits[i]].sum()) / self.total if alive[i] else None
+            self._sum_in_sample_order(hits[i]) / self.total if alive[i] else None
             for i in range(n_candidates)
         ]
+
+    def difference_in_order(
+        self, joint: NDArray[np.float64], old: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """``joint - old`` with its rows in :attr:`order`: the base of every candidate
+        that replaces the column ``old`` (pass it to :meth:`values_above` for each batch
+        of one node's candidates)."""
+        return (joint - old)[self.order]
+
+    def _sum_in_sample_order(self, hits_in_order: NDArray[np.bool_]) -> float:
+        """The weight of the samples hit (given by position in :attr:`order`), summed in
+        sample order as :meth:`value` sums it."""
+        hits = np.empty(len(hits_in_order), dtype=bool)
+        hits[self.order] = hits_in_order
+        return float(self.weights[hits].sum())
 
     def reorder(self, joint: NDArray[np.float64]) -> None:
         """Order the samples by their margin under ``joint`` (the true class's score
@@ -411,9 +433,11 @@ def _first_best_candidate(
     batch_size = candidate_batch_size(n_samples, n_classes, scorer.chunk)
     best, move = threshold, None
     remaining = iter(candidates)
+    old = state.columns[node]
+    base = scorer.difference_in_order(state.joint, old) if scorer.early_abandon else None
     while batch := list(itertools.islice(remaining, batch_size)):
         news = columns.candidates(node, batch)
-        scores = scorer.values_above(state.joint, best, state.columns[node], news)
+        scores = scorer.values_above(state.joint, best, old, news, base)
         for i, (candidate, score) in enumerate(zip(batch, scores, strict=True)):
             if score is not None and score > best:
                 best, move = score, (candidate, news.column(i))
