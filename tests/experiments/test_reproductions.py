@@ -316,3 +316,20 @@ def test_uci_report_leaves_out_a_classifier_still_being_run():
     assert complete == ["nb-ml", "tan-cr-ml"]
     assert notes == ["- slow: complete on 1 of 3 data sets so far; not in the tables."]
     assert complete_models(records[:30], ["nb-ml", "tan-cr-ml"]) == (["nb-ml", "tan-cr-ml"], [])
+
+
+def test_uci_report_compares_cl_during_the_search_with_the_paper():
+    from discotree.experiments.pernkopf import _explanation
+
+    ours = {"tan-omi-cr-ml": 85.0, "tan-omi-crcl-ml": 84.0, "tan-omi-cr-cl": 86.0}
+    lines = _explanation({**ours, "tan-omi-crcl-cl": 86.5}, list(ours), {})
+    text = "\n".join(lines)
+    assert (
+        "TAN-OMI-CRCL-ML against TAN-OMI-CR-ML): -1.00 points here, +0.05 in the paper "
+        "(the opposite sign)" in text
+    )
+    assert (
+        "TAN-OMI-CRCL-CL against TAN-OMI-CR-CL): +0.50 points here, -0.04 in the "
+        "paper (the opposite sign)" in text
+    )
+    assert "CRCL-ML" not in "\n".join(_explanation({"tan-omi-cr-ml": 85.0}, [], {}))

@@ -266,6 +266,17 @@ def _explanation(paper_weighted: dict, models: list[str], specs: dict) -> list[s
         lines += [
             f"- Gain of TAN-CMI over NB: {ours:+.2f} points here, {theirs:+.2f} in the paper.",
         ]
+    for params in ("ml", "cl"):
+        crcl, cr = f"tan-omi-crcl-{params}", f"tan-omi-cr-{params}"
+        if {crcl, cr} <= set(paper_weighted):
+            ours = paper_weighted[crcl] - paper_weighted[cr]
+            theirs = PAPER_TABLE1_UCI[crcl] - PAPER_TABLE1_UCI[cr]
+            agree = "the same sign" if ours * theirs > 0 else "the opposite sign"
+            lines.append(
+                f"- CL parameters while choosing the parents (TAN-OMI-CRCL-{params.upper()} "
+                f"against TAN-OMI-CR-{params.upper()}): {ours:+.2f} points here, "
+                f"{theirs:+.2f} in the paper ({agree})."
+            )
     noted = [f"{s.paper_name}: {s.note}" for s in specs.values() if s.note]
     lines += [f"- Data or protocol: {'; '.join(noted)}."] if noted else []
     lines += [
