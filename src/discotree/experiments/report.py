@@ -37,9 +37,13 @@ def cpu_name() -> str:
     return platform.processor() or "unknown"
 
 
+#: Paths whose changes do not count as uncommitted changes in :func:`provenance`.
+_RESULTS = (":(exclude)results", ":(exclude)benchmarks/results")
+
+
 def provenance() -> dict:
-    """What produced a result: the commit (and whether the work tree had changes), the
-    package versions, the machine and the time."""
+    """What produced a result: the commit (and whether the work tree had changes
+    outside the committed results), the package versions, the machine and the time."""
     import datetime
     import os
     import platform
@@ -56,7 +60,8 @@ def provenance() -> dict:
             or "unknown"
         )
         status = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            # results written over earlier ones are not changes to what produced them
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", *_RESULTS],
             cwd=root,
             capture_output=True,
             text=True,
