@@ -31,3 +31,23 @@ def test_candidate_hits_of_no_candidates_and_no_rows(rng):
     assert candidate_hits(base, table, np.zeros((0, 5), dtype=np.intp), truth).shape == (0, 5)
     empty = candidate_hits(base[:0], table, np.zeros((2, 0), dtype=np.intp), truth[:0])
     assert empty.shape == (2, 0)
+
+
+def test_single_table_rows_equal_the_numpy_formulation(rng):
+    from discotree.kernels.candidate_scores import single_table_rows
+
+    n_features, n_rows, r_node, node = 6, 200, 3, 2
+    widths = rng.integers(2, 5, n_features)
+    codes = np.stack([rng.integers(-1, w, n_rows) for w in widths])  # -1: missing
+    offsets = np.concatenate([[0], np.cumsum(widths)])
+    codes[node] = rng.integers(-1, r_node, n_rows)
+    past = int(offsets[-1]) * r_node
+    parents = np.array([0, 4, 5, 1])
+    rows = rng.permutation(n_rows)[:150]
+    a, x = codes[parents][:, rows], codes[node, rows][None, :]
+    expected = (offsets[parents][:, None] + a) * r_node + x
+    expected = np.where(a < 0, past + x, expected)
+    expected = np.where(x < 0, past + r_node, expected)
+    got = single_table_rows(codes, parents, offsets, node, r_node, past, rows)
+    np.testing.assert_array_equal(got, expected)
+    assert (a < 0).any() and (x < 0).any()

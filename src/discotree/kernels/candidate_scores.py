@@ -15,7 +15,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["candidate_hits", "pair_table_rows"]
+__all__ = ["candidate_hits", "pair_table_rows", "single_table_rows"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -138,6 +138,63 @@ def pair_table_rows(
         int(r_node),
         int(past),
         np.ascontiguousarray(live, dtype=np.intp),
+        np.ascontiguousarray(rows, dtype=np.intp),
+        out,
+    )
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _single_table_rows(
+    codes_by_feature, parents, offsets, node, r_node, past, rows, out
+):  # pragma: no cover - numba
+    node_codes = codes_by_feature[node]
+    for i in range(np.uint64(parents.shape[0])):
+        parent = parents[i]
+        parent_codes = codes_by_feature[parent]
+        start = offsets[parent]
+        for s in range(np.uint64(rows.shape[0])):
+            row = rows[s]
+            a, x = parent_codes[row], node_codes[row]
+            if x < 0:
+                out[i, s] = past + r_node
+            elif a < 0:
+                out[i, s] = past + x
+            else:
+                out[i, s] = (start + a) * r_node + x
+
+
+def single_table_rows(
+    codes_by_feature: NDArray[np.intp],
+    parents: NDArray[np.intp],
+    offsets: NDArray[np.intp],
+    node: int,
+    r_node: int,
+    past: int,
+    rows: NDArray[np.intp],
+) -> NDArray[np.intp]:
+    """Rows of the shared table of single parents (see
+    :class:`discotree.models.bayes_net.SingleParentColumns`) of ``parents`` at samples
+    ``rows``: ``(offsets[p] + x_p) r_node + x_node``; ``past + x_node`` where the parent
+    is missing and ``past + r_node`` where the node is, shape (len(parents), len(rows)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes = np.array([[0, 1], [1, -1], [1, 0]])  # 3 attributes, 2 samples
+    >>> single_table_rows(codes, np.array([0, 1]), np.array([0, 2, 4]), 2, 2, 8,
+    ...                   np.array([0, 1]))
+    array([[1, 2],
+           [7, 8]])
+    """
+    out = np.empty((len(parents), len(rows)), dtype=np.intp)
+    _single_table_rows(
+        np.ascontiguousarray(codes_by_feature, dtype=np.intp),
+        np.ascontiguousarray(parents, dtype=np.intp),
+        np.ascontiguousarray(offsets, dtype=np.intp),
+        int(node),
+        int(r_node),
+        int(past),
         np.ascontiguousarray(rows, dtype=np.intp),
         out,
     )

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from ..kernels.candidate_scores import pair_table_rows
+from ..kernels.candidate_scores import pair_table_rows, single_table_rows
 from ..kernels.family_counts import pair_family_counts
 from ..stats.discrete import PairStatistics, smoothed_conditional
 
@@ -369,7 +369,12 @@ class NodeScores:
             marginal = np.log(smoothed_conditional(self.family(node, ()), self.alpha, self.epsilon))
             table = np.vstack([table, marginal.T, np.zeros((1, self.n_classes))])
         return SingleParentColumns(
-            np.ascontiguousarray(table), self.codes, offsets, node, counts.shape[2], self.complete
+            np.ascontiguousarray(table),
+            self.codes_by_feature,
+            offsets,
+            node,
+            counts.shape[2],
+            self.complete,
         )
 
     def pair_parent_columns(self, node: int, pairs: list[tuple[int, int]]) -> PairParentColumns:
@@ -447,7 +452,7 @@ class SingleParentColumns:
     """
 
     table: NDArray[np.float64]
-    codes: NDArray[np.integer]
+    codes_by_feature: NDArray[np.intp]
     offsets: NDArray[np.intp]
     node: int
     r: int
@@ -455,16 +460,14 @@ class SingleParentColumns:
 
     def index(self, parents: NDArray[np.intp], rows) -> NDArray[np.intp]:
         """Row indices into :attr:`table` of the given parents' columns, shape
-        (len(parents), len(rows))."""
-        sub = self.codes[rows]
-        parent_values = sub[:, parents].T.astype(np.intp)
-        node_values = sub[:, self.node].astype(np.intp)[None, :]
-        index = (self.offsets[parents][:, None] + parent_values) * self.r + node_values
-        if not self.complete:
-            past = self.offsets[-1] * self.r
-            index = np.where(parent_values < 0, past + node_values, index)
-            index = np.where(node_values < 0, past + self.r, index)
-        return index
+        (len(parents), len(rows)) (:func:`~discotree.kernels.candidate_scores.
+        single_table_rows`: only the codes of those parents are read)."""
+        if isinstance(rows, slice):
+            rows = np.arange(self.codes_by_feature.shape[1])[rows]
+        past = self.offsets[-1] * self.r  # rows for a missing parent, then a missing node
+        return single_table_rows(
+            self.codes_by_feature, parents, self.offsets, self.node, self.r, past, rows
+        )
 
     def column(self, parent: int) -> LazyColumn:
         """The column of one parent."""
