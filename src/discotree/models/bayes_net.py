@@ -458,16 +458,17 @@ class SingleParentColumns:
     r: int
     complete: bool = True
 
-    def index(self, parents: NDArray[np.intp], rows) -> NDArray[np.intp]:
+    def index(self, parents: NDArray[np.intp], rows, codes_by_feature=None) -> NDArray[np.intp]:
         """Row indices into :attr:`table` of the given parents' columns, shape
         (len(parents), len(rows)) (:func:`~discotree.kernels.candidate_scores.
-        single_table_rows`: only the codes of those parents are read)."""
+        single_table_rows`: only the codes of those parents are read), from
+        ``codes_by_feature`` when given (the same codes with the samples reordered,
+        ``rows`` then counting in that order), else from :attr:`codes_by_feature`."""
+        codes = self.codes_by_feature if codes_by_feature is None else codes_by_feature
         if isinstance(rows, slice):
-            rows = np.arange(self.codes_by_feature.shape[1])[rows]
+            rows = np.arange(codes.shape[1])[rows]
         past = self.offsets[-1] * self.r  # rows for a missing parent, then a missing node
-        return single_table_rows(
-            self.codes_by_feature, parents, self.offsets, self.node, self.r, past, rows
-        )
+        return single_table_rows(codes, parents, self.offsets, self.node, self.r, past, rows)
 
     def column(self, parent: int) -> LazyColumn:
         """The column of one parent."""

@@ -198,7 +198,7 @@ class Scorer:
             rows = order[chunk]
             live = np.flatnonzero(running)
             self.n_rows_scored += len(live) * len(rows)
-            index = candidates.index(live, rows)  # (L, R)
+            index = candidates.index_at(live, order, chunk)  # (L, R)
             hit = candidate_hits(base_in_order[chunk], table, index, class_in_order[chunk])
             hits[live, chunk] = hit
             w = weights_in_order[chunk]
@@ -212,7 +212,7 @@ class Scorer:
                 leader = live[np.argmax(correct[live]) : np.argmax(correct[live]) + 1]
                 rest = slice(start, len(order))
                 self.n_rows_scored += len(order) - start
-                index = candidates.index(leader, order[rest])
+                index = candidates.index_at(leader, order, rest)
                 hit = candidate_hits(base_in_order[rest], table, index, class_in_order[rest])
                 hits[leader[0], rest] = hit[0]
                 running[leader] = False
@@ -287,6 +287,13 @@ class CandidateColumns(ABC):
     def column(self, i: int) -> LazyColumn:
         """Candidate i's column."""
 
+    def index_at(
+        self, live: NDArray[np.intp], order: NDArray[np.intp], positions: slice
+    ) -> NDArray[np.intp]:
+        """:meth:`index` at samples ``order[positions]`` (the scorer's order; a
+        subclass may keep its codes in that order and read them in sequence)."""
+        return self.index(live, order[positions])
+
 
 class StackedColumns(CandidateColumns):
     """Separately computed columns, their tables stacked."""
@@ -326,18 +333,32 @@ class PairParentCandidates(CandidateColumns):
 
 
 class SingleParentCandidates(CandidateColumns):
-    """One node's single-parent candidates, read from its :class:`SingleParentColumns`."""
+    """One node's single-parent candidates, read from its :class:`SingleParentColumns`;
+    with ``codes_in_order`` (the codes by feature with their samples in a given order,
+    see :class:`_CodesInOrder`), :meth:`index_at` reads them in sequence."""
 
-    def __init__(self, columns: SingleParentColumns, parents: list[int]) -> None:
+    def __init__(
+        self,
+        columns: SingleParentColumns,
+        parents: list[int],
+        codes_in_order: _CodesInOrder | None = None,
+    ) -> None:
         self.columns = columns
         self.parents = np.asarray(parents, dtype=np.intp)
         self.table = columns.table
+        self.codes_in_order = codes_in_order
 
     def __len__(self) -> int:
         return len(self.parents)
 
     def index(self, live, rows):
         return self.columns.index(self.parents[live], rows)
+
+    def index_at(self, live, order, positions):
+        if self.codes_in_order is None:
+            return self.index(live, order[positions])
+        codes = self.codes_in_order.get(order)
+        return self.columns.index(self.parents[live], positions, codes)
 
     def column(self, i):
         return self.columns.column(int(self.parents[i]))
@@ -356,11 +377,27 @@ def _creates_cycle(parents: list[tuple[int, ...]], parent: int, child: int) -> b
     return False
 
 
+class _CodesInOrder:
+    """The codes by feature with their samples in the scorer's order, made once per
+    order (a new order array is a new order: :meth:`Scorer.reorder` makes one)."""
+
+    def __init__(self, codes_by_feature: NDArray[np.intp]) -> None:
+        self.codes_by_feature = codes_by_feature
+        self._order: NDArray[np.intp] | None = None
+        self._codes: NDArray[np.intp] | None = None
+
+    def get(self, order: NDArray[np.intp]) -> NDArray[np.intp]:
+        if self._codes is None or order is not self._order:
+            self._order, self._codes = order, np.ascontiguousarray(self.codes_by_feature[:, order])
+        return self._codes
+
+
 class _Columns:
     """Cache of candidate columns, dropped for a node when its parents change."""
 
     def __init__(self, state: NodeScores, limit: int = 50_000_000) -> None:
         self.state = state
+        self.codes_in_order: _CodesInOrder | None = None
         self.cache: dict[tuple[int, tuple[int, ...]], LazyColumn] = {}
         self.single: dict[int, SingleParentColumns | None] = {}
         per_column = len(state.joint)  # one row index per sample
@@ -376,7 +413,11 @@ class _Columns:
                 self.single[node] = self.state.single_parent_columns(node)
             single = self.single[node]
             if single is not None:
-                return SingleParentCandidates(single, [p[0] for p in parent_sets])
+                if self.codes_in_order is None:
+                    self.codes_in_order = _CodesInOrder(self.state.codes_by_feature)
+                return SingleParentCandidates(
+                    single, [p[0] for p in parent_sets], self.codes_in_order
+                )
         if not self.state.parents[node] and all(len(p) == 2 for p in parent_sets):
             pairs = [(p[0], p[1]) for p in parent_sets]
             return PairParentCandidates(self.state.pair_parent_columns(node, pairs))
