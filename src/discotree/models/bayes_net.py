@@ -500,13 +500,16 @@ class PairParentColumns:
     def __len__(self) -> int:
         return len(self.first)
 
-    def index(self, pairs: NDArray[np.intp], rows) -> NDArray[np.intp]:
+    def index(self, pairs: NDArray[np.intp], rows, codes_by_feature=None) -> NDArray[np.intp]:
         """Row indices into :attr:`table` of the columns of pairs ``pairs`` (positions
-        in this batch) at samples ``rows``, shape (len(pairs), len(rows))."""
+        in this batch) at samples ``rows``, shape (len(pairs), len(rows)); from
+        ``codes_by_feature`` when given (the same codes with the samples reordered,
+        ``rows`` then counting in that order), else from :attr:`codes_by_feature`."""
+        codes = self.codes_by_feature if codes_by_feature is None else codes_by_feature
         if isinstance(rows, slice):
-            rows = np.arange(self.codes_by_feature.shape[1])[rows]
+            rows = np.arange(codes.shape[1])[rows]
         return pair_table_rows(
-            self.codes_by_feature,
+            codes,
             self.first,
             self.second,
             self.starts,

@@ -316,17 +316,27 @@ class StackedColumns(CandidateColumns):
 
 
 class PairParentCandidates(CandidateColumns):
-    """One node's candidate parent pairs, from one :class:`PairParentColumns`."""
+    """One node's candidate parent pairs, from one :class:`PairParentColumns`; with
+    ``codes_in_order`` (see :class:`_CodesInOrder`), :meth:`index_at` reads the codes
+    in sequence."""
 
-    def __init__(self, columns: PairParentColumns) -> None:
+    def __init__(
+        self, columns: PairParentColumns, codes_in_order: _CodesInOrder | None = None
+    ) -> None:
         self.columns = columns
         self.table = columns.table
+        self.codes_in_order = codes_in_order
 
     def __len__(self) -> int:
         return len(self.columns)
 
     def index(self, live, rows):
         return self.columns.index(live, rows)
+
+    def index_at(self, live, order, positions):
+        if self.codes_in_order is None:
+            return self.index(live, order[positions])
+        return self.columns.index(live, positions, self.codes_in_order.get(order))
 
     def column(self, i):
         return self.columns.column(i)
@@ -403,6 +413,11 @@ class _Columns:
         per_column = len(state.joint)  # one row index per sample
         self.capacity = max(0, limit // max(per_column, 1))
 
+    def _codes_in_order(self) -> _CodesInOrder:
+        if self.codes_in_order is None:
+            self.codes_in_order = _CodesInOrder(self.state.codes_by_feature)
+        return self.codes_in_order
+
     def candidates(self, node: int, parent_sets: list[tuple[int, ...]]) -> CandidateColumns:
         """The columns of ``node`` given each parent set: from one shared table when
         every set adds one parent to a parent-less node (read from the pair tables), or
@@ -413,14 +428,13 @@ class _Columns:
                 self.single[node] = self.state.single_parent_columns(node)
             single = self.single[node]
             if single is not None:
-                if self.codes_in_order is None:
-                    self.codes_in_order = _CodesInOrder(self.state.codes_by_feature)
-                return SingleParentCandidates(
-                    single, [p[0] for p in parent_sets], self.codes_in_order
-                )
+                parents = [p[0] for p in parent_sets]
+                return SingleParentCandidates(single, parents, self._codes_in_order())
         if not self.state.parents[node] and all(len(p) == 2 for p in parent_sets):
             pairs = [(p[0], p[1]) for p in parent_sets]
-            return PairParentCandidates(self.state.pair_parent_columns(node, pairs))
+            return PairParentCandidates(
+                self.state.pair_parent_columns(node, pairs), self._codes_in_order()
+            )
         return StackedColumns([self.get(node, p) for p in parent_sets])
 
     def get(self, node: int, parents: tuple[int, ...]) -> LazyColumn:
