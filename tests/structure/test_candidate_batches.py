@@ -69,3 +69,16 @@ def test_default_batches_bound_the_usps_order_search():
     assert 100 <= candidate_batch_size(7291, 10, 256) < 32385
     assert candidate_batch_size(60000, 10, 256) >= 32  # MNIST
     assert candidate_batch_size(10**9, 10, 256) == 1
+
+
+def test_codes_in_order_follow_a_new_order_and_reuse_the_same_one():
+    from discotree.structure.bayes_net_search import _CodesInOrder
+
+    codes = np.arange(12).reshape(3, 4)
+    cache = _CodesInOrder(codes)
+    order = np.array([3, 1, 0, 2])
+    first = cache.get(order)
+    np.testing.assert_array_equal(first, codes[:, order])
+    assert cache.get(order) is first  # the same order array: kept
+    other = np.array([0, 1, 2, 3])
+    np.testing.assert_array_equal(cache.get(other), codes)
