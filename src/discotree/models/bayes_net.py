@@ -466,7 +466,7 @@ class SingleParentColumns:
         ``rows`` then counting in that order), else from :attr:`codes_by_feature`."""
         codes = self.codes_by_feature if codes_by_feature is None else codes_by_feature
         if isinstance(rows, slice):
-            rows = np.arange(codes.shape[1])[rows]
+            rows = np.arange(*rows.indices(codes.shape[1]))
         past = self.offsets[-1] * self.r  # rows for a missing parent, then a missing node
         return single_table_rows(codes, parents, self.offsets, self.node, self.r, past, rows)
 
@@ -507,7 +507,7 @@ class PairParentColumns:
         ``rows`` then counting in that order), else from :attr:`codes_by_feature`."""
         codes = self.codes_by_feature if codes_by_feature is None else codes_by_feature
         if isinstance(rows, slice):
-            rows = np.arange(codes.shape[1])[rows]
+            rows = np.arange(*rows.indices(codes.shape[1]))
         return pair_table_rows(
             codes,
             self.first,

@@ -91,10 +91,22 @@ class Scorer:
         self.early_abandon = early_abandon and score == "cr"
         self.chunk = chunk
         self.total = float(weights.sum())
-        self.order = np.arange(len(class_index))
+        self.order = np.arange(len(class_index))  # see the property
         self.n_evaluations = 0
         self.n_abandoned = 0
         self.n_rows_scored = 0
+
+    @property
+    def order(self) -> NDArray[np.intp]:
+        """The order samples are scored in (:meth:`reorder`)."""
+        return self._order
+
+    @order.setter
+    def order(self, order: NDArray[np.intp]) -> None:
+        # the weights and classes in that order, made once per order, not per batch
+        self._order = order
+        self._weights_in_order = self.weights[order]
+        self._class_in_order = self.class_index[order]
 
     def value(self, joint: NDArray[np.float64]) -> float:
         """The score of ``joint`` on every sample (CR in [0, 1] or CLL per unit weight)."""
@@ -181,8 +193,7 @@ class Scorer:
             base_in_order = self.difference_in_order(joint, old)
         table = candidates.table
         order = self.order
-        weights_in_order = self.weights[order]
-        class_in_order = self.class_index[order]
+        weights_in_order, class_in_order = self._weights_in_order, self._class_in_order
         needed = threshold * self.total
         slack = 1e-9 * self.total
         alive = np.ones(n_candidates, dtype=bool)  # not abandoned
