@@ -1,6 +1,7 @@
 """The cached runner: results are reused, an interrupted run resumes."""
 
 import json
+import shutil
 from functools import partial
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from discotree import NaiveBayesClassifier
 from discotree.experiments import DatasetSpec, Experiment, cross_validation, run_experiment
 from discotree.experiments.report import summarise, write_json
+from discotree.experiments.runner import committed_records
 
 
 class CountingNB(NaiveBayesClassifier):
@@ -116,3 +118,49 @@ def test_a_run_on_some_datasets_fits_only_there_and_reports_the_cache(tmp_path):
     both = run_experiment(experiment, tmp_path / "out", progress=False, datasets=["one"])
     assert sorted(r["dataset"] for r in both) == ["one"] * 5 + ["two"] * 5
     assert _n_fits(log) == 10  # the second set's folds were read, not refitted
+
+
+def test_a_clone_without_the_cache_resumes_from_the_committed_report(tmp_path):
+    log = tmp_path / "fits.log"
+    out = tmp_path / "out"
+    first = run_experiment(_experiment(log), out, progress=False)
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["fingerprint"] == _experiment(log).fingerprint()
+    shutil.rmtree(out / "cache")  # the cache is not committed
+    again = run_experiment(_experiment(log), out, progress=False)
+    assert _n_fits(log) == 5  # nothing refitted
+    key = ["dataset", "model", "fold", "accuracy", "fit_seconds"]
+    assert sorted(tuple(r[k] for k in key) for r in again) == sorted(
+        tuple(r[k] for k in key) for r in first
+    )
+    assert len(list((out / "cache").rglob("*.json"))) == 5  # the cache is restored
+
+
+def test_a_report_of_another_configuration_is_not_reused(tmp_path):
+    log = tmp_path / "fits.log"
+    out = tmp_path / "out"
+    run_experiment(_experiment(log), out, progress=False)
+    shutil.rmtree(out / "cache")
+    changed = _experiment(log)
+    changed.settings = {"alpha": 2}  # a different fingerprint
+    run_experiment(changed, out, progress=False)
+    assert _n_fits(log) == 10  # every fold fitted again
+
+
+def test_records_read_from_another_reproduction_or_a_bad_report_are_not_reused(tmp_path):
+    log = tmp_path / "fits.log"
+    out = tmp_path / "out"
+    run_experiment(_experiment(log), out, progress=False)
+    shutil.rmtree(out / "cache")
+    saved = json.loads((out / "results.json").read_text())
+    for record in saved["folds"][:2]:
+        record["source"] = "another-reproduction"
+    (out / "results.json").write_text(json.dumps(saved))
+    assert len(committed_records(out, _experiment(log).fingerprint())) == 3
+    run_experiment(_experiment(log), out, progress=False)
+    assert _n_fits(log) == 5 + 2  # the two marked folds are fitted here
+    shutil.rmtree(out / "cache")
+    (out / "results.json").write_text("{not json")
+    assert committed_records(out, _experiment(log).fingerprint()) == {}
+    run_experiment(_experiment(log), out, progress=False)
+    assert _n_fits(log) == 7 + 5

@@ -22,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from .metrics import accuracy, balanced_error_rate
 from .protocols import Fold
 
-__all__ = ["DatasetSpec", "Experiment", "reproduction", "run_experiment"]
+__all__ = ["DatasetSpec", "Experiment", "committed_records", "reproduction", "run_experiment"]
 
 logger = logging.getLogger(__name__)
 
@@ -125,11 +125,68 @@ def _evaluate(
     }
 
 
+#: The report file that lists every fold (see :func:`committed_records`).
+_REPORT = "results.json"
+
+
 def _write_atomic(path: Path, record: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     tmp.write_text(json.dumps(record))
     tmp.replace(path)
+
+
+def committed_records(out_dir: Path, fingerprint: str) -> dict[tuple[str, str, str], dict]:
+    """The fold records of ``out_dir/results.json``, by (dataset, model, fold), when
+    that report was written under ``fingerprint``; empty otherwise.
+
+    A report lists every fold it summarises (``"folds"``) and the runner stamps it with
+    the fingerprint of the experiment that produced it (``"fingerprint"``), so a clone
+    of the repository without the (ignored) cache resumes from the committed report:
+    the folds already reported are not fitted again, as long as nothing that
+    determines them (names, protocols, settings, the models' parameters) changed.
+    Records marked with a ``source`` (read by a report from another reproduction) are
+    not this experiment's and are left out.
+    """
+    path = out_dir / _REPORT
+    try:
+        report = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(report, dict) or report.get("fingerprint") != fingerprint:
+        return {}
+    folds = report.get("folds")
+    if not isinstance(folds, list):
+        return {}
+    return {
+        (r["dataset"], r["model"], r["fold"]): r
+        for r in folds
+        if isinstance(r, dict) and {"dataset", "model", "fold"} <= r.keys() and "source" not in r
+    }
+
+
+def _stamp_fingerprint(out_dir: Path, fingerprint: str) -> None:
+    """Record in the report's ``results.json`` (if it lists its folds) the fingerprint
+    of the experiment that wrote it, for :func:`committed_records`."""
+    path = out_dir / _REPORT
+    try:
+        report = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return
+    if isinstance(report, dict) and isinstance(report.get("folds"), list):
+        path.write_text(json.dumps({"fingerprint": fingerprint, **report}, indent=1))
+
+
+def _cached(path: Path, key: tuple[str, str, str], committed: dict) -> dict | None:
+    """The record of one fold: from the cache, else from the committed report (then
+    written to the cache), else None."""
+    if path.is_file():
+        return json.loads(path.read_text())
+    record = committed.get(key)
+    if record is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomic(path, record)
+    return record
 
 
 def _task(X, y, factory, fold, cache_path: Path, meta: dict, train_metrics: bool) -> dict:
@@ -152,8 +209,10 @@ def run_experiment(
     Each (dataset, model, fold) result is stored under
     ``out_dir/cache/<fingerprint>/<dataset>/<model>/<fold>.json`` as soon as it is
     computed; results already there are read instead of recomputed, so an
-    interrupted run resumes where it stopped. Folds are deterministic given the
-    experiment's seeds.
+    interrupted run resumes where it stopped. Where the cache is missing (a fresh
+    clone), the folds of the committed ``out_dir/results.json`` are used if it was
+    written under the same fingerprint (:func:`committed_records`). Folds are
+    deterministic given the experiment's seeds.
 
     Parameters
     ----------
@@ -180,7 +239,9 @@ def run_experiment(
     out_dir = Path(out_dir)
     chosen = {m: f for m, f in experiment.models.items() if models is None or m in models}
     cached_only = [m for m in experiment.models if m not in chosen]
-    cache = out_dir / "cache" / experiment.fingerprint()
+    fingerprint = experiment.fingerprint()
+    cache = out_dir / "cache" / fingerprint
+    committed = committed_records(out_dir, fingerprint)
     records: list[dict] = []
     console = Console(stderr=True, file=sys.stderr)
     columns = (
@@ -203,15 +264,17 @@ def run_experiment(
                 for fold in folds:
                     path = cache / spec.name / model_name / f"{fold.key}.json"
                     meta = {"dataset": spec.name, "model": model_name}
-                    if path.is_file():
-                        records.append(json.loads(path.read_text()))
+                    record = _cached(path, (spec.name, model_name, fold.key), committed)
+                    if record is not None:
+                        records.append(record)
                     elif computed:
                         todo.append((factory, fold, path, meta))
             for model_name in cached_only:  # reported if an earlier run computed them
                 for fold in folds:
                     path = cache / spec.name / model_name / f"{fold.key}.json"
-                    if path.is_file():
-                        records.append(json.loads(path.read_text()))
+                    record = _cached(path, (spec.name, model_name, fold.key), committed)
+                    if record is not None:
+                        records.append(record)
             planned = len(folds) * len(chosen) if computed else 0
             total = (bar.tasks[0].total or 0) + planned
             bar.update(task_id, total=total, advance=max(planned - len(todo), 0))
@@ -225,6 +288,7 @@ def run_experiment(
     logger.info("%s: %d results", experiment.name, len(records))
     out_dir.mkdir(parents=True, exist_ok=True)
     experiment.report(records, out_dir, experiment)
+    _stamp_fingerprint(out_dir, fingerprint)
     return records
 
 
