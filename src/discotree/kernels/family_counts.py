@@ -30,13 +30,14 @@ def _pair_family_counts(
     for i in range(np.uint64(n_pairs)):
         a_codes = codes_by_feature[first[i]]
         b_codes = codes_by_feature[second[i]]
-        start, rb = starts[i], r_second[i]
+        base = starts[i] * r_node  # the pair's block, and the strides of x_a and x_b
+        a_stride = r_second[i] * r_node
         for s in range(np.uint64(n_rows)):
             a, b, key = a_codes[s], b_codes[s], node_keys[s]
-            if a < 0 or b < 0 or key < 0:
+            if (a | b | key) < 0:  # one branch: any code negative (missing)
                 missing += 1
             else:
-                out[key + (start + a * rb + b) * r_node] += weights[s]
+                out[key + base + a * a_stride + b * r_node] += weights[s]
     return missing
 
 
