@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from discotree.kernels import _reference
-from discotree.kernels.candidate_scores import candidate_hits
+from discotree.kernels.candidate_scores import candidate_hits, replacement_hits
 
 
 @pytest.mark.parametrize("with_nan", [True, False])
@@ -23,6 +23,30 @@ def test_candidate_hits_equal_numpy_argmax(rng, n_classes, with_nan):
     expected = _reference.candidate_hits(base, table, index, truth)
     np.testing.assert_array_equal(candidate_hits(base, table, index, truth), expected)
     assert expected.any() and (n_classes == 1 or not expected.all())
+
+
+@pytest.mark.parametrize("with_nan", [True, False])
+@pytest.mark.parametrize("n_classes", [1, 2, 3, 10])
+def test_replacement_hits_equal_numpy_argmax(rng, n_classes, with_nan):
+    n_rows, n_table, n_candidates = 300, 40, 7
+    base = rng.integers(-3, 1, (n_rows, n_classes)).astype(float)  # many ties
+    table = rng.integers(-3, 1, (n_table, n_classes)).astype(float)
+    table[rng.random(table.shape) < 0.05] = -np.inf  # log 0: -inf - -inf is NaN
+    if with_nan:
+        base[rng.random(base.shape) < 0.02] = np.nan
+    else:
+        table[np.isinf(table)] = -30.0
+    old = rng.integers(0, n_table, (n_candidates, n_rows))
+    new = rng.integers(0, n_table, (n_candidates, n_rows))
+    truth = rng.integers(0, n_classes, n_rows)
+    expected = _reference.replacement_hits(base, table, old, new, truth)
+    np.testing.assert_array_equal(replacement_hits(base, table, old, new, truth), expected)
+    assert expected.any() and (n_classes == 1 or not expected.all())
+    # the same as candidate_hits when the old column is the base's own
+    same = replacement_hits(base, table, np.zeros_like(old), new, truth)
+    with np.errstate(invalid="ignore"):
+        shifted = base - table[0]
+    np.testing.assert_array_equal(same, candidate_hits(shifted, table, new, truth))
 
 
 def test_candidate_hits_of_no_candidates_and_no_rows(rng):

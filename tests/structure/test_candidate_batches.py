@@ -72,7 +72,7 @@ def test_default_batches_bound_the_usps_order_search():
 
 
 def test_codes_in_order_follow_a_new_order_and_reuse_the_same_one():
-    from discotree.structure.bayes_net_search import _CodesInOrder
+    from discotree.structure.candidates import _CodesInOrder
 
     codes = np.arange(12).reshape(3, 4)
     cache = _CodesInOrder(codes)

@@ -71,3 +71,35 @@ def test_kept_sums_equal_the_sums_of_the_current_children(monkeypatch):
     monkeypatch.setattr(bayes_net_search._SuperparentSums, "keep_only", keep_only_and_check)
     _search(codes, y, n_categories, weights, 2, "cr")
     assert len(checked) >= 2
+
+
+def _plain_search(codes, y, n_categories, weights, k, early_abandon):
+    state = NodeScores.naive_bayes(codes, y, weights, 3, n_categories, 1.0, 1e-5)
+    scorer = Scorer(y, weights, "cr", early_abandon=early_abandon, chunk=16)
+    gains, steps = {}, []
+    parents = superparent_search(state, k, scorer, gains=gains, steps=steps)
+    return parents, gains, steps, state
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("missing", [0.0, 0.15])
+@pytest.mark.parametrize("batch_bytes", [None, 1])
+def test_pairs_of_children_scored_together_give_the_pair_by_pair_search(
+    k, missing, batch_bytes, monkeypatch
+):
+    """Step 2 with the pairs that share a first child scored together (in batches of
+    one candidate when ``batch_bytes`` is 1) equals scoring every pair's whole joint."""
+    rng = np.random.default_rng(40 + k + int(missing * 100))
+    codes, y, n_categories = _problem(rng, n=300, d=8, missing=missing)
+    weights = rng.uniform(0.5, 2.0, len(y))
+    if batch_bytes is not None:
+        monkeypatch.setattr(bayes_net_search, "CANDIDATE_BATCH_BYTES", batch_bytes)
+    together = _plain_search(codes, y, n_categories, weights, k, early_abandon=True)
+    plain = _plain_search(codes, y, n_categories, weights, k, early_abandon=False)
+    assert together[0] == plain[0]
+    assert together[2] == plain[2]  # the same steps
+    assert together[1] == plain[1]  # the same gains, to the bit
+    assert any(len(p) == 2 for p in together[0])  # pairs of children were added
+    state = together[3]
+    for j, parents in enumerate(state.parents):  # the lazy old columns are the stored ones
+        np.testing.assert_array_equal(state.lookup(j, parents).full(), state.columns[j])

@@ -618,6 +618,14 @@ def candidate_hits(base, table, index, truth):
     return np.argmax(joints, axis=2) == truth[None, :]
 
 
+def replacement_hits(base, table, old, new, truth):
+    """Reference for :func:`discotree.kernels.candidate_scores.replacement_hits`: the
+    (candidates, samples, classes) joints formed, then numpy's argmax."""
+    with np.errstate(invalid="ignore"):  # -inf - -inf: NaN, as the kernel
+        joints = base[None, :, :] - table[old] + table[new]
+    return np.argmax(joints, axis=2) == truth[None, :]
+
+
 def cl_objective(flat, shapes, codes, parents, n_categories, class_index, weights, n_classes):
     """Reference for the CL objective of :mod:`discotree.models.conditional_likelihood`
     (negative CLL and its gradient in the flat softmax parameters: class prior, then

@@ -7,6 +7,10 @@ joint is ``base[s] + table[index[l, s]]`` (``base`` the current joint minus the 
 column). The kernel takes the argmax over classes of that sum without forming the
 (candidates, samples, classes) array, with :func:`numpy.argmax`'s rule (the first
 largest; a NaN counts as the largest, the first one wins).
+
+:func:`replacement_hits` is the same for candidates that each replace a different
+node's column (SuperParent's pairs of children, step 2 of Section 4.4.2): at sample s
+the joint is ``(base[s] - table[old[l, s]]) + table[new[l, s]]``.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["candidate_hits", "pair_table_rows", "single_table_rows"]
+__all__ = ["candidate_hits", "pair_table_rows", "replacement_hits", "single_table_rows"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -75,6 +79,75 @@ def candidate_hits(
         np.ascontiguousarray(base, dtype=np.float64),
         np.ascontiguousarray(table, dtype=np.float64),
         np.ascontiguousarray(index, dtype=np.intp),
+        np.ascontiguousarray(truth, dtype=np.intp),
+        out,
+    )
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _replacement_hits(base, table, old, new, truth, out):  # pragma: no cover - numba
+    n_candidates, n_rows = new.shape
+    n_classes = base.shape[1]
+    for i in range(np.uint64(n_candidates)):
+        for s in range(np.uint64(n_rows)):
+            o, n = old[i, s], new[i, s]
+            best = (base[s, 0] - table[o, 0]) + table[n, 0]
+            arg = 0
+            if best == best:  # not NaN: look for a larger value or a NaN
+                for c in range(1, n_classes):
+                    v = (base[s, c] - table[o, c]) + table[n, c]
+                    if v > best or v != v:
+                        best = v
+                        arg = c
+                        if v != v:
+                            break
+            out[i, s] = arg == truth[s]
+
+
+def replacement_hits(
+    base: NDArray[np.float64],
+    table: NDArray[np.float64],
+    old: NDArray[np.intp],
+    new: NDArray[np.intp],
+    truth: NDArray[np.intp],
+) -> NDArray[np.bool_]:
+    """``argmax(base[None] - table[old] + table[new], axis=2) == truth`` (the two
+    operations in that order, as :meth:`Scorer.value_above` applies a change) without
+    the 3-d array.
+
+    Parameters
+    ----------
+    base : ndarray of shape (n_rows, n_classes)
+        The joint of each sample (every change common to the candidates applied).
+    table : ndarray of shape (n_table_rows, n_classes)
+        The old and new column values of the candidates.
+    old, new : ndarrays of shape (n_candidates, n_rows)
+        Row of ``table`` of the column each candidate takes out, and of the one it
+        puts in, at each sample.
+    truth : ndarray of shape (n_rows,)
+        The true class of each sample.
+
+    Returns
+    -------
+    hits : ndarray of bool, shape (n_candidates, n_rows)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> base = np.log([[0.6, 0.4], [0.5, 0.5]])
+    >>> table = np.log([[0.5, 0.5], [0.9, 0.1], [0.1, 0.9]])
+    >>> old = np.zeros((2, 2), dtype=np.intp)
+    >>> replacement_hits(base, table, old, np.array([[1, 1], [2, 2]]), np.array([0, 1]))
+    array([[ True, False],
+           [False,  True]])
+    """
+    out = np.empty(new.shape, dtype=np.bool_)
+    _replacement_hits(
+        np.ascontiguousarray(base, dtype=np.float64),
+        np.ascontiguousarray(table, dtype=np.float64),
+        np.ascontiguousarray(old, dtype=np.intp),
+        np.ascontiguousarray(new, dtype=np.intp),
         np.ascontiguousarray(truth, dtype=np.intp),
         out,
     )

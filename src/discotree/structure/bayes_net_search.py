@@ -23,16 +23,22 @@ from __future__ import annotations
 
 import itertools
 import logging
-from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp
 
-from ..kernels.candidate_scores import candidate_hits
-from ..models.bayes_net import LazyColumn, NodeScores, PairParentColumns, SingleParentColumns
+from ..models.bayes_net import LazyColumn, NodeScores
+from .candidates import (
+    CandidateColumns,
+    PairParentCandidates,
+    ReplacementCandidates,
+    ReplacementColumns,
+    SingleParentCandidates,
+    StackedColumns,
+    _Columns,
+)
+from .scorer import Scorer
 
 __all__ = [
     "CANDIDATE_BATCH_BYTES",
@@ -51,339 +57,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-_SCORES = ("cr", "cll")
-
-
-class Scorer:
-    """Training-data score of a joint ``log P(c, x)`` matrix.
-
-    Parameters
-    ----------
-    class_index, weights : ndarrays of shape (n,)
-    score : {"cr", "cll"}
-    early_abandon : bool, default=True
-        For CR: evaluate samples in :attr:`order` (call :meth:`reorder` with the
-        current joint to put misclassified samples first) in chunks and stop once the
-        candidate cannot exceed the threshold (speed-up 1 of Section 4.4.1).
-    chunk : int, default=256
-        First chunk; later chunks double, up to 16 times this.
-
-    Attributes
-    ----------
-    n_evaluations, n_abandoned, n_rows_scored : int
-        Counters (for the runtime experiment): candidates scored, candidates abandoned,
-        and (candidate, sample) pairs read.
-    """
-
-    def __init__(
-        self,
-        class_index: NDArray[np.intp],
-        weights: NDArray[np.float64],
-        score: str = "cr",
-        early_abandon: bool = True,
-        chunk: int = 256,
-    ) -> None:
-        if score not in _SCORES:
-            raise ValueError(f"score must be one of {_SCORES}, got {score!r}")
-        self.class_index = class_index
-        self.weights = weights
-        self.score = score
-        self.early_abandon = early_abandon and score == "cr"
-        self.chunk = chunk
-        self.total = float(weights.sum())
-        self.order = np.arange(len(class_index))  # see the property
-        self.n_evaluations = 0
-        self.n_abandoned = 0
-        self.n_rows_scored = 0
-
-    @property
-    def order(self) -> NDArray[np.intp]:
-        """The order samples are scored in (:meth:`reorder`)."""
-        return self._order
-
-    @order.setter
-    def order(self, order: NDArray[np.intp]) -> None:
-        # the weights and classes in that order, made once per order, not per batch
-        self._order = order
-        self._weights_in_order = self.weights[order]
-        self._class_in_order = self.class_index[order]
-
-    def value(self, joint: NDArray[np.float64]) -> float:
-        """The score of ``joint`` on every sample (CR in [0, 1] or CLL per unit weight)."""
-        self.n_evaluations += 1
-        self.n_rows_scored += len(joint)
-        rows = np.arange(len(joint))
-        if self.score == "cr":
-            correct = np.argmax(joint, axis=1) == self.class_index
-            return float(self.weights[correct].sum()) / self.total
-        cll = joint[rows, self.class_index] - logsumexp(joint, axis=1)
-        return float(self.weights @ cll) / self.total
-
-    def value_above(
-        self,
-        joint: NDArray[np.float64],
-        threshold: float,
-        changes: Sequence[tuple[NDArray[np.float64], Any]] = (),
-    ) -> float | None:
-        """The score of ``joint + sum(new - old for old, new in changes)`` if it can
-        exceed ``threshold``; ``None`` when abandoned early.
-
-        Returns exactly :meth:`value` of that joint whenever it is not ``None``, and
-        ``None`` only when the score cannot exceed ``threshold``. The changed joint is
-        built chunk by chunk, so an abandoned candidate costs only the chunks read.
-        """
-        if not self.early_abandon:
-            return self.value(_apply(joint, changes))
-        needed = threshold * self.total
-        remaining = self.total
-        correct = 0.0
-        slack = 1e-9 * self.total
-        hits = np.zeros(len(self.order), dtype=bool)
-        start, size = 0, self.chunk
-        while start < len(self.order):
-            rows = self.order[start : start + size]
-            start, size = start + size, min(2 * size, 16 * self.chunk)
-            block = joint[rows]
-            self.n_rows_scored += len(rows)
-            for old, new in changes:
-                block = block - old[rows] + new[rows]
-            hit = np.argmax(block, axis=1) == self.class_index[rows]
-            hits[rows] = hit
-            w = self.weights[rows]
-            correct += float(w[hit].sum())
-            remaining -= float(w.sum())
-            if correct + remaining < needed - slack:
-                self.n_evaluations += 1
-                self.n_abandoned += 1
-                return None
-        # every row seen: the same per-element arithmetic as :meth:`value`, summed in
-        # sample order as it does
-        self.n_evaluations += 1
-        return float(self.weights[hits].sum()) / self.total
-
-    def values_above(
-        self,
-        joint: NDArray[np.float64],
-        threshold: float,
-        old: NDArray[np.float64],
-        candidates: CandidateColumns,
-        base_in_order: NDArray[np.float64] | None = None,
-    ) -> list[float | None]:
-        """:meth:`value_above` for several candidates that replace the same column
-        ``old`` by the columns of ``candidates``, scored together chunk by chunk (one
-        array operation for all candidates still alive).
-
-        After the first chunk the candidate with the most correct samples so far (the
-        leader) is scored to the end; from then on a candidate is abandoned as soon as
-        it can neither exceed ``threshold`` nor reach the leader's score. So every
-        candidate that could be the first best of the batch, and could beat
-        ``threshold``, gets its exact :meth:`value`; the others get ``None``.
-        ``base_in_order``, :meth:`difference_in_order` of ``joint`` and ``old``, is made
-        here when not given.
-        """
-        n_candidates = len(candidates)
-        if n_candidates == 0:
-            return []
-        if not self.early_abandon or n_candidates == 1:
-            return [
-                self.value_above(joint, threshold, [(old, candidates.column(i))])
-                for i in range(n_candidates)
-            ]
-        if base_in_order is None:
-            base_in_order = self.difference_in_order(joint, old)
-        table = candidates.table
-        order = self.order
-        weights_in_order, class_in_order = self._weights_in_order, self._class_in_order
-        needed = threshold * self.total
-        slack = 1e-9 * self.total
-        alive = np.ones(n_candidates, dtype=bool)  # not abandoned
-        running = alive.copy()  # alive and not yet scored to the end
-        correct = np.zeros(n_candidates)
-        remaining = self.total
-        hits = np.zeros((n_candidates, len(order)), dtype=bool)  # by position in order
-        start, size = 0, self.chunk
-        led = False
-        while start < len(order) and running.any():
-            chunk = slice(start, start + size)
-            start, size = start + size, min(2 * size, 16 * self.chunk)
-            rows = order[chunk]
-            live = np.flatnonzero(running)
-            self.n_rows_scored += len(live) * len(rows)
-            index = candidates.index_at(live, order, chunk)  # (L, R)
-            hit = candidate_hits(base_in_order[chunk], table, index, class_in_order[chunk])
-            hits[live, chunk] = hit
-            w = weights_in_order[chunk]
-            correct[live] += hit.astype(np.float64) @ w
-            remaining -= float(w.sum())
-            dead = live[correct[live] + remaining < needed - slack]
-            alive[dead] = running[dead] = False
-            if not led and start < len(order) and running.sum() > 1:
-                led = True
-                live = np.flatnonzero(running)
-                leader = live[np.argmax(correct[live]) : np.argmax(correct[live]) + 1]
-                rest = slice(start, len(order))
-                self.n_rows_scored += len(order) - start
-                index = candidates.index_at(leader, order, rest)
-                hit = candidate_hits(base_in_order[rest], table, index, class_in_order[rest])
-                hits[leader[0], rest] = hit[0]
-                running[leader] = False
-                score = self._sum_in_sample_order(hits[leader[0]])
-                if score < needed - slack:
-                    alive[leader] = False
-                # the others must at least be able to tie the leader
-                needed = max(needed, score)
-                dead = np.flatnonzero(running & (correct + remaining < needed - slack))
-                alive[dead] = running[dead] = False
-        self.n_evaluations += n_candidates
-        self.n_abandoned += int((~alive).sum())
-        return [
-            self._sum_in_sample_order(hits[i]) / self.total if alive[i] else None
-            for i in range(n_candidates)
-        ]
-
-    def difference_in_order(
-        self, joint: NDArray[np.float64], old: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """``joint - old`` with its rows in :attr:`order`: the base of every candidate
-        that replaces the column ``old`` (pass it to :meth:`values_above` for each batch
-        of one node's candidates)."""
-        return (joint - old)[self.order]
-
-    def _sum_in_sample_order(self, hits_in_order: NDArray[np.bool_]) -> float:
-        """The weight of the samples hit (given by position in :attr:`order`), summed in
-        sample order as :meth:`value` sums it."""
-        hits = np.empty(len(hits_in_order), dtype=bool)
-        hits[self.order] = hits_in_order
-        return float(self.weights[hits].sum())
-
-    def reorder(self, joint: NDArray[np.float64]) -> None:
-        """Order the samples by their margin under ``joint`` (the true class's score
-        minus the best other), misclassified ones first: a candidate that loses correct
-        samples loses the close ones first, so it is abandoned sooner (stable)."""
-        rows = np.arange(len(joint))
-        true = joint[rows, self.class_index]
-        other = joint.copy()
-        other[rows, self.class_index] = -np.inf
-        margin = true - other.max(axis=1)
-        wrong = np.argmax(joint, axis=1) != self.class_index
-        margin[wrong] = -np.inf
-        self.order = np.argsort(margin, kind="stable")
-
-
-def _apply(joint, changes):
-    """``joint - old + new`` for each change, in the order :class:`NodeScores` uses."""
-    for old, new in changes:
-        joint = joint - old + _full(new)
-    return joint
-
-
-def _full(column):
-    return column.full() if isinstance(column, LazyColumn) else column
-
-
-class CandidateColumns(ABC):
-    """Columns of the candidate parent sets of one node, as rows of one shared table:
-    candidate i's column at sample s is ``table[index([i], [s])]``."""
-
-    table: NDArray[np.float64]
-
-    @abstractmethod
-    def __len__(self) -> int: ...
-
-    @abstractmethod
-    def index(self, live: NDArray[np.intp], rows: NDArray[np.intp]) -> NDArray[np.intp]:
-        """Row indices of candidates ``live`` at samples ``rows``, (len(live), len(rows))."""
-
-    @abstractmethod
-    def column(self, i: int) -> LazyColumn:
-        """Candidate i's column."""
-
-    def index_at(
-        self, live: NDArray[np.intp], order: NDArray[np.intp], positions: slice
-    ) -> NDArray[np.intp]:
-        """:meth:`index` at samples ``order[positions]`` (the scorer's order; a
-        subclass may keep its codes in that order and read them in sequence)."""
-        return self.index(live, order[positions])
-
-
-class StackedColumns(CandidateColumns):
-    """Separately computed columns, their tables stacked."""
-
-    def __init__(self, columns: list[LazyColumn]) -> None:
-        self.columns = columns
-        if len(columns) > 1:
-            offsets = np.cumsum([0] + [c.table.shape[0] for c in columns[:-1]])
-            self.table = np.vstack([c.table for c in columns])
-            self._index = np.stack([c.index + o for c, o in zip(columns, offsets, strict=True)])
-
-    def __len__(self) -> int:
-        return len(self.columns)
-
-    def index(self, live, rows):
-        return self._index[np.ix_(live, rows)]
-
-    def column(self, i):
-        return self.columns[i]
-
-
-class PairParentCandidates(CandidateColumns):
-    """One node's candidate parent pairs, from one :class:`PairParentColumns`; with
-    ``codes_in_order`` (see :class:`_CodesInOrder`), :meth:`index_at` reads the codes
-    in sequence."""
-
-    def __init__(
-        self, columns: PairParentColumns, codes_in_order: _CodesInOrder | None = None
-    ) -> None:
-        self.columns = columns
-        self.table = columns.table
-        self.codes_in_order = codes_in_order
-
-    def __len__(self) -> int:
-        return len(self.columns)
-
-    def index(self, live, rows):
-        return self.columns.index(live, rows)
-
-    def index_at(self, live, order, positions):
-        if self.codes_in_order is None:
-            return self.index(live, order[positions])
-        return self.columns.index(live, positions, self.codes_in_order.get(order))
-
-    def column(self, i):
-        return self.columns.column(i)
-
-
-class SingleParentCandidates(CandidateColumns):
-    """One node's single-parent candidates, read from its :class:`SingleParentColumns`;
-    with ``codes_in_order`` (the codes by feature with their samples in a given order,
-    see :class:`_CodesInOrder`), :meth:`index_at` reads them in sequence."""
-
-    def __init__(
-        self,
-        columns: SingleParentColumns,
-        parents: list[int],
-        codes_in_order: _CodesInOrder | None = None,
-    ) -> None:
-        self.columns = columns
-        self.parents = np.asarray(parents, dtype=np.intp)
-        self.table = columns.table
-        self.codes_in_order = codes_in_order
-
-    def __len__(self) -> int:
-        return len(self.parents)
-
-    def index(self, live, rows):
-        return self.columns.index(self.parents[live], rows)
-
-    def index_at(self, live, order, positions):
-        if self.codes_in_order is None:
-            return self.index(live, order[positions])
-        codes = self.codes_in_order.get(order)
-        return self.columns.index(self.parents[live], positions, codes)
-
-    def column(self, i):
-        return self.columns.column(int(self.parents[i]))
-
 
 def _creates_cycle(parents: list[tuple[int, ...]], parent: int, child: int) -> bool:
     """Whether ``parent -> child`` closes a directed cycle (child is an ancestor of parent)."""
@@ -396,71 +69,6 @@ def _creates_cycle(parents: list[tuple[int, ...]], parent: int, child: int) -> b
             seen.add(v)
             stack.extend(parents[v])
     return False
-
-
-class _CodesInOrder:
-    """The codes by feature with their samples in the scorer's order, made once per
-    order (a new order array is a new order: :meth:`Scorer.reorder` makes one)."""
-
-    def __init__(self, codes_by_feature: NDArray[np.intp]) -> None:
-        self.codes_by_feature = codes_by_feature
-        self._order: NDArray[np.intp] | None = None
-        self._codes: NDArray[np.intp] | None = None
-
-    def get(self, order: NDArray[np.intp]) -> NDArray[np.intp]:
-        if self._codes is None or order is not self._order:
-            self._order, self._codes = order, np.ascontiguousarray(self.codes_by_feature[:, order])
-        return self._codes
-
-
-class _Columns:
-    """Cache of candidate columns, dropped for a node when its parents change."""
-
-    def __init__(self, state: NodeScores, limit: int = 50_000_000) -> None:
-        self.state = state
-        self.codes_in_order: _CodesInOrder | None = None
-        self.cache: dict[tuple[int, tuple[int, ...]], LazyColumn] = {}
-        self.single: dict[int, SingleParentColumns | None] = {}
-        per_column = len(state.joint)  # one row index per sample
-        self.capacity = max(0, limit // max(per_column, 1))
-
-    def _codes_in_order(self) -> _CodesInOrder:
-        if self.codes_in_order is None:
-            self.codes_in_order = _CodesInOrder(self.state.codes_by_feature)
-        return self.codes_in_order
-
-    def candidates(self, node: int, parent_sets: list[tuple[int, ...]]) -> CandidateColumns:
-        """The columns of ``node`` given each parent set: from one shared table when
-        every set adds one parent to a parent-less node (read from the pair tables), or
-        every set is a pair of parents for a parent-less node (counted together; the
-        order search for k = 2); else one column per set, cached."""
-        if not self.state.parents[node] and all(len(p) == 1 for p in parent_sets):
-            if node not in self.single:
-                self.single[node] = self.state.single_parent_columns(node)
-            single = self.single[node]
-            if single is not None:
-                parents = [p[0] for p in parent_sets]
-                return SingleParentCandidates(single, parents, self._codes_in_order())
-        if not self.state.parents[node] and all(len(p) == 2 for p in parent_sets):
-            pairs = [(p[0], p[1]) for p in parent_sets]
-            return PairParentCandidates(
-                self.state.pair_parent_columns(node, pairs), self._codes_in_order()
-            )
-        return StackedColumns([self.get(node, p) for p in parent_sets])
-
-    def get(self, node: int, parents: tuple[int, ...]) -> LazyColumn:
-        key = (node, tuple(parents))
-        column = self.cache.get(key)
-        if column is None:
-            column = self.state.lookup(node, key[1])
-            if len(self.cache) < self.capacity:
-                self.cache[key] = column
-        return column
-
-    def forget(self, node: int) -> None:
-        for key in [k for k in self.cache if k[0] == node]:
-            del self.cache[key]
-        self.single.pop(node, None)
 
 
 #: Largest memory (bytes) for the columns of the candidate parent sets of one node
@@ -645,6 +253,55 @@ class _SuperparentSums:
                 members.discard(j)
 
 
+def _best_children(
+    state: NodeScores,
+    columns: _Columns,
+    scorer: Scorer,
+    superparent: int,
+    kids: list[int],
+    k: int,
+    current: float,
+) -> tuple[float, tuple[tuple[int, ...], list[LazyColumn]] | None]:
+    """SuperParent's step 2: of the children ``kids`` of ``superparent``, the first
+    child (k = 1) or pair of children (k >= 2), in the order of
+    :func:`itertools.combinations`, whose new columns give the largest score above
+    ``current``: ``(score, (children, columns))``, or ``(current, None)``.
+
+    With early abandoning, the pairs that share their first child are scored together
+    (:class:`ReplacementCandidates`: each second child replaces its own column), in
+    batches of :func:`candidate_batch_size`, each against the best score so far, as
+    :func:`_first_best_candidate` does; otherwise one at a time. Both give each pair
+    the score :meth:`Scorer.value_above` gives it, so the same first best.
+    """
+    # each child's column with the superparent added, made once for all its pairs
+    new = {j: columns.get(j, tuple(sorted((*state.parents[j], superparent)))) for j in kids}
+    best, move = current, None
+    group = min(1 if k == 1 else 2, len(kids))
+    if group < 2 or not scorer.early_abandon:
+        for chosen in itertools.combinations(kids, group):
+            changes = [(state.columns[j], new[j]) for j in chosen]
+            above = scorer.value_above(state.joint, best, changes)
+            if above is not None and above > best:
+                best, move = above, (chosen, [new[j] for j in chosen])
+        return best, move
+    olds = [columns.get(j, state.parents[j]) for j in kids]  # the stored columns, lazily
+    replacements = ReplacementColumns(olds, [new[j] for j in kids], scorer.order)
+    n_samples, n_classes = state.joint.shape
+    batch_size = candidate_batch_size(n_samples, n_classes, scorer.chunk)
+    for position, first in enumerate(kids[:-1]):
+        joint = state.joint - state.columns[first] + new[first].full()
+        base = joint[scorer.order]
+        for start in range(position + 1, len(kids), batch_size):
+            members = np.arange(start, min(start + batch_size, len(kids)))
+            candidates = ReplacementCandidates(replacements, members)
+            scores = scorer.values_above(joint, best, None, candidates, base)
+            for second, score in zip(members, scores, strict=True):
+                if score is not None and score > best:
+                    pair = (first, kids[second])
+                    best, move = score, (pair, [new[j] for j in pair])
+    return best, move
+
+
 def superparent_search(
     state: NodeScores,
     k: int,
@@ -687,15 +344,9 @@ def superparent_search(
             score = scorer.value(joint)
             if score > best_sp_score:
                 best_sp, best_sp_score = sp, score
-        group = 1 if k == 1 else 2
-        kids = children_of[best_sp]
-        best, move = current, None
-        for chosen in itertools.combinations(kids, min(group, len(kids))):
-            cols = [columns.get(j, tuple(sorted((*state.parents[j], best_sp)))) for j in chosen]
-            changes = [(state.columns[j], c) for j, c in zip(chosen, cols, strict=True)]
-            above = scorer.value_above(state.joint, best, changes)
-            if above is not None and above > best:
-                best, move = above, (chosen, cols)
+        best, move = _best_children(
+            state, columns, scorer, best_sp, children_of[best_sp], k, current
+        )
         if move is None:
             break
         if kept:
