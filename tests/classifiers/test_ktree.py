@@ -136,12 +136,19 @@ def test_single_parent_columns_equal_separate_lookups(missing):
             np.testing.assert_array_equal(shared.column(int(parent)).full(), separate)
 
 
-def test_batched_scores_are_exact_for_every_possible_winner():
+@pytest.mark.parametrize("weighting", ["fractional", "whole", "ones"])
+def test_batched_scores_are_exact_for_every_possible_winner(weighting):
     # values_above returns the exact score of every candidate that could be the first
-    # best above the threshold, None for the others
+    # best above the threshold, None for the others (whole-number weights are summed
+    # in the scorer's order, the others in sample order: both equal value() exactly)
     rng = np.random.default_rng(8)
     codes, class_index, n_categories = _random_problem(rng, n_samples=400, missing=0.05)
-    weights = rng.random(len(codes))
+    weights = {
+        "fractional": rng.random(len(codes)),
+        "whole": rng.integers(0, 4, len(codes)).astype(float),
+        "ones": np.ones(len(codes)),
+    }[weighting]
+    assert Scorer(class_index, weights)._whole_weights == (weighting != "fractional")
     state = NodeScores.naive_bayes(codes, class_index, weights, 3, n_categories, 1.0, 1e-5)
     plain = Scorer(class_index, weights, early_abandon=False)
     for node in range(codes.shape[1]):

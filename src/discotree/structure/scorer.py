@@ -59,6 +59,11 @@ class Scorer:
         self.early_abandon = early_abandon and score == "cr"
         self.chunk = chunk
         self.total = float(weights.sum())
+        # whole-number weights (sample_weight=None: ones) sum exactly in any order, so a
+        # candidate's score need not be summed in sample order to equal :meth:`value`
+        self._whole_weights = bool(
+            np.all(weights >= 0) and np.all(weights == np.floor(weights)) and self.total < 2**53
+        )
         self.order = np.arange(len(class_index))  # see the property
         self.n_evaluations = 0
         self.n_abandoned = 0
@@ -212,10 +217,15 @@ class Scorer:
                 alive[dead] = running[dead] = False
         self.n_evaluations += n_candidates
         self.n_abandoned += int((~alive).sum())
-        return [
-            self._sum_in_sample_order(hits[i]) / self.total if alive[i] else None
-            for i in range(n_candidates)
-        ]
+        scores: list[float | None] = [None] * n_candidates
+        kept = np.flatnonzero(alive)
+        if self._whole_weights:  # exact in any order: one product for all
+            sums = hits[kept].astype(np.float64) @ weights_in_order
+        else:
+            sums = np.array([self._sum_in_sample_order(hits[i]) for i in kept])
+        for i, total in zip(kept, sums, strict=True):
+            scores[i] = float(total) / self.total
+        return scores
 
     def _hits(
         self,
@@ -250,6 +260,8 @@ class Scorer:
     def _sum_in_sample_order(self, hits_in_order: NDArray[np.bool_]) -> float:
         """The weight of the samples hit (given by position in :attr:`order`), summed in
         sample order as :meth:`value` sums it."""
+        if self._whole_weights:  # exact in any order
+            return float(hits_in_order.astype(np.float64) @ self._weights_in_order)
         hits = np.empty(len(hits_in_order), dtype=bool)
         hits[self.order] = hits_in_order
         return float(self.weights[hits].sum())
