@@ -59,3 +59,35 @@ def test_pair_family_counts_of_no_rows():
     )
     assert counts.shape == (2, 6, 2) and not counts.any() and complete
     assert list(starts) == [0]
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+@pytest.mark.parametrize("family", [(2,), (0, 3), (4, 1, 5), (5, 0, 2, 3)])
+def test_family_cells_and_counts_equal_the_reference(rng, missing, family):
+    from discotree.kernels.family_counts import family_cell_counts, family_cells
+
+    n, d, n_classes = 300, 6, 3
+    n_categories = rng.integers(2, 5, d)
+    codes = np.column_stack([rng.integers(0, r, n) for r in n_categories])
+    codes[rng.random(codes.shape) < missing] = -1
+    class_index = rng.integers(0, n_classes, n)
+    weights = rng.random(n)
+    cells = family_cells(np.ascontiguousarray(codes.T), family, n_categories)
+    values = codes[:, list(family)]
+    expected = np.ravel_multi_index(
+        tuple(np.maximum(values, 0).T), tuple(n_categories[list(family)])
+    )
+    expected = np.where((values < 0).any(axis=1), -1, expected)
+    np.testing.assert_array_equal(cells, expected)
+    assert (cells < 0).any() == (missing > 0)
+    n_cells = int(np.prod(n_categories[list(family)]))
+    counts = family_cell_counts(cells, class_index, weights, n_classes, n_cells)
+    table = _reference.family_table(
+        codes, class_index, weights, n_classes, n_categories, family[-1], family[:-1]
+    )
+    np.testing.assert_allclose(counts, table.reshape(n_classes, -1), rtol=1e-12)
+    # the counts of models.bayes_net.family_counts (np.bincount), to the bit
+    bincounted = family_counts(
+        codes, class_index, weights, n_classes, n_categories, family[-1], family[:-1]
+    )
+    np.testing.assert_array_equal(counts, bincounted.reshape(n_classes, -1))

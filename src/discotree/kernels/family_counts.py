@@ -1,5 +1,8 @@
-"""Weighted counts of families of one node with two attribute parents, many parent
-pairs at once (the candidates of the k = 2 order search of 002, Algorithm 1).
+"""Weighted counts of families of a node and its attribute parents: one family
+(:func:`family_cells` and :func:`family_cell_counts`, for every lookup of a structure
+search), or many families of one node with two parents at once
+(:func:`pair_family_counts`, the candidates of the k = 2 order search of 002,
+Algorithm 1).
 
 The missing-value rule of :mod:`discotree.kernels.counts` and of
 :func:`discotree.models.bayes_net.family_counts`: a row adds to a family's table only
@@ -14,7 +17,94 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["pair_family_counts"]
+__all__ = ["family_cell_counts", "family_cells", "pair_family_counts"]
+
+
+@numba.njit(cache=True, nogil=True)
+def _family_cells(codes_by_feature, family, radix, out):  # pragma: no cover - numba
+    n_rows = out.shape[0]
+    for s in range(np.uint64(n_rows)):
+        out[s] = 0
+    for i in range(np.uint64(family.shape[0])):  # one member at a time: a stream each
+        row = codes_by_feature[family[i]]
+        r = radix[i]
+        for s in range(np.uint64(n_rows)):
+            x, cell = row[s], out[s]
+            out[s] = cell * r + x if (x | cell) >= 0 else -1
+
+
+def family_cells(
+    codes_by_feature: NDArray[np.intp],
+    family: tuple[int, ...],
+    n_categories: NDArray[np.intp],
+) -> NDArray[np.intp]:
+    """Each row's cell of the family's table: ``x_f0 * r_f1 * ... + x_f1 * ... + x_fk``
+    (the mixed radix of the family's values, in the order of ``family``), or ``-1`` where
+    one of them is missing.
+
+    Parameters
+    ----------
+    codes_by_feature : ndarray of shape (n_features, n_samples), intp
+        ``codes.T``, contiguous; ``-1`` for missing.
+    family : tuple of int
+        The features, the node last (its parents first, in order).
+    n_categories : ndarray of shape (n_features,)
+
+    Returns
+    -------
+    cells : ndarray of shape (n_samples,), intp
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1], [1, 2], [-1, 0]])  # by feature: 3 features, 2 rows
+    >>> family_cells(codes, (0, 1), np.array([2, 3, 2])).tolist()
+    [1, 5]
+    >>> family_cells(codes, (2, 0), np.array([2, 3, 2])).tolist()
+    [-1, 1]
+    """
+    codes_by_feature = np.ascontiguousarray(codes_by_feature, dtype=np.intp)
+    members = np.asarray(family, dtype=np.intp)
+    radix = np.asarray(n_categories, dtype=np.intp)[members]
+    out = np.empty(codes_by_feature.shape[1], dtype=np.intp)
+    _family_cells(codes_by_feature, members, radix, out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _family_cell_counts(cells, class_index, weights, n_cells, out):  # pragma: no cover
+    for s in range(np.uint64(cells.shape[0])):
+        cell = cells[s]
+        if cell >= 0:
+            out[class_index[s] * n_cells + cell] += weights[s]
+
+
+def family_cell_counts(
+    cells: NDArray[np.intp],
+    class_index: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    n_classes: int,
+    n_cells: int,
+) -> NDArray[np.float64]:
+    """Weighted counts n(c, cell), shape (n_classes, n_cells), of the rows whose cell
+    (:func:`family_cells`) is not ``-1``; each count adds its rows' weights in sample
+    order, as :func:`numpy.bincount` does, so the sums are the same to the bit.
+
+    Examples
+    --------
+    >>> family_cell_counts(np.array([1, -1, 1, 0]), np.array([0, 0, 1, 1]),
+    ...                    np.array([1.0, 5.0, 2.0, 0.5]), 2, 2)
+    array([[0. , 1. ],
+           [0.5, 2. ]])
+    """
+    out = np.zeros(n_classes * n_cells, dtype=np.float64)
+    _family_cell_counts(
+        np.ascontiguousarray(cells, dtype=np.intp),
+        np.ascontiguousarray(class_index, dtype=np.intp),
+        np.ascontiguousarray(weights, dtype=np.float64),
+        n_cells,
+        out,
+    )
+    return out.reshape(n_classes, n_cells)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels.candidate_scores import pair_table_rows, single_table_rows
-from ..kernels.family_counts import pair_family_counts
+from ..kernels.family_counts import family_cell_counts, family_cells, pair_family_counts
 from ..stats.discrete import PairStatistics, smoothed_conditional
 
 __all__ = [
@@ -310,47 +310,45 @@ class NodeScores:
             state.joint = state.joint + column
         return state
 
-    def family(self, node: int, parents: tuple[int, ...]) -> NDArray[np.float64]:
+    def family(
+        self, node: int, parents: tuple[int, ...], cells: NDArray[np.intp] | None = None
+    ) -> NDArray[np.float64]:
         """Counts n(c, x_pa, x_j) (from the pair tables when there are any and at most
-        one parent)."""
+        one parent; else counted, from ``cells``, the rows' :func:`family_cells`, when
+        given). The same numbers as :func:`family_counts`, to the bit."""
         if self.pair_stats is not None and len(parents) == 1:
             return self.pair_stats.table(parents[0], node)
         if self.pair_stats is not None and not parents:
             return self.pair_stats.marginal(node)
-        return family_counts(
-            self.codes,
-            self.class_index,
-            self.weights,
-            self.n_classes,
-            self.n_categories,
-            node,
-            parents,
-        )
+        family = (*parents, node)
+        if cells is None:
+            cells = family_cells(self.codes_by_feature, family, self.n_categories)
+        shape = (self.n_classes, *(int(self.n_categories[v]) for v in family))
+        n_cells = int(np.prod(shape[1:]))
+        counts = family_cell_counts(cells, self.class_index, self.weights, self.n_classes, n_cells)
+        return counts.reshape(shape)
 
     def lookup(self, node: int, parents: tuple[int, ...]) -> LazyColumn:
         """The node's log-probability column with the given parents, as a table and a
         row index into it (rows are gathered only when read)."""
-        counts = self.family(node, parents)
+        cells = family_cells(self.codes_by_feature, (*parents, node), self.n_categories)
+        counts = self.family(node, parents, cells)
         log_cpt = np.log(smoothed_conditional(counts, self.alpha, self.epsilon))
-        codes = self.codes
-        value = codes[:, node]
         by_cell = log_cpt.reshape(self.n_classes, -1).T  # (cells, C)
-        observed = value >= 0
-        complete = observed.copy()
-        for p in parents:
-            complete &= codes[:, p] >= 0
+        complete = cells >= 0
         if complete.all():
-            index = _family_index(codes, parents, node, self.n_categories)
-            return LazyColumn(np.ascontiguousarray(by_cell), index)
+            return LazyColumn(np.ascontiguousarray(by_cell), cells)
         # extra rows: P(x_j | c) for a missing parent, then zeros for a missing node
+        value = self.codes_by_feature[node]
+        observed = value >= 0
         marginal = np.log(smoothed_conditional(self.family(node, ()), self.alpha, self.epsilon))
-        cells = by_cell.shape[0]
+        n_cells = by_cell.shape[0]
         r = marginal.shape[1]
         table = np.vstack([by_cell, marginal.T, np.zeros((1, self.n_classes))])
-        index = np.full(len(codes), cells + r, dtype=np.intp)
-        index[complete] = _family_index(codes[complete], parents, node, self.n_categories)
+        index = np.full(len(cells), n_cells + r, dtype=np.intp)
+        index[complete] = cells[complete]
         partial = observed & ~complete
-        index[partial] = cells + value[partial]
+        index[partial] = n_cells + value[partial]
         return LazyColumn(np.ascontiguousarray(table), index)
 
     def single_parent_columns(self, node: int) -> SingleParentColumns | None:
