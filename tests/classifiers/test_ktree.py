@@ -433,3 +433,40 @@ def test_cl_objective_equals_the_node_by_node_reference(missing, n_classes):
     )
     assert value == pytest.approx(ref_value, rel=1e-12)
     np.testing.assert_allclose(grad, ref_grad, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.05])
+def test_samples_no_candidate_can_miss_are_hits_of_every_candidate(missing, monkeypatch):
+    """values_above skips the samples whose margin without the node's column exceeds
+    every table row's spread: each is a hit of every candidate, and the scores equal
+    those read from every sample."""
+    from discotree.structure import scorer as scorer_module
+
+    rng = np.random.default_rng(12)
+    codes, class_index, n_categories = _random_problem(rng, n_samples=600, missing=missing)
+    weights = rng.random(len(codes))
+    state = NodeScores.naive_bayes(codes, class_index, weights, 3, n_categories, 1.0, 1e-5)
+    skipped = 0
+    for node in range(codes.shape[1]):
+        candidates = [(p,) for p in range(codes.shape[1]) if p != node]
+        news = StackedColumns([state.lookup(node, c) for c in candidates])
+        scorer = Scorer(class_index, weights, chunk=16)
+        scorer.reorder(state.joint)
+        base = scorer.difference_in_order(state.joint, state.columns[node])
+        always = scorer_module._always_hit(scorer.margins_in_order(base), news.table)
+        for i in range(len(candidates)):  # every candidate's joint, formed in full
+            joint = state.joint - state.columns[node] + news.column(i).full()
+            hit = np.argmax(joint, axis=1) == class_index
+            assert hit[scorer.order][always].all()
+        skipped += int(always.sum())
+        threshold = scorer.value(state.joint)
+        read_before = scorer.n_rows_scored
+        fast = scorer.values_above(state.joint, threshold, state.columns[node], news)
+        monkeypatch.setattr(scorer_module, "_always_hit", lambda margins, table: None)
+        plain = Scorer(class_index, weights, chunk=16)
+        plain.reorder(state.joint)
+        slow = plain.values_above(state.joint, threshold, state.columns[node], news)
+        monkeypatch.undo()
+        assert fast == slow
+        assert scorer.n_rows_scored - read_before <= plain.n_rows_scored
+    assert skipped > 0  # the bound does skip samples here

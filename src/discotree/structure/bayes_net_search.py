@@ -109,9 +109,10 @@ def _first_best_candidate(
     remaining = iter(candidates)
     old = state.columns[node]
     base = scorer.difference_in_order(state.joint, old) if scorer.early_abandon else None
+    margins = scorer.margins_in_order(base) if base is not None else None  # once per node
     while batch := list(itertools.islice(remaining, batch_size)):
         news = columns.candidates(node, batch)
-        scores = scorer.values_above(state.joint, best, old, news, base)
+        scores = scorer.values_above(state.joint, best, old, news, base, margins)
         for i, (candidate, score) in enumerate(zip(batch, scores, strict=True)):
             if score is not None and score > best:
                 best, move = score, (candidate, news.column(i))

@@ -42,10 +42,14 @@ class CandidateColumns(ABC):
         """Candidate i's column."""
 
     def index_at(
-        self, live: NDArray[np.intp], order: NDArray[np.intp], positions: slice
+        self,
+        live: NDArray[np.intp],
+        order: NDArray[np.intp],
+        positions: slice | NDArray[np.intp],
     ) -> NDArray[np.intp]:
         """:meth:`index` at samples ``order[positions]`` (the scorer's order; a
-        subclass may keep its codes in that order and read them in sequence)."""
+        subclass may keep its codes in that order and read them in sequence);
+        ``positions`` a slice or an array of positions."""
         return self.index(live, order[positions])
 
     #: Whether each candidate replaces a column of its own (:class:`ReplacementCandidates`)
@@ -53,7 +57,10 @@ class CandidateColumns(ABC):
     replaces: bool = False
 
     def old_index_at(
-        self, live: NDArray[np.intp], order: NDArray[np.intp], positions: slice
+        self,
+        live: NDArray[np.intp],
+        order: NDArray[np.intp],
+        positions: slice | NDArray[np.intp],
     ) -> NDArray[np.intp]:
         """Rows of ``table`` of the column each candidate takes out (only where
         :attr:`replaces`)."""
@@ -132,7 +139,9 @@ class ReplacementCandidates(CandidateColumns):
     def _in_order(self, which, live, order, positions):
         if order is not self.columns.order:
             return which[np.ix_(self.members[live], self.columns.position[order[positions]])]
-        return which[self.members[live], positions]
+        if isinstance(positions, slice):
+            return which[self.members[live], positions]
+        return which[np.ix_(self.members[live], positions)]
 
     def index_at(self, live, order, positions):
         return self._in_order(self.columns.new_in_order, live, order, positions)

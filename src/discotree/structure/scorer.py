@@ -141,6 +141,7 @@ class Scorer:
         old: NDArray[np.float64] | None,
         candidates: CandidateColumns,
         base_in_order: NDArray[np.float64] | None = None,
+        margins_in_order: NDArray[np.float64] | None = None,
     ) -> list[float | None]:
         """:meth:`value_above` for several candidates that replace the same column
         ``old`` by the columns of ``candidates``, scored together chunk by chunk (one
@@ -157,6 +158,13 @@ class Scorer:
         Where ``candidates.replaces`` (:class:`~.candidates.ReplacementCandidates`),
         each candidate takes out a column of its own instead of ``old`` (ignored) and
         ``base_in_order`` is ``joint`` in :attr:`order`.
+
+        Otherwise the samples that every candidate classifies correctly, whatever
+        column it puts in, are not read: those whose margin without the column
+        (``margins_in_order``, :meth:`margins_in_order` of ``base_in_order``, made here
+        when not given) exceeds the largest spread of a row of the candidates' table
+        across classes (:func:`_always_hit`). They count as hits, so the scores are
+        unchanged.
         """
         n_candidates = len(candidates)
         if n_candidates == 0:
@@ -173,66 +181,39 @@ class Scorer:
                 raise ValueError("old is needed for candidates that replace one column")
             else:
                 base_in_order = self.difference_in_order(joint, old)
-        order = self.order
-        weights_in_order, class_in_order = self._weights_in_order, self._class_in_order
-        needed = threshold * self.total
-        slack = 1e-9 * self.total
-        alive = np.ones(n_candidates, dtype=bool)  # not abandoned
-        running = alive.copy()  # alive and not yet scored to the end
-        correct = np.zeros(n_candidates)
-        remaining = self.total
-        hits = np.zeros((n_candidates, len(order)), dtype=bool)  # by position in order
-        start, size = 0, self.chunk
-        led = False
-        while start < len(order) and running.any():
-            chunk = slice(start, start + size)
-            start, size = start + size, min(2 * size, 16 * self.chunk)
-            rows = order[chunk]
-            live = np.flatnonzero(running)
-            self.n_rows_scored += len(live) * len(rows)
-            hit = self._hits(base_in_order[chunk], candidates, live, chunk, class_in_order[chunk])
-            hits[live, chunk] = hit
-            w = weights_in_order[chunk]
-            correct[live] += hit.astype(np.float64) @ w
-            remaining -= float(w.sum())
-            dead = live[correct[live] + remaining < needed - slack]
-            alive[dead] = running[dead] = False
-            if not led and start < len(order) and running.sum() > 1:
-                led = True
-                live = np.flatnonzero(running)
-                leader = live[np.argmax(correct[live]) : np.argmax(correct[live]) + 1]
-                rest = slice(start, len(order))
-                self.n_rows_scored += len(order) - start
-                hit = self._hits(
-                    base_in_order[rest], candidates, leader, rest, class_in_order[rest]
-                )
-                hits[leader[0], rest] = hit[0]
-                running[leader] = False
-                score = self._sum_in_sample_order(hits[leader[0]])
-                if score < needed - slack:
-                    alive[leader] = False
-                # the others must at least be able to tie the leader
-                needed = max(needed, score)
-                dead = np.flatnonzero(running & (correct + remaining < needed - slack))
-                alive[dead] = running[dead] = False
+        always = None
+        if not candidates.replaces:
+            if margins_in_order is None:
+                margins_in_order = self.margins_in_order(base_in_order)
+            always = _always_hit(margins_in_order, candidates.table)
+        race = _Race(self, candidates, base_in_order, threshold * self.total, always)
+        race.run()
         self.n_evaluations += n_candidates
-        self.n_abandoned += int((~alive).sum())
-        scores: list[float | None] = [None] * n_candidates
-        kept = np.flatnonzero(alive)
-        if self._whole_weights:  # exact in any order: one product for all
-            sums = hits[kept].astype(np.float64) @ weights_in_order
-        else:
-            sums = np.array([self._sum_in_sample_order(hits[i]) for i in kept])
-        for i, total in zip(kept, sums, strict=True):
-            scores[i] = float(total) / self.total
-        return scores
+        self.n_abandoned += int((~race.alive).sum())
+        return race.scores()
+
+    def margins_in_order(self, base_in_order: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Each sample's margin under ``base_in_order`` (rows in :attr:`order`): its
+        class's value minus the largest of the others, less a rounding allowance (a
+        relative 1e-12 of both; ``inf`` with one class; ``nan`` or ``-inf`` where its
+        class's value is ``-inf``)."""
+        n, n_classes = base_in_order.shape
+        if n_classes == 1:
+            return np.full(n, np.inf)
+        rows = np.arange(n)
+        true = base_in_order[rows, self._class_in_order]
+        others = base_in_order.copy()
+        others[rows, self._class_in_order] = -np.inf
+        best_other = others.max(axis=1)
+        with np.errstate(invalid="ignore"):  # -inf - -inf: nan, never above a bound
+            return true - best_other - 1e-12 * (np.abs(true) + np.abs(best_other))
 
     def _hits(
         self,
         base: NDArray[np.float64],
         candidates: CandidateColumns,
         live: NDArray[np.intp],
-        positions: slice,
+        positions: slice | NDArray[np.intp],
         truth: NDArray[np.intp],
     ) -> NDArray[np.bool_]:
         """Which samples at ``positions`` of :attr:`order` candidates ``live`` hit."""
@@ -289,3 +270,117 @@ def _apply(joint, changes):
 
 def _full(column):
     return column.full() if isinstance(column, LazyColumn) else column
+
+
+def _always_hit(
+    margins: NDArray[np.float64], table: NDArray[np.float64]
+) -> NDArray[np.bool_] | None:
+    """The samples every column read from ``table`` leaves correctly classified: a
+    column changes a sample's margin by at most the spread (largest minus smallest
+    entry) of the table row it reads, so a margin (:meth:`Scorer.margins_in_order`)
+    above the largest spread survives every candidate; ``None`` when a spread is not
+    finite (a log-probability of zero)."""
+    if table.size == 0:
+        return None
+    with np.errstate(invalid="ignore"):
+        spread = float(np.max(table.max(axis=1) - table.min(axis=1)))
+    if not np.isfinite(spread):
+        return None
+    with np.errstate(invalid="ignore"):
+        return margins > spread * (1 + 1e-12)
+
+
+class _Race:
+    """One :meth:`Scorer.values_above` call: the candidates read chunk by chunk over
+    the samples in the scorer's order (those of ``always`` left out: hits of every
+    candidate), abandoned once they cannot reach ``needed``, the leader after the first
+    chunk scored to the end (Section 4.4.1's speed-up 1 for many candidates at once)."""
+
+    def __init__(
+        self,
+        scorer: Scorer,
+        candidates: CandidateColumns,
+        base_in_order: NDArray[np.float64],
+        needed: float,
+        always: NDArray[np.bool_] | None,
+    ) -> None:
+        self.scorer, self.candidates, self.base = scorer, candidates, base_in_order
+        self.always = always if always is not None and always.any() else None
+        weights = scorer._weights_in_order
+        # positions (in the scorer's order) to read; None: all of them
+        self.read = None if self.always is None else np.flatnonzero(~self.always)
+        self.n_read = len(weights) if self.read is None else len(self.read)
+        self.weights_read = weights if self.read is None else weights[self.read]
+        classes = scorer._class_in_order
+        self.class_read = classes if self.read is None else classes[self.read]
+        self.always_weight = 0.0 if self.always is None else float(weights[self.always].sum())
+        n = len(candidates)
+        self.alive = np.ones(n, dtype=bool)  # not abandoned
+        self.running = self.alive.copy()  # alive and not yet scored to the end
+        self.correct = np.full(n, self.always_weight)
+        self.remaining = scorer.total - self.always_weight
+        self.hits = np.zeros((n, self.n_read), dtype=bool)  # by position among those read
+        self.needed, self.slack = needed, 1e-9 * scorer.total
+
+    def run(self) -> None:
+        start, size, led = 0, self.scorer.chunk, False
+        while start < self.n_read and self.running.any():
+            part = slice(start, min(start + size, self.n_read))
+            start, size = part.stop, min(2 * size, 16 * self.scorer.chunk)
+            live = np.flatnonzero(self.running)
+            hit = self._read(live, part)
+            w = self.weights_read[part]
+            self.correct[live] += hit.astype(np.float64) @ w
+            self.remaining -= float(w.sum())
+            self._abandon(live)
+            if not led and start < self.n_read and self.running.sum() > 1:
+                led = True
+                self._lead(start)
+
+    def _read(self, live: NDArray[np.intp], part: slice) -> NDArray[np.bool_]:
+        positions = part if self.read is None else self.read[part]
+        self.scorer.n_rows_scored += len(live) * (part.stop - part.start)
+        base = self.base[positions]
+        hit = self.scorer._hits(base, self.candidates, live, positions, self.class_read[part])
+        self.hits[live, part] = hit
+        return hit
+
+    def _abandon(self, live: NDArray[np.intp]) -> None:
+        dead = live[self.correct[live] + self.remaining < self.needed - self.slack]
+        self.alive[dead] = self.running[dead] = False
+
+    def _lead(self, start: int) -> None:
+        """Score the candidate with the most hits so far to the end; the others must
+        at least be able to tie it."""
+        live = np.flatnonzero(self.running)
+        leader = int(live[np.argmax(self.correct[live])])
+        self._read(np.array([leader]), slice(start, self.n_read))
+        self.running[leader] = False
+        score = self.hit_weight(leader)
+        if score < self.needed - self.slack:
+            self.alive[leader] = False
+        self.needed = max(self.needed, score)
+        self._abandon(np.flatnonzero(self.running))
+
+    def hit_weight(self, i: int) -> float:
+        """The weight candidate i classifies correctly, exactly as :meth:`Scorer.value`
+        sums it (read to the end)."""
+        if self.scorer._whole_weights:  # whole numbers: exact in any order
+            return float(self.hits[i].astype(np.float64) @ self.weights_read) + self.always_weight
+        full = np.zeros(len(self.scorer.order), dtype=bool)
+        if self.always is not None:
+            full[self.always] = True
+        full[slice(None) if self.read is None else self.read] = self.hits[i]
+        return self.scorer._sum_in_sample_order(full)
+
+    def scores(self) -> list[float | None]:
+        """The exact score of every candidate not abandoned, None for the others."""
+        scores: list[float | None] = [None] * len(self.alive)
+        kept = np.flatnonzero(self.alive)
+        if self.scorer._whole_weights:  # one product for all
+            sums = self.hits[kept].astype(np.float64) @ self.weights_read + self.always_weight
+        else:
+            sums = np.array([self.hit_weight(int(i)) for i in kept])
+        for i, total in zip(kept, sums, strict=True):
+            scores[i] = float(total) / self.scorer.total
+        return scores
