@@ -163,14 +163,20 @@ def bench_cl_objective(repeats: int) -> dict:
     }
 
 
-def bench_order_search(repeats: int) -> dict:
+def _search_problem() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Generated data of :data:`SEARCH_SHAPE` with dependencies a search takes:
+    codes, classes, categories, weights, number of classes."""
     rng = np.random.default_rng(2)
     n, d, r, n_classes = SEARCH_SHAPE
     class_index = rng.integers(0, n_classes, n)
     codes = (rng.integers(0, r, (n, d)) + class_index[:, None] * (np.arange(d) % 2)) % r
     codes[:, 1::3] = (codes[:, 0::3][:, : codes[:, 1::3].shape[1]] + rng.integers(0, 2, (n, 1))) % r
-    n_categories = np.full(d, r)
-    weights = np.ones(n)
+    return codes, class_index, np.full(d, r), np.ones(n), n_classes
+
+
+def bench_order_search(repeats: int) -> dict:
+    codes, class_index, n_categories, weights, n_classes = _search_problem()
+    d = codes.shape[1]
     order = list(range(d))
 
     def run():
@@ -218,13 +224,7 @@ def _pair_by_pair(state, columns, scorer, superparent, kids, k, current):
 
 
 def bench_superparent(repeats: int) -> dict:
-    rng = np.random.default_rng(2)
-    n, d, r, n_classes = SEARCH_SHAPE
-    class_index = rng.integers(0, n_classes, n)
-    codes = (rng.integers(0, r, (n, d)) + class_index[:, None] * (np.arange(d) % 2)) % r
-    codes[:, 1::3] = (codes[:, 0::3][:, : codes[:, 1::3].shape[1]] + rng.integers(0, 2, (n, 1))) % r
-    n_categories = np.full(d, r)
-    weights = np.ones(n)
+    codes, class_index, n_categories, weights, n_classes = _search_problem()
 
     def run():
         state = NodeScores.naive_bayes(
