@@ -94,6 +94,12 @@ def held_out_rates(
             tables[key] = np.log(smoothed_conditional(counts, alpha, epsilon))
         return tables[key]
 
+    held_codes = np.asarray(held_codes)
+    complete = (held_codes >= 0).all(axis=1)
+    complete_rows = held_codes[complete]
+    # each node's column on the complete held-out rows, for its current parents: a
+    # step changes one or two nodes, so only theirs are gathered again
+    columns: dict[int, tuple[tuple[int, ...], NDArray[np.float64]]] = {}
     rates = np.empty(len(steps) + 1)
     naive: Parents = [()] * d
     for m, parents in enumerate([naive, *steps]):
@@ -103,7 +109,15 @@ def held_out_rates(
             [log_cpt(j, tuple(pa)) for j, pa in enumerate(parents)],
             log_prior,
         )
-        predicted = np.argmax(model.log_likelihood(held_codes) + log_prior, axis=1)
+        joint = np.zeros((len(held_codes), n_classes))
+        if complete.any():
+            for j, pa in enumerate(parents):
+                if columns.get(j, (None,))[0] != tuple(pa):
+                    columns[j] = (tuple(pa), model.node_log_probability(j, complete_rows))
+            joint[complete] = sum(columns[j][1] for j in range(d))
+        if not complete.all():  # missing features summed out
+            joint[~complete] = model.log_likelihood(held_codes[~complete])
+        predicted = np.argmax(joint + log_prior, axis=1)
         rates[m] = held_weights[predicted == held_class].sum()
     return rates
 
