@@ -164,3 +164,26 @@ def test_records_read_from_another_reproduction_or_a_bad_report_are_not_reused(t
     assert committed_records(out, _experiment(log).fingerprint()) == {}
     run_experiment(_experiment(log), out, progress=False)
     assert _n_fits(log) == 7 + 5
+
+
+def test_each_fold_records_the_commit_that_fitted_it(tmp_path, monkeypatch):
+    from discotree.experiments import report
+
+    log = tmp_path / "fits.log"
+    out = tmp_path / "out"
+    monkeypatch.setattr(report, "source_state", lambda: ("a" * 40, False))
+    first = run_experiment(_experiment(log), out, progress=False)
+    assert {r["fit_commit"] for r in first} == {"a" * 40}
+    assert all(r["fit_uncommitted_changes"] is False and r["fit_date"] for r in first)
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["provenance"]["fold_commits"] == {"a" * 40: 5}
+    # a later commit refits two folds and keeps the other three: the report says so
+    shutil.rmtree(out / "cache")
+    for record in saved["folds"][:2]:
+        record["source"] = "another-reproduction"
+    del saved["folds"][2]["fit_commit"]  # a fold fitted before commits were stored
+    (out / "results.json").write_text(json.dumps(saved))
+    monkeypatch.setattr(report, "source_state", lambda: ("b" * 40, True))
+    run_experiment(_experiment(log), out, progress=False)
+    counts = json.loads((out / "results.json").read_text())["provenance"]["fold_commits"]
+    assert counts == {"a" * 40: 2, "b" * 40 + "+changes": 2, "not recorded": 1}

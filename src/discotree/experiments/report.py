@@ -15,9 +15,12 @@ import pandas as pd
 
 __all__ = [
     "cpu_name",
+    "fit_provenance",
+    "fold_commits",
     "grouped_bar_chart",
     "markdown_table",
     "provenance",
+    "source_state",
     "summarise",
     "write_json",
     "write_results",
@@ -41,14 +44,10 @@ def cpu_name() -> str:
 _RESULTS = (":(exclude)results", ":(exclude)benchmarks/results")
 
 
-def provenance() -> dict:
-    """What produced a result: the commit (and whether the work tree had changes
-    outside the committed results), the package versions, the machine and the time."""
-    import datetime
-    import os
-    import platform
+def source_state() -> tuple[str, bool | None]:
+    """The commit of the package's source tree and whether it had changes outside the
+    committed results (``("unknown", None)`` outside a git work tree)."""
     import subprocess
-    from importlib import metadata
 
     root = Path(__file__).resolve().parents[3]
     commit, dirty = "unknown", None
@@ -70,6 +69,33 @@ def provenance() -> dict:
         dirty = bool(status.strip()) if commit != "unknown" else None
     except (OSError, subprocess.SubprocessError):
         pass
+    return commit, dirty
+
+
+def fit_provenance() -> dict:
+    """What fits one fold, stored in its record (``fit_commit``,
+    ``fit_uncommitted_changes``, ``fit_cpu``, ``fit_date``): a report assembled from
+    folds fitted by several runs says which code fitted each."""
+    import datetime
+
+    commit, dirty = source_state()
+    return {
+        "fit_commit": commit,
+        "fit_uncommitted_changes": dirty,
+        "fit_cpu": cpu_name(),
+        "fit_date": datetime.datetime.now(datetime.UTC).date().isoformat(),
+    }
+
+
+def provenance() -> dict:
+    """What produced a result: the commit (and whether the work tree had changes
+    outside the committed results), the package versions, the machine and the time."""
+    import datetime
+    import os
+    import platform
+    from importlib import metadata
+
+    commit, dirty = source_state()
     packages: dict[str, str | None] = {}
     for name in ("discotree", "numpy", "scipy", "scikit-learn", "numba", "pandas"):
         try:
@@ -90,9 +116,30 @@ def provenance() -> dict:
     }
 
 
+def fold_commits(folds: Sequence[dict]) -> dict[str, int]:
+    """How many of ``folds`` each commit fitted (``fit_commit`` of the records, with
+    ``"+changes"`` where the tree had uncommitted changes); ``"not recorded"`` for
+    records fitted before the runner stored it."""
+    counts: dict[str, int] = {}
+    for record in folds:
+        commit = record.get("fit_commit") if isinstance(record, dict) else None
+        if commit is None:
+            key = "not recorded"
+        else:
+            key = commit + ("+changes" if record.get("fit_uncommitted_changes") else "")
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
 def write_results(path: Path, payload: dict, indent: int = 1) -> None:
-    """``payload`` as JSON with its :func:`provenance`."""
-    path.write_text(json.dumps({**payload, "provenance": provenance()}, indent=indent))
+    """``payload`` as JSON with its :func:`provenance`; when it lists its folds
+    (``"folds"``), the provenance also counts the folds each commit fitted
+    (:func:`fold_commits`: the report may be assembled from several runs)."""
+    stamp = provenance()
+    folds = payload.get("folds")
+    if isinstance(folds, list):
+        stamp["fold_commits"] = fold_commits(folds)
+    path.write_text(json.dumps({**payload, "provenance": stamp}, indent=indent))
 
 
 def write_json(records: list[dict], path: Path, **header) -> None:

@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from .metrics import accuracy, balanced_error_rate
 from .protocols import Fold
+from .report import fit_provenance
 
 __all__ = ["DatasetSpec", "Experiment", "committed_records", "reproduction", "run_experiment"]
 
@@ -212,7 +213,8 @@ def run_experiment(
     interrupted run resumes where it stopped. Where the cache is missing (a fresh
     clone), the folds of the committed ``out_dir/results.json`` are used if it was
     written under the same fingerprint (:func:`committed_records`). Folds are
-    deterministic given the experiment's seeds.
+    deterministic given the experiment's seeds. Each fold fitted here records the
+    commit that fitted it (:func:`~discotree.experiments.report.fit_provenance`).
 
     Parameters
     ----------
@@ -242,6 +244,7 @@ def run_experiment(
     fingerprint = experiment.fingerprint()
     cache = out_dir / "cache" / fingerprint
     committed = committed_records(out_dir, fingerprint)
+    fitted_by = fit_provenance()  # stored in every fold this run fits
     records: list[dict] = []
     console = Console(stderr=True, file=sys.stderr)
     columns = (
@@ -263,7 +266,7 @@ def run_experiment(
             for model_name, factory in chosen.items():
                 for fold in folds:
                     path = cache / spec.name / model_name / f"{fold.key}.json"
-                    meta = {"dataset": spec.name, "model": model_name}
+                    meta = {"dataset": spec.name, "model": model_name, **fitted_by}
                     record = _cached(path, (spec.name, model_name, fold.key), committed)
                     if record is not None:
                         records.append(record)
