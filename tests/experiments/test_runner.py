@@ -171,7 +171,7 @@ def test_each_fold_records_the_commit_that_fitted_it(tmp_path, monkeypatch):
 
     log = tmp_path / "fits.log"
     out = tmp_path / "out"
-    monkeypatch.setattr(report, "source_state", lambda: ("a" * 40, False))
+    monkeypatch.setattr(report, "source_state", lambda: ("a" * 40, []))
     first = run_experiment(_experiment(log), out, progress=False)
     assert {r["fit_commit"] for r in first} == {"a" * 40}
     assert all(r["fit_uncommitted_changes"] is False and r["fit_date"] for r in first)
@@ -183,7 +183,36 @@ def test_each_fold_records_the_commit_that_fitted_it(tmp_path, monkeypatch):
         record["source"] = "another-reproduction"
     del saved["folds"][2]["fit_commit"]  # a fold fitted before commits were stored
     (out / "results.json").write_text(json.dumps(saved))
-    monkeypatch.setattr(report, "source_state", lambda: ("b" * 40, True))
+    monkeypatch.setattr(report, "source_state", lambda: ("b" * 40, ["src/x.py"]))
     run_experiment(_experiment(log), out, progress=False)
     counts = json.loads((out / "results.json").read_text())["provenance"]["fold_commits"]
     assert counts == {"a" * 40: 2, "b" * 40 + "+changes": 2, "not recorded": 1}
+
+
+def test_provenance_counts_only_changes_to_the_code(tmp_path, monkeypatch):
+    """A changed README or result is not a change to what produced a result; a
+    changed or new source file is."""
+    import subprocess
+
+    from discotree.experiments import report
+
+    root = tmp_path / "repo"
+    (root / "src" / "discotree" / "experiments").mkdir(parents=True)
+    module = root / "src" / "discotree" / "experiments" / "report.py"
+    module.write_text("# stand-in\n")
+    (root / "README.md").write_text("readme\n")
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
+    monkeypatch.setattr(report, "__file__", str(module))
+    assert report.source_state()[1] == []
+    (root / "README.md").write_text("changed\n")
+    assert report.provenance()["uncommitted_changes"] is False
+    (root / "src" / "discotree" / "new.py").write_text("x = 1\n")
+    stamp = report.provenance()
+    assert stamp["uncommitted_changes"] is True
+    assert stamp["uncommitted_files"] == ["src/discotree/new.py"]

@@ -40,17 +40,19 @@ def cpu_name() -> str:
     return platform.processor() or "unknown"
 
 
-#: Paths whose changes do not count as uncommitted changes in :func:`provenance`.
-_RESULTS = (":(exclude)results", ":(exclude)benchmarks/results")
+#: The paths that determine a result: changes elsewhere (results, README, docs,
+#: tests) are not changes to what produced it (see :func:`source_state`).
+_CODE = ("src", "pyproject.toml")
 
 
-def source_state() -> tuple[str, bool | None]:
-    """The commit of the package's source tree and whether it had changes outside the
-    committed results (``("unknown", None)`` outside a git work tree)."""
+def source_state() -> tuple[str, list[str] | None]:
+    """The commit of the package's source tree and the files of the code (``src/``,
+    ``pyproject.toml``) that differ from it, untracked ones included (``("unknown",
+    None)`` outside a git work tree)."""
     import subprocess
 
     root = Path(__file__).resolve().parents[3]
-    commit, dirty = "unknown", None
+    commit, changed = "unknown", None
     try:
         commit = (
             subprocess.run(
@@ -59,43 +61,45 @@ def source_state() -> tuple[str, bool | None]:
             or "unknown"
         )
         status = subprocess.run(
-            # results written over earlier ones are not changes to what produced them
-            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", *_RESULTS],
+            ["git", "status", "--porcelain", "--untracked-files=all", "--", *_CODE],
             cwd=root,
             capture_output=True,
             text=True,
             timeout=10,
         ).stdout
-        dirty = bool(status.strip()) if commit != "unknown" else None
+        if commit != "unknown":
+            changed = [line[3:] for line in status.splitlines() if line.strip()]
     except (OSError, subprocess.SubprocessError):
         pass
-    return commit, dirty
+    return commit, changed
 
 
 def fit_provenance() -> dict:
-    """What fits one fold, stored in its record (``fit_commit``,
-    ``fit_uncommitted_changes``, ``fit_cpu``, ``fit_date``): a report assembled from
-    folds fitted by several runs says which code fitted each."""
+    """What fits one fold, stored in its record: ``fit_commit``,
+    ``fit_uncommitted_changes`` (the code differed from that commit), ``fit_cpu`` and
+    ``fit_date``. A report assembled from folds of several runs says which code
+    fitted each."""
     import datetime
 
-    commit, dirty = source_state()
+    commit, changed = source_state()
     return {
         "fit_commit": commit,
-        "fit_uncommitted_changes": dirty,
+        "fit_uncommitted_changes": None if changed is None else bool(changed),
         "fit_cpu": cpu_name(),
         "fit_date": datetime.datetime.now(datetime.UTC).date().isoformat(),
     }
 
 
 def provenance() -> dict:
-    """What produced a result: the commit (and whether the work tree had changes
-    outside the committed results), the package versions, the machine and the time."""
+    """What produced a result: the commit (and whether the code, ``src/`` and
+    ``pyproject.toml``, differed from it: ``uncommitted_changes`` and the first 20
+    ``uncommitted_files``), the package versions, the machine and the time."""
     import datetime
     import os
     import platform
     from importlib import metadata
 
-    commit, dirty = source_state()
+    commit, changed = source_state()
     packages: dict[str, str | None] = {}
     for name in ("discotree", "numpy", "scipy", "scikit-learn", "numba", "pandas"):
         try:
@@ -104,7 +108,8 @@ def provenance() -> dict:
             packages[name] = None
     return {
         "commit": commit,
-        "uncommitted_changes": dirty,
+        "uncommitted_changes": None if changed is None else bool(changed),
+        "uncommitted_files": (changed or [])[:20],
         "packages": packages,
         "machine": {
             "cpu": cpu_name(),
@@ -118,7 +123,7 @@ def provenance() -> dict:
 
 def fold_commits(folds: Sequence[dict]) -> dict[str, int]:
     """How many of ``folds`` each commit fitted (``fit_commit`` of the records, with
-    ``"+changes"`` where the tree had uncommitted changes); ``"not recorded"`` for
+    ``"+changes"`` where the code differed from it); ``"not recorded"`` for
     records fitted before the runner stored it."""
     counts: dict[str, int] = {}
     for record in folds:
