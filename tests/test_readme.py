@@ -23,3 +23,30 @@ def test_snippet_runs(code, tmp_path):
     script.write_text(code)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+RESULTS = README.parent / "results"
+ROWS = re.findall(r"^\| `([a-z0-9-]+)` \|(.*)$", README.read_text(), re.M)
+
+
+def test_the_reproductions_table_lists_every_committed_report():
+    listed = {name for name, _ in ROWS}
+    reports = {p.parent.name for p in RESULTS.glob("*/results.md")}
+    assert reports <= listed, f"reports missing from the README: {sorted(reports - listed)}"
+    assert {n for n in listed if (RESULTS / n).is_dir()} == reports
+
+
+@pytest.mark.parametrize("name, row", ROWS, ids=[name for name, _ in ROWS])
+def test_readme_figures_are_in_the_committed_results(name, row):
+    """Every figure of a reproduction's README row given to two or more decimals is in
+    its committed report (or in that of a reproduction the row names), so a rerun
+    cannot leave the README stale. Bounds ("p < 0.003") are not figures."""
+    named = {name, *re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", row)}
+    text = "".join(
+        (RESULTS / n / f).read_text()
+        for n in sorted(named)
+        for f in ("results.md", "results.json")
+        if (RESULTS / n / f).is_file()
+    )
+    figures = re.findall(r"(?<![<>] )(?<![\w.])(\d+\.\d{2,})(?![\d.])", row)
+    assert [f for f in figures if f not in text] == []
