@@ -344,14 +344,23 @@ def test_images_report_sets_the_regularised_2trees_beside_the_plain_ones(tmp_pat
     records = [
         {**base, "model": "2tree-omi-cr-ml", "accuracy": 0.88},
         {**base, "model": "2tree-omi-cr-cv-ml", "accuracy": 0.90},
+        {**base, "model": "2tree-superparent-ml", "accuracy": 0.85},
+        {**base, "model": "2tree-superparent-cv-ml", "accuracy": 0.86}
+        | {"structure_steps": 3, "search_steps": 7},
     ]
     _report(records, tmp_path, experiment)
     text = (tmp_path / "results.md").read_text()
     # the paper's 2-tree-OMI-CR-ML on USPS is 94.03: beside both rows
     assert "| 2tree-omi-cr-cv-ml | 90.00 ± 0.67 | 94.03 ± 0.41 | 1 |" in text
     assert "| 2tree-superparent-cv-cl | not run | 94.13 ± 0.43 |" in text
-    assert "USPS: 1 classifiers run" in text  # the regularised row is not counted twice
+    assert "USPS: 2 classifiers run" in text  # the regularised rows are not counted twice
     assert (
         "- USPS: 2tree-omi-cr-ml regularised by 5-fold CV (Section 6.5.2): 90.00 against "
-        "88.00 plain (+2.00), the paper's 94.03 (-4.03)." in text
+        "88.00 plain (+2.00), the paper's 94.03 (-4.03); the steps kept not recorded "
+        "(fitted before the runner stored them)." in text
+    )
+    assert (
+        "- USPS: 2tree-superparent-ml regularised by 5-fold CV (Section 6.5.2): 86.00 "
+        "against 85.00 plain (+1.00), the paper's 90.67 (-4.67); CV kept 3 of the "
+        "search's 7 steps." in text
     )

@@ -179,6 +179,9 @@ def test_tan_keeps_a_prefix_of_its_own_search(structure):
     full = TANClassifier(k=2, structure=structure, alpha=1.0).fit(X, y)
     cv = TANClassifier(k=2, structure=structure, alpha=1.0, structure_folds=5).fit(X, y)
     assert 0 <= cv.n_structure_steps_ <= len(cv.structure_cv_rates_) - 1
+    assert cv.n_structure_steps_ <= cv.n_search_steps_
+    if structure == "omi-cr":  # one step per node given parents, on all the rows
+        assert cv.n_search_steps_ == sum(1 for pa in full.attribute_parents_ if pa)
     if structure == "omi-cr":  # a prefix of the order: each node has all or none
         for kept, every in zip(cv.attribute_parents_, full.attribute_parents_, strict=True):
             assert kept in ((), every)

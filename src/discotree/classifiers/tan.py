@@ -161,6 +161,9 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         Order-based structures: the attribute ordering.
     n_structure_steps_ : int
         ``structure_folds`` only: the number of search steps kept.
+    n_search_steps_ : int
+        ``structure_folds`` only: the number of steps of the search on all the training
+        rows (``n_structure_steps_`` of them are kept).
     structure_cv_rates_ : ndarray
         ``structure_folds`` only: the held-out classification rate of each number of
         steps (index 0: naive Bayes).
@@ -506,6 +509,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         )
         steps: list[list[tuple[int, ...]]] = []  # the search on every row, then its prefix
         self._searched_parents(codes, class_index, weights, n_classes, steps)
+        self.n_search_steps_ = len(steps)
         self.n_structure_steps_ = min(n_steps, len(steps))
         if self.n_structure_steps_ == 0:
             parents = [()] * codes.shape[1]

@@ -283,6 +283,19 @@ def _agreement(frame: pd.DataFrame, sets: list[str]) -> list[str]:
     return lines
 
 
+def _steps_kept(records: pd.DataFrame) -> str:
+    """ "CV kept m of the search's M steps", from the fold records that store it."""
+    if not {"structure_steps", "search_steps"} <= set(records.columns):
+        return "the steps kept not recorded (fitted before the runner stored them)"
+    known = records.dropna(subset=["structure_steps", "search_steps"])
+    if known.empty:
+        return "the steps kept not recorded (fitted before the runner stored them)"
+    return "CV kept " + ", ".join(
+        f"{int(r.structure_steps)} of the search's {int(r.search_steps)} steps"
+        for r in known.itertuples()
+    )
+
+
 def _regularised(frame: pd.DataFrame, sets: list[str]) -> list[str]:
     """The regularised 2-trees (:data:`REGULARISED_2TREES`) against the plain ones and
     the paper's 2-tree rows, where both were run."""
@@ -299,6 +312,8 @@ def _regularised(frame: pd.DataFrame, sets: list[str]) -> list[str]:
                 lines.append(
                     f"- {s}: {plain} regularised by 5-fold CV (Section 6.5.2): "
                     f"{rates[regularised]:.2f} against {rates[plain]:.2f} plain ({gain:+.2f}"
-                    f"), the paper's {paper:.2f} ({rates[regularised] - paper:+.2f})."
+                    f"), the paper's {paper:.2f} ({rates[regularised] - paper:+.2f}); "
+                    + _steps_kept(frame[(frame["dataset"] == s) & (frame["model"] == regularised)])
+                    + "."
                 )
     return lines

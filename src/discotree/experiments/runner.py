@@ -122,6 +122,9 @@ def _evaluate(
         "structure_seconds": getattr(model, "structure_seconds_", None),
         "score_evaluations": getattr(model, "n_score_evaluations_", None),
         "rows_scored": getattr(model, "n_rows_scored_", None),
+        # structures regularised by cross-validation: the steps kept, of the search's
+        "structure_steps": getattr(model, "n_structure_steps_", None),
+        "search_steps": getattr(model, "n_search_steps_", None),
         **trained,
     }
 
