@@ -284,10 +284,10 @@ def _agreement(frame: pd.DataFrame, sets: list[str]) -> list[str]:
 
 
 def _steps_kept(records: pd.DataFrame) -> str:
-    """ "CV kept m of the search's M steps", from the fold records that store it."""
-    if not {"structure_steps", "search_steps"} <= set(records.columns):
-        return "the steps kept not recorded (fitted before the runner stored them)"
-    known = records.dropna(subset=["structure_steps", "search_steps"])
+    """How many of its search's steps the cross-validation kept, from the fold records
+    that store it (``structure_steps``, ``search_steps``)."""
+    columns = ["structure_steps", "search_steps"]
+    known = records.dropna(subset=columns) if set(columns) <= set(records) else records[:0]
     if known.empty:
         return "the steps kept not recorded (fitted before the runner stored them)"
     return "CV kept " + ", ".join(
