@@ -25,6 +25,9 @@ ear_feature_limit : int, default=40
 pairwise_class_limit : int, default=50
     Above this many classes, pairwise multiclass (n(n-1)/2 binary problems) warns and
     suggests ``multiclass="ovr"``.
+model_file_limit : int, default=1 GiB
+    Largest model file (JSON or signed pickle) that is read, in bytes, checked against
+    the file's size before reading it.
 verbose : bool, default=False
     Log the progress of long fits (boosting rounds, EAR splits, structure searches) to
     standard error; the same messages always go to the ``discotree`` logger.
@@ -46,6 +49,7 @@ _DEFAULTS: dict[str, Any] = {
     "memory_limit": 4 * 2**30,
     "ear_feature_limit": 40,
     "pairwise_class_limit": 50,
+    "model_file_limit": 2**30,
     "verbose": False,
 }
 _local = threading.local()
@@ -133,6 +137,20 @@ def check_memory(estimate: float, what: str, owner: str) -> None:
             f"memory limit of {format_bytes(limit)}; reduce the data (fewer features or "
             "categories, a sample of the rows) or raise the limit with "
             "discotree.set_config(memory_limit=...)."
+        )
+
+
+def check_file_size(path: Any) -> None:
+    """Raise before reading a model file larger than ``model_file_limit``."""
+    import os
+
+    limit = _config()["model_file_limit"]
+    size = os.stat(path).st_size
+    if size > limit:
+        raise ValueError(
+            f"{path} holds {format_bytes(size)}, more than the model file limit of "
+            f"{format_bytes(limit)}; it is not read. Raise the limit with "
+            "discotree.set_config(model_file_limit=...) if the file is yours."
         )
 
 

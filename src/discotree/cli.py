@@ -192,12 +192,27 @@ def _save(content: dict, path: Path, form: str) -> str:
 
 def _load(path: Path) -> dict:
     """A model file of either format: JSON is read as data (no code runs); a pickle only
-    after its signature is checked."""
-    with path.open("rb") as handle:
-        start = handle.read(1)
-    if start == b"{":
-        return json_model.load_json(path)
-    return load_model(path)  # checks the signature before unpickling
+    after its signature is checked. Whatever is wrong with it is reported as "not a
+    valid model file: <reason>"."""
+    try:
+        with path.open("rb") as handle:
+            start = handle.read(1)
+        saved = json_model.load_json(path) if start == b"{" else load_model(path)
+    except ValueError as err:
+        raise ValueError(f"{path} is not a valid model file: {err}") from None
+    if not isinstance(saved, dict) or "model" not in saved:
+        raise ValueError(
+            f"{path} is not a valid model file: it holds no model written by 'discotree fit'"
+        )
+    estimator, target = saved["model"], saved.get("target")
+    if not hasattr(estimator, "predict") or not hasattr(estimator, "classes_"):
+        raise ValueError(
+            f"{path} is not a valid model file: its 'model' is a "
+            f"{type(estimator).__name__}, not a fitted classifier"
+        )
+    if not isinstance(target, str):
+        raise ValueError(f"{path} is not a valid model file: its 'target' is not a column name")
+    return saved
 
 
 def _read_whole(path: Path, target: str) -> tuple[pd.DataFrame, pd.Series]:
@@ -257,8 +272,6 @@ def _predict(args: argparse.Namespace) -> None:
     if args.output is not None and args.output.exists() and not args.force:
         raise ValueError(f"{args.output} exists; use --force to overwrite it")
     saved = _load(args.model)
-    if not isinstance(saved, dict) or "model" not in saved:
-        raise ValueError(f"{args.model} is not a model file written by 'discotree fit'")
     estimator, target = saved["model"], saved["target"]
     if args.proba and not hasattr(estimator, "predict_proba"):
         raise ValueError(

@@ -32,6 +32,9 @@ from typing import Any
 
 import numpy as np
 
+from .._config import check_file_size
+from .model_checks import MAX_DEPTH, check_consistency, check_fields, nesting_depth
+
 __all__ = ["FORMAT", "dumps", "load_json", "loads", "save_json"]
 
 #: The "format" field of every file.
@@ -136,44 +139,126 @@ def _encode(value: Any, registry_names: dict[type, str]) -> Any:
     return {"__object__": name, "state": _encode(dict(vars(value)), registry_names)}
 
 
-def _decode(value: Any, registry: dict[str, type]) -> Any:
+def _shape(value: Any, where: str) -> tuple[int, ...]:
+    shape = value.get("shape")
+    if not isinstance(shape, list) or any(
+        isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in shape
+    ):
+        raise ValueError(f"{where}: an array's 'shape' must be a list of integers >= 0")
+    return tuple(shape)
+
+
+def _expect_keys(value: dict, keys: set[str], where: str) -> None:
+    if set(value) != keys:
+        raise ValueError(
+            f"{where}: a stored {next(iter(sorted(keys)))} needs the fields {sorted(keys)}, "
+            f"found {sorted(value)}"
+        )
+
+
+def _decode_array(value: dict, registry: dict[str, type], where: str) -> Any:
+    shape = _shape(value, where)
+    size = math.prod(shape)
+    if value["__ndarray__"] == "object":
+        _expect_keys(value, {"__ndarray__", "shape", "items"}, where)
+        if not isinstance(value["items"], list) or len(value["items"]) != size:
+            raise ValueError(f"{where}: an object array of shape {shape} needs {size} items")
+        items = [_decode(v, registry, f"{where}[{k}]") for k, v in enumerate(value["items"])]
+        out = np.empty(len(items), dtype=object)
+        out[:] = items
+        return out.reshape(shape)
+    _expect_keys(value, {"__ndarray__", "shape", "bytes"}, where)
+    try:
+        dtype = np.dtype(value["__ndarray__"])
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: {value['__ndarray__']!r} is not an array dtype") from None
+    if dtype.kind not in "biufUS" or dtype.hasobject:
+        raise ValueError(f"{where}: a JSON model file holds an array of dtype {dtype}")
+    if not isinstance(value["bytes"], str):
+        raise ValueError(f"{where}: an array's 'bytes' must be base64 text")
+    try:
+        raw = base64.b64decode(value["bytes"], validate=True)
+    except ValueError:
+        raise ValueError(f"{where}: an array's 'bytes' are not base64") from None
+    if len(raw) != size * dtype.itemsize:
+        raise ValueError(
+            f"{where}: an array of shape {shape} and dtype {dtype} needs "
+            f"{size * dtype.itemsize} bytes, found {len(raw)}"
+        )
+    data = np.frombuffer(raw, dtype=dtype)
+    return data.astype(dtype.newbyteorder("="), copy=True).reshape(shape)
+
+
+def _hashable(item: Any, where: str) -> Any:
+    try:
+        hash(item)
+    except TypeError:
+        raise ValueError(f"{where}: a set member or dictionary key must be a value") from None
+    return item
+
+
+def _decode(value: Any, registry: dict[str, type], where: str = "content") -> Any:
+    """The value stored as ``value``; every tagged value is checked, and an error names
+    the path to it (``content.model.classes_``)."""
     if isinstance(value, list):
-        return [_decode(v, registry) for v in value]
+        return [_decode(v, registry, f"{where}[{k}]") for k, v in enumerate(value)]
     if not isinstance(value, dict):
         return value
     if "__ndarray__" in value:
-        shape = tuple(value["shape"])
-        if value["__ndarray__"] == "object":
-            items = [_decode(v, registry) for v in value["items"]]
-            out = np.empty(len(items), dtype=object)
-            out[:] = items
-            return out.reshape(shape)
-        dtype = np.dtype(value["__ndarray__"])
-        if dtype.kind not in "biufUS":
-            raise ValueError(f"a JSON model file holds an array of dtype {dtype}")
-        data = np.frombuffer(base64.b64decode(value["bytes"]), dtype=dtype)
-        return data.astype(dtype.newbyteorder("="), copy=True).reshape(shape)
+        return _decode_array(value, registry, where)
     if "__float__" in value:
+        _expect_keys(value, {"__float__"}, where)
+        if value["__float__"] not in ("nan", "inf", "-inf"):
+            raise ValueError(f"{where}: {value['__float__']!r} is not a non-finite float")
         return float(value["__float__"])
     if "__dtype__" in value:
-        return np.dtype(value["__dtype__"])
+        _expect_keys(value, {"__dtype__"}, where)
+        try:
+            dtype = np.dtype(value["__dtype__"])
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: {value['__dtype__']!r} is not a dtype") from None
+        if dtype.hasobject:
+            raise ValueError(f"{where}: a JSON model file holds the dtype {dtype}")
+        return dtype
+    for tag in ("__tuple__", "__set__", "__dict__"):
+        if tag in value:
+            _expect_keys(value, {tag}, where)
+            if not isinstance(value[tag], list):
+                raise ValueError(f"{where}: a stored {tag} must hold a list")
     if "__tuple__" in value:
-        return tuple(_decode(v, registry) for v in value["__tuple__"])
+        return tuple(_decode(v, registry, f"{where}[{k}]") for k, v in enumerate(value["__tuple__"]))
     if "__set__" in value:
-        return {_decode(v, registry) for v in value["__set__"]}
+        return {
+            _hashable(_decode(v, registry, f"{where}[{k}]"), where)
+            for k, v in enumerate(value["__set__"])
+        }
     if "__dict__" in value:
-        return {_decode(k, registry): _decode(v, registry) for k, v in value["__dict__"]}
+        out = {}
+        for k, pair in enumerate(value["__dict__"]):
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise ValueError(f"{where}: dictionary entry {k} is not a [key, value] pair")
+            key = _hashable(_decode(pair[0], registry, f"{where}[{k}]"), where)
+            label = key if isinstance(key, str) else f"[{key!r}]"
+            out[key] = _decode(pair[1], registry, f"{where}.{label}")
+        return out
     if "__object__" in value:
-        cls = registry.get(value["__object__"])
+        _expect_keys(value, {"__object__", "state"}, where)
+        cls = registry.get(value["__object__"]) if isinstance(value["__object__"], str) else None
         if cls is None:
             raise ValueError(
-                f"a JSON model file names the class {value['__object__']!r}, which is not "
-                "one of discotree's model classes: refused."
+                f"{where}: a JSON model file names the class {value['__object__']!r}, which "
+                "is not one of discotree's model classes: refused."
             )
+        state = _decode(value["state"], registry, where)
+        if not isinstance(state, dict) or not all(
+            isinstance(k, str) and k.isidentifier() for k in state
+        ):
+            raise ValueError(f"{where}: the state of a {cls.__name__} must map names to values")
+        check_fields(cls, state, where)
         obj: Any = object.__new__(cls)
-        obj.__dict__.update(_decode(value["state"], registry))
+        obj.__dict__.update(state)
         return obj
-    raise ValueError(f"a JSON model file holds an unknown value {sorted(value)!r}")
+    raise ValueError(f"{where}: a JSON model file holds an unknown value {sorted(value)!r}")
 
 
 def dumps(content: Any) -> str:
@@ -195,24 +280,45 @@ def dumps(content: Any) -> str:
 def loads(text: str) -> Any:
     """The content of :func:`dumps`'s text.
 
+    The text is checked before it is used: nesting at most
+    :data:`~discotree.io.model_checks.MAX_DEPTH` deep, every stored value of a known
+    kind with the fields it needs, every object of one of discotree's classes with the
+    fields of that class, and the fitted arrays consistent with each other (each
+    classifier's classes against its model's tables, its encoder's categories against
+    the codes the model reads).
+
     Raises
     ------
     ValueError
-        If the text is not such a file, is of a newer format version, or names a class
-        that is not one of discotree's model classes.
+        If the text is not such a file, is of a newer format version, names a class
+        that is not one of discotree's model classes, or fails a check above; the
+        message names the field (``content.model.classes_: ...``).
     """
+    depth = nesting_depth(text)
+    if depth > MAX_DEPTH:
+        raise ValueError(
+            f"not a JSON model file: nested {depth} deep, more than the {MAX_DEPTH} a "
+            "model needs"
+        )
     try:
         document = json.loads(text)
-    except json.JSONDecodeError as err:
+    except (json.JSONDecodeError, RecursionError) as err:
         raise ValueError(f"not a JSON model file: {err}") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ValueError("not a discotree JSON model file (no 'format': 'discotree-model')")
-    if document.get("version", 0) > _VERSION:
+    version = document.get("version", 0)
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ValueError(f"version: must be an integer, got {version!r}")
+    if version > _VERSION:
         raise ValueError(
-            f"the JSON model file has format version {document['version']}; this discotree "
+            f"the JSON model file has format version {version}; this discotree "
             f"reads up to {_VERSION}: upgrade discotree."
         )
-    return _decode(document["content"], _registry())
+    if "content" not in document:
+        raise ValueError("content: missing (a JSON model file stores its model there)")
+    content = _decode(document["content"], _registry())
+    check_consistency(content)
+    return content
 
 
 def save_json(content: Any, path: str | Path) -> None:
@@ -221,5 +327,14 @@ def save_json(content: Any, path: str | Path) -> None:
 
 
 def load_json(path: str | Path) -> Any:
-    """Read a file written by :func:`save_json` (no code runs; see the module notes)."""
-    return loads(Path(path).read_text())
+    """Read a file written by :func:`save_json` (no code runs; see the module notes).
+
+    Files larger than the ``model_file_limit`` configuration key are refused before
+    they are read; then the checks of :func:`loads` apply.
+    """
+    check_file_size(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"not a JSON model file: {err}") from None
+    return loads(text)

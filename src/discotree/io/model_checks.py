@@ -1,0 +1,253 @@
+"""Checks of a JSON model file before and after decoding: size, nesting depth, the
+fields of every object, and the consistency of the fitted arrays."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import types
+import typing
+from typing import Any
+
+import numpy as np
+
+from ..kernels.text_scan import json_nesting_depth
+
+__all__ = ["MAX_DEPTH", "check_consistency", "check_fields", "nesting_depth"]
+
+#: Deepest nesting of JSON arrays and objects a model file may have (the deepest
+#: estimator written by discotree, a boosted ensemble, is nested about 20 deep).
+MAX_DEPTH = 200
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest nesting of ``[`` and ``{`` outside JSON strings (one linear pass).
+
+    Examples
+    --------
+    >>> nesting_depth('{"a": [1, {"b": "[[["}]}')
+    3
+    """
+    return json_nesting_depth(text.encode("utf-8", "surrogatepass"))
+
+
+def _matches(value: Any, hint: Any) -> bool:
+    """Whether ``value`` has the type ``hint`` names (containers: the container only)."""
+    if hint is Any or isinstance(hint, typing.TypeVar):
+        return True
+    origin = typing.get_origin(hint)
+    if origin is typing.Union or origin is types.UnionType:
+        return any(_matches(value, h) for h in typing.get_args(hint))
+    if origin is typing.Literal:
+        return value in typing.get_args(hint)
+    if origin is not None:
+        hint = origin
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if not isinstance(hint, type):
+        return True  # a callable, a protocol: not checked
+    if hint is frozenset:  # stored as a set
+        return isinstance(value, set | frozenset)
+    return isinstance(value, hint)
+
+
+@functools.cache
+def _field_hints(cls: type) -> dict[str, Any] | None:
+    """The declared fields of a dataclass and their types (None: not a dataclass)."""
+    if not dataclasses.is_dataclass(cls):
+        return None
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # a forward reference that does not resolve: names only
+        hints = {}
+    return {f.name: hints.get(f.name, Any) for f in dataclasses.fields(cls)}
+
+
+def _derived_names(cls: type) -> set[str]:
+    """Attributes a class computes and caches in its instance dictionary."""
+    return {
+        name
+        for klass in cls.__mro__
+        for name, member in vars(klass).items()
+        if isinstance(member, functools.cached_property)
+    }
+
+
+def check_fields(cls: type, state: dict[str, Any], where: str) -> None:
+    """Refuse a stored object whose fields are not those of ``cls``: a dataclass needs
+    every field, each of its declared type, and nothing else (cached values aside); an
+    estimator needs every constructor parameter. The error names the field."""
+    hints = _field_hints(cls)
+    if hints is not None:
+        for name, hint in hints.items():
+            if name not in state:
+                raise ValueError(f"{where}: the field {name!r} of {cls.__name__} is missing")
+            if not _matches(state[name], hint):
+                raise ValueError(
+                    f"{where}.{name}: expected {hint}, found {type(state[name]).__name__}"
+                )
+        extra = set(state) - set(hints) - _derived_names(cls)
+        if extra:
+            raise ValueError(f"{where}: {cls.__name__} has no field {sorted(extra)[0]!r}")
+        return
+    get_params = getattr(cls, "_get_param_names", None)
+    if get_params is not None:
+        for name in get_params():
+            if name not in state:
+                raise ValueError(f"{where}: the parameter {name!r} of {cls.__name__} is missing")
+
+
+def _fail(where: str, why: str) -> ValueError:
+    return ValueError(f"{where}: {why}")
+
+
+def _check_counts(n_categories: Any, where: str) -> np.ndarray:
+    n_categories = np.asarray(n_categories)
+    if n_categories.ndim != 1 or n_categories.dtype.kind not in "iu" or (n_categories < 1).any():
+        raise _fail(where, "must be a 1-D array of category counts >= 1")
+    return n_categories
+
+
+def _check_shape(table: Any, shape: tuple[int, ...], where: str) -> None:
+    if not isinstance(table, np.ndarray) or table.shape != shape:
+        found = getattr(table, "shape", type(table).__name__)
+        raise _fail(where, f"has shape {found}, the model's categories need {shape}")
+
+
+def _check_bayes_net(model: Any, where: str) -> int:
+    """A class-rooted network's tables against its categories and parents; its classes."""
+    counts = _check_counts(model.n_categories, f"{where}.n_categories")
+    n = len(counts)
+    if len(model.parents) != n or len(model.log_cpts) != n:
+        raise _fail(where, f"{n} features but {len(model.parents)} parent sets and "
+                    f"{len(model.log_cpts)} tables")  # fmt: skip
+    prior = np.asarray(model.class_log_prior)
+    if prior.ndim != 1 or len(prior) < 1:
+        raise _fail(f"{where}.class_log_prior", "must be a 1-D array of the classes")
+    for j, (parents, table) in enumerate(zip(model.parents, model.log_cpts, strict=True)):
+        if any(not isinstance(p, int) or not 0 <= p < n or p == j for p in parents):
+            raise _fail(f"{where}.parents[{j}]", f"{parents!r} are not other features")
+        shape = (len(prior), *(int(counts[p]) for p in parents), int(counts[j]))
+        _check_shape(table, shape, f"{where}.log_cpts[{j}]")
+    return len(prior)
+
+
+def _check_forest(model: Any, where: str) -> int:
+    counts = _check_counts(model.n_categories, f"{where}.n_categories")
+    parents = np.asarray(model.parents)
+    n = len(counts)
+    if parents.ndim != 2 or parents.shape[1] != n or parents.dtype.kind not in "iu":
+        raise _fail(f"{where}.parents", f"must have shape (n_classes, {n})")
+    if ((parents < -1) | (parents >= n)).any():
+        raise _fail(f"{where}.parents", "names a feature that does not exist")
+    if len(model.log_cpts) != len(parents):
+        raise _fail(f"{where}.log_cpts", f"needs {len(parents)} classes of tables")
+    for c, tables in enumerate(model.log_cpts):
+        if len(tables) != n:
+            raise _fail(f"{where}.log_cpts[{c}]", f"needs {n} tables")
+        for j, table in enumerate(tables):
+            parent = parents[c, j]
+            shape = (1 if parent < 0 else int(counts[parent]), int(counts[j]))
+            _check_shape(table, shape, f"{where}.log_cpts[{c}][{j}]")
+    return len(parents)
+
+
+def _check_encoder(encoder: Any, where: str) -> np.ndarray:
+    columns = encoder.columns_
+    counts = _check_counts(encoder.n_categories_, f"{where}.n_categories_")
+    if len(columns) != len(counts):
+        raise _fail(where, f"{len(columns)} columns but {len(counts)} category counts")
+    for j, column in enumerate(columns):
+        if column.n_categories != counts[j]:
+            raise _fail(f"{where}.columns_[{j}].n_categories",
+                        f"{column.n_categories} against n_categories_ {counts[j]}")  # fmt: skip
+        if column.categories is not None and len(column.categories) > column.n_categories:
+            raise _fail(f"{where}.columns_[{j}].categories",
+                        f"{len(column.categories)} categories, more than its codes "
+                        f"({column.n_categories})")  # fmt: skip
+        codes = list(column.lookup.values())
+        if any(not isinstance(v, int) or not 0 <= v < column.n_categories for v in codes):
+            raise _fail(f"{where}.columns_[{j}].lookup", "maps a value to a code out of range")
+    return counts
+
+
+def check_consistency(content: Any, where: str = "content") -> None:
+    """Refuse fitted arrays that do not agree: each classifier's ``classes_`` against
+    its model's classes, its encoder's categories against the codes its model reads,
+    every model's tables against its categories and parents (anywhere in ``content``)."""
+    from ..models.bayes_net import BayesNetModel
+    from ..models.discrete_forest import DiscreteForestModel
+    from ..transformers.encoder import TableEncoder
+
+    seen: set[int] = set()
+
+    def visit(value: Any, path: str) -> None:
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        if isinstance(value, dict):
+            for key, item in value.items():
+                visit(item, f"{path}.{key}" if isinstance(key, str) else f"{path}[{key!r}]")
+            return
+        if isinstance(value, list | tuple):
+            for k, item in enumerate(value):
+                visit(item, f"{path}[{k}]")
+            return
+        if isinstance(value, np.ndarray) and value.dtype.kind == "O":
+            for k, item in enumerate(value.ravel()):
+                visit(item, f"{path}[{k}]")
+            return
+        if not hasattr(value, "__dict__") or isinstance(value, type):
+            return
+        if isinstance(value, BayesNetModel):
+            _check_bayes_net(value, path)
+        elif isinstance(value, DiscreteForestModel):
+            _check_forest(value, path)
+        elif isinstance(value, TableEncoder) and hasattr(value, "columns_"):
+            _check_encoder(value, path)
+        _check_classifier(value, path)
+        for name, item in vars(value).items():
+            visit(item, f"{path}.{name}")
+
+    visit(content, where)
+
+
+def _check_classifier(estimator: Any, where: str) -> None:
+    """``classes_`` against the classes of the estimator's model, and its encoder's
+    categories against the model's."""
+    from ..models.bayes_net import BayesNetModel
+    from ..models.discrete_forest import DiscreteForestModel
+
+    state = vars(estimator)
+    if "classes_" not in state:
+        return
+    classes = state["classes_"]
+    if not isinstance(classes, np.ndarray) or classes.ndim != 1 or len(classes) < 1:
+        raise _fail(f"{where}.classes_", "must be a 1-D array of at least one label")
+    if len(set(classes.tolist())) != len(classes):
+        raise _fail(f"{where}.classes_", "holds a label twice")
+    n_features = state.get("n_features_in_")
+    if n_features is not None and (not isinstance(n_features, int) or n_features < 1):
+        raise _fail(f"{where}.n_features_in_", f"must be a positive integer, got {n_features!r}")
+    model = state.get("model_")
+    encoder = state.get("encoder_")
+    if isinstance(model, BayesNetModel | DiscreteForestModel):
+        n_classes = (
+            len(model.class_log_prior) if isinstance(model, BayesNetModel) else len(model.parents)
+        )
+        if n_classes != len(classes):
+            raise _fail(f"{where}.classes_",
+                        f"{len(classes)} labels but the model has {n_classes} classes")  # fmt: skip
+        counts = getattr(encoder, "n_categories_", None)
+        if counts is not None and not np.array_equal(counts, model.n_categories):
+            raise _fail(f"{where}.encoder_.n_categories_",
+                        f"{np.asarray(counts).tolist()} against the model's "
+                        f"{np.asarray(model.n_categories).tolist()}")  # fmt: skip
+    if n_features is not None and encoder is not None and hasattr(encoder, "columns_"):
+        if len(encoder.columns_) != n_features:
+            raise _fail(f"{where}.encoder_",
+                        f"{len(encoder.columns_)} columns but n_features_in_ is {n_features}")  # fmt: skip
