@@ -200,7 +200,7 @@ def test_objects_need_the_fields_of_their_class(fitted):
     forest = state["model_"]
     forest["state"]["__dict__"] = [p for p in forest["state"]["__dict__"] if p[0] != "parents"]
     _set_field(document, "model_", forest)
-    with pytest.raises(ValueError, match="content.model.model_: the field 'parents' of"):
+    with pytest.raises(ValueError, match=r"content\.model\.model_: the field 'parents' of"):
         loads(json.dumps(document))
     document = _document(model)
     forest = _state(document)["model_"]
@@ -235,12 +235,16 @@ def test_the_cli_says_not_a_valid_model_file(tmp_path, capsys, content, match):
 
 def test_the_cli_reports_a_deep_file_in_one_line(tmp_path, capsys):
     path = tmp_path / "m.json"
-    path.write_text('{"format":"discotree-model","version":1,"content":' + "[" * 5000 + "]" * 5000 + "}")
+    path.write_text(
+        '{"format":"discotree-model","version":1,"content":' + "[" * 5000 + "]" * 5000 + "}"
+    )
     data = tmp_path / "t.csv"
     pd.DataFrame({"a": [1, 2]}).to_csv(data, index=False)
     assert main(["predict", "--model", str(path), "--csv", str(data)]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "is not a valid model file: not a JSON model file: nested" in err
+    assert (
+        err.count("\n") == 1 and "is not a valid model file: not a JSON model file: nested" in err
+    )
 
 
 def test_tables_that_do_not_match_their_categories_are_refused(fitted):

@@ -25,7 +25,7 @@ def _random_value(rng, depth):
         return "".join(rng.choice(list('ab[]{}"\\,:'), size=rng.integers(0, 8)))
     if kind == 2:
         return [_random_value(rng, depth + 1) for _ in range(rng.integers(0, 4))]
-    return {str(k) + "\\\"{": _random_value(rng, depth + 1) for k in range(rng.integers(0, 4))}
+    return {str(k) + '\\"{': _random_value(rng, depth + 1) for k in range(rng.integers(0, 4))}
 
 
 @pytest.mark.parametrize("seed", range(40))

@@ -1,6 +1,7 @@
 """Fitted models in the formats of the Bayesian-network ecosystem (BIF, XMLBIF)."""
 
-from .bif import read_bif, read_bif_network, write_bif, write_xmlbif
+from .bif import read_bif, read_xmlbif, write_bif, write_xmlbif
+from .bif_reader import read_bif_network, read_xmlbif_network
 from .json_model import load_json, save_json
 from .networks import (
     Network,
@@ -23,6 +24,8 @@ __all__ = [
     "network_of",
     "read_bif",
     "read_bif_network",
+    "read_xmlbif",
+    "read_xmlbif_network",
     "save_json",
     "to_networkx",
     "to_pgmpy",

@@ -5,8 +5,9 @@ GeNIe and Netica read.
 classifier as one network whose class node is a parent of every feature, and a
 Chow-Liu classifier or binary discriminative tree pair as one network per class (the
 files ``<stem>_<class>.bif`` beside the class prior in ``<stem>_prior.bif``, a network
-of the class node alone). :func:`read_bif` reads a class-rooted network back into a
-:class:`~discotree.models.bayes_net.BayesNetModel`.
+of the class node alone). :func:`read_bif` (and :func:`read_xmlbif`) reads a
+class-rooted network back into a :class:`~discotree.models.bayes_net.BayesNetModel`,
+through the checking parsers of :mod:`discotree.io.bif_reader`.
 
 BIF needs identifiers: variable and state names are written with every character other
 than letters, digits and ``_`` replaced by ``_`` (and made distinct); XMLBIF keeps the
@@ -31,7 +32,6 @@ True
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
@@ -40,9 +40,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..models.bayes_net import BayesNetModel
+from .bif_reader import read_bif_network, read_xmlbif_network
 from .networks import Network, Variable, _identifier, class_networks, network_of
 
-__all__ = ["read_bif", "read_bif_network", "write_bif", "write_xmlbif"]
+__all__ = ["class_rooted_model", "read_bif", "read_xmlbif", "write_bif", "write_xmlbif"]
 
 
 def _networks(estimator: Any) -> list[tuple[str, Network]]:
@@ -162,64 +163,34 @@ def _write(estimator: Any, path: str | Path, text_of) -> list[Path]:
     return targets
 
 
-def read_bif_network(path: str | Path) -> Network:
-    """Parse a BIF file (``table`` or one line per parent configuration; ``default``
-    lines are not supported) into a :class:`~discotree.io.networks.Network`."""
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", Path(path).read_text(), flags=re.S)
-    text = re.sub(r"property[^;]*;", " ", text)
-    variables: dict[str, Variable] = {}
-    order: list[str] = []
-    name = Path(path).stem
-    match = re.search(r"network\s+([^\s{]+)", text)
-    if match:
-        name = match.group(1)
-    for match in re.finditer(
-        r"variable\s+(\S+)\s*\{\s*type\s+discrete\s*\[\s*(\d+)\s*\]\s*\{([^}]*)\}", text
-    ):
-        states = [s.strip() for s in match.group(3).split(",")]
-        if len(states) != int(match.group(2)):
-            raise ValueError(f"{path}: variable {match.group(1)} declares {match.group(2)} states")
-        variables[match.group(1)] = Variable(match.group(1), states)
-        order.append(match.group(1))
-    for match in re.finditer(
-        r"probability\s*\(\s*([^)|]+?)\s*(?:\|\s*([^)]*))?\)\s*\{([^}]*)\}", text
-    ):
-        head = match.group(1).strip()
-        parents = [p.strip() for p in (match.group(2) or "").split(",") if p.strip()]
-        v = variables[head]
-        shape = (*(len(variables[p].states) for p in parents), len(v.states))
-        table = np.full(shape, np.nan)
-        body = match.group(3)
-        flat = re.search(r"table\s+([^;]*);", body)
-        if flat:
-            table = np.array([float(x) for x in flat.group(1).replace(",", " ").split()]).reshape(
-                shape
-            )
-        for row in re.finditer(r"\(([^)]*)\)\s*([^;]*);", body):
-            labels = [s.strip() for s in row.group(1).split(",")]
-            index = tuple(
-                variables[p].states.index(s) for p, s in zip(parents, labels, strict=True)
-            )
-            table[index] = [float(x) for x in row.group(2).replace(",", " ").split()]
-        if np.isnan(table).any():
-            raise ValueError(f"{path}: the table of {head} is incomplete")
-        v.parents, v.table = parents, table
-    return Network(name, [variables[n] for n in order])
-
-
 def read_bif(path: str | Path, class_variable: str | None = None) -> BayesNetModel:
     """Read a class-rooted network (as :func:`write_bif` writes for naive Bayes, TAN and
     k-trees) into a :class:`~discotree.models.bayes_net.BayesNetModel`.
 
     The class variable is ``class_variable``, or else the one variable without parents
-    that is a parent of every other. Features keep the file's order.
+    that is a parent of every other. Features keep the file's order. The file is
+    parsed and checked by :func:`~discotree.io.bif_reader.read_bif_network`.
 
     Raises
     ------
     ValueError
-        If no class variable is found or given.
+        If the file is not BIF (XMLBIF is read by :func:`read_xmlbif`), fails a check
+        of the parser, or no class variable is found or given.
     """
-    network = read_bif_network(path)
+    return class_rooted_model(read_bif_network(path), path, class_variable)
+
+
+def read_xmlbif(path: str | Path, class_variable: str | None = None) -> BayesNetModel:
+    """:func:`read_bif` for XMLBIF 0.3 files (parsed safely, see
+    :func:`~discotree.io.bif_reader.read_xmlbif_network`)."""
+    return class_rooted_model(read_xmlbif_network(path), path, class_variable)
+
+
+def class_rooted_model(
+    network: Network, path: str | Path, class_variable: str | None = None
+) -> BayesNetModel:
+    """The :class:`~discotree.models.bayes_net.BayesNetModel` of a network whose class
+    variable is a root and a parent of every other variable."""
     names = [v.name for v in network.variables]
     if class_variable is None:
         roots = [
@@ -230,6 +201,8 @@ def read_bif(path: str | Path, class_variable: str | None = None) -> BayesNetMod
         if len(roots) != 1:
             raise ValueError(f"{path}: no class variable (a root parent of every other); name it")
         class_variable = roots[0]
+    if class_variable not in names:
+        raise ValueError(f"{path}: no variable named {class_variable!r}")
     features = [n for n in names if n != class_variable]
     position = {n: k for k, n in enumerate(features)}
     cls = network.variable(class_variable)

@@ -226,7 +226,9 @@ def _decode(value: Any, registry: dict[str, type], where: str = "content") -> An
             if not isinstance(value[tag], list):
                 raise ValueError(f"{where}: a stored {tag} must hold a list")
     if "__tuple__" in value:
-        return tuple(_decode(v, registry, f"{where}[{k}]") for k, v in enumerate(value["__tuple__"]))
+        return tuple(
+            _decode(v, registry, f"{where}[{k}]") for k, v in enumerate(value["__tuple__"])
+        )
     if "__set__" in value:
         return {
             _hashable(_decode(v, registry, f"{where}[{k}]"), where)
@@ -297,8 +299,7 @@ def loads(text: str) -> Any:
     depth = nesting_depth(text)
     if depth > MAX_DEPTH:
         raise ValueError(
-            f"not a JSON model file: nested {depth} deep, more than the {MAX_DEPTH} a "
-            "model needs"
+            f"not a JSON model file: nested {depth} deep, more than the {MAX_DEPTH} a model needs"
         )
     try:
         document = json.loads(text)

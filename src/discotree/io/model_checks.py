@@ -249,5 +249,5 @@ def _check_classifier(estimator: Any, where: str) -> None:
                         f"{np.asarray(model.n_categories).tolist()}")  # fmt: skip
     if n_features is not None and encoder is not None and hasattr(encoder, "columns_"):
         if len(encoder.columns_) != n_features:
-            raise _fail(f"{where}.encoder_",
-                        f"{len(encoder.columns_)} columns but n_features_in_ is {n_features}")  # fmt: skip
+            found = len(encoder.columns_)
+            raise _fail(f"{where}.encoder_", f"{found} columns but n_features_in_ is {n_features}")
