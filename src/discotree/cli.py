@@ -24,6 +24,7 @@ from rich.table import Table
 
 from . import __version__
 from .datasets import BUILTIN_DATASETS, load_csv, load_dataset
+from .datasets.reading import pandas_csv_options
 from .datasets.streaming import open_table
 from .io import json_model
 from .model_file import load_model, save_model
@@ -254,7 +255,7 @@ def _fit_with_dask(estimator, path: Path, args: argparse.Namespace) -> int:
     else:
         files = str(path / "*") if path.is_dir() else str(path)
         blocksize = None if str(path).endswith(".gz") else "64MB"
-        frame = dd.read_csv(files, blocksize=blocksize, assume_missing=True)
+        frame = dd.read_csv(files, blocksize=blocksize, assume_missing=True, **pandas_csv_options())
     X, y = frame.drop(columns=[args.target]), frame[args.target]
     if args.scheduler:
         from distributed import Client

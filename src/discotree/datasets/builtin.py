@@ -7,6 +7,8 @@ from pathlib import Path
 import pandas as pd
 from sklearn import datasets as _sk
 
+from .reading import read_csv_frame
+
 __all__ = ["BUILTIN_DATASETS", "load_builtin", "load_csv"]
 
 BUILTIN_DATASETS = {
@@ -38,13 +40,17 @@ def load_builtin(name: str) -> tuple[pd.DataFrame, pd.Series]:
 def load_csv(path: str | Path, target: str) -> tuple[pd.DataFrame, pd.Series]:
     """Read a CSV file and split off the ``target`` column.
 
-    Empty fields are missing values. Raises ``ValueError`` naming the file when the
-    target column is absent or the file has no feature column.
+    Fields are read by the rule of :mod:`discotree.datasets.reading` (empty fields
+    and the usual markers such as ``NA`` are missing values, in every column). Raises
+    ``ValueError`` naming the file when the target column is absent or the file has no
+    feature column or no data row.
     """
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"file not found: {path}")
-    frame = pd.read_csv(path)
+    frame = read_csv_frame(path)
+    if len(frame) == 0:
+        raise ValueError(f"{path}: no data rows (a header only)")
     if target not in frame.columns:
         raise ValueError(
             f"{path}: no column named {target!r}; columns are {', '.join(map(str, frame.columns))}"

@@ -2,7 +2,9 @@
 
 The reader behind ``discotree fit --data`` and ``discotree predict --data``: batches of
 at most ``batch_rows`` rows as pandas DataFrames, so that memory stays bounded by the
-batch whatever the size of the file (pyarrow datasets).
+batch whatever the size of the file (pyarrow datasets). Fields are read by the rule of
+:mod:`discotree.datasets.reading`, as the in-memory :func:`~discotree.datasets.load_csv`
+reads them.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from .reading import arrow_csv_options, check_labels, check_same_schema
 
 __all__ = ["TableSource", "open_table"]
 
@@ -72,8 +76,31 @@ class TableSource:
             raise ValueError(f"file not found: {self.path}")
         self.format = _format_of(self.path)
         self._dataset = ds.dataset(str(self.path), format=self.format, exclude_invalid_files=False)
-        self.columns = list(self._dataset.schema.names)
+        self._schema = self._checked_schema()
+        self.columns = list(self._schema.names)
         self.n_rows = self._dataset.count_rows() if self.format == "parquet" else None
+
+    def _checked_schema(self) -> Any:
+        """The schema of every file, checked to be one (see
+        :func:`~discotree.datasets.reading.check_same_schema`)."""
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+        import pyarrow.parquet as pq
+
+        files = [Path(f) for f in self._dataset.files]
+        if not files:
+            raise ValueError(f"{self.path}: no data file")
+        schemas = []
+        for file in files:
+            try:
+                if self.format == "parquet":
+                    schemas.append(pq.read_schema(file))
+                else:
+                    with pcsv.open_csv(file, convert_options=arrow_csv_options()) as reader:
+                        schemas.append(reader.schema)
+            except (OSError, pa.ArrowException) as err:
+                raise ValueError(f"{file}: cannot be read as {self.format} ({err})") from None
+        return check_same_schema(files, schemas)
 
     def batches(
         self,
@@ -125,6 +152,7 @@ class TableSource:
         """Arrow record batches, one file and one Parquet row group (or CSV block) at a
         time: memory is bounded by a row group, whatever the number of rows (pyarrow's
         whole-file scanners keep more of the file as they go)."""
+        import pyarrow as pa
         import pyarrow.csv as pcsv
         import pyarrow.parquet as pq
 
@@ -132,33 +160,45 @@ class TableSource:
             if self.format == "parquet":
                 parquet = pq.ParquetFile(file)
                 for group in range(parquet.num_row_groups):
-                    if parquet.metadata.row_group(group).num_rows <= _WHOLE_GROUP_ROWS:
-                        # a group at a time decodes its columns on parallel threads
-                        table = parquet.read_row_group(group, columns=columns)
-                        yield from table.to_batches(max_chunksize=batch_rows)
-                        continue
-                    yield from parquet.iter_batches(
-                        batch_size=batch_rows, row_groups=[group], columns=columns
-                    )
+                    try:
+                        yield from self._row_group(parquet, group, batch_rows, columns)
+                    except (OSError, pa.ArrowException) as err:
+                        raise ValueError(
+                            f"{file}: row group {group} of {parquet.num_row_groups} cannot be "
+                            f"read, the file is damaged ({err})"
+                        ) from None
                 continue
-            convert = pcsv.ConvertOptions(
-                column_types=self._dataset.schema, include_columns=columns
-            )
+            convert = arrow_csv_options(column_types=self._schema, include_columns=columns)
             with pcsv.open_csv(file, convert_options=convert) as reader:
                 yield from reader
 
+    @staticmethod
+    def _row_group(parquet: Any, group: int, batch_rows: int, columns: list[str] | None):
+        if parquet.metadata.row_group(group).num_rows <= _WHOLE_GROUP_ROWS:
+            # a group at a time decodes its columns on parallel threads
+            table = parquet.read_row_group(group, columns=columns)
+            yield from table.to_batches(max_chunksize=batch_rows)
+            return
+        yield from parquet.iter_batches(batch_size=batch_rows, row_groups=[group], columns=columns)
+
     def labels(self, target: str) -> np.ndarray:
-        """The distinct values of column ``target`` (one pass reading that column)."""
+        """The distinct values of column ``target`` (one pass reading that column).
+
+        Raises
+        ------
+        ValueError
+            If a label is missing (naming its rows) or the table has no data row.
+        """
         self.check_column(target)
         found: set = set()
+        n_rows = 0
         for frame in self.batches(1_000_000, columns=[target]):
             column = frame[target]
-            if column.isna().any():
-                raise ValueError(
-                    f"{self.path}: the target column {target!r} has missing values; every "
-                    "training row needs a label."
-                )
+            check_labels(column, f"{self.path}: the target column {target!r}", n_rows)
             found.update(column.unique().tolist())
+            n_rows += len(frame)
+        if n_rows == 0:
+            raise ValueError(f"{self.path}: no data rows (a header only); nothing to fit")
         return np.array(sorted(found, key=lambda v: (type(v).__name__, v)))
 
     def check_column(self, target: str) -> None:

@@ -32,6 +32,7 @@ import dask
 import dask.array as da
 import dask.dataframe as dd
 import numpy as np
+import pandas as pd
 
 from .._config import get_config
 from .._fitting import argmax_with_ties
@@ -89,6 +90,15 @@ def row_partitions(X: Any, y: Any = None, sample_weight: Any = None) -> list[tup
             )
     elif isinstance(X, dd.DataFrame):
         given = {n: v for n, v in ((_TARGET, y), (_WEIGHT, sample_weight)) if v is not None}
+        for name, v in given.items():
+            what = "y" if name == _TARGET else "sample_weight"
+            if isinstance(v, dd.Series) and X.known_divisions and v.known_divisions:
+                if (v.divisions[0], v.divisions[-1]) != (X.divisions[0], X.divisions[-1]):
+                    raise ValueError(
+                        f"X's index runs from {X.divisions[0]} to {X.divisions[-1]} but "
+                        f"{what}'s from {v.divisions[0]} to {v.divisions[-1]}: they must "
+                        "have one entry for each row of X (the same index)."
+                    )
         if given and all(isinstance(v, dd.Series) for v in given.values()):
             combined = X.assign(**given)  # one frame: each partition holds its labels
             return [
@@ -124,8 +134,17 @@ _TARGET, _WEIGHT = "__discotree_target__", "__discotree_weight__"
 
 
 def _split_columns(part: Any, added: list[str]) -> tuple:
-    """(X, y, weights) of a partition of X with the label and weight columns added."""
+    """(X, y, weights) of a partition of X with the label and weight columns added.
+
+    The columns were aligned to X by index: a row of X without a label means ``y`` is
+    shorter than ``X`` (or indexed otherwise), or has missing labels."""
     y = part[_TARGET].to_numpy() if _TARGET in added else None
+    if y is not None and pd.isna(y).any():
+        rows = part.index[pd.isna(y)][:5].tolist()
+        raise ValueError(
+            f"y has no label for the rows of X with index {rows}: y is shorter than X or "
+            "not indexed like it (dask aligns y to X by index), or has missing labels."
+        )
     w = part[_WEIGHT].to_numpy() if _WEIGHT in added else None
     return part.drop(columns=added), y, w
 
