@@ -379,7 +379,10 @@ class DiscreteForestClassifierBase(
         array([[0.954, 0.029, 0.017]])
         """
         check_is_fitted(self)
-        return np.exp(self.predict_log_proba(X))
+        probabilities = np.exp(self.predict_log_proba(X))
+        # scores of large magnitude lose digits in ``log P - logsumexp``: renormalise,
+        # so that every row sums to 1 to rounding
+        return probabilities / probabilities.sum(axis=1, keepdims=True)
 
     def predict(self, X: Any) -> NDArray[Any]:
         """Most probable class of each sample, missing features summed out.

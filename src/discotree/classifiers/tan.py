@@ -257,7 +257,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             raise ValueError(
                 f"{name}: structure must be one of {list(STRUCTURES)}, got {self.structure!r}."
             )
-        if isinstance(self.k, bool) or self.k not in _SUPPORTED_K:
+        if not is_count(self.k) or self.k not in _SUPPORTED_K:
             raise ValueError(f"{name}: k must be 0, 1 or 2, got {self.k!r}.")
         if self.parameters not in ("ml", "cl"):
             raise ValueError(f"{name}: parameters must be 'ml' or 'cl', got {self.parameters!r}.")
