@@ -341,6 +341,33 @@ def test_many_classes_warn_about_pairwise_cost():
             DiscriminativeTreeClassifier().fit(X, y)
 
 
+@pytest.mark.parametrize("backend", ["loky", "threading"])
+def test_config_reaches_joblib_workers(backend):
+    """Limits set around cross_val_score(n_jobs=2) apply in its workers (processes and
+    threads), both ways: raised (the fits pass) and lowered (they fail)."""
+    import joblib
+    from sklearn.model_selection import cross_val_score
+
+    rng = np.random.default_rng(0)
+    n = 1500
+    X = pd.DataFrame({"id": [f"u{i}" for i in range(n)], "a": rng.integers(0, 3, n)})
+    y = rng.integers(0, 2, n)
+    model = NaiveBayesClassifier(alpha=1.0)
+    with joblib.parallel_backend(backend, n_jobs=2), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the identifier column warns
+        with discotree.config_context(category_limit=5000):
+            scores = cross_val_score(model, X, y, cv=2, n_jobs=2, error_score="raise")
+        assert np.isfinite(scores).all()
+        with (
+            discotree.config_context(category_limit=50),
+            pytest.raises(ValueError, match="limit of 50"),
+        ):
+            cross_val_score(model, X[["a"]].assign(b=X["id"].str[:3]), y, cv=2, n_jobs=2,
+                            error_score="raise")  # fmt: skip
+    clone_outside = clone(model)
+    assert "_config_of_clone" not in vars(clone_outside)  # defaults are not carried
+
+
 def test_config_is_validated_and_scoped():
     before = discotree.get_config()
     with discotree.config_context(category_limit=7, verbose=True):

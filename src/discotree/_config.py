@@ -67,6 +67,11 @@ def get_config() -> dict[str, Any]:
     return dict(_config())
 
 
+def config_changes() -> dict[str, Any]:
+    """The keys whose value in this thread differs from the default."""
+    return {k: v for k, v in _config().items() if v != _DEFAULTS[k]}
+
+
 def set_config(**changes: Any) -> None:
     """Change configuration keys for the current thread (see the module for the keys).
 

@@ -12,12 +12,20 @@ Subclasses and helpers may call ``fit`` re-entrantly (a base class's ``fit`` fro
 subclass's, or ``clone(self).fit`` for an internal cross-validation): only the
 outermost call on an estimator swaps state.
 
+A clone carries the package configuration under which it was made
+(:meth:`FitContractMixin.__sklearn_clone__`), and its ``fit`` runs under it: scikit-learn
+clones an estimator in the caller's thread before handing it to joblib workers (threads
+or processes, which do not see the caller's thread-local configuration), so
+``config_context(category_limit=...)`` around ``cross_val_score(..., n_jobs=2)`` reaches
+every fit, as scikit-learn's own configuration does.
+
 Also here: the decision rules that must not depend on rounding (:func:`sign_with_ties`,
 :func:`argmax_with_ties`) and the ``random_state`` convention.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import types
 from collections.abc import Callable
@@ -25,6 +33,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
+
+from ._config import config_changes, config_context
 
 __all__ = [
     "SCORE_TIE_RTOL",
@@ -38,6 +48,8 @@ __all__ = [
 
 _STATE = "_fitted_state_names"
 _FITTING = "_fit_in_progress"
+#: The configuration keys (changed from their defaults) a clone was made under.
+_CARRIED_CONFIG = "_config_of_clone"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -79,7 +91,9 @@ def atomic_fit(fit: F) -> F:
         work.__dict__.update(self.__dict__)
         base = set(work.__dict__)
         work.__dict__[_FITTING] = True
-        fit(work, *args, **kwargs)
+        carried = self.__dict__.get(_CARRIED_CONFIG)
+        with config_context(**carried) if carried else contextlib.nullcontext():
+            fit(work, *args, **kwargs)
         del work.__dict__[_FITTING]
         gained = {k: v for k, v in work.__dict__.items() if k not in base}
         self.__dict__.update(gained)
@@ -100,6 +114,15 @@ class FitContractMixin:
             wrapped = atomic_fit(fit)
             wrapped._atomic_fit = True
             cls.fit = wrapped  # type: ignore[attr-defined]
+
+    def __sklearn_clone__(self) -> Any:
+        """scikit-learn's clone, which also carries the configuration keys changed in
+        this thread (see the module notes) to the clone's ``fit``."""
+        clone = super().__sklearn_clone__()  # type: ignore[misc]
+        changes = config_changes()
+        if changes:
+            clone.__dict__[_CARRIED_CONFIG] = changes
+        return clone
 
 
 class _ConditionalMethod:
