@@ -570,6 +570,8 @@ def main(argv: list[str] | None = None) -> int:
         if verbose >= 2:
             traceback.print_exc()
         message = str(err) or type(err).__name__  # the whole message: every line
+        if isinstance(err, KeyError):  # a bare key name says nothing: say what it is
+            message = f"no column or field named {err.args[0]!r} where one was needed"
         sys.stderr.write(f"discotree: error: {message}\n")
         return 1
     return 0
