@@ -196,6 +196,55 @@ def test_discriminative_trees_auto_at_the_structure_alpha_equals_refitting(
     assert auto.alpha_cv_losses_[1, column] == pytest.approx(log_loss, rel=1e-9)
 
 
+@pytest.mark.parametrize("n_classes, multiclass", [(2, "pairwise"), (3, "pairwise"), (3, "ovr")])
+def test_discriminative_trees_auto_fits_the_procedure_it_scored(n_classes, multiclass, rng):
+    """The final forests are those learnt at STRUCTURE_ALPHA (as on every fold) with
+    the chosen alpha's parameters: the procedure whose alpha the CV chose, not another
+    structure relearnt at the chosen alpha (issue 34)."""
+    from discotree.classifiers.discriminative_tree import STRUCTURE_ALPHA
+    from discotree.models.discrete_forest import DiscreteForestModel
+
+    n = 300
+    y = rng.integers(0, n_classes, n)
+    X = rng.integers(0, 2, (n, 6))
+    X[:, 0] = np.where(rng.random(n) < 0.7, y % 2, X[:, 0])
+    X[:, 1] = np.where(rng.random(n) < 0.6, X[:, 0], X[:, 1])
+    auto = DiscriminativeTreeClassifier(alpha="auto", multiclass=multiclass).fit(X, y)
+    at_one = DiscriminativeTreeClassifier(alpha=STRUCTURE_ALPHA, multiclass=multiclass)
+    at_one.fit(X, y)
+    assert auto.edges_ == at_one.edges_
+    for mine, reference in zip(auto.forest_pairs_, at_one.forest_pairs_, strict=True):
+        expected = DiscreteForestModel.from_statistics(
+            auto._two_class(auto.statistics_, mine.positive, mine.negative),
+            reference.model.parents,
+            alpha=auto.alpha_,
+            epsilon=auto.epsilon,
+        )
+        assert np.array_equal(mine.model.parents, reference.model.parents)
+        for a, b in zip(mine.model.log_cpts, expected.log_cpts, strict=True):
+            for ta, tb in zip(a, b, strict=True):
+                np.testing.assert_array_equal(ta, tb)
+
+
+def test_tan_auto_keeps_the_structure_it_scored(rng):
+    """A discriminative search runs once, at alpha 1, for the CV and the final fit."""
+    from discotree.classifiers.tan import STRUCTURE_ALPHA
+
+    n = 240
+    y = rng.integers(0, 2, n)
+    X = rng.integers(0, 3, (n, 5))
+    X[:, 0] = np.where(rng.random(n) < 0.7, y, X[:, 0])
+    X[:, 1] = np.where(rng.random(n) < 0.5, X[:, 0], X[:, 1])
+    for params in ({"structure": "cr"}, {"k": 2, "structure": "omi-cr"}):
+        auto = TANClassifier(alpha="auto", **params).fit(X, y)
+        at_one = TANClassifier(alpha=STRUCTURE_ALPHA, **params).fit(X, y)
+        assert auto.attribute_parents_ == at_one.attribute_parents_
+        assert auto.n_score_evaluations_ == at_one.n_score_evaluations_ > 0
+        refit = TANClassifier(alpha=auto.alpha_, **params).fit(X, y)
+        if refit.attribute_parents_ == auto.attribute_parents_:
+            np.testing.assert_allclose(auto.predict_proba(X), refit.predict_proba(X))
+
+
 def test_boosting_takes_the_alpha_its_base_learner_would_choose(rng):
     from discotree import BoostedGraphicalModelClassifier
 

@@ -98,8 +98,10 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
     alpha : float or "auto", default="auto"
         Dirichlet pseudo-count per cell, or ``"auto"``: chosen by cross-validation as
         for :class:`NaiveBayesClassifier` (``alpha_``; ``docs/design/smoothing.md``).
-        Each fold's forests are learnt at alpha 1 while the alphas are compared; the
-        final forests with the chosen one. Ignored by ``distribution="gaussian"``.
+        Each fold's forests are learnt at alpha 1 while the alphas are compared, and so
+        are the final fit's (the chosen alpha sets their parameters), so that the
+        procedure whose alpha was chosen is the one fitted. Ignored by
+        ``distribution="gaussian"``.
         With ``parameters="altmax"``, the alpha of the starting projections.
     epsilon : float, default=1e-5
         Zero-probability floor (only relevant when alpha is tiny).
@@ -394,8 +396,8 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
     ):
         """For ``alpha="auto"``: in each training fold, every binary problem's pair of
         forests is learnt once, from the weights of eq. 21 at ``structure_alpha``, and
-        only its parameters change with alpha (the final fit relearns the structure
-        with the chosen alpha). All the problems' forests of a fold are one
+        only its parameters change with alpha (the final fit learns its forests at
+        ``STRUCTURE_ALPHA`` too). All the problems' forests of a fold are one
         :class:`~discotree.stats.smoothing.ForestGrid` (forest 2t is the negative side
         of problem t, 2t + 1 its positive class): its tables for every alpha come from
         one pass over the fold's counts, its scores from one pass over the held-out
@@ -465,7 +467,10 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
     def _fit_pair(self, stats, positive: int, negative: int, n_features: int):
         pair = self._two_class(stats, positive, negative)
         if isinstance(pair, PairStatistics):
-            psi_pos, psi_neg = discriminative_weights(pair, 1, 0, self._alpha)
+            # alpha="auto" chose the alpha of forests learnt at STRUCTURE_ALPHA: the
+            # fitted procedure is that one (the chosen alpha sets the parameters)
+            structure_alpha = STRUCTURE_ALPHA if self.alpha == "auto" else self._alpha
+            psi_pos, psi_neg = discriminative_weights(pair, 1, 0, structure_alpha)
         else:
             means, covs = pair.means(), pair.covariances()
             psi_pos, psi_neg = gaussian_discriminative_weights(means[1], covs[1], means[0], covs[0])

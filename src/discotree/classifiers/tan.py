@@ -344,8 +344,10 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         weights: NDArray[np.float64] | None = sample_weight
         if codes is not None and sample_weight is None:
             weights = np.ones(len(codes))
-        self.n_score_evaluations_ = 0
-        self.n_rows_scored_ = 0
+        searched = self.__dict__.pop("_auto_structure", None)  # alpha="auto": at alpha 1
+        if searched is None:
+            self.n_score_evaluations_ = 0
+            self.n_rows_scored_ = 0
         self.cl_iterations_ = 0
         start = time.perf_counter()
         forest_path = self.k == 1 and self.structure == "cmi"
@@ -361,6 +363,9 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         elif self.structure == "cmi":
             self.edge_weights_ = stats.conditional_mutual_information()
             parents = kdb_parents(stats, self.k)
+        elif searched is not None:
+            parents, seconds = searched
+            start -= seconds
         else:
             parents = self._discriminative_parents(codes, class_index, weights, n_classes)
         self.structure_seconds_ = time.perf_counter() - start
@@ -421,17 +426,20 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         """Discriminative structures depend on alpha through their scores: they are
         searched once, on all the training rows at alpha 1 (``STRUCTURE_ALPHA``), and
         the cross-validation compares the alphas of their parameters; the final fit
-        searches again with the chosen alpha. (The search has seen the held-out rows;
-        searching on every fold would cost five more searches.)"""
+        keeps that structure and fits its parameters with the chosen alpha, so the
+        procedure whose alpha was chosen is the one fitted. (The search has seen the
+        held-out rows; searching on every fold would cost five more searches.)"""
         if self._forest_family() is None:
             self._cv_data = (codes, class_index.astype(np.intp), weights)
             if self.k > 0 and self.structure != "cmi":
                 chosen, self._alpha = self._alpha, STRUCTURE_ALPHA
                 self.n_score_evaluations_ = self.n_rows_scored_ = 0
                 weights_ = np.ones(len(codes)) if weights is None else weights
+                start = time.perf_counter()
                 self._fixed_parents = self._discriminative_parents(
                     codes, class_index.astype(np.intp), weights_, len(self.classes_)
                 )
+                self._auto_structure = (self._fixed_parents, time.perf_counter() - start)
                 self._alpha = chosen
         try:
             return super()._alpha_by_cv(codes, class_index, weights)
