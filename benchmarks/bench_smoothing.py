@@ -1,4 +1,4 @@
-"""Smoothing chosen from the data (issue 16): fixed alphas against alpha="auto", BDeu and
+"""Smoothing chosen from the data (issues 16 and 34): fixed alphas against alpha="auto", BDeu and
 penalised forests, on every tabular set of the data folder and the scikit-learn sets.
 
 For naive Bayes, TAN-CMI and discriminative trees: 5-fold stratified CV (the same folds
@@ -191,6 +191,12 @@ def report(frame: pd.DataFrame, machine: dict) -> str:
             f"{'within' if auto >= best - 0.3 else 'NOT within'} 0.3 points of the best, "
             f"{'above' if auto > one else 'NOT above'} alpha = 1."
         )
+    lines += ["", *_losses_to_alpha_one(frame)]
+    tan_loss, dt_loss = loss["tan auto"].mean(), loss["dt auto"].mean()
+    lines.append(
+        f"- log-loss of the defaults: dt auto {dt_loss:.4f} against tan auto {tan_loss:.4f}: "
+        f"{'no worse than' if dt_loss <= tan_loss else 'WORSE than'} TAN's."
+    )
     ratios = frame.dropna(subset=["time_ratio"]) if "time_ratio" in frame else frame.iloc[:0]
     if len(ratios):
         lines += [
@@ -227,6 +233,37 @@ def report(frame: pd.DataFrame, machine: dict) -> str:
         ]
     lines += ["", "## Per set (accuracy %)", "", _markdown(accuracy.round(2)), ""]
     return "\n".join(lines)
+
+
+def _losses_to_alpha_one(frame: pd.DataFrame) -> list[str]:
+    """For each family, the sets where "auto" is below alpha = 1 by more than one
+    standard error (issue 34's bar), under two readings: the standard error of alpha =
+    1's accuracy over the 5 folds (sd / sqrt 5), and the stricter one of the mean of the
+    5 paired fold differences."""
+    lines = [
+        "Sets where auto's accuracy is below alpha = 1's by more than one standard error: "
+        "(a) the fold standard error of alpha = 1's accuracy (sd of its 5 fold accuracies "
+        "/ sqrt 5); (b) the standard error of the mean paired fold difference (sd of the 5 "
+        "differences / sqrt 5, stricter: one in six sets is expected below it by chance "
+        "when the two are equally good):",
+        "",
+    ]
+    for family in ("nb", "tan", "dt"):
+        pair = frame[frame["model"].isin([f"{family} auto", f"{family} a=1"])]
+        table = pair.pivot_table(index=["dataset", "fold"], columns="model", values="accuracy")
+        table = table * 100
+        auto, one = table[f"{family} auto"], table[f"{family} a=1"]
+        gap = (auto - one).groupby("dataset").mean()
+        fold_se = one.groupby("dataset").agg(lambda v: v.std() / np.sqrt(len(v)))
+        paired_se = (auto - one).groupby("dataset").agg(lambda v: v.std() / np.sqrt(len(v)))
+        for label, error in (("(a) fold se", fold_se), ("(b) paired se", paired_se)):
+            losing = gap[gap < -error.fillna(0) - 1e-9]
+            named = ", ".join(f"{n} {v:+.2f} (se {error[n]:.2f})" for n, v in losing.items())
+            lines.append(
+                f"- {family} auto, {label}: {len(losing)} of {len(gap)} sets"
+                f"{': ' + named if named else ''}"
+            )
+    return lines
 
 
 def _markdown(table: pd.DataFrame) -> str:

@@ -101,3 +101,17 @@ def test_files_that_name_other_classes_or_values_are_refused():
         loads('{"format": "discotree-model", "version": 99, "content": null}')
     with pytest.raises(TypeError, match="use the pickle format"):
         dumps({"model": object()})
+
+
+def test_discriminative_trees_saved_before_calibration_load_as_they_were(rng):
+    """Files written before the ``calibration`` parameter: uncalibrated scores."""
+    X, y = _data(rng)
+    model = DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)
+    document = json.loads(dumps(model))
+    state = document["content"]["state"]
+    state["__dict__"] = [
+        p for p in state["__dict__"] if p[0] not in ("calibration", "calibration_scale_")
+    ]
+    back = loads(json.dumps(document))
+    assert back.calibration == "none" and back.calibration_scale_ == 1.0
+    assert_array_equal(back.predict_proba(X), model.predict_proba(X))

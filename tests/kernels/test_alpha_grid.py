@@ -212,7 +212,7 @@ def test_scoring_on_row_blocks_equals_one_thread(rng, monkeypatch):
     assert_array_equal(bank.log_likelihood(codes, log_tables), single)
     joints = rng.normal(size=(500, 3, 4))
     truth, weight = rng.integers(0, 3, 500), rng.random(500)
-    threaded = smoothing._held_out_losses(joints, truth, weight)
+    threaded = smoothing.held_out_losses(joints, truth, weight)
     monkeypatch.setattr(smoothing, "_THREAD_WORK", 10**12)
-    for a, b in zip(threaded, smoothing._held_out_losses(joints, truth, weight), strict=True):
+    for a, b in zip(threaded, smoothing.held_out_losses(joints, truth, weight), strict=True):
         assert_allclose(a, b, rtol=1e-12)

@@ -226,6 +226,56 @@ def test_discriminative_trees_auto_fits_the_procedure_it_scored(n_classes, multi
                 np.testing.assert_array_equal(ta, tb)
 
 
+@pytest.mark.parametrize("n_classes, multiclass", [(2, "pairwise"), (3, "pairwise"), (3, "ovr")])
+def test_calibration_losses_equal_refitting_on_every_fold(n_classes, multiclass, rng):
+    """The held-out log-loss of each scale equals refitting on every training fold and
+    scoring softmax(scale * scores) on its held-out rows; the scale kept is the least."""
+    from discotree.stats.smoothing import CALIBRATION_SCALES, best_scale
+
+    n = 240
+    y = rng.integers(0, n_classes, n)
+    X = rng.integers(0, 3, (n, 4))
+    X[:, 0] = np.where(rng.random(n) < 0.7, y % 3, X[:, 0])
+    model = DiscriminativeTreeClassifier(alpha=1.0, calibration="cv", multiclass=multiclass)
+    model.fit(X, y)
+    folds = content_folds(X, 5)
+    expected = np.zeros(len(CALIBRATION_SCALES))
+    for k in range(5):
+        train, test = folds != k, folds == k
+        fold = DiscriminativeTreeClassifier(alpha=1.0, calibration="none", multiclass=multiclass)
+        fold.fit(X[train], y[train])
+        counts = np.bincount(y[train], minlength=n_classes)
+        fold.class_log_prior_ = np.log((counts + 1) / (counts.sum() + n_classes))
+        scores = fold._posterior_scores(X[test])
+        for s, scale in enumerate(CALIBRATION_SCALES):
+            log_post = scale * scores - logsumexp(scale * scores, axis=1, keepdims=True)
+            expected[s] -= log_post[np.arange(test.sum()), y[test]].sum()
+    np.testing.assert_allclose(model.calibration_cv_losses_, expected, rtol=1e-9)
+    assert model.calibration_scale_ == best_scale(expected, CALIBRATION_SCALES)
+    raw = DiscriminativeTreeClassifier(alpha=1.0, calibration="none", multiclass=multiclass)
+    raw.fit(X, y)
+    np.testing.assert_array_equal(model.predict(X), raw.predict(X))
+    np.testing.assert_array_equal(model.decision_function(X), raw.decision_function(X))
+    scores = raw._posterior_scores(X) * model.calibration_scale_
+    np.testing.assert_allclose(
+        model.predict_proba(X), np.exp(scores - logsumexp(scores, axis=1, keepdims=True))
+    )
+
+
+def test_calibration_follows_its_parameter(rng):
+    n = 200
+    y = rng.integers(0, 2, n)
+    X = np.where(rng.random((n, 3)) < 0.8, y[:, None], rng.integers(0, 2, (n, 3)))
+    assert DiscriminativeTreeClassifier(alpha=1.0).fit(X, y).calibration_scale_ == 1.0
+    assert not hasattr(DiscriminativeTreeClassifier(alpha=1.0).fit(X, y), "calibration_cv_losses_")
+    auto = DiscriminativeTreeClassifier().fit(X, y)
+    assert auto.calibration_cv_losses_.shape == (21,)
+    off = DiscriminativeTreeClassifier(calibration="none").fit(X, y)
+    assert off.calibration_scale_ == 1.0 and off.alpha_ == auto.alpha_
+    with pytest.raises(ValueError, match="calibration must be one of"):
+        DiscriminativeTreeClassifier(calibration="platt").fit(X, y)
+
+
 def test_tan_auto_keeps_the_structure_it_scored(rng):
     """A discriminative search runs once, at alpha 1, for the CV and the final fit."""
     from discotree.classifiers.tan import STRUCTURE_ALPHA

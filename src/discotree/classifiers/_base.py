@@ -204,7 +204,13 @@ class DiscreteForestClassifierBase(
         if self._alpha == "auto" and getattr(self, "distribution", "discrete") == "gaussian":
             self._alpha = None  # Gaussian models have no pseudo-counts
         elif self._alpha == "auto":
-            self._alpha, self.alpha_cv_losses_ = self._alpha_by_cv(codes, class_index, weights)
+            self._alpha, losses = self._alpha_by_cv(codes, class_index, weights)
+            self.alpha_cv_losses_ = losses[:2]
+            self._calibrate(losses[2:, list(self._alpha_grid()).index(self._alpha)]
+                            if len(losses) > 2 else None)  # fmt: skip
+        elif self._calibration_scales() and codes is not None and self._alpha is not None:
+            grid = (float(self._alpha),)  # a fixed alpha: a cross-validation for the scale
+            self._calibrate(self._alpha_by_cv(codes, class_index, weights, grid)[1][2:, 0])
         self.alpha_ = self._alpha
         self.model_ = self._fit_model(codes, class_index, weights)
         self.__dict__.pop("_counted", None)  # counts kept for alpha="auto", if unused
@@ -217,10 +223,22 @@ class DiscreteForestClassifierBase(
             len(self.classes_),
         )
 
-    def _alpha_by_cv(self, codes, class_index, weights):
+    def _alpha_grid(self) -> tuple[float, ...]:
+        return ESS_GRID if getattr(self, "prior", "dirichlet") == "bdeu" else ALPHA_GRID
+
+    def _calibration_scales(self) -> tuple[float, ...]:
+        """The temperatures the alpha cross-validation also scores (none by default:
+        the models whose scores are posteriors need none)."""
+        return ()
+
+    def _calibrate(self, scale_losses) -> None:
+        """Keep the scale of least held-out log-loss (estimators that calibrate)."""
+
+    def _alpha_by_cv(self, codes, class_index, weights, grid=None):
         """Choose alpha on :data:`~discotree.stats.smoothing.ALPHA_GRID` (or the ESS
-        grid for BDeu) by 5-fold cross-validation, with fold statistics by
-        subtraction (:func:`~discotree.stats.smoothing.select_alpha`)."""
+        grid for BDeu, or ``grid``) by 5-fold cross-validation, with fold statistics
+        by subtraction (:func:`~discotree.stats.smoothing.select_alpha`); the losses
+        have a row for each of :meth:`_calibration_scales` after the first two."""
         prior = getattr(self, "prior", "dirichlet")
         # the totals (counted there, or already by partial_fit) serve the final fit too
         pairs = getattr(self, "_streams_pairs", True)  # naive Bayes: univariate tables
@@ -228,7 +246,7 @@ class DiscreteForestClassifierBase(
         def keep(total: PairStatistics) -> None:
             self._counted = total
 
-        grid = ESS_GRID if prior == "bdeu" else ALPHA_GRID
+        grid = self._alpha_grid() if grid is None else grid
         return select_alpha(
             codes,
             class_index.astype(np.intp),
@@ -240,6 +258,7 @@ class DiscreteForestClassifierBase(
             total=self.__dict__.get("_counted"),
             pairs=pairs,
             on_total=keep,
+            scales=self._calibration_scales(),
         )
 
     def _pair_statistics(self, codes, class_index, sample_weight) -> PairStatistics:

@@ -18,7 +18,7 @@ from ..models.lgmht_altmax import altmax_forest_model
 from ..stats.discrete import PairStatistics, j_divergence, smoothed_conditional
 from ..stats.discriminative import discriminative_weights, gaussian_discriminative_weights
 from ..stats.gaussian import GaussianStatistics, gaussian_j_divergence
-from ..stats.smoothing import ForestGrid
+from ..stats.smoothing import CALIBRATION_SCALES, ForestGrid, best_scale
 from ..structure.chow_liu import forest_parents
 from ..structure.discriminative import discriminative_forest_paths
 from ._base import DiscreteForestClassifierBase
@@ -29,6 +29,7 @@ __all__ = ["DiscriminativeTreeClassifier"]
 
 _MULTICLASS = ("pairwise", "ovr")
 _PARAMETERS = ("projection", "altmax")
+_CALIBRATION = ("auto", "cv", "none")
 
 
 class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
@@ -109,6 +110,19 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         Numeric columns with more distinct values are discretised (discrete only).
     discretizer : Discretizer or None, default=None
         Used for those columns (discrete only).
+    calibration : {"auto", "cv", "none"}, default="auto"
+        How :meth:`predict_proba` turns the pair scores (the log-likelihood ratios and
+        eq. 32's composite scores, which are no posteriors: the forests were chosen to
+        separate the classes, and their ratio is overconfident) into probabilities:
+        ``softmax(calibration_scale_ * scores)``, with the scale (a temperature) of
+        least held-out log-loss on the grid
+        :data:`~discotree.stats.smoothing.CALIBRATION_SCALES`, from the folds of the
+        alpha cross-validation (weight-equivalent folds, the same held-out scores).
+        ``"auto"``: with ``alpha="auto"`` (no extra cost), else scale 1; ``"cv"``:
+        always (with a fixed alpha, one cross-validation for the scale, about one more
+        fit); ``"none"``: scale 1, the scores as they are. Predictions and
+        :meth:`decision_function` never change. Discrete models fitted from rows
+        only (Gaussian, streamed or Dask fits keep scale 1).
 
     Attributes
     ----------
@@ -152,6 +166,10 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         ``alpha="auto"`` only: for each value of the grid, the summed held-out weight
         of errors (row 0, the criterion) and log-loss (row 1, the tie-break) of the
         cross-validation.
+    calibration_scale_ : float
+        The scale of the scores in :meth:`predict_proba` (see ``calibration``).
+    calibration_cv_losses_ : ndarray of shape (n_scales,)
+        When a scale was fitted: the held-out log-loss of each scale of the grid.
     class_count_ : ndarray of shape (n_classes,)
         Weight of each class in the training data.
     n_categories_ : ndarray of shape (n_features,)
@@ -201,10 +219,12 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         epsilon: float = 1e-5,
         max_categories: int = 10,
         discretizer=None,
+        calibration: str = "auto",
     ) -> None:
         super().__init__(
             alpha=alpha, epsilon=epsilon, max_categories=max_categories, discretizer=discretizer
         )
+        self.calibration = calibration
         self.n_edges = n_edges
         self.edge_cost = edge_cost
         self.distribution = distribution
@@ -214,6 +234,18 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         self.parameters = parameters
         self.max_alternations = max_alternations
         self.random_state = random_state
+
+    @staticmethod
+    def upgrade_state(state: dict) -> dict:
+        """The state of an estimator saved before ``calibration`` existed, as it was
+        fitted then (uncalibrated scores): used when a model file is loaded."""
+        state.setdefault("calibration", "none")
+        if "classes_" in state:
+            state.setdefault("calibration_scale_", 1.0)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(self.upgrade_state(dict(state)))
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self) -> None:
@@ -239,6 +271,10 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         if self.parameters not in _PARAMETERS:
             raise ValueError(
                 f"{name}: parameters must be one of {_PARAMETERS}, got {self.parameters!r}."
+            )
+        if self.calibration not in _CALIBRATION:
+            raise ValueError(
+                f"{name}: calibration must be one of {_CALIBRATION}, got {self.calibration!r}."
             )
         if self.parameters == "altmax" and self.distribution != "discrete":
             raise ValueError(
@@ -340,6 +376,11 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         self.n_edges_ = cast(int | None, self.n_edges)  # partial_fit refuses "cv"
 
     def _fit_model(self, encoded, class_index, sample_weight):
+        scale_losses = self.__dict__.pop("_scale_losses", None)
+        self.calibration_scale_ = 1.0
+        if scale_losses is not None:
+            self.calibration_cv_losses_ = scale_losses
+            self.calibration_scale_ = best_scale(scale_losses, CALIBRATION_SCALES)
         n_classes, n_features = len(self.classes_), self.n_features_in_
         if self.distribution == "gaussian":
             stats = self._gaussian_statistics(encoded, class_index, sample_weight)
@@ -386,6 +427,17 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
     # -------------------------------------------------------------- alpha="auto"
     def _supports_auto_alpha(self) -> bool:
         return True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
+
+    def _calibration_scales(self) -> tuple[float, ...]:
+        if self.distribution != "discrete" or self.calibration == "none":
+            return ()
+        if self.calibration == "auto" and self.alpha != "auto":
+            return ()
+        return CALIBRATION_SCALES
+
+    def _calibrate(self, scale_losses) -> None:
+        if scale_losses is not None and len(scale_losses) and np.any(scale_losses):
+            self._scale_losses = np.asarray(scale_losses, dtype=np.float64)
 
     def _alpha_model_for(
         self,
@@ -469,7 +521,8 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         if isinstance(pair, PairStatistics):
             # alpha="auto" chose the alpha of forests learnt at STRUCTURE_ALPHA: the
             # fitted procedure is that one (the chosen alpha sets the parameters)
-            structure_alpha = STRUCTURE_ALPHA if self.alpha == "auto" else self._alpha
+            auto = self.alpha == "auto" or self.__dict__.get("_alpha_chosen_by_cv", False)
+            structure_alpha = STRUCTURE_ALPHA if auto else self._alpha
             psi_pos, psi_neg = discriminative_weights(pair, 1, 0, structure_alpha)
         else:
             means, covs = pair.means(), pair.covariances()
@@ -624,10 +677,15 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         array([[  0.  , -44.41]])
         """
         check_is_fitted(self)
-        if len(self.classes_) == 2:
-            return super().predict_log_proba(X)
-        scores = self._scores(self._encode(X))
+        scores = self._posterior_scores(X) * self.calibration_scale_
         return scores - logsumexp(scores, axis=1, keepdims=True)
+
+    def _posterior_scores(self, X: Any) -> NDArray[np.float64]:
+        """The scores whose softmax is the uncalibrated posterior: ``log P(x, c)``
+        (two classes) or eq. 32's composite scores."""
+        if len(self.classes_) == 2:
+            return super().predict_joint_log_proba(X)
+        return self._scores(self._encode(X))
 
     def predict(self, X: Any) -> NDArray[Any]:
         """The class of largest posterior (two classes) or composite score (eq. 32).
@@ -651,7 +709,7 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         array([0, 1, 2])
         """
         check_is_fitted(self)
-        return self.classes_[argmax_with_ties(self.predict_log_proba(X))]
+        return self.classes_[argmax_with_ties(self._posterior_scores(X))]
 
     def decision_function(self, X: Any) -> NDArray[np.float64]:
         """The log-likelihood ratio test statistic of the forest pair.
@@ -678,9 +736,10 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         array([-44.41, -49.95, -63.59])
         """
         check_is_fitted(self)
+        scores = self._posterior_scores(X)  # not calibrated: the test statistic itself
         if len(self.classes_) == 2:
-            return super().decision_function(X)
-        return self._scores(self._encode(X))
+            return scores[:, 1] - scores[:, 0]
+        return scores
 
     def staged_decision_function(self, X: Any, n_edges: list[int] | None = None):
         """Decision function of the optimal k-edge forests for each k, from the stored

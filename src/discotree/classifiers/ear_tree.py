@@ -164,13 +164,13 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
     def _supports_auto_alpha(self) -> bool:
         return True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
 
-    def _alpha_by_cv(self, codes, class_index, weights):
+    def _alpha_by_cv(self, codes, class_index, weights, grid=None):
         """The tree does not depend on alpha (plug-in entropies): it is learnt once, on
         all the training rows, and the cross-validation compares the alphas of its
         parameters (the tree has seen the held-out rows; the search is the costly part
         and refitting it on every fold would cost five more)."""
         self._learnt_tree = self._learn_tree(codes, class_index, weights)
-        return super()._alpha_by_cv(codes, class_index, weights)
+        return super()._alpha_by_cv(codes, class_index, weights, grid)
 
     def _forest_family(self):
         tree = self.__dict__.get("_learnt_tree")

@@ -422,7 +422,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     def _supports_auto_alpha(self) -> bool:
         return True  # with CL parameters: the smoothing of the ML start, chosen by ML CV
 
-    def _alpha_by_cv(self, codes, class_index, weights):
+    def _alpha_by_cv(self, codes, class_index, weights, grid=None):
         """Discriminative structures depend on alpha through their scores: they are
         searched once, on all the training rows at alpha 1 (``STRUCTURE_ALPHA``), and
         the cross-validation compares the alphas of their parameters; the final fit
@@ -442,7 +442,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
                 self._auto_structure = (self._fixed_parents, time.perf_counter() - start)
                 self._alpha = chosen
         try:
-            return super()._alpha_by_cv(codes, class_index, weights)
+            return super()._alpha_by_cv(codes, class_index, weights, grid)
         finally:
             self.__dict__.pop("_cv_data", None)
             self.__dict__.pop("_fixed_parents", None)

@@ -43,6 +43,7 @@ from ..stats.smoothing import (
     ALPHA_GRID,
     ESS_GRID,
     content_folds,
+    held_out_losses,
     distinct_row_hashes,
     row_hashes,
 )
@@ -381,10 +382,14 @@ def _merge_distinct(a: list[set], b: list[set]) -> list[set]:
     return [p | q for p, q in zip(a, b, strict=True)]
 
 
-def _score_partition(schema, encoded, n_folds: int, fold_models: list, log_priors: list):
-    """Held-out weight of errors and log-loss of every (fold, alpha) on a partition."""
+def _score_partition(
+    schema, encoded, n_folds: int, fold_models: list, log_priors: list, scales: tuple
+):
+    """Held-out weight of errors and log-loss of every (fold, alpha) on a partition,
+    then the log-loss of each calibration scale (the rule of
+    :func:`~discotree.stats.smoothing.held_out_losses`, as in memory)."""
     n_alphas = len(fold_models[0])
-    losses = np.zeros((2, n_alphas))
+    losses = np.zeros((2 + len(scales), n_alphas))
     codes, class_index, weights = encoded
     if len(codes) == 0:
         return losses
@@ -395,17 +400,14 @@ def _score_partition(schema, encoded, n_folds: int, fold_models: list, log_prior
         held = np.flatnonzero(folds == k)
         if len(held) == 0:
             continue
-        held_codes, truth, hw = codes[held], class_index[held], w_all[held]
+        held_codes = codes[held]
+        joints = np.empty((len(held), n_classes, n_alphas))
         for a, model in enumerate(fold_models[k]):
             if hasattr(model, "scores"):
-                joint = model.scores(held_codes, log_priors[k])
+                joints[:, :, a] = model.scores(held_codes, log_priors[k])
             else:
-                joint = model.log_likelihood(held_codes) + log_priors[k]
-            top = joint.max(axis=1, keepdims=True)
-            log_norm = top[:, 0] + np.log(np.exp(joint - top).sum(axis=1))
-            predicted = argmax_with_ties(joint.reshape(-1, n_classes))
-            losses[0, a] += (predicted != truth) @ hw
-            losses[1, a] -= (joint[np.arange(len(held)), truth] - log_norm) @ hw
+                joints[:, :, a] = model.log_likelihood(held_codes) + log_priors[k]
+        losses += held_out_losses(joints, class_index[held], w_all[held], scales)
     return losses
 
 
@@ -428,8 +430,9 @@ def _alpha_by_distributed_cv(estimator, schema, encoded, stats_per_fold, total, 
         log_priors.append(np.log((prior_counts + 1.0) / (prior_counts.sum() + n_classes)))
         fit = model_for(train, None)
         fold_models.append([fit(alpha) for alpha in grid])
+    scales = estimator._calibration_scales()
     scored = [
-        dask.delayed(_score_partition)(schema, part, n_folds, fold_models, log_priors)
+        dask.delayed(_score_partition)(schema, part, n_folds, fold_models, log_priors, scales)
         for part in encoded
     ]
     losses = tree_sum(scored, operator.add).compute()
@@ -493,16 +496,21 @@ def fit_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
             chosen, losses = _alpha_by_distributed_cv(
                 estimator, schema, encoded, combined[1:], total, n_folds
             )
+            if len(losses) > 2:  # the calibration scale, at the chosen alpha
+                estimator._calibrate(losses[2:, list(estimator._alpha_grid()).index(chosen)])
     alpha = estimator.alpha
     try:
         if auto:
             estimator.alpha = chosen
+            estimator._alpha_chosen_by_cv = True  # the structure rule of alpha="auto"
         estimator.fit_from_statistics(total)
     finally:
         estimator.alpha = alpha
         estimator.__dict__.pop("_counted_families", None)
+        estimator.__dict__.pop("_alpha_chosen_by_cv", None)
+        estimator.__dict__.pop("_scale_losses", None)
     if auto:
-        estimator.alpha_cv_losses_ = losses
+        estimator.alpha_cv_losses_ = losses[:2]
     return estimator
 
 

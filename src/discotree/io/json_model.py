@@ -256,6 +256,9 @@ def _decode(value: Any, registry: dict[str, type], where: str = "content") -> An
             isinstance(k, str) and k.isidentifier() for k in state
         ):
             raise ValueError(f"{where}: the state of a {cls.__name__} must map names to values")
+        upgrade = getattr(cls, "upgrade_state", None)  # files of earlier versions
+        if upgrade is not None:
+            state = upgrade(state)
         check_fields(cls, state, where)
         obj: Any = object.__new__(cls)
         obj.__dict__.update(state)

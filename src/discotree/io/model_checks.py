@@ -79,7 +79,8 @@ def _derived_names(cls: type) -> set[str]:
 
 def check_fields(cls: type, state: dict[str, Any], where: str) -> None:
     """Refuse a stored object whose fields are not those of ``cls``: a dataclass needs
-    every field, each of its declared type, and nothing else (cached values aside); an
+    every field, each of its declared type, and no other public name (cached values
+    and private caches aside); an
     estimator needs every constructor parameter. The error names the field."""
     hints = _field_hints(cls)
     if hints is not None:
@@ -90,7 +91,8 @@ def check_fields(cls: type, state: dict[str, Any], where: str) -> None:
                 raise ValueError(
                     f"{where}.{name}: expected {hint}, found {type(state[name]).__name__}"
                 )
-        extra = set(state) - set(hints) - _derived_names(cls)
+        # private names are caches a method filled (recomputed if absent)
+        extra = {n for n in set(state) - set(hints) - _derived_names(cls) if n[0] != "_"}
         if extra:
             raise ValueError(f"{where}: {cls.__name__} has no field {sorted(extra)[0]!r}")
         return

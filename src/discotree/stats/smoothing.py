@@ -43,11 +43,14 @@ from .discrete import PairStatistics
 
 __all__ = [
     "ALPHA_GRID",
+    "CALIBRATION_SCALES",
     "ESS_GRID",
     "ForestGrid",
+    "best_scale",
     "content_folds",
     "distinct_row_hashes",
     "forest_models_by_alpha",
+    "held_out_losses",
     "row_hashes",
     "select_alpha",
 ]
@@ -56,6 +59,9 @@ __all__ = [
 ALPHA_GRID = (0.03, 0.1, 0.3, 0.5, 1.0, 2.0, 5.0, 10.0)
 #: Equivalent sample sizes tried by ``alpha="auto"`` with ``prior="bdeu"``.
 ESS_GRID = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+#: Temperatures tried to calibrate scores that are not posteriors (the discriminative
+#: trees' pairs): ``softmax(scale * scores)``, scale 2**(k/2) for k = -16 .. 4.
+CALIBRATION_SCALES = tuple(2.0 ** (k / 2) for k in range(-16, 5))
 
 
 #: Largest size of the folds' count matrices held at once to count every row once.
@@ -146,6 +152,7 @@ def select_alpha(
     total: PairStatistics | None = None,
     pairs: bool = True,
     on_total: Callable[[PairStatistics], None] | None = None,
+    scales: tuple[float, ...] = (),
 ) -> tuple[float, NDArray[np.float64]]:
     """The alpha of ``grid`` with the best cross-validated ``criterion``.
 
@@ -178,12 +185,17 @@ def select_alpha(
     criterion : {"accuracy", "log-loss"}
         ``"accuracy"``: the weighted held-out errors, ties (equal error weight) broken
         by the log-loss; ``"log-loss"``: the log-loss alone.
+    scales : tuple of float, optional
+        Also the held-out log-loss of the posteriors ``softmax(scale * scores)`` for
+        each scale (temperature scaling, for calibrating scores that are not
+        posteriors; see :data:`CALIBRATION_SCALES`).
 
     Returns
     -------
     alpha : float
-    losses : ndarray of shape (2, len(grid))
-        The summed held-out weight of errors (row 0) and log-loss (row 1) of each alpha.
+    losses : ndarray of shape (2 + len(scales), len(grid))
+        The summed held-out weight of errors (row 0) and log-loss (row 1) of each
+        alpha; row ``2 + k``: the log-loss with the scores times ``scales[k]``.
     """
     w = np.ones(len(codes)) if weights is None else weights
     hashes = row_hashes(codes)
@@ -196,7 +208,7 @@ def select_alpha(
         )
     n_folds = min(n_folds, int(distinct.min()))
     if n_folds < 2:
-        return 1.0, np.zeros(len(grid))
+        return 1.0, np.zeros((2 + len(scales), len(grid)))
     folds = (hashes % np.uint64(n_folds)).astype(np.intp)
     if groups is not None:
         group_fold = folds[groups[0]]
@@ -254,19 +266,26 @@ def select_alpha(
                         joints[:, :, a] = model.scores(held_codes, log_prior)
                     else:
                         joints[:, :, a] = model.log_likelihood(held_codes) + log_prior
-            return _held_out_losses(joints, class_index[scored], held_weight)
+            return held_out_losses(joints, class_index[scored], held_weight, scales)
 
         per_fold = each_fold(fold_losses)
-    losses = np.zeros((2, len(grid)))
-    for fold_errors, fold_log_loss in per_fold:  # in fold order, whatever the threads
-        losses[0] += fold_errors
-        losses[1] += fold_log_loss
+    losses = np.zeros((2 + len(scales), len(grid)))
+    for fold in per_fold:  # in fold order, whatever the threads
+        losses += fold
     if criterion == "log-loss":
         return float(grid[int(np.argmin(losses[1]))]), losses
     errors = np.round(losses[0], 9)  # equal error weights tie (rounding aside)
     candidates = np.flatnonzero(errors == errors.min())
     best = candidates[int(np.argmin(losses[1, candidates]))]
     return float(grid[best]), losses
+
+
+def best_scale(log_losses: NDArray[np.float64], scales: tuple[float, ...]) -> float:
+    """The scale of least held-out log-loss (ties to the one nearest 1: the smallest
+    change of the scores)."""
+    distance = np.abs(np.log(np.asarray(scales)))
+    order = np.lexsort((distance, np.round(log_losses, 9)))
+    return float(scales[order[0]])
 
 
 @contextlib.contextmanager
@@ -439,24 +458,36 @@ class ForestGrid:
         return fit
 
 
-def _held_out_losses(
-    joints: NDArray[np.float64], truth: NDArray[np.intp], weight: NDArray[np.number]
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """The weighted errors and log-loss of every alpha from joint scores (n, C, A)."""
+def held_out_losses(
+    joints: NDArray[np.float64],
+    truth: NDArray[np.intp],
+    weight: NDArray[np.number],
+    scales: tuple[float, ...] = (),
+) -> NDArray[np.float64]:
+    """(2 + len(scales), A): the weighted errors and log-loss of every alpha from joint
+    scores (n, C, A), then the log-loss of the scores times each scale."""
+    out = np.empty((2 + len(scales), joints.shape[2]))
     errors = np.empty((len(joints), joints.shape[2]))
     log_losses = np.empty_like(errors)
+    for row, scale in enumerate((1.0, *scales)):
+        scaled = joints if row == 0 else np.ascontiguousarray(joints * scale)
 
-    def run(start: int, stop: int) -> None:
-        grid_losses(
-            joints[start:stop],
-            truth[start:stop],
-            SCORE_TIE_RTOL,
-            errors[start:stop],
-            log_losses[start:stop],
-        )
+        def run(start: int, stop: int, scaled=scaled) -> None:
+            grid_losses(
+                scaled[start:stop],
+                truth[start:stop],
+                SCORE_TIE_RTOL,
+                errors[start:stop],
+                log_losses[start:stop],
+            )
 
-    over_row_chunks(run, len(joints), 10 * joints[0].size if len(joints) else 0)
-    return np.asarray(weight @ errors, np.float64), np.asarray(weight @ log_losses, np.float64)
+        over_row_chunks(run, len(joints), 10 * joints[0].size if len(joints) else 0)
+        if row == 0:
+            out[0] = weight @ errors
+            out[1] = weight @ log_losses
+        else:
+            out[1 + row] = weight @ log_losses
+    return out
 
 
 def forest_models_by_alpha(
