@@ -35,7 +35,6 @@ import numpy as np
 import pandas as pd
 
 from .._config import get_config
-from .._fitting import argmax_with_ties
 from .._validation import EXACT_FLOAT_INTEGER, check_table, check_targets
 from ..models.bayes_net import family_counts
 from ..stats.discrete import PairStatistics
@@ -43,8 +42,8 @@ from ..stats.smoothing import (
     ALPHA_GRID,
     ESS_GRID,
     content_folds,
-    held_out_losses,
     distinct_row_hashes,
+    held_out_losses,
     row_hashes,
 )
 from ..sufficient_statistics import StatisticsSchema
