@@ -52,6 +52,9 @@ class RelearntDiscriminativeTree(DiscriminativeTreeClassifier):
 
         return model_for
 
+    def _structure_alpha(self):
+        return self._alpha  # the final fit relearns at the chosen alpha, as each fold did
+
 
 def configurations(n_classes: int) -> dict:
     configs = {}
@@ -99,6 +102,78 @@ def _pyagrum_tan(codes_train, y_train, codes_test, classes) -> np.ndarray | None
     return out
 
 
+#: Bins of the top-label confidence for the reliability diagrams and the ECE.
+N_BINS = 15
+
+
+def _reliability_bins(proba: np.ndarray, correct: np.ndarray) -> dict:
+    """Per bin of the top-label confidence: the rows, their summed confidence and
+    their correct predictions (added over folds and sets for the diagrams)."""
+    confidence = proba.max(axis=1)
+    bins = np.minimum((confidence * N_BINS).astype(int), N_BINS - 1)
+    return {
+        "bin_rows": np.bincount(bins, minlength=N_BINS).tolist(),
+        "bin_confidence": np.bincount(bins, confidence, N_BINS).tolist(),
+        "bin_correct": np.bincount(bins, correct.astype(float), N_BINS).tolist(),
+    }
+
+
+def _ece(rows: np.ndarray, confidence: np.ndarray, correct: np.ndarray) -> float:
+    """Expected calibration error: sum over bins of |accuracy - confidence| weighted
+    by the bin's share of the rows."""
+    return float(np.abs(correct - confidence).sum() / max(rows.sum(), 1))
+
+
+def calibration_section(frame: pd.DataFrame, out: Path | None) -> list[str]:
+    """ECE of every model (mean over the sets, and of all test rows pooled) and, when
+    ``out`` is given, reliability diagrams of the defaults beside the raw scores."""
+    if "bin_rows" not in frame:
+        return []
+    lines = [
+        "",
+        f"Calibration: expected calibration error of the top-label confidence ({N_BINS} "
+        "equal bins), the mean of the sets' ECE and the ECE of every test row pooled:",
+        "",
+        "| model | mean ECE | pooled ECE |",
+        "|---|---|---|",
+    ]
+    pooled = {}
+    for model, group in frame.dropna(subset=["bin_rows"]).groupby("model"):
+        stack = {
+            k: np.array(group[k].tolist()) for k in ("bin_rows", "bin_confidence", "bin_correct")
+        }
+        per_set = []
+        for _, by_set in group.groupby("dataset"):
+            sums = [np.array(by_set[k].tolist()).sum(axis=0) for k in stack]
+            per_set.append(_ece(*sums))
+        total = [v.sum(axis=0) for v in stack.values()]
+        pooled[model] = total
+        lines.append(f"| {model} | {np.mean(per_set):.4f} | {_ece(*total):.4f} |")
+    shown = [m for m in ("nb auto", "tan auto", "dt auto", "dt a=1", "pyagrum tan") if m in pooled]
+    if out is not None and shown:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        figure, axis = plt.subplots(figsize=(5, 5))
+        axis.plot([0, 1], [0, 1], color="grey", linestyle=":", label="perfect")
+        for model in shown:
+            rows, confidence, correct = pooled[model]
+            used = rows > 0
+            axis.plot(confidence[used] / rows[used], correct[used] / rows[used], marker="o",
+                      label=f"{model} (ECE {_ece(rows, confidence, correct):.3f})")  # fmt: skip
+        axis.set_xlabel("top-label confidence (bin mean)")
+        axis.set_ylabel("accuracy in the bin")
+        axis.set_title("Reliability, every test row of the sets pooled")
+        axis.legend(fontsize=8)
+        figure.tight_layout()
+        figure.savefig(out / "smoothing_reliability.png", dpi=100)
+        plt.close(figure)
+        lines += ["", "![reliability diagram](smoothing_reliability.png)"]
+    return lines
+
+
 def run_fold(name: str, fold: int, data_dir) -> list[dict]:
     X, y = load_dataset(name, data_dir)
     y = np.asarray(y)
@@ -134,6 +209,7 @@ def run_fold(name: str, fold: int, data_dir) -> list[dict]:
                 "log_loss": _log_loss(proba, column),
                 "fit_s": seconds,
                 "alpha": float(getattr(model, "alpha_", np.nan)),
+                **_reliability_bins(proba, model.classes_[proba.argmax(axis=1)] == y[test]),
             }
         )
         if config.endswith("a=1"):
@@ -153,12 +229,13 @@ def run_fold(name: str, fold: int, data_dir) -> list[dict]:
                 "log_loss": _log_loss(proba, index[test]),
                 "fit_s": np.nan,
                 "alpha": 1.0,
+                **_reliability_bins(proba, proba.argmax(axis=1) == index[test]),
             }
         )
     return rows
 
 
-def report(frame: pd.DataFrame, machine: dict) -> str:
+def report(frame: pd.DataFrame, machine: dict, out: Path | None = None) -> str:
     mean = frame.groupby(["dataset", "model"])[["accuracy", "log_loss"]].mean().reset_index()
     accuracy = mean.pivot(index="dataset", columns="model", values="accuracy") * 100
     loss = mean.pivot(index="dataset", columns="model", values="log_loss")
@@ -231,6 +308,7 @@ def report(frame: pd.DataFrame, machine: dict) -> str:
             f"the mean accuracy differs on {(both['dt auto'] != both['dt auto relearnt']).sum()} "
             "sets.",
         ]
+    lines += calibration_section(frame, out)
     lines += ["", "## Per set (accuracy %)", "", _markdown(accuracy.round(2)), ""]
     return "\n".join(lines)
 
@@ -288,7 +366,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.report_only:
         saved = json.loads((args.out / "smoothing.json").read_text())
-        text = report(pd.DataFrame(saved["rows"]), saved["machine"])
+        text = report(pd.DataFrame(saved["rows"]), saved["machine"], args.out)
         (args.out / "smoothing.md").write_text(text)
         print(text)
         return
@@ -311,8 +389,9 @@ def main() -> None:
     (args.out / "smoothing.json").write_text(
         json.dumps({"machine": info, "rows": rows}, indent=1, default=float)
     )
-    (args.out / "smoothing.md").write_text(report(frame, info))
-    print(report(frame, info))
+    text = report(frame, info, args.out)
+    (args.out / "smoothing.md").write_text(text)
+    print(text)
 
 
 if __name__ == "__main__":

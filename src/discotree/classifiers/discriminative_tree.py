@@ -428,6 +428,14 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
     def _supports_auto_alpha(self) -> bool:
         return True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
 
+    def _structure_alpha(self) -> float:
+        """The pseudo-count of the weights of eq. 21: ``alpha="auto"`` chose the alpha
+        of forests learnt at ``STRUCTURE_ALPHA``, so the fitted procedure is that one
+        (the chosen alpha sets the parameters); else ``alpha``."""
+        if self.alpha == "auto" or self.__dict__.get("_alpha_chosen_by_cv", False):
+            return STRUCTURE_ALPHA
+        return self._alpha
+
     def _calibration_scales(self) -> tuple[float, ...]:
         if self.distribution != "discrete" or self.calibration == "none":
             return ()
@@ -519,11 +527,7 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
     def _fit_pair(self, stats, positive: int, negative: int, n_features: int):
         pair = self._two_class(stats, positive, negative)
         if isinstance(pair, PairStatistics):
-            # alpha="auto" chose the alpha of forests learnt at STRUCTURE_ALPHA: the
-            # fitted procedure is that one (the chosen alpha sets the parameters)
-            auto = self.alpha == "auto" or self.__dict__.get("_alpha_chosen_by_cv", False)
-            structure_alpha = STRUCTURE_ALPHA if auto else self._alpha
-            psi_pos, psi_neg = discriminative_weights(pair, 1, 0, structure_alpha)
+            psi_pos, psi_neg = discriminative_weights(pair, 1, 0, self._structure_alpha())
         else:
             means, covs = pair.means(), pair.covariances()
             psi_pos, psi_neg = gaussian_discriminative_weights(means[1], covs[1], means[0], covs[0])
