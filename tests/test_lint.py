@@ -23,3 +23,23 @@ def test_ruff_check_passes():
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_papers_are_cited_by_authors_not_by_file_name():
+    """Docstrings, docs and reports cite "Tan et al. 2010, eq. 21", never the internal
+    name of a paper's text file (it shows on the rendered site and means nothing to a
+    reader)."""
+    import re
+
+    pattern = re.compile(r"\b00[0-9]_[0-9a-f]{16}\b")
+    found = []
+    for folder in ("src", "docs", "benchmarks", "examples", "results"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix in (".py", ".md", ".rst", ".txt") and "_build" not in path.parts:
+                for number, line in enumerate(path.read_text().splitlines(), 1):
+                    if pattern.search(line):
+                        found.append(f"{path.relative_to(ROOT)}:{number}")
+    for name in ("README.md", "CONTRIBUTING.md", "CHANGELOG.md"):
+        if pattern.search((ROOT / name).read_text()):
+            found.append(name)
+    assert not found, found

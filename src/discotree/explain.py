@@ -1,7 +1,7 @@
 """Why this class? Each node's and edge's share of one sample's log-likelihood ratio.
 
-A forest distribution factorises over its nodes and edges (eq. 6 of
-000_73c31e535057fe50.txt): ``log p(x) = sum_i log p(x_i) + sum_(i,j) log [p(x_i, x_j) /
+A forest distribution factorises over its nodes and edges (Tan et al. 2010, eq. 6): ``log p(x) =
+sum_i log p(x_i) + sum_(i,j) log [p(x_i, x_j) /
 (p(x_i) p(x_j))]``. For a binary forest classifier (naive Bayes, TAN, Chow-Liu, a
 discriminative tree pair), the log-likelihood ratio ``log p_1(x) / p_0(x)`` is therefore
 a sum of node terms ``log p_1(x_i) / p_0(x_i)`` and edge terms (the difference of the two

@@ -1,4 +1,4 @@
-"""Feature selection under a submodular cost (003_cff74fb0c3fafe54.txt, Section 2.1).
+"""Feature selection under a submodular cost (Narasimhan & Bilmes 2005, Section 2.1).
 
 The features of a set S carry information ``g(S)`` and cost ``c(S)`` to compute; the
 cost is often submodular ("economy of scale": features that share one computation,
@@ -124,7 +124,7 @@ def _polish(start: int, objective: Callable[[int], float], n: int, history: list
 
 class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
     """Select the features that best trade information for a submodular cost
-    (003_cff74fb0c3fafe54.txt, Section 2.1, with Algorithm 1).
+    (Narasimhan & Bilmes 2005, Section 2.1, with Algorithm 1).
 
     Minimises ``cost_weight * c(S) - g(S)`` over the nonempty feature sets S by the
     submodular-supermodular procedure (a local minimum; see

@@ -25,8 +25,8 @@ def plot_forest_pair(estimator: Any, image_shape: tuple[int, int] | None = None,
         :class:`discotree.ChowLiuClassifier`.
     image_shape : (rows, cols), optional
         For image data (features are pixels in row-major order): each edge is drawn as
-        a segment between its two pixels (a pixel-pair map, as Fig. 3 of
-        000_73c31e535057fe50.txt shows structures). Otherwise each forest is drawn as
+        a segment between its two pixels (a pixel-pair map, as Tan et al. 2010, Fig. 3 shows
+        structures). Otherwise each forest is drawn as
         its adjacency matrix.
     ax : matplotlib Axes or sequence of them, optional
         One per class (a single Axes for a model with one class panel); created when
@@ -76,7 +76,7 @@ def plot_network(estimator: Any, ax: Any = None, layout: str = "spring"):
     at the centre; models with one forest per class (Chow-Liu, discriminative tree
     pairs) get one panel per class where the structures differ, and one panel when
     they coincide. Edge widths grow with the weight that chose the edge (``edge_weights_``:
-    CMI, MI, the discriminative weight of eq. 21 of 000_73c31e535057fe50.txt, or the
+    CMI, MI, the discriminative weight of Tan et al. 2010, eq. 21, or the
     training-score gain of a discriminative TAN search). Needs
     matplotlib and networkx only (no graphviz).
 

@@ -1,4 +1,4 @@
-"""Tree exponential families and LGMHT-altmax (001_e156ec752a995cae.txt, Section 3)."""
+"""Tree exponential families and LGMHT-altmax (Sanghavi et al. 2007, Section 3)."""
 
 import itertools
 import warnings

@@ -1,5 +1,5 @@
 """The binary problems of the discriminative trees: one pair of forests each, and
-the multiclass scores that combine them (eq. 31-32 of 000_73c31e535057fe50.txt)."""
+the multiclass scores that combine them (Tan et al. 2010, eq. 31-32)."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 
-# The baselines of 004_2d7427be8e18913e.txt, Section 5 (Matlab defaults there; the
+# The baselines of Dorn et al. 2018, Section 5 (Matlab defaults there; the
 # closest scikit-learn equivalents here). They take numeric features without missing
 # values, as that paper's data.
 def lda_classifier(**params: Any) -> Pipeline:
@@ -56,7 +56,7 @@ def random_forest_classifier(**params: Any) -> RandomForestClassifier:
 
 class QuadraticSVMClassifier(FitContractMixin, ClassifierMixin, BaseEstimator):
     """SVM with the quadratic kernel ``K(a, b) = (1 + <a, b>)^2``, C chosen on a
-    held-out part of the training data (Section V-D of 000_73c31e535057fe50.txt).
+    held-out part of the training data (Tan et al. 2010, Section V-D).
 
     Non-numeric columns are one-hot encoded and missing values imputed (most frequent
     value); numeric columns are used as they are.

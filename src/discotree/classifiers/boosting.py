@@ -1,4 +1,4 @@
-"""Boosted graphical model classifiers (Section IV of 000_73c31e535057fe50.txt)."""
+"""Boosted graphical model classifiers (Tan et al. 2010, Section IV)."""
 
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ class _Ensemble:
 
 
 class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
-    """Boosted graphical model classifier (BGMC, Algorithm 2 of 000_73c31e535057fe50.txt).
+    """Boosted graphical model classifier (BGMC, Tan et al. 2010, Algorithm 2).
 
     Real-AdaBoost whose weak classifier at round t is the log-likelihood ratio
     ``h_t(x) = log p_t(x) / q_t(x)`` of a pair of tree models learned from the
@@ -210,8 +210,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
 
     References
     ----------
-    V. Y. F. Tan et al., IEEE Trans. Signal Processing 58(11), 2010, Section IV
-    (000_73c31e535057fe50.txt).
+    V. Y. F. Tan et al., IEEE Trans. Signal Processing 58(11), 2010, Section IV.
 
     Examples
     --------

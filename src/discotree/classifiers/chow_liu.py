@@ -28,7 +28,7 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Generative tree classifier: a Chow-Liu tree fitted to each class separately.
 
     Each class's tree maximises the sum of the empirical mutual informations of its
-    edges over that class's samples only (eq. 9-10 of 000_73c31e535057fe50.txt), and
+    edges over that class's samples only (Tan et al. 2010, eq. 9-10), and
     its parameters are the (smoothed) projection of the class's empirical distribution
     on the tree (eq. 7). Prediction is the likelihood ratio test of eq. 3 with class
     priors.
@@ -56,8 +56,8 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         family, ``alpha / (n_classes * r_parent * r_j)`` per cell, so that large tables
         are not over-smoothed (with ``alpha="auto"``, chosen on ``ESS_GRID``).
     epsilon : float, default=1e-5
-        Floor for probabilities still zero after smoothing (Section 6.1 of
-        002_4035af8a3a458042.txt); only matters when ``alpha=0``.
+        Floor for probabilities still zero after smoothing (Pernkopf & Bilmes 2010, Section 6.1);
+        only matters when ``alpha=0``.
     max_categories : int, default=10
         Numeric columns with more distinct values are discretised.
     discretizer : Discretizer or None, default=None
@@ -99,7 +99,7 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     References
     ----------
     C. Chow and C. Liu, IEEE Trans. Inf. Theory 14(3), 1968.
-    Section II-C of 000_73c31e535057fe50.txt (Tan et al., 2010).
+    Tan et al. 2010, Section II-C.
 
     Examples
     --------

@@ -34,7 +34,7 @@ _CALIBRATION = ("auto", "cv", "none")
 
 class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Discriminative trees: a pair of tree models, each close to its class and far
-    from the other (Algorithm 1 of 000_73c31e535057fe50.txt).
+    from the other (Tan et al. 2010, Algorithm 1).
 
     For two classes, p-hat (class ``classes_[1]``) is the maximum-weight spanning forest
     of the weights psi(+) of eq. 21 and q-hat (``classes_[0]``) that of psi(-); each
@@ -190,8 +190,8 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
     ----------
     V. Y. F. Tan, S. Sanghavi, J. W. Fisher and A. S. Willsky, "Learning graphical
     models for hypothesis testing and classification", IEEE Trans. Signal Processing
-    58(11), 2010 (000_73c31e535057fe50.txt). S. Sanghavi, V. Y. F. Tan and A. S.
-    Willsky, IEEE SSP 2007 (001_e156ec752a995cae.txt, eq. 4).
+    58(11), 2010. S. Sanghavi, V. Y. F. Tan and A. S.
+    Willsky, IEEE SSP 2007 (Sanghavi et al. 2007, eq. 4).
 
     Examples
     --------

@@ -1,5 +1,5 @@
 """Tree-augmented classifier whose tree is chosen by recursive EAR separators
-(Narasimhan & Bilmes, 003_cff74fb0c3fafe54.txt, Algorithm 3)."""
+(Narasimhan & Bilmes 2005, Algorithm 3)."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
     References
     ----------
     M. Narasimhan and J. Bilmes, "A submodular-supermodular procedure with applications
-    to discriminative structure learning", UAI 2005 (003_cff74fb0c3fafe54.txt).
+    to discriminative structure learning", UAI 2005.
 
     Examples
     --------

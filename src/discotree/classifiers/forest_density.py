@@ -1,4 +1,4 @@
-"""The forest density classifier of Dorn et al. (004_2d7427be8e18913e.txt) and a kernel
+"""The forest density classifier of Dorn et al. 2018 and a kernel
 naive Bayes baseline (in :mod:`.kernel_naive_bayes`, re-exported here).
 
 If both classes are forest-structured (eq. 2), the log-likelihood ratio is linear in
@@ -199,7 +199,7 @@ def informative_pairs(
     Each feature is replaced by its normal scores (``Phi^-1`` of its pooled rank), which
     makes any continuous marginal Gaussian while keeping the pair's copula; a pair's
     score is the Gaussian tree-approximate J-divergence gain of the edge,
-    ``psi(+) + psi(-)`` of eq. 21 of 000_73c31e535057fe50.txt in closed form, summed over
+    ``psi(+) + psi(-)`` of Tan et al. 2010, eq. 21 in closed form, summed over
     pairs of classes. Returns pairs ``(i, j)``, ``i < j``, best first.
     """
     n_features = values.shape[1]

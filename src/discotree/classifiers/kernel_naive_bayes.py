@@ -1,4 +1,4 @@
-"""Naive Bayes with kernel density marginals (the NB baseline of 004_2d7427be8e18913e.txt)."""
+"""Naive Bayes with kernel density marginals (the NB baseline of Dorn et al. 2018)."""
 
 from __future__ import annotations
 

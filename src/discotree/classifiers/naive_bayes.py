@@ -35,7 +35,7 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         are not over-smoothed (with ``alpha="auto"``, chosen on ``ESS_GRID``).
     epsilon : float, default=1e-5
         Probabilities that are still zero after smoothing are replaced by ``epsilon``
-        (Section 6.1 of 002_4035af8a3a458042.txt); only matters when ``alpha=0``.
+        (Pernkopf & Bilmes 2010, Section 6.1); only matters when ``alpha=0``.
     max_categories : int, default=10
         Numeric columns with more distinct values are discretised.
     discretizer : Discretizer or None, default=None
@@ -74,7 +74,7 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
 
     References
     ----------
-    Sections 2 and 4.1 of 002_4035af8a3a458042.txt (Pernkopf and Bilmes, 2010).
+    Pernkopf & Bilmes 2010, Sections 2 and 4.1.
 
     Examples
     --------

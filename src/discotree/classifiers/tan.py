@@ -1,6 +1,6 @@
 """Tree-augmented naive Bayes and k-tree Bayesian network classifiers, with generative
 (CMI) or discriminative (CR, SuperParent, order-based) structures and ML or CL
-parameters (Pernkopf and Bilmes, 002_4035af8a3a458042.txt)."""
+parameters (Pernkopf & Bilmes 2010)."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Bayesian network classifiers whose attributes have at most k attribute parents
     (the class is a parent of every attribute and has none): naive Bayes (k = 0),
     tree-augmented naive Bayes (k = 1) and 2-trees (k = 2), with generative or
-    discriminative structure and parameters (002_4035af8a3a458042.txt).
+    discriminative structure and parameters.
 
     Parameters
     ----------
@@ -127,8 +127,8 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         family, ``alpha / (n_classes * r_parent * r_j)`` per cell, so that large tables
         are not over-smoothed (with ``alpha="auto"``, chosen on ``ESS_GRID``).
     epsilon : float, default=1e-5
-        Floor for probabilities still zero after smoothing (Section 6.1 of
-        002_4035af8a3a458042.txt); only matters when ``alpha=0``.
+        Floor for probabilities still zero after smoothing (Pernkopf & Bilmes 2010, Section 6.1);
+        only matters when ``alpha=0``.
     max_categories : int, default=10
         Numeric columns with more distinct values are discretised.
     discretizer : Discretizer or None, default=None
@@ -198,7 +198,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     References
     ----------
     N. Friedman, D. Geiger and M. Goldszmidt, Machine Learning 29, 1997.
-    F. Pernkopf and J. Bilmes, JMLR 11, 2010 (002_4035af8a3a458042.txt).
+    F. Pernkopf and J. Bilmes, JMLR 11, 2010.
 
     Examples
     --------

@@ -65,7 +65,7 @@ def random_binary_trees(
 
     For each class independently: node 1 is the root with P(x_1 = 1) uniform in [0, 1];
     node i >= 2 takes a parent uniformly among 1..i-1, and P(x_i = 1 | x_parent = v)
-    is uniform in [0, 1] for each parent value v (as 001_e156ec752a995cae.txt,
+    is uniform in [0, 1] for each parent value v (as Sanghavi et al. 2007,
     Section 4, describes).
 
     Parameters
@@ -205,7 +205,7 @@ def random_grid_model(
     coupling_scale: float = 1.0,
     random_state=None,
 ) -> GridModel:
-    """A binary grid MRF with random parameters (000_73c31e535057fe50.txt, V-D1).
+    """A binary grid MRF with random parameters (Tan et al. 2010, V-D1).
 
     The paper only says "different randomly chosen parameters"; we draw the fields
     uniformly in ``[-field_scale, field_scale]`` and the couplings uniformly in
@@ -222,7 +222,7 @@ def random_grid_model(
 # --------------------------------------------------------------------------- 000, V-A
 @dataclass(frozen=True)
 class GaussianExample:
-    """The two zero-mean Gaussians of eq. 29-30 of 000_73c31e535057fe50.txt."""
+    """The two zero-mean Gaussians of Tan et al. 2010, eq. 29-30."""
 
     cov_p: NDArray[np.float64]
     cov_q: NDArray[np.float64]
@@ -280,8 +280,8 @@ def gaussian_example(
 def ear_gaussian_example(
     n_features: int, strong: float = 0.8, weak: float = 0.4, random_state=None
 ) -> GaussianExample:
-    """Two zero-mean, unit-variance Gaussian classes in the spirit of Section 5 of
-    003_cff74fb0c3fafe54.txt, whose generator the paper does not give.
+    """Two zero-mean, unit-variance Gaussian classes in the spirit of Narasimhan & Bilmes 2005,
+    Section 5, whose generator the paper does not give.
 
     A linear Gaussian network over a random order of the features: every feature after
     the first has a *common* parent among the earlier ones with coefficient ``strong``
@@ -321,10 +321,10 @@ def three_variable_example(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The exact joint P(C, X1, X2, X3) of the 3-variable example.
 
-    ``"pernkopf"`` (Section 3 of 002_4035af8a3a458042.txt): C and X1 uniform; X2 = X1
+    ``"pernkopf"`` (Pernkopf & Bilmes 2010, Section 3): C and X1 uniform; X2 = X1
     w.p. 0.5, else 0 or 1 w.p. 0.25 each; X3 = X1 (class 1) or not-X1 (class 2) w.p.
     0.3, X2 w.p. 0.5, 0 or 1 w.p. 0.1 each.
-    ``"narasimhan"`` (Table 1 of 003_cff74fb0c3fafe54.txt): X2 as above; X3 = X2 w.p.
+    ``"narasimhan"`` (Narasimhan & Bilmes 2005, Table 1): X2 as above; X3 = X2 w.p.
     0.5, X1 (class 1) or not-X1 (class 2) w.p. 0.25, a coin toss w.p. 0.25.
 
     Returns
@@ -467,7 +467,7 @@ def forest_classes(
     centred: bool = False,
     random_state=None,
 ) -> tuple[ForestClass, ForestClass]:
-    """Two forest-structured classes as in Section 5.1 of 004_2d7427be8e18913e.txt.
+    """Two forest-structured classes as in Dorn et al. 2018, Section 5.1.
 
     Each class is a Gaussian copula on a forest (which keeps the forest's conditional
     independences) with marginals of the chosen family: ``"normal"``, ``"t3"``

@@ -5,7 +5,7 @@ its data stay in the cluster as encoded codes (persisted once, after the schema 
 :mod:`discotree.engines.dask_engine`), with the row weights beside them. A round is one
 weighted counting pass (tree-reduced pair statistics), the weak learner learnt on the
 client, one scoring pass for the margins, the line search of step 5 of Algorithm 2
-(000_73c31e535057fe50.txt) whose slope is summed over the partitions, and the weight
+(Tan et al. 2010) whose slope is summed over the partitions, and the weight
 update with its normalising log-sum-exp.
 """
 

@@ -1,4 +1,4 @@
-"""Reproductions of Dorn et al., 004_2d7427be8e18913e.txt: the forest density classifier
+"""Reproductions of Dorn et al. 2018: the forest density classifier
 against LDA, 5-NN, kernel naive Bayes, RBF-SVM and a random forest (Section 5)."""
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def uci_experiment(data_dir: str | os.PathLike | None = None) -> Experiment:
     return Experiment(
         name="dorn-uci",
         description=(
-            "Table 1 of 004_2d7427be8e18913e.txt: balanced error rate (%) of the forest "
+            "Dorn et al. 2018, Table 1: balanced error rate (%) of the forest "
             "density classifier and five baselines on ten UCI data sets, 10 times repeated "
             "stratified 10-fold cross-validation, every classifier on the same folds."
         ),
@@ -321,7 +321,7 @@ def synthetic_experiment(data_dir=None) -> Experiment:
     return Experiment(
         name="dorn-synthetic",
         description=(
-            "Section 5.1 of 004_2d7427be8e18913e.txt: two forest-structured classes "
+            "Dorn et al. 2018, Section 5.1: two forest-structured classes "
             f"(Gaussian copulas on forests, d = {SYNTHETIC_N_FEATURES}) in a factorial "
             "design: training size x class balance x sparsity x marginal family x shared "
             f"structure, {SYNTHETIC_REPLICATES} random models per cell, each evaluated on "

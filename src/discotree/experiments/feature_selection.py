@@ -1,5 +1,5 @@
 """``narasimhan-feature-selection``: feature selection under a submodular cost
-(003_cff74fb0c3fafe54.txt, Section 2.1) on a real data set.
+(Narasimhan & Bilmes 2005, Section 2.1) on a real data set.
 
 The paper proposes the application without an experiment. Here: Landsat satimage (36
 features = 3 x 3 pixels x 4 spectral bands, the UCI train/test split), where reading a

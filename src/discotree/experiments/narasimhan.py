@@ -1,4 +1,4 @@
-"""Reproductions of Narasimhan and Bilmes (2005), 003_cff74fb0c3fafe54.txt.
+"""Reproductions of Narasimhan & Bilmes 2005.
 
 - ``narasimhan-example`` (Tables 1-2): the asymptotic error of the complete model, of
   the generative trees (Chow-Liu by I(X; Y), I(X; Y | C) or per class) and of the EAR

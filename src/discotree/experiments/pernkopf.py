@@ -1,4 +1,4 @@
-"""Reproductions of Pernkopf & Bilmes (2010), 002_4035af8a3a458042.txt."""
+"""Reproductions of Pernkopf & Bilmes 2010."""
 
 from __future__ import annotations
 

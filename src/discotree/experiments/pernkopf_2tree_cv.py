@@ -1,5 +1,5 @@
-"""``pernkopf-2tree-cv``: the 2-tree rows of Table 1 of Pernkopf & Bilmes (2010),
-002_4035af8a3a458042.txt, with and without the regularisation of Section 6.5.2.
+"""``pernkopf-2tree-cv``: the 2-tree rows of Table 1 of Pernkopf & Bilmes 2010, with and without
+the regularisation of Section 6.5.2.
 
 "For 2-trees we noticed that the data tended to overfit without further regularization.
 Therefore we introduce 5-fold cross validation on the training data to find the optimal

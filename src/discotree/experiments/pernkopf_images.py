@@ -1,5 +1,5 @@
 """``pernkopf-images``: the MNIST and USPS columns of Table 1 of Pernkopf & Bilmes
-(2010), 002_4035af8a3a458042.txt, Sections 6.2.5-6.2.6.
+2010, Sections 6.2.5-6.2.6.
 
 MNIST: 60000 training and 10000 test images, re-sampled from 28 x 28 to 14 x 14 pixels
 (the mean of each 2 x 2 block: 196 features), gray levels discretised by Fayyad-Irani

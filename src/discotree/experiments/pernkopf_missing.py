@@ -1,5 +1,5 @@
-"""``pernkopf-missing``: Section 6.6 of Pernkopf & Bilmes (2010),
-002_4035af8a3a458042.txt, Fig. 11-13: accuracy against the number of features missing
+"""``pernkopf-missing``: Section 6.6 of Pernkopf & Bilmes 2010, Fig. 11-13: accuracy against the
+number of features missing
 at random at test time.
 
 Each classifier is trained once on complete training data; for every count m,

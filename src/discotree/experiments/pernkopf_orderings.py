@@ -1,4 +1,4 @@
-"""``pernkopf-orderings``: Figs. 7-8 of Pernkopf & Bilmes (2010), 002_4035af8a3a458042.txt,
+"""``pernkopf-orderings``: Figs. 7-8 of Pernkopf & Bilmes 2010,
 Section 6.3: the conditional log-likelihood (CLL) on the training data of TAN
 structures found along three kinds of attribute orderings.
 

@@ -1,5 +1,5 @@
-"""``pernkopf-random-orders``: Table 8 of Pernkopf & Bilmes (2010),
-002_4035af8a3a458042.txt: TAN-RO-CR over many random orderings against TAN-OMI-CR.
+"""``pernkopf-random-orders``: Table 8 of Pernkopf & Bilmes 2010: TAN-RO-CR over many random
+orderings against TAN-OMI-CR.
 
 For every UCI set of Table 7 and every fold of ``pernkopf-uci`` (the same folds, MDL bins
 and smoothing), TAN structures are chosen along ``N_ORDERS`` random orderings of the

@@ -1,4 +1,4 @@
-"""``pernkopf-synthetic``: Fig. 10 of Pernkopf & Bilmes (2010), 002_4035af8a3a458042.txt,
+"""``pernkopf-synthetic``: Fig. 10 of Pernkopf & Bilmes 2010,
 Section 6.4.
 
 Five classes, each a random 1-tree over N attributes of cardinality 10; 25000 samples

@@ -1,4 +1,4 @@
-"""Reproduction of Sanghavi, Tan and Willsky (2007), 001_e156ec752a995cae.txt, Fig. 1-2."""
+"""Reproduction of Sanghavi, Tan and Willsky 2007, Fig. 1-2."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reproductions of Tan, Sanghavi, Fisher and Willsky (2010), 000_73c31e535057fe50.txt."""
+"""Reproductions of Tan, Sanghavi, Fisher and Willsky 2010."""
 
 from __future__ import annotations
 

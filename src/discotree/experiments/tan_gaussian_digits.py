@@ -1,4 +1,4 @@
-"""``tan-digits-gaussian``: Fig. 6 of Tan et al. (2010), 000_73c31e535057fe50.txt,
+"""``tan-digits-gaussian``: Fig. 6 of Tan et al. 2010,
 Section V-C, in its Gaussian form.
 
 The paper models each of the ten MNIST classes by a Gaussian on the raw pixels (n =

@@ -83,8 +83,8 @@ def pairwise_table_totals(counts, offsets, out):  # pragma: no cover - numba
 def pairwise_discriminative_weights(
     counts, offsets, positive, negative, alpha, out_pos, out_neg
 ):  # pragma: no cover - numba
-    """Fill ``out_pos[i, j]`` = psi(+) and ``out_neg[i, j]`` = psi(-) of eq. 21 of
-    000_73c31e535057fe50.txt for every pair, from the tables of two classes.
+    """Fill ``out_pos[i, j]`` = psi(+) and ``out_neg[i, j]`` = psi(-) of Tan et al. 2010, eq. 21
+    for every pair, from the tables of two classes.
 
     With p the smoothed pairwise distribution of class ``positive`` and q that of class
     ``negative`` (``(n_ab + alpha) / (n + r_i r_j alpha)`` on each pair's own table, so

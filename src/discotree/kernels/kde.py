@@ -49,7 +49,7 @@ def bandwidth_factor(n_effective: float, dimension: int, rule: str) -> float:
 
     ``"scott"``: ``n^(-1/(d+4))``; ``"silverman"``: ``(n (d + 2) / 4)^(-1/(d+4))``
     (scipy.stats.gaussian_kde's conventions; Silverman's is 1.06 n^(-1/5) in 1-D, the
-    rule of Matlab's ksdensity used by 004_2d7427be8e18913e.txt, Section 5).
+    rule of Matlab's ksdensity used by Dorn et al. 2018, Section 5).
     """
     n = max(float(n_effective), 1.0)
     if rule == "scott":

@@ -3,7 +3,7 @@
 The distribution is ``p(x) = exp(sum_j t_j(x_j) + sum_(pa(j), j) t_j(x_pa, x_j) -
 Phi)`` on a directed forest (``parents``); ``Phi`` and every node and edge marginal
 come from one upward and one downward pass of sum-product in log space. This is the
-log-partition function of eq. (5) of 001_e156ec752a995cae.txt and its gradient (the
+log-partition function of eq. (5) of Sanghavi et al. 2007 and its gradient (the
 mean parameters), which LGMHT-altmax needs at every step.
 """
 

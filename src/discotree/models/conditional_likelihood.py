@@ -1,5 +1,5 @@
 """Discriminative (conditional log-likelihood) parameters of a Bayesian network
-classifier (002_4035af8a3a458042.txt, Section 4.2).
+classifier (Pernkopf & Bilmes 2010, Section 4.2).
 
 The CPT entries are re-parameterised by a softmax, ``theta_j[c, h, i] =
 exp(beta_j[c, h, i]) / sum_i' exp(beta_j[c, h, i'])`` (Section 4.2.2), so the

@@ -1,4 +1,4 @@
-"""Class-conditional discrete forest distributions (eq. 6-7 of 000_73c31e535057fe50.txt).
+"""Class-conditional discrete forest distributions (Tan et al. 2010, eq. 6-7).
 
 A forest-structured distribution factorises as ``p(x) = prod_i p_i(x_i) prod_(i,j)
 p_ij / (p_i p_j)`` (eq. 6); rooting every tree turns this into the directed form

@@ -1,4 +1,4 @@
-"""Forest-structured distributions as exponential families (eq. 5 of 001_e156ec752a995cae.txt).
+"""Forest-structured distributions as exponential families (Sanghavi et al. 2007, eq. 5).
 
 A distribution Markov on a forest is ``p(x) = exp(<theta, phi(x)> - Phi(theta))`` with
 ``phi(x)`` the indicators of every node value and every edge value pair. The first

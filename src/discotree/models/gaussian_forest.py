@@ -1,4 +1,4 @@
-"""Gaussian forest distributions (eq. 6-7 of 000_73c31e535057fe50.txt, continuous case).
+"""Gaussian forest distributions (Tan et al. 2010, eq. 6-7, continuous case).
 
 The projection of a Gaussian onto a forest keeps the means, the variances and the
 covariances of the forest's edges (eq. 7). Rooted, it is a linear Gaussian network:

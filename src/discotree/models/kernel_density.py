@@ -2,7 +2,7 @@
 
 :class:`PairwiseKernelDensities` holds, for every class, a Gaussian kernel density
 estimate of each feature and a product-Gaussian-kernel estimate of each chosen pair of
-features, and maps samples to the log-densities of eq. 4 of 004_2d7427be8e18913e.txt:
+features, and maps samples to the log-densities of Dorn et al. 2018, eq. 4:
 for each class c (in order), ``log f_c(x_i)`` for every feature i, then
 ``log f_c(x_i, x_j)`` for every pair. Densities are floored at ``density_floor``
 (Remark 2) so no log is infinite.

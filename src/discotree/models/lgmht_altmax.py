@@ -1,5 +1,5 @@
 """LGMHT-altmax: tree parameters learnt on a Chernoff bound of the training error
-(Section 3 of 001_e156ec752a995cae.txt, Lemmas 3.1-3.4).
+(Sanghavi et al. 2007, Section 3, Lemmas 3.1-3.4).
 
 With the two forests fixed (eq. 1-2), write ``p-hat`` and ``q-hat`` as exponential
 families on their forests (eq. 5; :class:`~discotree.models.exponential_tree.

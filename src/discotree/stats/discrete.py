@@ -217,8 +217,8 @@ class PairStatistics:
     def mutual_information(self) -> NDArray[np.float64]:
         """Empirical I(X_i; X_j) within each class, shape (n_classes, n_features, n_features).
 
-        Each pair's MI is computed from its own table (eq. 10 of
-        000_73c31e535057fe50.txt, with the empirical pairwise marginals).
+        Each pair's MI is computed from its own table (Tan et al. 2010, eq. 10, with the empirical
+        pairwise marginals).
         """
         self._need_pairs()
         return self._information[0].copy()
@@ -227,7 +227,7 @@ class PairStatistics:
         """Empirical I(X_i; X_j | C), shape (n_features, n_features).
 
         ``sum_c P(c) I(X_i; X_j | C = c)`` with ``P(c)`` the class shares of the samples
-        where both features are observed (Section 4.3 of 002_4035af8a3a458042.txt).
+        where both features are observed (Pernkopf & Bilmes 2010, Section 4.3).
         """
         per_class = self.mutual_information()
         totals = self.table_totals()
@@ -482,9 +482,9 @@ def smoothed_conditional(
 ) -> NDArray[np.float64]:
     """Smoothed conditional probabilities along the last axis.
 
-    ``P(v | u) = (n(u, v) + alpha) / (n(u) + r * alpha)``; then, as in Section 6.1 of
-    002_4035af8a3a458042.txt, probabilities that are still zero are replaced by
-    ``epsilon`` and each distribution is renormalised. A context never observed gets
+    ``P(v | u) = (n(u, v) + alpha) / (n(u) + r * alpha)``; then, as in Pernkopf & Bilmes
+    2010, Section 6.1, probabilities that are still zero are replaced by ``epsilon`` and
+    each distribution is renormalised. A context never observed gets
     the uniform distribution.
 
     Parameters
@@ -550,5 +550,5 @@ def kl_divergence(p: NDArray[np.float64], q: NDArray[np.float64]) -> float:
 
 
 def j_divergence(p: NDArray[np.float64], q: NDArray[np.float64]) -> float:
-    """J-divergence ``D(p || q) + D(q || p)`` (eq. 11 of 000_73c31e535057fe50.txt)."""
+    """J-divergence ``D(p || q) + D(q || p)`` (Tan et al. 2010, eq. 11)."""
     return kl_divergence(p, q) + kl_divergence(q, p)

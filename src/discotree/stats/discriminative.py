@@ -1,6 +1,6 @@
 """Discriminative edge weights and the tree-approximate J-divergence.
 
-Tan, Sanghavi, Fisher and Willsky (2010), 000_73c31e535057fe50.txt, Section III: for
+Tan, Sanghavi, Fisher and Willsky 2010, Section III: for
 tree models p-hat (of the positive class) and q-hat (of the negative class) that are
 marginally consistent with p and q, the tree-approximate J-divergence (eq. 14)
 decomposes as (eq. 16)

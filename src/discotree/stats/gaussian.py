@@ -193,7 +193,7 @@ def gaussian_j_divergence(
     mean1: NDArray[np.float64],
     cov1: NDArray[np.float64],
 ) -> float:
-    """J-divergence of two Gaussians (eq. 11 of 000_73c31e535057fe50.txt)."""
+    """J-divergence of two Gaussians (Tan et al. 2010, eq. 11)."""
     return gaussian_kl_divergence(mean0, cov0, mean1, cov1) + gaussian_kl_divergence(
         mean1, cov1, mean0, cov0
     )

@@ -1,5 +1,5 @@
 """Entropies and (conditional) mutual informations of *sets* of features, with and
-without conditioning on the class, for the EAR criterion of 003_cff74fb0c3fafe54.txt
+without conditioning on the class, for the EAR criterion of Narasimhan & Bilmes 2005
 (Section 2.2 and Algorithm 3):
 
     I(S; T | Z)    = H(S, Z) + H(T, Z) - H(S, T, Z) - H(Z)

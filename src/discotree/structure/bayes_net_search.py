@@ -1,5 +1,5 @@
 """Discriminative structure search for k-tree Bayesian network classifiers
-(Pernkopf & Bilmes, 002_4035af8a3a458042.txt, Sections 4.4 and 5).
+(Pernkopf & Bilmes 2010, Sections 4.4 and 5).
 
 Every learner starts from naive Bayes and adds attribute parents (at most k per
 attribute, no directed cycle, the class parent-less) to raise a score of the training

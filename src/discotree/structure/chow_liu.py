@@ -3,10 +3,9 @@
 References
 ----------
 C. Chow and C. Liu, "Approximating discrete probability distributions with
-dependence trees", IEEE Trans. Information Theory, 1968 (eq. 9-10 of
-000_73c31e535057fe50.txt, Section II-C).
+dependence trees", IEEE Trans. Information Theory, 1968 (Tan et al. 2010, eq. 9-10, Section II-C).
 N. Friedman, D. Geiger and M. Goldszmidt, "Bayesian network classifiers", Machine
-Learning, 1997 (Section 4.3 of 002_4035af8a3a458042.txt).
+Learning, 1997 (Pernkopf & Bilmes 2010, Section 4.3).
 """
 
 from __future__ import annotations

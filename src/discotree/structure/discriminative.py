@@ -1,4 +1,4 @@
-"""Optimal pairs of discriminative forests (Section III of 000_73c31e535057fe50.txt).
+"""Optimal pairs of discriminative forests (Tan et al. 2010, Section III).
 
 The edge part of the tree-approximate J-divergence (eq. 16) is
 ``sum_{E_p} psi(+) + sum_{E_q} psi(-)`` (the "both" weight of eq. 17 is

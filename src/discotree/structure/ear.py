@@ -1,5 +1,5 @@
-"""Discriminative trees by recursive EAR separators (Narasimhan & Bilmes,
-003_cff74fb0c3fafe54.txt, Section 4, Algorithm 3).
+"""Discriminative trees by recursive EAR separators (Narasimhan & Bilmes 2005, Section 4, Algorithm
+3).
 
 The EAR measure of a pair of feature sets, ``I(S; T | C) - I(S; T)`` (Section 2.2), is
 large when S and T depend on each other differently in each class, so a tree should

@@ -1,6 +1,6 @@
 """Generative structures of class-conditional networks from pair statistics: the
 Chow-Liu forest of I(X_i; X_j | C) shared by the classes (TAN-CMI, Friedman et al.,
-1997; Section 4.3 of 002_4035af8a3a458042.txt), possibly penalised, and the
+1997; Pernkopf & Bilmes 2010, Section 4.3), possibly penalised, and the
 k-dependence structure of Sahami (1996)."""
 
 from __future__ import annotations

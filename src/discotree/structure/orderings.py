@@ -1,5 +1,5 @@
 """Orderings of the attributes for the order-based structure search of Pernkopf &
-Bilmes (2010), 002_4035af8a3a458042.txt, Section 5.1 (Algorithm 1, step 1).
+Bilmes 2010, Section 5.1 (Algorithm 1, step 1).
 
 - :func:`omi_order` (OMI): the pair most informative about the class first, then the
   attribute with the largest conditional information I(C; X | earlier attributes);

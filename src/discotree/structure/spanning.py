@@ -3,7 +3,7 @@
 Kruskal's algorithm adds edges by decreasing weight, skipping those that close a
 cycle. Because the accepted edges are returned in insertion order, the first ``k`` of
 them form a maximum-weight forest with ``k`` edges (a matroid greedy property), which
-is what the nested optimal forests of 000_73c31e535057fe50.txt (Proposition 5,
+is what the nested optimal forests of Tan et al. 2010 (Proposition 5,
 Corollary 6) rely on.
 """
 

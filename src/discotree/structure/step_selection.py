@@ -1,6 +1,6 @@
 """How many steps of a discriminative structure search to keep, by cross-validation.
 
-Pernkopf and Bilmes regularise their 2-tree structures so (002_4035af8a3a458042.txt,
+Pernkopf and Bilmes regularise their 2-tree structures so (Pernkopf & Bilmes 2010,
 Section 6.5.2): "For 2-trees we noticed that the data tended to overfit without further
 regularization. Therefore we introduce 5-fold cross validation on the training data to
 find the optimal classifier structure." The paper does not say over what the

@@ -1,5 +1,5 @@
 """Minimising set functions, and differences of submodular functions
-(Narasimhan & Bilmes, 003_cff74fb0c3fafe54.txt, Section 3).
+(Narasimhan & Bilmes 2005, Section 3).
 
 A set function here is a callable on subsets of ``{0, ..., n - 1}`` given as integer
 bit masks (bit i set: element i in the set), which hash and combine fast. ``f`` is

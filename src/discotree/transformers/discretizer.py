@@ -109,7 +109,7 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
         ``"quantile"``: equal-frequency bins (weighted quantiles of the training data);
         ``"uniform"``: equal-width bins between the training minimum and maximum;
         ``"mdl"``: supervised Fayyad-Irani recursive minimal-entropy partitioning with
-        the MDL stopping rule (needs ``y``; Section 6.1 of 002_4035af8a3a458042.txt).
+        the MDL stopping rule (needs ``y``; Pernkopf & Bilmes 2010, Section 6.1).
         A feature with no accepted cut gets one bin.
     bin_edges : list of array-like or None, default=None
         Fixed interior edges, one increasing list per feature: ``fit`` then learns

@@ -1,8 +1,8 @@
 """Fayyad-Irani recursive minimal-entropy partitioning with the MDL stopping rule.
 
 U. M. Fayyad and K. B. Irani, "Multi-interval discretization of continuous-valued
-attributes for classification learning", IJCAI 1993; the discretisation of Section 6.1
-of 002_4035af8a3a458042.txt.
+attributes for classification learning", IJCAI 1993; the discretisation of Pernkopf & Bilmes 2010,
+Section 6.1.
 """
 
 from __future__ import annotations
