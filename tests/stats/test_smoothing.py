@@ -262,6 +262,23 @@ def test_calibration_losses_equal_refitting_on_every_fold(n_classes, multiclass,
     )
 
 
+def test_scales_scored_at_every_alpha_give_the_chosen_alphas_losses(rng, monkeypatch):
+    """Held-out scores too large to keep: every scale is scored at every alpha in the
+    folds' pass; the chosen alpha's column equals the kept-scores path."""
+    from discotree.stats import smoothing
+
+    n = 300
+    y = rng.integers(0, 3, n)
+    X = rng.integers(0, 3, (n, 5))
+    X[:, 0] = np.where(rng.random(n) < 0.7, y, X[:, 0])
+    kept = DiscriminativeTreeClassifier().fit(X, y)
+    monkeypatch.setattr(smoothing, "_PARTS_FIRST_BYTES", 1)
+    every = DiscriminativeTreeClassifier().fit(X, y)
+    assert every.alpha_ == kept.alpha_
+    np.testing.assert_allclose(every.calibration_cv_losses_, kept.calibration_cv_losses_)
+    assert every.calibration_scale_ == kept.calibration_scale_
+
+
 def test_calibration_follows_its_parameter(rng):
     n = 200
     y = rng.integers(0, 2, n)

@@ -195,7 +195,9 @@ def select_alpha(
     alpha : float
     losses : ndarray of shape (2 + len(scales), len(grid))
         The summed held-out weight of errors (row 0) and log-loss (row 1) of each
-        alpha; row ``2 + k``: the log-loss with the scores times ``scales[k]``.
+        alpha; row ``2 + k``: the log-loss with the scores times ``scales[k]`` (at the
+        chosen alpha only, the other columns NaN, when the held-out scores of every
+        alpha fit in 256 MB and are kept for it).
     """
     w = np.ones(len(codes)) if weights is None else weights
     hashes = row_hashes(codes)
@@ -241,7 +243,7 @@ def select_alpha(
                 on_total(total)
         class_total = np.bincount(class_index, w, n_classes)
 
-        def fold_losses(k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        def fold_losses(k: int) -> tuple[NDArray[np.float64], Any]:
             held = np.flatnonzero(folds == k)
             part = parts[k] if parts is not None else count_fold(k)
             train = _complement(total, part)  # in the part's buffer: no more memory
@@ -266,17 +268,31 @@ def select_alpha(
                         joints[:, :, a] = model.scores(held_codes, log_prior)
                     else:
                         joints[:, :, a] = model.log_likelihood(held_codes) + log_prior
-            return held_out_losses(joints, class_index[scored], held_weight, scales)
+            truth = class_index[scored]
+            if keep_joints:  # the scales later, at the chosen alpha only
+                return held_out_losses(joints, truth, held_weight), (joints, truth, held_weight)
+            return held_out_losses(joints, truth, held_weight, scales), None
 
+        # Scoring every scale at every alpha costs len(scales) passes over the held-out
+        # scores; when they fit in memory, keep them and score the scales at the chosen
+        # alpha alone (the other columns of those rows are then NaN).
+        keep_joints = bool(scales) and len(codes) * n_classes * len(grid) * 8 <= _PARTS_FIRST_BYTES
         per_fold = each_fold(fold_losses)
     losses = np.zeros((2 + len(scales), len(grid)))
-    for fold in per_fold:  # in fold order, whatever the threads
-        losses += fold
+    for fold, _ in per_fold:  # in fold order, whatever the threads
+        losses[: len(fold)] += fold
     if criterion == "log-loss":
-        return float(grid[int(np.argmin(losses[1]))]), losses
-    errors = np.round(losses[0], 9)  # equal error weights tie (rounding aside)
-    candidates = np.flatnonzero(errors == errors.min())
-    best = candidates[int(np.argmin(losses[1, candidates]))]
+        best = int(np.argmin(losses[1]))
+    else:
+        errors = np.round(losses[0], 9)  # equal error weights tie (rounding aside)
+        candidates = np.flatnonzero(errors == errors.min())
+        best = int(candidates[int(np.argmin(losses[1, candidates]))])
+    if keep_joints:
+        losses[2:] = np.nan
+        losses[2:, best] = 0.0
+        for _, (joints, truth, held_weight) in per_fold:
+            chosen = np.ascontiguousarray(joints[:, :, best : best + 1])
+            losses[2:, best] += held_out_losses(chosen, truth, held_weight, scales)[2:, 0]
     return float(grid[best]), losses
 
 
