@@ -28,8 +28,8 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
 from discotree import DiscriminativeTreeClassifier, NaiveBayesClassifier, TANClassifier
-from discotree._validation import check_table
 from discotree.datasets import load_dataset
+from discotree.validation import check_table
 
 IMAGE_SETS = {"mnist", "mnist5000", "usps"}
 SKLEARN_SETS = ["iris", "wine", "breast_cancer", "digits"]

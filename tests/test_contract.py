@@ -30,7 +30,7 @@ from discotree import (
     NaiveBayesClassifier,
     TANClassifier,
 )
-from discotree._fitting import argmax_with_ties, sign_with_ties
+from discotree.fitting import argmax_with_ties, sign_with_ties
 
 DISCRETE = [
     NaiveBayesClassifier(),

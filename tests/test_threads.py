@@ -1,4 +1,4 @@
-"""The shared thread pool of ``discotree._threads``: reused, safe to nest, fork-safe."""
+"""The shared thread pool of ``discotree.threads``: reused, safe to nest, fork-safe."""
 
 import os
 import select
@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from discotree import _threads
-from discotree._threads import in_chunks, map_on_cores
+from discotree import threads as _threads
+from discotree.threads import in_chunks, map_on_cores
 
 
 @pytest.fixture

@@ -131,7 +131,7 @@ def test_nan_is_missing_not_an_error(rng):
 def test_string_and_categorical_columns_stay_codes_until_read():
     """check_table keeps pandas string and categorical columns as codes into their
     values; reading cells builds the object array, selecting rows keeps the codes."""
-    from discotree._validation import FactorizedColumn, check_table
+    from discotree.validation import FactorizedColumn, check_table
 
     frame = pd.DataFrame(
         {

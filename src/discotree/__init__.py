@@ -2,7 +2,6 @@
 
 import logging
 
-from ._config import config_context, get_config, set_config
 from .classifiers import (
     BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
@@ -13,6 +12,7 @@ from .classifiers import (
     NaiveBayesClassifier,
     TANClassifier,
 )
+from .config import config_context, get_config, set_config
 from .feature_selection import GroupCost, SubmodularFeatureSelector
 from .stats.discrete import PairStatistics
 from .stats.gaussian import GaussianStatistics

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._validation import check_table
 from .models.discrete_forest import DiscreteForestModel
+from .validation import check_table
 
 __all__ = ["edge_contributions"]
 

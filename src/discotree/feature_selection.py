@@ -34,8 +34,12 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 
-from ._fitting import FitContractMixin
-from ._validation import (
+from .fitting import FitContractMixin
+from .stats.set_information import DiscreteSetEntropy
+from .structure.submodular import MINIMIZERS, members, submodular_supermodular
+from .transformers.discretizer import Discretizer
+from .transformers.encoder import TableEncoder
+from .validation import (
     check_is_fitted,
     check_random_state_param,
     int_seed,
@@ -43,10 +47,6 @@ from ._validation import (
     numpy_generator,
     training_rows,
 )
-from .stats.set_information import DiscreteSetEntropy
-from .structure.submodular import MINIMIZERS, members, submodular_supermodular
-from .transformers.discretizer import Discretizer
-from .transformers.encoder import TableEncoder
 
 __all__ = ["GroupCost", "SubmodularFeatureSelector"]
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import joblib
 
-from ._config import check_file_size
+from .config import check_file_size
 
 __all__ = ["MAGIC", "MIN_KEY_BYTES", "load_model", "save_model"]
 

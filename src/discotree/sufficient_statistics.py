@@ -39,10 +39,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._validation import check_sample_weight, check_table, check_targets, positive_rows
 from .stats.discrete import PairStatistics
 from .transformers.discretizer import Discretizer
 from .transformers.encoder import TableEncoder
+from .validation import check_sample_weight, check_table, check_targets, positive_rows
 
 __all__ = ["PairStatistics", "StatisticsSchema"]
 

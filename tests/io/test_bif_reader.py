@@ -12,7 +12,6 @@ import pytest
 from numpy.testing import assert_allclose
 
 from discotree import TANClassifier
-from discotree._validation import check_table
 from discotree.io import (
     read_bif,
     read_bif_network,
@@ -21,6 +20,7 @@ from discotree.io import (
     write_bif,
     write_xmlbif,
 )
+from discotree.validation import check_table
 
 HEADER = """network toy { property a = "b"; }
 variable class { type discrete [ 2 ] { yes, no }; }

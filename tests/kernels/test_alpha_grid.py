@@ -6,7 +6,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import logsumexp
 
-from discotree._fitting import SCORE_TIE_RTOL, argmax_with_ties
+from discotree.fitting import SCORE_TIE_RTOL, argmax_with_ties
 from discotree.kernels import _reference
 from discotree.kernels.alpha_grid import exp_nonpositive, grid_losses
 from discotree.stats.discrete import PairStatistics, cell_pseudo_count, smoothed_conditional
@@ -208,7 +208,7 @@ def test_scoring_on_row_blocks_equals_one_thread(rng, monkeypatch):
     codes[rng.random(codes.shape) < 0.2] = -1
     single = bank.log_likelihood(codes, log_tables)
     monkeypatch.setattr(smoothing, "_THREAD_WORK", 1)
-    monkeypatch.setattr("discotree._threads.available_cores", lambda: 3)
+    monkeypatch.setattr("discotree.threads.available_cores", lambda: 3)
     assert_array_equal(bank.log_likelihood(codes, log_tables), single)
     joints = rng.normal(size=(500, 3, 4))
     truth, weight = rng.integers(0, 3, 500), rng.random(500)

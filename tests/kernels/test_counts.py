@@ -90,8 +90,8 @@ def test_counts_split_over_threads_equal_reference(rng, monkeypatch, weighted):
 def test_single_threaded_blas_is_held_by_one_thread_and_restored():
     import threading
 
-    from discotree import _threads
-    from discotree._threads import single_threaded_blas
+    from discotree import threads as _threads
+    from discotree.threads import single_threaded_blas
 
     with single_threaded_blas():  # the libraries it limits: those loaded (numpy's BLAS)
         pass

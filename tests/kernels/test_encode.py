@@ -71,7 +71,7 @@ def test_factorize_utf8_equals_pandas_factorize(storage, rng):
     import pandas as pd
     import pyarrow as pa
 
-    from discotree._validation import _factorize_strings
+    from discotree.validation import _factorize_strings
 
     pool = ["", "a", "ash", "birch", "café", "日本語", "x" * 8, "x" * 9, "long " * 7]
     pool += [f"value-{k}" for k in range(3000)]
@@ -162,7 +162,7 @@ def test_quantile_edges_of_columns_split_over_threads_equal_sorting(
     weights = rng.integers(0, 3, n).astype(float) if weighted else np.ones(n)
     values = np.asfortranarray(values) if order == "F" else np.ascontiguousarray(values)
     monkeypatch.setattr(discretizer, "_THREAD_CELLS", 1)
-    monkeypatch.setattr("discotree._threads.available_cores", lambda: 3)
+    monkeypatch.setattr("discotree.threads.available_cores", lambda: 3)
     edges = discretizer.quantile_edges_of_columns(values, weights, 4)
     for j in range(d):
         expected = _reference.weighted_quantile_edges(values[:, j], weights, 4)
@@ -175,7 +175,7 @@ def test_factorize_utf8_grows_its_table_over_many_distinct_strings(rng):
     import pandas as pd
     import pyarrow as pa
 
-    from discotree._validation import _factorize_strings
+    from discotree.validation import _factorize_strings
 
     distinct = [f"{k:x}" for k in range(40_000)] + [f"a longer value {k}" for k in range(9_000)]
     picks = rng.integers(0, len(distinct), 120_000)

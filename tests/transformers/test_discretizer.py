@@ -91,7 +91,7 @@ def test_threaded_quantiles_and_binning_equal_one_thread(rng, monkeypatch):
     weights = rng.random(3000)
     single = Discretizer(n_bins=5).fit(X, sample_weight=weights)
     monkeypatch.setattr(discretizer, "_THREAD_CELLS", 1)
-    monkeypatch.setattr("discotree._threads.available_cores", lambda: 3)
+    monkeypatch.setattr("discotree.threads.available_cores", lambda: 3)
     threaded = Discretizer(n_bins=5).fit(X, sample_weight=weights)
     for a, b in zip(single.bin_edges_, threaded.bin_edges_, strict=True):
         np.testing.assert_array_equal(a, b)

@@ -6,7 +6,7 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from discotree import Discretizer, TableEncoder
-from discotree._validation import check_codes, check_table
+from discotree.validation import check_codes, check_table
 
 
 def _reference_codes(train, test, max_categories):
@@ -132,7 +132,7 @@ def test_threaded_encoding_equals_one_thread(rng, monkeypatch):
         single = TableEncoder(max_categories=50)
         expected = single.fit_transform(X)
         monkeypatch.setattr(encoder_module, "_THREAD_CELLS", 1)
-        monkeypatch.setattr("discotree._threads.available_cores", lambda: 3)
+        monkeypatch.setattr("discotree.threads.available_cores", lambda: 3)
         np.testing.assert_array_equal(single.transform(X), expected)
         monkeypatch.undo()
 
@@ -163,7 +163,7 @@ def test_integer_columns_coded_by_their_values_equal_the_lookup(rng, monkeypatch
         ]
     )
     monkeypatch.setattr(encoder_module, "_THREAD_CELLS", 1 if threads > 1 else 10**9)
-    monkeypatch.setattr("discotree._threads.available_cores", lambda: threads)
+    monkeypatch.setattr("discotree.threads.available_cores", lambda: threads)
     copies = []
     original = encoder_module.TableEncoder._encode_identity
     monkeypatch.setattr(

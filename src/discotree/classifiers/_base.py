@@ -11,8 +11,16 @@ from numpy.typing import NDArray
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._fitting import FitContractMixin, argmax_with_ties
-from .._validation import (
+from ..fitting import FitContractMixin, argmax_with_ties
+from ..models.bayes_net import BayesNetModel
+from ..models.discrete_forest import DiscreteForestModel
+from ..models.gaussian_forest import GaussianForestModel
+from ..stats.discrete import PRIORS, PairStatistics, check_smoothing
+from ..stats.gaussian import GaussianStatistics
+from ..stats.smoothing import ALPHA_GRID, ESS_GRID, forest_models_by_alpha, select_alpha
+from ..transformers.discretizer import Discretizer
+from ..transformers.encoder import NumericEncoder, TableEncoder, check_cardinality
+from ..validation import (
     check_is_fitted,
     check_sample_weight,
     check_table,
@@ -22,14 +30,6 @@ from .._validation import (
     training_rows,
     validate_data,
 )
-from ..models.bayes_net import BayesNetModel
-from ..models.discrete_forest import DiscreteForestModel
-from ..models.gaussian_forest import GaussianForestModel
-from ..stats.discrete import PRIORS, PairStatistics, check_smoothing
-from ..stats.gaussian import GaussianStatistics
-from ..stats.smoothing import ALPHA_GRID, ESS_GRID, forest_models_by_alpha, select_alpha
-from ..transformers.discretizer import Discretizer
-from ..transformers.encoder import NumericEncoder, TableEncoder, check_cardinality
 from ._prediction import DaskPredictionMixin
 
 #: What ``_fit_model`` learns (boosting keeps its ensembles instead: None).

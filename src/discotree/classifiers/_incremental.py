@@ -35,16 +35,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._fitting import available_if_explained, clear_fitted_state
-from .._validation import (
+from ..fitting import available_if_explained, clear_fitted_state
+from ..kernels.counts import univariate_counts
+from ..stats.discrete import PairStatistics, category_index_map
+from ..validation import (
     check_sample_weight,
     check_table,
     check_targets,
     positive_rows,
     validate_data,
 )
-from ..kernels.counts import univariate_counts
-from ..stats.discrete import PairStatistics, category_index_map
 
 __all__ = ["IncrementalFitMixin"]
 

@@ -10,8 +10,8 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._fitting import FitContractMixin
-from .._validation import (
+from ..fitting import FitContractMixin
+from ..validation import (
     check_is_fitted,
     check_sample_weight,
     check_table,

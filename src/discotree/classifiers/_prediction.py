@@ -12,7 +12,7 @@ import functools
 import inspect
 from typing import Any
 
-from .._validation import check_is_fitted, is_dask_collection
+from ..validation import check_is_fitted, is_dask_collection
 
 __all__ = ["PREDICTION_METHODS", "DaskPredictionMixin"]
 

@@ -17,8 +17,8 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.svm import SVC
 
-from .._fitting import FitContractMixin
-from .._validation import check_is_fitted, check_table, check_targets, validate_data
+from ..fitting import FitContractMixin
+from ..validation import check_is_fitted, check_table, check_targets, validate_data
 
 __all__ = [
     "QuadraticSVMClassifier",

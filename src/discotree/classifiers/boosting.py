@@ -11,9 +11,14 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from .._config import warn_many_pairs
-from .._fitting import argmax_with_ties, available_if_explained, sign_with_ties
-from .._validation import (
+from ..config import warn_many_pairs
+from ..fitting import argmax_with_ties, available_if_explained, sign_with_ties
+from ..models.discrete_forest import DiscreteForestModel
+from ..stats.discrete import PairStatistics
+from ..stats.discriminative import discriminative_weights
+from ..structure.chow_liu import chow_liu_forest, forest_parents
+from ..structure.discriminative import discriminative_forest_paths
+from ..validation import (
     check_is_fitted,
     check_random_state_param,
     int_seed,
@@ -21,11 +26,6 @@ from .._validation import (
     is_dask_collection,
     take_rows,
 )
-from ..models.discrete_forest import DiscreteForestModel
-from ..stats.discrete import PairStatistics
-from ..stats.discriminative import discriminative_weights
-from ..structure.chow_liu import chow_liu_forest, forest_parents
-from ..structure.discriminative import discriminative_forest_paths
 from ._base import DiscreteForestClassifierBase
 
 __all__ = ["BoostedGraphicalModelClassifier", "line_search_alpha"]

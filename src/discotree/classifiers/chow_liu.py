@@ -7,7 +7,6 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import is_count
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
 from ..stats.discrete import PairStatistics
@@ -18,6 +17,7 @@ from ..structure.chow_liu import (
     forest_parents,
     penalized_forest,
 )
+from ..validation import is_count
 from ._base import DiscreteForestClassifierBase, ForestModel
 from ._incremental import IncrementalFitMixin
 

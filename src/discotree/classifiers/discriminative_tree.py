@@ -8,9 +8,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
-from .._config import warn_many_pairs
-from .._fitting import argmax_with_ties, available_if_explained, sign_with_ties
-from .._validation import check_is_fitted, check_random_state_param, int_seed, is_count, take_rows
+from ..config import warn_many_pairs
+from ..fitting import argmax_with_ties, available_if_explained, sign_with_ties
 from ..kernels.alpha_grid import composite_grid_scores
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
@@ -21,6 +20,7 @@ from ..stats.gaussian import GaussianStatistics, gaussian_j_divergence
 from ..stats.smoothing import CALIBRATION_SCALES, ForestGrid, best_scale
 from ..structure.chow_liu import forest_parents
 from ..structure.discriminative import discriminative_forest_paths
+from ..validation import check_is_fitted, check_random_state_param, int_seed, is_count, take_rows
 from ._base import DiscreteForestClassifierBase
 from ._forest_pairs import STRUCTURE_ALPHA, _ForestPair, _GridScores, composite_scores
 from ._incremental import IncrementalFitMixin
@@ -713,7 +713,8 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         array([0, 1, 2])
         """
         check_is_fitted(self)
-        return self.classes_[argmax_with_ties(self._posterior_scores(X))]
+        scores = self._posterior_scores(X)  # the uncalibrated posterior: ties as before
+        return self.classes_[argmax_with_ties(scores - logsumexp(scores, axis=1, keepdims=True))]
 
     def decision_function(self, X: Any) -> NDArray[np.float64]:
         """The log-likelihood ratio test statistic of the forest pair.

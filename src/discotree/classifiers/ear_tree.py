@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._config import get_config
-from .._validation import check_random_state_param, is_count, numpy_generator
+from ..config import get_config
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
 from ..stats.gaussian import GaussianStatistics
@@ -19,6 +18,7 @@ from ..stats.set_information import DiscreteSetEntropy, GaussianSetEntropy
 from ..structure.chow_liu import forest_parents
 from ..structure.ear import ear_tree
 from ..structure.submodular import MINIMIZERS
+from ..validation import check_random_state_param, is_count, numpy_generator
 from ._base import DiscreteForestClassifierBase, ForestModel
 
 __all__ = ["EARTreeClassifier"]

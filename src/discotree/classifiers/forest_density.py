@@ -23,16 +23,16 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.metaestimators import available_if
 
-from .._config import check_memory
-from .._validation import (
+from ..config import check_memory
+from ..models.kernel_density import PairwiseKernelDensities
+from ..stats.discriminative import gaussian_discriminative_weights
+from ..validation import (
     check_bool_param,
     check_is_fitted,
     check_random_state_param,
     int_seed,
     is_count,
 )
-from ..models.kernel_density import PairwiseKernelDensities
-from ..stats.discriminative import gaussian_discriminative_weights
 from ._kernel_density import _KernelDensityBase
 from .kernel_naive_bayes import KernelNaiveBayesClassifier
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._fitting import argmax_with_ties
+from ..fitting import argmax_with_ties
 from ..models.kernel_density import PairwiseKernelDensities
 from ._kernel_density import _KernelDensityBase
 

@@ -10,12 +10,6 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import (
-    check_bool_param,
-    check_random_state_param,
-    is_count,
-    numpy_generator,
-)
 from ..models.bayes_net import BayesNetModel, NodeScores, family_counts
 from ..models.conditional_likelihood import fit_conditional_likelihood
 from ..models.discrete_forest import DiscreteForestModel
@@ -36,6 +30,12 @@ from ..structure.chow_liu import (
 from ..structure.generative import cmi_forest, kdb_parents
 from ..structure.orderings import ORDERINGS
 from ..structure.step_selection import steps_by_cross_validation
+from ..validation import (
+    check_bool_param,
+    check_random_state_param,
+    is_count,
+    numpy_generator,
+)
 from ._base import DiscreteForestClassifierBase, ForestModel
 from ._incremental import IncrementalFitMixin
 

@@ -16,9 +16,9 @@ from numpy.typing import NDArray
 from scipy import stats
 from scipy.special import logsumexp
 
-from .._validation import check_random_state
 from ..models.discrete_forest import DiscreteForestModel
 from ..structure.spanning import orient_forest, topological_order
+from ..validation import check_random_state
 
 __all__ = [
     "ForestClass",

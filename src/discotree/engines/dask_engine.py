@@ -34,8 +34,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from .._config import get_config
-from .._validation import EXACT_FLOAT_INTEGER, check_table, check_targets
+from ..config import get_config
 from ..models.bayes_net import family_counts
 from ..stats.discrete import PairStatistics
 from ..stats.smoothing import (
@@ -55,6 +54,7 @@ from ..transformers.encoder import (
     _sort_key,
     check_cardinality,
 )
+from ..validation import EXACT_FLOAT_INTEGER, check_table, check_targets
 
 __all__ = [
     "fit_dask",

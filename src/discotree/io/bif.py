@@ -25,7 +25,7 @@ Examples
 ...     path = write_bif(clf, pathlib.Path(folder) / "tan.bif")[0]
 ...     model = read_bif(path)
 >>> bool(abs(model.joint_log_likelihood(clf.encoder_.transform(
-...     __import__("discotree._validation", fromlist=["x"]).check_table(X, "x")))
+...     __import__("discotree.validation", fromlist=["x"]).check_table(X, "x")))
 ...     - clf.predict_joint_log_proba(X)).max() < 1e-9)
 True
 """

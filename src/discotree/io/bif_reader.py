@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from .._config import format_bytes, get_config
+from ..config import format_bytes, get_config
 from .networks import Network, Variable
 
 __all__ = ["ROW_TOLERANCE", "read_bif_network", "read_xmlbif_network"]

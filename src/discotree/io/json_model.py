@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .._config import check_file_size
+from ..config import check_file_size
 from .model_checks import MAX_DEPTH, check_consistency, check_fields, nesting_depth
 
 __all__ = ["FORMAT", "dumps", "load_json", "loads", "save_json"]

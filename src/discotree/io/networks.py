@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_table
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
+from ..validation import check_table
 
 __all__ = [
     "Network",

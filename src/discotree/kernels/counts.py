@@ -20,7 +20,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from .._threads import available_cores, in_chunks, single_threaded_blas
+from ..threads import available_cores, in_chunks, single_threaded_blas
 from .encode import count_negatives
 
 __all__ = [
@@ -268,7 +268,7 @@ def pairwise_counts(
     chunk (BLAS ``syrk``), ``n_samples * D'**2`` multiply-adds in all, plus
     O(n_classes * D**2) to expand the tables. A class with enough rows is split over
     the cores, each thread filling its own chunks and calling a one-thread BLAS on
-    them (:func:`discotree._threads.single_threaded_blas`): the filling runs in
+    them (:func:`discotree.threads.single_threaded_blas`): the filling runs in
     parallel too, about 20 % faster than one filler feeding a threaded BLAS. Extra
     memory: chunks of the reduced matrix (16 MB in all, up to 128 MB for very wide
     matrices), one ``D' x D'`` Gram matrix per thread and the output,

@@ -7,7 +7,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from .._threads import in_chunks
+from ..threads import in_chunks
 
 
 @numba.njit(cache=True, nogil=True)

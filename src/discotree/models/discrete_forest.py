@@ -17,10 +17,10 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_codes
 from ..kernels.forest import forest_log_likelihood
 from ..stats.discrete import PairStatistics, cell_pseudo_count, smoothed_conditional
 from ..structure.spanning import topological_order
+from ..validation import check_codes
 
 __all__ = ["DiscreteForestModel"]
 

@@ -17,10 +17,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import xlogy
 
-from .._config import check_memory
-from .._validation import check_class_index, check_codes
+from ..config import check_memory
 from ..kernels.counts import pairwise_counts, univariate_counts
 from ..kernels.information import pairwise_mutual_information, pairwise_table_totals
+from ..validation import check_class_index, check_codes
 
 __all__ = [
     "PairStatistics",

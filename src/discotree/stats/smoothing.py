@@ -29,9 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._fitting import SCORE_TIE_RTOL
-from .._threads import available_cores, in_chunks, map_on_cores, single_threaded_blas
-from .._validation import check_codes
+from ..fitting import SCORE_TIE_RTOL
 from ..kernels.alpha_grid import (
     forest_log_likelihood_grid,
     forest_log_tables_grid,
@@ -39,6 +37,8 @@ from ..kernels.alpha_grid import (
     topological_orders,
 )
 from ..kernels.forest import forest_log_likelihood
+from ..threads import available_cores, in_chunks, map_on_cores, single_threaded_blas
+from ..validation import check_codes
 from .discrete import PairStatistics
 
 __all__ = [
@@ -75,7 +75,7 @@ _THREAD_WORK = 2_000_000
 
 def over_row_chunks(run: Callable[[int, int], None], n_rows: int, work_per_row: int) -> None:
     """``run(start, stop)`` over the rows, in one chunk per core when there is enough
-    work (:func:`discotree._threads.in_chunks`)."""
+    work (:func:`discotree.threads.in_chunks`)."""
     in_chunks(run, n_rows, n_rows * work_per_row, _THREAD_WORK)
 
 

@@ -15,7 +15,7 @@ from collections import deque
 import numpy as np
 from numpy.typing import NDArray
 
-from .._fitting import SCORE_TIE_RTOL
+from ..fitting import SCORE_TIE_RTOL
 from ..kernels.spanning import kruskal_select
 
 __all__ = [

@@ -8,10 +8,10 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from .._fitting import FitContractMixin
-from .._threads import in_chunks
-from .._validation import check_is_fitted, check_sample_weight, check_targets, validate_data
+from ..fitting import FitContractMixin
 from ..kernels.encode import encode_bins, encode_bins_padded, weighted_quantiles
+from ..threads import in_chunks
+from ..validation import check_is_fitted, check_sample_weight, check_targets, validate_data
 from .mdl import mdl_cut_points
 
 __all__ = ["Discretizer", "weighted_quantile_edges"]

@@ -12,9 +12,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from sklearn.base import clone
 
-from .._config import get_config
-from .._threads import in_chunks
-from .._validation import EXACT_FLOAT_INTEGER, Table, check_table, numeric_column, reject_inf
+from ..config import get_config
 from ..kernels.encode import (
     column_distinct,
     column_presence,
@@ -25,6 +23,8 @@ from ..kernels.encode import (
     encode_sorted,
     remap_codes,
 )
+from ..threads import in_chunks
+from ..validation import EXACT_FLOAT_INTEGER, Table, check_table, numeric_column, reject_inf
 from .discretizer import Discretizer
 
 __all__ = ["NumericEncoder", "TableEncoder"]

@@ -13,8 +13,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
-from ._threads import map_on_cores
 from .kernels.encode import column_ranges, factorize_utf8, padded_words
+from .threads import map_on_cores
 
 __all__ = [
     "Table",

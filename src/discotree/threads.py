@@ -121,7 +121,7 @@ def with_caller_config(run: Callable[..., Any]) -> Callable[..., Any]:
     ...     pool.submit(read).result()
     123
     """
-    from ._config import config_context, get_config
+    from .config import config_context, get_config
 
     config = get_config()
 

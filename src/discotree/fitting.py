@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from ._config import config_changes, config_context
+from .config import config_changes, config_context
 
 __all__ = [
     "SCORE_TIE_RTOL",
