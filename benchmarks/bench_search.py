@@ -221,19 +221,19 @@ def bench_order_search(repeats: int) -> dict:
 
     together = timed(run, repeats)
     structure = run()
-    original = search._Columns.candidates
+    original = search.ColumnCache.candidates
 
     def one_at_a_time(self, node, parent_sets):
         if all(len(p) == 2 for p in parent_sets):
             return search.StackedColumns([self.get(node, p) for p in parent_sets])
         return original(self, node, parent_sets)
 
-    search._Columns.candidates = one_at_a_time
+    search.ColumnCache.candidates = one_at_a_time
     try:
         separate = timed(run, repeats)
         assert run() == structure
     finally:
-        search._Columns.candidates = original
+        search.ColumnCache.candidates = original
     return {
         "shape": SEARCH_SHAPE,
         "pairs_together": together,

@@ -45,7 +45,7 @@ def test_batched_candidates_give_the_search_that_scores_them_all(
     per_candidate = bayes_net_search.CANDIDATE_BATCH_BYTES // candidate_batch_size(
         len(y), 3, Scorer(y, weights).chunk
     )
-    original = bayes_net_search._Columns.candidates
+    original = bayes_net_search.ColumnCache.candidates
     for batch in (1, 3):
         sizes = []
 
@@ -53,7 +53,7 @@ def test_batched_candidates_give_the_search_that_scores_them_all(
             sizes.append(len(parent_sets))
             return original(self, node, parent_sets)
 
-        monkeypatch.setattr(bayes_net_search._Columns, "candidates", spy)
+        monkeypatch.setattr(bayes_net_search.ColumnCache, "candidates", spy)
         monkeypatch.setattr(bayes_net_search, "CANDIDATE_BATCH_BYTES", batch * per_candidate)
         batched = _search(kind, codes, y, n_categories, weights, k, score)
         assert max(sizes) == batch  # the batches were that size

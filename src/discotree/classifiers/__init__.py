@@ -1,5 +1,8 @@
 """Scikit-learn compatible classifiers."""
 
+# parts of fitted estimators that model files name (not estimators themselves)
+from ._forest_pairs import ForestPair as ForestPair
+from ._incremental import StreamState as StreamState
 from .boosting import BoostedGraphicalModelClassifier
 from .chow_liu import ChowLiuClassifier
 from .discriminative_tree import DiscriminativeTreeClassifier

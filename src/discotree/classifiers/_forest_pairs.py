@@ -15,7 +15,7 @@ from ..structure.discriminative import ForestPath
 
 
 @dataclass
-class _ForestPair:
+class ForestPair:
     """The two forests learned for one binary problem: ``positive`` against
     ``negative`` (class indices; -1 stands for "every other class")."""
 
@@ -55,7 +55,7 @@ def composite_scores(ratios, tasks, log_prior: NDArray[np.float64], n_classes: i
 
 
 @dataclass
-class _GridScores:
+class GridScores:
     """One alpha's model in ``alpha="auto"``'s cross-validation, given by its scores
     function ``(codes, log_prior) -> (n_samples, n_classes)`` (eq. 32; two classes:
     the joint log-likelihoods)."""
@@ -64,3 +64,7 @@ class _GridScores:
 
     def scores(self, codes: NDArray, log_prior: NDArray[np.float64]) -> NDArray[np.float64]:
         return self.function(codes, log_prior)
+
+
+# Pickles written before these classes had public names (issue 30) name them so.
+_ForestPair = ForestPair

@@ -53,7 +53,7 @@ STREAM_PREFIX = "_stream"
 
 
 @dataclass
-class _Stream:
+class StreamState:
     """What ``partial_fit`` has accumulated: class weights, count tables in the
     encoder's current layout, and (when needed) the encoded rows."""
 
@@ -241,7 +241,7 @@ class IncrementalFitMixin:
         return all_classes
 
     @staticmethod
-    def _encode_batch(encoder, stream: _Stream, table) -> NDArray[np.integer]:
+    def _encode_batch(encoder, stream: StreamState, table) -> NDArray[np.integer]:
         """A later batch's codes; categories it reveals grow the encoding and the
         tables first (columns whose codes show unseen values are rescanned only)."""
         if len(table.columns) != len(encoder.columns_):
@@ -354,7 +354,7 @@ class IncrementalFitMixin:
         if schema.feature_names is not None:
             self.feature_names_in_ = schema.feature_names
         self.n_categories_ = encoder.n_categories_
-        self._stream = _Stream(
+        self._stream = StreamState(
             class_weight=np.asarray(statistics.class_weight, dtype=np.float64).copy(),
             counts=counts.copy(),
             n_categories=encoder.n_categories_.copy(),
@@ -364,18 +364,18 @@ class IncrementalFitMixin:
         self._stream_finish()
         return self
 
-    def _stream_start(self, encoder, n_classes: int) -> _Stream:
+    def _stream_start(self, encoder, n_classes: int) -> StreamState:
         n_categories = encoder.n_categories_
         width = int(n_categories.sum())
         shape = (n_classes, width, width) if self._streams_pairs else (n_classes, width)
-        return _Stream(
+        return StreamState(
             class_weight=np.zeros(n_classes),
             counts=np.zeros(shape),
             n_categories=n_categories.copy(),
             keep_rows=self._stream_keeps_rows(),
         )
 
-    def _stream_add(self, stream: _Stream, codes, class_index, weights) -> None:
+    def _stream_add(self, stream: StreamState, codes, class_index, weights) -> None:
         n_classes = len(stream.class_weight)
         w = np.ones(len(codes)) if weights is None else weights
         if self._streams_pairs:
@@ -394,7 +394,7 @@ class IncrementalFitMixin:
 
     def _stream_finish(self) -> None:
         """Learn structure and parameters from the accumulated statistics."""
-        stream: _Stream = self.__dict__["_stream"]
+        stream: StreamState = self.__dict__["_stream"]
         self._stream_stale = False
         before = set(self.__dict__)
         codes = class_index = weights = None
@@ -429,3 +429,7 @@ class IncrementalFitMixin:
             if name in vars(klass) and hasattr(vars(klass)[name], "__get__"):
                 return vars(klass)[name].__get__(self, type(self))
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+# Pickles written before these classes had public names (issue 30) name them so.
+_Stream = StreamState

@@ -57,7 +57,7 @@ def _robust_moments(X, w) -> tuple[NDArray, NDArray, NDArray]:
     return magnitude, mean, sd
 
 
-class _KernelDensityBase(FitContractMixin, ClassifierMixin, BaseEstimator):
+class KernelDensityBase(FitContractMixin, ClassifierMixin, BaseEstimator):
     """Validation, standardisation and bandwidths shared by the kernel classifiers."""
 
     def _validate(self, X, y, sample_weight):

@@ -97,7 +97,7 @@ def line_search_by_slope(weighted_margin: float, any_negative: bool, slope) -> f
 
 
 @dataclass
-class _Round:
+class BoostingRound:
     alpha: float
     model: DiscreteForestModel  # column 0: q-hat, column 1: p-hat
 
@@ -112,12 +112,12 @@ class _Round:
 
 
 @dataclass
-class _Ensemble:
+class BoostedEnsemble:
     """A boosted binary problem: ``positive`` (label +1) against ``negative``."""
 
     positive: int
     negative: int
-    rounds: list[_Round]
+    rounds: list[BoostingRound]
     stopped: str
     init_score: float = 0.0  # F_0
 
@@ -372,7 +372,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         self._set_ensembles(ensembles)
         return None
 
-    def _set_ensembles(self, ensembles: list[_Ensemble]) -> None:
+    def _set_ensembles(self, ensembles: list[BoostedEnsemble]) -> None:
         """The fitted attributes of the boosted binary problems."""
         n_classes = len(self.classes_)
         self.ensembles_ = ensembles
@@ -390,7 +390,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
                             self.edges_union_[c].append(edge)
         self.edges_ = self.edges_union_
 
-    def _boost(self, codes, class_index, weights, positive: int, negative: int) -> _Ensemble:
+    def _boost(self, codes, class_index, weights, positive: int, negative: int) -> BoostedEnsemble:
         """Algorithm 2 on the rows of ``positive`` (y = +1) and ``negative`` (y = -1)."""
         rows = np.flatnonzero(
             (class_index == positive)
@@ -408,7 +408,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
             log_w = log_w - y * init_score
             log_w -= logsumexp(log_w)
         learner = BASE_LEARNERS[self.base]
-        rounds: list[_Round] = []
+        rounds: list[BoostingRound] = []
         stopped = ""
         for t in range(self.n_estimators_):
             w = np.exp(log_w)
@@ -419,7 +419,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
             model = DiscreteForestModel.from_statistics(
                 stats, parents, alpha=self._alpha, epsilon=self._epsilon
             )
-            candidate = _Round(1.0, model)
+            candidate = BoostingRound(1.0, model)
             margins = y * candidate.weak(codes, self.algorithm)
             alpha = line_search_alpha(margins, w)
             if alpha == 0.0:
@@ -436,7 +436,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
             logger.info("round %d of %d: alpha = %.4g", t + 1, self.n_estimators_, alpha)
         if stopped:
             logger.info("%s: %s", type(self).__name__, stopped)
-        return _Ensemble(positive, negative, rounds, stopped, init_score)
+        return BoostedEnsemble(positive, negative, rounds, stopped, init_score)
 
     # --------------------------------------------------------------- prediction
     def _staged_scores(self, X: Any):
@@ -636,3 +636,8 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
     def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
         """Not available: the boosted models are unnormalised (eq. 27)."""
         raise AssertionError("unreachable")  # pragma: no cover
+
+
+# Pickles written before these classes had public names (issue 30) name them so.
+_Ensemble = BoostedEnsemble
+_Round = BoostingRound

@@ -22,7 +22,7 @@ from ..structure.chow_liu import forest_parents
 from ..structure.discriminative import discriminative_forest_paths
 from ..validation import check_is_fitted, check_random_state_param, int_seed, is_count, take_rows
 from ._base import DiscreteForestClassifierBase
-from ._forest_pairs import STRUCTURE_ALPHA, _ForestPair, _GridScores, composite_scores
+from ._forest_pairs import STRUCTURE_ALPHA, ForestPair, GridScores, composite_scores
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["DiscriminativeTreeClassifier"]
@@ -497,7 +497,7 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
 
             def fit_alpha(alpha):
                 tables = bank.log_tables(counts, (alpha,))
-                return _GridScores(
+                return GridScores(
                     lambda codes, prior: scores(bank.log_likelihood(codes, tables), prior)[:, :, 0]
                 )
 
@@ -536,7 +536,7 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         )
         model = self._pair_model(pair, path_pos, path_neg, n_features, self.n_edges_)
         j_path = self._j_path(psi_pos, psi_neg, path_pos, path_neg, self._marginal_j(pair))
-        return _ForestPair(positive, negative, path_pos, path_neg, j_path, model), psi_pos, psi_neg
+        return ForestPair(positive, negative, path_pos, path_neg, j_path, model), psi_pos, psi_neg
 
     def _pair_model(self, pair, path_pos, path_neg, n_features, n_edges):
         parents = np.stack(

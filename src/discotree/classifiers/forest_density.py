@@ -33,7 +33,7 @@ from ..validation import (
     int_seed,
     is_count,
 )
-from ._kernel_density import _KernelDensityBase
+from ._kernel_density import KernelDensityBase
 from .kernel_naive_bayes import KernelNaiveBayesClassifier
 
 __all__ = [
@@ -223,7 +223,7 @@ def informative_pairs(
     return np.column_stack([i[order], j[order]]).astype(np.intp)
 
 
-class ForestDensityClassifier(_KernelDensityBase):
+class ForestDensityClassifier(KernelDensityBase):
     """Linear SVM on class-conditional log kernel densities (004, Section 3).
 
     Parameters

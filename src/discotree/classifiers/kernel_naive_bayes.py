@@ -9,12 +9,12 @@ from numpy.typing import NDArray
 
 from ..fitting import argmax_with_ties
 from ..models.kernel_density import PairwiseKernelDensities
-from ._kernel_density import _KernelDensityBase
+from ._kernel_density import KernelDensityBase
 
 __all__ = ["KernelNaiveBayesClassifier"]
 
 
-class KernelNaiveBayesClassifier(_KernelDensityBase):
+class KernelNaiveBayesClassifier(KernelDensityBase):
     """Naive Bayes with Gaussian kernel density marginals (the ``NB`` baseline of 004).
 
     ``log P(c) + sum_i log max(f_c(x_i), density_floor)`` with a normal-reference

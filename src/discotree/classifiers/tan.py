@@ -10,7 +10,9 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from ..models.bayes_net import BayesNetModel, NodeScores, family_counts
+from ..kernels.family_counts import family_counts
+from ..learners.step_selection import steps_by_cross_validation
+from ..models.bayes_net import BayesNetModel
 from ..models.conditional_likelihood import fit_conditional_likelihood
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
@@ -29,7 +31,7 @@ from ..structure.chow_liu import (
 )
 from ..structure.generative import cmi_forest, kdb_parents
 from ..structure.orderings import ORDERINGS
-from ..structure.step_selection import steps_by_cross_validation
+from ..structure.search_state import NodeScores
 from ..validation import (
     check_bool_param,
     check_random_state_param,
@@ -92,7 +94,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         steps as ``structure_folds``-fold cross-validation on the training rows finds
         best (held-out classification rate of ML parameters; the shortest among
         equals), the regularisation of 2-tree structures of Section 6.5.2 of 002
-        (:mod:`discotree.structure.step_selection`); ``structure_folds`` more searches
+        (:mod:`discotree.learners.step_selection`); ``structure_folds`` more searches
         on 4/5 of the rows. ``None``: every step the search takes.
     n_edges : int, None, "bic" or "aic", default=None
         ``"cmi"`` with k = 1 only: keep the first ``n_edges`` edges Kruskal adds, or with

@@ -19,7 +19,7 @@ import dask.dataframe as dd
 import numpy as np
 
 from ..stats.discrete import PairStatistics
-from .dask_engine import _encode_partition, row_partitions, schema_pass, tree_sum
+from .dask_engine import encode_partition, row_partitions, schema_pass, tree_sum
 
 __all__ = ["fit_boosted_dask"]
 
@@ -103,7 +103,12 @@ def _boost_task(estimator, schema, encoded, positive: int, negative: int):
     per round a weighted counting pass (tree-reduced) and a scoring pass; the line
     search evaluates its slope over the partitions (``line_search_by_slope``, the
     bracketing and Brent steps of the in-memory fit)."""
-    from ..classifiers.boosting import BASE_LEARNERS, _Ensemble, _Round, line_search_by_slope
+    from ..classifiers.boosting import (
+        BASE_LEARNERS,
+        BoostedEnsemble,
+        BoostingRound,
+        line_search_by_slope,
+    )
     from ..models.discrete_forest import DiscreteForestModel
 
     n_categories = schema.n_categories
@@ -134,7 +139,7 @@ def _boost_task(estimator, schema, encoded, positive: int, negative: int):
         model = DiscreteForestModel.from_statistics(
             stats, parents, alpha=estimator._alpha, epsilon=estimator._epsilon
         )
-        candidate = _Round(1.0, model)
+        candidate = BoostingRound(1.0, model)
         algorithm = estimator.algorithm
         n_parts = len(tasks)
         margins = _persisted(_margins, tasks, [candidate] * n_parts, [algorithm] * n_parts)
@@ -166,7 +171,7 @@ def _boost_task(estimator, schema, encoded, positive: int, negative: int):
         log_w = _persisted(lambda lw, m, a=alpha: lw - a * m, log_w, margins)
         norm = _global_log_sum_exp(log_w)
         log_w = _persisted(lambda lw, z=norm: lw - z, log_w)
-    return _Ensemble(positive, negative, rounds, stopped, init_score)
+    return BoostedEnsemble(positive, negative, rounds, stopped, init_score)
 
 
 def fit_boosted_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
@@ -194,7 +199,7 @@ def fit_boosted_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) 
     if n_classes < 2:
         raise ValueError(f"{name}: y contains only 1 class; at least two are needed.")
     encoded = list(
-        dask.persist(*[dask.delayed(_encode_partition)(schema, x, y_, w) for x, y_, w in parts])
+        dask.persist(*[dask.delayed(encode_partition)(schema, x, y_, w) for x, y_, w in parts])
     )
     class_weight = tree_sum(
         [

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from ..config import get_config
-from ..models.bayes_net import family_counts
+from ..kernels.family_counts import family_counts
 from ..stats.discrete import PairStatistics
 from ..stats.smoothing import (
     ALPHA_GRID,
@@ -49,10 +49,10 @@ from ..sufficient_statistics import StatisticsSchema
 from ..transformers.discretizer import weighted_quantile_edges
 from ..transformers.encoder import (
     TableEncoder,
-    _distinct_values,
-    _present_values,
-    _sort_key,
+    category_sort_key,
     check_cardinality,
+    distinct_values,
+    present_values,
 )
 from ..validation import EXACT_FLOAT_INTEGER, check_table, check_targets
 
@@ -202,7 +202,7 @@ def _summarise(x: Any, y: Any, w: Any, max_categories: int, limit: int, owner: s
         )
         if not positive.all():
             block = block[positive]
-        distinct = dict(zip(numeric, _distinct_values(block, max_categories), strict=True))
+        distinct = dict(zip(numeric, distinct_values(block, max_categories), strict=True))
     columns: list[tuple[str, Any, Any]] = []
     for j, column in enumerate(table.columns):
         if j in distinct:
@@ -224,9 +224,9 @@ def _summarise(x: Any, y: Any, w: Any, max_categories: int, limit: int, owner: s
             columns.append(("wide" if wide else "numeric", exact, sketch))
         else:
             if positive.all():
-                present = _present_values(column, table.factorized.get(j))
+                present = present_values(column, table.factorized.get(j))
             else:
-                present = _present_values(column[positive])
+                present = present_values(column[positive])
             columns.append(("object", present if len(present) <= limit else None, None))
     return {"n_rows": table.n_samples, "labels": labels, "columns": columns}
 
@@ -285,7 +285,7 @@ def schema_pass(estimator: Any, parts: list[tuple], names: Any) -> StatisticsSch
             if exact is None:
                 check_cardinality(limit + 1, summary["n_rows"], label, owner)
             check_cardinality(len(exact), summary["n_rows"], label, owner)
-            specs.append(("object", sorted(exact, key=_sort_key), False))
+            specs.append(("object", sorted(exact, key=category_sort_key), False))
             continue
         if fixed is not None:
             specs.append(("bins", fixed[numeric_index]))
@@ -325,7 +325,7 @@ def schema_pass(estimator: Any, parts: list[tuple], names: Any) -> StatisticsSch
 
 
 # -------------------------------------------------------------------- counting pass
-def _encode_partition(schema: StatisticsSchema, x: Any, y: Any, w: Any):
+def encode_partition(schema: StatisticsSchema, x: Any, y: Any, w: Any):
     """A partition as (codes, class index, weights), rows of weight zero left out."""
     if len(x) == 0:
         empty = np.empty((0, schema.n_features), dtype=schema.encoder.code_dtype_)
@@ -471,7 +471,7 @@ def fit_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
     if len(schema.classes) < 2:
         raise ValueError(f"{name}: y contains only 1 class; at least two are needed.")
     k = getattr(estimator, "k", 1)
-    encoded = [dask.delayed(_encode_partition)(schema, x, y_, w) for x, y_, w in parts]
+    encoded = [dask.delayed(encode_partition)(schema, x, y_, w) for x, y_, w in parts]
     if auto or k == 2:  # several passes: the codes (a byte per cell) stay in the cluster
         encoded = list(dask.persist(*encoded))
     n_folds = 0

@@ -5,7 +5,7 @@ the regularisation of Section 6.5.2.
 Therefore we introduce 5-fold cross validation on the training data to find the optimal
 classifier structure." The paper does not say over what the cross-validation ranges;
 ours chooses how many steps of the structure search to keep
-(:mod:`discotree.structure.step_selection`, ``TANClassifier(structure_folds=5)``). The
+(:mod:`discotree.learners.step_selection`, ``TANClassifier(structure_folds=5)``). The
 sets, folds, MDL bins and smoothing are those of ``pernkopf-uci``; every 2-tree
 classifier of Table 1 is fitted plain and regularised on the same folds.
 """

@@ -41,7 +41,7 @@ from numpy.typing import NDArray
 
 from ..models.bayes_net import BayesNetModel
 from .bif_reader import read_bif_network, read_xmlbif_network
-from .networks import Network, Variable, _identifier, class_networks, network_of
+from .networks import Network, Variable, bif_identifier, class_networks, network_of
 
 __all__ = ["class_rooted_model", "read_bif", "read_xmlbif", "write_bif", "write_xmlbif"]
 
@@ -55,7 +55,7 @@ def _networks(estimator: Any) -> list[tuple[str, Network]]:
         return [("", network_of(estimator))]
     networks, prior = class_networks(estimator)
     classes = [str(c) for c in estimator.classes_]
-    out = [(f"_{_identifier(c)}", n) for c, n in zip(classes, networks, strict=True)]
+    out = [(f"_{bif_identifier(c)}", n) for c, n in zip(classes, networks, strict=True)]
     prior_net = Network(
         f"{type(estimator).__name__}_prior", [Variable("class", classes, [], prior)]
     )
@@ -74,7 +74,7 @@ def _number(p: float) -> str:
 def _distinct_identifiers(names: list[str]) -> list[str]:
     out: list[str] = []
     for name in names:
-        candidate = _identifier(name)
+        candidate = bif_identifier(name)
         while candidate in out:
             candidate += "_"
         out.append(candidate)
@@ -88,7 +88,7 @@ def _bif_text(network: Network) -> str:
         strict=True,
     ))  # fmt: skip
     states = {v.name: _distinct_identifiers(v.states) for v in network.variables}
-    lines = [f"network {_identifier(network.name)} {{", "}"]
+    lines = [f"network {bif_identifier(network.name)} {{", "}"]
     for v in network.variables:
         lines += [
             f"variable {names[v.name]} {{",

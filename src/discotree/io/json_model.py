@@ -45,9 +45,8 @@ _VERSION = 1
 def _registry() -> dict[str, type]:
     """The classes a file may name: discotree's estimators and the objects they hold."""
     from .. import classifiers
-    from ..classifiers._forest_pairs import _ForestPair
-    from ..classifiers._incremental import _Stream
-    from ..classifiers.boosting import _Ensemble, _Round
+    from ..classifiers import ForestPair, StreamState
+    from ..classifiers.boosting import BoostedEnsemble, BoostingRound
     from ..models.bayes_net import BayesNetModel
     from ..models.discrete_forest import DiscreteForestModel
     from ..models.gaussian_forest import GaussianForestModel
@@ -58,7 +57,7 @@ def _registry() -> dict[str, type]:
     from ..structure.ear import EARSplit, EARTree
     from ..sufficient_statistics import StatisticsSchema
     from ..transformers.discretizer import Discretizer
-    from ..transformers.encoder import NumericEncoder, TableEncoder, _Column
+    from ..transformers.encoder import ColumnEncoding, NumericEncoder, TableEncoder
 
     allowed = [
         classifiers.NaiveBayesClassifier,
@@ -69,7 +68,7 @@ def _registry() -> dict[str, type]:
         classifiers.EARTreeClassifier,
         TableEncoder,
         NumericEncoder,
-        _Column,
+        ColumnEncoding,
         Discretizer,
         DiscreteForestModel,
         BayesNetModel,
@@ -77,18 +76,27 @@ def _registry() -> dict[str, type]:
         PairStatistics,
         GaussianStatistics,
         ForestPath,
-        _ForestPair,
+        ForestPair,
         AltmaxResult,
-        _Ensemble,
-        _Round,
+        BoostedEnsemble,
+        BoostingRound,
         EARSplit,
         EARTree,
         StatisticsSchema,
-        _Stream,
+        StreamState,
     ]
     names = {f"{cls.__module__}.{cls.__qualname__}": cls for cls in allowed}
-    # files written before _ForestPair moved to its own module (session 6)
-    names["discotree.classifiers.discriminative_tree._ForestPair"] = _ForestPair
+    # the names files written by earlier versions hold: before ForestPair moved to its
+    # own module (session 6), and before these classes had public names (issue 30)
+    for old, cls in (
+        ("discotree.classifiers.discriminative_tree._ForestPair", ForestPair),
+        ("discotree.classifiers._forest_pairs._ForestPair", ForestPair),
+        ("discotree.classifiers._incremental._Stream", StreamState),
+        ("discotree.classifiers.boosting._Ensemble", BoostedEnsemble),
+        ("discotree.classifiers.boosting._Round", BoostingRound),
+        ("discotree.transformers.encoder._Column", ColumnEncoding),
+    ):
+        names[old] = cls
     return names
 
 

@@ -260,13 +260,13 @@ def class_networks(estimator: Any) -> tuple[list[Network], NDArray[np.float64]]:
             table = _check_conditional(table, features[j])
             variables.append(Variable(features[j], states[j], parents, table))
         networks.append(
-            Network(f"{type(estimator).__name__}_class_{_identifier(str(label))}", variables)
+            Network(f"{type(estimator).__name__}_class_{bif_identifier(str(label))}", variables)
         )
     prior = np.exp(np.asarray(estimator.class_log_prior_, dtype=np.float64))
     return networks, prior / prior.sum()
 
 
-def _identifier(text: str) -> str:
+def bif_identifier(text: str) -> str:
     """A BIF-safe identifier: letters, digits and underscores, not starting with a digit."""
     out = re.sub(r"[^0-9A-Za-z_]", "_", text)
     return out if out and not out[0].isdigit() else "_" + out

@@ -18,7 +18,7 @@ import math
 import numba
 import numpy as np
 
-from .forest import _incomplete_row, _scratch
+from .forest import incomplete_row, message_scratch
 
 
 @numba.njit(cache=True, nogil=True)
@@ -271,7 +271,7 @@ def forest_log_likelihood_grid(
         max_r = max(max_r, n_categories[f])
     lam = np.empty((n_features, max_r, n_alphas))
     log_scale = np.empty((n_features, n_alphas))
-    beta, terms = _scratch(n_categories)
+    beta, terms = message_scratch(n_categories)
     column = np.empty(log_tables.shape[0])
     index = np.empty(n_features, dtype=np.intp)
     complete = np.ones(n_samples, dtype=np.bool_)
@@ -297,7 +297,7 @@ def forest_log_likelihood_grid(
             for a in range(n_alphas):  # underflow: the log-space messages
                 for i in range(column.shape[0]):
                     column[i] = log_tables[i, a]
-                out[s, k, a] = _incomplete_row(
+                out[s, k, a] = incomplete_row(
                     codes, s, k, parents, order, n_categories, column, cpt_offset, beta, terms
                 )
 

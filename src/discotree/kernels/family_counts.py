@@ -4,9 +4,10 @@ search), or many families of one node with two parents at once
 (:func:`pair_family_counts`, the candidates of the k = 2 order search of 002,
 Algorithm 1).
 
-The missing-value rule of :mod:`discotree.kernels.counts` and of
-:func:`discotree.models.bayes_net.family_counts`: a row adds to a family's table only
-where the node and both parents are observed. Each count adds the weights of its rows
+:func:`family_counts` is the one way the package counts one family (parameters,
+structure searches, cross-validation, the Dask engine). The missing-value rule of
+:mod:`discotree.kernels.counts`: a row adds to a family's table only where the node and
+every parent are observed (available-case counts). Each count adds the weights of its rows
 in sample order, as :func:`numpy.bincount` does for one family, so the sums are the
 same to the bit.
 """
@@ -17,7 +18,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["family_cell_counts", "family_cells", "pair_family_counts"]
+__all__ = ["family_cell_counts", "family_cells", "family_counts", "pair_family_counts"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -199,3 +200,44 @@ def pair_family_counts(
         out.reshape(-1),
     )
     return out, starts, missing == 0
+
+
+def family_counts(
+    codes: NDArray[np.integer],
+    class_index: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    n_classes: int,
+    n_categories: NDArray[np.intp],
+    node: int,
+    parents: tuple[int, ...],
+) -> NDArray[np.float64]:
+    """Weighted counts n(c, x_pa, x_j) of one family, shape (C, r_pa..., r_j).
+
+    Rows where the node or one of its parents is missing are left out (available-case
+    counts, as the pairwise tables). By :func:`family_cells` and
+    :func:`family_cell_counts` over the family's columns: the sums of
+    :func:`numpy.bincount`, to the bit.
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1], [1, 1], [1, -1], [1, 0]])
+    >>> family_counts(codes, np.array([0, 0, 1, 1]), np.ones(4), 2, np.array([2, 2]), 1, (0,))
+    array([[[0., 1.],
+            [0., 1.]],
+    <BLANKLINE>
+           [[0., 0.],
+            [1., 0.]]])
+    """
+    family = (*parents, node)
+    shape = (n_classes, *(int(n_categories[v]) for v in family))
+    codes = np.asarray(codes)
+    columns = np.ascontiguousarray(codes[:, list(family)].T, dtype=np.intp)
+    cells = family_cells(columns, tuple(range(len(family))), np.asarray(n_categories)[list(family)])
+    counts = family_cell_counts(
+        cells,
+        class_index,
+        np.asarray(weights, dtype=np.float64),
+        n_classes,
+        int(np.prod(shape[1:])),
+    )
+    return counts.reshape(shape)

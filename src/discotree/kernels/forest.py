@@ -22,7 +22,7 @@ def _message(log_cpt, row, beta_j, rj, terms):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
-def _scratch(n_categories):  # pragma: no cover - numba
+def message_scratch(n_categories):  # pragma: no cover - numba
     """The message arrays: beta (n_features, max r) and terms (max r)."""
     max_r = 1
     for f in range(n_categories.shape[0]):
@@ -71,7 +71,7 @@ def forest_log_likelihood(
     """
     n_samples, n_features = codes.shape
     n_classes = parents.shape[0]
-    beta, terms = _scratch(n_categories)
+    beta, terms = message_scratch(n_categories)
     for s in range(n_samples):
         complete = _is_complete(codes, s)
         for c in range(n_classes):
@@ -83,13 +83,13 @@ def forest_log_likelihood(
                     total += log_cpt[cpt_offset[c, j] + row + codes[s, j]]
                 out[s, c] = total
                 continue
-            out[s, c] = _incomplete_row(
+            out[s, c] = incomplete_row(
                 codes, s, c, parents, order, n_categories, log_cpt, cpt_offset, beta, terms
             )
 
 
 @numba.njit(cache=True, nogil=True)
-def _incomplete_row(
+def incomplete_row(
     codes, s, c, parents, order, n_categories, log_cpt, cpt_offset, beta, terms
 ):  # pragma: no cover - numba
     """``log P(x_s | c)`` of a sample with missing features, by messages (see

@@ -28,17 +28,17 @@ from collections.abc import Iterable
 import numpy as np
 from numpy.typing import NDArray
 
-from ..models.bayes_net import LazyColumn, NodeScores
 from .candidates import (
     CandidateColumns,
+    ColumnCache,
     PairParentCandidates,
     ReplacementCandidates,
     ReplacementColumns,
     SingleParentCandidates,
     StackedColumns,
-    _Columns,
 )
 from .scorer import Scorer
+from .search_state import LazyColumn, NodeScores
 
 __all__ = [
     "CANDIDATE_BATCH_BYTES",
@@ -89,7 +89,7 @@ def candidate_batch_size(n_samples: int, n_classes: int, chunk: int) -> int:
 
 def _first_best_candidate(
     state: NodeScores,
-    columns: _Columns,
+    columns: ColumnCache,
     scorer: Scorer,
     node: int,
     candidates: Iterable[tuple[int, ...]],
@@ -149,7 +149,7 @@ def greedy_search(
     after each accepted step.
     """
     n = state.codes.shape[1]
-    columns = _Columns(state)
+    columns = ColumnCache(state)
     current = scorer.value(state.joint)
     added = 0
     while max_edges is None or added < max_edges:
@@ -215,7 +215,7 @@ class _SuperparentSums:
     are those it had when it was added), so the sums equal the recomputed ones up to
     rounding."""
 
-    def __init__(self, state: NodeScores, columns: _Columns) -> None:
+    def __init__(self, state: NodeScores, columns: ColumnCache) -> None:
         self.state, self.columns = state, columns
         self.sums: dict[int, NDArray[np.float64]] = {}
         self.members: dict[int, set[int]] = {}
@@ -256,7 +256,7 @@ class _SuperparentSums:
 
 def _best_children(
     state: NodeScores,
-    columns: _Columns,
+    columns: ColumnCache,
     scorer: Scorer,
     superparent: int,
     kids: list[int],
@@ -326,7 +326,7 @@ def superparent_search(
     column operations instead of O(D^2) (USPS, 256 attributes: minutes, not hours).
     """
     n = state.codes.shape[1]
-    columns = _Columns(state)
+    columns = ColumnCache(state)
     current = scorer.value(state.joint)
     kept = n * state.joint.nbytes <= SUPERPARENT_SUMS_BYTES
     sums = _SuperparentSums(state, columns)
@@ -382,7 +382,7 @@ def order_search(
     ``gains``, when given, receives the score gain of the choice that added each edge;
     ``steps`` the parents after each kept choice.
     """
-    columns = _Columns(state)
+    columns = ColumnCache(state)
     current = scorer.value(state.joint)
     changed = True
     for position in range(1, len(order)):

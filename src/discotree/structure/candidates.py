@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 from numpy.typing import NDArray
 
-from ..models.bayes_net import LazyColumn, NodeScores, PairParentColumns, SingleParentColumns
+from .search_state import LazyColumn, NodeScores, PairParentColumns, SingleParentColumns
 
 __all__ = [
     "CandidateColumns",
@@ -230,7 +230,7 @@ class _CodesInOrder:
         return self._codes
 
 
-class _Columns:
+class ColumnCache:
     """Cache of candidate columns, dropped for a node when its parents change."""
 
     def __init__(self, state: NodeScores, limit: int = 50_000_000) -> None:

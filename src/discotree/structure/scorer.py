@@ -14,8 +14,8 @@ from numpy.typing import NDArray
 from scipy.special import logsumexp
 
 from ..kernels.candidate_scores import candidate_hits, replacement_hits
-from ..models.bayes_net import LazyColumn
 from .candidates import CandidateColumns
+from .search_state import LazyColumn
 
 __all__ = ["Scorer"]
 

@@ -38,7 +38,7 @@ _MAX_LOOKUP = 1 << 12
 
 
 @dataclass
-class _Column:
+class ColumnEncoding:
     kind: str
     categories: NDArray[Any] | None = None
     lookup: dict[Any, int] = field(default_factory=dict)
@@ -87,7 +87,7 @@ def _beyond_float(column: NDArray[Any]) -> bool:
     return bool(column.max() >= limit or (column.dtype.kind == "i" and column.min() <= -limit))
 
 
-def _present_values(column: NDArray[Any], factorized: Any = None, complete: bool = False) -> set:
+def present_values(column: NDArray[Any], factorized: Any = None, complete: bool = False) -> set:
     """The distinct values of an object column, None left out (hashing in C, or
     none when the table has the column's factorisation; not even a pass over its codes
     when every value of the factorisation occurs)."""
@@ -101,7 +101,7 @@ def _present_values(column: NDArray[Any], factorized: Any = None, complete: bool
     return {v for v in pd.unique(np.asarray(column, dtype=object)) if v is not None}
 
 
-def _category_codes(column: NDArray[Any], spec: _Column):
+def _category_codes(column: NDArray[Any], spec: ColumnEncoding):
     """Codes of an object (or numeric, categorical at fit) column: the position of
     each value among the categories, -1 for missing and unseen values. Vectorised
     hash lookup; the same equality as the ``lookup`` dict (1 == 1.0 == True). (A
@@ -124,11 +124,11 @@ def _identity(value: Any) -> Any:
     return value
 
 
-def _sort_key(value: Any) -> tuple[str, str]:
+def category_sort_key(value: Any) -> tuple[str, str]:
     return (type(value).__name__, str(value))
 
 
-def _distinct_values(block: NDArray[Any], max_distinct: int) -> list[NDArray[np.float64] | None]:
+def distinct_values(block: NDArray[Any], max_distinct: int) -> list[NDArray[np.float64] | None]:
     """Sorted distinct non-NaN values of each column, or None where there are more
     than ``max_distinct``."""
     if block.dtype.kind in "iu" and block.size:
@@ -245,7 +245,7 @@ class TableEncoder:
         if not isinstance(table, Table):
             table = check_table(table, self.owner)
         columns, labels = table.columns, table.labels  # (check_table refused inf)
-        self.columns_: list[_Column] = []
+        self.columns_: list[ColumnEncoding] = []
         binned = []
         fixed_bins = getattr(self.discretizer, "bin_edges", None) is not None
         wide = {j for j, c in enumerate(columns) if _beyond_float(c) and not fixed_bins}
@@ -255,7 +255,7 @@ class TableEncoder:
             distinct = {j: None for j in numeric}
         elif numeric:
             block = self._numeric_block(table, numeric)
-            distinct = dict(zip(numeric, _distinct_values(block, self.max_categories), strict=True))
+            distinct = dict(zip(numeric, distinct_values(block, self.max_categories), strict=True))
         else:
             distinct = {}
         for j, column in enumerate(columns):
@@ -263,30 +263,36 @@ class TableEncoder:
                 unique = np.unique(column)
                 if len(unique) > self.max_categories:
                     binned.append(j)
-                    self.columns_.append(_Column(_BINS))
+                    self.columns_.append(ColumnEncoding(_BINS))
                 else:
                     exact = unique.tolist()
                     lookup = {v: k for k, v in enumerate(exact)}
                     self.columns_.append(
-                        _Column(_OBJECT, np.array(exact, dtype=object), lookup, len(exact), True)
+                        ColumnEncoding(
+                            _OBJECT, np.array(exact, dtype=object), lookup, len(exact), True
+                        )
                     )
                 continue
             if j in distinct:
                 found = distinct[j]
                 if found is None:
                     binned.append(j)
-                    self.columns_.append(_Column(_BINS))
+                    self.columns_.append(ColumnEncoding(_BINS))
                 else:
-                    self.columns_.append(_Column(_NUMERIC, found, n_categories=max(1, len(found))))
+                    self.columns_.append(
+                        ColumnEncoding(_NUMERIC, found, n_categories=max(1, len(found)))
+                    )
                 continue
             present = sorted(
-                _present_values(column, table.factorized.get(j), j in table.complete),
-                key=_sort_key,
+                present_values(column, table.factorized.get(j), j in table.complete),
+                key=category_sort_key,
             )
             check_cardinality(len(present), len(column), labels[j], self.owner)
             lookup = {v: k for k, v in enumerate(present)}
             self.columns_.append(
-                _Column(_OBJECT, np.array(present, dtype=object), lookup, max(1, len(present)))
+                ColumnEncoding(
+                    _OBJECT, np.array(present, dtype=object), lookup, max(1, len(present))
+                )
             )
         self.binned_columns_ = np.asarray(binned, dtype=np.intp)
         self.discretizer_ = None
@@ -357,13 +363,13 @@ class TableEncoder:
                 f"{self.owner}: this batch has {len(table.columns)} columns, the first "
                 f"had {len(self.columns_)}."
             )
-        updated: dict[int, _Column] = {}
+        updated: dict[int, ColumnEncoding] = {}
         maps: dict[int, NDArray[np.intp]] = {}
         scan = set(range(len(self.columns_))) if columns is None else columns
         numeric = [j for j, c in enumerate(self.columns_) if c.kind == _NUMERIC and j in scan]
         if numeric:
             block = self._numeric_block(table, numeric)
-            found = _distinct_values(block, self.max_categories)
+            found = distinct_values(block, self.max_categories)
             for j, values in zip(numeric, found, strict=True):
                 spec = self.columns_[j]
                 merged = None if values is None else np.union1d(spec.values, values)
@@ -375,7 +381,7 @@ class TableEncoder:
                         "discretizer=Discretizer(bin_edges=...) (or raise max_categories)."
                     )
                 if len(merged) > len(spec.values):
-                    updated[j] = _Column(_NUMERIC, merged, n_categories=len(merged))
+                    updated[j] = ColumnEncoding(_NUMERIC, merged, n_categories=len(merged))
                     maps[j] = np.searchsorted(merged, spec.values).astype(np.intp)
         for j, spec in enumerate(self.columns_):
             if spec.kind != _OBJECT or j not in scan:
@@ -384,12 +390,14 @@ class TableEncoder:
             if column.dtype.kind == "f":
                 present = set(np.unique(column[~np.isnan(column)]).tolist())
             else:
-                present = _present_values(column, table.factorized.get(j), j in table.complete)
+                present = present_values(column, table.factorized.get(j), j in table.complete)
             new = [v for v in present if v not in spec.lookup]
             if not new:
                 continue
             pooled = [*spec.values.tolist(), *new]
-            ordered = sorted(pooled) if spec.exact_integers else sorted(pooled, key=_sort_key)
+            ordered = (
+                sorted(pooled) if spec.exact_integers else sorted(pooled, key=category_sort_key)
+            )
             if spec.exact_integers and len(ordered) > self.max_categories:
                 raise ValueError(
                     f"{self.owner}: {table.labels[j]} had at most {self.max_categories} "
@@ -398,7 +406,7 @@ class TableEncoder:
                 )
             check_cardinality(len(ordered), n_rows_seen + len(column), table.labels[j], self.owner)
             lookup = {v: k for k, v in enumerate(ordered)}
-            updated[j] = _Column(
+            updated[j] = ColumnEncoding(
                 _OBJECT, np.array(ordered, dtype=object), lookup, len(ordered), spec.exact_integers
             )
             maps[j] = np.array([lookup[v] for v in spec.values], dtype=np.intp)
@@ -423,13 +431,15 @@ class TableEncoder:
         for kind, values, *extra in specs:
             if kind == "numeric":
                 values = np.asarray(values, dtype=np.float64)
-                encoder.columns_.append(_Column(_NUMERIC, values, n_categories=max(1, len(values))))
+                encoder.columns_.append(
+                    ColumnEncoding(_NUMERIC, values, n_categories=max(1, len(values)))
+                )
             elif kind == "object":
                 exact = bool(extra and extra[0])
-                ordered = sorted(values) if exact else sorted(values, key=_sort_key)
+                ordered = sorted(values) if exact else sorted(values, key=category_sort_key)
                 lookup = {v: k for k, v in enumerate(ordered)}
                 encoder.columns_.append(
-                    _Column(
+                    ColumnEncoding(
                         _OBJECT,
                         np.array(ordered, dtype=object),
                         lookup,
@@ -439,7 +449,7 @@ class TableEncoder:
                 )
             else:
                 edges.append(np.asarray(values, dtype=np.float64))
-                encoder.columns_.append(_Column(_BINS, n_categories=len(values) + 1))
+                encoder.columns_.append(ColumnEncoding(_BINS, n_categories=len(values) + 1))
         encoder.binned_columns_ = np.array(
             [j for j, c in enumerate(encoder.columns_) if c.kind == _BINS], dtype=np.intp
         )
@@ -486,15 +496,17 @@ class TableEncoder:
                         f"merged data, more than max_categories={self.max_categories}; fix its "
                         "bins with Discretizer(bin_edges=...)."
                     )
-                spec = _Column(_NUMERIC, values, n_categories=max(1, len(values)))
+                spec = ColumnEncoding(_NUMERIC, values, n_categories=max(1, len(values)))
                 lookup = {float(v): k for k, v in enumerate(values)}
                 key = float
             else:
                 pooled = {*a.values.tolist(), *b.values.tolist()}
-                ordered = sorted(pooled) if a.exact_integers else sorted(pooled, key=_sort_key)
+                ordered = (
+                    sorted(pooled) if a.exact_integers else sorted(pooled, key=category_sort_key)
+                )
                 check_cardinality(len(ordered), 1 << 62, f"column {j}", self.owner)
                 lookup = {v: k for k, v in enumerate(ordered)}
-                spec = _Column(
+                spec = ColumnEncoding(
                     _OBJECT,
                     np.array(ordered, dtype=object),
                     lookup,
@@ -743,3 +755,7 @@ class NumericEncoder:
         matrix = np.column_stack(columns)
         reject_inf(matrix, table.labels, self.owner)
         return matrix
+
+
+# Pickles written before these classes had public names (issue 30) name them so.
+_Column = ColumnEncoding

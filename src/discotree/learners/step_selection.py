@@ -20,7 +20,8 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
-from ..models.bayes_net import BayesNetModel, family_counts
+from ..kernels.family_counts import family_counts
+from ..models.bayes_net import BayesNetModel
 from ..stats.discrete import smoothed_conditional
 
 __all__ = ["held_out_rates", "steps_by_cross_validation", "stratified_folds"]

@@ -4,6 +4,11 @@ import numpy as np
 import pytest
 
 from discotree import TANClassifier
+from discotree.learners.step_selection import (
+    held_out_rates,
+    steps_by_cross_validation,
+    stratified_folds,
+)
 from discotree.models.bayes_net import BayesNetModel, NodeScores
 from discotree.stats.discrete import PairStatistics
 from discotree.structure.bayes_net_search import (
@@ -13,11 +18,6 @@ from discotree.structure.bayes_net_search import (
     superparent_search,
 )
 from discotree.structure.orderings import omi_order
-from discotree.structure.step_selection import (
-    held_out_rates,
-    steps_by_cross_validation,
-    stratified_folds,
-)
 from tests.classifiers.test_ktree import _random_problem
 
 
