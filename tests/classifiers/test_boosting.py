@@ -99,6 +99,30 @@ def test_number_of_rounds_by_cross_validation(rng):
     assert len(clf.estimator_alphas_[0]) <= clf.n_estimators_
 
 
+def test_rounds_by_cross_validation_weigh_the_held_out_errors(rng):
+    """The CV error of each round is the held-out weight misclassified (was the plain
+    error rate, whatever the weights): reference by refitting the same folds."""
+    from sklearn.model_selection import StratifiedKFold
+
+    X = rng.integers(0, 3, (240, 5))
+    y = (X[:, 0] == X[:, 1]).astype(int)
+    weight = np.where(rng.random(240) < 0.5, 0.1, 3.0)
+    model = BoostedGraphicalModelClassifier(n_estimators=5, n_estimators_cv=3)
+    chosen = model.fit(X, y, sample_weight=weight).n_estimators_
+    errors = np.zeros(5)
+    folds = StratifiedKFold(n_splits=3, shuffle=True, random_state=model.random_state)
+    for train, test in folds.split(X, y):
+        fold = BoostedGraphicalModelClassifier(n_estimators=5)
+        fold.fit(X[train], y[train], sample_weight=weight[train])
+        last, t = 0.0, -1
+        for t, predicted in enumerate(fold.staged_predict(X[test])):
+            last = np.average(predicted != y[test], weights=weight[test])
+            errors[t] += last
+        errors[t + 1 :] += last
+    assert_allclose(model.n_estimators_cv_errors_, errors, rtol=1e-12)
+    assert chosen == int(np.argmin(errors)) + 1
+
+
 def test_discrete_adaboost_uses_signs(rng):
     X = rng.integers(0, 3, (200, 4))
     y = (X[:, 0] == X[:, 1]).astype(int)

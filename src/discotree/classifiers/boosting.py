@@ -190,6 +190,10 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         Per binary problem, ``alpha_t`` of each round.
     n_estimators_ : int
         Rounds used (chosen by CV when ``n_estimators_cv`` is set).
+    n_estimators_cv_errors_ : ndarray of shape (n_estimators,)
+        With ``n_estimators_cv``: after each round, the held-out error rate (weighted
+        by ``sample_weight``) summed over the folds; ``n_estimators_`` is its first
+        minimum.
     edges_union_ : list of list of (int, int)
         Two classes: per class (``classes_`` order), the union of its models' edges
         over the rounds (Proposition 7, eq. 28); multiclass: the union over the class's
@@ -340,16 +344,20 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         if len(counts) < 2 or n_splits < 2:
             return self.n_estimators
         errors = np.zeros(self.n_estimators)
+        self.n_estimators_cv_errors_ = errors
         splitter = StratifiedKFold(
             n_splits=n_splits, shuffle=True, random_state=int_seed(self.random_state)
         )
+        weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight)
         for train, test in splitter.split(np.zeros(len(y)), y):
             model = clone(self).set_params(n_estimators_cv=None)
-            w = None if sample_weight is None else np.asarray(sample_weight)[train]
+            w = None if sample_weight is None else weights[train]
             model.fit(take_rows(X, train), y[train], sample_weight=w)
+            held = weights[test]
             last, t = 0.0, -1
             for t, predicted in enumerate(model.staged_predict(take_rows(X, test))):
-                last = np.mean(predicted != y[test])
+                # the weighted error rate of the fold (the held-out weight misclassified)
+                last = float(held @ (predicted != y[test])) / max(float(held.sum()), 1e-300)
                 errors[t] += last
             errors[t + 1 :] += last  # stopped early: the ensemble stays the same
         return int(np.argmin(errors)) + 1
