@@ -15,6 +15,7 @@ from discotree.models.discrete_forest import DiscreteForestModel
 from discotree.stats.discrete import PairStatistics
 from discotree.stats.smoothing import (
     ALPHA_GRID,
+    choose_alpha,
     content_folds,
     forest_models_by_alpha,
 )
@@ -87,7 +88,7 @@ def test_auto_equals_brute_force_cross_validation(estimator, rng):
     weights = rng.integers(1, 4, n).astype(float)
     auto = clone(estimator).set_params(alpha="auto").fit(X, y, sample_weight=weights)
     folds = content_folds(X, 5)
-    errors, losses = np.zeros(len(ALPHA_GRID)), np.zeros(len(ALPHA_GRID))
+    per_fold = np.zeros((5, 2, len(ALPHA_GRID)))
     for a, alpha in enumerate(ALPHA_GRID):
         for k in range(5):
             train, test = folds != k, folds == k
@@ -97,12 +98,38 @@ def test_auto_equals_brute_force_cross_validation(estimator, rng):
             joint = model.predict_joint_log_proba(X[test]) - model.class_log_prior_
             joint += np.log((counts + 1) / (counts.sum() + 2))  # the CV's prior
             log_post = joint - logsumexp(joint, axis=1, keepdims=True)
-            errors[a] += weights[test] @ (joint.argmax(axis=1) != y[test])
-            losses[a] -= weights[test] @ log_post[np.arange(test.sum()), y[test]]
+            per_fold[k, 0, a] = weights[test] @ (joint.argmax(axis=1) != y[test])
+            per_fold[k, 1, a] = -weights[test] @ log_post[np.arange(test.sum()), y[test]]
+    errors, losses = per_fold.sum(axis=0)
     np.testing.assert_allclose(auto.alpha_cv_losses_[0], errors, atol=1e-8)
     np.testing.assert_allclose(auto.alpha_cv_losses_[1], losses, rtol=1e-9)
-    best = np.flatnonzero(np.round(errors, 9) == np.round(errors, 9).min())
-    assert auto.alpha_ == ALPHA_GRID[best[np.argmin(losses[best])]]
+    assert auto.alpha_ == ALPHA_GRID[choose_alpha(per_fold, ALPHA_GRID)]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_choose_alpha_keeps_alpha_one_within_the_noise_of_the_folds(seed):
+    """Reference: the best alpha by errors (ties by log-loss) unless its summed paired
+    difference to alpha = 1 is within one standard error (sqrt(K) sd)."""
+    rng = np.random.default_rng(seed)
+    grid = ALPHA_GRID
+    losses = np.stack([rng.integers(0, 6, (5, len(grid))), rng.random((5, len(grid)))], 1)
+    losses = losses.astype(float)
+    totals = losses.sum(axis=0)
+    order = sorted(range(len(grid)), key=lambda a: (round(totals[0, a], 9), totals[1, a]))
+    best, one = order[0], grid.index(1.0)
+    difference = losses[:, 0, best] - losses[:, 0, one]
+    noise = np.sqrt(5) * np.std(difference, ddof=1)
+    expected = one if best != one and noise > 0 and difference.sum() > -noise else best
+    assert choose_alpha(losses, grid) == expected
+    if expected == one and best != one:
+        assert totals[0, best] <= totals[0, one]  # a better alpha was passed over
+
+
+def test_a_clear_gain_over_alpha_one_is_kept():
+    losses = np.zeros((5, 2, len(ALPHA_GRID)))
+    losses[:, 0, :] = 10.0
+    losses[:, 0, 0] = [6.0, 5.0, 7.0, 6.0, 5.0]  # alpha 0.03 wins on every fold
+    assert choose_alpha(losses, ALPHA_GRID) == 0
 
 
 def test_auto_picks_heavy_smoothing_when_the_features_are_noise(rng):

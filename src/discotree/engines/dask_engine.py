@@ -40,6 +40,7 @@ from ..stats.discrete import PairStatistics
 from ..stats.smoothing import (
     ALPHA_GRID,
     ESS_GRID,
+    choose_alpha,
     content_folds,
     distinct_row_hashes,
     held_out_losses,
@@ -388,7 +389,7 @@ def _score_partition(
     then the log-loss of each calibration scale (the rule of
     :func:`~discotree.stats.smoothing.held_out_losses`, as in memory)."""
     n_alphas = len(fold_models[0])
-    losses = np.zeros((2 + len(scales), n_alphas))
+    losses = np.zeros((n_folds, 2 + len(scales), n_alphas))  # per fold, for the rule
     codes, class_index, weights = encoded
     if len(codes) == 0:
         return losses
@@ -406,7 +407,7 @@ def _score_partition(
                 joints[:, :, a] = model.scores(held_codes, log_priors[k])
             else:
                 joints[:, :, a] = model.log_likelihood(held_codes) + log_priors[k]
-        losses += held_out_losses(joints, class_index[held], w_all[held], scales)
+        losses[k] += held_out_losses(joints, class_index[held], w_all[held], scales)
     return losses
 
 
@@ -434,11 +435,9 @@ def _alpha_by_distributed_cv(estimator, schema, encoded, stats_per_fold, total, 
         dask.delayed(_score_partition)(schema, part, n_folds, fold_models, log_priors, scales)
         for part in encoded
     ]
-    losses = tree_sum(scored, operator.add).compute()
-    errors = np.round(losses[0], 9)
-    candidates = np.flatnonzero(errors == errors.min())
-    best = candidates[int(np.argmin(losses[1, candidates]))]
-    return float(grid[best]), losses
+    per_fold = tree_sum(scored, operator.add).compute()
+    best = choose_alpha(per_fold[:, :2], grid)  # the rule of select_alpha
+    return float(grid[best]), per_fold.sum(axis=0)
 
 
 # --------------------------------------------------------------------------- fitting

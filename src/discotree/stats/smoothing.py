@@ -47,6 +47,7 @@ __all__ = [
     "ESS_GRID",
     "ForestGrid",
     "best_scale",
+    "choose_alpha",
     "content_folds",
     "distinct_row_hashes",
     "forest_models_by_alpha",
@@ -154,7 +155,8 @@ def select_alpha(
     on_total: Callable[[PairStatistics], None] | None = None,
     scales: tuple[float, ...] = (),
 ) -> tuple[float, NDArray[np.float64]]:
-    """The alpha of ``grid`` with the best cross-validated ``criterion``.
+    """The alpha of ``grid`` with the best cross-validated ``criterion``, kept only if it
+    beats alpha = 1 by more than the noise of the folds (:func:`choose_alpha`).
 
     Parameters
     ----------
@@ -281,12 +283,7 @@ def select_alpha(
     losses = np.zeros((2 + len(scales), len(grid)))
     for fold, _ in per_fold:  # in fold order, whatever the threads
         losses[: len(fold)] += fold
-    if criterion == "log-loss":
-        best = int(np.argmin(losses[1]))
-    else:
-        errors = np.round(losses[0], 9)  # equal error weights tie (rounding aside)
-        candidates = np.flatnonzero(errors == errors.min())
-        best = int(candidates[int(np.argmin(losses[1, candidates]))])
+    best = choose_alpha(np.stack([fold[:2] for fold, _ in per_fold]), grid, criterion)
     if keep_joints:
         losses[2:] = np.nan
         losses[2:, best] = 0.0
@@ -294,6 +291,44 @@ def select_alpha(
             chosen = np.ascontiguousarray(joints[:, :, best : best + 1])
             losses[2:, best] += held_out_losses(chosen, truth, held_weight, scales)[2:, 0]
     return float(grid[best]), losses
+
+
+def choose_alpha(
+    fold_losses: NDArray[np.float64], grid: tuple[float, ...], criterion: str = "accuracy"
+) -> int:
+    """The index in ``grid`` of the alpha to fit, from each fold's held-out losses.
+
+    ``fold_losses`` has shape (n_folds, 2, len(grid)): the weight of errors (row 0) and
+    the log-loss (row 1) of every alpha on each fold. The best alpha by ``criterion``
+    (errors, ties by the log-loss; or the log-loss alone) is taken only if it beats
+    alpha = 1 (when the grid has it) by more than one standard error of the summed
+    paired fold differences (``sqrt(n_folds)`` times their standard deviation); else
+    alpha = 1: a choice within the noise of the folds keeps the reference smoothing, so
+    that the default does not lose to alpha = 1 where the data cannot tell them apart.
+
+    Examples
+    --------
+    >>> folds = np.array([[[3.0, 2.0], [1.0, 1.0]], [[3.0, 4.0], [1.0, 1.0]]])
+    >>> choose_alpha(folds, (0.5, 1.0))  # 5 errors against 6, but within the noise
+    1
+    """
+    fold_losses = np.asarray(fold_losses, dtype=np.float64)
+    totals = fold_losses.sum(axis=0)
+    row = 1 if criterion == "log-loss" else 0
+    if criterion == "log-loss":
+        best = int(np.argmin(totals[1]))
+    else:
+        errors = np.round(totals[0], 9)  # equal error weights tie (rounding aside)
+        candidates = np.flatnonzero(errors == errors.min())
+        best = int(candidates[int(np.argmin(totals[1, candidates]))])
+    if 1.0 not in grid or len(fold_losses) < 2:
+        return best
+    reference = list(grid).index(1.0)
+    difference = fold_losses[:, row, best] - fold_losses[:, row, reference]
+    error = np.sqrt(len(difference)) * difference.std(ddof=1)
+    if best != reference and difference.sum() > -error and error > 0:
+        return reference
+    return best
 
 
 def best_scale(log_losses: NDArray[np.float64], scales: tuple[float, ...]) -> float:
