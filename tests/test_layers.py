@@ -49,23 +49,10 @@ LAYER = {
     "cli": 9,
 }
 
-#: Violations still present (issue 30): the estimators dispatch to the Dask engine and
-#: build networks from io (the learners layer and engine registry remove both), and the
-#: reproductions share private helpers (they move out of the package).
+#: Violations still present (issue 30): the estimators dispatch to the Dask engines (the
+#: learners layer and an engine registry remove it), and the reproductions share private
+#: helpers (they move out of the package).
 KNOWN: set[tuple[str, ...]] = {
-    (
-        "cycle",
-        "discotree.classifiers",
-        "discotree.classifiers._base",
-        "discotree.classifiers.boosting",
-        "discotree.classifiers.chow_liu",
-        "discotree.classifiers.discriminative_tree",
-        "discotree.classifiers.ear_tree",
-        "discotree.classifiers.naive_bayes",
-        "discotree.classifiers.tan",
-        "discotree.engines.dask_boosting",
-        "discotree.io.networks",
-    ),
     ("cycle", "discotree.experiments.pernkopf", "discotree.experiments.pernkopf_images"),
     (
         "private name",
@@ -138,7 +125,6 @@ KNOWN: set[tuple[str, ...]] = {
         "discotree.experiments.pernkopf._model",
     ),
     ("upward", "discotree.classifiers._base", "discotree.engines.dask_engine"),
-    ("upward", "discotree.classifiers._base", "discotree.io.networks"),
     ("upward", "discotree.classifiers._prediction", "discotree.engines.dask_engine"),
     ("upward", "discotree.classifiers.boosting", "discotree.engines.dask_boosting"),
 }

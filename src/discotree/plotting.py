@@ -107,7 +107,7 @@ def plot_network(estimator: Any, ax: Any = None, layout: str = "spring"):
     import matplotlib.pyplot as plt
     import networkx as nx
 
-    from .io.networks import to_networkx
+    from .models.networks import to_networkx
 
     if layout not in ("spring", "circular"):
         raise ValueError(f"layout must be 'spring' or 'circular', got {layout!r}")

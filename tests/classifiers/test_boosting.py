@@ -7,7 +7,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from discotree import BoostedGraphicalModelClassifier, DiscriminativeTreeClassifier
-from discotree.classifiers.boosting import line_search_alpha
+from discotree.learners.boosting import line_search_alpha
 
 
 def test_line_search_minimises_the_weighted_exponential_loss(rng):

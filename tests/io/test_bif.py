@@ -13,7 +13,7 @@ from discotree import (
     TANClassifier,
 )
 from discotree.io import evidence_of, read_bif, read_bif_network, write_bif, write_xmlbif
-from discotree.io.networks import _check_conditional
+from discotree.models.networks import _check_conditional
 from discotree.validation import check_table
 
 FEATURES = ["colour", "count", "height", "mood"]

@@ -476,7 +476,7 @@ class DiscreteForestClassifierBase(
         >>> graph.number_of_nodes(), graph.number_of_edges()  # 4 features + class
         (5, 7)
         """
-        from ..io.networks import to_networkx
+        from ..models.networks import to_networkx
 
         check_is_fitted(self)
         return to_networkx(self)

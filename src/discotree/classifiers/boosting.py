@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import brentq
 from scipy.special import logsumexp
 
 from ..config import warn_many_pairs
 from ..fitting import argmax_with_ties, available_if_explained, sign_with_ties
+from ..learners.boosting import BASE_LEARNERS, line_search_alpha
+from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
 from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discrete import PairStatistics
-from ..stats.discriminative import discriminative_weights
-from ..structure.chow_liu import chow_liu_forest, forest_parents
-from ..structure.discriminative import discriminative_forest_paths
 from ..validation import (
     check_is_fitted,
     check_random_state_param,
@@ -33,93 +30,8 @@ __all__ = ["BoostedGraphicalModelClassifier", "line_search_alpha"]
 logger = logging.getLogger(__name__)
 
 
-def _dt_parents(stats: PairStatistics, alpha: float) -> NDArray[np.intp]:
-    psi_pos, psi_neg = discriminative_weights(stats, 1, 0, alpha)
-    path_pos, path_neg = discriminative_forest_paths(psi_pos, psi_neg)
-    d = stats.n_features
-    return np.stack([forest_parents(d, path_neg.edges), forest_parents(d, path_pos.edges)])
-
-
-def _chow_liu_parents(stats: PairStatistics, alpha: float) -> NDArray[np.intp]:
-    d = stats.n_features
-    return np.stack([forest_parents(d, chow_liu_forest(w)) for w in stats.mutual_information()])
-
-
-def _tan_parents(stats: PairStatistics, alpha: float) -> NDArray[np.intp]:
-    parents = forest_parents(
-        stats.n_features, chow_liu_forest(stats.conditional_mutual_information())
-    )
-    return np.stack([parents, parents])
-
-
-#: Weak learners by name: two-class statistics -> parents (class 0 = q-hat, 1 = p-hat).
-BASE_LEARNERS = {"dt": _dt_parents, "chow-liu": _chow_liu_parents, "tan": _tan_parents}
 _ALGORITHMS = ("real", "discrete")
 _MULTICLASS = ("pairwise", "ovr")
-
-
-def line_search_alpha(margins: NDArray[np.float64], weights: NDArray[np.float64]) -> float:
-    """``argmin_{beta >= 0} sum_l w_l exp(-beta m_l)`` (step 5 of Algorithm 2).
-
-    The objective is convex in beta; its derivative is increasing, so the minimiser is
-    0 when the derivative at 0 is >= 0 (the weak learner is no better than chance), is
-    infinite when no margin is negative (a perfect weak learner: ``inf`` is returned),
-    and otherwise is the root of the derivative, found by bracketing and Brent's method
-    to a relative tolerance of 1e-12. Computed in log space (no overflow).
-    """
-    positive = weights > 0
-    m, w = margins[positive], weights[positive]
-
-    def slope(beta: float) -> float:
-        # sign of -sum w m exp(-beta m), scaled by exp(-max(-beta m)) to avoid overflow
-        exponent = -beta * m
-        scale = exponent.max()
-        return float(-np.sum(w * m * np.exp(exponent - scale)))
-
-    return line_search_by_slope(float(np.sum(w * m)), bool((m < 0).any()), slope)
-
-
-def line_search_by_slope(weighted_margin: float, any_negative: bool, slope) -> float:
-    """The line search of :func:`line_search_alpha` given ``sum w m``, whether any
-    margin of positive weight is negative, and the derivative's sign function
-    ``slope(beta)`` (positively rescaled as convenient): so that an engine whose
-    margins live elsewhere (Dask) evaluates the same bracketing and Brent steps."""
-    if weighted_margin <= 0:
-        return 0.0
-    if not any_negative:
-        return float("inf")
-    high = 1.0
-    while slope(high) < 0:
-        high *= 2.0
-        if high > 1e12:
-            return high
-    return float(brentq(slope, 0.0, high, xtol=1e-14, rtol=1e-12))
-
-
-@dataclass
-class BoostingRound:
-    alpha: float
-    model: DiscreteForestModel  # column 0: q-hat, column 1: p-hat
-
-    def weak(self, codes: NDArray, algorithm: str) -> NDArray[np.float64]:
-        loglik = self.model.log_likelihood(codes)
-        h = loglik[:, 1] - loglik[:, 0]
-        if algorithm == "discrete":
-            # a tie (the two models give the sample the same likelihood, up to
-            # rounding) abstains: h = 0, whichever way the last bit fell
-            return sign_with_ties(h, np.abs(loglik).max(axis=1))
-        return h
-
-
-@dataclass
-class BoostedEnsemble:
-    """A boosted binary problem: ``positive`` (label +1) against ``negative``."""
-
-    positive: int
-    negative: int
-    rounds: list[BoostingRound]
-    stopped: str
-    init_score: float = 0.0  # F_0
 
 
 class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
@@ -646,6 +558,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         raise AssertionError("unreachable")  # pragma: no cover
 
 
-# Pickles written before these classes had public names (issue 30) name them so.
+# Pickles written before these classes had public names and moved to the models
+# (issue 30) name them so.
 _Ensemble = BoostedEnsemble
 _Round = BoostingRound

@@ -111,6 +111,9 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     [12, 12, 12]
     """
 
+    #: One forest per class, not one class-rooted network (exports and pictures).
+    structure_per_class = True
+
     def __init__(
         self,
         n_edges: int | str | None = None,

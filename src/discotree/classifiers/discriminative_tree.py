@@ -203,6 +203,9 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
     True
     """
 
+    #: One forest per class, not one class-rooted network (exports and pictures).
+    structure_per_class = True
+
     def __init__(
         self,
         n_edges: int | str | None = None,

@@ -103,12 +103,8 @@ def _boost_task(estimator, schema, encoded, positive: int, negative: int):
     per round a weighted counting pass (tree-reduced) and a scoring pass; the line
     search evaluates its slope over the partitions (``line_search_by_slope``, the
     bracketing and Brent steps of the in-memory fit)."""
-    from ..classifiers.boosting import (
-        BASE_LEARNERS,
-        BoostedEnsemble,
-        BoostingRound,
-        line_search_by_slope,
-    )
+    from ..learners.boosting import BASE_LEARNERS, line_search_by_slope
+    from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
     from ..models.discrete_forest import DiscreteForestModel
 
     n_categories = schema.n_categories

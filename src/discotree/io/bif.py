@@ -40,8 +40,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..models.bayes_net import BayesNetModel
+from ..models.networks import (
+    Network,
+    Variable,
+    bif_identifier,
+    class_networks,
+    network_of,
+    per_class_structure,
+)
 from .bif_reader import read_bif_network, read_xmlbif_network
-from .networks import Network, Variable, bif_identifier, class_networks, network_of
 
 __all__ = ["class_rooted_model", "read_bif", "read_xmlbif", "write_bif", "write_xmlbif"]
 
@@ -49,9 +56,7 @@ __all__ = ["class_rooted_model", "read_bif", "read_xmlbif", "write_bif", "write_
 def _networks(estimator: Any) -> list[tuple[str, Network]]:
     """("", one network) for class-rooted models, else (suffix, network) for each class
     and the prior (Chow-Liu and discriminative trees: one model per class)."""
-    from ..classifiers import ChowLiuClassifier, DiscriminativeTreeClassifier
-
-    if not isinstance(estimator, ChowLiuClassifier | DiscriminativeTreeClassifier):
+    if not per_class_structure(estimator):
         return [("", network_of(estimator))]
     networks, prior = class_networks(estimator)
     classes = [str(c) for c in estimator.classes_]

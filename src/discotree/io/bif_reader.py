@@ -39,7 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..config import format_bytes, get_config
-from .networks import Network, Variable
+from ..models.networks import Network, Variable
 
 __all__ = ["ROW_TOLERANCE", "read_bif_network", "read_xmlbif_network"]
 
@@ -277,7 +277,7 @@ def checked_conditional(
 
 
 def read_bif_network(path: str | Path, tolerance: float = ROW_TOLERANCE) -> Network:
-    """Parse a BIF file into a :class:`~discotree.io.networks.Network` (``table`` or
+    """Parse a BIF file into a :class:`~discotree.models.networks.Network` (``table`` or
     one line per parent configuration; ``property`` lines skipped; ``default`` lines
     refused). Linear time in the file's length.
 

@@ -46,8 +46,8 @@ def _registry() -> dict[str, type]:
     """The classes a file may name: discotree's estimators and the objects they hold."""
     from .. import classifiers
     from ..classifiers import ForestPair, StreamState
-    from ..classifiers.boosting import BoostedEnsemble, BoostingRound
     from ..models.bayes_net import BayesNetModel
+    from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
     from ..models.discrete_forest import DiscreteForestModel
     from ..models.gaussian_forest import GaussianForestModel
     from ..models.lgmht_altmax import AltmaxResult
@@ -94,6 +94,8 @@ def _registry() -> dict[str, type]:
         ("discotree.classifiers._incremental._Stream", StreamState),
         ("discotree.classifiers.boosting._Ensemble", BoostedEnsemble),
         ("discotree.classifiers.boosting._Round", BoostingRound),
+        ("discotree.classifiers.boosting.BoostedEnsemble", BoostedEnsemble),
+        ("discotree.classifiers.boosting.BoostingRound", BoostingRound),
         ("discotree.transformers.encoder._Column", ColumnEncoding),
     ):
         names[old] = cls
