@@ -50,80 +50,8 @@ LAYER = {
 }
 
 #: Violations still present (issue 30): the estimators dispatch to the Dask engines (the
-#: learners layer and an engine registry remove it), and the reproductions share private
-#: helpers (they move out of the package).
+#: learners layer and an engine registry remove it).
 KNOWN: set[tuple[str, ...]] = {
-    ("cycle", "discotree.experiments.pernkopf", "discotree.experiments.pernkopf_images"),
-    (
-        "private name",
-        "discotree.experiments.boosting",
-        "discotree.experiments.tan._binarised_mnist",
-    ),
-    (
-        "private name",
-        "discotree.experiments.pernkopf",
-        "discotree.experiments.pernkopf_images._folds",
-    ),
-    (
-        "private name",
-        "discotree.experiments.pernkopf",
-        "discotree.experiments.pernkopf_images._load",
-    ),
-    (
-        "private name",
-        "discotree.experiments.pernkopf_2tree_cv",
-        "discotree.experiments.pernkopf._model",
-    ),
-    (
-        "private name",
-        "discotree.experiments.pernkopf_images",
-        "discotree.experiments.pernkopf._model",
-    ),
-    (
-        "private name",
-        "discotree.experiments.pernkopf_missing",
-        "discotree.experiments.pernkopf._SEED",
-    ),
-    (
-        "private name",
-        "discotree.experiments.pernkopf_missing",
-        "discotree.experiments.pernkopf._load",
-    ),
-    (
-        "private name",
-        "discotree.experiments.pernkopf_missing",
-        "discotree.experiments.pernkopf._model",
-    ),
-    (
-        "private name",
-        "discotree.experiments.pernkopf_orderings",
-        "discotree.experiments.pernkopf._TABLE7",
-    ),
-    (
-        "private name",
-        "discotree.experiments.pernkopf_orderings",
-        "discotree.experiments.pernkopf._load",
-    ),
-    (
-        "private name",
-        "discotree.experiments.pernkopf_random_orders",
-        "discotree.experiments.pernkopf._TABLE7",
-    ),
-    (
-        "private name",
-        "discotree.experiments.pernkopf_random_orders",
-        "discotree.experiments.pernkopf._folds",
-    ),
-    (
-        "private name",
-        "discotree.experiments.pernkopf_random_orders",
-        "discotree.experiments.pernkopf._load",
-    ),
-    (
-        "private name",
-        "discotree.experiments.pernkopf_random_orders",
-        "discotree.experiments.pernkopf._model",
-    ),
     ("upward", "discotree.classifiers._base", "discotree.engines.dask_engine"),
     ("upward", "discotree.classifiers._prediction", "discotree.engines.dask_engine"),
     ("upward", "discotree.classifiers.boosting", "discotree.engines.dask_boosting"),

@@ -44,12 +44,12 @@ def run_boosting_curves(
     ``CURVES_REPEATS`` random training sets of L samples (test: the MNIST test images
     of the two digits).
     """
-    from .tan import _binarised_mnist
+    from .tan import binarised_mnist
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    X_pool, y_pool = _binarised_mnist(data_dir, (7, 9), part="train")
-    X_test, y_test = _binarised_mnist(data_dir, (7, 9), part="test")
+    X_pool, y_pool = binarised_mnist(data_dir, (7, 9), part="train")
+    X_test, y_test = binarised_mnist(data_dir, (7, 9), part="test")
     configs = {
         f"{base}-{algorithm}": (base, algorithm)
         for base in ("dt", "chow-liu")
@@ -309,9 +309,9 @@ def _bgmc_load(problem: str, data_dir):
         q = random_grid_model(field_scale=0.0, coupling_scale=GRID_COUPLING, random_state=1)
         return sample_grid_pair(q, p, 4000, rng)
     if name == "mnist":
-        from .tan import _binarised_mnist
+        from .tan import binarised_mnist
 
-        return _binarised_mnist(data_dir, classes, part="train")
+        return binarised_mnist(data_dir, classes, part="train")
     X, y = load_dataset(name, data_dir)
     if classes is not None:
         keep = y.isin(classes).to_numpy()

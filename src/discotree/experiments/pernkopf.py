@@ -9,11 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..datasets import load_dataset
 from ..registry import make_classifier
-from ..transformers import Discretizer
 from .metrics import paired_t_test
-from .protocols import cross_validation, fixed_split
+from .pernkopf_setup import SEED, TABLE7, load_uci, paper_model, uci_folds
 from .report import grouped_bar_chart, markdown_table, summarise, write_json
 from .runner import DatasetSpec, Experiment
 
@@ -104,70 +102,6 @@ PAPER_TABLE8_OMI_CR = {
     "WAVEFORM-21": 78.02,
 }
 
-# (paper name, our name, protocol, row selection, note). Protocols as Table 7 of 002.
-_TABLE7 = [
-    ("AUSTRALIAN", "australian", "cv5", None, ""),
-    ("BREAST", "breast", "cv5", "complete", "16 incomplete rows dropped: 683 rows as in the paper"),
-    ("CHESS", "chess", "cv5", None, "paper: 2130/1066 split (MLC++ files not found); CV-5 instead"),
-    ("CLEVE", "cleve", "cv5", "complete", "7 incomplete rows dropped: 296 rows as in the paper"),
-    (
-        "CORRAL",
-        "corral",
-        "cv5",
-        range(32, 160),
-        "the 128 rows of corral.test (the paper lists 128 rows)",
-    ),
-    ("CRX", "crx", "cv5", "complete", "37 incomplete rows dropped: 653 rows as in the paper"),
-    ("DIABETES", "diabetes", "cv5", None, ""),
-    ("FLARE", "flare", "cv5", None, ""),
-    ("GERMAN", "german", "cv5", None, ""),
-    ("GLASS", "glass", "cv5", None, "6 classes occur (the paper lists 7)"),
-    ("GLASS2", "glass2", "cv5", None, ""),
-    ("HEART", "heart", "cv5", None, ""),
-    (
-        "HEPATITIS",
-        "hepatitis",
-        "cv5",
-        "complete",
-        "incomplete rows dropped: 80 rows as in the paper",
-    ),
-    ("IRIS", "iris", "cv5", None, ""),
-    (
-        "LETTER",
-        "letter",
-        (range(0, 15000), range(15000, 20000)),
-        None,
-        "15000/5000 split taken as the first/last rows (not verifiable)",
-    ),
-    ("LYMPHOGRAPHY", "lymphography", "cv5", None, ""),
-    ("MOFN-3-7-10", "mofn-3-7-10", (range(0, 300), range(300, 1324)), None, ""),
-    ("PIMA", "pima", "cv5", None, ""),
-    (
-        "SHUTTLE-SMALL",
-        "shuttle",
-        (range(0, 43500), range(43500, 58000)),
-        None,
-        "full Statlog shuttle 43500/14500 instead of shuttle-small 3866/1934",
-    ),
-    ("VOTE", "vote", "cv5", None, ""),
-    ("SATIMAGE", "satimage", (range(0, 4435), range(4435, 6435)), None, ""),
-    ("SEGMENT", "segment", "cv5", None, "paper: 1540/770 split (not reproducible); CV-5"),
-    (
-        "SOYBEAN-LARGE",
-        "soybean",
-        "cv5",
-        "complete",
-        "incomplete rows dropped: 562 rows as in the paper",
-    ),
-    ("VEHICLE", "vehicle", "cv5", None, ""),
-    (
-        "WAVEFORM-21",
-        "waveform-21",
-        (range(0, 300), range(300, 5000)),
-        None,
-        "300/4700 split: the first 300 rows stand in for the MLC++ training file",
-    ),
-]
 
 #: Test-set sizes of Table 7 of 002 (all samples for CV-5 sets, the test part for
 #: split sets): the paper's weights for its averages.
@@ -199,45 +133,18 @@ PAPER_TEST_SIZES = {
     "WAVEFORM-21": 4700,
 }
 
-_SEED = 0
-
-
-def _load(name: str, rows, data_dir) -> tuple[pd.DataFrame, pd.Series]:
-    X, y = load_dataset(name, data_dir)
-    if rows == "complete":
-        keep = ~X.isna().any(axis=1)
-        X, y = X[keep], y[keep]
-    elif rows is not None:
-        X, y = X.iloc[list(rows)], y.iloc[list(rows)]
-    return X.reset_index(drop=True), y.reset_index(drop=True)
-
-
-def _folds(protocol, y):
-    if protocol == "cv5":
-        return cross_validation(y, 5, _SEED)
-    train, test = protocol
-    return fixed_split(list(train), list(test))
-
-
-def _model(name: str):
-    """The paper's setting: MDL discretisation inside the folds, ML parameters with
-    zero probabilities floored at 1e-5 (Section 6.1 of 002)."""
-    return make_classifier(
-        name, alpha=0.0, epsilon=1e-5, max_categories=1, discretizer=Discretizer(method="mdl")
-    )
-
 
 def uci_experiment(data_dir: str | os.PathLike | None = None) -> Experiment:
     """Table 1 (column UCI) of 002 on the Table 7 sets, every classifier of Table 1
     (see :data:`PERNKOPF_MODELS`)."""
     datasets = []
-    for paper_name, name, protocol, rows, note in _TABLE7:
+    for paper_name, name, protocol, rows, note in TABLE7:
         text = "CV-5" if protocol == "cv5" else f"split {len(protocol[0])}/{len(protocol[1])}"
         datasets.append(
             DatasetSpec(
                 name=name,
-                load=partial(_load, name, rows, data_dir),
-                folds=partial(_folds, protocol),
+                load=partial(load_uci, name, rows, data_dir),
+                folds=partial(uci_folds, protocol),
                 protocol=text,
                 note=note,
                 paper_name=paper_name,
@@ -251,9 +158,9 @@ def uci_experiment(data_dir: str | os.PathLike | None = None) -> Experiment:
             "discretisation fitted inside each training fold."
         ),
         datasets=datasets,
-        models={name: partial(_model, name) for name in PERNKOPF_MODELS},
+        models={name: partial(paper_model, name) for name in PERNKOPF_MODELS},
         report=_report,
-        settings={"seed": _SEED, "alpha": 0.0, "epsilon": 1e-5, "discretizer": "mdl"},
+        settings={"seed": SEED, "alpha": 0.0, "epsilon": 1e-5, "discretizer": "mdl"},
     )
 
 
@@ -506,7 +413,7 @@ def _report(records: list[dict], out_dir: Path, experiment: Experiment) -> None:
             ],
         ),
         "",
-        f"{len(rows)} data sets ({len(_TABLE7)} in Table 7 of the paper).",
+        f"{len(rows)} data sets ({len(TABLE7)} in Table 7 of the paper).",
         "",
         *_explanation(paper_weighted, models, specs),
         *_table8(rows_by_set, models, sd_by_set, n_test_by_set, notes_by_set),
@@ -557,8 +464,7 @@ def runtime_experiment(data_dir: str | os.PathLike | None = None) -> Experiment:
     TAN-CR on the same folds in the same run: the UCI sets of Table 7, optdigits (64
     features, its original 3823/1797 split) and MNIST as the paper prepares it (14 x 14
     block means, 60000/10000; TAN-CR takes about an hour there on one core)."""
-    from .pernkopf_images import _folds as image_folds
-    from .pernkopf_images import _load as image_load
+    from .pernkopf_images import image_folds, load_images
 
     _warm_up()
     base = uci_experiment(data_dir)
@@ -566,8 +472,8 @@ def runtime_experiment(data_dir: str | os.PathLike | None = None) -> Experiment:
     datasets.append(
         DatasetSpec(
             name="optdigits",
-            load=partial(_load, "optdigits", None, data_dir),
-            folds=partial(_folds, (range(0, 3823), range(3823, 5620))),
+            load=partial(load_uci, "optdigits", None, data_dir),
+            folds=partial(uci_folds, (range(0, 3823), range(3823, 5620))),
             protocol="split 3823/1797",
             note="64 features (the paper's MNIST row used 196)",
             paper_name="OPTDIGITS",
@@ -576,7 +482,7 @@ def runtime_experiment(data_dir: str | os.PathLike | None = None) -> Experiment:
     datasets.append(
         DatasetSpec(
             name="mnist-14x14",
-            load=partial(image_load, "MNIST", data_dir),
+            load=partial(load_images, "MNIST", data_dir),
             folds=partial(image_folds, "MNIST", data_dir),
             protocol="split 60000/10000",
             note="14 x 14 block means, MDL discretisation (Section 6.2.5)",
@@ -592,7 +498,7 @@ def runtime_experiment(data_dir: str | os.PathLike | None = None) -> Experiment:
             "accuracies of the three."
         ),
         datasets=datasets,
-        models={name: partial(_model, name) for name in _RUNTIME_MODELS},
+        models={name: partial(paper_model, name) for name in _RUNTIME_MODELS},
         report=_runtime_report,
         settings=dict(base.settings),
     )

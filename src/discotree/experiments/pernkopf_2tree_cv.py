@@ -18,8 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .pernkopf import PAPER_TABLE1_UCI, PAPER_TEST_SIZES, _model
+from .pernkopf import PAPER_TABLE1_UCI, PAPER_TEST_SIZES
 from .pernkopf import uci_experiment as _uci
+from .pernkopf_setup import paper_model
 from .report import markdown_table, summarise, write_json
 from .runner import Experiment
 
@@ -47,7 +48,7 @@ def two_tree_cv_experiment(data_dir: str | os.PathLike | None = None) -> Experim
             "kept), on the sets, folds, MDL bins and smoothing of pernkopf-uci."
         ),
         datasets=uci.datasets,
-        models={name: partial(_model, name) for name in names},
+        models={name: partial(paper_model, name) for name in names},
         report=_report,
         settings=uci.settings,
     )

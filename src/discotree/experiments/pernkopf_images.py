@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .pernkopf import _model
+from .pernkopf_setup import paper_model
 from .protocols import fixed_split
 from .report import markdown_table, write_json
 from .runner import DatasetSpec, Experiment
@@ -97,7 +97,7 @@ def mnist_14x14(data_dir=None) -> tuple[pd.DataFrame, pd.Series, range, range]:
     return frame, y.reset_index(drop=True), train, test
 
 
-def _load(name: str, data_dir) -> tuple[pd.DataFrame, pd.Series]:
+def load_images(name: str, data_dir) -> tuple[pd.DataFrame, pd.Series]:
     from ..datasets import load_dataset
 
     if name == "MNIST":
@@ -107,7 +107,7 @@ def _load(name: str, data_dir) -> tuple[pd.DataFrame, pd.Series]:
     return X.reset_index(drop=True), y.reset_index(drop=True)
 
 
-def _folds(name: str, data_dir, y):
+def image_folds(name: str, data_dir, y):
 
     train, test = _known_split("mnist" if name == "MNIST" else "usps", data_dir)
     return fixed_split(list(train), list(test))
@@ -118,8 +118,8 @@ def images_experiment(data_dir: str | os.PathLike | None = None) -> Experiment:
     datasets = [
         DatasetSpec(
             name=name,
-            load=partial(_load, name, data_dir),
-            folds=partial(_folds, name, data_dir),
+            load=partial(load_images, name, data_dir),
+            folds=partial(image_folds, name, data_dir),
             protocol=protocol,
             note=note,
         )
@@ -132,7 +132,7 @@ def images_experiment(data_dir: str | os.PathLike | None = None) -> Experiment:
         name="pernkopf-images",
         description=__doc__.split("\n\n", 1)[1].strip().replace("\n", " "),
         datasets=datasets,
-        models={name: partial(_model, name) for name in IMAGE_MODELS},
+        models={name: partial(paper_model, name) for name in IMAGE_MODELS},
         report=_report,
         settings={"models": IMAGE_MODELS},
     )

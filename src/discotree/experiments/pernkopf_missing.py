@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .pernkopf import _SEED, _load, _model
+from .pernkopf_setup import SEED, load_uci, paper_model
 from .report import markdown_table, write_results
 
 __all__ = [
@@ -60,7 +60,7 @@ class MissingSet:
 
 
 def _uci_rows(name: str, n_train: int, n_test: int, data_dir):
-    X, y = _load(name, None, data_dir)
+    X, y = load_uci(name, None, data_dir)
     return X, np.asarray(y), np.arange(n_train), np.arange(n_train, n_train + n_test)
 
 
@@ -152,7 +152,7 @@ def _set_curves(
         "models": list(models),
         "repeats": repeats,
         "counts": counts,
-        "seed": _SEED,
+        "seed": SEED,
         "n_train": len(train),
         "n_test": len(test),
     }
@@ -164,7 +164,7 @@ def _set_curves(
     fitted = Parallel(n_jobs=n_jobs)(
         delayed(_fit_timed)(m, X.iloc[train], y[train], make_model) for m in models
     )
-    rng = np.random.default_rng(_SEED)
+    rng = np.random.default_rng(SEED)
     X_test = X.iloc[test].reset_index(drop=True)
     start = time.perf_counter()
     curves = accuracy_against_missing(
@@ -202,7 +202,7 @@ def run_missing(
     sets: Sequence[MissingSet] | None = None,
     models: Sequence[str] = MISSING_MODELS,
     repeats: int = MISSING_REPEATS,
-    make_model: Callable = _model,
+    make_model: Callable = paper_model,
 ) -> dict:
     """Accuracy against the number of features missing at random at test time
     (Section 6.6 of 002, Fig. 11-13) on every set of :func:`missing_sets`; writes

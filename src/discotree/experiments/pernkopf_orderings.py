@@ -19,7 +19,7 @@ import numpy as np
 
 from ..classifiers import TANClassifier
 from ..transformers import Discretizer
-from .pernkopf import _TABLE7, _load
+from .pernkopf_setup import TABLE7, load_uci
 from .report import markdown_table, write_results
 from .runner import reproduction
 
@@ -48,7 +48,7 @@ def _training_cll(structure: str, X, y, seed: int = 0) -> float:
 
 
 def _one_set(paper_name, name, protocol, rows, data_dir, n_random) -> dict:
-    X, y = _load(name, rows, data_dir)
+    X, y = load_uci(name, rows, data_dir)
     if protocol != "cv5":
         train = list(protocol[0])
         X, y = X.iloc[train].reset_index(drop=True), y.iloc[train].reset_index(drop=True)
@@ -74,7 +74,7 @@ def run_orderings(out_dir, *, data_dir=None, n_jobs: int = 1, progress: bool = F
     out_dir.mkdir(parents=True, exist_ok=True)
     records = Parallel(n_jobs=n_jobs)(
         delayed(_one_set)(paper, name, protocol, rows, data_dir, N_RANDOM)
-        for paper, name, protocol, rows, _ in _TABLE7
+        for paper, name, protocol, rows, _ in TABLE7
     )
     summary = {"experiment": "pernkopf-orderings", "n_random": N_RANDOM, "sets": records}
     write_results(out_dir / "results.json", summary, indent=1)

@@ -26,7 +26,8 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from ..classifiers import TANClassifier
-from .pernkopf import _TABLE7, PAPER_TABLE8_OMI_CR, PAPER_TEST_SIZES, _folds, _load, _model
+from .pernkopf import PAPER_TABLE8_OMI_CR, PAPER_TEST_SIZES
+from .pernkopf_setup import TABLE7, load_uci, paper_model, uci_folds
 from .report import markdown_table, write_results
 
 __all__ = ["N_ORDERS", "PAPER_TABLE8_RO_CR", "order_runs", "run_random_orders"]
@@ -77,7 +78,7 @@ def order_runs(X, y, train, test, n_orders: int) -> dict[str, Any]:
     codes (missing values stay missing), which gives the model that fit would give.
     """
     y = np.asarray(y)
-    base = _model("tan-ro-cr-ml").fit(X.iloc[train], y[train])
+    base = paper_model("tan-ro-cr-ml").fit(X.iloc[train], y[train])
     codes = base.encoder_.transform(X).astype(np.float64)
     codes[codes < 0] = np.nan
     limit = int(base.n_categories_.max()) + 1
@@ -105,8 +106,8 @@ def _task(paper_name, name, protocol, rows, data_dir, fold_index, n_orders, cach
         record["train"] = np.round(record["train"], 7).tolist()
         record["test"] = np.round(record["test"], 7).tolist()
         return record
-    X, y = _load(name, rows, data_dir)
-    fold = list(_folds(protocol, y))[fold_index]
+    X, y = load_uci(name, rows, data_dir)
+    fold = list(uci_folds(protocol, y))[fold_index]
     record = {"dataset": paper_name, "fold": fold.key}
     record.update(order_runs(X, y, fold.train, fold.test, n_orders))
     path.write_text(json.dumps(record))
@@ -151,7 +152,7 @@ def run_random_orders(
     cache = out_dir / "cache"
     cache.mkdir(parents=True, exist_ok=True)
     tasks = []
-    for paper_name, name, protocol, rows, _note in _TABLE7:
+    for paper_name, name, protocol, rows, _note in TABLE7:
         if sets is not None and paper_name not in sets:
             continue
         n_folds = 5 if protocol == "cv5" else 1

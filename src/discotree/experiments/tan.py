@@ -217,7 +217,7 @@ DIGITS_REPEATS = 50
 MULTICLASS_K = (0, 1, 2, 5, 10, 20, 50, 100, 200, 400, 783)
 
 
-def _binarised_mnist(data_dir, digits=None, part="train"):
+def binarised_mnist(data_dir, digits=None, part="train"):
     from ..datasets import dataset_split, load_dataset
 
     X, y = load_dataset("mnist", data_dir)
@@ -238,7 +238,7 @@ def digits_binary_experiment(data_dir=None):
 
     spec = DatasetSpec(
         name=f"mnist-{DIGITS_PAIR[0]}-vs-{DIGITS_PAIR[1]}",
-        load=partial(_binarised_mnist, data_dir, DIGITS_PAIR),
+        load=partial(binarised_mnist, data_dir, DIGITS_PAIR),
         folds=partial(
             learning_curve,
             train_sizes=DIGITS_SIZES,
@@ -262,8 +262,8 @@ def _multiclass_errors(data_dir) -> dict[str, list[float]]:
     """Fig. 6 of 000 on binarised MNIST: error of the k-edge forests, k in MULTICLASS_K."""
     from ..classifiers import ChowLiuClassifier, DiscriminativeTreeClassifier, TANClassifier
 
-    X, y = _binarised_mnist(data_dir, part="train")
-    X_test, y_test = _binarised_mnist(data_dir, part="test")
+    X, y = binarised_mnist(data_dir, part="train")
+    X_test, y_test = binarised_mnist(data_dir, part="test")
     truth = y_test.to_numpy()
     dt = DiscriminativeTreeClassifier(multiclass="pairwise", alpha=1.0).fit(X, y)
     errors: dict[str, list[float]] = {"dt": [], "chow-liu": [], "tan-cmi": []}
