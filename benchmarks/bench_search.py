@@ -1,4 +1,5 @@
-"""Discriminative structure search kernels of 002 (Section 4.4.1 and Algorithm 1):
+"""Discriminative structure search kernels of Pernkopf & Bilmes 2010 (Section 4.4.1 and Algorithm
+1):
 seconds, and ratios to bounds measured in the same run.
 
 - ``candidate_hits`` (which samples each candidate classifies correctly: the argmax

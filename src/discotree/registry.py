@@ -30,7 +30,8 @@ __all__ = ["CLASSIFIERS", "make_classifier"]
 
 
 def _pernkopf_names() -> dict[str, Callable[[], ClassifierMixin]]:
-    """The naming scheme of 002, Section 6: A-B-C-D with A the k-tree (tan = 1-tree,
+    """The naming scheme of Pernkopf & Bilmes 2010, Section 6: A-B-C-D with A the k-tree (tan =
+    1-tree,
     2tree = 2-tree), B-C the structure learner, D the parameter training; "2tree-B-C-cv-D":
     the search's length chosen by 5-fold cross-validation (Section 6.5.2)."""
     names: dict[str, Callable[[], ClassifierMixin]] = {
@@ -87,16 +88,16 @@ CLASSIFIERS: dict[str, Callable[[], Any]] = {
         BoostedGraphicalModelClassifier, base="tan", algorithm="discrete", init="zero"
     ),
     "svm-quad": QuadraticSVMClassifier,
-    # Pernkopf and Bilmes (002): {nb, tan, 2tree}-{structure}-{ml, cl}
+    # Pernkopf and Bilmes (Pernkopf & Bilmes 2010): {nb, tan, 2tree}-{structure}-{ml, cl}
     **_pernkopf_names(),
-    # Dorn et al. (004): the forest density classifier and its baselines
+    # Dorn et al. (Dorn et al. 2018): the forest density classifier and its baselines
     "forest-density": ForestDensityClassifier,
     "lda": lda_classifier,
     "knn5": nearest_neighbours_classifier,
     "nb-kde": KernelNaiveBayesClassifier,
     "svm-rbf": rbf_svm_classifier,
     "rf50": random_forest_classifier,
-    # Narasimhan and Bilmes (003): the EAR tree of Algorithm 3
+    # Narasimhan and Bilmes (2005): the EAR tree of Algorithm 3
     "ear-tree": EARTreeClassifier,
     "ear-tree-gaussian": partial(EARTreeClassifier, distribution="gaussian"),
 }

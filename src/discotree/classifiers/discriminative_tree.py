@@ -84,8 +84,9 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         against all others.
     parameters : {"projection", "altmax"}, default="projection"
         ``"projection"``: each forest's parameters are the projection of its class's
-        smoothed empirical distribution (eq. 7; LGMHT-proj of 001). ``"altmax"``
-        (discrete only): LGMHT-altmax of 001, Section 3, starts from the projections
+        smoothed empirical distribution (eq. 7; LGMHT-proj of Sanghavi et al. 2007). ``"altmax"``
+        (discrete only): LGMHT-altmax of Sanghavi et al. 2007, Section 3, starts from the
+        projections
         and alternately minimises each class's Chernoff bound on its training error
         (Lemmas 3.1-3.3) with both forests fixed
         (:mod:`discotree.models.lgmht_altmax`); training samples with missing values

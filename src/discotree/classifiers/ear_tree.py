@@ -28,14 +28,14 @@ _SEARCHES = ("sub-sup", "exhaustive")
 
 class EARTreeClassifier(DiscreteForestClassifierBase):
     """Class-conditional tree models sharing one tree chosen for discrimination by the
-    EAR measure (003, Algorithm 3).
+    EAR measure (Narasimhan & Bilmes 2005, Algorithm 3).
 
     The tree is built top-down: each step picks the separator feature x and the split
     of the remaining features into S and T that minimise the EAR across the cut,
     ``I(S; T | x, C) - I(S; T | x)``, so that dependencies which differ between the
     classes stay inside a part; each split is found by the submodular-supermodular
     procedure (Algorithms 1-2) on this difference of two submodular functions. Every
-    class then gets its own parameters on that tree (its projection, eq. 7 of 000), and
+    class then gets its own parameters on that tree (its projection, Tan et al. 2010, eq. 7), and
     prediction is ``argmax_c log P(c) + log P(x | c)``.
 
     Parameters
@@ -44,7 +44,8 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         ``"discrete"``: category codes (numeric columns with many values are
         discretised), plug-in entropies of the configurations present;
         ``"gaussian"``: numeric features, Gaussian entropies of the class covariances
-        and of the pooled covariance, and Gaussian tree models (Section 5 of 003).
+        and of the pooled covariance, and Gaussian tree models (Narasimhan & Bilmes 2005, Section
+        5).
     minimizer : {"min-norm", "queyranne", "exhaustive"}, default="min-norm"
         Submodular minimiser inside each iteration of Algorithm 1: the exact
         Fujishige-Wolfe minimum-norm-point algorithm; Queyranne's O(n^3) algorithm

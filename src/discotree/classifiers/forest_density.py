@@ -224,7 +224,7 @@ def informative_pairs(
 
 
 class ForestDensityClassifier(KernelDensityBase):
-    """Linear SVM on class-conditional log kernel densities (004, Section 3).
+    """Linear SVM on class-conditional log kernel densities (Dorn et al. 2018, Section 3).
 
     Parameters
     ----------

@@ -15,7 +15,7 @@ __all__ = ["KernelNaiveBayesClassifier"]
 
 
 class KernelNaiveBayesClassifier(KernelDensityBase):
-    """Naive Bayes with Gaussian kernel density marginals (the ``NB`` baseline of 004).
+    """Naive Bayes with Gaussian kernel density marginals (the ``NB`` baseline of Dorn et al. 2018).
 
     ``log P(c) + sum_i log max(f_c(x_i), density_floor)`` with a normal-reference
     bandwidth per class and feature (Silverman's rule, ``1.06 sd n^(-1/5)``, by default:

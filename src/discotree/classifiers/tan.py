@@ -44,7 +44,8 @@ from ._incremental import IncrementalFitMixin
 __all__ = ["STRUCTURES", "TANClassifier"]
 
 
-#: Structure learners (names of 002; "-cr": parents chosen by the classification rate,
+#: Structure learners (names of Pernkopf & Bilmes 2010; "-cr": parents chosen by the classification
+#: rate,
 #: "-crcl": by the classification rate of CL-trained parameters).
 STRUCTURES = (
     "cmi",
@@ -93,7 +94,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         Discriminative searches (not ``"omi-crcl"``): keep only as many of the search's
         steps as ``structure_folds``-fold cross-validation on the training rows finds
         best (held-out classification rate of ML parameters; the shortest among
-        equals), the regularisation of 2-tree structures of Section 6.5.2 of 002
+        equals), the regularisation of 2-tree structures of Pernkopf & Bilmes 2010, Section 6.5.2
         (:mod:`discotree.learners.step_selection`); ``structure_folds`` more searches
         on 4/5 of the rows. ``None``: every step the search takes.
     n_edges : int, None, "bic" or "aic", default=None

@@ -53,7 +53,8 @@ def _as_frame(X: NDArray, prefix: str = "x") -> pd.DataFrame:
     return pd.DataFrame(X, columns=[f"{prefix}{j}" for j in range(X.shape[1])])
 
 
-# --------------------------------------------------------------------------- 001, Sec. 4
+# --------------------------------------------------------------------------- Sanghavi et al. 2007,
+# Sec. 4
 def random_binary_trees(
     n_features: int,
     n_per_class: int,
@@ -61,7 +62,8 @@ def random_binary_trees(
     models=None,
     parameter_range: tuple[float, float] = (0.0, 1.0),
 ) -> tuple[pd.DataFrame, pd.Series, DiscreteForestModel]:
-    """Two random binary tree distributions and K samples from each (001, Section 4).
+    """Two random binary tree distributions and K samples from each (Sanghavi et al. 2007, Section
+    4).
 
     For each class independently: node 1 is the root with P(x_1 = 1) uniform in [0, 1];
     node i >= 2 takes a parent uniformly among 1..i-1, and P(x_i = 1 | x_parent = v)
@@ -104,7 +106,7 @@ def random_binary_trees(
     return _as_frame(X), pd.Series(y, name="class"), models
 
 
-# --------------------------------------------------------------------------- 000, V-D1
+# --------------------------------------------------------------------------- Tan et al. 2010, V-D1
 @dataclass(frozen=True)
 class GridModel:
     """A binary pairwise MRF on a rows x cols grid with spins s = 2x - 1:
@@ -219,7 +221,7 @@ def random_grid_model(
     )
 
 
-# --------------------------------------------------------------------------- 000, V-A
+# --------------------------------------------------------------------------- Tan et al. 2010, V-A
 @dataclass(frozen=True)
 class GaussianExample:
     """The two zero-mean Gaussians of Tan et al. 2010, eq. 29-30."""
@@ -244,7 +246,7 @@ def gaussian_example(
     specific: float = 0.5,
     random_state=None,
 ) -> GaussianExample:
-    """Covariances built as eq. 29-30 of 000 (Section V-A).
+    """Covariances built as Tan et al. 2010, eq. 29-30 (Section V-A).
 
     ``Sigma_p = blockdiag(S_C, S_A) + S_N`` and ``Sigma_q = blockdiag(S_C, S_B) + S_N``
     with ``S_N = [[I, rho I], [rho I, I]]``. The paper only requires the common block
@@ -276,7 +278,8 @@ def gaussian_example(
     return GaussianExample(cov_p, cov_q)
 
 
-# --------------------------------------------------------------------------- 003, 5
+# --------------------------------------------------------------------------- Narasimhan & Bilmes
+# 2005, 5
 def ear_gaussian_example(
     n_features: int, strong: float = 0.8, weak: float = 0.4, random_state=None
 ) -> GaussianExample:
@@ -315,7 +318,8 @@ def ear_gaussian_example(
     return GaussianExample(cov_p=covariances[0], cov_q=covariances[1])
 
 
-# ------------------------------------------------------- 003 Table 1 / 002 Section 3
+# ------------------------------------------------------- Narasimhan & Bilmes 2005 Table 1 /
+# Pernkopf & Bilmes 2010 Section 3
 def three_variable_example(
     variant: str = "pernkopf",
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -356,7 +360,8 @@ def sample_joint_table(
     return _as_frame(cells[:, 1:], "X"), pd.Series(cells[:, 0], name="class")
 
 
-# --------------------------------------------------------------------------- 002, 6.4
+# --------------------------------------------------------------------------- Pernkopf & Bilmes
+# 2010, 6.4
 def random_ktree_classes(
     n_features: int,
     n_classes: int = 5,
@@ -365,7 +370,7 @@ def random_ktree_classes(
     n_other: int = 6250,
     random_state=None,
 ) -> tuple[pd.DataFrame, pd.Series, DiscreteForestModel]:
-    """Five classes of data from random 1-trees (Section 6.4 of 002).
+    """Five classes of data from random 1-trees (Pernkopf & Bilmes 2010, Section 6.4).
 
     Each class c gets a random tree (parents uniform among earlier nodes) and CPT rows
     drawn uniformly on the simplex (the paper: "probabilities sampled from a uniform
@@ -390,7 +395,7 @@ def random_ktree_classes(
     return _as_frame(np.vstack(blocks)), pd.Series(np.concatenate(labels), name="class"), model
 
 
-# --------------------------------------------------------------------------- 004, 5.1
+# --------------------------------------------------------------------------- Dorn et al. 2018, 5.1
 _MARGINALS = ("normal", "t3", "mixture")
 
 

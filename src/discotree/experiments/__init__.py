@@ -39,7 +39,8 @@ EXPERIMENTS = {
     "pernkopf-2tree-cv": two_tree_cv_experiment,
     "pernkopf-random-orders": reproduction(
         run_random_orders,
-        "Table 8 of 002: TAN-RO-CR over 1000 random orderings per fold against TAN-OMI-CR.",
+        "Pernkopf & Bilmes 2010, Table 8: TAN-RO-CR over 1000 random orderings per fold against "
+        "TAN-OMI-CR.",
     ),
     "tan-gaussian-example": gaussian_example_reproduction,
     "sanghavi-random-trees": random_trees_experiment,

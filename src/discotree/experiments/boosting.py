@@ -37,7 +37,7 @@ def _pad(values: list[float], length: int) -> list[float]:
 def run_boosting_curves(
     out_dir: str | os.PathLike, *, data_dir=None, n_jobs: int = 1, progress: bool = False
 ) -> dict:
-    """``tan-boosting-curves``: Fig. 7 of 000, MNIST 7 vs 9 (binarised), L = 500.
+    """``tan-boosting-curves``: Tan et al. 2010, Fig. 7, MNIST 7 vs 9 (binarised), L = 500.
 
     Training and test error against the number of rounds T for boosted Chow-Liu and
     discriminative trees with Discrete- and Real-AdaBoost, averaged over
@@ -177,7 +177,7 @@ def run_grid(
     progress: bool = False,
     seed: int = 0,
 ) -> dict:
-    """``tan-grid``: Section V-D1 of 000, two random 10 x 10 binary grid models.
+    """``tan-grid``: Tan et al. 2010, Section V-D1, two random 10 x 10 binary grid models.
 
     L = 1200 training samples (600 per class) and 4000 test samples, drawn exactly.
     The paper gives no parameter ranges. We draw only couplings, uniform in

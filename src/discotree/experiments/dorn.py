@@ -69,7 +69,7 @@ def _load(name: str, data_dir) -> tuple[pd.DataFrame, pd.Series]:
 
 
 def uci_experiment(data_dir: str | os.PathLike | None = None) -> Experiment:
-    """Table 1 of 004: balanced error rate, 10 x stratified 10-fold CV, same folds."""
+    """Dorn et al. 2018, Table 1: balanced error rate, 10 x stratified 10-fold CV, same folds."""
     seed = 0
     datasets = [
         DatasetSpec(
@@ -306,7 +306,8 @@ def _synthetic_folds(y: np.ndarray, balance: str) -> list:
 
 
 def synthetic_experiment(data_dir=None) -> Experiment:
-    """Section 5.1 of 004, Fig. 4-5: the factorial design of forest-structured classes."""
+    """Dorn et al. 2018, Section 5.1, Fig. 4-5: the factorial design of forest-structured
+    classes."""
     datasets = []
     for index, cell in enumerate(_synthetic_cells()):
         for replicate in range(SYNTHETIC_REPLICATES):

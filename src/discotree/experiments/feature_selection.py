@@ -197,5 +197,6 @@ def _report(summary: dict) -> str:
 
 
 feature_selection_reproduction = reproduction(
-    run_feature_selection, "Section 2.1 of 003: feature selection on satimage under a band cost."
+    run_feature_selection,
+    "Narasimhan & Bilmes 2005, Section 2.1: feature selection on satimage under a band cost.",
 )

@@ -31,9 +31,10 @@ from .report import markdown_table, write_results
 
 __all__ = ["example_reproduction", "gaussian_reproduction"]
 
-#: Table 2 of 003 (asymptotic error rates).
+#: Narasimhan & Bilmes 2005, Table 2 (asymptotic error rates).
 PAPER_TABLE2 = {"complete": 0.375, "generative": 0.437, "discriminative": 0.406}
-#: Table 3 of 003: n -> (complete, best random, avg random, generative, discriminative,
+#: Narasimhan & Bilmes 2005, Table 3: n -> (complete, best random, avg random, generative,
+#: discriminative,
 #: seconds per run); the paper's own generator, not ours.
 PAPER_TABLE3 = {
     5: (0.362, 0.464, 0.469, 0.476, 0.455, 0.3),
@@ -76,7 +77,8 @@ def _shared(edges, n, n_classes=2):
 
 
 def run_example(out_dir: str | os.PathLike, **_) -> dict:
-    """``narasimhan-example``: Tables 1-2 of 003, exactly from the joint table."""
+    """``narasimhan-example``: Narasimhan & Bilmes 2005, Tables 1-2, exactly from the joint
+    table."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     joint = three_variable_example("narasimhan")[0]
@@ -227,7 +229,7 @@ def _one_run(n: int, run: int) -> dict:
 
 
 def run_gaussian(out_dir: str | os.PathLike, n_jobs: int = 1, progress: bool = False) -> dict:
-    """``narasimhan-gaussian``: Table 3 of 003 on our generator
+    """``narasimhan-gaussian``: Narasimhan & Bilmes 2005, Table 3 on our generator
     (:func:`~discotree.datasets.synthetic.ear_gaussian_example`), ``N_RUNS`` random
     problems per number of features."""
     from joblib import Parallel, delayed

@@ -37,7 +37,8 @@ __all__ = [
     "shared_records",
 ]
 
-#: Table 1 of 002, columns MNIST and USPS: classification rate (%) and its +- value.
+#: Pernkopf & Bilmes 2010, Table 1, columns MNIST and USPS: classification rate (%) and its +-
+#: value.
 PAPER_TABLE1_IMAGES = {
     "nb-ml": {"MNIST": (83.73, 0.37), "USPS": (87.10, 0.61)},
     "nb-cl": {"MNIST": (91.70, 0.28), "USPS": (93.67, 0.44)},
@@ -114,7 +115,7 @@ def image_folds(name: str, data_dir, y):
 
 
 def images_experiment(data_dir: str | os.PathLike | None = None) -> Experiment:
-    """Table 1 of 002, columns MNIST and USPS (see the module docstring)."""
+    """Pernkopf & Bilmes 2010, Table 1, columns MNIST and USPS (see the module docstring)."""
     datasets = [
         DatasetSpec(
             name=name,

@@ -205,7 +205,7 @@ def run_missing(
     make_model: Callable = paper_model,
 ) -> dict:
     """Accuracy against the number of features missing at random at test time
-    (Section 6.6 of 002, Fig. 11-13) on every set of :func:`missing_sets`; writes
+    (Pernkopf & Bilmes 2010, Section 6.6, Fig. 11-13) on every set of :func:`missing_sets`; writes
     ``results.json``, ``results.md`` and ``accuracy_vs_missing.png`` to ``out_dir``."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -274,7 +274,8 @@ def _report(summary: dict, models: list[str], repeats: int) -> list[str]:
     lines = [
         "# pernkopf-missing",
         "",
-        "Section 6.6 of 002 (Fig. 11-13): accuracy against the number of features missing "
+        "Pernkopf & Bilmes 2010, Section 6.6 (Fig. 11-13): accuracy against the number of features "
+        "missing "
         "at random at test time; the hidden features are summed out exactly, and every "
         "classifier sees the same hidden features.",
         "",
@@ -311,7 +312,8 @@ def _report(summary: dict, models: list[str], repeats: int) -> list[str]:
 
 
 def missing_reproduction(data_dir=None):
-    """Section 6.6 of 002, Fig. 11-13: accuracy against the number of missing features."""
+    """Pernkopf & Bilmes 2010, Section 6.6, Fig. 11-13: accuracy against the number of missing
+    features."""
 
     def run(out_dir, n_jobs: int = 1, progress: bool = False):
         return run_missing(out_dir, data_dir=data_dir, n_jobs=n_jobs, progress=progress)

@@ -169,5 +169,6 @@ def _plot(records: list[dict], out_dir: Path) -> None:
 
 
 orderings_reproduction = reproduction(
-    run_orderings, "Figs. 7-8 of 002: training CLL of OMI, minimum-MI and random orderings."
+    run_orderings,
+    "Pernkopf & Bilmes 2010, Figs. 7-8: training CLL of OMI, minimum-MI and random orderings.",
 )

@@ -35,7 +35,8 @@ __all__ = ["N_ORDERS", "PAPER_TABLE8_RO_CR", "order_runs", "run_random_orders"]
 #: Random orderings per fold, as the paper (about 20 min on 2 cores).
 N_ORDERS = 1000
 
-#: Table 8 of 002, TAN-RO-CR over 1000 random orderings: (mean, std, median, min, max)
+#: Pernkopf & Bilmes 2010, Table 8, TAN-RO-CR over 1000 random orderings: (mean, std, median, min,
+#: max)
 #: of the test classification rate (%); "min"/"max" as described in the module docstring.
 PAPER_TABLE8_RO_CR = {
     "AUSTRALIAN": (84.58, 0.77, 84.62, 84.63, 83.60),

@@ -99,7 +99,7 @@ def uci_folds(protocol, y):
 
 def paper_model(name: str):
     """The paper's setting: MDL discretisation inside the folds, ML parameters with
-    zero probabilities floored at 1e-5 (Section 6.1 of 002)."""
+    zero probabilities floored at 1e-5 (Pernkopf & Bilmes 2010, Section 6.1)."""
     return make_classifier(
         name, alpha=0.0, epsilon=1e-5, max_categories=1, discretizer=Discretizer(method="mdl")
     )

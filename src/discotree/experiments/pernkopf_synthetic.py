@@ -71,7 +71,7 @@ def _synthetic_model(name: str):
 
 
 def synthetic_experiment(data_dir=None) -> Experiment:
-    """Section 6.4 of 002, Fig. 10: five classes of random 1-trees, N = 5..30."""
+    """Pernkopf & Bilmes 2010, Section 6.4, Fig. 10: five classes of random 1-trees, N = 5..30."""
     datasets = [
         DatasetSpec(
             name=f"n{n:02d}-r{r}",

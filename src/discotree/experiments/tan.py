@@ -46,7 +46,8 @@ def run_gaussian_example(
     n_jobs: int = 1,
     progress: bool = False,
 ) -> dict:
-    """``tan-gaussian-example``: Section V-A, Fig. 3-4 of 000, from the true distributions.
+    """``tan-gaussian-example``: Section V-A, Tan et al. 2010, Fig. 3-4, from the true
+    distributions.
 
     For k = 0..n-1 edges: the tree-approximate J-divergence (eq. 16) and Pr(err) of the
     likelihood ratio test (10000 test samples, equal priors) for the discriminative
@@ -231,7 +232,7 @@ def binarised_mnist(data_dir, digits=None, part="train"):
 
 
 def digits_binary_experiment(data_dir=None):
-    """Fig. 5 of 000: DT, Chow-Liu and TAN on binarised MNIST 7 vs 9 against L."""
+    """Tan et al. 2010, Fig. 5: DT, Chow-Liu and TAN on binarised MNIST 7 vs 9 against L."""
     from ..registry import make_classifier
     from .protocols import learning_curve
     from .runner import DatasetSpec, Experiment
@@ -250,7 +251,7 @@ def digits_binary_experiment(data_dir=None):
     )
     return Experiment(
         name="tan-digits-trees",
-        description="Fig. 5 of 000",
+        description="Tan et al. 2010, Fig. 5",
         datasets=[spec],
         models={m: partial(make_classifier, m) for m in ("dt", "chow-liu", "tan-cmi")},
         report=lambda records, out, exp: None,
@@ -259,7 +260,8 @@ def digits_binary_experiment(data_dir=None):
 
 
 def _multiclass_errors(data_dir) -> dict[str, list[float]]:
-    """Fig. 6 of 000 on binarised MNIST: error of the k-edge forests, k in MULTICLASS_K."""
+    """Tan et al. 2010, Fig. 6 on binarised MNIST: error of the k-edge forests, k in
+    MULTICLASS_K."""
     from ..classifiers import ChowLiuClassifier, DiscriminativeTreeClassifier, TANClassifier
 
     X, y = binarised_mnist(data_dir, part="train")

@@ -253,7 +253,8 @@ def mdl_cut_points(values, class_index, weights, n_classes):
 
 
 def discriminative_weights(codes, class_index, weights, n_categories, positive, negative, alpha):
-    """psi(+), psi(-) of eq. 21 of 000 by its definition: E_p[f] - E_q[f], f = log p/(p p)."""
+    """psi(+), psi(-) of Tan et al. 2010, eq. 21 by its definition: E_p[f] - E_q[f], f = log p/(p
+    p)."""
     d = len(n_categories)
     psi_pos = np.zeros((d, d))
     psi_neg = np.zeros((d, d))
@@ -508,7 +509,8 @@ def set_entropy(codes, class_index, weights, columns, given_class=False):
 
 def ear_tree(codes, class_index, weights):
     """Reference for :func:`discotree.structure.ear.ear_tree` with exhaustive splits:
-    Algorithm 3 of 003 with every split of every separator tried (plain loops over
+    Narasimhan & Bilmes 2005, Algorithm 3 with every split of every separator tried (plain loops
+    over
     subsets, entropies from :func:`set_entropy`). Returns the set of edges and the list
     of (separator, {part, rest}) splits."""
     cache = {}

@@ -1,5 +1,6 @@
 """Which samples each candidate structure classifies correctly (the inner loop of the
-discriminative structure searches of 002, Section 4.4.1: the classification rate of
+discriminative structure searches of Pernkopf & Bilmes 2010, Section 4.4.1: the classification rate
+of
 every candidate, speed-up 2 of that section applied to a block of samples).
 
 A candidate replaces one node's column of the joint ``log P(c, x)``: at sample s its

@@ -1,7 +1,7 @@
 """Weighted counts of families of a node and its attribute parents: one family
 (:func:`family_cells` and :func:`family_cell_counts`, for every lookup of a structure
 search), or many families of one node with two parents at once
-(:func:`pair_family_counts`, the candidates of the k = 2 order search of 002,
+(:func:`pair_family_counts`, the candidates of the k = 2 order search of Pernkopf & Bilmes 2010,
 Algorithm 1).
 
 :func:`family_counts` is the one way the package counts one family (parameters,

@@ -1,5 +1,6 @@
 """The conditional log-likelihood of a Bayesian network classifier's tables and the
-sums of its gradient (002, Section 4.2, Cases A and B) in one pass over the samples:
+sums of its gradient (Pernkopf & Bilmes 2010, Section 4.2, Cases A and B) in one pass over the
+samples:
 each sample's joint ``log P(c, x)``, its posterior, and the scatter of its weights back
 onto the entries it read, with no (samples, nodes) or (samples, classes) array formed.
 

@@ -1,4 +1,5 @@
-"""Bayesian network classifiers with k attribute parents per attribute (002, Section 2).
+"""Bayesian network classifiers with k attribute parents per attribute (Pernkopf & Bilmes 2010,
+Section 2).
 
 The class C is a parent of every attribute and has no parent; attribute X_j has at most
 k further attribute parents ``pa(j)``. Then

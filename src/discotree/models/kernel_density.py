@@ -1,4 +1,5 @@
-"""Class-conditional univariate and bivariate kernel density estimates (004, Section 3).
+"""Class-conditional univariate and bivariate kernel density estimates (Dorn et al. 2018, Section
+3).
 
 :class:`PairwiseKernelDensities` holds, for every class, a Gaussian kernel density
 estimate of each feature and a product-Gaussian-kernel estimate of each chosen pair of

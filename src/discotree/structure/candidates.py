@@ -94,7 +94,7 @@ class StackedColumns(CandidateColumns):
 class ReplacementColumns:
     """Columns that each replace a different node's column: column i takes ``olds[i]``
     out of the joint and puts ``news[i]`` in (SuperParent's children of one superparent,
-    step 2 of Section 4.4.2 of 002), read from one stacked table, their row indices
+    Pernkopf & Bilmes 2010, step 2 of Section 4.4.2), read from one stacked table, their row indices
     kept with the samples in ``order`` (the scorer's order of one step) so that a chunk
     of samples is a slice."""
 

@@ -28,8 +28,8 @@ def chow_liu_forest(
     """Edges of the maximum-weight spanning tree (or optimal ``n_edges``-edge forest).
 
     With ``weights`` the pairwise mutual informations of one class this is the
-    Chow-Liu tree (eq. 10 of 000); with the class-conditional mutual informations
-    I(X_i; X_j | C) it is the TAN tree (step 2 of Section 4.3 of 002).
+    Chow-Liu tree (Tan et al. 2010, eq. 10); with the class-conditional mutual informations
+    I(X_i; X_j | C) it is the TAN tree (Pernkopf & Bilmes 2010, step 2 of Section 4.3).
 
     Parameters
     ----------

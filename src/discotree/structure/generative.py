@@ -17,7 +17,7 @@ __all__ = ["cmi_forest", "kdb_parents"]
 def cmi_forest(
     stats: PairStatistics, n_edges: int | str | None = None
 ) -> tuple[list[tuple[int, int]], NDArray[np.float64]]:
-    """Maximum spanning tree of I(X_i; X_j | C) (Section 4.3 of 002): its first
+    """Maximum spanning tree of I(X_i; X_j | C) (Pernkopf & Bilmes 2010, Section 4.3): its first
     ``n_edges`` edges, or with "bic"/"aic" the forest whose edges pay for their
     ``n_classes (r_i - 1)(r_j - 1)`` parameters (``N_ij I(X_i; X_j | C)`` against the
     penalty)."""

@@ -1,6 +1,6 @@
 """The training-data score of a joint ``log P(c, x)`` matrix and of candidate changes
 to it, for the discriminative structure searches of
-:mod:`discotree.structure.bayes_net_search` (Pernkopf & Bilmes, 002, Section 4.4.1:
+:mod:`discotree.structure.bayes_net_search` (Pernkopf & Bilmes 2010, Section 4.4.1:
 speed-up 1, early abandoning over samples ordered by margin; speed-up 2, only the
 changed column is recomputed)."""
 
