@@ -15,9 +15,12 @@ category_limit : int, default=1000
     memory and time quadratic in the number of categories. A column with more than 100
     categories that are more than half its rows gets a warning below the limit.
 memory_limit : int, default=4 GiB
-    Largest estimated size in bytes of the statistics a fit allocates at once (the
-    pairwise count tables, the forest density feature map); a fit whose estimate is
-    larger raises a ``ValueError`` with the estimate before allocating anything.
+    Largest estimated peak memory in bytes of a fit's statistics (the pairwise count
+    tables and what naive Bayes, Chow-Liu, TAN-CMI and discriminative trees learn from
+    them, ``fit_memory_estimate_``; the forest density feature map; a BIF table); a fit
+    whose estimate is larger raises a ``ValueError`` with the estimate before allocating
+    anything. ``benchmarks/results/memory.md`` compares the estimates with measured
+    peaks.
 ear_feature_limit : int, default=40
     Most features an EAR tree is learnt on (its cost grows like n**5 in the number of
     features n; 30 features take seconds to minutes). Above 20 features a warning

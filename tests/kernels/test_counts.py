@@ -134,3 +134,34 @@ def test_counts_from_a_thread_that_cannot_limit_blas_are_the_same(rng, monkeypat
     worker.start()
     worker.join()
     assert_array_equal(found[0], expected)
+
+
+@pytest.mark.parametrize(
+    ("n_rows", "n_categories", "n_classes", "missing"),
+    [(200, [2] * 600, 2, 0.0), (20000, [3] * 20, 2, 0.1), (5000, [4] * 10, 50, 0.0)],
+)
+def test_the_memory_estimate_is_within_a_quarter_of_the_traced_peak(
+    n_rows, n_categories, n_classes, missing
+):
+    """pairwise_counts_bytes against the peak of the numpy allocations of one call
+    (tracemalloc; BLAS's own buffers are not traced)."""
+    import tracemalloc
+
+    from discotree.kernels.counts import pairwise_counts_bytes
+
+    rng = np.random.default_rng(0)
+    r = np.array(n_categories)
+    codes = np.column_stack([rng.integers(0, k, n_rows) for k in r]).astype(np.int8)
+    codes[rng.random(codes.shape) < missing] = -1
+    class_index = rng.integers(0, n_classes, n_rows)
+    counts.pairwise_counts(codes, class_index, None, r, n_classes)  # compiled, cached
+    tracemalloc.start()
+    try:
+        counts.pairwise_counts(codes, class_index, None, r, n_classes)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    estimate = pairwise_counts_bytes(
+        np.bincount(class_index, minlength=n_classes), r, int((codes < 0).any(axis=0).sum())
+    )
+    assert 1 / 1.25 <= estimate / peak <= 1.25, (estimate, peak)

@@ -11,7 +11,9 @@ from numpy.typing import NDArray
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from ..config import check_memory
 from ..fitting import FitContractMixin, argmax_with_ties
+from ..kernels.counts import pairwise_counts_bytes
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
@@ -201,6 +203,14 @@ class DiscreteForestClassifierBase(
         self.class_count_ = class_weight
         with np.errstate(divide="ignore"):  # a class given to partial_fit but never seen
             self.class_log_prior_ = np.log(class_weight / class_weight.sum())
+        discrete = getattr(self, "distribution", "discrete") == "discrete"
+        if codes is not None and discrete and getattr(self, "_streams_pairs", True):
+            self.fit_memory_estimate_ = self._fit_memory_bytes(codes, class_index, weights)
+            check_memory(
+                self.fit_memory_estimate_,
+                "this fit (the pairwise count tables and what is learnt from them)",
+                type(self).__name__,
+            )
         if self._alpha == "auto" and getattr(self, "distribution", "discrete") == "gaussian":
             self._alpha = None  # Gaussian models have no pseudo-counts
         elif self._alpha == "auto":
@@ -260,6 +270,34 @@ class DiscreteForestClassifierBase(
             on_total=keep,
             scales=self._calibration_scales(),
         )
+
+    def _fit_memory_bytes(self, codes, class_index, weights) -> float:
+        """Estimated peak memory of the fit, in bytes: the counting
+        (:func:`~discotree.kernels.counts.pairwise_counts_bytes`), a fold's tables beside
+        the totals for ``alpha="auto"``, and :meth:`_model_memory_bytes`
+        (``benchmarks/bench_memory.py`` measures it)."""
+        n_classes, n_features = len(self.classes_), codes.shape[1]
+        width = float(np.sum(self.n_categories_))
+        estimate = pairwise_counts_bytes(
+            np.bincount(class_index, minlength=n_classes),
+            self.n_categories_,
+            int((codes < 0).any(axis=0).sum()) if codes.size else 0,
+            weights is not None,
+        )
+        if self._alpha == "auto":
+            estimate += 8.0 * n_classes * width * width
+        held = codes.nbytes + 16.0 * len(codes)  # the encoded rows, classes and weights
+        return estimate + held + self._model_memory_bytes(n_features, n_classes)
+
+    def _table_bytes(self, n_features: int, n_tables: int) -> float:
+        """``n_tables`` sets of one conditional table per feature (its parent's states
+        by its own, at most), with numpy's per-array overhead."""
+        r = np.asarray(self.n_categories_, dtype=np.float64)
+        return n_tables * (8.0 * float(np.sum(r * r.max())) + 112.0 * n_features)
+
+    def _model_memory_bytes(self, n_features: int, n_classes: int) -> float:
+        """What the model learns from the count tables, in bytes (0: not modelled)."""
+        return 0.0
 
     def _pair_statistics(self, codes, class_index, sample_weight) -> PairStatistics:
         """The pair statistics of the training data: those counted for ``alpha="auto"``

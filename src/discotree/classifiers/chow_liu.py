@@ -67,6 +67,9 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+    fit_memory_estimate_ : float
+        The peak memory of the fit in bytes, estimated before counting and checked
+        against the ``memory_limit`` configuration key (``benchmarks/bench_memory.py``).
     class_count_ : ndarray of shape (n_classes,)
     class_log_prior_ : ndarray of shape (n_classes,)
     n_categories_ : ndarray of shape (n_features,)

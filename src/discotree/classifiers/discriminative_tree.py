@@ -171,6 +171,9 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         The scale of the scores in :meth:`predict_proba` (see ``calibration``).
     calibration_cv_losses_ : ndarray of shape (n_scales,)
         When a scale was fitted: the held-out log-loss of each scale of the grid.
+    fit_memory_estimate_ : float
+        The peak memory of the fit in bytes, estimated before counting and checked
+        against the ``memory_limit`` configuration key (``benchmarks/bench_memory.py``).
     class_count_ : ndarray of shape (n_classes,)
         Weight of each class in the training data.
     n_categories_ : ndarray of shape (n_features,)
@@ -431,6 +434,17 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
     # -------------------------------------------------------------- alpha="auto"
     def _supports_auto_alpha(self) -> bool:
         return True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
+
+    def _model_memory_bytes(self, n_features: int, n_classes: int) -> float:
+        """The weights of eq. 21 of a binary problem (two (d, d) arrays), their sum per
+        class and ``edge_weights_`` (two (C, d, d) arrays)."""
+        if self.distribution != "discrete":
+            return 0.0
+        n_tasks = len(self._tasks(n_classes))
+        weights = 8.0 * n_features * n_features * (2 * n_classes + 2)
+        # each problem: its two-class tables (a copy unless binary) and its forest pair
+        pair_tables = 0.0 if n_classes == 2 else 16.0 * float(np.sum(self.n_categories_)) ** 2
+        return weights + pair_tables + n_tasks * 2 * self._table_bytes(n_features, 2)
 
     def _structure_alpha(self) -> float:
         """The pseudo-count of the weights of eq. 21: ``alpha="auto"`` chose the alpha

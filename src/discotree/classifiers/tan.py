@@ -141,6 +141,9 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+    fit_memory_estimate_ : float
+        The peak memory of the fit in bytes, estimated before counting and checked
+        against the ``memory_limit`` configuration key (``benchmarks/bench_memory.py``).
     class_count_ : ndarray of shape (n_classes,)
     class_log_prior_ : ndarray of shape (n_classes,)
         ML class prior, or the CL-trained one with ``parameters="cl"``.
@@ -421,6 +424,14 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         self.edges_ = [list(pairs) for _ in range(n_classes)]
         self.parents_ = np.tile(row, (n_classes, 1))
         return GaussianForestModel.from_statistics(stats, self.parents_)
+
+    def _model_memory_bytes(self, n_features: int, n_classes: int) -> float:
+        """TAN-CMI: the statistics' cached informations and totals (two (C, d, d)
+        arrays) and three (d, d) arrays of the conditional informations."""
+        if self.k == 1 and self.structure == "cmi" and self.distribution == "discrete":
+            informations = 8.0 * n_features * n_features * (2 * n_classes + 3)
+            return informations + 2 * self._table_bytes(n_features, n_classes)  # counts, logs
+        return 0.0
 
     def _supports_auto_alpha(self) -> bool:
         return True  # with CL parameters: the smoothing of the ML start, chosen by ML CV

@@ -26,6 +26,7 @@ from .encode import count_negatives
 __all__ = [
     "fill_reduced_one_hot",
     "pairwise_counts",
+    "pairwise_counts_bytes",
     "pairwise_moments",
     "reconstruct_tables",
     "univariate_counts",
@@ -320,6 +321,50 @@ def pairwise_counts(
             tiny = 1e-12 * max(float(out[c].max(initial=0.0)), 1e-300)
             out[c][out[c] < tiny] = 0.0
     return out
+
+
+def pairwise_counts_bytes(
+    class_rows: NDArray[np.intp],
+    n_categories: NDArray[np.intp],
+    n_missing_features: int = 0,
+    weighted: bool = False,
+) -> float:
+    """The peak memory :func:`pairwise_counts` allocates, in bytes, for classes of
+    ``class_rows`` rows: the output (``8 n_classes D**2``), the Gram matrices of the
+    reduced one-hot layout (``D'`` columns; on one thread an accumulator and a product,
+    on T threads T of each, their stack and their sum), the one-hot buffers and the
+    per-row arrays (the class order and the row scales). The memory guard of
+    :meth:`~discotree.stats.discrete.PairStatistics.from_codes` checks it;
+    ``benchmarks/bench_memory.py`` measures it.
+
+    Examples
+    --------
+    >>> round(pairwise_counts_bytes(np.array([100, 100]), np.full(5000, 2)) / 2**30, 2)
+    1.86
+    """
+    class_rows = np.asarray(class_rows, dtype=np.int64)
+    n_categories = np.asarray(n_categories, dtype=np.int64)
+    n_classes, n_rows = len(class_rows), int(class_rows.sum())
+    width = float(n_categories.sum())
+    reduced = float((n_categories - 1).sum() + n_missing_features + 1)
+    itemsize = 8 if weighted else 4
+    largest = int(class_rows.max(initial=0))
+    n_threads = available_cores()
+    threaded = (
+        n_threads > 1
+        and largest * reduced * reduced >= 2 * _THREAD_WORK
+        and reduced <= _THREAD_MAX_WIDTH
+    )
+    if threaded:
+        chunk = _chunk_rows(int(reduced), itemsize, n_threads)
+        grams = (3 * n_threads + 1) * reduced * reduced * 8
+        buffers = n_threads * min(chunk, largest) * reduced * itemsize
+    else:
+        chunk = _chunk_rows(int(reduced), itemsize)
+        grams = 2 * reduced * reduced * 8
+        buffers = min(chunk, max(largest, 1)) * reduced * itemsize
+    rows = n_rows * (4 * 8 + itemsize + (8 if weighted else 0))  # order, its sort, scales
+    return 8.0 * n_classes * width * width + grams + buffers + rows
 
 
 def pairwise_moments(

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from scipy.special import xlogy
 
 from ..config import check_memory
-from ..kernels.counts import pairwise_counts, univariate_counts
+from ..kernels.counts import pairwise_counts, pairwise_counts_bytes, univariate_counts
 from ..kernels.information import pairwise_mutual_information, pairwise_table_totals
 from ..validation import check_class_index, check_codes
 
@@ -104,13 +104,16 @@ class PairStatistics:
             ``0..n_classes-1``.
         """
         n_categories = np.asarray(n_categories, dtype=np.intp)
-        width = float(n_categories.sum() + len(n_categories))  # categories + "observed"
-        if pairs:
-            check_memory(
-                2.0 * n_classes * width**2 * 8, "the pairwise count tables", "PairStatistics"
-            )
         codes = check_codes(codes, n_categories)
         class_index = check_class_index(class_index, len(codes), n_classes)
+        if pairs:
+            estimate = pairwise_counts_bytes(
+                np.bincount(class_index, minlength=n_classes),
+                n_categories,
+                int((codes < 0).any(axis=0).sum()) if codes.size else 0,
+                sample_weight is not None,
+            )
+            check_memory(estimate, "the pairwise count tables", "PairStatistics")
         if not pairs:
             weights = np.ones(len(codes)) if sample_weight is None else sample_weight
             flat = univariate_counts(codes, class_index, weights, n_categories, n_classes)
@@ -229,11 +232,18 @@ class PairStatistics:
         ``sum_c P(c) I(X_i; X_j | C = c)`` with ``P(c)`` the class shares of the samples
         where both features are observed (Pernkopf & Bilmes 2010, Section 4.3).
         """
-        per_class = self.mutual_information()
-        totals = self.table_totals()
+        self._need_pairs()
+        per_class, totals = self._information  # the cached arrays: no copy
         pair_total = totals.sum(axis=0)
-        share = np.divide(totals, pair_total, out=np.zeros_like(totals), where=pair_total > 0)
-        return _clip_information((share * per_class).sum(axis=0), "conditional MI")
+        observed = pair_total > 0
+        out = np.zeros_like(pair_total)
+        share = np.empty_like(pair_total)
+        for c in range(len(totals)):  # class by class: memory of two (d, d) arrays, and
+            share.fill(0.0)  # the sums of the (C, d, d) expression in the same order
+            np.divide(totals[c], pair_total, out=share, where=observed)
+            share *= per_class[c]
+            out += share
+        return _clip_information(out, "conditional MI")
 
     def __sub__(self, other: PairStatistics) -> PairStatistics:
         """The statistics of the rows counted in ``self`` but not in ``other`` (a subset
