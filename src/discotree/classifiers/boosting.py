@@ -79,6 +79,10 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+    fit_memory_estimate_ : float
+        The peak memory of counting the pair tables in bytes (and holding the encoded
+        rows), estimated before counting and checked against ``memory_limit``; what
+        the rounds or the tree learn from them is not included.
     class_count_ : ndarray of shape (n_classes,)
         Weight of each class in the training data.
     class_log_prior_ : ndarray of shape (n_classes,)

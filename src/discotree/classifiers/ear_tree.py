@@ -77,6 +77,10 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         ``alpha="auto"`` only: for each value of the grid, the summed held-out weight
         of errors (row 0, the criterion) and log-loss (row 1, the tie-break) of the
         cross-validation.
+    fit_memory_estimate_ : float
+        The peak memory of counting the pair tables in bytes (and holding the encoded
+        rows), estimated before counting and checked against ``memory_limit``; what
+        the tree learns from them is not included.
     encoder_ : TableEncoder
         The encoding of the columns learnt at fit time (categories, bins).
     n_categories_ : ndarray of shape (n_features,) or None
