@@ -13,11 +13,13 @@ from .classifiers import (
     TANClassifier,
 )
 from .config import config_context, get_config, set_config
+from .engine_registry import register_engine
 from .feature_selection import GroupCost, SubmodularFeatureSelector
 from .stats.discrete import PairStatistics
 from .stats.gaussian import GaussianStatistics
 from .sufficient_statistics import StatisticsSchema
 from .transformers import Discretizer, TableEncoder
+from .validation import is_dask_collection
 
 __version__ = "0.1.0"
 __all__ = [
@@ -43,3 +45,12 @@ __all__ = [
 ]
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+# The engines shipped with the package, imported only when their input arrives.
+register_engine(
+    "dask",
+    is_dask_collection,
+    fit="discotree.engines.dask_engine:fit_dask",
+    predict="discotree.engines.dask_engine:predict_dask",
+    fit_boosted="discotree.engines.dask_boosting:fit_boosted_dask",
+)

@@ -12,6 +12,7 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..config import check_memory
+from ..engine_registry import engine_function
 from ..fitting import FitContractMixin, argmax_with_ties
 from ..kernels.counts import pairwise_counts_bytes
 from ..models.bayes_net import BayesNetModel
@@ -28,7 +29,6 @@ from ..validation import (
     check_table,
     check_targets,
     is_count,
-    is_dask_collection,
     training_rows,
     validate_data,
 )
@@ -169,10 +169,9 @@ class DiscreteForestClassifierBase(
         array([0, 1, 2])
         """
         name = type(self).__name__
-        if hasattr(self, "fit_from_statistics") and is_dask_collection(X):
-            from ..engines.dask_engine import fit_dask  # the extra discotree[dask]
-
-            return fit_dask(self, X, y, sample_weight)
+        fit_elsewhere = engine_function(X, "fit") if hasattr(self, "fit_from_statistics") else None
+        if fit_elsewhere is not None:  # Dask collections (the extra discotree[dask])
+            return fit_elsewhere(self, X, y, sample_weight)
         self._alpha, self._epsilon = self._check_common_params()
         self._check_params()
         table, y, weights = training_rows(self, X, y, sample_weight)

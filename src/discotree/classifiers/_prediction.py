@@ -12,7 +12,8 @@ import functools
 import inspect
 from typing import Any
 
-from ..validation import check_is_fitted, is_dask_collection
+from ..engine_registry import engine_function
+from ..validation import check_is_fitted
 
 __all__ = ["PREDICTION_METHODS", "DaskPredictionMixin"]
 
@@ -29,11 +30,10 @@ PREDICTION_METHODS = (
 def _dask_aware(method: Any) -> Any:
     @functools.wraps(method)
     def wrapper(self, X, *args, **kwargs):
-        if is_dask_collection(X):
-            from ..engines.dask_engine import predict_dask
-
+        predict_elsewhere = engine_function(X, "predict")
+        if predict_elsewhere is not None:  # Dask collections: a lazy array back
             check_is_fitted(self)
-            return predict_dask(self, method.__name__, X)
+            return predict_elsewhere(self, method.__name__, X)
         return method(self, X, *args, **kwargs)
 
     wrapper._dask_aware = True  # type: ignore[attr-defined]

@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 from scipy.special import logsumexp
 
 from ..config import warn_many_pairs
+from ..engine_registry import engine_function
 from ..fitting import argmax_with_ties, available_if_explained, sign_with_ties
 from ..learners.boosting import BASE_LEARNERS, line_search_alpha
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
@@ -20,7 +21,6 @@ from ..validation import (
     check_random_state_param,
     int_seed,
     is_count,
-    is_dask_collection,
     take_rows,
 )
 from ._base import DiscreteForestClassifierBase
@@ -241,10 +241,9 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         3
         """
         self.n_estimators_ = self.n_estimators
-        if is_dask_collection(X):
-            from ..engines.dask_boosting import fit_boosted_dask  # the extra discotree[dask]
-
-            return fit_boosted_dask(self, X, y, sample_weight)
+        fit_elsewhere = engine_function(X, "fit_boosted")
+        if fit_elsewhere is not None:  # Dask collections (the extra discotree[dask])
+            return fit_elsewhere(self, X, y, sample_weight)
         if self.n_estimators_cv is not None:
             X_cv, y_cv, weights, _ = self._validated_for_cv(X, y, sample_weight)
             self.n_estimators_ = self._rounds_by_cv(X_cv, y_cv, weights)
