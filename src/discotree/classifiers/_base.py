@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from ..config import check_memory
 from ..engine_registry import engine_function
 from ..fitting import FitContractMixin, argmax_with_ties
-from ..kernels.counts import pairwise_counts_bytes
+from ..kernels.counts import features_with_missing, pairwise_counts_bytes
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
@@ -280,7 +280,7 @@ class DiscreteForestClassifierBase(
         estimate = pairwise_counts_bytes(
             np.bincount(class_index, minlength=n_classes),
             self.n_categories_,
-            int((codes < 0).any(axis=0).sum()) if codes.size else 0,
+            features_with_missing(codes),
             weights is not None,
         )
         if self._alpha == "auto":

@@ -323,6 +323,21 @@ def pairwise_counts(
     return out
 
 
+def features_with_missing(codes: NDArray[np.integer]) -> int:
+    """How many columns of ``codes`` hold a missing value (``-1``): one compiled pass,
+    no temporary array (what :func:`pairwise_counts_bytes` needs of the data).
+
+    Examples
+    --------
+    >>> features_with_missing(np.array([[0, -1, 1], [1, 0, -1]], dtype=np.int8))
+    2
+    """
+    negatives = np.zeros(codes.shape[1], dtype=np.intp)
+    if codes.size:
+        count_negatives(np.ascontiguousarray(codes), negatives)
+    return int(np.count_nonzero(negatives))
+
+
 def pairwise_counts_bytes(
     class_rows: NDArray[np.intp],
     n_categories: NDArray[np.intp],

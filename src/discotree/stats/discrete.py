@@ -18,7 +18,12 @@ from numpy.typing import NDArray
 from scipy.special import xlogy
 
 from ..config import check_memory
-from ..kernels.counts import pairwise_counts, pairwise_counts_bytes, univariate_counts
+from ..kernels.counts import (
+    features_with_missing,
+    pairwise_counts,
+    pairwise_counts_bytes,
+    univariate_counts,
+)
 from ..kernels.information import pairwise_mutual_information, pairwise_table_totals
 from ..validation import check_class_index, check_codes
 
@@ -110,7 +115,7 @@ class PairStatistics:
             estimate = pairwise_counts_bytes(
                 np.bincount(class_index, minlength=n_classes),
                 n_categories,
-                int((codes < 0).any(axis=0).sum()) if codes.size else 0,
+                features_with_missing(codes),
                 sample_weight is not None,
             )
             check_memory(estimate, "the pairwise count tables", "PairStatistics")
