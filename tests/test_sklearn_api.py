@@ -20,13 +20,13 @@ from discotree.feature_selection import GroupCost, SubmodularFeatureSelector
 
 ALL_ESTIMATORS = [
     NaiveBayesClassifier(),
-    NaiveBayesClassifier(alpha="auto"),
+    NaiveBayesClassifier(alpha=1.0),  # the default is "auto"
     ChowLiuClassifier(),
     ChowLiuClassifier(n_edges=2),
     ChowLiuClassifier(n_edges="bic", prior="bdeu"),
     ChowLiuClassifier(distribution="gaussian", n_edges=2),
     TANClassifier(),
-    TANClassifier(alpha="auto"),
+    TANClassifier(alpha=1.0),
     TANClassifier(n_edges="aic", prior="bdeu", alpha=4.0),
     TANClassifier(distribution="gaussian", var_smoothing=0.01),
     DiscriminativeTreeClassifier(),
@@ -34,6 +34,7 @@ ALL_ESTIMATORS = [
     DiscriminativeTreeClassifier(multiclass="ovr", n_edges=2, edge_cost=0.01),
     DiscriminativeTreeClassifier(distribution="gaussian"),
     DiscriminativeTreeClassifier(n_edges="cv"),
+    DiscriminativeTreeClassifier(alpha=1.0, calibration="cv"),
     DiscriminativeTreeClassifier(parameters="altmax", alpha=1.0),
     DiscriminativeTreeClassifier(parameters="altmax", multiclass="ovr", max_alternations=2),
     BoostedGraphicalModelClassifier(n_estimators=3),
