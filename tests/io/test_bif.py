@@ -13,7 +13,7 @@ from discotree import (
     TANClassifier,
 )
 from discotree.io import evidence_of, read_bif, read_bif_network, write_bif, write_xmlbif
-from discotree.models.networks import _check_conditional
+from discotree.models.networks import checked_conditional
 from discotree.validation import check_table
 
 FEATURES = ["colour", "count", "height", "mood"]
@@ -164,7 +164,7 @@ def test_models_that_are_no_network_are_refused(tmp_path):
             tmp_path / "g.bif",
         )
     with pytest.raises(ValueError, match="not a conditional distribution"):
-        _check_conditional(np.array([[0.5, 0.6]]), "x")  # tables that are no CPT
+        checked_conditional(np.array([[0.5, 0.6]]), "x", 1e-9)  # tables that are no CPT
     three = np.where(X["count"] == 0, "a", np.where(X["count"] == 1, "b", "c"))
     with pytest.raises(ValueError, match="pairwise"):
         write_bif(DiscriminativeTreeClassifier(alpha=1.0).fit(X, three), tmp_path / "m.bif")

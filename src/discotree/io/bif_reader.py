@@ -39,11 +39,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..config import format_bytes, get_config
-from ..models.networks import Network, Variable
+from ..models.networks import Network, Variable, checked_conditional
 
 __all__ = ["ROW_TOLERANCE", "read_bif_network", "read_xmlbif_network"]
 
-#: Largest distance of a table row's sum from 1 that is read (and renormalised).
+#: Largest distance of a table row's sum from 1 that is read (and renormalised): files
+#: written with three or four decimals read as distributions.
 ROW_TOLERANCE = 1e-3
 
 # One token at a time, each pattern anchored at the current position (re.match) and
@@ -242,7 +243,7 @@ def _probability(tokens: _Tokens, variables: dict[str, Variable], tolerance: flo
         else:
             raise tokens.error(f"expected '(', 'table' or '}}' in a probability, found {token!r}")
     head.parents = [p.name for p in parents]
-    head.table = checked_conditional(table, head.name, tokens.source, tolerance)
+    head.table = checked_conditional(table, head.name, tolerance, f"{tokens.source}: ")
 
 
 def _check_size(shape: tuple[int, ...], name: str, source: str) -> None:
@@ -254,26 +255,6 @@ def _check_size(shape: tuple[int, ...], name: str, source: str) -> None:
             f"would need {format_bytes(size)}, more than the memory limit of "
             f"{format_bytes(limit)} (discotree.set_config(memory_limit=...))"
         )
-
-
-def checked_conditional(
-    table: NDArray[np.float64], name: str, source: str, tolerance: float = ROW_TOLERANCE
-) -> NDArray[np.float64]:
-    """``table`` (parents' states..., own states) if it is a conditional distribution
-    within ``tolerance``, each row renormalised; else a ``ValueError`` naming ``name``."""
-    if np.isnan(table).any():
-        missing = np.argwhere(np.isnan(table))[0][:-1]
-        raise ValueError(f"{source}: the table of {name!r} has no row {tuple(missing.tolist())}")
-    if not np.isfinite(table).all() or (table < 0).any():
-        raise ValueError(f"{source}: the table of {name!r} has a negative or infinite entry")
-    sums = table.sum(axis=-1, keepdims=True)
-    worst = float(np.abs(sums - 1.0).max()) if sums.size else 0.0
-    if worst > tolerance:
-        raise ValueError(
-            f"{source}: a row of the table of {name!r} sums to "
-            f"{float(sums.ravel()[np.abs(sums - 1).argmax()]):.6g}, not 1 (tolerance {tolerance})"
-        )
-    return table / sums
 
 
 def read_bif_network(path: str | Path, tolerance: float = ROW_TOLERANCE) -> Network:
@@ -379,7 +360,7 @@ def read_xmlbif_network(path: str | Path, tolerance: float = ROW_TOLERANCE) -> N
                 f"states give {math.prod(shape)}"
             )
         head.parents = given
-        head.table = checked_conditional(values.reshape(shape), head_name, source, tolerance)
+        head.table = checked_conditional(values.reshape(shape), head_name, tolerance, f"{source}: ")
     if not variables:
         raise ValueError(f"{source}: no variable is declared")
     lacking = [v.name for v in variables.values() if v.table is None]

@@ -29,6 +29,7 @@ __all__ = [
     "Network",
     "Variable",
     "bif_identifier",
+    "checked_conditional",
     "class_networks",
     "evidence_of",
     "feature_states",
@@ -175,15 +176,36 @@ def _check_discrete(estimator: Any) -> None:
         raise ValueError(f"{type(estimator).__name__} is not fitted.")
 
 
-def _check_conditional(table: NDArray[np.float64], name: str) -> NDArray[np.float64]:
-    sums = table.sum(axis=-1)
-    if not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
+def checked_conditional(
+    table: NDArray[np.float64], name: str, tolerance: float, where: str = "", hint: str = ""
+) -> NDArray[np.float64]:
+    """``table`` (parents' states..., own states) with each row renormalised, if it is a
+    conditional distribution within ``tolerance`` (complete, finite, non-negative, rows
+    summing to 1); else a ``ValueError`` naming ``name`` (after ``where``, then
+    ``hint``). The one check of a table written to or read from a network file."""
+    if np.isnan(table).any():
+        missing = np.argwhere(np.isnan(table))[0][:-1]
+        raise ValueError(f"{where}the table of {name!r} has no row {tuple(missing.tolist())}")
+    if not np.isfinite(table).all() or (table < 0).any():
+        raise ValueError(f"{where}the table of {name!r} has a negative or infinite entry{hint}")
+    sums = table.sum(axis=-1, keepdims=True)
+    worst = float(np.abs(sums - 1.0).max()) if sums.size else 0.0
+    if worst > tolerance:
         raise ValueError(
-            f"the table of {name} is not a conditional distribution (rows sum to "
-            f"{sums.min():.6g}..{sums.max():.6g}); only generatively parameterised models "
-            "export to a Bayesian network."
+            f"{where}the table of {name!r} is not a conditional distribution: a row sums to "
+            f"{float(sums.ravel()[np.abs(sums - 1).argmax()]):.6g}, not 1 (tolerance "
+            f"{tolerance}){hint}"
         )
-    return table / sums[..., None]
+    return table / sums
+
+
+def _exported(table: NDArray[np.float64], name: str) -> NDArray[np.float64]:
+    return checked_conditional(
+        table,
+        name,
+        1e-9,
+        hint="; only generatively parameterised models export to a Bayesian network.",
+    )
 
 
 def network_of(estimator: Any) -> Network:
@@ -217,12 +239,12 @@ def network_of(estimator: Any) -> Network:
                 table, parents = table[:, 0, :], [class_node]
             else:
                 parents = [class_node, features[p]]
-            table = _check_conditional(table, features[j])
+            table = _exported(table, features[j])
             variables.append(Variable(features[j], states[j], parents, table))
     elif isinstance(model, BayesNetModel):
         for j in range(len(features)):
             parents = [class_node, *(features[p] for p in model.parents[j])]
-            table = _check_conditional(np.exp(model.log_cpts[j]), features[j])
+            table = _exported(np.exp(model.log_cpts[j]), features[j])
             variables.append(Variable(features[j], states[j], parents, table))
     else:
         raise ValueError(
@@ -262,7 +284,7 @@ def class_networks(estimator: Any) -> tuple[list[Network], NDArray[np.float64]]:
                 table, parents = table[0], []
             else:
                 parents = [features[p]]
-            table = _check_conditional(table, features[j])
+            table = _exported(table, features[j])
             variables.append(Variable(features[j], states[j], parents, table))
         networks.append(
             Network(f"{type(estimator).__name__}_class_{bif_identifier(str(label))}", variables)
