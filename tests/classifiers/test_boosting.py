@@ -97,12 +97,17 @@ def test_number_of_rounds_by_cross_validation(rng):
     clf = BoostedGraphicalModelClassifier(n_estimators=6, n_estimators_cv=3).fit(X, y)
     assert 1 <= clf.n_estimators_ <= 6
     assert len(clf.estimator_alphas_[0]) <= clf.n_estimators_
+    # the first T* rounds of the full fit are the T*-round ensemble
+    direct = BoostedGraphicalModelClassifier(n_estimators=clf.n_estimators_).fit(X, y)
+    assert_allclose(clf.decision_function(X), direct.decision_function(X), rtol=1e-12)
+    assert clf.edges_union_ == direct.edges_union_
 
 
 def test_rounds_by_cross_validation_weigh_the_held_out_errors(rng):
     """The CV error of each round is the held-out weight misclassified (was the plain
-    error rate, whatever the weights): reference by refitting the same folds."""
-    from sklearn.model_selection import StratifiedKFold
+    error rate, whatever the weights): reference by refitting the same folds, the
+    weight-equivalent content folds seeded by random_state."""
+    from discotree.stats.folds import content_folds, fold_splits
 
     X = rng.integers(0, 3, (240, 5))
     y = (X[:, 0] == X[:, 1]).astype(int)
@@ -110,9 +115,8 @@ def test_rounds_by_cross_validation_weigh_the_held_out_errors(rng):
     model = BoostedGraphicalModelClassifier(n_estimators=5, n_estimators_cv=3)
     chosen = model.fit(X, y, sample_weight=weight).n_estimators_
     errors = np.zeros(5)
-    folds = StratifiedKFold(n_splits=3, shuffle=True, random_state=model.random_state)
-    for train, test in folds.split(X, y):
-        fold = BoostedGraphicalModelClassifier(n_estimators=5)
+    for train, test in fold_splits(content_folds(model._encode(X), 3, model.random_state), 3):
+        fold = BoostedGraphicalModelClassifier(n_estimators=5, calibration="none")
         fold.fit(X[train], y[train], sample_weight=weight[train])
         last, t = 0.0, -1
         for t, predicted in enumerate(fold.staged_predict(X[test])):
@@ -121,6 +125,109 @@ def test_rounds_by_cross_validation_weigh_the_held_out_errors(rng):
         errors[t + 1 :] += last
     assert_allclose(model.n_estimators_cv_errors_, errors, rtol=1e-12)
     assert chosen == int(np.argmin(errors)) + 1
+
+
+def _scale_losses(scores, truth, weight):
+    """Reference: the weighted held-out log-loss of softmax(s * scores) per scale."""
+    from scipy.special import log_softmax
+
+    from discotree.stats.smoothing import CALIBRATION_SCALES
+
+    if scores.ndim == 1:
+        scores = np.column_stack([-scores, scores])
+    return np.array(
+        [
+            -weight @ log_softmax(s * scores, axis=1)[np.arange(len(truth)), truth]
+            for s in CALIBRATION_SCALES
+        ]
+    )
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_calibration_losses_equal_refitting_on_every_fold(n_classes, rng):
+    """calibration="cv" (the default): the scale's held-out losses are those of the
+    ensemble refitted on each weight-equivalent content fold."""
+    from discotree.stats.folds import content_folds
+    from discotree.stats.smoothing import CALIBRATION_SCALES, best_scale
+
+    X = rng.integers(0, 3, (300, 5))
+    y = (X[:, 0] + (X[:, 1] == X[:, 2]) + (rng.random(300) < 0.2)) % n_classes
+    weight = rng.choice([0.5, 1.0, 2.0], 300)
+    model = BoostedGraphicalModelClassifier(n_estimators=4).fit(X, y, sample_weight=weight)
+    folds = content_folds(model._encode(X), 5)
+    expected = np.zeros(len(CALIBRATION_SCALES))
+    for k in range(5):
+        train, test = folds != k, folds == k
+        fold = BoostedGraphicalModelClassifier(n_estimators=4, calibration="none")
+        fold.fit(X[train], y[train], sample_weight=weight[train])
+        truth = np.searchsorted(model.classes_, y[test])
+        expected += _scale_losses(fold.decision_function(X[test]), truth, weight[test])
+    assert_allclose(model.calibration_cv_losses_, expected, rtol=1e-9)
+    assert model.calibration_scale_ == best_scale(expected, CALIBRATION_SCALES)
+    raw = BoostedGraphicalModelClassifier(n_estimators=4, calibration="none")
+    raw.fit(X, y, sample_weight=weight)
+    assert raw.calibration_scale_ == 1.0 and not hasattr(raw, "calibration_cv_losses_")
+    assert_allclose(model.decision_function(X), raw.decision_function(X), rtol=0, atol=0)
+    assert (model.predict(X) == raw.predict(X)).all()
+    scores = raw.decision_function(X)
+    if scores.ndim == 1:
+        scores = np.column_stack([-scores, scores])
+    from scipy.special import softmax
+
+    assert_allclose(
+        model.predict_proba(X), softmax(model.calibration_scale_ * scores, axis=1), rtol=1e-12
+    )
+    assert np.abs(model.predict_proba(X).sum(axis=1) - 1).max() <= 1e-12
+
+
+def test_calibration_reuses_the_folds_of_n_estimators_cv(rng):
+    """With n_estimators_cv the scale comes from its folds' held-out scores at the
+    chosen number of rounds (no more fits), and the chosen T does not change."""
+    from discotree.stats.folds import content_folds, fold_splits
+
+    X = rng.integers(0, 3, (240, 5))
+    y = ((X[:, 0] == X[:, 1]) ^ (rng.random(240) < 0.15)).astype(int)
+    model = BoostedGraphicalModelClassifier(n_estimators=5, n_estimators_cv=3, random_state=7)
+    model.fit(X, y)
+    plain = BoostedGraphicalModelClassifier(
+        n_estimators=5, n_estimators_cv=3, calibration="none", random_state=7
+    )
+    assert plain.fit(X, y).n_estimators_ == model.n_estimators_
+    expected = np.zeros(len(model.calibration_cv_losses_))
+    for train, test in fold_splits(content_folds(model._encode(X), 3, 7), 3):
+        fold = BoostedGraphicalModelClassifier(n_estimators=5, calibration="none")
+        fold.fit(X[train], y[train])
+        staged = list(fold.staged_decision_function(X[test]))
+        scores = staged[min(model.n_estimators_, len(staged)) - 1]
+        expected += _scale_losses(scores, y[test], np.ones(len(test)))
+    assert_allclose(model.calibration_cv_losses_, expected, rtol=1e-9)
+
+
+def test_calibrated_probabilities_lose_less_on_held_out_rows(rng):
+    """Boosted scores are overconfident; the scaled ones lose less on new rows."""
+    X = rng.integers(0, 3, (1200, 8))
+    y = ((X[:, 0] + X[:, 1] + X[:, 2] > 3) ^ (rng.random(1200) < 0.25)).astype(int)
+    train, test = slice(0, 600), slice(600, None)
+
+    def loss(calibration):
+        clf = BoostedGraphicalModelClassifier(calibration=calibration)
+        proba = clf.fit(X[train], y[train]).predict_proba(X[test])
+        return -np.mean(np.log(proba[np.arange(600), y[test]]))
+
+    assert loss("cv") < loss("none") - 0.05
+
+
+def test_calibration_parameter_and_old_files(rng):
+    X, y = rng.integers(0, 3, (60, 3)), rng.integers(0, 2, 60)
+    with pytest.raises(ValueError, match="calibration must be one of"):
+        BoostedGraphicalModelClassifier(calibration="platt").fit(X, y)
+    fitted = BoostedGraphicalModelClassifier(n_estimators=2, calibration="none").fit(X, y)
+    state = dict(fitted.__getstate__())
+    del state["calibration"], state["calibration_scale_"]  # saved before the parameter
+    old = BoostedGraphicalModelClassifier.__new__(BoostedGraphicalModelClassifier)
+    old.__setstate__(state)
+    assert old.calibration == "none" and old.calibration_scale_ == 1.0
+    assert_allclose(old.predict_proba(X), fitted.predict_proba(X))
 
 
 def test_discrete_adaboost_uses_signs(rng):

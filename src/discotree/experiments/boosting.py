@@ -61,7 +61,11 @@ def run_boosting_curves(
         X, y = X_pool.iloc[rows], y_pool.iloc[rows].to_numpy()
         for name, (base, algorithm) in configs.items():
             model = BoostedGraphicalModelClassifier(
-                base=base, algorithm=algorithm, n_estimators=CURVES_T, init="zero"
+                base=base,
+                algorithm=algorithm,
+                n_estimators=CURVES_T,
+                init="zero",
+                calibration="none",
             ).fit(X, y)
             curves[name]["train"].append(_pad(_staged_errors(model, X, y), CURVES_T))
             curves[name]["test"].append(
@@ -197,10 +201,11 @@ def run_grid(
 
     X, y = draw(GRID_L)
     X_test, y_test = draw(GRID_TEST)
-    cv = BoostedGraphicalModelClassifier(n_estimators=GRID_T, n_estimators_cv=5, init="zero").fit(
-        X, y
-    )
-    full = BoostedGraphicalModelClassifier(n_estimators=GRID_T, init="zero").fit(X, y)
+    cv = BoostedGraphicalModelClassifier(
+        n_estimators=GRID_T, n_estimators_cv=5, init="zero", calibration="none"
+    ).fit(X, y)
+    full = BoostedGraphicalModelClassifier(n_estimators=GRID_T, init="zero", calibration="none")
+    full.fit(X, y)
     true_edges = set(p.edges())
     union_q, union_p = (set(e) for e in cv.edges_union_)
     summary: dict[str, Any] = {

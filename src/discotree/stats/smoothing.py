@@ -40,6 +40,7 @@ from ..kernels.forest import forest_log_likelihood
 from ..threads import available_cores, in_chunks, map_on_cores, single_threaded_blas
 from ..validation import check_codes
 from .discrete import PairStatistics
+from .folds import content_folds, row_hashes
 
 __all__ = [
     "ALPHA_GRID",
@@ -78,43 +79,6 @@ def over_row_chunks(run: Callable[[int, int], None], n_rows: int, work_per_row: 
     """``run(start, stop)`` over the rows, in one chunk per core when there is enough
     work (:func:`discotree.threads.in_chunks`)."""
     in_chunks(run, n_rows, n_rows * work_per_row, _THREAD_WORK)
-
-
-def row_hashes(codes: NDArray[np.integer]) -> NDArray[np.uint64]:
-    """A 64-bit hash of each row's codes (FNV-1a over the columns, then splitmix64
-    mixing): identical rows, identical hashes."""
-    n = len(codes)
-    h = np.full(n, 0xCBF29CE484222325, dtype=np.uint64)
-    prime = np.uint64(0x100000001B3)
-    with np.errstate(over="ignore"):
-        for j in range(codes.shape[1]):
-            h = (h ^ (codes[:, j].astype(np.int64) + 2).astype(np.uint64)) * prime
-        h ^= h >> np.uint64(33)  # final mixing (splitmix64)
-        h *= np.uint64(0xFF51AFD7ED558CCD)
-        h ^= h >> np.uint64(33)
-        h *= np.uint64(0xC4CEB9FE1A85EC53)
-        h ^= h >> np.uint64(33)
-    return h
-
-
-def content_folds(codes: NDArray[np.integer], n_folds: int) -> NDArray[np.intp]:
-    """Fold of every row from a hash of its features' codes (not its class, so renaming
-    the classes changes no fold).
-
-    Identical rows share a fold, so a row of weight k and its k repeated copies are
-    held out together: a weighted fit and the fit on repeated rows see the same folds
-    and choose the same alpha (and duplicated rows never sit on both sides of a split).
-    Deterministic, with no random state; the classes are spread over the folds as by a
-    random assignment (not exactly stratified).
-
-    Examples
-    --------
-    >>> codes = np.array([[0, 1], [0, 1], [2, 0]])
-    >>> folds = content_folds(codes, 5)
-    >>> bool(folds[0] == folds[1])
-    True
-    """
-    return (row_hashes(codes) % np.uint64(n_folds)).astype(np.intp)
 
 
 def distinct_row_hashes(
