@@ -19,7 +19,12 @@ functions that Algorithm 1 (the submodular-supermodular procedure,
 
 Entropies are the plug-in values of the training data's configurations
 (:class:`~discotree.stats.set_information.DiscreteSetEntropy`; numeric columns are
-discretised, a missing value counts as a value of its own). Plug-in information grows
+discretised). A missing value counts as a value of its own here, the one exception to
+the package's available-case rule, for a stated reason: Algorithm 1's guarantee (each
+iteration lowers the objective) needs ``f`` and ``g`` submodular, which the entropies
+of one distribution are, while entropies computed on the rows where each set is
+observed change their rows with the set and are not submodular (a tested
+counterexample). Plug-in information grows
 with the size of a set on finite data (every configuration of many features is seen
 once), which the cost term must pay for: ``cost_weight`` sets the exchange rate.
 """
@@ -365,7 +370,10 @@ class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
         encoder = TableEncoder(int(self.max_categories), discretizer, name)
         codes = encoder.fit_transform(table, weights, class_index)
         weights = np.ones(len(codes)) if weights is None else np.asarray(weights, np.float64)
-        entropy = DiscreteSetEntropy(codes, class_index, weights)
+        # A missing value is a value here (the one exception to the available-case rule,
+        # module notes): the procedure needs submodular f and g, which entropies of one
+        # distribution are and entropies over rows that change with the set are not.
+        entropy = DiscreteSetEntropy(codes, class_index, weights, missing="value")
         k = float(self.cost_weight)
         by_class = self.information == "class"
 

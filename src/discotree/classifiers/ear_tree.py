@@ -107,9 +107,10 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
     minutes at 20-30 features on harder data). Above 20 features a warning says so;
     above ``discotree.get_config()["ear_feature_limit"]`` (40) the fit is refused
     unless the limit is raised; each split is logged (``set_config(verbose=True)``)
-    so a long fit shows its progress. Discrete
-    entropies count a missing value as a value of its own; parameters use the samples
-    where a family is observed and prediction sums missing features out.
+    so a long fit shows its progress. Missing values follow the available-case rule:
+    each split's informations I(part; rest | separator) use the rows where every
+    feature of the split is observed, parameters the samples where a family is
+    observed, and prediction sums missing features out.
 
     References
     ----------

@@ -436,65 +436,138 @@ def greedy_cr_structure(codes, class_index, weights, n_classes, n_categories, k,
         parents, current = move, best
 
 
+def _observed_rows(codes, columns):
+    """The rows where every one of ``columns`` is observed (available-case analysis)."""
+    return [s for s in range(len(codes)) if all(int(codes[s][v]) >= 0 for v in columns)]
+
+
+def class_information(codes, class_index, weights, columns, within=None):
+    """I(C; X_columns) from the dictionary histogram of (c, x_columns) over the rows
+    where every column of ``within`` (default: ``columns``) is observed."""
+    joint, by_x, by_c = {}, {}, {}
+    for s in _observed_rows(codes, columns if within is None else within):
+        x = tuple(int(codes[s][v]) for v in columns)
+        c = int(class_index[s])
+        w = float(weights[s])
+        joint[(c, x)] = joint.get((c, x), 0.0) + w
+        by_x[x] = by_x.get(x, 0.0) + w
+        by_c[c] = by_c.get(c, 0.0) + w
+    total = sum(by_c.values())
+    return sum(
+        m / total * math.log(m * total / (by_c[c] * by_x[x]))
+        for (c, x), m in joint.items()
+        if m > 0
+    )
+
+
+def conditional_class_information(codes, class_index, weights, v, given):
+    """I(C; X_v | X_given) = I(C; X_v, X_given) - I(C; X_given), both on the rows where
+    v and every attribute of ``given`` are observed."""
+    within = [*given, v]
+    return class_information(codes, class_index, weights, within) - class_information(
+        codes, class_index, weights, list(given), within
+    )
+
+
 def omi_order(codes, class_index, weights, minimize=False):
     """Reference for :func:`discotree.structure.orderings.omi_order`: plain
-    dictionary histograms, a missing value (-1) counted as a value of its own. The
-    first pair maximises I(C; X_i, X_j) (the earlier pair on ties within 1e-12), the one
-    with larger I(C; X) first (the lower index on a tie); then the attribute maximising
-    I(C; X | earlier) (the lowest index on ties within 1e-12)."""
-    n_samples, n = len(codes), len(codes[0])
-
-    def class_information(columns):
-        """I(C; X_columns) from the histogram of (c, x_columns)."""
-        joint, by_x, by_c = {}, {}, {}
-        for s in range(n_samples):
-            x = tuple(int(codes[s][v]) for v in columns)
-            c = int(class_index[s])
-            w = float(weights[s])
-            joint[(c, x)] = joint.get((c, x), 0.0) + w
-            by_x[x] = by_x.get(x, 0.0) + w
-            by_c[c] = by_c.get(c, 0.0) + w
-        total = sum(by_c.values())
-        return sum(
-            m / total * math.log(m * total / (by_c[c] * by_x[x]))
-            for (c, x), m in joint.items()
-            if m > 0
-        )
-
+    dictionary histograms, every information on the rows where its attributes are
+    observed (available-case). The first pair maximises I(C; X_i, X_j) (the earlier
+    pair on ties within 1e-12), the one with larger I(C; X) first (the lower index on a
+    tie); then the attribute maximising I(C; X | earlier) (the lowest index on ties
+    within 1e-12)."""
+    n = len(codes[0])
     sign = -1.0 if minimize else 1.0  # minimize: every argmax an argmin
-    single = [sign * class_information([v]) for v in range(n)]
+    single = [sign * class_information(codes, class_index, weights, [v]) for v in range(n)]
     best, pair = -math.inf, (0, 1)
     for i in range(n):
         for j in range(i + 1, n):
-            value = sign * class_information([i, j])
+            value = sign * class_information(codes, class_index, weights, [i, j])
             if value > best + 1e-12:
                 best, pair = value, (i, j)
     i, j = pair
     order = [i, j] if single[i] >= single[j] - 1e-12 else [j, i]
     while len(order) < n:
-        # I(C; X | B) = I(C; X, B) - I(C; B)
-        base = class_information(order)
         best, chosen = -math.inf, None
         for v in range(n):
             if v not in order:
-                value = sign * (class_information([*order, v]) - base)
+                value = sign * conditional_class_information(codes, class_index, weights, v, order)
                 if value > best + 1e-12:
                     best, chosen = value, v
         order.append(chosen)
     return order
 
 
-def set_entropy(codes, class_index, weights, columns, given_class=False):
+def omisp_order(codes, class_index, weights):
+    """Reference for :func:`discotree.structure.orderings.omisp_order` (available-case,
+    ties to the lowest index within 1e-12): next the attribute maximising
+    max over earlier X' of I(C; X | X')."""
+    n = len(codes[0])
+    single = [class_information(codes, class_index, weights, [v]) for v in range(n)]
+    order = [next(v for v in range(n) if single[v] >= max(single) - 1e-12)]
+    while len(order) < n:
+        values = {
+            v: max(
+                conditional_class_information(codes, class_index, weights, v, [u]) for u in order
+            )
+            for v in range(n)
+            if v not in order
+        }
+        top = max(values.values())
+        order.append(next(v for v in sorted(values) if values[v] >= top - 1e-12))
+    return order
+
+
+def ocr_order(codes, class_index, weights, n_classes):
+    """Reference for :func:`discotree.structure.orderings.ocr_order` (available-case):
+    next the attribute whose saturated model P(C, earlier, X), on the rows where they
+    are all observed, classifies those rows best (ties: the first class, then the
+    lowest index)."""
+    n = len(codes[0])
+    order = []
+    while len(order) < n:
+        rates = {}
+        for v in range(n):
+            if v in order:
+                continue
+            table = {}
+            rows = _observed_rows(codes, [*order, v])
+            for s in rows:
+                key = tuple(int(codes[s][u]) for u in [*order, v])
+                row = table.setdefault(key, [0.0] * n_classes)
+                row[int(class_index[s])] += float(weights[s])
+            right = sum(
+                float(weights[s])
+                for s in rows
+                if int(class_index[s])
+                == max(
+                    range(n_classes),
+                    key=lambda c, s=s: (table[tuple(int(codes[s][u]) for u in [*order, v])][c], -c),
+                )
+            )
+            total = sum(float(weights[s]) for s in rows)
+            rates[v] = right / total if total > 0 else 0.0
+        top = max(rates.values())
+        order.append(next(v for v in sorted(rates) if rates[v] == top))
+    return order
+
+
+def set_entropy(codes, class_index, weights, columns, given_class=False, within=None):
     """Reference for the discrete set entropies of
     :mod:`discotree.stats.set_information`: ``H(X_columns)`` or ``H(X_columns | C)`` of
-    the weighted histogram (a missing value counted as a value), plain loops."""
+    the weighted histogram over the rows where every column of ``within`` (default:
+    ``columns``) is observed, plain loops; ``within=()`` counts every row, a missing
+    value as a value."""
+    rows = _observed_rows(codes, columns if within is None else within)
 
     def entropy_of(key):
         mass = {}
-        for s in range(len(codes)):
+        for s in rows:
             k = key(s)
             mass[k] = mass.get(k, 0.0) + float(weights[s])
         total = sum(mass.values())
+        if total <= 0:
+            return 0.0
         return -sum(m / total * math.log(m / total) for m in mass.values() if m > 0)
 
     def values(s):
@@ -515,18 +588,20 @@ def ear_tree(codes, class_index, weights):
     of (separator, {part, rest}) splits."""
     cache = {}
 
-    def h(columns, given_class):
-        key = (tuple(sorted(columns)), given_class)
+    def h(columns, given_class, within):
+        key = (tuple(sorted(columns)), given_class, tuple(sorted(within)))
         if key not in cache:
-            cache[key] = set_entropy(codes, class_index, weights, key[0], given_class)
+            cache[key] = set_entropy(codes, class_index, weights, key[0], given_class, key[2])
         return cache[key]
 
     def information(s, t, z, given_class):
+        # every entropy on the rows where all of s, t and z are observed (available-case)
+        w = s | t | z
         return (
-            h(s | z, given_class)
-            + h(t | z, given_class)
-            - h(s | t | z, given_class)
-            - h(z, given_class)
+            h(s | z, given_class, w)
+            + h(t | z, given_class, w)
+            - h(s | t | z, given_class, w)
+            - h(z, given_class, w)
         )
 
     edges, splits = set(), []

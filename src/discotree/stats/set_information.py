@@ -10,8 +10,14 @@ Sets of features are integer bit masks (bit j: feature j), as in
 compute (the set-function minimisers ask for the same sets many times):
 
 - :class:`DiscreteSetEntropy`: plug-in entropies of the weighted empirical distribution
-  of the configurations present (sparse histograms), a missing value (-1) counted as a
-  value of its own;
+  of the configurations present (sparse histograms). Missing values (-1) follow the
+  package's available-case rule: :func:`set_information` computes the four entropies
+  of ``I(S; T | Z)`` on the rows where every feature of S, T and Z is observed (one set
+  of rows, so the information is that of one distribution), and ``entropy(A)`` alone
+  uses the rows where A is observed. ``missing="value"`` counts a missing value as a
+  value of its own instead: the entropy of one distribution for every set, which the
+  feature selector needs (its procedure asks for submodular set functions, and
+  entropies over rows that change with the set are not);
 - :class:`GaussianSetEntropy`: Gaussian entropies ``log det(2 pi e Sigma_A) / 2`` of
   the pooled covariance (the class-marginal) and of each class's covariance.
 """
@@ -55,6 +61,9 @@ class DiscreteSetEntropy:
     weights : ndarray of shape (n_samples,)
         Non-negative; a weight of w counts a sample w times (probabilities of a joint
         table's cells give its exact entropies).
+    missing : {"available-case", "value"}, default="available-case"
+        How a missing code (-1) counts: the entropies use the rows where the features
+        (or those of ``within``) are observed; or -1 is one more value of the feature.
     """
 
     def __init__(
@@ -62,13 +71,21 @@ class DiscreteSetEntropy:
         codes: NDArray[np.integer],
         class_index: NDArray[np.integer],
         weights: NDArray[np.float64],
+        missing: str = "available-case",
     ) -> None:
+        if missing not in ("available-case", "value"):
+            raise ValueError(f"missing must be 'available-case' or 'value', got {missing!r}")
         self.codes = np.asarray(codes)
         self.class_index = np.asarray(class_index, dtype=np.intp)
         self.weights = np.asarray(weights, dtype=np.float64)
+        self.missing = missing
+        self._observed = (
+            self.codes >= 0 if missing == "available-case" and (self.codes < 0).any() else None
+        )
+        self._row_weights: dict[int, NDArray[np.float64]] = {}
         self._columns = self.codes.astype(np.intp) + 1  # missing (-1) -> 0
         self._sizes = self._columns.max(axis=0, initial=0) + 1
-        self._cache: dict[tuple[int, bool], float] = {}
+        self._cache: dict[tuple[int, ...], float] = {}
         # configuration ids of feature sets, each built from the set without its last
         # feature; the most recent ones, at most about 8 million ids (32 MB), are kept
         n = len(self.codes)
@@ -104,14 +121,36 @@ class DiscreteSetEntropy:
         self._ids[mask] = (ids, count)
         return ids, count
 
-    def _entropy_of(self, ids: NDArray[np.integer], size: int) -> float:
-        mass = np.bincount(ids, self.weights, size)
+    def _entropy_of(
+        self, ids: NDArray[np.integer], size: int, weights: NDArray[np.float64] | None = None
+    ) -> float:
+        mass = np.bincount(ids, self.weights if weights is None else weights, size)
         mass = mass[mass > 0]
         total = mass.sum()
+        if total <= 0:  # no row observed: nothing is uncertain
+            return 0.0
         return float(np.log(total) - (mass * np.log(mass)).sum() / total)
 
-    def entropy(self, mask: int, given_class: bool = False) -> float:
-        """``H(X_A)`` or, with ``given_class``, ``H(X_A | C) = H(X_A, C) - H(C)``."""
+    def _weights_within(self, within: int) -> NDArray[np.float64]:
+        """The sample weights, 0 on the rows where a feature of ``within`` is missing."""
+        found = self._row_weights.get(within)
+        if found is None:
+            assert self._observed is not None
+            rows = self._observed[:, list(_members(within))].all(axis=1)
+            found = np.where(rows, self.weights, 0.0)
+            if len(self._row_weights) >= 64:
+                self._row_weights.clear()
+            self._row_weights[within] = found
+        return found
+
+    def entropy(self, mask: int, given_class: bool = False, within: int | None = None) -> float:
+        """``H(X_A)`` or, with ``given_class``, ``H(X_A | C) = H(X_A, C) - H(C)``.
+
+        With missing values (and ``missing="available-case"``) on the rows where every
+        feature of ``within`` (a superset of ``mask``; default ``mask``) is observed.
+        """
+        if self._observed is not None:
+            return self._available_case_entropy(mask, given_class, mask | (within or 0))
         key = (mask, given_class)
         value = self._cache.get(key)
         if value is None:
@@ -124,6 +163,22 @@ class DiscreteSetEntropy:
                 value -= self._class
             else:
                 value = self._entropy_of(ids, count)
+            self._cache[key] = value
+        return value
+
+    def _available_case_entropy(self, mask: int, given_class: bool, within: int) -> float:
+        key = (mask, given_class, within)
+        value = self._cache.get(key)
+        if value is None:
+            weights = self._weights_within(within) if within else self.weights
+            ids, count = self._configurations(mask)  # rows missing a feature weigh 0
+            if given_class:
+                n_classes = self._n_classes
+                joint = ids.astype(np.intp) * n_classes + self.class_index
+                value = self._entropy_of(joint, count * n_classes, weights)
+                value -= self._entropy_of(self.class_index, n_classes, weights)
+            else:
+                value = self._entropy_of(ids, count, weights)
             self._cache[key] = value
         return value
 
@@ -165,8 +220,10 @@ class GaussianSetEntropy:
         eigenvalues = np.maximum(np.linalg.eigvalsh(blocks), self._floor)
         return np.log(eigenvalues).sum(axis=1)
 
-    def entropy(self, mask: int, given_class: bool = False) -> float:
-        """``H(X_A)`` under the pooled Gaussian, or ``sum_c P(c) H(X_A | C = c)``."""
+    def entropy(self, mask: int, given_class: bool = False, within: int | None = None) -> float:
+        """``H(X_A)`` under the pooled Gaussian, or ``sum_c P(c) H(X_A | C = c)``
+        (``within`` is accepted for the discrete oracle's signature: the covariances
+        are estimated once)."""
         key = (mask, given_class)
         value = self._cache.get(key)
         if value is None:
@@ -191,11 +248,12 @@ def set_information(
     given_class: bool = False,
 ) -> float:
     """``I(X_S; X_T | X_Z)``, or ``I(X_S; X_T | X_Z, C)`` with ``given_class``; S, T, Z
-    disjoint bit masks."""
-    h = oracle.entropy
+    disjoint bit masks. Every entropy on the rows where all of S, T and Z are observed
+    (available-case; all rows without missing values)."""
+    h, within = oracle.entropy, s | t | z
     return (
-        h(s | z, given_class)
-        + h(t | z, given_class)
-        - h(s | t | z, given_class)
-        - h(z, given_class)
+        h(s | z, given_class, within)
+        + h(t | z, given_class, within)
+        - h(s | t | z, given_class, within)
+        - h(z, given_class, within)
     )

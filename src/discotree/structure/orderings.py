@@ -8,9 +8,16 @@ Bilmes 2010, Section 5.1 (Algorithm 1, step 1).
 - :func:`ocr_order`: the attribute that most raises the training classification rate
   of the saturated model P(C, X, earlier attributes).
 
-Informations come from sparse histograms of the configurations present in the data; a
-missing value is a value of its own there. :data:`ORDERINGS` maps the names used in
-``TANClassifier(structure="omi-cr")`` and its kin to these functions.
+Informations come from sparse histograms of the configurations present in the data.
+Missing values follow the package's one rule, available-case analysis: each information
+counts the rows where its variables are observed, as the parameters and the pair
+informations do. ``I(C; X_v | B)`` is computed on the rows where X_v and every attribute
+of B are observed (all four entropies of ``H(C,B) - H(B) + H(X_v,B) - H(C,X_v,B)`` on
+those rows), ``I(C; X_i, X_j)`` on the rows where both are, and OCR's classification
+rate on the rows where the attributes it uses are. Without missing values this is the
+same computation on every row (the faster code path used then).
+:data:`ORDERINGS` maps the names used in ``TANClassifier(structure="omi-cr")`` and its
+kin to these functions.
 """
 
 from __future__ import annotations
@@ -102,6 +109,44 @@ def _entropy_gains(ids, codes, candidates, n_categories, class_index, weights, n
     return gains
 
 
+def _sum_mlogm(keys: NDArray[np.intp], weights: NDArray[np.float64]) -> float:
+    """``sum m log m`` over the masses of the distinct ``keys``."""
+    mass = np.bincount(_compress(keys), weights)
+    return float(xlogy(mass, mass).sum())
+
+
+def _available_case_terms(ids, column, class_index, weights, n_classes) -> tuple[float, float]:
+    """``(I(C; X | B), I(C; B))`` on the rows where ``column`` (X) is observed, every
+    row given being one where B (configuration ``ids``) is observed: the two terms of
+    ``I(C; X, B)`` from one set of rows (available-case analysis)."""
+    seen = column >= 0
+    w = weights[seen]
+    total = float(w.sum())
+    if total <= 0:
+        return 0.0, 0.0
+    b = _compress(ids[seen])
+    c = class_index[seen].astype(np.intp)
+    xb = _compress(b * (int(column.max()) + 1) + column[seen].astype(np.intp))
+    s_cxb = _sum_mlogm(xb * n_classes + c, w)
+    s_xb = _sum_mlogm(xb, w)
+    s_cb = _sum_mlogm(b * n_classes + c, w)
+    s_b = _sum_mlogm(b, w)
+    s_c = _sum_mlogm(c, w)
+    conditional = (s_cxb - s_xb - s_cb + s_b) / total
+    return conditional, float(np.log(total) - (s_c + s_b - s_cb) / total)
+
+
+def _available_conditionals(ids, codes, candidates, class_index, weights, n_classes):
+    """``I(C; X_v | B)`` of every candidate v, each on the rows where X_v is observed
+    (every row given has B observed)."""
+    return np.array(
+        [
+            _available_case_terms(ids, codes[:, v], class_index, weights, n_classes)[0]
+            for v in candidates
+        ]
+    )
+
+
 def _pair_informations(pair_stats) -> NDArray[np.float64]:
     """``I(C; X_i, X_j)`` of every pair from the (C, r_i, r_j) pair tables (complete
     data: every table has the same total), shape (n, n)."""
@@ -134,11 +179,13 @@ def omi_order(
     of Figs. 7-8."""
     sign = -1.0 if minimize else 1.0
     n = codes.shape[1]
+    if (codes < 0).any():
+        return _omi_available_case(codes, class_index, weights, n_classes, sign)
     zero = np.zeros(len(codes), dtype=np.intp)
     single = _class_informations(codes, class_index, weights, n_classes, n_categories)
     if n == 1:
         return [0]
-    if pair_stats is not None and not (codes < 0).any():
+    if pair_stats is not None:
         pair_values = _pair_informations(pair_stats)
     else:
         pair_values = np.empty((n, n))
@@ -150,16 +197,59 @@ def omi_order(
                 _entropy_gains(ids, codes, rest, n_categories, class_index, weights, n_classes)
             )
             pair_values[i, i + 1 :] = single[i] + conditional
+    order = _first_pair(pair_values, single, sign)
+    i, j = order
+    ids = _combine(zero, codes[:, i], n_categories[i])
+    ids = _combine(ids, codes[:, j], n_categories[j])
+    return _extend_by(order, ids, codes, class_index, weights, n_classes, n_categories, sign)
+
+
+def _first_pair(pair_values, single, sign) -> list[int]:
+    """The pair of largest (``sign=-1``: smallest) information, the attribute with the
+    larger I(C; X) in front (the lower index on a tie)."""
+    n = len(single)
     best, pair = -np.inf, (0, 1)
     for i in range(n):
         for j in range(i + 1, n):
             if sign * pair_values[i, j] > best + 1e-12:
                 best, pair = sign * pair_values[i, j], (i, j)
-    i, j = pair  # the larger (minimize: smaller) I(C; X) first, i on a tie
-    order = [i, j] if sign * single[i] >= sign * single[j] - 1e-12 else [j, i]
-    ids = _combine(zero, codes[:, i], n_categories[i])
-    ids = _combine(ids, codes[:, j], n_categories[j])
-    return _extend_by(order, ids, codes, class_index, weights, n_classes, n_categories, sign)
+    i, j = pair
+    return [i, j] if sign * single[i] >= sign * single[j] - 1e-12 else [j, i]
+
+
+def _omi_available_case(codes, class_index, weights, n_classes, sign) -> list[int]:
+    """OMI (``sign=-1``: minimum MI) with missing values, every information on the
+    rows where its attributes are observed."""
+    n = codes.shape[1]
+    zero = np.zeros(len(codes), dtype=np.intp)
+    single = _available_conditionals(zero, codes, range(n), class_index, weights, n_classes)
+    if n == 1:
+        return [0]
+    pair_values = np.empty((n, n))
+    for i in range(n - 1):
+        rows = codes[:, i] >= 0
+        for j in range(i + 1, n):
+            given, joint = _available_case_terms(
+                codes[rows, i], codes[rows, j], class_index[rows], weights[rows], n_classes
+            )
+            pair_values[i, j] = given + joint  # I(C; X_i, X_j) on the rows of both
+    order = _first_pair(pair_values, single, sign)
+    rest = [v for v in range(n) if v not in order]
+    rows = np.flatnonzero((codes[:, order] >= 0).all(axis=1))
+    first, second = (codes[rows, v].astype(np.intp) for v in order)
+    ids = _compress(first * (int(codes[:, order[1]].max()) + 1) + second)
+    while rest:
+        values = _available_conditionals(
+            ids, codes[rows], rest, class_index[rows], weights[rows], n_classes
+        )
+        chosen = rest[_first_best(sign * values)]
+        order.append(chosen)
+        rest.remove(chosen)
+        seen = codes[rows, chosen] >= 0
+        rows = rows[seen]
+        width = int(codes[:, chosen].max()) + 1
+        ids = _compress(ids[seen] * width + codes[rows, chosen].astype(np.intp))
+    return order
 
 
 def _class_entropy_given(ids, class_index, weights, n_classes) -> float:
@@ -213,23 +303,36 @@ def omisp_order(codes, class_index, weights, n_classes, n_categories, pair_stats
     maximises I(C; X) (Section 5.1, heuristic 2)."""
     n = codes.shape[1]
     zero = np.zeros(len(codes), dtype=np.intp)
-    single = _class_informations(codes, class_index, weights, n_classes, n_categories)
+    missing = bool((codes < 0).any())
+    if missing:
+        single = _available_conditionals(zero, codes, range(n), class_index, weights, n_classes)
+    else:
+        single = _class_informations(codes, class_index, weights, n_classes, n_categories)
     order = [_first_best(single)]
     best_given = np.full(n, -np.inf)
     while len(order) < n:
         last = order[-1]
-        ids = _compress(_combine(zero, codes[:, last], n_categories[last]))
         rest = [v for v in range(n) if v not in order]
-        values = _class_entropy_given(ids, class_index, weights, n_classes) + _entropy_gains(
-            ids, codes, rest, n_categories, class_index, weights, n_classes
-        )
+        if missing:  # I(C; X | X') on the rows where both are observed
+            rows = codes[:, last] >= 0
+            values = _available_conditionals(
+                codes[rows, last], codes[rows], rest, class_index[rows], weights[rows], n_classes
+            )
+        else:
+            ids = _compress(_combine(zero, codes[:, last], n_categories[last]))
+            values = _class_entropy_given(ids, class_index, weights, n_classes) + _entropy_gains(
+                ids, codes, rest, n_categories, class_index, weights, n_classes
+            )
         best_given[rest] = np.maximum(best_given[rest], values)
         order.append(rest[_first_best(best_given[rest])])
     return order
 
 
 def _saturated_rate(ids, class_index, weights, n_classes) -> float:
-    """CR of the saturated model P(C, config) on the training data (ties: first class)."""
+    """CR of the saturated model P(C, config) on the training data (ties: first class;
+    0 without rows)."""
+    if len(ids) == 0 or weights.sum() <= 0:
+        return 0.0
     _, inverse = np.unique(ids, return_inverse=True)
     table = np.zeros((inverse.max() + 1, n_classes))
     np.add.at(table, (inverse, class_index), weights)
@@ -242,19 +345,23 @@ def ocr_order(codes, class_index, weights, n_classes, n_categories, pair_stats=N
     from sparse histograms, classifies the training data best (Section 5.1, heuristic 3)."""
     n = codes.shape[1]
     ids = np.zeros(len(codes), dtype=np.intp)
+    rows = np.arange(len(codes))  # the rows where the chosen attributes are observed
     order: list[int] = []
     rest = list(range(n))
     while rest:
-        rates = [
-            _saturated_rate(
-                _combine(ids, codes[:, v], n_categories[v]), class_index, weights, n_classes
+        rates = []
+        for v in rest:
+            seen = codes[rows, v] >= 0  # all True without missing values
+            combined = _combine(ids[seen], codes[rows[seen], v], n_categories[v])
+            rates.append(
+                _saturated_rate(combined, class_index[rows[seen]], weights[rows[seen]], n_classes)
             )
-            for v in rest
-        ]
         chosen = rest[int(np.argmax(rates))]
         order.append(chosen)
         rest.remove(chosen)
-        ids = _combine(ids, codes[:, chosen], n_categories[chosen])
+        seen = codes[rows, chosen] >= 0
+        rows = rows[seen]
+        ids = _combine(ids[seen], codes[rows, chosen], n_categories[chosen])
     return order
 
 
