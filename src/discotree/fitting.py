@@ -42,6 +42,7 @@ __all__ = [
     "argmax_with_ties",
     "atomic_fit",
     "available_if_explained",
+    "classification_rate",
     "clear_fitted_state",
     "sign_with_ties",
 ]
@@ -203,3 +204,22 @@ def argmax_with_ties(scores: NDArray[np.float64]) -> NDArray[np.intp]:
     magnitude = np.where(np.isfinite(top), np.abs(top), 0.0)
     tol = SCORE_TIE_RTOL * np.maximum(magnitude, 1.0)
     return np.argmax(scores >= top - tol, axis=1).astype(np.intp)
+
+
+def classification_rate(
+    scores: NDArray[np.float64], truth: NDArray[np.intp], weights: NDArray[np.float64] | None = None
+) -> float:
+    """The weighted share of rows whose class of largest score (the tie rule of
+    :func:`argmax_with_ties`) is ``truth``: the one classification rate of every
+    search, selection and cross-validation (0 when the weights sum to 0).
+
+    Examples
+    --------
+    >>> classification_rate(np.array([[0.0, 1.0], [2.0, 2.0]]), np.array([1, 1]))
+    0.5
+    """
+    hit = argmax_with_ties(scores) == truth
+    if weights is None:
+        return float(hit.mean()) if len(hit) else 0.0
+    total = float(np.sum(weights))
+    return float(np.asarray(weights)[hit].sum()) / total if total > 0 else 0.0

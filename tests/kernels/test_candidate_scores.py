@@ -1,4 +1,5 @@
-"""The fused candidate-scoring kernel against forming every candidate's joint."""
+"""The fused candidate-scoring kernel against forming every candidate's joint and
+applying the package's tie rule (``fitting.argmax_with_ties``)."""
 
 import numpy as np
 import pytest
@@ -9,11 +10,12 @@ from discotree.kernels.candidate_scores import candidate_hits, replacement_hits
 
 @pytest.mark.parametrize("with_nan", [True, False])
 @pytest.mark.parametrize("n_classes", [1, 2, 3, 10])
-def test_candidate_hits_equal_numpy_argmax(rng, n_classes, with_nan):
+def test_candidate_hits_equal_the_tie_rule(rng, n_classes, with_nan):
     n_rows, n_table, n_candidates = 300, 40, 7
     # few distinct values: many ties between classes
     base = rng.integers(-3, 1, (n_rows, n_classes)).astype(float)
     table = rng.integers(-3, 1, (n_table, n_classes)).astype(float)
+    base += rng.choice([0.0, 1e-12, -1e-12], base.shape)  # ties up to rounding
     base[rng.random(base.shape) < 0.05] = -np.inf  # a class absent from the data
     table[rng.random(table.shape) < 0.05] = -np.inf  # log 0 without smoothing
     if with_nan:  # -inf - (-inf) in the joint; without, the kernel's NaN-free path
@@ -27,9 +29,10 @@ def test_candidate_hits_equal_numpy_argmax(rng, n_classes, with_nan):
 
 @pytest.mark.parametrize("with_nan", [True, False])
 @pytest.mark.parametrize("n_classes", [1, 2, 3, 10])
-def test_replacement_hits_equal_numpy_argmax(rng, n_classes, with_nan):
+def test_replacement_hits_equal_the_tie_rule(rng, n_classes, with_nan):
     n_rows, n_table, n_candidates = 300, 40, 7
     base = rng.integers(-3, 1, (n_rows, n_classes)).astype(float)  # many ties
+    base += rng.choice([0.0, 1e-12, -1e-12], base.shape)  # and ties up to rounding
     table = rng.integers(-3, 1, (n_table, n_classes)).astype(float)
     table[rng.random(table.shape) < 0.05] = -np.inf  # log 0: -inf - -inf is NaN
     if with_nan:
@@ -47,6 +50,18 @@ def test_replacement_hits_equal_numpy_argmax(rng, n_classes, with_nan):
     with np.errstate(invalid="ignore"):
         shifted = base - table[0]
     np.testing.assert_array_equal(same, candidate_hits(shifted, table, new, truth))
+
+
+def test_near_ties_go_to_the_first_class_as_predict_does():
+    base = np.array([[0.0, 1e-13, -1.0], [0.0, 1e-6, -1.0]])
+    table = np.zeros((1, 3))
+    index = np.zeros((1, 2), dtype=np.intp)
+    hits = candidate_hits(base, table, index, np.array([0, 0]))
+    np.testing.assert_array_equal(hits, [[True, False]])  # 1e-13 is a tie, 1e-6 is not
+    old = np.zeros((1, 2), dtype=np.intp)
+    np.testing.assert_array_equal(
+        replacement_hits(base, table, old, index, np.array([0, 1])), [[True, True]]
+    )
 
 
 def test_candidate_hits_of_no_candidates_and_no_rows(rng):

@@ -10,6 +10,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from ..fitting import classification_rate
 from ..kernels.family_counts import family_counts
 from ..learners.step_selection import steps_by_cross_validation
 from ..models.bayes_net import BayesNetModel
@@ -605,8 +606,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             joint = model.joint_log_likelihood(codes)
             self.n_score_evaluations_ += 1
             self.n_rows_scored_ += len(codes)
-            hit = np.argmax(joint, axis=1) == class_index
-            return float(weights[hit].sum() / weights.sum())
+            return classification_rate(joint, class_index, weights)
 
         parents: list[tuple[int, ...]] = [()] * codes.shape[1]
         current = rate(parents)

@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 
+from ..fitting import argmax_with_ties
+
 
 def univariate_counts(codes, class_index, weights, n_categories, n_classes):
     """Reference for :func:`discotree.kernels.counts.univariate_counts`."""
@@ -690,17 +692,24 @@ def tree_log_partition(parents, n_categories, node_theta, edge_theta):
 
 def candidate_hits(base, table, index, truth):
     """Reference for :func:`discotree.kernels.candidate_scores.candidate_hits`: the
-    (candidates, samples, classes) joints formed, then numpy's argmax."""
+    (candidates, samples, classes) joints formed, then the package's tie rule."""
     joints = base[None, :, :] + table[index]
-    return np.argmax(joints, axis=2) == truth[None, :]
+    return _hits_with_ties(joints, truth)
+
+
+def _hits_with_ties(joints, truth):
+    flat = joints.reshape(-1, joints.shape[2])
+    with np.errstate(invalid="ignore"):
+        predicted = argmax_with_ties(flat).reshape(joints.shape[:2])
+    return predicted == truth[None, :]
 
 
 def replacement_hits(base, table, old, new, truth):
     """Reference for :func:`discotree.kernels.candidate_scores.replacement_hits`: the
-    (candidates, samples, classes) joints formed, then numpy's argmax."""
+    (candidates, samples, classes) joints formed, then the package's tie rule."""
     with np.errstate(invalid="ignore"):  # -inf - -inf: NaN, as the kernel
         joints = base[None, :, :] - table[old] + table[new]
-    return np.argmax(joints, axis=2) == truth[None, :]
+    return _hits_with_ties(joints, truth)
 
 
 def cl_objective(flat, shapes, codes, parents, n_categories, class_index, weights, n_classes):

@@ -6,8 +6,9 @@ every candidate, speed-up 2 of that section applied to a block of samples).
 A candidate replaces one node's column of the joint ``log P(c, x)``: at sample s its
 joint is ``base[s] + table[index[l, s]]`` (``base`` the current joint minus the old
 column). The kernel takes the argmax over classes of that sum without forming the
-(candidates, samples, classes) array, with :func:`numpy.argmax`'s rule (the first
-largest; a NaN counts as the largest, the first one wins).
+(candidates, samples, classes) array, with the package's tie rule
+(:func:`discotree.fitting.argmax_with_ties`: the first class within ``SCORE_TIE_RTOL``
+of the largest; a row with a NaN predicts the first class), as ``predict`` does.
 
 :func:`replacement_hits` is the same for candidates that each replace a different
 node's column (SuperParent's pairs of children, step 2 of Section 4.4.2): at sample s
@@ -20,26 +21,39 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from ..fitting import SCORE_TIE_RTOL
+
 __all__ = ["candidate_hits", "pair_table_rows", "replacement_hits", "single_table_rows"]
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _tolerance(top, rtol):  # pragma: no cover - numba
+    """The tie tolerance of :func:`discotree.fitting.argmax_with_ties` at ``top``."""
+    magnitude = abs(top) if top - top == 0.0 else 0.0  # 0 for an infinite or NaN top
+    return rtol * max(magnitude, 1.0)
+
+
 @numba.njit(cache=True, nogil=True)
-def _candidate_hits(base, table, index, truth, out):  # pragma: no cover - numba
+def _candidate_hits(base, table, index, truth, rtol, out):  # pragma: no cover - numba
     n_candidates, n_rows = index.shape
     n_classes = base.shape[1]
     for i in range(np.uint64(n_candidates)):
         for s in range(np.uint64(n_rows)):
             row = index[i, s]
-            best = base[s, 0] + table[row, 0]
-            arg = 0
-            if best == best:  # not NaN: look for a larger value or a NaN
-                for c in range(1, n_classes):
-                    v = base[s, c] + table[row, c]
-                    if v > best or v != v:
-                        best = v
+            top = base[s, 0] + table[row, 0]
+            for c in range(1, n_classes):
+                v = base[s, c] + table[row, c]
+                if v > top or v != v:
+                    top = v
+                    if v != v:
+                        break
+            arg = 0  # the first class within the tolerance of the largest (NaN: 0)
+            if top == top:
+                low = top - _tolerance(top, rtol)
+                for c in range(n_classes):
+                    if base[s, c] + table[row, c] >= low:
                         arg = c
-                        if v != v:
-                            break
+                        break
             out[i, s] = arg == truth[s]
 
 
@@ -81,28 +95,33 @@ def candidate_hits(
         np.ascontiguousarray(table, dtype=np.float64),
         np.ascontiguousarray(index, dtype=np.intp),
         np.ascontiguousarray(truth, dtype=np.intp),
+        SCORE_TIE_RTOL,
         out,
     )
     return out
 
 
 @numba.njit(cache=True, nogil=True)
-def _replacement_hits(base, table, old, new, truth, out):  # pragma: no cover - numba
+def _replacement_hits(base, table, old, new, truth, rtol, out):  # pragma: no cover - numba
     n_candidates, n_rows = new.shape
     n_classes = base.shape[1]
     for i in range(np.uint64(n_candidates)):
         for s in range(np.uint64(n_rows)):
             o, n = old[i, s], new[i, s]
-            best = (base[s, 0] - table[o, 0]) + table[n, 0]
-            arg = 0
-            if best == best:  # not NaN: look for a larger value or a NaN
-                for c in range(1, n_classes):
-                    v = (base[s, c] - table[o, c]) + table[n, c]
-                    if v > best or v != v:
-                        best = v
+            top = (base[s, 0] - table[o, 0]) + table[n, 0]
+            for c in range(1, n_classes):
+                v = (base[s, c] - table[o, c]) + table[n, c]
+                if v > top or v != v:
+                    top = v
+                    if v != v:
+                        break
+            arg = 0  # the first class within the tolerance of the largest (NaN: 0)
+            if top == top:
+                low = top - _tolerance(top, rtol)
+                for c in range(n_classes):
+                    if (base[s, c] - table[o, c]) + table[n, c] >= low:
                         arg = c
-                        if v != v:
-                            break
+                        break
             out[i, s] = arg == truth[s]
 
 
@@ -150,6 +169,7 @@ def replacement_hits(
         np.ascontiguousarray(old, dtype=np.intp),
         np.ascontiguousarray(new, dtype=np.intp),
         np.ascontiguousarray(truth, dtype=np.intp),
+        SCORE_TIE_RTOL,
         out,
     )
     return out

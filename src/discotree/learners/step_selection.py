@@ -20,6 +20,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
+from ..fitting import argmax_with_ties
 from ..kernels.family_counts import family_counts
 from ..models.bayes_net import BayesNetModel
 from ..stats.discrete import smoothed_conditional
@@ -118,7 +119,7 @@ def held_out_rates(
             joint[complete] = sum(columns[j][1] for j in range(d))
         if not complete.all():  # missing features summed out
             joint[~complete] = model.log_likelihood(held_codes[~complete])
-        predicted = np.argmax(joint + log_prior, axis=1)
+        predicted = argmax_with_ties(joint + log_prior)
         rates[m] = held_weights[predicted == held_class].sum()
     return rates
 

@@ -28,6 +28,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import xlogy
 
+from ..fitting import classification_rate
+
 __all__ = ["ORDERINGS", "mmi_order", "ocr_order", "omi_order", "omisp_order"]
 
 
@@ -336,8 +338,7 @@ def _saturated_rate(ids, class_index, weights, n_classes) -> float:
     _, inverse = np.unique(ids, return_inverse=True)
     table = np.zeros((inverse.max() + 1, n_classes))
     np.add.at(table, (inverse, class_index), weights)
-    predicted = np.argmax(table, axis=1)[inverse]
-    return float(weights[predicted == class_index].sum() / weights.sum())
+    return classification_rate(table[inverse], class_index, weights)
 
 
 def ocr_order(codes, class_index, weights, n_classes, n_categories, pair_stats=None) -> list[int]:

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
+from ..fitting import argmax_with_ties
 from ..kernels.candidate_scores import candidate_hits, replacement_hits
 from .candidates import CandidateColumns
 from .search_state import LazyColumn
@@ -87,7 +88,7 @@ class Scorer:
         self.n_rows_scored += len(joint)
         rows = np.arange(len(joint))
         if self.score == "cr":
-            correct = np.argmax(joint, axis=1) == self.class_index
+            correct = argmax_with_ties(joint) == self.class_index
             return float(self.weights[correct].sum()) / self.total
         cll = joint[rows, self.class_index] - logsumexp(joint, axis=1)
         return float(self.weights @ cll) / self.total
@@ -120,7 +121,7 @@ class Scorer:
             self.n_rows_scored += len(rows)
             for old, new in changes:
                 block = block - old[rows] + new[rows]
-            hit = np.argmax(block, axis=1) == self.class_index[rows]
+            hit = argmax_with_ties(block) == self.class_index[rows]
             hits[rows] = hit
             w = self.weights[rows]
             correct += float(w[hit].sum())
@@ -256,7 +257,7 @@ class Scorer:
         other = joint.copy()
         other[rows, self.class_index] = -np.inf
         margin = true - other.max(axis=1)
-        wrong = np.argmax(joint, axis=1) != self.class_index
+        wrong = argmax_with_ties(joint) != self.class_index
         margin[wrong] = -np.inf
         self.order = np.argsort(margin, kind="stable")
 
