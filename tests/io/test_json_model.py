@@ -66,16 +66,18 @@ def test_a_saved_model_predicts_exactly_as_before(estimator, rng, tmp_path):
 
 def test_files_of_the_discriminative_trees_written_before_the_module_split_load(rng):
     """``ForestPair`` moved from ``classifiers.discriminative_tree`` to
-    ``classifiers._forest_pairs``: files naming the old place still load."""
+    ``classifiers._forest_pairs``, then to ``models.forest_pairs``: files naming the old
+    places still load."""
     X, y = _data(rng)
     model = DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)
     text = dumps(model)
-    assert "discotree.classifiers._forest_pairs.ForestPair" in text
+    assert "discotree.models.forest_pairs.ForestPair" in text
     for old_name in (
         "discotree.classifiers.discriminative_tree._ForestPair",  # before session 6
         "discotree.classifiers._forest_pairs._ForestPair",  # before issue 30
+        "discotree.classifiers._forest_pairs.ForestPair",  # before the learners layer
     ):
-        old = text.replace("discotree.classifiers._forest_pairs.ForestPair", old_name)
+        old = text.replace("discotree.models.forest_pairs.ForestPair", old_name)
         assert_array_equal(loads(old).predict_proba(X), model.predict_proba(X))
 
 

@@ -11,6 +11,7 @@ from discotree import (
     NaiveBayesClassifier,
     TANClassifier,
 )
+from discotree.learners.discriminative_tree import two_class
 from discotree.models.discrete_forest import DiscreteForestModel
 from discotree.stats.discrete import PairStatistics
 from discotree.stats.smoothing import (
@@ -242,7 +243,7 @@ def test_discriminative_trees_auto_fits_the_procedure_it_scored(n_classes, multi
     assert auto.edges_ == at_one.edges_
     for mine, reference in zip(auto.forest_pairs_, at_one.forest_pairs_, strict=True):
         expected = DiscreteForestModel.from_statistics(
-            auto._two_class(auto.statistics_, mine.positive, mine.negative),
+            two_class(auto.statistics_, mine.positive, mine.negative),
             reference.model.parents,
             alpha=auto.alpha_,
             epsilon=auto.epsilon,

@@ -1,7 +1,7 @@
 """Scikit-learn compatible classifiers."""
 
 # parts of fitted estimators that model files name (not estimators themselves)
-from ._forest_pairs import ForestPair as ForestPair
+from ..models.forest_pairs import ForestPair as ForestPair
 from ._incremental import StreamState as StreamState
 from .boosting import BoostedGraphicalModelClassifier
 from .chow_liu import ChowLiuClassifier

@@ -15,12 +15,13 @@ from ..config import check_memory
 from ..engine_registry import engine_function
 from ..fitting import FitContractMixin, argmax_with_ties
 from ..kernels.counts import features_with_missing, pairwise_counts_bytes
+from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
 from ..stats.discrete import PRIORS, PairStatistics, check_smoothing
 from ..stats.gaussian import GaussianStatistics
-from ..stats.smoothing import ALPHA_GRID, ESS_GRID, forest_models_by_alpha, select_alpha
+from ..stats.smoothing import ALPHA_GRID, ESS_GRID, select_alpha
 from ..transformers.discretizer import Discretizer
 from ..transformers.encoder import NumericEncoder, TableEncoder, check_cardinality
 from ..validation import (
@@ -86,25 +87,81 @@ class DiscreteForestClassifierBase(
         return alpha, epsilon
 
     def _supports_auto_alpha(self) -> bool:
-        return self._forest_family() is not None
+        return self._count_learner() is not None
+
+    # ---------------------------------------------------------------- learners
+    def _count_learner(self) -> str | None:
+        """The registry name of the learner that fits these parameters from counts
+        (:mod:`discotree.learners.registry`), or None when they need the rows."""
+        return None
+
+    def _learner_options(self) -> dict[str, Any]:
+        """The learner's own settings from the estimator's parameters."""
+        return {}
+
+    def _spec(self, alpha: Any = None) -> LearnerSpec:
+        """The learner specification of the validated parameters (``alpha``: the
+        pseudo-count in use, default the validated one)."""
+        name = self._count_learner()
+        if name is None:
+            raise ValueError(
+                f"{type(self).__name__}: these parameters have no learner from counts "
+                "(they need the rows)."
+            )
+        return LearnerSpec(
+            name,
+            self._alpha if alpha is None else alpha,
+            self._epsilon,
+            getattr(self, "prior", "dirichlet"),
+            self._learner_options(),
+            self._calibration_scales(),
+        )
+
+    def learner_spec(self) -> LearnerSpec:
+        """The learner of :data:`discotree.learners.registry.LEARNERS` that fits this
+        estimator from counts, with its settings (what an engine that counts elsewhere
+        needs: see :meth:`fit_from_statistics`).
+
+        Returns
+        -------
+        LearnerSpec
+            ``alpha`` is ``"auto"`` when the estimator chooses it by cross-validation.
+
+        Raises
+        ------
+        ValueError
+            For bad hyper-parameters, or parameters that need the rows themselves.
+
+        Examples
+        --------
+        >>> from discotree import TANClassifier
+        >>> spec = TANClassifier(alpha=1.0).learner_spec()
+        >>> spec.learner, spec.alpha
+        ('tan-cmi', 1.0)
+        """
+        self._alpha, self._epsilon = self._check_common_params()
+        self._check_params()
+        return self._spec()
+
+    def _learn(self, counts: Counts, spec: LearnerSpec | None = None) -> ForestModel:
+        """Fit the registered learner from ``counts`` and set its attributes: the one
+        place a learner's result becomes the estimator's fitted attributes."""
+        spec = self._spec() if spec is None else spec
+        return self._assign(get_learner(spec.learner).fit(counts, spec))
+
+    def _assign(self, result: FittedModel) -> ForestModel:
+        for name, value in result.attributes.items():
+            setattr(self, name, value)
+        return result.model
 
     def _alpha_model_for(self, epsilon: float, prior: str, grid: tuple[float, ...]):
-        """``model_for(stats, rows) -> fit(alpha) -> model`` for ``select_alpha``: by
-        default the forests of :meth:`_forest_family`, learnt on each training fold,
-        with that fold's parameters for every alpha of ``grid`` from one pass over its
-        counts (:class:`~discotree.stats.smoothing.ForestGrid`)."""
-        family = self._forest_family()
-
-        def model_for(stats, rows):
-            return forest_models_by_alpha(stats, family(stats), epsilon, prior, grid)
-
-        return model_for
-
-    def _forest_family(self):
-        """For ``alpha="auto"``: ``family(stats)`` learns the alpha-free part of the
-        model (its structure) from a fold's statistics and returns the forest parents
-        (n_classes, n_features); ``None`` where the model is not such a forest."""
-        return None
+        """``model_for(stats, rows) -> fit(alpha) -> model`` for ``select_alpha``: the
+        learner's models for every alpha of ``grid`` from a fold's counts."""
+        name = self._count_learner()
+        if name is None:
+            raise ValueError(f"{type(self).__name__}: alpha='auto' needs a count learner here")
+        spec = LearnerSpec(name, "auto", epsilon, prior, self._learner_options())
+        return get_learner(name).model_for(spec, grid)
 
     def _check_params(self) -> None:
         """Validate the subclass's own parameters (none by default)."""

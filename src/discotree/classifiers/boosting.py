@@ -13,6 +13,7 @@ from ..config import warn_many_pairs
 from ..engine_registry import engine_function
 from ..fitting import argmax_with_ties, available_if_explained, sign_with_ties
 from ..learners.boosting import BASE_LEARNERS, line_search_alpha
+from ..learners.registry import LearnerSpec, get_learner
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
 from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discrete import PairStatistics
@@ -35,6 +36,8 @@ logger = logging.getLogger(__name__)
 _ALGORITHMS = ("real", "discrete")
 _MULTICLASS = ("pairwise", "ovr")
 _CALIBRATION = ("cv", "none")
+#: The registered learner of each base, whose alpha="auto" boosting takes.
+_COUNT_LEARNERS = {"dt": "discriminative-tree", "chow-liu": "chow-liu", "tan": "tan-cmi"}
 #: Folds of the calibration's cross-validation when ``n_estimators_cv`` is not set.
 CALIBRATION_FOLDS = 5
 
@@ -243,17 +246,14 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
 
     def _alpha_model_for(self, epsilon: float, prior: str, grid: tuple[float, ...]):
         """alpha="auto": the base learner's own choice on the (initially weighted)
-        training data, kept for every round."""
-        from .chow_liu import ChowLiuClassifier
-        from .discriminative_tree import DiscriminativeTreeClassifier
-        from .tan import TANClassifier
-
+        training data, kept for every round (its registered learner's models for
+        every alpha of ``grid``)."""
+        name = _COUNT_LEARNERS[self.base]
+        options: dict[str, Any] = {"n_edges": None}
         if self.base == "dt":
-            proxy = DiscriminativeTreeClassifier(multiclass=self.multiclass)
-            proxy.n_edges_ = None
-        else:
-            proxy = ChowLiuClassifier() if self.base == "chow-liu" else TANClassifier()
-        return proxy._alpha_model_for(epsilon, prior, grid)
+            options["multiclass"] = self.multiclass
+        spec = LearnerSpec(name, "auto", epsilon, prior, options)
+        return get_learner(name).model_for(spec, grid)
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BoostedGraphicalModelClassifier:
         """Boost; with ``n_estimators_cv`` first choose the number of rounds by CV.
@@ -607,7 +607,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         >>> X, y = load_breast_cancer(return_X_y=True)
         >>> clf = BoostedGraphicalModelClassifier(n_estimators=3, alpha=1.0).fit(X, y)
         >>> clf.predict_log_proba(X[:1]).round(2)
-        array([[ -0.  , -14.48]])
+        array([[-0.01, -5.12]])
         """
         check_is_fitted(self)
         scores = self.decision_function(X)
@@ -638,9 +638,9 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         >>> from discotree import BoostedGraphicalModelClassifier
         >>> X, y = load_breast_cancer(return_X_y=True)
         >>> clf = BoostedGraphicalModelClassifier(n_estimators=3, alpha=1.0).fit(X, y)
-        >>> clf.predict_proba(X[:2]).round(3)
-        array([[1., 0.],
-               [1., 0.]])
+        >>> clf.predict_proba(X[:2]).round(3)  # calibrated (calibration="cv")
+        array([[0.994, 0.006],
+               [0.963, 0.037]])
         """
         check_is_fitted(self)
         return np.exp(self.predict_log_proba(X))

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ..models.discrete_forest import DiscreteForestModel
-from ..models.gaussian_forest import GaussianForestModel
-from ..stats.discrete import PairStatistics
+from ..learners.registry import Counts
 from ..structure.chow_liu import (
     PENALTIES,
-    chow_liu_forest,
-    edge_penalty,
-    forest_parents,
-    penalized_forest,
 )
 from ..validation import is_count
 from ._base import DiscreteForestClassifierBase, ForestModel
@@ -151,25 +145,11 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
                 f"got {k!r}."
             )
 
-    def _class_forests(self, stats: PairStatistics):
-        """Per-class mutual informations and forests (edges in the order added)."""
-        mi = stats.mutual_information()
-        if not isinstance(self.n_edges, str):
-            return mi, [chow_liu_forest(w, self.n_edges) for w in mi]
-        totals = stats.table_totals()
-        forests = []
-        for c in range(stats.n_classes):
-            n_c = float(np.diagonal(totals[c]).max(initial=0.0))
-            penalty = edge_penalty(stats.n_categories, 1, self.n_edges, n_c)
-            forests.append(penalized_forest(totals[c] * mi[c], penalty))
-        return mi, forests
+    def _count_learner(self) -> str:
+        return "chow-liu"
 
-    def _forest_family(self):
-        def parents(stats):
-            forests = self._class_forests(stats)[1]
-            return np.stack([forest_parents(stats.n_features, edges) for edges in forests])
-
-        return parents
+    def _learner_options(self) -> dict[str, Any]:
+        return {"n_edges": self.n_edges}
 
     def _fit_model(
         self,
@@ -178,17 +158,7 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         sample_weight: NDArray[np.float64] | None,
     ) -> ForestModel:
         if self.distribution == "gaussian":
-            gaussian = self._gaussian_statistics(codes, class_index, sample_weight)
-            self.edge_weights_ = gaussian.mutual_information()
-            n_edges = cast(int | None, self.n_edges)  # validated: no "bic"/"aic" here
-            self.edges_ = [chow_liu_forest(w, n_edges) for w in self.edge_weights_]
-            d = self.n_features_in_
-            self.parents_ = np.stack([forest_parents(d, e) for e in self.edges_])
-            return GaussianForestModel.from_statistics(gaussian, self.parents_)
-        n_features = len(self.n_categories_)
-        stats = self._pair_statistics(codes, class_index, sample_weight)
-        self.edge_weights_, self.edges_ = self._class_forests(stats)
-        self.parents_ = np.stack([forest_parents(n_features, e) for e in self.edges_])
-        return DiscreteForestModel.from_statistics(
-            stats, self.parents_, alpha=self._alpha, epsilon=self._epsilon, prior=self.prior
-        )
+            stats: Any = self._gaussian_statistics(codes, class_index, sample_weight)
+        else:
+            stats = self._pair_statistics(codes, class_index, sample_weight)
+        return self._learn(Counts(self.n_categories_, self.class_count_, stats))

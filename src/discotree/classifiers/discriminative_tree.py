@@ -10,19 +10,18 @@ from scipy.special import logsumexp
 
 from ..config import warn_many_pairs
 from ..fitting import argmax_with_ties, available_if_explained, sign_with_ties
-from ..kernels.alpha_grid import composite_grid_scores
-from ..models.discrete_forest import DiscreteForestModel
-from ..models.gaussian_forest import GaussianForestModel
+from ..learners.discriminative_tree import (
+    binary_tasks,
+    pair_model,
+    structure_attributes,
+    two_class,
+)
+from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
+from ..models.forest_pairs import STRUCTURE_ALPHA, composite_scores
 from ..models.lgmht_altmax import altmax_forest_model
-from ..stats.discrete import PairStatistics, j_divergence, smoothed_conditional
-from ..stats.discriminative import discriminative_weights, gaussian_discriminative_weights
-from ..stats.gaussian import GaussianStatistics, gaussian_j_divergence
-from ..stats.smoothing import CALIBRATION_SCALES, ForestGrid, best_scale
-from ..structure.chow_liu import forest_parents
-from ..structure.discriminative import discriminative_forest_paths
+from ..stats.smoothing import CALIBRATION_SCALES, best_scale
 from ..validation import check_is_fitted, check_random_state_param, int_seed, is_count, take_rows
 from ._base import DiscreteForestClassifierBase
-from ._forest_pairs import STRUCTURE_ALPHA, ForestPair, GridScores, composite_scores
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["DiscriminativeTreeClassifier"]
@@ -388,19 +387,16 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         if scale_losses is not None:
             self.calibration_cv_losses_ = scale_losses
             self.calibration_scale_ = best_scale(scale_losses, CALIBRATION_SCALES)
-        n_classes, n_features = len(self.classes_), self.n_features_in_
+        n_classes = len(self.classes_)
         if self.distribution == "gaussian":
-            stats = self._gaussian_statistics(encoded, class_index, sample_weight)
+            stats: Any = self._gaussian_statistics(encoded, class_index, sample_weight)
         else:
             stats = self._pair_statistics(encoded, class_index, sample_weight)
-        tasks = self._tasks(n_classes, warn=True)
-        self.statistics_ = stats
-        self.forest_pairs_ = []
-        weights = np.zeros((n_classes, n_features, n_features))
-        n_weights = np.zeros(n_classes)
-        for positive, negative in tasks:  # one binary problem at a time: bounded memory
-            pair, psi_pos, psi_neg = self._fit_pair(stats, positive, negative, n_features)
-            if self.parameters == "altmax":
+        self._tasks(n_classes, warn=True)
+        model = self._learn(Counts(self.n_categories_, self.class_count_, stats))
+        if self.parameters == "altmax":  # the rows: alternating maximisation per problem
+            for pair in self.forest_pairs_:
+                positive, negative = pair.positive, pair.negative
                 rows = (class_index == positive) | (
                     (class_index != positive) if negative < 0 else (class_index == negative)
                 )
@@ -411,25 +407,30 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
                     None if sample_weight is None else sample_weight[rows],
                     max_alternations=int(self.max_alternations),
                 )
-            self.forest_pairs_.append(pair)
-            weights[positive] += psi_pos
-            n_weights[positive] += 1
-            if negative >= 0:
-                weights[negative] += psi_neg
-                n_weights[negative] += 1
-        self.edge_weights_ = weights / n_weights[:, None, None]
-        self._set_structure_attributes(n_classes)
-        return self.forest_pairs_[0].model if n_classes == 2 else None
+            attributes = structure_attributes(self.forest_pairs_, self.classes_, self.n_edges_)
+            model = self._assign(FittedModel(self.forest_pairs_[0].model, attributes))
+            if n_classes > 2:
+                model = None
+        return model
+
+    def _count_learner(self) -> str:
+        return "discriminative-tree"
+
+    def _learner_options(self) -> dict[str, Any]:
+        return {
+            "multiclass": self.multiclass,
+            "n_edges": self.__dict__.get("n_edges_"),
+            "edge_cost": self.edge_cost,
+            "cost_accounting": self.cost_accounting,
+            "structure_alpha": self._structure_alpha(),
+            "classes": self.__dict__.get("classes_"),
+        }
 
     def _tasks(self, n_classes: int, warn: bool = False) -> list[tuple[int, int]]:
         """The binary problems: (positive, negative) class indices, -1 for the rest."""
-        if n_classes == 2:
-            return [(1, 0)]
-        if self.multiclass == "pairwise":
-            if warn:
-                warn_many_pairs(n_classes, type(self).__name__)
-            return [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
-        return [(i, -1) for i in range(n_classes)]
+        if warn and n_classes > 2 and self.multiclass == "pairwise":
+            warn_many_pairs(n_classes, type(self).__name__)
+        return binary_tasks(n_classes, self.multiclass)
 
     # -------------------------------------------------------------- alpha="auto"
     def _supports_auto_alpha(self) -> bool:
@@ -472,163 +473,14 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         grid: tuple[float, ...],
         structure_alpha: float = STRUCTURE_ALPHA,
     ):
-        """For ``alpha="auto"``: in each training fold, every binary problem's pair of
-        forests is learnt once, from the weights of eq. 21 at ``structure_alpha``, and
-        only its parameters change with alpha (the final fit learns its forests at
-        ``STRUCTURE_ALPHA`` too). All the problems' forests of a fold are one
-        :class:`~discotree.stats.smoothing.ForestGrid` (forest 2t is the negative side
-        of problem t, 2t + 1 its positive class): its tables for every alpha come from
-        one pass over the fold's counts, its scores from one pass over the held-out
-        rows. Relearning the structure for every (fold, alpha) is measured in
+        """For ``alpha="auto"``: the learner's models for every alpha of ``grid``, each
+        fold's forests learnt once from the weights of eq. 21 at ``structure_alpha``
+        (the final fit learns its forests at ``STRUCTURE_ALPHA`` too). Relearning the
+        structure for every (fold, alpha) is measured in
         ``benchmarks/bench_smoothing.py`` ("dt auto relearnt")."""
-
-        def model_for(stats, rows):
-            d, n_classes = stats.n_features, stats.n_classes
-            tasks = self._tasks(n_classes)
-            task_pos, task_neg = np.array(tasks, dtype=np.intp).reshape(-1, 2).T.copy()
-            parents, plus, minus = [], [], []
-            for positive, negative in tasks:
-                pair = self._two_class(stats, positive, negative)
-                psi_pos, psi_neg = discriminative_weights(pair, 1, 0, structure_alpha)
-                path_pos, path_neg = discriminative_forest_paths(
-                    psi_pos, psi_neg, self.edge_cost, self.cost_accounting
-                )
-                parents += [
-                    forest_parents(d, path_neg.forest(self.n_edges_)),
-                    forest_parents(d, path_pos.forest(self.n_edges_)),
-                ]
-                # the negative side: a class, or every class (the row of totals) but one
-                plus += [negative, positive] if negative >= 0 else [n_classes, positive]
-                minus += [-1, -1] if negative >= 0 else [positive, -1]
-            bank = ForestGrid(np.stack(parents), stats.n_categories, epsilon, prior, 2, plus, minus)
-            counts = np.concatenate([stats.counts, stats.counts.sum(axis=0, keepdims=True)])
-            every = bank.log_tables(counts, grid)
-
-            def scores(log_likelihood, log_prior):
-                """(n, n_classes, n_alphas) scores of eq. 32 from (n, 2 T, n_alphas)."""
-                log_prior = np.asarray(log_prior, dtype=np.float64)
-                if n_classes == 2:
-                    return log_likelihood + log_prior[None, :, None]
-                out = np.empty((len(log_likelihood), n_classes, log_likelihood.shape[2]))
-                composite_grid_scores(log_likelihood, task_pos, task_neg, log_prior, out)
-                return out
-
-            def fit_alpha(alpha):
-                tables = bank.log_tables(counts, (alpha,))
-                return GridScores(
-                    lambda codes, prior: scores(bank.log_likelihood(codes, tables), prior)[:, :, 0]
-                )
-
-            def joints_of_grid(codes, log_prior):
-                return scores(bank.log_likelihood(codes, every), log_prior)
-
-            fit_alpha.joints_of_grid = joints_of_grid
-            return fit_alpha
-
-        return model_for
-
-    def _two_class(self, stats, positive: int, negative: int):
-        """Statistics of (negative, positive); negative -1 pools every other class."""
-        if (negative, positive) == (0, 1) and stats.n_classes == 2:
-            return stats  # already in that order: no copy
-        if isinstance(stats, PairStatistics):
-            counts = stats.counts
-            rest = counts.sum(axis=0) - counts[positive] if negative < 0 else counts[negative]
-            return PairStatistics(np.stack([rest, counts[positive]]), stats.n_categories)
-        parts = []
-        for field in ("weight", "sum_x", "sum_xx", "sum_xy"):
-            values = getattr(stats, field)
-            rest = values.sum(axis=0) - values[positive] if negative < 0 else values[negative]
-            parts.append(np.stack([rest, values[positive]]))
-        return GaussianStatistics(*parts)
-
-    def _fit_pair(self, stats, positive: int, negative: int, n_features: int):
-        pair = self._two_class(stats, positive, negative)
-        if isinstance(pair, PairStatistics):
-            psi_pos, psi_neg = discriminative_weights(pair, 1, 0, self._structure_alpha())
-        else:
-            means, covs = pair.means(), pair.covariances()
-            psi_pos, psi_neg = gaussian_discriminative_weights(means[1], covs[1], means[0], covs[0])
-        path_pos, path_neg = discriminative_forest_paths(
-            psi_pos, psi_neg, self.edge_cost, self.cost_accounting
-        )
-        model = self._pair_model(pair, path_pos, path_neg, n_features, self.n_edges_)
-        j_path = self._j_path(psi_pos, psi_neg, path_pos, path_neg, self._marginal_j(pair))
-        return ForestPair(positive, negative, path_pos, path_neg, j_path, model), psi_pos, psi_neg
-
-    def _pair_model(self, pair, path_pos, path_neg, n_features, n_edges):
-        parents = np.stack(
-            [
-                forest_parents(n_features, path_neg.forest(n_edges)),
-                forest_parents(n_features, path_pos.forest(n_edges)),
-            ]
-        )
-        if isinstance(pair, PairStatistics):
-            return DiscreteForestModel.from_statistics(
-                pair, parents, alpha=self._alpha, epsilon=self._epsilon
-            )
-        return GaussianForestModel.from_statistics(pair, parents)
-
-    def _marginal_j(self, pair) -> float:
-        """sum_i J(p_i, q_i), the constant part of eq. 16."""
-        if isinstance(pair, PairStatistics):
-            total = 0.0
-            for i in range(pair.n_features):
-                marginal = smoothed_conditional(pair.marginal(i), self._alpha, 0.0)
-                total += j_divergence(marginal[1], marginal[0])
-            return total
-        means, covs = pair.means(), pair.covariances()
-        var = np.diagonal(covs, axis1=1, axis2=2)
-        var = np.maximum(var, 1e-12 * max(1.0, float(var.max(initial=0.0))))  # constants
-        return float(
-            sum(
-                gaussian_j_divergence(means[1, [i]], var[1, [i]], means[0, [i]], var[0, [i]])
-                for i in range(means.shape[1])
-            )
-        )
-
-    def _set_structure_attributes(self, n_classes: int) -> None:
-        k = self.n_edges_
-        if n_classes == 2:
-            pair = self.forest_pairs_[0]
-            self.edges_ = [pair.path_neg.forest(k), pair.path_pos.forest(k)]
-            self.edge_path_ = [
-                [(i, j, float(w)) for (i, j), w in zip(p.edges, p.weights, strict=True)]
-                for p in (pair.path_neg, pair.path_pos)
-            ]
-            salient = [
-                (i, j, float(w), self.classes_[c])
-                for c, p in enumerate((pair.path_neg, pair.path_pos))
-                for (i, j), w in zip(p.forest(k), p.weights, strict=False)
-            ]
-            self.discriminative_edges_ = sorted(salient, key=lambda e: (-e[2], e[0], e[1]))
-            self.j_divergence_path_ = pair.j_path
-            if pair.altmax is not None:
-                self.altmax_history_ = pair.altmax.history
-            return
-        self.edges_ = [[] for _ in range(n_classes)]
-        for pair in self.forest_pairs_:
-            sides = [(pair.positive, pair.path_pos)]
-            if pair.negative >= 0:
-                sides.append((pair.negative, pair.path_neg))
-            for c, path in sides:
-                self.edges_[c] += [e for e in path.forest(k) if e not in self.edges_[c]]
-
-    @staticmethod
-    def _j_path(psi_pos, psi_neg, path_pos, path_neg, marginal_j) -> NDArray[np.float64]:
-        """Eq. 16 for the optimal pair of forests with at most k edges, k = 0, 1, ..."""
-        cost_free = [
-            np.array([psi_pos[e] for e in path_pos.edges]),
-            np.array([psi_neg[e] for e in path_neg.edges]),
-        ]
-        length = max(len(cost_free[0]), len(cost_free[1]))
-        path = np.full(length + 1, marginal_j)
-        for values in cost_free:
-            cumulative = np.concatenate([[0.0], np.cumsum(values)])
-            path += np.concatenate(
-                [cumulative, np.full(length + 1 - len(cumulative), cumulative[-1])]
-            )
-        return path
+        options = {**self._learner_options(), "structure_alpha": structure_alpha}
+        spec = LearnerSpec("discriminative-tree", "auto", epsilon, prior, options)
+        return get_learner(spec.learner).model_for(spec, grid)
 
     # --------------------------------------------------------------- prediction
     def _scores(self, encoded: NDArray) -> NDArray[np.float64]:
@@ -804,14 +656,14 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
                 "of every k; parameters='altmax' learnt parameters for n_edges_ only."
             )
         encoded = self._encode(X)
-        d = encoded.shape[1]
+        spec = LearnerSpec("discriminative-tree", self.alpha_, self.epsilon)
         longest = max(max(len(p.path_pos.edges), len(p.path_neg.edges)) for p in self.forest_pairs_)
         prior = self.class_log_prior_
         for k in range(longest + 1) if n_edges is None else n_edges:
             ratios = []
             for pair in self.forest_pairs_:
-                stats = self._two_class(self.statistics_, pair.positive, pair.negative)
-                model = self._pair_model(stats, pair.path_pos, pair.path_neg, d, k)
+                stats = two_class(self.statistics_, pair.positive, pair.negative)
+                model = pair_model(stats, pair.path_pos, pair.path_neg, k, spec)
                 loglik = model.log_likelihood(encoded)
                 ratios.append(loglik[:, 1] - loglik[:, 0])
             if len(self.classes_) == 2:

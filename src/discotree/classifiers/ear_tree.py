@@ -15,6 +15,7 @@ from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
 from ..stats.gaussian import GaussianStatistics
 from ..stats.set_information import DiscreteSetEntropy, GaussianSetEntropy
+from ..stats.smoothing import forest_models_by_alpha
 from ..structure.chow_liu import forest_parents
 from ..structure.ear import ear_tree
 from ..structure.submodular import MINIMIZERS
@@ -178,13 +179,16 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         self._learnt_tree = self._learn_tree(codes, class_index, weights)
         return super()._alpha_by_cv(codes, class_index, weights, grid)
 
-    def _forest_family(self):
-        tree = self.__dict__.get("_learnt_tree")
-        if tree is None:
-            return None
-        return lambda stats: np.tile(
-            forest_parents(stats.n_features, tree.edges), (stats.n_classes, 1)
-        )
+    def _alpha_model_for(self, epsilon: float, prior: str, grid: tuple[float, ...]):
+        """Every fold's parameters for every alpha of ``grid`` on the tree learnt once
+        (:meth:`_alpha_by_cv`), from the fold's counts."""
+        tree = self.__dict__["_learnt_tree"]
+
+        def model_for(stats, rows):
+            parents = np.tile(forest_parents(stats.n_features, tree.edges), (stats.n_classes, 1))
+            return forest_models_by_alpha(stats, parents, epsilon, prior, grid)
+
+        return model_for
 
     def _learn_tree(self, encoded, class_index, sample_weight):
         start = time.perf_counter()

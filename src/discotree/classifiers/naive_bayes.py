@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..models.discrete_forest import DiscreteForestModel
-from ..stats.discrete import class_univariate_counts
+from ..learners.registry import Counts
+from ..stats.discrete import PairStatistics, class_univariate_counts
 from ._base import DiscreteForestClassifierBase, ForestModel
 from ._incremental import IncrementalFitMixin
 
@@ -57,6 +57,11 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         The per-class conditional probability tables.
     edges_ : list of list
         One empty edge list per class.
+    parents_ : ndarray of shape (n_classes, n_features)
+        -1 everywhere: no feature has a parent (the forest layout of TAN).
+    attribute_parents_ : list of tuple
+        ``()`` for every feature (the layout of ``TANClassifier.attribute_parents_``;
+        naive Bayes is the one learner ``"naive-bayes"`` for both).
     alpha_ : float
         The pseudo-count used: ``alpha``, or the one ``alpha="auto"`` chose.
     alpha_cv_losses_ : ndarray of shape (2, n_grid)
@@ -100,8 +105,8 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         )
         self.prior = prior
 
-    def _forest_family(self):
-        return lambda stats: np.full((stats.n_classes, stats.n_features), -1, dtype=np.intp)
+    def _count_learner(self) -> str:
+        return "naive-bayes"
 
     _streams_pairs = False  # naive Bayes needs the univariate tables only
 
@@ -119,13 +124,5 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             univariate = class_univariate_counts(
                 codes, class_index, self.n_categories_, n_classes, sample_weight
             )
-        parents = np.full((n_classes, len(self.n_categories_)), -1, dtype=np.intp)
-        self.edges_: list[list[tuple[int, int]]] = [[] for _ in range(n_classes)]
-        return DiscreteForestModel.from_statistics(
-            None,
-            parents,
-            alpha=self._alpha,
-            epsilon=self._epsilon,
-            univariate=univariate,
-            prior=self.prior,
-        )
+        stats = PairStatistics.univariate(np.concatenate(univariate, axis=1), self.n_categories_)
+        return self._learn(Counts(self.n_categories_, self.class_count_, stats))

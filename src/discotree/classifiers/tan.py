@@ -12,10 +12,10 @@ from numpy.typing import NDArray
 
 from ..fitting import classification_rate
 from ..kernels.family_counts import family_counts
+from ..learners.registry import Counts, LearnerSpec, get_learner
 from ..learners.step_selection import steps_by_cross_validation
 from ..models.bayes_net import BayesNetModel
 from ..models.conditional_likelihood import fit_conditional_likelihood
-from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
 from ..stats.discrete import PairStatistics, smoothed_conditional
 from ..structure.bayes_net_search import (
@@ -30,7 +30,6 @@ from ..structure.chow_liu import (
     chow_liu_forest,
     forest_parents,
 )
-from ..structure.generative import cmi_forest, kdb_parents
 from ..structure.orderings import ORDERINGS
 from ..structure.search_state import NodeScores
 from ..validation import (
@@ -328,16 +327,27 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         families = "_counted_families" in self.__dict__
         return super()._stream_keeps_rows() or (self.k == 2 and not families)
 
+    def _count_learner(self) -> str | None:
+        """Naive Bayes (k = 0), TAN-CMI (k = 1) and kDB (k >= 2) with ML parameters are
+        learnt from counts; the discriminative searches and CL parameters need the rows."""
+        if self.distribution != "discrete" or self.parameters != "ml":
+            return None
+        if self.k == 0:
+            return "naive-bayes"
+        if self.structure != "cmi":
+            return None
+        return "tan-cmi" if self.k == 1 else "kdb"
+
+    def _learner_options(self) -> dict[str, Any]:
+        return {"k": int(self.k), "n_edges": self.n_edges}
+
     def _structure_from_statistics(self, stats: PairStatistics) -> list[tuple[int, ...]]:
         """The attribute parents that ``structure="cmi"`` chooses from pair statistics
         alone (what an engine needs to count the families of k = 2 in a second pass)."""
-        d = stats.n_features
-        if self.k == 0:
-            return [()] * d
-        if self.k == 1:
-            edges = cmi_forest(stats, self.n_edges)[0]
-            return [() if p < 0 else (int(p),) for p in forest_parents(d, edges)]
-        return kdb_parents(stats, self.k)
+        spec = self._spec()
+        structure = get_learner(spec.learner).structure
+        assert structure is not None  # (every count learner of TAN has one)
+        return structure(stats, spec)
 
     def _fit_model(
         self,
@@ -347,7 +357,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     ) -> ForestModel:
         if self.distribution == "gaussian":
             return self._fit_gaussian(codes, class_index, sample_weight)
-        n_classes, n_features = len(self.classes_), len(self.n_categories_)
+        n_classes = len(self.classes_)
         weights: NDArray[np.float64] | None = sample_weight
         if codes is not None and sample_weight is None:
             weights = np.ones(len(codes))
@@ -357,44 +367,28 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             self.n_rows_scored_ = 0
         self.cl_iterations_ = 0
         start = time.perf_counter()
-        forest_path = self.k == 1 and self.structure == "cmi"
+        learner = self._count_learner()
+        if learner is not None:
+            model = self._fit_from_counts(learner, codes, class_index, sample_weight)
+            self.structure_seconds_ = time.perf_counter() - start
+            return model
         parents: list[tuple[int, ...]]
-        if forest_path or (self.k == 2 and self.structure == "cmi") or codes is None:
+        if self.k == 0:
+            parents = [()] * len(self.n_categories_)
+        elif self.structure == "cmi":  # (CL parameters) the learner's structure
             stats = self._pair_statistics(codes, class_index, sample_weight)
-        if forest_path:
-            edges, self.edge_weights_ = cmi_forest(stats, self.n_edges)
-            parent_array = forest_parents(n_features, edges)
-            parents = [() if p < 0 else (int(p),) for p in parent_array]
-        elif self.k == 0:
-            parents = [()] * n_features
-        elif self.structure == "cmi":
             self.edge_weights_ = stats.conditional_mutual_information()
-            parents = kdb_parents(stats, self.k)
+            parents = self._structure_of(self._structure_spec(), stats)
         elif searched is not None:
             parents, seconds = searched
             start -= seconds
         else:
             parents = self._discriminative_parents(codes, class_index, weights, n_classes)
         self.structure_seconds_ = time.perf_counter() - start
-        self.attribute_parents_ = [tuple(p) for p in parents]
-        edges = sorted({(min(p, j), max(p, j)) for j, pa in enumerate(parents) for p in pa})
-        self.edges_ = [list(edges) for _ in range(n_classes)]
-        if self.k <= 1:
-            row = np.array([pa[0] if pa else -1 for pa in parents], dtype=np.intp)
-            self.parents_ = np.tile(row, (n_classes, 1))
-        streamed = codes is None and self.k <= 1  # counts only: k <= 1 from the counts
-        if (forest_path or streamed) and self.parameters == "ml":
-            return DiscreteForestModel.from_statistics(
-                stats, self.parents_, alpha=self._alpha, epsilon=self._epsilon, prior=self.prior
-            )
-        smoothing = {"alpha": self._alpha, "epsilon": self._epsilon}
-        families = self.__dict__.pop("_counted_families", None)
-        if families is not None:  # counted by an engine (k = 2 on dask)
-            return BayesNetModel.from_family_counts(
-                families, self.class_count_, self.n_categories_, parents, **smoothing
-            )
+        self._set_parents(parents, n_classes)
         if codes is None or class_index is None or weights is None:
             raise ValueError(f"{type(self).__name__}: these parameters need the rows.")
+        smoothing = {"alpha": self._alpha, "epsilon": self._epsilon}
         data = (codes, class_index, weights, n_classes, self.n_categories_, parents)
         if self.parameters == "ml":
             return BayesNetModel.maximum_likelihood(*data, **smoothing)
@@ -406,6 +400,47 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         )
         self.class_log_prior_ = model.class_log_prior
         return model
+
+    def _structure_spec(self) -> LearnerSpec:
+        """The specification of the count learner whose structure these parameters use
+        (naive Bayes for k = 0, TAN-CMI for k = 1, kDB above), whatever the parameters
+        are then fitted by."""
+        name = "naive-bayes" if self.k == 0 else "tan-cmi" if self.k == 1 else "kdb"
+        return LearnerSpec(name, self._alpha, self._epsilon, self.prior, self._learner_options())
+
+    @staticmethod
+    def _structure_of(spec, stats: PairStatistics) -> list[tuple[int, ...]]:
+        structure = get_learner(spec.learner).structure
+        assert structure is not None
+        return structure(stats, spec)
+
+    def _set_parents(self, parents: list[tuple[int, ...]], n_classes: int) -> None:
+        """The structure attributes of a network found from the rows."""
+        self.attribute_parents_ = [tuple(p) for p in parents]
+        edges = sorted({(min(p, j), max(p, j)) for j, pa in enumerate(parents) for p in pa})
+        self.edges_ = [list(edges) for _ in range(n_classes)]
+        if self.k <= 1:
+            row = np.array([pa[0] if pa else -1 for pa in parents], dtype=np.intp)
+            self.parents_ = np.tile(row, (n_classes, 1))
+
+    def _fit_from_counts(self, learner: str, codes, class_index, sample_weight) -> ForestModel:
+        """Naive Bayes, TAN-CMI or kDB by their learner: the pair statistics (kDB: then
+        the family counts of its parents, from the rows or an engine's second pass)."""
+        spec = self._spec()
+        stats = self._pair_statistics(codes, class_index, sample_weight)
+        families = self.__dict__.pop("_counted_families", None)  # an engine's second pass
+        if learner == "kdb" and families is None:
+            if codes is None or class_index is None:
+                raise ValueError(f"{type(self).__name__}: these parameters need the rows.")
+            weights = np.ones(len(codes)) if sample_weight is None else sample_weight
+            families = [
+                family_counts(
+                    codes, class_index, weights, len(self.classes_), self.n_categories_, j, pa
+                )
+                for j, pa in enumerate(self._structure_of(spec, stats))
+            ]
+        counts = Counts(self.n_categories_, self.class_count_, stats, families)
+        return self._learn(counts, spec)
 
     def _fit_gaussian(self, values, class_index, sample_weight) -> GaussianForestModel:
         """``distribution="gaussian"``: the forest of the Gaussian conditional mutual
@@ -444,7 +479,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         keeps that structure and fits its parameters with the chosen alpha, so the
         procedure whose alpha was chosen is the one fitted. (The search has seen the
         held-out rows; searching on every fold would cost five more searches.)"""
-        if self._forest_family() is None:
+        if not self._alpha_from_counts():
             self._cv_data = (codes, class_index.astype(np.intp), weights)
             if self.k > 0 and self.structure != "cmi":
                 chosen, self._alpha = self._alpha, STRUCTURE_ALPHA
@@ -462,25 +497,25 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             self.__dict__.pop("_cv_data", None)
             self.__dict__.pop("_fixed_parents", None)
 
+    def _alpha_from_counts(self) -> bool:
+        """Whether the alpha cross-validation needs the fold counts only (the learner's
+        models for every alpha) rather than the rows (family counts per fold)."""
+        learner = self._count_learner()
+        return learner is not None and get_learner(learner).models_by_alpha is not None
+
     def _alpha_model_for(self, epsilon, prior, grid):
-        if self._forest_family() is not None:
+        if self._alpha_from_counts():
             return super()._alpha_model_for(epsilon, prior, grid)
         codes, class_index, weights = self._cv_data
         weights = np.ones(len(codes)) if weights is None else weights
         n_classes, n_categories = len(self.classes_), self.n_categories_
         fixed = self.__dict__.get("_fixed_parents")
+        # kDB, or the structures of CL parameters: from the fold's counts; the searched
+        # structures: fixed (found once on every row)
+        structure = self._structure_spec() if self.k == 0 or self.structure == "cmi" else None
 
         def model_for(stats, rows):
-            d = stats.n_features
-            if self.k == 0:
-                parents = [()] * d
-            elif self.structure == "cmi" and self.k == 1:  # (CL parameters)
-                edges = cmi_forest(stats, self.n_edges)[0]
-                parents = [() if p < 0 else (int(p),) for p in forest_parents(d, edges)]
-            elif self.structure == "cmi":
-                parents = kdb_parents(stats, self.k)
-            else:
-                parents = fixed
+            parents = fixed if structure is None else self._structure_of(structure, stats)
             counts = [
                 family_counts(
                     codes[rows], class_index[rows], weights[rows], n_classes, n_categories, j, pa
@@ -495,19 +530,6 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             return fit
 
         return model_for
-
-    def _forest_family(self):
-        if self.structure != "cmi" or self.parameters != "ml" or self.k not in (0, 1):
-            return None
-
-        def parents(stats):
-            d, n_classes = stats.n_features, stats.n_classes
-            if self.k == 0:
-                return np.full((n_classes, d), -1, dtype=np.intp)
-            edges = cmi_forest(stats, self.n_edges)[0]
-            return np.tile(forest_parents(d, edges), (n_classes, 1))
-
-        return parents
 
     def _discriminative_parents(self, codes, class_index, weights, n_classes):
         if self.structure_folds is None:

@@ -45,10 +45,11 @@ _VERSION = 1
 def _registry() -> dict[str, type]:
     """The classes a file may name: discotree's estimators and the objects they hold."""
     from .. import classifiers
-    from ..classifiers import ForestPair, StreamState
+    from ..classifiers import StreamState
     from ..models.bayes_net import BayesNetModel
     from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
     from ..models.discrete_forest import DiscreteForestModel
+    from ..models.forest_pairs import ForestPair
     from ..models.gaussian_forest import GaussianForestModel
     from ..models.lgmht_altmax import AltmaxResult
     from ..stats.discrete import PairStatistics
@@ -91,6 +92,7 @@ def _registry() -> dict[str, type]:
     for old, cls in (
         ("discotree.classifiers.discriminative_tree._ForestPair", ForestPair),
         ("discotree.classifiers._forest_pairs._ForestPair", ForestPair),
+        ("discotree.classifiers._forest_pairs.ForestPair", ForestPair),
         ("discotree.classifiers._incremental._Stream", StreamState),
         ("discotree.classifiers.boosting._Ensemble", BoostedEnsemble),
         ("discotree.classifiers.boosting._Round", BoostingRound),

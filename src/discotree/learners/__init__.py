@@ -1,9 +1,16 @@
 """Learners: statistics (or codes) in, a fitted model out.
 
 The layer between the models (:mod:`discotree.models`) and the estimator shells
-(:mod:`discotree.classifiers`): what chooses among models with data, such as the
-number of steps of a structure search by cross-validation
-(:mod:`~discotree.learners.step_selection`). Issue 30 moves every learner here, one
-registry of them, so that ``fit``, ``partial_fit``, the alpha cross-validation and the
-Dask engine call the same functions (``docs/design/architecture.md``).
+(:mod:`discotree.classifiers`). :mod:`~discotree.learners.registry` holds the one
+registry of the learners fitted from counts (naive Bayes, TAN-CMI, kDB, Chow-Liu, the
+discriminative tree pair), which ``fit``, ``partial_fit``, ``fit_from_statistics``, the
+alpha cross-validation and the Dask engine all call; :mod:`~discotree.learners.boosting`
+holds boosting's weak learners and line search, and
+:mod:`~discotree.learners.step_selection` the number of steps of a structure search
+chosen by cross-validation (``docs/design/architecture.md``).
 """
+
+from . import discriminative_tree, generative  # noqa: F401  (they register their learners)
+from .registry import LEARNERS, Counts, FittedModel, Learner, LearnerSpec, get_learner
+
+__all__ = ["LEARNERS", "Counts", "FittedModel", "Learner", "LearnerSpec", "get_learner"]

@@ -84,7 +84,7 @@ def fold_splits(
 
     Examples
     --------
-    >>> [(list(train), list(test)) for train, test in fold_splits(np.array([0, 1, 0]), 2)]
+    >>> [(train.tolist(), test.tolist()) for train, test in fold_splits(np.array([0, 1, 0]), 2)]
     [([1], [0, 2]), ([0, 2], [1])]
     """
     return [(np.flatnonzero(folds != k), np.flatnonzero(folds == k)) for k in range(n_folds)]

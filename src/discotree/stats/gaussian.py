@@ -69,6 +69,10 @@ class GaussianStatistics:
     def n_classes(self) -> int:
         return int(self.weight.shape[0])
 
+    @property
+    def n_features(self) -> int:
+        return int(self.weight.shape[1])
+
     def __add__(self, other: GaussianStatistics) -> GaussianStatistics:
         """The moments of the rows of both (raw sums add; the values must be on one
         scale: standardise every part with the same offsets and scales)."""

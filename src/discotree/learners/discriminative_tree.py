@@ -1,0 +1,276 @@
+"""The learner of discriminative trees (Tan et al. 2010, Algorithm 1): statistics in,
+one pair of forests per binary problem out, registered as ``"discriminative-tree"``.
+
+For a binary problem (positive against negative: a class, or every other class), the
+weights psi(+) and psi(-) of eq. 21 come from the two-class pair tables, the nested
+optimal forests from the paths of Sanghavi et al. 2007
+(:func:`~discotree.structure.discriminative.discriminative_forest_paths`), and the
+parameters of the two forests with ``n_edges`` edges from the same tables. With Gaussian
+statistics, the weights are the Gaussian ones and the forests Gaussian models.
+
+Options of the :class:`~discotree.learners.registry.LearnerSpec`: ``multiclass``
+("pairwise": eq. 32 over every pair of classes, "ovr"), ``n_edges`` (an int or None),
+``edge_cost``, ``cost_accounting``, ``structure_alpha`` (the pseudo-count of the
+weights of eq. 21; the parameters use ``alpha``) and ``classes`` (the labels, for
+``discriminative_edges_``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..kernels.alpha_grid import composite_grid_scores
+from ..models.discrete_forest import DiscreteForestModel
+from ..models.forest_pairs import STRUCTURE_ALPHA, ForestPair, GridScores
+from ..models.gaussian_forest import GaussianForestModel
+from ..stats.discrete import PairStatistics, j_divergence, smoothed_conditional
+from ..stats.discriminative import discriminative_weights, gaussian_discriminative_weights
+from ..stats.gaussian import GaussianStatistics, gaussian_j_divergence
+from ..stats.smoothing import ForestGrid
+from ..structure.chow_liu import forest_parents
+from ..structure.discriminative import discriminative_forest_paths
+from .registry import Counts, FittedModel, Learner, LearnerSpec, register_learner
+
+__all__ = [
+    "binary_tasks",
+    "fit_discriminative_tree",
+    "pair_model",
+    "structure_attributes",
+    "two_class",
+]
+
+
+def binary_tasks(n_classes: int, multiclass: str) -> list[tuple[int, int]]:
+    """The binary problems: (positive, negative) class indices, -1 for "every other
+    class" (one problem for two classes).
+
+    Examples
+    --------
+    >>> binary_tasks(3, "pairwise"), binary_tasks(3, "ovr")
+    ([(0, 1), (0, 2), (1, 2)], [(0, -1), (1, -1), (2, -1)])
+    """
+    if n_classes == 2:
+        return [(1, 0)]
+    if multiclass == "pairwise":
+        return [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
+    return [(i, -1) for i in range(n_classes)]
+
+
+def two_class(stats: Any, positive: int, negative: int) -> Any:
+    """Statistics of (negative, positive); negative -1 pools every other class."""
+    if (negative, positive) == (0, 1) and stats.n_classes == 2:
+        return stats  # already in that order: no copy
+    if isinstance(stats, PairStatistics):
+        counts = stats.counts
+        rest = counts.sum(axis=0) - counts[positive] if negative < 0 else counts[negative]
+        return PairStatistics(np.stack([rest, counts[positive]]), stats.n_categories)
+    parts = []
+    for field in ("weight", "sum_x", "sum_xx", "sum_xy"):
+        values = getattr(stats, field)
+        rest = values.sum(axis=0) - values[positive] if negative < 0 else values[negative]
+        parts.append(np.stack([rest, values[positive]]))
+    return GaussianStatistics(*parts)
+
+
+def _marginal_j(pair: Any, alpha: float) -> float:
+    """sum_i J(p_i, q_i), the constant part of eq. 16."""
+    if isinstance(pair, PairStatistics):
+        total = 0.0
+        for i in range(pair.n_features):
+            marginal = smoothed_conditional(pair.marginal(i), alpha, 0.0)
+            total += j_divergence(marginal[1], marginal[0])
+        return total
+    means, covs = pair.means(), pair.covariances()
+    var = np.diagonal(covs, axis1=1, axis2=2)
+    var = np.maximum(var, 1e-12 * max(1.0, float(var.max(initial=0.0))))  # constants
+    return float(
+        sum(
+            gaussian_j_divergence(means[1, [i]], var[1, [i]], means[0, [i]], var[0, [i]])
+            for i in range(means.shape[1])
+        )
+    )
+
+
+def _j_path(psi_pos, psi_neg, path_pos, path_neg, marginal_j: float) -> NDArray[np.float64]:
+    """Eq. 16 for the optimal pair of forests with at most k edges, k = 0, 1, ..."""
+    cost_free = [
+        np.array([psi_pos[e] for e in path_pos.edges]),
+        np.array([psi_neg[e] for e in path_neg.edges]),
+    ]
+    length = max(len(cost_free[0]), len(cost_free[1]))
+    path = np.full(length + 1, marginal_j)
+    for values in cost_free:
+        cumulative = np.concatenate([[0.0], np.cumsum(values)])
+        path += np.concatenate([cumulative, np.full(length + 1 - len(cumulative), cumulative[-1])])
+    return path
+
+
+def _fit_pair(stats: Any, positive: int, negative: int, spec: LearnerSpec):
+    pair = two_class(stats, positive, negative)
+    if isinstance(pair, PairStatistics):
+        structure_alpha = float(spec.option("structure_alpha", spec.alpha))
+        psi_pos, psi_neg = discriminative_weights(pair, 1, 0, structure_alpha)
+    else:
+        means, covs = pair.means(), pair.covariances()
+        psi_pos, psi_neg = gaussian_discriminative_weights(means[1], covs[1], means[0], covs[0])
+    path_pos, path_neg = discriminative_forest_paths(
+        psi_pos,
+        psi_neg,
+        spec.option("edge_cost", 0.0),
+        spec.option("cost_accounting", "per-forest"),
+    )
+    model = pair_model(pair, path_pos, path_neg, spec.option("n_edges"), spec)
+    discrete = isinstance(pair, PairStatistics)  # (Gaussian models have no pseudo-count)
+    marginal = _marginal_j(pair, float(spec.alpha) if discrete else 0.0)
+    j_path = _j_path(psi_pos, psi_neg, path_pos, path_neg, marginal)
+    return ForestPair(positive, negative, path_pos, path_neg, j_path, model), psi_pos, psi_neg
+
+
+def pair_model(pair: Any, path_pos, path_neg, n_edges: int | None, spec: LearnerSpec) -> Any:
+    """The two-class model (column 0: the negative side's forest, column 1: the
+    positive's) of the first ``n_edges`` edges of each path, from the two-class
+    statistics ``pair`` (:func:`two_class`)."""
+    d = pair.n_features
+    parents = np.stack(
+        [forest_parents(d, path_neg.forest(n_edges)), forest_parents(d, path_pos.forest(n_edges))]
+    )
+    if isinstance(pair, PairStatistics):
+        return DiscreteForestModel.from_statistics(
+            pair, parents, alpha=float(spec.alpha), epsilon=spec.epsilon
+        )
+    return GaussianForestModel.from_statistics(pair, parents)
+
+
+def structure_attributes(
+    forest_pairs: Sequence[ForestPair], classes: Any, n_edges: int | None
+) -> dict[str, Any]:
+    """The structure attributes of fitted forest pairs: ``edges_`` per class, and for
+    two classes ``edge_path_``, ``discriminative_edges_`` (labelled by ``classes``),
+    ``j_divergence_path_`` and, after alternating maximisation, ``altmax_history_``."""
+    n_classes = len(classes)
+    if n_classes == 2:
+        pair = forest_pairs[0]
+        out: dict[str, Any] = {
+            "edges_": [pair.path_neg.forest(n_edges), pair.path_pos.forest(n_edges)],
+            "edge_path_": [
+                [(i, j, float(w)) for (i, j), w in zip(p.edges, p.weights, strict=True)]
+                for p in (pair.path_neg, pair.path_pos)
+            ],
+        }
+        salient = [
+            (i, j, float(w), classes[c])
+            for c, p in enumerate((pair.path_neg, pair.path_pos))
+            for (i, j), w in zip(p.forest(n_edges), p.weights, strict=False)
+        ]
+        out["discriminative_edges_"] = sorted(salient, key=lambda e: (-e[2], e[0], e[1]))
+        out["j_divergence_path_"] = pair.j_path
+        if pair.altmax is not None:
+            out["altmax_history_"] = pair.altmax.history
+        return out
+    edges: list[list[tuple[int, int]]] = [[] for _ in range(n_classes)]
+    for pair in forest_pairs:
+        sides = [(pair.positive, pair.path_pos)]
+        if pair.negative >= 0:
+            sides.append((pair.negative, pair.path_neg))
+        for c, path in sides:
+            edges[c] += [e for e in path.forest(n_edges) if e not in edges[c]]
+    return {"edges_": edges}
+
+
+def fit_discriminative_tree(counts: Counts, spec: LearnerSpec) -> FittedModel:
+    """Every binary problem's pair of forests (one problem at a time: bounded memory),
+    and the per-class mean of the weights of eq. 21 (``edge_weights_``)."""
+    stats = counts.pairs
+    n_classes, n_features = counts.n_classes, counts.n_features
+    weights = np.zeros((n_classes, n_features, n_features))
+    n_weights = np.zeros(n_classes)
+    pairs = []
+    for positive, negative in binary_tasks(n_classes, spec.option("multiclass", "pairwise")):
+        pair, psi_pos, psi_neg = _fit_pair(stats, positive, negative, spec)
+        pairs.append(pair)
+        weights[positive] += psi_pos
+        n_weights[positive] += 1
+        if negative >= 0:
+            weights[negative] += psi_neg
+            n_weights[negative] += 1
+    attributes: dict[str, Any] = {
+        "statistics_": stats,
+        "forest_pairs_": pairs,
+        "edge_weights_": weights / n_weights[:, None, None],
+    }
+    classes = spec.option("classes", np.arange(n_classes))
+    attributes.update(structure_attributes(pairs, classes, spec.option("n_edges")))
+    return FittedModel(pairs[0].model if n_classes == 2 else None, attributes)
+
+
+def _models_by_alpha(stats: PairStatistics, spec: LearnerSpec, grid: tuple[float, ...]):
+    """For ``alpha="auto"``: in each training fold, every binary problem's pair of
+    forests is learnt once, from the weights of eq. 21 at ``structure_alpha``
+    (``STRUCTURE_ALPHA`` by default), and only its parameters change with alpha. All the
+    problems' forests of a fold are one :class:`~discotree.stats.smoothing.ForestGrid`
+    (forest 2t is the negative side of problem t, 2t + 1 its positive class): its
+    tables for every alpha come from one pass over the fold's counts, its scores from
+    one pass over the held-out rows."""
+    structure_alpha = float(spec.option("structure_alpha", STRUCTURE_ALPHA))
+    n_edges = spec.option("n_edges")
+    d, n_classes = stats.n_features, stats.n_classes
+    tasks = binary_tasks(n_classes, spec.option("multiclass", "pairwise"))
+    task_pos, task_neg = np.array(tasks, dtype=np.intp).reshape(-1, 2).T.copy()
+    parents, plus, minus = [], [], []
+    for positive, negative in tasks:
+        pair = two_class(stats, positive, negative)
+        psi_pos, psi_neg = discriminative_weights(pair, 1, 0, structure_alpha)
+        path_pos, path_neg = discriminative_forest_paths(
+            psi_pos,
+            psi_neg,
+            spec.option("edge_cost", 0.0),
+            spec.option("cost_accounting", "per-forest"),
+        )
+        parents += [
+            forest_parents(d, path_neg.forest(n_edges)),
+            forest_parents(d, path_pos.forest(n_edges)),
+        ]
+        # the negative side: a class, or every class (the row of totals) but one
+        plus += [negative, positive] if negative >= 0 else [n_classes, positive]
+        minus += [-1, -1] if negative >= 0 else [positive, -1]
+    sides = (np.asarray(plus, dtype=np.intp), np.asarray(minus, dtype=np.intp))
+    bank = ForestGrid(np.stack(parents), stats.n_categories, spec.epsilon, spec.prior, 2, *sides)
+    counts = np.concatenate([stats.counts, stats.counts.sum(axis=0, keepdims=True)])
+    every = bank.log_tables(counts, grid)
+
+    def scores(log_likelihood, log_prior):
+        """(n, n_classes, n_alphas) scores of eq. 32 from (n, 2 T, n_alphas)."""
+        log_prior = np.asarray(log_prior, dtype=np.float64)
+        if n_classes == 2:
+            return log_likelihood + log_prior[None, :, None]
+        out = np.empty((len(log_likelihood), n_classes, log_likelihood.shape[2]))
+        composite_grid_scores(log_likelihood, task_pos, task_neg, log_prior, out)
+        return out
+
+    def fit_alpha(alpha: float) -> GridScores:
+        tables = bank.log_tables(counts, (alpha,))
+        return GridScores(
+            lambda codes, prior: scores(bank.log_likelihood(codes, tables), prior)[:, :, 0]
+        )
+
+    def joints_of_grid(codes, log_prior):
+        return scores(bank.log_likelihood(codes, every), log_prior)
+
+    fit_alpha.joints_of_grid = joints_of_grid  # type: ignore[attr-defined]
+    return fit_alpha
+
+
+register_learner(
+    Learner(
+        "discriminative-tree",
+        "A pair of forests per binary problem, each close to its class and far from the "
+        "other (Tan et al. 2010, Algorithm 1).",
+        "pairs",
+        fit_discriminative_tree,
+        models_by_alpha=_models_by_alpha,
+    )
+)

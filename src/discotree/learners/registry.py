@@ -1,0 +1,239 @@
+"""The one registry of learners: a name, what the learner reads, and a pure function
+from counts to a fitted model.
+
+A learner of the models fitted from additive counts (naive Bayes, Chow-Liu, TAN-CMI,
+kDB, the discriminative tree pair) is a set of pure functions:
+
+- ``fit(counts, spec) -> FittedModel``: the :class:`Counts` of the training data (the
+  pair tables, or only the univariate ones, and for kDB the family tables of the
+  parents it chose) and a :class:`LearnerSpec` (the pseudo-count and the learner's
+  options) in, the fitted model and the attributes the estimator exposes out;
+- ``structure(pairs, spec)``: the attribute parents chosen from the pair tables alone,
+  for the learners whose parameters need the family tables of those parents (a second
+  counting pass: :attr:`Learner.reads` is ``"pairs, then families"``);
+- ``models_by_alpha(pairs, spec, grid)``: the model of every pseudo-count of ``grid``
+  learnt from a training fold's tables, for ``alpha="auto"``'s cross-validation
+  (:func:`discotree.stats.smoothing.select_alpha`).
+
+The estimators (``fit``, ``partial_fit``, ``fit_from_statistics``), the alpha
+cross-validation and the Dask engine all look the learner up here by the name
+:meth:`~discotree.NaiveBayesClassifier.learner_spec` gives, so that "identical to the
+in-memory fit" holds by construction: there is one function to call. Learners that need
+the rows themselves (the discriminative structure searches, conditional-likelihood
+parameters, boosting) are still methods of their estimators (issue 30).
+
+Examples
+--------
+>>> from discotree.learners.registry import get_learner
+>>> learner = get_learner("tan-cmi")
+>>> learner.reads, learner.partial_fit
+('pairs', True)
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..stats.discrete import PairStatistics
+from ..stats.smoothing import ALPHA_GRID, ESS_GRID
+
+__all__ = [
+    "LEARNERS",
+    "Counts",
+    "FittedModel",
+    "Learner",
+    "LearnerSpec",
+    "get_learner",
+    "register_learner",
+]
+
+#: What a learner reads: the univariate tables, the pair tables, or the pair tables then
+#: (in a second pass) the family tables of the parents its ``structure`` chose.
+READS = ("univariate", "pairs", "pairs, then families")
+
+
+@dataclass(frozen=True)
+class LearnerSpec:
+    """Which learner, and its settings, as an estimator's parameters give them.
+
+    Parameters
+    ----------
+    learner : str
+        A name of :data:`LEARNERS`.
+    alpha : float or "auto"
+        The Dirichlet pseudo-count (``"auto"`` until the cross-validation chose one).
+    epsilon : float
+        The zero-probability floor.
+    prior : {"dirichlet", "bdeu"}
+        How ``alpha`` spreads over a table's cells.
+    options : mapping
+        The learner's own settings (``k``, ``n_edges``, ``multiclass``, ...).
+    calibration_scales : tuple of float
+        The temperatures ``alpha="auto"``'s cross-validation also scores (models whose
+        scores are no posteriors; empty otherwise).
+    """
+
+    learner: str
+    alpha: float | str
+    epsilon: float
+    prior: str = "dirichlet"
+    options: Mapping[str, Any] = field(default_factory=dict)
+    calibration_scales: tuple[float, ...] = ()
+
+    def option(self, name: str, default: Any = None) -> Any:
+        """The learner's setting ``name`` (``default`` when not given)."""
+        return self.options.get(name, default)
+
+    def with_alpha(self, alpha: float) -> LearnerSpec:
+        """The same specification with a numeric pseudo-count."""
+        return replace(self, alpha=alpha)
+
+    @property
+    def alpha_grid(self) -> tuple[float, ...]:
+        """The pseudo-counts ``alpha="auto"`` compares (equivalent sample sizes with
+        ``prior="bdeu"``)."""
+        return ESS_GRID if self.prior == "bdeu" else ALPHA_GRID
+
+
+@dataclass(frozen=True)
+class Counts:
+    """The additive statistics of the training rows that a learner reads.
+
+    Parameters
+    ----------
+    n_categories : ndarray of shape (n_features,) or None
+        None for Gaussian statistics.
+    class_weight : ndarray of shape (n_classes,)
+        The weight of each class.
+    pairs : PairStatistics or GaussianStatistics, optional
+        The pair tables (naive Bayes reads only their diagonal: univariate statistics,
+        :meth:`PairStatistics.univariate`, suffice) or the per-class moments (Gaussian).
+    families : list of ndarray, optional
+        Per feature, the table of its family (class, parents, feature) under the
+        parents the learner's ``structure`` chose (kDB).
+    """
+
+    n_categories: NDArray[np.intp] | None
+    class_weight: NDArray[np.float64]
+    pairs: Any = None
+    families: list[NDArray[np.float64]] | None = None
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.class_weight)
+
+    @property
+    def n_features(self) -> int:
+        if self.pairs is not None:
+            return int(self.pairs.n_features)
+        return len(self.n_categories) if self.n_categories is not None else 0
+
+
+@dataclass
+class FittedModel:
+    """A learner's result: the model that scores rows (``None`` for models that keep
+    their parts in ``attributes``) and the fitted attributes of the estimator (the
+    estimator sets each as ``name`` in one place)."""
+
+    model: Any
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Learner:
+    """One entry of the registry.
+
+    Parameters
+    ----------
+    name : str
+    summary : str
+        One sentence: the model and the paper that defines it.
+    reads : {"univariate", "pairs", "pairs, then families"}
+        The statistics ``fit`` needs.
+    fit : callable (Counts, LearnerSpec) -> FittedModel
+    structure : callable (PairStatistics, LearnerSpec) -> list of tuple, optional
+        The attribute parents chosen from the pair tables (for the second pass of
+        ``"pairs, then families"``, and for the alpha cross-validation).
+    models_by_alpha : callable (PairStatistics, LearnerSpec, grid) -> callable, optional
+        ``fit(alpha) -> model`` from a fold's tables (the model's
+        ``joints_of_grid(codes, log_prior)`` scores every alpha at once when given);
+        ``None``: the alpha cross-validation needs the rows.
+    partial_fit, dask : bool
+        Whether ``partial_fit`` and the Dask engine can fit it (from counts).
+    missing_values : str
+        The rule: ``"available-case"`` (each table counts the rows where its
+        variables are observed).
+    sample_weight : bool
+        Whether the weights are honoured (a weight of k counts a row k times).
+    """
+
+    name: str
+    summary: str
+    reads: str
+    fit: Callable[[Counts, LearnerSpec], FittedModel]
+    structure: Callable[[PairStatistics, LearnerSpec], list[tuple[int, ...]]] | None = None
+    models_by_alpha: Callable[..., Callable[[float], Any]] | None = None
+    partial_fit: bool = True
+    dask: bool = True
+    missing_values: str = "available-case"
+    sample_weight: bool = True
+
+    def __post_init__(self) -> None:
+        if self.reads not in READS:
+            raise ValueError(f"learner {self.name!r}: reads must be one of {READS}")
+        if self.reads == "pairs, then families" and self.structure is None:
+            raise ValueError(f"learner {self.name!r}: a second pass needs its structure")
+
+    def model_for(self, spec: LearnerSpec, grid: tuple[float, ...]):
+        """``model_for(stats, rows) -> fit(alpha)`` as
+        :func:`~discotree.stats.smoothing.select_alpha` asks (from counts only)."""
+        if self.models_by_alpha is None:
+            raise ValueError(f"learner {self.name!r} chooses alpha from the rows only")
+        by_alpha = self.models_by_alpha
+
+        def model_for(stats: PairStatistics, rows: Any) -> Callable[[float], Any]:
+            return by_alpha(stats, spec, grid)
+
+        return model_for
+
+
+#: The learners by name (see the module notes; :func:`register_learner` adds one).
+LEARNERS: dict[str, Learner] = {}
+
+
+def register_learner(learner: Learner) -> Learner:
+    """Add ``learner`` to :data:`LEARNERS` under its name (a name is registered once).
+
+    Examples
+    --------
+    >>> from discotree.learners.registry import LEARNERS
+    >>> "naive-bayes" in LEARNERS
+    True
+    """
+    if learner.name in LEARNERS and LEARNERS[learner.name] is not learner:
+        raise ValueError(f"a learner named {learner.name!r} is already registered")
+    LEARNERS[learner.name] = learner
+    return learner
+
+
+def get_learner(name: str) -> Learner:
+    """The learner registered as ``name``; a ``ValueError`` naming the closest names
+    otherwise.
+
+    Examples
+    --------
+    >>> get_learner("naive-bayes").reads
+    'univariate'
+    """
+    learner = LEARNERS.get(name)
+    if learner is None:
+        close = difflib.get_close_matches(str(name), LEARNERS, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ValueError(f"unknown learner {name!r}{hint} (known: {sorted(LEARNERS)})")
+    return learner
