@@ -188,3 +188,32 @@ def test_the_checker_sees_violations(tmp_path, monkeypatch):
     found = violations()
     kinds = {v[0] for v in found}
     assert {"upward", "private name", "cycle"} <= kinds, found
+
+
+def _private_attribute_uses(path: Path) -> list[tuple[int, str]]:
+    """Every ``x._name`` (not ``self._name``) and ``x.__dict__`` in a module."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Attribute):
+            continue
+        owner = node.value.id if isinstance(node.value, ast.Name) else None
+        private = node.attr.startswith("_") and not node.attr.startswith("__")
+        if (private and owner not in ("self", "cls")) or node.attr == "__dict__":
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_the_engines_use_only_public_estimator_members(tmp_path):
+    """The engines fit through an estimator's public protocol (``learner_spec``,
+    ``fit_from_statistics``; ``boosting_spec``, ``fit_from_ensembles``) and touch no
+    private state (issue 30)."""
+    uses = {
+        path.name: _private_attribute_uses(path) for path in sorted((ROOT / "engines").glob("*.py"))
+    }
+    assert uses and not any(uses.values()), uses
+    scratch = tmp_path / "scratch.py"  # the checker sees what it must refuse
+    scratch.write_text("def f(estimator):\n    return estimator._alpha, estimator.__dict__\n")
+    assert [text for _, text in _private_attribute_uses(scratch)] == [
+        "estimator._alpha",
+        "estimator.__dict__",
+    ]

@@ -132,7 +132,7 @@ def test_what_the_engine_cannot_do_is_refused_clearly():
         TANClassifier(structure="cr").fit(X_dask, y)
     with pytest.raises(ValueError, match="n_estimators_cv refits on folds"):
         BoostedGraphicalModelClassifier(n_estimators_cv=3).fit(X_dask, y)
-    with pytest.raises(ValueError, match="k=2 and alpha='auto' on dask"):
+    with pytest.raises(ValueError, match=r"alpha='auto' with these parameters \(learner 'kdb'\)"):
         TANClassifier(k=2).fit(X_dask, y)
     with pytest.raises(ValueError, match="cannot be learnt in one pass"):
         NaiveBayesClassifier(discretizer=Discretizer(method="mdl")).fit(X_dask, y)

@@ -141,6 +141,10 @@ class DiscreteForestClassifierBase(
         """
         self._alpha, self._epsilon = self._check_common_params()
         self._check_params()
+        unsupported = getattr(self, "_partial_fit_unsupported", lambda: None)()
+        if unsupported is not None:
+            raise ValueError(f"{type(self).__name__}: {unsupported} Fit on a sample instead.")
+        getattr(self, "_stream_prepare", lambda: None)()
         return self._spec()
 
     def _learn(self, counts: Counts, spec: LearnerSpec | None = None) -> ForestModel:
@@ -269,8 +273,11 @@ class DiscreteForestClassifierBase(
             )
         if self._alpha == "auto" and getattr(self, "distribution", "discrete") == "gaussian":
             self._alpha = None  # Gaussian models have no pseudo-counts
-        elif self._alpha == "auto":
-            self._alpha, losses = self._alpha_by_cv(codes, class_index, weights)
+        elif self._alpha == "auto":  # (an engine's distributed search, if it ran one)
+            search = self.__dict__.pop("_alpha_search", None)
+            if search is None:
+                search = self._alpha_by_cv(codes, class_index, weights)
+            self._alpha, losses = float(search[0]), np.asarray(search[1], dtype=np.float64)
             self.alpha_cv_losses_ = losses[:2]
             self._calibrate(losses[2:, list(self._alpha_grid()).index(self._alpha)]
                             if len(losses) > 2 else None)  # fmt: skip

@@ -113,7 +113,8 @@ class IncrementalFitMixin:
         """Set what ``fit`` sets before ``_fit_encoded`` (nothing by default)."""
 
     def _stream_keeps_rows(self) -> bool:
-        return isinstance(self.alpha, str) and self.alpha == "auto"
+        auto = isinstance(self.alpha, str) and self.alpha == "auto"
+        return auto and "_alpha_search" not in self.__dict__  # (an engine's search)
 
     @available_if_explained(_why_no_partial_fit)
     def partial_fit(
@@ -289,8 +290,19 @@ class IncrementalFitMixin:
         return self
 
     @available_if_explained(_why_no_partial_fit)
-    def fit_from_statistics(self, statistics: PairStatistics):
+    def fit_from_statistics(
+        self,
+        statistics: PairStatistics,
+        *,
+        families: list[NDArray[np.float64]] | None = None,
+        alpha_search: tuple[float, NDArray[np.float64]] | None = None,
+    ):
         """Learn the model from statistics counted elsewhere and added.
+
+        An engine that counts elsewhere (the Dask engine does) asks the estimator for
+        its learner (:meth:`learner_spec`), counts what the learner reads, and hands
+        the sums here: the learner and the rules that follow it (priors, the chosen
+        alpha, the calibration) are then those of ``fit``.
 
         Parameters
         ----------
@@ -298,6 +310,16 @@ class IncrementalFitMixin:
             With a schema and class weights: from
             :meth:`discotree.StatisticsSchema.count`, summed over the parts of the
             data (see :mod:`discotree.sufficient_statistics`).
+        families : list of ndarray, optional
+            For learners that read ``"pairs, then families"`` (TAN with ``k=2``): per
+            feature, the family counts of the parents the learner's ``structure``
+            chose from ``statistics`` (:func:`discotree.kernels.family_counts.
+            family_counts` summed over the parts).
+        alpha_search : (float, ndarray), optional
+            With ``alpha="auto"``: the alpha a cross-validation over the parts chose,
+            and its losses as :func:`discotree.stats.smoothing.select_alpha` returns
+            them (rows 0-1: held-out errors and log-loss per alpha of the grid; then
+            one row per calibration scale).
 
         Returns
         -------
@@ -309,7 +331,8 @@ class IncrementalFitMixin:
         ------
         ValueError
             Without a schema, or when the parameters need the rows themselves
-            (``alpha="auto"``, TAN with ``k=2``): give a number as ``alpha``.
+            (``alpha="auto"`` without ``alpha_search``, TAN with ``k=2`` without
+            ``families``): give a number as ``alpha``.
 
         Examples
         --------
@@ -331,16 +354,20 @@ class IncrementalFitMixin:
                 "StatisticsSchema (schema.count(X, y)), got "
                 f"{type(statistics).__name__} without a schema."
             )
+        clear_fitted_state(self)
+        if families is not None:  # an engine's second pass
+            self._counted_families = families
+        if alpha_search is not None:
+            self._alpha_search = alpha_search
         if self._stream_keeps_rows():
+            self.__dict__.pop("_counted_families", None)
+            self.__dict__.pop("_alpha_search", None)
             raise ValueError(
                 f"{name}: these parameters need the rows, not only their counts "
-                "(alpha='auto' scores held-out rows; TAN k=2 counts its families): give "
-                "alpha a number (and k <= 1), or use partial_fit."
+                "(alpha='auto' scores held-out rows unless alpha_search is given; TAN k=2 "
+                "counts its families unless families are given): give alpha a number "
+                "(and k <= 1), or use partial_fit."
             )
-        families = self.__dict__.get("_counted_families")  # an engine's second pass
-        clear_fitted_state(self)
-        if families is not None:
-            self._counted_families = families
         self._alpha, self._epsilon = self._check_common_params()
         self._check_params()
         encoder = copy.deepcopy(schema.encoder)

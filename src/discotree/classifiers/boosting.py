@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 from typing import Any
 
@@ -12,7 +13,7 @@ from scipy.special import logsumexp
 from ..config import warn_many_pairs
 from ..engine_registry import engine_function
 from ..fitting import argmax_with_ties, available_if_explained, sign_with_ties
-from ..learners.boosting import BASE_LEARNERS, line_search_alpha
+from ..learners.boosting import BASE_LEARNERS, BoostingSpec, line_search_alpha
 from ..learners.registry import LearnerSpec, get_learner
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
 from ..models.discrete_forest import DiscreteForestModel
@@ -372,14 +373,85 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
             scored = True
         return (errors, losses) if scored else None
 
+    def boosting_spec(self) -> BoostingSpec:
+        """The validated parameters of a boosted fit, for an engine that boosts
+        elsewhere (the Dask engine; see :meth:`fit_from_ensembles`).
+
+        Returns
+        -------
+        BoostingSpec
+
+        Raises
+        ------
+        ValueError
+            For bad hyper-parameters.
+
+        Examples
+        --------
+        >>> from discotree import BoostedGraphicalModelClassifier
+        >>> BoostedGraphicalModelClassifier(n_estimators=3).boosting_spec().n_estimators
+        3
+        """
+        self._alpha, self._epsilon = self._check_common_params()
+        self._check_params()
+        return BoostingSpec(
+            self.base,
+            self.algorithm,
+            int(self.n_estimators),
+            self.init,
+            self._alpha,
+            self._epsilon,
+            self.multiclass,
+        )
+
+    def fit_from_ensembles(
+        self, schema: Any, class_weight: Any, ensembles: list[BoostedEnsemble]
+    ) -> BoostedGraphicalModelClassifier:
+        """Take the ensembles an engine boosted elsewhere (one per binary problem of
+        ``boosting_spec().tasks``) as the fitted model: the fitted attributes are set
+        here, as ``fit`` sets them (the scores' scale stays 1: the calibration refits
+        on folds of the rows).
+
+        Parameters
+        ----------
+        schema : StatisticsSchema
+            The encoding the ensembles' rows were encoded with.
+        class_weight : array-like of shape (n_classes,)
+            The weight of each class.
+        ensembles : list of BoostedEnsemble
+
+        Returns
+        -------
+        self
+        """
+        from ..fitting import clear_fitted_state
+
+        spec = self.boosting_spec()
+        clear_fitted_state(self)
+        class_weight = np.asarray(class_weight, dtype=np.float64)
+        self.classes_ = schema.classes
+        self.encoder_ = copy.deepcopy(schema.encoder)
+        self.n_features_in_ = schema.n_features
+        if schema.feature_names is not None:
+            self.feature_names_in_ = schema.feature_names
+        self.n_categories_ = schema.n_categories
+        self.class_count_ = class_weight
+        with np.errstate(divide="ignore"):
+            self.class_log_prior_ = np.log(class_weight / class_weight.sum())
+        self.alpha_ = spec.alpha
+        self.n_estimators_ = spec.n_estimators
+        self.calibration_scale_ = 1.0
+        self._set_ensembles(list(ensembles))
+        self.model_ = None
+        return self
+
     def _tasks(self, n_classes: int) -> list[tuple[int, int]]:
         """The binary problems: (positive, negative) class indices, -1 for the rest."""
-        if n_classes == 2:
-            return [(1, 0)]
-        if self.multiclass == "pairwise":
+        if n_classes > 2 and self.multiclass == "pairwise":
             warn_many_pairs(n_classes, type(self).__name__)
-            return [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
-        return [(i, -1) for i in range(n_classes)]
+        return BoostingSpec(
+            self.base, self.algorithm, 0, self.init, 1.0, 0.0, self.multiclass
+        ).tasks(n_classes)
 
     def _fit_model(self, codes, class_index, sample_weight):
         weights = np.ones(len(codes)) if sample_weight is None else sample_weight

@@ -451,7 +451,7 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         """The pseudo-count of the weights of eq. 21: ``alpha="auto"`` chose the alpha
         of forests learnt at ``STRUCTURE_ALPHA``, so the fitted procedure is that one
         (the chosen alpha sets the parameters); else ``alpha``."""
-        if self.alpha == "auto" or self.__dict__.get("_alpha_chosen_by_cv", False):
+        if self.alpha == "auto":
             return STRUCTURE_ALPHA
         return self._alpha
 

@@ -11,7 +11,6 @@ update with its normalising log-sum-exp.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import dask
@@ -98,7 +97,7 @@ def _slope_parts(margins, log_w, beta: float) -> tuple[float, float]:
     return scale, float(-np.sum(w * m * np.exp(exponent - scale)))
 
 
-def _boost_task(estimator, schema, encoded, positive: int, negative: int):
+def _boost_task(spec, schema, encoded, positive: int, negative: int):
     """Algorithm 2 on one binary problem, every pass over the persisted partitions:
     per round a weighted counting pass (tree-reduced) and a scoring pass; the line
     search evaluates its slope over the partitions (``line_search_by_slope``, the
@@ -116,27 +115,27 @@ def _boost_task(estimator, schema, encoded, positive: int, negative: int):
     total, side = float(sums[0]), sums[1:]
     log_w = _persisted(lambda t: np.log(t[3] / total), tasks)
     init_score = 0.0
-    if estimator.init == "prior":
+    if spec.init == "prior":
         init_score = 0.5 * float(np.log(side[1] / side[0]))
         log_w = _persisted(lambda lw, t: lw - t[2] * init_score, log_w, tasks)
         norm = _global_log_sum_exp(log_w)
         log_w = _persisted(lambda lw: lw - norm, log_w)
-    learner = BASE_LEARNERS[estimator.base]
+    learner = BASE_LEARNERS[spec.base]
     rounds: list = []
     stopped = ""
-    for t in range(estimator.n_estimators_):
+    for t in range(spec.n_estimators):
         stats = tree_sum(
             [
                 dask.delayed(_weighted_statistics)(task, lw, n_categories, total)
                 for task, lw in zip(tasks, log_w, strict=True)
             ]
         ).compute()
-        parents = learner(stats, estimator._alpha)
+        parents = learner(stats, spec.alpha)
         model = DiscreteForestModel.from_statistics(
-            stats, parents, alpha=estimator._alpha, epsilon=estimator._epsilon
+            stats, parents, alpha=spec.alpha, epsilon=spec.epsilon
         )
         candidate = BoostingRound(1.0, model)
-        algorithm = estimator.algorithm
+        algorithm = spec.algorithm
         n_parts = len(tasks)
         margins = _persisted(_margins, tasks, [candidate] * n_parts, [algorithm] * n_parts)
         weighted, any_negative = tree_sum(
@@ -182,9 +181,8 @@ def fit_boosted_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) 
         )
     if y is None:
         raise ValueError(f"{name} requires y to be passed, but the target y is None.")
-    estimator._alpha, estimator._epsilon = estimator._check_common_params()
-    estimator._check_params()
-    if estimator._alpha == "auto":
+    spec = estimator.boosting_spec()  # validates the parameters
+    if spec.alpha == "auto":
         raise ValueError(f"{name}: alpha='auto' is not available on dask input; give a number.")
     names = list(X.columns) if isinstance(X, dd.DataFrame) else None
     if names is not None and not all(isinstance(n, str) for n in names):
@@ -207,19 +205,8 @@ def fit_boosted_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) 
             for part in encoded
         ]
     ).compute()
-    estimator.classes_ = schema.classes
-    estimator.encoder_ = copy.deepcopy(schema.encoder)
-    estimator.n_features_in_ = schema.n_features
-    if schema.feature_names is not None:
-        estimator.feature_names_in_ = schema.feature_names
-    estimator.n_categories_ = schema.n_categories
-    estimator.class_count_ = class_weight
-    estimator.class_log_prior_ = np.log(class_weight / class_weight.sum())
-    estimator.alpha_ = estimator._alpha
     ensembles = [
-        _boost_task(estimator, schema, encoded, positive, negative)
-        for positive, negative in estimator._tasks(n_classes)
+        _boost_task(spec, schema, encoded, positive, negative)
+        for positive, negative in spec.tasks(n_classes)
     ]
-    estimator._set_ensembles(ensembles)
-    estimator.model_ = None
-    return estimator
+    return estimator.fit_from_ensembles(schema, class_weight, ensembles)

@@ -36,10 +36,9 @@ import pandas as pd
 
 from ..config import get_config
 from ..kernels.family_counts import family_counts
+from ..learners.registry import get_learner
 from ..stats.discrete import PairStatistics
 from ..stats.smoothing import (
-    ALPHA_GRID,
-    ESS_GRID,
     choose_alpha,
     content_folds,
     distinct_row_hashes,
@@ -411,14 +410,12 @@ def _score_partition(
     return losses
 
 
-def _alpha_by_distributed_cv(estimator, schema, encoded, stats_per_fold, total, n_folds):
+def _alpha_by_distributed_cv(spec, schema, encoded, stats_per_fold, total, n_folds):
     """The alpha choice of :func:`~discotree.stats.smoothing.select_alpha`, from fold
-    statistics and a scoring pass over the partitions."""
-    prior = getattr(estimator, "prior", "dirichlet")
-    grid = ESS_GRID if prior == "bdeu" else ALPHA_GRID
-    estimator.classes_ = schema.classes
-    estimator.n_categories_ = schema.n_categories
-    model_for = estimator._alpha_model_for(estimator._epsilon, prior, grid)
+    statistics (the learner's models for every alpha) and a scoring pass over the
+    partitions: ``(alpha, losses)`` as ``fit_from_statistics(alpha_search=...)`` takes."""
+    grid = spec.alpha_grid
+    model_for = get_learner(spec.learner).model_for(spec, grid)
     n_classes = len(schema.classes)
     fold_models, log_priors = [], []
     for k in range(n_folds):
@@ -430,7 +427,7 @@ def _alpha_by_distributed_cv(estimator, schema, encoded, stats_per_fold, total, 
         log_priors.append(np.log((prior_counts + 1.0) / (prior_counts.sum() + n_classes)))
         fit = model_for(train, None)
         fold_models.append([fit(alpha) for alpha in grid])
-    scales = estimator._calibration_scales()
+    scales = spec.calibration_scales
     scored = [
         dask.delayed(_score_partition)(schema, part, n_folds, fold_models, log_priors, scales)
         for part in encoded
@@ -442,7 +439,9 @@ def _alpha_by_distributed_cv(estimator, schema, encoded, stats_per_fold, total, 
 
 # --------------------------------------------------------------------------- fitting
 def fit_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
-    """``estimator.fit`` on dask collections (see the module docstring)."""
+    """``estimator.fit`` on dask collections (see the module docstring): the
+    estimator's learner (:meth:`learner_spec`) from the statistics summed over the
+    partitions, handed to its public ``fit_from_statistics``."""
     name = type(estimator).__name__
     if not hasattr(estimator, "fit_from_statistics"):
         raise TypeError(
@@ -452,15 +451,15 @@ def fit_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
         )
     if y is None:
         raise ValueError(f"{name} requires y to be passed, but the target y is None.")
-    estimator._alpha, estimator._epsilon = estimator._check_common_params()
-    estimator._check_params()
-    estimator._stream_prepare()
-    auto = estimator._alpha == "auto"
-    if getattr(estimator, "k", 1) == 2 and auto:
+    spec = estimator.learner_spec()  # validates the parameters; refuses row learners
+    learner = get_learner(spec.learner)
+    auto = spec.alpha == "auto"
+    second_pass = learner.reads == "pairs, then families"
+    if auto and learner.models_by_alpha is None:
         raise ValueError(
-            f"{name}: TAN with k=2 and alpha='auto' on dask input would need the family "
-            "counts of every fold's parents; give alpha a number (k=2 with a number is "
-            "supported), or fit on a sample."
+            f"{name}: alpha='auto' with these parameters (learner {learner.name!r}) would "
+            "need the family counts of every fold's parents on dask input; give alpha a "
+            "number (supported), or fit on a sample."
         )
     names = list(X.columns) if isinstance(X, dd.DataFrame) else None
     if names is not None and not all(isinstance(n, str) for n in names):
@@ -469,9 +468,8 @@ def fit_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
     schema = schema_pass(estimator, parts, names)
     if len(schema.classes) < 2:
         raise ValueError(f"{name}: y contains only 1 class; at least two are needed.")
-    k = getattr(estimator, "k", 1)
     encoded = [dask.delayed(encode_partition)(schema, x, y_, w) for x, y_, w in parts]
-    if auto or k == 2:  # several passes: the codes (a byte per cell) stay in the cluster
+    if auto or second_pass:  # several passes: the codes (a byte per cell) stay there
         encoded = list(dask.persist(*encoded))
     n_folds = 0
     if auto:
@@ -482,41 +480,29 @@ def fit_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
     counted = [dask.delayed(_count_partition)(schema, part, n_folds) for part in encoded]
     combined = tree_sum(counted, _add_lists if n_folds else operator.add).compute()
     total = combined[0] if n_folds else combined
-    if k == 2:  # the family counts of the parents chosen from the pair statistics
-        parents = estimator._structure_from_statistics(total)
-        families = [dask.delayed(_family_partition)(schema, part, parents) for part in encoded]
-        estimator._counted_families = tree_sum(families, _add_lists).compute()
-    chosen = None
+    families = None
+    if second_pass:  # the family counts of the parents chosen from the pair statistics
+        assert learner.structure is not None
+        parents = learner.structure(total, spec)
+        counted_families = [
+            dask.delayed(_family_partition)(schema, part, parents) for part in encoded
+        ]
+        families = tree_sum(counted_families, _add_lists).compute()
+    search = None
     if auto:
         if n_folds < 2:
-            chosen, losses = 1.0, np.zeros((2, len(ALPHA_GRID)))
+            search = (1.0, np.zeros((2, len(spec.alpha_grid))))
         else:
-            chosen, losses = _alpha_by_distributed_cv(
-                estimator, schema, encoded, combined[1:], total, n_folds
-            )
-            if len(losses) > 2:  # the calibration scale, at the chosen alpha
-                estimator._calibrate(losses[2:, list(estimator._alpha_grid()).index(chosen)])
-    alpha = estimator.alpha
-    try:
-        if auto:
-            estimator.alpha = chosen
-            estimator._alpha_chosen_by_cv = True  # the structure rule of alpha="auto"
-        estimator.fit_from_statistics(total)
-    finally:
-        estimator.alpha = alpha
-        estimator.__dict__.pop("_counted_families", None)
-        estimator.__dict__.pop("_alpha_chosen_by_cv", None)
-        estimator.__dict__.pop("_scale_losses", None)
-    if auto:
-        estimator.alpha_cv_losses_ = losses[:2]
-    return estimator
+            search = _alpha_by_distributed_cv(spec, schema, encoded, combined[1:], total, n_folds)
+    return estimator.fit_from_statistics(total, families=families, alpha_search=search)
 
 
 # ------------------------------------------------------------------------ prediction
 def predict_dask(estimator: Any, method: str, X: Any) -> Any:
     """``estimator.<method>(X)`` on a dask collection, as a lazy dask array."""
-    if estimator.__dict__.get("_stream_stale", False):
-        estimator._stream_finish()  # ship the learnt model, not the counts
+    # a fitted attribute learns a partial_fit's model now (the lazy rule of
+    # partial_fit): the learnt model is shipped, not the counts
+    getattr(estimator, "model_", None)
     n_classes = len(estimator.classes_)
     if method in _ROW_METHODS or (method == "decision_function" and n_classes == 2):
         dtype = estimator.classes_.dtype if method == "predict" else np.float64

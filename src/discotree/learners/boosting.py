@@ -5,6 +5,8 @@ Dask engine."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
@@ -16,6 +18,7 @@ from ..structure.discriminative import discriminative_forest_paths
 
 __all__ = [
     "BASE_LEARNERS",
+    "BoostingSpec",
     "chow_liu_parents",
     "dt_parents",
     "line_search_alpha",
@@ -45,6 +48,37 @@ def tan_parents(stats: PairStatistics, alpha: float) -> NDArray[np.intp]:
 
 #: Weak learners by name: two-class statistics -> parents (class 0 = q-hat, 1 = p-hat).
 BASE_LEARNERS = {"dt": dt_parents, "chow-liu": chow_liu_parents, "tan": tan_parents}
+
+
+@dataclass(frozen=True)
+class BoostingSpec:
+    """What a boosted fit does, from a :class:`~discotree.BoostedGraphicalModelClassifier`'s
+    validated parameters (its public ``boosting_spec``): the weak learner ``base`` (a
+    name of :data:`BASE_LEARNERS`), Real- or Discrete-AdaBoost, the number of rounds,
+    the starting score rule, the weak learners' pseudo-count and floor, and how several
+    classes split into binary problems (:func:`tasks`).
+
+    Examples
+    --------
+    >>> BoostingSpec("dt", "real", 10, "prior", 1.0, 1e-5, "ovr").tasks(3)
+    [(0, -1), (1, -1), (2, -1)]
+    """
+
+    base: str
+    algorithm: str
+    n_estimators: int
+    init: str
+    alpha: float | str
+    epsilon: float
+    multiclass: str = "pairwise"
+
+    def tasks(self, n_classes: int) -> list[tuple[int, int]]:
+        """The binary problems: (positive, negative) class indices, -1 for the rest."""
+        if n_classes == 2:
+            return [(1, 0)]
+        if self.multiclass == "pairwise":
+            return [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
+        return [(i, -1) for i in range(n_classes)]
 
 
 def line_search_alpha(margins: NDArray[np.float64], weights: NDArray[np.float64]) -> float:
