@@ -1,6 +1,7 @@
 """Every Python block of the documentation's pages runs as written.
 
-The getting-started page and the user guide are what a newcomer copies; each
+The getting-started page, the user guide and the worked example of adding a learner
+(``design/architecture.md``) are what a newcomer copies; each
 ````` ```python ````` block runs as a script in a fresh folder (so that files it writes,
 such as the getting-started CSV, land there, and LocalCluster's worker processes can
 import it).
@@ -14,7 +15,13 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-PAGES = sorted([DOCS / "getting_started.md", *(DOCS / "user_guide").glob("*.md")])
+PAGES = sorted(
+    [
+        DOCS / "getting_started.md",
+        DOCS / "design" / "architecture.md",  # the worked example of adding a learner
+        *(DOCS / "user_guide").glob("*.md"),
+    ]
+)
 BLOCKS = [
     pytest.param(code, id=f"{page.stem}-{k}")
     for page in PAGES
