@@ -75,9 +75,10 @@ def _expected_failures(estimator) -> dict[str, str]:
     if isinstance(estimator, ForestDensityClassifier) and estimator.probability:
         return {
             "check_sample_weight_equivalence_on_dense_data": (
-                "the probability calibration uses cross-validation folds, which differ "
-                "between a weighted row and its repeated copies (as for scikit-learn's "
-                "CalibratedClassifierCV); decision_function and predict are equivalent"
+                "the calibration's folds are weight-equivalent (content folds), but its "
+                "margins are of leave-one-out density features, which differ between a "
+                "weighted row and its repeated copies (a copy stays in the other's "
+                "density); decision_function and predict are equivalent"
             )
         }
     return {}

@@ -28,6 +28,7 @@ __all__ = [
     "check_table",
     "check_targets",
     "int_seed",
+    "integer_seed",
     "is_count",
     "numeric_column",
     "numpy_generator",
@@ -431,6 +432,23 @@ def int_seed(random_state: Any) -> Any:
     if isinstance(random_state, np.random.Generator):
         return int(random_state.integers(2**31 - 1))
     return random_state
+
+
+def integer_seed(random_state: Any) -> int:
+    """An integer seed from any accepted ``random_state`` (the seed of the package's
+    folds, :func:`discotree.stats.folds.content_folds`): an int as it is, one drawn
+    from a RandomState or Generator, a fresh one for None.
+
+    Examples
+    --------
+    >>> integer_seed(7), integer_seed(np.random.RandomState(0))
+    (7, 209652396)
+    """
+    if isinstance(random_state, int | np.integer) and not isinstance(random_state, bool):
+        return int(random_state)
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(2**31 - 1))
+    return int(numpy_generator(random_state).integers(2**62))
 
 
 def numpy_generator(random_state: Any) -> np.random.Generator:

@@ -4,13 +4,10 @@ import numpy as np
 import pytest
 
 from discotree import TANClassifier
-from discotree.learners.step_selection import (
-    held_out_rates,
-    steps_by_cross_validation,
-    stratified_folds,
-)
+from discotree.learners.step_selection import held_out_rates, steps_by_cross_validation
 from discotree.models.bayes_net import BayesNetModel, NodeScores
 from discotree.stats.discrete import PairStatistics
+from discotree.stats.folds import content_folds
 from discotree.structure.bayes_net_search import (
     Scorer,
     greedy_search,
@@ -112,14 +109,21 @@ def test_held_out_rates_equal_refitting_each_prefix(rng, missing):
         np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-12)
 
 
-def test_stratified_folds_deal_every_class_evenly(rng):
-    class_index = rng.integers(0, 4, 203)
-    folds = stratified_folds(class_index, 5, np.random.default_rng(1))
-    for c in range(4):
-        sizes = np.bincount(folds[class_index == c], minlength=5)
-        assert sizes.max() - sizes.min() <= 1
-    sizes = np.bincount(folds, minlength=5)
-    assert sizes.max() - sizes.min() <= 1
+def test_the_folds_are_the_weight_equivalent_content_folds(rng):
+    """A row of weight 2 and the row repeated are held out together: the step chosen
+    from weighted rows is the one chosen from repeated rows."""
+    codes, class_index, _, n_categories, n_classes = _problem(rng, n_samples=150)
+    search = _search("cr", 2, n_classes, n_categories)
+    twice = rng.random(150) < 0.3
+    weighted = np.where(twice, 2.0, 1.0)
+    repeated = np.concatenate([np.arange(150), np.flatnonzero(twice)])
+    args = (n_classes, n_categories, 4, 1.0, 1e-5, 3)
+    by_weight = steps_by_cross_validation(search, codes, class_index, weighted, *args)
+    by_copies = steps_by_cross_validation(
+        search, codes[repeated], class_index[repeated], np.ones(len(repeated)), *args
+    )
+    assert by_weight[0] == by_copies[0]
+    np.testing.assert_allclose(by_weight[1], by_copies[1], rtol=1e-12)
 
 
 def test_steps_by_cross_validation_takes_the_best_prefix_by_exhaustive_scoring(rng):
@@ -135,12 +139,14 @@ def test_steps_by_cross_validation_takes_the_best_prefix_by_exhaustive_scoring(r
         4,
         1.0,
         1e-5,
-        np.random.default_rng(7),
+        7,
     )
-    folds = stratified_folds(class_index, 4, np.random.default_rng(7))
+    folds = content_folds(codes, 4, 7)
     per_fold = []
     for k in range(4):
         tr, he = folds != k, folds == k
+        if not np.all(np.bincount(class_index[tr], weights[tr], minlength=n_classes) > 0):
+            continue
         part = (codes[tr], class_index[tr], weights[tr])
         steps = search(*part)
         per_fold.append(

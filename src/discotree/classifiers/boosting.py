@@ -23,7 +23,7 @@ from ..stats.smoothing import CALIBRATION_SCALES, best_scale, held_out_losses
 from ..validation import (
     check_is_fitted,
     check_random_state_param,
-    int_seed,
+    integer_seed,
     is_count,
     take_rows,
 )
@@ -299,7 +299,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         # the folds can be drawn from the fitted encoding and the rounds cut afterwards.
         X_cv, y_cv, weights, _ = self._validated_for_cv(X, y, sample_weight)
         n_folds = CALIBRATION_FOLDS if self.n_estimators_cv is None else self.n_estimators_cv
-        folds = content_folds(self._encode(X_cv), n_folds, int_seed(self.random_state))
+        folds = content_folds(self._encode(X_cv), n_folds, integer_seed(self.random_state))
         staged = self._staged_held_out(X_cv, y_cv, weights, fold_splits(folds, n_folds))
         if staged is None:  # no fold holds every class in its training rows
             return self

@@ -50,12 +50,14 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         At most this many edges per forest: the optimal pair of k-edge forests of
         eq. 23 (Proposition 5). The paths are nested (Corollary 6), so
         :meth:`staged_decision_function` scores every k from one fit; ``"cv"`` picks k
-        by 5-fold stratified cross-validation that way (one fit per fold).
+        by 5-fold cross-validation that way (one fit per fold; the weight-equivalent
+        folds of :func:`~discotree.stats.folds.content_folds`, the held-out correct
+        weight).
     edge_cost : float or ndarray of shape (n_features, n_features), default=0.0
         Non-negative cost c_ij of an edge (eq. 24). A forest keeps only edges whose
         weight exceeds what they cost it (the natural stopping rule).
     random_state : int, RandomState instance or None, default=0
-        Shuffles the folds of ``n_edges="cv"`` (unused otherwise). The default makes
+        Seeds the folds of ``n_edges="cv"`` (unused otherwise). The default makes
         every fit on the same data give the same model; ``None`` draws fresh folds.
     cost_accounting : {"per-forest", "union"}, default="per-forest"
         ``"per-forest"`` charges c_ij to each forest that uses the edge (decoupled,

@@ -19,18 +19,19 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats as scipy_stats
 from scipy.optimize import minimize_scalar
-from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.metaestimators import available_if
 
 from ..config import check_memory
 from ..models.kernel_density import PairwiseKernelDensities
 from ..stats.discriminative import gaussian_discriminative_weights
+from ..stats.folds import content_folds, fold_splits
 from ..validation import (
     check_bool_param,
     check_is_fitted,
     check_random_state_param,
     int_seed,
+    integer_seed,
     is_count,
 )
 from ._kernel_density import KernelDensityBase
@@ -153,30 +154,38 @@ def _fit_calibration(
     A one-parameter Platt scaling: no offset and one slope shared by the classes, so the
     probabilities rank the classes as the margins do and ``predict``,
     ``decision_function`` and ``predict_proba`` agree. Margins are from 3-fold
-    stratified cross-validation (fewer folds if a class is smaller; the training
-    margins if a class has a single sample).
+    cross-validation on the package's weight-equivalent folds
+    (:func:`~discotree.stats.folds.content_folds` of the features' values: a row of
+    weight k and its k copies are held out together); rows of a fold whose training
+    rows miss a class get their training margins.
     """
     n_outputs = 1 if n_classes == 2 else n_classes
-    smallest = int(np.bincount(class_index, minlength=n_classes).min())
-    if smallest >= 2:
-        margins = np.zeros((len(class_index), n_outputs))
-        folds = StratifiedKFold(n_splits=min(3, smallest), shuffle=True, random_state=random_state)
-        for train, test in folds.split(features, class_index):
-            coef, intercept = linear_svm(
-                features[train],
-                class_index[train],
-                n_classes,
-                weights[train],
-                C,
-                max_iter,
-                random_state,
-            )[:2]
-            margins[test] = features[test] @ coef.T + intercept
-    else:
+    margins = np.zeros((len(class_index), n_outputs))
+    held_out = np.zeros(len(class_index), dtype=bool)
+    # the package's weight-equivalent folds, from the features' bits (identical rows,
+    # identical folds); a fold whose training rows miss a class is not held out
+    bits = np.ascontiguousarray(features, dtype=np.float64).view(np.int64)
+    folds = content_folds(bits, 3, integer_seed(random_state))
+    for train, test in fold_splits(folds, 3):
+        present = np.bincount(class_index[train], weights[train], minlength=n_classes)
+        if len(test) == 0 or np.any(present <= 0):
+            continue
+        coef, intercept = linear_svm(
+            features[train],
+            class_index[train],
+            n_classes,
+            weights[train],
+            C,
+            max_iter,
+            random_state,
+        )[:2]
+        margins[test] = features[test] @ coef.T + intercept
+        held_out[test] = True
+    if not held_out.all():  # those rows' training margins
         coef, intercept = _fit_hinge_svm(
             features, class_index, n_classes, weights, C, max_iter, random_state
         )[:2]
-        margins = features @ coef.T + intercept
+        margins[~held_out] = features[~held_out] @ coef.T + intercept
     rows = np.arange(len(class_index))
 
     def loss(log_slope: float) -> float:
@@ -546,7 +555,7 @@ class ForestDensityClassifier(KernelDensityBase):
         >>> X, y = load_wine(return_X_y=True)
         >>> clf = ForestDensityClassifier(probability=True).fit(X, y)
         >>> clf.predict_proba(X[:1]).round(3)
-        array([[1., 0., 0.]])
+        array([[0.999, 0.   , 0.001]])
         """
         check_is_fitted(self)
         margin = self.decision_function(X)

@@ -35,6 +35,7 @@ from ..structure.search_state import NodeScores
 from ..validation import (
     check_bool_param,
     check_random_state_param,
+    integer_seed,
     is_count,
     numpy_generator,
 )
@@ -550,7 +551,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             self.structure_folds,
             self._alpha,
             self._epsilon,
-            numpy_generator(self.random_state),
+            integer_seed(self.random_state),
         )
         steps: list[list[tuple[int, ...]]] = []  # the search on every row, then its prefix
         self._searched_parents(codes, class_index, weights, n_classes, steps)

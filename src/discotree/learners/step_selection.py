@@ -24,30 +24,11 @@ from ..fitting import argmax_with_ties
 from ..kernels.family_counts import family_counts
 from ..models.bayes_net import BayesNetModel
 from ..stats.discrete import smoothed_conditional
+from ..stats.folds import content_folds
 
-__all__ = ["held_out_rates", "steps_by_cross_validation", "stratified_folds"]
+__all__ = ["held_out_rates", "steps_by_cross_validation"]
 
 Parents = list[tuple[int, ...]]
-
-
-def stratified_folds(
-    class_index: NDArray[np.intp], n_folds: int, rng: np.random.Generator
-) -> NDArray[np.intp]:
-    """A fold (0..n_folds-1) per row: each class's rows shuffled and dealt in turn.
-
-    Examples
-    --------
-    >>> folds = stratified_folds(np.array([0, 0, 0, 1, 1, 1]), 3, np.random.default_rng(0))
-    >>> sorted(folds[:3].tolist()), sorted(folds[3:].tolist())
-    ([0, 1, 2], [0, 1, 2])
-    """
-    folds = np.empty(len(class_index), dtype=np.intp)
-    start = 0
-    for c in np.unique(class_index):
-        rows = rng.permutation(np.flatnonzero(class_index == c))
-        folds[rows] = (start + np.arange(len(rows))) % n_folds
-        start += len(rows)  # the next class continues the deal: balanced fold sizes
-    return folds
 
 
 def held_out_rates(
@@ -134,7 +115,7 @@ def steps_by_cross_validation(
     n_folds: int,
     alpha: float,
     epsilon: float,
-    rng: np.random.Generator,
+    seed: int = 0,
 ) -> tuple[int, NDArray[np.float64]]:
     """The number of steps of ``search`` to keep, by ``n_folds``-fold cross-validation.
 
@@ -146,11 +127,14 @@ def steps_by_cross_validation(
     codes, class_index, weights, n_classes, n_categories
         The encoded training rows.
     n_folds : int
-        Folds stratified by class (:func:`stratified_folds`).
+        The weight-equivalent folds of the package
+        (:func:`~discotree.stats.folds.content_folds`: a row of weight k and its k
+        copies are held out together); a fold whose training rows miss a class
+        with positive weight is skipped.
     alpha, epsilon : float
         Smoothing of the held-out models' parameters.
-    rng : numpy.random.Generator
-        Draws the folds.
+    seed : int
+        Seeds the folds (``content_folds``).
 
     Returns
     -------
@@ -160,18 +144,20 @@ def steps_by_cross_validation(
     rates : ndarray of shape (longest fold search + 1,)
         That held-out correct weight as a fraction of all the weight, per prefix
         length (a fold whose search stopped earlier counts its full structure for the
-        longer prefixes).
+        longer prefixes). Empty, with ``n_steps`` the largest integer (every step
+        kept), when no fold's training rows hold every class.
 
     Notes
     -----
     Costs ``n_folds`` searches on ``(n_folds - 1) / n_folds`` of the rows, plus the
     held-out scoring of every prefix (each step's family counted once per fold).
     """
-    folds = stratified_folds(class_index, n_folds, rng)
+    folds = content_folds(codes, n_folds, seed)
     per_fold = []
     for k in range(n_folds):
         train, held = folds != k, folds == k
-        if not held.any() or not train.any():
+        present = np.bincount(class_index[train], weights[train], minlength=n_classes)
+        if not held.any() or np.any(present <= 0):
             continue
         part = (codes[train], class_index[train], weights[train])
         steps = search(*part)
@@ -186,6 +172,8 @@ def steps_by_cross_validation(
                 epsilon,
             )
         )
+    if not per_fold:  # no fold holds every class in its training rows: keep every step
+        return np.iinfo(np.intp).max, np.zeros(0)
     longest = max(len(r) for r in per_fold)
     total = np.zeros(longest)
     for rates in per_fold:  # a shorter search keeps its last structure
