@@ -112,6 +112,21 @@ def test_bins_learnt_from_the_sketch_equal_the_in_memory_quantiles():
     assert_allclose(lazy.predict_proba(X), eager.predict_proba(X), atol=1e-10)
 
 
+def test_the_categorical_or_binned_rule_is_fits_over_every_partition():
+    """A numeric column with few values in each partition but more than max_categories
+    in all is binned, as fit bins it (was refused when the partitions' values merged);
+    one rule, ``transformers.encoder.encoding_kind``."""
+    rng = np.random.default_rng(0)
+    x = np.repeat(np.arange(15), 20).astype(float)  # sorted: about 5 values a partition
+    y = (x > 7).astype(int) ^ (rng.random(300) < 0.1)
+    X = pd.DataFrame({"a": x, "b": rng.integers(0, 3, 300).astype(float)})
+    eager = NaiveBayesClassifier(alpha=1.0).fit(X, y)
+    lazy = NaiveBayesClassifier(alpha=1.0).fit(dd.from_pandas(X, npartitions=3), pd.Series(y))
+    assert_array_equal(lazy.n_categories_, eager.n_categories_)
+    assert_array_equal(lazy.encoder_.binned_columns_, [0])
+    assert_allclose(lazy.predict_proba(X), eager.predict_proba(X), atol=1e-12)
+
+
 def test_nothing_converts_a_collection_to_numpy(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a dask collection was converted to numpy on the client")

@@ -52,6 +52,7 @@ from ..transformers.encoder import (
     category_sort_key,
     check_cardinality,
     distinct_values,
+    encoding_kind,
     present_values,
 )
 from ..validation import EXACT_FLOAT_INTEGER, check_table, check_targets
@@ -287,15 +288,16 @@ def schema_pass(estimator: Any, parts: list[tuple], names: Any) -> StatisticsSch
             check_cardinality(len(exact), summary["n_rows"], label, owner)
             specs.append(("object", sorted(exact, key=category_sort_key), False))
             continue
-        if fixed is not None:
+        rule = encoding_kind(kind, exact, fixed is not None, max_categories)  # as fit
+        if rule == "bins" and fixed is not None:
             specs.append(("bins", fixed[numeric_index]))
             numeric_index += 1
             continue
-        if exact is not None:
-            if kind == "wide":
-                specs.append(("object", sorted(int(v) for v in exact), True))
-            else:
-                specs.append(("numeric", np.asarray(exact, dtype=np.float64)))
+        if rule == "exact":
+            specs.append(("object", sorted(int(v) for v in exact), True))
+            continue
+        if rule == "numeric":
+            specs.append(("numeric", np.asarray(exact, dtype=np.float64)))
             continue
         values, weights = sketch
         if method == "quantile":

@@ -27,7 +27,7 @@ from ..threads import in_chunks
 from ..validation import EXACT_FLOAT_INTEGER, Table, check_table, numeric_column, reject_inf
 from .discretizer import Discretizer
 
-__all__ = ["NumericEncoder", "TableEncoder"]
+__all__ = ["NumericEncoder", "TableEncoder", "encoding_kind"]
 
 #: Cells below which a block of numeric columns is encoded on one thread.
 _THREAD_CELLS = 1_000_000
@@ -142,6 +142,42 @@ def distinct_values(block: NDArray[Any], max_distinct: int) -> list[NDArray[np.f
     n_found = np.empty(block.shape[1], dtype=np.intp)
     column_distinct(block, max_distinct, found, n_found)
     return [None if n > max_distinct else np.sort(found[j, :n]) for j, n in enumerate(n_found)]
+
+
+def encoding_kind(column_kind: str, distinct: Any, fixed_bins: bool, max_categories: int) -> str:
+    """The one rule that says whether a column is categorical or binned, for ``fit``,
+    ``partial_fit``'s later batches and the Dask schema pass.
+
+    Parameters
+    ----------
+    column_kind : {"object", "numeric", "wide"}
+        What the column holds: non-numbers, numbers, or integers beyond 2**53 (exact
+        as integers, not as floats).
+    distinct : sized or None
+        Its distinct values, or None when there are more than ``max_categories``.
+    fixed_bins : bool
+        Whether the discretizer has fixed ``bin_edges`` (which bin every numeric
+        column).
+    max_categories : int
+
+    Returns
+    -------
+    {"object", "numeric", "exact", "bins"}
+        Categories of any values; categories of a few numbers; categories of exact
+        large integers; bins.
+
+    Examples
+    --------
+    >>> encoding_kind("numeric", [1.0, 2.0], False, 10), encoding_kind("numeric", None, False, 10)
+    ('numeric', 'bins')
+    >>> encoding_kind("numeric", [1.0, 2.0], True, 10), encoding_kind("wide", [2**60], False, 10)
+    ('bins', 'exact')
+    """
+    if column_kind == "object":
+        return "object"
+    if fixed_bins or distinct is None or len(distinct) > max_categories:
+        return "bins"
+    return "exact" if column_kind == "wide" else "numeric"
 
 
 class TableEncoder:
@@ -261,39 +297,37 @@ class TableEncoder:
         for j, column in enumerate(columns):
             if j in wide:  # integers beyond 2**53: categories by exact value, else bins
                 unique = np.unique(column)
-                if len(unique) > self.max_categories:
-                    binned.append(j)
-                    self.columns_.append(ColumnEncoding(_BINS))
-                else:
-                    exact = unique.tolist()
-                    lookup = {v: k for k, v in enumerate(exact)}
-                    self.columns_.append(
-                        ColumnEncoding(
-                            _OBJECT, np.array(exact, dtype=object), lookup, len(exact), True
-                        )
-                    )
-                continue
-            if j in distinct:
-                found = distinct[j]
-                if found is None:
-                    binned.append(j)
-                    self.columns_.append(ColumnEncoding(_BINS))
-                else:
-                    self.columns_.append(
-                        ColumnEncoding(_NUMERIC, found, n_categories=max(1, len(found)))
-                    )
-                continue
-            present = sorted(
-                present_values(column, table.factorized.get(j), j in table.complete),
-                key=category_sort_key,
-            )
-            check_cardinality(len(present), len(column), labels[j], self.owner)
-            lookup = {v: k for k, v in enumerate(present)}
-            self.columns_.append(
-                ColumnEncoding(
-                    _OBJECT, np.array(present, dtype=object), lookup, max(1, len(present))
+                kind = encoding_kind("wide", unique, fixed_bins, self.max_categories)
+            elif j in distinct:
+                kind = encoding_kind("numeric", distinct[j], fixed_bins, self.max_categories)
+            else:
+                kind = "object"
+            if kind == "bins":
+                binned.append(j)
+                self.columns_.append(ColumnEncoding(_BINS))
+            elif kind == "exact":
+                exact = unique.tolist()
+                lookup = {v: k for k, v in enumerate(exact)}
+                self.columns_.append(
+                    ColumnEncoding(_OBJECT, np.array(exact, dtype=object), lookup, len(exact), True)
                 )
-            )
+            elif kind == "numeric":
+                found = distinct[j]
+                self.columns_.append(
+                    ColumnEncoding(_NUMERIC, found, n_categories=max(1, len(found)))
+                )
+            else:
+                present = sorted(
+                    present_values(column, table.factorized.get(j), j in table.complete),
+                    key=category_sort_key,
+                )
+                check_cardinality(len(present), len(column), labels[j], self.owner)
+                lookup = {v: k for k, v in enumerate(present)}
+                self.columns_.append(
+                    ColumnEncoding(
+                        _OBJECT, np.array(present, dtype=object), lookup, max(1, len(present))
+                    )
+                )
         self.binned_columns_ = np.asarray(binned, dtype=np.intp)
         self.discretizer_ = None
         if binned:
@@ -373,7 +407,7 @@ class TableEncoder:
             for j, values in zip(numeric, found, strict=True):
                 spec = self.columns_[j]
                 merged = None if values is None else np.union1d(spec.values, values)
-                if merged is None or len(merged) > self.max_categories:
+                if encoding_kind("numeric", merged, False, self.max_categories) == "bins":
                     raise ValueError(
                         f"{self.owner}: {table.labels[j]} had at most {self.max_categories} "
                         "distinct values in the first batch and was taken as categorical; "
@@ -398,7 +432,9 @@ class TableEncoder:
             ordered = (
                 sorted(pooled) if spec.exact_integers else sorted(pooled, key=category_sort_key)
             )
-            if spec.exact_integers and len(ordered) > self.max_categories:
+            if spec.exact_integers and (
+                encoding_kind("wide", ordered, False, self.max_categories) == "bins"
+            ):
                 raise ValueError(
                     f"{self.owner}: {table.labels[j]} had at most {self.max_categories} "
                     "distinct values in the first batch and was taken as categorical; "
@@ -490,7 +526,7 @@ class TableEncoder:
             key: Any
             if a.kind == _NUMERIC:
                 values = np.union1d(a.values, b.values)
-                if len(values) > self.max_categories:
+                if encoding_kind("numeric", values, False, self.max_categories) == "bins":
                     raise ValueError(
                         f"{self.owner}: column {j} has {len(values)} categorical values in the "
                         f"merged data, more than max_categories={self.max_categories}; fix its "
