@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -312,7 +312,7 @@ class TableEncoder:
                     ColumnEncoding(_OBJECT, np.array(exact, dtype=object), lookup, len(exact), True)
                 )
             elif kind == "numeric":
-                found = distinct[j]
+                found = cast(NDArray[np.float64], distinct[j])  # (the rule: not None)
                 self.columns_.append(
                     ColumnEncoding(_NUMERIC, found, n_categories=max(1, len(found)))
                 )
@@ -407,7 +407,9 @@ class TableEncoder:
             for j, values in zip(numeric, found, strict=True):
                 spec = self.columns_[j]
                 merged = None if values is None else np.union1d(spec.values, values)
-                if encoding_kind("numeric", merged, False, self.max_categories) == "bins":
+                if merged is None or (
+                    encoding_kind("numeric", merged, False, self.max_categories) == "bins"
+                ):
                     raise ValueError(
                         f"{self.owner}: {table.labels[j]} had at most {self.max_categories} "
                         "distinct values in the first batch and was taken as categorical; "
