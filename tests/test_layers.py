@@ -217,3 +217,54 @@ def test_the_engines_use_only_public_estimator_members(tmp_path):
         "estimator._alpha",
         "estimator.__dict__",
     ]
+
+
+REPRODUCTIONS = ROOT.parents[1] / "reproductions" / "discotree_reproductions"
+
+
+def _private_imports_of_reproductions(package: Path) -> list[str]:
+    """Imports in the reproductions of a private discotree module or name, or of a
+    private name of another reproduction module."""
+    found = []
+    for path in sorted(package.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom | ast.Import):
+                continue
+            if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+                continue
+            modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            modules += [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            names = [a.name for a in node.names] if isinstance(node, ast.ImportFrom) else []
+            private_module = any(
+                part.startswith("_") for m in modules for part in m.split(".") if part
+            )
+            private_name = any(n.startswith("_") and not n.startswith("__") for n in names)
+            if private_module or private_name:
+                found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_reproductions_use_the_public_api_only(tmp_path):
+    """The reproductions (their own distribution) import no private discotree module or
+    name, and no private name of each other (issue 30)."""
+    assert (REPRODUCTIONS / "catalog.py").exists()
+    assert _private_imports_of_reproductions(REPRODUCTIONS) == []
+    (tmp_path / "bad.py").write_text(
+        "from discotree.classifiers._base import X\nfrom .other import _helper\n"
+    )
+    assert len(_private_imports_of_reproductions(tmp_path)) == 2
+
+
+def test_the_library_carries_no_reproduction():
+    """A plain install of discotree holds no paper experiment: the package's
+    experiments are the harness only."""
+    harness = {p.stem for p in (ROOT / "experiments").glob("*.py")}
+    assert harness == {
+        "__init__",
+        "adhoc",
+        "metrics",
+        "protocols",
+        "report",
+        "runner",
+        "streaming_cv",
+    }

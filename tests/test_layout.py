@@ -32,21 +32,8 @@ TESTED_IN: dict[str, tuple[str, ...]] = {
     "datasets/builtin.py": ("datasets/test_real.py",),
     "engines/dask_boosting.py": ("engines/test_dask_engine.py",),
     "experiments/adhoc.py": ("experiments/test_protocols.py",),
-    "experiments/boosting.py": ("experiments/test_reproductions.py",),
-    "experiments/dorn.py": ("experiments/test_reproductions.py",),
-    "experiments/feature_selection.py": ("experiments/test_reproductions.py",),
     "experiments/metrics.py": ("experiments/test_protocols.py",),
-    "experiments/narasimhan.py": ("experiments/test_reproductions.py",),
-    "experiments/pernkopf.py": ("experiments/test_reproductions.py",),
-    "experiments/pernkopf_2tree_cv.py": ("experiments/test_reproductions.py",),
-    "experiments/pernkopf_images.py": ("experiments/test_reproductions.py",),
-    "experiments/pernkopf_orderings.py": ("experiments/test_reproductions.py",),
-    "experiments/pernkopf_random_orders.py": ("experiments/test_random_orders.py",),
-    "experiments/pernkopf_setup.py": ("experiments/test_reproductions.py",),
     "experiments/report.py": ("experiments/test_runner.py",),
-    "experiments/sanghavi.py": ("experiments/test_reproductions.py",),
-    "experiments/tan.py": ("experiments/test_reproductions.py",),
-    "experiments/tan_gaussian_digits.py": ("experiments/test_reproductions.py",),
     "explain.py": ("test_plotting.py",),
     "fitting.py": ("test_contract.py", "kernels/test_alpha_grid.py"),
     "io/model_checks.py": ("io/test_model_file_checks.py",),
@@ -148,8 +135,6 @@ def test_the_map_of_tests_under_other_names_is_true():
         for test in tests:
             path = TESTS / test
             assert path.exists(), f"{module}: {test} does not exist"
-            if module.startswith("experiments/") and test.endswith("test_reproductions.py"):
-                continue  # (the reproductions are run by name through the registry)
             assert _mentions(path, names), f"{test} does not mention {module}"
 
 

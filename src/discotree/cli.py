@@ -301,20 +301,30 @@ def _predict(args: argparse.Namespace) -> None:
             out.close()
 
 
-def _reproduce(args: argparse.Namespace) -> None:
-    from .experiments import EXPERIMENTS, Experiment, run_experiment
+#: What to do when no reproduction is installed.
+NO_REPRODUCTIONS = (
+    "no reproductions are installed: they are a distribution of their own, in the "
+    "repository's reproductions/ folder (pip install -e ./reproductions)"
+)
 
+
+def _reproduce(args: argparse.Namespace) -> None:
+    from .experiments import Experiment, installed_experiments, run_experiment
+
+    experiments_by_name = installed_experiments()
+    if not experiments_by_name:
+        raise UsageError(NO_REPRODUCTIONS)
     if args.list or args.experiment is None:
         if args.experiment is None and not args.list:
             raise UsageError("name an experiment, or use --list")
-        for name, factory in EXPERIMENTS.items():
+        for name, factory in experiments_by_name.items():
             print(f"{name}: {(factory.__doc__ or name).strip().splitlines()[0]}")
         return
-    if args.experiment not in EXPERIMENTS:
+    if args.experiment not in experiments_by_name:
         raise UsageError(
-            f"unknown experiment {args.experiment!r}; choose from {', '.join(EXPERIMENTS)}"
+            f"unknown experiment {args.experiment!r}; choose from {', '.join(experiments_by_name)}"
         )
-    experiment = EXPERIMENTS[args.experiment](args.data_dir)
+    experiment = experiments_by_name[args.experiment](args.data_dir)
     out = args.out / args.experiment
     if isinstance(experiment, Experiment):
         models = datasets = None

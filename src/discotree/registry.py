@@ -1,4 +1,11 @@
-"""Classifiers by short name, for the command line and the experiment harness."""
+"""Classifiers by short name, for the command line and the experiment harness.
+
+The library's names are below; an installed distribution adds its own through the
+entry-point group ``discotree.classifiers`` (a mapping of name to factory): the
+reproductions (``pip install -e ./reproductions``) add the papers' names, such as
+Pernkopf & Bilmes's ``tan-omi-cr-ml`` or Tan et al.'s ``bgmc``. A name the library
+defines is never replaced.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,6 @@ from typing import Any
 from sklearn.base import ClassifierMixin
 
 from .classifiers import (
-    BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     DiscriminativeTreeClassifier,
     EARTreeClassifier,
@@ -29,39 +35,6 @@ from .classifiers.baselines import (
 __all__ = ["CLASSIFIERS", "make_classifier"]
 
 
-def _pernkopf_names() -> dict[str, Callable[[], ClassifierMixin]]:
-    """The naming scheme of Pernkopf & Bilmes 2010, Section 6: A-B-C-D with A the k-tree (tan =
-    1-tree,
-    2tree = 2-tree), B-C the structure learner, D the parameter training; "2tree-B-C-cv-D":
-    the search's length chosen by 5-fold cross-validation (Section 6.5.2)."""
-    names: dict[str, Callable[[], ClassifierMixin]] = {
-        "nb-ml": partial(TANClassifier, k=0, alpha=1.0),
-        "nb-cl": partial(TANClassifier, k=0, parameters="cl", alpha=1.0),
-    }
-    structures = ["cmi", "cr", "superparent", "omi-cr", "mmi-cr", "omisp-cr", "ocr-cr", "ro-cr"]
-    for prefix, k in (("tan", 1), ("2tree", 2)):
-        for structure in structures:
-            for parameters in ("ml", "cl"):
-                names[f"{prefix}-{structure}-{parameters}"] = partial(
-                    TANClassifier, k=k, structure=structure, parameters=parameters, alpha=1.0
-                )
-    for structure in structures[1:]:  # the 2-trees regularised as in Section 6.5.2
-        for parameters in ("ml", "cl"):
-            names[f"2tree-{structure}-cv-{parameters}"] = partial(
-                TANClassifier,
-                k=2,
-                structure=structure,
-                parameters=parameters,
-                structure_folds=5,
-                alpha=1.0,
-            )
-    for parameters in ("ml", "cl"):  # Table 1's TAN-OMI-CRCL-ML and -CL
-        names[f"tan-omi-crcl-{parameters}"] = partial(
-            TANClassifier, k=1, structure="omi-crcl", parameters=parameters, alpha=1.0
-        )
-    return names
-
-
 #: name -> factory of an unfitted classifier. The names the reproductions use pin the
 #: papers' smoothing (alpha = 1 unless an experiment sets it); the "-auto" names have
 #: the library's default, alpha="auto".
@@ -74,37 +47,7 @@ CLASSIFIERS: dict[str, Callable[[], Any]] = {
     "nb-auto": NaiveBayesClassifier,
     "tan-cmi-auto": TANClassifier,
     "dt-auto": DiscriminativeTreeClassifier,
-    # the paper's algorithms: eq. 26 with F_0 = 0 (init="zero"), scores as they are
-    # (calibration="none": the reproductions count errors, which a scale never changes)
-    "bgmc": partial(BoostedGraphicalModelClassifier, base="dt", init="zero", calibration="none"),
-    "bcl": partial(
-        BoostedGraphicalModelClassifier, base="chow-liu", init="zero", calibration="none"
-    ),
-    "btan": partial(BoostedGraphicalModelClassifier, base="tan", init="zero", calibration="none"),
-    "bgmc-discrete": partial(
-        BoostedGraphicalModelClassifier,
-        base="dt",
-        algorithm="discrete",
-        init="zero",
-        calibration="none",
-    ),
-    "bcl-discrete": partial(
-        BoostedGraphicalModelClassifier,
-        base="chow-liu",
-        algorithm="discrete",
-        init="zero",
-        calibration="none",
-    ),
-    "btan-discrete": partial(
-        BoostedGraphicalModelClassifier,
-        base="tan",
-        algorithm="discrete",
-        init="zero",
-        calibration="none",
-    ),
     "svm-quad": QuadraticSVMClassifier,
-    # Pernkopf and Bilmes (Pernkopf & Bilmes 2010): {nb, tan, 2tree}-{structure}-{ml, cl}
-    **_pernkopf_names(),
     # Dorn et al. (Dorn et al. 2018): the forest density classifier and its baselines
     "forest-density": ForestDensityClassifier,
     "lda": lda_classifier,
@@ -116,6 +59,28 @@ CLASSIFIERS: dict[str, Callable[[], Any]] = {
     "ear-tree": EARTreeClassifier,
     "ear-tree-gaussian": partial(EARTreeClassifier, distribution="gaussian"),
 }
+
+
+def _add_installed_names() -> None:
+    """The names of the distributions installed with a ``discotree.classifiers`` entry
+    point (a broken one is reported by a warning, and skipped)."""
+    import warnings
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group="discotree.classifiers"):
+        try:
+            names = point.load()
+        except Exception as err:  # an installed plugin must not break the library
+            warnings.warn(
+                f"discotree: the classifier names of {point.value} could not be loaded: {err!r}",
+                stacklevel=2,
+            )
+            continue
+        for name, factory in dict(names).items():
+            CLASSIFIERS.setdefault(name, factory)
+
+
+_add_installed_names()
 
 
 def make_classifier(name: str, **params) -> ClassifierMixin:

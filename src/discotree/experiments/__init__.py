@@ -1,20 +1,18 @@
-"""The experiment harness: protocols, metrics, a cached runner, reports, reproductions."""
+"""The experiment harness: protocols, metrics, a cached runner and reports, which
+``discotree compare`` and ``bench`` run and the reproductions build on.
 
-from .boosting import bgmc_experiment, boosting_curves_reproduction, grid_reproduction
-from .dorn import synthetic_experiment as dorn_synthetic_experiment
-from .dorn import uci_experiment as dorn_uci_experiment
-from .feature_selection import feature_selection_reproduction
+The reproductions of the papers live in their own distribution,
+``reproductions/`` in the repository (``pip install -e ./reproductions``): installed, it
+adds its experiments to :data:`EXPERIMENTS` through the entry point
+``discotree.reproductions`` (a mapping of name to experiment factory), and a plain
+``pip install discotree`` carries none of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
 from .metrics import accuracy, balanced_error_rate, error_rate, paired_t_test, wilcoxon_test
-from .narasimhan import example_reproduction as narasimhan_example_reproduction
-from .narasimhan import gaussian_reproduction as narasimhan_gaussian_reproduction
-from .pernkopf import runtime_experiment as pernkopf_runtime_experiment
-from .pernkopf import uci_experiment
-from .pernkopf_2tree_cv import two_tree_cv_experiment
-from .pernkopf_images import images_experiment as pernkopf_images_experiment
-from .pernkopf_missing import missing_reproduction as pernkopf_missing_reproduction
-from .pernkopf_orderings import orderings_reproduction
-from .pernkopf_random_orders import run_random_orders
-from .pernkopf_synthetic import synthetic_experiment as pernkopf_synthetic_experiment
 from .protocols import (
     Fold,
     cross_validation,
@@ -23,38 +21,25 @@ from .protocols import (
     repeated_cross_validation,
 )
 from .runner import DatasetSpec, Experiment, reproduction, run_experiment
-from .sanghavi import random_trees_experiment
-from .tan import digits_trees_reproduction, gaussian_example_reproduction
-from .tan_gaussian_digits import digits_gaussian_reproduction
 
-#: Reproductions by name: factories taking the data folder and returning an
-#: Experiment (run by the cached harness) or a callable ``run(out_dir, n_jobs, progress)``.
-EXPERIMENTS = {
-    "pernkopf-uci": uci_experiment,
-    "pernkopf-runtime": pernkopf_runtime_experiment,
-    "pernkopf-missing": pernkopf_missing_reproduction,
-    "pernkopf-synthetic": pernkopf_synthetic_experiment,
-    "pernkopf-images": pernkopf_images_experiment,
-    "pernkopf-orderings": orderings_reproduction,
-    "pernkopf-2tree-cv": two_tree_cv_experiment,
-    "pernkopf-random-orders": reproduction(
-        run_random_orders,
-        "Pernkopf & Bilmes 2010, Table 8: TAN-RO-CR over 1000 random orderings per fold against "
-        "TAN-OMI-CR.",
-    ),
-    "tan-gaussian-example": gaussian_example_reproduction,
-    "sanghavi-random-trees": random_trees_experiment,
-    "tan-digits-trees": digits_trees_reproduction,
-    "tan-digits-gaussian": digits_gaussian_reproduction,
-    "tan-boosting-curves": boosting_curves_reproduction,
-    "tan-grid": grid_reproduction,
-    "tan-bgmc": bgmc_experiment,
-    "dorn-uci": dorn_uci_experiment,
-    "dorn-synthetic": dorn_synthetic_experiment,
-    "narasimhan-example": narasimhan_example_reproduction,
-    "narasimhan-gaussian": narasimhan_gaussian_reproduction,
-    "narasimhan-feature-selection": feature_selection_reproduction,
-}
+
+def installed_experiments() -> dict[str, Any]:
+    """The reproductions of the installed distributions (entry point group
+    ``discotree.reproductions``), by name; empty when none is installed."""
+    from importlib.metadata import entry_points
+
+    found: dict[str, Any] = {}
+    for point in entry_points(group="discotree.reproductions"):
+        for name, factory in dict(point.load()).items():
+            found.setdefault(name, factory)
+    return found
+
+
+def __getattr__(name: str) -> Any:
+    if name == "EXPERIMENTS":  # read when asked: the reproductions load on use
+        return installed_experiments()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "EXPERIMENTS",
@@ -66,9 +51,11 @@ __all__ = [
     "cross_validation",
     "error_rate",
     "fixed_split",
+    "installed_experiments",
     "learning_curve",
     "paired_t_test",
     "repeated_cross_validation",
+    "reproduction",
     "run_experiment",
     "wilcoxon_test",
 ]

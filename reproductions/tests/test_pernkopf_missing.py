@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from discotree.datasets.synthetic import random_binary_trees
-from discotree.experiments.pernkopf_missing import (
+from discotree_reproductions.pernkopf_missing import (
     MissingSet,
     accuracy_against_missing,
     missing_counts,

@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..classifiers import ChowLiuClassifier, DiscriminativeTreeClassifier
-from ..datasets.synthetic import random_binary_trees
-from .protocols import Fold
-from .report import markdown_table, write_json
-from .runner import DatasetSpec, Experiment
+from discotree.classifiers import ChowLiuClassifier, DiscriminativeTreeClassifier
+from discotree.datasets.synthetic import random_binary_trees
+from discotree.experiments.protocols import Fold
+from discotree.experiments.report import markdown_table, write_json
+from discotree.experiments.runner import DatasetSpec, Experiment
 
 __all__ = ["PAPER_FIG1", "random_trees_experiment"]
 

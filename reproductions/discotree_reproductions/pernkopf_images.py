@@ -21,10 +21,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from discotree.experiments.protocols import fixed_split
+from discotree.experiments.report import markdown_table, write_json
+from discotree.experiments.runner import DatasetSpec, Experiment
+
 from .pernkopf_setup import paper_model
-from .protocols import fixed_split
-from .report import markdown_table, write_json
-from .runner import DatasetSpec, Experiment
 
 __all__ = [
     "IMAGE_MODELS",
@@ -79,7 +80,7 @@ def block_means(images: np.ndarray, side: int, factor: int = 2) -> np.ndarray:
 
 
 def _known_split(name: str, data_dir) -> tuple[range, range]:
-    from ..datasets import dataset_split
+    from discotree.datasets import dataset_split
 
     split = dataset_split(name, data_dir)
     if split is None:
@@ -89,7 +90,7 @@ def _known_split(name: str, data_dir) -> tuple[range, range]:
 
 def mnist_14x14(data_dir=None) -> tuple[pd.DataFrame, pd.Series, range, range]:
     """MNIST re-sampled to 14 x 14 (2 x 2 block means), with its 60000/10000 split."""
-    from ..datasets import load_dataset
+    from discotree.datasets import load_dataset
 
     X, y = load_dataset("mnist", data_dir)
     train, test = _known_split("mnist", data_dir)
@@ -99,7 +100,7 @@ def mnist_14x14(data_dir=None) -> tuple[pd.DataFrame, pd.Series, range, range]:
 
 
 def load_images(name: str, data_dir) -> tuple[pd.DataFrame, pd.Series]:
-    from ..datasets import load_dataset
+    from discotree.datasets import load_dataset
 
     if name == "MNIST":
         X, y, _, _ = mnist_14x14(data_dir)

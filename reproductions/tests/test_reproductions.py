@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from discotree.experiments import EXPERIMENTS
-from discotree.experiments.sanghavi import TRAIN_SIZES, _folds, _load
-from discotree.experiments.tan import run_gaussian_example
+from discotree_reproductions.catalog import EXPERIMENTS
+from discotree_reproductions.sanghavi import TRAIN_SIZES, _folds, _load
+from discotree_reproductions.tan import run_gaussian_example
 
 
 def test_gaussian_example_claims_on_a_small_instance(tmp_path):
@@ -47,7 +47,7 @@ def test_random_trees_report_has_both_figures_and_the_claims(tmp_path):
     import dataclasses
 
     from discotree.experiments.runner import run_experiment
-    from discotree.experiments.sanghavi import random_trees_experiment
+    from discotree_reproductions.sanghavi import random_trees_experiment
 
     experiment = random_trees_experiment()
     small = [d for d in experiment.datasets if d.name in ("paper-n20-rep00", "narrow-n20-rep00")]
@@ -76,7 +76,7 @@ def test_every_reproduction_is_registered_with_a_description():
 
 
 def test_dorn_synthetic_folds_are_nested_and_keep_the_balance():
-    from discotree.experiments.dorn import (
+    from discotree_reproductions.dorn import (
         SYNTHETIC_N_TEST,
         SYNTHETIC_TRAIN_SIZES,
         _synthetic_cells,
@@ -104,7 +104,7 @@ def test_new_reproductions_are_registered():
 
 
 def test_narasimhan_example_reproduces_table_2_exactly(tmp_path):
-    from discotree.experiments.narasimhan import run_example
+    from discotree_reproductions.narasimhan import run_example
 
     rows = {r["model"]: r for r in run_example(tmp_path)["rows"]}
     assert rows["complete model (Bayes)"]["error"] == pytest.approx(0.375)
@@ -116,7 +116,7 @@ def test_narasimhan_example_reproduces_table_2_exactly(tmp_path):
 
 
 def test_narasimhan_gaussian_run_orders_the_classifiers():
-    from discotree.experiments.narasimhan import _one_run
+    from discotree_reproductions.narasimhan import _one_run
 
     records = [_one_run(7, run) for run in range(4)]
 
@@ -129,7 +129,7 @@ def test_narasimhan_gaussian_run_orders_the_classifiers():
 
 
 def test_feature_selection_report_counts_from_the_records():
-    from discotree.experiments.feature_selection import _report, band_cost
+    from discotree_reproductions.feature_selection import _report, band_cost
 
     assert band_cost()(list(range(36))) == pytest.approx(4.72)
     assert band_cost()([0, 4, 8]) == pytest.approx(1.06)  # one band, three pixels
@@ -169,7 +169,7 @@ def test_feature_selection_report_counts_from_the_records():
 
 
 def test_block_means_resample_images_row_major():
-    from discotree.experiments.pernkopf_images import IMAGE_MODELS, block_means
+    from discotree_reproductions.pernkopf_images import IMAGE_MODELS, block_means
 
     image = np.arange(16, dtype=float).reshape(1, 16)  # one 4 x 4 image
     # blocks (0, 1, 4, 5), (2, 3, 6, 7), (8, 9, 12, 13), (10, 11, 14, 15)
@@ -178,7 +178,7 @@ def test_block_means_resample_images_row_major():
 
 
 def test_orderings_report_counts_the_sets_where_omi_wins():
-    from discotree.experiments.pernkopf_orderings import _report
+    from discotree_reproductions.pernkopf_orderings import _report
 
     sets = [
         {"set": "A", "omi": -0.1, "mmi": -0.3, "random": [-0.2, -0.25], "seconds": 1.0},
@@ -191,7 +191,7 @@ def test_orderings_report_counts_the_sets_where_omi_wins():
 
 
 def test_training_cll_of_an_ordering_is_a_mean_log_posterior():
-    from discotree.experiments.pernkopf_orderings import _training_cll
+    from discotree_reproductions.pernkopf_orderings import _training_cll
 
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.integers(0, 3, size=(120, 4)))
@@ -201,7 +201,7 @@ def test_training_cll_of_an_ordering_is_a_mean_log_posterior():
 
 
 def test_images_report_marks_models_not_run_and_checks_the_claim(tmp_path):
-    from discotree.experiments.pernkopf_images import _report, images_experiment
+    from discotree_reproductions.pernkopf_images import _report, images_experiment
 
     experiment = images_experiment()
 
@@ -232,7 +232,7 @@ def test_images_report_marks_models_not_run_and_checks_the_claim(tmp_path):
 
 
 def test_images_agreement_compares_the_order_and_cl_against_ml():
-    from discotree.experiments.pernkopf_images import _agreement
+    from discotree_reproductions.pernkopf_images import _agreement
 
     rates = {"nb-ml": 0.90, "nb-cl": 0.85, "tan-cmi-ml": 0.91, "tan-cmi-cl": 0.95}
     frame = pd.DataFrame(
@@ -252,7 +252,7 @@ def test_images_report_takes_mnist_tan_cr_from_the_runtime_run(tmp_path):
     """TAN-CR-ML on MNIST (an hour) is fitted by pernkopf-runtime with the same
     classifier, data and split: the images report reads it from that run's results,
     marked, unless its own run has it."""
-    from discotree.experiments.pernkopf_images import _report, images_experiment
+    from discotree_reproductions.pernkopf_images import _report, images_experiment
 
     base = {"fold": "split", "n_test": 10000, "fit_seconds": 3000.0}
     runtime = tmp_path / "pernkopf-runtime"
@@ -280,7 +280,7 @@ def test_images_report_takes_mnist_tan_cr_from_the_runtime_run(tmp_path):
 
 
 def test_two_tree_cv_report_compares_plain_and_regularised_from_the_records(tmp_path):
-    from discotree.experiments.pernkopf_2tree_cv import TWO_TREE_MODELS, two_tree_cv_experiment
+    from discotree_reproductions.pernkopf_2tree_cv import TWO_TREE_MODELS, two_tree_cv_experiment
 
     experiment = two_tree_cv_experiment()
     assert "pernkopf-2tree-cv" in EXPERIMENTS
@@ -302,7 +302,7 @@ def test_two_tree_cv_report_compares_plain_and_regularised_from_the_records(tmp_
 
 
 def test_uci_report_leaves_out_a_classifier_still_being_run():
-    from discotree.experiments.pernkopf import complete_models
+    from discotree_reproductions.pernkopf import complete_models
 
     records = [
         {"dataset": d, "model": m, "fold": f}
@@ -319,7 +319,7 @@ def test_uci_report_leaves_out_a_classifier_still_being_run():
 
 
 def test_uci_report_compares_cl_during_the_search_with_the_paper():
-    from discotree.experiments.pernkopf import _explanation
+    from discotree_reproductions.pernkopf import _explanation
 
     ours = {"tan-omi-cr-ml": 85.0, "tan-omi-crcl-ml": 84.0, "tan-omi-cr-cl": 86.0}
     lines = _explanation({**ours, "tan-omi-crcl-cl": 86.5}, list(ours), {})
@@ -336,7 +336,7 @@ def test_uci_report_compares_cl_during_the_search_with_the_paper():
 
 
 def test_images_report_sets_the_regularised_2trees_beside_the_plain_ones(tmp_path):
-    from discotree.experiments.pernkopf_images import _report, images_experiment
+    from discotree_reproductions.pernkopf_images import _report, images_experiment
 
     experiment = images_experiment()
     assert "2tree-omi-cr-cv-ml" in experiment.models

@@ -18,16 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from ..classifiers.ear_tree import EARTreeClassifier
-from ..datasets.synthetic import ear_gaussian_example, three_variable_example
-from ..models.gaussian_forest import GaussianForestModel
-from ..stats.gaussian import GaussianStatistics
-from ..stats.set_information import DiscreteSetEntropy, set_information
-from ..structure.chow_liu import forest_parents
-from ..structure.ear import ear_tree
-from ..structure.spanning import maximum_spanning_forest, random_spanning_tree
-from .metrics import paired_t_test
-from .report import markdown_table, write_results
+from discotree.classifiers.ear_tree import EARTreeClassifier
+from discotree.datasets.synthetic import ear_gaussian_example, three_variable_example
+from discotree.experiments.metrics import paired_t_test
+from discotree.experiments.report import markdown_table, write_results
+from discotree.models.gaussian_forest import GaussianForestModel
+from discotree.stats.gaussian import GaussianStatistics
+from discotree.stats.set_information import DiscreteSetEntropy, set_information
+from discotree.structure.chow_liu import forest_parents
+from discotree.structure.ear import ear_tree
+from discotree.structure.spanning import maximum_spanning_forest, random_spanning_tree
 
 __all__ = ["example_reproduction", "gaussian_reproduction"]
 

@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..registry import make_classifier
-from .metrics import paired_t_test
-from .report import markdown_table, write_json
-from .runner import DatasetSpec, Experiment
+from discotree.experiments.metrics import paired_t_test
+from discotree.experiments.report import markdown_table, write_json
+from discotree.experiments.runner import DatasetSpec, Experiment
+from discotree.registry import make_classifier
 
 __all__ = [
     "SYNTHETIC_FEATURES",
@@ -41,7 +41,7 @@ SYNTHETIC_MODELS = [f"{s}-{p}" for p in ("ml", "cl") for s in SYNTHETIC_STRUCTUR
 
 
 def _synthetic_data(n_features: int, repeat: int):
-    from ..datasets.synthetic import random_ktree_classes
+    from discotree.datasets.synthetic import random_ktree_classes
 
     n_first, n_other = round(25000 * SYNTHETIC_SCALE), round(6250 * SYNTHETIC_SCALE)
     seed = 1000 * n_features + repeat
@@ -59,7 +59,7 @@ def _synthetic_load(n_features: int, repeat: int) -> tuple[pd.DataFrame, pd.Seri
 def _synthetic_folds(y: np.ndarray):
     """Every second sample for training, the others for testing (the generator writes
     its blocks in order, so both halves follow the paper's design)."""
-    from .protocols import Fold
+    from discotree.experiments.protocols import Fold
 
     index = np.arange(len(y))
     return [Fold("split", index[index % 2 == 0], index[index % 2 == 1])]

@@ -3,8 +3,8 @@
 import numpy as np
 import pandas as pd
 
-from discotree.experiments import pernkopf_synthetic
-from discotree.experiments.pernkopf_synthetic import cl_against_ml
+from discotree_reproductions import pernkopf_synthetic
+from discotree_reproductions.pernkopf_synthetic import cl_against_ml
 
 
 def _table(rng, cl_shift, runs=5, missing_cl=()):

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..datasets.synthetic import gaussian_example
-from ..models.gaussian_forest import GaussianForestModel
-from ..stats.discriminative import gaussian_discriminative_weights
-from ..stats.gaussian import GaussianStatistics, gaussian_mutual_information
-from ..structure.discriminative import discriminative_forest_paths
-from ..structure.spanning import maximum_spanning_forest, orient_forest
-from .report import markdown_table, write_results
+from discotree.datasets.synthetic import gaussian_example
+from discotree.experiments.report import markdown_table, write_results
+from discotree.models.gaussian_forest import GaussianForestModel
+from discotree.stats.discriminative import gaussian_discriminative_weights
+from discotree.stats.gaussian import GaussianStatistics, gaussian_mutual_information
+from discotree.structure.discriminative import discriminative_forest_paths
+from discotree.structure.spanning import maximum_spanning_forest, orient_forest
 
 __all__ = ["gaussian_example_reproduction"]
 
@@ -219,7 +219,7 @@ MULTICLASS_K = (0, 1, 2, 5, 10, 20, 50, 100, 200, 400, 783)
 
 
 def binarised_mnist(data_dir, digits=None, part="train"):
-    from ..datasets import dataset_split, load_dataset
+    from discotree.datasets import dataset_split, load_dataset
 
     X, y = load_dataset("mnist", data_dir)
     train, test = dataset_split("mnist", data_dir)
@@ -233,9 +233,9 @@ def binarised_mnist(data_dir, digits=None, part="train"):
 
 def digits_binary_experiment(data_dir=None):
     """Tan et al. 2010, Fig. 5: DT, Chow-Liu and TAN on binarised MNIST 7 vs 9 against L."""
-    from ..registry import make_classifier
-    from .protocols import learning_curve
-    from .runner import DatasetSpec, Experiment
+    from discotree.experiments.protocols import learning_curve
+    from discotree.experiments.runner import DatasetSpec, Experiment
+    from discotree.registry import make_classifier
 
     spec = DatasetSpec(
         name=f"mnist-{DIGITS_PAIR[0]}-vs-{DIGITS_PAIR[1]}",
@@ -262,7 +262,7 @@ def digits_binary_experiment(data_dir=None):
 def _multiclass_errors(data_dir) -> dict[str, list[float]]:
     """Tan et al. 2010, Fig. 6 on binarised MNIST: error of the k-edge forests, k in
     MULTICLASS_K."""
-    from ..classifiers import ChowLiuClassifier, DiscriminativeTreeClassifier, TANClassifier
+    from discotree.classifiers import ChowLiuClassifier, DiscriminativeTreeClassifier, TANClassifier
 
     X, y = binarised_mnist(data_dir, part="train")
     X_test, y_test = binarised_mnist(data_dir, part="test")
@@ -280,7 +280,7 @@ def _multiclass_errors(data_dir) -> dict[str, list[float]]:
 
 def run_digits_trees(out_dir, *, data_dir=None, n_jobs: int = 1, progress: bool = False):
     """``tan-digits-trees``: Fig. 5 (binary, against L) and Fig. 6 (multiclass, against k)."""
-    from .runner import run_experiment
+    from discotree.experiments.runner import run_experiment
 
     out_dir = Path(out_dir)
     records = run_experiment(

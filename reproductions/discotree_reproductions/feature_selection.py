@@ -19,11 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..classifiers import NaiveBayesClassifier, TANClassifier
-from ..datasets.real import load_real, npz_split
-from ..feature_selection import GroupCost, SubmodularFeatureSelector
-from .report import markdown_table, write_results
-from .runner import reproduction
+from discotree.classifiers import NaiveBayesClassifier, TANClassifier
+from discotree.datasets.real import load_real, npz_split
+from discotree.experiments.report import markdown_table, write_results
+from discotree.experiments.runner import reproduction
+from discotree.feature_selection import GroupCost, SubmodularFeatureSelector
 
 __all__ = ["feature_selection_reproduction", "run_feature_selection"]
 

@@ -9,11 +9,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..registry import make_classifier
-from .metrics import paired_t_test
+from discotree.experiments.metrics import paired_t_test
+from discotree.experiments.report import grouped_bar_chart, markdown_table, summarise, write_json
+from discotree.experiments.runner import DatasetSpec, Experiment
+from discotree.registry import make_classifier
+
 from .pernkopf_setup import SEED, TABLE7, load_uci, paper_model, uci_folds
-from .report import grouped_bar_chart, markdown_table, summarise, write_json
-from .runner import DatasetSpec, Experiment
 
 __all__ = [
     "PAPER_TABLE1_UCI",

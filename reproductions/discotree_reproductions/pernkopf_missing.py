@@ -24,8 +24,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from discotree.experiments.report import markdown_table, write_results
+
 from .pernkopf_setup import SEED, load_uci, paper_model
-from .report import markdown_table, write_results
 
 __all__ = [
     "MISSING_MODELS",

@@ -17,11 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..classifiers import TANClassifier
-from ..transformers import Discretizer
+from discotree.classifiers import TANClassifier
+from discotree.experiments.report import markdown_table, write_results
+from discotree.experiments.runner import reproduction
+from discotree.transformers import Discretizer
+
 from .pernkopf_setup import TABLE7, load_uci
-from .report import markdown_table, write_results
-from .runner import reproduction
 
 __all__ = ["orderings_reproduction", "run_orderings"]
 

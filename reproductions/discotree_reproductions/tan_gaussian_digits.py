@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from ..classifiers import ChowLiuClassifier, DiscriminativeTreeClassifier, TANClassifier
-from .report import markdown_table, write_results
-from .runner import reproduction
+from discotree.classifiers import ChowLiuClassifier, DiscriminativeTreeClassifier, TANClassifier
+from discotree.experiments.report import markdown_table, write_results
+from discotree.experiments.runner import reproduction
 
 __all__ = ["digits_gaussian_reproduction", "run_digits_gaussian"]
 
@@ -44,7 +44,7 @@ MODELS: dict[str, Callable[..., Any]] = {
 
 
 def _mnist(data_dir):
-    from ..datasets import dataset_split, load_dataset
+    from discotree.datasets import dataset_split, load_dataset
 
     X, y = load_dataset("mnist", data_dir)
     train, test = dataset_split("mnist", data_dir)

@@ -5,7 +5,7 @@ import pytest
 from sklearn.datasets import load_wine
 
 from discotree import TANClassifier
-from discotree.experiments.pernkopf_random_orders import _set_statistics, order_runs
+from discotree_reproductions.pernkopf_random_orders import _set_statistics, order_runs
 
 
 def test_order_runs_score_every_ordering_on_one_encoding():
@@ -54,8 +54,8 @@ def test_set_statistics_follow_table_8s_definitions():
 def test_the_transcribed_table_8_gives_the_papers_printed_averages():
     """The 25 rows of Table 8 as transcribed, weighted by the paper's test sizes as its
     Table 1 is, give the averages the paper prints: a check of the transcription."""
-    from discotree.experiments.pernkopf import PAPER_TABLE8_OMI_CR, PAPER_TEST_SIZES
-    from discotree.experiments.pernkopf_random_orders import (
+    from discotree_reproductions.pernkopf import PAPER_TABLE8_OMI_CR, PAPER_TEST_SIZES
+    from discotree_reproductions.pernkopf_random_orders import (
         PAPER_TABLE8_AVERAGE,
         PAPER_TABLE8_RO_CR,
     )

@@ -25,10 +25,11 @@ from typing import Any
 import numpy as np
 from joblib import Parallel, delayed
 
-from ..classifiers import TANClassifier
+from discotree.classifiers import TANClassifier
+from discotree.experiments.report import markdown_table, write_results
+
 from .pernkopf import PAPER_TABLE8_OMI_CR, PAPER_TEST_SIZES
 from .pernkopf_setup import TABLE7, load_uci, paper_model, uci_folds
-from .report import markdown_table, write_results
 
 __all__ = ["N_ORDERS", "PAPER_TABLE8_RO_CR", "order_runs", "run_random_orders"]
 

@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..datasets import load_dataset
-from ..registry import make_classifier
-from .metrics import mean_sd
-from .protocols import repeated_cross_validation
-from .report import markdown_table, write_json
-from .runner import DatasetSpec, Experiment
+from discotree.datasets import load_dataset
+from discotree.experiments.metrics import mean_sd
+from discotree.experiments.protocols import repeated_cross_validation
+from discotree.experiments.report import markdown_table, write_json
+from discotree.experiments.runner import DatasetSpec, Experiment
+from discotree.registry import make_classifier
 
 __all__ = ["MODELS", "synthetic_experiment", "uci_experiment"]
 
@@ -264,7 +264,7 @@ def _synthetic_load(cell_index: int, replicate: int) -> tuple[pd.DataFrame, pd.S
     Smaller training sets are the first rows of each class of the pool, so they keep
     the balance and are nested.
     """
-    from ..datasets.synthetic import forest_classes
+    from discotree.datasets.synthetic import forest_classes
 
     cell = _synthetic_cells()[cell_index]
     seed = 10_000 * cell_index + replicate
@@ -292,7 +292,7 @@ def _synthetic_load(cell_index: int, replicate: int) -> tuple[pd.DataFrame, pd.S
 
 
 def _synthetic_folds(y: np.ndarray, balance: str) -> list:
-    from .protocols import Fold
+    from discotree.experiments.protocols import Fold
 
     n_max = max(SYNTHETIC_TRAIN_SIZES)
     n1_max = round(SYNTHETIC_MINORITY[balance] * n_max)
@@ -344,7 +344,7 @@ def synthetic_experiment(data_dir=None) -> Experiment:
 def _synthetic_report(records: list[dict], out_dir: Path, experiment: Experiment) -> None:
     import matplotlib.pyplot as plt
 
-    from .metrics import wilcoxon_test
+    from discotree.experiments.metrics import wilcoxon_test
 
     write_json(
         records, out_dir / "results.json", experiment=experiment.name, settings=experiment.settings

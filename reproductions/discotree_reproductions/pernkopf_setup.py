@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..datasets import load_dataset
-from ..registry import make_classifier
-from ..transformers import Discretizer
-from .protocols import cross_validation, fixed_split
+from discotree.datasets import load_dataset
+from discotree.experiments.protocols import cross_validation, fixed_split
+from discotree.registry import make_classifier
+from discotree.transformers import Discretizer
 
 __all__ = ["SEED", "TABLE7", "load_uci", "paper_model", "uci_folds"]
 

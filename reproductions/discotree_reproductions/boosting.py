@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..classifiers import BoostedGraphicalModelClassifier
-from ..datasets.synthetic import random_grid_model, sample_grid_pair
-from .report import markdown_table, write_results
+from discotree.classifiers import BoostedGraphicalModelClassifier
+from discotree.datasets.synthetic import random_grid_model, sample_grid_pair
+from discotree.experiments.report import markdown_table, write_results
 
 __all__ = ["bgmc_experiment", "boosting_curves_reproduction", "grid_reproduction"]
 
@@ -305,7 +305,7 @@ BGMC_PROBLEMS = {
 
 
 def _bgmc_load(problem: str, data_dir):
-    from ..datasets import load_dataset
+    from discotree.datasets import load_dataset
 
     name, classes = BGMC_PROBLEMS[problem]
     if name == "grid":
@@ -325,7 +325,7 @@ def _bgmc_load(problem: str, data_dir):
 
 
 def _bgmc_model(name: str):
-    from ..registry import make_classifier
+    from discotree.registry import make_classifier
 
     if name == "svm-quad":
         return make_classifier(name)
@@ -334,8 +334,8 @@ def _bgmc_model(name: str):
 
 def bgmc_experiment(data_dir=None):
     """Tan et al. 2010, Fig. 8: BGMC, BCL, BTAN and a quadratic SVM against L."""
-    from .protocols import learning_curve
-    from .runner import DatasetSpec, Experiment
+    from discotree.experiments.protocols import learning_curve
+    from discotree.experiments.runner import DatasetSpec, Experiment
 
     datasets = [
         DatasetSpec(
@@ -368,7 +368,7 @@ def bgmc_experiment(data_dir=None):
 
 
 def _bgmc_report(records: list[dict], out_dir: Path, experiment) -> None:
-    from .report import write_json
+    from discotree.experiments.report import write_json
 
     write_json(
         records, out_dir / "results.json", experiment=experiment.name, settings=experiment.settings
