@@ -6,13 +6,13 @@ import numpy as np
 import pandas as pd
 
 from discotree.datasets.synthetic import random_binary_trees
+from discotree.registry import make_classifier
 from discotree_reproductions.pernkopf_missing import (
     MissingSet,
     accuracy_against_missing,
     missing_counts,
     run_missing,
 )
-from discotree.registry import make_classifier
 
 
 class _Recorder:
