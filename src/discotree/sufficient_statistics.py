@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .kernels.counts import class_totals
 from .stats.discrete import PairStatistics
 from .transformers.discretizer import Discretizer
 from .transformers.encoder import TableEncoder
@@ -190,7 +191,7 @@ class StatisticsSchema:
             return PairStatistics(zeros, self.n_categories, np.zeros(n_classes), self)
         stats = PairStatistics.from_codes(codes, class_index, self.n_categories, n_classes, weights)
         w = np.ones(len(codes)) if weights is None else weights
-        class_weight = np.bincount(class_index, weights=w, minlength=n_classes).astype(np.float64)
+        class_weight = class_totals(class_index, w, n_classes)
         return PairStatistics(stats.counts, stats.n_categories, class_weight, self)
 
     def union(

@@ -209,6 +209,31 @@ def test_n_edges_by_cross_validation(rng):
         DiscriminativeTreeClassifier(n_edges="auto").fit(X, y)
 
 
+def test_n_edges_by_cross_validation_scores_the_content_folds(rng):
+    """n_edges="cv": the weight-equivalent content folds (a row of weight 2 and the row
+    repeated are held out together) and the held-out correct weight; reference by
+    refitting the folds."""
+    from discotree.stats.folds import content_folds, fold_splits
+
+    X = rng.integers(0, 3, (240, 6))
+    y = ((X[:, 0] == X[:, 1]) ^ (rng.random(240) < 0.15)).astype(int)
+    twice = rng.random(240) < 0.3
+    weighted = DiscriminativeTreeClassifier(n_edges="cv", alpha=1.0, random_state=3)
+    weighted.fit(X, y, sample_weight=np.where(twice, 2.0, 1.0))
+    rows = np.concatenate([np.arange(240), np.flatnonzero(twice)])
+    repeated = DiscriminativeTreeClassifier(n_edges="cv", alpha=1.0, random_state=3)
+    assert repeated.fit(X[rows], y[rows]).n_edges_ == weighted.n_edges_
+    grid = [0, *np.unique(np.geomspace(1, 5, 20).round().astype(int))]
+    score = np.zeros(len(grid))
+    for train, test in fold_splits(content_folds(weighted.encoder_.transform(X), 5, 3), 5):
+        fold = DiscriminativeTreeClassifier(alpha=1.0).fit(X[train], y[train])
+        for g, (_, decision) in enumerate(fold.staged_decision_function(X[test], grid)):
+            score[g] += np.sum(((decision > 0).astype(int) == y[test]) * 1.0)
+    assert weighted.n_edges_ is not None
+    unweighted = DiscriminativeTreeClassifier(n_edges="cv", alpha=1.0, random_state=3).fit(X, y)
+    assert unweighted.n_edges_ == grid[int(np.argmax(score))]
+
+
 def _union_optimum(psi_pos, psi_neg, c, n):
     forests = list(_all_forests(n, n - 1))
     return max(

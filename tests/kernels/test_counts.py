@@ -165,3 +165,14 @@ def test_the_memory_estimate_is_within_a_quarter_of_the_traced_peak(
         np.bincount(class_index, minlength=n_classes), r, int((codes < 0).any(axis=0).sum())
     )
     assert 1 / 1.25 <= estimate / peak <= 1.25, (estimate, peak)
+
+
+def test_class_totals_are_the_weight_of_each_class(rng):
+    from discotree.kernels.counts import class_totals
+
+    index = rng.integers(0, 4, 200)
+    weights = rng.random(200)
+    expected = [weights[index == c].sum() for c in range(5)]  # class 4: absent, 0
+    np.testing.assert_allclose(class_totals(index, weights, 5), expected, rtol=1e-12)
+    assert class_totals(index, None, 5).tolist() == [float((index == c).sum()) for c in range(5)]
+    assert class_totals(index, None, 5).dtype == np.float64

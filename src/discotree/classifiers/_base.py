@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from ..config import check_memory
 from ..engine_registry import engine_function
 from ..fitting import FitContractMixin, argmax_with_ties
-from ..kernels.counts import features_with_missing, pairwise_counts_bytes
+from ..kernels.counts import class_totals, features_with_missing, pairwise_counts_bytes
 from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
@@ -244,7 +244,7 @@ class DiscreteForestClassifierBase(
             )
         self.encoder_ = self._make_encoder()
         codes = self.encoder_.fit_transform(table, weights, y_index)
-        class_weight = np.bincount(y_index, weights=weights, minlength=len(self.classes_))
+        class_weight = class_totals(y_index, weights, len(self.classes_))
         self._fit_encoded(codes, y_index.astype(np.intp), weights, class_weight.astype(np.float64))
         return self
 
@@ -342,7 +342,7 @@ class DiscreteForestClassifierBase(
         n_classes, n_features = len(self.classes_), codes.shape[1]
         width = float(np.sum(self.n_categories_))
         estimate = pairwise_counts_bytes(
-            np.bincount(class_index, minlength=n_classes),
+            np.bincount(class_index, minlength=n_classes),  # rows per class (layout sizes)
             self.n_categories_,
             features_with_missing(codes),
             weights is not None,

@@ -36,7 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..fitting import available_if_explained, clear_fitted_state
-from ..kernels.counts import univariate_counts
+from ..kernels.counts import class_totals, univariate_counts
 from ..stats.discrete import PairStatistics, category_index_map
 from ..validation import (
     check_sample_weight,
@@ -414,7 +414,7 @@ class IncrementalFitMixin:
             stream.counts += univariate_counts(
                 codes, class_index, w, stream.n_categories, n_classes
             )
-        stream.class_weight += np.bincount(class_index, weights=w, minlength=n_classes)
+        stream.class_weight += class_totals(class_index, w, n_classes)
         stream.n_rows += len(codes)
         if stream.keep_rows:
             stream.rows.append((codes, class_index, weights))

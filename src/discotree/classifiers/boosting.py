@@ -13,6 +13,7 @@ from scipy.special import logsumexp
 from ..config import warn_many_pairs
 from ..engine_registry import engine_function
 from ..fitting import argmax_with_ties, available_if_explained, sign_with_ties
+from ..kernels.counts import class_totals
 from ..learners.boosting import BASE_LEARNERS, BoostingSpec, line_search_alpha
 from ..learners.registry import LearnerSpec, get_learner
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
@@ -354,7 +355,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         calibrate = self.calibration == "cv"
         scored = False
         for train, test in splits:
-            present = np.bincount(truth[train], weights[train], minlength=len(self.classes_))
+            present = class_totals(truth[train], weights[train], len(self.classes_))
             if len(test) == 0 or np.any(present <= 0):
                 continue
             model = clone(self).set_params(n_estimators_cv=None, calibration="none")
@@ -493,7 +494,7 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         log_w = np.log(weights[rows] / total)
         init_score = 0.0
         if self.init == "prior":  # F_0 = argmin_F sum w exp(-y F) = log(W+ / W-) / 2
-            side = np.bincount(label, weights[rows], 2)
+            side = class_totals(label, weights[rows], 2)
             init_score = 0.5 * float(np.log(side[1] / side[0]))
             log_w = log_w - y * init_score
             log_w -= logsumexp(log_w)

@@ -10,6 +10,7 @@ from scipy.special import logsumexp
 
 from ..config import warn_many_pairs
 from ..fitting import argmax_with_ties, available_if_explained, sign_with_ties
+from ..kernels.counts import class_totals
 from ..learners.discriminative_tree import (
     binary_tasks,
     pair_model,
@@ -19,8 +20,16 @@ from ..learners.discriminative_tree import (
 from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
 from ..models.forest_pairs import STRUCTURE_ALPHA, composite_scores
 from ..models.lgmht_altmax import altmax_forest_model
+from ..stats.folds import content_folds, fold_splits
 from ..stats.smoothing import CALIBRATION_SCALES, best_scale
-from ..validation import check_is_fitted, check_random_state_param, int_seed, is_count, take_rows
+from ..validation import (
+    check_is_fitted,
+    check_random_state_param,
+    check_table,
+    integer_seed,
+    is_count,
+    take_rows,
+)
 from ._base import DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
 
@@ -337,32 +346,40 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         """
         cv = isinstance(self.n_edges, str) and self.n_edges == "cv"
         if cv:
-            X_cv, y_cv, weights, n_features = self._validated_for_cv(X, y, sample_weight)
-            self.n_edges_ = self._n_edges_by_cv(X_cv, y_cv, weights, n_features)
+            X_cv, y_cv, weights, _ = self._validated_for_cv(X, y, sample_weight)
+            self.n_edges_ = self._n_edges_by_cv(X_cv, y_cv, weights)
         else:
             self.n_edges_ = cast(int | None, self.n_edges)  # validated: "cv" is the only str
         return super().fit(X, y, sample_weight)
 
-    def _n_edges_by_cv(self, X: Any, y: Any, sample_weight: Any, n_features: int) -> int | None:
-        """The k of best mean validation accuracy over stratified folds (the smallest on
-        ties), searched on 0 and up to 20 geometric steps to n_features - 1; one fit per
-        fold, every k scored from its nested paths. None when a class has < 2 samples."""
+    def _n_edges_by_cv(self, X: Any, y: Any, sample_weight: Any) -> int | None:
+        """The k of largest held-out correct weight (the smallest on ties), searched on 0
+        and up to 20 geometric steps to n_features - 1: one fit per fold of the
+        package's weight-equivalent folds (``stats.folds.content_folds`` of the rows'
+        codes, seeded by ``random_state``), every k scored from its nested paths; a
+        fold whose training rows miss a class is skipped. None when no fold can be
+        scored."""
         from sklearn.base import clone
-        from sklearn.model_selection import StratifiedKFold
 
         y = np.asarray(y)
-        _, counts = np.unique(y, return_counts=True)
-        n_splits = int(min(5, counts.min()))
-        if len(counts) < 2 or n_splits < 2:
+        classes, y_index = np.unique(y, return_inverse=True)
+        weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+        if len(classes) < 2:
             return None
+        table = check_table(X, type(self).__name__)
+        codes = self._make_encoder().fit_transform(table, weights, y_index)
+        n_folds = 5
+        folds = content_folds(codes, n_folds, integer_seed(self.random_state))
+        n_features = codes.shape[1]
         grid = [0, *np.unique(np.geomspace(1, max(n_features - 1, 1), 20).round().astype(int))]
         score = np.zeros(len(grid))
-        splitter = StratifiedKFold(
-            n_splits=n_splits, shuffle=True, random_state=int_seed(self.random_state)
-        )
-        for train, test in splitter.split(np.zeros(len(y)), y):
+        scored = False
+        for train, test in fold_splits(folds, n_folds):
+            present = class_totals(y_index[train], weights[train], len(classes))
+            if len(test) == 0 or np.any(present <= 0):
+                continue
             model = clone(self).set_params(n_edges=None, parameters="projection")
-            w = None if sample_weight is None else np.asarray(sample_weight)[train]
+            w = None if sample_weight is None else weights[train]
             model.fit(take_rows(X, train), y[train], sample_weight=w)
             staged = model.staged_decision_function(take_rows(X, test), grid)
             for g, (_, decision) in enumerate(staged):
@@ -370,8 +387,9 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
                     index = argmax_with_ties(decision)
                 else:
                     index = (sign_with_ties(decision) > 0).astype(np.intp)
-                score[g] += np.mean(model.classes_[index] == y[test])
-        return int(grid[int(np.argmax(score))])
+                score[g] += weights[test] @ (model.classes_[index] == y[test])
+            scored = True
+        return int(grid[int(np.argmax(score))]) if scored else None
 
     def _partial_fit_unsupported(self) -> str | None:
         if isinstance(self.n_edges, str):

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..config import get_config
+from ..kernels.counts import class_totals
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
 from ..stats.gaussian import GaussianStatistics
@@ -200,7 +201,7 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
             pooled = GaussianStatistics(
                 *(getattr(stats, f).sum(axis=0, keepdims=True) for f in _MOMENTS)
             )
-            shares = np.bincount(class_index, weights, n_classes)
+            shares = class_totals(class_index, weights, n_classes)
             oracle = GaussianSetEntropy(
                 stats.covariances(), pooled.covariances()[0], shares / shares.sum()
             )

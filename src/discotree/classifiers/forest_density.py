@@ -23,6 +23,7 @@ from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.metaestimators import available_if
 
 from ..config import check_memory
+from ..kernels.counts import class_totals
 from ..models.kernel_density import PairwiseKernelDensities
 from ..stats.discriminative import gaussian_discriminative_weights
 from ..stats.folds import content_folds, fold_splits
@@ -58,7 +59,7 @@ def _class_weights(class_weight, classes, class_index, owner, weights) -> NDArra
     if class_weight is None:
         return np.ones(len(class_index))
     if isinstance(class_weight, str) and class_weight == "balanced":
-        totals = np.bincount(class_index, weights, len(classes))
+        totals = class_totals(class_index, weights, len(classes))
         per_class = weights.sum() / (len(classes) * totals)
         return per_class[class_index]
     if isinstance(class_weight, dict):
@@ -167,7 +168,7 @@ def _fit_calibration(
     bits = np.ascontiguousarray(features, dtype=np.float64).view(np.int64)
     folds = content_folds(bits, 3, integer_seed(random_state))
     for train, test in fold_splits(folds, 3):
-        present = np.bincount(class_index[train], weights[train], minlength=n_classes)
+        present = class_totals(class_index[train], weights[train], n_classes)
         if len(test) == 0 or np.any(present <= 0):
             continue
         coef, intercept = linear_svm(

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..fitting import argmax_with_ties
+from ..kernels.counts import class_totals
 from ..models.kernel_density import PairwiseKernelDensities
 from ._kernel_density import KernelDensityBase
 
@@ -87,7 +88,7 @@ class KernelNaiveBayesClassifier(KernelDensityBase):
         self._check_common()
         Z, class_index, w = self._validate(X, y, sample_weight)
         n_classes = len(self.classes_)
-        self.class_log_prior_ = np.log(np.bincount(class_index, w, n_classes) / w.sum())
+        self.class_log_prior_ = np.log(class_totals(class_index, w, n_classes) / w.sum())
         # a feature constant in the training data says nothing about the class; its
         # kernel estimate would (the bandwidth depends on the class size), so it is left
         # out of the sum

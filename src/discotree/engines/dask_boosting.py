@@ -17,6 +17,7 @@ import dask
 import dask.dataframe as dd
 import numpy as np
 
+from ..kernels.counts import class_totals
 from ..stats.discrete import PairStatistics
 from .dask_engine import encode_partition, row_partitions, schema_pass, tree_sum
 
@@ -196,14 +197,7 @@ def fit_boosted_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) 
         dask.persist(*[dask.delayed(encode_partition)(schema, x, y_, w) for x, y_, w in parts])
     )
     class_weight = tree_sum(
-        [
-            dask.delayed(
-                lambda e: np.bincount(e[1], None if e[2] is None else e[2], n_classes).astype(
-                    np.float64
-                )
-            )(part)
-            for part in encoded
-        ]
+        [dask.delayed(lambda e: class_totals(e[1], e[2], n_classes))(part) for part in encoded]
     ).compute()
     ensembles = [
         _boost_task(spec, schema, encoded, positive, negative)

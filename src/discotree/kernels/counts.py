@@ -24,6 +24,7 @@ from ..threads import available_cores, in_chunks, single_threaded_blas
 from .encode import count_negatives
 
 __all__ = [
+    "class_totals",
     "fill_reduced_one_hot",
     "pairwise_counts",
     "pairwise_counts_bytes",
@@ -143,6 +144,20 @@ def _offsets(n_categories: NDArray[np.intp]) -> NDArray[np.intp]:
     offsets = np.zeros(len(n_categories) + 1, dtype=np.intp)
     np.cumsum(n_categories, out=offsets[1:])
     return offsets
+
+
+def class_totals(
+    class_index: NDArray[np.integer], weights: NDArray[np.floating] | None, n_classes: int
+) -> NDArray[np.float64]:
+    """The weight of each class (the count with ``weights=None``): the class totals of
+    every fit, fold and engine.
+
+    Examples
+    --------
+    >>> class_totals(np.array([0, 2, 2]), np.array([1.0, 0.5, 2.0]), 3)
+    array([1. , 0. , 2.5])
+    """
+    return np.bincount(class_index, weights, n_classes).astype(np.float64, copy=False)
 
 
 def univariate_counts(

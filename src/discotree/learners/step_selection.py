@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..fitting import argmax_with_ties
+from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_counts
 from ..models.bayes_net import BayesNetModel
 from ..stats.discrete import smoothed_conditional
@@ -63,7 +64,7 @@ def held_out_rates(
     codes, class_index, weights = train
     held_codes, held_class, held_weights = held
     d = len(n_categories)
-    prior = np.bincount(class_index, weights, n_classes)
+    prior = class_totals(class_index, weights, n_classes)
     with np.errstate(divide="ignore"):
         log_prior = np.log(prior / prior.sum())
     tables: dict[tuple[int, tuple[int, ...]], NDArray[np.float64]] = {}
@@ -156,7 +157,7 @@ def steps_by_cross_validation(
     per_fold = []
     for k in range(n_folds):
         train, held = folds != k, folds == k
-        present = np.bincount(class_index[train], weights[train], minlength=n_classes)
+        present = class_totals(class_index[train], weights[train], n_classes)
         if not held.any() or np.any(present <= 0):
             continue
         part = (codes[train], class_index[train], weights[train])

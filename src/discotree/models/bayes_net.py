@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_counts
 from ..stats.discrete import smoothed_conditional
 from ..structure.search_state import (
@@ -87,7 +88,7 @@ class BayesNetModel:
             family_counts(codes, class_index, weights, n_classes, n_categories, j, tuple(pa))
             for j, pa in enumerate(parents)
         ]
-        prior = np.bincount(class_index, weights, n_classes).astype(np.float64, copy=False)
+        prior = class_totals(class_index, weights, n_classes)
         return cls.from_family_counts(
             counts, prior, n_categories, parents, alpha=alpha, epsilon=epsilon
         )

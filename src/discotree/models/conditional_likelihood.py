@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 from scipy.special import softmax
 
+from ..kernels.counts import class_totals
 from ..kernels.family_joint import family_cll_gradient
 from .bayes_net import BayesNetModel
 
@@ -211,7 +212,7 @@ def fit_conditional_likelihood(
             epsilon=epsilon,
         )
 
-    counts = np.bincount(class_index, minlength=n_classes)
+    counts = class_totals(class_index, None, n_classes)
     n_iter = max_iter
     if holdout > 0 and counts.min() >= 2:
         rng = np.random.default_rng(random_state)

@@ -113,7 +113,7 @@ class PairStatistics:
         class_index = check_class_index(class_index, len(codes), n_classes)
         if pairs:
             estimate = pairwise_counts_bytes(
-                np.bincount(class_index, minlength=n_classes),
+                np.bincount(class_index, minlength=n_classes),  # rows per class (layout sizes)
                 n_categories,
                 features_with_missing(codes),
                 sample_weight is not None,

@@ -36,6 +36,7 @@ from ..kernels.alpha_grid import (
     grid_losses,
     topological_orders,
 )
+from ..kernels.counts import class_totals
 from ..kernels.forest import forest_log_likelihood
 from ..threads import available_cores, in_chunks, map_on_cores, single_threaded_blas
 from ..validation import check_codes
@@ -207,14 +208,14 @@ def select_alpha(
                 )
             if on_total is not None:
                 on_total(total)
-        class_total = np.bincount(class_index, w, n_classes)
+        class_total = class_totals(class_index, w, n_classes)
 
         def fold_losses(k: int) -> tuple[NDArray[np.float64], Any]:
             held = np.flatnonzero(folds == k)
             part = parts[k] if parts is not None else count_fold(k)
             train = _complement(total, part)  # in the part's buffer: no more memory
             prior_counts = np.maximum(
-                class_total - np.bincount(class_index[held], w[held], n_classes), 0
+                class_total - class_totals(class_index[held], w[held], n_classes), 0
             )
             log_prior = np.log((prior_counts + 1.0) / (prior_counts.sum() + n_classes))
             fit = model_for(train, np.flatnonzero(folds != k))

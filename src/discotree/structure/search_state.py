@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels.candidate_scores import pair_table_rows, single_table_rows
+from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_cell_counts, family_cells, pair_family_counts
 from ..stats.discrete import PairStatistics, smoothed_conditional
 
@@ -76,7 +77,7 @@ class NodeScores:
         state = cls(codes, class_index, weights, n_classes, n_categories, alpha, epsilon)
         state.pair_stats = pair_stats
         state.complete = bool((codes >= 0).all())
-        prior = np.bincount(class_index, weights, n_classes)
+        prior = class_totals(class_index, weights, n_classes)
         with np.errstate(divide="ignore"):  # a class without rows here (a CV fold): -inf
             state.joint = np.tile(np.log(prior / prior.sum()), (len(codes), 1))
         for j in range(codes.shape[1]):
