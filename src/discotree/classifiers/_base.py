@@ -44,6 +44,23 @@ logger = logging.getLogger(__name__)
 DISTRIBUTIONS = ("discrete", "gaussian")
 
 
+class CalibrationStateMixin:
+    """Loading estimators saved before their ``calibration`` parameter existed: as
+    they were fitted then (uncalibrated scores)."""
+
+    @staticmethod
+    def upgrade_state(state: dict) -> dict:
+        """The state of an estimator saved before ``calibration`` existed, as it was
+        fitted then (uncalibrated scores): used when a model file is loaded."""
+        state.setdefault("calibration", "none")
+        if "classes_" in state:
+            state.setdefault("calibration_scale_", 1.0)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(self.upgrade_state(dict(state)))  # type: ignore[misc]
+
+
 class DiscreteForestClassifierBase(
     DaskPredictionMixin, FitContractMixin, ClassifierMixin, BaseEstimator
 ):

@@ -28,7 +28,7 @@ from ..validation import (
     is_count,
     take_rows,
 )
-from ._base import DiscreteForestClassifierBase
+from ._base import CalibrationStateMixin, DiscreteForestClassifierBase
 
 __all__ = ["BoostedGraphicalModelClassifier", "line_search_alpha"]
 
@@ -44,7 +44,7 @@ _COUNT_LEARNERS = {"dt": "discriminative-tree", "chow-liu": "chow-liu", "tan": "
 CALIBRATION_FOLDS = 5
 
 
-class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
+class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClassifierBase):
     """Boosted graphical model classifier (BGMC, Tan et al. 2010, Algorithm 2).
 
     Real-AdaBoost whose weak classifier at round t is the log-likelihood ratio
@@ -205,18 +205,6 @@ class BoostedGraphicalModelClassifier(DiscreteForestClassifierBase):
         self.multiclass = multiclass
         self.random_state = random_state
         self.init = init
-
-    @staticmethod
-    def upgrade_state(state: dict) -> dict:
-        """The state of an estimator saved before ``calibration`` existed, as it was
-        fitted then (uncalibrated scores): used when a model file is loaded."""
-        state.setdefault("calibration", "none")
-        if "classes_" in state:
-            state.setdefault("calibration_scale_", 1.0)
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        super().__setstate__(self.upgrade_state(dict(state)))
 
     def _check_params(self) -> None:
         name = type(self).__name__

@@ -30,7 +30,7 @@ from ..validation import (
     is_count,
     take_rows,
 )
-from ._base import DiscreteForestClassifierBase
+from ._base import CalibrationStateMixin, DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["DiscriminativeTreeClassifier"]
@@ -40,7 +40,9 @@ _PARAMETERS = ("projection", "altmax")
 _CALIBRATION = ("auto", "cv", "none")
 
 
-class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
+class DiscriminativeTreeClassifier(
+    CalibrationStateMixin, IncrementalFitMixin, DiscreteForestClassifierBase
+):
     """Discriminative trees: a pair of tree models, each close to its class and far
     from the other (Tan et al. 2010, Algorithm 1).
 
@@ -251,18 +253,6 @@ class DiscriminativeTreeClassifier(IncrementalFitMixin, DiscreteForestClassifier
         self.parameters = parameters
         self.max_alternations = max_alternations
         self.random_state = random_state
-
-    @staticmethod
-    def upgrade_state(state: dict) -> dict:
-        """The state of an estimator saved before ``calibration`` existed, as it was
-        fitted then (uncalibrated scores): used when a model file is loaded."""
-        state.setdefault("calibration", "none")
-        if "classes_" in state:
-            state.setdefault("calibration_scale_", 1.0)
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        super().__setstate__(self.upgrade_state(dict(state)))
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self) -> None:

@@ -27,30 +27,36 @@ __all__ = ["candidate_hits", "pair_table_rows", "replacement_hits", "single_tabl
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _tolerance(top, rtol):  # pragma: no cover - numba
-    """The tie tolerance of :func:`discotree.fitting.argmax_with_ties` at ``top``."""
-    magnitude = abs(top) if top - top == 0.0 else 0.0  # 0 for an infinite or NaN top
-    return rtol * max(magnitude, 1.0)
+def _tie_low(top, rtol):  # pragma: no cover - numba
+    """The lowest value that ties with the largest, ``top``, under the tie rule of
+    :func:`discotree.fitting.argmax_with_ties`."""
+    magnitude = abs(top) if top - top == 0.0 else 0.0  # 0 for an infinite top
+    return top - rtol * max(magnitude, 1.0)
 
 
 @numba.njit(cache=True, nogil=True)
 def _candidate_hits(base, table, index, truth, rtol, out):  # pragma: no cover - numba
+    # one pass finds the first largest (a NaN: class 0) and the largest value before
+    # it; only when that one ties with it are the classes before it read again
     n_candidates, n_rows = index.shape
     n_classes = base.shape[1]
     for i in range(np.uint64(n_candidates)):
         for s in range(np.uint64(n_rows)):
             row = index[i, s]
             top = base[s, 0] + table[row, 0]
-            for c in range(1, n_classes):
-                v = base[s, c] + table[row, c]
-                if v > top or v != v:
-                    top = v
-                    if v != v:
-                        break
-            arg = 0  # the first class within the tolerance of the largest (NaN: 0)
+            arg = 0
+            before = -np.inf  # the largest value before the first largest
             if top == top:
-                low = top - _tolerance(top, rtol)
-                for c in range(n_classes):
+                for c in range(1, n_classes):
+                    v = base[s, c] + table[row, c]
+                    if v > top or v != v:
+                        before, top, arg = top, v, c
+                        if v != v:
+                            arg = 0
+                            break
+            if arg > 0 and top - before <= rtol * max(abs(top), 1.0):  # a tie (rare)
+                low = _tie_low(top, rtol)
+                for c in range(arg):
                     if base[s, c] + table[row, c] >= low:
                         arg = c
                         break
@@ -103,22 +109,26 @@ def candidate_hits(
 
 @numba.njit(cache=True, nogil=True)
 def _replacement_hits(base, table, old, new, truth, rtol, out):  # pragma: no cover - numba
+    # as _candidate_hits, with the value (base - table[old]) + table[new]
     n_candidates, n_rows = new.shape
     n_classes = base.shape[1]
     for i in range(np.uint64(n_candidates)):
         for s in range(np.uint64(n_rows)):
             o, n = old[i, s], new[i, s]
             top = (base[s, 0] - table[o, 0]) + table[n, 0]
-            for c in range(1, n_classes):
-                v = (base[s, c] - table[o, c]) + table[n, c]
-                if v > top or v != v:
-                    top = v
-                    if v != v:
-                        break
-            arg = 0  # the first class within the tolerance of the largest (NaN: 0)
+            arg = 0
+            before = -np.inf  # the largest value before the first largest
             if top == top:
-                low = top - _tolerance(top, rtol)
-                for c in range(n_classes):
+                for c in range(1, n_classes):
+                    v = (base[s, c] - table[o, c]) + table[n, c]
+                    if v > top or v != v:
+                        before, top, arg = top, v, c
+                        if v != v:
+                            arg = 0
+                            break
+            if arg > 0 and top - before <= rtol * max(abs(top), 1.0):  # a tie (rare)
+                low = _tie_low(top, rtol)
+                for c in range(arg):
                     if (base[s, c] - table[o, c]) + table[n, c] >= low:
                         arg = c
                         break
