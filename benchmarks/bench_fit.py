@@ -34,7 +34,7 @@ from discotree import (
     TANClassifier,
 )
 from discotree.experiments.report import cpu_name
-from discotree.stats.discrete import PairStatistics
+from discotree.stats.pair_statistics import PairStatistics
 
 
 def machine() -> dict:

@@ -51,7 +51,7 @@ else:
 import discotree
 from discotree import DiscriminativeTreeClassifier, TANClassifier
 from discotree.kernels.counts import pairwise_counts_bytes
-from discotree.stats.discrete import PairStatistics
+from discotree.stats.pair_statistics import PairStatistics
 
 def status():
     with open("/proc/self/status") as handle:

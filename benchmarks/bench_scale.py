@@ -154,7 +154,7 @@ def in_memory_rate(n: int) -> dict:
     model = TANClassifier(alpha=1.0)
     fit = best_of(lambda: model.fit(X, y), repeats=2)
     codes = X.to_numpy()
-    from discotree.stats.discrete import PairStatistics
+    from discotree.stats.pair_statistics import PairStatistics
 
     counting = best_of(
         lambda: PairStatistics.from_codes(

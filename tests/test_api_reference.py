@@ -42,7 +42,7 @@ BY_MODULE = [
     "discotree.stats.discriminative",
     "discotree.stats.gaussian",
     "discotree.stats.set_information",
-    "discotree.stats.smoothing",
+    "discotree.stats.alpha_selection",
     "discotree.structure.spanning",
     "discotree.structure.chow_liu",
     "discotree.structure.discriminative",

@@ -15,8 +15,8 @@ from .classifiers import (
 from .config import config_context, get_config, set_config
 from .engine_registry import register_engine
 from .feature_selection import GroupCost, SubmodularFeatureSelector
-from .stats.discrete import PairStatistics
 from .stats.gaussian import GaussianStatistics
+from .stats.pair_statistics import PairStatistics
 from .sufficient_statistics import StatisticsSchema
 from .transformers import Discretizer, TableEncoder
 from .validation import is_dask_collection

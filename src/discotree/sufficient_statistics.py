@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .kernels.counts import class_totals
-from .stats.discrete import PairStatistics
+from .stats.pair_statistics import PairStatistics
 from .transformers.discretizer import Discretizer
 from .transformers.encoder import TableEncoder
 from .validation import check_sample_weight, check_table, check_targets, positive_rows

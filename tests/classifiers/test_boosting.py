@@ -131,7 +131,7 @@ def _scale_losses(scores, truth, weight):
     """Reference: the weighted held-out log-loss of softmax(s * scores) per scale."""
     from scipy.special import log_softmax
 
-    from discotree.stats.smoothing import CALIBRATION_SCALES
+    from discotree.stats.alpha_selection import CALIBRATION_SCALES
 
     if scores.ndim == 1:
         scores = np.column_stack([-scores, scores])
@@ -147,8 +147,8 @@ def _scale_losses(scores, truth, weight):
 def test_calibration_losses_equal_refitting_on_every_fold(n_classes, rng):
     """calibration="cv" (the default): the scale's held-out losses are those of the
     ensemble refitted on each weight-equivalent content fold."""
+    from discotree.stats.alpha_selection import CALIBRATION_SCALES, best_scale
     from discotree.stats.folds import content_folds
-    from discotree.stats.smoothing import CALIBRATION_SCALES, best_scale
 
     X = rng.integers(0, 3, (300, 5))
     y = (X[:, 0] + (X[:, 1] == X[:, 2]) + (rng.random(300) < 0.2)) % n_classes

@@ -10,7 +10,7 @@ from discotree import ChowLiuClassifier, DiscriminativeTreeClassifier
 from discotree.datasets.synthetic import gaussian_example
 from discotree.kernels import _reference
 from discotree.models.discrete_forest import DiscreteForestModel
-from discotree.stats.discrete import PairStatistics
+from discotree.stats.pair_statistics import PairStatistics
 from discotree.structure.discriminative import discriminative_forest_paths, union_cost_objective
 from discotree.structure.spanning import orient_forest
 

@@ -13,7 +13,7 @@ from discotree.models.bayes_net import (
     NodeScores,
 )
 from discotree.models.conditional_likelihood import conditional_log_likelihood
-from discotree.stats.discrete import PairStatistics
+from discotree.stats.pair_statistics import PairStatistics
 from discotree.structure.bayes_net_search import (
     Scorer,
     StackedColumns,

@@ -16,8 +16,8 @@ from discotree.datasets.synthetic import (
     sample_joint_table,
     three_variable_example,
 )
-from discotree.stats.discrete import conditional_mutual_information, mutual_information
 from discotree.stats.gaussian import gaussian_mutual_information
+from discotree.stats.information import conditional_mutual_information, mutual_information
 from discotree.structure.spanning import maximum_spanning_forest
 
 

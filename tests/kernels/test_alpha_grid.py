@@ -9,8 +9,9 @@ from scipy.special import logsumexp
 from discotree.fitting import SCORE_TIE_RTOL, argmax_with_ties
 from discotree.kernels import _reference
 from discotree.kernels.alpha_grid import exp_nonpositive, grid_losses
-from discotree.stats.discrete import PairStatistics, cell_pseudo_count, smoothed_conditional
-from discotree.stats.smoothing import ForestGrid
+from discotree.stats.alpha_selection import ForestGrid
+from discotree.stats.dirichlet import cell_pseudo_count, smoothed_conditional
+from discotree.stats.pair_statistics import PairStatistics
 from discotree.structure.spanning import orient_forest
 
 GRID = (0.0, 0.03, 1.0, 7.5)
@@ -199,7 +200,7 @@ def test_topological_orders_equal_the_structure_module(rng):
 
 
 def test_scoring_on_row_blocks_equals_one_thread(rng, monkeypatch):
-    from discotree.stats import smoothing
+    from discotree.stats import alpha_selection as smoothing
 
     stats, n_categories = _weighted_counts(rng, 3, 6)
     bank = ForestGrid(_random_forests(rng, 3, 6), n_categories, 1e-6)

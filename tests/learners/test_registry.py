@@ -22,7 +22,7 @@ from discotree.learners.registry import (
     get_learner,
     register_learner,
 )
-from discotree.stats.discrete import PairStatistics
+from discotree.stats.pair_statistics import PairStatistics
 from discotree.validation import check_table
 
 

@@ -6,8 +6,8 @@ import pytest
 from discotree import TANClassifier
 from discotree.learners.step_selection import held_out_rates, steps_by_cross_validation
 from discotree.models.bayes_net import BayesNetModel, NodeScores
-from discotree.stats.discrete import PairStatistics
 from discotree.stats.folds import content_folds
+from discotree.stats.pair_statistics import PairStatistics
 from discotree.structure.bayes_net_search import (
     Scorer,
     greedy_search,

@@ -9,16 +9,15 @@ from hypothesis import given, settings
 from numpy.testing import assert_allclose
 
 from discotree.kernels import _reference
-from discotree.stats.discrete import (
-    PairStatistics,
-    check_smoothing,
+from discotree.stats.dirichlet import check_smoothing, smoothed_conditional
+from discotree.stats.information import (
     conditional_mutual_information,
     entropy,
     j_divergence,
     kl_divergence,
     mutual_information,
-    smoothed_conditional,
 )
+from discotree.stats.pair_statistics import PairStatistics
 from tests.conftest import discrete_datasets
 
 

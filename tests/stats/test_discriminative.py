@@ -8,12 +8,13 @@ from hypothesis import given, settings
 from numpy.testing import assert_allclose
 
 from discotree.kernels import _reference
-from discotree.stats.discrete import PairStatistics, kl_divergence
 from discotree.stats.discriminative import (
     discriminative_weights,
     gaussian_discriminative_weights,
     tree_approximate_j_divergence,
 )
+from discotree.stats.information import kl_divergence
+from discotree.stats.pair_statistics import PairStatistics
 from discotree.structure.spanning import orient_forest
 from tests.conftest import discrete_datasets
 

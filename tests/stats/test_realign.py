@@ -3,7 +3,7 @@
 import numpy as np
 from numpy.testing import assert_array_equal
 
-from discotree.stats.discrete import PairStatistics, category_index_map
+from discotree.stats.pair_statistics import PairStatistics, category_index_map
 
 
 def test_realigned_counts_equal_counts_of_the_remapped_codes(rng):

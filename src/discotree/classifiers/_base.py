@@ -19,9 +19,10 @@ from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
-from ..stats.discrete import PRIORS, PairStatistics, check_smoothing
+from ..stats.alpha_selection import ALPHA_GRID, ESS_GRID, select_alpha
+from ..stats.dirichlet import PRIORS, check_smoothing
 from ..stats.gaussian import GaussianStatistics
-from ..stats.smoothing import ALPHA_GRID, ESS_GRID, select_alpha
+from ..stats.pair_statistics import PairStatistics
 from ..transformers.discretizer import Discretizer
 from ..transformers.encoder import NumericEncoder, TableEncoder, check_cardinality
 from ..validation import (
@@ -325,9 +326,9 @@ class DiscreteForestClassifierBase(
         """Keep the scale of least held-out log-loss (estimators that calibrate)."""
 
     def _alpha_by_cv(self, codes, class_index, weights, grid=None):
-        """Choose alpha on :data:`~discotree.stats.smoothing.ALPHA_GRID` (or the ESS
+        """Choose alpha on :data:`~discotree.stats.alpha_selection.ALPHA_GRID` (or the ESS
         grid for BDeu, or ``grid``) by 5-fold cross-validation, with fold statistics
-        by subtraction (:func:`~discotree.stats.smoothing.select_alpha`); the losses
+        by subtraction (:func:`~discotree.stats.alpha_selection.select_alpha`); the losses
         have a row for each of :meth:`_calibration_scales` after the first two."""
         prior = getattr(self, "prior", "dirichlet")
         # the totals (counted there, or already by partial_fit) serve the final fit too

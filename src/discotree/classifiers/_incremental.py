@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 
 from ..fitting import available_if_explained, clear_fitted_state
 from ..kernels.counts import class_totals, univariate_counts
-from ..stats.discrete import PairStatistics, category_index_map
+from ..stats.pair_statistics import PairStatistics, category_index_map
 from ..validation import (
     check_sample_weight,
     check_table,
@@ -317,7 +317,7 @@ class IncrementalFitMixin:
             family_counts` summed over the parts).
         alpha_search : (float, ndarray), optional
             With ``alpha="auto"``: the alpha a cross-validation over the parts chose,
-            and its losses as :func:`discotree.stats.smoothing.select_alpha` returns
+            and its losses as :func:`discotree.stats.alpha_selection.select_alpha` returns
             them (rows 0-1: held-out errors and log-loss per alpha of the grid; then
             one row per calibration scale).
 

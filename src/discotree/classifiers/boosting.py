@@ -18,9 +18,9 @@ from ..learners.boosting import BASE_LEARNERS, BoostingSpec, line_search_alpha
 from ..learners.registry import LearnerSpec, get_learner
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
 from ..models.discrete_forest import DiscreteForestModel
-from ..stats.discrete import PairStatistics
+from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale, held_out_losses
 from ..stats.folds import content_folds, fold_splits
-from ..stats.smoothing import CALIBRATION_SCALES, best_scale, held_out_losses
+from ..stats.pair_statistics import PairStatistics
 from ..validation import (
     check_is_fitted,
     check_random_state_param,
@@ -96,7 +96,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         to separate the classes are overconfident (held-out log-loss 2-10 times
         TAN's on most sets), so by default the scale (a temperature) is the one of
         least held-out log-loss on the grid
-        :data:`~discotree.stats.smoothing.CALIBRATION_SCALES`: from the folds of
+        :data:`~discotree.stats.alpha_selection.CALIBRATION_SCALES`: from the folds of
         ``n_estimators_cv`` when it is set (their held-out scores at the chosen
         number of rounds, no extra cost), else from 5 weight-equivalent folds
         (:func:`~discotree.stats.folds.content_folds`; five more boosted fits on

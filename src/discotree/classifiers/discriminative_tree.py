@@ -20,8 +20,8 @@ from ..learners.discriminative_tree import (
 from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
 from ..models.forest_pairs import STRUCTURE_ALPHA, composite_scores
 from ..models.lgmht_altmax import altmax_forest_model
+from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale
 from ..stats.folds import content_folds, fold_splits
-from ..stats.smoothing import CALIBRATION_SCALES, best_scale
 from ..validation import (
     check_is_fitted,
     check_random_state_param,
@@ -129,7 +129,7 @@ class DiscriminativeTreeClassifier(
         separate the classes, and their ratio is overconfident) into probabilities:
         ``softmax(calibration_scale_ * scores)``, with the scale (a temperature) of
         least held-out log-loss on the grid
-        :data:`~discotree.stats.smoothing.CALIBRATION_SCALES`, from the folds of the
+        :data:`~discotree.stats.alpha_selection.CALIBRATION_SCALES`, from the folds of the
         alpha cross-validation (weight-equivalent folds, the same held-out scores).
         ``"auto"``: with ``alpha="auto"`` (no extra cost), else scale 1; ``"cv"``:
         always (with a fixed alpha, one cross-validation for the scale, about one more

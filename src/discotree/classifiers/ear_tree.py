@@ -14,9 +14,9 @@ from ..config import get_config
 from ..kernels.counts import class_totals
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
+from ..stats.alpha_selection import forest_models_by_alpha
 from ..stats.gaussian import GaussianStatistics
 from ..stats.set_information import DiscreteSetEntropy, GaussianSetEntropy
-from ..stats.smoothing import forest_models_by_alpha
 from ..structure.chow_liu import forest_parents
 from ..structure.ear import ear_tree
 from ..structure.submodular import MINIMIZERS

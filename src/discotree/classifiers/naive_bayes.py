@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..learners.registry import Counts
-from ..stats.discrete import PairStatistics, class_univariate_counts
+from ..stats.pair_statistics import PairStatistics, class_univariate_counts
 from ._base import DiscreteForestClassifierBase, ForestModel
 from ._incremental import IncrementalFitMixin
 

@@ -17,7 +17,8 @@ from ..learners.step_selection import steps_by_cross_validation
 from ..models.bayes_net import BayesNetModel
 from ..models.conditional_likelihood import fit_conditional_likelihood
 from ..models.gaussian_forest import GaussianForestModel
-from ..stats.discrete import PairStatistics, smoothed_conditional
+from ..stats.dirichlet import smoothed_conditional
+from ..stats.pair_statistics import PairStatistics
 from ..structure.bayes_net_search import (
     Scorer,
     greedy_search,

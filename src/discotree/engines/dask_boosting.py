@@ -18,7 +18,7 @@ import dask.dataframe as dd
 import numpy as np
 
 from ..kernels.counts import class_totals
-from ..stats.discrete import PairStatistics
+from ..stats.pair_statistics import PairStatistics
 from .dask_engine import encode_partition, row_partitions, schema_pass, tree_sum
 
 __all__ = ["fit_boosted_dask"]

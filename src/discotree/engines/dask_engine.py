@@ -37,14 +37,14 @@ import pandas as pd
 from ..config import get_config
 from ..kernels.family_counts import family_counts
 from ..learners.registry import get_learner
-from ..stats.discrete import PairStatistics
-from ..stats.smoothing import (
+from ..stats.alpha_selection import (
     choose_alpha,
     content_folds,
     distinct_row_hashes,
     held_out_losses,
     row_hashes,
 )
+from ..stats.pair_statistics import PairStatistics
 from ..sufficient_statistics import StatisticsSchema
 from ..transformers.discretizer import weighted_quantile_edges
 from ..transformers.encoder import (
@@ -374,7 +374,7 @@ def _add_lists(a: list, b: list) -> list:
 # ---------------------------------------------------------------------- alpha="auto"
 def _distinct_rows(schema, encoded, cap: int) -> list[set]:
     """Up to ``cap`` distinct row hashes per class (the number of folds needs them; the
-    rule of :func:`~discotree.stats.smoothing.select_alpha`)."""
+    rule of :func:`~discotree.stats.alpha_selection.select_alpha`)."""
     codes, class_index, _ = encoded
     return distinct_row_hashes(row_hashes(codes), class_index, len(schema.classes), cap)
 
@@ -388,7 +388,7 @@ def _score_partition(
 ):
     """Held-out weight of errors and log-loss of every (fold, alpha) on a partition,
     then the log-loss of each calibration scale (the rule of
-    :func:`~discotree.stats.smoothing.held_out_losses`, as in memory)."""
+    :func:`~discotree.stats.alpha_selection.held_out_losses`, as in memory)."""
     n_alphas = len(fold_models[0])
     losses = np.zeros((n_folds, 2 + len(scales), n_alphas))  # per fold, for the rule
     codes, class_index, weights = encoded
@@ -413,7 +413,7 @@ def _score_partition(
 
 
 def _alpha_by_distributed_cv(spec, schema, encoded, stats_per_fold, total, n_folds):
-    """The alpha choice of :func:`~discotree.stats.smoothing.select_alpha`, from fold
+    """The alpha choice of :func:`~discotree.stats.alpha_selection.select_alpha`, from fold
     statistics (the learner's models for every alpha) and a scoring pass over the
     partitions: ``(alpha, losses)`` as ``fit_from_statistics(alpha_search=...)`` takes."""
     grid = spec.alpha_grid

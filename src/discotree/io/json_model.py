@@ -52,8 +52,8 @@ def _registry() -> dict[str, type]:
     from ..models.forest_pairs import ForestPair
     from ..models.gaussian_forest import GaussianForestModel
     from ..models.lgmht_altmax import AltmaxResult
-    from ..stats.discrete import PairStatistics
     from ..stats.gaussian import GaussianStatistics
+    from ..stats.pair_statistics import PairStatistics
     from ..structure.discriminative import ForestPath
     from ..structure.ear import EARSplit, EARTree
     from ..sufficient_statistics import StatisticsSchema
@@ -99,6 +99,7 @@ def _registry() -> dict[str, type]:
         ("discotree.classifiers.boosting.BoostedEnsemble", BoostedEnsemble),
         ("discotree.classifiers.boosting.BoostingRound", BoostingRound),
         ("discotree.transformers.encoder._Column", ColumnEncoding),
+        ("discotree.stats.discrete.PairStatistics", PairStatistics),
     ):
         names[old] = cls
     return names

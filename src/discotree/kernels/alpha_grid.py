@@ -1,6 +1,6 @@
 """Kernels that score forests for every smoothing value of a grid at once.
 
-What ``alpha="auto"`` (:mod:`discotree.stats.smoothing`) runs on every cross-validation
+What ``alpha="auto"`` (:mod:`discotree.stats.alpha_selection`) runs on every cross-validation
 fold: the smoothed log tables of many forests for every pseudo-count of the grid, read
 straight from the block count matrices (:func:`forest_log_tables_grid`); the
 log-likelihood of the held-out rows under every forest and pseudo-count

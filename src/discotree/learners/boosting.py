@@ -11,8 +11,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
 
-from ..stats.discrete import PairStatistics
 from ..stats.discriminative import discriminative_weights
+from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import chow_liu_forest, forest_parents
 from ..structure.discriminative import discriminative_forest_paths
 

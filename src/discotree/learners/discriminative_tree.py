@@ -27,10 +27,12 @@ from ..kernels.alpha_grid import composite_grid_scores
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.forest_pairs import STRUCTURE_ALPHA, ForestPair, GridScores
 from ..models.gaussian_forest import GaussianForestModel
-from ..stats.discrete import PairStatistics, j_divergence, smoothed_conditional
+from ..stats.alpha_selection import ForestGrid
+from ..stats.dirichlet import smoothed_conditional
 from ..stats.discriminative import discriminative_weights, gaussian_discriminative_weights
 from ..stats.gaussian import GaussianStatistics, gaussian_j_divergence
-from ..stats.smoothing import ForestGrid
+from ..stats.information import j_divergence
+from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import forest_parents
 from ..structure.discriminative import discriminative_forest_paths
 from .registry import Counts, FittedModel, Learner, LearnerSpec, register_learner
@@ -211,7 +213,7 @@ def _models_by_alpha(stats: PairStatistics, spec: LearnerSpec, grid: tuple[float
     """For ``alpha="auto"``: in each training fold, every binary problem's pair of
     forests is learnt once, from the weights of eq. 21 at ``structure_alpha``
     (``STRUCTURE_ALPHA`` by default), and only its parameters change with alpha. All the
-    problems' forests of a fold are one :class:`~discotree.stats.smoothing.ForestGrid`
+    problems' forests of a fold are one :class:`~discotree.stats.alpha_selection.ForestGrid`
     (forest 2t is the negative side of problem t, 2t + 1 its positive class): its
     tables for every alpha come from one pass over the fold's counts, its scores from
     one pass over the held-out rows."""

@@ -20,8 +20,8 @@ from numpy.typing import NDArray
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
-from ..stats.discrete import PairStatistics
-from ..stats.smoothing import forest_models_by_alpha
+from ..stats.alpha_selection import forest_models_by_alpha
+from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import chow_liu_forest, edge_penalty, forest_parents, penalized_forest
 from ..structure.generative import cmi_forest, kdb_parents
 from .registry import Counts, FittedModel, Learner, LearnerSpec, register_learner
@@ -67,7 +67,7 @@ def fit_naive_bayes(counts: Counts, spec: LearnerSpec) -> FittedModel:
     --------
     >>> import numpy as np
     >>> from discotree.learners.registry import Counts, LearnerSpec
-    >>> from discotree.stats.discrete import PairStatistics
+    >>> from discotree.stats.pair_statistics import PairStatistics
     >>> stats = PairStatistics.univariate(np.array([[3.0, 1.0], [1.0, 3.0]]), np.array([2]))
     >>> counts = Counts(stats.n_categories, np.array([4.0, 4.0]), stats)
     >>> fitted = fit_naive_bayes(counts, LearnerSpec("naive-bayes", 1.0, 1e-5))

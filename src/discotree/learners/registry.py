@@ -13,7 +13,7 @@ kDB, the discriminative tree pair) is a set of pure functions:
   counting pass: :attr:`Learner.reads` is ``"pairs, then families"``);
 - ``models_by_alpha(pairs, spec, grid)``: the model of every pseudo-count of ``grid``
   learnt from a training fold's tables, for ``alpha="auto"``'s cross-validation
-  (:func:`discotree.stats.smoothing.select_alpha`).
+  (:func:`discotree.stats.alpha_selection.select_alpha`).
 
 The estimators (``fit``, ``partial_fit``, ``fit_from_statistics``), the alpha
 cross-validation and the Dask engine all look the learner up here by the name
@@ -40,8 +40,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..stats.discrete import PairStatistics
-from ..stats.smoothing import ALPHA_GRID, ESS_GRID
+from ..stats.alpha_selection import ALPHA_GRID, ESS_GRID
+from ..stats.pair_statistics import PairStatistics
 
 __all__ = [
     "LEARNERS",
@@ -192,7 +192,7 @@ class Learner:
 
     def model_for(self, spec: LearnerSpec, grid: tuple[float, ...]):
         """``model_for(stats, rows) -> fit(alpha)`` as
-        :func:`~discotree.stats.smoothing.select_alpha` asks (from counts only)."""
+        :func:`~discotree.stats.alpha_selection.select_alpha` asks (from counts only)."""
         if self.models_by_alpha is None:
             raise ValueError(f"learner {self.name!r} chooses alpha from the rows only")
         by_alpha = self.models_by_alpha

@@ -24,7 +24,7 @@ from ..fitting import argmax_with_ties
 from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_counts
 from ..models.bayes_net import BayesNetModel
-from ..stats.discrete import smoothed_conditional
+from ..stats.dirichlet import smoothed_conditional
 from ..stats.folds import content_folds
 
 __all__ = ["held_out_rates", "steps_by_cross_validation"]

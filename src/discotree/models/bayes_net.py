@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 
 from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_counts
-from ..stats.discrete import smoothed_conditional
+from ..stats.dirichlet import smoothed_conditional
 from ..structure.search_state import (
     LazyColumn,
     NodeScores,

@@ -18,7 +18,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels.forest import forest_log_likelihood
-from ..stats.discrete import PairStatistics, cell_pseudo_count, smoothed_conditional
+from ..stats.dirichlet import cell_pseudo_count, smoothed_conditional
+from ..stats.pair_statistics import PairStatistics
 from ..structure.spanning import topological_order
 from ..validation import check_codes
 

@@ -18,7 +18,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels.information import pairwise_discriminative_weights
-from .discrete import PairStatistics, j_divergence, smoothed_conditional
+from .dirichlet import smoothed_conditional
+from .information import j_divergence
+from .pair_statistics import PairStatistics
 
 __all__ = [
     "discriminative_weights",

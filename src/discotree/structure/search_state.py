@@ -19,7 +19,8 @@ from numpy.typing import NDArray
 from ..kernels.candidate_scores import pair_table_rows, single_table_rows
 from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_cell_counts, family_cells, pair_family_counts
-from ..stats.discrete import PairStatistics, smoothed_conditional
+from ..stats.dirichlet import smoothed_conditional
+from ..stats.pair_statistics import PairStatistics
 
 __all__ = ["LazyColumn", "NodeScores", "PairParentColumns", "SingleParentColumns"]
 

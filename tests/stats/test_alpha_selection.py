@@ -13,13 +13,13 @@ from discotree import (
 )
 from discotree.learners.discriminative_tree import two_class
 from discotree.models.discrete_forest import DiscreteForestModel
-from discotree.stats.discrete import PairStatistics
-from discotree.stats.smoothing import (
+from discotree.stats.alpha_selection import (
     ALPHA_GRID,
     choose_alpha,
     content_folds,
     forest_models_by_alpha,
 )
+from discotree.stats.pair_statistics import PairStatistics
 
 
 def _codes(rng, n=300, d=5, r=3, missing=0.1):
@@ -177,7 +177,7 @@ def test_bdeu_spreads_the_equivalent_sample_size_over_each_family(rng):
 
 
 def test_auto_with_bdeu_chooses_an_equivalent_sample_size(rng):
-    from discotree.stats.smoothing import ESS_GRID
+    from discotree.stats.alpha_selection import ESS_GRID
 
     X = rng.integers(0, 4, (200, 6))
     y = (X[:, 0] + rng.integers(0, 2, 200) > 2).astype(int)
@@ -258,7 +258,7 @@ def test_discriminative_trees_auto_fits_the_procedure_it_scored(n_classes, multi
 def test_calibration_losses_equal_refitting_on_every_fold(n_classes, multiclass, rng):
     """The held-out log-loss of each scale equals refitting on every training fold and
     scoring softmax(scale * scores) on its held-out rows; the scale kept is the least."""
-    from discotree.stats.smoothing import CALIBRATION_SCALES, best_scale
+    from discotree.stats.alpha_selection import CALIBRATION_SCALES, best_scale
 
     n = 240
     y = rng.integers(0, n_classes, n)
@@ -293,7 +293,7 @@ def test_calibration_losses_equal_refitting_on_every_fold(n_classes, multiclass,
 def test_scales_scored_at_every_alpha_give_the_chosen_alphas_losses(rng, monkeypatch):
     """Held-out scores too large to keep: every scale is scored at every alpha in the
     folds' pass; the chosen alpha's column equals the kept-scores path."""
-    from discotree.stats import smoothing
+    from discotree.stats import alpha_selection as smoothing
 
     n = 300
     y = rng.integers(0, 3, n)
@@ -423,7 +423,7 @@ def test_folds_counted_first_give_the_totals_and_choice_of_two_passes(rng, monke
     """The folds' counts added up are the totals of all rows (handed to the caller),
     and the choice and losses equal those of counting the totals in a pass of their
     own (what happens when the folds' matrices would take too much memory)."""
-    from discotree.stats import smoothing
+    from discotree.stats import alpha_selection as smoothing
 
     codes, n_categories = _codes(rng, n=400)
     class_index = rng.integers(0, 3, len(codes))
@@ -447,7 +447,7 @@ def test_folds_on_threads_give_the_same_choice_and_losses_as_one_thread(
 ):
     """The folds are counted and scored on threads (one per core) and their losses
     added in fold order: exactly the losses of one thread, whatever the cores."""
-    from discotree.stats import smoothing
+    from discotree.stats import alpha_selection as smoothing
 
     codes, n_categories = _codes(rng, n=500)
     class_index = rng.integers(0, 3, len(codes))
@@ -480,7 +480,7 @@ def test_identical_rows_scored_once_give_the_losses_of_scoring_every_row(rng, mo
     """Each distinct (row, class) is scored once with its group's weight; the losses
     and choice equal scoring every row on its own (what a hash collision falls back
     to), and the groups count a class's distinct rows for the number of folds."""
-    from discotree.stats import smoothing
+    from discotree.stats import alpha_selection as smoothing
 
     codes, n_categories = _codes(rng, n=400, d=3, r=2, missing=0.1)  # many repeats
     class_index = rng.integers(0, 3, len(codes))
@@ -498,7 +498,7 @@ def test_identical_rows_scored_once_give_the_losses_of_scoring_every_row(rng, mo
 
 
 def test_a_hash_collision_is_detected_and_not_grouped():
-    from discotree.stats import smoothing
+    from discotree.stats import alpha_selection as smoothing
 
     codes = np.array([[0, 1], [1, 0], [0, 1]])
     class_index = np.array([0, 0, 0])
