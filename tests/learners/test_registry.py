@@ -59,7 +59,7 @@ def test_unknown_names_and_bad_entries_are_refused_clearly():
     with pytest.raises(ValueError, match="already registered"):
         register_learner(Learner("naive-bayes", "another", "univariate", learner.fit))
     with pytest.raises(ValueError, match="reads must be one of"):
-        Learner("x", "x", "rows", learner.fit)
+        Learner("x", "x", "columns", learner.fit)
     with pytest.raises(ValueError, match="second pass needs its structure"):
         Learner("x", "x", "pairs, then families", learner.fit)
     with pytest.raises(ValueError, match="chooses alpha from the rows only"):

@@ -10,35 +10,22 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import classification_rate
 from ..kernels.family_counts import family_counts
 from ..learners.registry import Counts, LearnerSpec, get_learner
-from ..learners.step_selection import steps_by_cross_validation
+from ..learners.structure_search import Rows, SearchResult, searched_structure
 from ..models.bayes_net import BayesNetModel
-from ..models.conditional_likelihood import fit_conditional_likelihood
 from ..models.gaussian_forest import GaussianForestModel
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.pair_statistics import PairStatistics
-from ..structure.bayes_net_search import (
-    Scorer,
-    greedy_search,
-    order_search,
-    record_edge_gain,
-    superparent_search,
-)
 from ..structure.chow_liu import (
     PENALTIES,
     chow_liu_forest,
     forest_parents,
 )
-from ..structure.orderings import ORDERINGS
-from ..structure.search_state import NodeScores
 from ..validation import (
     check_bool_param,
     check_random_state_param,
-    integer_seed,
     is_count,
-    numpy_generator,
 )
 from ._base import DiscreteForestClassifierBase, ForestModel
 from ._incremental import IncrementalFitMixin
@@ -364,44 +351,34 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         if codes is not None and sample_weight is None:
             weights = np.ones(len(codes))
         searched = self.__dict__.pop("_auto_structure", None)  # alpha="auto": at alpha 1
-        if searched is None:
-            self.n_score_evaluations_ = 0
-            self.n_rows_scored_ = 0
-        self.cl_iterations_ = 0
-        start = time.perf_counter()
         learner = self._count_learner()
         if learner is not None:
+            self.n_score_evaluations_ = self.n_rows_scored_ = self.cl_iterations_ = 0
+            start = time.perf_counter()
             model = self._fit_from_counts(learner, codes, class_index, sample_weight)
             self.structure_seconds_ = time.perf_counter() - start
             return model
-        parents: list[tuple[int, ...]]
-        if self.k == 0:
-            parents = [()] * len(self.n_categories_)
-        elif self.structure == "cmi":  # (CL parameters) the learner's structure
-            stats = self._pair_statistics(codes, class_index, sample_weight)
-            self.edge_weights_ = stats.conditional_mutual_information()
-            parents = self._structure_of(self._structure_spec(), stats)
-        elif searched is not None:
-            parents, seconds = searched
-            start -= seconds
-        else:
-            parents = self._discriminative_parents(codes, class_index, weights, n_classes)
-        self.structure_seconds_ = time.perf_counter() - start
-        self._set_parents(parents, n_classes)
         if codes is None or class_index is None or weights is None:
             raise ValueError(f"{type(self).__name__}: these parameters need the rows.")
-        smoothing = {"alpha": self._alpha, "epsilon": self._epsilon}
-        data = (codes, class_index, weights, n_classes, self.n_categories_, parents)
-        if self.parameters == "ml":
-            return BayesNetModel.maximum_likelihood(*data, **smoothing)
-        model, self.cl_iterations_ = fit_conditional_likelihood(
-            *data,
-            **smoothing,
-            max_iter=self.cl_max_iter,
-            random_state=numpy_generator(self.random_state),
-        )
-        self.class_log_prior_ = model.class_log_prior
-        return model
+        rows = Rows(codes, class_index, weights, n_classes, self.n_categories_)
+        spec = self._search_spec(self._alpha, searched)
+        return self._assign(get_learner("tan-search").fit(rows, spec))
+
+    def _search_spec(self, alpha: Any, searched: SearchResult | None = None) -> LearnerSpec:
+        """The specification of the row learner ``"tan-search"`` (``searched``: a
+        structure found before, kept)."""
+        options = {
+            **self._learner_options(),
+            "structure": self.structure,
+            "structure_score": self.structure_score,
+            "early_abandon": self.early_abandon,
+            "structure_folds": self.structure_folds,
+            "parameters": self.parameters,
+            "cl_max_iter": self.cl_max_iter,
+            "random_state": self.random_state,
+            "searched": searched,
+        }
+        return LearnerSpec("tan-search", alpha, self._epsilon, self.prior, options)
 
     def _structure_spec(self) -> LearnerSpec:
         """The specification of the count learner whose structure these parameters use
@@ -415,15 +392,6 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         structure = get_learner(spec.learner).structure
         assert structure is not None
         return structure(stats, spec)
-
-    def _set_parents(self, parents: list[tuple[int, ...]], n_classes: int) -> None:
-        """The structure attributes of a network found from the rows."""
-        self.attribute_parents_ = [tuple(p) for p in parents]
-        edges = sorted({(min(p, j), max(p, j)) for j, pa in enumerate(parents) for p in pa})
-        self.edges_ = [list(edges) for _ in range(n_classes)]
-        if self.k <= 1:
-            row = np.array([pa[0] if pa else -1 for pa in parents], dtype=np.intp)
-            self.parents_ = np.tile(row, (n_classes, 1))
 
     def _fit_from_counts(self, learner: str, codes, class_index, sample_weight) -> ForestModel:
         """Naive Bayes, TAN-CMI or kDB by their learner: the pair statistics (kDB: then
@@ -484,15 +452,14 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         if not self._alpha_from_counts():
             self._cv_data = (codes, class_index.astype(np.intp), weights)
             if self.k > 0 and self.structure != "cmi":
-                chosen, self._alpha = self._alpha, STRUCTURE_ALPHA
-                self.n_score_evaluations_ = self.n_rows_scored_ = 0
                 weights_ = np.ones(len(codes)) if weights is None else weights
-                start = time.perf_counter()
-                self._fixed_parents = self._discriminative_parents(
-                    codes, class_index.astype(np.intp), weights_, len(self.classes_)
-                )
-                self._auto_structure = (self._fixed_parents, time.perf_counter() - start)
-                self._alpha = chosen
+                rows = Rows(
+                    codes, class_index.astype(np.intp), weights_, len(self.classes_),
+                    self.n_categories_,
+                )  # fmt: skip
+                found = searched_structure(rows, self._search_spec(STRUCTURE_ALPHA))
+                self._fixed_parents = found.parents
+                self._auto_structure = found
         try:
             return super()._alpha_by_cv(codes, class_index, weights, grid)
         finally:
@@ -532,121 +499,3 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             return fit
 
         return model_for
-
-    def _discriminative_parents(self, codes, class_index, weights, n_classes):
-        if self.structure_folds is None:
-            return self._searched_parents(codes, class_index, weights, n_classes)
-
-        def search(codes_, class_index_, weights_):
-            steps: list[list[tuple[int, ...]]] = []
-            self._searched_parents(codes_, class_index_, weights_, n_classes, steps)
-            return steps
-
-        n_steps, self.structure_cv_rates_ = steps_by_cross_validation(
-            search,
-            codes,
-            class_index,
-            weights,
-            n_classes,
-            self.n_categories_,
-            self.structure_folds,
-            self._alpha,
-            self._epsilon,
-            integer_seed(self.random_state),
-        )
-        steps: list[list[tuple[int, ...]]] = []  # the search on every row, then its prefix
-        self._searched_parents(codes, class_index, weights, n_classes, steps)
-        self.n_search_steps_ = len(steps)
-        self.n_structure_steps_ = min(n_steps, len(steps))
-        if self.n_structure_steps_ == 0:
-            parents = [()] * codes.shape[1]
-        else:
-            parents = steps[self.n_structure_steps_ - 1]
-        kept = np.zeros_like(self.edge_weights_, dtype=bool)
-        for j, pa in enumerate(parents):
-            kept[j, list(pa)] = kept[list(pa), j] = True
-        self.edge_weights_ = np.where(kept, self.edge_weights_, 0.0)
-        return parents
-
-    def _searched_parents(self, codes, class_index, weights, n_classes, steps=None):
-        """The search of ``structure`` on these rows (``steps``, when given, receives
-        the parents after each accepted step); sets ``order_``, ``edge_weights_`` and
-        adds to the counts of score evaluations."""
-        pair_stats = PairStatistics.from_codes(
-            codes, class_index, self.n_categories_, n_classes, weights
-        )
-        state = NodeScores.naive_bayes(
-            codes,
-            class_index,
-            weights,
-            n_classes,
-            self.n_categories_,
-            self._alpha,
-            self._epsilon,
-            pair_stats,
-        )
-        scorer = Scorer(class_index, weights, self.structure_score, self.early_abandon)
-        structure = self.structure
-        gains: dict[tuple[int, int], float] = {}
-        if structure == "cr":
-            parents = greedy_search(state, self.k, scorer, gains=gains, steps=steps)
-        elif structure == "superparent":
-            parents = superparent_search(state, self.k, scorer, gains=gains, steps=steps)
-        else:
-            ordering = structure.split("-")[0]
-            if ordering == "ro":
-                rng = numpy_generator(self.random_state)
-                order = [int(v) for v in rng.permutation(codes.shape[1])]
-            else:
-                order = ORDERINGS[ordering](
-                    codes, class_index, weights, n_classes, self.n_categories_, pair_stats
-                )
-            self.order_ = order
-            if structure == "omi-crcl":
-                parents = self._order_search_cl(
-                    order, codes, class_index, weights, n_classes, gains
-                )
-            else:
-                parents = order_search(state, self.k, order, scorer, gains=gains, steps=steps)
-        self.n_score_evaluations_ += scorer.n_evaluations
-        self.n_rows_scored_ += scorer.n_rows_scored
-        d = codes.shape[1]
-        self.edge_weights_ = np.zeros((d, d))
-        for (i, j), gain in gains.items():
-            self.edge_weights_[i, j] = self.edge_weights_[j, i] = gain
-        return parents
-
-    def _order_search_cl(self, order, codes, class_index, weights, n_classes, gains):
-        """OMI-CRCL: parent selection along the order, each candidate structure scored by
-        the training CR of CL-trained parameters (20 conjugate-gradient iterations, no
-        cross tuning: the paper notes it is feasible on small sets only)."""
-        import itertools
-
-        def rate(parents):
-            data = (codes, class_index, weights, n_classes, self.n_categories_, parents)
-            model, _ = fit_conditional_likelihood(
-                *data, alpha=self._alpha, epsilon=self._epsilon, max_iter=20, holdout=0.0
-            )
-            joint = model.joint_log_likelihood(codes)
-            self.n_score_evaluations_ += 1
-            self.n_rows_scored_ += len(codes)
-            return classification_rate(joint, class_index, weights)
-
-        parents: list[tuple[int, ...]] = [()] * codes.shape[1]
-        current = rate(parents)
-        for position in range(1, len(order)):
-            node = order[position]
-            best, move = current, None
-            for candidate in itertools.combinations(
-                sorted(order[:position]), min(self.k, position)
-            ):
-                trial = list(parents)
-                trial[node] = candidate
-                value = rate(trial)
-                if value > best:
-                    best, move = value, candidate
-            if move is not None:
-                record_edge_gain(gains, move, node, best - current)
-                parents[node] = move
-                current = best
-        return parents

@@ -10,7 +10,7 @@ holds boosting's weak learners and line search, and
 chosen by cross-validation (``docs/design/architecture.md``).
 """
 
-from . import discriminative_tree, generative  # noqa: F401  (they register their learners)
+from . import discriminative_tree, generative, structure_search  # noqa: F401  (they register)
 from .registry import LEARNERS, Counts, FittedModel, Learner, LearnerSpec, get_learner
 
 __all__ = ["LEARNERS", "Counts", "FittedModel", "Learner", "LearnerSpec", "get_learner"]

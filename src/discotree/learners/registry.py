@@ -53,9 +53,10 @@ __all__ = [
     "register_learner",
 ]
 
-#: What a learner reads: the univariate tables, the pair tables, or the pair tables then
-#: (in a second pass) the family tables of the parents its ``structure`` chose.
-READS = ("univariate", "pairs", "pairs, then families")
+#: What a learner reads: the univariate tables, the pair tables, the pair tables then
+#: (in a second pass) the family tables of the parents its ``structure`` chose, or the
+#: rows themselves (:class:`~discotree.learners.structure_search.Rows`).
+READS = ("univariate", "pairs", "pairs, then families", "rows")
 
 
 @dataclass(frozen=True)
@@ -154,9 +155,10 @@ class Learner:
     name : str
     summary : str
         One sentence: the model and the paper that defines it.
-    reads : {"univariate", "pairs", "pairs, then families"}
-        The statistics ``fit`` needs.
-    fit : callable (Counts, LearnerSpec) -> FittedModel
+    reads : {"univariate", "pairs", "pairs, then families", "rows"}
+        The statistics ``fit`` needs (``"rows"``: the encoded rows, for the learners
+        that search or train on them; no ``partial_fit`` or Dask).
+    fit : callable (Counts or Rows, LearnerSpec) -> FittedModel
     structure : callable (PairStatistics, LearnerSpec) -> list of tuple, optional
         The attribute parents chosen from the pair tables (for the second pass of
         ``"pairs, then families"``, and for the alpha cross-validation).
@@ -176,7 +178,7 @@ class Learner:
     name: str
     summary: str
     reads: str
-    fit: Callable[[Counts, LearnerSpec], FittedModel]
+    fit: Callable[[Any, LearnerSpec], FittedModel]
     structure: Callable[[PairStatistics, LearnerSpec], list[tuple[int, ...]]] | None = None
     models_by_alpha: Callable[..., Callable[[float], Any]] | None = None
     partial_fit: bool = True

@@ -1,0 +1,329 @@
+"""The learner of class-rooted networks whose structure is searched on the training
+rows (Pernkopf & Bilmes 2010, Section 4.4; registered as ``"tan-search"``, it reads the
+rows): greedy hill climbing on the classification rate or the conditional likelihood
+(``"cr"``), SuperParent (``"superparent"``, Keogh & Pazzani 1999), and the order-based
+searches after the OMI/MMI/OMISP/OCR or a random ordering (``"omi-cr"``, ...,
+``"ro-cr"``; ``"omi-crcl"`` scores CL-trained candidates), with ML or CL parameters
+(Section 4.2). The CMI structures of ``k`` >= 1 and naive Bayes are also fitted here
+when their parameters are CL-trained (the structure from the count learners').
+
+Options of the :class:`~discotree.learners.registry.LearnerSpec`: ``k``, ``structure``,
+``structure_score`` ("cr" or "cll"), ``early_abandon``, ``structure_folds`` (the
+number of search steps kept by cross-validation, :mod:`~discotree.learners.step_selection`),
+``parameters`` ("ml" or "cl"), ``cl_max_iter``, ``random_state``, ``n_edges`` (for the
+CMI structures) and ``searched`` (a :class:`SearchResult` found before, e.g. once on
+every row for ``alpha="auto"``: the search is then not run again).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..fitting import classification_rate
+from ..models.bayes_net import BayesNetModel
+from ..models.conditional_likelihood import fit_conditional_likelihood
+from ..stats.pair_statistics import PairStatistics
+from ..structure.bayes_net_search import (
+    Scorer,
+    greedy_search,
+    order_search,
+    record_edge_gain,
+    superparent_search,
+)
+from ..structure.orderings import ORDERINGS
+from ..structure.search_state import NodeScores
+from ..validation import integer_seed, numpy_generator
+from .registry import FittedModel, Learner, LearnerSpec, get_learner, register_learner
+from .step_selection import steps_by_cross_validation
+
+__all__ = ["Rows", "SearchResult", "fit_searched_network", "search_parents", "searched_structure"]
+
+Parents = list[tuple[int, ...]]
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The encoded training rows a row learner reads.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples, n_features)
+        Category codes, -1 missing.
+    class_index : ndarray of shape (n_samples,)
+    weights : ndarray of shape (n_samples,)
+    n_classes : int
+    n_categories : ndarray of shape (n_features,)
+    """
+
+    codes: NDArray[np.integer]
+    class_index: NDArray[np.intp]
+    weights: NDArray[np.float64]
+    n_classes: int
+    n_categories: NDArray[np.intp]
+
+
+@dataclass
+class SearchResult:
+    """A structure search's outcome: the attribute parents, the gain of each edge
+    (``edge_weights``), the ordering it followed (order-based searches), its cost, and
+    with ``structure_folds`` the steps kept and the held-out rates."""
+
+    parents: Parents
+    edge_weights: NDArray[np.float64]
+    order: list[int] | None = None
+    n_evaluations: int = 0
+    n_rows_scored: int = 0
+    seconds: float = 0.0
+    n_search_steps: int | None = None
+    n_structure_steps: int | None = None
+    cv_rates: NDArray[np.float64] | None = None
+    steps: list[Parents] = field(default_factory=list)
+
+    def attributes(self) -> dict[str, Any]:
+        """The fitted attributes of the estimator this search gives."""
+        out: dict[str, Any] = {
+            "edge_weights_": self.edge_weights,
+            "n_score_evaluations_": self.n_evaluations,
+            "n_rows_scored_": self.n_rows_scored,
+        }
+        if self.order is not None:
+            out["order_"] = self.order
+        if self.cv_rates is not None:
+            out["structure_cv_rates_"] = self.cv_rates
+            out["n_search_steps_"] = self.n_search_steps
+            out["n_structure_steps_"] = self.n_structure_steps
+        return out
+
+
+def _rate_of_cl_parameters(rows: Rows, spec: LearnerSpec, counter: list[int]):
+    """The training classification rate of CL-trained parameters of a structure (20
+    conjugate-gradient iterations, no cross tuning), counting the evaluations."""
+
+    def rate(parents: Parents) -> float:
+        data = (rows.codes, rows.class_index, rows.weights, rows.n_classes, rows.n_categories)
+        model, _ = fit_conditional_likelihood(
+            *data,
+            list(parents),
+            alpha=float(spec.alpha),
+            epsilon=spec.epsilon,
+            max_iter=20,
+            holdout=0.0,
+        )
+        joint = model.joint_log_likelihood(rows.codes)
+        counter[0] += 1
+        counter[1] += len(rows.codes)
+        return classification_rate(joint, rows.class_index, rows.weights)
+
+    return rate
+
+
+def _order_search_cl(rows: Rows, spec: LearnerSpec, order: list[int], gains, counter):
+    """OMI-CRCL: parent selection along the order, each candidate structure scored by
+    the training CR of CL-trained parameters (the paper notes it is feasible on small
+    sets only)."""
+    rate = _rate_of_cl_parameters(rows, spec, counter)
+    k = int(spec.option("k", 1))
+    parents: Parents = [()] * rows.codes.shape[1]
+    current = rate(parents)
+    for position in range(1, len(order)):
+        node = order[position]
+        best, move = current, None
+        for candidate in itertools.combinations(sorted(order[:position]), min(k, position)):
+            trial = list(parents)
+            trial[node] = candidate
+            value = rate(trial)
+            if value > best:
+                best, move = value, candidate
+        if move is not None:
+            record_edge_gain(gains, move, node, best - current)
+            parents[node] = move
+            current = best
+    return parents
+
+
+def search_parents(
+    rows: Rows, spec: LearnerSpec, steps: list[Parents] | None = None
+) -> SearchResult:
+    """One search of ``structure`` on these rows (``steps``, when given, receives the
+    parents after each accepted step)."""
+    pair_stats = PairStatistics.from_codes(
+        rows.codes, rows.class_index, rows.n_categories, rows.n_classes, rows.weights
+    )
+    state = NodeScores.naive_bayes(
+        rows.codes,
+        rows.class_index,
+        rows.weights,
+        rows.n_classes,
+        rows.n_categories,
+        float(spec.alpha),
+        spec.epsilon,
+        pair_stats,
+    )
+    scorer = Scorer(
+        rows.class_index,
+        rows.weights,
+        spec.option("structure_score", "cr"),
+        bool(spec.option("early_abandon", True)),
+    )
+    structure, k = spec.option("structure"), int(spec.option("k", 1))
+    gains: dict[tuple[int, int], float] = {}
+    counter = [0, 0]  # OMI-CRCL's evaluations
+    order = None
+    if structure == "cr":
+        parents = greedy_search(state, k, scorer, gains=gains, steps=steps)
+    elif structure == "superparent":
+        parents = superparent_search(state, k, scorer, gains=gains, steps=steps)
+    else:
+        ordering = structure.split("-")[0]
+        if ordering == "ro":
+            rng = numpy_generator(spec.option("random_state"))
+            order = [int(v) for v in rng.permutation(rows.codes.shape[1])]
+        else:
+            order = ORDERINGS[ordering](
+                rows.codes,
+                rows.class_index,
+                rows.weights,
+                rows.n_classes,
+                rows.n_categories,
+                pair_stats,
+            )
+        if structure == "omi-crcl":
+            parents = _order_search_cl(rows, spec, order, gains, counter)
+        else:
+            parents = order_search(state, k, order, scorer, gains=gains, steps=steps)
+    d = rows.codes.shape[1]
+    edge_weights = np.zeros((d, d))
+    for (i, j), gain in gains.items():
+        edge_weights[i, j] = edge_weights[j, i] = gain
+    return SearchResult(
+        parents,
+        edge_weights,
+        order,
+        scorer.n_evaluations + counter[0],
+        scorer.n_rows_scored + counter[1],
+    )
+
+
+def searched_structure(rows: Rows, spec: LearnerSpec) -> SearchResult:
+    """The search on every row; with ``structure_folds``, cut to the number of its steps
+    of best held-out classification rate (Pernkopf & Bilmes 2010, Section 6.5.2), the
+    folds' searches counted in its cost. Timed (``seconds``)."""
+    start = time.perf_counter()
+    folds = spec.option("structure_folds")
+    if folds is None:
+        result = search_parents(rows, spec)
+        result.seconds = time.perf_counter() - start
+        return result
+    evaluations = [0, 0]
+
+    def search(codes, class_index, weights):
+        steps: list[Parents] = []
+        part = Rows(codes, class_index, weights, rows.n_classes, rows.n_categories)
+        found = search_parents(part, spec, steps)
+        evaluations[0] += found.n_evaluations
+        evaluations[1] += found.n_rows_scored
+        return steps
+
+    n_steps, rates = steps_by_cross_validation(
+        search,
+        rows.codes,
+        rows.class_index,
+        rows.weights,
+        rows.n_classes,
+        rows.n_categories,
+        folds,
+        float(spec.alpha),
+        spec.epsilon,
+        integer_seed(spec.option("random_state")),
+    )
+    steps: list[Parents] = []  # the search on every row, then its prefix
+    result = search_parents(rows, spec, steps)
+    result.n_evaluations += evaluations[0]
+    result.n_rows_scored += evaluations[1]
+    result.n_search_steps = len(steps)
+    result.n_structure_steps = min(n_steps, len(steps))
+    result.cv_rates = rates
+    if result.n_structure_steps == 0:
+        result.parents = [()] * rows.codes.shape[1]
+    else:
+        result.parents = steps[result.n_structure_steps - 1]
+    kept = np.zeros_like(result.edge_weights, dtype=bool)
+    for j, pa in enumerate(result.parents):
+        kept[j, list(pa)] = kept[list(pa), j] = True
+    result.edge_weights = np.where(kept, result.edge_weights, 0.0)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _count_structure(rows: Rows, spec: LearnerSpec) -> SearchResult:
+    """The structure of naive Bayes (k = 0) or of the CMI learners (its conditional
+    informations as edge weights), from the rows' pair statistics."""
+    start = time.perf_counter()
+    k, d = int(spec.option("k", 1)), rows.codes.shape[1]
+    if k == 0:
+        return SearchResult([()] * d, np.zeros((d, d)), seconds=time.perf_counter() - start)
+    stats = PairStatistics.from_codes(
+        rows.codes, rows.class_index, rows.n_categories, rows.n_classes, rows.weights
+    )
+    name = "tan-cmi" if k == 1 else "kdb"
+    structure = get_learner(name).structure
+    assert structure is not None
+    parents = structure(stats, spec)
+    weights = stats.conditional_mutual_information()
+    return SearchResult(parents, weights, seconds=time.perf_counter() - start)
+
+
+def fit_searched_network(rows: Rows, spec: LearnerSpec) -> FittedModel:
+    """The structure (searched, or given as ``searched``; the count learners' for
+    ``structure="cmi"`` and k = 0) and its ML or CL parameters from the rows."""
+    k = int(spec.option("k", 1))
+    if k == 0 or spec.option("structure") == "cmi":
+        found = _count_structure(rows, spec)
+    else:
+        found = spec.option("searched") or searched_structure(rows, spec)
+    parents = [tuple(p) for p in found.parents]
+    edges = sorted({(min(p, j), max(p, j)) for j, pa in enumerate(parents) for p in pa})
+    attributes = found.attributes()
+    attributes.update(
+        attribute_parents_=parents,
+        edges_=[list(edges) for _ in range(rows.n_classes)],
+        structure_seconds_=found.seconds,
+        cl_iterations_=0,
+    )
+    if k <= 1:
+        row = np.array([pa[0] if pa else -1 for pa in parents], dtype=np.intp)
+        attributes["parents_"] = np.tile(row, (rows.n_classes, 1))
+    data = (rows.codes, rows.class_index, rows.weights, rows.n_classes, rows.n_categories)
+    alpha, epsilon = float(spec.alpha), spec.epsilon
+    if spec.option("parameters", "ml") == "ml":
+        model = BayesNetModel.maximum_likelihood(*data, parents, alpha=alpha, epsilon=epsilon)
+        return FittedModel(model, attributes)
+    model, attributes["cl_iterations_"] = fit_conditional_likelihood(
+        *data,
+        parents,
+        alpha=alpha,
+        epsilon=epsilon,
+        max_iter=int(spec.option("cl_max_iter", 200)),
+        random_state=numpy_generator(spec.option("random_state")),
+    )
+    attributes["class_log_prior_"] = model.class_log_prior
+    return FittedModel(model, attributes)
+
+
+register_learner(
+    Learner(
+        "tan-search",
+        "A class-rooted network whose structure is searched on the rows, with ML or CL "
+        "parameters (Pernkopf & Bilmes 2010, Section 4).",
+        "rows",
+        fit_searched_network,
+        partial_fit=False,
+        dask=False,
+    )
+)
