@@ -11,11 +11,13 @@ from .information import (
     kl_divergence,
     mutual_information,
 )
-from .pair_statistics import PairStatistics, category_index_map, class_univariate_counts
+from .pair_statistics import PairStatistics as PairStatistics  # (old imports, pickles)
+from .pair_statistics import category_index_map, class_univariate_counts
 
+# (PairStatistics, imported above for old imports and pickles, is documented in its
+# own module, stats.pair_statistics, and not listed here)
 __all__ = [
     "PRIORS",
-    "PairStatistics",
     "category_index_map",
     "cell_pseudo_count",
     "check_smoothing",
