@@ -112,10 +112,12 @@ def _public_names(module: str) -> set[str]:
         if isinstance(node, ast.FunctionDef | ast.ClassDef) and not node.name.startswith("_")
     }
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.List | ast.Tuple)
+            and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
         ):
-            names |= {e.value for e in node.value.elts if isinstance(e, ast.Constant)}  # type: ignore[attr-defined]
+            names |= {e.value for e in node.value.elts if isinstance(e, ast.Constant)}
     dotted = "discotree." + module.removesuffix(".py").replace("/", ".")
     return names | {dotted} | ({VIA[module]} if module in VIA else set())
 

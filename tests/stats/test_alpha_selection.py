@@ -506,3 +506,19 @@ def test_a_hash_collision_is_detected_and_not_grouped():
     assert smoothing._row_groups(codes, same_hash, class_index) is None
     first, inverse = smoothing._row_groups(codes, smoothing.row_hashes(codes), class_index)
     assert len(first) == 2 and inverse[0] == inverse[2] != inverse[1]
+
+
+def test_the_old_module_names_still_import():
+    """stats.smoothing (now stats.alpha_selection) and stats.discrete (split by what it
+    held) re-export their names, so old imports and pickles keep working."""
+    import discotree.stats.discrete as old_discrete
+    import discotree.stats.smoothing as old_smoothing
+    from discotree.stats import alpha_selection, dirichlet, information, pair_statistics
+
+    assert old_smoothing.__all__ == alpha_selection.__all__
+    assert all(
+        getattr(old_smoothing, n) is getattr(alpha_selection, n) for n in old_smoothing.__all__
+    )
+    assert old_discrete.PairStatistics is pair_statistics.PairStatistics
+    assert old_discrete.smoothed_conditional is dirichlet.smoothed_conditional
+    assert old_discrete.j_divergence is information.j_divergence
