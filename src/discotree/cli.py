@@ -509,7 +509,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="reproduce a paper's experiment",
         description="Run a reproduction; results (JSON, markdown, figures) go "
         "to OUT/<experiment>/, and finished folds are cached "
-        "there so an interrupted run resumes.",
+        "there so an interrupted run resumes. A fold is reused (from that cache, or "
+        "from the committed results.json) only under the same fingerprint: the same "
+        "datasets, protocols, models and settings and the same code (a hash of the "
+        "discotree package and of the reproductions' package), so a rerun after any "
+        "change of the code refits every fold instead of re-rendering old ones.",
     )
     p.add_argument("experiment", nargs="?", help="experiment name (see --list)")
     p.add_argument("--list", action="store_true", help="list the experiments")

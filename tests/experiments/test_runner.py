@@ -147,6 +147,34 @@ def test_a_report_of_another_configuration_is_not_reused(tmp_path):
     assert _n_fits(log) == 10  # every fold fitted again
 
 
+def test_a_change_of_the_code_refits_instead_of_reusing_the_report(tmp_path, monkeypatch):
+    """The fingerprint holds a hash of the code (issue 33): after a change of the
+    package, the committed report's folds are fitted again, not re-rendered."""
+    from discotree.experiments import runner
+
+    log = tmp_path / "fits.log"
+    out = tmp_path / "out"
+    run_experiment(_experiment(log), out, progress=False)
+    shutil.rmtree(out / "cache")
+    run_experiment(_experiment(log), out, progress=False)
+    assert _n_fits(log) == 5  # the same code: every fold reused from the report
+    shutil.rmtree(out / "cache")
+    monkeypatch.setattr(runner, "code_hash", lambda defined_by=None: "another-code")
+    run_experiment(_experiment(log), out, progress=False)
+    assert _n_fits(log) == 10  # every fold fitted again
+
+
+def test_the_code_hash_covers_the_package_that_defines_an_experiment(monkeypatch):
+    from discotree.experiments import runner
+
+    seen = []
+    monkeypatch.setattr(runner, "_package_hash", lambda package: seen.append(package) or package)
+    runner.code_hash()
+    runner.code_hash(pd.DataFrame)  # an experiment defined in another package
+    assert seen == ["discotree", "discotree", "pandas"]
+    assert runner.code_hash() != runner.code_hash(pd.DataFrame)
+
+
 def test_records_read_from_another_reproduction_or_a_bad_report_are_not_reused(tmp_path):
     log = tmp_path / "fits.log"
     out = tmp_path / "out"

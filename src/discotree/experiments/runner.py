@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib
 import json
 import logging
 import os
@@ -23,7 +25,14 @@ from .metrics import accuracy, balanced_error_rate
 from .protocols import Fold
 from .report import fit_provenance
 
-__all__ = ["DatasetSpec", "Experiment", "committed_records", "reproduction", "run_experiment"]
+__all__ = [
+    "DatasetSpec",
+    "Experiment",
+    "code_hash",
+    "committed_records",
+    "reproduction",
+    "run_experiment",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -72,9 +81,13 @@ class Experiment:
     train_metrics: bool = False
 
     def fingerprint(self) -> str:
-        """A short hash of what determines the results (names, protocols, settings)."""
+        """A short hash of what determines the results: the names, protocols, settings
+        and models, and the code that fits them (:func:`code_hash` of discotree and of
+        the package that defines the experiment), so that a committed or cached fold
+        is reused only by the code that fitted it."""
         text = json.dumps(
             {
+                "code": code_hash(self.report),
                 "version": self.version,
                 "settings": self.settings,
                 **({"train_metrics": True} if self.train_metrics else {}),
@@ -85,6 +98,39 @@ class Experiment:
             default=str,
         )
         return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+@functools.lru_cache(maxsize=8)
+def _package_hash(package: str) -> str:
+    """sha256 of the package's Python files (relative path and contents, sorted)."""
+    module = importlib.import_module(package)
+    root = Path(module.__file__ or "").parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def code_hash(defined_by: Any = None) -> str:
+    """A short hash of the code that fits and reports an experiment: every Python file
+    of the installed discotree package and, when ``defined_by`` (a function or class
+    of the experiment) belongs to another top-level package (the reproductions), of
+    that package too. Any change of that code changes it, so the fingerprint of every
+    experiment changes and ``discotree reproduce`` refits instead of re-rendering.
+
+    Examples
+    --------
+    >>> len(code_hash())
+    12
+    """
+    packages = ["discotree"]
+    module = getattr(defined_by, "__module__", None) or ""
+    top = module.split(".")[0]
+    if top and top not in packages and top != "__main__":
+        packages.append(top)
+    digest = hashlib.sha256("".join(_package_hash(p) for p in packages).encode())
+    return digest.hexdigest()[:12]
 
 
 def _evaluate(
