@@ -176,3 +176,31 @@ def test_class_totals_are_the_weight_of_each_class(rng):
     np.testing.assert_allclose(class_totals(index, weights, 5), expected, rtol=1e-12)
     assert class_totals(index, None, 5).tolist() == [float((index == c).sum()) for c in range(5)]
     assert class_totals(index, None, 5).dtype == np.float64
+
+
+def test_configuration_histograms_equal_dictionary_counts(rng):
+    """The sparse configuration histograms of the orderings, set entropies and MDL,
+    against plain dictionaries (dense and sparse id ranges, weights)."""
+    from discotree.kernels.counts import (
+        class_configuration_counts,
+        configuration_masses,
+        present_configurations,
+    )
+
+    for high in (20, 10**9):  # a small id range (dense) and a large one (sparse)
+        ids = rng.integers(0, high, 300)
+        weights = rng.random(300)
+        expected: dict[int, float] = {}
+        for i, w in zip(ids.tolist(), weights, strict=True):
+            expected[i] = expected.get(i, 0.0) + w
+        cells, masses = present_configurations(ids, weights)
+        assert cells.tolist() == sorted(expected)
+        np.testing.assert_allclose(masses, [expected[c] for c in sorted(expected)], rtol=1e-12)
+        nonzero = configuration_masses(ids, weights)
+        np.testing.assert_allclose(np.sort(nonzero[nonzero > 0]), np.sort(masses), rtol=1e-12)
+    classes = rng.integers(0, 3, 300)
+    values, table, inverse = class_configuration_counts(ids % 7, classes, weights, 3)
+    for k, v in enumerate(values.tolist()):
+        for c in range(3):
+            assert table[k, c] == pytest.approx(weights[(ids % 7 == v) & (classes == c)].sum())
+    assert (values[inverse] == ids % 7).all()

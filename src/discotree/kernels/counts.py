@@ -16,6 +16,8 @@ BLAS performs at near peak speed.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 from numpy.typing import NDArray
@@ -24,11 +26,14 @@ from ..threads import available_cores, in_chunks, single_threaded_blas
 from .encode import count_negatives
 
 __all__ = [
+    "class_configuration_counts",
     "class_totals",
+    "configuration_masses",
     "fill_reduced_one_hot",
     "pairwise_counts",
     "pairwise_counts_bytes",
     "pairwise_moments",
+    "present_configurations",
     "reconstruct_tables",
     "univariate_counts",
 ]
@@ -158,6 +163,68 @@ def class_totals(
     array([1. , 0. , 2.5])
     """
     return np.bincount(class_index, weights, n_classes).astype(np.float64, copy=False)
+
+
+def configuration_masses(
+    ids: NDArray[np.integer], weights: NDArray[np.floating] | None, size: int | None = None
+) -> NDArray[np.float64]:
+    """The weight of each configuration of a set of variables, given as integer ids
+    (sparse histograms of the configurations present, Pernkopf & Bilmes 2010, Section
+    5.1): ``size`` cells when given; else dense when the ids are small (below 4 times
+    their number), else one cell per distinct id present, in increasing order.
+
+    Examples
+    --------
+    >>> configuration_masses(np.array([0, 2, 2]), np.array([1.0, 0.5, 2.0]))
+    array([1. , 0. , 2.5])
+    >>> configuration_masses(np.array([7, 10**9]), None)
+    array([1., 1.])
+    """
+    ids = np.asarray(ids)
+    if size is not None:
+        return np.bincount(ids, weights, size).astype(np.float64, copy=False)
+    if len(ids) == 0:
+        return np.zeros(0)
+    if int(ids.max()) < 4 * len(ids):
+        return np.bincount(ids, weights).astype(np.float64, copy=False)
+    inverse = np.unique(ids, return_inverse=True)[1].reshape(-1)
+    return np.bincount(inverse, weights).astype(np.float64, copy=False)
+
+
+def present_configurations(
+    ids: NDArray[np.integer], weights: NDArray[np.floating] | None
+) -> tuple[NDArray[np.integer], NDArray[np.float64]]:
+    """The distinct configuration ids present (sorted) and the weight of each.
+
+    Examples
+    --------
+    >>> present_configurations(np.array([5, 9, 5]), None)
+    (array([5, 9]), array([2., 1.]))
+    """
+    cells, inverse = np.unique(np.asarray(ids), return_inverse=True)
+    masses = np.bincount(inverse.reshape(-1), weights, len(cells)).astype(np.float64, copy=False)
+    return cells, masses
+
+
+def class_configuration_counts(
+    ids: NDArray[Any], class_index: NDArray[np.intp], weights: NDArray[np.floating], n_classes: int
+) -> tuple[NDArray[Any], NDArray[np.float64], NDArray[np.intp]]:
+    """The distinct values of ``ids`` (sorted), the (distinct, n_classes) table of the
+    weight of each class there, and each row's index into them.
+
+    Examples
+    --------
+    >>> values, table, _ = class_configuration_counts(
+    ...     np.array([3.0, 1.0, 3.0]), np.array([0, 1, 1]), np.ones(3), 2)
+    >>> values, table
+    (array([1., 3.]), array([[0., 1.],
+           [1., 1.]]))
+    """
+    values, inverse = np.unique(np.asarray(ids), return_inverse=True)
+    inverse = inverse.reshape(-1)
+    table = np.zeros((len(values), n_classes))
+    np.add.at(table, (inverse, class_index), weights)
+    return values, table, inverse
 
 
 def univariate_counts(

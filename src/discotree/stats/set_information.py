@@ -29,6 +29,8 @@ from collections import OrderedDict
 import numpy as np
 from numpy.typing import NDArray
 
+from ..kernels.counts import configuration_masses
+
 __all__ = ["DiscreteSetEntropy", "GaussianSetEntropy", "set_information"]
 
 _LOG_2PI_E = float(np.log(2 * np.pi * np.e))
@@ -124,7 +126,7 @@ class DiscreteSetEntropy:
     def _entropy_of(
         self, ids: NDArray[np.integer], size: int, weights: NDArray[np.float64] | None = None
     ) -> float:
-        mass = np.bincount(ids, self.weights if weights is None else weights, size)
+        mass = configuration_masses(ids, self.weights if weights is None else weights, size)
         mass = mass[mass > 0]
         total = mass.sum()
         if total <= 0:  # no row observed: nothing is uncertain

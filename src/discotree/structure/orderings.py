@@ -29,15 +29,17 @@ from numpy.typing import NDArray
 from scipy.special import xlogy
 
 from ..fitting import classification_rate
+from ..kernels.counts import (
+    class_configuration_counts,
+    configuration_masses,
+    present_configurations,
+)
 
 __all__ = ["ORDERINGS", "mmi_order", "ocr_order", "omi_order", "omisp_order"]
 
 
 def _entropy_of(ids: NDArray[np.intp], weights: NDArray[np.float64]) -> float:
-    if int(ids.max()) < 4 * len(ids):  # small id range: a histogram, no sort
-        mass = np.bincount(ids, weights)
-    else:
-        mass = np.bincount(np.unique(ids, return_inverse=True)[1], weights)
+    mass = configuration_masses(ids, weights)  # dense for a small id range, else sparse
     p = mass[mass > 0] / mass.sum()
     return float(-(p * np.log(p)).sum())
 
@@ -93,12 +95,11 @@ def _entropy_gains(ids, codes, candidates, n_categories, class_index, weights, n
         keys += np.arange(len(block), dtype=np.int64) * per_candidate
         repeated = np.repeat(weights, len(block))
         if dense:
-            mass = np.bincount(keys.reshape(-1), repeated, len(block) * per_candidate)
+            mass = configuration_masses(keys.reshape(-1), repeated, len(block) * per_candidate)
             cells = np.flatnonzero(mass)
             mass = mass[cells]
         else:
-            cells, inverse = np.unique(keys.reshape(-1), return_inverse=True)
-            mass = np.bincount(inverse.reshape(-1), repeated, len(cells))
+            cells, mass = present_configurations(keys.reshape(-1), repeated)
         # the (v, b, x_v) cells: cell // n_classes, sorted, so equal ones are adjacent
         xb = cells // n_classes
         first = np.flatnonzero(np.concatenate([[True], xb[1:] != xb[:-1]]))
@@ -113,7 +114,7 @@ def _entropy_gains(ids, codes, candidates, n_categories, class_index, weights, n
 
 def _sum_mlogm(keys: NDArray[np.intp], weights: NDArray[np.float64]) -> float:
     """``sum m log m`` over the masses of the distinct ``keys``."""
-    mass = np.bincount(_compress(keys), weights)
+    mass = present_configurations(keys, weights)[1]
     return float(xlogy(mass, mass).sum())
 
 
@@ -281,7 +282,7 @@ def _extend_by(
     ids = _compress(ids)
     while rest:
         classes = class_index[rows]
-        mass = np.bincount(
+        mass = configuration_masses(
             ids * n_classes + classes, weights[rows], (int(ids.max()) + 1) * n_classes
         )
         mixed = (mass.reshape(-1, n_classes) > 0).sum(axis=1) > 1
@@ -335,9 +336,7 @@ def _saturated_rate(ids, class_index, weights, n_classes) -> float:
     0 without rows)."""
     if len(ids) == 0 or weights.sum() <= 0:
         return 0.0
-    _, inverse = np.unique(ids, return_inverse=True)
-    table = np.zeros((inverse.max() + 1, n_classes))
-    np.add.at(table, (inverse, class_index), weights)
+    _, table, inverse = class_configuration_counts(ids, class_index, weights, n_classes)
     return classification_rate(table[inverse], class_index, weights)
 
 

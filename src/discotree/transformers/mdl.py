@@ -11,6 +11,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import xlogy
 
+from ..kernels.counts import class_configuration_counts
+
 __all__ = ["mdl_cut_points"]
 
 
@@ -60,9 +62,7 @@ def mdl_cut_points(
     values, class_index, weights = values[keep], class_index[keep], weights[keep]
     if len(values) == 0:
         return np.empty(0)
-    distinct, inverse = np.unique(values, return_inverse=True)
-    per_value = np.zeros((len(distinct), n_classes))
-    np.add.at(per_value, (inverse, class_index), weights)
+    distinct, per_value, _ = class_configuration_counts(values, class_index, weights, n_classes)
     cumulative = np.vstack([np.zeros(n_classes), np.cumsum(per_value, axis=0)])
     cuts: list[float] = []
     stack = [(0, len(distinct))]
