@@ -5,7 +5,7 @@ parameters (Pernkopf & Bilmes 2010)."""
 from __future__ import annotations
 
 import time
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -14,13 +14,10 @@ from ..kernels.family_counts import family_counts
 from ..learners.registry import Counts, LearnerSpec, get_learner
 from ..learners.structure_search import Rows, SearchResult, searched_structure
 from ..models.bayes_net import BayesNetModel
-from ..models.gaussian_forest import GaussianForestModel
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import (
     PENALTIES,
-    chow_liu_forest,
-    forest_parents,
 )
 from ..validation import (
     check_bool_param,
@@ -319,10 +316,10 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     def _count_learner(self) -> str | None:
         """Naive Bayes (k = 0), TAN-CMI (k = 1) and kDB (k >= 2) with ML parameters are
         learnt from counts; the discriminative searches and CL parameters need the rows."""
-        if self.distribution != "discrete" or self.parameters != "ml":
+        if self.parameters != "ml":
             return None
         if self.k == 0:
-            return "naive-bayes"
+            return "naive-bayes"  # (Gaussian naive Bayes with distribution="gaussian")
         if self.structure != "cmi":
             return None
         return "tan-cmi" if self.k == 1 else "kdb"
@@ -344,8 +341,6 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         class_index: NDArray[np.intp] | None,
         sample_weight: NDArray[np.float64] | None,
     ) -> ForestModel:
-        if self.distribution == "gaussian":
-            return self._fit_gaussian(codes, class_index, sample_weight)
         n_classes = len(self.classes_)
         weights: NDArray[np.float64] | None = sample_weight
         if codes is not None and sample_weight is None:
@@ -397,7 +392,10 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         """Naive Bayes, TAN-CMI or kDB by their learner: the pair statistics (kDB: then
         the family counts of its parents, from the rows or an engine's second pass)."""
         spec = self._spec()
-        stats = self._pair_statistics(codes, class_index, sample_weight)
+        if self.distribution == "gaussian":  # Gaussian moments of the standardised values
+            stats: Any = self._gaussian_statistics(codes, class_index, sample_weight)
+        else:
+            stats = self._pair_statistics(codes, class_index, sample_weight)
         families = self.__dict__.pop("_counted_families", None)  # an engine's second pass
         if learner == "kdb" and families is None:
             if codes is None or class_index is None:
@@ -411,25 +409,6 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             ]
         counts = Counts(self.n_categories_, self.class_count_, stats, families)
         return self._learn(counts, spec)
-
-    def _fit_gaussian(self, values, class_index, sample_weight) -> GaussianForestModel:
-        """``distribution="gaussian"``: the forest of the Gaussian conditional mutual
-        informations, shared by the classes, with each class's projection."""
-        n_classes, n_features = len(self.classes_), self.n_features_in_
-        start = time.perf_counter()
-        stats = self._gaussian_statistics(values, class_index, sample_weight)
-        self.edge_weights_ = stats.conditional_mutual_information()
-        edges = [] if self.k == 0 else chow_liu_forest(self.edge_weights_)
-        n_edges = cast(int | None, self.n_edges)  # validated: no "bic"/"aic" when Gaussian
-        edges = edges if n_edges is None else edges[:n_edges]
-        row = forest_parents(n_features, edges)
-        self.structure_seconds_ = time.perf_counter() - start
-        self.n_score_evaluations_ = self.n_rows_scored_ = self.cl_iterations_ = 0
-        self.attribute_parents_ = [() if p < 0 else (int(p),) for p in row]
-        pairs = sorted((min(p, j), max(p, j)) for j, p in enumerate(row) if p >= 0)
-        self.edges_ = [list(pairs) for _ in range(n_classes)]
-        self.parents_ = np.tile(row, (n_classes, 1))
-        return GaussianForestModel.from_statistics(stats, self.parents_)
 
     def _model_memory_bytes(self, n_features: int, n_classes: int) -> float:
         """TAN-CMI: the statistics' cached informations and totals (two (C, d, d)

@@ -61,7 +61,8 @@ def _naive_bayes_structure(stats: PairStatistics, spec: LearnerSpec) -> list[tup
 
 
 def fit_naive_bayes(counts: Counts, spec: LearnerSpec) -> FittedModel:
-    """Naive Bayes from the univariate tables (the diagonal of the pair statistics).
+    """Naive Bayes from the univariate tables (the diagonal of the pair statistics), or
+    Gaussian naive Bayes from Gaussian moments.
 
     Examples
     --------
@@ -77,6 +78,10 @@ def fit_naive_bayes(counts: Counts, spec: LearnerSpec) -> FittedModel:
     stats = counts.pairs
     d, n_classes = counts.n_features, counts.n_classes
     parents = np.full((n_classes, d), -1, dtype=np.intp)
+    if not isinstance(stats, PairStatistics):  # Gaussian moments: Gaussian naive Bayes
+        attributes = _class_rooted_attributes([()] * d, n_classes, forest=True)
+        attributes["edge_weights_"] = stats.conditional_mutual_information()  # (none used)
+        return FittedModel(GaussianForestModel.from_statistics(stats, parents), attributes)
     model = DiscreteForestModel.from_statistics(
         None,
         parents,
@@ -115,12 +120,22 @@ def _tan_structure(stats: PairStatistics, spec: LearnerSpec) -> list[tuple[int, 
 def fit_tan_cmi(counts: Counts, spec: LearnerSpec) -> FittedModel:
     """TAN: the class-rooted forest of largest ``I(X_i; X_j | C)`` (Friedman et al.
     1997; ``n_edges`` as :func:`~discotree.structure.generative.cmi_forest`), its tables
-    from the pair statistics."""
+    from the pair statistics; with Gaussian moments, the forest of the Gaussian
+    conditional informations and each class's projection."""
     stats = counts.pairs
-    edges, weights = cmi_forest(stats, spec.option("n_edges"))
+    n_edges = spec.option("n_edges")
+    if isinstance(stats, PairStatistics):
+        edges, weights = cmi_forest(stats, n_edges)
+    else:  # Gaussian moments: the forest of the Gaussian conditional informations
+        weights = stats.conditional_mutual_information()
+        edges = chow_liu_forest(weights)
+        edges = edges if n_edges is None else edges[: int(n_edges)]
     parents = _as_tuples(forest_parents(stats.n_features, edges))
     attributes = _class_rooted_attributes(parents, counts.n_classes, forest=True)
     attributes["edge_weights_"] = weights
+    if not isinstance(stats, PairStatistics):
+        model: Any = GaussianForestModel.from_statistics(stats, attributes["parents_"])
+        return FittedModel(model, attributes)
     model = DiscreteForestModel.from_statistics(
         stats,
         attributes["parents_"],
