@@ -15,6 +15,7 @@ from ..engine_registry import engine_function
 from ..fitting import argmax_with_ties, available_if_explained, sign_with_ties
 from ..kernels.counts import class_totals
 from ..learners.boosting import BASE_LEARNERS, BoostingSpec, line_search_alpha
+from ..learners.discriminative_tree import binary_tasks
 from ..learners.registry import LearnerSpec, get_learner
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
 from ..models.discrete_forest import DiscreteForestModel
@@ -438,9 +439,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         """The binary problems: (positive, negative) class indices, -1 for the rest."""
         if n_classes > 2 and self.multiclass == "pairwise":
             warn_many_pairs(n_classes, type(self).__name__)
-        return BoostingSpec(
-            self.base, self.algorithm, 0, self.init, 1.0, 0.0, self.multiclass
-        ).tasks(n_classes)
+        return binary_tasks(n_classes, self.multiclass)
 
     def _fit_model(self, codes, class_index, sample_weight):
         weights = np.ones(len(codes)) if sample_weight is None else sample_weight

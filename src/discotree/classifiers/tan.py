@@ -327,14 +327,6 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     def _learner_options(self) -> dict[str, Any]:
         return {"k": int(self.k), "n_edges": self.n_edges}
 
-    def _structure_from_statistics(self, stats: PairStatistics) -> list[tuple[int, ...]]:
-        """The attribute parents that ``structure="cmi"`` chooses from pair statistics
-        alone (what an engine needs to count the families of k = 2 in a second pass)."""
-        spec = self._spec()
-        structure = get_learner(spec.learner).structure
-        assert structure is not None  # (every count learner of TAN has one)
-        return structure(stats, spec)
-
     def _fit_model(
         self,
         codes: NDArray[Any] | None,

@@ -15,6 +15,7 @@ from ..stats.discriminative import discriminative_weights
 from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import chow_liu_forest, forest_parents
 from ..structure.discriminative import discriminative_forest_paths
+from .discriminative_tree import binary_tasks
 
 __all__ = [
     "BASE_LEARNERS",
@@ -73,12 +74,9 @@ class BoostingSpec:
     multiclass: str = "pairwise"
 
     def tasks(self, n_classes: int) -> list[tuple[int, int]]:
-        """The binary problems: (positive, negative) class indices, -1 for the rest."""
-        if n_classes == 2:
-            return [(1, 0)]
-        if self.multiclass == "pairwise":
-            return [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
-        return [(i, -1) for i in range(n_classes)]
+        """The binary problems: (positive, negative) class indices, -1 for the rest
+        (:func:`~discotree.learners.discriminative_tree.binary_tasks`)."""
+        return binary_tasks(n_classes, self.multiclass)
 
 
 def line_search_alpha(margins: NDArray[np.float64], weights: NDArray[np.float64]) -> float:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -83,7 +83,6 @@ class SearchResult:
     n_search_steps: int | None = None
     n_structure_steps: int | None = None
     cv_rates: NDArray[np.float64] | None = None
-    steps: list[Parents] = field(default_factory=list)
 
     def attributes(self) -> dict[str, Any]:
         """The fitted attributes of the estimator this search gives."""
