@@ -204,3 +204,11 @@ def test_pgmpy_per_class_models_are_one_network_per_class():
     networks, prior = to_pgmpy(ChowLiuClassifier().fit(X, y))
     assert len(networks) == 2 and prior.sum() == pytest.approx(1.0)
     assert all(set(n.nodes()) == set(FEATURES) for n in networks)
+
+
+def test_the_old_home_of_the_networks_reexports_them():
+    import discotree.io.networks as old
+    from discotree.models import networks
+
+    assert old.__all__ == networks.__all__
+    assert all(getattr(old, name) is getattr(networks, name) for name in old.__all__)
