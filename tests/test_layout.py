@@ -43,7 +43,6 @@ TESTED_IN: dict[str, tuple[str, ...]] = {
     "kernels/information.py": ("stats/test_discrete.py",),
     "kernels/spanning.py": ("structure/test_spanning.py",),
     "kernels/tree_partition.py": ("models/test_lgmht_altmax.py",),
-    "learners/boosting.py": ("classifiers/test_boosting.py",),
     "learners/discriminative_tree.py": ("learners/test_registry.py",),
     "learners/generative.py": ("learners/test_registry.py",),
     "model_file.py": ("io/test_model_file_checks.py",),

@@ -48,7 +48,25 @@ def test_the_registry_names_every_count_learner_and_what_it_reads():
         "discriminative-tree": "pairs",
     }  # fmt: skip
     assert get_learner("kdb").models_by_alpha is None  # its alpha CV needs the rows
-    assert all(learner.missing_values == "available-case" for learner in LEARNERS.values())
+    rule = {name: learner.missing_values for name, learner in LEARNERS.items()}
+    stated = {"forest-density", "discriminative-tree-altmax"}  # their stated exceptions
+    assert all(rule[name] == "available-case" for name in set(rule) - stated)
+    assert rule["forest-density"].startswith("refused")
+
+
+def test_the_row_learners_are_registered_with_no_partial_fit():
+    rows = {
+        name: (learner.partial_fit, learner.dask)
+        for name, learner in LEARNERS.items()
+        if learner.reads == "rows"
+    }
+    assert rows == {
+        "tan-search": (False, False),
+        "boosting": (False, True),  # the Dask engine boosts with the same weak learners
+        "ear-tree": (False, False),
+        "discriminative-tree-altmax": (False, False),
+        "forest-density": (False, False),
+    }
 
 
 def test_unknown_names_and_bad_entries_are_refused_clearly():

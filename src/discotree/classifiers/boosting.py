@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import logging
 from typing import Any
 
 import numpy as np
@@ -14,14 +13,17 @@ from ..config import warn_many_pairs
 from ..engine_registry import engine_function
 from ..fitting import argmax_with_ties, available_if_explained, sign_with_ties
 from ..kernels.counts import class_totals
-from ..learners.boosting import BASE_LEARNERS, BoostingSpec, line_search_alpha
+from ..learners.boosting import (
+    BASE_LEARNERS,
+    BoostingSpec,
+    ensemble_attributes,
+    line_search_alpha,
+)
 from ..learners.discriminative_tree import binary_tasks
-from ..learners.registry import LearnerSpec, get_learner
+from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
-from ..models.discrete_forest import DiscreteForestModel
 from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale, held_out_losses
 from ..stats.folds import content_folds, fold_splits
-from ..stats.pair_statistics import PairStatistics
 from ..validation import (
     check_is_fitted,
     check_random_state_param,
@@ -32,8 +34,6 @@ from ..validation import (
 from ._base import CalibrationStateMixin, DiscreteForestClassifierBase
 
 __all__ = ["BoostedGraphicalModelClassifier", "line_search_alpha"]
-
-logger = logging.getLogger(__name__)
 
 
 _ALGORITHMS = ("real", "discrete")
@@ -384,10 +384,14 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         """
         self._alpha, self._epsilon = self._check_common_params()
         self._check_params()
+        return self._boosting(int(self.n_estimators))
+
+    def _boosting(self, n_estimators: int) -> BoostingSpec:
+        """The boosting of the validated parameters (the pseudo-count in use)."""
         return BoostingSpec(
             self.base,
             self.algorithm,
-            int(self.n_estimators),
+            n_estimators,
             self.init,
             self._alpha,
             self._epsilon,
@@ -443,78 +447,14 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
 
     def _fit_model(self, codes, class_index, sample_weight):
         weights = np.ones(len(codes)) if sample_weight is None else sample_weight
-        ensembles = [
-            self._boost(codes, class_index, weights, positive, negative)
-            for positive, negative in self._tasks(len(self.classes_))
-        ]
-        self._set_ensembles(ensembles)
-        return None
+        rows = Rows(codes, class_index, weights, len(self.classes_), self.n_categories_)
+        self._tasks(len(self.classes_))  # the many-pairs warning
+        spec = self._boosting(int(self.n_estimators_))
+        return self._assign(get_learner("boosting").fit(rows, spec.learner_spec()))
 
     def _set_ensembles(self, ensembles: list[BoostedEnsemble]) -> None:
         """The fitted attributes of the boosted binary problems."""
-        n_classes = len(self.classes_)
-        self.ensembles_ = ensembles
-        self.estimator_alphas_ = [np.array([r.alpha for r in e.rounds]) for e in self.ensembles_]
-        self.stopped_ = [e.stopped for e in self.ensembles_]
-        self.edges_union_: list[list[tuple[int, int]]] = [[] for _ in range(n_classes)]
-        for ensemble in self.ensembles_:
-            for r in ensemble.rounds:
-                sides = [(ensemble.positive, 1)]
-                if ensemble.negative >= 0:
-                    sides.append((ensemble.negative, 0))
-                for c, column in sides:
-                    for edge in r.model.edges()[column]:
-                        if edge not in self.edges_union_[c]:
-                            self.edges_union_[c].append(edge)
-        self.edges_ = self.edges_union_
-
-    def _boost(self, codes, class_index, weights, positive: int, negative: int) -> BoostedEnsemble:
-        """Algorithm 2 on the rows of ``positive`` (y = +1) and ``negative`` (y = -1)."""
-        rows = np.flatnonzero(
-            (class_index == positive)
-            | ((class_index != positive) if negative < 0 else (class_index == negative))
-        )
-        codes = codes[rows]
-        label = (class_index[rows] == positive).astype(np.intp)  # 1 = p (positive)
-        y = 2.0 * label - 1.0
-        total = weights[rows].sum()
-        log_w = np.log(weights[rows] / total)
-        init_score = 0.0
-        if self.init == "prior":  # F_0 = argmin_F sum w exp(-y F) = log(W+ / W-) / 2
-            side = class_totals(label, weights[rows], 2)
-            init_score = 0.5 * float(np.log(side[1] / side[0]))
-            log_w = log_w - y * init_score
-            log_w -= logsumexp(log_w)
-        learner = BASE_LEARNERS[self.base]
-        rounds: list[BoostingRound] = []
-        stopped = ""
-        for t in range(self.n_estimators_):
-            w = np.exp(log_w)
-            # counts keep the data's total weight, so that the smoothing (alpha per
-            # cell) weighs the same against them in every round
-            stats = PairStatistics.from_codes(codes, label, self.n_categories_, 2, w * total)
-            parents = learner(stats, self._alpha)
-            model = DiscreteForestModel.from_statistics(
-                stats, parents, alpha=self._alpha, epsilon=self._epsilon
-            )
-            candidate = BoostingRound(1.0, model)
-            margins = y * candidate.weak(codes, self.algorithm)
-            alpha = line_search_alpha(margins, w)
-            if alpha == 0.0:
-                stopped = f"round {t + 1}: weak learner no better than chance (alpha = 0)"
-                break
-            if not np.isfinite(alpha) or alpha > 1e12:
-                rounds.append(candidate)  # perfect on the training data: keep, alpha 1
-                stopped = f"round {t + 1}: perfect weak learner (infinite alpha)"
-                break
-            candidate.alpha = alpha
-            rounds.append(candidate)
-            log_w = log_w - alpha * margins
-            log_w -= logsumexp(log_w)
-            logger.info("round %d of %d: alpha = %.4g", t + 1, self.n_estimators_, alpha)
-        if stopped:
-            logger.info("%s: %s", type(self).__name__, stopped)
-        return BoostedEnsemble(positive, negative, rounds, stopped, init_score)
+        self._assign(FittedModel(None, ensemble_attributes(ensembles, len(self.classes_))))
 
     # --------------------------------------------------------------- prediction
     def _staged_scores(self, X: Any):

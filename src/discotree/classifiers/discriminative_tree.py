@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, cast
 
 import numpy as np
@@ -14,12 +15,10 @@ from ..kernels.counts import class_totals
 from ..learners.discriminative_tree import (
     binary_tasks,
     pair_model,
-    structure_attributes,
     two_class,
 )
-from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
+from ..learners.registry import Counts, LearnerSpec, Rows, get_learner
 from ..models.forest_pairs import STRUCTURE_ALPHA, composite_scores
-from ..models.lgmht_altmax import altmax_forest_model
 from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale
 from ..stats.folds import content_folds, fold_splits
 from ..validation import (
@@ -403,25 +402,20 @@ class DiscriminativeTreeClassifier(
         else:
             stats = self._pair_statistics(encoded, class_index, sample_weight)
         self._tasks(n_classes, warn=True)
-        model = self._learn(Counts(self.n_categories_, self.class_count_, stats))
         if self.parameters == "altmax":  # the rows: alternating maximisation per problem
-            for pair in self.forest_pairs_:
-                positive, negative = pair.positive, pair.negative
-                rows = (class_index == positive) | (
-                    (class_index != positive) if negative < 0 else (class_index == negative)
-                )
-                pair.model, pair.altmax = altmax_forest_model(
-                    pair.model,
-                    encoded[rows],
-                    class_index[rows] == positive,
-                    None if sample_weight is None else sample_weight[rows],
-                    max_alternations=int(self.max_alternations),
-                )
-            attributes = structure_attributes(self.forest_pairs_, self.classes_, self.n_edges_)
-            model = self._assign(FittedModel(self.forest_pairs_[0].model, attributes))
-            if n_classes > 2:
-                model = None
-        return model
+            weights = np.ones(len(encoded)) if sample_weight is None else sample_weight
+            rows = Rows(encoded, class_index, weights, n_classes, self.n_categories_)
+            spec = replace(
+                self._spec(),
+                learner="discriminative-tree-altmax",
+                options={
+                    **self._learner_options(),
+                    "max_alternations": self.max_alternations,
+                    "pairs": stats,
+                },
+            )
+            return self._assign(get_learner(spec.learner).fit(rows, spec))
+        return self._learn(Counts(self.n_categories_, self.class_count_, stats))
 
     def _count_learner(self) -> str:
         return "discriminative-tree"

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import time
 import warnings
 from typing import Any
 
@@ -11,16 +10,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..config import get_config
-from ..kernels.counts import class_totals
-from ..models.discrete_forest import DiscreteForestModel
-from ..models.gaussian_forest import GaussianForestModel
+from ..learners.ear_tree import learn_ear_tree
+from ..learners.registry import LearnerSpec, Rows, get_learner
 from ..stats.alpha_selection import forest_models_by_alpha
-from ..stats.gaussian import GaussianStatistics
-from ..stats.set_information import DiscreteSetEntropy, GaussianSetEntropy
 from ..structure.chow_liu import forest_parents
-from ..structure.ear import ear_tree
 from ..structure.submodular import MINIMIZERS
-from ..validation import check_random_state_param, is_count, numpy_generator
+from ..validation import check_random_state_param, is_count
 from ._base import DiscreteForestClassifierBase, ForestModel
 
 __all__ = ["EARTreeClassifier"]
@@ -177,13 +172,14 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         all the training rows, and the cross-validation compares the alphas of its
         parameters (the tree has seen the held-out rows; the search is the costly part
         and refitting it on every fold would cost five more)."""
-        self._learnt_tree = self._learn_tree(codes, class_index, weights)
+        tree, seconds = learn_ear_tree(self._rows(codes, class_index, weights), self._ear_spec())
+        self._learnt_tree = (tree, seconds)
         return super()._alpha_by_cv(codes, class_index, weights, grid)
 
     def _alpha_model_for(self, epsilon: float, prior: str, grid: tuple[float, ...]):
         """Every fold's parameters for every alpha of ``grid`` on the tree learnt once
         (:meth:`_alpha_by_cv`), from the fold's counts."""
-        tree = self.__dict__["_learnt_tree"]
+        tree = self.__dict__["_learnt_tree"][0]
 
         def model_for(stats, rows):
             parents = np.tile(forest_parents(stats.n_features, tree.edges), (stats.n_classes, 1))
@@ -191,33 +187,22 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
 
         return model_for
 
-    def _learn_tree(self, encoded, class_index, sample_weight):
-        start = time.perf_counter()
-        n_classes, n_features = len(self.classes_), encoded.shape[1]
-        _check_feature_count(n_features, type(self).__name__)
-        weights = np.ones(len(encoded)) if sample_weight is None else sample_weight
-        if self.distribution == "gaussian":
-            stats = GaussianStatistics.from_data(encoded, class_index, n_classes, sample_weight)
-            pooled = GaussianStatistics(
-                *(getattr(stats, f).sum(axis=0, keepdims=True) for f in _MOMENTS)
-            )
-            shares = class_totals(class_index, weights, n_classes)
-            oracle = GaussianSetEntropy(
-                stats.covariances(), pooled.covariances()[0], shares / shares.sum()
-            )
-        else:
-            oracle = DiscreteSetEntropy(encoded, class_index, weights)
-        tree = ear_tree(
-            oracle,
-            n_features,
-            self.minimizer,
-            numpy_generator(self.random_state),
-            search=self.split_search,
-            n_permutations=int(self.n_permutations),
-            single_moves=True,
-        )
-        self.structure_seconds_ = time.perf_counter() - start
-        return tree
+    def _rows(self, codes, class_index, sample_weight) -> Rows:
+        _check_feature_count(codes.shape[1], type(self).__name__)
+        weights = np.ones(len(codes)) if sample_weight is None else sample_weight
+        return Rows(codes, class_index, weights, len(self.classes_), self.n_categories_)
+
+    def _ear_spec(self, **options: Any) -> LearnerSpec:
+        """The specification of the row learner ``"ear-tree"``."""
+        settings = {
+            "distribution": self.distribution,
+            "minimizer": self.minimizer,
+            "split_search": self.split_search,
+            "n_permutations": self.n_permutations,
+            "random_state": self.random_state,
+            **options,
+        }
+        return LearnerSpec("ear-tree", self._alpha, self._epsilon, options=settings)
 
     def _fit_model(
         self,
@@ -227,24 +212,13 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
     ) -> ForestModel:
         if encoded is None or class_index is None:
             raise ValueError(f"{type(self).__name__} learns from rows, not from counts.")
-        n_classes, n_features = len(self.classes_), encoded.shape[1]
-        tree = self.__dict__.pop("_learnt_tree", None)
-        if tree is None:
-            tree = self._learn_tree(encoded, class_index, sample_weight)
-        self.splits_ = tree.splits
-        self.sub_sup_iterations_ = tree.iterations
-        self.edges_ = [list(tree.edges) for _ in range(n_classes)]
-        self.parents_ = np.tile(forest_parents(n_features, tree.edges), (n_classes, 1))
-        if self.distribution == "gaussian":
-            moments = GaussianStatistics.from_data(encoded, class_index, n_classes, sample_weight)
-            return GaussianForestModel.from_statistics(moments, self.parents_)
-        stats = self._pair_statistics(encoded, class_index, sample_weight)
-        return DiscreteForestModel.from_statistics(
-            stats, self.parents_, alpha=self._alpha, epsilon=self._epsilon
-        )
-
-
-_MOMENTS = ("weight", "sum_x", "sum_xx", "sum_xy")
+        rows = self._rows(encoded, class_index, sample_weight)
+        learnt = self.__dict__.pop("_learnt_tree", None)  # alpha="auto": learnt once
+        options: dict[str, Any] = {"pairs": self.__dict__.pop("_counted", None)}
+        if learnt is not None:
+            options["searched"] = learnt[0]
+            self.structure_seconds_ = learnt[1]
+        return self._assign(get_learner("ear-tree").fit(rows, self._ear_spec(**options)))
 
 
 def _check_feature_count(n_features: int, owner: str) -> None:

@@ -17,22 +17,22 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats as scipy_stats
-from scipy.optimize import minimize_scalar
-from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.metaestimators import available_if
 
 from ..config import check_memory
-from ..kernels.counts import class_totals
-from ..models.kernel_density import PairwiseKernelDensities
-from ..stats.discriminative import gaussian_discriminative_weights
-from ..stats.folds import content_folds, fold_splits
+from ..learners.forest_density import (
+    GRAM_LIMIT,
+    class_weight_multipliers,
+    density_features,
+    informative_pairs,
+    linear_svm,
+    margin_probabilities,
+)
+from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
 from ..validation import (
     check_bool_param,
     check_is_fitted,
     check_random_state_param,
-    int_seed,
-    integer_seed,
     is_count,
 )
 from ._kernel_density import KernelDensityBase
@@ -44,193 +44,6 @@ __all__ = [
     "informative_pairs",
     "linear_svm",
 ]
-
-#: Largest training set whose n x n Gram matrix the SVM stage forms (8 * n^2 bytes).
-_GRAM_LIMIT = 6000
-
-
-def _sigmoid(z):
-    return 0.5 * (1 + np.tanh(0.5 * z))
-
-
-def _class_weights(class_weight, classes, class_index, owner, weights) -> NDArray[np.float64]:
-    """Per-sample multipliers for scikit-learn's ``class_weight`` conventions
-    ("balanced" uses the weighted class totals, so weights act as repeated rows)."""
-    if class_weight is None:
-        return np.ones(len(class_index))
-    if isinstance(class_weight, str) and class_weight == "balanced":
-        totals = class_totals(class_index, weights, len(classes))
-        per_class = weights.sum() / (len(classes) * totals)
-        return per_class[class_index]
-    if isinstance(class_weight, dict):
-        unknown = set(class_weight) - set(classes.tolist())
-        if unknown:
-            raise ValueError(f"{owner}: class_weight names unknown classes {sorted(unknown)}.")
-        per_class = np.array([float(class_weight.get(c, 1.0)) for c in classes])
-        if not (np.isfinite(per_class).all() and (per_class >= 0).all()):
-            raise ValueError(f"{owner}: class weights must be finite and >= 0.")
-        return per_class[class_index]
-    raise ValueError(
-        f"{owner}: class_weight must be None, 'balanced' or a dict, got {class_weight!r}."
-    )
-
-
-def _fit_hinge_svm(features, class_index, n_classes, weights, C, max_iter, random_state=0):
-    """Soft-margin linear SVM (eq. 6): coefficients (K, d) and intercepts (K,), with
-    K = 1 for two classes (positive = class 1) and one-vs-rest otherwise."""
-    targets = [class_index == 1] if n_classes == 2 else [class_index == k for k in range(n_classes)]
-    coef = np.zeros((len(targets), features.shape[1]))
-    intercept = np.zeros(len(targets))
-    gram = features @ features.T if len(features) <= _GRAM_LIMIT else None
-    n_iter = 0
-    for k, positive in enumerate(targets):
-        labels = positive.astype(np.intp)
-        if not 0 < labels.sum() < len(labels):  # a one-vs-rest split without both sides
-            intercept[k] = 1.0 if labels.all() else -1.0
-            continue
-        if gram is not None:
-            # the exact dual can take very long for a large C: its iterations are capped
-            # (scikit-learn then warns that it did not converge)
-            svm = SVC(
-                kernel="precomputed", C=C, tol=1e-10, max_iter=max(max_iter, 100 * len(labels))
-            )
-            svm.fit(gram, labels, sample_weight=weights)
-            # decision = sum_s dual_coef_s <x_s, x> + intercept; positive means label 1
-            coef[k] = svm.dual_coef_[0] @ features[svm.support_]
-            intercept[k] = svm.intercept_[0]
-        else:
-            svm = LinearSVC(
-                C=C, loss="hinge", dual=True, max_iter=max_iter, random_state=random_state
-            )
-            svm.fit(features, labels, sample_weight=weights)
-            coef[k], intercept[k] = svm.coef_[0], svm.intercept_[0]
-        n_iter = max(n_iter, int(np.max(svm.n_iter_)))
-    return coef, intercept, n_iter
-
-
-def _margin_probabilities(margins: NDArray[np.float64], slope: float) -> NDArray[np.float64]:
-    """``sigmoid(slope m)`` for one margin column, else ``softmax(slope m)``."""
-    if margins.shape[1] == 1:
-        p1 = _sigmoid(slope * margins[:, 0])
-        return np.column_stack([1 - p1, p1])
-    z = slope * margins
-    z -= z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
-
-
-def linear_svm(
-    features: NDArray[np.float64],
-    class_index: NDArray[np.intp],
-    n_classes: int,
-    weights: NDArray[np.float64],
-    C: float = 1.0,
-    max_iter: int = 20000,
-    random_state: Any = 0,
-) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
-    """The SVM stage of the forest density classifier (eq. 6).
-
-    Standardises the columns of ``features`` (weighted mean and standard deviation),
-    fits the soft-margin hinge-loss SVM and returns the coefficients and intercepts of
-    the *unstandardised* features, so ``features @ coef.T + intercept`` is the margin,
-    plus the solver's iteration count. Two classes give one row (positive margin means
-    class 1), more give one-vs-rest rows.
-    """
-    total = weights.sum()
-    mean = weights @ features / total
-    scale = np.sqrt(weights @ (features - mean) ** 2 / total)
-    scale[~(scale > 1e-12)] = 1.0
-    coef, intercept, n_iter = _fit_hinge_svm(
-        (features - mean) / scale, class_index, n_classes, weights, C, max_iter, random_state
-    )
-    coef = coef / scale
-    return coef, intercept - coef @ mean, n_iter
-
-
-def _fit_calibration(
-    features, class_index, n_classes, weights, C, max_iter, random_state=0
-) -> float:
-    """Slope of the margins' sigmoid (softmax), fitted on cross-validated margins.
-
-    A one-parameter Platt scaling: no offset and one slope shared by the classes, so the
-    probabilities rank the classes as the margins do and ``predict``,
-    ``decision_function`` and ``predict_proba`` agree. Margins are from 3-fold
-    cross-validation on the package's weight-equivalent folds
-    (:func:`~discotree.stats.folds.content_folds` of the features' values: a row of
-    weight k and its k copies are held out together); rows of a fold whose training
-    rows miss a class get their training margins.
-    """
-    n_outputs = 1 if n_classes == 2 else n_classes
-    margins = np.zeros((len(class_index), n_outputs))
-    held_out = np.zeros(len(class_index), dtype=bool)
-    # the package's weight-equivalent folds, from the features' bits (identical rows,
-    # identical folds); a fold whose training rows miss a class is not held out
-    bits = np.ascontiguousarray(features, dtype=np.float64).view(np.int64)
-    folds = content_folds(bits, 3, integer_seed(random_state))
-    for train, test in fold_splits(folds, 3):
-        present = class_totals(class_index[train], weights[train], n_classes)
-        if len(test) == 0 or np.any(present <= 0):
-            continue
-        coef, intercept = linear_svm(
-            features[train],
-            class_index[train],
-            n_classes,
-            weights[train],
-            C,
-            max_iter,
-            random_state,
-        )[:2]
-        margins[test] = features[test] @ coef.T + intercept
-        held_out[test] = True
-    if not held_out.all():  # those rows' training margins
-        coef, intercept = _fit_hinge_svm(
-            features, class_index, n_classes, weights, C, max_iter, random_state
-        )[:2]
-        margins[~held_out] = features[~held_out] @ coef.T + intercept
-    rows = np.arange(len(class_index))
-
-    def loss(log_slope: float) -> float:
-        proba = _margin_probabilities(margins, float(np.exp(log_slope)))
-        return -float(weights @ np.log(np.maximum(proba[rows, class_index], 1e-300)))
-
-    result = minimize_scalar(loss, bounds=(-10.0, 10.0), method="bounded")
-    return float(np.exp(result.x))
-
-
-def informative_pairs(
-    values: NDArray[np.float64],
-    class_index: NDArray[np.intp],
-    n_classes: int,
-    weights: NDArray[np.float64],
-    n_pairs: int,
-) -> NDArray[np.intp]:
-    """The ``n_pairs`` pairs of features whose dependence differs most between classes.
-
-    Each feature is replaced by its normal scores (``Phi^-1`` of its pooled rank), which
-    makes any continuous marginal Gaussian while keeping the pair's copula; a pair's
-    score is the Gaussian tree-approximate J-divergence gain of the edge,
-    ``psi(+) + psi(-)`` of Tan et al. 2010, eq. 21 in closed form, summed over
-    pairs of classes. Returns pairs ``(i, j)``, ``i < j``, best first.
-    """
-    n_features = values.shape[1]
-    ranks = scipy_stats.rankdata(values, axis=0)
-    scores_z = scipy_stats.norm.ppf(ranks / (len(values) + 1))
-    means, covs = [], []
-    for c in range(n_classes):
-        rows = class_index == c
-        w = weights[rows] / weights[rows].sum()
-        mean = w @ scores_z[rows]
-        centred = scores_z[rows] - mean
-        means.append(mean)
-        covs.append((centred * w[:, None]).T @ centred + 1e-9 * np.eye(n_features))
-    score = np.zeros((n_features, n_features))
-    for a in range(n_classes):
-        for b in range(a + 1, n_classes):
-            psi_pos, psi_neg = gaussian_discriminative_weights(means[a], covs[a], means[b], covs[b])
-            score += psi_pos + psi_neg
-    i, j = np.triu_indices(n_features, 1)
-    order = np.argsort(-score[i, j], kind="stable")[:n_pairs]
-    return np.column_stack([i[order], j[order]]).astype(np.intp)
 
 
 class ForestDensityClassifier(KernelDensityBase):
@@ -408,49 +221,43 @@ class ForestDensityClassifier(KernelDensityBase):
         if not is_count(self.max_iter, 1):
             raise ValueError(f"{name}: max_iter must be an integer >= 1, got {self.max_iter!r}.")
         Z, class_index, w = self._validate(X, y, sample_weight)
-        self.pairs_ = self._resolve_pairs(Z, class_index, w)
-        n_map = len(self.classes_) * (Z.shape[1] + len(self.pairs_)) + Z.shape[1]
-        gram = min(len(Z), _GRAM_LIMIT) ** 2
+        pairs = self._resolve_pairs(Z, class_index, w)
+        n_map = len(self.classes_) * (Z.shape[1] + len(pairs)) + Z.shape[1]
+        gram = min(len(Z), GRAM_LIMIT) ** 2
         # the feature map, its standardised copy and the SVM's, plus the Gram matrix
         check_memory(8.0 * (3 * len(Z) * n_map + gram), "the feature map", name)
-        self.densities_ = PairwiseKernelDensities.fit(
-            Z,
-            class_index,
-            len(self.classes_),
-            w,
-            self.pairs_,
-            bandwidth=self._bandwidth(),
-            grid_size=tuple(self.grid_size),
-            method=self.kde,
-            density_floor=self.density_floor,
-        )
-        features = self._features(Z, leave_one_out=True)
-        weights = w * _class_weights(self.class_weight, self.classes_, class_index, name, w)
         check_random_state_param(self.random_state, name)
         check_bool_param(self.probability, "probability", name)
         check_bool_param(self.keep_original, "keep_original", name)
-        svm_args = (float(self.C), int(self.max_iter), int_seed(self.random_state))
-        self.coef_, self.intercept_, self.n_iter_ = linear_svm(
-            features, class_index, len(self.classes_), weights, *svm_args
+        multipliers = class_weight_multipliers(
+            self.class_weight, self.classes_, class_index, name, w
         )
-        if self.probability:
-            self.calibration_slope_ = _fit_calibration(
-                features, class_index, len(self.classes_), weights, *svm_args
-            )
-        terms: list[tuple[Any, int, int]] = []
-        for label in self.classes_:
-            terms += [(label, i, -1) for i in range(Z.shape[1])]
-            terms += [(label, int(a), int(b)) for a, b in self.pairs_]
-        if self.keep_original:
-            terms += [(None, int(i), -1) for i in range(Z.shape[1])]
-        self.feature_terms_ = terms
+        options = {
+            "pairs": pairs,
+            "bandwidth": self._bandwidth(),
+            "grid_size": tuple(self.grid_size),
+            "kde": self.kde,
+            "density_floor": self.density_floor,
+            "C": float(self.C),
+            "max_iter": int(self.max_iter),
+            "random_state": self.random_state,
+            "probability": self.probability,
+            "keep_original": self.keep_original,
+            "svm_weights": w * multipliers,
+            "classes": self.classes_,
+        }
+        rows = Rows(Z, class_index, w, len(self.classes_), np.zeros(Z.shape[1], np.intp))
+        spec = LearnerSpec("forest-density", 0.0, 0.0, options=options)
+        self._assign_fitted(get_learner("forest-density").fit(rows, spec))
         return self
 
-    def _features(self, Z, leave_one_out: bool = False) -> NDArray[np.float64]:
-        features = self.densities_.log_densities(Z, leave_one_out)
-        if self.keep_original:
-            features = np.hstack([features, Z])
-        return features
+    def _assign_fitted(self, result: FittedModel) -> None:
+        """The one place the learner's result becomes fitted attributes."""
+        for attribute, value in result.attributes.items():
+            setattr(self, attribute, value)
+
+    def _features(self, Z) -> NDArray[np.float64]:
+        return density_features(self.densities_, Z, bool(self.keep_original))
 
     def log_density_features(self, X: Any) -> NDArray[np.float64]:
         """The feature map of eq. 4 (plus raw features with ``keep_original``).
@@ -561,4 +368,4 @@ class ForestDensityClassifier(KernelDensityBase):
         check_is_fitted(self)
         margin = self.decision_function(X)
         margin = margin[:, None] if margin.ndim == 1 else margin
-        return _margin_probabilities(margin, self.calibration_slope_)
+        return margin_probabilities(margin, self.calibration_slope_)

@@ -1,27 +1,45 @@
-"""The learners of boosted graphical model classifiers (Tan et al. 2010, Algorithm 2):
-the weak learners (two-class statistics in, the parents of a pair of forests out) and
-the line search of each round's weight (step 5), shared by the in-memory fit and the
-Dask engine."""
+"""The learner of boosted graphical model classifiers (Tan et al. 2010, Algorithm 2),
+registered as ``"boosting"`` (it reads the rows: every round reweighs them): the weak
+learners (two-class statistics in, the parents of a pair of forests out), the line
+search of each round's weight (step 5), shared by the in-memory fit and the Dask
+engine, and the boosting of every binary problem (:func:`fit_boosted`).
+
+Options of the :class:`~discotree.learners.registry.LearnerSpec`: ``base``,
+``algorithm``, ``n_estimators``, ``init`` and ``multiclass``, as
+:class:`BoostingSpec` holds them (:meth:`BoostingSpec.learner_spec`).
+"""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
+from scipy.special import logsumexp
 
+from ..kernels.counts import class_totals
+from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
+from ..models.discrete_forest import DiscreteForestModel
 from ..stats.discriminative import discriminative_weights
 from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import chow_liu_forest, forest_parents
 from ..structure.discriminative import discriminative_forest_paths
 from .discriminative_tree import binary_tasks
+from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "BASE_LEARNERS",
     "BoostingSpec",
+    "boost_binary",
     "chow_liu_parents",
     "dt_parents",
+    "ensemble_attributes",
+    "fit_boosted",
     "line_search_alpha",
     "line_search_by_slope",
     "tan_parents",
@@ -78,6 +96,30 @@ class BoostingSpec:
         (:func:`~discotree.learners.discriminative_tree.binary_tasks`)."""
         return binary_tasks(n_classes, self.multiclass)
 
+    def learner_spec(self) -> LearnerSpec:
+        """The registry's specification of this boosted fit (learner ``"boosting"``)."""
+        options = {
+            "base": self.base,
+            "algorithm": self.algorithm,
+            "n_estimators": self.n_estimators,
+            "init": self.init,
+            "multiclass": self.multiclass,
+        }
+        return LearnerSpec("boosting", self.alpha, self.epsilon, options=options)
+
+    @classmethod
+    def from_learner_spec(cls, spec: LearnerSpec) -> BoostingSpec:
+        """The inverse of :meth:`learner_spec`."""
+        return cls(
+            spec.option("base", "dt"),
+            spec.option("algorithm", "real"),
+            int(spec.option("n_estimators", 10)),
+            spec.option("init", "prior"),
+            spec.alpha,
+            spec.epsilon,
+            spec.option("multiclass", "pairwise"),
+        )
+
 
 def line_search_alpha(margins: NDArray[np.float64], weights: NDArray[np.float64]) -> float:
     """``argmin_{beta >= 0} sum_l w_l exp(-beta m_l)`` (step 5 of Algorithm 2).
@@ -115,3 +157,117 @@ def line_search_by_slope(weighted_margin: float, any_negative: bool, slope) -> f
         if high > 1e12:
             return high
     return float(brentq(slope, 0.0, high, xtol=1e-14, rtol=1e-12))
+
+
+def boost_binary(rows: Rows, spec: BoostingSpec, positive: int, negative: int) -> BoostedEnsemble:
+    """Algorithm 2 of Tan et al. (2010) on the rows of class ``positive`` (y = +1) and
+    ``negative`` (y = -1; -1: every other class).
+
+    Every round counts the pair statistics of the reweighed rows (kept at the data's
+    total weight, so that the pseudo-count weighs the same against them in every round),
+    fits the weak learner ``spec.base`` with ML parameters, and takes the step of
+    :func:`line_search_alpha`; it stops early on a weak learner no better than chance
+    (not kept) or a perfect one (kept with weight 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes = np.array([[0, 1], [1, 0], [0, 0], [1, 1]] * 5)
+    >>> label = np.array([0, 1, 0, 1] * 5)
+    >>> rows = Rows(codes, label, np.ones(20), 2, np.array([2, 2]))
+    >>> ensemble = boost_binary(rows, BoostingSpec("dt", "real", 3, "prior", 1.0, 1e-5), 1, 0)
+    >>> len(ensemble.rounds) >= 1
+    True
+    """
+    if not isinstance(spec.alpha, (int, float)):
+        raise ValueError("boosting needs a numeric alpha (choose it before boosting)")
+    alpha_, epsilon = float(spec.alpha), spec.epsilon
+    class_index, weights = rows.class_index, rows.weights
+    chosen = np.flatnonzero(
+        (class_index == positive)
+        | ((class_index != positive) if negative < 0 else (class_index == negative))
+    )
+    codes = rows.codes[chosen]
+    label = (class_index[chosen] == positive).astype(np.intp)  # 1 = p (positive)
+    y = 2.0 * label - 1.0
+    total = weights[chosen].sum()
+    log_w = np.log(weights[chosen] / total)
+    init_score = 0.0
+    if spec.init == "prior":  # F_0 = argmin_F sum w exp(-y F) = log(W+ / W-) / 2
+        side = class_totals(label, weights[chosen], 2)
+        init_score = 0.5 * float(np.log(side[1] / side[0]))
+        log_w = log_w - y * init_score
+        log_w -= logsumexp(log_w)
+    weak_learner = BASE_LEARNERS[spec.base]
+    rounds: list[BoostingRound] = []
+    stopped = ""
+    for t in range(spec.n_estimators):
+        w = np.exp(log_w)
+        stats = PairStatistics.from_codes(codes, label, rows.n_categories, 2, w * total)
+        parents = weak_learner(stats, alpha_)
+        model = DiscreteForestModel.from_statistics(stats, parents, alpha=alpha_, epsilon=epsilon)
+        candidate = BoostingRound(1.0, model)
+        margins = y * candidate.weak(codes, spec.algorithm)
+        step = line_search_alpha(margins, w)
+        if step == 0.0:
+            stopped = f"round {t + 1}: weak learner no better than chance (alpha = 0)"
+            break
+        if not np.isfinite(step) or step > 1e12:
+            rounds.append(candidate)  # perfect on the training data: keep, alpha 1
+            stopped = f"round {t + 1}: perfect weak learner (infinite alpha)"
+            break
+        candidate.alpha = step
+        rounds.append(candidate)
+        log_w = log_w - step * margins
+        log_w -= logsumexp(log_w)
+        logger.info("round %d of %d: alpha = %.4g", t + 1, spec.n_estimators, step)
+    if stopped:
+        logger.info("boosting: %s", stopped)
+    return BoostedEnsemble(positive, negative, rounds, stopped, init_score)
+
+
+def ensemble_attributes(ensembles: list[BoostedEnsemble], n_classes: int) -> dict[str, Any]:
+    """The fitted attributes of the boosted binary problems: ``ensembles_``, each
+    problem's round weights ``estimator_alphas_``, why it stopped (``stopped_``) and,
+    per class, the union of the edges its side of any round used (``edges_union_``,
+    also ``edges_``)."""
+    edges_union: list[list[tuple[int, int]]] = [[] for _ in range(n_classes)]
+    for ensemble in ensembles:
+        for r in ensemble.rounds:
+            sides = [(ensemble.positive, 1)]
+            if ensemble.negative >= 0:
+                sides.append((ensemble.negative, 0))
+            for c, column in sides:
+                for edge in r.model.edges()[column]:
+                    if edge not in edges_union[c]:
+                        edges_union[c].append(edge)
+    return {
+        "ensembles_": ensembles,
+        "estimator_alphas_": [np.array([r.alpha for r in e.rounds]) for e in ensembles],
+        "stopped_": [e.stopped for e in ensembles],
+        "edges_union_": edges_union,
+        "edges_": edges_union,
+    }
+
+
+def fit_boosted(rows: Rows, spec: LearnerSpec) -> FittedModel:
+    """Boost every binary problem of ``spec``'s ``multiclass`` scheme from the rows
+    (:func:`boost_binary`); the model is None (the ensembles are the attributes)."""
+    boosting = BoostingSpec.from_learner_spec(spec)
+    ensembles = [
+        boost_binary(rows, boosting, positive, negative)
+        for positive, negative in boosting.tasks(rows.n_classes)
+    ]
+    return FittedModel(None, ensemble_attributes(ensembles, rows.n_classes))
+
+
+register_learner(
+    Learner(
+        "boosting",
+        "Real/Discrete AdaBoost of discriminative trees or forests (Tan et al. 2010, Alg. 2).",
+        "rows",
+        fit_boosted,
+        partial_fit=False,
+        dask=True,
+    )
+)

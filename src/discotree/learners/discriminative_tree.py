@@ -13,6 +13,11 @@ Options of the :class:`~discotree.learners.registry.LearnerSpec`: ``multiclass``
 ``edge_cost``, ``cost_accounting``, ``structure_alpha`` (the pseudo-count of the
 weights of eq. 21; the parameters use ``alpha``) and ``classes`` (the labels, for
 ``discriminative_edges_``).
+
+``"discriminative-tree-altmax"`` reads the rows: the same pairs of forests, whose
+parameters LGMHT-altmax (Sanghavi et al. 2007, Section 3) then refits on each binary
+problem's training rows (options as above, plus ``max_alternations`` and ``pairs``: the
+pair statistics of the rows when already counted).
 """
 
 from __future__ import annotations
@@ -24,9 +29,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels.alpha_grid import composite_grid_scores
+from ..kernels.counts import class_totals
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.forest_pairs import STRUCTURE_ALPHA, ForestPair, GridScores
 from ..models.gaussian_forest import GaussianForestModel
+from ..models.lgmht_altmax import altmax_forest_model
 from ..stats.alpha_selection import ForestGrid
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.discriminative import discriminative_weights, gaussian_discriminative_weights
@@ -35,11 +42,12 @@ from ..stats.information import j_divergence
 from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import forest_parents
 from ..structure.discriminative import discriminative_forest_paths
-from .registry import Counts, FittedModel, Learner, LearnerSpec, register_learner
+from .registry import Counts, FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 __all__ = [
     "binary_tasks",
     "fit_discriminative_tree",
+    "fit_discriminative_tree_altmax",
     "pair_model",
     "structure_attributes",
     "two_class",
@@ -209,6 +217,36 @@ def fit_discriminative_tree(counts: Counts, spec: LearnerSpec) -> FittedModel:
     return FittedModel(pairs[0].model if n_classes == 2 else None, attributes)
 
 
+def fit_discriminative_tree_altmax(rows: Rows, spec: LearnerSpec) -> FittedModel:
+    """The forest pairs of :func:`fit_discriminative_tree` from the rows' pair tables,
+    each pair's parameters then refitted by LGMHT-altmax on the rows of its two sides
+    (a row with a missing value is left out of the bound, with a warning:
+    :func:`~discotree.models.lgmht_altmax.altmax_forest_model`)."""
+    stats = spec.option("pairs")
+    if stats is None:
+        stats = PairStatistics.from_codes(
+            rows.codes, rows.class_index, rows.n_categories, rows.n_classes, rows.weights
+        )
+    class_weight = class_totals(rows.class_index, rows.weights, rows.n_classes)
+    fitted = fit_discriminative_tree(Counts(rows.n_categories, class_weight, stats), spec)
+    pairs = fitted.attributes["forest_pairs_"]
+    for pair in pairs:
+        positive, negative = pair.positive, pair.negative
+        chosen = (rows.class_index == positive) | (
+            (rows.class_index != positive) if negative < 0 else (rows.class_index == negative)
+        )
+        pair.model, pair.altmax = altmax_forest_model(
+            pair.model,
+            rows.codes[chosen],
+            rows.class_index[chosen] == positive,
+            rows.weights[chosen],
+            max_alternations=int(spec.option("max_alternations", 20)),
+        )
+    classes = spec.option("classes", np.arange(rows.n_classes))
+    fitted.attributes.update(structure_attributes(pairs, classes, spec.option("n_edges")))
+    return FittedModel(pairs[0].model if rows.n_classes == 2 else None, fitted.attributes)
+
+
 def _models_by_alpha(stats: PairStatistics, spec: LearnerSpec, grid: tuple[float, ...]):
     """For ``alpha="auto"``: in each training fold, every binary problem's pair of
     forests is learnt once, from the weights of eq. 21 at ``structure_alpha``
@@ -274,5 +312,18 @@ register_learner(
         "pairs",
         fit_discriminative_tree,
         models_by_alpha=_models_by_alpha,
+    )
+)
+register_learner(
+    Learner(
+        "discriminative-tree-altmax",
+        "Discriminative tree pairs whose parameters LGMHT-altmax refits on the rows "
+        "(Sanghavi et al. 2007, Section 3).",
+        "rows",
+        fit_discriminative_tree_altmax,
+        partial_fit=False,
+        dask=False,
+        missing_values="available-case start; a row with a missing value is left out of "
+        "the altmax bound (phi(x) needs complete rows), with a warning",
     )
 )

@@ -19,8 +19,9 @@ The estimators (``fit``, ``partial_fit``, ``fit_from_statistics``), the alpha
 cross-validation and the Dask engine all look the learner up here by the name
 :meth:`~discotree.NaiveBayesClassifier.learner_spec` gives, so that "identical to the
 in-memory fit" holds by construction: there is one function to call. Learners that need
-the rows themselves (the discriminative structure searches, conditional-likelihood
-parameters, boosting) are still methods of their estimators (issue 30).
+the rows themselves (``reads="rows"``: the discriminative structure searches and
+conditional-likelihood parameters, boosting, the EAR tree, the alternating maximisation
+of tree pairs, the forest density classifier) take :class:`Rows` instead of counts.
 
 Examples
 --------
@@ -49,13 +50,14 @@ __all__ = [
     "FittedModel",
     "Learner",
     "LearnerSpec",
+    "Rows",
     "get_learner",
     "register_learner",
 ]
 
 #: What a learner reads: the univariate tables, the pair tables, the pair tables then
 #: (in a second pass) the family tables of the parents its ``structure`` chose, or the
-#: rows themselves (:class:`~discotree.learners.structure_search.Rows`).
+#: rows themselves (:class:`Rows`).
 READS = ("univariate", "pairs", "pairs, then families", "rows")
 
 
@@ -100,6 +102,28 @@ class LearnerSpec:
         """The pseudo-counts ``alpha="auto"`` compares (equivalent sample sizes with
         ``prior="bdeu"``)."""
         return ESS_GRID if self.prior == "bdeu" else ALPHA_GRID
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The encoded training rows a row learner reads.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples, n_features)
+        Category codes, -1 missing (the standardised values for the Gaussian and
+        kernel-density learners).
+    class_index : ndarray of shape (n_samples,)
+    weights : ndarray of shape (n_samples,)
+    n_classes : int
+    n_categories : ndarray of shape (n_features,)
+    """
+
+    codes: NDArray[Any]
+    class_index: NDArray[np.intp]
+    weights: NDArray[np.float64]
+    n_classes: int
+    n_categories: NDArray[np.intp]
 
 
 @dataclass(frozen=True)

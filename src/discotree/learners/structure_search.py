@@ -39,33 +39,12 @@ from ..structure.bayes_net_search import (
 from ..structure.orderings import ORDERINGS
 from ..structure.search_state import NodeScores
 from ..validation import integer_seed, numpy_generator
-from .registry import FittedModel, Learner, LearnerSpec, get_learner, register_learner
+from .registry import FittedModel, Learner, LearnerSpec, Rows, get_learner, register_learner
 from .step_selection import steps_by_cross_validation
 
 __all__ = ["Rows", "SearchResult", "fit_searched_network", "search_parents", "searched_structure"]
 
 Parents = list[tuple[int, ...]]
-
-
-@dataclass(frozen=True)
-class Rows:
-    """The encoded training rows a row learner reads.
-
-    Parameters
-    ----------
-    codes : ndarray of shape (n_samples, n_features)
-        Category codes, -1 missing.
-    class_index : ndarray of shape (n_samples,)
-    weights : ndarray of shape (n_samples,)
-    n_classes : int
-    n_categories : ndarray of shape (n_features,)
-    """
-
-    codes: NDArray[np.integer]
-    class_index: NDArray[np.intp]
-    weights: NDArray[np.float64]
-    n_classes: int
-    n_categories: NDArray[np.intp]
 
 
 @dataclass
