@@ -90,3 +90,20 @@ def test_single_table_rows_equal_the_numpy_formulation(rng):
     got = single_table_rows(codes, parents, offsets, node, r_node, past, rows)
     np.testing.assert_array_equal(got, expected)
     assert (a < 0).any() and (x < 0).any()
+
+
+def test_candidates_split_over_the_cores_give_the_same_hits(rng):
+    # above the kernel's work threshold the candidates are split between threads
+    base = rng.integers(-3, 1, (8192, 4)).astype(float)
+    table = rng.integers(-3, 1, (50, 4)).astype(float)
+    index = rng.integers(0, 50, (80, 8192))
+    truth = rng.integers(0, 4, 8192)
+    old = rng.integers(0, 50, (80, 8192))
+    np.testing.assert_array_equal(
+        candidate_hits(base, table, index, truth),
+        _reference.candidate_hits(base, table, index, truth),
+    )
+    np.testing.assert_array_equal(
+        replacement_hits(base, table, old, index, truth),
+        _reference.replacement_hits(base, table, old, index, truth),
+    )

@@ -8,7 +8,9 @@ joint is ``base[s] + table[index[l, s]]`` (``base`` the current joint minus the 
 column). The kernel takes the argmax over classes of that sum without forming the
 (candidates, samples, classes) array, with the package's tie rule
 (:func:`discotree.fitting.argmax_with_ties`: the first class within ``SCORE_TIE_RTOL``
-of the largest; a row with a NaN predicts the first class), as ``predict`` does.
+of the largest; a row with a NaN predicts the first class), as ``predict`` does. The
+candidates are split over the cores (:func:`discotree.threads.in_chunks`) when there
+are enough of them.
 
 :func:`replacement_hits` is the same for candidates that each replace a different
 node's column (SuperParent's pairs of children, step 2 of Section 4.4.2): at sample s
@@ -22,8 +24,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..fitting import SCORE_TIE_RTOL
+from ..threads import in_chunks
 
 __all__ = ["candidate_hits", "pair_table_rows", "replacement_hits", "single_table_rows"]
+
+#: Below twice this many (candidate, sample, class) values, one thread does it all.
+_MIN_WORK = 1 << 20
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -35,32 +41,33 @@ def _tie_low(top, rtol):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
-def _candidate_hits(base, table, index, truth, rtol, out):  # pragma: no cover - numba
-    # one pass finds the first largest (a NaN: class 0) and the largest value before
-    # it; only when that one ties with it are the classes before it read again
-    n_candidates, n_rows = index.shape
+def _candidate_hits(base, table, index, truth, rtol, start, stop, out):  # pragma: no cover
+    # A sample is a hit when its true class t is the first within the tie tolerance of
+    # the largest value: the largest first (a branch-free pass; a NaN anywhere predicts
+    # class 0), then t's value and, only when it ties, the classes before t.
+    n_rows = index.shape[1]
     n_classes = base.shape[1]
-    for i in range(np.uint64(n_candidates)):
+    for i in range(start, stop):
         for s in range(np.uint64(n_rows)):
             row = index[i, s]
             top = base[s, 0] + table[row, 0]
-            arg = 0
-            before = -np.inf  # the largest value before the first largest
-            if top == top:
-                for c in range(1, n_classes):
-                    v = base[s, c] + table[row, c]
-                    if v > top or v != v:
-                        before, top, arg = top, v, c
-                        if v != v:
-                            arg = 0
-                            break
-            if arg > 0 and top - before <= rtol * max(abs(top), 1.0):  # a tie (rare)
-                low = _tie_low(top, rtol)
-                for c in range(arg):
+            nan = top != top
+            for c in range(1, n_classes):
+                v = base[s, c] + table[row, c]
+                nan |= v != v
+                top = max(top, v)
+            t = truth[s]
+            if nan:
+                out[i, s] = t == 0
+                continue
+            low = _tie_low(top, rtol)
+            hit = base[s, t] + table[row, t] >= low
+            if hit:
+                for c in range(t):
                     if base[s, c] + table[row, c] >= low:
-                        arg = c
+                        hit = False
                         break
-            out[i, s] = arg == truth[s]
+            out[i, s] = hit
 
 
 def candidate_hits(
@@ -96,43 +103,47 @@ def candidate_hits(
            [False,  True]])
     """
     out = np.empty(index.shape, dtype=np.bool_)
-    _candidate_hits(
+    arrays = (
         np.ascontiguousarray(base, dtype=np.float64),
         np.ascontiguousarray(table, dtype=np.float64),
         np.ascontiguousarray(index, dtype=np.intp),
         np.ascontiguousarray(truth, dtype=np.intp),
-        SCORE_TIE_RTOL,
-        out,
+    )
+    in_chunks(
+        lambda start, stop: _candidate_hits(*arrays, SCORE_TIE_RTOL, start, stop, out),
+        index.shape[0],
+        index.size * base.shape[1],
+        _MIN_WORK,
     )
     return out
 
 
 @numba.njit(cache=True, nogil=True)
-def _replacement_hits(base, table, old, new, truth, rtol, out):  # pragma: no cover - numba
+def _replacement_hits(base, table, old, new, truth, rtol, start, stop, out):  # pragma: no cover
     # as _candidate_hits, with the value (base - table[old]) + table[new]
-    n_candidates, n_rows = new.shape
+    n_rows = new.shape[1]
     n_classes = base.shape[1]
-    for i in range(np.uint64(n_candidates)):
+    for i in range(start, stop):
         for s in range(np.uint64(n_rows)):
             o, n = old[i, s], new[i, s]
             top = (base[s, 0] - table[o, 0]) + table[n, 0]
-            arg = 0
-            before = -np.inf  # the largest value before the first largest
-            if top == top:
-                for c in range(1, n_classes):
-                    v = (base[s, c] - table[o, c]) + table[n, c]
-                    if v > top or v != v:
-                        before, top, arg = top, v, c
-                        if v != v:
-                            arg = 0
-                            break
-            if arg > 0 and top - before <= rtol * max(abs(top), 1.0):  # a tie (rare)
-                low = _tie_low(top, rtol)
-                for c in range(arg):
+            nan = top != top
+            for c in range(1, n_classes):
+                v = (base[s, c] - table[o, c]) + table[n, c]
+                nan |= v != v
+                top = max(top, v)
+            t = truth[s]
+            if nan:
+                out[i, s] = t == 0
+                continue
+            low = _tie_low(top, rtol)
+            hit = (base[s, t] - table[o, t]) + table[n, t] >= low
+            if hit:
+                for c in range(t):
                     if (base[s, c] - table[o, c]) + table[n, c] >= low:
-                        arg = c
+                        hit = False
                         break
-            out[i, s] = arg == truth[s]
+            out[i, s] = hit
 
 
 def replacement_hits(
@@ -173,14 +184,18 @@ def replacement_hits(
            [False,  True]])
     """
     out = np.empty(new.shape, dtype=np.bool_)
-    _replacement_hits(
+    arrays = (
         np.ascontiguousarray(base, dtype=np.float64),
         np.ascontiguousarray(table, dtype=np.float64),
         np.ascontiguousarray(old, dtype=np.intp),
         np.ascontiguousarray(new, dtype=np.intp),
         np.ascontiguousarray(truth, dtype=np.intp),
-        SCORE_TIE_RTOL,
-        out,
+    )
+    in_chunks(
+        lambda start, stop: _replacement_hits(*arrays, SCORE_TIE_RTOL, start, stop, out),
+        new.shape[0],
+        new.size * base.shape[1],
+        _MIN_WORK,
     )
     return out
 
