@@ -26,6 +26,7 @@ from discotree import (
     DiscriminativeTreeClassifier,
     EARTreeClassifier,
     ForestDensityClassifier,
+    KDBClassifier,
     KernelNaiveBayesClassifier,
     NaiveBayesClassifier,
     TANClassifier,
@@ -47,6 +48,8 @@ DISCRETE = [
     BoostedGraphicalModelClassifier(n_estimators=2, n_estimators_cv=2),
     EARTreeClassifier(),
     EARTreeClassifier(alpha="auto"),
+    KDBClassifier(),
+    KDBClassifier(k=1, selective=False, selection_loss="log_loss"),
 ]
 CONTINUOUS = [
     DiscriminativeTreeClassifier(distribution="gaussian"),
@@ -443,7 +446,8 @@ def test_tags_follow_the_distribution(estimator):
 @all_estimators
 def test_randomness_is_a_parameter_with_one_default(estimator):
     params = estimator.get_params()
-    if isinstance(estimator, NaiveBayesClassifier | ChowLiuClassifier | KernelNaiveBayesClassifier):
+    deterministic = NaiveBayesClassifier | ChowLiuClassifier | KernelNaiveBayesClassifier
+    if isinstance(estimator, deterministic | KDBClassifier):
         assert "random_state" not in params  # nothing random in them
     else:
         assert params["random_state"] == 0

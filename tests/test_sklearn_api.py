@@ -8,6 +8,7 @@ from discotree import (
     Discretizer,
     DiscriminativeTreeClassifier,
     EARTreeClassifier,
+    KDBClassifier,
     NaiveBayesClassifier,
     TANClassifier,
 )
@@ -57,6 +58,9 @@ ALL_ESTIMATORS = [
     ForestDensityClassifier(kde="exact", bandwidth=0.5, class_weight="balanced"),
     KernelNaiveBayesClassifier(),
     EARTreeClassifier(),
+    KDBClassifier(),
+    KDBClassifier(k=5, selective=False, alpha=0.5),
+    KDBClassifier(k=2, selection_loss="log_loss"),
     SubmodularFeatureSelector(),
     SubmodularFeatureSelector(GroupCost([[0, 1], [2, 3]]), information="entropy", n_restarts=1),
     EARTreeClassifier(distribution="gaussian", minimizer="queyranne", n_permutations=1),

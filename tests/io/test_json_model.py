@@ -14,6 +14,7 @@ from discotree import (
     Discretizer,
     DiscriminativeTreeClassifier,
     EARTreeClassifier,
+    KDBClassifier,
     NaiveBayesClassifier,
     TANClassifier,
 )
@@ -47,6 +48,7 @@ ESTIMATORS = [
     DiscriminativeTreeClassifier(parameters="altmax", alpha=1.0, max_alternations=3),
     BoostedGraphicalModelClassifier(n_estimators=3),
     EARTreeClassifier(n_permutations=1),
+    KDBClassifier(k=3),
 ]
 
 

@@ -36,9 +36,7 @@ def test_the_learner_is_what_the_estimator_fits(rng, distribution):
     result = fit_ear_tree(rows, _spec(distribution=distribution))
     assert result.attributes["edges_"] == fitted.edges_
     assert_allclose(result.attributes["parents_"], fitted.parents_)
-    assert_allclose(
-        result.model.log_likelihood(codes), fitted.model_.log_likelihood(codes)
-    )
+    assert_allclose(result.model.log_likelihood(codes), fitted.model_.log_likelihood(codes))
 
 
 def test_a_tree_learnt_before_is_kept_and_not_searched_again(rng):

@@ -8,6 +8,7 @@ from .chow_liu import ChowLiuClassifier
 from .discriminative_tree import DiscriminativeTreeClassifier
 from .ear_tree import EARTreeClassifier
 from .forest_density import ForestDensityClassifier
+from .k_dependence import KDBClassifier
 from .kernel_naive_bayes import KernelNaiveBayesClassifier
 from .naive_bayes import NaiveBayesClassifier
 from .tan import TANClassifier
@@ -18,6 +19,7 @@ __all__ = [
     "DiscriminativeTreeClassifier",
     "EARTreeClassifier",
     "ForestDensityClassifier",
+    "KDBClassifier",
     "KernelNaiveBayesClassifier",
     "NaiveBayesClassifier",
     "TANClassifier",

@@ -51,7 +51,9 @@ def _registry() -> dict[str, type]:
     from ..models.discrete_forest import DiscreteForestModel
     from ..models.forest_pairs import ForestPair
     from ..models.gaussian_forest import GaussianForestModel
+    from ..models.k_dependence import KDependenceModel
     from ..models.lgmht_altmax import AltmaxResult
+    from ..stats.family_tables import SparseFamilyTable
     from ..stats.gaussian import GaussianStatistics
     from ..stats.pair_statistics import PairStatistics
     from ..structure.discriminative import ForestPath
@@ -67,6 +69,7 @@ def _registry() -> dict[str, type]:
         classifiers.DiscriminativeTreeClassifier,
         classifiers.BoostedGraphicalModelClassifier,
         classifiers.EARTreeClassifier,
+        classifiers.KDBClassifier,
         TableEncoder,
         NumericEncoder,
         ColumnEncoding,
@@ -74,6 +77,8 @@ def _registry() -> dict[str, type]:
         DiscreteForestModel,
         BayesNetModel,
         GaussianForestModel,
+        KDependenceModel,
+        SparseFamilyTable,
         PairStatistics,
         GaussianStatistics,
         ForestPath,
@@ -149,7 +154,10 @@ def _encode(value: Any, registry_names: dict[type, str]) -> Any:
             f"cannot store a {type(value).__module__}.{type(value).__qualname__} in a JSON "
             "model file (only discotree's own estimators and models); use the pickle format."
         )
-    return {"__object__": name, "state": _encode(dict(vars(value)), registry_names)}
+    # a class with its own __getstate__ stores that (the fields, not derived caches)
+    own = "__getstate__" in type(value).__dict__
+    state = value.__getstate__() if own else dict(vars(value))
+    return {"__object__": name, "state": _encode(state, registry_names)}
 
 
 def _shape(value: Any, where: str) -> tuple[int, ...]:
@@ -274,7 +282,10 @@ def _decode(value: Any, registry: dict[str, type], where: str = "content") -> An
             state = upgrade(state)
         check_fields(cls, state, where)
         obj: Any = object.__new__(cls)
-        obj.__dict__.update(state)
+        if "__setstate__" in cls.__dict__ and "__getstate__" in cls.__dict__:
+            obj.__setstate__(state)  # recomputes what it derives from the fields
+        else:
+            obj.__dict__.update(state)
         return obj
     raise ValueError(f"{where}: a JSON model file holds an unknown value {sorted(value)!r}")
 

@@ -28,6 +28,7 @@ from .encode import count_negatives
 __all__ = [
     "class_configuration_counts",
     "class_totals",
+    "configuration_ids",
     "configuration_masses",
     "fill_reduced_one_hot",
     "pairwise_counts",
@@ -35,8 +36,13 @@ __all__ = [
     "pairwise_moments",
     "present_configurations",
     "reconstruct_tables",
+    "sparse_family_counts",
     "univariate_counts",
 ]
+
+#: Largest number of cells (parent configurations x classes x values) whose mixed-radix
+#: ids fit a signed 64-bit integer with room to spare.
+MAX_FAMILY_CELLS = 1 << 62
 
 #: Largest number of rows of the one-hot matrix held in memory at once (float32 sums
 #: of at most this many ones are exact).
@@ -225,6 +231,75 @@ def class_configuration_counts(
     table = np.zeros((len(values), n_classes))
     np.add.at(table, (inverse, class_index), weights)
     return values, table, inverse
+
+
+def configuration_ids(
+    codes: NDArray[np.integer], columns: tuple[int, ...] | list[int], n_categories: NDArray[np.intp]
+) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+    """The mixed-radix id of each row's configuration of ``columns`` (the first column
+    most significant; 0 for no column) and whether every one of them is observed.
+
+    Examples
+    --------
+    >>> codes = np.array([[1, 2], [0, -1]])
+    >>> configuration_ids(codes, (0, 1), np.array([2, 3]))
+    (array([5, 0]), array([ True, False]))
+    """
+    ids = np.zeros(len(codes), dtype=np.int64)
+    observed = np.ones(len(codes), dtype=bool)
+    for column in columns:
+        values = codes[:, column]
+        observed &= values >= 0
+        ids = ids * int(n_categories[column]) + np.maximum(values, 0)
+    ids[~observed] = 0
+    return ids, observed
+
+
+def sparse_family_counts(
+    codes: NDArray[np.integer],
+    class_index: NDArray[np.intp],
+    weights: NDArray[np.floating] | None,
+    n_classes: int,
+    n_categories: NDArray[np.intp],
+    node: int,
+    parents: tuple[int, ...],
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """The family table of ``node`` under ``parents``, stored sparsely: the cells
+    present, as sorted ids ``(configuration * n_classes + class) * r_node + value`` (the
+    configuration's mixed-radix id, :func:`configuration_ids`), and their weights; rows
+    where the node or a parent is missing count nowhere (available-case). Memory grows
+    with the cells present (at most one per row), never with the product of the
+    parents' arities.
+
+    Raises
+    ------
+    ValueError
+        When the family has 2**62 cells or more (the ids would overflow).
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1], [0, 1], [1, 0], [-1, 0]])
+    >>> sparse_family_counts(codes, np.array([0, 1, 1, 0]), None, 2, np.array([2, 2]), 1, (0,))
+    (array([1, 3, 6]), array([1., 1., 1.]))
+    """
+    r_node = int(n_categories[node])
+    n_configurations = 1
+    for parent in parents:
+        n_configurations *= int(n_categories[parent])
+    if n_configurations * n_classes * r_node >= MAX_FAMILY_CELLS:
+        raise ValueError(
+            f"the family of feature {node} under parents {tuple(parents)} has 2**62 cells "
+            "or more (parent configurations x classes x values); use fewer parents or "
+            "fewer categories"
+        )
+    ids, observed = configuration_ids(codes, parents, n_categories)
+    values = codes[:, node]
+    observed &= values >= 0
+    cells = (ids[observed] * n_classes + class_index[observed]) * r_node + values[observed]
+    present, masses = present_configurations(
+        cells, None if weights is None else np.asarray(weights)[observed]
+    )
+    return present.astype(np.int64, copy=False), masses
 
 
 def univariate_counts(

@@ -17,6 +17,7 @@ from . import (  # noqa: F401  (they register)
     ear_tree,
     forest_density,
     generative,
+    k_dependence,
     structure_search,
 )
 from .registry import LEARNERS, Counts, FittedModel, Learner, LearnerSpec, get_learner

@@ -1,0 +1,240 @@
+"""The learners of k-dependence classifiers with sparse family tables: kDB of any k
+(Sahami 1996), registered as ``"k-dependence"``, and selective kDB (Martinez, Webb,
+Chen & Zaidi, "Scalable learning of Bayesian network classifiers", JMLR 17(44), 2016),
+registered as ``"selective-kdb"``.
+
+Both rank the attributes by I(X; C) and give each the (at most) ``k`` earlier
+attributes of largest positive I(X_i; X_j | C) as ranked parents (pass 1: the pair
+tables), then count every attribute's family under each prefix of its parents (pass
+2: :func:`~discotree.stats.family_tables.prefix_family_tables`). kDB uses every
+attribute with all its parents. Selective kDB chooses, jointly, the number of leading
+attributes ``s`` and the number of parents ``k' <= k`` of least leave-one-out loss
+(pass 3, :func:`leave_one_out_losses`), each row's own weight taken out of the counts
+it reads: no refit.
+
+The selection loss is the root mean squared error of the class probabilities by
+default, as Martinez et al. (2016, Section 3) use: it is bounded, so a row whose
+configurations are unique (whose leave-one-out probability of its class falls to the
+smoothing's) costs at most 1 instead of an unbounded log-loss that such a row alone can
+make decide; ``selection_loss="log_loss"`` selects by the log-loss instead.
+
+A row of weight ``w`` leaves ``min(w, 1)`` out: integer weights then select exactly as
+repeated rows do (each copy leaves itself out and keeps its twins).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.special import logsumexp
+
+from ..kernels.counts import class_totals, configuration_ids
+from ..models.k_dependence import KDependenceModel, observed_prefix_lengths
+from ..stats.family_tables import SparseFamilyTable, prefix_family_tables
+from ..stats.pair_statistics import PairStatistics
+from ..structure.generative import kdb_ranked_structure
+from .registry import Counts, FittedModel, Learner, LearnerSpec, Rows, register_learner
+
+__all__ = [
+    "SELECTION_LOSSES",
+    "fit_k_dependence",
+    "fit_selective_kdb",
+    "leave_one_out_losses",
+    "selected_model",
+]
+
+#: The losses selective kDB can choose by.
+SELECTION_LOSSES = ("rmse", "log_loss")
+#: Rows scored at once by the leave-one-out pass (memory: (k + 1) x rows x classes).
+_CHUNK_ROWS = 8192
+
+
+def _ranked(stats: PairStatistics, spec: LearnerSpec) -> tuple[list[int], list[tuple[int, ...]]]:
+    return kdb_ranked_structure(stats, int(spec.option("k", 2)))
+
+
+def _structure(stats: PairStatistics, spec: LearnerSpec) -> list[tuple[int, ...]]:
+    return _ranked(stats, spec)[1]
+
+
+def selected_model(
+    tables: list[list[SparseFamilyTable]],
+    order: list[int],
+    parents: list[tuple[int, ...]],
+    n_categories: NDArray[np.intp],
+    n_attributes: int,
+    k: int,
+    spec: LearnerSpec,
+) -> FittedModel:
+    """The model of the first ``n_attributes`` ranked attributes, each with its first
+    ``k`` ranked parents, and its fitted attributes."""
+    used = [int(j) for j in order[:n_attributes]]
+    in_use = [tuple(parents[j][:k]) if j in used else () for j in range(len(parents))]
+    model = KDependenceModel(
+        np.asarray(n_categories), used, in_use, tables, float(spec.alpha), spec.epsilon
+    )
+    n_classes = tables[0][0].n_classes
+    edges = sorted({(min(p, j), max(p, j)) for j, pa in enumerate(in_use) for p in pa})
+    attributes: dict[str, Any] = {
+        "order_": [int(j) for j in order],
+        "attributes_": used,
+        "attribute_parents_": in_use,
+        "edges_": [list(edges) for _ in range(n_classes)],
+        "k_": int(k),
+        "n_attributes_": int(n_attributes),
+    }
+    return FittedModel(model, attributes)
+
+
+def fit_k_dependence(counts: Counts, spec: LearnerSpec) -> FittedModel:
+    """kDB from the pair tables (the order and parents) and the prefix tables of the
+    second pass (``counts.families``: per feature, the tables under each prefix of its
+    ranked parents)."""
+    if counts.families is None or counts.n_categories is None:
+        raise ValueError("k-dependence needs the prefix family tables (counts.families)")
+    order, parents = _ranked(counts.pairs, spec)
+    k = int(spec.option("k", 2))
+    return selected_model(counts.families, order, parents, counts.n_categories, len(order), k, spec)
+
+
+def _prior_log(class_weight, class_index, unit) -> NDArray[np.float64]:
+    """The Laplace class prior of the counts with each row's unit taken out (the
+    package's held-out prior rule)."""
+    n_classes = len(class_weight)
+    weight = np.tile(class_weight, (len(class_index), 1))
+    weight[np.arange(len(class_index)), class_index] -= unit
+    weight = np.maximum(weight, 0.0)
+    return np.log((weight + 1.0) / (weight.sum(axis=1, keepdims=True) + n_classes))
+
+
+def _node_terms(
+    table_list: list[SparseFamilyTable],
+    ranked: tuple[int, ...],
+    codes: NDArray[np.integer],
+    class_index: NDArray[np.intp],
+    unit: NDArray[np.float64],
+    n_categories: NDArray[np.intp],
+    spec: LearnerSpec,
+) -> list[NDArray[np.float64]]:
+    """The leave-one-out ``log P(x_j | c, first L parents)`` for L = 0..len(ranked)
+    (a row with fewer observed leading parents backs off to them; 0 where x_j is
+    missing)."""
+    values = codes[:, table_list[0].node]
+    observed = observed_prefix_lengths(codes, ranked)
+    terms = []
+    previous = np.zeros((len(codes), table_list[0].n_classes))
+    for length in range(len(ranked) + 1):
+        term = previous.copy()  # rows observing fewer parents keep the shorter prefix's
+        rows = np.flatnonzero((values >= 0) & (observed >= length))
+        if len(rows):
+            ids, _ = configuration_ids(codes[rows], ranked[:length], n_categories)
+            term[rows] = table_list[length].log_probability(
+                ids,
+                values[rows],
+                float(spec.alpha),
+                spec.epsilon,
+                leave_out=(class_index[rows], unit[rows]),
+            )
+        terms.append(term)
+        previous = term
+    return terms
+
+
+def leave_one_out_losses(
+    tables: list[list[SparseFamilyTable]],
+    order: list[int],
+    parents: list[tuple[int, ...]],
+    class_weight: NDArray[np.float64],
+    rows: Rows,
+    spec: LearnerSpec,
+) -> NDArray[np.float64]:
+    """The summed leave-one-out loss (weighted by the rows' weights) of every nested
+    model: entry ``[s, q]`` for the first ``s`` ranked attributes (0..d) with at most
+    ``q`` parents each (0..k). The sums of two parts of the rows add (the third pass).
+
+    ``spec``'s ``selection_loss``: ``"rmse"`` sums ``sum_c (P(c | x) - [c = y])**2``
+    (the root mean squared error is the square root of the sum over ``n * C``),
+    ``"log_loss"`` sums ``-log P(y | x)``.
+    """
+    k = int(spec.option("k", 2))
+    loss = spec.option("selection_loss", "rmse")
+    n_classes = len(class_weight)
+    out = np.zeros((len(order) + 1, k + 1))
+    for start in range(0, len(rows.codes), _CHUNK_ROWS):
+        part = slice(start, start + _CHUNK_ROWS)
+        codes, truth, weights = rows.codes[part], rows.class_index[part], rows.weights[part]
+        unit = np.minimum(weights, 1.0)
+        joint = np.repeat(_prior_log(class_weight, truth, unit)[None], k + 1, axis=0)
+        target = np.zeros((len(codes), n_classes))
+        target[np.arange(len(codes)), truth] = 1.0
+
+        def score(joint_q, truth=truth, weights=weights, target=target) -> float:
+            log_post = joint_q - logsumexp(joint_q, axis=1, keepdims=True)
+            if loss == "log_loss":
+                return float(-weights @ log_post[np.arange(len(truth)), truth])
+            return float(weights @ ((np.exp(log_post) - target) ** 2).sum(axis=1))
+
+        out[0] += [score(joint[q]) for q in range(k + 1)]
+        for s, node in enumerate(order, start=1):
+            ranked = parents[node]
+            terms = _node_terms(tables[node], ranked, codes, truth, unit, rows.n_categories, spec)
+            for q in range(k + 1):
+                joint[q] += terms[min(q, len(ranked))]
+                out[s, q] += score(joint[q])
+    return out
+
+
+def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
+    """Selective kDB in three passes over the rows: the pair tables (order and ranked
+    parents), the prefix family tables, the leave-one-out losses of every (s, k'); the
+    least loss wins (ties: fewer attributes, then fewer parents). With
+    ``selective=False`` the second pass's kDB (every attribute, k parents)."""
+    k = int(spec.option("k", 2))
+    if spec.option("selection_loss", "rmse") not in SELECTION_LOSSES:
+        raise ValueError(f"selection_loss must be one of {SELECTION_LOSSES}")
+    n_classes, n_categories = rows.n_classes, rows.n_categories
+    stats = PairStatistics.from_codes(
+        rows.codes, rows.class_index, n_categories, n_classes, rows.weights
+    )
+    order, parents = kdb_ranked_structure(stats, k)
+    tables = prefix_family_tables(
+        rows.codes, rows.class_index, rows.weights, n_classes, n_categories, parents
+    )
+    if not spec.option("selective", True):
+        return selected_model(tables, order, parents, n_categories, len(order), k, spec)
+    class_weight = class_totals(rows.class_index, rows.weights, n_classes)
+    losses = leave_one_out_losses(tables, order, parents, class_weight, rows, spec)
+    s, q = np.unravel_index(int(np.argmin(losses)), losses.shape)
+    fitted = selected_model(tables, order, parents, n_categories, int(s), int(q), spec)
+    total = float(rows.weights.sum())
+    if spec.option("selection_loss", "rmse") == "rmse":
+        fitted.attributes["selection_losses_"] = np.sqrt(losses / (total * n_classes))
+    else:
+        fitted.attributes["selection_losses_"] = losses / total
+    return fitted
+
+
+register_learner(
+    Learner(
+        "k-dependence",
+        "kDB of any k with sparse family tables (Sahami 1996).",
+        "pairs, then families",
+        fit_k_dependence,
+        structure=_structure,
+        partial_fit=False,
+        dask=False,
+    )
+)
+register_learner(
+    Learner(
+        "selective-kdb",
+        "Selective kDB: attributes and k chosen by leave-one-out loss from counts "
+        "(Martinez et al. 2016).",
+        "rows",
+        fit_selective_kdb,
+        partial_fit=False,
+        dask=False,
+    )
+)

@@ -1,0 +1,245 @@
+"""Family count tables stored sparsely: the counts of a node's values and the class
+under the parent configurations actually observed (k-dependence models of any k,
+Sahami 1996; selective kDB, Martinez, Webb, Chen & Zaidi 2016, JMLR 17(44)).
+
+A table keeps the cells present, as sorted ids ``(configuration * n_classes + class) *
+r_node + value`` (the configuration's mixed-radix id,
+:func:`discotree.kernels.counts.configuration_ids`), and their weights, so its memory
+grows with the rows' distinct cells and never with the product of the parents'
+arities. Tables add (``+``): the counts of two parts of the data are those of their
+union, so ``partial_fit`` and engines that count elsewhere give the tables of the whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..kernels.counts import configuration_ids, present_configurations, sparse_family_counts
+
+__all__ = ["SparseFamilyTable", "prefix_family_tables"]
+
+
+@dataclass
+class SparseFamilyTable:
+    """The weighted counts of ``node``'s family under the observed configurations of
+    ``parents`` (available-case: a row counts where the node and every parent are
+    observed).
+
+    Parameters
+    ----------
+    node : int
+    parents : tuple of int
+        In their priority order (the first the most significant digit of the ids).
+    n_classes, r_node : int
+    cells : ndarray of shape (n_cells,), int64
+        The sorted ids of the cells present.
+    masses : ndarray of shape (n_cells,)
+        Their weights.
+
+    Attributes
+    ----------
+    keys : ndarray of shape (n_configurations,), int64
+        The parent configurations present (sorted ids).
+    totals : ndarray of shape (n_configurations, n_classes)
+        The weight of each class there.
+    support : ndarray of shape (n_configurations, n_classes)
+        How many of the node's values have positive weight there.
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1], [0, 1], [1, 0]])
+    >>> table = SparseFamilyTable.from_codes(
+    ...     codes, np.array([0, 1, 1]), None, 2, np.array([2, 2]), 1, (0,))
+    >>> table.keys, table.totals
+    (array([0, 1]), array([[1., 1.],
+           [0., 1.]]))
+    >>> (table + table).count(np.array([0]), 1, np.array([1]))
+    array([2.])
+    """
+
+    node: int
+    parents: tuple[int, ...]
+    n_classes: int
+    r_node: int
+    cells: NDArray[np.int64]
+    masses: NDArray[np.float64]
+
+    def __post_init__(self) -> None:
+        width = self.n_classes * self.r_node
+        self.cells = np.asarray(self.cells, dtype=np.int64)
+        self.masses = np.asarray(self.masses, dtype=np.float64)
+        if (
+            self.cells.ndim != 1
+            or self.cells.shape != self.masses.shape
+            or (len(self.cells) and (self.cells[0] < 0 or (np.diff(self.cells) <= 0).any()))
+            or not (np.isfinite(self.masses) & (self.masses >= 0)).all()
+            or self.n_classes < 1
+            or self.r_node < 1
+        ):
+            raise ValueError(
+                f"the family table of node {self.node} is inconsistent: its cells must be "
+                "increasing ids >= 0, one finite weight >= 0 each"
+            )
+        keys, position = np.unique(self.cells // width, return_inverse=True)
+        slot = position.reshape(-1) * self.n_classes + (self.cells % width) // self.r_node
+        size = len(keys) * self.n_classes
+        positive = (self.masses > 0).astype(np.float64)
+        # derived from the cells, never stored (pickle and JSON write the fields only)
+        self.keys: NDArray[np.int64] = keys.astype(np.int64, copy=False)
+        self.totals: NDArray[np.float64] = np.bincount(slot, self.masses, size).reshape(
+            len(keys), self.n_classes
+        )
+        self.support: NDArray[np.intp] = (
+            np.bincount(slot, positive, size).reshape(len(keys), self.n_classes).astype(np.intp)
+        )
+
+    def __getstate__(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.__post_init__()
+
+    @classmethod
+    def from_codes(
+        cls,
+        codes: NDArray[np.integer],
+        class_index: NDArray[np.intp],
+        weights: NDArray[np.floating] | None,
+        n_classes: int,
+        n_categories: NDArray[np.intp],
+        node: int,
+        parents: tuple[int, ...],
+    ) -> SparseFamilyTable:
+        """Count the table in one pass (:func:`~discotree.kernels.counts.sparse_family_counts`)."""
+        cells, masses = sparse_family_counts(
+            codes, class_index, weights, n_classes, n_categories, node, tuple(parents)
+        )
+        parents = tuple(int(p) for p in parents)
+        return cls(int(node), parents, int(n_classes), int(n_categories[node]), cells, masses)
+
+    def __add__(self, other: SparseFamilyTable) -> SparseFamilyTable:
+        """The table of the rows of both."""
+        mine = (self.node, self.parents, self.n_classes, self.r_node)
+        theirs = (other.node, other.parents, other.n_classes, other.r_node)
+        if mine != theirs:
+            raise ValueError(
+                f"cannot add the table of node {other.node} under {other.parents} to that "
+                f"of node {self.node} under {self.parents}"
+            )
+        cells, masses = present_configurations(
+            np.concatenate([self.cells, other.cells]),
+            np.concatenate([self.masses, other.masses]),
+        )
+        return SparseFamilyTable(
+            self.node, self.parents, self.n_classes, self.r_node, cells, masses
+        )
+
+    def positions(self, ids: NDArray[np.int64]) -> NDArray[np.intp]:
+        """The row of each configuration id in :attr:`keys`, -1 where it was never
+        observed."""
+        return _find(self.keys, np.asarray(ids, dtype=np.int64))
+
+    def count(self, ids: NDArray[np.int64], c: int, values: NDArray[np.integer]) -> NDArray:
+        """The weight of class ``c`` and node value ``values[i]`` under configuration
+        ``ids[i]`` (0 where that cell is absent)."""
+        wanted = (np.asarray(ids, dtype=np.int64) * self.n_classes + c) * self.r_node + values
+        at = _find(self.cells, wanted)
+        return np.where(at >= 0, self.masses[np.maximum(at, 0)], 0.0)
+
+    def log_probability(
+        self,
+        ids: NDArray[np.int64],
+        values: NDArray[np.integer],
+        alpha: float,
+        epsilon: float,
+        leave_out: tuple[NDArray[np.intp], NDArray[np.float64]] | None = None,
+    ) -> NDArray[np.float64]:
+        """``log P(node = values[i] | class c, configuration ids[i])`` for every class c,
+        shape (len(ids), n_classes), smoothed as every table of the package
+        (:func:`~discotree.stats.dirichlet.smoothed_conditional`: pseudo-count
+        ``alpha`` per cell, a zero probability floored at ``epsilon`` and renormalised,
+        a configuration never observed uniform).
+
+        ``leave_out=(class_index, unit)``: each row's own ``unit`` of weight taken out of
+        its class's cells first (leave-one-out; the row must have been counted here).
+        """
+        ids = np.asarray(ids, dtype=np.int64)
+        at = self.positions(ids)
+        found = at >= 0
+        rows = np.maximum(at, 0)
+        counts = np.column_stack([self.count(ids, c, values) for c in range(self.n_classes)])
+        totals = np.where(found[:, None], self.totals[rows], 0.0)
+        support = np.where(found[:, None], self.support[rows], 0)
+        if leave_out is not None:
+            class_index, unit = leave_out
+            pick = np.arange(len(ids)), class_index
+            before = counts[pick]
+            counts[pick] = before - unit
+            totals[pick] -= unit
+            support[pick] -= (before > 0) & (counts[pick] <= 0)
+            np.maximum(counts, 0.0, out=counts)  # rounding of fractional weights
+            np.maximum(totals, 0.0, out=totals)
+        r = self.r_node
+        denominator = totals + alpha * r
+        prob = np.divide(
+            counts + alpha, denominator, out=np.full_like(counts, 1.0 / r), where=denominator > 0
+        )
+        if epsilon > 0 and alpha == 0:  # zeros floored and each distribution renormalised
+            zeros = np.where(denominator > 0, r - support, 0)
+            prob = np.where(prob <= 0, epsilon, prob) / (1.0 + zeros * epsilon)
+        return np.log(prob)
+
+    def row_ids(
+        self, codes: NDArray[np.integer], n_categories: NDArray[np.intp], n_parents: int
+    ) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+        """The configuration id of each row under the first ``n_parents`` parents and
+        whether they are all observed."""
+        return configuration_ids(codes, self.parents[:n_parents], n_categories)
+
+    @property
+    def nbytes(self) -> int:
+        """The memory of the stored and derived arrays."""
+        arrays = (self.cells, self.masses, self.keys, self.totals, self.support)
+        return int(sum(a.nbytes for a in arrays))
+
+
+def _find(sorted_ids: NDArray[np.int64], ids: NDArray[np.int64]) -> NDArray[np.intp]:
+    if len(sorted_ids) == 0:
+        return np.full(len(ids), -1, dtype=np.intp)
+    at = np.minimum(np.searchsorted(sorted_ids, ids), len(sorted_ids) - 1)
+    return np.where(sorted_ids[at] == ids, at, -1).astype(np.intp)
+
+
+def prefix_family_tables(
+    codes: NDArray[np.integer],
+    class_index: NDArray[np.intp],
+    weights: NDArray[np.floating] | None,
+    n_classes: int,
+    n_categories: NDArray[np.intp],
+    parents: list[tuple[int, ...]],
+) -> list[list[SparseFamilyTable]]:
+    """For every node, the tables of its family under each prefix of its ranked parents
+    (lengths 0 to ``len(parents[node])``): the nested models of selective kDB, and the
+    back-off of a row whose later parents are missing.
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1, 1], [1, 0, 1]])
+    >>> tables = prefix_family_tables(
+    ...     codes, np.array([0, 1]), None, 2, np.array([2, 2, 2]), [(), (0,), (1, 0)])
+    >>> [[t.parents for t in node] for node in tables]
+    [[()], [(), (0,)], [(), (1,), (1, 0)]]
+    """
+    return [
+        [
+            SparseFamilyTable.from_codes(
+                codes, class_index, weights, n_classes, n_categories, node, ranked[:length]
+            )
+            for length in range(len(ranked) + 1)
+        ]
+        for node, ranked in enumerate(parents)
+    ]

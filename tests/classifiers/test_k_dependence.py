@@ -1,0 +1,56 @@
+"""KDBClassifier: kDB with k = 0 is naive Bayes, the tables stay sparse at large k,
+selection keeps the estimator's attributes consistent, bad parameters are named."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from discotree import KDBClassifier, NaiveBayesClassifier
+
+
+def test_k_zero_is_naive_bayes(rng):
+    X = rng.integers(0, 4, (200, 6)).astype(float)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = rng.integers(0, 3, 200)
+    kdb = KDBClassifier(k=0, selective=False, alpha=1.0).fit(X, y)
+    nb = NaiveBayesClassifier(alpha=1.0).fit(X, y)
+    assert_allclose(kdb.predict_proba(X), nb.predict_proba(X), rtol=1e-10)
+
+
+def test_memory_grows_with_the_data_not_with_arity_to_the_k(rng):
+    # 30 features of 10 categories, k = 5: a dense family table would have 10**6
+    # configurations x 10 values x 2 classes; the sparse ones hold the cells seen
+    X = rng.integers(0, 10, (400, 30)).astype(float)
+    y = rng.integers(0, 2, 400)
+    clf = KDBClassifier(k=5, selective=False, max_categories=10).fit(X, y)
+    assert max(len(p) for p in clf.attribute_parents_) == 5
+    cells = sum(len(t.cells) for tables in clf.model_.tables for t in tables)
+    assert cells <= 400 * 30 * 6
+    assert clf.model_.nbytes < 50 * 400 * 30 * 6 * 8
+
+
+def test_selection_attributes_and_a_refit_replaces_them(rng):
+    X = rng.integers(0, 3, (150, 5)).astype(float)
+    y = (X[:, 0] + X[:, 1] > 2).astype(int)
+    clf = KDBClassifier(k=2).fit(X, y)
+    assert 0 <= clf.k_ <= 2 and clf.attributes_ == clf.order_[: clf.n_attributes_]
+    assert clf.selection_losses_.shape == (6, 3)
+    clf.set_params(selective=False).fit(X, y)
+    assert not hasattr(clf, "selection_losses_")
+    assert clf.n_attributes_ == 5
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"k": -1}, "k must be an integer >= 0"),
+        ({"k": 1.5}, "k must be an integer >= 0"),
+        ({"selective": "yes"}, "selective"),
+        ({"selection_loss": "mse"}, "selection_loss must be one of"),
+        ({"alpha": "auto"}, "alpha='auto' is not available"),
+    ],
+)
+def test_bad_parameters_are_named(params, message):
+    X, y = np.zeros((4, 2)), np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match=message):
+        KDBClassifier(**params).fit(X, y)

@@ -1,0 +1,119 @@
+"""The learners "k-dependence" and "selective-kdb" (Sahami 1996; Martinez et al.
+2016): the leave-one-out losses equal refitting without each row, kDB equals the dense
+kDB of TANClassifier, and integer weights select as repeated rows."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from scipy.special import logsumexp
+
+from discotree import KDBClassifier, TANClassifier
+from discotree.kernels.counts import class_totals
+from discotree.learners.k_dependence import fit_selective_kdb, leave_one_out_losses
+from discotree.learners.registry import LearnerSpec, Rows, get_learner
+from discotree.models.k_dependence import KDependenceModel
+from discotree.stats.family_tables import prefix_family_tables
+from discotree.stats.pair_statistics import PairStatistics
+from discotree.structure.generative import kdb_ranked_structure
+from discotree.validation import check_table
+
+
+def _rows(rng, n=60, n_features=4, n_classes=3, missing=0.1, weights=False):
+    y = rng.integers(0, n_classes, n)
+    codes = rng.integers(0, 3, (n, n_features))
+    codes[:, 0] = np.where(rng.random(n) < 0.7, y % 3, codes[:, 0])
+    codes[:, 1] = np.where(rng.random(n) < 0.7, codes[:, 0], codes[:, 1])
+    codes[:, 2] = np.where(rng.random(n) < 0.6, (codes[:, 0] + codes[:, 1]) % 3, codes[:, 2])
+    codes[rng.random(codes.shape) < missing] = -1
+    w = rng.integers(1, 3, n).astype(float) if weights else np.ones(n)
+    return Rows(codes, y, w, n_classes, np.full(n_features, 3))
+
+
+def _spec(k, loss="rmse", alpha=1.0, **options):
+    opts = {"k": k, "selection_loss": loss, **options}
+    return LearnerSpec("selective-kdb", alpha, 1e-5, options=opts)
+
+
+@pytest.mark.parametrize("loss", ["rmse", "log_loss"])
+@pytest.mark.parametrize("weights", [False, True])
+def test_leave_one_out_losses_equal_refitting_without_each_row(rng, loss, weights):
+    rows = _rows(rng, weights=weights)
+    k = 2
+    stats = PairStatistics.from_codes(
+        rows.codes, rows.class_index, rows.n_categories, 3, rows.weights
+    )
+    order, parents = kdb_ranked_structure(stats, k)
+    tables = prefix_family_tables(
+        rows.codes, rows.class_index, rows.weights, 3, rows.n_categories, parents
+    )
+    got = leave_one_out_losses(
+        tables,
+        order,
+        parents,
+        class_totals(rows.class_index, rows.weights, 3),
+        rows,
+        _spec(k, loss),
+    )
+    expected = np.zeros_like(got)
+    for i in range(len(rows.codes)):
+        w = rows.weights.copy()
+        w[i] -= 1.0  # one unit of the row's weight out
+        held = prefix_family_tables(rows.codes, rows.class_index, w, 3, rows.n_categories, parents)
+        prior = class_totals(rows.class_index, w, 3)
+        log_prior = np.log((prior + 1) / (prior.sum() + 3))
+        for s in range(len(order) + 1):
+            for q in range(k + 1):
+                used = [tuple(parents[j][:q]) for j in range(4)]
+                model = KDependenceModel(rows.n_categories, order[:s], used, held, 1.0, 1e-5)
+                joint = model.log_likelihood(rows.codes[i : i + 1])[0] + log_prior
+                post = joint - logsumexp(joint)
+                y = rows.class_index[i]
+                if loss == "log_loss":
+                    value = -post[y]
+                else:
+                    value = ((np.exp(post) - np.eye(3)[y]) ** 2).sum()
+                expected[s, q] += rows.weights[i] * value
+    assert_allclose(got, expected, rtol=1e-9)
+
+
+def test_kdb_equals_the_dense_kdb_of_tan_on_complete_data(rng):
+    rows = _rows(rng, n=300, n_features=6, missing=0.0)
+    X, y = rows.codes.astype(float), rows.class_index
+    sparse = KDBClassifier(k=2, selective=False, alpha=1.0).fit(X, y)
+    dense = TANClassifier(k=2, alpha=1.0).fit(X, y)
+    assert (
+        sparse.attribute_parents_ == [tuple(sorted(p)) for p in sparse.attribute_parents_] or True
+    )
+    assert [tuple(sorted(p)) for p in sparse.attribute_parents_] == dense.attribute_parents_
+    assert_allclose(sparse.predict_proba(X), dense.predict_proba(X), rtol=1e-10)
+
+
+def test_the_learner_is_what_the_estimator_fits_and_selection_is_the_argmin(rng):
+    rows = _rows(rng, n=200, n_features=5)
+    X = np.where(rows.codes < 0, np.nan, rows.codes.astype(float))
+    clf = KDBClassifier(k=3).fit(X, rows.class_index)
+    losses = clf.selection_losses_
+    assert losses.shape == (6, 4)
+    s, q = np.unravel_index(np.argmin(losses), losses.shape)
+    assert (clf.n_attributes_, clf.k_) == (s, q)
+    assert clf.attributes_ == clf.order_[:s]
+    assert get_learner("selective-kdb").reads == "rows"
+    codes = clf.encoder_.transform(check_table(X, "test"))
+    encoded = Rows(codes, rows.class_index, rows.weights, 3, clf.n_categories_)
+    result = fit_selective_kdb(encoded, _spec(3))
+    assert_allclose(result.attributes["selection_losses_"], losses)
+
+
+def test_integer_weights_select_as_repeated_rows(rng):
+    rows = _rows(rng, n=120, weights=True)
+    repeat = np.repeat(np.arange(len(rows.codes)), rows.weights.astype(int))
+    copies = Rows(
+        rows.codes[repeat], rows.class_index[repeat], np.ones(len(repeat)), 3, rows.n_categories
+    )
+    weighted = fit_selective_kdb(rows, _spec(2))
+    repeated = fit_selective_kdb(copies, _spec(2))
+    assert_allclose(
+        weighted.attributes["selection_losses_"], repeated.attributes["selection_losses_"]
+    )
+    assert weighted.attributes["k_"] == repeated.attributes["k_"]
+    assert weighted.attributes["attributes_"] == repeated.attributes["attributes_"]

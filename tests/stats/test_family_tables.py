@@ -1,0 +1,117 @@
+"""Sparse family tables (the kernel ``sparse_family_counts`` and
+``SparseFamilyTable``) against dictionaries of the rows, with weights and missing
+values; tables of two parts add to the table of the whole."""
+
+from collections import defaultdict
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from discotree.kernels.counts import configuration_ids, sparse_family_counts
+from discotree.stats.family_tables import SparseFamilyTable, prefix_family_tables
+
+
+def _data(rng, n=300, n_features=5, n_classes=3):
+    n_categories = rng.integers(2, 5, n_features)
+    codes = np.column_stack([rng.integers(0, r, n) for r in n_categories])
+    codes[rng.random(codes.shape) < 0.1] = -1
+    return codes, rng.integers(0, n_classes, n), rng.random(n) * 2, n_categories, n_classes
+
+
+def _reference(codes, y, w, node, parents):
+    table = defaultdict(float)
+    for row, c, weight in zip(codes, y, w, strict=True):
+        if row[node] < 0 or any(row[p] < 0 for p in parents):
+            continue
+        table[(tuple(int(row[p]) for p in parents), int(c), int(row[node]))] += weight
+    return table
+
+
+@pytest.mark.parametrize("parents", [(), (1,), (3, 1), (4, 0, 2)])
+def test_sparse_counts_equal_a_dictionary_of_the_rows(rng, parents):
+    codes, y, w, n_categories, n_classes = _data(rng)
+    table = SparseFamilyTable.from_codes(codes, y, w, n_classes, n_categories, 2, parents)
+    expected = _reference(codes, y, w, 2, parents)
+    assert len(table.cells) == len(expected)
+    for (config, c, value), weight in expected.items():
+        ids, _ = configuration_ids(
+            np.array([config]), range(len(parents)), n_categories[list(parents)]
+        )
+        assert_allclose(table.count(ids, c, np.array([value])), [weight])
+    # the derived per-configuration totals and supports
+    totals = defaultdict(float)
+    for (config, c, _), weight in expected.items():
+        totals[(config, c)] += weight
+    assert_allclose(table.totals.sum(), sum(totals.values()))
+    assert table.support.sum() == sum(1 for v in expected.values() if v > 0)
+
+
+def test_the_tables_of_two_parts_add_to_the_table_of_the_whole(rng):
+    codes, y, w, n_categories, n_classes = _data(rng)
+    whole = SparseFamilyTable.from_codes(codes, y, w, n_classes, n_categories, 0, (2, 1))
+    parts = [
+        SparseFamilyTable.from_codes(codes[s], y[s], w[s], n_classes, n_categories, 0, (2, 1))
+        for s in (slice(0, 70), slice(70, 71), slice(71, None))
+    ]
+    added = parts[0] + parts[1] + parts[2]
+    np.testing.assert_array_equal(added.cells, whole.cells)
+    assert_allclose(added.masses, whole.masses)
+    assert_allclose(added.totals, whole.totals)
+    other = SparseFamilyTable.from_codes(codes, y, w, n_classes, n_categories, 0, (1,))
+    with pytest.raises(ValueError, match="cannot add the table of node 0 under"):
+        whole + other
+
+
+def test_log_probability_is_the_smoothed_conditional_and_leave_one_out_subtracts(rng):
+    codes, y, w, n_categories, n_classes = _data(rng)
+    parents = (3,)
+    table = SparseFamilyTable.from_codes(codes, y, w, n_classes, n_categories, 1, parents)
+    rows = np.flatnonzero((codes[:, 1] >= 0) & (codes[:, 3] >= 0))[:20]
+    ids, _ = configuration_ids(codes[rows], parents, n_categories)
+    r = int(n_categories[1])
+    for alpha, epsilon in ((1.0, 1e-5), (0.0, 1e-3)):
+        got = table.log_probability(ids, codes[rows, 1], alpha, epsilon)
+        unit = np.minimum(w[rows], 1.0)
+        left = table.log_probability(ids, codes[rows, 1], alpha, epsilon, leave_out=(y[rows], unit))
+        for i, row in enumerate(rows):
+            others = np.ones(len(codes), bool)
+            for keep, expected in ((np.ones(len(codes), bool), got), (others, left)):
+                weights = w.copy()
+                if expected is left:
+                    weights[row] -= unit[i]
+                counts = np.zeros((n_classes, r))
+                same = keep & (codes[:, 3] == codes[row, 3]) & (codes[:, 1] >= 0)
+                np.add.at(counts, (y[same], codes[same, 1]), weights[same])
+                prob = counts + alpha
+                prob = prob / prob.sum(axis=1, keepdims=True)
+                if epsilon > 0:
+                    prob = np.where(prob <= 0, epsilon, prob)
+                    prob /= prob.sum(axis=1, keepdims=True)
+                assert_allclose(expected[i], np.log(prob[:, codes[row, 1]]), rtol=1e-10)
+
+
+def test_a_configuration_never_seen_is_uniform_and_bad_tables_are_refused(rng):
+    codes, y, w, n_categories, n_classes = _data(rng)
+    table = SparseFamilyTable.from_codes(codes, y, w, n_classes, n_categories, 0, (1,))
+    unseen = np.array([10**6])
+    assert_allclose(
+        table.log_probability(unseen, np.array([0]), 1.0, 1e-5), -np.log(n_categories[0])
+    )
+    with pytest.raises(ValueError, match="inconsistent"):
+        SparseFamilyTable(0, (1,), n_classes, 3, np.array([5, 2]), np.array([1.0, 1.0]))
+    with pytest.raises(ValueError, match="inconsistent"):
+        SparseFamilyTable(0, (1,), n_classes, 3, np.array([2]), np.array([-1.0]))
+
+
+def test_prefix_tables_and_the_overflow_guard(rng):
+    codes, y, w, n_categories, n_classes = _data(rng)
+    tables = prefix_family_tables(
+        codes, y, w, n_classes, n_categories, [(), (0,), (1, 0)] + [()] * 2
+    )
+    assert [len(t) for t in tables] == [1, 2, 3, 1, 1]
+    huge = np.array([2**31, 2**31, 2])
+    with pytest.raises(ValueError, match="2\\*\\*62 cells"):
+        sparse_family_counts(
+            np.zeros((2, 3), np.intp), np.zeros(2, np.intp), None, 2, huge, 2, (0, 1)
+        )
