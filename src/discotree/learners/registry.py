@@ -141,13 +141,15 @@ class Counts:
         :meth:`PairStatistics.univariate`, suffice) or the per-class moments (Gaussian).
     families : list of ndarray, optional
         Per feature, the table of its family (class, parents, feature) under the
-        parents the learner's ``structure`` chose (kDB).
+        parents the learner's ``structure`` chose (kDB: dense arrays; "k-dependence":
+        the list of its :class:`~discotree.stats.family_tables.SparseFamilyTable` under
+        each prefix of its ranked parents).
     """
 
     n_categories: NDArray[np.intp] | None
     class_weight: NDArray[np.float64]
     pairs: Any = None
-    families: list[NDArray[np.float64]] | None = None
+    families: list[Any] | None = None
 
     @property
     def n_classes(self) -> int:

@@ -89,9 +89,8 @@ class SparseFamilyTable:
         positive = (self.masses > 0).astype(np.float64)
         # derived from the cells, never stored (pickle and JSON write the fields only)
         self.keys: NDArray[np.int64] = keys.astype(np.int64, copy=False)
-        self.totals: NDArray[np.float64] = np.bincount(slot, self.masses, size).reshape(
-            len(keys), self.n_classes
-        )
+        totals = np.bincount(slot, self.masses, size).astype(np.float64, copy=False)
+        self.totals: NDArray[np.float64] = totals.reshape(len(keys), self.n_classes)
         self.support: NDArray[np.intp] = (
             np.bincount(slot, positive, size).reshape(len(keys), self.n_classes).astype(np.intp)
         )
@@ -119,7 +118,8 @@ class SparseFamilyTable:
             codes, class_index, weights, n_classes, n_categories, node, tuple(parents)
         )
         parents = tuple(int(p) for p in parents)
-        return cls(int(node), parents, int(n_classes), int(n_categories[node]), cells, masses)
+        ids = np.asarray(cells, dtype=np.int64)
+        return cls(int(node), parents, int(n_classes), int(n_categories[node]), ids, masses)
 
     def __add__(self, other: SparseFamilyTable) -> SparseFamilyTable:
         """The table of the rows of both."""
@@ -134,9 +134,8 @@ class SparseFamilyTable:
             np.concatenate([self.cells, other.cells]),
             np.concatenate([self.masses, other.masses]),
         )
-        return SparseFamilyTable(
-            self.node, self.parents, self.n_classes, self.r_node, cells, masses
-        )
+        ids = np.asarray(cells, dtype=np.int64)
+        return SparseFamilyTable(self.node, self.parents, self.n_classes, self.r_node, ids, masses)
 
     def positions(self, ids: NDArray[np.int64]) -> NDArray[np.intp]:
         """The row of each configuration id in :attr:`keys`, -1 where it was never
