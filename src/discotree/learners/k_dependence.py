@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp
 
 from ..kernels.counts import class_totals, configuration_ids
+from ..kernels.sparse_families import posterior_loss_sums
 from ..models.k_dependence import KDependenceModel, observed_prefix_lengths
 from ..stats.family_tables import SparseFamilyTable, prefix_family_tables
 from ..stats.pair_statistics import PairStatistics
@@ -48,7 +48,7 @@ __all__ = [
 #: The losses selective kDB can choose by.
 SELECTION_LOSSES = ("rmse", "log_loss")
 #: Rows scored at once by the leave-one-out pass (memory: (k + 1) x rows x classes).
-_CHUNK_ROWS = 8192
+_CHUNK_ROWS = 1 << 16
 
 
 def _ranked(stats: PairStatistics, spec: LearnerSpec) -> tuple[list[int], list[tuple[int, ...]]]:
@@ -102,11 +102,10 @@ def fit_k_dependence(counts: Counts, spec: LearnerSpec) -> FittedModel:
 def _prior_log(class_weight, class_index, unit) -> NDArray[np.float64]:
     """The Laplace class prior of the counts with each row's unit taken out (the
     package's held-out prior rule)."""
-    n_classes = len(class_weight)
     weight = np.tile(class_weight, (len(class_index), 1))
     weight[np.arange(len(class_index)), class_index] -= unit
     weight = np.maximum(weight, 0.0)
-    return np.log((weight + 1.0) / (weight.sum(axis=1, keepdims=True) + n_classes))
+    return np.log((weight + 1.0) / (weight.sum(axis=1, keepdims=True) + len(class_weight)))
 
 
 def _node_terms(
@@ -160,21 +159,16 @@ def leave_one_out_losses(
     """
     k = int(spec.option("k", 2))
     loss = spec.option("selection_loss", "rmse")
-    n_classes = len(class_weight)
     out = np.zeros((len(order) + 1, k + 1))
     for start in range(0, len(rows.codes), _CHUNK_ROWS):
         part = slice(start, start + _CHUNK_ROWS)
         codes, truth, weights = rows.codes[part], rows.class_index[part], rows.weights[part]
         unit = np.minimum(weights, 1.0)
         joint = np.repeat(_prior_log(class_weight, truth, unit)[None], k + 1, axis=0)
-        target = np.zeros((len(codes), n_classes))
-        target[np.arange(len(codes)), truth] = 1.0
 
-        def score(joint_q, truth=truth, weights=weights, target=target) -> float:
-            log_post = joint_q - logsumexp(joint_q, axis=1, keepdims=True)
-            if loss == "log_loss":
-                return float(-weights @ log_post[np.arange(len(truth)), truth])
-            return float(weights @ ((np.exp(log_post) - target) ** 2).sum(axis=1))
+        def score(joint_q, truth=truth, weights=weights) -> float:
+            squares, log_loss = posterior_loss_sums(joint_q, truth, weights)
+            return log_loss if loss == "log_loss" else squares
 
         out[0] += [score(joint[q]) for q in range(k + 1)]
         for s, node in enumerate(order, start=1):

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels.counts import configuration_ids, present_configurations, sparse_family_counts
+from ..kernels.sparse_families import sparse_cell_lookup
 
 __all__ = ["SparseFamilyTable", "prefix_family_tables"]
 
@@ -166,13 +167,9 @@ class SparseFamilyTable:
         ``leave_out=(class_index, unit)``: each row's own ``unit`` of weight taken out of
         its class's cells first (leave-one-out; the row must have been counted here).
         """
-        ids = np.asarray(ids, dtype=np.int64)
-        at = self.positions(ids)
-        found = at >= 0
-        rows = np.maximum(at, 0)
-        counts = np.column_stack([self.count(ids, c, values) for c in range(self.n_classes)])
-        totals = np.where(found[:, None], self.totals[rows], 0.0)
-        support = np.where(found[:, None], self.support[rows], 0)
+        counts, totals, support = sparse_cell_lookup(
+            self.cells, self.masses, ids, values, self.n_classes, self.r_node
+        )
         if leave_out is not None:
             class_index, unit = leave_out
             pick = np.arange(len(ids)), class_index

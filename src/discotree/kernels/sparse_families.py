@@ -1,0 +1,133 @@
+"""Lookups in sparse family tables and the losses of joint scores (the inner loops of
+k-dependence prediction and of selective kDB's leave-one-out pass, Martinez, Webb,
+Chen & Zaidi 2016, Section 3).
+
+A sparse table stores its cells as sorted ids ``(configuration * n_classes + class) *
+r + value`` (:func:`discotree.kernels.counts.sparse_family_counts`), so the cells of one
+parent configuration are one contiguous block: a row needs one binary search for the
+block's start and a scan of at most ``n_classes * r`` cells to read its value's weight
+in every class, every class's total and how many values have weight.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+from ..threads import in_chunks
+
+__all__ = ["posterior_loss_sums", "sparse_cell_lookup"]
+
+#: Below twice this many rows, one thread does the lookup.
+_MIN_ROWS = 1 << 14
+
+
+@numba.njit(cache=True, nogil=True)
+def _lookup(cells, masses, ids, values, n_classes, r, start, stop, counts, totals, support):
+    # pragma: no cover - numba
+    width = n_classes * r
+    n_cells = cells.shape[0]
+    for i in range(start, stop):
+        first = ids[i] * width
+        lo, hi = 0, n_cells
+        while lo < hi:  # the first cell >= first
+            mid = (lo + hi) >> 1
+            if cells[mid] < first:
+                lo = mid + 1
+            else:
+                hi = mid
+        j = lo
+        while j < n_cells and cells[j] < first + width:
+            rest = cells[j] - first
+            c = rest // r
+            mass = masses[j]
+            totals[i, c] += mass
+            if mass > 0:
+                support[i, c] += 1
+            if rest - c * r == values[i]:
+                counts[i, c] = mass
+            j += 1
+
+
+def sparse_cell_lookup(
+    cells: NDArray[np.int64],
+    masses: NDArray[np.float64],
+    ids: NDArray[np.int64],
+    values: NDArray[np.integer],
+    n_classes: int,
+    r: int,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.intp]]:
+    """For each row i: the weight of value ``values[i]`` in every class under
+    configuration ``ids[i]``, every class's total there, and how many values have
+    positive weight there (all 0 for a configuration never observed), each of shape
+    (n_rows, n_classes).
+
+    Examples
+    --------
+    >>> cells = np.array([1, 3, 6])  # config 0: (c0, v1), (c1, v1); config 1: (c1, v0)
+    >>> counts, totals, support = sparse_cell_lookup(
+    ...     cells, np.array([1.0, 2.0, 5.0]), np.array([0, 1]), np.array([1, 1]), 2, 2)
+    >>> counts, totals
+    (array([[1., 2.],
+           [0., 0.]]), array([[1., 2.],
+           [0., 5.]]))
+    """
+    n = len(ids)
+    counts = np.zeros((n, n_classes))
+    totals = np.zeros((n, n_classes))
+    support = np.zeros((n, n_classes), dtype=np.intp)
+    arrays = (
+        np.ascontiguousarray(cells, dtype=np.int64),
+        np.ascontiguousarray(masses, dtype=np.float64),
+        np.ascontiguousarray(ids, dtype=np.int64),
+        np.ascontiguousarray(values, dtype=np.int64),
+    )
+    in_chunks(
+        lambda a, b: _lookup(*arrays, n_classes, r, a, b, counts, totals, support),
+        n,
+        n,
+        _MIN_ROWS,
+    )
+    return counts, totals, support
+
+
+@numba.njit(cache=True, nogil=True)
+def _loss_sums(joint, truth, weights, out):  # pragma: no cover - numba
+    n, n_classes = joint.shape
+    for i in range(n):
+        top = joint[i, 0]
+        for c in range(1, n_classes):
+            top = max(top, joint[i, c])
+        total = 0.0
+        for c in range(n_classes):
+            total += np.exp(joint[i, c] - top)
+        log_total = top + np.log(total)
+        squares = 0.0
+        for c in range(n_classes):
+            p = np.exp(joint[i, c] - log_total)
+            squares += (p - 1.0) ** 2 if c == truth[i] else p * p
+        out[0] += weights[i] * squares
+        out[1] -= weights[i] * (joint[i, truth[i]] - log_total)
+
+
+def posterior_loss_sums(
+    joint: NDArray[np.float64], truth: NDArray[np.intp], weights: NDArray[np.float64]
+) -> tuple[float, float]:
+    """The weighted sums over rows of ``sum_c (P(c | x) - [c = y])**2`` and of
+    ``-log P(y | x)``, the posterior being ``softmax(joint)`` of each row.
+
+    Examples
+    --------
+    >>> joint = np.log([[0.2, 0.6], [0.5, 0.5]])
+    >>> [round(v, 4) for v in posterior_loss_sums(joint, np.array([1, 0]), np.ones(2))]
+    [0.625, 0.9808]
+    """
+    out = np.zeros(2)
+    _loss_sums(
+        np.ascontiguousarray(joint, dtype=np.float64),
+        np.ascontiguousarray(truth, dtype=np.intp),
+        np.ascontiguousarray(weights, dtype=np.float64),
+        out,
+    )
+    return float(out[0]), float(out[1])

@@ -1,0 +1,34 @@
+"""The sparse-table lookup and the posterior losses against plain NumPy."""
+
+import numpy as np
+from numpy.testing import assert_allclose
+from scipy.special import softmax
+
+from discotree.kernels.sparse_families import posterior_loss_sums, sparse_cell_lookup
+
+
+def test_lookup_equals_a_dense_table(rng):
+    n_configs, n_classes, r = 40, 3, 4
+    dense = rng.random((n_configs, n_classes, r)) * (rng.random((n_configs, n_classes, r)) < 0.3)
+    present = np.flatnonzero(dense.reshape(-1) > 0)
+    masses = dense.reshape(-1)[present]
+    masses[::5] = 0.0  # cells present with no weight (a weight of 0) do not count as support
+    dense.reshape(-1)[present[::5]] = 0.0
+    ids = rng.integers(0, n_configs + 5, 40000)  # some never observed; two threads
+    values = rng.integers(0, r, 40000)
+    counts, totals, support = sparse_cell_lookup(present, masses, ids, values, n_classes, r)
+    padded = np.concatenate([dense, np.zeros((5, n_classes, r))])
+    assert_allclose(counts, padded[ids, :, values])
+    assert_allclose(totals, padded[ids].sum(axis=2))
+    np.testing.assert_array_equal(support, (padded[ids] > 0).sum(axis=2))
+
+
+def test_loss_sums_equal_numpy(rng):
+    joint = rng.normal(size=(500, 4)) * 5
+    joint[0, 1] = -np.inf
+    truth = rng.integers(0, 4, 500)
+    weights = rng.random(500)
+    post = softmax(joint, axis=1)
+    squares = weights @ ((post - np.eye(4)[truth]) ** 2).sum(axis=1)
+    log_loss = -weights @ np.log(post[np.arange(500), truth])
+    assert_allclose(posterior_loss_sums(joint, truth, weights), (squares, log_loss), rtol=1e-10)
