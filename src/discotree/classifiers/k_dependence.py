@@ -30,7 +30,7 @@ class KDBClassifier(DiscreteForestClassifierBase):
 
     Parameters
     ----------
-    k : int, default=3
+    k : int, default=5
         The largest number of attribute parents (0 is naive Bayes).
     selective : bool, default=True
         Choose the attributes and k by leave-one-out loss (selective kDB); ``False``:
@@ -97,7 +97,7 @@ class KDBClassifier(DiscreteForestClassifierBase):
 
     def __init__(
         self,
-        k: int = 3,
+        k: int = 5,
         selective: bool = True,
         selection_loss: str = "rmse",
         *,
