@@ -46,7 +46,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 
-from discotree import DiscriminativeTreeClassifier, KDBClassifier, TANClassifier
+from discotree import AODEClassifier, DiscriminativeTreeClassifier, KDBClassifier, TANClassifier
 from discotree.datasets import load_dataset
 
 IMAGE_SETS = {"mnist", "mnist5000", "usps"}
@@ -111,6 +111,7 @@ def models() -> dict:
         "dt": DiscriminativeTreeClassifier(),
         "skdb": KDBClassifier(),
         "kdb": KDBClassifier(selective=False),
+        "aode": AODEClassifier(),
         REFERENCE: random_forest(300),
         "hgb": HistGradientBoostingClassifier(categorical_features="from_dtype", random_state=0),
         "lr": logistic_regression(),

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 import discotree
 from discotree import (
+    AODEClassifier,
     BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     DiscriminativeTreeClassifier,
@@ -49,6 +50,8 @@ DISCRETE = [
     EARTreeClassifier(),
     EARTreeClassifier(alpha="auto"),
     KDBClassifier(),
+    AODEClassifier(),
+    AODEClassifier(alpha="auto"),
     KDBClassifier(k=1, selective=False, selection_loss="log_loss"),
 ]
 CONTINUOUS = [
@@ -447,7 +450,7 @@ def test_tags_follow_the_distribution(estimator):
 def test_randomness_is_a_parameter_with_one_default(estimator):
     params = estimator.get_params()
     deterministic = NaiveBayesClassifier | ChowLiuClassifier | KernelNaiveBayesClassifier
-    if isinstance(estimator, deterministic | KDBClassifier):
+    if isinstance(estimator, deterministic | KDBClassifier | AODEClassifier):
         assert "random_state" not in params  # nothing random in them
     else:
         assert params["random_state"] == 0

@@ -3,6 +3,7 @@
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from discotree import (
+    AODEClassifier,
     BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     Discretizer,
@@ -59,6 +60,8 @@ ALL_ESTIMATORS = [
     KernelNaiveBayesClassifier(),
     EARTreeClassifier(),
     KDBClassifier(),
+    AODEClassifier(),
+    AODEClassifier(alpha="auto"),
     KDBClassifier(k=5, selective=False, alpha=0.5),
     KDBClassifier(k=2, selection_loss="log_loss"),
     SubmodularFeatureSelector(),

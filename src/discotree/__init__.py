@@ -3,6 +3,7 @@
 import logging
 
 from .classifiers import (
+    AODEClassifier,
     BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     DiscriminativeTreeClassifier,
@@ -24,6 +25,7 @@ from .validation import is_dask_collection
 
 __version__ = "0.1.0"
 __all__ = [
+    "AODEClassifier",
     "BoostedGraphicalModelClassifier",
     "ChowLiuClassifier",
     "Discretizer",

@@ -11,6 +11,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 
 from discotree import (
+    AODEClassifier,
     BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     Discretizer,
@@ -27,6 +28,7 @@ COUNTING = [
     TANClassifier(),
     TANClassifier(k=2, alpha=1.0),  # a second pass counts the chosen families
     DiscriminativeTreeClassifier(),
+    AODEClassifier(),  # A1DE: the pair tables alone
 ]
 
 

@@ -9,6 +9,7 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from discotree import (
+    AODEClassifier,
     BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     Discretizer,
@@ -49,6 +50,7 @@ ESTIMATORS = [
     BoostedGraphicalModelClassifier(n_estimators=3),
     EARTreeClassifier(n_permutations=1),
     KDBClassifier(k=3),
+    AODEClassifier(),
 ]
 
 

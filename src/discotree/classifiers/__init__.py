@@ -3,6 +3,7 @@
 # parts of fitted estimators that model files name (not estimators themselves)
 from ..models.forest_pairs import ForestPair as ForestPair
 from ._incremental import StreamState as StreamState
+from .averaged_dependence import AODEClassifier
 from .boosting import BoostedGraphicalModelClassifier
 from .chow_liu import ChowLiuClassifier
 from .discriminative_tree import DiscriminativeTreeClassifier
@@ -14,6 +15,7 @@ from .naive_bayes import NaiveBayesClassifier
 from .tan import TANClassifier
 
 __all__ = [
+    "AODEClassifier",
     "BoostedGraphicalModelClassifier",
     "ChowLiuClassifier",
     "DiscriminativeTreeClassifier",

@@ -46,6 +46,7 @@ def _registry() -> dict[str, type]:
     """The classes a file may name: discotree's estimators and the objects they hold."""
     from .. import classifiers
     from ..classifiers import StreamState
+    from ..models.averaged_dependence import AveragedOneDependenceModel
     from ..models.bayes_net import BayesNetModel
     from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
     from ..models.discrete_forest import DiscreteForestModel
@@ -70,6 +71,7 @@ def _registry() -> dict[str, type]:
         classifiers.BoostedGraphicalModelClassifier,
         classifiers.EARTreeClassifier,
         classifiers.KDBClassifier,
+        classifiers.AODEClassifier,
         TableEncoder,
         NumericEncoder,
         ColumnEncoding,
@@ -78,6 +80,7 @@ def _registry() -> dict[str, type]:
         BayesNetModel,
         GaussianForestModel,
         KDependenceModel,
+        AveragedOneDependenceModel,
         SparseFamilyTable,
         PairStatistics,
         GaussianStatistics,

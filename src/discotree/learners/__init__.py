@@ -12,6 +12,7 @@ search chosen by cross-validation (``docs/design/architecture.md``).
 """
 
 from . import (  # noqa: F401  (they register)
+    averaged_dependence,
     boosting,
     discriminative_tree,
     ear_tree,
