@@ -111,6 +111,9 @@ def models() -> dict:
         "dt": DiscriminativeTreeClassifier(),
         "skdb": KDBClassifier(),
         "kdb": KDBClassifier(selective=False),
+        # the two smoothings of issue 31 (item 3), measured to choose the default
+        "skdb hier": KDBClassifier(smoothing="hierarchical"),
+        "kdb hier": KDBClassifier(selective=False, smoothing="hierarchical"),
         "aode": AODEClassifier(),
         REFERENCE: random_forest(300),
         "hgb": HistGradientBoostingClassifier(categorical_features="from_dtype", random_state=0),

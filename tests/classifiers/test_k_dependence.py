@@ -48,9 +48,19 @@ def test_selection_attributes_and_a_refit_replaces_them(rng):
         ({"selective": "yes"}, "selective"),
         ({"selection_loss": "mse"}, "selection_loss must be one of"),
         ({"alpha": "auto"}, "alpha='auto' is not available"),
+        ({"smoothing": "hdp"}, "smoothing must be one of"),
+        ({"smoothing": "hierarchical", "alpha": 0.0}, "needs alpha > 0"),
     ],
 )
 def test_bad_parameters_are_named(params, message):
     X, y = np.zeros((4, 2)), np.array([0, 1, 0, 1])
     with pytest.raises(ValueError, match=message):
         KDBClassifier(**params).fit(X, y)
+
+
+def test_hierarchical_smoothing_has_a_concentration_per_level_in_use(rng):
+    X = rng.integers(0, 3, (300, 4)).astype(float)
+    y = (X[:, 0] + X[:, 1] > 2).astype(int)
+    hier = KDBClassifier(k=3, selective=False, smoothing="hierarchical").fit(X, y)
+    assert [len(c) for c in hier.concentrations_] == [len(p) + 1 for p in hier.attribute_parents_]
+    assert hier.score(X, y) > 0.9

@@ -9,7 +9,11 @@ from scipy.special import logsumexp
 
 from discotree import KDBClassifier, TANClassifier
 from discotree.kernels.counts import class_totals
-from discotree.learners.k_dependence import fit_selective_kdb, leave_one_out_losses
+from discotree.learners.k_dependence import (
+    fit_selective_kdb,
+    hierarchical_concentrations,
+    leave_one_out_losses,
+)
 from discotree.learners.registry import LearnerSpec, Rows, get_learner
 from discotree.models.k_dependence import KDependenceModel
 from discotree.stats.family_tables import prefix_family_tables
@@ -34,9 +38,16 @@ def _spec(k, loss="rmse", alpha=1.0, **options):
     return LearnerSpec("selective-kdb", alpha, 1e-5, options=opts)
 
 
-@pytest.mark.parametrize("loss", ["rmse", "log_loss"])
-@pytest.mark.parametrize("weights", [False, True])
-def test_leave_one_out_losses_equal_refitting_without_each_row(rng, loss, weights):
+@pytest.mark.parametrize(
+    "loss, weights, smoothing",
+    [
+        ("rmse", False, "dirichlet"),
+        ("log_loss", True, "dirichlet"),
+        ("rmse", True, "hierarchical"),
+        ("log_loss", False, "hierarchical"),
+    ],
+)
+def test_leave_one_out_losses_equal_refitting_without_each_row(rng, loss, weights, smoothing):
     rows = _rows(rng, weights=weights)
     k = 2
     stats = PairStatistics.from_codes(
@@ -46,6 +57,9 @@ def test_leave_one_out_losses_equal_refitting_without_each_row(rng, loss, weight
     tables = prefix_family_tables(
         rows.codes, rows.class_index, rows.weights, 3, rows.n_categories, parents
     )
+    concentrations = None
+    if smoothing == "hierarchical":  # chosen once on every row, then fixed
+        concentrations = hierarchical_concentrations(tables, parents, rows, _spec(k, loss))
     got = leave_one_out_losses(
         tables,
         order,
@@ -53,6 +67,7 @@ def test_leave_one_out_losses_equal_refitting_without_each_row(rng, loss, weight
         class_totals(rows.class_index, rows.weights, 3),
         rows,
         _spec(k, loss),
+        concentrations,
     )
     expected = np.zeros_like(got)
     for i in range(len(rows.codes)):
@@ -64,7 +79,10 @@ def test_leave_one_out_losses_equal_refitting_without_each_row(rng, loss, weight
         for s in range(len(order) + 1):
             for q in range(k + 1):
                 used = [tuple(parents[j][:q]) for j in range(4)]
-                model = KDependenceModel(rows.n_categories, order[:s], used, held, 1.0, 1e-5)
+                kept = None
+                if concentrations is not None:
+                    kept = [c[: len(u) + 1] for c, u in zip(concentrations, used, strict=True)]
+                model = KDependenceModel(rows.n_categories, order[:s], used, held, 1.0, 1e-5, kept)
                 joint = model.log_likelihood(rows.codes[i : i + 1])[0] + log_prior
                 post = joint - logsumexp(joint)
                 y = rows.class_index[i]

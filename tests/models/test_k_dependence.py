@@ -53,3 +53,23 @@ def test_a_missing_parent_backs_off_to_the_observed_prefix(rng):
     assert_allclose(model.log_likelihood(row), expected)
     assert model.edges() == [(0, 1), (1, 2), (0, 2), (2, 3), (1, 3)]
     assert model.nbytes > 0
+
+
+def test_hierarchical_factors_of_unseen_configurations_are_the_shorter_prefix(rng):
+    codes = np.column_stack([rng.integers(0, 2, 80), rng.integers(0, 3, 80)])
+    y = rng.integers(0, 2, 80)
+    n_categories = np.array([3, 3])  # feature 0's value 2 is never seen
+    tables = prefix_family_tables(codes, y, None, 2, n_categories, [(), (0,)])
+    concentrations = [np.array([2.0]), np.array([2.0, 4.0])]
+    deep = KDependenceModel(n_categories, [1], [(), (0,)], tables, 1.0, 0.0, concentrations)
+    shallow = KDependenceModel(
+        n_categories, [1], [(), ()], tables, 1.0, 0.0, [c[:1] for c in concentrations]
+    )
+    unseen = np.array([[2, 1]])
+    assert_allclose(deep.log_likelihood(unseen), shallow.log_likelihood(unseen))
+    seen = np.array([[1, 1]])
+    assert not np.allclose(deep.log_likelihood(seen), shallow.log_likelihood(seen))
+    every = np.array([[a, b] for a in range(3) for b in range(3)])
+    # for each parent value, the node's factor is a distribution over its values
+    factors = np.exp(deep.log_likelihood(every)).reshape(3, 3, 2).sum(axis=1)
+    assert_allclose(factors, 1.0)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..learners.k_dependence import SELECTION_LOSSES
+from ..learners.k_dependence import SELECTION_LOSSES, SMOOTHINGS
 from ..learners.registry import LearnerSpec, Rows, get_learner
 from ..validation import check_bool_param, is_count
 from ._base import DiscreteForestClassifierBase
@@ -35,6 +35,13 @@ class KDBClassifier(DiscreteForestClassifierBase):
     selective : bool, default=True
         Choose the attributes and k by leave-one-out loss (selective kDB); ``False``:
         every attribute with (at most) ``k`` parents (kDB).
+    smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+        ``"dirichlet"``: ``alpha`` per cell of every table (a configuration never seen
+        is uniform). ``"hierarchical"``: each table backs off along the prefixes of its
+        ranked parents to the class level and the node's marginal, with one
+        concentration per level chosen by leave-one-out log-likelihood
+        (:mod:`discotree.stats.hierarchical`; the structure of Petitjean et al.'s HDP
+        estimate with fixed concentrations).
     selection_loss : {"rmse", "log_loss"}, default="rmse"
         The leave-one-out loss that selects (RMSE of the class probabilities, as
         Martinez et al. use: bounded, so rows whose configurations are unique do not
@@ -67,6 +74,9 @@ class KDBClassifier(DiscreteForestClassifierBase):
         The number of parents in use (``k``, or the one selected).
     n_attributes_ : int
         How many attributes are in use.
+    concentrations_ : list of ndarray
+        ``smoothing="hierarchical"``: per feature, the concentration of each level in
+        use (class level first).
     selection_losses_ : ndarray of shape (n_features + 1, k + 1)
         ``selective=True``: the leave-one-out RMSE (or mean log-loss) of the first ``s``
         attributes with at most ``q`` parents, at ``[s, q]``.
@@ -100,6 +110,7 @@ class KDBClassifier(DiscreteForestClassifierBase):
         k: int = 5,
         selective: bool = True,
         selection_loss: str = "rmse",
+        smoothing: str = "dirichlet",
         *,
         alpha: float = 1.0,
         epsilon: float = 1e-5,
@@ -112,12 +123,22 @@ class KDBClassifier(DiscreteForestClassifierBase):
         self.k = k
         self.selective = selective
         self.selection_loss = selection_loss
+        self.smoothing = smoothing
 
     def _check_params(self) -> None:
         name = type(self).__name__
         if not is_count(self.k, 0):
             raise ValueError(f"{name}: k must be an integer >= 0, got {self.k!r}.")
         check_bool_param(self.selective, "selective", name)
+        if self.smoothing not in SMOOTHINGS:
+            raise ValueError(
+                f"{name}: smoothing must be one of {SMOOTHINGS}, got {self.smoothing!r}."
+            )
+        if self.smoothing == "hierarchical" and not self._alpha > 0:
+            raise ValueError(
+                f"{name}: smoothing='hierarchical' needs alpha > 0 (it smooths the "
+                f"nodes' marginals), got {self._alpha!r}."
+            )
         if self.selection_loss not in SELECTION_LOSSES:
             raise ValueError(
                 f"{name}: selection_loss must be one of {SELECTION_LOSSES}, "
@@ -141,6 +162,7 @@ class KDBClassifier(DiscreteForestClassifierBase):
             "k": int(self.k),
             "selective": bool(self.selective),
             "selection_loss": self.selection_loss,
+            "smoothing": self.smoothing,
         }
         spec = LearnerSpec("selective-kdb", self._alpha, self._epsilon, options=options)
         return self._assign(get_learner(spec.learner).fit(rows, spec))

@@ -33,20 +33,25 @@ from ..kernels.counts import class_totals, configuration_ids
 from ..kernels.sparse_families import posterior_loss_sums
 from ..models.k_dependence import KDependenceModel, observed_prefix_lengths
 from ..stats.family_tables import SparseFamilyTable, prefix_family_tables
+from ..stats.hierarchical import backoff_log_probability, choose_concentrations, level_counts
 from ..stats.pair_statistics import PairStatistics
 from ..structure.generative import kdb_ranked_structure
 from .registry import Counts, FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 __all__ = [
     "SELECTION_LOSSES",
+    "SMOOTHINGS",
     "fit_k_dependence",
     "fit_selective_kdb",
+    "hierarchical_concentrations",
     "leave_one_out_losses",
     "selected_model",
 ]
 
 #: The losses selective kDB can choose by.
 SELECTION_LOSSES = ("rmse", "log_loss")
+#: How the tables are smoothed: ``alpha`` per cell, or along the parents' prefixes.
+SMOOTHINGS = ("dirichlet", "hierarchical")
 #: Rows scored at once by the leave-one-out pass (memory: (k + 1) x rows x classes).
 _CHUNK_ROWS = 1 << 16
 
@@ -67,13 +72,24 @@ def selected_model(
     n_attributes: int,
     k: int,
     spec: LearnerSpec,
+    concentrations: list[NDArray[np.float64]] | None = None,
 ) -> FittedModel:
     """The model of the first ``n_attributes`` ranked attributes, each with its first
-    ``k`` ranked parents, and its fitted attributes."""
+    ``k`` ranked parents (and, for hierarchical smoothing, the concentrations of those
+    levels), and its fitted attributes."""
     used = [int(j) for j in order[:n_attributes]]
     in_use = [tuple(parents[j][:k]) if j in used else () for j in range(len(parents))]
+    kept = None
+    if concentrations is not None:
+        kept = [c[: len(p) + 1].copy() for c, p in zip(concentrations, in_use, strict=True)]
     model = KDependenceModel(
-        np.asarray(n_categories), used, in_use, tables, float(spec.alpha), spec.epsilon
+        np.asarray(n_categories),
+        used,
+        in_use,
+        tables,
+        float(spec.alpha),
+        spec.epsilon,
+        kept,
     )
     n_classes = tables[0][0].n_classes
     edges = sorted({(min(p, j), max(p, j)) for j, pa in enumerate(in_use) for p in pa})
@@ -85,6 +101,8 @@ def selected_model(
         "k_": int(k),
         "n_attributes_": int(n_attributes),
     }
+    if kept is not None:
+        attributes["concentrations_"] = kept
     return FittedModel(model, attributes)
 
 
@@ -116,11 +134,21 @@ def _node_terms(
     unit: NDArray[np.float64],
     n_categories: NDArray[np.intp],
     spec: LearnerSpec,
+    concentrations: NDArray[np.float64] | None = None,
 ) -> list[NDArray[np.float64]]:
     """The leave-one-out ``log P(x_j | c, first L parents)`` for L = 0..len(ranked)
     (a row with fewer observed leading parents backs off to them; 0 where x_j is
-    missing)."""
-    values = codes[:, table_list[0].node]
+    missing), Dirichlet or, given the node's ``concentrations``, hierarchical."""
+    node = table_list[0].node
+    if concentrations is not None:
+        levels = level_counts(table_list, codes, ranked, n_categories, len(ranked))
+        left = levels.without(class_index, unit)
+        r = int(n_categories[node])
+        return [
+            backoff_log_probability(left, length, concentrations, float(spec.alpha), r)
+            for length in range(len(ranked) + 1)
+        ]
+    values = codes[:, node]
     observed = observed_prefix_lengths(codes, ranked)
     terms = []
     previous = np.zeros((len(codes), table_list[0].n_classes))
@@ -148,6 +176,7 @@ def leave_one_out_losses(
     class_weight: NDArray[np.float64],
     rows: Rows,
     spec: LearnerSpec,
+    concentrations: list[NDArray[np.float64]] | None = None,
 ) -> NDArray[np.float64]:
     """The summed leave-one-out loss (weighted by the rows' weights) of every nested
     model: entry ``[s, q]`` for the first ``s`` ranked attributes (0..d) with at most
@@ -173,10 +202,40 @@ def leave_one_out_losses(
         out[0] += [score(joint[q]) for q in range(k + 1)]
         for s, node in enumerate(order, start=1):
             ranked = parents[node]
-            terms = _node_terms(tables[node], ranked, codes, truth, unit, rows.n_categories, spec)
+            node_concentrations = None if concentrations is None else concentrations[node]
+            terms = _node_terms(
+                tables[node],
+                ranked,
+                codes,
+                truth,
+                unit,
+                rows.n_categories,
+                spec,
+                node_concentrations,
+            )
             for q in range(k + 1):
                 joint[q] += terms[min(q, len(ranked))]
                 out[s, q] += score(joint[q])
+    return out
+
+
+def hierarchical_concentrations(
+    tables: list[list[SparseFamilyTable]],
+    parents: list[tuple[int, ...]],
+    rows: Rows,
+    spec: LearnerSpec,
+) -> list[NDArray[np.float64]]:
+    """Every node's concentrations, level by level, of largest leave-one-out
+    log-likelihood (:func:`~discotree.stats.hierarchical.choose_concentrations`)."""
+    unit = np.minimum(rows.weights, 1.0)
+    out = []
+    for node, ranked in enumerate(parents):
+        levels = level_counts(tables[node], rows.codes, ranked, rows.n_categories, len(ranked))
+        left = levels.without(rows.class_index, unit)
+        r = int(rows.n_categories[node])
+        out.append(
+            choose_concentrations(left, rows.class_index, rows.weights, float(spec.alpha), r)
+        )
     return out
 
 
@@ -196,12 +255,19 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     tables = prefix_family_tables(
         rows.codes, rows.class_index, rows.weights, n_classes, n_categories, parents
     )
+    concentrations = None
+    if spec.option("smoothing", "dirichlet") == "hierarchical":
+        concentrations = hierarchical_concentrations(tables, parents, rows, spec)
     if not spec.option("selective", True):
-        return selected_model(tables, order, parents, n_categories, len(order), k, spec)
+        return selected_model(
+            tables, order, parents, n_categories, len(order), k, spec, concentrations
+        )
     class_weight = class_totals(rows.class_index, rows.weights, n_classes)
-    losses = leave_one_out_losses(tables, order, parents, class_weight, rows, spec)
+    losses = leave_one_out_losses(tables, order, parents, class_weight, rows, spec, concentrations)
     s, q = np.unravel_index(int(np.argmin(losses)), losses.shape)
-    fitted = selected_model(tables, order, parents, n_categories, int(s), int(q), spec)
+    fitted = selected_model(
+        tables, order, parents, n_categories, int(s), int(q), spec, concentrations
+    )
     total = float(rows.weights.sum())
     if spec.option("selection_loss", "rmse") == "rmse":
         fitted.attributes["selection_losses_"] = np.sqrt(losses / (total * n_classes))

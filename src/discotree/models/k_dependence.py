@@ -8,6 +8,10 @@ attributes, each factor from a :class:`~discotree.stats.family_tables.SparseFami
 (a parent configuration never observed gives the uniform distribution, as a dense
 smoothed table would).
 
+With ``concentrations`` (per node, one per level), each factor is the hierarchical
+estimate of :mod:`discotree.stats.hierarchical` instead: it backs off along the prefixes
+of the ranked parents, down to the class level and the node's marginal.
+
 Missing values at predict time: a missing attribute is summed out (its factor is 1,
 exact); a missing parent is **backed off**: the attribute's factor uses the longest
 observed prefix of its ranked parents (the table of that prefix, counted on the rows
@@ -25,6 +29,7 @@ from numpy.typing import NDArray
 
 from ..kernels.counts import configuration_ids
 from ..stats.family_tables import SparseFamilyTable
+from ..stats.hierarchical import backoff_log_probability, level_counts
 
 __all__ = ["KDependenceModel", "observed_prefix_lengths"]
 
@@ -62,7 +67,11 @@ class KDependenceModel:
         Per feature, the tables under each prefix of its ranked parents (lengths 0 up
         to at least ``len(parents[j])``).
     alpha, epsilon : float
-        The smoothing of every table.
+        The smoothing of every table (hierarchical smoothing: ``alpha`` smooths the
+        nodes' marginals).
+    concentrations : list of ndarray or None
+        Hierarchical smoothing: per node, the concentration of each level 0..k of its
+        parents in use; None: ``alpha`` per cell of each table (Dirichlet).
 
     Examples
     --------
@@ -81,6 +90,7 @@ class KDependenceModel:
     tables: list[list[SparseFamilyTable]]
     alpha: float
     epsilon: float
+    concentrations: list[NDArray[np.float64]] | None = None
 
     @property
     def n_classes(self) -> int:
@@ -93,9 +103,15 @@ class KDependenceModel:
     def node_log_probability(self, node: int, codes: NDArray[np.integer]) -> NDArray[np.float64]:
         """``log P(x_node | c, pa)`` of every row and class (0 where x_node is missing;
         a missing parent backed off to the observed prefix)."""
+        ranked = self.parents[node]
+        if self.concentrations is not None:
+            levels = level_counts(self.tables[node], codes, ranked, self.n_categories, len(ranked))
+            r = int(self.n_categories[node])
+            return backoff_log_probability(
+                levels, len(ranked), self.concentrations[node], self.alpha, r
+            )
         out = np.zeros((len(codes), self.n_classes))
         values = codes[:, node]
-        ranked = self.parents[node]
         usable = observed_prefix_lengths(codes, ranked)
         for length in range(len(ranked) + 1):
             rows = np.flatnonzero((values >= 0) & (usable == length))
