@@ -46,7 +46,13 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 
-from discotree import AODEClassifier, DiscriminativeTreeClassifier, KDBClassifier, TANClassifier
+from discotree import (
+    AODEClassifier,
+    DiscriminativeTreeClassifier,
+    KDBClassifier,
+    KDBEnsembleClassifier,
+    TANClassifier,
+)
 from discotree.datasets import load_dataset
 
 IMAGE_SETS = {"mnist", "mnist5000", "usps"}
@@ -115,6 +121,7 @@ def models() -> dict:
         "skdb hier": KDBClassifier(smoothing="hierarchical"),
         "kdb hier": KDBClassifier(selective=False, smoothing="hierarchical"),
         "aode": AODEClassifier(),
+        "eskdb": KDBEnsembleClassifier(),
         REFERENCE: random_forest(300),
         "hgb": HistGradientBoostingClassifier(categorical_features="from_dtype", random_state=0),
         "lr": logistic_regression(),

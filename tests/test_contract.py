@@ -450,7 +450,7 @@ def test_tags_follow_the_distribution(estimator):
 def test_randomness_is_a_parameter_with_one_default(estimator):
     params = estimator.get_params()
     deterministic = NaiveBayesClassifier | ChowLiuClassifier | KernelNaiveBayesClassifier
-    if isinstance(estimator, deterministic | KDBClassifier | AODEClassifier):
+    if isinstance(estimator, deterministic | AODEClassifier):
         assert "random_state" not in params  # nothing random in them
     else:
         assert params["random_state"] == 0

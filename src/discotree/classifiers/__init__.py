@@ -8,6 +8,7 @@ from .boosting import BoostedGraphicalModelClassifier
 from .chow_liu import ChowLiuClassifier
 from .discriminative_tree import DiscriminativeTreeClassifier
 from .ear_tree import EARTreeClassifier
+from .ensemble import KDBEnsembleClassifier
 from .forest_density import ForestDensityClassifier
 from .k_dependence import KDBClassifier
 from .kernel_naive_bayes import KernelNaiveBayesClassifier
@@ -22,6 +23,7 @@ __all__ = [
     "EARTreeClassifier",
     "ForestDensityClassifier",
     "KDBClassifier",
+    "KDBEnsembleClassifier",
     "KernelNaiveBayesClassifier",
     "NaiveBayesClassifier",
     "TANClassifier",

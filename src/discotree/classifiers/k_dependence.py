@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 
 from ..learners.k_dependence import SELECTION_LOSSES, SMOOTHINGS
 from ..learners.registry import LearnerSpec, Rows, get_learner
-from ..validation import check_bool_param, is_count
+from ..validation import check_bool_param, check_random_state_param, integer_seed, is_count
 from ._base import DiscreteForestClassifierBase
 
 __all__ = ["KDBClassifier"]
@@ -42,6 +42,12 @@ class KDBClassifier(DiscreteForestClassifierBase):
         concentration per level chosen by leave-one-out log-likelihood
         (:mod:`discotree.stats.hierarchical`; the structure of Petitjean et al.'s HDP
         estimate with fixed concentrations).
+    attribute_order : {"mutual-information", "sampled"}, default="mutual-information"
+        The order of the attributes: by decreasing I(X; C), or sampled with
+        probabilities proportional to it (``random_state``; the members of
+        :class:`~discotree.KDBEnsembleClassifier`).
+    random_state : int, RandomState, Generator or None, default=0
+        The draws of ``attribute_order="sampled"`` (unused otherwise).
     selection_loss : {"rmse", "log_loss"}, default="rmse"
         The leave-one-out loss that selects (RMSE of the class probabilities, as
         Martinez et al. use: bounded, so rows whose configurations are unique do not
@@ -111,6 +117,8 @@ class KDBClassifier(DiscreteForestClassifierBase):
         selective: bool = True,
         selection_loss: str = "rmse",
         smoothing: str = "dirichlet",
+        attribute_order: str = "mutual-information",
+        random_state=0,
         *,
         alpha: float = 1.0,
         epsilon: float = 1e-5,
@@ -124,12 +132,20 @@ class KDBClassifier(DiscreteForestClassifierBase):
         self.selective = selective
         self.selection_loss = selection_loss
         self.smoothing = smoothing
+        self.attribute_order = attribute_order
+        self.random_state = random_state
 
     def _check_params(self) -> None:
         name = type(self).__name__
         if not is_count(self.k, 0):
             raise ValueError(f"{name}: k must be an integer >= 0, got {self.k!r}.")
         check_bool_param(self.selective, "selective", name)
+        if self.attribute_order not in ("mutual-information", "sampled"):
+            raise ValueError(
+                f"{name}: attribute_order must be 'mutual-information' or 'sampled', got "
+                f"{self.attribute_order!r}."
+            )
+        check_random_state_param(self.random_state, name)
         if self.smoothing not in SMOOTHINGS:
             raise ValueError(
                 f"{name}: smoothing must be one of {SMOOTHINGS}, got {self.smoothing!r}."
@@ -163,6 +179,9 @@ class KDBClassifier(DiscreteForestClassifierBase):
             "selective": bool(self.selective),
             "selection_loss": self.selection_loss,
             "smoothing": self.smoothing,
+            "order_seed": None
+            if self.attribute_order != "sampled"
+            else integer_seed(self.random_state),
         }
         spec = LearnerSpec("selective-kdb", self._alpha, self._epsilon, options=options)
         return self._assign(get_learner(spec.learner).fit(rows, spec))

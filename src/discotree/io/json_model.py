@@ -50,6 +50,7 @@ def _registry() -> dict[str, type]:
     from ..models.bayes_net import BayesNetModel
     from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
     from ..models.discrete_forest import DiscreteForestModel
+    from ..models.ensemble import KDBEnsembleModel
     from ..models.forest_pairs import ForestPair
     from ..models.gaussian_forest import GaussianForestModel
     from ..models.k_dependence import KDependenceModel
@@ -72,6 +73,7 @@ def _registry() -> dict[str, type]:
         classifiers.EARTreeClassifier,
         classifiers.KDBClassifier,
         classifiers.AODEClassifier,
+        classifiers.KDBEnsembleClassifier,
         TableEncoder,
         NumericEncoder,
         ColumnEncoding,
@@ -81,6 +83,7 @@ def _registry() -> dict[str, type]:
         GaussianForestModel,
         KDependenceModel,
         AveragedOneDependenceModel,
+        KDBEnsembleModel,
         SparseFamilyTable,
         PairStatistics,
         GaussianStatistics,

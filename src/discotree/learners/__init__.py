@@ -16,6 +16,7 @@ from . import (  # noqa: F401  (they register)
     boosting,
     discriminative_tree,
     ear_tree,
+    ensemble,
     forest_density,
     generative,
     k_dependence,

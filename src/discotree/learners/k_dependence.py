@@ -36,6 +36,7 @@ from ..stats.family_tables import SparseFamilyTable, prefix_family_tables
 from ..stats.hierarchical import backoff_log_probability, choose_concentrations, level_counts
 from ..stats.pair_statistics import PairStatistics
 from ..structure.generative import kdb_ranked_structure
+from ..validation import numpy_generator
 from .registry import Counts, FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 __all__ = [
@@ -251,7 +252,9 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     stats = PairStatistics.from_codes(
         rows.codes, rows.class_index, n_categories, n_classes, rows.weights
     )
-    order, parents = kdb_ranked_structure(stats, k)
+    seed = spec.option("order_seed")
+    rng = None if seed is None else numpy_generator(seed)
+    order, parents = kdb_ranked_structure(stats, k, rng)
     tables = prefix_family_tables(
         rows.codes, rows.class_index, rows.weights, n_classes, n_categories, parents
     )

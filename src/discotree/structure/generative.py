@@ -39,12 +39,18 @@ def kdb_parents(stats: PairStatistics, k: int) -> list[tuple[int, ...]]:
     return [tuple(sorted(p)) for p in kdb_ranked_structure(stats, k)[1]]
 
 
-def kdb_ranked_structure(stats: PairStatistics, k: int) -> tuple[list[int], list[tuple[int, ...]]]:
+def kdb_ranked_structure(
+    stats: PairStatistics, k: int, rng: np.random.Generator | None = None
+) -> tuple[list[int], list[tuple[int, ...]]]:
     """The attributes by decreasing I(X; C) (ties by index), and each attribute's (at
     most) k parents among the earlier ones, by decreasing positive I(X_i; X_j | C) (ties
     by index): the order and the parent priorities of kDB (Sahami 1996) and of selective
     kDB, whose nested models take a prefix of the order and of each parent list
     (Martinez, Webb, Chen & Zaidi 2016, Section 3).
+
+    With ``rng``, the order is sampled instead: attribute j comes next with
+    probability proportional to I(X_j; C) among those left (Gumbel-top-k on log I), for
+    ensembles of members over random orders; the parents follow the sampled order.
 
     Examples
     --------
@@ -63,7 +69,11 @@ def kdb_ranked_structure(stats: PairStatistics, k: int) -> tuple[list[int], list
     cmi = stats.conditional_mutual_information()
     n = stats.n_features
     relevance = np.array([_class_information(stats.marginal(i)) for i in range(n)])
-    order = [int(v) for v in np.argsort(-relevance, kind="stable")]
+    keys = relevance
+    if rng is not None:
+        with np.errstate(divide="ignore"):
+            keys = np.log(np.maximum(relevance, 0.0)) + rng.gumbel(size=n)
+    order = [int(v) for v in np.argsort(-keys, kind="stable")]
     parents: list[tuple[int, ...]] = [()] * n
     for position, node in enumerate(order):
         earlier = sorted(order[:position], key=lambda v: (-cmi[node, v], v))

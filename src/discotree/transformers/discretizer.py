@@ -11,7 +11,14 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from ..fitting import FitContractMixin
 from ..kernels.encode import encode_bins, encode_bins_padded, weighted_quantiles
 from ..threads import in_chunks
-from ..validation import check_is_fitted, check_sample_weight, check_targets, validate_data
+from ..validation import (
+    check_is_fitted,
+    check_random_state_param,
+    check_sample_weight,
+    check_targets,
+    numpy_generator,
+    validate_data,
+)
 from .mdl import mdl_cut_points
 
 __all__ = ["Discretizer", "weighted_quantile_edges"]
@@ -38,17 +45,23 @@ def weighted_quantile_edges(
 
 
 def quantile_edges_of_columns(
-    values: NDArray[np.float64], weights: NDArray[np.float64], n_bins: int
+    values: NDArray[np.float64],
+    weights: NDArray[np.float64],
+    n_bins: int,
+    fractions: NDArray[np.float64] | None = None,
 ) -> list[NDArray[np.float64]]:
     """:func:`weighted_quantile_edges` of every column of ``values`` at once (three
-    row-major passes over the matrix)."""
+    row-major passes over the matrix), at the levels ``k / n_bins`` or the increasing
+    ``fractions`` given."""
     values = np.asarray(values, dtype=np.float64)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     d = values.shape[1]
-    quantiles = np.empty((d, n_bins - 1))
+    if fractions is None:
+        fractions = np.arange(1, n_bins) / n_bins
+    fractions = np.ascontiguousarray(fractions, dtype=np.float64)
+    quantiles = np.empty((d, len(fractions)))
     highest = np.empty(d)
     used = np.empty(d, dtype=np.intp)
-    fractions = np.arange(1, n_bins) / n_bins
 
     if values.flags.f_contiguous and not values.flags.c_contiguous:
 
@@ -105,8 +118,12 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
     n_bins : int, default=5
         Largest number of bins per feature (fewer when values repeat); not used by
         ``"mdl"``, which chooses the number of bins itself.
-    method : {"quantile", "uniform", "mdl"}, default="quantile"
+    method : {"quantile", "random", "uniform", "mdl"}, default="quantile"
         ``"quantile"``: equal-frequency bins (weighted quantiles of the training data);
+        ``"random"``: a stochastic discretisation (for ensembles, Zhang, Petitjean &
+        Buntine 2020): each feature's edges at the quantile levels ``(k + u_k) /
+        n_bins``, ``u_k`` uniform on (-1/2, 1/2), drawn from ``random_state`` (each bin
+        holds between 0 and 2 / n_bins of the weight);
         ``"uniform"``: equal-width bins between the training minimum and maximum;
         ``"mdl"``: supervised Fayyad-Irani recursive minimal-entropy partitioning with
         the MDL stopping rule (needs ``y``; Pernkopf & Bilmes 2010, Section 6.1).
@@ -118,6 +135,8 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
         e.g. ``Discretizer(bin_edges=Discretizer().fit(sample).bin_edges_)``; an
         estimator given such a discretizer bins every numeric column with it
         (none is taken as categorical by its number of values).
+    random_state : int, RandomState, Generator or None, default=0
+        The draws of ``method="random"`` (unused by the other methods).
 
     Attributes
     ----------
@@ -147,16 +166,22 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
     """
 
     def __init__(
-        self, n_bins: int = 5, method: str = "quantile", bin_edges: list | None = None
+        self,
+        n_bins: int = 5,
+        method: str = "quantile",
+        bin_edges: list | None = None,
+        random_state=0,
     ) -> None:
         self.n_bins = n_bins
         self.method = method
         self.bin_edges = bin_edges
+        self.random_state = random_state
 
     def _check_params(self) -> None:
-        if self.method not in _METHODS:
+        if self.method not in (*_METHODS, "random"):
             raise ValueError(
-                f"Discretizer: method must be one of {sorted(_METHODS)}, got {self.method!r}."
+                f"Discretizer: method must be one of {sorted([*_METHODS, 'random'])}, got "
+                f"{self.method!r}."
             )
         if isinstance(self.n_bins, bool) or not isinstance(self.n_bins, int | np.integer):
             raise ValueError(f"Discretizer: n_bins must be an integer >= 2, got {self.n_bins!r}.")
@@ -219,6 +244,17 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
                 )
             self.bin_edges_ = edges
             self.n_bins_ = np.array([len(e) + 1 for e in edges], dtype=np.intp)
+            return self
+        if self.method == "random":  # jittered quantile levels, per feature
+            check_random_state_param(self.random_state, "Discretizer")
+            rng = numpy_generator(self.random_state)
+            n_bins = int(self.n_bins)
+            self.bin_edges_ = []
+            for j in range(X.shape[1]):
+                levels = (np.arange(1, n_bins) + rng.uniform(-0.5, 0.5, n_bins - 1)) / n_bins
+                column = X[:, j : j + 1]
+                self.bin_edges_.append(quantile_edges_of_columns(column, w, n_bins, levels)[0])
+            self.n_bins_ = np.array([len(e) + 1 for e in self.bin_edges_], dtype=np.intp)
             return self
         edges_of = _METHODS[self.method]
         extra: tuple = ()
