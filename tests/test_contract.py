@@ -28,6 +28,7 @@ from discotree import (
     EARTreeClassifier,
     ForestDensityClassifier,
     KDBClassifier,
+    KDBEnsembleClassifier,
     KernelNaiveBayesClassifier,
     NaiveBayesClassifier,
     TANClassifier,
@@ -51,6 +52,7 @@ DISCRETE = [
     EARTreeClassifier(alpha="auto"),
     KDBClassifier(),
     AODEClassifier(),
+    KDBEnsembleClassifier(n_estimators=2),
     AODEClassifier(alpha="auto"),
     KDBClassifier(k=1, selective=False, selection_loss="log_loss"),
 ]

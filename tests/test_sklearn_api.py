@@ -10,6 +10,7 @@ from discotree import (
     DiscriminativeTreeClassifier,
     EARTreeClassifier,
     KDBClassifier,
+    KDBEnsembleClassifier,
     NaiveBayesClassifier,
     TANClassifier,
 )
@@ -61,6 +62,8 @@ ALL_ESTIMATORS = [
     EARTreeClassifier(),
     KDBClassifier(),
     AODEClassifier(),
+    KDBEnsembleClassifier(n_estimators=2),
+    Discretizer(method="random", random_state=3),
     AODEClassifier(alpha="auto"),
     KDBClassifier(k=5, selective=False, alpha=0.5),
     KDBClassifier(k=2, selection_loss="log_loss"),

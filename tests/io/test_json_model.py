@@ -16,6 +16,7 @@ from discotree import (
     DiscriminativeTreeClassifier,
     EARTreeClassifier,
     KDBClassifier,
+    KDBEnsembleClassifier,
     NaiveBayesClassifier,
     TANClassifier,
 )
@@ -51,6 +52,7 @@ ESTIMATORS = [
     EARTreeClassifier(n_permutations=1),
     KDBClassifier(k=3),
     AODEClassifier(),
+    KDBEnsembleClassifier(n_estimators=2),
 ]
 
 

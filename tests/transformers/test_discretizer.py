@@ -96,3 +96,16 @@ def test_threaded_quantiles_and_binning_equal_one_thread(rng, monkeypatch):
     for a, b in zip(single.bin_edges_, threaded.bin_edges_, strict=True):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(threaded.bin_codes(X), single.bin_codes(X))
+
+
+def test_random_method_jitters_the_quantile_levels_reproducibly(rng):
+    X = rng.normal(size=(2000, 3))
+    a = Discretizer(n_bins=5, method="random", random_state=1).fit(X)
+    b = Discretizer(n_bins=5, method="random", random_state=1).fit(X)
+    c = Discretizer(n_bins=5, method="random", random_state=2).fit(X)
+    assert all(np.array_equal(e, f) for e, f in zip(a.bin_edges_, b.bin_edges_, strict=True))
+    assert not all(np.array_equal(e, f) for e, f in zip(a.bin_edges_, c.bin_edges_, strict=True))
+    # each bin holds at most 2 / n_bins of the rows (levels jittered by at most half a bin)
+    codes = a.transform(X).astype(int)
+    for j in range(3):
+        assert np.bincount(codes[:, j]).max() <= 2 * 2000 / 5 + 1
