@@ -257,3 +257,14 @@ def test_model_files_are_json_by_default_and_pickles_only_when_needed(train_csv,
     captured = capsys.readouterr()
     assert "(signed pickle)" in captured.out and "use the pickle format" in captured.err
     assert main(["predict", "--model", str(svm), "--csv", str(train_csv)]) == 0
+
+
+def test_models_lists_every_library_name_with_its_line(capsys):
+    from discotree.registry import DESCRIPTIONS, LIBRARY_NAMES
+
+    assert set(DESCRIPTIONS) == set(LIBRARY_NAMES)
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    for name in LIBRARY_NAMES:
+        assert any(line.split()[:1] == [name] for line in out.splitlines()), name
+    assert "selective kDB" in out

@@ -28,7 +28,7 @@ from .datasets.reading import pandas_csv_options
 from .datasets.streaming import open_table
 from .io import json_model
 from .model_file import load_model, save_model
-from .registry import CLASSIFIERS, make_classifier
+from .registry import CLASSIFIERS, DESCRIPTIONS, make_classifier
 
 #: The classifiers ``compare`` and ``bench`` run by default (the fast ones).
 COMPARE_DEFAULT = ("nb", "nb-auto", "chow-liu", "tan-cmi", "tan-cmi-auto", "dt", "dt-auto")
@@ -554,7 +554,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path("results/bench"), help="results folder")
     p.add_argument("--n-jobs", type=int, default=1, help="parallel workers (joblib)")
     p.set_defaults(run=_bench)
+
+    p = sub.add_parser(
+        "models",
+        formatter_class=fmt,
+        parents=[common],
+        help="list the classifier names, one line each",
+        description="The names --models and --model accept, with one line on each "
+        "(names added by an installed distribution, such as the reproductions', "
+        "without a line are listed after).",
+    )
+    p.set_defaults(run=_models)
     return parser
+
+
+def _models(args: argparse.Namespace) -> None:
+    width = max(len(name) for name in CLASSIFIERS)
+    for name in CLASSIFIERS:
+        line = DESCRIPTIONS.get(name)
+        if line is not None:
+            print(f"{name:<{width}}  {line}")
+    others = [name for name in CLASSIFIERS if name not in DESCRIPTIONS]
+    if others:
+        print(f"\nfrom installed distributions: {', '.join(others)}")
 
 
 def main(argv: list[str] | None = None) -> int:

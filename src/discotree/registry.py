@@ -16,10 +16,13 @@ from typing import Any
 from sklearn.base import ClassifierMixin
 
 from .classifiers import (
+    AODEClassifier,
     ChowLiuClassifier,
     DiscriminativeTreeClassifier,
     EARTreeClassifier,
     ForestDensityClassifier,
+    KDBClassifier,
+    KDBEnsembleClassifier,
     KernelNaiveBayesClassifier,
     NaiveBayesClassifier,
     TANClassifier,
@@ -32,7 +35,7 @@ from .classifiers.baselines import (
     rbf_svm_classifier,
 )
 
-__all__ = ["CLASSIFIERS", "make_classifier"]
+__all__ = ["CLASSIFIERS", "DESCRIPTIONS", "LIBRARY_NAMES", "make_classifier"]
 
 
 #: name -> factory of an unfitted classifier. The names the reproductions use pin the
@@ -58,7 +61,43 @@ CLASSIFIERS: dict[str, Callable[[], Any]] = {
     # Narasimhan and Bilmes (2005): the EAR tree of Algorithm 3
     "ear-tree": EARTreeClassifier,
     "ear-tree-gaussian": partial(EARTreeClassifier, distribution="gaussian"),
+    # issue 31: k-dependence models of any k, averaged and ensembled
+    "aode": AODEClassifier,
+    "kdb": partial(KDBClassifier, selective=False),
+    "skdb": KDBClassifier,
+    "skdb-hier": partial(KDBClassifier, smoothing="hierarchical"),
+    "eskdb": KDBEnsembleClassifier,
 }
+
+#: One line on each name of the library (what ``discotree models`` prints).
+DESCRIPTIONS: dict[str, str] = {
+    "nb": "naive Bayes, alpha = 1",
+    "chow-liu": "a Chow-Liu tree per class (Chow & Liu 1968)",
+    "tan-cmi": "TAN: the tree of largest I(X_i; X_j | C), alpha = 1 (Friedman et al. 1997)",
+    "dt": "discriminative tree pairs (Tan et al. 2010), alpha = 1",
+    "dt-forest": "discriminative forest pairs, edges chosen by CV (Tan et al. 2010)",
+    "nb-auto": "naive Bayes, alpha chosen by CV (the library's default)",
+    "tan-cmi-auto": "TAN, alpha chosen by CV (the library's default)",
+    "dt-auto": "discriminative tree pairs, alpha and calibration by CV (the default)",
+    "svm-quad": "a quadratic-kernel SVM on one-hot codes (baseline)",
+    "forest-density": "linear SVM on log kernel densities of features and pairs (Dorn et al. 2018)",
+    "lda": "linear discriminant analysis (baseline)",
+    "knn5": "5 nearest neighbours (baseline)",
+    "nb-kde": "naive Bayes with kernel densities (baseline of Dorn et al. 2018)",
+    "svm-rbf": "an RBF-kernel SVM (baseline)",
+    "rf50": "a random forest of 50 trees (baseline)",
+    "ear-tree": "a tree of recursive EAR separators (Narasimhan & Bilmes 2005)",
+    "ear-tree-gaussian": "the EAR tree of Gaussian variables (Narasimhan & Bilmes 2005)",
+    "aode": "A1DE: every attribute a super-parent, averaged (Webb et al. 2005)",
+    "kdb": "kDB, k = 5, sparse tables (Sahami 1996)",
+    "skdb": "selective kDB: attributes and k <= 5 by leave-one-out (Martinez et al. 2016)",
+    "skdb-hier": "selective kDB with hierarchical (back-off) smoothing",
+    "eskdb": "10 selective kDB over stochastic bins and sampled orders, averaged",
+}
+
+
+#: The names the library itself defines (each has a line in DESCRIPTIONS).
+LIBRARY_NAMES: tuple[str, ...] = tuple(CLASSIFIERS)
 
 
 def _add_installed_names() -> None:
