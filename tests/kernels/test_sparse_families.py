@@ -32,3 +32,15 @@ def test_loss_sums_equal_numpy(rng):
     squares = weights @ ((post - np.eye(4)[truth]) ** 2).sum(axis=1)
     log_loss = -weights @ np.log(post[np.arange(500), truth])
     assert_allclose(posterior_loss_sums(joint, truth, weights), (squares, log_loss), rtol=1e-10)
+
+
+def test_backoff_scores_equal_numpy(rng):
+    from discotree.kernels.sparse_families import backoff_scores
+
+    n = rng.integers(0, 5, 300).astype(float)
+    t = n + rng.integers(0, 5, 300)
+    p = rng.random(300)
+    w = rng.random(300) * (rng.random(300) < 0.9)
+    grid = np.array([0.25, 1.0, 8.0])
+    expected = [w @ np.log((n + b * p) / (t + b)) for b in grid]
+    assert_allclose(backoff_scores(n, t, p, w, grid), expected, rtol=1e-10)

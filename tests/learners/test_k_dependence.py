@@ -135,3 +135,18 @@ def test_integer_weights_select_as_repeated_rows(rng):
     )
     assert weighted.attributes["k_"] == repeated.attributes["k_"]
     assert weighted.attributes["attributes_"] == repeated.attributes["attributes_"]
+
+
+def test_concentrations_chosen_in_the_scoring_pass_equal_a_pass_of_their_own(rng, monkeypatch):
+    from discotree.learners import k_dependence
+
+    rows = _rows(rng, n=150, weights=True)
+    spec = _spec(2, smoothing="hierarchical")
+    fused = fit_selective_kdb(rows, spec)  # 150 rows: one chunk, one pass
+    monkeypatch.setattr(k_dependence, "_CHUNK_ROWS", 40)  # four chunks: two passes
+    separate = fit_selective_kdb(rows, spec)
+    for a, b in zip(
+        fused.attributes["concentrations_"], separate.attributes["concentrations_"], strict=True
+    ):
+        assert_allclose(a, b)
+    assert_allclose(fused.attributes["selection_losses_"], separate.attributes["selection_losses_"])

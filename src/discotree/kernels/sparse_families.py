@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from ..threads import in_chunks
 
-__all__ = ["posterior_loss_sums", "sparse_cell_lookup"]
+__all__ = ["backoff_scores", "posterior_loss_sums", "sparse_cell_lookup"]
 
 #: Below twice this many rows, one thread does the lookup.
 _MIN_ROWS = 1 << 14
@@ -92,23 +92,24 @@ def sparse_cell_lookup(
     return counts, totals, support
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, fastmath=False)
 def _loss_sums(joint, truth, weights, out):  # pragma: no cover - numba
     n, n_classes = joint.shape
+    scaled = np.empty(n_classes)
     for i in range(n):
         top = joint[i, 0]
         for c in range(1, n_classes):
             top = max(top, joint[i, c])
         total = 0.0
         for c in range(n_classes):
-            total += np.exp(joint[i, c] - top)
-        log_total = top + np.log(total)
+            scaled[c] = np.exp(joint[i, c] - top)
+            total += scaled[c]
         squares = 0.0
         for c in range(n_classes):
-            p = np.exp(joint[i, c] - log_total)
+            p = scaled[c] / total
             squares += (p - 1.0) ** 2 if c == truth[i] else p * p
         out[0] += weights[i] * squares
-        out[1] -= weights[i] * (joint[i, truth[i]] - log_total)
+        out[1] -= weights[i] * (joint[i, truth[i]] - top - np.log(total))
 
 
 def posterior_loss_sums(
@@ -131,3 +132,44 @@ def posterior_loss_sums(
         out,
     )
     return float(out[0]), float(out[1])
+
+
+@numba.njit(cache=True, nogil=True)
+def _backoff_scores(counts, totals, below, weights, grid, out):  # pragma: no cover
+    for i in range(counts.shape[0]):
+        if weights[i] == 0.0:
+            continue
+        for g in range(grid.shape[0]):
+            b = grid[g]
+            p = (counts[i] + b * below[i]) / (totals[i] + b)
+            out[g] += weights[i] * np.log(max(p, 1e-300))
+
+
+def backoff_scores(
+    counts: NDArray[np.float64],
+    totals: NDArray[np.float64],
+    below: NDArray[np.float64],
+    weights: NDArray[np.float64],
+    grid: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """``sum_i w_i log((n_i + b p_i) / (t_i + b))`` for every concentration ``b`` of
+    ``grid``: the log-likelihood of one level of hierarchical smoothing
+    (:func:`discotree.stats.hierarchical.choose_concentrations`).
+
+    Examples
+    --------
+    >>> out = backoff_scores(np.array([1.0]), np.array([2.0]), np.array([0.5]),
+    ...                      np.array([1.0]), np.array([1.0, 2.0]))
+    >>> np.allclose(out, np.log([0.5, 0.5]))
+    True
+    """
+    out = np.zeros(len(grid))
+    _backoff_scores(
+        np.ascontiguousarray(counts, dtype=np.float64),
+        np.ascontiguousarray(totals, dtype=np.float64),
+        np.ascontiguousarray(below, dtype=np.float64),
+        np.ascontiguousarray(weights, dtype=np.float64),
+        np.ascontiguousarray(grid, dtype=np.float64),
+        out,
+    )
+    return out

@@ -136,19 +136,27 @@ def _node_terms(
     n_categories: NDArray[np.intp],
     spec: LearnerSpec,
     concentrations: NDArray[np.float64] | None = None,
-) -> list[NDArray[np.float64]]:
+    weights: NDArray[np.float64] | None = None,
+) -> tuple[list[NDArray[np.float64]], NDArray[np.float64] | None]:
     """The leave-one-out ``log P(x_j | c, first L parents)`` for L = 0..len(ranked)
     (a row with fewer observed leading parents backs off to them; 0 where x_j is
-    missing), Dirichlet or, given the node's ``concentrations``, hierarchical."""
+    missing), Dirichlet or, given the node's ``concentrations``, hierarchical; given
+    ``weights`` instead, hierarchical with the concentrations chosen from these rows
+    (returned; the same leave-one-out counts serve both)."""
     node = table_list[0].node
-    if concentrations is not None:
+    if concentrations is not None or weights is not None:
         levels = level_counts(table_list, codes, ranked, n_categories, len(ranked))
         left = levels.without(class_index, unit)
         r = int(n_categories[node])
-        return [
-            backoff_log_probability(left, length, concentrations, float(spec.alpha), r)
+        alpha = float(spec.alpha)
+        if concentrations is None:
+            assert weights is not None
+            concentrations = choose_concentrations(left, class_index, weights, alpha, r)
+        terms = [
+            backoff_log_probability(left, length, concentrations, alpha, r)
             for length in range(len(ranked) + 1)
         ]
+        return terms, concentrations
     values = codes[:, node]
     observed = observed_prefix_lengths(codes, ranked)
     terms = []
@@ -167,7 +175,7 @@ def _node_terms(
             )
         terms.append(term)
         previous = term
-    return terms
+    return terms, None
 
 
 def leave_one_out_losses(
@@ -178,6 +186,7 @@ def leave_one_out_losses(
     rows: Rows,
     spec: LearnerSpec,
     concentrations: list[NDArray[np.float64]] | None = None,
+    chosen: list[NDArray[np.float64] | None] | None = None,
 ) -> NDArray[np.float64]:
     """The summed leave-one-out loss (weighted by the rows' weights) of every nested
     model: entry ``[s, q]`` for the first ``s`` ranked attributes (0..d) with at most
@@ -186,6 +195,10 @@ def leave_one_out_losses(
     ``spec``'s ``selection_loss``: ``"rmse"`` sums ``sum_c (P(c | x) - [c = y])**2``
     (the root mean squared error is the square root of the sum over ``n * C``),
     ``"log_loss"`` sums ``-log P(y | x)``.
+
+    ``chosen``: a list of one None per feature, for hierarchical smoothing whose
+    concentrations are chosen in the same pass (rows in one chunk): each node's choice
+    is written there.
     """
     k = int(spec.option("k", 2))
     loss = spec.option("selection_loss", "rmse")
@@ -204,7 +217,7 @@ def leave_one_out_losses(
         for s, node in enumerate(order, start=1):
             ranked = parents[node]
             node_concentrations = None if concentrations is None else concentrations[node]
-            terms = _node_terms(
+            terms, picked = _node_terms(
                 tables[node],
                 ranked,
                 codes,
@@ -213,7 +226,12 @@ def leave_one_out_losses(
                 rows.n_categories,
                 spec,
                 node_concentrations,
+                weights if chosen is not None else None,
             )
+            if chosen is not None:
+                if start > 0:
+                    raise ValueError("concentrations are chosen in one pass over one chunk")
+                chosen[node] = picked
             for q in range(k + 1):
                 joint[q] += terms[min(q, len(ranked))]
                 out[s, q] += score(joint[q])
@@ -225,12 +243,15 @@ def hierarchical_concentrations(
     parents: list[tuple[int, ...]],
     rows: Rows,
     spec: LearnerSpec,
+    nodes: list[int] | None = None,
 ) -> list[NDArray[np.float64]]:
-    """Every node's concentrations, level by level, of largest leave-one-out
-    log-likelihood (:func:`~discotree.stats.hierarchical.choose_concentrations`)."""
+    """Every node's (or ``nodes``') concentrations, level by level, of largest
+    leave-one-out log-likelihood
+    (:func:`~discotree.stats.hierarchical.choose_concentrations`)."""
     unit = np.minimum(rows.weights, 1.0)
     out = []
-    for node, ranked in enumerate(parents):
+    for node in range(len(parents)) if nodes is None else nodes:
+        ranked = parents[node]
         levels = level_counts(tables[node], rows.codes, ranked, rows.n_categories, len(ranked))
         left = levels.without(rows.class_index, unit)
         r = int(rows.n_categories[node])
@@ -258,15 +279,25 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     tables = prefix_family_tables(
         rows.codes, rows.class_index, rows.weights, n_classes, n_categories, parents
     )
-    concentrations = None
-    if spec.option("smoothing", "dirichlet") == "hierarchical":
+    hierarchical = spec.option("smoothing", "dirichlet") == "hierarchical"
+    selective = spec.option("selective", True)
+    # one pass chooses the concentrations and scores the models when the rows fit one
+    # chunk (the same leave-one-out counts); else a pass for the concentrations first
+    fused = hierarchical and selective and len(rows.codes) <= _CHUNK_ROWS
+    concentrations: list[Any] | None = None
+    if hierarchical and not fused:
         concentrations = hierarchical_concentrations(tables, parents, rows, spec)
-    if not spec.option("selective", True):
+    if not selective:
         return selected_model(
             tables, order, parents, n_categories, len(order), k, spec, concentrations
         )
     class_weight = class_totals(rows.class_index, rows.weights, n_classes)
-    losses = leave_one_out_losses(tables, order, parents, class_weight, rows, spec, concentrations)
+    chosen: list[Any] | None = [None] * len(parents) if fused else None
+    losses = leave_one_out_losses(
+        tables, order, parents, class_weight, rows, spec, concentrations, chosen
+    )
+    if fused:  # the order holds every attribute: each chose its concentrations
+        concentrations = chosen
     s, q = np.unravel_index(int(np.argmin(losses)), losses.shape)
     fitted = selected_model(
         tables, order, parents, n_categories, int(s), int(q), spec, concentrations

@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels.counts import configuration_ids
-from ..kernels.sparse_families import sparse_cell_lookup
+from ..kernels.sparse_families import backoff_scores, sparse_cell_lookup
 from .family_tables import SparseFamilyTable
 
 __all__ = [
@@ -156,7 +156,7 @@ def choose_concentrations(
     for length in range(len(levels.counts)):
         n = levels.counts[length][rows, class_index]
         t = levels.totals[length][rows, class_index]
-        scores = [w @ np.log(np.maximum((n + b * p) / (t + b), 1e-300)) for b in grid]
+        scores = backoff_scores(n, t, p, w, np.asarray(grid, dtype=np.float64))
         best = int(np.argmax(scores))
         chosen[length] = grid[best]
         p = (n + grid[best] * p) / (t + grid[best])
