@@ -64,3 +64,21 @@ def test_hierarchical_smoothing_has_a_concentration_per_level_in_use(rng):
     hier = KDBClassifier(k=3, selective=False, smoothing="hierarchical").fit(X, y)
     assert [len(c) for c in hier.concentrations_] == [len(p) + 1 for p in hier.attribute_parents_]
     assert hier.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"k": 3, "selective": False}, {"k": 2}, {"k": 3, "smoothing": "hierarchical"}],
+    ids=str,
+)
+def test_partial_fit_over_uneven_batches_equals_fit(rng, params):
+    X = rng.integers(0, 4, (300, 5)).astype(float)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + rng.integers(0, 2, 300) > 2).astype(int)
+    w = rng.random(300) + 0.5
+    full = KDBClassifier(**params).fit(X, y, sample_weight=w)
+    streamed = KDBClassifier(**params)
+    for part in (slice(0, 13), slice(13, 200), slice(200, None)):
+        streamed.partial_fit(X[part], y[part], classes=[0, 1], sample_weight=w[part])
+    assert_allclose(streamed.predict_proba(X), full.predict_proba(X), rtol=1e-10)
+    assert (streamed.k_, streamed.n_attributes_) == (full.k_, full.n_attributes_)

@@ -12,11 +12,12 @@ from ..learners.k_dependence import SELECTION_LOSSES, SMOOTHINGS
 from ..learners.registry import LearnerSpec, Rows, get_learner
 from ..validation import check_bool_param, check_random_state_param, integer_seed, is_count
 from ._base import DiscreteForestClassifierBase
+from ._incremental import IncrementalFitMixin
 
 __all__ = ["KDBClassifier"]
 
 
-class KDBClassifier(DiscreteForestClassifierBase):
+class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """kDB of any k (Sahami 1996) and selective kDB (Martinez et al. 2016).
 
     The attributes are ranked by I(X; C); each takes as parents the (at most) ``k``
@@ -89,6 +90,10 @@ class KDBClassifier(DiscreteForestClassifierBase):
 
     Notes
     -----
+    ``partial_fit`` adds batches (the first fixes the numeric bins, as for every
+    estimator) and keeps their encoded rows, which the family tables and the
+    leave-one-out pass read: the model after any batches is the model ``fit`` learns
+    from all of them (tested); memory grows with the rows (one byte per cell).
     A missing attribute is summed out (exact); a missing parent is backed off: the
     attribute's factor uses the longest observed prefix of its ranked parents (not the
     exact marginal; :mod:`discotree.models.k_dependence`). Fitting counts the pair tables
@@ -164,6 +169,9 @@ class KDBClassifier(DiscreteForestClassifierBase):
     def _supports_auto_alpha(self) -> bool:
         return False
 
+    def _stream_keeps_rows(self) -> bool:
+        return True  # the family tables and the leave-one-out pass read the rows
+
     def _fit_model(
         self,
         codes: NDArray[Any] | None,
@@ -175,6 +183,7 @@ class KDBClassifier(DiscreteForestClassifierBase):
         weights = np.ones(len(codes)) if sample_weight is None else sample_weight
         rows = Rows(codes, class_index, weights, len(self.classes_), self.n_categories_)
         options = {
+            "pairs": self.__dict__.pop("_counted", None),  # counted by partial_fit
             "k": int(self.k),
             "selective": bool(self.selective),
             "selection_loss": self.selection_loss,

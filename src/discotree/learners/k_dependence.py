@@ -270,9 +270,11 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     if spec.option("selection_loss", "rmse") not in SELECTION_LOSSES:
         raise ValueError(f"selection_loss must be one of {SELECTION_LOSSES}")
     n_classes, n_categories = rows.n_classes, rows.n_categories
-    stats = PairStatistics.from_codes(
-        rows.codes, rows.class_index, n_categories, n_classes, rows.weights
-    )
+    stats = spec.option("pairs")  # counted already (partial_fit), or pass 1 here
+    if stats is None:
+        stats = PairStatistics.from_codes(
+            rows.codes, rows.class_index, n_categories, n_classes, rows.weights
+        )
     seed = spec.option("order_seed")
     rng = None if seed is None else numpy_generator(seed)
     order, parents = kdb_ranked_structure(stats, k, rng)
