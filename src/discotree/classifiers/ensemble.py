@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..learners.k_dependence import SELECTION_LOSSES, SMOOTHINGS
+from ..learners.k_dependence import check_kdb_options
 from ..learners.registry import LearnerSpec, Rows, get_learner
 from ..transformers.discretizer import Discretizer
 from ..transformers.encoder import TableEncoder
@@ -117,19 +117,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
                 raise ValueError(
                     f"{name}: {param} must be an integer >= {low}, got {getattr(self, param)!r}."
                 )
-        if self.smoothing not in SMOOTHINGS:
-            raise ValueError(
-                f"{name}: smoothing must be one of {SMOOTHINGS}, got {self.smoothing!r}."
-            )
-        if self.smoothing == "hierarchical" and not self._alpha > 0:
-            raise ValueError(
-                f"{name}: smoothing='hierarchical' needs alpha > 0, got {self._alpha!r}."
-            )
-        if self.selection_loss not in SELECTION_LOSSES:
-            raise ValueError(
-                f"{name}: selection_loss must be one of {SELECTION_LOSSES}, "
-                f"got {self.selection_loss!r}."
-            )
+        check_kdb_options(name, self.smoothing, self.selection_loss, self._alpha)
         if self.n_jobs is not None and not (is_count(self.n_jobs, 1) or self.n_jobs == -1):
             raise ValueError(
                 f"{name}: n_jobs must be None, -1 or an integer >= 1, got {self.n_jobs!r}."

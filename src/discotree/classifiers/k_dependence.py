@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..learners.k_dependence import SELECTION_LOSSES, SMOOTHINGS
+from ..learners.k_dependence import check_kdb_options
 from ..learners.registry import LearnerSpec, Rows, get_learner
 from ..validation import check_bool_param, check_random_state_param, integer_seed, is_count
 from ._base import DiscreteForestClassifierBase
@@ -151,20 +151,7 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
                 f"{self.attribute_order!r}."
             )
         check_random_state_param(self.random_state, name)
-        if self.smoothing not in SMOOTHINGS:
-            raise ValueError(
-                f"{name}: smoothing must be one of {SMOOTHINGS}, got {self.smoothing!r}."
-            )
-        if self.smoothing == "hierarchical" and not self._alpha > 0:
-            raise ValueError(
-                f"{name}: smoothing='hierarchical' needs alpha > 0 (it smooths the "
-                f"nodes' marginals), got {self._alpha!r}."
-            )
-        if self.selection_loss not in SELECTION_LOSSES:
-            raise ValueError(
-                f"{name}: selection_loss must be one of {SELECTION_LOSSES}, "
-                f"got {self.selection_loss!r}."
-            )
+        check_kdb_options(name, self.smoothing, self.selection_loss, self._alpha)
 
     def _supports_auto_alpha(self) -> bool:
         return False

@@ -42,6 +42,7 @@ from .registry import Counts, FittedModel, Learner, LearnerSpec, Rows, register_
 __all__ = [
     "SELECTION_LOSSES",
     "SMOOTHINGS",
+    "check_kdb_options",
     "fit_k_dependence",
     "fit_selective_kdb",
     "hierarchical_concentrations",
@@ -55,6 +56,23 @@ SELECTION_LOSSES = ("rmse", "log_loss")
 SMOOTHINGS = ("dirichlet", "hierarchical")
 #: Rows scored at once by the leave-one-out pass (memory: (k + 1) x rows x classes).
 _CHUNK_ROWS = 1 << 16
+
+
+def check_kdb_options(owner: str, smoothing: Any, selection_loss: Any, alpha: Any) -> None:
+    """Refuse a smoothing or selection loss this module does not know, and hierarchical
+    smoothing without a positive ``alpha`` (it smooths the nodes' marginals); the
+    message names ``owner``."""
+    if smoothing not in SMOOTHINGS:
+        raise ValueError(f"{owner}: smoothing must be one of {SMOOTHINGS}, got {smoothing!r}.")
+    if smoothing == "hierarchical" and not alpha > 0:
+        raise ValueError(
+            f"{owner}: smoothing='hierarchical' needs alpha > 0 (it smooths the nodes' "
+            f"marginals), got {alpha!r}."
+        )
+    if selection_loss not in SELECTION_LOSSES:
+        raise ValueError(
+            f"{owner}: selection_loss must be one of {SELECTION_LOSSES}, got {selection_loss!r}."
+        )
 
 
 def _ranked(stats: PairStatistics, spec: LearnerSpec) -> tuple[list[int], list[tuple[int, ...]]]:
