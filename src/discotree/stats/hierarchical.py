@@ -6,7 +6,7 @@ leave-one-out: a fast deterministic estimator of the same shape.
 
 For a node x with ranked parents (p_1, ..., p_k), the estimate under the first L parents
 backs off to the one under the first L - 1, and the class-level one to the node's
-marginal:
+marginal::
 
     P_root(x)              = (N(x) + alpha) / (N + alpha r)
     P_0(x | c)             = (N(x, c) + b_0 P_root(x)) / (N(c) + b_0)
