@@ -12,6 +12,7 @@ from sklearn.base import clone
 
 from discotree import (
     AODEClassifier,
+    KDBClassifier,
     BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     Discretizer,
@@ -29,6 +30,8 @@ COUNTING = [
     TANClassifier(k=2, alpha=1.0),  # a second pass counts the chosen families
     DiscriminativeTreeClassifier(),
     AODEClassifier(),  # A1DE: the pair tables alone
+    KDBClassifier(k=3, selective=False),  # sparse prefix tables in the second pass
+    KDBClassifier(k=2),  # selective: the leave-one-out losses in a third pass
 ]
 
 
@@ -151,6 +154,8 @@ def test_what_the_engine_cannot_do_is_refused_clearly():
         BoostedGraphicalModelClassifier(n_estimators_cv=3).fit(X_dask, y)
     with pytest.raises(ValueError, match=r"alpha='auto' with these parameters \(learner 'kdb'\)"):
         TANClassifier(k=2).fit(X_dask, y)
+    with pytest.raises(ValueError, match="no learner from counts"):
+        KDBClassifier(smoothing="hierarchical").fit(X_dask, y)  # concentrations: rows
     with pytest.raises(ValueError, match="cannot be learnt in one pass"):
         NaiveBayesClassifier(discretizer=Discretizer(method="mdl")).fit(X_dask, y)
 

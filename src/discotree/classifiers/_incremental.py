@@ -294,8 +294,9 @@ class IncrementalFitMixin:
         self,
         statistics: PairStatistics,
         *,
-        families: list[NDArray[np.float64]] | None = None,
+        families: list[Any] | None = None,
         alpha_search: tuple[float, NDArray[np.float64]] | None = None,
+        scores: NDArray[np.float64] | None = None,
     ):
         """Learn the model from statistics counted elsewhere and added.
 
@@ -320,6 +321,9 @@ class IncrementalFitMixin:
             and its losses as :func:`discotree.stats.alpha_selection.select_alpha` returns
             them (rows 0-1: held-out errors and log-loss per alpha of the grid; then
             one row per calibration scale).
+        scores : ndarray, optional
+            For learners with a third pass (:attr:`Learner.score_rows`: selective kDB's
+            leave-one-out losses), its sums over the parts.
 
         Returns
         -------
@@ -359,9 +363,12 @@ class IncrementalFitMixin:
             self._counted_families = families
         if alpha_search is not None:
             self._alpha_search = alpha_search
+        if scores is not None:
+            self._counted_scores = scores
         if self._stream_keeps_rows():
             self.__dict__.pop("_counted_families", None)
             self.__dict__.pop("_alpha_search", None)
+            self.__dict__.pop("_counted_scores", None)
             raise ValueError(
                 f"{name}: these parameters need the rows, not only their counts "
                 "(alpha='auto' scores held-out rows unless alpha_search is given; TAN k=2 "

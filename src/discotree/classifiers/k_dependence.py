@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..learners.k_dependence import check_kdb_options
-from ..learners.registry import LearnerSpec, Rows, get_learner
+from ..learners.registry import Counts, LearnerSpec, Rows, get_learner
 from ..validation import check_bool_param, check_random_state_param, integer_seed, is_count
 from ._base import DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
@@ -93,7 +93,11 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     ``partial_fit`` adds batches (the first fixes the numeric bins, as for every
     estimator) and keeps their encoded rows, which the family tables and the
     leave-one-out pass read: the model after any batches is the model ``fit`` learns
-    from all of them (tested); memory grows with the rows (one byte per cell).
+    from all of them (tested); memory grows with the rows (one byte per cell). With
+    Dirichlet smoothing it is the count learner ``"k-dependence"`` in three passes (pair
+    tables, sparse prefix tables, leave-one-out losses, each a sum over the rows), which
+    the Dask engine runs over partitions: equal to ``fit`` (tested); hierarchical
+    smoothing chooses its concentrations from the rows in memory.
     A missing attribute is summed out (exact); a missing parent is backed off: the
     attribute's factor uses the longest observed prefix of its ranked parents (not the
     exact marginal; :mod:`discotree.models.k_dependence`). Fitting counts the pair tables
@@ -157,20 +161,19 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         return False
 
     def _stream_keeps_rows(self) -> bool:
-        return True  # the family tables and the leave-one-out pass read the rows
+        """The rows, unless an engine handed the prefix tables (and, for selective kDB,
+        the leave-one-out losses) over: ``fit_from_statistics``."""
+        counted = "_counted_families" in self.__dict__
+        scored = "_counted_scores" in self.__dict__ or not self.selective
+        return not (counted and scored and self.smoothing == "dirichlet")
 
-    def _fit_model(
-        self,
-        codes: NDArray[Any] | None,
-        class_index: NDArray[np.intp] | None,
-        sample_weight: NDArray[np.float64] | None,
-    ) -> Any:
-        if codes is None or class_index is None:
-            raise ValueError(f"{type(self).__name__} learns from rows (three passes).")
-        weights = np.ones(len(codes)) if sample_weight is None else sample_weight
-        rows = Rows(codes, class_index, weights, len(self.classes_), self.n_categories_)
-        options = {
-            "pairs": self.__dict__.pop("_counted", None),  # counted by partial_fit
+    def _count_learner(self) -> str | None:
+        """``"k-dependence"`` (three passes of counts, what engines run) with Dirichlet
+        smoothing; hierarchical smoothing chooses its concentrations from the rows."""
+        return "k-dependence" if self.smoothing == "dirichlet" else None
+
+    def _learner_options(self) -> dict[str, Any]:
+        return {
             "k": int(self.k),
             "selective": bool(self.selective),
             "selection_loss": self.selection_loss,
@@ -179,5 +182,23 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             if self.attribute_order != "sampled"
             else integer_seed(self.random_state),
         }
+
+    def _fit_model(
+        self,
+        codes: NDArray[Any] | None,
+        class_index: NDArray[np.intp] | None,
+        sample_weight: NDArray[np.float64] | None,
+    ) -> Any:
+        families = self.__dict__.pop("_counted_families", None)  # an engine's passes
+        scores = self.__dict__.pop("_counted_scores", None)
+        pairs = self.__dict__.pop("_counted", None)  # counted by partial_fit or an engine
+        if families is not None:
+            counts = Counts(self.n_categories_, self.class_count_, pairs, families, scores)
+            return self._learn(counts)
+        if codes is None or class_index is None:
+            raise ValueError(f"{type(self).__name__} learns from rows (three passes).")
+        weights = np.ones(len(codes)) if sample_weight is None else sample_weight
+        rows = Rows(codes, class_index, weights, len(self.classes_), self.n_categories_)
+        options = {"pairs": pairs, **self._learner_options()}
         spec = LearnerSpec("selective-kdb", self._alpha, self._epsilon, options=options)
         return self._assign(get_learner(spec.learner).fit(rows, spec))

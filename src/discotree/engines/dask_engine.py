@@ -36,7 +36,7 @@ import pandas as pd
 
 from ..config import get_config
 from ..kernels.family_counts import family_counts
-from ..learners.registry import get_learner
+from ..learners.registry import Counts, get_learner
 from ..stats.alpha_selection import (
     choose_alpha,
     content_folds,
@@ -357,18 +357,29 @@ def _count_partition(schema, encoded, n_folds: int):
     return [total, *per_fold]
 
 
-def _family_partition(schema, encoded, parents: list[tuple[int, ...]]) -> list:
-    """The family counts n(c, x_parents, x_j) of every attribute on a partition."""
+def _family_partition(schema, encoded, parents: list[tuple[int, ...]], count=None) -> list:
+    """The family counts n(c, x_parents, x_j) of every attribute on a partition (or the
+    learner's own ``count_families``: kDB's sparse prefix tables)."""
     codes, class_index, weights = encoded
     w = np.ones(len(codes)) if weights is None else weights
+    n_classes = len(schema.classes)
+    if count is not None:
+        return count(codes, class_index, w, n_classes, schema.n_categories, parents)
     return [
-        family_counts(codes, class_index, w, len(schema.classes), schema.n_categories, j, pa)
+        family_counts(codes, class_index, w, n_classes, schema.n_categories, j, pa)
         for j, pa in enumerate(parents)
     ]
 
 
+def _score_rows_partition(score, counts, spec, encoded):
+    """A learner's third pass on a partition (its sums add over partitions)."""
+    codes, class_index, weights = encoded
+    return score(counts, spec, codes, class_index, weights)
+
+
 def _add_lists(a: list, b: list) -> list:
-    return [p + q for p, q in zip(a, b, strict=True)]
+    """Element-wise sums of (nested) lists of statistics."""
+    return [_add_lists(p, q) if isinstance(p, list) else p + q for p, q in zip(a, b, strict=True)]
 
 
 # ---------------------------------------------------------------------- alpha="auto"
@@ -486,17 +497,29 @@ def fit_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
     if second_pass:  # the family counts of the parents chosen from the pair statistics
         assert learner.structure is not None
         parents = learner.structure(total, spec)
+        count = learner.count_families
         counted_families = [
-            dask.delayed(_family_partition)(schema, part, parents) for part in encoded
+            dask.delayed(_family_partition)(schema, part, parents, count) for part in encoded
         ]
         families = tree_sum(counted_families, _add_lists).compute()
+    scores = None
+    if learner.score_rows is not None and spec.option("selective", False):
+        # a third pass: the learner's sums over the rows under the counts of all of them
+        counts = Counts(schema.n_categories, np.asarray(total.class_weight), total, families)
+        scored = [
+            dask.delayed(_score_rows_partition)(learner.score_rows, counts, spec, part)
+            for part in encoded
+        ]
+        scores = tree_sum(scored).compute()
     search = None
     if auto:
         if n_folds < 2:
             search = (1.0, np.zeros((2, len(spec.alpha_grid))))
         else:
             search = _alpha_by_distributed_cv(spec, schema, encoded, combined[1:], total, n_folds)
-    return estimator.fit_from_statistics(total, families=families, alpha_search=search)
+    return estimator.fit_from_statistics(
+        total, families=families, alpha_search=search, scores=scores
+    )
 
 
 # ------------------------------------------------------------------------ prediction

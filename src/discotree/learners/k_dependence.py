@@ -24,6 +24,7 @@ repeated rows do (each copy leaves itself out and keeps its twins).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,7 @@ __all__ = [
     "fit_selective_kdb",
     "hierarchical_concentrations",
     "leave_one_out_losses",
+    "score_kdb_rows",
     "selected_model",
 ]
 
@@ -76,7 +78,10 @@ def check_kdb_options(owner: str, smoothing: Any, selection_loss: Any, alpha: An
 
 
 def _ranked(stats: PairStatistics, spec: LearnerSpec) -> tuple[list[int], list[tuple[int, ...]]]:
-    return kdb_ranked_structure(stats, int(spec.option("k", 2)))
+    """The order (by I(X; C), or sampled from ``order_seed``) and ranked parents."""
+    seed = spec.option("order_seed")
+    rng = None if seed is None else numpy_generator(seed)
+    return kdb_ranked_structure(stats, int(spec.option("k", 2)), rng)
 
 
 def _structure(stats: PairStatistics, spec: LearnerSpec) -> list[tuple[int, ...]]:
@@ -126,14 +131,62 @@ def selected_model(
 
 
 def fit_k_dependence(counts: Counts, spec: LearnerSpec) -> FittedModel:
-    """kDB from the pair tables (the order and parents) and the prefix tables of the
-    second pass (``counts.families``: per feature, the tables under each prefix of its
-    ranked parents)."""
+    """kDB (Dirichlet smoothing) from the pair tables (the order and parents), the
+    prefix tables of the second pass (``counts.families``: per feature, the tables under
+    each prefix of its ranked parents) and, for selective kDB (``selective``), the
+    leave-one-out losses of the third pass (``counts.scores``,
+    :func:`score_kdb_rows`): the least loss wins (ties: fewer attributes, then fewer
+    parents)."""
     if counts.families is None or counts.n_categories is None:
         raise ValueError("k-dependence needs the prefix family tables (counts.families)")
+    if spec.option("smoothing", "dirichlet") != "dirichlet":
+        raise ValueError(
+            "k-dependence from counts smooths by Dirichlet pseudo-counts; hierarchical "
+            "smoothing chooses its concentrations from the rows (fit in memory)"
+        )
     order, parents = _ranked(counts.pairs, spec)
     k = int(spec.option("k", 2))
-    return selected_model(counts.families, order, parents, counts.n_categories, len(order), k, spec)
+    if not spec.option("selective", False):
+        return selected_model(
+            counts.families, order, parents, counts.n_categories, len(order), k, spec
+        )
+    losses = counts.scores
+    if losses is None:
+        raise ValueError(
+            "selective kDB needs the third pass's leave-one-out losses (counts.scores)"
+        )
+    s, q = np.unravel_index(int(np.argmin(losses)), losses.shape)
+    fitted = selected_model(
+        counts.families, order, parents, counts.n_categories, int(s), int(q), spec
+    )
+    fitted.attributes["selection_losses_"] = _reported_losses(
+        losses, float(counts.class_weight.sum()), counts.n_classes, spec
+    )
+    return fitted
+
+
+def _reported_losses(losses, total: float, n_classes: int, spec: LearnerSpec):
+    """The RMSE (or the mean log-loss) of the summed losses."""
+    if spec.option("selection_loss", "rmse") == "rmse":
+        return np.sqrt(losses / (total * n_classes))
+    return losses / total
+
+
+def score_kdb_rows(
+    counts: Counts,
+    spec: LearnerSpec,
+    codes: NDArray[np.integer],
+    class_index: NDArray[np.intp],
+    weights: NDArray[np.float64] | None,
+) -> NDArray[np.float64]:
+    """Selective kDB's third pass on some rows: their summed leave-one-out losses of
+    every nested model (:func:`leave_one_out_losses`) under the counts of all the rows;
+    the sums of the parts add."""
+    order, parents = _ranked(counts.pairs, spec)
+    w = np.ones(len(codes)) if weights is None else np.asarray(weights, dtype=np.float64)
+    assert counts.n_categories is not None and counts.families is not None
+    rows = Rows(codes, class_index, w, counts.n_classes, counts.n_categories)
+    return leave_one_out_losses(counts.families, order, parents, counts.class_weight, rows, spec)
 
 
 def _prior_log(class_weight, class_index, unit) -> NDArray[np.float64]:
@@ -293,14 +346,20 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
         stats = PairStatistics.from_codes(
             rows.codes, rows.class_index, n_categories, n_classes, rows.weights
         )
-    seed = spec.option("order_seed")
-    rng = None if seed is None else numpy_generator(seed)
-    order, parents = kdb_ranked_structure(stats, k, rng)
+    order, parents = _ranked(stats, spec)
     tables = prefix_family_tables(
         rows.codes, rows.class_index, rows.weights, n_classes, n_categories, parents
     )
     hierarchical = spec.option("smoothing", "dirichlet") == "hierarchical"
     selective = spec.option("selective", True)
+    class_weight = class_totals(rows.class_index, rows.weights, n_classes)
+    if not hierarchical:  # the three passes of the count learner, here on the rows
+        counts = Counts(n_categories, class_weight, stats, tables)
+        scores = None
+        if selective:
+            scores = score_kdb_rows(counts, spec, rows.codes, rows.class_index, rows.weights)
+        options = {**spec.options, "selective": bool(selective)}
+        return fit_k_dependence(replace(counts, scores=scores), replace(spec, options=options))
     # one pass chooses the concentrations and scores the models when the rows fit one
     # chunk (the same leave-one-out counts); else a pass for the concentrations first
     fused = hierarchical and selective and len(rows.codes) <= _CHUNK_ROWS
@@ -311,7 +370,6 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
         return selected_model(
             tables, order, parents, n_categories, len(order), k, spec, concentrations
         )
-    class_weight = class_totals(rows.class_index, rows.weights, n_classes)
     chosen: list[Any] | None = [None] * len(parents) if fused else None
     losses = leave_one_out_losses(
         tables, order, parents, class_weight, rows, spec, concentrations, chosen
@@ -322,11 +380,9 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     fitted = selected_model(
         tables, order, parents, n_categories, int(s), int(q), spec, concentrations
     )
-    total = float(rows.weights.sum())
-    if spec.option("selection_loss", "rmse") == "rmse":
-        fitted.attributes["selection_losses_"] = np.sqrt(losses / (total * n_classes))
-    else:
-        fitted.attributes["selection_losses_"] = losses / total
+    fitted.attributes["selection_losses_"] = _reported_losses(
+        losses, float(rows.weights.sum()), n_classes, spec
+    )
     return fitted
 
 
@@ -337,8 +393,10 @@ register_learner(
         "pairs, then families",
         fit_k_dependence,
         structure=_structure,
-        partial_fit=False,
-        dask=False,
+        count_families=prefix_family_tables,
+        score_rows=score_kdb_rows,
+        partial_fit=True,
+        dask=True,
     )
 )
 register_learner(

@@ -144,12 +144,16 @@ class Counts:
         parents the learner's ``structure`` chose (kDB: dense arrays; "k-dependence":
         the list of its :class:`~discotree.stats.family_tables.SparseFamilyTable` under
         each prefix of its ranked parents).
+    scores : ndarray, optional
+        The third pass's sums over the rows (:attr:`Learner.score_rows`: selective
+        kDB's leave-one-out losses).
     """
 
     n_categories: NDArray[np.intp] | None
     class_weight: NDArray[np.float64]
     pairs: Any = None
     families: list[Any] | None = None
+    scores: Any = None
 
     @property
     def n_classes(self) -> int:
@@ -192,6 +196,13 @@ class Learner:
         ``fit(alpha) -> model`` from a fold's tables (the model's
         ``joints_of_grid(codes, log_prior)`` scores every alpha at once when given);
         ``None``: the alpha cross-validation needs the rows.
+    count_families : callable (codes, class_index, weights, n_classes, n_categories,
+        parents) -> list, optional
+        How the second pass counts the families of ``structure``'s parents (default:
+        dense :func:`~discotree.kernels.family_counts.family_counts` per feature).
+    score_rows : callable (Counts, LearnerSpec, codes, class_index, weights) -> ndarray, optional
+        A third pass: sums over the rows, additive over parts of them, that ``fit``
+        then reads as ``counts.scores`` (when ``spec`` asks for them).
     partial_fit, dask : bool
         Whether ``partial_fit`` and the Dask engine can fit it (from counts).
     missing_values : str
@@ -207,6 +218,8 @@ class Learner:
     fit: Callable[[Any, LearnerSpec], FittedModel]
     structure: Callable[[PairStatistics, LearnerSpec], list[tuple[int, ...]]] | None = None
     models_by_alpha: Callable[..., Callable[[float], Any]] | None = None
+    count_families: Callable[..., list[Any]] | None = None
+    score_rows: Callable[..., Any] | None = None
     partial_fit: bool = True
     dask: bool = True
     missing_values: str = "available-case"
