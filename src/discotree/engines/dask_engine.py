@@ -451,6 +451,19 @@ def _alpha_by_distributed_cv(spec, schema, encoded, stats_per_fold, total, n_fol
 
 
 # --------------------------------------------------------------------------- fitting
+def _third_pass(learner, spec, schema, total, families, encoded) -> Any:
+    """The learner's sums over the rows under the counts of all of them (selective
+    kDB's leave-one-out losses), or None when it has no third pass."""
+    if learner.score_rows is None or not spec.option("selective", False):
+        return None
+    counts = Counts(schema.n_categories, np.asarray(total.class_weight), total, families)
+    scored = [
+        dask.delayed(_score_rows_partition)(learner.score_rows, counts, spec, part)
+        for part in encoded
+    ]
+    return tree_sum(scored).compute()
+
+
 def fit_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
     """``estimator.fit`` on dask collections (see the module docstring): the
     estimator's learner (:meth:`learner_spec`) from the statistics summed over the
@@ -502,15 +515,7 @@ def fit_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
             dask.delayed(_family_partition)(schema, part, parents, count) for part in encoded
         ]
         families = tree_sum(counted_families, _add_lists).compute()
-    scores = None
-    if learner.score_rows is not None and spec.option("selective", False):
-        # a third pass: the learner's sums over the rows under the counts of all of them
-        counts = Counts(schema.n_categories, np.asarray(total.class_weight), total, families)
-        scored = [
-            dask.delayed(_score_rows_partition)(learner.score_rows, counts, spec, part)
-            for part in encoded
-        ]
-        scores = tree_sum(scored).compute()
+    scores = _third_pass(learner, spec, schema, total, families, encoded)
     search = None
     if auto:
         if n_folds < 2:
