@@ -12,11 +12,11 @@ from sklearn.base import clone
 
 from discotree import (
     AODEClassifier,
-    KDBClassifier,
     BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     Discretizer,
     DiscriminativeTreeClassifier,
+    KDBClassifier,
     NaiveBayesClassifier,
     TANClassifier,
 )
