@@ -18,7 +18,9 @@ draws and losses against RF from the 5 paired fold differences (a draw: the mean
 difference within one standard error of it), the Wilcoxon signed-rank p-value of the
 per-set mean accuracies against RF, and the median over sets of fit and predict time
 relative to TAN's on the same fold; the same on the 13 sets whose features are all
-categorical or mixed and the 26 all-numeric ones. ``--mnist``: the best discotree model
+categorical or mixed and the 26 all-numeric ones. Numeric handling (item 6): selective
+kDB with the default 5 equal-frequency bins, 10 bins (Dirichlet and hierarchical) and
+supervised MDL bins, beside the ensemble's stochastic bins. ``--mnist``: the best discotree model
 and RandomForest(100) on MNIST's official 60000/10000 split, pixels binarised at > 127.
 
 Run:  python benchmarks/bench_accuracy.py [--n-jobs 2] [--sets a,b] [--models a,b] [--mnist]
@@ -48,6 +50,7 @@ from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 
 from discotree import (
     AODEClassifier,
+    Discretizer,
     DiscriminativeTreeClassifier,
     KDBClassifier,
     KDBEnsembleClassifier,
@@ -120,6 +123,12 @@ def models() -> dict:
         # the two smoothings of issue 31 (item 3), measured to choose the default
         "skdb hier": KDBClassifier(smoothing="hierarchical"),
         "kdb hier": KDBClassifier(selective=False, smoothing="hierarchical"),
+        # numeric handling (issue 31, item 6): finer and supervised bins for one model
+        "skdb bins10": KDBClassifier(discretizer=Discretizer(n_bins=10)),
+        "skdb hier bins10": KDBClassifier(
+            smoothing="hierarchical", discretizer=Discretizer(n_bins=10)
+        ),
+        "skdb mdl": KDBClassifier(discretizer=Discretizer(method="mdl")),
         "aode": AODEClassifier(),
         "eskdb": KDBEnsembleClassifier(),
         REFERENCE: random_forest(300),
