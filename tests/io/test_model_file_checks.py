@@ -263,3 +263,64 @@ def test_tables_that_do_not_match_their_categories_are_refused(fitted):
     broken.model_ = replace(model.model_, parents=parents)
     with pytest.raises(ValueError, match=r"model_.parents: names a feature that does not"):
         loads(dumps({"model": broken, "target": "label"}))
+
+
+def _refit(estimator):
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, (120, 4)).astype(float)
+    y = (X[:, 0] + X[:, 1] > 2).astype(int)
+    return estimator.fit(X, y)
+
+
+@pytest.mark.parametrize(
+    ("make", "edit", "match"),
+    [
+        (
+            lambda: discotree.KDBClassifier(k=2, selective=False),
+            lambda m: setattr(m.model_.tables[1][0], "r_node", 7),
+            "has 7 values",
+        ),
+        (
+            lambda: discotree.KDBClassifier(k=2, selective=False),
+            lambda m: m.model_.parents.__setitem__(2, (2,)),
+            r"parents\[2\]",
+        ),
+        (
+            lambda: discotree.KDBClassifier(k=2, selective=False, smoothing="hierarchical"),
+            lambda m: m.model_.concentrations.__setitem__(0, np.array([-1.0])),
+            "positive concentrations",
+        ),
+        (
+            lambda: discotree.KDBClassifier(k=1, selective=False),
+            lambda m: setattr(m, "classes_", np.array([0, 1, 2])),
+            "3 labels but the model has 2 classes",
+        ),
+        (
+            lambda: discotree.AODEClassifier(),
+            lambda m: setattr(m.model_, "child_log", m.model_.child_log[:, :2]),
+            "child_log",
+        ),
+        (
+            lambda: discotree.AODEClassifier(),
+            lambda m: m.model_.parent_log.__setitem__((0, 0), 3.0),
+            "log-probability above 0",
+        ),
+    ],
+    ids=["r_node", "self-parent", "concentrations", "classes", "child_log", "positive-log"],
+)
+def test_new_models_whose_tables_disagree_are_refused(make, edit, match):
+    model = _refit(make())
+    edit(model)
+    with pytest.raises(ValueError, match=match):
+        loads(dumps(model))
+
+
+def test_an_ensemble_whose_maps_disagree_with_its_members_is_refused():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 3))
+    y = (X[:, 0] > 0).astype(int)
+    model = discotree.KDBEnsembleClassifier(n_estimators=2).fit(X, y)
+    assert loads(dumps(model)).predict(X).tolist() == model.predict(X).tolist()
+    model.model_.maps[0][0] = model.model_.maps[0][0][::-1].copy()  # decreasing
+    with pytest.raises(ValueError, match="must map every fine bin, in order"):
+        loads(dumps(model))

@@ -138,6 +138,63 @@ def _check_bayes_net(model: Any, where: str) -> int:
     return len(prior)
 
 
+def _check_k_dependence(model: Any, where: str) -> int:
+    """A k-dependence model's structure, tables and smoothing against its categories."""
+    counts = _check_counts(model.n_categories, f"{where}.n_categories")
+    n = len(counts)
+    if len(model.parents) != n or len(model.tables) != n:
+        raise _fail(where, f"{n} features but {len(model.parents)} parent sets and "
+                    f"{len(model.tables)} table lists")  # fmt: skip
+    used = list(model.attributes)
+    if any(not isinstance(j, int) or not 0 <= j < n for j in used) or len(set(used)) < len(used):
+        raise _fail(f"{where}.attributes", "must name distinct features")
+    n_classes = None
+    for j, (parents, tables) in enumerate(zip(model.parents, model.tables, strict=True)):
+        if any(not isinstance(p, int) or not 0 <= p < n or p == j for p in parents):
+            raise _fail(f"{where}.parents[{j}]", f"{parents!r} are not other features")
+        if len(tables) < len(parents) + 1:
+            raise _fail(f"{where}.tables[{j}]", f"needs a table for each of the "
+                        f"{len(parents) + 1} prefixes of its parents")  # fmt: skip
+        for length, table in enumerate(tables):
+            label = f"{where}.tables[{j}][{length}]"
+            shared = min(length, len(parents))
+            prefix = tuple(table.parents[:shared]) == tuple(parents[:shared])
+            if table.node != j or len(table.parents) != length or not prefix:
+                raise _fail(label, "is not the table of this feature under that prefix")
+            if table.r_node != int(counts[j]):
+                raise _fail(label, f"has {table.r_node} values, the feature {int(counts[j])}")
+            n_classes = table.n_classes if n_classes is None else n_classes
+            if table.n_classes != n_classes:
+                raise _fail(label, "has another number of classes")
+            cells = int(np.prod([int(counts[p]) for p in table.parents])) * n_classes
+            if len(table.cells) and int(table.cells[-1]) >= cells * table.r_node:
+                raise _fail(label, "holds a cell outside the family")
+    if not (np.isfinite(model.alpha) and model.alpha >= 0 and 0 <= model.epsilon < 1):
+        raise _fail(where, "needs alpha >= 0 and 0 <= epsilon < 1")
+    if model.concentrations is not None:
+        for j, (b, parents) in enumerate(zip(model.concentrations, model.parents, strict=True)):
+            b = np.asarray(b)
+            if b.shape != (len(parents) + 1,) or not (np.isfinite(b) & (b > 0)).all():
+                raise _fail(f"{where}.concentrations[{j}]",
+                            f"needs {len(parents) + 1} positive concentrations")  # fmt: skip
+    return int(n_classes or 0)
+
+
+def _check_averaged(model: Any, where: str) -> int:
+    """A1DE's tables against its categories and classes."""
+    counts = _check_counts(model.n_categories, f"{where}.n_categories")
+    width = int(counts.sum())
+    prior = np.asarray(model.class_log_prior)
+    if prior.ndim != 1 or len(prior) < 1:
+        raise _fail(f"{where}.class_log_prior", "must be a 1-D array of the classes")
+    _check_shape(model.parent_log, (len(prior), width), f"{where}.parent_log")
+    _check_shape(model.child_log, (len(prior), width, width), f"{where}.child_log")
+    for name in ("parent_log", "child_log"):
+        if (np.asarray(getattr(model, name)) > 1e-9).any():
+            raise _fail(f"{where}.{name}", "holds a log-probability above 0")
+    return len(prior)
+
+
 def _check_forest(model: Any, where: str) -> int:
     counts = _check_counts(model.n_categories, f"{where}.n_categories")
     parents = np.asarray(model.parents)
@@ -181,8 +238,10 @@ def check_consistency(content: Any, where: str = "content") -> None:
     """Refuse fitted arrays that do not agree: each classifier's ``classes_`` against
     its model's classes, its encoder's categories against the codes its model reads,
     every model's tables against its categories and parents (anywhere in ``content``)."""
+    from ..models.averaged_dependence import AveragedOneDependenceModel
     from ..models.bayes_net import BayesNetModel
     from ..models.discrete_forest import DiscreteForestModel
+    from ..models.k_dependence import KDependenceModel
     from ..transformers.encoder import TableEncoder
 
     seen: set[int] = set()
@@ -207,6 +266,10 @@ def check_consistency(content: Any, where: str = "content") -> None:
             return
         if isinstance(value, BayesNetModel):
             _check_bayes_net(value, path)
+        elif isinstance(value, KDependenceModel):
+            _check_k_dependence(value, path)
+        elif isinstance(value, AveragedOneDependenceModel):
+            _check_averaged(value, path)
         elif isinstance(value, DiscreteForestModel):
             _check_forest(value, path)
         elif isinstance(value, TableEncoder) and hasattr(value, "columns_"):
@@ -218,11 +281,35 @@ def check_consistency(content: Any, where: str = "content") -> None:
     visit(content, where)
 
 
+def _check_ensemble(model: Any, encoder: Any, where: str) -> None:
+    """Each member's coarsening maps against the encoder's fine categories and the
+    member's own."""
+    from ..models.ensemble import mapped_categories
+
+    counts = getattr(encoder, "n_categories_", None)
+    if len(model.maps) != len(model.members):
+        raise _fail(f"{where}.model_", "needs one list of maps per member")
+    for m, (maps, member) in enumerate(zip(model.maps, model.members, strict=True)):
+        if counts is None:
+            continue
+        if len(maps) != len(counts) or any(
+            table is not None
+            and (len(table) != int(r) or table.min() < 0 or (np.diff(table) < 0).any())
+            for table, r in zip(maps, counts, strict=True)
+        ):
+            raise _fail(f"{where}.model_.maps[{m}]", "must map every fine bin, in order")
+        if not np.array_equal(mapped_categories(counts, maps), member.n_categories):
+            raise _fail(f"{where}.model_.members[{m}]", "has categories its maps do not give")
+
+
 def _check_classifier(estimator: Any, where: str) -> None:
     """``classes_`` against the classes of the estimator's model, and its encoder's
     categories against the model's."""
+    from ..models.averaged_dependence import AveragedOneDependenceModel
     from ..models.bayes_net import BayesNetModel
     from ..models.discrete_forest import DiscreteForestModel
+    from ..models.ensemble import KDBEnsembleModel
+    from ..models.k_dependence import KDependenceModel
 
     state = vars(estimator)
     if "classes_" not in state:
@@ -237,6 +324,20 @@ def _check_classifier(estimator: Any, where: str) -> None:
         raise _fail(f"{where}.n_features_in_", f"must be a positive integer, got {n_features!r}")
     model = state.get("model_")
     encoder = state.get("encoder_")
+    if isinstance(model, KDBEnsembleModel):
+        _check_ensemble(model, encoder, where)
+    if isinstance(model, KDependenceModel | AveragedOneDependenceModel):
+        n_classes = (
+            model.n_classes if isinstance(model, KDependenceModel) else len(model.class_log_prior)
+        )
+        if n_classes != len(classes):
+            raise _fail(f"{where}.classes_",
+                        f"{len(classes)} labels but the model has {n_classes} classes")  # fmt: skip
+        counts = getattr(encoder, "n_categories_", None)
+        if counts is not None and not np.array_equal(counts, model.n_categories):
+            raise _fail(f"{where}.encoder_.n_categories_",
+                        f"{np.asarray(counts).tolist()} against the model's "
+                        f"{np.asarray(model.n_categories).tolist()}")  # fmt: skip
     if isinstance(model, BayesNetModel | DiscreteForestModel):
         n_classes = (
             len(model.class_log_prior) if isinstance(model, BayesNetModel) else len(model.parents)
