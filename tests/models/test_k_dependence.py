@@ -39,7 +39,20 @@ def test_a_missing_leaf_is_summed_out_exactly(rng):
     assert_allclose(model.log_likelihood(row)[0], brute)
 
 
-def test_a_missing_parent_backs_off_to_the_observed_prefix(rng):
+def test_a_missing_parent_is_summed_out_exactly(rng):
+    model = _model(rng)
+    row = np.array([1, -1, 1, -1])  # feature 1 is a parent of 2 and 3; 3 is a leaf
+    filled = np.array([[1, b, 1, d] for b in range(3) for d in range(3)])
+    brute = np.log(np.exp(model.log_likelihood(filled)).sum(axis=0))
+    assert_allclose(model.log_likelihood(row[None])[0], brute, rtol=1e-12)
+    both = np.array([-1, -1, 0, 2])  # the root and its child missing
+    filled = np.array([[a, b, 0, 2] for a in range(2) for b in range(3)])
+    brute = np.log(np.exp(model.log_likelihood(filled)).sum(axis=0))
+    assert_allclose(model.log_likelihood(both[None])[0], brute, rtol=1e-12)
+
+
+def test_elimination_beyond_the_guard_backs_off_to_the_observed_prefix(rng, monkeypatch):
+    monkeypatch.setattr("discotree.models.k_dependence.MAX_ELIMINATION_CELLS", 1)
     model = _model(rng)
     row = np.array(
         [[1, -1, 1, 2]]

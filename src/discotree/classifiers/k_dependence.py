@@ -98,9 +98,12 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     tables, sparse prefix tables, leave-one-out losses, each a sum over the rows), which
     the Dask engine runs over partitions: equal to ``fit`` (tested); hierarchical
     smoothing chooses its concentrations from the rows in memory.
-    A missing attribute is summed out (exact); a missing parent is backed off: the
-    attribute's factor uses the longest observed prefix of its ranked parents (not the
-    exact marginal; :mod:`discotree.models.k_dependence`). Fitting counts the pair tables
+    Missing values are summed out exactly by variable elimination where affordable (a
+    guard on the dense tables and on each row's largest factor), else a missing parent
+    is backed off to the observed prefix of the ranked parents
+    (:mod:`discotree.models.k_dependence`; pyAgrum's exact inference on the exported
+    network agrees, tested). The selection's leave-one-out pass scores rows with a
+    missing parent by the back-off rule. Fitting counts the pair tables
     once and every family under each prefix of its parents once; the leave-one-out pass
     costs O(n * d * (k + 1) * C) lookups.
 

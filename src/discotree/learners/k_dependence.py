@@ -19,7 +19,10 @@ smoothing's) costs at most 1 instead of an unbounded log-loss that such a row al
 make decide; ``selection_loss="log_loss"`` selects by the log-loss instead.
 
 A row of weight ``w`` leaves ``min(w, 1)`` out: integer weights then select exactly as
-repeated rows do (each copy leaves itself out and keeps its twins).
+repeated rows do (each copy leaves itself out and keeps its twins). A row with a
+missing parent is scored by the back-off rule of
+:mod:`~discotree.models.k_dependence` (exact elimination for every left-out model would
+cost one elimination per row and model); the fitted model sums it out exactly.
 """
 
 from __future__ import annotations

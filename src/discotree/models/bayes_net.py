@@ -174,6 +174,11 @@ class BayesNetModel:
         return self.log_likelihood(codes) + self.class_log_prior
 
     # ---------------------------------------------------------------- inference
+    def marginal(self, row: NDArray[np.integer]) -> NDArray[np.float64]:
+        """``log P(x_observed | c)`` of one row, the missing features summed out by
+        min-degree variable elimination."""
+        return self._marginal(np.asarray(row))
+
     def _marginal(self, row: NDArray[np.integer]) -> NDArray[np.float64]:
         """``log sum_{x_missing} prod_j theta_j`` for one row, per class."""
         missing = {int(v) for v in np.flatnonzero(row < 0)}

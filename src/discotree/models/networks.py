@@ -27,7 +27,6 @@ from .discrete_forest import DiscreteForestModel
 from .k_dependence import KDependenceModel
 
 __all__ = [
-    "MAX_EXPORT_CELLS",
     "Network",
     "Variable",
     "bif_identifier",
@@ -211,34 +210,10 @@ def _exported(table: NDArray[np.float64], name: str) -> NDArray[np.float64]:
     )
 
 
-#: Largest dense table (classes x parent configurations x values) an export writes.
-MAX_EXPORT_CELLS = 10_000_000
-
-
 def dense_conditional(model: KDependenceModel, node: int) -> NDArray[np.float64]:
-    """``P(x_node | c, parents)`` of a k-dependence model as a dense array of shape
-    (n_classes, r_parent_1, ..., r_parent_q, r_node), parents in their ranked order:
-    every configuration evaluated as the model scores a complete row (a configuration
-    never observed gets what the smoothing gives it).
-
-    Raises
-    ------
-    ValueError
-        When the table would have more than ``MAX_EXPORT_CELLS`` cells.
-    """
-    parents = model.parents[node]
-    arities = [int(model.n_categories[p]) for p in parents] + [int(model.n_categories[node])]
-    cells = model.n_classes * int(np.prod(arities))
-    if cells > MAX_EXPORT_CELLS:
-        raise ValueError(
-            f"the table of feature {node} has {cells} cells (more than {MAX_EXPORT_CELLS}): "
-            "a dense export of this k-dependence model is too large; use fewer parents"
-        )
-    grid = np.array(list(itertools.product(*[range(a) for a in arities])), dtype=np.intp)
-    codes = np.zeros((len(grid), model.n_features), dtype=np.intp)
-    codes[:, [*parents, node]] = grid
-    log_p = model.node_log_probability(node, codes)  # (configurations x values, classes)
-    return np.exp(log_p.T.reshape(model.n_classes, *arities))
+    """``P(x_node | c, parents)`` of a k-dependence model as a dense array
+    (:meth:`~discotree.models.k_dependence.KDependenceModel.dense_table`)."""
+    return model.dense_table(node)
 
 
 def network_of(estimator: Any) -> Network:
