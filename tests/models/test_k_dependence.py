@@ -8,8 +8,8 @@ import numpy as np
 from numpy.testing import assert_allclose
 
 from discotree.kernels.counts import configuration_ids
-from discotree.models.k_dependence import KDependenceModel, observed_prefix_lengths
-from discotree.stats.family_tables import prefix_family_tables
+from discotree.models.k_dependence import KDependenceModel
+from discotree.stats.family_tables import observed_prefix_lengths, prefix_family_tables
 
 N_CATEGORIES = np.array([2, 3, 2, 3])
 PARENTS = [(), (0,), (1, 0), (2, 1)]

@@ -35,8 +35,12 @@ from numpy.typing import NDArray
 
 from ..kernels.counts import class_totals, configuration_ids
 from ..kernels.sparse_families import posterior_loss_sums
-from ..models.k_dependence import KDependenceModel, observed_prefix_lengths
-from ..stats.family_tables import SparseFamilyTable, prefix_family_tables
+from ..models.k_dependence import KDependenceModel
+from ..stats.family_tables import (
+    SparseFamilyTable,
+    observed_prefix_lengths,
+    prefix_family_tables,
+)
 from ..stats.hierarchical import backoff_log_probability, choose_concentrations, level_counts
 from ..stats.pair_statistics import PairStatistics
 from ..structure.generative import kdb_ranked_structure

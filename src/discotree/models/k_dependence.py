@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels.counts import configuration_ids
-from ..stats.family_tables import SparseFamilyTable
+from ..stats.family_tables import SparseFamilyTable, observed_prefix_lengths
 from ..stats.hierarchical import backoff_log_probability, level_counts
 from .bayes_net import BayesNetModel
 
@@ -43,7 +43,6 @@ __all__ = [
     "MAX_ELIMINATION_CELLS",
     "KDependenceModel",
     "elimination_cells",
-    "observed_prefix_lengths",
 ]
 
 #: Largest number of cells of all the dense tables together that exact marginalisation
@@ -82,24 +81,6 @@ def elimination_cells(
         if len(joined) > 1:
             scopes.append(joined - {variable})
     return largest
-
-
-def observed_prefix_lengths(
-    codes: NDArray[np.integer], ranked: tuple[int, ...]
-) -> NDArray[np.intp]:
-    """How many of ``ranked``'s leading parents each row observes.
-
-    Examples
-    --------
-    >>> observed_prefix_lengths(np.array([[0, -1, 1], [1, 1, 1]]), (2, 1, 0))
-    array([1, 3])
-    """
-    length = np.zeros(len(codes), dtype=np.intp)
-    still = np.ones(len(codes), dtype=bool)
-    for parent in ranked:
-        still &= codes[:, parent] >= 0
-        length += still
-    return length
 
 
 @dataclass

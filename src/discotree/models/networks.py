@@ -32,7 +32,6 @@ __all__ = [
     "bif_identifier",
     "checked_conditional",
     "class_networks",
-    "dense_conditional",
     "evidence_of",
     "feature_states",
     "network_of",
@@ -210,12 +209,6 @@ def _exported(table: NDArray[np.float64], name: str) -> NDArray[np.float64]:
     )
 
 
-def dense_conditional(model: KDependenceModel, node: int) -> NDArray[np.float64]:
-    """``P(x_node | c, parents)`` of a k-dependence model as a dense array
-    (:meth:`~discotree.models.k_dependence.KDependenceModel.dense_table`)."""
-    return model.dense_table(node)
-
-
 def network_of(estimator: Any) -> Network:
     """The fitted naive Bayes, TAN or k-tree classifier as one network: the class node
     (no parents, the class prior) is a parent of every feature.
@@ -261,7 +254,7 @@ def network_of(estimator: Any) -> Network:
                 variables.append(Variable(features[j], states[j], [], np.full(r, 1.0 / r)))
                 continue
             parents = [class_node, *(features[p] for p in model.parents[j])]
-            table = _exported(dense_conditional(model, j), features[j])
+            table = _exported(model.dense_table(j), features[j])
             variables.append(Variable(features[j], states[j], parents, table))
     else:
         raise ValueError(

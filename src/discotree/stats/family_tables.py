@@ -17,10 +17,10 @@ from dataclasses import dataclass, fields
 import numpy as np
 from numpy.typing import NDArray
 
-from ..kernels.counts import configuration_ids, present_configurations, sparse_family_counts
+from ..kernels.counts import present_configurations, sparse_family_counts
 from ..kernels.sparse_families import sparse_cell_lookup
 
-__all__ = ["SparseFamilyTable", "prefix_family_tables"]
+__all__ = ["SparseFamilyTable", "observed_prefix_lengths", "prefix_family_tables"]
 
 
 @dataclass
@@ -69,7 +69,7 @@ class SparseFamilyTable:
     masses: NDArray[np.float64]
 
     def __post_init__(self) -> None:
-        width = self.n_classes * self.r_node
+        self.__dict__.pop("_derived_arrays", None)
         self.cells = np.asarray(self.cells, dtype=np.int64)
         self.masses = np.asarray(self.masses, dtype=np.float64)
         if (
@@ -84,17 +84,36 @@ class SparseFamilyTable:
                 f"the family table of node {self.node} is inconsistent: its cells must be "
                 "increasing ids >= 0, one finite weight >= 0 each"
             )
-        keys, position = np.unique(self.cells // width, return_inverse=True)
-        slot = position.reshape(-1) * self.n_classes + (self.cells % width) // self.r_node
-        size = len(keys) * self.n_classes
-        positive = (self.masses > 0).astype(np.float64)
-        # derived from the cells, never stored (pickle and JSON write the fields only)
-        self.keys: NDArray[np.int64] = keys.astype(np.int64, copy=False)
-        totals = np.bincount(slot, self.masses, size).astype(np.float64, copy=False)
-        self.totals: NDArray[np.float64] = totals.reshape(len(keys), self.n_classes)
-        self.support: NDArray[np.intp] = (
-            np.bincount(slot, positive, size).reshape(len(keys), self.n_classes).astype(np.intp)
-        )
+
+    def _derived(self) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.intp]]:
+        """The configurations present, each class's total and support there: computed
+        from the cells on first use (lookups read the cells directly), never stored."""
+        if "_derived_arrays" not in self.__dict__:
+            width = self.n_classes * self.r_node
+            keys, position = np.unique(self.cells // width, return_inverse=True)
+            slot = position.reshape(-1) * self.n_classes + (self.cells % width) // self.r_node
+            size = len(keys) * self.n_classes
+            shape = (len(keys), self.n_classes)
+            totals = np.bincount(slot, self.masses, size).astype(np.float64).reshape(shape)
+            positive = (self.masses > 0).astype(np.float64)
+            support = np.bincount(slot, positive, size).reshape(shape).astype(np.intp)
+            self.__dict__["_derived_arrays"] = (keys.astype(np.int64), totals, support)
+        return self.__dict__["_derived_arrays"]
+
+    @property
+    def keys(self) -> NDArray[np.int64]:
+        """The parent configurations present (sorted ids)."""
+        return self._derived()[0]
+
+    @property
+    def totals(self) -> NDArray[np.float64]:
+        """The weight of each class under each configuration present."""
+        return self._derived()[1]
+
+    @property
+    def support(self) -> NDArray[np.intp]:
+        """How many of the node's values have positive weight there, per class."""
+        return self._derived()[2]
 
     def __getstate__(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -137,11 +156,6 @@ class SparseFamilyTable:
         )
         ids = np.asarray(cells, dtype=np.int64)
         return SparseFamilyTable(self.node, self.parents, self.n_classes, self.r_node, ids, masses)
-
-    def positions(self, ids: NDArray[np.int64]) -> NDArray[np.intp]:
-        """The row of each configuration id in :attr:`keys`, -1 where it was never
-        observed."""
-        return _find(self.keys, np.asarray(ids, dtype=np.int64))
 
     def count(self, ids: NDArray[np.int64], c: int, values: NDArray[np.integer]) -> NDArray:
         """The weight of class ``c`` and node value ``values[i]`` under configuration
@@ -189,18 +203,29 @@ class SparseFamilyTable:
             prob = np.where(prob <= 0, epsilon, prob) / (1.0 + zeros * epsilon)
         return np.log(prob)
 
-    def row_ids(
-        self, codes: NDArray[np.integer], n_categories: NDArray[np.intp], n_parents: int
-    ) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
-        """The configuration id of each row under the first ``n_parents`` parents and
-        whether they are all observed."""
-        return configuration_ids(codes, self.parents[:n_parents], n_categories)
-
     @property
     def nbytes(self) -> int:
-        """The memory of the stored and derived arrays."""
-        arrays = (self.cells, self.masses, self.keys, self.totals, self.support)
+        """The memory of the stored arrays."""
+        arrays = (self.cells, self.masses)
         return int(sum(a.nbytes for a in arrays))
+
+
+def observed_prefix_lengths(
+    codes: NDArray[np.integer], ranked: tuple[int, ...]
+) -> NDArray[np.intp]:
+    """How many of ``ranked``'s leading parents each row observes.
+
+    Examples
+    --------
+    >>> observed_prefix_lengths(np.array([[0, -1, 1], [1, 1, 1]]), (2, 1, 0))
+    array([1, 3])
+    """
+    length = np.zeros(len(codes), dtype=np.intp)
+    still = np.ones(len(codes), dtype=bool)
+    for parent in ranked:
+        still &= codes[:, parent] >= 0
+        length += still
+    return length
 
 
 def _find(sorted_ids: NDArray[np.int64], ids: NDArray[np.int64]) -> NDArray[np.intp]:

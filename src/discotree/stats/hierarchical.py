@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 
 from ..kernels.counts import configuration_ids
 from ..kernels.sparse_families import backoff_scores, sparse_cell_lookup
-from .family_tables import SparseFamilyTable
+from .family_tables import SparseFamilyTable, observed_prefix_lengths
 
 __all__ = [
     "CONCENTRATION_GRID",
@@ -91,11 +91,7 @@ def level_counts(
     node = tables[0].node
     values = codes[:, node]
     seen = values >= 0
-    observed = np.zeros(len(codes), dtype=np.intp)
-    still = seen.copy()
-    for parent in ranked[:upto]:
-        still &= codes[:, parent] >= 0
-        observed += still
+    observed = observed_prefix_lengths(codes, ranked[:upto])
     n_classes = tables[0].n_classes
     counts, totals, counted = [], [], []
     for length in range(upto + 1):
