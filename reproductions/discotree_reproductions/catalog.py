@@ -14,6 +14,7 @@ from .narasimhan import gaussian_reproduction as narasimhan_gaussian_reproductio
 from .pernkopf import runtime_experiment as pernkopf_runtime_experiment
 from .pernkopf import uci_experiment
 from .pernkopf_2tree_cv import two_tree_cv_experiment
+from .pernkopf_example import example_experiment as pernkopf_example_experiment
 from .pernkopf_images import images_experiment as pernkopf_images_experiment
 from .pernkopf_missing import missing_reproduction as pernkopf_missing_reproduction
 from .pernkopf_orderings import orderings_reproduction
@@ -29,6 +30,7 @@ __all__ = ["EXPERIMENTS"]
 #: Experiment (run by the cached harness) or a callable ``run(out_dir, n_jobs, progress)``.
 EXPERIMENTS = {
     "pernkopf-uci": uci_experiment,
+    "pernkopf-example": pernkopf_example_experiment,
     "pernkopf-runtime": pernkopf_runtime_experiment,
     "pernkopf-missing": pernkopf_missing_reproduction,
     "pernkopf-synthetic": pernkopf_synthetic_experiment,
