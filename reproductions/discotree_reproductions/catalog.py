@@ -18,6 +18,7 @@ from .pernkopf_example import example_experiment as pernkopf_example_experiment
 from .pernkopf_images import images_experiment as pernkopf_images_experiment
 from .pernkopf_missing import missing_reproduction as pernkopf_missing_reproduction
 from .pernkopf_orderings import orderings_reproduction
+from .pernkopf_random_distributions import run_random_distributions
 from .pernkopf_random_orders import run_random_orders
 from .pernkopf_synthetic import synthetic_experiment as pernkopf_synthetic_experiment
 from .sanghavi import random_trees_experiment
@@ -41,6 +42,11 @@ EXPERIMENTS = {
         run_random_orders,
         "Pernkopf & Bilmes 2010, Table 8: TAN-RO-CR over 1000 random orderings per fold against "
         "TAN-OMI-CR.",
+    ),
+    "pernkopf-random-distributions": reproduction(
+        run_random_distributions,
+        "Pernkopf & Bilmes 2010, Fig. 9: training CLL of TAN structures (OMI, minimum-MI and "
+        "random orders, TAN-CMI, greedy TAN-CL, NB) on 1000 random distributions per N = 10..14.",
     ),
     "tan-gaussian-example": gaussian_example_reproduction,
     "sanghavi-random-trees": random_trees_experiment,
