@@ -90,7 +90,7 @@ def _fit_one(name: str, model_name: str, data_dir) -> dict:
     from sklearn.svm import SVC
 
     X, y = load_images(name, data_dir)
-    fold = image_folds(name, data_dir, y)[0]
+    fold = next(iter(image_folds(name, data_dir, y)))
     X_train, X_test = X.iloc[fold.train], X.iloc[fold.test]
     y_train, y_test = np.asarray(y)[fold.train], np.asarray(y)[fold.test]
     if model_name.startswith("svm"):

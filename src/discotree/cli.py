@@ -326,6 +326,18 @@ def _reproduce(args: argparse.Namespace) -> None:
         )
     experiment = experiments_by_name[args.experiment](args.data_dir)
     out = args.out / args.experiment
+    if args.render_only:
+        if not isinstance(experiment, Experiment):
+            raise UsageError(
+                f"{args.experiment} writes its report as it runs; --render-only does not apply"
+            )
+        from .experiments.runner import render_committed
+
+        try:
+            render_committed(experiment, out)
+        except (FileNotFoundError, ValueError) as err:
+            raise UsageError(str(err)) from err
+        return
     if isinstance(experiment, Experiment):
         models = datasets = None
         if args.models is not None:
@@ -513,7 +525,9 @@ def build_parser() -> argparse.ArgumentParser:
         "from the committed results.json) only under the same fingerprint: the same "
         "datasets, protocols, models and settings and the same code (a hash of the "
         "discotree package and of the reproductions' package), so a rerun after any "
-        "change of the code refits every fold instead of re-rendering old ones.",
+        "change of the code refits every fold instead of re-rendering old ones. "
+        "--render-only is the one exception, asked for by name: it rewrites the "
+        "report's text from the committed folds and marks it rendered_only.",
     )
     p.add_argument("experiment", nargs="?", help="experiment name (see --list)")
     p.add_argument("--list", action="store_true", help="list the experiments")
@@ -531,6 +545,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--datasets",
         help="comma-separated datasets to compute now; on the others, the report shows "
         "what the cache holds",
+    )
+    p.add_argument(
+        "--render-only",
+        action="store_true",
+        help="fit nothing: write the report again from the folds of the committed "
+        "results.json, whatever code fitted them (each keeps its fit_commit; the "
+        "provenance says rendered_only and keeps the fitting run's)",
     )
     p.set_defaults(run=_reproduce)
 

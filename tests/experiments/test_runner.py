@@ -175,6 +175,39 @@ def test_the_code_hash_covers_the_package_that_defines_an_experiment(monkeypatch
     assert runner.code_hash() != runner.code_hash(pd.DataFrame)
 
 
+def test_editing_a_models_source_changes_the_fingerprint(tmp_path, monkeypatch):
+    """No monkeypatched hash: a package on disk defines the experiment's model; one
+    changed line of its source changes the fingerprint, so its folds are refitted."""
+    import importlib
+    import sys
+
+    from discotree.experiments import runner
+
+    package = tmp_path / "toy_models"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    source = package / "model.py"
+    source.write_text("ALPHA = 1.0\n\ndef make():\n    return ALPHA\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("toy_models.model")
+    log = tmp_path / "fits.log"
+
+    def fingerprint() -> str:
+        experiment = _experiment(log)
+        experiment.report = module.make  # defined in toy_models: its code is hashed
+        return experiment.fingerprint()
+
+    before = fingerprint()
+    runner._package_hash.cache_clear()
+    assert fingerprint() == before  # the same code, the same fingerprint
+    source.write_text("ALPHA = 2.0\n\ndef make():\n    return ALPHA\n")
+    runner._package_hash.cache_clear()  # a new process computes it afresh
+    assert fingerprint() != before
+    sys.modules.pop("toy_models.model")
+    sys.modules.pop("toy_models")
+    runner._package_hash.cache_clear()
+
+
 def test_records_read_from_another_reproduction_or_a_bad_report_are_not_reused(tmp_path):
     log = tmp_path / "fits.log"
     out = tmp_path / "out"
@@ -244,3 +277,36 @@ def test_provenance_counts_only_changes_to_the_code(tmp_path, monkeypatch):
     stamp = report.provenance()
     assert stamp["uncommitted_changes"] is True
     assert stamp["uncommitted_files"] == ["src/discotree/new.py"]
+
+
+def test_render_only_rewrites_the_report_without_fitting_and_says_so(tmp_path):
+    from discotree.experiments.runner import render_committed
+
+    log = tmp_path / "fits.log"
+    out = tmp_path / "out"
+    run_experiment(_experiment(log), out, progress=False)
+    before = json.loads((out / "results.json").read_text())
+    experiment = _experiment(log)
+    texts = []
+    original = experiment.report
+
+    def new_text(records, out_dir, exp):
+        original(records, out_dir, exp)
+        texts.append(len(records))
+
+    experiment.report = new_text
+    render_committed(experiment, out)
+    assert _n_fits(log) == 5  # nothing fitted again
+    assert texts == [5]
+    after = json.loads((out / "results.json").read_text())
+    assert after["provenance"]["rendered_only"] is True
+    assert after["provenance"]["fitted_report"] == before["provenance"]
+    assert after["fingerprint"] == before["fingerprint"]
+    assert [f["fit_commit"] for f in after["folds"]] == [f["fit_commit"] for f in before["folds"]]
+
+
+def test_render_only_needs_a_committed_report(tmp_path):
+    from discotree.experiments.runner import render_committed
+
+    with pytest.raises(FileNotFoundError, match="nothing to render"):
+        render_committed(_experiment(tmp_path / "fits.log"), tmp_path / "none")

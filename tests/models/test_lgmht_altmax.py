@@ -335,3 +335,38 @@ def test_altmax_with_n_edges_chosen_by_cv():
     assert clf.altmax_history_[0]["training_error"] == pytest.approx(
         _balanced_training_error(proj, X, y)
     )
+
+
+_ALTMAX_SCRIPT = """
+import sys
+import numpy as np
+from discotree import DiscriminativeTreeClassifier
+from discotree.datasets.synthetic import random_binary_trees
+X, y, _ = random_binary_trees(20, 40, random_state=3, parameter_range=(0.3, 0.7))
+Xt, yt, _ = random_binary_trees(20, 500, random_state=4, parameter_range=(0.3, 0.7))
+model = DiscriminativeTreeClassifier(alpha=1.0, parameters="altmax").fit(X, y)
+sys.stdout.write(model.predict_proba(Xt).astype(np.float64).tobytes().hex())
+"""
+
+
+def test_altmax_does_not_depend_on_the_thread_count():
+    """Thread-dependent sums are not what makes LGMHT-altmax differ across machines
+    (issue 33): the same fit with 1 and 2 BLAS, OpenMP and numba threads gives
+    bit-identical probabilities. (OpenBLAS kernels of another processor family do
+    change the last bits of its sums, and where the training samples become separated
+    the Chernoff bound's minimiser lies at infinity, so the optimiser's stopping point
+    follows them: documented in :mod:`discotree.models.lgmht_altmax`.)"""
+    import os
+    import subprocess
+    import sys
+
+    outputs = []
+    for threads in ("1", "2"):
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads}
+        env["NUMBA_NUM_THREADS"] = threads
+        done = subprocess.run(
+            [sys.executable, "-c", _ALTMAX_SCRIPT], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        outputs.append(done.stdout)
+    assert outputs[0] and outputs[1] == outputs[0]

@@ -30,6 +30,7 @@ __all__ = [
     "Experiment",
     "code_hash",
     "committed_records",
+    "render_committed",
     "reproduction",
     "run_experiment",
 ]
@@ -213,6 +214,53 @@ def committed_records(out_dir: Path, fingerprint: str) -> dict[tuple[str, str, s
         for r in folds
         if isinstance(r, dict) and {"dataset", "model", "fold"} <= r.keys() and "source" not in r
     }
+
+
+def render_committed(experiment: Experiment, out_dir: str | os.PathLike) -> list[dict]:
+    """Write the report of ``experiment`` again from the folds of its committed
+    ``out_dir/results.json``, fitting nothing (``discotree reproduce --render-only``).
+
+    For a new text of the report (a statement, a comparison with the paper) over folds
+    that took hours: the folds are reported as they are, whatever code fitted them.
+    Each fold keeps the commit that fitted it (``fit_commit``, ``"not recorded"`` for
+    older records) and the new report's provenance says ``rendered_only: true`` and
+    holds the previous report's provenance (``fitted_report``), so it cannot pass for a
+    refit. The fingerprint of the previous report is kept: a later run of the same code
+    reuses exactly the folds it would have reused before.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``out_dir`` has no ``results.json``.
+    ValueError
+        If that file lists no folds of this experiment.
+    """
+    out_dir = Path(out_dir)
+    path = out_dir / _REPORT
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist: nothing to render; run the experiment")
+    previous = json.loads(path.read_text())
+    folds = previous.get("folds") if isinstance(previous, dict) else None
+    names = {spec.name for spec in experiment.datasets}
+    records = [
+        r
+        for r in folds or []
+        if isinstance(r, dict)
+        and "source" not in r
+        and r.get("dataset") in names
+        and r.get("model") in experiment.models
+    ]
+    if not records:
+        raise ValueError(f"{path} lists no folds of {experiment.name}: nothing to render")
+    experiment.report(records, out_dir, experiment)
+    report = json.loads(path.read_text())
+    if isinstance(report, dict):
+        report.setdefault("provenance", {})["rendered_only"] = True
+        report["provenance"]["fitted_report"] = previous.get("provenance")
+        if previous.get("fingerprint") is not None:
+            report = {"fingerprint": previous["fingerprint"], **report}
+        path.write_text(json.dumps(report, indent=1))
+    return records
 
 
 def _stamp_fingerprint(out_dir: Path, fingerprint: str) -> None:

@@ -28,6 +28,18 @@ class's, so the pair's bound (the mean of the two exponents' bounds,
 :func:`empirical_error_exponent`) is not guaranteed to decrease across alternations.
 :func:`lgmht_altmax` records it after every alternation, stops when it no longer
 decreases by ``tol`` and returns the parameters of the lowest value seen.
+
+Reproducibility across machines: the result does not depend on the number of threads
+(tested), but it can depend on the processor. When the training samples become
+separated, the bound's infimum 0 is reached only as the parameters run to infinity, so
+where L-BFGS-B stops along that ray follows the last bits of its sums, and OpenBLAS
+picks its dot-product kernels per processor family. On the 720 LGMHT-altmax folds of
+the ``sanghavi-random-trees`` reproduction, forcing OpenBLAS's Sandybridge kernels
+(``OPENBLAS_CORETYPE``) on the machine that wrote the report changed 10 folds by 1 to
+4 of 1000 test samples; Haswell's kernels and any thread count changed none. Making
+these fits bit-identical everywhere would need a different estimator (a ridge or a box
+on the parameters, so that each half-step's minimiser is unique and finite), which is
+not Sanghavi et al.'s procedure.
 """
 
 from __future__ import annotations
