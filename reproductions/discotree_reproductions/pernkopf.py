@@ -501,9 +501,9 @@ def table2_comparison(per_model: dict[str, list[float]], level: float = 0.05) ->
         "",
         "The entries of Table 2 whose direction the paper states (its text and its NB-ML "
         "row), with the p-value of the same test here and the mean difference of the rates "
-        "(points; our 2-trees are the plain ones, the paper's are regularised: see "
-        "`pernkopf-2tree-cv`"
-        f"(points). Verdicts at {level:g}: {held} of {len(rows)} agree.",
+        "(points, unweighted over the sets; our 2-trees are the plain ones, the paper's "
+        f"are regularised: see `pernkopf-2tree-cv`). Verdicts at {level:g}: {held} of "
+        f"{len(rows)} agree.",
         "",
         markdown_table(["claim", "paper p", "our p", "mean difference", "verdict"], rows),
         "",

@@ -364,3 +364,20 @@ def test_images_report_sets_the_regularised_2trees_beside_the_plain_ones(tmp_pat
         "against 85.00 plain (+1.00), the paper's 90.67 (-4.67); CV kept 3 of the "
         "search's 7 steps." in text
     )
+
+
+def test_table2_comparison_states_each_disagreement_from_the_numbers():
+    from discotree_reproductions.pernkopf import table2_comparison
+
+    rng = np.random.default_rng(0)
+    base = rng.uniform(70, 90, 25)
+    per_model = {
+        "tan-cmi-ml": list(base),
+        "tan-cr-ml": list(base + 1 + rng.normal(0, 0.3, 25)),  # clearly better: agrees
+        "tan-omi-cr-ml": list(base + rng.normal(0, 1, 25)),  # no real difference
+        "tan-omi-crcl-ml": list(base - 1 + rng.normal(0, 0.3, 25)),  # reversed
+    }
+    text = "\n".join(table2_comparison(per_model))
+    assert "| tan-cr-ml > tan-cmi-ml | 0.0141 |" in text
+    assert "tan-omi-crcl-ml over tan-cmi-ml" in text and "reversed here" in text
+    assert "tan-cr-ml over tan-cmi-ml" not in text  # an agreement is not listed
