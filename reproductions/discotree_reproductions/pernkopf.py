@@ -693,8 +693,9 @@ def _runtime_report(records: list[dict], out_dir: Path, experiment: Experiment) 
         )
         + f". Average accuracy over the UCI sets (paper's test-size weights): TAN-CR "
         f"{mean_acc['tan-cr-ml']:.2f}, TAN-OMI-CR {mean_acc['tan-omi-cr-ml']:.2f}, TAN-CMI "
-        f"{mean_acc['tan-cmi-ml']:.2f}; TAN-OMI-CR is {gap:+.2f} points below TAN-CR "
-        f"({'within' if gap <= 0.5 else 'not within'} 0.5).",
+        f"{mean_acc['tan-cmi-ml']:.2f}; TAN-OMI-CR is {abs(gap):.2f} points "
+        f"{'below' if gap > 0 else 'above'} TAN-CR "
+        f"({'within' if abs(gap) <= 0.5 else 'not within'} 0.5).",
         "",
         "## Per data set",
         "",

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from discotree.experiments.protocols import fixed_split
-from discotree.experiments.report import markdown_table, write_json
+from discotree.experiments.report import fold_commits, markdown_table, write_json
 from discotree.experiments.runner import DatasetSpec, Experiment
 
 from .pernkopf_setup import paper_model
@@ -198,7 +198,11 @@ def _report(records: list[dict], out_dir, experiment: Experiment) -> None:
         experiment.description,
         "",
         "Classification rate on the test images ± its binomial standard error (the "
-        "paper's ± is of the same kind); fit time on 2 cores, one fit at a time.",
+        "paper's ± is of the same kind); fit time in seconds as the run that fitted the "
+        "classifier measured it on a 2-core machine, several beside other jobs (so an "
+        "upper bound). Code that fitted the folds (commit: folds): "
+        + ", ".join(f"{commit[:12]}: {n}" for commit, n in fold_commits(records).items())
+        + ".",
         "",
         markdown_table(headers, rows),
         "",

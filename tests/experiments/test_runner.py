@@ -310,3 +310,20 @@ def test_render_only_needs_a_committed_report(tmp_path):
 
     with pytest.raises(FileNotFoundError, match="nothing to render"):
         render_committed(_experiment(tmp_path / "fits.log"), tmp_path / "none")
+
+
+def test_fold_commits_name_the_first_commit_that_held_an_unrecorded_fold():
+    from discotree.experiments.report import fold_commits
+
+    folds = [
+        {"fit_commit": "a" * 40, "fit_uncommitted_changes": False},
+        {"fit_commit": "b" * 40, "fit_uncommitted_changes": True},
+        {"committed_in": "c" * 12},
+        {},
+    ]
+    assert fold_commits(folds) == {
+        "a" * 40: 1,
+        "b" * 40 + "+changes": 1,
+        "not recorded, first committed in " + "c" * 12: 1,
+        "not recorded": 1,
+    }

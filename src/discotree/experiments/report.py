@@ -124,12 +124,15 @@ def provenance() -> dict:
 def fold_commits(folds: Sequence[dict]) -> dict[str, int]:
     """How many of ``folds`` each commit fitted (``fit_commit`` of the records, with
     ``"+changes"`` where the code differed from it); ``"not recorded"`` for
-    records fitted before the runner stored it."""
+    records fitted before the runner stored it, ``"not recorded, first committed in
+    <commit>"`` where the git history of the report says which commit first held the
+    record (``committed_in``: the code that fitted it is that commit's or older)."""
     counts: dict[str, int] = {}
     for record in folds:
         commit = record.get("fit_commit") if isinstance(record, dict) else None
         if commit is None:
-            key = "not recorded"
+            first = record.get("committed_in") if isinstance(record, dict) else None
+            key = "not recorded" + (f", first committed in {first}" if first else "")
         else:
             key = commit + ("+changes" if record.get("fit_uncommitted_changes") else "")
         counts[key] = counts.get(key, 0) + 1
