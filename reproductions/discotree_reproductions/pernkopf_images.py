@@ -201,7 +201,10 @@ def _report(records: list[dict], out_dir, experiment: Experiment) -> None:
         "paper's ± is of the same kind); fit time in seconds as the run that fitted the "
         "classifier measured it on a 2-core machine, several beside other jobs (so an "
         "upper bound). Code that fitted the folds (commit: folds): "
-        + ", ".join(f"{commit[:12]}: {n}" for commit, n in fold_commits(records).items())
+        + ", ".join(
+            f"{c if c.startswith('not') else c[:12] + c[40:]}: {n}"
+            for c, n in fold_commits(records).items()
+        )
         + ".",
         "",
         markdown_table(headers, rows),
