@@ -381,3 +381,20 @@ def test_table2_comparison_states_each_disagreement_from_the_numbers():
     assert "| tan-cr-ml > tan-cmi-ml | 0.0141 |" in text
     assert "tan-omi-crcl-ml over tan-cmi-ml" in text and "reversed here" in text
     assert "tan-cr-ml over tan-cmi-ml" not in text  # an agreement is not listed
+
+
+def test_parkinsons_subject_blocks_and_grouped_folds():
+    from discotree_reproductions.dorn import grouped_cross_validation, subject_blocks
+
+    y = np.array([1] * 14 + [0] * 6 + [1] * 7)
+    groups = subject_blocks(y)
+    assert groups.tolist() == [0] * 6 + [1] * 6 + [2] * 2 + [3] * 6 + [4] * 6 + [5]
+    y = np.array(([1] * 6 + [0] * 6) * 6 + [1] * 18)
+    groups = subject_blocks(y)
+    folds = list(grouped_cross_validation(y, n_splits=5, n_repeats=2, seed=0))
+    assert len(folds) == 10
+    for fold in folds:
+        assert not set(groups[fold.train]) & set(groups[fold.test])
+        assert len(set(y[fold.test])) == 2  # stratified over the groups
+    covered = np.sort(np.concatenate([f.test for f in folds[:5]]))
+    assert covered.tolist() == list(range(len(y)))
