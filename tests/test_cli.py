@@ -70,7 +70,8 @@ def test_fit_predict_round_trip(train_csv, tmp_path, capsys):
 @pytest.mark.parametrize(
     "argv, code, message",
     [
-        (["compare", "--models", "nope"], 2, "unknown model nope"),
+        (["compare", "--models", "nope"], 2, "unknown model 'nope'"),
+        (["compare", "--folds", "1"], 2, "at least 2"),
         (["compare", "--csv", "x.csv"], 2, "--data needs --target"),
         (["fit", "--csv", "missing.csv", "--target", "y", "-o", "m"], 1, "file not found"),
         (["predict", "--model", "missing.joblib", "--csv", "x.csv"], 1, "model file not found"),
@@ -111,11 +112,11 @@ def test_reproduce_list_and_bench(fake_data_dir, tmp_path, capsys):
     assert "pernkopf-uci" in capsys.readouterr().out
     assert main(["reproduce", "nope"]) == 2
     assert main(["reproduce", "pernkopf-uci", "--models", "nope"]) == 2
-    assert "unknown model nope" in capsys.readouterr().err
+    assert "unknown model 'nope'" in capsys.readouterr().err
     assert main(["reproduce", "narasimhan-example", "--models", "nb"]) == 2
     assert "--models does not apply" in capsys.readouterr().err
     assert main(["reproduce", "pernkopf-uci", "--datasets", "nope"]) == 2
-    assert "unknown dataset nope" in capsys.readouterr().err
+    assert "unknown dataset 'nope'" in capsys.readouterr().err
     assert main(["reproduce", "narasimhan-example", "--datasets", "x"]) == 2
     assert "--datasets does not apply" in capsys.readouterr().err
     argv = [
@@ -268,3 +269,53 @@ def test_models_lists_every_library_name_with_its_line(capsys):
     for name in LIBRARY_NAMES:
         assert any(line.split()[:1] == [name] for line in out.splitlines()), name
     assert "selective kDB" in out
+
+
+def test_a_typo_gets_the_closest_names_not_the_whole_list(capsys):
+    assert main(["compare", "--models", "tan-cm"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean tan-cmi" in err and "'discotree models' lists them" in err
+    assert err.count(",") < 3  # not the 80 names
+
+
+def test_help_shows_no_none_defaults_and_every_list_line_is_whole(capsys):
+    assert main(["fit", "--help"]) == 0
+    assert "(default: None)" not in capsys.readouterr().out
+    assert main(["reproduce", "--list"]) == 0
+    for line in capsys.readouterr().out.splitlines():
+        assert line.rstrip().endswith((".", ")")), line
+
+
+def test_help_and_usage_errors_import_no_estimator():
+    """The command answers --help and usage errors before scikit-learn, SciPy,
+    pandas or numba are imported (issue 32: 3 s and 263 MB before)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from discotree.cli import main\n"
+        "main(['--help']); main(['compare', '--folds', '1'])\n"
+        "heavy = ('sklearn', 'scipy', 'pandas', 'numba', 'numpy')\n"
+        "heavy = [m for m in heavy if m in sys.modules]\n"
+        "print(heavy)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stderr[-2000:]
+
+
+def test_predicted_probabilities_keep_full_precision(tmp_path):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({f"x{i}": rng.integers(0, 3, 200) for i in range(4)})
+    frame["y"] = (frame["x0"] + rng.integers(0, 2, 200)) % 3
+    data = tmp_path / "d.csv"
+    frame.to_csv(data, index=False)
+    model, out = tmp_path / "m.json", tmp_path / "p.csv"
+    assert main(["-q", "fit", "--data", str(data), "--target", "y", "--output", str(model)]) == 0
+    argv = ["-q", "predict", "--model", str(model), "--data", str(data), "--proba"]
+    assert main([*argv, "--output", str(out)]) == 0
+    probabilities = pd.read_csv(out).filter(like="proba_").to_numpy()
+    assert np.allclose(probabilities.sum(axis=1), 1.0, rtol=0, atol=1e-12)

@@ -16,19 +16,16 @@ import tempfile
 import traceback
 from functools import partial
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 from . import __version__
-from .datasets import BUILTIN_DATASETS, load_csv, load_dataset
-from .datasets.reading import pandas_csv_options
-from .datasets.streaming import open_table
-from .io import json_model
-from .model_file import load_model, save_model
-from .registry import CLASSIFIERS, DESCRIPTIONS, make_classifier
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# NumPy, pandas, rich, scikit-learn and the estimators are imported by the commands
+# that use them, not here: "discotree --help" and usage errors answer at once
+# (benchmarks/bench_cli.py).
 
 #: The classifiers ``compare`` and ``bench`` run by default (the fast ones).
 COMPARE_DEFAULT = ("nb", "nb-auto", "chow-liu", "tan-cmi", "tan-cmi-auto", "dt", "dt-auto")
@@ -40,25 +37,49 @@ class UsageError(Exception):
     """A command-line usage mistake (exit code 2)."""
 
 
-def _split_names(value: str, known: dict, what: str) -> list[str]:
+def _split_names(value: str, known, what: str, listed_by: str | None = None) -> list[str]:
+    """The comma-separated names of ``value``, each one of ``known``; an unknown one is
+    a usage error that suggests the closest known names (and the command that lists
+    them all, or the names themselves when they are few)."""
+    import difflib
+
     names = [v.strip() for v in value.split(",") if v.strip()]
-    unknown = [n for n in names if n not in known]
-    if unknown or not names:
-        raise UsageError(
-            f"unknown {what} {', '.join(unknown) or repr(value)}; choose from {', '.join(known)}"
-        )
+    if not names:
+        raise UsageError(f"no {what} given in {value!r}")
+    for name in names:
+        if name not in known:
+            close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            where = (
+                f" ('{listed_by}' lists them)" if listed_by else f"; choose from {', '.join(known)}"
+            )
+            raise UsageError(f"unknown {what} {name!r}{hint}{where}")
     return names
+
+
+def _classifiers():
+    from .registry import CLASSIFIERS
+
+    return CLASSIFIERS
+
+
+def _model_names(value: str) -> list[str]:
+    return _split_names(value, _classifiers(), "model", listed_by="discotree models")
 
 
 def _compare(args: argparse.Namespace) -> None:
     if args.stream:
         _compare_streaming(args)
         return
+    from rich.console import Console
+    from rich.table import Table
+
+    from .datasets import BUILTIN_DATASETS, load_dataset
     from .experiments import run_experiment  # experiments and plotting: loaded on use
     from .experiments.adhoc import bench_experiment
     from .experiments.report import summarise
 
-    model_names = _split_names(args.models, CLASSIFIERS, "model")
+    model_names = _model_names(args.models)
     if args.csv is not None or args.data is not None:
         path = _data_path(args)
         if args.target is None:
@@ -67,9 +88,12 @@ def _compare(args: argparse.Namespace) -> None:
     else:
         if args.target is not None:
             raise UsageError("--target is only meaningful with --data")
-        names = [v.strip() for v in args.dataset.split(",") if v.strip()]
+        chosen = args.dataset if args.dataset is not None else ",".join(BUILTIN_DATASETS)
+        names = [v.strip() for v in chosen.split(",") if v.strip()]
         loaders = {name: partial(load_dataset, name, args.data_dir) for name in names}
-    experiment = bench_experiment(loaders, model_names, f"cv{args.folds}", seed=args.random_state)
+    experiment = bench_experiment(
+        loaders, model_names, f"cv{args.folds}", seed=args.random_state, name="compare"
+    )
     with tempfile.TemporaryDirectory() as scratch:  # no cache is kept
         records = run_experiment(experiment, Path(scratch), progress=not args.quiet)
     summary = summarise(records)
@@ -86,14 +110,19 @@ def _compare(args: argparse.Namespace) -> None:
 
 def _compare_streaming(args: argparse.Namespace) -> None:
     """Cross-validation in two passes over a file, in batches (models with partial_fit)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .datasets.streaming import open_table
     from .experiments.streaming_cv import stream_cross_validate
+    from .registry import make_classifier
 
     if args.data is None and args.csv is None:
         raise UsageError("--stream needs --data FILE")
     if args.target is None:
         raise UsageError("--data needs --target COLUMN")
     models = args.models if args.models != ",".join(COMPARE_DEFAULT) else ",".join(STREAM_DEFAULT)
-    model_names = _split_names(models, CLASSIFIERS, "model")
+    model_names = _model_names(models)
     estimators = {name: make_classifier(name) for name in model_names}
     unable = [name for name, e in estimators.items() if not hasattr(e, "partial_fit")]
     if unable:
@@ -126,6 +155,7 @@ def _compare_streaming(args: argparse.Namespace) -> None:
 
 def _progress(args: argparse.Namespace, total: int | None, what: str):
     """A progress bar on stderr (rows), or a no-op one with --quiet."""
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     progress = Progress(
@@ -150,8 +180,9 @@ def _data_path(args: argparse.Namespace) -> Path:
 
 
 def _fit(args: argparse.Namespace) -> None:
-    if args.model not in CLASSIFIERS:
-        raise UsageError(f"unknown model {args.model!r}; choose from {', '.join(CLASSIFIERS)}")
+    from .registry import make_classifier
+
+    _model_names(args.model)
     if args.output.exists() and not args.force:
         raise ValueError(f"{args.output} exists; use --force to overwrite it")
     if args.batch_rows < 1:
@@ -179,6 +210,9 @@ def _fit(args: argparse.Namespace) -> None:
 def _save(content: dict, path: Path, form: str) -> str:
     """Write a model file: JSON (data only) by default, else a signed pickle; a model
     JSON cannot hold (a baseline from scikit-learn) falls back to the pickle."""
+    from .io import json_model
+    from .model_file import save_model
+
     if form == "json":
         try:
             text = json_model.dumps(content)
@@ -195,6 +229,9 @@ def _load(path: Path) -> dict:
     """A model file of either format: JSON is read as data (no code runs); a pickle only
     after its signature is checked. Whatever is wrong with it is reported as "not a
     valid model file: <reason>"."""
+    from .io import json_model
+    from .model_file import load_model
+
     try:
         with path.open("rb") as handle:
             start = handle.read(1)
@@ -217,6 +254,11 @@ def _load(path: Path) -> dict:
 
 
 def _read_whole(path: Path, target: str) -> tuple[pd.DataFrame, pd.Series]:
+    import pandas as pd
+
+    from .datasets import load_csv
+    from .datasets.streaming import open_table
+
     if path.is_file() and path.suffix.lower() == ".csv":
         return load_csv(path, target)
     source = open_table(path)
@@ -228,6 +270,8 @@ def _read_whole(path: Path, target: str) -> tuple[pd.DataFrame, pd.Series]:
 def _fit_streaming(estimator, path: Path, args: argparse.Namespace) -> int:
     """partial_fit over the file's batches: memory bounded by one batch (and the
     counts), whatever the file's size."""
+    from .datasets.streaming import open_table
+
     source = open_table(path)
     classes = source.labels(args.target)  # a first pass over the target column only
     progress, task = _progress(args, source.n_rows, f"fitting {args.model}")
@@ -248,6 +292,9 @@ def _fit_with_dask(estimator, path: Path, args: argparse.Namespace) -> int:
         raise ValueError("--dask needs the extra: pip install 'discotree[dask]'") from err
     if not hasattr(estimator, "fit_from_statistics"):
         raise ValueError(f"{args.model} does not fit from dask collections; fit it without --dask")
+    from .datasets.reading import pandas_csv_options
+    from .datasets.streaming import open_table
+
     source = open_table(path)  # checks the path and the target column
     source.check_column(args.target)
     if source.format == "parquet":
@@ -268,6 +315,10 @@ def _fit_with_dask(estimator, path: Path, args: argparse.Namespace) -> int:
 
 
 def _predict(args: argparse.Namespace) -> None:
+    import pandas as pd
+
+    from .datasets.streaming import open_table
+
     if not args.model.is_file():
         raise ValueError(f"model file not found: {args.model}")
     if args.output is not None and args.output.exists() and not args.force:
@@ -292,7 +343,8 @@ def _predict(args: argparse.Namespace) -> None:
                 if args.proba:
                     probabilities = estimator.predict_proba(X)
                     for k, label in enumerate(estimator.classes_):
-                        result[f"proba_{label}"] = np.round(probabilities[:, k], 6)
+                        # full precision: rounded columns need not sum to 1
+                        result[f"proba_{label}"] = probabilities[:, k]
                 result.to_csv(out, index=False, header=header)
                 header = False
                 progress.advance(task, len(frame))
@@ -318,7 +370,7 @@ def _reproduce(args: argparse.Namespace) -> None:
         if args.experiment is None and not args.list:
             raise UsageError("name an experiment, or use --list")
         for name, factory in experiments_by_name.items():
-            print(f"{name}: {(factory.__doc__ or name).strip().splitlines()[0]}")
+            print(f"{name}: {_first_paragraph(factory.__doc__ or name)}")
         return
     if args.experiment not in experiments_by_name:
         raise UsageError(
@@ -368,10 +420,39 @@ def _bench(args: argparse.Namespace) -> None:
     from .experiments.adhoc import bench_experiment
 
     datasets = [v.strip() for v in args.datasets.split(",") if v.strip()]
-    models = _split_names(args.models, CLASSIFIERS, "model")
+    models = _model_names(args.models)
     experiment = bench_experiment(datasets, models, args.protocol, args.data_dir, args.random_state)
     run_experiment(experiment, args.out, n_jobs=args.n_jobs, progress=not args.quiet)
     sys.stdout.write((args.out / "results.md").read_text())
+
+
+def _first_paragraph(doc: str) -> str:
+    """A docstring's first paragraph on one line (``--list``): never cut mid-sentence."""
+    return " ".join(doc.strip().split("\n\n")[0].split())
+
+
+def _at_least_two(text: str) -> int:
+    """``--folds``: cross-validation needs a held-out fold and a training one."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 2:
+        raise argparse.ArgumentTypeError(
+            f"{value} folds: cross-validation needs at least 2 (one held out, the rest to fit)"
+        )
+    return value
+
+
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows a default only where there is one (not "(default: None)" on required or
+    optional-without-default options, nor on flags)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        hidden = action.default is None or action.default is False
+        if hidden or action.default is argparse.SUPPRESS or not action.help:
+            return action.help or ""
+        return super()._get_help_string(action)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -398,7 +479,7 @@ def _common_options(default_verbose, default_quiet) -> _Parser:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``discotree`` command."""
-    fmt = argparse.ArgumentDefaultsHelpFormatter
+    fmt = _Formatter
     top = _common_options(default_verbose=0, default_quiet=False)
     common = _common_options(default_verbose=argparse.SUPPRESS, default_quiet=argparse.SUPPRESS)
     parser = _Parser(
@@ -421,8 +502,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--dataset",
-        default=",".join(BUILTIN_DATASETS),
-        help="comma-separated datasets: built-in or from the data folder",
+        help="comma-separated datasets: built-in or from the data folder (default: "
+        "every built-in dataset)",
     )
     p.add_argument(
         "--data-dir", type=Path, help="data folder (default $DISCOTREE_DATA, else ../shared/data)"
@@ -438,9 +519,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--models",
         default=",".join(COMPARE_DEFAULT),
-        help=f"comma-separated classifiers, from: {', '.join(CLASSIFIERS)}",
+        help="comma-separated registry names ('discotree models' lists them)",
     )
-    p.add_argument("--folds", type=int, default=5, help="number of stratified CV folds")
+    p.add_argument(
+        "--folds", type=_at_least_two, default=5, help="number of stratified CV folds (>= 2)"
+    )
     p.add_argument("--random-state", type=int, default=0, help="seed of the fold shuffling")
     p.add_argument(
         "--stream",
@@ -470,7 +553,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--csv", type=Path, help="alias of --data")
     p.add_argument("--target", required=True, help="label column")
-    p.add_argument("--model", default="tan-cmi", help=f"one of {', '.join(CLASSIFIERS)}")
+    p.add_argument(
+        "--model", default="tan-cmi", help="a registry name ('discotree models' lists them)"
+    )
     p.add_argument("-o", "--output", type=Path, required=True, help="model file to write")
     p.add_argument("--force", action="store_true", help="overwrite an existing model file")
     p.add_argument(
@@ -567,7 +652,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--models",
         default=",".join(COMPARE_DEFAULT),
-        help=f"comma-separated models, from: {', '.join(CLASSIFIERS)}",
+        help="comma-separated registry names ('discotree models' lists them)",
     )
     p.add_argument("--protocol", default="cv5", help="cvK (e.g. cv5) or 10x10cv")
     p.add_argument("--random-state", type=int, default=0, help="seed of the folds")
@@ -590,6 +675,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _models(args: argparse.Namespace) -> None:
+    from .registry import CLASSIFIERS, DESCRIPTIONS
+
     width = max(len(name) for name in CLASSIFIERS)
     for name in CLASSIFIERS:
         line = DESCRIPTIONS.get(name)
@@ -622,7 +709,7 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
-    except (ValueError, TypeError, OSError, KeyError, pd.errors.ParserError) as err:
+    except (ValueError, TypeError, OSError, KeyError) as err:  # pandas' ParserError too
         # FileNotFoundError (no data folder) is an OSError: one line, exit code 1
         if verbose >= 2:
             traceback.print_exc()

@@ -7,7 +7,7 @@ strings; an estimator asks :func:`engine_function` for the function of a role th
 accepts its input, and the engine's module is imported then, only when such input
 arrives. So the estimators (a lower layer) never import the engines (a higher one), and
 an engine whose extra is not installed costs nothing until it is needed. The package's
-``__init__`` registers the engines it ships.
+``__init__`` registers the engines it ships (Dask, at the end of this module).
 
 Examples
 --------
@@ -26,7 +26,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Engine", "engine_function", "register_engine", "unregister_engine"]
+__all__ = [
+    "Engine",
+    "engine_function",
+    "is_dask_collection",
+    "register_engine",
+    "unregister_engine",
+]
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,11 @@ class Engine:
 
 
 _ENGINES: dict[str, Engine] = {}
+
+
+def is_dask_collection(obj: Any) -> bool:
+    """A dask DataFrame, Series or Array (duck-typed: the core never imports dask)."""
+    return hasattr(type(obj), "__dask_graph__")
 
 
 def register_engine(name: str, accepts: Callable[[Any], bool], **functions: str) -> None:
@@ -76,3 +87,13 @@ def engine_function(X: Any, role: str) -> Callable[..., Any] | None:
                     f"({err}); install them with: pip install 'discotree[{engine.name}]'"
                 ) from err
     return None
+
+
+# The engines shipped with the package, imported only when their input arrives.
+register_engine(
+    "dask",
+    is_dask_collection,
+    fit="discotree.engines.dask_engine:fit_dask",
+    predict="discotree.engines.dask_engine:predict_dask",
+    fit_boosted="discotree.engines.dask_boosting:fit_boosted_dask",
+)

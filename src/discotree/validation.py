@@ -13,6 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
+from .engine_registry import is_dask_collection
 from .kernels.encode import column_ranges, factorize_utf8, padded_words
 from .threads import map_on_cores
 
@@ -149,11 +150,6 @@ def training_rows(estimator: Any, X: Any, y: Any, sample_weight: Any) -> tuple[T
     y = check_targets(y, table.n_samples, name)
     weights = check_sample_weight(sample_weight, table.n_samples, name)
     return positive_rows(table, y, weights)
-
-
-def is_dask_collection(obj: Any) -> bool:
-    """A dask DataFrame, Series or Array (duck-typed: the core never imports dask)."""
-    return hasattr(type(obj), "__dask_graph__")
 
 
 def check_table(X: Any, owner: str) -> Table:

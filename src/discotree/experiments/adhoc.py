@@ -40,8 +40,10 @@ def bench_experiment(
     protocol: str = "cv5",
     data_dir: str | os.PathLike | None = None,
     seed: int = 0,
+    name: str = "bench",
 ) -> Experiment:
-    """An experiment comparing registered ``models`` on ``datasets`` under ``protocol``.
+    """An experiment comparing registered ``models`` on ``datasets`` under ``protocol``
+    (``name``: what its progress bar and report call it).
 
     ``datasets`` are names for :func:`discotree.datasets.load_dataset`, or a dict of
     name -> loader returning (X, y) (e.g. for a CSV file).
@@ -62,7 +64,7 @@ def bench_experiment(
         for name, load in loaders.items()
     ]
     return Experiment(
-        name="bench",
+        name=name,
         description=f"{', '.join(models)} on {', '.join(loaders)} ({protocol}, seed {seed})",
         datasets=specs,
         models={m: partial(make_classifier, m) for m in models},
@@ -90,4 +92,5 @@ def _report(records: list[dict], out_dir: Path, experiment: Experiment) -> None:
     table = markdown_table(
         ["dataset", "model", "accuracy (%)", "balanced error (%)", "fit time (s)"], rows
     )
-    (out_dir / "results.md").write_text(f"# bench\n\n{experiment.description}\n\n{table}\n")
+    text = f"# {experiment.name}\n\n{experiment.description}\n\n{table}\n"
+    (out_dir / "results.md").write_text(text)
