@@ -448,10 +448,10 @@ class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
     """Shows a default only where there is one (not "(default: None)" on required or
     optional-without-default options, nor on flags)."""
 
-    def _get_help_string(self, action: argparse.Action) -> str:
+    def _get_help_string(self, action: argparse.Action) -> str | None:
         hidden = action.default is None or action.default is False
         if hidden or action.default is argparse.SUPPRESS or not action.help:
-            return action.help or ""
+            return action.help
         return super()._get_help_string(action)
 
 
