@@ -481,3 +481,38 @@ def test_long_fits_report_progress(caplog):
         TANClassifier(structure="cr").fit(X, Y)
     text = caplog.text
     assert "EAR split 1" in text and "round 1 of 2" in text and "greedy search" in text
+
+
+# ------------------------------------------------------------ any dataframe
+def _mixed_frame(seed: int = 0) -> pd.DataFrame:
+    """Numbers, strings with missing cells and a categorical: what Arrow carries."""
+    rng = np.random.default_rng(seed)
+    frame = _frame(seed)
+    frame["s"] = pd.Series(rng.choice(["low", "mid", "high"], N), dtype="str")
+    frame.loc[::7, "s"] = None
+    frame["k"] = pd.Categorical(rng.choice(["u", "v"], N))
+    return frame
+
+
+@pytest.mark.parametrize("kind", ["pyarrow", "polars"])
+@all_estimators
+def test_arrow_tables_give_bitwise_the_pandas_answers(estimator, kind):
+    """A pyarrow Table or a polars DataFrame (the Arrow PyCapsule interface) gives
+    bitwise the outputs of the same pandas frame, and its column names."""
+    import pyarrow as pa
+
+    frame = _mixed_frame() if estimator in DISCRETE else _frame()
+    if kind == "polars":
+        polars = pytest.importorskip("polars")
+        table = polars.from_pandas(frame)
+    else:
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+    expected = clone(estimator)
+    arrow = clone(estimator)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected.fit(frame, Y)
+        arrow.fit(table, Y)
+    assert np.array_equal(_outputs(arrow, table), _outputs(expected, frame))
+    assert np.array_equal(_outputs(expected, table), _outputs(expected, frame))
+    assert list(arrow.feature_names_in_) == list(frame.columns)
