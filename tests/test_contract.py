@@ -516,3 +516,19 @@ def test_arrow_tables_give_bitwise_the_pandas_answers(estimator, kind):
     assert np.array_equal(_outputs(arrow, table), _outputs(expected, frame))
     assert np.array_equal(_outputs(expected, table), _outputs(expected, frame))
     assert list(arrow.feature_names_in_) == list(frame.columns)
+
+
+@discrete_estimators
+def test_edges_by_name(estimator):
+    """``edge_names_`` is ``edges_`` through the column names (x0, x1, ... without)."""
+    frame = _mixed_frame()
+    for X, names in ((frame, list(frame.columns)), (frame.to_numpy(), None)):
+        model = clone(estimator)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(X, Y)
+        if not hasattr(model, "edges_"):
+            continue
+        names = names or [f"x{j}" for j in range(frame.shape[1])]
+        expected = [[(names[i], names[j]) for i, j in edges] for edges in model.edges_]
+        assert model.edge_names_ == expected

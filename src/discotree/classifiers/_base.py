@@ -174,6 +174,14 @@ class DiscreteForestClassifierBase(
     def _assign(self, result: FittedModel) -> ForestModel:
         for name, value in result.attributes.items():
             setattr(self, name, value)
+        if "edges_" in result.attributes:
+            # the edges by name: feature_names_in_ when X had them, else x0, x1, ...
+            names = getattr(self, "feature_names_in_", None)
+            if names is None:
+                names = [f"x{j}" for j in range(self.n_features_in_)]
+            self.edge_names_ = [
+                [(str(names[i]), str(names[j])) for i, j in edges] for edges in self.edges_
+            ]
         return result.model
 
     def _alpha_model_for(self, epsilon: float, prior: str, grid: tuple[float, ...]):

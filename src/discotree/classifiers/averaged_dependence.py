@@ -49,6 +49,8 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     edges_ : list of list
         Per class, every pair of attributes (each is a parent of the other in one of
         the averaged estimators).
+    edge_names_ : list of list of (str, str)
+        ``edges_`` with feature names (``feature_names_in_``, else ``x0``, ``x1``, ...).
 
     Notes
     -----

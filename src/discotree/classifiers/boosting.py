@@ -152,6 +152,8 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         binary problems.
     edges_ : list of list of (int, int)
         The same as ``edges_union_``.
+    edge_names_ : list of list of (str, str)
+        ``edges_`` with feature names (``feature_names_in_``, else ``x0``, ``x1``, ...).
     stopped_ : list of str
         Per binary problem, why boosting stopped ("" when all rounds ran): a perfect
         weak learner (infinite alpha; the round is kept with alpha 1) or one no better

@@ -72,6 +72,8 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     edges_ : list of list of (int, int)
         One list per class in ``classes_`` order: the edges (i < j) in the order they
         were added.
+    edge_names_ : list of list of (str, str)
+        ``edges_`` with feature names (``feature_names_in_``, else ``x0``, ``x1``, ...).
     edge_weights_ : ndarray of shape (n_classes, n_features, n_features)
         Per-class empirical mutual information (nats) used as edge weights.
     parents_ : ndarray of shape (n_classes, n_features)

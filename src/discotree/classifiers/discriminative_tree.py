@@ -143,6 +143,8 @@ class DiscriminativeTreeClassifier(
     edges_ : list of list of (int, int)
         Per class, in ``classes_`` order, the edges of its forest(s) in the order
         they were added (pairwise multiclass: the union over the class's opponents).
+    edge_names_ : list of list of (str, str)
+        ``edges_`` with feature names (``feature_names_in_``, else ``x0``, ``x1``, ...).
     edge_weights_ : ndarray of shape (n_classes, n_features, n_features)
         Two classes or ``"ovr"``: the weights used for each class's forest (psi(-) for
         ``classes_[0]`` and psi(+) for ``classes_[1]`` when binary). Pairwise

@@ -84,6 +84,8 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         None for ``"gaussian"``.
     edges_ : list of list of (int, int)
         The tree's edges (one identical list per class, as the other classifiers).
+    edge_names_ : list of list of (str, str)
+        ``edges_`` with feature names (``feature_names_in_``, else ``x0``, ``x1``, ...).
     parents_ : ndarray of shape (n_classes, n_features)
         The tree rooted at feature 0 (-1 for the root), the same row for every class.
     splits_ : list of EARSplit

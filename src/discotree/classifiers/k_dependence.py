@@ -77,6 +77,8 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         Per feature, its parents in use, ranked (``()`` for unused features).
     edges_ : list of list
         Per class, the undirected attribute edges.
+    edge_names_ : list of list of (str, str)
+        ``edges_`` with feature names (``feature_names_in_``, else ``x0``, ``x1``, ...).
     k_ : int
         The number of parents in use (``k``, or the one selected).
     n_attributes_ : int

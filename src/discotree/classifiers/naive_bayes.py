@@ -57,6 +57,8 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         The per-class conditional probability tables.
     edges_ : list of list
         One empty edge list per class.
+    edge_names_ : list of list of (str, str)
+        ``edges_`` with feature names (``feature_names_in_``, else ``x0``, ``x1``, ...).
     parents_ : ndarray of shape (n_classes, n_features)
         -1 everywhere: no feature has a parent (the forest layout of TAN).
     attribute_parents_ : list of tuple

@@ -140,6 +140,8 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         The attribute parents of each attribute.
     edges_ : list of list of (int, int)
         The structure's edges (i < j), repeated once per class.
+    edge_names_ : list of list of (str, str)
+        ``edges_`` with feature names (``feature_names_in_``, else ``x0``, ``x1``, ...).
     edge_weights_ : ndarray of shape (n_features, n_features)
         The weight that chose each edge (symmetric): for ``"cmi"`` the conditional
         mutual informations (nats) of every pair; for the discriminative searches
