@@ -19,6 +19,7 @@ LISTED = set(re.findall(r"^   ([A-Za-z_][\w.]*)$", API.read_text(), re.M))
 BY_NAME = {
     "discotree": "",
     "discotree.io": "io.",
+    "discotree.io.onnx": "io.onnx.",
     "discotree.plotting": "plotting.",
     "discotree.explain": "explain.",
     "discotree.datasets": "datasets.",
