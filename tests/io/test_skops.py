@@ -1,0 +1,45 @@
+"""skops round trip: a fitted model saved with skops.io loads and predicts the same,
+and the only types a user must trust are discotree's own and numpy.dtype (issue 32,
+item 5)."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer
+
+from discotree import (
+    AODEClassifier,
+    BoostedGraphicalModelClassifier,
+    ChowLiuClassifier,
+    DiscriminativeTreeClassifier,
+    KDBClassifier,
+    NaiveBayesClassifier,
+    TANClassifier,
+)
+
+sio = pytest.importorskip("skops.io")
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        NaiveBayesClassifier(),
+        TANClassifier(k=2),
+        ChowLiuClassifier(),
+        DiscriminativeTreeClassifier(),
+        BoostedGraphicalModelClassifier(n_estimators=2),
+        KDBClassifier(),
+        AODEClassifier(),
+    ],
+    ids=repr,
+)
+def test_skops_round_trip(estimator, tmp_path):
+    X, y = load_breast_cancer(return_X_y=True)
+    estimator.fit(X, y)
+    path = tmp_path / "model.skops"
+    sio.dump(estimator, path)
+    untrusted = sio.get_untrusted_types(file=path)
+    # discotree's own classes, and numpy.dtype (a column's dtype kept by the encoder)
+    foreign = [n for n in untrusted if not n.startswith("discotree.") and n != "numpy.dtype"]
+    assert foreign == []
+    loaded = sio.load(path, trusted=untrusted)
+    assert np.array_equal(loaded.predict_proba(X), estimator.predict_proba(X))
