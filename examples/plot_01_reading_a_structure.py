@@ -31,3 +31,10 @@ for feature, parents in zip(X.columns, clf.attribute_parents_, strict=True):
 # The same structure as a picture. ``clf.to_networkx()`` gives the graph itself.
 plot_network(clf)
 plt.show()
+
+# %%
+# In a notebook, the fitted classifier shows itself: scikit-learn's parameter box,
+# then the learned network (the class in the middle, the attribute edges drawn) and
+# its main facts. (``clf.edge_names_`` lists the same edges by name.)
+print(clf.edge_names_[0])
+clf

@@ -608,6 +608,18 @@ class DiscreteForestClassifierBase(
         check_is_fitted(self)
         return to_networkx(self)
 
+    def _html_repr(self) -> str:
+        """The notebook view: scikit-learn's parameter box and, once fitted, the
+        learned network and its main facts (:mod:`discotree.classifiers.html_view`)."""
+        from sklearn.utils import estimator_html_repr
+
+        from .html_view import fitted_view
+
+        box = estimator_html_repr(self)
+        if not hasattr(self, "classes_") or not hasattr(self, "n_features_in_"):
+            return box
+        return box + fitted_view(self)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True

@@ -1,0 +1,119 @@
+"""The notebook view of a fitted discrete classifier: its network as an SVG drawing
+(feature names on a circle around the class, the learned attribute edges drawn) and its
+main fitted facts, shown below scikit-learn's parameter box (``_repr_html_``).
+
+Plain strings, no plotting library: a notebook shows it without matplotlib, and a
+network of up to :data:`MAX_DRAWN_FEATURES` features stays a few kilobytes.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+__all__ = ["MAX_DRAWN_FEATURES", "fitted_view", "network_svg"]
+
+#: Beyond this many features the network is summarised, not drawn.
+MAX_DRAWN_FEATURES = 60
+#: Fitted attributes shown when the estimator has them (name, what it is).
+FACTS = (
+    ("alpha_", "pseudo-count"),
+    ("k_", "parents per attribute"),
+    ("n_structure_steps_", "search steps kept"),
+    ("calibration_scale_", "calibration scale"),
+    ("n_estimators_", "members"),
+)
+
+
+def _feature_names(estimator: Any) -> list[str]:
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is None:
+        return [f"x{j}" for j in range(int(estimator.n_features_in_))]
+    return [str(n) for n in names]
+
+
+def network_svg(names: list[str], edges: list[tuple[int, int]], size: int = 360) -> str:
+    """An SVG drawing: the class in the middle, the features on a circle with a spoke
+    from the class to each (it is a parent of every feature), the attribute edges as
+    dark lines.
+
+    Examples
+    --------
+    >>> svg = network_svg(["a", "b", "c"], [(0, 1)])
+    >>> svg.startswith("<svg") and "<title>a - b</title>" in svg
+    True
+    """
+    centre, radius = size / 2, size / 2 - 60
+    points = [
+        (
+            centre + radius * math.cos(2 * math.pi * j / len(names) - math.pi / 2),
+            centre + radius * math.sin(2 * math.pi * j / len(names) - math.pi / 2),
+        )
+        for j in range(len(names))
+    ]
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" '
+        f'viewBox="0 0 {size} {size}" role="img" aria-label="learned network">'
+    ]
+    for x, y in points:
+        parts.append(
+            f'<line x1="{centre:.1f}" y1="{centre:.1f}" x2="{x:.1f}" y2="{y:.1f}" '
+            'stroke="#cccccc" stroke-width="1"/>'
+        )
+    for i, j in edges:
+        (x1, y1), (x2, y2) = points[i], points[j]
+        title = html.escape(f"{names[i]} - {names[j]}")
+        parts.append(
+            f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+            f'stroke="#1f4e79" stroke-width="2"><title>{title}</title></line>'
+        )
+    parts.append(
+        f'<circle cx="{centre:.1f}" cy="{centre:.1f}" r="14" fill="#f2c14e"/>'
+        f'<text x="{centre:.1f}" y="{centre + 4:.1f}" text-anchor="middle" '
+        'font-size="10" font-family="sans-serif">class</text>'
+    )
+    for name, (x, y) in zip(names, points, strict=True):
+        label = html.escape(name if len(name) <= 18 else name[:17] + "…")
+        parts.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="#1f4e79"/>'
+            f'<text x="{x:.1f}" y="{y - 9:.1f}" text-anchor="middle" font-size="10" '
+            f'font-family="sans-serif">{label}<title>{html.escape(name)}</title></text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def fitted_view(estimator: Any) -> str:
+    """The fitted part of the notebook view: classes, features, edges and the facts of
+    :data:`FACTS` the estimator has, and the network drawing (the first class's, when
+    the structure differs between classes)."""
+    names = _feature_names(estimator)
+    edges = getattr(estimator, "edges_", None) or [[]]
+    per_class = any(sorted(e) != sorted(edges[0]) for e in edges)
+    classes = ", ".join(html.escape(str(c)) for c in estimator.classes_)
+    note = " (the first class's; one structure per class)" if per_class else ""
+    rows = [
+        ("classes", classes),
+        ("features", str(len(names))),
+        ("attribute edges", f"{len(edges[0])}{note}"),
+    ]
+    for attribute, what in FACTS:
+        value = getattr(estimator, attribute, None)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            rows.append((what, f"{value:.4g}" if isinstance(value, float) else str(value)))
+    table = "".join(
+        f"<tr><th style='text-align:left;padding-right:1em'>{k}</th><td>{v}</td></tr>"
+        for k, v in rows
+    )
+    if len(names) <= MAX_DRAWN_FEATURES:
+        drawing = network_svg(names, [tuple(e) for e in edges[0]])
+    else:
+        drawing = (
+            f"<p>{len(names)} features: the network is not drawn (more than "
+            f"{MAX_DRAWN_FEATURES}); see <code>discotree.plotting.plot_network</code>.</p>"
+        )
+    return (
+        "<div class='discotree-fitted' style='margin-top:0.5em'>"
+        f"<table>{table}</table>{drawing}</div>"
+    )
