@@ -74,8 +74,8 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         cross tuning (Section 4.2; :mod:`discotree.models.conditional_likelihood`).
     structure_score : {"cr", "cll"}, default="cr"
         Training score of the discriminative searches: classification rate or
-        conditional log-likelihood (the issue's ``score=``; renamed because
-        ``score`` is scikit-learn's accuracy method).
+        conditional log-likelihood (not ``score``: that is scikit-learn's accuracy
+        method).
     structure_folds : int or None, default=None
         Discriminative searches (not ``"omi-crcl"``): keep only as many of the search's
         steps as ``structure_folds``-fold cross-validation on the training rows finds
