@@ -1,4 +1,6 @@
-"""Why this class? Each node's and edge's share of one sample's log-likelihood ratio.
+"""Why this class? Exact Shapley values of every model's log-odds
+(:func:`shapley_values`, from :mod:`discotree.shapley`), and each node's and edge's
+share of one sample's log-likelihood ratio (:func:`edge_contributions`).
 
 A forest distribution factorises over its nodes and edges (Tan et al. 2010, eq. 6): ``log p(x) =
 sum_i log p(x_i) + sum_(i,j) log [p(x_i, x_j) /
@@ -21,9 +23,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .models.discrete_forest import DiscreteForestModel
+from .shapley import ShapleyExplanation, log_odds, shapley_values
 from .validation import check_table
 
-__all__ = ["edge_contributions"]
+__all__ = ["ShapleyExplanation", "edge_contributions", "log_odds", "shapley_values"]
 
 
 def _marginals(model: DiscreteForestModel, c: int) -> list[NDArray[np.float64]]:
