@@ -219,3 +219,24 @@ def test_every_plot_function_renders_to_png_on_the_callers_axes(rng, tmp_path):
         pixels = image.imread(path)[..., :3]
         assert (pixels.min(axis=2) < 0.9).mean() > 0.005, f"{name} is blank"
         plt.close(figure)
+
+
+def test_shapley_waterfall_and_beeswarm_draw_the_values():
+    from sklearn.datasets import load_breast_cancer
+
+    from discotree import TANClassifier
+    from discotree.explain import shapley_values
+    from discotree.plotting import plot_shapley_beeswarm, plot_shapley_waterfall
+
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    X = X.iloc[:, :6]
+    explanation = shapley_values(TANClassifier().fit(X, y), X.iloc[:20])
+    ax = plot_shapley_waterfall(explanation, row=3, top=4)
+    widths = [patch.get_width() for patch in ax.patches]
+    values = explanation.values[3, :, -1]
+    assert len(widths) == 5  # four features and the rest
+    assert np.isclose(sum(widths), values.sum())  # the bars walk base -> output
+    assert np.isclose(max(np.abs(widths)), np.abs(values).max())
+    ax = plot_shapley_beeswarm(explanation, top=3)
+    assert len(ax.collections) == 3
+    assert all(len(c.get_offsets()) == 20 for c in ax.collections)

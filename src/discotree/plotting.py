@@ -12,6 +12,8 @@ __all__ = [
     "plot_forest_pair",
     "plot_missing_robustness",
     "plot_network",
+    "plot_shapley_beeswarm",
+    "plot_shapley_waterfall",
 ]
 
 
@@ -195,6 +197,102 @@ def plot_edge_contributions(estimator: Any, x: Any, ax: Any = None, top: int = 1
     winner = estimator.classes_[1] if total > 0 else estimator.classes_[0]
     ax.set_xlabel(f"log odds: + favours {estimator.classes_[1]}, - favours {estimator.classes_[0]}")
     ax.set_title(f"total {total:+.3f}: class {winner}")
+    return ax
+
+
+def _class_column(explanation: Any, class_index: int) -> tuple[int, str]:
+    classes = list(explanation.classes)
+    c = class_index % len(classes)
+    return c, str(classes[c])
+
+
+def plot_shapley_waterfall(
+    explanation: Any, row: int = 0, class_index: int = -1, ax: Any = None, top: int = 12
+):
+    """One row's Shapley values as a waterfall, SHAP's way: from the base value, each
+    feature's contribution to the log-odds of one class, largest first, to the row's
+    log-odds (:func:`discotree.explain.shapley_values`).
+
+    Parameters
+    ----------
+    explanation : ShapleyExplanation
+    row : int, default=0
+    class_index : int, default=-1
+        The class whose log-odds are explained (-1: the last, the positive class of a
+        binary problem).
+    ax : matplotlib Axes, optional
+    top : int, default=12
+        The features of largest magnitude shown; the others are summed into one bar.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    c, label = _class_column(explanation, class_index)
+    values = explanation.values[row, :, c]
+    order = np.argsort(-np.abs(values))
+    shown = [(explanation.feature_names[j], float(values[j])) for j in order[:top]]
+    rest = order[top:]
+    if len(rest):
+        shown.append((f"{len(rest)} other features", float(values[rest].sum())))
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.5, 0.4 * len(shown) + 1.4))
+    start = float(explanation.base_values[row, c])
+    positions = np.arange(len(shown))[::-1]
+    for (_, value), y in zip(shown, positions, strict=True):
+        colour = "tab:red" if value > 0 else "tab:blue"
+        ax.barh(y, value, left=start, color=colour)
+        ax.text(start + value, y, f" {value:+.3f}", va="center", fontsize=8)
+        start += value
+    ax.set_yticks(positions, [name for name, _ in shown])
+    ax.axvline(float(explanation.base_values[row, c]), color="grey", linewidth=0.8)
+    ax.axvline(start, color="black", linewidth=0.8)
+    ax.set_xlabel(f"log-odds of {label}: base {explanation.base_values[row, c]:+.3f}")
+    ax.set_title(f"row {row}: log-odds {float(explanation.output[row, c]):+.3f}")
+    return ax
+
+
+def plot_shapley_beeswarm(explanation: Any, class_index: int = -1, ax: Any = None, top: int = 15):
+    """Every row's Shapley values, one line of dots per feature (the features of
+    largest mean absolute value first), coloured by the feature's value where it is
+    numeric: SHAP's beeswarm summary (:func:`discotree.explain.shapley_values`).
+
+    Parameters
+    ----------
+    explanation : ShapleyExplanation
+    class_index : int, default=-1
+    ax : matplotlib Axes, optional
+    top : int, default=15
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    c, label = _class_column(explanation, class_index)
+    values = explanation.values[:, :, c]
+    order = np.argsort(-np.abs(values).mean(axis=0))[:top]
+    data = explanation.data
+    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.5, 0.4 * len(order) + 1.4))
+    rng = np.random.default_rng(0)  # the vertical jitter only
+    for y, j in enumerate(order[::-1]):
+        column = pd.to_numeric(frame.iloc[:, j], errors="coerce").to_numpy(dtype=float)
+        finite = np.isfinite(column)
+        colour = np.full(len(column), 0.5)
+        if finite.any() and np.ptp(column[finite]) > 0:
+            low, high = np.nanmin(column), np.nanmax(column)
+            colour[finite] = (column[finite] - low) / (high - low)
+        jitter = rng.uniform(-0.25, 0.25, len(column))
+        ax.scatter(values[:, j], y + jitter, c=colour, cmap="coolwarm", s=8, vmin=0, vmax=1)
+    ax.set_yticks(range(len(order)), [explanation.feature_names[j] for j in order[::-1]])
+    ax.axvline(0.0, color="grey", linewidth=0.8)
+    ax.set_xlabel(f"Shapley value (log-odds of {label}); colour: feature value, low to high")
     return ax
 
 
