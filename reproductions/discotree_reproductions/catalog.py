@@ -19,7 +19,7 @@ from .pernkopf_images import images_experiment as pernkopf_images_experiment
 from .pernkopf_missing import missing_reproduction as pernkopf_missing_reproduction
 from .pernkopf_orderings import orderings_reproduction
 from .pernkopf_random_distributions import run_random_distributions
-from .pernkopf_random_orders import run_random_orders
+from .pernkopf_random_orders import render_random_orders, run_random_orders
 from .pernkopf_svm import run_svm_comparison
 from .pernkopf_synthetic import synthetic_experiment as pernkopf_synthetic_experiment
 from .sanghavi import random_trees_experiment
@@ -43,6 +43,7 @@ EXPERIMENTS = {
         run_random_orders,
         "Pernkopf & Bilmes 2010, Table 8: TAN-RO-CR over 1000 random orderings per fold against "
         "TAN-OMI-CR.",
+        render=render_random_orders,
     ),
     "pernkopf-random-distributions": reproduction(
         run_random_distributions,

@@ -181,9 +181,37 @@ def run_random_orders(
     return statistics
 
 
-#: Rates (in %) closer than this are equal: the mean of 1000 equal rates is not
-#: exactly the rate in floating point.
-TIE = 1e-6
+#: Rates (in %) closer than this are equal: where every ordering finds OMI-CR's
+#: structure their mean differs from OMI-CR's rate in the sixth significant digit
+#: (GLASS2: 80.368097 against 80.368098, a standard deviation of 1e-14 over the
+#: orderings), far below the table's 0.01.
+TIE = 5e-5
+
+
+def render_random_orders(out_dir) -> None:
+    """Write ``results.md`` again from the committed ``results.json`` (its statistics
+    and folds), fitting nothing (``discotree reproduce --render-only``)."""
+    import json
+
+    from discotree.experiments.runner import mark_rendered
+
+    path = Path(out_dir) / "results.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist: nothing to render; run the experiment")
+    previous = json.loads(path.read_text())
+    statistics, records = previous["statistics"], previous["folds"]
+    n_orders = int(previous["n_orders"])
+    write_results(
+        path,
+        {
+            "experiment": "pernkopf-random-orders",
+            "n_orders": n_orders,
+            "statistics": statistics,
+            "folds": records,
+        },
+    )
+    mark_rendered(path, previous)
+    (Path(out_dir) / "results.md").write_text(_report(statistics, records, n_orders))
 
 
 def _report(statistics: dict[str, dict[str, float]], records: list[dict], n_orders: int) -> str:
@@ -254,7 +282,8 @@ def _report(statistics: dict[str, dict[str, float]], records: list[dict], n_orde
         "Findings, from the numbers above:",
         "",
         f"- OMI-CR is above the mean random ordering on {omi_wins} of {n} sets here "
-        f"(equal to it on {omi_ties}: every ordering gives the same rate), on "
+        f"(equal to it, to the table's precision, on {omi_ties}: every ordering finds "
+        "the same rate), on "
         f"{paper_wins} of {n} in the paper; averages: OMI-CR {averages['omi_cr']:.2f} "
         f"against RO-CR {averages['mean']:.2f} here, {paper_average['omi_cr']:.2f} "
         f"against {paper_average['mean']:.2f} in the paper.",

@@ -68,3 +68,38 @@ def test_the_transcribed_table_8_gives_the_papers_printed_averages():
         np.average([PAPER_TABLE8_RO_CR[n][i] for n in names], weights=weights) for i in (0, 2, 3, 4)
     ]
     np.testing.assert_allclose([omi, *ro], PAPER_TABLE8_AVERAGE, atol=0.006)
+
+
+def test_render_only_rewrites_the_report_and_marks_it(tmp_path):
+    import json
+
+    from discotree_reproductions.pernkopf_random_orders import render_random_orders
+
+    folder = tmp_path / "pernkopf-random-orders"
+    folder.mkdir()
+    statistics = {
+        "GLASS2": {
+            "omi_cr": 80.3680981595092,
+            "mean": 80.36809705521472,
+            "std": 1e-14,
+            "median": 80.368097,
+            "min": 80.368097,
+            "max": 80.368097,
+            "omi_above": 0.0,
+        }
+    }
+    previous = {
+        "experiment": "pernkopf-random-orders",
+        "n_orders": 3,
+        "statistics": statistics,
+        "folds": [{"dataset": "GLASS2", "fold": 0, "ro_0_matches_fit": True}],
+        "provenance": {"commit": "abc"},
+    }
+    (folder / "results.json").write_text(json.dumps(previous))
+    render_random_orders(folder)
+    text = (folder / "results.md").read_text()
+    assert "above the mean random ordering on 0 of 1 sets" in text
+    assert "to the table's precision, on 1" in text
+    saved = json.loads((folder / "results.json").read_text())
+    assert saved["provenance"]["rendered_only"] is True
+    assert saved["provenance"]["fitted_report"] == {"commit": "abc"}

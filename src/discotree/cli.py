@@ -379,14 +379,19 @@ def _reproduce(args: argparse.Namespace) -> None:
     experiment = experiments_by_name[args.experiment](args.data_dir)
     out = args.out / args.experiment
     if args.render_only:
-        if not isinstance(experiment, Experiment):
+        from .experiments.runner import render_committed
+
+        render = (
+            partial(render_committed, experiment)
+            if isinstance(experiment, Experiment)
+            else getattr(experiment, "render", None)
+        )
+        if render is None:
             raise UsageError(
                 f"{args.experiment} writes its report as it runs; --render-only does not apply"
             )
-        from .experiments.runner import render_committed
-
         try:
-            render_committed(experiment, out)
+            render(out)
         except (FileNotFoundError, ValueError) as err:
             raise UsageError(str(err)) from err
         return

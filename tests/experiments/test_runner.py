@@ -327,3 +327,10 @@ def test_fold_commits_name_the_first_commit_that_held_an_unrecorded_fold():
         "not recorded, first committed in " + "c" * 12: 1,
         "not recorded": 1,
     }
+
+
+def test_render_only_of_a_callable_reproduction_uses_its_render(tmp_path, capsys):
+    from discotree.cli import main
+
+    assert main(["reproduce", "narasimhan-example", "--render-only"]) == 2
+    assert "--render-only does not apply" in capsys.readouterr().err

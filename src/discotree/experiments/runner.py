@@ -30,6 +30,7 @@ __all__ = [
     "Experiment",
     "code_hash",
     "committed_records",
+    "mark_rendered",
     "render_committed",
     "reproduction",
     "run_experiment",
@@ -253,14 +254,23 @@ def render_committed(experiment: Experiment, out_dir: str | os.PathLike) -> list
     if not records:
         raise ValueError(f"{path} lists no folds of {experiment.name}: nothing to render")
     experiment.report(records, out_dir, experiment)
-    report = json.loads(path.read_text())
-    if isinstance(report, dict):
-        report.setdefault("provenance", {})["rendered_only"] = True
-        report["provenance"]["fitted_report"] = previous.get("provenance")
-        if previous.get("fingerprint") is not None:
-            report = {"fingerprint": previous["fingerprint"], **report}
-        path.write_text(json.dumps(report, indent=1))
+    mark_rendered(path, previous)
     return records
+
+
+def mark_rendered(path: Path, previous: dict) -> None:
+    """Mark the report ``path`` (a results.json just written from the folds of
+    ``previous``, the report it replaces) as rendered without fitting: its provenance
+    says ``rendered_only`` and keeps ``previous``'s as ``fitted_report``, and
+    ``previous``'s fingerprint stays."""
+    report = json.loads(path.read_text())
+    if not isinstance(report, dict):
+        return
+    report.setdefault("provenance", {})["rendered_only"] = True
+    report["provenance"]["fitted_report"] = previous.get("provenance")
+    if previous.get("fingerprint") is not None:
+        report = {"fingerprint": previous["fingerprint"], **report}
+    path.write_text(json.dumps(report, indent=1))
 
 
 def _stamp_fingerprint(out_dir: Path, fingerprint: str) -> None:
@@ -392,15 +402,21 @@ def run_experiment(
     return records
 
 
-def reproduction(run: Callable[..., Any], doc: str) -> Callable[..., Callable[..., Any]]:
+def reproduction(
+    run: Callable[..., Any], doc: str, render: Callable[[Path], Any] | None = None
+) -> Callable[..., Callable[..., Any]]:
     """The registry's factory for a reproduction that is a plain function
     ``run(out_dir, *, data_dir, n_jobs, progress)``: ``factory(data_dir)`` returns
-    ``run_in(out_dir, n_jobs=1, progress=False)``; ``doc`` is what ``--list`` shows."""
+    ``run_in(out_dir, n_jobs=1, progress=False)``; ``doc`` is what ``--list`` shows.
+    ``render(out_dir)``, when given, rewrites the report from its committed
+    ``results.json`` (``discotree reproduce --render-only``; it should call
+    :func:`mark_rendered`)."""
 
     def factory(data_dir=None):
         def run_in(out_dir, n_jobs: int = 1, progress: bool = False):
             return run(out_dir, data_dir=data_dir, n_jobs=n_jobs, progress=progress)
 
+        run_in.render = render
         return run_in
 
     factory.__doc__ = doc
