@@ -39,6 +39,7 @@ LAYER = {
     "classifiers": 7,
     "feature_selection": 7,
     "explain": 7,
+    "shapley": 7,
     "engines": 8,
     "io": 8,
     "plotting": 8,
