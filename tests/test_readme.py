@@ -86,3 +86,27 @@ def test_readme_counts_are_the_reports(name, row):
         and (name, f"{a} of {the}{b}") not in COUNTS_AS_TABLE_CELLS
     ]
     assert missing == []
+
+
+PERFORMANCE = README.read_text().split("## Performance", 1)[1].split("\n## ", 1)[0]
+BENCHMARKS = README.parent / "benchmarks" / "results"
+
+
+@pytest.mark.parametrize(
+    "paragraph", [p for p in PERFORMANCE.split("\n\n") if re.search(r"\d\.\d", p)]
+)
+def test_performance_figures_are_in_the_committed_benchmark_results(paragraph):
+    """Every figure with decimals of a Performance paragraph is in the results of the
+    benchmarks it names (``bench_X.py`` or ``benchmarks/results/X.md``), so a rerun
+    cannot leave the README stale (issue 32: numbers equal to measured ones)."""
+    names = set(re.findall(r"bench_(\w+)\.py", paragraph))
+    names |= set(re.findall(r"benchmarks/results/(\w+)\.md", paragraph))
+    assert names, "a paragraph with figures must name its benchmark"
+    text = " ".join(
+        (BENCHMARKS / f"{n}.{ext}").read_text()
+        for n in sorted(names)
+        for ext in ("md", "json")
+        if (BENCHMARKS / f"{n}.{ext}").is_file()
+    )
+    figures = re.findall(r"(?<![\w.])(\d+\.\d+)(?![\d.])", paragraph)
+    assert [f for f in figures if f not in text] == []
