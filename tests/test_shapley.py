@@ -189,3 +189,18 @@ def test_pyagrum_conditional_shapley_values_on_the_exported_network(tmp_path):
         for c in range(2):
             ours = explanation.values[i, :, c]
             assert np.allclose([theirs[c][f] for f in X.columns], ours, rtol=0, atol=1e-9)
+
+
+def test_numeric_models_are_explained_interventionally():
+    from sklearn.datasets import load_iris
+
+    from discotree import ForestDensityClassifier, KernelNaiveBayesClassifier
+
+    X, y = load_iris(return_X_y=True)
+    for estimator in (KernelNaiveBayesClassifier(), ForestDensityClassifier(probability=True)):
+        estimator.fit(X, y)
+        explanation = shapley_values(estimator, X[:2], kind="interventional", background=X[::30])
+        total = explanation.base_values + explanation.values.sum(axis=1)
+        assert np.allclose(total, explanation.output, atol=1e-9)
+    with pytest.raises(ValueError, match="use kind='interventional'"):
+        shapley_values(KernelNaiveBayesClassifier().fit(X, y), X[:1])

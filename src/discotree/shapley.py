@@ -169,7 +169,12 @@ def _values(estimator: Any, rows: Any) -> NDArray[np.float64]:
             if isinstance(rows, pd.DataFrame)
             else (rows[start : start + CHUNK_ROWS])
         )
-        out.append(log_odds(estimator.predict_log_proba(part)))
+        if hasattr(estimator, "predict_log_proba"):
+            log_proba = estimator.predict_log_proba(part)
+        else:  # (the forest density classifier gives probabilities only)
+            with np.errstate(divide="ignore"):
+                log_proba = np.log(np.clip(estimator.predict_proba(part), 1e-300, None))
+        out.append(log_odds(log_proba))
     return np.concatenate(out)
 
 
@@ -207,9 +212,10 @@ def shapley_values(
 
     Parameters
     ----------
-    estimator : fitted classifier with ``predict_log_proba``
-        For ``kind="conditional"`` it must sum missing features out (every discotree
-        classifier does; the kernel and forest-density models refuse missing values).
+    estimator : fitted classifier with ``predict_log_proba`` or ``predict_proba``
+        For ``kind="conditional"`` it must sum missing features out (the discrete
+        models do; the kernel and forest-density models refuse missing values: use
+        ``kind="interventional"`` for them).
     X : array-like, DataFrame or Arrow table of shape (n_rows, n_features)
         The rows to explain.
     kind : {"conditional", "interventional"}, default="conditional"
@@ -286,7 +292,16 @@ def _subset_value(
     """``v_c(S)`` of row i for every subset (row of ``keep``), shape (len(keep), C)."""
     if kind == "conditional":
         rows = _take(X, np.full(len(keep), i, dtype=np.intp))
-        return _values(estimator, _masked(rows, keep))
+        try:
+            return _values(estimator, _masked(rows, keep))
+        except ValueError as err:
+            if "missing" not in str(err).lower() and "nan" not in str(err).lower():
+                raise
+            raise ValueError(
+                f"shapley_values: kind='conditional' needs a model that sums missing "
+                f"features out, and {type(estimator).__name__} refuses them ({err}); use "
+                "kind='interventional' with background rows."
+            ) from err
     n_back = len(background)
     b_index = np.tile(np.arange(n_back), len(keep))
     mixed = _mixed(X, background, i, b_index, np.repeat(keep, n_back, axis=0))
