@@ -281,3 +281,23 @@ def test_non_numeric_columns_are_named():
     array = np.array([[1.0, "r"], [2.0, "g"], [3.0, "r"], [4.0, "g"]], dtype=object)
     with pytest.raises(ValueError, match=r"X\[:, 1\] is not numeric"):
         KernelNaiveBayesClassifier().fit(array, [0, 1, 0, 1])
+
+
+def test_features_constant_up_to_rounding_get_no_weight():
+    """A column constant on the training rows gives log-density features equal up to
+    their last bits; standardising that rounding noise let the SVM fit it with weights
+    of 1e9, and the classifier predicted one class on digits (accuracy 0.096). Such a
+    feature now gets weight 0 and the others are fitted as without it."""
+    rng = np.random.default_rng(0)
+    n = 300
+    y = rng.integers(0, 3, n)
+    informative = rng.normal(size=(n, 3)) + y[:, None]
+    noise = -0.2148 + rng.choice([-1, 0, 1], size=(n, 1)) * 2.8e-17
+    features = np.column_stack([informative, noise])
+    coef, intercept, _ = linear_svm(features, y, 3, np.ones(n), C=1.0)
+    assert np.all(coef[:, 3] == 0.0)
+    alone, alone_intercept, _ = linear_svm(informative, y, 3, np.ones(n), C=1.0)
+    assert np.allclose(coef[:, :3], alone, atol=1e-6)
+    shifted = features.copy()
+    shifted[:, 3] += 1e-3  # a test value off the training constant changes nothing
+    assert np.allclose(shifted @ coef.T + intercept, features @ coef.T + intercept)

@@ -138,12 +138,19 @@ def linear_svm(
     """
     total = weights.sum()
     mean = weights @ features / total
-    scale = np.sqrt(weights @ (features - mean) ** 2 / total)
-    scale[~(scale > 1e-12)] = 1.0
+    scale = np.sqrt(np.maximum(weights @ (features - mean) ** 2 / total, 0.0))
+    # a feature constant on the training rows up to rounding (a column constant there
+    # gives log densities equal to the last bits) carries nothing: standardising its
+    # rounding noise to unit scale would let the SVM fit the noise with huge weights
+    constant = ~(scale > 1e-8 * np.maximum(1.0, np.abs(mean)))
+    scale[constant] = 1.0
+    standardised = (features - mean) / scale
+    standardised[:, constant] = 0.0
     coef, intercept, n_iter = _fit_hinge_svm(
-        (features - mean) / scale, class_index, n_classes, weights, C, max_iter, random_state
+        standardised, class_index, n_classes, weights, C, max_iter, random_state
     )
     coef = coef / scale
+    coef[:, constant] = 0.0
     return coef, intercept - coef @ mean, n_iter
 
 
