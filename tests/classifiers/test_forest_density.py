@@ -296,7 +296,7 @@ def test_features_constant_up_to_rounding_get_no_weight():
     features = np.column_stack([informative, noise])
     coef, intercept, _ = linear_svm(features, y, 3, np.ones(n), C=1.0)
     assert np.all(coef[:, 3] == 0.0)
-    alone, alone_intercept, _ = linear_svm(informative, y, 3, np.ones(n), C=1.0)
+    alone, _, _ = linear_svm(informative, y, 3, np.ones(n), C=1.0)
     assert np.allclose(coef[:, :3], alone, atol=1e-6)
     shifted = features.copy()
     shifted[:, 3] += 1e-3  # a test value off the training constant changes nothing
