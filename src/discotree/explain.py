@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from .models.discrete_forest import DiscreteForestModel
 from .shapley import ShapleyExplanation, log_odds, shapley_values
-from .validation import check_table
+from .validation import check_table, feature_names_of
 
 __all__ = ["ShapleyExplanation", "edge_contributions", "log_odds", "shapley_values"]
 
@@ -88,10 +88,7 @@ def edge_contributions(estimator: Any, x: Any) -> dict[str, float]:
     if table.n_samples != 1:
         raise ValueError(f"edge_contributions explains one sample; x has {table.n_samples} rows.")
     codes = estimator.encoder_.transform(table)
-    names = getattr(estimator, "feature_names_in_", None)
-    names = (
-        [str(n) for n in names] if names is not None else [f"x{j}" for j in range(codes.shape[1])]
-    )
+    names = feature_names_of(estimator)
     row = codes[0]
     observed = row >= 0
     prior = estimator.class_log_prior_

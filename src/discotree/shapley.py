@@ -48,7 +48,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
-from .validation import arrow_to_frame, check_is_fitted, check_random_state
+from .validation import arrow_to_frame, check_is_fitted, check_random_state, feature_names_of
 
 __all__ = ["KINDS", "ShapleyExplanation", "log_odds", "shapley_values"]
 
@@ -124,14 +124,12 @@ def log_odds(log_proba: NDArray[np.float64]) -> NDArray[np.float64]:
 
 def _frame_of(estimator: Any, X: Any) -> tuple[Any, list[str]]:
     X = arrow_to_frame(X)
-    names = getattr(estimator, "feature_names_in_", None)
     if isinstance(X, pd.DataFrame):
         return X.reset_index(drop=True), [str(c) for c in X.columns]
     array = np.asarray(X)
     if array.ndim != 2:
         raise ValueError(f"shapley_values explains a 2-D table of rows; got {array.ndim} dims.")
-    labels = [str(n) for n in names] if names is not None else None
-    return array, labels or [f"x{j}" for j in range(array.shape[1])]
+    return array, feature_names_of(estimator)
 
 
 def _masked(rows: Any, keep: NDArray[np.bool_]) -> Any:
@@ -185,17 +183,22 @@ def _subset_weights(d: int) -> NDArray[np.float64]:
     )
 
 
-def _exact(v: NDArray[np.float64], d: int) -> NDArray[np.float64]:
-    """Shapley values (d, C) from ``v`` (2^d, C), subsets as bit masks."""
+def _exact_plan(d: int) -> list[tuple[NDArray[np.intp], NDArray[np.intp], NDArray]]:
+    """Per feature j: the subsets without j, the same with j (bit masks) and their
+    Shapley weights; made once for all rows."""
     masks = np.arange(2**d)
     sizes = np.array([bin(m).count("1") for m in masks])
     weights = _subset_weights(d)
-    phi = np.empty((d, v.shape[1]))
+    plan = []
     for j in range(d):
         without = masks[(masks >> j) & 1 == 0]
-        gain = v[without | (1 << j)] - v[without]
-        phi[j] = weights[sizes[without]] @ gain
-    return phi
+        plan.append((without, without | (1 << j), weights[sizes[without]]))
+    return plan
+
+
+def _exact(v: NDArray[np.float64], plan: list) -> NDArray[np.float64]:
+    """Shapley values (d, C) from ``v`` (2^d, C), subsets as bit masks."""
+    return np.stack([w @ (v[with_j] - v[without]) for without, with_j, w in plan])
 
 
 def shapley_values(
@@ -259,10 +262,11 @@ def shapley_values(
     if exact:
         masks = np.arange(2**d)
         keep_all = ((masks[:, None] >> np.arange(d)) & 1).astype(bool)  # (2^d, d)
+        plan = _exact_plan(d)
     for i in range(n):
         if exact:
             v = _subset_value(estimator, X, background, i, keep_all, kind)
-            values[i] = _exact(v, d)
+            values[i] = _exact(v, plan)
             base[i], output[i] = v[0], v[-1]
             continue
         orders = [rng.permutation(d) for _ in range(n_permutations)]

@@ -30,6 +30,7 @@ __all__ = [
     "check_sample_weight",
     "check_table",
     "check_targets",
+    "feature_names_of",
     "int_seed",
     "integer_seed",
     "is_count",
@@ -152,6 +153,24 @@ def training_rows(estimator: Any, X: Any, y: Any, sample_weight: Any) -> tuple[T
     y = check_targets(y, table.n_samples, name)
     weights = check_sample_weight(sample_weight, table.n_samples, name)
     return positive_rows(table, y, weights)
+
+
+def feature_names_of(estimator: Any) -> list[str]:
+    """The names of a fitted estimator's features: ``feature_names_in_`` as strings
+    when it was fitted on named columns, else ``x0``, ``x1``, ... (the one rule of the
+    exports, explanations, edge names and notebook view).
+
+    Examples
+    --------
+    >>> class Fitted:
+    ...     n_features_in_ = 2
+    >>> feature_names_of(Fitted())
+    ['x0', 'x1']
+    """
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:
+        return [str(n) for n in names]
+    return [f"x{j}" for j in range(int(estimator.n_features_in_))]
 
 
 def arrow_to_frame(X: Any) -> Any:

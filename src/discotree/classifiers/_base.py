@@ -30,6 +30,7 @@ from ..validation import (
     check_sample_weight,
     check_table,
     check_targets,
+    feature_names_of,
     is_count,
     training_rows,
     validate_data,
@@ -175,13 +176,8 @@ class DiscreteForestClassifierBase(
         for name, value in result.attributes.items():
             setattr(self, name, value)
         if "edges_" in result.attributes:
-            # the edges by name: feature_names_in_ when X had them, else x0, x1, ...
-            names = getattr(self, "feature_names_in_", None)
-            if names is None:
-                names = [f"x{j}" for j in range(self.n_features_in_)]
-            self.edge_names_ = [
-                [(str(names[i]), str(names[j])) for i, j in edges] for edges in self.edges_
-            ]
+            names = feature_names_of(self)  # the edges by name
+            self.edge_names_ = [[(names[i], names[j]) for i, j in edges] for edges in self.edges_]
         return result.model
 
     def _alpha_model_for(self, epsilon: float, prior: str, grid: tuple[float, ...]):

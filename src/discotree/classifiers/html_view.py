@@ -12,6 +12,8 @@ import html
 import math
 from typing import Any
 
+from ..validation import feature_names_of
+
 __all__ = ["MAX_DRAWN_FEATURES", "fitted_view", "network_svg"]
 
 #: Beyond this many features the network is summarised, not drawn.
@@ -24,13 +26,6 @@ FACTS = (
     ("calibration_scale_", "calibration scale"),
     ("n_estimators_", "members"),
 )
-
-
-def _feature_names(estimator: Any) -> list[str]:
-    names = getattr(estimator, "feature_names_in_", None)
-    if names is None:
-        return [f"x{j}" for j in range(int(estimator.n_features_in_))]
-    return [str(n) for n in names]
 
 
 def network_svg(names: list[str], edges: list[tuple[int, int]], size: int = 360) -> str:
@@ -88,7 +83,7 @@ def fitted_view(estimator: Any) -> str:
     """The fitted part of the notebook view: classes, features, edges and the facts of
     :data:`FACTS` the estimator has, and the network drawing (the first class's, when
     the structure differs between classes)."""
-    names = _feature_names(estimator)
+    names = feature_names_of(estimator)
     edges = getattr(estimator, "edges_", None) or [[]]
     per_class = any(sorted(e) != sorted(edges[0]) for e in edges)
     classes = ", ".join(html.escape(str(c)) for c in estimator.classes_)

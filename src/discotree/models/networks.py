@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..validation import check_table
+from ..validation import check_table, feature_names_of
 from .bayes_net import BayesNetModel
 from .discrete_forest import DiscreteForestModel
 from .k_dependence import KDependenceModel
@@ -106,13 +106,6 @@ def feature_states(encoder: Any) -> list[list[str]]:
     return states
 
 
-def _feature_names(estimator: Any) -> list[str]:
-    names = getattr(estimator, "feature_names_in_", None)
-    if names is not None:
-        return [str(n) for n in names]
-    return [f"x{j}" for j in range(estimator.n_features_in_)]
-
-
 def _class_name(features: list[str]) -> str:
     name = "class"
     while name in features:
@@ -155,7 +148,7 @@ def evidence_of(estimator: Any, X: Any) -> list[dict[str, str]]:
     """
     _check_discrete(estimator)
     codes = estimator.encoder_.transform(check_table(X, type(estimator).__name__))
-    features = _feature_names(estimator)
+    features = feature_names_of(estimator)
     states = feature_states(estimator.encoder_)
     return [
         {
@@ -221,7 +214,7 @@ def network_of(estimator: Any) -> Network:
     """
     _check_discrete(estimator)
     model = estimator.model_
-    features = _feature_names(estimator)
+    features = feature_names_of(estimator)
     states = feature_states(estimator.encoder_)
     class_node = _class_name(features)
     classes = [str(c) for c in estimator.classes_]
@@ -282,7 +275,7 @@ def class_networks(estimator: Any) -> tuple[list[Network], NDArray[np.float64]]:
             f"{type(estimator).__name__} has no per-class forests to export "
             "(multiclass discriminative trees vote between pairwise models)."
         )
-    features = _feature_names(estimator)
+    features = feature_names_of(estimator)
     states = feature_states(estimator.encoder_)
     networks = []
     for c, label in enumerate(estimator.classes_):
@@ -344,7 +337,7 @@ def to_networkx(estimator: Any):
     import networkx as nx
 
     _check_discrete(estimator)
-    features = _feature_names(estimator)
+    features = feature_names_of(estimator)
     states = feature_states(estimator.encoder_)
     classes = [str(c) for c in estimator.classes_]
     graph = nx.DiGraph(name=type(estimator).__name__)
