@@ -27,8 +27,29 @@ def train_csv(tmp_path, rng):
 def test_compare_builtin_prints_a_table(capsys):
     assert main(["compare", "--dataset", "iris,wine", "--models", "nb,tan-cmi", "-q"]) == 0
     out = capsys.readouterr().out
-    for word in ("iris", "wine", "nb", "tan-cmi", "±", "fit time"):
+    for word in ("iris", "wine", "nb", "tan-cmi", "±", "fit time", "log-loss", "mean rank"):
         assert word in out
+
+
+def test_compare_quick_runs_its_models_with_baselines(capsys):
+    from discotree.cli import COMPARE_QUICK
+
+    assert main(["compare", "--dataset", "iris", "--quick", "--n-jobs", "1", "-q"]) == 0
+    out = capsys.readouterr().out
+    table = out.split("over the datasets")[0]
+    rows = [line.split("│")[2].strip() for line in table.splitlines() if "│ iris" in line]
+    assert rows == list(COMPARE_QUICK)
+
+
+def test_compare_default_is_every_family_and_the_baselines():
+    from discotree.cli import COMPARE_DEFAULT
+    from discotree.registry import DESCRIPTIONS
+
+    for family in ("nb", "chow-liu", "tan", "dt", "boosted", "forest-density", "ear-tree"):
+        assert any(name.startswith(family) for name in COMPARE_DEFAULT), family
+    for name in ("aode", "skdb", "skdb-hier", "eskdb", "rf", "hgb", "logreg", "svm"):
+        assert name in COMPARE_DEFAULT
+    assert all(name in DESCRIPTIONS for name in COMPARE_DEFAULT)
 
 
 def test_compare_csv(train_csv, capsys):
@@ -72,6 +93,7 @@ def test_fit_predict_round_trip(train_csv, tmp_path, capsys):
     [
         (["compare", "--models", "nope"], 2, "unknown model 'nope'"),
         (["compare", "--folds", "1"], 2, "at least 2"),
+        (["compare", "--quick", "--models", "nb"], 2, "--models or --quick"),
         (["compare", "--csv", "x.csv"], 2, "--data needs --target"),
         (["fit", "--csv", "missing.csv", "--target", "y", "-o", "m"], 1, "file not found"),
         (["predict", "--model", "missing.joblib", "--csv", "x.csv"], 1, "model file not found"),

@@ -22,7 +22,6 @@ TESTED_IN: dict[str, tuple[str, ...]] = {
     "classifiers/_incremental.py": ("classifiers/test_partial_fit.py",),
     "classifiers/_kernel_density.py": ("classifiers/test_forest_density.py",),
     "classifiers/_prediction.py": ("engines/test_dask_engine.py",),
-    "classifiers/baselines.py": ("classifiers/test_boosting.py",),
     "classifiers/chow_liu.py": ("classifiers/test_generative.py",),
     "classifiers/ear_tree.py": ("structure/test_ear.py",),
     "classifiers/kernel_naive_bayes.py": ("classifiers/test_forest_density.py",),

@@ -14,7 +14,7 @@ from discotree import (
     NaiveBayesClassifier,
     TANClassifier,
 )
-from discotree.classifiers.baselines import QuadraticSVMClassifier
+from discotree.classifiers.baselines import AnyColumnsBaseline, QuadraticSVMClassifier
 from discotree.classifiers.forest_density import (
     ForestDensityClassifier,
     KernelNaiveBayesClassifier,
@@ -45,6 +45,8 @@ ALL_ESTIMATORS = [
     BoostedGraphicalModelClassifier(base="tan", multiclass="ovr", n_estimators=2),
     BoostedGraphicalModelClassifier(n_estimators=3, n_estimators_cv=3),
     QuadraticSVMClassifier(),
+    AnyColumnsBaseline("logistic"),
+    AnyColumnsBaseline("gradient-boosting"),
     Discretizer(),
     Discretizer(method="uniform"),
     Discretizer(method="mdl"),

@@ -12,7 +12,6 @@ import argparse
 import logging
 import os
 import sys
-import tempfile
 import traceback
 from functools import partial
 from pathlib import Path
@@ -27,8 +26,29 @@ if TYPE_CHECKING:
 # that use them, not here: "discotree --help" and usage errors answer at once
 # (benchmarks/bench_cli.py).
 
-#: The classifiers ``compare`` and ``bench`` run by default (the fast ones).
-COMPARE_DEFAULT = ("nb", "nb-auto", "chow-liu", "tan-cmi", "tan-cmi-auto", "dt", "dt-auto")
+#: What ``compare`` runs by default: one default model of every family, then the
+#: baselines (scikit-learn models that take any columns).
+COMPARE_DEFAULT = (
+    "nb-auto",
+    "chow-liu",
+    "tan-cmi-auto",
+    "dt-auto",
+    "boosted",
+    "forest-density",
+    "ear-tree",
+    "aode",
+    "skdb",
+    "skdb-hier",
+    "eskdb",
+    "rf",
+    "hgb",
+    "logreg",
+    "svm",
+)
+#: ``compare --quick``: the fast models and two baselines.
+COMPARE_QUICK = ("nb-auto", "chow-liu", "tan-cmi-auto", "dt-auto", "aode", "skdb", "rf", "logreg")
+#: ``bench``'s default: the fast models.
+BENCH_DEFAULT = ("nb", "nb-auto", "chow-liu", "tan-cmi", "tan-cmi-auto", "dt", "dt-auto")
 #: ``compare --stream``'s default: memory independent of the rows (alpha = 1).
 STREAM_DEFAULT = ("nb", "chow-liu", "tan-cmi", "dt")
 
@@ -71,15 +91,17 @@ def _compare(args: argparse.Namespace) -> None:
     if args.stream:
         _compare_streaming(args)
         return
+    import numpy as np
     from rich.console import Console
     from rich.table import Table
 
     from .datasets import BUILTIN_DATASETS, load_dataset
-    from .experiments import run_experiment  # experiments and plotting: loaded on use
-    from .experiments.adhoc import bench_experiment
-    from .experiments.report import summarise
+    from .experiments.compare import compare_models, ranking
 
-    model_names = _model_names(args.models)
+    if args.models is not None and args.quick:
+        raise UsageError("give --models or --quick, not both")
+    default = COMPARE_QUICK if args.quick else COMPARE_DEFAULT
+    model_names = _model_names(args.models) if args.models is not None else list(default)
     if args.csv is not None or args.data is not None:
         path = _data_path(args)
         if args.target is None:
@@ -91,21 +113,62 @@ def _compare(args: argparse.Namespace) -> None:
         chosen = args.dataset if args.dataset is not None else ",".join(BUILTIN_DATASETS)
         names = [v.strip() for v in chosen.split(",") if v.strip()]
         loaders = {name: partial(load_dataset, name, args.data_dir) for name in names}
-    experiment = bench_experiment(
-        loaders, model_names, f"cv{args.folds}", seed=args.random_state, name="compare"
+    n_jobs = args.n_jobs if args.n_jobs > 0 else (os.cpu_count() or 1)
+    progress, task = _progress(
+        args, len(loaders) * len(model_names) * args.folds, "cross-validating", "folds"
     )
-    with tempfile.TemporaryDirectory() as scratch:  # no cache is kept
-        records = run_experiment(experiment, Path(scratch), progress=not args.quiet)
-    summary = summarise(records)
-    table = Table(title=f"{args.folds}-fold stratified CV accuracy (seed {args.random_state})")
-    for column in ("dataset", "model", "accuracy", "fit time (s)"):
+    with progress:
+        results = compare_models(
+            loaders,
+            model_names,
+            n_folds=args.folds,
+            seed=args.random_state,
+            n_jobs=n_jobs,
+            on_result=lambda *_: progress.advance(task),
+        )
+    console = Console(width=110, file=sys.stdout)
+    table = Table(
+        title=f"{args.folds}-fold stratified CV (seed {args.random_state}): mean ± sd over "
+        f"folds; fit time after a warm-up fit, {n_jobs} fit(s) at once"
+    )
+    for column in ("dataset", "model", "accuracy", "log-loss", "fit time (s)"):
         table.add_column(column, justify="left" if column in ("dataset", "model") else "right")
-    order = {name: k for k, name in enumerate(model_names)}
-    for r in sorted(
-        summary.itertuples(), key=lambda r: (list(loaders).index(r.dataset), order[r.model])
-    ):
-        table.add_row(r.dataset, r.model, f"{r.mean:.4f} ± {r.sd:.4f}", f"{r.fit_seconds:.3f}")
-    Console(width=100, file=sys.stdout).print(table)
+    notes = []
+    for s in results:
+        if s.refused is not None:
+            notes.append(f"{s.model} on {s.dataset}: {s.refused}")
+            table.add_row(s.dataset, s.model, "refused", "", "")
+            continue
+        loss = "—" if np.isnan(s.log_loss).any() else _mean_sd(s.log_loss)
+        table.add_row(
+            s.dataset, s.model, _mean_sd(s.accuracy), loss, f"{np.mean(s.fit_seconds):.3f}"
+        )
+    console.print(table)
+    summary = ranking(results)
+    overall = Table(title="over the datasets (rank 1 = most accurate on a dataset)")
+    for column in summary.columns:
+        overall.add_column(column, justify="left" if column == "model" else "right")
+    for r in summary.itertuples(index=False):
+        overall.add_row(r[0], str(r[1]), f"{r[2]:.4f}", f"{r[3]:.4f}", f"{r[4]:.2f}")
+    console.print(overall)
+    for note in notes:
+        console.print(f"refused: {note}", soft_wrap=True)
+    warned = [s for s in results if s.warnings]
+    if warned and args.verbose:
+        for s in warned:
+            for message in s.warnings:
+                console.print(f"warning: {s.model} on {s.dataset}: {message}", soft_wrap=True)
+    elif warned:
+        console.print(
+            f"{sum(len(s.warnings) for s in warned)} distinct warnings in "
+            f"{len(warned)} (dataset, model) pairs; -v shows them"
+        )
+
+
+def _mean_sd(values) -> str:
+    import numpy as np
+
+    return f"{np.mean(values):.4f} ± {np.std(values, ddof=1) if len(values) > 1 else 0.0:.4f}"
 
 
 def _compare_streaming(args: argparse.Namespace) -> None:
@@ -121,8 +184,9 @@ def _compare_streaming(args: argparse.Namespace) -> None:
         raise UsageError("--stream needs --data FILE")
     if args.target is None:
         raise UsageError("--data needs --target COLUMN")
-    models = args.models if args.models != ",".join(COMPARE_DEFAULT) else ",".join(STREAM_DEFAULT)
-    model_names = _model_names(models)
+    if args.quick:
+        raise UsageError("--quick does not apply to --stream (its default is already small)")
+    model_names = _model_names(args.models if args.models is not None else ",".join(STREAM_DEFAULT))
     estimators = {name: make_classifier(name) for name in model_names}
     unable = [name for name, e in estimators.items() if not hasattr(e, "partial_fit")]
     if unable:
@@ -153,8 +217,8 @@ def _compare_streaming(args: argparse.Namespace) -> None:
     Console(width=100, file=sys.stdout).print(table)
 
 
-def _progress(args: argparse.Namespace, total: int | None, what: str):
-    """A progress bar on stderr (rows), or a no-op one with --quiet."""
+def _progress(args: argparse.Namespace, total: int | None, what: str, unit: str = "rows"):
+    """A progress bar on stderr (of ``unit``), or a no-op one with --quiet."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -162,7 +226,7 @@ def _progress(args: argparse.Namespace, total: int | None, what: str):
         TextColumn(what),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("rows"),
+        TextColumn(unit),
         console=Console(stderr=True),
         disable=args.quiet,
         transient=True,
@@ -501,9 +565,11 @@ def build_parser() -> argparse.ArgumentParser:
         "compare",
         formatter_class=fmt,
         parents=[common],
-        help="cross-validate every classifier on datasets",
-        description="Stratified k-fold CV of classifiers; prints accuracy "
-        "mean +- sd and mean fit time per dataset and model.",
+        help="cross-validate every family and the baselines on datasets",
+        description="Stratified k-fold CV of classifiers on the same folds; prints "
+        "accuracy and log-loss (mean +- sd over folds) and the mean fit time, timed after "
+        "one warm-up fit (numba compilation), per dataset and model, then each model's mean "
+        "rank over the datasets.",
     )
     p.add_argument(
         "--dataset",
@@ -523,11 +589,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", help="label column of --data")
     p.add_argument(
         "--models",
-        default=",".join(COMPARE_DEFAULT),
-        help="comma-separated registry names ('discotree models' lists them)",
+        help="comma-separated registry names ('discotree models' lists them; default: one "
+        f"model of every family and the baselines, {','.join(COMPARE_DEFAULT)})",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"only the fast models and two baselines: {','.join(COMPARE_QUICK)}",
     )
     p.add_argument(
         "--folds", type=_at_least_two, default=5, help="number of stratified CV folds (>= 2)"
+    )
+    p.add_argument(
+        "--n-jobs",
+        type=int,
+        default=-1,
+        help="(dataset, model) pairs fitted at once, in processes (-1: one per CPU)",
     )
     p.add_argument("--random-state", type=int, default=0, help="seed of the fold shuffling")
     p.add_argument(
@@ -656,7 +733,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--datasets", required=True, help="comma-separated dataset names")
     p.add_argument(
         "--models",
-        default=",".join(COMPARE_DEFAULT),
+        default=",".join(BENCH_DEFAULT),
         help="comma-separated registry names ('discotree models' lists them)",
     )
     p.add_argument("--protocol", default="cv5", help="cvK (e.g. cv5) or 10x10cv")

@@ -17,6 +17,7 @@ from sklearn.base import ClassifierMixin
 
 from .classifiers import (
     AODEClassifier,
+    BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     DiscriminativeTreeClassifier,
     EARTreeClassifier,
@@ -28,6 +29,7 @@ from .classifiers import (
     TANClassifier,
 )
 from .classifiers.baselines import (
+    AnyColumnsBaseline,
     QuadraticSVMClassifier,
     lda_classifier,
     nearest_neighbours_classifier,
@@ -67,6 +69,12 @@ CLASSIFIERS: dict[str, Callable[[], Any]] = {
     "skdb": KDBClassifier,
     "skdb-hier": partial(KDBClassifier, smoothing="hierarchical"),
     "eskdb": KDBEnsembleClassifier,
+    "boosted": BoostedGraphicalModelClassifier,
+    # the baselines of "discotree compare": any columns, missing values
+    "rf": partial(AnyColumnsBaseline, "random-forest"),
+    "hgb": partial(AnyColumnsBaseline, "gradient-boosting"),
+    "logreg": partial(AnyColumnsBaseline, "logistic"),
+    "svm": partial(AnyColumnsBaseline, "svm"),
 }
 
 #: One line on each name of the library (what ``discotree models`` prints).
@@ -93,6 +101,11 @@ DESCRIPTIONS: dict[str, str] = {
     "skdb": "selective kDB: attributes and k <= 5 by leave-one-out (Martinez et al. 2016)",
     "skdb-hier": "selective kDB with hierarchical (back-off) smoothing",
     "eskdb": "10 selective kDB over stochastic bins and sampled orders, averaged",
+    "boosted": "boosted discriminative tree pairs, 10 rounds, calibrated (Tan et al. 2010)",
+    "rf": "random forest, 300 trees, on one-hot categories (baseline, any columns)",
+    "hgb": "histogram gradient boosting, native categories (baseline, any columns)",
+    "logreg": "logistic regression on standardised one-hot codes (baseline, any columns)",
+    "svm": "RBF SVM, Platt-scaled probabilities, standardised (baseline, any columns)",
 }
 
 
