@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from sklearn.model_selection import StratifiedKFold, train_test_split
 
 __all__ = [
@@ -30,13 +30,13 @@ class Fold:
     train_size: int | None = None  # the nominal training size of a learning curve
 
 
-def cross_validation(y: Sequence, n_splits: int = 5, seed: int = 0) -> Iterator[Fold]:
+def cross_validation(y: ArrayLike, n_splits: int = 5, seed: int = 0) -> Iterator[Fold]:
     """Stratified k-fold cross-validation with shuffling."""
     yield from repeated_cross_validation(y, n_splits, 1, seed)
 
 
 def repeated_cross_validation(
-    y: Sequence, n_splits: int = 10, n_repeats: int = 10, seed: int = 0
+    y: ArrayLike, n_splits: int = 10, n_repeats: int = 10, seed: int = 0
 ) -> Iterator[Fold]:
     """``n_repeats`` stratified k-fold partitions, repeat r seeded with ``seed + r``.
 
