@@ -40,6 +40,7 @@ LAYER = {
     "feature_selection": 7,
     "explain": 7,
     "shapley": 7,
+    "importance": 7,
     "engines": 8,
     "io": 8,
     "plotting": 8,
@@ -263,6 +264,7 @@ def test_the_library_carries_no_reproduction():
     assert harness == {
         "__init__",
         "adhoc",
+        "compare",
         "metrics",
         "protocols",
         "report",

@@ -31,6 +31,10 @@ pairwise_class_limit : int, default=50
 model_file_limit : int, default=1 GiB
     Largest model file (JSON or signed pickle) that is read, in bytes, checked against
     the file's size before reading it.
+importance_rows : int, default=200
+    Training rows (a seeded sample) that ``fit`` keeps for ``feature_importances_``
+    (:mod:`discotree.importance`); they are part of the fitted state and of model
+    files. 0 keeps none (then ``feature_importances_`` is not available).
 verbose : bool, default=False
     Log the progress of long fits (boosting rounds, EAR splits, structure searches) to
     standard error; the same messages always go to the ``discotree`` logger.
@@ -53,6 +57,7 @@ _DEFAULTS: dict[str, Any] = {
     "ear_feature_limit": 40,
     "pairwise_class_limit": 50,
     "model_file_limit": 2**30,
+    "importance_rows": 200,
     "verbose": False,
 }
 _local = threading.local()
@@ -90,6 +95,9 @@ def set_config(**changes: Any) -> None:
         if key == "verbose":
             if not isinstance(value, bool):
                 raise ValueError(f"verbose must be True or False, got {value!r}")
+        elif key == "importance_rows":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"importance_rows must be an integer >= 0, got {value!r}")
         elif isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{key} must be a positive integer, got {value!r}")
         config[key] = value

@@ -1,6 +1,7 @@
 """KDependenceModel: a proper distribution on complete rows (checked by enumerating
-every row of a small model); a missing attribute summed out exactly; a missing parent
-backed off to the observed prefix of the ranked parents (the stated rule)."""
+every row of a small model); a missing attribute summed out exactly (one missing parent
+by the vectorised sum, checked against variable elimination); beyond the elimination
+guard, two missing parents backed off to the observed prefix (the stated rule)."""
 
 import itertools
 
@@ -54,11 +55,10 @@ def test_a_missing_parent_is_summed_out_exactly(rng):
 def test_elimination_beyond_the_guard_backs_off_to_the_observed_prefix(rng, monkeypatch):
     monkeypatch.setattr("discotree.models.k_dependence.MAX_ELIMINATION_CELLS", 1)
     model = _model(rng)
-    row = np.array(
-        [[1, -1, 1, 2]]
-    )  # feature 1 missing: 2's parents (1, 0) -> (), 3's (2, 1) -> (2,)
+    # features 0 and 1 missing (two parents): 2's parents (1, 0) -> (), 3's (2, 1) -> (2,)
+    row = np.array([[-1, -1, 1, 2]])
     assert list(observed_prefix_lengths(row, (1, 0))) == [0]
-    expected = model.node_log_probability(0, row)
+    expected = np.zeros((1, 2))
     for node, length in ((2, 0), (3, 1)):
         ids, _ = configuration_ids(row, PARENTS[node][:length], N_CATEGORIES)
         table = model.tables[node][length]
@@ -66,6 +66,30 @@ def test_elimination_beyond_the_guard_backs_off_to_the_observed_prefix(rng, monk
     assert_allclose(model.log_likelihood(row), expected)
     assert model.edges() == [(0, 1), (1, 2), (0, 2), (2, 3), (1, 3)]
     assert model.nbytes > 0
+
+
+def test_one_missing_parent_is_exact_even_beyond_the_guard(rng, monkeypatch):
+    monkeypatch.setattr("discotree.models.k_dependence.MAX_ELIMINATION_CELLS", 1)
+    model = _model(rng)
+    row = np.array([[1, -1, 1, 2]])  # only feature 1 (a parent of 2 and 3) missing
+    filled = np.array([[1, b, 1, 2] for b in range(3)])
+    brute = np.log(np.exp(model.log_likelihood(filled)).sum(axis=0))
+    assert_allclose(model.log_likelihood(row)[0], brute, rtol=1e-12)
+
+
+def test_the_vectorised_sum_equals_variable_elimination(rng):
+    concentrations = [np.array([1.0 + j] * (len(PARENTS[j]) + 1)) for j in range(4)]
+    for hierarchical in (False, True):
+        model = _model(rng)
+        if hierarchical:
+            model.concentrations = concentrations
+        rows = np.column_stack([rng.integers(0, r, 60) for r in N_CATEGORIES])
+        which = rng.choice([0, 1, 2], 60)  # one parent missing per row (0, 1 or 2)
+        rows[np.arange(60), which] = -1
+        rows[rng.random(60) < 0.3, 3] = -1  # and sometimes the leaf too
+        got = model.log_likelihood(rows)
+        expected = np.array([model._exact(r) for r in rows])
+        assert_allclose(got, expected, rtol=1e-11)
 
 
 def test_hierarchical_factors_of_unseen_configurations_are_the_shorter_prefix(rng):

@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from ..config import check_memory
 from ..engine_registry import engine_function
 from ..fitting import FitContractMixin, argmax_with_ties
+from ..importance import SummedOutImportanceMixin
 from ..kernels.counts import class_totals, features_with_missing, pairwise_counts_bytes
 from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
 from ..models.bayes_net import BayesNetModel
@@ -64,7 +65,7 @@ class CalibrationStateMixin:
 
 
 class DiscreteForestClassifierBase(
-    DaskPredictionMixin, FitContractMixin, ClassifierMixin, BaseEstimator
+    DaskPredictionMixin, SummedOutImportanceMixin, FitContractMixin, ClassifierMixin, BaseEstimator
 ):
     """Base of classifiers that score ``log P(x, c) = log P(c) + log P(x | c)`` with
     one discrete forest per class (naive Bayes, Chow-Liu, TAN).
@@ -268,6 +269,7 @@ class DiscreteForestClassifierBase(
         codes = self.encoder_.fit_transform(table, weights, y_index)
         class_weight = class_totals(y_index, weights, len(self.classes_))
         self._fit_encoded(codes, y_index.astype(np.intp), weights, class_weight.astype(np.float64))
+        self._keep_importance_sample(table, y, weights)
         return self
 
     def _fit_encoded(

@@ -12,9 +12,13 @@ With ``concentrations`` (per node, one per level), each factor is the hierarchic
 estimate of :mod:`discotree.stats.hierarchical` instead: it backs off along the prefixes
 of the ranked parents, down to the class level and the node's marginal.
 
-Missing values at predict time are summed out **exactly** by variable elimination over
-the network's dense tables (:meth:`KDependenceModel.dense_table`, min-degree order, the
-one of :class:`~discotree.models.bayes_net.BayesNetModel`) where it is affordable: when
+Missing values at predict time are summed out **exactly**. A row whose only missing
+parent is one attribute ``m`` (with its own parents observed) sums ``m`` out directly,
+for all such rows at once (:meth:`KDependenceModel.log_likelihood`: ``P(m | c, pa_m)``
+times the factors of ``m``'s children, over ``m``'s values); other rows by variable
+elimination over the network's dense tables (:meth:`KDependenceModel.dense_table`,
+min-degree order, the one of :class:`~discotree.models.bayes_net.BayesNetModel`) where
+it is affordable: when
 all the dense tables hold at most ``MAX_DENSE_CELLS`` numbers and a row's elimination
 forms no factor above ``MAX_ELIMINATION_CELLS`` (classes x configurations); a missing
 attribute no one uses as a parent is summed out exactly in any case (its factor is 1).
@@ -165,12 +169,51 @@ class KDependenceModel:
             for p in self.parents[node]:
                 parents_missing |= codes[:, p] < 0
         rows = np.flatnonzero(parents_missing)
+        if len(rows) == 0:
+            return out
+        is_parent = np.zeros(self.n_features, dtype=bool)
+        for node in self.attributes:
+            is_parent[list(self.parents[node])] = True
+        used = np.zeros(self.n_features, dtype=bool)
+        used[list(self.attributes)] = True
+        missing_parents = codes[rows][:, is_parent] < 0
+        single = rows[missing_parents.sum(axis=1) == 1]  # one parent missing: vectorised
+        handled = []
+        for m in np.flatnonzero(is_parent & used):
+            these = single[codes[single, m] < 0]
+            if len(these):
+                out[these] = self._sum_out(int(m), codes[these], out[these])
+                handled.append(these)
+        if handled:
+            rows = np.setdiff1d(rows, np.concatenate(handled))
         if len(rows) and self._dense() is not None:
             for s in rows:
                 exact = self._exact(codes[s])
                 if exact is not None:
                     out[s] = exact
         return out
+
+    def _sum_out(
+        self, m: int, codes: NDArray[np.integer], backed_off: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """``log P(x | c)`` of rows whose only missing parent is attribute ``m`` (its own
+        parents observed), from ``backed_off`` (their log-likelihood with the back-off
+        rule): ``m``'s children's backed-off factors replaced by ``m`` summed out
+        exactly over its ``r_m`` values, ``P(m | c, pa_m)`` times the children's
+        factors; the other factors do not depend on ``m``."""
+        children = [k for k in self.attributes if m in self.parents[k]]
+        out = backed_off.copy()
+        for k in children:
+            out -= self.node_log_probability(k, codes)
+        r = int(self.n_categories[m])
+        filled = np.tile(codes, (r, 1))  # every row once per value of m, at once
+        filled[:, m] = np.repeat(np.arange(r), len(codes))
+        term = self.node_log_probability(m, filled)
+        for k in children:
+            term += self.node_log_probability(k, filled)
+        stacked = term.reshape(r, len(codes), self.n_classes)
+        top = stacked.max(axis=0)
+        return out + top + np.log(np.exp(stacked - top).sum(axis=0))
 
     def dense_table(self, node: int) -> NDArray[np.float64]:
         """``P(x_node | c, parents)`` as a dense array of shape (n_classes, r_parent_1,

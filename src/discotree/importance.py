@@ -1,0 +1,203 @@
+"""Feature importance by marginalisation: how much worse the model predicts when it does
+not see a feature, with the feature summed out exactly instead of permuted or refitted.
+
+For a model that sums missing features out exactly (every discrete Bayesian-network
+classifier of discotree, and the Gaussian ones), ``p(c | x_{-j})`` is the model's own
+posterior without feature ``j``: the importance of ``j`` on a labelled row is
+
+``log p(y | x) - log p(y | x_{-j})``
+
+(nats), the increase of that row's log-loss when ``j`` is not observed; averaged over
+rows, it is the expected loss increase. Unlike permutation importance it needs no
+random shuffles and does not break the feature's dependence on the others (the model
+integrates ``j`` out under its own conditional distribution given the rest), and unlike
+drop-column importance it needs no refit. It can be negative: a feature whose
+observation makes the model more confidently wrong.
+
+``feature_importances_`` of the estimators is this quantity on a sample of the training
+rows kept at fit time (:class:`SummedOutImportanceMixin`); :func:`summed_out_importances`
+computes it on any labelled data (held-out rows are the better choice, as for
+permutation importance).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from sklearn.utils import Bunch
+
+from .config import get_config
+from .validation import check_table, check_targets
+
+__all__ = ["SummedOutImportanceMixin", "summed_out_importances"]
+
+#: At most this many rows (sample x features) are predicted at once.
+_BLOCK_ROWS = 50_000
+
+
+def _frame(estimator: Any, X: Any) -> pd.DataFrame:
+    """``X`` as a frame of object/float columns named as at fit time (positional names
+    when the estimator was fitted without names)."""
+    table = check_table(X, type(estimator).__name__)
+    return pd.DataFrame({j: column for j, column in enumerate(table.columns)})
+
+
+def _as_input(estimator: Any, frame: pd.DataFrame) -> Any:
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:
+        return frame.set_axis(list(names), axis=1)
+    numeric = all(dtype.kind in "fiub" for dtype in frame.dtypes)
+    return frame.to_numpy(dtype=np.float64 if numeric else object)
+
+
+def _missing_value(column: pd.Series) -> Any:
+    return np.nan if column.dtype.kind == "f" else None
+
+
+def _centred(log_proba: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Log-posteriors minus their mean over the classes (the softmax logits)."""
+    return log_proba - log_proba.mean(axis=1, keepdims=True)
+
+
+def summed_out_importances(
+    estimator: Any, X: Any, y: Any = None, sample_weight: Any = None
+) -> Bunch:
+    """What each feature changes in each row's prediction when it is summed out exactly.
+
+    Parameters
+    ----------
+    estimator : fitted classifier that accepts missing values (NaN/None) in ``predict_log_proba``
+    X : array-like or DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,), optional
+        Labels among the estimator's ``classes_``: with them, the log-loss increases.
+    sample_weight : array-like of shape (n_samples,), optional
+        Weights of the rows in the means.
+
+    Returns
+    -------
+    Bunch
+        ``evidence`` (n_features, n_samples): the mean over the classes of
+        ``|z_c(x) - z_c(x_{-j})|``, ``z_c = log p(c | x)`` minus its mean over the
+        classes (the nats of evidence feature j moves, whatever the label);
+        ``evidence_mean`` (n_features,) its weighted mean over the rows. With ``y``
+        also ``importances`` (n_features, n_samples): ``log p(y | x) -
+        log p(y | x_{-j})``, the row's log-loss increase, and ``importances_mean`` and
+        ``importances_std`` over the rows. A feature already missing in a row gives 0.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from discotree import NaiveBayesClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = NaiveBayesClassifier(alpha=1.0).fit(X, y)
+    >>> result = summed_out_importances(clf, X, y)
+    >>> int(result.importances_mean.argmax()), int(result.evidence_mean.argmax())
+    (3, 2)
+    """
+    frame = _frame(estimator, X)
+    n, d = frame.shape
+    weights = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+    position = None
+    if y is not None:
+        labels = check_targets(y, n, "summed_out_importances")
+        classes = np.asarray(estimator.classes_)
+        position = np.searchsorted(classes, labels)
+        found = classes[np.minimum(position, len(classes) - 1)] == labels
+        if not np.all(found):
+            raise ValueError(
+                "summed_out_importances: y holds labels the estimator was not fitted on."
+            )
+    full = estimator.predict_log_proba(_as_input(estimator, frame))
+    logits = _centred(full)
+    evidence = np.zeros((d, n))
+    increases = np.zeros((d, n))
+    per_block = max(1, _BLOCK_ROWS // max(n, 1))
+    for first in range(0, d, per_block):
+        features = range(first, min(d, first + per_block))
+        blocks = []
+        for j in features:
+            block = frame.copy()
+            block[j] = _missing_value(frame[j])
+            blocks.append(block)
+        stacked = pd.concat(blocks, ignore_index=True)
+        log_proba = estimator.predict_log_proba(_as_input(estimator, stacked))
+        log_proba = log_proba.reshape(len(blocks), n, -1)
+        done = slice(first, first + len(blocks))
+        evidence[done] = np.abs(logits[None] - _centred_3d(log_proba)).mean(axis=2)
+        if position is not None:
+            rows = np.arange(n)
+            increases[done] = full[rows, position][None] - log_proba[:, rows, position]
+    total = weights.sum()
+    result = Bunch(evidence=evidence, evidence_mean=evidence @ weights / total)
+    if position is not None:
+        mean = increases @ weights / total
+        std = np.sqrt(((increases - mean[:, None]) ** 2) @ weights / total)
+        result.update(importances=increases, importances_mean=mean, importances_std=std)
+    return result
+
+
+def _centred_3d(log_proba: NDArray[np.float64]) -> NDArray[np.float64]:
+    return log_proba - log_proba.mean(axis=2, keepdims=True)
+
+
+class SummedOutImportanceMixin:
+    """``feature_importances_``: the mean evidence a feature moves when it is summed out
+    (:func:`summed_out_importances`), on a sample of the training rows.
+
+    ``fit`` keeps a seeded sample of at most ``discotree.get_config()["importance_rows"]``
+    training rows (default 200; 0 keeps none) with their weights (not their labels); the
+    importances are computed from it on first access (one prediction of sample size x
+    features rows) and cached. The sample is part of the fitted state, so it travels in
+    model files: set ``importance_rows=0`` before fitting a model whose file must hold
+    no training rows.
+    """
+
+    def _keep_importance_sample(self, table: Any, y: Any, weights: Any) -> None:
+        """Keep the sample from the validated training rows (a
+        :class:`~discotree.validation.Table`, labels and positive weights)."""
+        self._importance_cache: dict[str, NDArray[np.float64]] = {}  # refit: a new one
+        limit = int(get_config()["importance_rows"])
+        if limit <= 0:
+            self._importance_sample = None
+            return
+        labels = np.asarray(y)
+        weights = np.broadcast_to(
+            np.ones(len(labels)) if weights is None else np.asarray(weights, dtype=np.float64),
+            len(labels),
+        )
+        keep = np.arange(len(labels))
+        if len(keep) > limit:
+            keep = np.sort(np.random.default_rng(0).choice(keep, limit, replace=False))
+        columns = [np.asarray(column)[keep] for column in table.columns]
+        self._importance_sample = (columns, weights[keep])
+
+    @property
+    def feature_importances_(self) -> NDArray[np.float64]:
+        """The mean evidence of each feature (nats): over a sample of at most
+        ``importance_rows`` training rows (config, default 200), the mean over the
+        classes of the absolute change of the centred log-posterior when the feature is
+        summed out exactly (``evidence_mean`` of :func:`summed_out_importances`)."""
+        cache = self.__dict__.get("_importance_cache")
+        if cache is not None and "mean" in cache:
+            return cache["mean"]
+        sample = self.__dict__.get("_importance_sample", "unfitted")
+        if cache is None or isinstance(sample, str):
+            raise AttributeError(
+                f"{type(self).__name__} has no feature_importances_: they are set by fit "
+                "(not by partial_fit or a Dask fit, which keep no rows); compute them on "
+                "labelled rows with discotree.importance.summed_out_importances(model, X, y)."
+            )
+        if sample is None:
+            raise AttributeError(
+                f"{type(self).__name__} has no feature_importances_: it was fitted with "
+                "importance_rows=0 (no training rows kept); use "
+                "discotree.importance.summed_out_importances(model, X, y)."
+            )
+        columns, weights = sample
+        frame = pd.DataFrame(dict(enumerate(columns)))
+        result = summed_out_importances(self, frame, sample_weight=weights).evidence_mean
+        cache["mean"] = result
+        return result
