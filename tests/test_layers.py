@@ -41,6 +41,7 @@ LAYER = {
     "explain": 7,
     "shapley": 7,
     "importance": 7,
+    "uncertainty": 7,
     "engines": 8,
     "io": 8,
     "plotting": 8,

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import Bunch
 
 from ..config import check_memory
 from ..engine_registry import engine_function
@@ -26,6 +27,7 @@ from ..stats.gaussian import GaussianStatistics
 from ..stats.pair_statistics import PairStatistics
 from ..transformers.discretizer import Discretizer
 from ..transformers.encoder import NumericEncoder, TableEncoder, check_cardinality
+from ..uncertainty import posterior_uncertainty
 from ..validation import (
     check_is_fitted,
     check_sample_weight,
@@ -468,6 +470,55 @@ class DiscreteForestClassifierBase(
         if correction is not None:  # Gaussian models see standardised features
             joint = joint + correction(codes)[:, None]
         return joint
+
+    def predict_uncertainty(
+        self, X: Any, n_draws: int = 100, interval: float = 0.9, random_state: Any = 0
+    ) -> Bunch:
+        """Total, data and knowledge uncertainty of each prediction, and credible
+        intervals of the class probabilities, from the tables' Dirichlet posteriors
+        (:mod:`discotree.uncertainty`; naive Bayes, Chow-Liu and TAN with k <= 1 and
+        maximum-likelihood parameters).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Columns as at fit time; missing values are summed out in every draw.
+        n_draws : int, default=100
+            Posterior draws of every table (a Monte Carlo estimate).
+        interval : float, default=0.9
+            Mass of the central credible intervals ``lower`` and ``upper``.
+        random_state : int, RandomState instance or None, default=0
+            Seed of the draws.
+
+        Returns
+        -------
+        Bunch
+            ``total``, ``data``, ``knowledge`` (n_samples,) in nats; ``mean``,
+            ``lower``, ``upper`` (n_samples, n_classes), columns in the order of
+            ``classes_``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from discotree import NaiveBayesClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> clf = NaiveBayesClassifier().fit(X, y)
+        >>> u = clf.predict_uncertainty(X[:3], n_draws=50)
+        >>> bool((u.knowledge <= u.total).all() and (u.lower <= u.upper).all())
+        True
+        """
+        check_is_fitted(self)
+        codes = self._encode(X)
+        return posterior_uncertainty(
+            self.model_,
+            codes,
+            self.class_count_,
+            self._epsilon if hasattr(self, "_epsilon") else float(self.epsilon),
+            n_draws=n_draws,
+            interval=interval,
+            random_state=random_state,
+            name=type(self).__name__,
+        )
 
     def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
         """Log posterior ``log P(c | x)`` of every class, missing features summed out.

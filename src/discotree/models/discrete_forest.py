@@ -38,11 +38,17 @@ class DiscreteForestModel:
     log_cpts : list of list of ndarray
         ``log_cpts[c][j]`` has shape (r_parent, r_j) (``r_parent = 1`` for roots):
         ``log P(X_j = v | X_parent = u, class c)``.
+    posterior : list of list of ndarray or None
+        For smoothed maximum-likelihood tables (:meth:`from_statistics`), the
+        parameters of each table row's Dirichlet posterior, ``counts + pseudo-count``,
+        shaped as ``log_cpts`` (:meth:`posterior_draw`); None for tables from elsewhere
+        (conditional-likelihood training, a file).
     """
 
     parents: NDArray[np.intp]
     n_categories: NDArray[np.intp]
     log_cpts: list[list[NDArray[np.float64]]]
+    posterior: list[list[NDArray[np.float64]]] | None = None
 
     @classmethod
     def from_statistics(
@@ -78,8 +84,10 @@ class DiscreteForestModel:
         parents = np.asarray(parents, dtype=np.intp)
         n_classes, n_features = parents.shape
         log_cpts: list[list[NDArray[np.float64]]] = []
+        posterior: list[list[NDArray[np.float64]]] = []
         for c in range(n_classes):
             tables = []
+            dirichlet = []
             for j in range(n_features):
                 p = int(parents[c, j])
                 if p < 0 and univariate is not None:
@@ -92,14 +100,42 @@ class DiscreteForestModel:
                     counts = stats.table(p, j)[c]
                 cell = cell_pseudo_count(alpha, prior, n_classes, counts.shape)
                 tables.append(np.log(smoothed_conditional(counts, cell, epsilon)))
+                dirichlet.append(np.asarray(counts, dtype=np.float64) + cell)
             log_cpts.append(tables)
+            posterior.append(dirichlet)
         if stats is not None:
             n_categories = stats.n_categories
         elif univariate is not None:
             n_categories = np.array([u.shape[1] for u in univariate], dtype=np.intp)
         else:
             raise ValueError("pair statistics or univariate counts are needed")
-        return cls(parents=parents, n_categories=np.asarray(n_categories), log_cpts=log_cpts)
+        return cls(
+            parents=parents,
+            n_categories=np.asarray(n_categories),
+            log_cpts=log_cpts,
+            posterior=posterior,
+        )
+
+    def posterior_draw(self, rng: np.random.Generator, epsilon: float) -> DiscreteForestModel:
+        """The same forests with every table row drawn from its Dirichlet posterior
+        (``posterior``), floored at ``epsilon`` as the fitted tables are; a row with no
+        count and no pseudo-count stays uniform.
+
+        Raises
+        ------
+        ValueError
+            When the model has no posterior (its tables were not counted).
+        """
+        if self.posterior is None:
+            raise ValueError(
+                "this model's tables have no Dirichlet posterior (conditional-likelihood "
+                "parameters, or a model file written before posteriors were kept)"
+            )
+        log_cpts = [
+            [np.log(smoothed_conditional(rng.gamma(table), 0.0, epsilon)) for table in tables]
+            for tables in self.posterior
+        ]
+        return DiscreteForestModel(self.parents, self.n_categories, log_cpts)
 
     @property
     def n_classes(self) -> int:
