@@ -162,3 +162,30 @@ def test_unknown_labels_are_refused():
     clf = NaiveBayesClassifier().fit(X, y)
     with pytest.raises(ValueError, match="not fitted on"):
         summed_out_importances(clf, X[:3], [0, 1, 7])
+
+
+def test_kernel_models_split_their_scores_exactly_among_the_features():
+    from sklearn.datasets import load_wine
+
+    from discotree import ForestDensityClassifier, KernelNaiveBayesClassifier
+
+    X, y = load_wine(return_X_y=True)
+    forest = ForestDensityClassifier(pairs=4, keep_original=True).fit(X, y)
+    Z = forest._standardised(X[:20])
+    shares = forest._feature_contributions(Z)
+    assert_allclose(shares.sum(axis=2) + forest.intercept_, forest.decision_function(X[:20]))
+    kernel = KernelNaiveBayesClassifier().fit(X, y)
+    shares = kernel._feature_contributions(kernel._standardised(X[:20]))
+    logits = kernel.predict_log_proba(X[:20])
+    logits -= logits.mean(axis=1, keepdims=True)
+    prior = kernel.class_log_prior_ - kernel.class_log_prior_.mean()
+    assert_allclose(shares.sum(axis=2) + prior, logits, atol=1e-9)
+    for clf in (forest, kernel):
+        importances = clf.feature_importances_
+        assert importances.shape == (13,) and np.all(importances >= 0)
+        clf.fit(X[:, :5], y)
+        assert clf.feature_importances_.shape == (5,)
+    with discotree.config_context(importance_rows=0):
+        kernel.fit(X, y)
+    with pytest.raises(AttributeError, match="importance_rows=0"):
+        _ = kernel.feature_importances_

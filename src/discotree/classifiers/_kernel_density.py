@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from ..config import get_config
 from ..fitting import FitContractMixin
 from ..validation import (
     check_is_fitted,
@@ -58,7 +59,45 @@ def _robust_moments(X, w) -> tuple[NDArray, NDArray, NDArray]:
 
 
 class KernelDensityBase(FitContractMixin, ClassifierMixin, BaseEstimator):
-    """Validation, standardisation and bandwidths shared by the kernel classifiers."""
+    """Validation, standardisation and bandwidths shared by the kernel classifiers.
+
+    ``feature_importances_``: the mean absolute share of each feature in the model's
+    additive scores (:meth:`_feature_contributions` of each subclass), over a seeded
+    sample of at most ``importance_rows`` standardised training rows kept by ``fit``
+    (the kernel models need complete rows, so they cannot sum a feature out).
+    """
+
+    def _keep_importance_sample(self, Z: NDArray[np.float64]) -> None:
+        self._importance_cache: dict[str, NDArray[np.float64]] = {}
+        limit = int(get_config()["importance_rows"])
+        if limit <= 0:
+            self._importance_rows = None
+            return
+        keep = np.arange(len(Z))
+        if len(keep) > limit:
+            keep = np.sort(np.random.default_rng(0).choice(keep, limit, replace=False))
+        self._importance_rows = Z[keep]
+
+    def _feature_contributions(self, Z: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Each feature's additive share of each score, (n_rows, n_scores, n_features)."""
+        raise NotImplementedError  # pragma: no cover - each subclass defines its scores
+
+    @property
+    def feature_importances_(self) -> NDArray[np.float64]:
+        """Mean absolute contribution of each feature to the model's scores over a
+        sample of at most ``importance_rows`` training rows (see the class notes)."""
+        cache = self.__dict__.get("_importance_cache")
+        rows = self.__dict__.get("_importance_rows")
+        if cache is None:
+            raise AttributeError(f"{type(self).__name__} is not fitted: no feature_importances_.")
+        if "mean" not in cache:
+            if rows is None:
+                raise AttributeError(
+                    f"{type(self).__name__} has no feature_importances_: it was fitted with "
+                    "importance_rows=0 (no training rows kept)."
+                )
+            cache["mean"] = np.abs(self._feature_contributions(rows)).mean(axis=(0, 1))
+        return cache["mean"]
 
     def _validate(self, X, y, sample_weight):
         name = type(self).__name__
@@ -79,7 +118,9 @@ class KernelDensityBase(FitContractMixin, ClassifierMixin, BaseEstimator):
         self._magnitude, self._unit_mean, self._unit_sd = _robust_moments(X, w)
         self.mean_ = self._magnitude * self._unit_mean
         self.scale_ = self._magnitude * self._unit_sd
-        return self._standardise(X), class_index.astype(np.intp), w
+        Z = self._standardise(X)
+        self._keep_importance_sample(Z)
+        return Z, class_index.astype(np.intp), w
 
     def _standardise(self, X) -> NDArray[np.float64]:
         with np.errstate(over="ignore"):

@@ -256,6 +256,20 @@ class ForestDensityClassifier(KernelDensityBase):
         for attribute, value in result.attributes.items():
             setattr(self, attribute, value)
 
+    def _feature_contributions(self, Z: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Each feature's share of each SVM margin: the coefficient times the value of
+        every term of the feature map that involves it, a pair's term split equally
+        between its two features (the shares add up to the margin minus the
+        intercept)."""
+        features = self._features(Z)  # (n_rows, n_terms)
+        share = np.zeros((len(self.feature_terms_), Z.shape[1]))
+        for t, (_, i, j) in enumerate(self.feature_terms_):
+            if j < 0:
+                share[t, i] = 1.0
+            else:
+                share[t, i] = share[t, j] = 0.5
+        return np.einsum("nt,kt,tf->nkf", features, self.coef_, share)
+
     def _features(self, Z) -> NDArray[np.float64]:
         return density_features(self.densities_, Z, bool(self.keep_original))
 

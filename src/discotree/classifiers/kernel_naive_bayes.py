@@ -106,6 +106,17 @@ class KernelNaiveBayesClassifier(KernelDensityBase):
         )
         return self
 
+    def _feature_contributions(self, Z: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Each feature's log density minus its mean over the classes: its exact share
+        of the centred log-posterior, which is what summing it out removes (naive
+        Bayes); a constant feature has none."""
+        n_classes = len(self.classes_)
+        logs = self.densities_.log_densities(Z).reshape(len(Z), n_classes, -1)
+        out = logs - logs.mean(axis=1, keepdims=True)
+        constant = np.setdiff1d(np.arange(out.shape[2]), self.varying_features_)
+        out[:, :, constant] = 0.0
+        return out
+
     def _joint_log_likelihood(self, X) -> NDArray[np.float64]:
         Z = self._standardised(X)
         logs = self.densities_.log_densities(Z)
