@@ -12,13 +12,12 @@ With ``concentrations`` (per node, one per level), each factor is the hierarchic
 estimate of :mod:`discotree.stats.hierarchical` instead: it backs off along the prefixes
 of the ranked parents, down to the class level and the node's marginal.
 
-Missing values at predict time are summed out **exactly**. A row whose only missing
-parent is one attribute ``m`` (with its own parents observed) sums ``m`` out directly,
-for all such rows at once (:meth:`KDependenceModel.log_likelihood`: ``P(m | c, pa_m)``
-times the factors of ``m``'s children, over ``m``'s values); other rows by variable
-elimination over the network's dense tables (:meth:`KDependenceModel.dense_table`,
-min-degree order, the one of :class:`~discotree.models.bayes_net.BayesNetModel`) where
-it is affordable: when
+Missing values at predict time are summed out **exactly** by variable elimination over
+the network's dense tables (:meth:`KDependenceModel.dense_table`, min-degree order, the
+one of :class:`~discotree.models.bayes_net.BayesNetModel`) where it is affordable (a
+row whose only missing parent is one attribute ``m`` gets the same sum without the dense
+tables, for all such rows at once: ``P(m | c, pa_m)`` times the factors of ``m``'s
+children, over ``m``'s values): when
 all the dense tables hold at most ``MAX_DENSE_CELLS`` numbers and a row's elimination
 forms no factor above ``MAX_ELIMINATION_CELLS`` (classes x configurations); a missing
 attribute no one uses as a parent is summed out exactly in any case (its factor is 1).
@@ -177,11 +176,14 @@ class KDependenceModel:
         used = np.zeros(self.n_features, dtype=bool)
         used[list(self.attributes)] = True
         missing_parents = codes[rows][:, is_parent] < 0
+        if self.dense_cells() > MAX_DENSE_CELLS:  # no exact marginal: the back-off rule
+            return out
         single = rows[missing_parents.sum(axis=1) == 1]  # one parent missing: vectorised
         handled = []
         for m in np.flatnonzero(is_parent & used):
             these = single[codes[single, m] < 0]
-            if len(these):
+            cells = elimination_cells(self.parents, self.attributes, {int(m)}, self.n_categories)
+            if len(these) and cells * self.n_classes <= MAX_ELIMINATION_CELLS:
                 out[these] = self._sum_out(int(m), codes[these], out[these])
                 handled.append(these)
         if handled:
