@@ -17,9 +17,9 @@ import matplotlib
 import numpy as np
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from sklearn.datasets import load_breast_cancer, load_digits, load_wine  # noqa: E402
-from sklearn.model_selection import cross_val_score  # noqa: E402
+import matplotlib.pyplot as plt
+from sklearn.datasets import load_breast_cancer, load_digits, load_wine
+from sklearn.model_selection import cross_val_score
 
 ROOT = Path(__file__).resolve().parents[1]
 #: A few readable columns of breast cancer: the structures stay legible.

@@ -11,6 +11,8 @@ Usage: ``python docs/check_site.py docs/_build/html`` (``make -C docs check``).
    DOM Chromium rendered must hold the page's heading (for the first example: the
    SVG of a fitted model's notebook view).
 
+3. Every user-guide page (but its index) shows a figure (an ``img`` of the build).
+
 Exits 1 with one line per problem; 0 when everything holds.
 """
 
@@ -56,6 +58,7 @@ class _Links(html.parser.HTMLParser):
     def __init__(self) -> None:
         super().__init__()
         self.links: list[str] = []
+        self.images: list[str] = []
         self.ids: set[str] = set()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -64,6 +67,8 @@ class _Links(html.parser.HTMLParser):
                 self.ids.add(value)
             if name in ("href", "src") and value and tag in ("a", "img", "link", "script"):
                 self.links.append(value)
+            if tag == "img" and name == "src" and value:
+                self.images.append(value)
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -149,6 +154,17 @@ def render(site: Path, shots: Path) -> list[str]:
     return problems
 
 
+def pages_without_figures(site: Path) -> list[str]:
+    """The user-guide pages (but the index) with no image of the build."""
+    missing = []
+    for page in sorted((site / "user_guide").glob("*.html")):
+        if page.name == "index.html":
+            continue
+        if not _parse(page).images:
+            missing.append(f"user_guide/{page.name}: no figure")
+    return missing
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     site = Path(argv[0] if argv else "docs/_build/html").resolve()
@@ -158,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     problems = broken_links(site)
     n_pages = sum(1 for p in site.rglob("*.html") if "_static" not in p.parts)
     print(f"check_site: {n_pages} pages, {len(problems)} broken internal links")
+    problems += pages_without_figures(site)
     problems += render(site, site.parent / "screenshots")
     for problem in problems:
         print(f"check_site: {problem}", file=sys.stderr)

@@ -2,7 +2,8 @@
 
 Build with ``make -C docs html`` (warnings are errors). The reproduction pages are
 generated at build time from the committed ``results/*/results.md`` (see
-``_reproduction_pages``), the API pages by autosummary, the gallery by sphinx-gallery
+``_reproduction_pages``), the figure of each user-guide page from the installed package
+(``_figures.py``), the API pages by autosummary, the gallery by sphinx-gallery
 from ``examples/``.
 """
 
@@ -19,6 +20,7 @@ DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(DOCS))
 
+from _figures import write_user_guide_figures  # noqa: E402
 from _reproductions import write_reproduction_pages  # noqa: E402
 
 import discotree  # noqa: E402
@@ -81,3 +83,7 @@ sphinx_gallery_conf = {
 }
 
 write_reproduction_pages(ROOT / "results", DOCS / "reproductions")
+
+
+# one figure per user-guide page, drawn from the package at every build
+write_user_guide_figures(DOCS / "user_guide" / "_figures")

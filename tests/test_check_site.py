@@ -37,3 +37,12 @@ def test_broken_links_and_fragments_are_reported(tmp_path):
 def test_a_missing_site_is_an_error(tmp_path, capsys):
     assert check_site.main([str(tmp_path)]) == 1
     assert "no built site" in capsys.readouterr().err
+
+
+def test_user_guide_pages_without_a_figure_are_reported(tmp_path):
+    guide = tmp_path / "user_guide"
+    guide.mkdir()
+    (guide / "index.html").write_text("<p>contents</p>")
+    (guide / "tan.html").write_text('<img src="../_images/tan.png">')
+    (guide / "naive_bayes.html").write_text('<a href="x.png">a link is not a figure</a>')
+    assert check_site.pages_without_figures(tmp_path) == ["user_guide/naive_bayes.html: no figure"]
