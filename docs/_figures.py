@@ -68,10 +68,10 @@ def _chow_liu(ax):
 
 def _discriminative_trees(ax):
     from discotree import DiscriminativeTreeClassifier
-    from discotree.plotting import plot_forest_pair
+    from discotree.plotting import plot_network
 
     X, y = _cancer()
-    return plot_forest_pair(DiscriminativeTreeClassifier().fit(X, y))
+    return plot_network(DiscriminativeTreeClassifier().fit(X, y))
 
 
 def _boosting(ax):
@@ -90,7 +90,7 @@ def _draw_digraph(ax, edges, names, title):
     graph = nx.DiGraph()
     graph.add_nodes_from(names)
     graph.add_edges_from(edges)
-    position = nx.spring_layout(graph, seed=0)
+    position = nx.circular_layout(graph)
     nx.draw_networkx(graph, position, ax=ax, node_color="#cfe2f3", font_size=7, arrows=True)
     ax.set_title(title)
     ax.axis("off")
@@ -143,16 +143,23 @@ def _feature_selection(ax):
     ax.barh(np.asarray(X.columns)[order], result.importances_mean[order],
             xerr=result.importances_std[order] / np.sqrt(len(X)))  # fmt: skip
     ax.set_xlabel("log-loss increase when summed out (nats, mean over rows)")
-    ax.set_title("Breast cancer: the 12 features naive Bayes loses most without")
+    ax.set_title("Breast cancer: what naive Bayes loses without each feature (top 12)")
 
 
 def _data(ax):
-    from discotree import TANClassifier
+    from sklearn.model_selection import train_test_split
+
+    from discotree import NaiveBayesClassifier, TANClassifier
     from discotree.plotting import plot_missing_robustness
 
     X, y = _cancer()
-    plot_missing_robustness(TANClassifier(), X, y, ax=ax)
-    ax.set_title("TAN on breast cancer with features hidden at random at test time")
+    X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    fitted = {
+        "naive Bayes": NaiveBayesClassifier().fit(X_train, y_train),
+        "TAN": TANClassifier().fit(X_train, y_train),
+    }
+    plot_missing_robustness(fitted, X_test, y_test, ax=ax)
+    ax.set_title("Breast cancer, features hidden at random at test time")
 
 
 def _choosing(ax):
@@ -161,7 +168,7 @@ def _choosing(ax):
     X, y = _cancer()
     names = ["nb-auto", "tan-cmi-auto", "dt-auto", "aode", "skdb", "eskdb", "rf", "logreg"]
     scores = [cross_val_score(make_classifier(n), X, y, cv=5) for n in names]
-    ax.boxplot(scores, vert=False, tick_labels=names)
+    ax.boxplot(scores, orientation="horizontal", tick_labels=names)
     ax.set_xlabel("5-fold accuracy on breast cancer (7 features)")
     ax.set_title("Default models of each family beside two scikit-learn baselines")
 
