@@ -9,6 +9,7 @@ from discotree.kernels.kde import (
     bandwidth_factor,
     exact_density_1d,
     exact_density_2d,
+    exact_pair_densities,
     grid_densities_2d,
     grid_density_1d,
     interpolate_1d,
@@ -44,6 +45,23 @@ def test_exact_densities_equal_reference_with_weights(seed):
     expected_2d = ref.kernel_density(list(points), weights, list(query), h)
     got = exact_density_2d(points[:, 0], points[:, 1], weights, query[:, 0], query[:, 1], *h)
     np.testing.assert_allclose(got, expected_2d)
+
+
+@pytest.mark.parametrize("block", [1 << 22, 150])  # one block, and several of queries
+def test_pair_densities_at_once_equal_the_reference_with_weights(block):
+    rng = np.random.default_rng(4)
+    points = rng.normal(size=(25, 4))
+    weights = rng.uniform(0.1, 3.0, size=25)
+    query = rng.normal(size=(9, 4)) * 2
+    h = np.array([0.4, 0.7, 0.3, 1.1])
+    pairs = np.array([(0, 1), (2, 3), (1, 3), (0, 2)])
+    got = exact_pair_densities(points, weights, query, h, pairs, max_elements=block)
+    for p, (a, b) in enumerate(pairs):
+        expected = ref.kernel_density(
+            list(points[:, [a, b]]), weights, list(query[:, [a, b]]), (h[a], h[b])
+        )
+        np.testing.assert_allclose(got[p], expected, rtol=1e-12)
+    assert exact_pair_densities(points, np.zeros(25), query, h, pairs).sum() == 0.0
 
 
 def test_kernel_matrix_is_the_gaussian_between_nodes():

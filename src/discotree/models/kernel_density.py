@@ -27,6 +27,7 @@ from ..kernels.kde import (
     bandwidth_factor,
     exact_density_1d,
     exact_density_2d,
+    exact_pair_densities,
     grid_densities_2d,
     grid_density_1d,
     interpolate_1d,
@@ -175,10 +176,14 @@ class PairwiseKernelDensities:
                     c, i, points[:, i], w, total, query[:, i], own, exact_1d
                 )
             kernels: dict[int, NDArray[np.float64]] = {}
+            exact = None  # every pair at once: the kernels of each feature formed once
+            if exact_2d and total > 0:
+                exact = exact_pair_densities(points, w, query, self.bandwidth_2d[c], self.pairs)
             for start in range(0, len(self.pairs), self.pair_chunk):
                 chunk = self.pairs[start : start + self.pair_chunk]
+                done = None if exact is None else exact[start : start + len(chunk)]
                 block = self._densities_2d(
-                    c, chunk, points, w, total, query, own, exact_2d, kernels
+                    c, chunk, points, w, total, query, own, exact_2d, kernels, done
                 )
                 first = offset + self.n_features + start
                 out[:, first : first + len(chunk)] = block.T
@@ -221,22 +226,23 @@ class PairwiseKernelDensities:
         return _leave_out(dens, own, own_kernel, total)
 
     def _densities_2d(
-        self, c, chunk, points, w, total, query, own, exact, kernels
+        self, c, chunk, points, w, total, query, own, exact, kernels, done=None
     ) -> NDArray[np.float64]:
         """Densities of a chunk of pairs at every query, shape (len(chunk), n_query).
 
-        ``kernels`` caches the class's kernel matrices per feature across chunks.
+        ``kernels`` caches the class's kernel matrices per feature across chunks;
+        ``done`` holds the chunk's exact densities when they were computed for every
+        pair at once.
         """
         i, j = chunk[:, 0], chunk[:, 1]
         hx, hy = self.bandwidth_2d[c, i], self.bandwidth_2d[c, j]
         qx, qy = query[:, i].T, query[:, j].T  # (P, n_query)
         k0 = 1.0 / (2 * np.pi * hx * hy)
         if exact or total <= 0:
-            dens = np.stack(
-                [
-                    exact_density_2d(points[:, a], points[:, b], w, qx[p], qy[p], hx[p], hy[p])
-                    for p, (a, b) in enumerate(chunk)
-                ]
+            dens = (
+                done
+                if done is not None
+                else exact_pair_densities(points, w, query, self.bandwidth_2d[c], chunk)
             )
             own_kernel = np.broadcast_to(k0[:, None], dens.shape)
         else:
