@@ -301,3 +301,18 @@ def test_features_constant_up_to_rounding_get_no_weight():
     shifted = features.copy()
     shifted[:, 3] += 1e-3  # a test value off the training constant changes nothing
     assert np.allclose(shifted @ coef.T + intercept, features @ coef.T + intercept)
+
+
+def test_calibration_folds_follow_the_rows_not_the_last_bits_of_the_densities():
+    from sklearn.datasets import load_wine
+
+    from discotree.learners.forest_density import fit_calibration
+
+    X, y = load_wine(return_X_y=True)
+    rows = (X - X.mean(axis=0)) / X.std(axis=0)
+    features = np.column_stack([rows, rows**2])
+    nudged = features * (1 + 1e-15 * np.random.default_rng(0).choice([-1, 1], features.shape))
+    weights = np.ones(len(y))
+    args = (y, 3, weights, 1.0, 2000)
+    slope = fit_calibration(features, *args, rows_of=rows)
+    assert fit_calibration(nudged, *args, rows_of=rows) == pytest.approx(slope, rel=1e-6)

@@ -57,7 +57,30 @@ def random_forest_classifier(**params: Any) -> RandomForestClassifier:
     return RandomForestClassifier(**settings)
 
 
-class QuadraticSVMClassifier(FitContractMixin, ClassifierMixin, BaseEstimator):
+class _AnyColumns:
+    """What the two scikit-learn baselines of any columns share: the frame they fit on
+    (validated as discotree's estimators validate it; inf refused) and their tags."""
+
+    def _frame(self, X: Any, reset: bool) -> pd.DataFrame:
+        name = type(self).__name__
+        table = check_table(X, name)
+        validate_data(self, X, skip_check_array=True, reset=reset)
+        for column, label in zip(table.columns, table.labels, strict=True):
+            if column.dtype.kind == "f" and np.isinf(column).any():
+                raise ValueError(f"{name}: {label} contains inf.")
+        if isinstance(X, pd.DataFrame):
+            return X.reset_index(drop=True)
+        return pd.DataFrame({j: c for j, c in enumerate(table.columns)})
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        return tags
+
+
+class QuadraticSVMClassifier(_AnyColumns, FitContractMixin, ClassifierMixin, BaseEstimator):
     """SVM with the quadratic kernel ``K(a, b) = (1 + <a, b>)^2``, C chosen on a
     held-out part of the training data (Tan et al. 2010, Section V-D).
 
@@ -113,17 +136,6 @@ class QuadraticSVMClassifier(FitContractMixin, ClassifierMixin, BaseEstimator):
         svc = SVC(kernel="poly", degree=2, coef0=1.0, gamma=1.0, C=C)
         return make_pipeline(encode, svc)
 
-    def _frame(self, X: Any, reset: bool) -> pd.DataFrame:
-        name = type(self).__name__
-        table = check_table(X, name)
-        validate_data(self, X, skip_check_array=True, reset=reset)
-        for column, label in zip(table.columns, table.labels, strict=True):
-            if column.dtype.kind == "f" and np.isinf(column).any():
-                raise ValueError(f"{name}: {label} contains inf.")
-        if isinstance(X, pd.DataFrame):
-            return X.reset_index(drop=True)
-        return pd.DataFrame({j: c for j, c in enumerate(table.columns)})
-
     def fit(self, X: Any, y: Any) -> QuadraticSVMClassifier:
         """Choose C on the held-out part, then refit on every training sample.
 
@@ -166,13 +178,6 @@ class QuadraticSVMClassifier(FitContractMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self.pipeline_.predict(self._frame(X, reset=False))
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.string = True
-        tags.input_tags.categorical = True
-        return tags
-
 
 def _non_numeric(frame: pd.DataFrame) -> list[Any]:
     """The columns a baseline encodes as categories: every column that is not a
@@ -186,7 +191,7 @@ def _non_numeric(frame: pd.DataFrame) -> list[Any]:
     ]
 
 
-class AnyColumnsBaseline(FitContractMixin, ClassifierMixin, BaseEstimator):
+class AnyColumnsBaseline(_AnyColumns, FitContractMixin, ClassifierMixin, BaseEstimator):
     """A scikit-learn classifier made to take what discotree takes: numbers, strings,
     categoricals and missing values, as a practitioner would set it up.
 
@@ -277,16 +282,7 @@ class AnyColumnsBaseline(FitContractMixin, ClassifierMixin, BaseEstimator):
         return make_pipeline(encode, model)
 
     def _frame(self, X: Any, reset: bool) -> pd.DataFrame:
-        name = type(self).__name__
-        table = check_table(X, name)
-        validate_data(self, X, skip_check_array=True, reset=reset)
-        for column, label in zip(table.columns, table.labels, strict=True):
-            if column.dtype.kind == "f" and np.isinf(column).any():
-                raise ValueError(f"{name}: {label} contains inf.")
-        if isinstance(X, pd.DataFrame):
-            frame = X.reset_index(drop=True)
-        else:
-            frame = pd.DataFrame({j: c for j, c in enumerate(table.columns)})
+        frame = super()._frame(X, reset)
         categorical = _non_numeric(frame)
         if categorical:  # one kind of value per category column: strings, NaN missing
             frame = frame.copy()
@@ -319,10 +315,3 @@ class AnyColumnsBaseline(FitContractMixin, ClassifierMixin, BaseEstimator):
         """The class of largest probability (the SVM: of largest margin)."""
         check_is_fitted(self)
         return self.pipeline_.predict(self._frame(X, reset=False))
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.string = True
-        tags.input_tags.categorical = True
-        return tags

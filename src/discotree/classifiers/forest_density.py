@@ -377,7 +377,7 @@ class ForestDensityClassifier(KernelDensityBase):
         >>> X, y = load_wine(return_X_y=True)
         >>> clf = ForestDensityClassifier(probability=True).fit(X, y)
         >>> clf.predict_proba(X[:1]).round(3)
-        array([[0.999, 0.   , 0.001]])
+        array([[1., 0., 0.]])
         """
         check_is_fitted(self)
         margin = self.decision_function(X)

@@ -155,7 +155,7 @@ def linear_svm(
 
 
 def fit_calibration(
-    features, class_index, n_classes, weights, C, max_iter, random_state=0
+    features, class_index, n_classes, weights, C, max_iter, random_state=0, rows_of=None
 ) -> float:
     """Slope of the margins' sigmoid (softmax), fitted on cross-validated margins.
 
@@ -163,16 +163,19 @@ def fit_calibration(
     probabilities rank the classes as the margins do and ``predict``,
     ``decision_function`` and ``predict_proba`` agree. Margins are from 3-fold
     cross-validation on the package's weight-equivalent folds
-    (:func:`~discotree.stats.folds.content_folds` of the features' values: a row of
-    weight k and its k copies are held out together); rows of a fold whose training
-    rows miss a class get their training margins.
+    (:func:`~discotree.stats.folds.content_folds` of the rows' values, ``rows_of``, by
+    default the features: a row of weight k and its k copies are held out together);
+    rows of a fold whose training rows miss a class get their training margins. The
+    learner passes the standardised input rows, so the folds do not follow the last
+    bits of the density estimates.
     """
     n_outputs = 1 if n_classes == 2 else n_classes
     margins = np.zeros((len(class_index), n_outputs))
     held_out = np.zeros(len(class_index), dtype=bool)
     # the package's weight-equivalent folds, from the features' bits (identical rows,
     # identical folds); a fold whose training rows miss a class is not held out
-    bits = np.ascontiguousarray(features, dtype=np.float64).view(np.int64)
+    source = features if rows_of is None else rows_of
+    bits = np.ascontiguousarray(source, dtype=np.float64).view(np.int64)
     folds = content_folds(bits, 3, integer_seed(random_state))
     for train, test in fold_splits(folds, 3):
         present = class_totals(class_index[train], weights[train], n_classes)
@@ -292,7 +295,7 @@ def fit_forest_density(rows: Rows, spec: LearnerSpec) -> FittedModel:
     }
     if spec.option("probability", False):
         attributes["calibration_slope_"] = fit_calibration(
-            features, class_index, n_classes, weights, *svm_args
+            features, class_index, n_classes, weights, *svm_args, rows_of=values
         )
     classes = spec.option("classes", np.arange(n_classes))
     terms: list[tuple[Any, int, int]] = []
