@@ -332,12 +332,30 @@ def _read_whole(path: Path, target: str) -> tuple[pd.DataFrame, pd.Series]:
 
 
 def _fit_streaming(estimator, path: Path, args: argparse.Namespace) -> int:
-    """partial_fit over the file's batches: memory bounded by one batch (and the
+    """partial_fit over the file's batches, or for the learners that read counts of
+    several passes (kDB, selective kDB, TAN k=2) the file read again per pass
+    (:mod:`discotree.engines.file_passes`): memory bounded by one batch (and the
     counts), whatever the file's size."""
     from .datasets.streaming import open_table
+    from .engines.file_passes import fit_in_passes, reads_in_passes
 
     source = open_table(path)
     classes = source.labels(args.target)  # a first pass over the target column only
+    if reads_in_passes(estimator):  # kDB, selective kDB, TAN k=2: counts of 2-3 passes
+        total = None if source.n_rows is None else 3 * source.n_rows
+        progress, task = _progress(args, total, f"fitting {args.model} (up to 3 passes)")
+        rows_per_pass: list[int] = []
+
+        def batches():
+            rows_per_pass.append(0)
+            for X, y in source.batches(args.batch_rows, target=args.target):
+                rows_per_pass[-1] += len(X)
+                progress.advance(task, len(X))
+                yield X, y
+
+        with progress:
+            fit_in_passes(estimator, batches, classes)
+        return rows_per_pass[0]
     progress, task = _progress(args, source.n_rows, f"fitting {args.model}")
     n_rows = 0
     with progress:
@@ -630,8 +648,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--data",
         type=Path,
         help="training data: a .csv, .csv.gz or .parquet file, or a folder of them; read "
-        "in batches by the models with partial_fit (bounded memory; alpha='auto' models "
-        "keep the encoded rows), whole by the others",
+        "in batches by the models with partial_fit (bounded memory; kDB, selective kDB "
+        "and TAN k=2 read it once per pass of counts; alpha='auto' and hierarchical "
+        "smoothing keep the encoded rows), whole by the others",
     )
     p.add_argument("--csv", type=Path, help="alias of --data")
     p.add_argument("--target", required=True, help="label column")

@@ -176,6 +176,35 @@ class StatisticsSchema:
         class_index = np.searchsorted(self.classes, y).astype(np.intp)
         return schema.count_codes(codes, class_index, weights)
 
+    def encode(
+        self, X: Any, y: Any, sample_weight: Any = None
+    ) -> tuple[NDArray[Any], NDArray[np.intp], NDArray[np.float64] | None]:
+        """A part of the data as (codes, class index, weights) under this schema, rows
+        of weight zero left out (its categories must all be in the schema: encode
+        under the schema of the summed statistics).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> schema = StatisticsSchema.from_sample(np.array([[0, 1], [1, 0]]), classes=[0, 1])
+        >>> codes, class_index, weights = schema.encode(np.array([[1, 1]]), [1])
+        >>> codes.tolist(), class_index.tolist(), weights
+        ([[1, 1]], [1], None)
+        """
+        if len(X) == 0:
+            empty = np.empty((0, self.n_features), dtype=self.encoder.code_dtype_)
+            return empty, np.empty(0, dtype=np.intp), None
+        table = check_table(X, self.encoder.owner)
+        codes = self.encoder.transform(table)
+        class_index = np.searchsorted(self.classes, np.asarray(y).reshape(-1)).astype(np.intp)
+        weights = None
+        if sample_weight is not None:
+            weights = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+            if not (weights > 0).all():
+                keep = weights > 0
+                codes, class_index, weights = codes[keep], class_index[keep], weights[keep]
+        return codes, class_index, weights
+
     def count_codes(
         self,
         codes: NDArray[np.integer],

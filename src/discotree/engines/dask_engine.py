@@ -329,17 +329,7 @@ def schema_pass(estimator: Any, parts: list[tuple], names: Any) -> StatisticsSch
 # -------------------------------------------------------------------- counting pass
 def encode_partition(schema: StatisticsSchema, x: Any, y: Any, w: Any):
     """A partition as (codes, class index, weights), rows of weight zero left out."""
-    if len(x) == 0:
-        empty = np.empty((0, schema.n_features), dtype=schema.encoder.code_dtype_)
-        return empty, np.empty(0, dtype=np.intp), None
-    table = check_table(x, schema.encoder.owner)
-    codes = schema.encoder.transform(table)
-    class_index = np.searchsorted(schema.classes, np.asarray(y).reshape(-1)).astype(np.intp)
-    weights = None if w is None else np.asarray(w, dtype=np.float64).reshape(-1)
-    if weights is not None and not (weights > 0).all():
-        keep = weights > 0
-        codes, class_index, weights = codes[keep], class_index[keep], weights[keep]
-    return codes, class_index, weights
+    return schema.encode(x, y, w)
 
 
 def _count_partition(schema, encoded, n_folds: int):

@@ -1,0 +1,150 @@
+"""Fitting from a source read several times in batches, keeping only counts: the passes
+of a count learner (:class:`~discotree.learners.registry.Learner`) over a file larger
+than memory, as the Dask engine runs them over partitions.
+
+``partial_fit`` can only add what one pass gives; a learner that reads ``"pairs, then
+families"`` (TAN with ``k = 2``, kDB, selective kDB) needs the pair tables before it can
+choose which families to count, and selective kDB then scores every row against all the
+counts (its leave-one-out losses). Its ``partial_fit`` therefore keeps the encoded rows
+(a byte per cell). :func:`fit_in_passes` reads the source again instead:
+
+1. the pair tables and class weights (the first batch fixes the numeric bins, as for
+   ``partial_fit``; later batches may add categories);
+2. the family counts of the parents the learner chose from them;
+3. for selective kDB, the leave-one-out losses under all the counts;
+
+then hands the sums to the estimator's ``fit_from_statistics``. Memory is one batch plus
+the tables, whatever the number of rows; the model is the one ``partial_fit`` over the
+same batches learns (tested).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ..learners.registry import Counts, get_learner
+from ..sufficient_statistics import StatisticsSchema
+
+__all__ = ["fit_in_passes", "reads_in_passes"]
+
+
+def reads_in_passes(estimator: Any) -> bool:
+    """Whether ``estimator`` fits from counts of several passes (``"pairs, then
+    families"``) with a fixed ``alpha``: then :func:`fit_in_passes` needs no rows."""
+    if not hasattr(estimator, "learner_spec"):
+        return False
+    try:
+        spec = estimator.learner_spec()
+    except (ValueError, TypeError):  # a row learner, or bad parameters (fit says which)
+        return False
+    return get_learner(spec.learner).reads == "pairs, then families" and spec.alpha != "auto"
+
+
+def _add(a: Any, b: Any) -> Any:
+    if a is None:
+        return b
+    if isinstance(a, list):
+        return [_add(p, q) for p, q in zip(a, b, strict=True)]
+    return a + b
+
+
+def fit_in_passes(
+    estimator: Any,
+    batches: Callable[[], Iterable[tuple[Any, Any]]],
+    classes: Any,
+    on_pass: Callable[[int], None] | None = None,
+) -> Any:
+    """Fit ``estimator`` from the counts of up to three passes over ``batches()``.
+
+    Parameters
+    ----------
+    estimator : classifier whose learner reads ``"pairs, then families"``
+        (:func:`reads_in_passes`), e.g. ``KDBClassifier()``.
+    batches : callable
+        Returns a new iterator of ``(X, y)`` batches over the whole data at each call.
+    classes : array-like
+        Every label of the data.
+    on_pass : callable, optional
+        Called with the number (1, 2, 3) of each pass as it starts (progress).
+
+    Returns
+    -------
+    estimator
+        Fitted by ``fit_from_statistics``.
+
+    Raises
+    ------
+    ValueError
+        If the estimator does not fit from counts of several passes, or the data holds
+        no rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from discotree import KDBClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 3, (300, 4))
+    >>> y = (X[:, 0] + X[:, 1]) % 2
+    >>> halves = lambda: [(X[:150], y[:150]), (X[150:], y[150:])]
+    >>> clf = fit_in_passes(KDBClassifier(k=2), halves, classes=[0, 1])
+    >>> bool(clf.score(X, y) > 0.9)
+    True
+    """
+    name = type(estimator).__name__
+    if not reads_in_passes(estimator):
+        raise ValueError(
+            f"{name} does not fit from the counts of several passes (its learner reads "
+            "other statistics, or alpha='auto'); use partial_fit."
+        )
+    spec = estimator.learner_spec()
+    learner = get_learner(spec.learner)
+
+    def each(number: int) -> Iterator[tuple[Any, Any]]:
+        if on_pass is not None:
+            on_pass(number)
+        return iter(batches())
+
+    schema: StatisticsSchema | None = None
+    total = None
+    for X, y in each(1):
+        if schema is None:
+            schema = StatisticsSchema.from_sample(
+                X,
+                classes,
+                max_categories=estimator.max_categories,
+                discretizer=estimator.discretizer,
+                y=y,
+            )
+        total = _add(total, schema.count(X, y))
+    if total is None or schema is None:
+        raise ValueError(f"{name}: the data holds no rows.")
+    final = total.schema  # every category of every batch
+    assert learner.structure is not None
+    parents = learner.structure(total, spec)
+    n_classes = len(final.classes)
+    families = None
+    for X, y in each(2):
+        codes, class_index, weights = final.encode(X, y)
+        w = np.ones(len(codes)) if weights is None else weights
+        if learner.count_families is not None:
+            part = learner.count_families(
+                codes, class_index, w, n_classes, final.n_categories, parents
+            )
+        else:
+            from ..kernels.family_counts import family_counts
+
+            part = [
+                family_counts(codes, class_index, w, n_classes, final.n_categories, j, pa)
+                for j, pa in enumerate(parents)
+            ]
+        families = _add(families, part)
+    scores = None
+    if learner.score_rows is not None and spec.option("selective", False):
+        counts = Counts(final.n_categories, np.asarray(total.class_weight), total, families)
+        for X, y in each(3):
+            codes, class_index, weights = final.encode(X, y)
+            scores = _add(scores, learner.score_rows(counts, spec, codes, class_index, weights))
+    return estimator.fit_from_statistics(total, families=families, scores=scores)
