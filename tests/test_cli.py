@@ -41,6 +41,13 @@ def test_compare_quick_runs_its_models_with_baselines(capsys):
     assert rows == list(COMPARE_QUICK)
 
 
+def test_compare_shows_no_log_loss_for_a_model_without_probabilities(capsys):
+    argv = ["compare", "--dataset", "iris", "--models", "forest-density,nb", "--n-jobs", "1"]
+    assert main([*argv, "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "nan" not in out and "—" in out
+
+
 def test_compare_default_is_every_family_and_the_baselines():
     from discotree.cli import COMPARE_DEFAULT
     from discotree.registry import DESCRIPTIONS

@@ -149,7 +149,8 @@ def _compare(args: argparse.Namespace) -> None:
     for column in summary.columns:
         overall.add_column(column, justify="left" if column == "model" else "right")
     for r in summary.itertuples(index=False):
-        overall.add_row(r[0], str(r[1]), f"{r[2]:.4f}", f"{r[3]:.4f}", f"{r[4]:.2f}")
+        loss = "—" if np.isnan(r[3]) else f"{r[3]:.4f}"  # a model without probabilities
+        overall.add_row(r[0], str(r[1]), f"{r[2]:.4f}", loss, f"{r[4]:.2f}")
     console.print(overall)
     for note in notes:
         console.print(f"refused: {note}", soft_wrap=True)
