@@ -58,8 +58,9 @@ def _missing_value(column: pd.Series) -> Any:
 
 
 def _centred(log_proba: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Log-posteriors minus their mean over the classes (the softmax logits)."""
-    return log_proba - log_proba.mean(axis=1, keepdims=True)
+    """Log-posteriors minus their mean over the classes (the last axis): the softmax
+    logits."""
+    return log_proba - log_proba.mean(axis=-1, keepdims=True)
 
 
 def summed_out_importances(
@@ -126,7 +127,7 @@ def summed_out_importances(
         log_proba = estimator.predict_log_proba(_as_input(estimator, stacked))
         log_proba = log_proba.reshape(len(blocks), n, -1)
         done = slice(first, first + len(blocks))
-        evidence[done] = np.abs(logits[None] - _centred_3d(log_proba)).mean(axis=2)
+        evidence[done] = np.abs(logits[None] - _centred(log_proba)).mean(axis=2)
         if position is not None:
             rows = np.arange(n)
             increases[done] = full[rows, position][None] - log_proba[:, rows, position]
@@ -137,10 +138,6 @@ def summed_out_importances(
         std = np.sqrt(((increases - mean[:, None]) ** 2) @ weights / total)
         result.update(importances=increases, importances_mean=mean, importances_std=std)
     return result
-
-
-def _centred_3d(log_proba: NDArray[np.float64]) -> NDArray[np.float64]:
-    return log_proba - log_proba.mean(axis=2, keepdims=True)
 
 
 class SummedOutImportanceMixin:

@@ -45,9 +45,27 @@ from .transformers.discretizer import Discretizer
 from .transformers.encoder import TableEncoder
 from .validation import check_sample_weight, check_table, check_targets, positive_rows
 
-__all__ = ["PairStatistics", "StatisticsSchema"]
+__all__ = ["PairStatistics", "StatisticsSchema", "add_statistics"]
 
 _OWNER = "StatisticsSchema"
+
+
+def add_statistics(a: Any, b: Any) -> Any:
+    """The sum of two parts' statistics: tables, or (nested) lists of them, element by
+    element (``None`` is the empty sum).
+
+    Examples
+    --------
+    >>> add_statistics([1.0, [2.0, 3.0]], [1.0, [1.0, 1.0]])
+    [2.0, [3.0, 4.0]]
+    >>> add_statistics(None, 5)
+    5
+    """
+    if a is None:
+        return b
+    if isinstance(a, list):
+        return [add_statistics(p, q) for p, q in zip(a, b, strict=True)]
+    return a + b
 
 
 def _feature_names(X: Any) -> NDArray[np.object_] | None:

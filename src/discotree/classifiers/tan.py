@@ -395,12 +395,14 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             if codes is None or class_index is None:
                 raise ValueError(f"{type(self).__name__}: these parameters need the rows.")
             weights = np.ones(len(codes)) if sample_weight is None else sample_weight
-            families = [
-                family_counts(
-                    codes, class_index, weights, len(self.classes_), self.n_categories_, j, pa
-                )
-                for j, pa in enumerate(self._structure_of(spec, stats))
-            ]
+            families = get_learner(learner).families(
+                codes,
+                class_index,
+                weights,
+                len(self.classes_),
+                self.n_categories_,
+                self._structure_of(spec, stats),
+            )
         counts = Counts(self.n_categories_, self.class_count_, stats, families)
         return self._learn(counts, spec)
 

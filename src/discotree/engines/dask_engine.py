@@ -35,7 +35,6 @@ import numpy as np
 import pandas as pd
 
 from ..config import get_config
-from ..kernels.family_counts import family_counts
 from ..learners.registry import Counts, get_learner
 from ..stats.alpha_selection import (
     choose_alpha,
@@ -45,7 +44,7 @@ from ..stats.alpha_selection import (
     row_hashes,
 )
 from ..stats.pair_statistics import PairStatistics
-from ..sufficient_statistics import StatisticsSchema
+from ..sufficient_statistics import StatisticsSchema, add_statistics
 from ..transformers.discretizer import weighted_quantile_edges
 from ..transformers.encoder import (
     TableEncoder,
@@ -347,29 +346,19 @@ def _count_partition(schema, encoded, n_folds: int):
     return [total, *per_fold]
 
 
-def _family_partition(schema, encoded, parents: list[tuple[int, ...]], count=None) -> list:
-    """The family counts n(c, x_parents, x_j) of every attribute on a partition (or the
-    learner's own ``count_families``: kDB's sparse prefix tables)."""
+def _family_partition(schema, encoded, parents: list[tuple[int, ...]], learner) -> list:
+    """The learner's second pass on a partition (:meth:`Learner.families`: the family
+    counts of every attribute, or kDB's sparse prefix tables)."""
     codes, class_index, weights = encoded
     w = np.ones(len(codes)) if weights is None else weights
     n_classes = len(schema.classes)
-    if count is not None:
-        return count(codes, class_index, w, n_classes, schema.n_categories, parents)
-    return [
-        family_counts(codes, class_index, w, n_classes, schema.n_categories, j, pa)
-        for j, pa in enumerate(parents)
-    ]
+    return learner.families(codes, class_index, w, n_classes, schema.n_categories, parents)
 
 
 def _score_rows_partition(score, counts, spec, encoded):
     """A learner's third pass on a partition (its sums add over partitions)."""
     codes, class_index, weights = encoded
     return score(counts, spec, codes, class_index, weights)
-
-
-def _add_lists(a: list, b: list) -> list:
-    """Element-wise sums of (nested) lists of statistics."""
-    return [_add_lists(p, q) if isinstance(p, list) else p + q for p, q in zip(a, b, strict=True)]
 
 
 # ---------------------------------------------------------------------- alpha="auto"
@@ -494,17 +483,16 @@ def fit_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
         ).compute()
         n_folds = min(5, min(len(s) for s in distinct))
     counted = [dask.delayed(_count_partition)(schema, part, n_folds) for part in encoded]
-    combined = tree_sum(counted, _add_lists if n_folds else operator.add).compute()
+    combined = tree_sum(counted, add_statistics if n_folds else operator.add).compute()
     total = combined[0] if n_folds else combined
     families = None
     if second_pass:  # the family counts of the parents chosen from the pair statistics
         assert learner.structure is not None
         parents = learner.structure(total, spec)
-        count = learner.count_families
         counted_families = [
-            dask.delayed(_family_partition)(schema, part, parents, count) for part in encoded
+            dask.delayed(_family_partition)(schema, part, parents, learner) for part in encoded
         ]
-        families = tree_sum(counted_families, _add_lists).compute()
+        families = tree_sum(counted_families, add_statistics).compute()
     scores = _third_pass(learner, spec, schema, total, families, encoded)
     search = None
     if auto:

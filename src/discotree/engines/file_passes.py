@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..learners.registry import Counts, get_learner
-from ..sufficient_statistics import StatisticsSchema
+from ..sufficient_statistics import StatisticsSchema, add_statistics
 
 __all__ = ["fit_in_passes", "reads_in_passes"]
 
@@ -41,14 +41,6 @@ def reads_in_passes(estimator: Any) -> bool:
     except (ValueError, TypeError):  # a row learner, or bad parameters (fit says which)
         return False
     return get_learner(spec.learner).reads == "pairs, then families" and spec.alpha != "auto"
-
-
-def _add(a: Any, b: Any) -> Any:
-    if a is None:
-        return b
-    if isinstance(a, list):
-        return [_add(p, q) for p, q in zip(a, b, strict=True)]
-    return a + b
 
 
 def fit_in_passes(
@@ -118,7 +110,7 @@ def fit_in_passes(
                 discretizer=estimator.discretizer,
                 y=y,
             )
-        total = _add(total, schema.count(X, y))
+        total = add_statistics(total, schema.count(X, y))
     if total is None or schema is None:
         raise ValueError(f"{name}: the data holds no rows.")
     final = total.schema  # every category of every batch
@@ -129,22 +121,14 @@ def fit_in_passes(
     for X, y in each(2):
         codes, class_index, weights = final.encode(X, y)
         w = np.ones(len(codes)) if weights is None else weights
-        if learner.count_families is not None:
-            part = learner.count_families(
-                codes, class_index, w, n_classes, final.n_categories, parents
-            )
-        else:
-            from ..kernels.family_counts import family_counts
-
-            part = [
-                family_counts(codes, class_index, w, n_classes, final.n_categories, j, pa)
-                for j, pa in enumerate(parents)
-            ]
-        families = _add(families, part)
+        part = learner.families(codes, class_index, w, n_classes, final.n_categories, parents)
+        families = add_statistics(families, part)
     scores = None
     if learner.score_rows is not None and spec.option("selective", False):
         counts = Counts(final.n_categories, np.asarray(total.class_weight), total, families)
         for X, y in each(3):
             codes, class_index, weights = final.encode(X, y)
-            scores = _add(scores, learner.score_rows(counts, spec, codes, class_index, weights))
+            scores = add_statistics(
+                scores, learner.score_rows(counts, spec, codes, class_index, weights)
+            )
     return estimator.fit_from_statistics(total, families=families, scores=scores)

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..kernels.family_counts import family_counts
 from ..stats.alpha_selection import ALPHA_GRID, ESS_GRID
 from ..stats.pair_statistics import PairStatistics
 
@@ -230,6 +231,27 @@ class Learner:
             raise ValueError(f"learner {self.name!r}: reads must be one of {READS}")
         if self.reads == "pairs, then families" and self.structure is None:
             raise ValueError(f"learner {self.name!r}: a second pass needs its structure")
+
+    def families(
+        self,
+        codes: Any,
+        class_index: Any,
+        weights: Any,
+        n_classes: int,
+        n_categories: Any,
+        parents: list[tuple[int, ...]],
+    ) -> list[Any]:
+        """The second pass on some rows: ``count_families``, or by default the dense
+        family counts ``n(c, x_parents, x_j)`` of every attribute (sums over the rows,
+        additive over parts of them)."""
+        if self.count_families is not None:
+            return self.count_families(
+                codes, class_index, weights, n_classes, n_categories, parents
+            )
+        return [
+            family_counts(codes, class_index, weights, n_classes, n_categories, j, pa)
+            for j, pa in enumerate(parents)
+        ]
 
     def model_for(self, spec: LearnerSpec, grid: tuple[float, ...]):
         """``model_for(stats, rows) -> fit(alpha)`` as

@@ -182,8 +182,10 @@ class KDependenceModel:
         handled = []
         for m in np.flatnonzero(is_parent & used):
             these = single[codes[single, m] < 0]
+            if len(these) == 0:
+                continue
             cells = elimination_cells(self.parents, self.attributes, {int(m)}, self.n_categories)
-            if len(these) and cells * self.n_classes <= MAX_ELIMINATION_CELLS:
+            if cells * self.n_classes <= MAX_ELIMINATION_CELLS:
                 out[these] = self._sum_out(int(m), codes[these], out[these])
                 handled.append(these)
         if handled:

@@ -177,7 +177,7 @@ class PairwiseKernelDensities:
                 )
             kernels: dict[int, NDArray[np.float64]] = {}
             exact = None  # every pair at once: the kernels of each feature formed once
-            if exact_2d and total > 0:
+            if exact_2d or total <= 0:  # (no weight: zeros)
                 exact = exact_pair_densities(points, w, query, self.bandwidth_2d[c], self.pairs)
             for start in range(0, len(self.pairs), self.pair_chunk):
                 chunk = self.pairs[start : start + self.pair_chunk]
@@ -231,19 +231,15 @@ class PairwiseKernelDensities:
         """Densities of a chunk of pairs at every query, shape (len(chunk), n_query).
 
         ``kernels`` caches the class's kernel matrices per feature across chunks;
-        ``done`` holds the chunk's exact densities when they were computed for every
-        pair at once.
+        ``done`` holds the chunk's exact densities (computed for every pair at once)
+        whenever ``exact`` or the class has no weight.
         """
         i, j = chunk[:, 0], chunk[:, 1]
         hx, hy = self.bandwidth_2d[c, i], self.bandwidth_2d[c, j]
         qx, qy = query[:, i].T, query[:, j].T  # (P, n_query)
         k0 = 1.0 / (2 * np.pi * hx * hy)
         if exact or total <= 0:
-            dens = (
-                done
-                if done is not None
-                else exact_pair_densities(points, w, query, self.bandwidth_2d[c], chunk)
-            )
+            dens = done
             own_kernel = np.broadcast_to(k0[:, None], dens.shape)
         else:
             gx = [self.grids_2d[a] for a in i]
