@@ -52,6 +52,7 @@ DISCRETE = [
     EARTreeClassifier(alpha="auto"),
     KDBClassifier(),
     AODEClassifier(),
+    AODEClassifier(2),
     KDBEnsembleClassifier(n_estimators=2),
     AODEClassifier(alpha="auto"),
     KDBClassifier(k=1, selective=False, selection_loss="log_loss"),

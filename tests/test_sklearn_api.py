@@ -64,6 +64,7 @@ ALL_ESTIMATORS = [
     EARTreeClassifier(),
     KDBClassifier(),
     AODEClassifier(),
+    AODEClassifier(2),
     KDBEnsembleClassifier(n_estimators=2),
     Discretizer(method="random", random_state=3),
     AODEClassifier(alpha="auto"),

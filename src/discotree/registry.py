@@ -65,6 +65,7 @@ CLASSIFIERS: dict[str, Callable[[], Any]] = {
     "ear-tree-gaussian": partial(EARTreeClassifier, distribution="gaussian"),
     # issue 31: k-dependence models of any k, averaged and ensembled
     "aode": AODEClassifier,
+    "a2de": partial(AODEClassifier, n_super_parents=2),
     "kdb": partial(KDBClassifier, selective=False),
     "skdb": KDBClassifier,
     "skdb-hier": partial(KDBClassifier, smoothing="hierarchical"),
@@ -97,6 +98,7 @@ DESCRIPTIONS: dict[str, str] = {
     "ear-tree": "a tree of recursive EAR separators (Narasimhan & Bilmes 2005)",
     "ear-tree-gaussian": "the EAR tree of Gaussian variables (Narasimhan & Bilmes 2005)",
     "aode": "A1DE: every attribute a super-parent, averaged (Webb et al. 2005)",
+    "a2de": "A2DE: every pair of attributes super-parents, averaged (Webb et al. 2012)",
     "kdb": "kDB, k = 5, sparse tables (Sahami 1996)",
     "skdb": "selective kDB: attributes and k <= 5 by leave-one-out (Martinez et al. 2016)",
     "skdb-hier": "selective kDB with hierarchical (back-off) smoothing",

@@ -2,6 +2,7 @@
 rows, the tables grow with new categories, and the learner is what the estimator fits."""
 
 import numpy as np
+import pytest
 from numpy.testing import assert_allclose
 
 from discotree import AODEClassifier, NaiveBayesClassifier
@@ -47,3 +48,42 @@ def test_one_feature_is_naive_bayes_and_the_learner_is_registered(rng):
     assert len(aode.edges_[0]) == 0
     five = AODEClassifier().fit(X, y)
     assert len(five.edges_[0]) == 10
+
+
+def test_a2de_partial_fit_over_uneven_batches_equals_fit(rng):
+    X, y = _data(rng)
+    w = rng.random(len(y)) + 0.5
+    full = AODEClassifier(2).fit(X, y, sample_weight=w)
+    streamed = AODEClassifier(2)
+    for part in (slice(0, 7), slice(7, 190), slice(190, None)):
+        streamed.partial_fit(X[part], y[part], classes=np.arange(3), sample_weight=w[part])
+    assert_allclose(streamed.predict_proba(X), full.predict_proba(X), rtol=1e-10)
+    assert type(full.model_).__name__ == "AveragedTwoDependenceModel"
+
+
+def test_a2de_integer_weights_equal_repeated_rows(rng):
+    X, y = _data(rng, n=150)
+    w = rng.integers(1, 4, len(y))
+    repeat = np.repeat(np.arange(len(y)), w)
+    weighted = AODEClassifier(2).fit(X, y, sample_weight=w.astype(float))
+    copies = AODEClassifier(2).fit(X[repeat], y[repeat])
+    assert_allclose(weighted.predict_proba(X), copies.predict_proba(X), rtol=1e-10)
+
+
+def test_a2de_on_one_feature_is_a1de_and_on_two_a_single_pair(rng):
+    X, y = _data(rng)
+    one = AODEClassifier(2).fit(X[:, :1], y)
+    assert_allclose(
+        one.predict_proba(X[:, :1]), AODEClassifier().fit(X[:, :1], y).predict_proba(X[:, :1])
+    )
+    two = AODEClassifier(2, alpha=1.0).fit(X[:, :2], y)
+    assert two.edges_[0] == [(0, 1)]
+    assert get_learner("a2de").reads == "pairs, then families"
+
+
+def test_a2de_refuses_what_it_cannot_do(rng):
+    X, y = _data(rng)
+    with pytest.raises(ValueError, match="n_super_parents must be 1"):
+        AODEClassifier(3).fit(X, y)
+    with pytest.raises(ValueError, match="alpha='auto' is available for n_super_parents=1"):
+        AODEClassifier(2, alpha="auto").fit(X, y)

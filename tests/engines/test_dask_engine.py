@@ -30,6 +30,7 @@ COUNTING = [
     TANClassifier(k=2, alpha=1.0),  # a second pass counts the chosen families
     DiscriminativeTreeClassifier(),
     AODEClassifier(),  # A1DE: the pair tables alone
+    AODEClassifier(2),  # A2DE: the triple tables in a second pass
     KDBClassifier(k=3, selective=False),  # sparse prefix tables in the second pass
     KDBClassifier(k=2),  # selective: the leave-one-out losses in a third pass
 ]

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
-from discotree import KDBClassifier, NaiveBayesClassifier, TANClassifier
+from discotree import AODEClassifier, KDBClassifier, NaiveBayesClassifier, TANClassifier
 from discotree.cli import main
 from discotree.engines.file_passes import fit_in_passes, reads_in_passes
 
@@ -36,8 +36,9 @@ def _data(rng, n=900):
         lambda: KDBClassifier(k=2),
         lambda: KDBClassifier(k=3, selective=False),
         lambda: TANClassifier(k=2, alpha=1.0),
+        lambda: AODEClassifier(2),
     ],
-    ids=["selective-k2", "kdb-k3", "tan-k2"],
+    ids=["selective-k2", "kdb-k3", "tan-k2", "a2de"],
 )
 def test_passes_equal_partial_fit_over_uneven_batches(make, rng):
     X, y = _data(rng)

@@ -305,8 +305,27 @@ def _refit(estimator):
             lambda m: m.model_.parent_log.__setitem__((0, 0), 3.0),
             "log-probability above 0",
         ),
+        (
+            lambda: discotree.AODEClassifier(2),
+            lambda m: setattr(m.model_, "cond_log", m.model_.cond_log[:, :-1]),
+            "cond_log",
+        ),
+        (
+            lambda: discotree.AODEClassifier(2),
+            lambda m: m.model_.pair_log.__setitem__(0, 0.5),
+            "log-probability above 0",
+        ),
     ],
-    ids=["r_node", "self-parent", "concentrations", "classes", "child_log", "positive-log"],
+    ids=[
+        "r_node",
+        "self-parent",
+        "concentrations",
+        "classes",
+        "child_log",
+        "positive-log",
+        "a2de-cond_log",
+        "a2de-positive-log",
+    ],
 )
 def test_new_models_whose_tables_disagree_are_refused(make, edit, match):
     model = _refit(make())

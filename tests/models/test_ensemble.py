@@ -1,17 +1,22 @@
 """The ensemble's coarsening maps and its averaged posterior."""
 
 import numpy as np
+import pytest
 from numpy.testing import assert_allclose
 from scipy.special import softmax
+from sklearn.datasets import load_wine
 
+from discotree import KDBEnsembleClassifier
 from discotree.models.ensemble import (
     KDBEnsembleModel,
     apply_maps,
     coarsening_maps,
     mapped_categories,
+    sampled_mdl_maps,
 )
 from discotree.models.k_dependence import KDependenceModel
 from discotree.stats.family_tables import prefix_family_tables
+from discotree.transformers.mdl import sampled_mdl_partition
 
 
 def test_maps_are_monotone_onto_at_most_n_bins_and_keep_missing(rng):
@@ -42,3 +47,24 @@ def test_the_posterior_is_the_mean_of_the_members(rng):
     posterior = softmax(ensemble.log_likelihood(codes) + prior, axis=1)
     each = [softmax(m.log_likelihood(codes) + prior, axis=1) for m in members]
     assert_allclose(posterior, np.mean(each, axis=0))
+
+
+def test_sampled_mdl_maps_are_drawn_from_each_binned_columns_class_counts(rng):
+    n_categories = np.array([6, 3, 5])
+    counts = [rng.poisson(5, (6, 2)).astype(float), rng.poisson(5, (5, 2)).astype(float)]
+    counts[0][:3, 0] += 20
+    maps = sampled_mdl_maps(n_categories, [0, 2], counts, np.random.default_rng(4))
+    assert maps[1] is None
+    again = np.random.default_rng(4)  # the same draws, column by column
+    assert maps[0].tolist() == sampled_mdl_partition(counts[0], again).tolist()
+    assert maps[2].tolist() == sampled_mdl_partition(counts[1], again).tolist()
+    assert maps[0].max() >= 1  # the informative column keeps at least two bins
+
+
+def test_the_ensemble_coarsens_by_sampled_mdl_and_refuses_unknown_names():
+    X, y = load_wine(return_X_y=True)
+    fitted = KDBEnsembleClassifier(n_estimators=3, coarsening="sampled-mdl").fit(X, y)
+    bins = {int(m.max()) + 1 for maps in fitted.model_.maps for m in maps if m is not None}
+    assert min(bins) >= 2 and fitted.score(X, y) > 0.9
+    with pytest.raises(ValueError, match="coarsening must be one of"):
+        KDBEnsembleClassifier(coarsening="mdl").fit(X, y)

@@ -6,7 +6,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from discotree import Discretizer
 from discotree.kernels import _reference
-from discotree.transformers.mdl import mdl_cut_points
+from discotree.transformers.mdl import mdl_cut_points, sampled_mdl_partition
 
 
 def test_quantile_bins_have_equal_frequency(rng):
@@ -109,3 +109,29 @@ def test_random_method_jitters_the_quantile_levels_reproducibly(rng):
     codes = a.transform(X).astype(int)
     for j in range(3):
         assert np.bincount(codes[:, j]).max() <= 2 * 2000 / 5 + 1
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sampled_mdl_partitions_follow_their_exact_distribution(seed):
+    rng = np.random.default_rng(seed)
+    counts = rng.poisson(4, (6, 3)).astype(float)
+    counts[:2, 0] += 15
+    counts[4:, 2] += 15
+    counts[3] = 0  # an empty position never starts a bin
+    exact = _reference.sampled_mdl_partitions(counts)
+    assert sum(exact.values()) == pytest.approx(1.0)
+    n_draws = 2000
+    drawn: dict = {}
+    for s in range(n_draws):
+        bins = tuple(sampled_mdl_partition(counts, np.random.default_rng([seed, s])).tolist())
+        drawn[bins] = drawn.get(bins, 0) + 1
+    assert set(drawn) <= set(exact)
+    for bins, p in exact.items():  # within 4.5 standard errors of the exact frequency
+        se = np.sqrt(p * (1 - p) / n_draws)
+        assert abs(drawn.get(bins, 0) / n_draws - p) <= 4.5 * se + 1e-9, bins
+
+
+def test_sampled_mdl_partition_without_class_information_is_one_bin():
+    counts = np.tile([[3.0, 1.0]], (5, 1))
+    assert sampled_mdl_partition(counts, np.random.default_rng(0)).tolist() == [0] * 5
+    assert sampled_mdl_partition(np.zeros((4, 2)), np.random.default_rng(0)).tolist() == [0] * 4

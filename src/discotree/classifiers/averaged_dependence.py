@@ -1,4 +1,5 @@
-"""Averaged one-dependence estimators (A1DE, AODE; Webb, Boughton & Wang 2005)."""
+"""Averaged n-dependence estimators: A1DE (AODE; Webb, Boughton & Wang 2005) and A2DE
+(Webb, Boughton, Zheng, Ting & Salem 2012)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..learners.registry import Counts
+from ..learners.registry import Counts, get_learner
+from ..models.averaged_dependence import two_dependence_bytes
+from ..validation import is_count
 from ._base import DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
 
@@ -15,21 +18,27 @@ __all__ = ["AODEClassifier"]
 
 
 class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
-    """A1DE: the average over attributes of the one-dependence estimator in which that
-    attribute is the parent of every other.
+    """AnDE: the average over attributes (A1DE) or pairs of attributes (A2DE) of the
+    estimator in which they are the super-parents of every other attribute.
 
+    A1DE (``n_super_parents=1``, the default):
     ``P(c, x) = (1/d) sum_i P(c, x_i) prod_{j != i} P(x_j | c, x_i)``, every table from
-    the pair tables of one counting pass: no structure search and no model selection,
-    so ``partial_fit`` over batches and the Dask engine give exactly the model of
-    ``fit``. Missing values are summed out exactly (a missing child contributes 1, the
-    estimator of a missing super-parent is summed over its values).
+    the pair tables of one counting pass. A2DE (``n_super_parents=2``):
+    ``P(c, x) = (1/C(d, 2)) sum_{i<j} P(c, x_i, x_j) prod_{k != i, j} P(x_k | c, x_i, x_j)``,
+    the conditionals from the triple tables (``n(c, x_i, x_j, x_k)`` of every triple:
+    :func:`discotree.kernels.counts.triple_counts`). No structure search and no model
+    selection, so ``partial_fit`` over batches and the Dask engine give exactly the
+    model of ``fit``. Missing values are summed out exactly (a missing child
+    contributes 1, the estimator of a missing super-parent is summed over its values).
 
     Parameters
     ----------
+    n_super_parents : {1, 2}, default=1
+        The n of AnDE: 1 for A1DE, 2 for A2DE (with a single attribute, A1DE).
     alpha : float or "auto", default=1.0
         Dirichlet pseudo-count per cell of every table (of P(c, x_i) and of each
-        conditional), or ``"auto"``: chosen on a grid by 5-fold cross-validation from
-        fold counts (``docs/design/smoothing.md``).
+        conditional), or ``"auto"`` (A1DE only): chosen on a grid by 5-fold
+        cross-validation from fold counts (``docs/design/smoothing.md``).
     epsilon : float, default=1e-5
         Floor of the probabilities still zero after smoothing (only with ``alpha=0``).
     max_categories : int, default=10
@@ -42,13 +51,13 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     classes_, class_count_, class_log_prior_, n_categories_, encoder_,
     n_features_in_, feature_names_in_, alpha_
         As for :class:`~discotree.NaiveBayesClassifier`.
-    model_ : AveragedOneDependenceModel
-        The tables of every super-parent's estimator.
+    model_ : AveragedOneDependenceModel or AveragedTwoDependenceModel
+        The tables of every super-parent's (or pair's) estimator.
     statistics_ : PairStatistics
         The pair tables learnt from.
     edges_ : list of list
         Per class, every pair of attributes (each is a parent of the other in one of
-        the averaged estimators).
+        the averaged estimators; in A2DE, co-parents).
     edge_names_ : list of list of (str, str)
         ``edges_`` with feature names (``feature_names_in_``, else ``x0``, ``x1``, ...).
 
@@ -62,10 +71,22 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     O(n * D**2 * C) with D the total number of categories (a matrix product per class);
     the model holds C * D**2 numbers.
 
+    A2DE holds 4 numbers per cell of every triple table (its counts, then three
+    conditionals: about ``4 C D**3 / 6`` for D categories in all), refused by the
+    memory guard (:func:`discotree.set_config`'s ``max_memory_bytes``) beyond it;
+    counting costs O(n d**3 / 6) and prediction O(n C d**3 / 2) lookups (r or r**2
+    times more for a pair whose super-parents are missing). ``partial_fit`` keeps the
+    encoded rows (one byte per cell) and counts the triple tables when the model is
+    learnt; the Dask engine and ``discotree fit --data`` count them in a second pass
+    over the data instead, without keeping rows. ``alpha="auto"`` is A1DE's only.
+
     References
     ----------
     Webb, Boughton & Wang, "Not so naive Bayes: aggregating one-dependence estimators",
-    Machine Learning 58 (2005), Section 3, eq. 5.
+    Machine Learning 58 (2005), Section 3, eq. 5. Webb, Boughton, Zheng, Ting & Salem,
+    "Learning by extrapolation from marginal to full-multivariate probability
+    distributions: decreasingly naive Bayesian classification", Machine Learning 86
+    (2012), Section 3 (AnDE).
 
     Examples
     --------
@@ -79,6 +100,7 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
 
     def __init__(
         self,
+        n_super_parents: int = 1,
         *,
         alpha: float | str = 1.0,
         epsilon: float = 1e-5,
@@ -88,12 +110,36 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         super().__init__(
             alpha=alpha, epsilon=epsilon, max_categories=max_categories, discretizer=discretizer
         )
+        self.n_super_parents = n_super_parents
+
+    def _check_params(self) -> None:
+        name = type(self).__name__
+        if not is_count(self.n_super_parents, 1) or self.n_super_parents > 2:
+            raise ValueError(
+                f"{name}: n_super_parents must be 1 (A1DE) or 2 (A2DE), got "
+                f"{self.n_super_parents!r}."
+            )
+        if self.n_super_parents == 2 and isinstance(self.alpha, str):
+            raise ValueError(
+                f"{name}: alpha='auto' is available for n_super_parents=1 only (its "
+                "cross-validation reads fold pair tables; A2DE's need triple tables): "
+                "give alpha a number."
+            )
 
     def _count_learner(self) -> str:
-        return "aode"
+        return "aode" if self.n_super_parents == 1 else "a2de"
+
+    def _stream_keeps_rows(self) -> bool:
+        """A2DE: the rows, unless an engine handed the triple tables over."""
+        if self.n_super_parents == 2:
+            return "_counted_families" not in self.__dict__
+        return super()._stream_keeps_rows()
 
     def _model_memory_bytes(self, n_features: int, n_classes: int) -> float:
-        """The (C, D, D) log tables of the conditionals."""
+        """A1DE: the (C, D, D) log tables of the conditionals; A2DE: the triple tables
+        and their conditionals."""
+        if self.n_super_parents == 2:
+            return two_dependence_bytes(self.n_categories_, n_classes)
         return 8.0 * n_classes * float(np.sum(self.n_categories_)) ** 2
 
     def _fit_model(
@@ -103,4 +149,13 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         sample_weight: NDArray[np.float64] | None,
     ) -> Any:
         stats = self._pair_statistics(codes, class_index, sample_weight)
-        return self._learn(Counts(self.n_categories_, self.class_count_, stats))
+        families = self.__dict__.pop("_counted_families", None)  # an engine's second pass
+        if self.n_super_parents == 2 and families is None:
+            if codes is None or class_index is None:
+                raise ValueError(f"{type(self).__name__}: A2DE needs the rows or triple tables.")
+            weights = np.ones(len(codes)) if sample_weight is None else sample_weight
+            learner = get_learner("a2de")
+            families = learner.families(
+                codes, class_index, weights, len(self.classes_), self.n_categories_, []
+            )
+        return self._learn(Counts(self.n_categories_, self.class_count_, stats, families))

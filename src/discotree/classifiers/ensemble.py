@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..learners.ensemble import COARSENINGS
 from ..learners.k_dependence import check_kdb_options
 from ..learners.registry import LearnerSpec, Rows, get_learner
 from ..transformers.discretizer import Discretizer
@@ -48,6 +49,12 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         Every member's draws come from it.
     n_jobs : int or None, default=None
         Members fitted at once (threads); None is one.
+    coarsening : {"jittered", "sampled-mdl"}, default="jittered"
+        How a member coarsens the fine bins of a numeric column: ``"jittered"`` cuts
+        them into ``n_bins`` at jittered equal-width levels (unsupervised);
+        ``"sampled-mdl"`` draws supervised cuts, each with probability proportional to
+        its Fayyad-Irani MDL margin, recursively (the stochastic discretisation of
+        Zhang et al. 2020; ``n_bins`` is then unused).
     alpha : float, default=1.0
         The members' pseudo-count (hierarchical: of the nodes' marginals).
     epsilon : float, default=1e-5
@@ -94,6 +101,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         random_state=0,
         n_jobs: int | None = None,
         *,
+        coarsening: str = "jittered",
         alpha: float = 1.0,
         epsilon: float = 1e-5,
         max_categories: int = 10,
@@ -109,6 +117,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         self.selection_loss = selection_loss
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.coarsening = coarsening
 
     def _check_params(self) -> None:
         name = type(self).__name__
@@ -123,6 +132,10 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
                 f"{name}: n_jobs must be None, -1 or an integer >= 1, got {self.n_jobs!r}."
             )
         check_random_state_param(self.random_state, name)
+        if self.coarsening not in COARSENINGS:
+            raise ValueError(
+                f"{name}: coarsening must be one of {COARSENINGS}, got {self.coarsening!r}."
+            )
 
     def _supports_auto_alpha(self) -> bool:
         return False
@@ -147,6 +160,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         options = {
             "n_estimators": int(self.n_estimators),
             "n_bins": int(self.n_bins),
+            "coarsening": self.coarsening,
             "binned": binned,
             "seed": integer_seed(self.random_state),
             "n_jobs": self.n_jobs,

@@ -46,7 +46,10 @@ def _registry() -> dict[str, type]:
     """The classes a file may name: discotree's estimators and the objects they hold."""
     from .. import classifiers
     from ..classifiers import StreamState
-    from ..models.averaged_dependence import AveragedOneDependenceModel
+    from ..models.averaged_dependence import (
+        AveragedOneDependenceModel,
+        AveragedTwoDependenceModel,
+    )
     from ..models.bayes_net import BayesNetModel
     from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
     from ..models.discrete_forest import DiscreteForestModel
@@ -83,6 +86,7 @@ def _registry() -> dict[str, type]:
         GaussianForestModel,
         KDependenceModel,
         AveragedOneDependenceModel,
+        AveragedTwoDependenceModel,
         KDBEnsembleModel,
         SparseFamilyTable,
         PairStatistics,

@@ -195,6 +195,27 @@ def _check_averaged(model: Any, where: str) -> int:
     return len(prior)
 
 
+def _check_two_dependence(model: Any, where: str) -> int:
+    """A2DE's tables against its categories and classes."""
+    from ..kernels.counts import triple_layout
+
+    counts = _check_counts(model.n_categories, f"{where}.n_categories")
+    prior = np.asarray(model.class_log_prior)
+    if prior.ndim != 1 or len(prior) < 1:
+        raise _fail(f"{where}.class_log_prior", "must be a 1-D array of the classes")
+    if len(counts) < 2:
+        raise _fail(f"{where}.n_categories", "needs at least two features")
+    r = counts.astype(np.float64)
+    pairs = int(len(prior) * (r.sum() ** 2 - (r**2).sum()) / 2)
+    _check_shape(model.pair_log, (pairs,), f"{where}.pair_log")
+    triples = int(triple_layout(counts, len(prior))[-1])
+    _check_shape(model.cond_log, (3, triples), f"{where}.cond_log")
+    for name in ("pair_log", "cond_log"):
+        if (np.asarray(getattr(model, name)) > 1e-9).any():
+            raise _fail(f"{where}.{name}", "holds a log-probability above 0")
+    return len(prior)
+
+
 def _check_forest(model: Any, where: str) -> int:
     counts = _check_counts(model.n_categories, f"{where}.n_categories")
     parents = np.asarray(model.parents)
@@ -238,7 +259,10 @@ def check_consistency(content: Any, where: str = "content") -> None:
     """Refuse fitted arrays that do not agree: each classifier's ``classes_`` against
     its model's classes, its encoder's categories against the codes its model reads,
     every model's tables against its categories and parents (anywhere in ``content``)."""
-    from ..models.averaged_dependence import AveragedOneDependenceModel
+    from ..models.averaged_dependence import (
+        AveragedOneDependenceModel,
+        AveragedTwoDependenceModel,
+    )
     from ..models.bayes_net import BayesNetModel
     from ..models.discrete_forest import DiscreteForestModel
     from ..models.k_dependence import KDependenceModel
@@ -270,6 +294,8 @@ def check_consistency(content: Any, where: str = "content") -> None:
             _check_k_dependence(value, path)
         elif isinstance(value, AveragedOneDependenceModel):
             _check_averaged(value, path)
+        elif isinstance(value, AveragedTwoDependenceModel):
+            _check_two_dependence(value, path)
         elif isinstance(value, DiscreteForestModel):
             _check_forest(value, path)
         elif isinstance(value, TableEncoder) and hasattr(value, "columns_"):
@@ -305,7 +331,10 @@ def _check_ensemble(model: Any, encoder: Any, where: str) -> None:
 def _check_classifier(estimator: Any, where: str) -> None:
     """``classes_`` against the classes of the estimator's model, and its encoder's
     categories against the model's."""
-    from ..models.averaged_dependence import AveragedOneDependenceModel
+    from ..models.averaged_dependence import (
+        AveragedOneDependenceModel,
+        AveragedTwoDependenceModel,
+    )
     from ..models.bayes_net import BayesNetModel
     from ..models.discrete_forest import DiscreteForestModel
     from ..models.ensemble import KDBEnsembleModel
@@ -326,7 +355,9 @@ def _check_classifier(estimator: Any, where: str) -> None:
     encoder = state.get("encoder_")
     if isinstance(model, KDBEnsembleModel):
         _check_ensemble(model, encoder, where)
-    if isinstance(model, KDependenceModel | AveragedOneDependenceModel):
+    if isinstance(
+        model, KDependenceModel | AveragedOneDependenceModel | AveragedTwoDependenceModel
+    ):
         n_classes = (
             model.n_classes if isinstance(model, KDependenceModel) else len(model.class_log_prior)
         )

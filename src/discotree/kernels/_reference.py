@@ -795,3 +795,82 @@ def family_cll_gradient(log_theta, log_prior, base, class_stride, class_index, w
     A = -np.exp(joint - log_norm[:, None]) * weights[:, None]
     A[rows, class_index] += weights
     return cll, A.sum(axis=0), family_gradient(A, base, class_stride, len(log_theta))
+
+
+def triple_counts(codes, class_index, weights, n_categories, n_classes):
+    """Per triple i < j < k (lexicographic), the (C, r_i, r_j, r_k) table by a loop
+    over rows; returned as a list of tables."""
+    d = len(n_categories)
+    out = []
+    for i in range(d):
+        for j in range(i + 1, d):
+            for k in range(j + 1, d):
+                table = np.zeros((n_classes, n_categories[i], n_categories[j], n_categories[k]))
+                for row, c, w in zip(codes, class_index, weights, strict=True):
+                    if row[i] >= 0 and row[j] >= 0 and row[k] >= 0:
+                        table[c, row[i], row[j], row[k]] += w
+                out.append(table)
+    return out
+
+
+def sampled_mdl_partitions(class_counts):
+    """Every partition :func:`discotree.transformers.mdl.sampled_mdl_partition` can
+    draw from ``class_counts`` (positions x classes), with its exact probability, by
+    plain recursion: ``{tuple of bins: probability}``."""
+    counts = [list(map(float, row)) for row in class_counts]
+    present = [p for p, row in enumerate(counts) if sum(row) > 0]
+    n_classes = len(counts[0])
+
+    def entropy(total):
+        n = sum(total)
+        out = 0.0
+        for x in total:
+            if x > 0:
+                out -= x / n * math.log2(x / n)
+        return out
+
+    def margins(lo, hi):  # cuts before positions lo+1 .. hi-1 of ``present``
+        total = [sum(counts[present[p]][c] for p in range(lo, hi)) for c in range(n_classes)]
+        n, ent = sum(total), entropy(total)
+        out, gains = [], []
+        for t in range(lo + 1, hi):
+            left = [sum(counts[present[p]][c] for p in range(lo, t)) for c in range(n_classes)]
+            right = [a - b for a, b in zip(total, left, strict=True)]
+            e = (sum(left) * entropy(left) + sum(right) * entropy(right)) / n
+            k = sum(x > 0 for x in total)
+            k1, k2 = sum(x > 0 for x in left), sum(x > 0 for x in right)
+            delta = math.log2(3**k - 2) - (k * ent - k1 * entropy(left) - k2 * entropy(right))
+            margin = (ent - e) - (math.log2(n - 1) + delta) / n if n > 1 else -math.inf
+            out.append(max(margin, 0.0))
+            gains.append(max(ent - e, 0.0))
+        return out, gains
+
+    def starts(lo, hi, first):  # {frozenset of bin starts: probability}
+        if hi - lo < 2:
+            return {frozenset(): 1.0}
+        weight, gains = margins(lo, hi)
+        if sum(weight) <= 0:
+            if not first or sum(gains) <= 1e-12:
+                return {frozenset(): 1.0}
+            total = sum(gains)
+            return {frozenset([lo + 1 + m]): g / total for m, g in enumerate(gains) if g > 0}
+        out: dict = {}
+        total = sum(weight)
+        for m, g in enumerate(weight):
+            if g <= 0:
+                continue
+            t = lo + 1 + m
+            for a, pa in starts(lo, t, False).items():
+                for b, pb in starts(t, hi, False).items():
+                    key = a | b | {t}
+                    out[key] = out.get(key, 0.0) + g / total * pa * pb
+        return out
+
+    if len(present) < 2:
+        return {tuple([0] * len(counts)): 1.0}
+    result: dict = {}
+    for chosen, p in starts(0, len(present), True).items():
+        bounds = sorted(present[t] for t in chosen)
+        bins = tuple(sum(b <= pos for b in bounds) for pos in range(len(counts)))
+        result[bins] = result.get(bins, 0.0) + p
+    return result

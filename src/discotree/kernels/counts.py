@@ -37,6 +37,8 @@ __all__ = [
     "present_configurations",
     "reconstruct_tables",
     "sparse_family_counts",
+    "triple_counts",
+    "triple_layout",
     "univariate_counts",
 ]
 
@@ -586,3 +588,102 @@ def pairwise_moments(
             sum_xx[c] += (w * x0 * x0).T @ m
             sum_xy[c] += (w * x0).T @ x0
     return weight, sum_x, sum_xx, sum_xy
+
+
+def triple_layout(n_categories: NDArray[np.intp], n_classes: int) -> NDArray[np.int64]:
+    """Where the table of every triple of features starts in the flat array of
+    :func:`triple_counts`: the triples ``i < j < k`` in lexicographic order, each table
+    of shape ``(r_i, r_j, r_k, n_classes)`` (C order: the classes of a cell side by
+    side); the last entry is the total size.
+
+    Examples
+    --------
+    >>> triple_layout(np.array([2, 3, 2, 2]), 2).tolist()  # 012, 013, 023, 123
+    [0, 24, 48, 64, 88]
+    """
+    r = np.asarray(n_categories, dtype=np.int64)
+    d = len(r)
+    sizes = [
+        n_classes * r[i] * r[j] * r[k]
+        for i in range(d)
+        for j in range(i + 1, d)
+        for k in range(j + 1, d)
+    ]
+    out = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(sizes, dtype=np.int64), out=out[1:])
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _triple_counts_kernel(
+    codes, class_index, weights, n_categories, n_classes, layout, out
+):  # pragma: no cover - numba
+    n_rows, d = codes.shape
+    for r in range(n_rows):
+        c = class_index[r]
+        w = weights[r]
+        t = 0
+        for i in range(d):
+            a = codes[r, i]
+            for j in range(i + 1, d):
+                b = codes[r, j]
+                if a < 0 or b < 0:  # every triple of this pair skipped
+                    t += d - j - 1
+                    continue
+                base = a * n_categories[j] + b
+                for k in range(j + 1, d):
+                    e = codes[r, k]
+                    if e >= 0:
+                        cell = (base * n_categories[k] + e) * n_classes + c
+                        out[layout[t] + cell] += w
+                    t += 1
+
+
+def triple_counts(
+    codes: NDArray[np.integer],
+    class_index: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    n_categories: NDArray[np.intp],
+    n_classes: int,
+) -> NDArray[np.float64]:
+    """Weighted counts of every triple of features, per class, in one pass.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples, n_features)
+        Category codes, ``-1`` for missing (a row counts in a triple's table only when
+        the three are observed).
+    class_index, weights, n_categories, n_classes
+        As for :func:`univariate_counts`.
+
+    Returns
+    -------
+    ndarray of shape (triple_layout(n_categories, n_classes)[-1],)
+        The tables ``n(x_i, x_j, x_k, c)`` of the triples ``i < j < k``, flat, at the
+        offsets of :func:`triple_layout`.
+
+    Notes
+    -----
+    O(n_samples * n_features**3 / 6) additions; memory C * sum over triples of
+    r_i r_j r_k numbers (A2DE's statistics).
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1, 1], [1, 0, -1]])
+    >>> triple_counts(codes, np.array([0, 1]), np.ones(2), np.array([2, 2, 2]), 2).sum()
+    np.float64(1.0)
+    """
+    n_categories = np.asarray(n_categories, dtype=np.int64)
+    layout = triple_layout(n_categories, n_classes)
+    out = np.zeros(int(layout[-1]), dtype=np.float64)
+    if len(n_categories) >= 3 and len(codes):
+        _triple_counts_kernel(
+            np.ascontiguousarray(codes, dtype=np.int64),
+            np.ascontiguousarray(class_index, dtype=np.int64),
+            np.ascontiguousarray(weights, dtype=np.float64),
+            n_categories,
+            int(n_classes),
+            layout,
+            out,
+        )
+    return out

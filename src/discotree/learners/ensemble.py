@@ -16,9 +16,16 @@ from dataclasses import replace
 
 import numpy as np
 from joblib import Parallel, delayed
+from numpy.typing import NDArray
 
-from ..kernels.counts import class_totals
-from ..models.ensemble import KDBEnsembleModel, apply_maps, coarsening_maps, mapped_categories
+from ..kernels.counts import class_totals, univariate_counts
+from ..models.ensemble import (
+    KDBEnsembleModel,
+    apply_maps,
+    coarsening_maps,
+    mapped_categories,
+    sampled_mdl_maps,
+)
 from .k_dependence import fit_selective_kdb
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 
@@ -38,18 +45,41 @@ def _member(rows: Rows, spec: LearnerSpec, seed: int, maps) -> FittedModel:
     return fit_selective_kdb(member_rows, replace(spec, learner="selective-kdb", options=options))
 
 
+#: How the members coarsen the binned columns (``coarsening`` option).
+COARSENINGS = ("jittered", "sampled-mdl")
+
+
+def _member_maps(rows: Rows, spec: LearnerSpec, seeds: NDArray[np.integer]) -> list:
+    """Every member's coarsening maps: ``"jittered"`` equal-width levels of the fine
+    bins (:func:`coarsening_maps`, ``n_bins`` each) or ``"sampled-mdl"`` supervised
+    cuts drawn by their MDL margins (:func:`sampled_mdl_maps`)."""
+    binned = list(spec.option("binned", []))
+    coarsening = spec.option("coarsening", "jittered")
+    if coarsening == "jittered":
+        n_bins = int(spec.option("n_bins", 5))
+        return [
+            coarsening_maps(rows.n_categories, binned, n_bins, np.random.default_rng(s))
+            for s in seeds
+        ]
+    if coarsening != "sampled-mdl":
+        raise ValueError(f"coarsening must be one of {COARSENINGS}, got {coarsening!r}.")
+    counts = univariate_counts(
+        rows.codes, rows.class_index, rows.weights, rows.n_categories, rows.n_classes
+    )
+    offsets = np.concatenate([[0], np.cumsum(rows.n_categories)])
+    per_column = [counts[:, offsets[j] : offsets[j + 1]].T for j in binned]
+    return [
+        sampled_mdl_maps(rows.n_categories, binned, per_column, np.random.default_rng(s))
+        for s in seeds
+    ]
+
+
 def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
     """Every member from the rows, and their averaged model."""
     n_members = int(spec.option("n_estimators", 10))
     rng = np.random.default_rng(int(spec.option("seed", 0)))
     seeds = rng.integers(0, 2**31 - 1, n_members)
-    binned = list(spec.option("binned", []))
-    maps = [
-        coarsening_maps(
-            rows.n_categories, binned, int(spec.option("n_bins", 5)), np.random.default_rng(s)
-        )
-        for s in seeds
-    ]
+    maps = _member_maps(rows, spec, seeds)
     fitted = Parallel(n_jobs=spec.option("n_jobs"), prefer="threads")(
         delayed(_member)(rows, spec, int(s), m) for s, m in zip(seeds, maps, strict=True)
     )

@@ -1,5 +1,9 @@
 """Averaged one-dependence estimators, A1DE (Webb, Boughton & Wang, "Not so naive
-Bayes: aggregating one-dependence estimators", Machine Learning 58, 2005, Section 3).
+Bayes: aggregating one-dependence estimators", Machine Learning 58, 2005, Section 3),
+and averaged two-dependence estimators, A2DE (Webb, Boughton, Zheng, Ting & Salem,
+"Learning by extrapolation from marginal to full-multivariate probability
+distributions: decreasingly naive Bayesian classification", Machine Learning 86, 2012,
+Section 3: :class:`AveragedTwoDependenceModel`).
 
 Every attribute in turn is the super-parent of all the others:
 ``P(c, x) = (1/d) sum_i P(c, x_i) prod_{j != i} P(x_j | c, x_i)`` (eq. 5 of the paper,
@@ -27,10 +31,12 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
+from ..kernels.counts import triple_layout
+from ..kernels.two_dependence import two_dependence_conditionals, two_dependence_joint
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.pair_statistics import PairStatistics
 
-__all__ = ["AveragedOneDependenceModel"]
+__all__ = ["AveragedOneDependenceModel", "AveragedTwoDependenceModel"]
 
 #: Rows scored at once (the one-hot rows and the per-class sums: bounded memory).
 _CHUNK_ROWS = 4096
@@ -135,6 +141,146 @@ class AveragedOneDependenceModel:
                 estimators[:, i] = np.where(observed[:, i], block[np.arange(n), at], summed)
             out[:, c] = logsumexp(estimators, axis=1) - np.log(self.n_features)
         return out
+
+    def log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
+        """``log P(x | c)``: the average's joint less its class marginal."""
+        return self.joint_log_likelihood(codes) - self.class_log_prior
+
+
+def _pair_starts(n_categories: NDArray[np.intp], n_classes: int) -> NDArray[np.int64]:
+    """Where the (C, r_i, r_j) table of each pair ``i < j`` starts (pairs in
+    lexicographic order); the entry ``[d - 1, d - 1]`` holds the total size."""
+    d = len(n_categories)
+    starts = np.zeros((d, d), dtype=np.int64)
+    position = 0
+    for i in range(d):
+        for j in range(i + 1, d):
+            starts[i, j] = position
+            position += n_classes * int(n_categories[i]) * int(n_categories[j])
+    starts[d - 1, d - 1] = position
+    return starts
+
+
+def _triple_ranks(d: int) -> NDArray[np.int64]:
+    """The rank of every sorted triple ``i < j < k`` (lexicographic), -1 elsewhere."""
+    ranks = np.full((d, d, d), -1, dtype=np.int64)
+    t = 0
+    for i in range(d):
+        for j in range(i + 1, d):
+            for k in range(j + 1, d):
+                ranks[i, j, k] = t
+                t += 1
+    return ranks
+
+
+def two_dependence_bytes(n_categories: NDArray[np.intp], n_classes: int) -> float:
+    """Bytes of an A2DE's tables: the triple counts and their three conditionals, and
+    the pair tables (what ``fit`` holds at once)."""
+    r = np.asarray(n_categories, dtype=np.float64)
+    if len(r) < 3:
+        return 8.0 * n_classes * float(r.sum()) ** 2
+    total = (r.sum() ** 3 - 3 * r.sum() * (r**2).sum() + 2 * (r**3).sum()) / 6
+    pairs = (r.sum() ** 2 - (r**2).sum()) / 2
+    return 8.0 * n_classes * (4 * total + pairs)
+
+
+@dataclass
+class AveragedTwoDependenceModel:
+    """A fitted A2DE: the average over every pair of super-parents ``i < j`` of
+    ``P(c, x_i, x_j) prod_{k != i, j} P(x_k | c, x_i, x_j)``.
+
+    Missing values are summed out exactly, as in A1DE (a missing child contributes 1,
+    the estimator of a missing super-parent is summed over its values:
+    :func:`~discotree.kernels.two_dependence.two_dependence_joint`).
+
+    Parameters
+    ----------
+    n_categories : ndarray of shape (n_features,), at least 2 features
+    pair_log : ndarray
+        ``log P(c, x_i, x_j)`` of every pair ``i < j``, each a flat (r_i, r_j, C) table
+        in lexicographic order of the pairs.
+    cond_log : ndarray of shape (3, T)
+        For every sorted triple (``T`` cells: :func:`~discotree.kernels.counts.
+        triple_layout`), row ``m`` holds ``log P(x_m-th | c, the other two)`` in the
+        triple's (r_i, r_j, r_k, C) layout
+        (:func:`~discotree.kernels.two_dependence.two_dependence_conditionals`).
+    class_log_prior : ndarray of shape (n_classes,)
+        The class marginal of the average (subtracted by ``log_likelihood``).
+
+    Examples
+    --------
+    >>> import itertools
+    >>> from discotree.kernels.counts import triple_counts
+    >>> codes = np.array([[0, 1, 1], [1, 1, 0], [1, 0, 0], [0, 0, 1]])
+    >>> y, r = np.array([0, 1, 1, 0]), np.array([2, 2, 2])
+    >>> stats = PairStatistics.from_codes(codes, y, r, 2)
+    >>> triples = triple_counts(codes, y, np.ones(4), r, 2)
+    >>> model = AveragedTwoDependenceModel.from_statistics(stats, triples, 1.0, 0.0)
+    >>> every = np.array(list(itertools.product(range(2), repeat=3)))
+    >>> np.exp(model.log_likelihood(every)).sum(axis=0).round(12)  # P(x | c) sums to 1
+    array([1., 1.])
+    """
+
+    n_categories: NDArray[np.intp]
+    pair_log: NDArray[np.float64]
+    cond_log: NDArray[np.float64]
+    class_log_prior: NDArray[np.float64]
+
+    @classmethod
+    def from_statistics(
+        cls,
+        stats: PairStatistics,
+        triples: NDArray[np.float64],
+        alpha: float,
+        epsilon: float,
+    ) -> AveragedTwoDependenceModel:
+        """The tables from the pair and triple counts (:func:`~discotree.kernels.
+        counts.triple_counts`): ``P(c, x_i, x_j)`` with ``alpha`` per cell of the (class,
+        x_i, x_j) table of the rows observing both, each ``P(x_k | c, x_i, x_j)`` with
+        ``alpha`` per cell of the conditional over the rows observing the three (both
+        floored at ``epsilon``)."""
+        r = np.asarray(stats.n_categories, dtype=np.intp)
+        d, n_classes, offsets = len(r), stats.n_classes, stats.offsets
+        pair_tables, marginals = [], []
+        for i in range(d):
+            for j in range(i + 1, d):
+                block = stats.counts[:, offsets[i] : offsets[i + 1], offsets[j] : offsets[j + 1]]
+                joint = np.log(smoothed_conditional(block.reshape(-1), alpha, epsilon))
+                marginals.append(logsumexp(joint.reshape(n_classes, -1), axis=1))
+                pair_tables.append(joint.reshape(block.shape).transpose(1, 2, 0).reshape(-1))
+        layout = triple_layout(r, n_classes)
+        triples = np.asarray(triples, dtype=np.float64)
+        if triples.shape != (int(layout[-1]),):
+            raise ValueError(
+                f"A2DE: the triple tables hold {triples.size} cells, the categories "
+                f"{r.tolist()} and {n_classes} classes need {int(layout[-1])}."
+            )
+        cond_log = two_dependence_conditionals(triples, r, n_classes, layout, alpha, epsilon)
+        pair_log = np.concatenate(pair_tables) if pair_tables else np.empty(0)
+        prior = logsumexp(np.column_stack(marginals), axis=1) - np.log(len(marginals))
+        return cls(r, pair_log, cond_log, prior)
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.class_log_prior)
+
+    @property
+    def n_features(self) -> int:
+        return len(self.n_categories)
+
+    def joint_log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
+        """``log P(c, x)`` of the average, missing values summed out exactly."""
+        r = np.asarray(self.n_categories, dtype=np.int64)
+        return two_dependence_joint(
+            np.asarray(codes),
+            r,
+            _pair_starts(r, self.n_classes),
+            np.ascontiguousarray(self.pair_log, dtype=np.float64),
+            _triple_ranks(len(r)),
+            triple_layout(r, self.n_classes),
+            np.ascontiguousarray(self.cond_log, dtype=np.float64),
+            self.n_classes,
+        )
 
     def log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
         """``log P(x | c)``: the average's joint less its class marginal."""

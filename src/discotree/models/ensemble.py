@@ -15,9 +15,16 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
+from ..transformers.mdl import sampled_mdl_partition
 from .k_dependence import KDependenceModel
 
-__all__ = ["KDBEnsembleModel", "apply_maps", "coarsening_maps", "mapped_categories"]
+__all__ = [
+    "KDBEnsembleModel",
+    "apply_maps",
+    "coarsening_maps",
+    "mapped_categories",
+    "sampled_mdl_maps",
+]
 
 
 def coarsening_maps(
@@ -45,6 +52,30 @@ def coarsening_maps(
         levels = (np.arange(1, n_bins) + rng.uniform(-0.5, 0.5, n_bins - 1)) / n_bins
         cuts = np.unique(np.clip(np.rint(levels * fine), 1, fine - 1).astype(np.intp))
         maps[j] = np.searchsorted(cuts, np.arange(fine), side="right").astype(np.intp)
+    return maps
+
+
+def sampled_mdl_maps(
+    n_categories: NDArray[np.intp],
+    binned: list[int],
+    class_counts: list[NDArray[np.float64]],
+    rng: np.random.Generator,
+) -> list[NDArray[np.intp] | None]:
+    """For every binned column, a supervised stochastic map of its fine bins to coarser
+    ones: the cuts drawn by :func:`~discotree.transformers.mdl.sampled_mdl_partition`
+    from the column's class weights per fine bin (``class_counts[i]`` of shape
+    (fine bins, classes) for ``binned[i]``); None for the other columns.
+
+    Examples
+    --------
+    >>> counts = [np.array([[9.0, 0], [8, 1], [1, 8], [0, 9]])]
+    >>> maps = sampled_mdl_maps(np.array([2, 4]), [1], counts, np.random.default_rng(0))
+    >>> maps[0] is None, maps[1].tolist()
+    (True, [0, 0, 1, 1])
+    """
+    maps: list[NDArray[np.intp] | None] = [None] * len(n_categories)
+    for j, counts in zip(binned, class_counts, strict=True):
+        maps[j] = sampled_mdl_partition(counts, rng)
     return maps
 
 
