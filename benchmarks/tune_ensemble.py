@@ -46,6 +46,10 @@ VARIANTS = {
     "jittered dirichlet": KDBEnsembleClassifier(smoothing="dirichlet"),
     "sampled-mdl dirichlet": KDBEnsembleClassifier(coarsening="sampled-mdl", smoothing="dirichlet"),
     "jittered 8 bins": KDBEnsembleClassifier(n_bins=8),
+    # round 2 (after round 1 kept the default): coarser, mixed bins, and bagging
+    "jittered 4 bins": KDBEnsembleClassifier(n_bins=4),
+    "jittered 3-7 bins": KDBEnsembleClassifier(n_bins=(3, 7)),
+    "jittered bootstrap": KDBEnsembleClassifier(bootstrap=True),
 }
 
 
@@ -90,6 +94,7 @@ def main() -> None:
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    parser.add_argument("--name", default="tune_ensemble", help="the results' file stem")
     args = parser.parse_args()
     from discotree.datasets.real import manifest
 
@@ -108,10 +113,10 @@ def main() -> None:
         f"variants {chosen}; wall {wall} s.\n\n" + _markdown(table) + "\n"
     )
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "tune_ensemble.json").write_text(
+    (args.out / f"{args.name}.json").write_text(
         json.dumps({"variants": chosen, "wall_s": wall, "kinds": kinds, "rows": rows}, indent=1)
     )
-    (args.out / "tune_ensemble.md").write_text(text)
+    (args.out / f"{args.name}.md").write_text(text)
     print(text)
 
 

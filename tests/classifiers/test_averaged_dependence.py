@@ -87,3 +87,17 @@ def test_a2de_refuses_what_it_cannot_do(rng):
         AODEClassifier(3).fit(X, y)
     with pytest.raises(ValueError, match="alpha='auto' is available for n_super_parents=1"):
         AODEClassifier(2, alpha="auto").fit(X, y)
+
+
+def test_a2de_is_refused_beyond_the_memory_limit(rng):
+    import discotree
+
+    X, y = _data(rng)
+    fitted = AODEClassifier(2).fit(X, y)
+    estimate = fitted.fit_memory_estimate_
+    assert estimate > fitted.model_.cond_log.nbytes + fitted.model_.pair_log.nbytes
+    with (
+        discotree.config_context(memory_limit=int(estimate / 2)),
+        pytest.raises(ValueError, match="memory limit"),
+    ):
+        AODEClassifier(2).fit(X, y)

@@ -73,7 +73,7 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
 
     A2DE holds 4 numbers per cell of every triple table (its counts, then three
     conditionals: about ``4 C D**3 / 6`` for D categories in all), refused by the
-    memory guard (:func:`discotree.set_config`'s ``max_memory_bytes``) beyond it;
+    memory guard (:func:`discotree.set_config`'s ``memory_limit``) beyond it;
     counting costs O(n d**3 / 6) and prediction O(n C d**3 / 2) lookups (r or r**2
     times more for a pair whose super-parents are missing). ``partial_fit`` keeps the
     encoded rows (one byte per cell) and counts the triple tables when the model is

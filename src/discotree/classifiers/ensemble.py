@@ -12,7 +12,7 @@ from ..learners.k_dependence import check_kdb_options
 from ..learners.registry import LearnerSpec, Rows, get_learner
 from ..transformers.discretizer import Discretizer
 from ..transformers.encoder import TableEncoder
-from ..validation import check_random_state_param, integer_seed, is_count
+from ..validation import check_bool_param, check_random_state_param, integer_seed, is_count
 from ._base import DiscreteForestClassifierBase
 
 __all__ = ["KDBEnsembleClassifier"]
@@ -40,8 +40,9 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         The number of members.
     k : int, default=5
         The members' largest number of parents.
-    n_bins : int, default=5
-        The bins of each numeric column in a member.
+    n_bins : int or (int, int), default=5
+        The bins of each numeric column in a member; a range ``(low, high)`` draws each
+        member's number uniformly from it.
     smoothing : {"hierarchical", "dirichlet"}, default="hierarchical"
         The members' smoothing (:class:`~discotree.KDBClassifier`).
     selection_loss : {"rmse", "log_loss"}, default="rmse"
@@ -55,6 +56,9 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         ``"sampled-mdl"`` draws supervised cuts, each with probability proportional to
         its Fayyad-Irani MDL margin, recursively (the stochastic discretisation of
         Zhang et al. 2020; ``n_bins`` is then unused).
+    bootstrap : bool, default=False
+        Whether each member learns from Poisson(1) copies of every row (bagging, as
+        random forests do) instead of the rows themselves.
     alpha : float, default=1.0
         The members' pseudo-count (hierarchical: of the nodes' marginals).
     epsilon : float, default=1e-5
@@ -102,6 +106,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         n_jobs: int | None = None,
         *,
         coarsening: str = "jittered",
+        bootstrap: bool = False,
         alpha: float = 1.0,
         epsilon: float = 1e-5,
         max_categories: int = 10,
@@ -118,10 +123,23 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.coarsening = coarsening
+        self.bootstrap = bootstrap
 
     def _check_params(self) -> None:
         name = type(self).__name__
-        for param, low in (("n_estimators", 1), ("k", 0), ("n_bins", 2)):
+        check_bool_param(self.bootstrap, "bootstrap", name)
+        bins = self.n_bins
+        if isinstance(bins, tuple | list) and len(bins) == 2:
+            if not (is_count(bins[0], 2) and is_count(bins[1], 2) and bins[0] <= bins[1]):
+                raise ValueError(
+                    f"{name}: n_bins as a range must be two integers 2 <= low <= high, "
+                    f"got {bins!r}."
+                )
+        elif not is_count(bins, 2):
+            raise ValueError(
+                f"{name}: n_bins must be an integer >= 2 or a range (low, high), got {bins!r}."
+            )
+        for param, low in (("n_estimators", 1), ("k", 0)):
             if not is_count(getattr(self, param), low):
                 raise ValueError(
                     f"{name}: {param} must be an integer >= {low}, got {getattr(self, param)!r}."
@@ -159,7 +177,8 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         binned = [j for j, column in enumerate(self.encoder_.columns_) if column.kind == "bins"]
         options = {
             "n_estimators": int(self.n_estimators),
-            "n_bins": int(self.n_bins),
+            "n_bins": self.n_bins if isinstance(self.n_bins, tuple | list) else int(self.n_bins),
+            "bootstrap": bool(self.bootstrap),
             "coarsening": self.coarsening,
             "binned": binned,
             "seed": integer_seed(self.random_state),

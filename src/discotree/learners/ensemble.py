@@ -33,11 +33,16 @@ __all__ = ["fit_kdb_ensemble"]
 
 
 def _member(rows: Rows, spec: LearnerSpec, seed: int, maps) -> FittedModel:
-    codes = apply_maps(rows.codes, maps)
+    codes, class_index, weights = rows.codes, rows.class_index, rows.weights
+    if spec.option("bootstrap", False):  # Poisson(1) copies of every row (bagging)
+        copies = np.random.default_rng([seed, 1]).poisson(1.0, len(codes))
+        kept = copies > 0
+        codes, class_index = codes[kept], class_index[kept]
+        weights = weights[kept] * copies[kept]
     member_rows = Rows(
-        codes,
-        rows.class_index,
-        rows.weights,
+        apply_maps(codes, maps),
+        class_index,
+        weights,
         rows.n_classes,
         mapped_categories(rows.n_categories, maps),
     )
@@ -56,11 +61,14 @@ def _member_maps(rows: Rows, spec: LearnerSpec, seeds: NDArray[np.integer]) -> l
     binned = list(spec.option("binned", []))
     coarsening = spec.option("coarsening", "jittered")
     if coarsening == "jittered":
-        n_bins = int(spec.option("n_bins", 5))
-        return [
-            coarsening_maps(rows.n_categories, binned, n_bins, np.random.default_rng(s))
-            for s in seeds
-        ]
+        n_bins = spec.option("n_bins", 5)
+        low, high = (n_bins, n_bins) if np.ndim(n_bins) == 0 else n_bins
+        maps = []
+        for s in seeds:
+            rng = np.random.default_rng(s)
+            size = int(low) if low == high else int(rng.integers(int(low), int(high) + 1))
+            maps.append(coarsening_maps(rows.n_categories, binned, size, rng))
+        return maps
     if coarsening != "sampled-mdl":
         raise ValueError(f"coarsening must be one of {COARSENINGS}, got {coarsening!r}.")
     counts = univariate_counts(
