@@ -32,6 +32,7 @@ from bench_accuracy import (
 )
 from joblib import Parallel, delayed
 from sklearn.base import clone
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.model_selection import StratifiedKFold
 
 from discotree import KDBEnsembleClassifier, TANClassifier
@@ -50,6 +51,9 @@ VARIANTS = {
     "jittered 4 bins": KDBEnsembleClassifier(n_bins=4),
     "jittered 3-7 bins": KDBEnsembleClassifier(n_bins=(3, 7)),
     "jittered bootstrap": KDBEnsembleClassifier(bootstrap=True),
+    # round 3 (4 bins led round 2): coarser still
+    "jittered 3 bins": KDBEnsembleClassifier(n_bins=3),
+    "jittered 3-5 bins": KDBEnsembleClassifier(n_bins=(3, 5)),
 }
 
 
@@ -60,7 +64,11 @@ def run_fold(name: str, fold: int, data_dir, chosen: list[str]) -> list[dict]:
     index = np.unique(y, return_inverse=True)[1]
     folds = StratifiedKFold(5, shuffle=True, random_state=FOLD_SEED)
     train, test = list(folds.split(np.zeros(len(y)), index))[fold]
-    estimators = {"tan": TANClassifier(), "rf300": random_forest(300)}
+    estimators = {
+        "tan": TANClassifier(),
+        "rf300": random_forest(300),
+        "hgb": HistGradientBoostingClassifier(categorical_features="from_dtype", random_state=0),
+    }
     estimators.update({f"eskdb {v}": VARIANTS[v] for v in chosen})
     rows = []
     for label, estimator in estimators.items():

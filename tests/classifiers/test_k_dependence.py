@@ -1,6 +1,8 @@
 """KDBClassifier: kDB with k = 0 is naive Bayes, the tables stay sparse at large k,
 selection keeps the estimator's attributes consistent, bad parameters are named."""
 
+import itertools
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
@@ -48,7 +50,8 @@ def test_selection_attributes_and_a_refit_replaces_them(rng):
         ({"selective": "yes"}, "selective"),
         ({"selection_loss": "mse"}, "selection_loss must be one of"),
         ({"alpha": "auto"}, "alpha='auto' is not available"),
-        ({"smoothing": "hdp"}, "smoothing must be one of"),
+        ({"smoothing": "hdpp"}, "smoothing must be one of"),
+        ({"smoothing": "hdp", "alpha": 0.0}, "needs alpha > 0"),
         ({"smoothing": "hierarchical", "alpha": 0.0}, "needs alpha > 0"),
     ],
 )
@@ -82,3 +85,46 @@ def test_partial_fit_over_uneven_batches_equals_fit(rng, params):
         streamed.partial_fit(X[part], y[part], classes=[0, 1], sample_weight=w[part])
     assert_allclose(streamed.predict_proba(X), full.predict_proba(X), rtol=1e-10)
     assert (streamed.k_, streamed.n_attributes_) == (full.k_, full.n_attributes_)
+
+
+def test_hdp_tables_are_distributions_that_back_off_to_the_prefix(rng):
+    base = rng.integers(0, 3, 250)
+    X = np.column_stack([base, base, base, rng.integers(0, 3, 250)]).astype(float)
+    y = (base + rng.integers(0, 2, 250) > 2).astype(int)
+    hdp = KDBClassifier(k=2, selective=False, smoothing="hdp").fit(X, y)
+    model = hdp.model_
+    assert model.hdp and model.concentrations is None
+    assert [len(c) for c in hdp.concentrations_] == [len(p) + 2 for p in hdp.attribute_parents_]
+    every = np.array(list(itertools.product(range(3), repeat=4)))
+    assert_allclose(np.exp(model.log_likelihood(every)).sum(axis=0), 1.0)
+    # a parent configuration no row has (two copies of one column disagreeing): the
+    # estimate of its longest present prefix
+    node = next(
+        j for j in model.attributes if len(model.parents[j]) == 2 and max(model.parents[j]) < 3
+    )
+    first, second = model.parents[node]
+    row = np.zeros((1, 4), dtype=int)
+    row[0, [first, second]] = (1, 2)  # never seen together
+    expected = []
+    for c in range(2):  # per class: the deepest prefix whose context is present
+        for length, ids in ((1, np.array([1])), (0, np.array([0]))):
+            table = model.tables[node][length]
+            at = np.searchsorted(table.keys, ids[0])
+            if at < len(table.keys) and table.keys[at] == ids[0] and table.totals[at, c] > 0:
+                expected.append(table.count(ids, c, row[0, [node]])[0] / table.totals[at, c])
+                break
+    assert_allclose(model.node_log_probability(node, row)[0], np.log(expected))
+
+
+def test_hdp_is_seeded_and_needs_whole_number_weights(rng):
+    X = rng.integers(0, 3, (200, 4)).astype(float)
+    y = (X[:, 0] + X[:, 1] > 2).astype(int)
+    a = KDBClassifier(k=2, smoothing="hdp", random_state=3).fit(X, y)
+    b = KDBClassifier(k=2, smoothing="hdp", random_state=3).fit(X, y)
+    c = KDBClassifier(k=2, smoothing="hdp", random_state=4).fit(X, y)
+    assert_allclose(a.predict_proba(X), b.predict_proba(X))
+    assert not np.allclose(a.predict_proba(X), c.predict_proba(X))
+    weighted = KDBClassifier(k=2, smoothing="hdp").fit(X, y, sample_weight=np.full(200, 2.0))
+    assert weighted.score(X, y) > 0.8
+    with pytest.raises(ValueError, match="whole-number sample weights"):
+        KDBClassifier(k=2, smoothing="hdp").fit(X, y, sample_weight=np.full(200, 0.5))

@@ -114,6 +114,7 @@ def test_pyagrum_exact_inference_gives_discotree_posteriors(
     [
         KDBClassifier(k=3, selective=False),
         KDBClassifier(k=2, smoothing="hierarchical"),  # selected: some features unused
+        KDBClassifier(k=2, smoothing="hdp"),
     ],
     ids=repr,
 )

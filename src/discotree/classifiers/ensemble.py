@@ -43,7 +43,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     n_bins : int or (int, int), default=5
         The bins of each numeric column in a member; a range ``(low, high)`` draws each
         member's number uniformly from it.
-    smoothing : {"hierarchical", "dirichlet"}, default="hierarchical"
+    smoothing : {"hierarchical", "dirichlet", "hdp"}, default="hierarchical"
         The members' smoothing (:class:`~discotree.KDBClassifier`).
     selection_loss : {"rmse", "log_loss"}, default="rmse"
     random_state : int, RandomState, Generator or None, default=0

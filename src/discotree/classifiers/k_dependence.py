@@ -36,13 +36,17 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     selective : bool, default=True
         Choose the attributes and k by leave-one-out loss (selective kDB); ``False``:
         every attribute with (at most) ``k`` parents (kDB).
-    smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+    smoothing : {"dirichlet", "hierarchical", "hdp"}, default="dirichlet"
         ``"dirichlet"``: ``alpha`` per cell of every table (a configuration never seen
         is uniform). ``"hierarchical"``: each table backs off along the prefixes of its
         ranked parents to the class level and the node's marginal, with one
         concentration per level chosen by leave-one-out log-likelihood
         (:mod:`discotree.stats.hierarchical`; the structure of Petitjean et al.'s HDP
-        estimate with fixed concentrations).
+        estimate with fixed concentrations). ``"hdp"``: Petitjean et al.'s hierarchical
+        Dirichlet process estimate itself, by Gibbs sampling with the concentrations
+        sampled per level (:mod:`discotree.stats.hdp`, 200 sweeps, seeded by
+        ``random_state``), on the structure chosen with ``"hierarchical"``; whole-number
+        sample weights only.
     attribute_order : {"mutual-information", "sampled"}, default="mutual-information"
         The order of the attributes: by decreasing I(X; C), or sampled with
         probabilities proportional to it (``random_state``; the members of
@@ -85,7 +89,8 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         How many attributes are in use.
     concentrations_ : list of ndarray
         ``smoothing="hierarchical"``: per feature, the concentration of each level in
-        use (class level first).
+        use (class level first); ``"hdp"``: the sampled concentrations' means (root,
+        class level, then each parent), empty for the features not in use.
     selection_losses_ : ndarray of shape (n_features + 1, k + 1)
         ``selective=True``: the leave-one-out RMSE (or mean log-loss) of the first ``s``
         attributes with at most ``q`` parents, at ``[s, q]``.
@@ -183,6 +188,7 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             "selective": bool(self.selective),
             "selection_loss": self.selection_loss,
             "smoothing": self.smoothing,
+            "hdp_seed": integer_seed(self.random_state),
             "order_seed": None
             if self.attribute_order != "sampled"
             else integer_seed(self.random_state),

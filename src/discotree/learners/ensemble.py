@@ -46,7 +46,7 @@ def _member(rows: Rows, spec: LearnerSpec, seed: int, maps) -> FittedModel:
         rows.n_classes,
         mapped_categories(rows.n_categories, maps),
     )
-    options = {**spec.options, "order_seed": seed}
+    options = {**spec.options, "order_seed": seed, "hdp_seed": seed}
     return fit_selective_kdb(member_rows, replace(spec, learner="selective-kdb", options=options))
 
 

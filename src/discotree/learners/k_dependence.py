@@ -41,6 +41,7 @@ from ..stats.family_tables import (
     observed_prefix_lengths,
     prefix_family_tables,
 )
+from ..stats.hdp import hdp_tables
 from ..stats.hierarchical import backoff_log_probability, choose_concentrations, level_counts
 from ..stats.pair_statistics import PairStatistics
 from ..structure.generative import kdb_ranked_structure
@@ -62,7 +63,7 @@ __all__ = [
 #: The losses selective kDB can choose by.
 SELECTION_LOSSES = ("rmse", "log_loss")
 #: How the tables are smoothed: ``alpha`` per cell, or along the parents' prefixes.
-SMOOTHINGS = ("dirichlet", "hierarchical")
+SMOOTHINGS = ("dirichlet", "hierarchical", "hdp")
 #: Rows scored at once by the leave-one-out pass (memory: (k + 1) x rows x classes).
 _CHUNK_ROWS = 1 << 16
 
@@ -73,10 +74,10 @@ def check_kdb_options(owner: str, smoothing: Any, selection_loss: Any, alpha: An
     message names ``owner``."""
     if smoothing not in SMOOTHINGS:
         raise ValueError(f"{owner}: smoothing must be one of {SMOOTHINGS}, got {smoothing!r}.")
-    if smoothing == "hierarchical" and not alpha > 0:
+    if smoothing in ("hierarchical", "hdp") and not alpha > 0:
         raise ValueError(
-            f"{owner}: smoothing='hierarchical' needs alpha > 0 (it smooths the nodes' "
-            f"marginals), got {alpha!r}."
+            f"{owner}: smoothing={smoothing!r} needs alpha > 0 (the hierarchical estimate "
+            f"that selects smooths the nodes' marginals), got {alpha!r}."
         )
     if selection_loss not in SELECTION_LOSSES:
         raise ValueError(
@@ -339,11 +340,45 @@ def hierarchical_concentrations(
     return out
 
 
+#: The sweeps of the HDP sampler, and the first ones left out of its averages.
+HDP_SWEEPS, HDP_BURN_IN = 200, 100
+
+
+def _with_hdp_tables(fitted: FittedModel, rows: Rows, spec: LearnerSpec) -> FittedModel:
+    """The model of ``fitted`` (its structure) with the HDP estimates of every table in
+    use (:func:`~discotree.stats.hdp.hdp_tables`, seeded by ``hdp_seed``)."""
+    model = fitted.model
+    rng = numpy_generator(int(spec.option("hdp_seed", 0)))
+    tables = list(model.tables)
+    chosen: list[NDArray[np.float64]] = [np.empty(0) for _ in model.parents]
+    families = [(node, tuple(model.parents[node])) for node in model.attributes]
+    estimates = hdp_tables(
+        rows.codes,
+        rows.class_index,
+        rows.weights,
+        rows.n_classes,
+        rows.n_categories,
+        families,
+        rng,
+        HDP_SWEEPS,
+        HDP_BURN_IN,
+    )
+    for node, (node_tables, node_concentrations) in zip(model.attributes, estimates, strict=True):
+        tables[node], chosen[node] = node_tables, node_concentrations
+    hdp_model = replace(model, tables=tables, concentrations=None, hdp=True)
+    return FittedModel(hdp_model, {**fitted.attributes, "concentrations_": chosen})
+
+
 def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     """Selective kDB in three passes over the rows: the pair tables (order and ranked
     parents), the prefix family tables, the leave-one-out losses of every (s, k'); the
     least loss wins (ties: fewer attributes, then fewer parents). With
-    ``selective=False`` the second pass's kDB (every attribute, k parents)."""
+    ``selective=False`` the second pass's kDB (every attribute, k parents).
+    ``smoothing="hdp"``: the structure chosen with hierarchical smoothing, then every
+    table in use estimated by the HDP sampler."""
+    if spec.option("smoothing", "dirichlet") == "hdp":
+        hierarchical = replace(spec, options={**spec.options, "smoothing": "hierarchical"})
+        return _with_hdp_tables(fit_selective_kdb(rows, hierarchical), rows, spec)
     k = int(spec.option("k", 2))
     if spec.option("selection_loss", "rmse") not in SELECTION_LOSSES:
         raise ValueError(f"selection_loss must be one of {SELECTION_LOSSES}")

@@ -10,7 +10,9 @@ smoothed table would).
 
 With ``concentrations`` (per node, one per level), each factor is the hierarchical
 estimate of :mod:`discotree.stats.hierarchical` instead: it backs off along the prefixes
-of the ranked parents, down to the class level and the node's marginal.
+of the ranked parents, down to the class level and the node's marginal. With ``hdp``,
+the tables hold the HDP estimates of :mod:`discotree.stats.hdp` (each context's
+distribution); a context absent from a level takes its deepest present prefix's.
 
 Missing values at predict time are summed out **exactly** by variable elimination over
 the network's dense tables (:meth:`KDependenceModel.dense_table`, min-degree order, the
@@ -106,6 +108,9 @@ class KDependenceModel:
     concentrations : list of ndarray or None
         Hierarchical smoothing: per node, the concentration of each level 0..k of its
         parents in use; None: ``alpha`` per cell of each table (Dirichlet).
+    hdp : bool
+        The tables of the nodes in use hold HDP estimates (probabilities, every value
+        of each context present), not counts.
 
     Examples
     --------
@@ -125,6 +130,7 @@ class KDependenceModel:
     alpha: float
     epsilon: float
     concentrations: list[NDArray[np.float64]] | None = None
+    hdp: bool = False
 
     @property
     def n_classes(self) -> int:
@@ -138,6 +144,14 @@ class KDependenceModel:
         """``log P(x_node | c, pa)`` of every row and class (0 where x_node is missing;
         a missing parent backed off to the observed prefix)."""
         ranked = self.parents[node]
+        if self.hdp:
+            levels = level_counts(self.tables[node], codes, ranked, self.n_categories, len(ranked))
+            p = np.full(levels.counts[0].shape, 1.0 / int(self.n_categories[node]))
+            for counts, totals in zip(levels.counts, levels.totals, strict=True):
+                seen = totals > 0
+                p = np.where(seen, counts / np.where(seen, totals, 1.0), p)
+            with np.errstate(divide="ignore"):
+                return np.where(levels.counted[0][:, None], np.log(p), 0.0)
         if self.concentrations is not None:
             levels = level_counts(self.tables[node], codes, ranked, self.n_categories, len(ranked))
             r = int(self.n_categories[node])

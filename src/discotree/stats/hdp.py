@@ -1,0 +1,365 @@
+"""Hierarchical Dirichlet process estimates of a conditional table along the prefixes of
+its ranked parents, by Gibbs sampling (the estimator of Petitjean, Buntine, Webb &
+Zaidi, "Accurate parameter estimation for Bayesian network classifiers using
+hierarchical Dirichlet processes", Machine Learning 107, 2018, Sections 3-4): the
+reference for the deterministic back-off of :mod:`discotree.stats.hierarchical`.
+
+The contexts of a node x form a tree: the root (x's marginal), one child per class,
+below each the class and first parent's values, and so on. Every context ``j`` has a
+distribution over x's ``r`` values with ``theta_root ~ Dirichlet(c_0 / r, ..., c_0 /
+r)`` and ``theta_j ~ Dirichlet(c_l theta_parent(j))`` below, the concentration ``c_l``
+tied across the contexts of a level ``l`` and given a Gamma(1, 1) prior. A row is an
+observation of x at the deepest context its parents reach.
+
+The sampler instantiates the distributions and the table counts of the Chinese
+restaurant franchise (Teh, Jordan, Beal & Blei, "Hierarchical Dirichlet processes",
+JASA 2006, Section 5.3, extended level by level), each sweep drawing
+
+1. from the deepest level up, each context's number of tables of every value given its
+   customers (its observations plus its children's tables) and its parent's
+   distribution (Antoniak's distribution: ``t = sum_i Bernoulli(a / (a + i - 1))``,
+   ``a = c_l theta_parent``);
+2. from the root down, each context's distribution given its customers
+   (``Dirichlet(n_j + c_l theta_parent)``);
+3. each level's concentration given its contexts' tables (the auxiliary variables of
+   Escobar & West 1995, as Teh et al. 2006, Appendix A).
+
+The estimate is the average over the sweeps after ``burn_in`` of each context's
+posterior mean given the sampled state, ``(n_j + c_l theta_parent) / (N_j + c_l)``:
+the same posterior as Petitjean et al.'s sampler, which integrates the distributions
+out and samples the table counts with Stirling numbers instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..kernels.counts import configuration_ids
+from .family_tables import SparseFamilyTable, observed_prefix_lengths
+
+__all__ = [
+    "ContextTree",
+    "HDPEstimate",
+    "antoniak_tables",
+    "context_tree",
+    "hdp_estimate",
+    "hdp_tables",
+]
+
+
+@dataclass(frozen=True)
+class ContextTree:
+    """The contexts of one node (or of several: a forest of such trees) and what was
+    observed at each.
+
+    Parameters
+    ----------
+    parent : ndarray of shape (n_contexts,)
+        Each context's parent; -1 for a root. Parents come before their children.
+    level : ndarray of shape (n_contexts,)
+        0 for a root, 1 for the class contexts, 1 + L under L parents.
+    observed : ndarray of shape (n_contexts, r)
+        The (integer) weight of each value of x observed at the context.
+    group : ndarray of shape (n_contexts,), optional
+        Which concentration each context uses (tied within a group); default: its
+        level.
+    """
+
+    parent: NDArray[np.intp]
+    level: NDArray[np.intp]
+    observed: NDArray[np.float64]
+    group: NDArray[np.intp] | None = None
+
+    @property
+    def n_levels(self) -> int:
+        return int(self.level.max()) + 1
+
+    @property
+    def groups(self) -> NDArray[np.intp]:
+        return np.asarray(self.level if self.group is None else self.group, dtype=np.intp)
+
+
+@dataclass(frozen=True)
+class HDPEstimate:
+    """The averaged estimate of every context's distribution and the levels'
+    concentrations (means over the kept sweeps)."""
+
+    probabilities: NDArray[np.float64]  # (n_contexts, r)
+    concentrations: NDArray[np.float64]  # (n_groups,)
+    customers: NDArray[np.float64]  # (n_contexts, r): mean customers (tables from below)
+
+
+def antoniak_tables(
+    customers: NDArray[np.float64], strength: NDArray[np.float64], rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """The number of tables of ``customers`` (integers) seated by a Chinese restaurant
+    process of concentration ``strength`` (same shape): the i-th customer opens a table
+    with probability ``strength / (strength + i - 1)``.
+
+    Examples
+    --------
+    >>> antoniak_tables(np.array([0.0, 1.0, 5.0]), np.array([2.0, 2.0, 1e12]),
+    ...                 np.random.default_rng(0)).tolist()
+    [0.0, 1.0, 5.0]
+    """
+    n = np.rint(np.asarray(customers)).astype(np.int64).ravel()
+    a = np.asarray(strength, dtype=np.float64).ravel()
+    out = np.zeros(len(n))
+    owner = np.repeat(np.arange(len(n)), n)
+    if len(owner):
+        seat = np.arange(len(owner)) - np.repeat(np.cumsum(n) - n, n)  # i - 1 per customer
+        p = a[owner] / (a[owner] + seat)
+        np.add.at(out, owner, rng.random(len(owner)) < p)
+    return out.reshape(np.shape(customers))
+
+
+def hdp_estimate(
+    tree: ContextTree,
+    rng: np.random.Generator,
+    n_sweeps: int = 200,
+    burn_in: int = 100,
+    concentrations: NDArray[np.float64] | None = None,
+    prior: tuple[float, float] = (1.0, 1.0),
+) -> HDPEstimate:
+    """Sample the HDP of ``tree`` and average its estimates (see the module notes).
+
+    Parameters
+    ----------
+    tree : ContextTree
+    rng : numpy.random.Generator
+    n_sweeps, burn_in : int
+        Sweeps in all, and the first ones left out of the averages.
+    concentrations : ndarray of shape (n_groups,), optional
+        Fixed concentrations (not sampled); None samples them (Gamma ``prior``: shape,
+        rate), starting at 1.
+    prior : (float, float)
+
+    Returns
+    -------
+    HDPEstimate
+
+    Examples
+    --------
+    >>> tree = ContextTree(np.array([-1, 0, 0]), np.array([0, 1, 1]),
+    ...                    np.array([[0.0, 0.0], [8.0, 2.0], [1.0, 9.0]]))
+    >>> est = hdp_estimate(tree, np.random.default_rng(0), n_sweeps=50, burn_in=10)
+    >>> est.probabilities.sum(axis=1).round(12).tolist()
+    [1.0, 1.0, 1.0]
+    """
+    parent, level = np.asarray(tree.parent), np.asarray(tree.level)
+    group = tree.groups
+    observed = np.asarray(tree.observed, dtype=np.float64)
+    n_contexts, r = observed.shape
+    n_groups = int(group.max()) + 1
+    by_level = [np.flatnonzero(level == lev) for lev in range(tree.n_levels)]
+    fixed = concentrations is not None
+    c = np.ones(n_groups) if concentrations is None else np.asarray(concentrations, float).copy()
+    tables = (observed > 0).astype(np.float64)
+    theta = np.full((n_contexts, r), 1.0 / r)
+    sums = np.zeros((n_contexts, r))
+    customer_sums = np.zeros((n_contexts, r))
+    c_sums = np.zeros(n_groups)
+    kept = 0
+
+    def base(nodes: NDArray[np.intp], lev: int) -> NDArray[np.float64]:
+        """The parent's distribution (uniform above a root) of ``nodes``."""
+        if lev == 0:
+            return np.full((len(nodes), r), 1.0 / r)
+        return theta[parent[nodes]]
+
+    for sweep in range(n_sweeps):
+        # 1. tables, from the deepest level up (customers: observations + children's tables)
+        customers = observed.copy()
+        for lev in range(tree.n_levels - 1, -1, -1):
+            nodes = by_level[lev]
+            strength = c[group[nodes], None] * base(nodes, lev)
+            tables[nodes] = antoniak_tables(customers[nodes], strength, rng)
+            if lev > 0:
+                np.add.at(customers, parent[nodes], tables[nodes])
+        # 2. distributions, from the roots down
+        for lev in range(tree.n_levels):
+            nodes = by_level[lev]
+            prior_mass = c[group[nodes], None] * base(nodes, lev)
+            theta[nodes] = _dirichlet_rows(customers[nodes] + prior_mass, rng)
+        # 3. the concentrations of every group, given its contexts' tables
+        if not fixed:
+            totals = customers.sum(axis=1)
+            used = totals > 0
+            g, n_j = group[used], totals[used]
+            w = rng.beta(c[g] + 1.0, n_j)
+            s = rng.random(len(n_j)) < n_j / (n_j + c[g])
+            shape = prior[0] + np.bincount(g, tables[used].sum(axis=1) - s, n_groups)
+            rate = prior[1] - np.bincount(g, np.log(w), n_groups)
+            c = np.maximum(rng.gamma(np.maximum(shape, 1e-12), 1.0 / rate), 1e-6)
+        if sweep < burn_in:
+            continue
+        kept += 1
+        for lev in range(tree.n_levels):
+            nodes = by_level[lev]
+            n, b = customers[nodes], c[group[nodes], None]
+            sums[nodes] += (n + b * base(nodes, lev)) / (n.sum(axis=1, keepdims=True) + b)
+        customer_sums += customers
+        c_sums += c
+    if kept == 0:
+        raise ValueError(f"hdp_estimate: burn_in ({burn_in}) leaves no sweep of {n_sweeps}.")
+    return HDPEstimate(sums / kept, c_sums / kept, customer_sums / kept)
+
+
+def _dirichlet_rows(
+    parameters: NDArray[np.float64], rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """One Dirichlet draw per row (Gamma draws normalised; a row whose draws all
+    underflow gets its normalised parameters)."""
+    draws = rng.gamma(np.maximum(parameters, 1e-300))
+    total = draws.sum(axis=1, keepdims=True)
+    mean = parameters / parameters.sum(axis=1, keepdims=True)
+    return np.where(total > 0, draws / np.where(total > 0, total, 1.0), mean)
+
+
+def context_tree(
+    codes: NDArray[np.integer],
+    class_index: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    n_classes: int,
+    n_categories: NDArray[np.intp],
+    node: int,
+    ranked: tuple[int, ...],
+) -> tuple[ContextTree, list[NDArray[np.int64]]]:
+    """The contexts of ``node`` under the prefixes of ``ranked`` that the rows reach
+    (every class context, even one no row reaches), each row observed at the deepest
+    context its observed leading parents reach (rows missing the node skipped), and
+    per level below the root the sorted keys ``configuration * n_classes + class`` of
+    its contexts (the order of the tree's contexts).
+
+    Weights must be whole numbers (they are counts of customers)."""
+    w = np.asarray(weights, dtype=np.float64)
+    if (w != np.rint(w)).any() or (w < 0).any():
+        raise ValueError(
+            "smoothing='hdp' needs whole-number sample weights (each is a count of rows)."
+        )
+    values = codes[:, node]
+    rows = np.flatnonzero((values >= 0) & (w > 0))
+    depth = observed_prefix_lengths(codes[rows], ranked)
+    r = int(n_categories[node])
+    parent, level, observed, keys = [np.array([-1])], [np.array([0])], [np.zeros((1, r))], []
+    start = 1
+    previous: NDArray[np.int64] | None = None
+    for length in range(len(ranked) + 1):
+        reach = rows[depth >= length]
+        ids, _ = configuration_ids(codes[reach], ranked[:length], n_categories)
+        key = ids * n_classes + class_index[reach]
+        if length == 0:
+            here = np.arange(n_classes, dtype=np.int64)  # every class context
+        else:
+            here = np.unique(key)
+        if previous is None:
+            up = np.zeros(len(here), dtype=np.intp)  # the root
+        else:
+            radix = int(n_categories[ranked[length - 1]])
+            up_key = (here // n_classes) // radix * n_classes + here % n_classes
+            up = np.searchsorted(previous, up_key) + start - len(previous)
+        at = depth[depth >= length] == length  # rows observed at this level
+        counts = np.zeros((len(here), r))
+        np.add.at(counts, (np.searchsorted(here, key[at]), values[reach[at]]), w[reach[at]])
+        parent.append(up)
+        level.append(np.full(len(here), length + 1))
+        observed.append(counts)
+        keys.append(here)
+        previous = here
+        start += len(here)
+    tree = ContextTree(
+        np.concatenate(parent).astype(np.intp),
+        np.concatenate(level).astype(np.intp),
+        np.vstack(observed),
+    )
+    return tree, keys
+
+
+def hdp_tables(
+    codes: NDArray[np.integer],
+    class_index: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    n_classes: int,
+    n_categories: NDArray[np.intp],
+    families: list[tuple[int, tuple[int, ...]]],
+    rng: np.random.Generator,
+    n_sweeps: int = 200,
+    burn_in: int = 100,
+) -> list[tuple[list[SparseFamilyTable], NDArray[np.float64]]]:
+    """For every ``(node, ranked parents)`` of ``families``: the node's HDP estimates
+    under each prefix of its parents (lengths 0..len), as tables whose cells hold each
+    context's estimated distribution (every value; a context no row reached is absent,
+    so its estimate is its deepest present prefix's: the HDP's posterior mean of an
+    unseen context is its parent's), and its sampled concentrations' means per level
+    (root first). The nodes' trees are sampled together, one forest, each level of
+    each node with its own concentration.
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1], [0, 1], [1, 0], [1, 1]])
+    >>> [(tables, c)] = hdp_tables(codes, np.array([0, 0, 1, 1]), np.ones(4), 2,
+    ...     np.array([2, 2]), [(1, (0,))], np.random.default_rng(0), 40, 20)
+    >>> [t.parents for t in tables], c.shape
+    ([(), (0,)], (3,))
+    """
+    rs = {int(n_categories[node]) for node, _ in families}
+    if len(rs) > 1:  # one forest per arity (the sampler's arrays have one width)
+        out: list = [None] * len(families)
+        for r in sorted(rs):
+            picked = [i for i, (node, _) in enumerate(families) if int(n_categories[node]) == r]
+            part = hdp_tables(
+                codes,
+                class_index,
+                weights,
+                n_classes,
+                n_categories,
+                [families[i] for i in picked],
+                rng,
+                n_sweeps,
+                burn_in,
+            )
+            for i, result in zip(picked, part, strict=True):
+                out[i] = result
+        return out
+    trees, all_keys = [], []
+    offset = group_offset = 0
+    parents, levels, observed, groups = [], [], [], []
+    for node, ranked in families:
+        tree, keys = context_tree(
+            codes, class_index, weights, n_classes, n_categories, node, tuple(ranked)
+        )
+        parents.append(np.where(tree.parent >= 0, tree.parent + offset, -1))
+        levels.append(tree.level)
+        observed.append(tree.observed)
+        groups.append(tree.level + group_offset)
+        trees.append((offset, len(tree.level), group_offset, tree.n_levels))
+        all_keys.append(keys)
+        offset += len(tree.level)
+        group_offset += tree.n_levels
+    forest = ContextTree(
+        np.concatenate(parents),
+        np.concatenate(levels),
+        np.vstack(observed),
+        np.concatenate(groups),
+    )
+    estimate = hdp_estimate(forest, rng, n_sweeps, burn_in)
+    results = []
+    for (node, ranked), keys, (first, size, g0, n_levels) in zip(
+        families, all_keys, trees, strict=True
+    ):
+        r = int(n_categories[node])
+        probabilities = estimate.probabilities[first : first + size]
+        tables, start = [], 1
+        for length, here in enumerate(keys):
+            block = probabilities[start : start + len(here)]
+            cells = (here[:, None] * r + np.arange(r)).reshape(-1)
+            prefix = tuple(int(p) for p in ranked[:length])
+            tables.append(
+                SparseFamilyTable(int(node), prefix, n_classes, r, cells, block.reshape(-1))
+            )
+            start += len(here)
+        results.append((tables, estimate.concentrations[g0 : g0 + n_levels].copy()))
+    return results
