@@ -56,6 +56,7 @@ DISCRETE = [
     KDBEnsembleClassifier(n_estimators=2),
     AODEClassifier(alpha="auto"),
     KDBClassifier(k=1, selective=False, selection_loss="log_loss"),
+    KDBClassifier(k=2, smoothing="hdp"),
 ]
 CONTINUOUS = [
     DiscriminativeTreeClassifier(distribution="gaussian"),

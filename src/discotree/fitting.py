@@ -44,6 +44,7 @@ __all__ = [
     "available_if_explained",
     "classification_rate",
     "clear_fitted_state",
+    "order_with_ties",
     "sign_with_ties",
 ]
 
@@ -204,6 +205,25 @@ def argmax_with_ties(scores: NDArray[np.float64]) -> NDArray[np.intp]:
     magnitude = np.where(np.isfinite(top), np.abs(top), 0.0)
     tol = SCORE_TIE_RTOL * np.maximum(magnitude, 1.0)
     return np.argmax(scores >= top - tol, axis=1).astype(np.intp)
+
+
+def order_with_ties(values: NDArray[np.float64]) -> list[int]:
+    """The indices by decreasing value, values within ``SCORE_TIE_RTOL * max(|top|, 1)``
+    of the largest left counting as equal and going by index (the rule of
+    :func:`argmax_with_ties`, applied again to what is left).
+
+    Examples
+    --------
+    >>> order_with_ties(np.array([0.5, 0.7, 0.7 + 1e-15, 0.1]))
+    [1, 2, 0, 3]
+    """
+    left = np.asarray(values, dtype=np.float64).copy()
+    order = []
+    for _ in range(len(left)):
+        pick = int(argmax_with_ties(left[None])[0])
+        order.append(pick)
+        left[pick] = -np.inf
+    return order
 
 
 def classification_rate(

@@ -51,6 +51,7 @@ ESTIMATORS = [
     BoostedGraphicalModelClassifier(n_estimators=3),
     EARTreeClassifier(n_permutations=1),
     KDBClassifier(k=3),
+    KDBClassifier(k=2, smoothing="hdp"),
     AODEClassifier(),
     AODEClassifier(2),
     KDBEnsembleClassifier(n_estimators=2),

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..fitting import argmax_with_ties
 from ..kernels.counts import class_totals, configuration_ids
 from ..kernels.sparse_families import posterior_loss_sums
 from ..models.k_dependence import KDependenceModel
@@ -163,7 +164,7 @@ def fit_k_dependence(counts: Counts, spec: LearnerSpec) -> FittedModel:
         raise ValueError(
             "selective kDB needs the third pass's leave-one-out losses (counts.scores)"
         )
-    s, q = np.unravel_index(int(np.argmin(losses)), losses.shape)
+    s, q = _least_loss(losses)
     fitted = selected_model(
         counts.families, order, parents, counts.n_categories, int(s), int(q), spec
     )
@@ -171,6 +172,14 @@ def fit_k_dependence(counts: Counts, spec: LearnerSpec) -> FittedModel:
         losses, float(counts.class_weight.sum()), counts.n_classes, spec
     )
     return fitted
+
+
+def _least_loss(losses: NDArray[np.float64]) -> tuple[int, int]:
+    """The (attributes, parents) of least loss, losses within the package's tie
+    tolerance equal (ties: fewer attributes, then fewer parents)."""
+    flat = int(argmax_with_ties(-np.asarray(losses, dtype=np.float64).reshape(1, -1))[0])
+    s, q = np.unravel_index(flat, losses.shape)
+    return int(s), int(q)
 
 
 def _reported_losses(losses, total: float, n_classes: int, spec: LearnerSpec):
@@ -418,7 +427,7 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     )
     if fused:  # the order holds every attribute: each chose its concentrations
         concentrations = chosen
-    s, q = np.unravel_index(int(np.argmin(losses)), losses.shape)
+    s, q = _least_loss(losses)
     fitted = selected_model(
         tables, order, parents, n_categories, int(s), int(q), spec, concentrations
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from ..fitting import order_with_ties
 from ..stats.pair_statistics import PairStatistics
 from .chow_liu import chow_liu_forest, edge_penalty, penalized_forest
 
@@ -69,15 +70,17 @@ def kdb_ranked_structure(
     cmi = stats.conditional_mutual_information()
     n = stats.n_features
     relevance = np.array([_class_information(stats.marginal(i)) for i in range(n)])
-    keys = relevance
     if rng is not None:
         with np.errstate(divide="ignore"):
             keys = np.log(np.maximum(relevance, 0.0)) + rng.gumbel(size=n)
-    order = [int(v) for v in np.argsort(-keys, kind="stable")]
+        order = [int(v) for v in np.argsort(-keys, kind="stable")]
+    else:  # near-equal informations (sums in another order) tie, by index
+        order = order_with_ties(relevance)
     parents: list[tuple[int, ...]] = [()] * n
     for position, node in enumerate(order):
-        earlier = sorted(order[:position], key=lambda v: (-cmi[node, v], v))
-        parents[node] = tuple(int(v) for v in earlier[:k] if cmi[node, v] > 0)
+        earlier = sorted(order[:position])
+        ranked = [earlier[i] for i in order_with_ties(cmi[node, earlier])] if earlier else []
+        parents[node] = tuple(int(v) for v in ranked[:k] if cmi[node, v] > 0)
     return order, parents
 
 
