@@ -42,7 +42,7 @@ from ..stats.family_tables import (
     observed_prefix_lengths,
     prefix_family_tables,
 )
-from ..stats.hdp import hdp_tables
+from ..stats.hdp import check_customer_weights, hdp_tables
 from ..stats.hierarchical import backoff_log_probability, choose_concentrations, level_counts
 from ..stats.pair_statistics import PairStatistics
 from ..structure.generative import kdb_ranked_structure
@@ -386,6 +386,7 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     ``smoothing="hdp"``: the structure chosen with hierarchical smoothing, then every
     table in use estimated by the HDP sampler."""
     if spec.option("smoothing", "dirichlet") == "hdp":
+        check_customer_weights(rows.weights)  # before any work
         hierarchical = replace(spec, options={**spec.options, "smoothing": "hierarchical"})
         return _with_hdp_tables(fit_selective_kdb(rows, hierarchical), rows, spec)
     k = int(spec.option("k", 2))

@@ -40,10 +40,15 @@ from numpy.typing import NDArray
 from ..kernels.counts import configuration_ids
 from .family_tables import SparseFamilyTable, observed_prefix_lengths
 
+#: The largest total weight (customers) the sampler seats: it draws one table decision
+#: per customer and sweep, in arrays of that length.
+MAX_CUSTOMERS = 10_000_000
+
 __all__ = [
     "ContextTree",
     "HDPEstimate",
     "antoniak_tables",
+    "check_customer_weights",
     "context_tree",
     "hdp_estimate",
     "hdp_tables",
@@ -219,6 +224,33 @@ def _dirichlet_rows(
     return np.where(total > 0, draws / np.where(total > 0, total, 1.0), mean)
 
 
+def check_customer_weights(weights: NDArray[np.float64]) -> None:
+    """Refuse weights the sampler cannot seat as customers: fractions, and a total above
+    :data:`MAX_CUSTOMERS`.
+
+    Examples
+    --------
+    >>> check_customer_weights(np.array([1.0, 3.0]))
+    >>> check_customer_weights(np.array([0.5]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: smoothing='hdp' needs whole-number sample weights ... got 0.5.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    fractional = (w != np.rint(w)) | (w < 0) | ~np.isfinite(w)
+    if fractional.any():
+        raise ValueError(
+            "smoothing='hdp' needs whole-number sample weights (each is a count of rows), "
+            f"got {w[fractional][0]!r}."
+        )
+    if w.sum() > MAX_CUSTOMERS:
+        raise ValueError(
+            f"smoothing='hdp' seats every row as a customer in every sweep: at most "
+            f"{MAX_CUSTOMERS} rows (total weight), got {w.sum():.3g}; use "
+            "smoothing='hierarchical'."
+        )
+
+
 def context_tree(
     codes: NDArray[np.integer],
     class_index: NDArray[np.intp],
@@ -236,10 +268,7 @@ def context_tree(
 
     Weights must be whole numbers (they are counts of customers)."""
     w = np.asarray(weights, dtype=np.float64)
-    if (w != np.rint(w)).any() or (w < 0).any():
-        raise ValueError(
-            "smoothing='hdp' needs whole-number sample weights (each is a count of rows)."
-        )
+    check_customer_weights(w)
     values = codes[:, node]
     rows = np.flatnonzero((values >= 0) & (w > 0))
     depth = observed_prefix_lengths(codes[rows], ranked)
@@ -305,6 +334,8 @@ def hdp_tables(
     >>> [t.parents for t in tables], c.shape
     ([(), (0,)], (3,))
     """
+    if not families:
+        return []
     rs = {int(n_categories[node]) for node, _ in families}
     if len(rs) > 1:  # one forest per arity (the sampler's arrays have one width)
         out: list = [None] * len(families)
