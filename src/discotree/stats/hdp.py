@@ -231,10 +231,11 @@ def check_customer_weights(weights: NDArray[np.float64]) -> None:
     Examples
     --------
     >>> check_customer_weights(np.array([1.0, 3.0]))
-    >>> check_customer_weights(np.array([0.5]))  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: smoothing='hdp' needs whole-number sample weights ... got 0.5.
+    >>> try:
+    ...     check_customer_weights(np.array([0.5]))
+    ... except ValueError as err:
+    ...     print(str(err)[:55])
+    smoothing='hdp' needs whole-number sample weights (each
     """
     w = np.asarray(weights, dtype=np.float64)
     fractional = (w != np.rint(w)) | (w < 0) | ~np.isfinite(w)
