@@ -123,6 +123,8 @@ def models() -> dict:
         # the two smoothings of issue 31 (item 3), measured to choose the default
         "skdb hier": KDBClassifier(smoothing="hierarchical"),
         "kdb hier": KDBClassifier(selective=False, smoothing="hierarchical"),
+        # the HDP estimate (Petitjean et al. 2018) by Gibbs sampling: the reference
+        "skdb hdp": KDBClassifier(smoothing="hdp"),
         # numeric handling (issue 31, item 6): finer and supervised bins for one model
         "skdb bins10": KDBClassifier(discretizer=Discretizer(n_bins=10)),
         "skdb hier bins10": KDBClassifier(
@@ -130,6 +132,7 @@ def models() -> dict:
         ),
         "skdb mdl": KDBClassifier(discretizer=Discretizer(method="mdl")),
         "aode": AODEClassifier(),
+        "a2de": AODEClassifier(n_super_parents=2),
         "eskdb": KDBEnsembleClassifier(),
         REFERENCE: random_forest(300),
         "hgb": HistGradientBoostingClassifier(categorical_features="from_dtype", random_state=0),

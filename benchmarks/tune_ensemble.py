@@ -42,15 +42,16 @@ FOLD_SEED = 1
 
 #: The candidate configurations (name -> estimator), each fixed before it was run.
 VARIANTS = {
-    "jittered": KDBEnsembleClassifier(),
+    # round 1: the default then (5 bins) and three alternatives
+    "jittered": KDBEnsembleClassifier(n_bins=5),
     "sampled-mdl": KDBEnsembleClassifier(coarsening="sampled-mdl"),
-    "jittered dirichlet": KDBEnsembleClassifier(smoothing="dirichlet"),
+    "jittered dirichlet": KDBEnsembleClassifier(n_bins=5, smoothing="dirichlet"),
     "sampled-mdl dirichlet": KDBEnsembleClassifier(coarsening="sampled-mdl", smoothing="dirichlet"),
     "jittered 8 bins": KDBEnsembleClassifier(n_bins=8),
     # round 2 (after round 1 kept the default): coarser, mixed bins, and bagging
     "jittered 4 bins": KDBEnsembleClassifier(n_bins=4),
     "jittered 3-7 bins": KDBEnsembleClassifier(n_bins=(3, 7)),
-    "jittered bootstrap": KDBEnsembleClassifier(bootstrap=True),
+    "jittered bootstrap": KDBEnsembleClassifier(n_bins=5, bootstrap=True),
     # round 3 (4 bins led round 2): coarser still
     "jittered 3 bins": KDBEnsembleClassifier(n_bins=3),
     "jittered 3-5 bins": KDBEnsembleClassifier(n_bins=(3, 5)),

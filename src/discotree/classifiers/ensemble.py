@@ -40,9 +40,11 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         The number of members.
     k : int, default=5
         The members' largest number of parents.
-    n_bins : int or (int, int), default=5
+    n_bins : int or (int, int), default=4
         The bins of each numeric column in a member; a range ``(low, high)`` draws each
-        member's number uniformly from it.
+        member's number uniformly from it. The default was chosen among 3, 4, 5, 8, 3-5
+        and 3-7 bins, sampled MDL cuts, bagging and Dirichlet members on folds the
+        accuracy benchmark does not use (``benchmarks/results/tune_ensemble.md``).
     smoothing : {"hierarchical", "dirichlet", "hdp"}, default="hierarchical"
         The members' smoothing (:class:`~discotree.KDBClassifier`).
     selection_loss : {"rmse", "log_loss"}, default="rmse"
@@ -99,7 +101,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         self,
         n_estimators: int = 10,
         k: int = 5,
-        n_bins: int = 5,
+        n_bins: int | tuple[int, int] = 4,
         smoothing: str = "hierarchical",
         selection_loss: str = "rmse",
         random_state=0,

@@ -61,7 +61,7 @@ def _member_maps(rows: Rows, spec: LearnerSpec, seeds: NDArray[np.integer]) -> l
     binned = list(spec.option("binned", []))
     coarsening = spec.option("coarsening", "jittered")
     if coarsening == "jittered":
-        n_bins = spec.option("n_bins", 5)
+        n_bins = spec.option("n_bins", 4)
         low, high = (n_bins, n_bins) if np.ndim(n_bins) == 0 else n_bins
         maps = []
         for s in seeds:
