@@ -57,6 +57,8 @@ DISCRETE = [
     AODEClassifier(alpha="auto"),
     KDBClassifier(k=1, selective=False, selection_loss="log_loss"),
     KDBClassifier(k=2, smoothing="hdp"),
+    TANClassifier(smoothing="hierarchical"),
+    ChowLiuClassifier(smoothing="hierarchical"),
 ]
 CONTINUOUS = [
     DiscriminativeTreeClassifier(distribution="gaussian"),

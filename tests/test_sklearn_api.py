@@ -71,6 +71,8 @@ ALL_ESTIMATORS = [
     KDBClassifier(k=5, selective=False, alpha=0.5),
     KDBClassifier(k=2, selection_loss="log_loss"),
     KDBClassifier(k=2, smoothing="hdp"),
+    TANClassifier(smoothing="hierarchical"),
+    NaiveBayesClassifier(smoothing="hierarchical", alpha=1.0),
     SubmodularFeatureSelector(),
     SubmodularFeatureSelector(GroupCost([[0, 1], [2, 3]]), information="entropy", n_restarts=1),
     EARTreeClassifier(distribution="gaussian", minimizer="queyranne", n_permutations=1),

@@ -202,3 +202,44 @@ def test_decision_function_is_log_odds(rng):
     clf = TANClassifier().fit(X, y)
     lp = clf.predict_log_proba(X)
     assert_allclose(clf.decision_function(X), lp[:, 1] - lp[:, 0])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: NaiveBayesClassifier(smoothing="hierarchical", alpha=1.0),
+        lambda: TANClassifier(smoothing="hierarchical", alpha=1.0),
+        lambda: ChowLiuClassifier(smoothing="hierarchical"),
+        lambda: TANClassifier(smoothing="hierarchical"),  # alpha="auto": the marginals'
+    ],
+    ids=["nb", "tan", "chow-liu", "tan-auto"],
+)
+def test_hierarchical_smoothing_streams_and_a_refit_replaces_it(rng, make):
+    X = rng.integers(0, 4, (400, 5)).astype(float)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + rng.integers(0, 2, 400) > 2).astype(int)
+    full = make().fit(X, y)
+    assert len(full.concentrations_) == 5
+    assert all(np.all(c > 0) for c in full.concentrations_)
+    if not isinstance(full.alpha, str):  # alpha="auto" keeps the rows; not streamed here
+        streamed = make()
+        for part in (slice(0, 11), slice(11, 250), slice(250, None)):
+            streamed.partial_fit(X[part], y[part], classes=[0, 1])
+        assert_allclose(streamed.predict_proba(X), full.predict_proba(X), rtol=1e-10)
+    refit = full.set_params(smoothing="dirichlet").fit(X, y)
+    assert not hasattr(refit, "concentrations_")
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"smoothing": "hdp"}, "smoothing must be one of"),
+        ({"smoothing": "hierarchical", "alpha": 0.0}, "needs alpha > 0"),
+        ({"smoothing": "hierarchical", "k": 2}, "TAN-CMI"),
+        ({"smoothing": "hierarchical", "parameters": "cl"}, "TAN-CMI"),
+    ],
+)
+def test_bad_smoothing_is_named(params, message):
+    X, y = np.zeros((4, 2)), np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match=message):
+        TANClassifier(**params).fit(X, y)

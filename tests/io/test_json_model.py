@@ -52,6 +52,7 @@ ESTIMATORS = [
     EARTreeClassifier(n_permutations=1),
     KDBClassifier(k=3),
     KDBClassifier(k=2, smoothing="hdp"),
+    TANClassifier(smoothing="hierarchical", alpha=1.0),
     AODEClassifier(),
     AODEClassifier(2),
     KDBEnsembleClassifier(n_estimators=2),

@@ -5,15 +5,21 @@ the concentrations against refitting without each row."""
 from collections import defaultdict
 
 import numpy as np
+import pytest
 from numpy.testing import assert_allclose
 
+from discotree.learners.k_dependence import hierarchical_concentrations
+from discotree.learners.registry import LearnerSpec, Rows
+from discotree.models.k_dependence import KDependenceModel
 from discotree.stats.family_tables import prefix_family_tables
 from discotree.stats.hierarchical import (
     CONCENTRATION_GRID,
     backoff_log_probability,
     choose_concentrations,
+    hierarchical_forest_tables,
     level_counts,
 )
+from discotree.stats.pair_statistics import PairStatistics
 
 N_CATEGORIES = np.array([3, 2, 3, 2])
 RANKED = (0, 2, 1)  # node 3's parents, ranked
@@ -98,3 +104,35 @@ def test_the_leave_one_out_choice_equals_refitting_without_each_row(rng):
                 total += w[i] * _reference(codes, y, left, codes[i], y[i], trial, 1.0, level)
             scores.append(total)
         assert CONCENTRATION_GRID[int(np.argmax(scores))] == chosen[level]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_forest_tables_from_counts_equal_kdbs_backoff_from_rows(rng, weighted):
+    """The per-class forest version (counts only, each unit of weight out of its cell)
+    equals kDB's hierarchical estimate (rows, each row's unit out) for the same
+    parents, with missing values and whole-number weights."""
+
+    r = np.array([3, 2, 4, 2])
+    codes = np.column_stack([rng.integers(0, k, 300) for k in r])
+    codes[rng.random(codes.shape) < 0.1] = -1
+    y = rng.integers(0, 3, 300)
+    w = rng.integers(1, 4, 300).astype(float) if weighted else np.ones(300)
+    ranked = [(), (0,), (1,), (0,)]
+    parents = np.array([[pa[0] if pa else -1 for pa in ranked]] * 3)
+    stats = PairStatistics.from_codes(codes, y, r, 3, w)
+    log_cpts, _, chosen = hierarchical_forest_tables(stats, parents, 0.8, 0.0)
+    tables = prefix_family_tables(codes, y, w, 3, r, ranked)
+    spec = LearnerSpec("selective-kdb", 0.8, 0.0)
+    concentrations = hierarchical_concentrations(tables, ranked, Rows(codes, y, w, 3, r), spec)
+    model = KDependenceModel(r, [0, 1, 2, 3], ranked, tables, 0.8, 0.0, concentrations)
+    for j, pa in enumerate(ranked):
+        assert_allclose(chosen[j], concentrations[j])
+        grid = np.zeros((r[pa[0]] if pa else 1, r[j]), dtype=int)
+        for a in range(grid.shape[0]):
+            row = np.zeros((r[j], 4), dtype=int)
+            row[:, j] = np.arange(r[j])
+            if pa:
+                row[:, pa[0]] = a
+            expected = model.node_log_probability(j, row)  # (values, classes)
+            for c in range(3):
+                assert_allclose(log_cpts[c][j][a], expected[:, c], rtol=1e-10)

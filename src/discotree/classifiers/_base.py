@@ -676,3 +676,28 @@ class DiscreteForestClassifierBase(
         tags.input_tags.categorical = discrete  # Gaussian models take numbers only
         tags.input_tags.string = discrete
         return tags
+
+
+#: The smoothings of the per-class forest estimators (naive Bayes, TAN, Chow-Liu).
+FOREST_SMOOTHINGS = ("dirichlet", "hierarchical")
+
+
+def check_forest_smoothing(estimator: Any) -> None:
+    """Refuse a ``smoothing`` the forest estimators do not know, hierarchical smoothing
+    of Gaussian models and without a positive pseudo-count for the marginals."""
+    name = type(estimator).__name__
+    smoothing = estimator.smoothing
+    if smoothing not in FOREST_SMOOTHINGS:
+        raise ValueError(
+            f"{name}: smoothing must be one of {FOREST_SMOOTHINGS}, got {smoothing!r}."
+        )
+    if smoothing != "hierarchical":
+        return
+    if getattr(estimator, "distribution", "discrete") != "discrete":
+        raise ValueError(f"{name}: smoothing='hierarchical' smooths discrete tables only.")
+    alpha = estimator.alpha
+    if not isinstance(alpha, str) and not alpha > 0:
+        raise ValueError(
+            f"{name}: smoothing='hierarchical' needs alpha > 0 or 'auto' (it smooths the "
+            f"features' marginals), got {alpha!r}."
+        )

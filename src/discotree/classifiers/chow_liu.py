@@ -12,7 +12,7 @@ from ..structure.chow_liu import (
     PENALTIES,
 )
 from ..validation import is_count
-from ._base import DiscreteForestClassifierBase, ForestModel
+from ._base import DiscreteForestClassifierBase, ForestModel, check_forest_smoothing
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["ChowLiuClassifier"]
@@ -49,6 +49,12 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         ``"bdeu"``: ``alpha`` is an equivalent sample size spread over the cells of each
         family, ``alpha / (n_classes * r_parent * r_j)`` per cell, so that large tables
         are not over-smoothed (with ``alpha="auto"``, chosen on ``ESS_GRID``).
+    smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+        ``"hierarchical"``: each table backs off to the feature's class-level table and
+        its marginal (the back-off of :class:`~discotree.KDBClassifier`, after Petitjean
+        et al. 2018), one concentration per level chosen by leave-one-out from the
+        counts (``concentrations_``); ``alpha`` then smooths the marginals and
+        ``prior`` is not used.
     epsilon : float, default=1e-5
         Floor for probabilities still zero after smoothing (Pernkopf & Bilmes 2010, Section 6.1);
         only matters when ``alpha=0``.
@@ -121,6 +127,7 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         var_smoothing: float = 0.0,
         alpha: float = 1.0,
         prior: str = "dirichlet",
+        smoothing: str = "dirichlet",
         epsilon: float = 1e-5,
         max_categories: int = 10,
         discretizer=None,
@@ -130,11 +137,13 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         )
         self.n_edges = n_edges
         self.prior = prior
+        self.smoothing = smoothing
         self.distribution = distribution
         self.var_smoothing = var_smoothing
 
     def _check_params(self) -> None:
         self._check_distribution()
+        check_forest_smoothing(self)
         k = self.n_edges
         if self.distribution == "gaussian" and isinstance(k, str):
             raise ValueError(
@@ -151,7 +160,7 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         return "chow-liu"
 
     def _learner_options(self) -> dict[str, Any]:
-        return {"n_edges": self.n_edges}
+        return {"n_edges": self.n_edges, "smoothing": self.smoothing}
 
     def _fit_model(
         self,

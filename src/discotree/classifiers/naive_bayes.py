@@ -9,7 +9,7 @@ from numpy.typing import NDArray
 
 from ..learners.registry import Counts
 from ..stats.pair_statistics import PairStatistics, class_univariate_counts
-from ._base import DiscreteForestClassifierBase, ForestModel
+from ._base import DiscreteForestClassifierBase, ForestModel, check_forest_smoothing
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["NaiveBayesClassifier"]
@@ -33,6 +33,12 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         ``"bdeu"``: ``alpha`` is an equivalent sample size spread over the cells of each
         family, ``alpha / (n_classes * r_parent * r_j)`` per cell, so that large tables
         are not over-smoothed (with ``alpha="auto"``, chosen on ``ESS_GRID``).
+    smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+        ``"hierarchical"``: each table backs off to the feature's class-level table and
+        its marginal (the back-off of :class:`~discotree.KDBClassifier`, after Petitjean
+        et al. 2018), one concentration per level chosen by leave-one-out from the
+        counts (``concentrations_``); ``alpha`` then smooths the marginals and
+        ``prior`` is not used.
     epsilon : float, default=1e-5
         Probabilities that are still zero after smoothing are replaced by ``epsilon``
         (Pernkopf & Bilmes 2010, Section 6.1); only matters when ``alpha=0``.
@@ -98,6 +104,7 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         *,
         alpha: float | str = "auto",
         prior: str = "dirichlet",
+        smoothing: str = "dirichlet",
         epsilon: float = 1e-5,
         max_categories: int = 10,
         discretizer=None,
@@ -106,9 +113,16 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             alpha=alpha, epsilon=epsilon, max_categories=max_categories, discretizer=discretizer
         )
         self.prior = prior
+        self.smoothing = smoothing
 
     def _count_learner(self) -> str:
         return "naive-bayes"
+
+    def _check_params(self) -> None:
+        check_forest_smoothing(self)
+
+    def _learner_options(self) -> dict[str, Any]:
+        return {"smoothing": self.smoothing}
 
     _streams_pairs = False  # naive Bayes needs the univariate tables only
 

@@ -24,7 +24,7 @@ from ..validation import (
     check_random_state_param,
     is_count,
 )
-from ._base import DiscreteForestClassifierBase, ForestModel
+from ._base import DiscreteForestClassifierBase, ForestModel, check_forest_smoothing
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["STRUCTURES", "TANClassifier"]
@@ -115,6 +115,12 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         ``"bdeu"``: ``alpha`` is an equivalent sample size spread over the cells of each
         family, ``alpha / (n_classes * r_parent * r_j)`` per cell, so that large tables
         are not over-smoothed (with ``alpha="auto"``, chosen on ``ESS_GRID``).
+    smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+        ``"hierarchical"``: each table backs off to the feature's class-level table and
+        its marginal (the back-off of :class:`~discotree.KDBClassifier`, after Petitjean
+        et al. 2018), one concentration per level chosen by leave-one-out from the
+        counts (``concentrations_``); ``alpha`` then smooths the marginals and
+        ``prior`` is not used.
     epsilon : float, default=1e-5
         Floor for probabilities still zero after smoothing (Pernkopf & Bilmes 2010, Section 6.1);
         only matters when ``alpha=0``.
@@ -220,6 +226,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         var_smoothing: float = 0.0,
         alpha: float | str = "auto",
         prior: str = "dirichlet",
+        smoothing: str = "dirichlet",
         epsilon: float = 1e-5,
         max_categories: int = 10,
         discretizer=None,
@@ -228,6 +235,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             alpha=alpha, epsilon=epsilon, max_categories=max_categories, discretizer=discretizer
         )
         self.prior = prior
+        self.smoothing = smoothing
         self.k = k
         self.structure = structure
         self.n_edges = n_edges
@@ -242,6 +250,15 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
 
     def _check_params(self) -> None:
         name = type(self).__name__
+        check_forest_smoothing(self)
+        if self.smoothing == "hierarchical" and not (
+            self.k <= 1 and self.structure == "cmi" and self.parameters == "ml"
+        ):
+            raise ValueError(
+                f"{name}: smoothing='hierarchical' smooths the maximum-likelihood tables of "
+                "TAN-CMI (structure='cmi', parameters='ml', k <= 1); use KDBClassifier("
+                "smoothing='hierarchical') for k >= 2."
+            )
         n = self.n_edges
         if not (n is None or is_count(n) or (isinstance(n, str) and n in PENALTIES)):
             raise ValueError(
@@ -327,7 +344,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         return "tan-cmi" if self.k == 1 else "kdb"
 
     def _learner_options(self) -> dict[str, Any]:
-        return {"k": int(self.k), "n_edges": self.n_edges}
+        return {"k": int(self.k), "n_edges": self.n_edges, "smoothing": self.smoothing}
 
     def _fit_model(
         self,

@@ -89,13 +89,30 @@ def fit_naive_bayes(counts: Counts, spec: LearnerSpec) -> FittedModel:
         epsilon=spec.epsilon,
         univariate=[stats.marginal(j) for j in range(d)],
         prior=spec.prior,
+        smoothing=spec.option("smoothing", "dirichlet"),
     )
-    return FittedModel(model, _class_rooted_attributes([()] * d, n_classes, forest=True))
+    attributes = _class_rooted_attributes([()] * d, n_classes, forest=True)
+    return FittedModel(model, _with_concentrations(attributes, model))
+
+
+def _with_concentrations(attributes: dict[str, Any], model: Any) -> dict[str, Any]:
+    """``concentrations_`` for hierarchical smoothing."""
+    if getattr(model, "concentrations", None) is not None:
+        attributes["concentrations_"] = model.concentrations
+    return attributes
 
 
 def _forest_models_by_alpha(structure):
     def models_by_alpha(stats: PairStatistics, spec: LearnerSpec, grid):
         parents = structure(stats, spec)
+        if spec.option("smoothing", "dirichlet") == "hierarchical":  # one model per alpha
+
+            def fit(alpha: float) -> DiscreteForestModel:
+                return DiscreteForestModel.from_statistics(
+                    stats, parents, alpha=alpha, epsilon=spec.epsilon, smoothing="hierarchical"
+                )
+
+            return fit
         return forest_models_by_alpha(stats, parents, spec.epsilon, spec.prior, grid)
 
     return models_by_alpha
@@ -142,8 +159,9 @@ def fit_tan_cmi(counts: Counts, spec: LearnerSpec) -> FittedModel:
         alpha=float(spec.alpha),
         epsilon=spec.epsilon,
         prior=spec.prior,
+        smoothing=spec.option("smoothing", "dirichlet"),
     )
-    return FittedModel(model, attributes)
+    return FittedModel(model, _with_concentrations(attributes, model))
 
 
 # ------------------------------------------------------------------------- kDB
@@ -209,9 +227,15 @@ def fit_chow_liu(counts: Counts, spec: LearnerSpec) -> FittedModel:
         weights, edges = chow_liu_forests(stats, n_edges)
         parents = np.stack([forest_parents(d, e) for e in edges])
         model = DiscreteForestModel.from_statistics(
-            stats, parents, alpha=float(spec.alpha), epsilon=spec.epsilon, prior=spec.prior
+            stats,
+            parents,
+            alpha=float(spec.alpha),
+            epsilon=spec.epsilon,
+            prior=spec.prior,
+            smoothing=spec.option("smoothing", "dirichlet"),
         )
-    return FittedModel(model, {"edge_weights_": weights, "edges_": edges, "parents_": parents})
+    attributes = {"edge_weights_": weights, "edges_": edges, "parents_": parents}
+    return FittedModel(model, _with_concentrations(attributes, model))
 
 
 register_learner(

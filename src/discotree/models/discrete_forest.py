@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from ..kernels.forest import forest_log_likelihood
 from ..stats.dirichlet import cell_pseudo_count, smoothed_conditional
+from ..stats.hierarchical import hierarchical_forest_tables
 from ..stats.pair_statistics import PairStatistics
 from ..structure.spanning import topological_order
 from ..validation import check_codes
@@ -43,12 +44,17 @@ class DiscreteForestModel:
         parameters of each table row's Dirichlet posterior, ``counts + pseudo-count``,
         shaped as ``log_cpts`` (:meth:`posterior_draw`); None for tables from elsewhere
         (conditional-likelihood training, a file).
+    concentrations : list of ndarray or None
+        ``smoothing="hierarchical"``: per feature, the concentration of the class level
+        and (when a class gives the feature a parent) of the parent level
+        (:func:`discotree.stats.hierarchical.hierarchical_forest_tables`).
     """
 
     parents: NDArray[np.intp]
     n_categories: NDArray[np.intp]
     log_cpts: list[list[NDArray[np.float64]]]
     posterior: list[list[NDArray[np.float64]]] | None = None
+    concentrations: list[NDArray[np.float64]] | None = None
 
     @classmethod
     def from_statistics(
@@ -60,6 +66,7 @@ class DiscreteForestModel:
         epsilon: float,
         univariate: list[NDArray[np.float64]] | None = None,
         prior: str = "dirichlet",
+        smoothing: str = "dirichlet",
     ) -> DiscreteForestModel:
         """Smoothed maximum-likelihood CPTs for given per-class forests.
 
@@ -80,8 +87,23 @@ class DiscreteForestModel:
         univariate : list of ndarray, optional
             Per-feature (n_classes, r_j) counts for the roots; taken from the diagonal
             blocks of ``stats`` when omitted.
+        smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+            ``"hierarchical"``: each table backs off to its class level and the node's
+            marginal, with concentrations chosen by leave-one-out from the counts
+            (:func:`~discotree.stats.hierarchical.hierarchical_forest_tables`; ``alpha``
+            then smooths the marginals, ``prior`` is not used).
         """
         parents = np.asarray(parents, dtype=np.intp)
+        if smoothing == "hierarchical":
+            log_h, posterior_h, chosen = hierarchical_forest_tables(
+                stats, parents, alpha, epsilon, univariate
+            )
+            n_categories_h = (
+                stats.n_categories
+                if stats is not None
+                else np.array([u.shape[1] for u in univariate or []], dtype=np.intp)
+            )
+            return cls(parents, np.asarray(n_categories_h), log_h, posterior_h, chosen)
         n_classes, n_features = parents.shape
         log_cpts: list[list[NDArray[np.float64]]] = []
         posterior: list[list[NDArray[np.float64]]] = []

@@ -25,10 +25,12 @@ of every level it was counted in) over :data:`CONCENTRATION_GRID`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ..fitting import argmax_with_ties
 from ..kernels.counts import configuration_ids
 from ..kernels.sparse_families import backoff_scores, sparse_cell_lookup
 from .family_tables import SparseFamilyTable, observed_prefix_lengths
@@ -38,6 +40,7 @@ __all__ = [
     "LevelCounts",
     "backoff_log_probability",
     "choose_concentrations",
+    "hierarchical_forest_tables",
     "level_counts",
 ]
 
@@ -157,3 +160,117 @@ def choose_concentrations(
         chosen[length] = grid[best]
         p = (n + grid[best] * p) / (t + grid[best])
     return chosen
+
+
+def _best(scores: list[float], grid: tuple[float, ...]) -> float:
+    """The concentration of largest score (ties within the package's tolerance: the
+    smaller)."""
+    return float(grid[int(argmax_with_ties(np.asarray(scores, dtype=np.float64)[None])[0])])
+
+
+def _loo_score(
+    n: NDArray[np.float64],
+    cells: NDArray[np.float64],
+    totals: NDArray[np.float64],
+    below: NDArray[np.float64],
+    b: float,
+) -> float:
+    """``sum n log((n - 1 + b below) / (total - 1 + b))`` over the cells with weight:
+    each unit of weight left out of its own cell (weights below 1 clipped at 0)."""
+    held = n > 0
+    top = np.maximum(cells - 1.0, 0.0) + b * below
+    bottom = np.maximum(totals - 1.0, 0.0) + b
+    return float((n[held] * np.log(top[held] / bottom[held])).sum())
+
+
+def hierarchical_forest_tables(
+    stats: Any,
+    parents: NDArray[np.intp],
+    alpha: float,
+    epsilon: float,
+    univariate: list[NDArray[np.float64]] | None = None,
+    grid: tuple[float, ...] = CONCENTRATION_GRID,
+) -> tuple[list[list[NDArray[np.float64]]], list[list[NDArray[np.float64]]], list[NDArray]]:
+    """The tables of per-class forests (naive Bayes, TAN, Chow-Liu) smoothed along the
+    same back-off as kDB's (module notes): the node's marginal ``P_root``, the class
+    level ``P_0(x | c) = (N(x, c) + b_0 P_root(x)) / (N(c) + b_0)`` and, for a feature
+    with a parent in class c, ``P_1(x | c, a) = (N(a, x, c) + b_1 P_0(x | c)) / (N(a, c)
+    + b_1)``; each feature's ``b_0`` then ``b_1`` chosen on ``grid`` by leave-one-out
+    log-likelihood computed from the counts (every unit of weight out of its own cell:
+    exact for whole-number weights), so that ``partial_fit`` and engines that count
+    elsewhere give the tables of ``fit``.
+
+    Parameters
+    ----------
+    stats : PairStatistics or None
+        Pair tables (the roots read their diagonal blocks unless ``univariate``).
+    parents : ndarray of shape (n_classes, n_features)
+    alpha : float
+        The pseudo-count per cell of the nodes' marginals (> 0).
+    epsilon : float
+        The floor of a probability that is still zero (only without data and alpha).
+    univariate : list of ndarray, optional
+        Per feature the (n_classes, r) counts (naive Bayes without pair tables).
+
+    Returns
+    -------
+    log_cpts, posterior, concentrations
+        Per class and feature the (r_parent, r) log-table and the Dirichlet parameters
+        of its rows (counts plus ``b`` times the level above), and per feature its
+        concentrations (class level, then parent level when a class gives it one).
+
+    Examples
+    --------
+    >>> counts = [np.array([[8.0, 2.0], [1.0, 9.0]])]
+    >>> logs, _, b = hierarchical_forest_tables(None, np.full((2, 1), -1), 1.0, 0.0, counts)
+    >>> np.exp(logs[0][0]).sum().round(12), b[0].shape
+    (np.float64(1.0), (1,))
+    """
+    parents = np.asarray(parents, dtype=np.intp)
+    n_classes, n_features = parents.shape
+    log_cpts: list[list[Any]] = [[None] * n_features for _ in range(n_classes)]
+    posterior: list[list[Any]] = [[None] * n_features for _ in range(n_classes)]
+    concentrations = []
+    for j in range(n_features):
+        by_class = univariate[j] if univariate is not None else stats.marginal(j)
+        by_class = np.asarray(by_class, dtype=np.float64)  # (C, r)
+        r = by_class.shape[1]
+        node = by_class.sum(axis=0)
+        total = node.sum()
+        root = (node + alpha) / (total + alpha * r)
+        root_out = (np.maximum(node - 1.0, 0.0) + alpha) / (max(total - 1.0, 0.0) + alpha * r)
+        class_totals = np.repeat(by_class.sum(axis=1, keepdims=True), r, axis=1)
+        scores = [_loo_score(by_class, by_class, class_totals, root_out[None, :], b) for b in grid]
+        b0 = _best(scores, grid)
+        level0 = (by_class + b0 * root) / (class_totals + b0)
+        level0_out = (np.maximum(by_class - 1.0, 0.0) + b0 * root_out) / (
+            np.maximum(class_totals - 1.0, 0.0) + b0
+        )
+        chosen = [b0]
+        families = [(c, int(parents[c, j])) for c in range(n_classes) if parents[c, j] >= 0]
+        b1 = 0.0
+        if families:
+            tables = [np.asarray(stats.table(p, j)[c], dtype=np.float64) for c, p in families]
+            scores = []
+            for b in grid:
+                score = 0.0
+                for (c, _), table in zip(families, tables, strict=True):
+                    rows = np.repeat(table.sum(axis=1, keepdims=True), r, axis=1)
+                    score += _loo_score(table, table, rows, level0_out[c][None, :], b)
+                scores.append(score)
+            b1 = _best(scores, grid)
+            chosen.append(b1)
+        concentrations.append(np.asarray(chosen))
+        for c in range(n_classes):
+            p = int(parents[c, j])
+            if p < 0:
+                mass = by_class[c][None, :] + b0 * root[None, :]
+            else:
+                mass = np.asarray(stats.table(p, j)[c], dtype=np.float64) + b1 * level0[c][None, :]
+            probability = mass / mass.sum(axis=1, keepdims=True)
+            if epsilon > 0:
+                probability = np.where(probability <= 0, epsilon, probability)
+                probability /= probability.sum(axis=1, keepdims=True)
+            log_cpts[c][j] = np.log(probability)
+            posterior[c][j] = mass
+    return log_cpts, posterior, concentrations
