@@ -159,15 +159,25 @@ def _log_loss(proba: np.ndarray, index: np.ndarray) -> float:
     return float(-np.mean(np.log(np.clip(proba[np.arange(len(index)), index], 1e-15, 1))))
 
 
-def run_fold(name: str, fold: int, data_dir, chosen: list[str] | None) -> list[dict]:
+def run_fold(
+    name: str,
+    fold: int,
+    data_dir,
+    chosen: list[str] | None,
+    estimators: dict | None = None,
+    fold_seed: int = 0,
+) -> list[dict]:
+    """Fit and score every chosen model (and TAN, the time reference) on one fold of
+    ``StratifiedKFold(5, shuffle=True, random_state=fold_seed)``: ``estimators``
+    (label -> estimator) instead of :func:`models` when given."""
     X, y = load_dataset(name, data_dir)
     X = _as_categories(X)
     y = np.asarray(y)
     index = np.unique(y, return_inverse=True)[1]
-    splits = list(StratifiedKFold(5, shuffle=True, random_state=0).split(np.zeros(len(y)), index))
-    train, test = splits[fold]
+    folds = StratifiedKFold(5, shuffle=True, random_state=fold_seed)
+    train, test = list(folds.split(np.zeros(len(y)), index))[fold]
     rows = []
-    for label, estimator in models().items():
+    for label, estimator in (models() if estimators is None else estimators).items():
         if chosen and label not in chosen and label != "tan":
             continue
         model = clone(estimator)

@@ -15,28 +15,22 @@ from __future__ import annotations
 import argparse
 import json
 import time
-import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 from bench_accuracy import (
     IMAGE_SETS,
     SKLEARN_SETS,
-    _as_categories,
     _kind,
-    _log_loss,
     _markdown,
     random_forest,
     summary,
 )
+from bench_accuracy import run_fold as accuracy_fold
 from joblib import Parallel, delayed
-from sklearn.base import clone
 from sklearn.ensemble import HistGradientBoostingClassifier
-from sklearn.model_selection import StratifiedKFold
 
 from discotree import KDBEnsembleClassifier, TANClassifier
-from discotree.datasets import load_dataset
 
 FOLD_SEED = 1
 
@@ -59,42 +53,14 @@ VARIANTS = {
 
 
 def run_fold(name: str, fold: int, data_dir, chosen: list[str]) -> list[dict]:
-    X, y = load_dataset(name, data_dir)
-    X = _as_categories(X)
-    y = np.asarray(y)
-    index = np.unique(y, return_inverse=True)[1]
-    folds = StratifiedKFold(5, shuffle=True, random_state=FOLD_SEED)
-    train, test = list(folds.split(np.zeros(len(y)), index))[fold]
+    """bench_accuracy's fold on the tuning folds: TAN, RF(300), HGB and the variants."""
     estimators = {
         "tan": TANClassifier(),
         "rf300": random_forest(300),
         "hgb": HistGradientBoostingClassifier(categorical_features="from_dtype", random_state=0),
     }
     estimators.update({f"eskdb {v}": VARIANTS[v] for v in chosen})
-    rows = []
-    for label, estimator in estimators.items():
-        model = clone(estimator)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            start = time.perf_counter()
-            model.fit(X.iloc[train], y[train])
-            fit_s = time.perf_counter() - start
-            start = time.perf_counter()
-            proba = model.predict_proba(X.iloc[test])
-            predict_s = time.perf_counter() - start
-        column = np.searchsorted(model.classes_, y[test])
-        rows.append(
-            {
-                "dataset": name,
-                "fold": fold,
-                "model": label,
-                "accuracy": float(np.mean(model.classes_[proba.argmax(axis=1)] == y[test])),
-                "log_loss": _log_loss(proba, column),
-                "fit_s": fit_s,
-                "predict_s": predict_s,
-            }
-        )
-    return rows
+    return accuracy_fold(name, fold, data_dir, None, estimators, fold_seed=FOLD_SEED)
 
 
 def main() -> None:
