@@ -129,12 +129,12 @@ def two_dependence_conditionals(
     alpha: float,
     epsilon: float,
 ) -> NDArray[np.float64]:
-    """From the triple tables (:func:`~discotree.kernels.counts.triple_counts`), the
-    log-conditionals of each member of every triple given the other two and the class:
-    row ``m`` of the result holds ``log P(x_m-th | c, the other two)`` at the cells of
-    the counts. Smoothed as :func:`~discotree.stats.dirichlet.smoothed_conditional`
-    (``alpha`` per cell; a context never observed is uniform; zeros floored at
-    ``epsilon`` and renormalised)."""
+    """The log-conditionals of each member of every triple given the other two and the
+    class, from the triple tables: row ``m`` of the result holds ``log P(x_m-th | c,
+    the other two)`` at the cells of the counts (the layout of
+    :func:`~discotree.kernels.counts.triple_counts`). Smoothed as
+    :func:`~discotree.stats.dirichlet.smoothed_conditional` (``alpha`` per cell; a
+    context never observed is uniform; zeros floored at ``epsilon`` and renormalised)."""
     out = np.zeros((3, len(counts)))
     if len(counts):
         _conditionals_kernel(

@@ -1,13 +1,16 @@
-"""The learners of averaged n-dependence estimators: ``"aode"`` (A1DE; Webb, Boughton &
-Wang 2005): the pair tables in, the average of every super-parent's one-dependence
-estimator out (:class:`~discotree.models.averaged_dependence.AveragedOneDependenceModel`);
+"""The learners of averaged n-dependence estimators, ``"aode"`` and ``"a2de"``.
+
+``"aode"`` (A1DE; Webb, Boughton & Wang 2005): the pair tables in, the average of every
+super-parent's one-dependence estimator out
+(:class:`~discotree.models.averaged_dependence.AveragedOneDependenceModel`).
 ``"a2de"`` (Webb et al. 2012): the pair tables and the triple tables
 (:func:`~discotree.kernels.counts.triple_counts`) in, the average over every pair of
-super-parents out (:class:`~discotree.models.averaged_dependence.
-AveragedTwoDependenceModel`). No structure search, no model selection: the tables add,
-so ``partial_fit`` and the Dask engine give the model of ``fit`` by construction (A2DE's
-triple tables are the registry's second pass of counts, ``"pairs, then families"``,
-whose structure is fixed: every triple)."""
+super-parents out
+(:class:`~discotree.models.averaged_dependence.AveragedTwoDependenceModel`). No
+structure search, no model selection: the tables add, so ``partial_fit`` and the Dask
+engine give the model of ``fit`` by construction (A2DE's triple tables are the
+registry's second pass of counts, ``"pairs, then families"``, whose structure is fixed:
+every triple)."""
 
 from __future__ import annotations
 
