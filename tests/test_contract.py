@@ -33,7 +33,7 @@ from discotree import (
     NaiveBayesClassifier,
     TANClassifier,
 )
-from discotree.fitting import argmax_with_ties, sign_with_ties
+from discotree.fitting import argmax_with_ties, order_with_ties, sign_with_ties
 
 DISCRETE = [
     NaiveBayesClassifier(),
@@ -540,3 +540,18 @@ def test_edges_by_name(estimator):
         names = names or [f"x{j}" for j in range(frame.shape[1])]
         expected = [[(names[i], names[j]) for i, j in edges] for edges in model.edges_]
         assert model.edge_names_ == expected
+
+
+def test_order_with_ties_is_argmax_with_ties_again_and_again():
+    """The ranking's fast walk equals taking the tie-rule argmax of what is left, on
+    values with exact ties and ties below the tolerance."""
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        n = int(rng.integers(1, 12))
+        values = rng.integers(0, 4, n).astype(float) + rng.choice([0.0, 1e-14, 1e-3], n)
+        left, expected = values.copy(), []
+        for _ in range(n):
+            pick = int(argmax_with_ties(left[None])[0])
+            expected.append(pick)
+            left[pick] = -np.inf
+        assert order_with_ties(values) == expected

@@ -217,12 +217,19 @@ def order_with_ties(values: NDArray[np.float64]) -> list[int]:
     >>> order_with_ties(np.array([0.5, 0.7, 0.7 + 1e-15, 0.1]))
     [1, 2, 0, 3]
     """
-    left = np.asarray(values, dtype=np.float64).copy()
+    values = np.asarray(values, dtype=np.float64)
+    left = [int(i) for i in np.argsort(-values, kind="stable")]  # exact ties by index
+    value = values.tolist()
     order = []
-    for _ in range(len(left)):
-        pick = int(argmax_with_ties(left[None])[0])
+    while left:
+        top = value[left[0]]
+        floor = top - SCORE_TIE_RTOL * max(abs(top), 1.0) if np.isfinite(top) else top
+        k = 1
+        while k < len(left) and value[left[k]] >= floor:  # the window of the largest
+            k += 1
+        pick = min(left[:k])
         order.append(pick)
-        left[pick] = -np.inf
+        left.remove(pick)
     return order
 
 
