@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import heapq
 import types
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -218,18 +219,26 @@ def order_with_ties(values: NDArray[np.float64]) -> list[int]:
     [1, 2, 0, 3]
     """
     values = np.asarray(values, dtype=np.float64)
-    left = [int(i) for i in np.argsort(-values, kind="stable")]  # exact ties by index
-    value = values.tolist()
-    order = []
-    while left:
-        top = value[left[0]]
-        floor = top - SCORE_TIE_RTOL * max(abs(top), 1.0) if np.isfinite(top) else top
-        k = 1
-        while k < len(left) and value[left[k]] >= floor:  # the window of the largest
-            k += 1
-        pick = min(left[:k])
+    ranked = np.argsort(-values, kind="stable")  # exact ties by index
+    value = values[ranked].tolist()
+    index = ranked.tolist()
+    position = {i: k for k, i in enumerate(index)}
+    taken = [False] * len(index)
+    window: list[int] = []  # the indices of the largest left's window (a heap)
+    order: list[int] = []
+    top = end = 0
+    for _ in range(len(index)):
+        while taken[top]:  # the largest value left
+            top += 1
+        largest = value[top]
+        floor = largest - SCORE_TIE_RTOL * max(abs(largest), 1.0)
+        floor = floor if np.isfinite(largest) else largest
+        while end < len(index) and value[end] >= floor:  # the window only grows
+            heapq.heappush(window, index[end])
+            end += 1
+        pick = heapq.heappop(window)
+        taken[position[pick]] = True
         order.append(pick)
-        left.remove(pick)
     return order
 
 
