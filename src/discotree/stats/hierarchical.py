@@ -162,25 +162,30 @@ def choose_concentrations(
     return chosen
 
 
-def _best(scores: list[float], grid: tuple[float, ...]) -> float:
+def _best(scores: NDArray[np.float64], grid: tuple[float, ...]) -> float:
     """The concentration of largest score (ties within the package's tolerance: the
     smaller)."""
     return float(grid[int(argmax_with_ties(np.asarray(scores, dtype=np.float64)[None])[0])])
 
 
-def _loo_score(
-    n: NDArray[np.float64],
+def _cell_scores(
     cells: NDArray[np.float64],
     totals: NDArray[np.float64],
     below: NDArray[np.float64],
-    b: float,
-) -> float:
-    """``sum n log((n - 1 + b below) / (total - 1 + b))`` over the cells with weight:
-    each unit of weight left out of its own cell (weights below 1 clipped at 0)."""
-    held = n > 0
-    top = np.maximum(cells - 1.0, 0.0) + b * below
-    bottom = np.maximum(totals - 1.0, 0.0) + b
-    return float((n[held] * np.log(top[held] / bottom[held])).sum())
+    grid: tuple[float, ...],
+) -> NDArray[np.float64]:
+    """:func:`~discotree.kernels.sparse_families.backoff_scores` of cells instead of
+    rows: each cell's weight ``n`` times the leave-one-out log-probability of one unit
+    of it, ``(n - 1 + b below) / (total - 1 + b)`` (weights below 1 clipped at 0)."""
+    cells, totals, below = np.broadcast_arrays(cells, totals, below)
+    held = cells > 0
+    return backoff_scores(
+        np.maximum(cells[held] - 1.0, 0.0),
+        np.maximum(totals[held] - 1.0, 0.0),
+        below[held],
+        cells[held],
+        np.asarray(grid, dtype=np.float64),
+    )
 
 
 def hierarchical_forest_tables(
@@ -240,8 +245,7 @@ def hierarchical_forest_tables(
         root = (node + alpha) / (total + alpha * r)
         root_out = (np.maximum(node - 1.0, 0.0) + alpha) / (max(total - 1.0, 0.0) + alpha * r)
         class_totals = np.repeat(by_class.sum(axis=1, keepdims=True), r, axis=1)
-        scores = [_loo_score(by_class, by_class, class_totals, root_out[None, :], b) for b in grid]
-        b0 = _best(scores, grid)
+        b0 = _best(_cell_scores(by_class, class_totals, root_out[None, :], grid), grid)
         level0 = (by_class + b0 * root) / (class_totals + b0)
         level0_out = (np.maximum(by_class - 1.0, 0.0) + b0 * root_out) / (
             np.maximum(class_totals - 1.0, 0.0) + b0
@@ -251,13 +255,10 @@ def hierarchical_forest_tables(
         b1 = 0.0
         if families:
             tables = [np.asarray(stats.table(p, j)[c], dtype=np.float64) for c, p in families]
-            scores = []
-            for b in grid:
-                score = 0.0
-                for (c, _), table in zip(families, tables, strict=True):
-                    rows = np.repeat(table.sum(axis=1, keepdims=True), r, axis=1)
-                    score += _loo_score(table, table, rows, level0_out[c][None, :], b)
-                scores.append(score)
+            scores = np.zeros(len(grid))
+            for (c, _), table in zip(families, tables, strict=True):
+                totals = table.sum(axis=1, keepdims=True)
+                scores += _cell_scores(table, totals, level0_out[c][None, :], grid)
             b1 = _best(scores, grid)
             chosen.append(b1)
         concentrations.append(np.asarray(chosen))
