@@ -42,6 +42,7 @@ TESTED_IN: dict[str, tuple[str, ...]] = {
     "kernels/information.py": ("stats/test_discrete.py",),
     "kernels/spanning.py": ("structure/test_spanning.py",),
     "kernels/tree_partition.py": ("models/test_lgmht_altmax.py",),
+    "models/logistic.py": ("learners/test_logistic.py",),
     "learners/averaged_dependence.py": ("classifiers/test_averaged_dependence.py",),
     "learners/ensemble.py": ("classifiers/test_ensemble.py",),
     "learners/discriminative_tree.py": ("learners/test_registry.py",),

@@ -34,6 +34,7 @@ __all__ = [
     "int_seed",
     "integer_seed",
     "is_count",
+    "is_real",
     "numeric_column",
     "numpy_generator",
     "reject_inf",
@@ -534,6 +535,15 @@ def is_count(value: Any, low: int = 0) -> bool:
     """True for an integer (not bool) >= ``low``."""
     return bool(
         isinstance(value, int | np.integer) and not isinstance(value, bool) and value >= low
+    )
+
+
+def is_real(value: Any) -> bool:
+    """True for a real number that is not a bool and not NaN."""
+    return bool(
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool | np.bool_)
+        and not np.isnan(float(value))
     )
 
 

@@ -32,8 +32,37 @@ def test_reproducible_and_members_differ():
         ({"smoothing": "x"}, "smoothing must be one of"),
         ({"n_jobs": 0}, "n_jobs must be None"),
         ({"selection_loss": "x"}, "selection_loss must be one of"),
+        ({"linear_weight": 1.5}, r"linear_weight must be a number in \[0, 1\]"),
+        ({"linear_weight": float("nan")}, r"linear_weight must be a number in \[0, 1\]"),
+        ({"linear_weight": True}, r"linear_weight must be a number in \[0, 1\]"),
+        ({"linear_C": 0.0}, "linear_C must be a positive finite number"),
+        ({"linear_C": float("inf")}, "linear_C must be a positive finite number"),
     ],
 )
 def test_bad_parameters_are_named(params, message):
     with pytest.raises(ValueError, match=message):
         KDBEnsembleClassifier(**params).fit(np.zeros((4, 2)), [0, 1, 0, 1])
+
+
+def test_the_linear_member_is_mixed_in_with_its_weight():
+    X, y = load_wine(return_X_y=True)
+    X = X.copy()
+    X[::7, 3] = np.nan  # missing values: the members sum out, the linear member skips
+    without = KDBEnsembleClassifier(n_estimators=3, linear_weight=0.0).fit(X, y)
+    assert without.model_.linear is None and without.model_.linear_weight == 0.0
+    mixed = KDBEnsembleClassifier(n_estimators=3, linear_weight=0.25).fit(X, y)
+    alone = KDBEnsembleClassifier(n_estimators=3, linear_weight=1.0).fit(X, y)
+    codes = mixed.encoder_.transform(X)
+    linear = np.exp(mixed.model_.linear.log_posterior(codes))
+    assert_allclose(alone.predict_proba(X), linear, atol=1e-12)
+    assert_allclose(
+        mixed.predict_proba(X), 0.75 * without.predict_proba(X) + 0.25 * linear, atol=1e-12
+    )
+    # the binned columns are valued by their fine bins' standardised midpoints
+    values = mixed.model_.linear.values
+    binned = set(mixed.encoder_.binned_columns_.tolist())
+    assert {j for j, v in enumerate(values) if v is not None} == binned
+    for j in binned:
+        assert (np.diff(values[j]) > 0).all()
+    # a refit without the linear member removes it
+    assert mixed.set_params(linear_weight=0.0).fit(X, y).model_.linear is None

@@ -343,3 +343,34 @@ def test_an_ensemble_whose_maps_disagree_with_its_members_is_refused():
     model.model_.maps[0][0] = model.model_.maps[0][0][::-1].copy()  # decreasing
     with pytest.raises(ValueError, match="must map every fine bin, in order"):
         loads(dumps(model))
+
+
+@pytest.mark.parametrize(
+    ("edit", "match"),
+    [
+        (lambda m: setattr(m, "coef", m.coef[:-1]), r"linear.coef: has shape"),
+        (lambda m: setattr(m, "intercept", np.zeros(5)), r"linear.intercept: has shape"),
+        (lambda m: m.values.__setitem__(0, np.zeros(3)), r"linear.values: needs one value"),
+        (lambda m: setattr(m, "n_categories", m.n_categories + 1), r"differ from the encoder"),
+    ],
+    ids=["coef", "intercept", "values", "categories"],
+)
+def test_an_ensemble_whose_linear_member_disagrees_is_refused(edit, match):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 3))
+    y = (X[:, 0] > 0).astype(int)
+    model = discotree.KDBEnsembleClassifier(n_estimators=2).fit(X, y)
+    assert loads(dumps(model)).predict_proba(X) == pytest.approx(model.predict_proba(X))
+    edit(model.model_.linear)
+    with pytest.raises(ValueError, match=match):
+        loads(dumps(model))
+
+
+def test_an_ensemble_linear_weight_outside_zero_one_is_refused():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 3))
+    y = (X[:, 0] > 0).astype(int)
+    model = discotree.KDBEnsembleClassifier(n_estimators=2).fit(X, y)
+    model.model_.linear_weight = 1.5
+    with pytest.raises(ValueError, match=r"linear_weight: must be a number in \[0, 1\]"):
+        loads(dumps(model))

@@ -68,6 +68,7 @@ def test_the_row_learners_are_registered_with_no_partial_fit():
         "forest-density": (False, False),
         "selective-kdb": (False, False),
         "kdb-ensemble": (False, False),
+        "logistic": (False, False),
     }
 
 

@@ -58,6 +58,7 @@ def _registry() -> dict[str, type]:
     from ..models.gaussian_forest import GaussianForestModel
     from ..models.k_dependence import KDependenceModel
     from ..models.lgmht_altmax import AltmaxResult
+    from ..models.logistic import LogisticModel
     from ..stats.family_tables import SparseFamilyTable
     from ..stats.gaussian import GaussianStatistics
     from ..stats.pair_statistics import PairStatistics
@@ -88,6 +89,7 @@ def _registry() -> dict[str, type]:
         AveragedOneDependenceModel,
         AveragedTwoDependenceModel,
         KDBEnsembleModel,
+        LogisticModel,
         SparseFamilyTable,
         PairStatistics,
         GaussianStatistics,

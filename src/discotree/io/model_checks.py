@@ -326,6 +326,29 @@ def _check_ensemble(model: Any, encoder: Any, where: str) -> None:
             raise _fail(f"{where}.model_.maps[{m}]", "must map every fine bin, in order")
         if not np.array_equal(mapped_categories(counts, maps), member.n_categories):
             raise _fail(f"{where}.model_.members[{m}]", "has categories its maps do not give")
+    weight = model.linear_weight
+    if not isinstance(weight, float) or not 0.0 <= weight <= 1.0:
+        raise _fail(f"{where}.model_.linear_weight", "must be a number in [0, 1]")
+    if model.linear is not None:
+        _check_linear(model.linear, counts, len(model.class_log_prior), f"{where}.model_.linear")
+
+
+def _check_linear(linear: Any, counts: Any, n_classes: int, where: str) -> None:
+    """The linear member's categories against the encoder's, and its weights' shapes
+    against its inputs."""
+    from ..models.logistic import input_offsets
+
+    n_categories = _check_counts(linear.n_categories, f"{where}.n_categories")
+    if counts is not None and not np.array_equal(n_categories, counts):
+        raise _fail(f"{where}.n_categories", "differ from the encoder's categories")
+    if len(linear.values) != len(n_categories) or any(
+        v is not None and (not isinstance(v, np.ndarray) or v.shape != (int(r),))
+        for v, r in zip(linear.values, n_categories, strict=False)
+    ):
+        raise _fail(f"{where}.values", "needs one value per category of each valued feature")
+    n_inputs = int(input_offsets(n_categories, linear.values)[-1])
+    _check_shape(linear.coef, (n_inputs, n_classes), f"{where}.coef")
+    _check_shape(linear.intercept, (n_classes,), f"{where}.intercept")
 
 
 def _check_classifier(estimator: Any, where: str) -> None:

@@ -20,6 +20,7 @@ from . import (  # noqa: F401  (they register)
     forest_density,
     generative,
     k_dependence,
+    logistic,
     structure_search,
 )
 from .registry import LEARNERS, Counts, FittedModel, Learner, LearnerSpec, get_learner

@@ -6,8 +6,10 @@ and its own sampled attribute order, all drawn from one seed; the members are fi
 on the cores (``n_jobs``, threads: the counting and lookups release the GIL).
 
 Options: ``n_estimators``, ``n_bins`` (coarse bins per binned column), ``binned`` (the
-columns binned by the encoder), ``seed``, ``n_jobs``, and the member's own (``k``,
-``selective``, ``selection_loss``, ``smoothing``).
+columns binned by the encoder), ``seed``, ``n_jobs``, the member's own (``k``,
+``selective``, ``selection_loss``, ``smoothing``), and the linear member's:
+``linear_weight`` (0: none), ``values`` (the value of every fine bin of the binned
+columns, None for the others) and ``linear_C`` (:mod:`discotree.learners.logistic`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ..models.ensemble import (
     sampled_mdl_maps,
 )
 from .k_dependence import fit_selective_kdb
+from .logistic import fit_logistic
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 __all__ = ["fit_kdb_ensemble"]
@@ -94,7 +97,14 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
     weight = class_totals(rows.class_index, rows.weights, rows.n_classes)
     with np.errstate(divide="ignore"):
         prior = np.log(weight / weight.sum())
-    model = KDBEnsembleModel(maps, [f.model for f in fitted], prior)
+    weight_of_linear = float(spec.option("linear_weight", 0.0))
+    linear = None
+    if weight_of_linear > 0:
+        options = {"values": spec.option("values"), "C": spec.option("linear_C", 1.0)}
+        linear = fit_logistic(rows, replace(spec, learner="logistic", options=options)).model
+    model = KDBEnsembleModel(
+        maps, [f.model for f in fitted], prior, linear, weight_of_linear if linear else 0.0
+    )
     attributes = {
         "members_k_": np.array([f.attributes["k_"] for f in fitted]),
         "members_n_attributes_": np.array([f.attributes["n_attributes_"] for f in fitted]),
@@ -107,7 +117,8 @@ register_learner(
     Learner(
         "kdb-ensemble",
         "Selective kDB members over stochastic discretisations and sampled orders, "
-        "posteriors averaged (after Zhang, Petitjean & Buntine 2020).",
+        "posteriors averaged (after Zhang, Petitjean & Buntine 2020), mixed with a linear "
+        "member on the numeric values.",
         "rows",
         fit_kdb_ensemble,
         partial_fit=False,

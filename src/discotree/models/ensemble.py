@@ -4,7 +4,12 @@ using ensembles and smoothing", Knowledge and Information Systems, 2020).
 
 Each member sees the ensemble's codes through its own map of every binned column's
 fine bins to coarser ones (:func:`coarsening_maps`), and the ensemble's posterior is the
-mean of the members' posteriors.
+mean of the members' posteriors, mixed, when the ensemble has one, with the posterior of
+a linear member (:class:`~discotree.models.logistic.LogisticModel`: naive Bayes with
+conditional-likelihood parameters and Gaussian numeric leaves, which reads the fine
+bins' values instead of coarse bins):
+
+``P(c | x) = (1 - w) mean_m P_m(c | x) + w P_linear(c | x)``.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from scipy.special import logsumexp
 
 from ..transformers.mdl import sampled_mdl_partition
 from .k_dependence import KDependenceModel
+from .logistic import LogisticModel
 
 __all__ = [
     "KDBEnsembleModel",
@@ -104,7 +110,8 @@ def mapped_categories(
 
 @dataclass
 class KDBEnsembleModel:
-    """Members (k-dependence models over coarsened codes) whose posteriors are averaged.
+    """Members (k-dependence models over coarsened codes) whose posteriors are averaged,
+    and an optional linear member mixed in with weight ``linear_weight``.
 
     Parameters
     ----------
@@ -113,11 +120,17 @@ class KDBEnsembleModel:
     members : list of KDependenceModel
     class_log_prior : ndarray of shape (n_classes,)
         The prior each member's posterior uses (and that ``log_likelihood`` takes out).
+    linear : LogisticModel or None
+        The linear member, on the ensemble's own (fine) codes.
+    linear_weight : float
+        Its weight ``w`` in the posterior (0 when there is none).
     """
 
     maps: list[list[NDArray[np.intp] | None]]
     members: list[KDependenceModel]
     class_log_prior: NDArray[np.float64]
+    linear: LogisticModel | None = None
+    linear_weight: float = 0.0
 
     @property
     def n_classes(self) -> int:
@@ -132,7 +145,15 @@ class KDBEnsembleModel:
         return out
 
     def log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
-        """``log(mean_m P_m(c | x)) - log P(c)``: with the prior added back (as the
-        estimator does), the normalised scores are the mean posterior."""
+        """``log P(c | x) - log P(c)`` of the mixture above: with the prior added back
+        (as the estimator does), the normalised scores are the ensemble's posterior."""
         posteriors = np.stack(self.member_log_posteriors(codes))
-        return logsumexp(posteriors, axis=0) - np.log(len(self.members)) - self.class_log_prior
+        mean = logsumexp(posteriors, axis=0) - np.log(len(self.members))
+        weight = float(self.linear_weight) if self.linear is not None else 0.0
+        if weight > 0:
+            linear = self.linear.log_posterior(codes)  # type: ignore[union-attr]
+            if weight >= 1:
+                mean = linear
+            else:
+                mean = np.logaddexp(mean + np.log1p(-weight), linear + np.log(weight))
+        return mean - self.class_log_prior

@@ -21,10 +21,31 @@ from ..validation import (
 )
 from .mdl import mdl_cut_points
 
-__all__ = ["Discretizer", "weighted_quantile_edges"]
+__all__ = ["Discretizer", "bin_midpoints", "weighted_quantile_edges"]
 
 #: Cells below which the quantiles and the binning run on one thread.
 _THREAD_CELLS = 1_000_000
+
+
+def bin_midpoints(edges: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A value standing for each bin of the interior ``edges``: the midpoint of an
+    inner bin, and for the two open outer bins their edge moved out by half the width
+    of the neighbouring inner bin (by 1/2 when there is none).
+
+    Examples
+    --------
+    >>> bin_midpoints(np.array([1.0, 2.0, 4.0])).tolist()
+    [0.5, 1.5, 3.0, 5.0]
+    >>> bin_midpoints(np.array([3.0])).tolist()
+    [2.5, 3.5]
+    """
+    edges = np.asarray(edges, dtype=np.float64)
+    if edges.size == 0:
+        return np.zeros(1)
+    first = (edges[1] - edges[0]) / 2 if edges.size > 1 else 0.5
+    last = (edges[-1] - edges[-2]) / 2 if edges.size > 1 else 0.5
+    inner = (edges[:-1] + edges[1:]) / 2
+    return np.concatenate([[edges[0] - first], inner, [edges[-1] + last]])
 
 
 def weighted_quantile_edges(

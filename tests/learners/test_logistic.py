@@ -1,0 +1,130 @@
+"""The logistic learner (naive Bayes with conditional-likelihood parameters and
+Gaussian numeric leaves) against scikit-learn's LogisticRegression on the same inputs,
+with weights and missing values."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from scipy.special import log_softmax
+from sklearn.linear_model import LogisticRegression
+
+from discotree.learners.logistic import fit_logistic, standardised_values
+from discotree.learners.registry import LearnerSpec, Rows, get_learner
+from discotree.models.logistic import LogisticModel, design_matrix, input_offsets
+from discotree.transformers.discretizer import bin_midpoints
+
+
+def _problem(rng, n=300, n_classes=3):
+    n_categories = np.array([3, 6, 2, 5])
+    codes = np.column_stack([rng.integers(0, r, n) for r in n_categories])
+    codes[rng.random((n, 4)) < 0.1] = -1
+    values = [None, np.sort(rng.normal(size=6)) * 3 + 1, None, np.arange(5.0) ** 2]
+    y = (codes[:, 0] + (codes[:, 1] > 2) + rng.integers(0, 2, n)) % n_classes
+    weights = rng.integers(1, 4, n).astype(float)
+    return codes, y, weights, n_categories, values
+
+
+def _dense_reference(codes, n_categories, values):
+    """The inputs by a loop over rows and features (the obviously correct reading)."""
+    offsets = input_offsets(n_categories, values)
+    out = np.zeros((len(codes), offsets[-1]))
+    for i, row in enumerate(codes):
+        for j, code in enumerate(row):
+            if code < 0:
+                continue
+            if values[j] is None:
+                out[i, offsets[j] + code] = 1.0
+            else:
+                out[i, offsets[j]] = values[j][code]
+    return out
+
+
+def test_the_design_matrix_matches_a_loop_over_rows(rng):
+    codes, _, _, n_categories, values = _problem(rng)
+    assert_allclose(
+        design_matrix(codes, n_categories, values).toarray(),
+        _dense_reference(codes, n_categories, values),
+    )
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_the_fit_is_scikit_learns_logistic_regression(rng, n_classes):
+    codes, y, weights, n_categories, raw = _problem(rng, n_classes=n_classes)
+    rows = Rows(codes, y, weights, n_classes, n_categories)
+    spec = LearnerSpec("logistic", 1.0, 0.0, options={"values": raw, "C": 0.7})
+    model = get_learner("logistic").fit(rows, spec).model
+    values = standardised_values(codes, weights, raw)
+    inputs = _dense_reference(codes, n_categories, values)
+    # scikit-learn's binary model has one weight vector: penalising it by 1/(2C') is
+    # penalising the two classes' weights by 1/(2C) when C' = 2C
+    C = 0.7 if n_classes > 2 else 1.4
+    reference = LogisticRegression(C=C, tol=1e-12, max_iter=10_000).fit(
+        inputs, y, sample_weight=weights
+    )
+    assert_allclose(np.exp(model.log_posterior(codes)), reference.predict_proba(inputs), atol=2e-5)
+
+
+def test_whole_number_weights_are_repeated_rows(rng):
+    codes, y, weights, n_categories, raw = _problem(rng)
+    spec = LearnerSpec("logistic", 1.0, 0.0, options={"values": raw})
+    weighted = fit_logistic(Rows(codes, y, weights, 3, n_categories), spec).model
+    repeat = np.repeat(np.arange(len(y)), weights.astype(int))
+    repeated = fit_logistic(
+        Rows(codes[repeat], y[repeat], np.ones(len(repeat)), 3, n_categories), spec
+    ).model
+    assert_allclose(weighted.log_posterior(codes), repeated.log_posterior(codes), atol=1e-5)
+
+
+def test_a_missing_feature_adds_nothing_to_any_score(rng):
+    codes, y, weights, n_categories, raw = _problem(rng)
+    spec = LearnerSpec("logistic", 1.0, 0.0, options={"values": raw})
+    model = fit_logistic(Rows(codes, y, weights, 3, n_categories), spec).model
+    row = np.array([[2, 4, 1, 3]])
+    offsets = input_offsets(n_categories, model.values)
+    for hidden in range(4):
+        partial = row.copy()
+        partial[0, hidden] = -1
+        scores = model.intercept.copy()
+        for j in range(4):
+            if j == hidden:
+                continue
+            if model.values[j] is None:
+                scores = scores + model.coef[offsets[j] + row[0, j]]
+            else:
+                scores = scores + model.values[j][row[0, j]] * model.coef[offsets[j]]
+        assert_allclose(model.log_posterior(partial)[0], log_softmax(scores), atol=1e-12)
+
+
+def test_values_are_standardised_over_the_rows_where_they_are_present():
+    codes = np.array([[0], [1], [2], [-1], [2]])
+    weights = np.array([1.0, 2.0, 1.0, 5.0, 0.0])
+    (table,) = standardised_values(codes, weights, [np.array([1.0, 2.0, 4.0])])
+    seen = table[[0, 1, 2]]
+    assert np.average(seen, weights=[1, 2, 1]) == pytest.approx(0.0, abs=1e-12)
+    assert np.average(seen**2, weights=[1, 2, 1]) == pytest.approx(1.0)
+    # a constant column keeps scale 1 (no division by zero)
+    (constant,) = standardised_values(codes, np.ones(5), [np.array([3.0, 3.0, 3.0])])
+    assert_allclose(constant, 0.0)
+
+
+def test_bin_midpoints_stand_for_inner_and_outer_bins():
+    assert_allclose(bin_midpoints(np.array([0.0, 1.0, 3.0])), [-0.5, 0.5, 2.0, 4.0])
+    assert_allclose(bin_midpoints(np.array([2.0])), [1.5, 2.5])
+    assert bin_midpoints(np.array([])).shape == (1,)
+
+
+def test_a_model_is_its_documented_formula(rng):
+    model = LogisticModel(
+        coef=rng.normal(size=(4, 2)),
+        intercept=np.array([0.3, -0.3]),
+        n_categories=np.array([3, 2]),
+        values=[None, np.array([-1.0, 2.0])],
+    )
+    codes = np.array([[1, 1], [2, 0]])
+    scores = np.array(
+        [
+            model.intercept + model.coef[1] + 2.0 * model.coef[3],
+            model.intercept + model.coef[2] - 1.0 * model.coef[3],
+        ]
+    )
+    assert_allclose(model.log_posterior(codes), log_softmax(scores, axis=1))
