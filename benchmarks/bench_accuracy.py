@@ -21,7 +21,8 @@ relative to TAN's on the same fold; the same on the 13 sets whose features are a
 categorical or mixed and the 26 all-numeric ones. Numeric handling (item 6): selective
 kDB with the default 5 equal-frequency bins, 10 bins (Dirichlet and hierarchical) and
 supervised MDL bins, beside the ensemble's stochastic bins (4 bins, chosen on other folds
-by ``tune_ensemble.py``; the earlier 5 beside it). Smoothing (item 3): Dirichlet,
+by ``tune_ensemble.py``; the earlier 5 beside it), and the ensemble with and without its
+linear member (the numeric values, not bins: weight 0.3, chosen there too). Smoothing (item 3): Dirichlet,
 hierarchical and HDP for selective kDB, Dirichlet and hierarchical for TAN and naive
 Bayes. A2DE beside A1DE (item 4). ``--mnist``: the best discotree models and
 RandomForest(100) on MNIST's official 60000/10000 split, pixels binarised at > 127.

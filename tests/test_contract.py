@@ -59,6 +59,7 @@ DISCRETE = [
     KDBClassifier(k=2, smoothing="hdp"),
     TANClassifier(smoothing="hierarchical"),
     ChowLiuClassifier(smoothing="hierarchical"),
+    DiscriminativeTreeClassifier(smoothing="hierarchical"),
 ]
 CONTINUOUS = [
     DiscriminativeTreeClassifier(distribution="gaussian"),

@@ -73,6 +73,7 @@ ALL_ESTIMATORS = [
     KDBClassifier(k=2, smoothing="hdp"),
     TANClassifier(smoothing="hierarchical"),
     NaiveBayesClassifier(smoothing="hierarchical", alpha=1.0),
+    DiscriminativeTreeClassifier(smoothing="hierarchical"),
     SubmodularFeatureSelector(),
     SubmodularFeatureSelector(GroupCost([[0, 1], [2, 3]]), information="entropy", n_restarts=1),
     EARTreeClassifier(distribution="gaussian", minimizer="queyranne", n_permutations=1),

@@ -10,6 +10,7 @@ from discotree import ChowLiuClassifier, DiscriminativeTreeClassifier
 from discotree.datasets.synthetic import gaussian_example
 from discotree.kernels import _reference
 from discotree.models.discrete_forest import DiscreteForestModel
+from discotree.stats.alpha_selection import ALPHA_GRID
 from discotree.stats.pair_statistics import PairStatistics
 from discotree.structure.discriminative import discriminative_forest_paths, union_cost_objective
 from discotree.structure.spanning import orient_forest
@@ -300,3 +301,53 @@ def test_union_accounting_in_the_classifier(rng):
     assert shared >= set(per_pair.path_pos.edges) & set(per_pair.path_neg.edges)
     with pytest.raises(ValueError, match="cost_accounting"):
         DiscriminativeTreeClassifier(cost_accounting="once").fit(X, y)
+
+
+def test_hierarchical_pairs_without_edges_are_hierarchical_naive_bayes(rng):
+    from discotree import NaiveBayesClassifier
+
+    X = rng.integers(0, 4, (300, 5)).astype(float)
+    X[rng.random(X.shape) < 0.08] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + rng.integers(0, 3, 300) > 3).astype(int)
+    w = rng.integers(1, 4, 300).astype(float)
+    pair = DiscriminativeTreeClassifier(
+        smoothing="hierarchical", n_edges=0, alpha=1.0, calibration="none"
+    ).fit(X, y, sample_weight=w)
+    nb = NaiveBayesClassifier(smoothing="hierarchical", alpha=1.0).fit(X, y, sample_weight=w)
+    assert_allclose(pair.predict_proba(X), nb.predict_proba(X), rtol=1e-10)
+    dirichlet = DiscriminativeTreeClassifier(n_edges=0, alpha=1.0, calibration="none").fit(X, y)
+    assert not np.allclose(dirichlet.predict_proba(X), pair.predict_proba(X))
+
+
+def test_hierarchical_pairs_stream_choose_alpha_and_stage(rng):
+    X = rng.integers(0, 3, (450, 4)).astype(float)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) + rng.integers(0, 2, 450)) % 3
+    full = DiscriminativeTreeClassifier(smoothing="hierarchical", alpha=1.0).fit(X, y)
+    streamed = DiscriminativeTreeClassifier(smoothing="hierarchical", alpha=1.0)
+    for part in (slice(0, 17), slice(17, 300), slice(300, None)):
+        streamed.partial_fit(X[part], y[part], classes=[0, 1, 2])
+    assert_allclose(streamed.decision_function(X), full.decision_function(X), rtol=1e-10)
+    *_, (k, last) = full.staged_decision_function(X)
+    assert k == 3
+    assert_allclose(last, full.decision_function(X), rtol=1e-10)
+    auto = DiscriminativeTreeClassifier(smoothing="hierarchical").fit(X, y)
+    assert auto.alpha_ in ALPHA_GRID and auto.alpha_cv_losses_.shape[1] == len(ALPHA_GRID)
+    # the hierarchical tables differ from the Dirichlet ones of the same forests
+    plain = DiscriminativeTreeClassifier().fit(X, y)
+    assert not np.allclose(plain.decision_function(X), auto.decision_function(X))
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"smoothing": "x"}, "smoothing must be one of"),
+        ({"smoothing": "hierarchical", "parameters": "altmax"}, "parameters='altmax' replaces"),
+        ({"smoothing": "hierarchical", "distribution": "gaussian"}, "discrete tables only"),
+        ({"smoothing": "hierarchical", "alpha": 0.0}, "needs alpha > 0"),
+    ],
+)
+def test_bad_pair_smoothing_is_named(params, message):
+    X, y = np.zeros((4, 2)), np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match=message):
+        DiscriminativeTreeClassifier(**params).fit(X, y)

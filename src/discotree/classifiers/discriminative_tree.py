@@ -29,7 +29,7 @@ from ..validation import (
     is_count,
     take_rows,
 )
-from ._base import CalibrationStateMixin, DiscreteForestClassifierBase
+from ._base import CalibrationStateMixin, DiscreteForestClassifierBase, check_forest_smoothing
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["DiscriminativeTreeClassifier"]
@@ -108,6 +108,15 @@ class DiscriminativeTreeClassifier(
     max_alternations : int, default=20
         ``parameters="altmax"``: at most this many alternations (S_0 then S_1); it
         stops earlier when the pair's bound no longer decreases.
+    smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+        The parameters of each forest (``parameters="projection"``, discrete):
+        ``"hierarchical"`` backs each table off to the feature's class-level table and
+        its marginal over the problem's two sides, one concentration per level chosen by
+        leave-one-out from the counts (the back-off of
+        :class:`~discotree.TANClassifier`'s ``smoothing="hierarchical"``, after Petitjean
+        et al. 2018); ``alpha`` then smooths the marginals, and with ``alpha="auto"``
+        each alpha of the grid is one hierarchical fit per fold. The forests themselves
+        (the weights of eq. 21) do not change.
     alpha : float or "auto", default="auto"
         Dirichlet pseudo-count per cell, or ``"auto"``: chosen by cross-validation as
         for :class:`NaiveBayesClassifier` (``alpha_``; ``docs/design/smoothing.md``).
@@ -240,11 +249,13 @@ class DiscriminativeTreeClassifier(
         max_categories: int = 10,
         discretizer=None,
         calibration: str = "auto",
+        smoothing: str = "dirichlet",
     ) -> None:
         super().__init__(
             alpha=alpha, epsilon=epsilon, max_categories=max_categories, discretizer=discretizer
         )
         self.calibration = calibration
+        self.smoothing = smoothing
         self.n_edges = n_edges
         self.edge_cost = edge_cost
         self.distribution = distribution
@@ -288,6 +299,12 @@ class DiscriminativeTreeClassifier(
             raise ValueError(
                 f"{name}: parameters='altmax' is defined for distribution='discrete' only "
                 "(indicator features of a finite family)."
+            )
+        check_forest_smoothing(self)
+        if self.smoothing == "hierarchical" and self.parameters == "altmax":
+            raise ValueError(
+                f"{name}: smoothing='hierarchical' smooths the projections' tables, which "
+                "parameters='altmax' replaces; use one or the other."
             )
         if not is_count(self.max_alternations, 1):
             raise ValueError(
@@ -430,6 +447,7 @@ class DiscriminativeTreeClassifier(
             "cost_accounting": self.cost_accounting,
             "structure_alpha": self._structure_alpha(),
             "classes": self.__dict__.get("classes_"),
+            "smoothing": self.smoothing,
         }
 
     def _tasks(self, n_classes: int, warn: bool = False) -> list[tuple[int, int]]:
@@ -662,7 +680,8 @@ class DiscriminativeTreeClassifier(
                 "of every k; parameters='altmax' learnt parameters for n_edges_ only."
             )
         encoded = self._encode(X)
-        spec = LearnerSpec("discriminative-tree", self.alpha_, self.epsilon)
+        options = {"smoothing": self.smoothing}
+        spec = LearnerSpec("discriminative-tree", self.alpha_, self.epsilon, options=options)
         longest = max(max(len(p.path_pos.edges), len(p.path_neg.edges)) for p in self.forest_pairs_)
         prior = self.class_log_prior_
         for k in range(longest + 1) if n_edges is None else n_edges:

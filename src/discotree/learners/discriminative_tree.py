@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 from ..kernels.alpha_grid import composite_grid_scores
 from ..kernels.counts import class_totals
 from ..models.discrete_forest import DiscreteForestModel
-from ..models.forest_pairs import STRUCTURE_ALPHA, ForestPair, GridScores
+from ..models.forest_pairs import STRUCTURE_ALPHA, ForestPair, GridScores, composite_scores
 from ..models.gaussian_forest import GaussianForestModel
 from ..models.lgmht_altmax import altmax_forest_model
 from ..stats.alpha_selection import ForestGrid
@@ -150,7 +150,11 @@ def pair_model(pair: Any, path_pos, path_neg, n_edges: int | None, spec: Learner
     )
     if isinstance(pair, PairStatistics):
         return DiscreteForestModel.from_statistics(
-            pair, parents, alpha=float(spec.alpha), epsilon=spec.epsilon
+            pair,
+            parents,
+            alpha=float(spec.alpha),
+            epsilon=spec.epsilon,
+            smoothing=spec.option("smoothing", "dirichlet"),
         )
     return GaussianForestModel.from_statistics(pair, parents)
 
@@ -255,6 +259,8 @@ def _models_by_alpha(stats: PairStatistics, spec: LearnerSpec, grid: tuple[float
     (forest 2t is the negative side of problem t, 2t + 1 its positive class): its
     tables for every alpha come from one pass over the fold's counts, its scores from
     one pass over the held-out rows."""
+    if spec.option("smoothing", "dirichlet") == "hierarchical":
+        return _hierarchical_models_by_alpha(stats, spec)
     structure_alpha = float(spec.option("structure_alpha", STRUCTURE_ALPHA))
     n_edges = spec.option("n_edges")
     d, n_classes = stats.n_features, stats.n_classes
@@ -301,6 +307,43 @@ def _models_by_alpha(stats: PairStatistics, spec: LearnerSpec, grid: tuple[float
         return scores(bank.log_likelihood(codes, every), log_prior)
 
     fit_alpha.joints_of_grid = joints_of_grid  # type: ignore[attr-defined]
+    return fit_alpha
+
+
+def _hierarchical_models_by_alpha(stats: PairStatistics, spec: LearnerSpec):
+    """``alpha="auto"`` with hierarchical smoothing: each fold's forests learnt once at
+    ``structure_alpha`` (as for Dirichlet tables), then one hierarchical model of every
+    problem per alpha (its concentrations depend on the marginals alpha smooths)."""
+    structure_alpha = float(spec.option("structure_alpha", STRUCTURE_ALPHA))
+    n_classes = stats.n_classes
+    found = []
+    for positive, negative in binary_tasks(n_classes, spec.option("multiclass", "pairwise")):
+        pair = two_class(stats, positive, negative)
+        psi_pos, psi_neg = discriminative_weights(pair, 1, 0, structure_alpha)
+        paths = discriminative_forest_paths(
+            psi_pos,
+            psi_neg,
+            spec.option("edge_cost", 0.0),
+            spec.option("cost_accounting", "per-forest"),
+        )
+        found.append((positive, negative, pair, *paths))
+
+    def fit_alpha(alpha: float) -> GridScores:
+        at = spec.with_alpha(alpha)
+        n_edges = spec.option("n_edges")
+        models = [pair_model(pair, pos_path, neg_path, n_edges, at)
+                  for _, _, pair, pos_path, neg_path in found]  # fmt: skip
+        tasks = [(positive, negative) for positive, negative, *_ in found]
+
+        def scores(codes: NDArray, log_prior: NDArray[np.float64]) -> NDArray[np.float64]:
+            if n_classes == 2:
+                return models[0].log_likelihood(codes) + np.asarray(log_prior)
+            logliks = [model.log_likelihood(codes) for model in models]
+            ratios = [loglik[:, 1] - loglik[:, 0] for loglik in logliks]
+            return composite_scores(ratios, tasks, np.asarray(log_prior), n_classes)
+
+        return GridScores(scores)
+
     return fit_alpha
 
 
