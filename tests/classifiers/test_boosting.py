@@ -37,6 +37,23 @@ def test_one_round_equals_the_base_learner(rng):
     assert [set(e) for e in boosted.edges_union_] == [set(e) for e in base.edges_]
 
 
+def test_one_hierarchical_round_equals_the_hierarchical_base_learner(rng):
+    X = rng.integers(0, 3, (300, 6)).astype(float)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + rng.integers(0, 2, 300) > 1).astype(int)
+    boosted = BoostedGraphicalModelClassifier(
+        init="zero", n_estimators=1, smoothing="hierarchical", calibration="none"
+    ).fit(X, y)
+    base = DiscriminativeTreeClassifier(alpha=1.0, smoothing="hierarchical").fit(X, y)
+    llr = base.decision_function(X) - (base.class_log_prior_[1] - base.class_log_prior_[0])
+    (alpha,) = boosted.estimator_alphas_[0]
+    assert_allclose(boosted.decision_function(X), alpha * llr, rtol=1e-9, atol=1e-9)
+    plain = BoostedGraphicalModelClassifier(init="zero", n_estimators=1, calibration="none")
+    assert not np.allclose(plain.fit(X, y).decision_function(X), boosted.decision_function(X))
+    with pytest.raises(ValueError, match="smoothing must be one of"):
+        BoostedGraphicalModelClassifier(smoothing="hdp").fit(X, y)
+
+
 def test_training_error_does_not_increase_on_a_separable_problem(rng):
     X = rng.integers(0, 2, (400, 6))
     y = (X[:, 0] ^ X[:, 1]) | (X[:, 2] & X[:, 3])  # a rule over pairs: separable

@@ -32,6 +32,7 @@ COUNTING = [
     AODEClassifier(),  # A1DE: the pair tables alone
     AODEClassifier(2),  # A2DE: the triple tables in a second pass
     TANClassifier(smoothing="hierarchical", alpha=1.0),  # back-off from the pair tables
+    DiscriminativeTreeClassifier(smoothing="hierarchical", alpha=1.0),
     KDBClassifier(k=3, selective=False),  # sparse prefix tables in the second pass
     KDBClassifier(k=2),  # selective: the leave-one-out losses in a third pass
 ]
@@ -168,6 +169,7 @@ def test_what_the_engine_cannot_do_is_refused_clearly():
         BoostedGraphicalModelClassifier(n_estimators=4),
         BoostedGraphicalModelClassifier(n_estimators=3, base="tan", algorithm="discrete"),
         BoostedGraphicalModelClassifier(n_estimators=3, base="chow-liu", init="zero"),
+        BoostedGraphicalModelClassifier(n_estimators=3, smoothing="hierarchical"),
     ],
     ids=repr,
 )

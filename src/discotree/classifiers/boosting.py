@@ -31,7 +31,7 @@ from ..validation import (
     is_count,
     take_rows,
 )
-from ._base import CalibrationStateMixin, DiscreteForestClassifierBase
+from ._base import CalibrationStateMixin, DiscreteForestClassifierBase, check_forest_smoothing
 
 __all__ = ["BoostedGraphicalModelClassifier", "line_search_alpha"]
 
@@ -105,6 +105,13 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         Real-AdaBoost estimate ``1 / (1 + exp(-2 F))`` of Friedman et al. (2000) as it
         is. Predictions and :meth:`decision_function` never change. Dask fits keep
         scale 1.
+    smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+        The weak learners' tables: ``"hierarchical"`` backs each off to the feature's
+        class-level table and its marginal (as :class:`TANClassifier`'s), the
+        concentrations chosen by leave-one-out on each round's weighted counts (the
+        round's weights scaled to the training total, so that a unit of weight is one
+        row's mean weight: exact leave-one-out only for whole-number counts, which
+        boosting's weights are not). ``alpha`` then smooths the marginals.
 
     Attributes
     ----------
@@ -196,11 +203,13 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         max_categories: int = 10,
         discretizer=None,
         calibration: str = "cv",
+        smoothing: str = "dirichlet",
     ) -> None:
         super().__init__(
             alpha=alpha, epsilon=epsilon, max_categories=max_categories, discretizer=discretizer
         )
         self.calibration = calibration
+        self.smoothing = smoothing
         self.base = base
         self.algorithm = algorithm
         self.n_estimators = n_estimators
@@ -231,6 +240,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
             if not is_count(value, low):
                 raise ValueError(f"{name}: {param} must be an integer >= {low}, got {value!r}.")
         check_random_state_param(self.random_state, name)
+        check_forest_smoothing(self)
         if self.base == "dt" and self._alpha != "auto" and not self._alpha > 0:
             raise ValueError(f"{name}: alpha must be > 0 for base='dt' (got {self.alpha}).")
 
@@ -242,7 +252,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         training data, kept for every round (its registered learner's models for
         every alpha of ``grid``)."""
         name = _COUNT_LEARNERS[self.base]
-        options: dict[str, Any] = {"n_edges": None}
+        options: dict[str, Any] = {"n_edges": None, "smoothing": self.smoothing}
         if self.base == "dt":
             options["multiclass"] = self.multiclass
         spec = LearnerSpec(name, "auto", epsilon, prior, options)
@@ -398,6 +408,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
             self._alpha,
             self._epsilon,
             self.multiclass,
+            self.smoothing,
         )
 
     def fit_from_ensembles(

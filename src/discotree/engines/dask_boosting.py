@@ -133,7 +133,7 @@ def _boost_task(spec, schema, encoded, positive: int, negative: int):
         ).compute()
         parents = learner(stats, spec.alpha)
         model = DiscreteForestModel.from_statistics(
-            stats, parents, alpha=spec.alpha, epsilon=spec.epsilon
+            stats, parents, alpha=spec.alpha, epsilon=spec.epsilon, smoothing=spec.smoothing
         )
         candidate = BoostingRound(1.0, model)
         algorithm = spec.algorithm

@@ -90,6 +90,7 @@ class BoostingSpec:
     alpha: float | str
     epsilon: float
     multiclass: str = "pairwise"
+    smoothing: str = "dirichlet"
 
     def tasks(self, n_classes: int) -> list[tuple[int, int]]:
         """The binary problems: (positive, negative) class indices, -1 for the rest
@@ -104,6 +105,7 @@ class BoostingSpec:
             "n_estimators": self.n_estimators,
             "init": self.init,
             "multiclass": self.multiclass,
+            "smoothing": self.smoothing,
         }
         return LearnerSpec("boosting", self.alpha, self.epsilon, options=options)
 
@@ -118,6 +120,7 @@ class BoostingSpec:
             spec.alpha,
             spec.epsilon,
             spec.option("multiclass", "pairwise"),
+            spec.option("smoothing", "dirichlet"),
         )
 
 
@@ -205,7 +208,9 @@ def boost_binary(rows: Rows, spec: BoostingSpec, positive: int, negative: int) -
         w = np.exp(log_w)
         stats = PairStatistics.from_codes(codes, label, rows.n_categories, 2, w * total)
         parents = weak_learner(stats, alpha_)
-        model = DiscreteForestModel.from_statistics(stats, parents, alpha=alpha_, epsilon=epsilon)
+        model = DiscreteForestModel.from_statistics(
+            stats, parents, alpha=alpha_, epsilon=epsilon, smoothing=spec.smoothing
+        )
         candidate = BoostingRound(1.0, model)
         margins = y * candidate.weak(codes, spec.algorithm)
         step = line_search_alpha(margins, w)
