@@ -50,6 +50,8 @@ DISCRETE = [
     BoostedGraphicalModelClassifier(n_estimators=2, n_estimators_cv=2),
     EARTreeClassifier(),
     EARTreeClassifier(alpha="auto"),
+    EARTreeClassifier(smoothing="hierarchical", alpha="auto"),
+    BoostedGraphicalModelClassifier(n_estimators=3, smoothing="hierarchical"),
     KDBClassifier(),
     AODEClassifier(),
     AODEClassifier(2),

@@ -62,6 +62,7 @@ ALL_ESTIMATORS = [
     ForestDensityClassifier(kde="exact", bandwidth=0.5, class_weight="balanced"),
     KernelNaiveBayesClassifier(),
     EARTreeClassifier(),
+    EARTreeClassifier(smoothing="hierarchical", n_permutations=1),
     KDBClassifier(),
     AODEClassifier(),
     AODEClassifier(2),

@@ -50,3 +50,28 @@ def test_a_tree_learnt_before_is_kept_and_not_searched_again(rng):
     assert "structure_seconds_" not in kept.attributes  # no search ran
     # missing values: available-case statistics, finite scores for incomplete rows
     assert np.isfinite(kept.model.log_likelihood(codes)).all()
+
+
+def test_hierarchical_tables_on_the_ear_tree(rng):
+    from discotree.models.discrete_forest import DiscreteForestModel
+    from discotree.stats.hierarchical import hierarchical_forest_tables
+    from discotree.stats.pair_statistics import PairStatistics
+
+    X, y = _data(rng, 300)
+    clf = EARTreeClassifier(smoothing="hierarchical").fit(X, y)
+    plain = EARTreeClassifier().fit(X, y)
+    assert clf.edges_ == plain.edges_  # the tree does not change
+    codes = clf.encoder_.transform(X)
+    stats = PairStatistics.from_codes(codes, y, clf.n_categories_, 2)
+    logs, _, concentrations = hierarchical_forest_tables(stats, clf.parents_, 1.0, 1e-5)
+    for c in range(2):
+        for j in range(5):
+            assert_allclose(clf.model_.log_cpts[c][j], logs[c][j], rtol=1e-12)
+    assert len(clf.concentrations_) == 5
+    assert not np.allclose(clf.predict_proba(X), plain.predict_proba(X))
+    auto = EARTreeClassifier(smoothing="hierarchical", alpha="auto").fit(X, y)
+    assert auto.edges_ == plain.edges_ and auto.alpha_ > 0
+    assert isinstance(auto.model_, DiscreteForestModel)
+    assert not hasattr(clf.set_params(smoothing="dirichlet").fit(X, y), "concentrations_")
+    with pytest.raises(ValueError, match="discrete tables only"):
+        EARTreeClassifier(distribution="gaussian", smoothing="hierarchical").fit(X, y)

@@ -12,11 +12,12 @@ from numpy.typing import NDArray
 from ..config import get_config
 from ..learners.ear_tree import learn_ear_tree
 from ..learners.registry import LearnerSpec, Rows, get_learner
+from ..models.discrete_forest import DiscreteForestModel
 from ..stats.alpha_selection import forest_models_by_alpha
 from ..structure.chow_liu import forest_parents
 from ..structure.submodular import MINIMIZERS
 from ..validation import check_random_state_param, is_count
-from ._base import DiscreteForestClassifierBase, ForestModel
+from ._base import DiscreteForestClassifierBase, ForestModel, check_forest_smoothing
 
 __all__ = ["EARTreeClassifier"]
 
@@ -64,6 +65,11 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         the same data give the same tree; ``None`` draws fresh permutations.
     alpha, epsilon, max_categories, discretizer
         As in :class:`~discotree.ChowLiuClassifier` (discrete data).
+    smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+        The tables of the tree (discrete data): ``"hierarchical"`` backs each off to the
+        feature's class-level table and its marginal, concentrations by leave-one-out
+        from the counts (as :class:`~discotree.ChowLiuClassifier`'s); ``alpha`` then
+        smooths the marginals. The tree does not change.
 
     Attributes
     ----------
@@ -138,10 +144,12 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         epsilon: float = 1e-5,
         max_categories: int = 10,
         discretizer=None,
+        smoothing: str = "dirichlet",
     ) -> None:
         super().__init__(
             alpha=alpha, epsilon=epsilon, max_categories=max_categories, discretizer=discretizer
         )
+        self.smoothing = smoothing
         self.distribution = distribution
         self.minimizer = minimizer
         self.n_permutations = n_permutations
@@ -152,6 +160,7 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         name = type(self).__name__
         self._check_distribution()
         check_random_state_param(self.random_state, name)
+        check_forest_smoothing(self)
         if not is_count(self.n_permutations, 1):
             raise ValueError(
                 f"{name}: n_permutations must be an integer >= 1, got {self.n_permutations!r}."
@@ -185,6 +194,10 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
 
         def model_for(stats, rows):
             parents = np.tile(forest_parents(stats.n_features, tree.edges), (stats.n_classes, 1))
+            if self.smoothing == "hierarchical":  # one hierarchical model per alpha
+                return lambda alpha: DiscreteForestModel.from_statistics(
+                    stats, parents, alpha=alpha, epsilon=epsilon, smoothing="hierarchical"
+                )
             return forest_models_by_alpha(stats, parents, epsilon, prior, grid)
 
         return model_for
@@ -202,6 +215,7 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
             "split_search": self.split_search,
             "n_permutations": self.n_permutations,
             "random_state": self.random_state,
+            "smoothing": self.smoothing,
             **options,
         }
         return LearnerSpec("ear-tree", self._alpha, self._epsilon, options=settings)

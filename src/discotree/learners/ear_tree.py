@@ -7,8 +7,8 @@ Options of the :class:`~discotree.learners.registry.LearnerSpec`: ``distribution
 ("discrete" or "gaussian": the rows are then the standardised values), ``minimizer``,
 ``split_search``, ``n_permutations``, ``random_state``, ``searched`` (an
 :class:`~discotree.structure.ear.EARTree` learnt before, e.g. once on every row for
-``alpha="auto"``: the search is then not run again) and ``pairs`` (the pair statistics
-of the rows when already counted).
+``alpha="auto"``: the search is then not run again), ``pairs`` (the pair statistics
+of the rows when already counted) and ``smoothing`` ("dirichlet" or "hierarchical").
 """
 
 from __future__ import annotations
@@ -103,8 +103,14 @@ def fit_ear_tree(rows: Rows, spec: LearnerSpec) -> FittedModel:
             rows.codes, rows.class_index, rows.n_categories, n_classes, rows.weights
         )
     model = DiscreteForestModel.from_statistics(
-        stats, parents, alpha=float(spec.alpha), epsilon=spec.epsilon
+        stats,
+        parents,
+        alpha=float(spec.alpha),
+        epsilon=spec.epsilon,
+        smoothing=spec.option("smoothing", "dirichlet"),
     )
+    if model.concentrations is not None:
+        attributes["concentrations_"] = model.concentrations
     return FittedModel(model, attributes)
 
 
