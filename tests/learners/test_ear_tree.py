@@ -68,6 +68,8 @@ def test_hierarchical_tables_on_the_ear_tree(rng):
         for j in range(5):
             assert_allclose(clf.model_.log_cpts[c][j], logs[c][j], rtol=1e-12)
     assert len(clf.concentrations_) == 5
+    for mine, theirs in zip(clf.concentrations_, concentrations, strict=True):
+        assert_allclose(mine, theirs)
     assert not np.allclose(clf.predict_proba(X), plain.predict_proba(X))
     auto = EARTreeClassifier(smoothing="hierarchical", alpha="auto").fit(X, y)
     assert auto.edges_ == plain.edges_ and auto.alpha_ > 0
