@@ -57,6 +57,7 @@ DISCRETE = [
     AODEClassifier(2),
     KDBEnsembleClassifier(n_estimators=2),
     AODEClassifier(alpha="auto"),
+    AODEClassifier(smoothing="hierarchical", alpha="auto"),
     KDBClassifier(k=1, selective=False, selection_loss="log_loss"),
     KDBClassifier(k=2, smoothing="hdp"),
     TANClassifier(smoothing="hierarchical"),

@@ -69,6 +69,7 @@ ALL_ESTIMATORS = [
     KDBEnsembleClassifier(n_estimators=2),
     Discretizer(method="random", random_state=3),
     AODEClassifier(alpha="auto"),
+    AODEClassifier(smoothing="hierarchical"),
     KDBClassifier(k=5, selective=False, alpha=0.5),
     KDBClassifier(k=2, selection_loss="log_loss"),
     KDBClassifier(k=2, smoothing="hdp"),

@@ -101,3 +101,58 @@ def test_a2de_is_refused_beyond_the_memory_limit(rng):
         pytest.raises(ValueError, match="memory limit"),
     ):
         AODEClassifier(2).fit(X, y)
+
+
+def test_hierarchical_a1de_backs_off_each_conditional(rng):
+    from discotree import TANClassifier
+    from discotree.models.averaged_dependence import AveragedOneDependenceModel
+    from discotree.stats.pair_statistics import PairStatistics
+
+    X = rng.integers(0, 3, (400, 4)).astype(float)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) + rng.integers(0, 2, 400) > 2).astype(int)
+    w = rng.integers(1, 3, 400).astype(float)
+    clf = AODEClassifier(smoothing="hierarchical").fit(X, y, sample_weight=w)
+    plain = AODEClassifier().fit(X, y, sample_weight=w)
+    assert not np.allclose(clf.predict_proba(X), plain.predict_proba(X))
+    # P(x | c) is still a distribution: every completion of the 4 features
+    every = np.array(np.meshgrid(*[range(3)] * 4)).reshape(4, -1).T
+    assert_allclose(np.exp(clf.model_.log_likelihood(every)).sum(axis=0), 1.0, rtol=1e-10)
+    # the conditional of x1 given x0 is TAN's hierarchical table of the edge 0 -> 1
+    pair = X[:, :2]
+    tan = TANClassifier(smoothing="hierarchical", alpha=1.0).fit(pair, y, sample_weight=w)
+    two = AODEClassifier(smoothing="hierarchical").fit(pair, y, sample_weight=w)
+    child, parent = (1, 0) if tan.model_.parents[0][1] == 0 else (0, 1)
+    offsets = np.concatenate([[0], np.cumsum(two.n_categories_)])
+    for c in range(2):
+        block = two.model_.child_log[
+            c, offsets[parent] : offsets[parent + 1], offsets[child] : offsets[child + 1]
+        ]
+        assert_allclose(block, tan.model_.log_cpts[c][child], rtol=1e-12)
+    # from the counts alone: partial_fit gives the model of fit
+    streamed = AODEClassifier(smoothing="hierarchical")
+    for part in (slice(0, 13), slice(13, 200), slice(200, None)):
+        streamed.partial_fit(X[part], y[part], classes=[0, 1], sample_weight=w[part])
+    assert_allclose(streamed.predict_proba(X), clf.predict_proba(X), rtol=1e-10)
+    stats = PairStatistics.from_codes(clf.encoder_.transform(X), y, clf.n_categories_, 2, w)
+    children, chosen = AveragedOneDependenceModel.hierarchical_children(stats, 1.0, 1e-5)
+    assert_allclose(clf.model_.child_log, children)
+    assert len(clf.concentrations_) == 4
+    for mine, theirs in zip(clf.concentrations_, chosen, strict=True):
+        for a, b in zip(mine, theirs, strict=True):
+            assert_allclose(a, b)
+    auto = AODEClassifier(smoothing="hierarchical", alpha="auto").fit(X, y)
+    assert auto.alpha_ > 0
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"smoothing": "hdp"}, "smoothing must be one of"),
+        ({"smoothing": "hierarchical", "n_super_parents": 2}, "n_super_parents=1 only"),
+        ({"smoothing": "hierarchical", "alpha": 0.0}, "needs alpha > 0"),
+    ],
+)
+def test_bad_aode_smoothing_is_named(params, message):
+    with pytest.raises(ValueError, match=message):
+        AODEClassifier(**params).fit(np.zeros((4, 2)), np.array([0, 1, 0, 1]))

@@ -31,6 +31,7 @@ COUNTING = [
     DiscriminativeTreeClassifier(),
     AODEClassifier(),  # A1DE: the pair tables alone
     AODEClassifier(2),  # A2DE: the triple tables in a second pass
+    AODEClassifier(smoothing="hierarchical"),  # the back-off from the pair tables
     TANClassifier(smoothing="hierarchical", alpha=1.0),  # back-off from the pair tables
     DiscriminativeTreeClassifier(smoothing="hierarchical", alpha=1.0),
     KDBClassifier(k=3, selective=False),  # sparse prefix tables in the second pass

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 from ..learners.registry import Counts, get_learner
 from ..models.averaged_dependence import two_dependence_bytes
 from ..validation import is_count
-from ._base import DiscreteForestClassifierBase
+from ._base import DiscreteForestClassifierBase, check_forest_smoothing
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["AODEClassifier"]
@@ -45,6 +45,13 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         Numeric columns with more distinct values are discretised.
     discretizer : Discretizer or None, default=None
         ``None`` means ``Discretizer()`` (5 equal-frequency bins).
+    smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+        A1DE only: ``"hierarchical"`` backs each conditional ``P(x_j | c, x_i)`` off to
+        ``P(x_j | c)`` and the marginal of x_j (the back-off of
+        :class:`~discotree.TANClassifier`'s ``smoothing="hierarchical"``, after Petitjean
+        et al. 2018), one concentration per level, super-parent and child, chosen by
+        leave-one-out from the pair tables (``concentrations_``); ``alpha`` then
+        smooths ``P(c, x_i)`` and the marginals.
 
     Attributes
     ----------
@@ -106,11 +113,13 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         epsilon: float = 1e-5,
         max_categories: int = 10,
         discretizer=None,
+        smoothing: str = "dirichlet",
     ) -> None:
         super().__init__(
             alpha=alpha, epsilon=epsilon, max_categories=max_categories, discretizer=discretizer
         )
         self.n_super_parents = n_super_parents
+        self.smoothing = smoothing
 
     def _check_params(self) -> None:
         name = type(self).__name__
@@ -125,6 +134,14 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
                 "cross-validation reads fold pair tables; A2DE's need triple tables): "
                 "give alpha a number."
             )
+        check_forest_smoothing(self)
+        if self.smoothing == "hierarchical" and self.n_super_parents == 2:
+            raise ValueError(
+                f"{name}: smoothing='hierarchical' is available for n_super_parents=1 only."
+            )
+
+    def _learner_options(self) -> dict[str, Any]:
+        return {"smoothing": self.smoothing}
 
     def _count_learner(self) -> str:
         return "aode" if self.n_super_parents == 1 else "a2de"

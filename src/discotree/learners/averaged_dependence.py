@@ -14,6 +14,7 @@ every triple)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -33,18 +34,23 @@ def fit_aode(counts: Counts, spec: LearnerSpec) -> FittedModel:
     model = AveragedOneDependenceModel.from_statistics(stats, float(spec.alpha), spec.epsilon)
     n_features, n_classes = stats.n_features, counts.n_classes
     edges = [(i, j) for i in range(n_features) for j in range(i + 1, n_features)]
-    return FittedModel(
-        model,
-        {
-            "edges_": [list(edges) for _ in range(n_classes)],
-            "statistics_": stats,
-        },
-    )
+    attributes: dict[str, Any] = {
+        "edges_": [list(edges) for _ in range(n_classes)],
+        "statistics_": stats,
+    }
+    if spec.option("smoothing", "dirichlet") == "hierarchical":
+        children, chosen = AveragedOneDependenceModel.hierarchical_children(
+            stats, float(spec.alpha), spec.epsilon
+        )
+        model = replace(model, child_log=children)
+        attributes["concentrations_"] = chosen
+    return FittedModel(model, attributes)
 
 
 def _models_by_alpha(stats: PairStatistics, spec: LearnerSpec, grid):
     def fit(alpha: float) -> AveragedOneDependenceModel:
-        return AveragedOneDependenceModel.from_statistics(stats, alpha, spec.epsilon)
+        smoothing = spec.option("smoothing", "dirichlet")
+        return AveragedOneDependenceModel.from_statistics(stats, alpha, spec.epsilon, smoothing)
 
     return fit
 

@@ -34,6 +34,7 @@ from scipy.special import logsumexp
 from ..kernels.counts import triple_layout
 from ..kernels.two_dependence import two_dependence_conditionals, two_dependence_joint
 from ..stats.dirichlet import smoothed_conditional
+from ..stats.hierarchical import hierarchical_forest_tables
 from ..stats.pair_statistics import PairStatistics
 
 __all__ = ["AveragedOneDependenceModel", "AveragedTwoDependenceModel"]
@@ -79,10 +80,13 @@ class AveragedOneDependenceModel:
         stats: PairStatistics,
         alpha: float,
         epsilon: float,
+        smoothing: str = "dirichlet",
     ) -> AveragedOneDependenceModel:
         """The tables from the pair statistics: ``P(c, x_i)`` with ``alpha`` per cell of
         the (class, value) table of the rows observing x_i, ``P(x_j | c, x_i)`` with
-        ``alpha`` per cell of each conditional (both floored at ``epsilon``)."""
+        ``alpha`` per cell of each conditional (both floored at ``epsilon``); with
+        ``smoothing="hierarchical"`` each conditional is backed off to ``P(x_j | c)``
+        and the marginal of x_j instead (:meth:`hierarchical_children`)."""
         n_categories = np.asarray(stats.n_categories)
         offsets = stats.offsets
         n_classes, width = stats.n_classes, int(offsets[-1])
@@ -93,9 +97,12 @@ class AveragedOneDependenceModel:
             block = slice(offsets[j], offsets[j + 1])
             joint = smoothed_conditional(diagonal[:, block].reshape(-1), alpha, epsilon)
             parent_log[:, block] = np.log(joint).reshape(n_classes, -1)
-            child = np.log(smoothed_conditional(stats.counts[:, :, block], alpha, epsilon))
-            child[:, block, :] = 0.0  # no factor of a feature given itself
-            child_log[:, :, block] = child
+            if smoothing != "hierarchical":
+                child = np.log(smoothed_conditional(stats.counts[:, :, block], alpha, epsilon))
+                child[:, block, :] = 0.0  # no factor of a feature given itself
+                child_log[:, :, block] = child
+        if smoothing == "hierarchical":
+            child_log = cls.hierarchical_children(stats, alpha, epsilon)[0]
         # the class marginal of the average: (1/d) sum_i sum_a P(c, x_i = a)
         marginals = [
             logsumexp(parent_log[:, offsets[j] : offsets[j + 1]], axis=1)
@@ -103,6 +110,32 @@ class AveragedOneDependenceModel:
         ]
         prior = logsumexp(np.column_stack(marginals), axis=1) - np.log(len(n_categories))
         return cls(n_categories, parent_log, child_log, prior)
+
+    @staticmethod
+    def hierarchical_children(
+        stats: PairStatistics, alpha: float, epsilon: float
+    ) -> tuple[NDArray[np.float64], list[list[NDArray[np.float64]]]]:
+        """The conditionals ``log P(x_j | c, x_i)`` backed off to ``P(x_j | c)`` and the
+        marginal of ``x_j`` (each super-parent i the parent of every other feature in
+        :func:`~discotree.stats.hierarchical.hierarchical_forest_tables`: concentrations
+        chosen by leave-one-out from the counts, per super-parent and child), in
+        ``child_log``'s layout, and the concentrations (per super-parent, per feature)."""
+        offsets = stats.offsets
+        n_features, n_classes, width = stats.n_features, stats.n_classes, int(offsets[-1])
+        child_log = np.zeros((n_classes, width, width))
+        concentrations = []
+        for i in range(n_features):
+            parents = np.full((n_classes, n_features), i, dtype=np.intp)
+            parents[:, i] = -1
+            logs, _, chosen = hierarchical_forest_tables(stats, parents, alpha, epsilon)
+            concentrations.append(chosen)
+            rows = slice(offsets[i], offsets[i + 1])
+            for j in range(n_features):
+                if j == i:
+                    continue
+                for c in range(n_classes):
+                    child_log[c, rows, offsets[j] : offsets[j + 1]] = logs[c][j]
+        return child_log, concentrations
 
     @property
     def n_classes(self) -> int:
