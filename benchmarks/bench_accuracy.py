@@ -22,9 +22,10 @@ categorical or mixed and the 26 all-numeric ones. Numeric handling (item 6): sel
 kDB with the default 5 equal-frequency bins, 10 bins (Dirichlet and hierarchical) and
 supervised MDL bins, beside the ensemble's stochastic bins (4 bins, chosen on other folds
 by ``tune_ensemble.py``; the earlier 5 beside it), and the ensemble with and without its
-linear member (the numeric values, not bins: weight 0.3, chosen there too). Smoothing (item 3): Dirichlet,
-hierarchical and HDP for selective kDB, Dirichlet and hierarchical for TAN and naive
-Bayes. A2DE beside A1DE (item 4). ``--mnist``: the best discotree models and
+linear member (the numeric values, not bins: weight 0.3, chosen there too). Smoothing
+(item 3): Dirichlet, hierarchical and HDP for selective kDB, Dirichlet and hierarchical
+for TAN, naive Bayes, the discriminative tree pairs and A1DE. A2DE beside A1DE (item 4).
+``--mnist``: the best discotree models and
 RandomForest(100) on MNIST's official 60000/10000 split, pixels binarised at > 127.
 
 Run:  python benchmarks/bench_accuracy.py [--n-jobs 2] [--sets a,b] [--models a,b] [--mnist]
@@ -129,6 +130,7 @@ def models() -> dict:
         "tan hier": TANClassifier(smoothing="hierarchical"),
         "nb hier": NaiveBayesClassifier(smoothing="hierarchical"),
         "dt": DiscriminativeTreeClassifier(),
+        "dt hier": DiscriminativeTreeClassifier(smoothing="hierarchical"),
         "skdb": KDBClassifier(),
         "kdb": KDBClassifier(selective=False),
         # the two smoothings of issue 31 (item 3), measured to choose the default
@@ -143,6 +145,7 @@ def models() -> dict:
         ),
         "skdb mdl": KDBClassifier(discretizer=Discretizer(method="mdl")),
         "aode": AODEClassifier(),
+        "aode hier": AODEClassifier(smoothing="hierarchical"),
         "a2de": AODEClassifier(n_super_parents=2),
         "eskdb": KDBEnsembleClassifier(),
         # without the linear member (the default before session 22), and the earlier
