@@ -60,8 +60,8 @@ def design_matrix(
     --------
     >>> codes = np.array([[0, 1], [2, -1]])
     >>> design_matrix(codes, np.array([3, 2]), [None, np.array([-1.0, 1.0])]).toarray()
-    array([[ 1.,  0.,  0.,  1.],
-           [ 0.,  0.,  1.,  0.]])
+    array([[1., 0., 0., 1.],
+           [0., 0., 1., 0.]])
     """
     codes = np.asarray(codes)
     n_rows = codes.shape[0]
