@@ -334,11 +334,16 @@ def test_new_models_whose_tables_disagree_are_refused(make, edit, match):
         loads(dumps(model))
 
 
-def test_an_ensemble_whose_maps_disagree_with_its_members_is_refused():
+def _ensemble():
+    """A small fitted ensemble (with its linear member) and its rows."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(150, 3))
     y = (X[:, 0] > 0).astype(int)
-    model = discotree.KDBEnsembleClassifier(n_estimators=2).fit(X, y)
+    return discotree.KDBEnsembleClassifier(n_estimators=2).fit(X, y), X
+
+
+def test_an_ensemble_whose_maps_disagree_with_its_members_is_refused():
+    model, X = _ensemble()
     assert loads(dumps(model)).predict(X).tolist() == model.predict(X).tolist()
     model.model_.maps[0][0] = model.model_.maps[0][0][::-1].copy()  # decreasing
     with pytest.raises(ValueError, match="must map every fine bin, in order"):
@@ -356,10 +361,7 @@ def test_an_ensemble_whose_maps_disagree_with_its_members_is_refused():
     ids=["coef", "intercept", "values", "categories"],
 )
 def test_an_ensemble_whose_linear_member_disagrees_is_refused(edit, match):
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(150, 3))
-    y = (X[:, 0] > 0).astype(int)
-    model = discotree.KDBEnsembleClassifier(n_estimators=2).fit(X, y)
+    model, X = _ensemble()
     assert loads(dumps(model)).predict_proba(X) == pytest.approx(model.predict_proba(X))
     edit(model.model_.linear)
     with pytest.raises(ValueError, match=match):
@@ -367,10 +369,7 @@ def test_an_ensemble_whose_linear_member_disagrees_is_refused(edit, match):
 
 
 def test_an_ensemble_linear_weight_outside_zero_one_is_refused():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(150, 3))
-    y = (X[:, 0] > 0).astype(int)
-    model = discotree.KDBEnsembleClassifier(n_estimators=2).fit(X, y)
+    model, _ = _ensemble()
     model.model_.linear_weight = 1.5
     with pytest.raises(ValueError, match=r"linear_weight: must be a number in \[0, 1\]"):
         loads(dumps(model))
