@@ -31,7 +31,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..fitting import argmax_with_ties
-from ..kernels.counts import configuration_ids
 from ..kernels.sparse_families import backoff_scores, sparse_cell_lookup
 from .family_tables import SparseFamilyTable, observed_prefix_lengths
 
@@ -97,16 +96,21 @@ def level_counts(
     observed = observed_prefix_lengths(codes, ranked[:upto])
     n_classes = tables[0].n_classes
     counts, totals, counted = [], [], []
+    # the configuration ids of every prefix, one column at a time (the ids of
+    # kernels.counts.configuration_ids where the prefix is observed, the rows looked up)
+    ids = np.zeros(len(codes), dtype=np.int64)
     for length in range(upto + 1):
+        if length:
+            parent = ranked[length - 1]
+            ids = ids * int(n_categories[parent]) + np.maximum(codes[:, parent], 0)
         n = np.zeros((len(codes), n_classes))
         t = np.zeros((len(codes), n_classes))
         here = seen & (observed >= length)
         rows = np.flatnonzero(here)
         if len(rows):
-            ids, _ = configuration_ids(codes[rows], ranked[:length], n_categories)
             table = tables[length]
             n[rows], t[rows], _ = sparse_cell_lookup(
-                table.cells, table.masses, ids, values[rows], n_classes, table.r_node
+                table.cells, table.masses, ids[rows], values[rows], n_classes, table.r_node
             )
         counts.append(n)
         totals.append(t)
