@@ -66,3 +66,18 @@ def test_the_linear_member_is_mixed_in_with_its_weight():
         assert (np.diff(values[j]) > 0).all()
     # a refit without the linear member removes it
     assert mixed.set_params(linear_weight=0.0).fit(X, y).model_.linear is None
+
+
+def test_the_memory_guard_counts_the_linear_member():
+    from discotree import config_context
+
+    X, y = load_wine(return_X_y=True)
+    with_member = KDBEnsembleClassifier(n_estimators=1).fit(X, y)
+    without = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0).fit(X, y)
+    extra = with_member.fit_memory_estimate_ - without.fit_memory_estimate_
+    assert extra == 24.0 * X.size + 32.0 * len(X) * 3
+    limit = int(without.fit_memory_estimate_ + with_member.fit_memory_estimate_) // 2
+    with config_context(memory_limit=limit):
+        KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0).fit(X, y)
+        with pytest.raises(ValueError, match="more than the memory limit"):
+            KDBEnsembleClassifier(n_estimators=1).fit(X, y)

@@ -9,6 +9,7 @@ from numpy.typing import NDArray
 
 from ..learners.ensemble import COARSENINGS
 from ..learners.k_dependence import check_kdb_options
+from ..learners.logistic import logistic_fit_bytes
 from ..learners.registry import LearnerSpec, Rows, get_learner
 from ..transformers.discretizer import Discretizer, bin_midpoints
 from ..transformers.encoder import TableEncoder
@@ -202,6 +203,14 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             Discretizer(n_bins=FINE_BINS) if self.discretizer is None else self.discretizer
         )
         return TableEncoder(int(self.max_categories), discretizer, type(self).__name__)
+
+    def _fit_memory_bytes(self, codes, class_index, weights) -> float:
+        """The base estimate, plus the linear member's inputs and work arrays
+        (:func:`~discotree.learners.logistic.logistic_fit_bytes`) when it has one."""
+        estimate = super()._fit_memory_bytes(codes, class_index, weights)
+        if float(self.linear_weight) > 0:
+            estimate += logistic_fit_bytes(codes.shape[0], codes.shape[1], len(self.classes_))
+        return estimate
 
     def _bin_values(self) -> list[NDArray[np.float64] | None]:
         """The value every fine bin stands for (its midpoint) for the binned columns,

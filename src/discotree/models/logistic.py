@@ -64,30 +64,28 @@ def design_matrix(
            [0., 0., 1., 0.]])
     """
     codes = np.asarray(codes)
-    n_rows = codes.shape[0]
+    n_rows, n_features = codes.shape
     offsets = input_offsets(n_categories, values)
-    rows, columns, data = [], [], []
+    # one entry per (row, feature), row-major: the CSR layout when nothing is missing
+    columns = np.empty((n_rows, n_features), dtype=np.int32)
+    data = np.empty((n_rows, n_features), dtype=np.float64)
     for j, table in enumerate(values):
-        code = codes[:, j].astype(np.intp)
-        present = np.flatnonzero(code >= 0)
-        rows.append(present)
+        code = codes[:, j]
         if table is None:
-            columns.append(offsets[j] + code[present])
-            data.append(np.ones(len(present)))
+            columns[:, j] = offsets[j] + np.maximum(code, 0)
+            data[:, j] = 1.0
         else:
-            columns.append(np.full(len(present), offsets[j], dtype=np.intp))
-            data.append(np.asarray(table, dtype=np.float64)[code[present]])
-    matrix = sparse.coo_matrix(
-        (
-            np.concatenate(data) if data else np.zeros(0),
-            (
-                np.concatenate(rows) if rows else np.zeros(0, np.intp),
-                np.concatenate(columns) if columns else np.zeros(0, np.intp),
-            ),
-        ),
-        shape=(n_rows, int(offsets[-1])),
-    )
-    return matrix.tocsr()
+            columns[:, j] = offsets[j]
+            data[:, j] = np.asarray(table, dtype=np.float64)[np.maximum(code, 0)]
+    present = codes >= 0
+    if present.all():
+        indptr = np.arange(0, n_rows * n_features + 1, n_features, dtype=np.int64)
+        columns, data = columns.ravel(), data.ravel()
+    else:  # missing cells are left out
+        indptr = np.concatenate([[0], np.cumsum(present.sum(axis=1), dtype=np.int64)])
+        columns, data = columns[present], data[present]
+    shape = (n_rows, int(offsets[-1]))
+    return sparse.csr_matrix((data, columns, indptr), shape=shape)
 
 
 @dataclass
