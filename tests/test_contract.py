@@ -61,6 +61,7 @@ DISCRETE = [
     KDBClassifier(k=1, selective=False, selection_loss="log_loss"),
     KDBClassifier(k=2, smoothing="hdp"),
     TANClassifier(smoothing="hierarchical"),
+    TANClassifier(structure="omi-cr", smoothing="hierarchical"),
     ChowLiuClassifier(smoothing="hierarchical"),
     DiscriminativeTreeClassifier(smoothing="hierarchical"),
 ]

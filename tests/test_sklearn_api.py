@@ -74,6 +74,7 @@ ALL_ESTIMATORS = [
     KDBClassifier(k=2, selection_loss="log_loss"),
     KDBClassifier(k=2, smoothing="hdp"),
     TANClassifier(smoothing="hierarchical"),
+    TANClassifier(structure="omi-cr", smoothing="hierarchical"),
     NaiveBayesClassifier(smoothing="hierarchical", alpha=1.0),
     DiscriminativeTreeClassifier(smoothing="hierarchical"),
     SubmodularFeatureSelector(),

@@ -230,13 +230,41 @@ def test_hierarchical_smoothing_streams_and_a_refit_replaces_it(rng, make):
     assert not hasattr(refit, "concentrations_")
 
 
+@pytest.mark.parametrize("structure", ["omi-cr", "cr"])
+def test_hierarchical_tables_on_a_searched_structure(rng, structure):
+    from discotree.models.discrete_forest import DiscreteForestModel
+    from discotree.stats.pair_statistics import PairStatistics
+
+    X = rng.integers(0, 3, (300, 5)).astype(float)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) + rng.integers(0, 2, 300)) % 3
+    plain = TANClassifier(structure=structure, alpha=1.0).fit(X, y)
+    hier = TANClassifier(structure=structure, alpha=1.0, smoothing="hierarchical").fit(X, y)
+    assert hier.edges_ == plain.edges_  # the search is the same; only the tables differ
+    codes = hier.encoder_.transform(X)
+    stats = PairStatistics.from_codes(codes, y, hier.n_categories_, 3)
+    expected = DiscreteForestModel.from_statistics(
+        stats, hier.parents_, alpha=1.0, epsilon=1e-5, smoothing="hierarchical"
+    )
+    assert_allclose(hier.predict_log_proba(X), _posterior(expected, codes, hier), rtol=1e-10)
+    assert len(hier.concentrations_) == 5
+    auto = TANClassifier(structure=structure, smoothing="hierarchical").fit(X, y)
+    assert auto.edges_ == plain.edges_ and auto.alpha_ > 0
+
+
+def _posterior(model, codes, clf):
+    joint = model.log_likelihood(codes) + clf.class_log_prior_
+    return joint - np.logaddexp.reduce(joint, axis=1, keepdims=True)
+
+
 @pytest.mark.parametrize(
     "params, message",
     [
         ({"smoothing": "hdp"}, "smoothing must be one of"),
         ({"smoothing": "hierarchical", "alpha": 0.0}, "needs alpha > 0"),
-        ({"smoothing": "hierarchical", "k": 2}, "TAN-CMI"),
-        ({"smoothing": "hierarchical", "parameters": "cl"}, "TAN-CMI"),
+        ({"smoothing": "hierarchical", "k": 2}, r"parameters='ml', k <= 1"),
+        ({"smoothing": "hierarchical", "parameters": "cl"}, r"parameters='ml', k <= 1"),
+        ({"smoothing": "hierarchical", "structure": "cr", "k": 2}, r"k <= 1"),
     ],
 )
 def test_bad_smoothing_is_named(params, message):

@@ -14,6 +14,7 @@ from ..kernels.family_counts import family_counts
 from ..learners.registry import Counts, LearnerSpec, get_learner
 from ..learners.structure_search import Rows, SearchResult, searched_structure
 from ..models.bayes_net import BayesNetModel
+from ..models.discrete_forest import DiscreteForestModel
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import (
@@ -120,7 +121,9 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         its marginal (the back-off of :class:`~discotree.KDBClassifier`, after Petitjean
         et al. 2018), one concentration per level chosen by leave-one-out from the
         counts (``concentrations_``); ``alpha`` then smooths the marginals and
-        ``prior`` is not used.
+        ``prior`` is not used. For k <= 1 with ML parameters, whatever the structure:
+        a discriminative search scores its candidates with Dirichlet tables as before,
+        and the structure it finds gets the hierarchical tables.
     epsilon : float, default=1e-5
         Floor for probabilities still zero after smoothing (Pernkopf & Bilmes 2010, Section 6.1);
         only matters when ``alpha=0``.
@@ -251,12 +254,10 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     def _check_params(self) -> None:
         name = type(self).__name__
         check_forest_smoothing(self)
-        if self.smoothing == "hierarchical" and not (
-            self.k <= 1 and self.structure == "cmi" and self.parameters == "ml"
-        ):
+        if self.smoothing == "hierarchical" and not (self.k <= 1 and self.parameters == "ml"):
             raise ValueError(
                 f"{name}: smoothing='hierarchical' smooths the maximum-likelihood tables of "
-                "TAN-CMI (structure='cmi', parameters='ml', k <= 1); use KDBClassifier("
+                "forests (parameters='ml', k <= 1); use KDBClassifier("
                 "smoothing='hierarchical') for k >= 2."
             )
         n = self.n_edges
@@ -488,6 +489,12 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
                 log_cpts = [np.log(smoothed_conditional(c, alpha, epsilon)) for c in counts]
                 return BayesNetModel(n_categories, list(parents), log_cpts, np.zeros(n_classes))
 
+            if self.smoothing == "hierarchical":  # a searched forest: one model per alpha
+                row = np.array([pa[0] if pa else -1 for pa in parents], dtype=np.intp)
+                tiled = np.tile(row, (n_classes, 1))
+                return lambda alpha: DiscreteForestModel.from_statistics(
+                    stats, tiled, alpha=alpha, epsilon=epsilon, smoothing="hierarchical"
+                )
             return fit
 
         return model_for

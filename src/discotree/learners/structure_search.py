@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from ..fitting import classification_rate
 from ..models.bayes_net import BayesNetModel
 from ..models.conditional_likelihood import fit_conditional_likelihood
+from ..models.discrete_forest import DiscreteForestModel
 from ..stats.pair_statistics import PairStatistics
 from ..structure.bayes_net_search import (
     Scorer,
@@ -280,6 +281,19 @@ def fit_searched_network(rows: Rows, spec: LearnerSpec) -> FittedModel:
     data = (rows.codes, rows.class_index, rows.weights, rows.n_classes, rows.n_categories)
     alpha, epsilon = float(spec.alpha), spec.epsilon
     if spec.option("parameters", "ml") == "ml":
+        if k <= 1 and spec.option("smoothing", "dirichlet") == "hierarchical":
+            stats = PairStatistics.from_codes(
+                rows.codes, rows.class_index, rows.n_categories, rows.n_classes, rows.weights
+            )
+            forest = DiscreteForestModel.from_statistics(
+                stats,
+                attributes["parents_"],
+                alpha=alpha,
+                epsilon=epsilon,
+                smoothing="hierarchical",
+            )
+            attributes["concentrations_"] = forest.concentrations
+            return FittedModel(forest, attributes)
         model = BayesNetModel.maximum_likelihood(*data, parents, alpha=alpha, epsilon=epsilon)
         return FittedModel(model, attributes)
     model, attributes["cl_iterations_"] = fit_conditional_likelihood(
