@@ -43,7 +43,7 @@ from ..stats.family_tables import (
     prefix_family_tables,
 )
 from ..stats.hdp import check_customer_weights, hdp_tables
-from ..stats.hierarchical import backoff_log_probability, choose_concentrations, level_counts
+from ..stats.hierarchical import backoff_log_probabilities, choose_concentrations, level_counts
 from ..stats.pair_statistics import PairStatistics
 from ..structure.generative import kdb_ranked_structure
 from ..validation import numpy_generator
@@ -240,10 +240,7 @@ def _node_terms(
         if concentrations is None:
             assert weights is not None
             concentrations = choose_concentrations(left, class_index, weights, alpha, r)
-        terms = [
-            backoff_log_probability(left, length, concentrations, alpha, r)
-            for length in range(len(ranked) + 1)
-        ]
+        terms = backoff_log_probabilities(left, len(ranked), concentrations, alpha, r)
         return terms, concentrations
     values = codes[:, node]
     observed = observed_prefix_lengths(codes, ranked)

@@ -37,6 +37,7 @@ from .family_tables import SparseFamilyTable, observed_prefix_lengths
 __all__ = [
     "CONCENTRATION_GRID",
     "LevelCounts",
+    "backoff_log_probabilities",
     "backoff_log_probability",
     "choose_concentrations",
     "hierarchical_forest_tables",
@@ -132,13 +133,42 @@ def backoff_log_probability(
 ) -> NDArray[np.float64]:
     """``log P_upto(x | c, first upto parents)`` of every row and class (see the module
     notes); rows whose node is missing get 0."""
+    return backoff_log_probabilities(levels, upto, concentrations, alpha, r)[upto]
+
+
+def backoff_log_probabilities(
+    levels: LevelCounts,
+    upto: int,
+    concentrations: NDArray[np.float64],
+    alpha: float,
+    r: int,
+) -> list[NDArray[np.float64]]:
+    """:func:`backoff_log_probability` of every level 0..``upto`` at once (each level's
+    estimate is the next one's back-off: one pass down the levels).
+
+    Examples
+    --------
+    >>> levels = LevelCounts(
+    ...     [np.array([[3.0, 1.0]]), np.array([[1.0, 0.0]])],
+    ...     [np.array([[4.0, 2.0]]), np.array([[1.0, 1.0]])],
+    ...     np.array([4.0]), np.array([6.0]), [np.array([True]), np.array([True])],
+    ... )
+    >>> [np.exp(t).round(3).tolist() for t in backoff_log_probabilities(
+    ...     levels, 1, np.ones(2), 1.0, 2)]
+    [[[0.725, 0.542]], [[0.862, 0.271]]]
+    """
     p = (levels.root_count + alpha) / (levels.root_total + alpha * r)
     p = np.repeat(p[:, None], levels.counts[0].shape[1], axis=1)
+    missing = ~levels.counted[0]
+    out = []
     for length in range(upto + 1):
         b = float(concentrations[length])
         p = (levels.counts[length] + b * p) / (levels.totals[length] + b)
-    with np.errstate(divide="ignore"):
-        return np.where(levels.counted[0][:, None], np.log(p), 0.0)
+        with np.errstate(divide="ignore"):
+            term = np.log(p)
+        term[missing] = 0.0
+        out.append(term)
+    return out
 
 
 def choose_concentrations(
