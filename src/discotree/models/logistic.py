@@ -78,14 +78,13 @@ def design_matrix(
             columns[:, j] = offsets[j]
             data[:, j] = np.asarray(table, dtype=np.float64)[np.maximum(code, 0)]
     present = codes >= 0
+    indptr = np.concatenate([[0], np.cumsum(present.sum(axis=1), dtype=np.int64)])
     if present.all():
-        indptr = np.arange(0, n_rows * n_features + 1, n_features, dtype=np.int64)
-        columns, data = columns.ravel(), data.ravel()
+        kept_columns, kept_data = columns.ravel(), data.ravel()
     else:  # missing cells are left out
-        indptr = np.concatenate([[0], np.cumsum(present.sum(axis=1), dtype=np.int64)])
-        columns, data = columns[present], data[present]
+        kept_columns, kept_data = columns[present], data[present]
     shape = (n_rows, int(offsets[-1]))
-    return sparse.csr_matrix((data, columns, indptr), shape=shape)
+    return sparse.csr_matrix((kept_data, kept_columns, indptr), shape=shape)
 
 
 @dataclass
