@@ -11,9 +11,8 @@ from numpy.typing import NDArray
 
 from ..config import get_config
 from ..learners.ear_tree import learn_ear_tree
+from ..learners.generative import smoothed_forest_models
 from ..learners.registry import LearnerSpec, Rows, get_learner
-from ..models.discrete_forest import DiscreteForestModel
-from ..stats.alpha_selection import forest_models_by_alpha
 from ..structure.chow_liu import forest_parents
 from ..structure.submodular import MINIMIZERS
 from ..validation import check_random_state_param, is_count
@@ -194,11 +193,7 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
 
         def model_for(stats, rows):
             parents = np.tile(forest_parents(stats.n_features, tree.edges), (stats.n_classes, 1))
-            if self.smoothing == "hierarchical":  # one hierarchical model per alpha
-                return lambda alpha: DiscreteForestModel.from_statistics(
-                    stats, parents, alpha=alpha, epsilon=epsilon, smoothing="hierarchical"
-                )
-            return forest_models_by_alpha(stats, parents, epsilon, prior, grid)
+            return smoothed_forest_models(stats, parents, epsilon, prior, grid, self.smoothing)
 
         return model_for
 

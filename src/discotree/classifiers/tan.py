@@ -11,10 +11,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels.family_counts import family_counts
+from ..learners.generative import smoothed_forest_models
 from ..learners.registry import Counts, LearnerSpec, get_learner
 from ..learners.structure_search import Rows, SearchResult, searched_structure
 from ..models.bayes_net import BayesNetModel
-from ..models.discrete_forest import DiscreteForestModel
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import (
@@ -478,6 +478,10 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
 
         def model_for(stats, rows):
             parents = fixed if structure is None else self._structure_of(structure, stats)
+            if self.smoothing == "hierarchical":  # a searched forest: one model per alpha
+                row = np.array([pa[0] if pa else -1 for pa in parents], dtype=np.intp)
+                tiled = np.tile(row, (n_classes, 1))
+                return smoothed_forest_models(stats, tiled, epsilon, prior, grid, "hierarchical")
             counts = [
                 family_counts(
                     codes[rows], class_index[rows], weights[rows], n_classes, n_categories, j, pa
@@ -489,12 +493,6 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
                 log_cpts = [np.log(smoothed_conditional(c, alpha, epsilon)) for c in counts]
                 return BayesNetModel(n_categories, list(parents), log_cpts, np.zeros(n_classes))
 
-            if self.smoothing == "hierarchical":  # a searched forest: one model per alpha
-                row = np.array([pa[0] if pa else -1 for pa in parents], dtype=np.intp)
-                tiled = np.tile(row, (n_classes, 1))
-                return lambda alpha: DiscreteForestModel.from_statistics(
-                    stats, tiled, alpha=alpha, epsilon=epsilon, smoothing="hierarchical"
-                )
             return fit
 
         return model_for

@@ -261,21 +261,12 @@ def _models_by_alpha(stats: PairStatistics, spec: LearnerSpec, grid: tuple[float
     one pass over the held-out rows."""
     if spec.option("smoothing", "dirichlet") == "hierarchical":
         return _hierarchical_models_by_alpha(stats, spec)
-    structure_alpha = float(spec.option("structure_alpha", STRUCTURE_ALPHA))
     n_edges = spec.option("n_edges")
     d, n_classes = stats.n_features, stats.n_classes
     tasks = binary_tasks(n_classes, spec.option("multiclass", "pairwise"))
     task_pos, task_neg = np.array(tasks, dtype=np.intp).reshape(-1, 2).T.copy()
     parents, plus, minus = [], [], []
-    for positive, negative in tasks:
-        pair = two_class(stats, positive, negative)
-        psi_pos, psi_neg = discriminative_weights(pair, 1, 0, structure_alpha)
-        path_pos, path_neg = discriminative_forest_paths(
-            psi_pos,
-            psi_neg,
-            spec.option("edge_cost", 0.0),
-            spec.option("cost_accounting", "per-forest"),
-        )
+    for positive, negative, _, path_pos, path_neg in _fold_paths(stats, spec):
         parents += [
             forest_parents(d, path_neg.forest(n_edges)),
             forest_parents(d, path_pos.forest(n_edges)),
@@ -310,14 +301,13 @@ def _models_by_alpha(stats: PairStatistics, spec: LearnerSpec, grid: tuple[float
     return fit_alpha
 
 
-def _hierarchical_models_by_alpha(stats: PairStatistics, spec: LearnerSpec):
-    """``alpha="auto"`` with hierarchical smoothing: each fold's forests learnt once at
-    ``structure_alpha`` (as for Dirichlet tables), then one hierarchical model of every
-    problem per alpha (its concentrations depend on the marginals alpha smooths)."""
+def _fold_paths(stats: PairStatistics, spec: LearnerSpec) -> list[tuple[Any, ...]]:
+    """Every binary problem's (positive, negative, two-class statistics, path of the
+    positive forest, path of the negative one), learnt from a fold's counts at
+    ``structure_alpha`` (``STRUCTURE_ALPHA`` by default) for ``alpha="auto"``."""
     structure_alpha = float(spec.option("structure_alpha", STRUCTURE_ALPHA))
-    n_classes = stats.n_classes
     found = []
-    for positive, negative in binary_tasks(n_classes, spec.option("multiclass", "pairwise")):
+    for positive, negative in binary_tasks(stats.n_classes, spec.option("multiclass", "pairwise")):
         pair = two_class(stats, positive, negative)
         psi_pos, psi_neg = discriminative_weights(pair, 1, 0, structure_alpha)
         paths = discriminative_forest_paths(
@@ -327,6 +317,15 @@ def _hierarchical_models_by_alpha(stats: PairStatistics, spec: LearnerSpec):
             spec.option("cost_accounting", "per-forest"),
         )
         found.append((positive, negative, pair, *paths))
+    return found
+
+
+def _hierarchical_models_by_alpha(stats: PairStatistics, spec: LearnerSpec):
+    """``alpha="auto"`` with hierarchical smoothing: each fold's forests learnt once at
+    ``structure_alpha`` (as for Dirichlet tables), then one hierarchical model of every
+    problem per alpha (its concentrations depend on the marginals alpha smooths)."""
+    n_classes = stats.n_classes
+    found = _fold_paths(stats, spec)
 
     def fit_alpha(alpha: float) -> GridScores:
         at = spec.with_alpha(alpha)

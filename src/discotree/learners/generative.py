@@ -32,6 +32,7 @@ __all__ = [
     "fit_kdb",
     "fit_naive_bayes",
     "fit_tan_cmi",
+    "smoothed_forest_models",
 ]
 
 
@@ -102,18 +103,31 @@ def _with_concentrations(attributes: dict[str, Any], model: Any) -> dict[str, An
     return attributes
 
 
+def smoothed_forest_models(
+    stats: PairStatistics,
+    parents: NDArray[np.intp],
+    epsilon: float,
+    prior: str,
+    grid: tuple[float, ...],
+    smoothing: str = "dirichlet",
+):
+    """``alpha -> model`` of the per-class forests ``parents`` from ``stats`` for
+    ``alpha="auto"``: Dirichlet tables of every alpha of ``grid`` at once
+    (:func:`~discotree.stats.alpha_selection.forest_models_by_alpha`), or with
+    ``smoothing="hierarchical"`` one hierarchical model per alpha (its concentrations
+    depend on the marginals alpha smooths)."""
+    if smoothing == "hierarchical":
+        return lambda alpha: DiscreteForestModel.from_statistics(
+            stats, parents, alpha=alpha, epsilon=epsilon, smoothing="hierarchical"
+        )
+    return forest_models_by_alpha(stats, parents, epsilon, prior, grid)
+
+
 def _forest_models_by_alpha(structure):
     def models_by_alpha(stats: PairStatistics, spec: LearnerSpec, grid):
         parents = structure(stats, spec)
-        if spec.option("smoothing", "dirichlet") == "hierarchical":  # one model per alpha
-
-            def fit(alpha: float) -> DiscreteForestModel:
-                return DiscreteForestModel.from_statistics(
-                    stats, parents, alpha=alpha, epsilon=spec.epsilon, smoothing="hierarchical"
-                )
-
-            return fit
-        return forest_models_by_alpha(stats, parents, spec.epsilon, spec.prior, grid)
+        smoothing = spec.option("smoothing", "dirichlet")
+        return smoothed_forest_models(stats, parents, spec.epsilon, spec.prior, grid, smoothing)
 
     return models_by_alpha
 
