@@ -64,6 +64,9 @@ VARIANTS = {
     "jittered 4 bins linear 0.2": KDBEnsembleClassifier(n_bins=4, linear_weight=0.2),
     "jittered 4 bins linear 0.3": KDBEnsembleClassifier(n_bins=4, linear_weight=0.3),
     "jittered 4 bins linear 0.4": KDBEnsembleClassifier(n_bins=4, linear_weight=0.4),
+    # round 6 (session 23): the weight chosen per fit by held-out log-loss (members'
+    # leave-one-out posteriors against the linear member's 5-fold ones)
+    "jittered 4 bins linear auto": KDBEnsembleClassifier(n_bins=4, linear_weight="auto"),
 }
 
 

@@ -7,6 +7,7 @@ from numpy.testing import assert_allclose
 from sklearn.datasets import load_wine
 
 from discotree import KDBEnsembleClassifier
+from discotree.learners.ensemble import LINEAR_WEIGHTS, held_out_mixture_losses
 from discotree.learners.registry import get_learner
 
 
@@ -32,9 +33,11 @@ def test_reproducible_and_members_differ():
         ({"smoothing": "x"}, "smoothing must be one of"),
         ({"n_jobs": 0}, "n_jobs must be None"),
         ({"selection_loss": "x"}, "selection_loss must be one of"),
-        ({"linear_weight": 1.5}, r"linear_weight must be a number in \[0, 1\]"),
-        ({"linear_weight": float("nan")}, r"linear_weight must be a number in \[0, 1\]"),
-        ({"linear_weight": True}, r"linear_weight must be a number in \[0, 1\]"),
+        ({"linear_weight": 1.5}, r"linear_weight must be 'auto' or a number in \[0, 1\]"),
+        ({"linear_weight": float("nan")}, r"must be 'auto' or a number in \[0, 1\]"),
+        ({"linear_weight": True}, r"linear_weight must be 'auto' or a number in \[0, 1\]"),
+        ({"linear_weight": "best"}, r"linear_weight must be 'auto' or a number in \[0, 1\]"),
+        ({"linear_weight": "auto", "bootstrap": True}, "bagged members"),
         ({"linear_C": 0.0}, "linear_C must be a positive finite number"),
         ({"linear_C": float("inf")}, "linear_C must be a positive finite number"),
     ],
@@ -81,3 +84,32 @@ def test_the_memory_guard_counts_the_linear_member():
         KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0).fit(X, y)
         with pytest.raises(ValueError, match="more than the memory limit"):
             KDBEnsembleClassifier(n_estimators=1).fit(X, y)
+
+
+def test_held_out_mixture_losses_are_a_loop_over_weights(rng):
+    members = rng.dirichlet(np.ones(3), 40)
+    linear = rng.dirichlet(np.ones(3), 40)
+    y, w = rng.integers(0, 3, 40), rng.random(40) + 0.5
+    got = held_out_mixture_losses(members, linear, y, w)
+    for g, weight in zip(got, LINEAR_WEIGHTS, strict=True):
+        mixed = (1 - weight) * members + weight * linear
+        expected = -sum(w[i] * np.log(mixed[i, y[i]]) for i in range(40)) / w.sum()
+        assert_allclose(g, expected, rtol=1e-12)
+
+
+def test_the_automatic_weight_follows_the_members_and_the_linear_members_skill(rng):
+    n = 400
+    # a parity of two categorical columns: the members learn it, the linear member cannot
+    a, b = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    X = np.column_stack([a, b, rng.normal(size=n)])
+    parity = KDBEnsembleClassifier(n_estimators=3, linear_weight="auto").fit(X, a ^ b)
+    assert parity.linear_weight_ == 0.0 and parity.model_.linear is None
+    # a fine linear boundary over many numeric columns: coarse bins lose, the line does not
+    Z = rng.normal(size=(n, 12))
+    line = (Z @ np.linspace(1, 2, 12) > 0).astype(int)
+    linear = KDBEnsembleClassifier(n_estimators=3, linear_weight="auto").fit(Z, line)
+    assert linear.linear_weight_ >= 0.4
+    fixed = KDBEnsembleClassifier(n_estimators=3, linear_weight=linear.linear_weight_)
+    assert_allclose(linear.predict_proba(Z), fixed.fit(Z, line).predict_proba(Z), atol=1e-12)
+    # a fixed weight is reported as it was given
+    assert fixed.linear_weight_ == linear.linear_weight_

@@ -12,6 +12,7 @@ from discotree.kernels.counts import class_totals
 from discotree.learners.k_dependence import (
     fit_selective_kdb,
     hierarchical_concentrations,
+    leave_one_out_log_posteriors,
     leave_one_out_losses,
 )
 from discotree.learners.registry import LearnerSpec, Rows, get_learner
@@ -156,3 +157,61 @@ def test_concentrations_chosen_in_the_scoring_pass_equal_a_pass_of_their_own(rng
     ):
         assert_allclose(a, b)
     assert_allclose(fused.attributes["selection_losses_"], separate.attributes["selection_losses_"])
+
+
+@pytest.mark.parametrize("smoothing, weights", [("dirichlet", True), ("hierarchical", False)])
+@pytest.mark.parametrize("n_attributes, k", [(4, 2), (2, 1)])
+def test_leave_one_out_posteriors_equal_refitting_without_each_row(
+    rng, smoothing, weights, n_attributes, k, monkeypatch
+):
+    monkeypatch.setattr("discotree.models.k_dependence.MAX_DENSE_CELLS", 0)  # back-off rule
+    rows = _rows(rng, weights=weights)
+    stats = PairStatistics.from_codes(
+        rows.codes, rows.class_index, rows.n_categories, 3, rows.weights
+    )
+    order, parents = kdb_ranked_structure(stats, 2)
+    tables = prefix_family_tables(
+        rows.codes, rows.class_index, rows.weights, 3, rows.n_categories, parents
+    )
+    concentrations = None
+    if smoothing == "hierarchical":
+        concentrations = hierarchical_concentrations(tables, parents, rows, _spec(2))
+    got = leave_one_out_log_posteriors(
+        tables,
+        order,
+        parents,
+        class_totals(rows.class_index, rows.weights, 3),
+        rows,
+        _spec(2),
+        n_attributes,
+        k,
+        concentrations,
+    )
+    used = [tuple(parents[j][:k]) for j in range(4)]
+    kept = None
+    if concentrations is not None:
+        kept = [c[: len(u) + 1] for c, u in zip(concentrations, used, strict=True)]
+    for i in range(len(rows.codes)):
+        w = rows.weights.copy()
+        w[i] -= 1.0
+        held = prefix_family_tables(rows.codes, rows.class_index, w, 3, rows.n_categories, parents)
+        prior = class_totals(rows.class_index, w, 3)
+        model = KDependenceModel(
+            rows.n_categories, order[:n_attributes], used, held, 1.0, 1e-5, kept
+        )
+        joint = model.log_likelihood(rows.codes[i : i + 1])[0] + np.log(
+            (prior + 1) / (prior.sum() + 3)
+        )
+        assert_allclose(got[i], joint - logsumexp(joint), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("smoothing", ["dirichlet", "hierarchical"])
+def test_held_out_posteriors_are_those_of_the_selected_model(rng, smoothing):
+    rows = _rows(rng, n=120, weights=True)
+    spec = _spec(2, "log_loss", smoothing=smoothing, held_out=True)
+    fitted = fit_selective_kdb(rows, spec)
+    held = fitted.attributes["held_out_log_posterior_"]
+    s, q = fitted.attributes["n_attributes_"], fitted.attributes["k_"]
+    mean_loss = -(rows.weights @ held[np.arange(len(held)), rows.class_index]) / rows.weights.sum()
+    assert_allclose(mean_loss, fitted.attributes["selection_losses_"][s, q], rtol=1e-10)
+    assert "held_out_log_posterior_" not in fit_selective_kdb(rows, _spec(2)).attributes

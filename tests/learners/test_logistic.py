@@ -8,9 +8,14 @@ from numpy.testing import assert_allclose
 from scipy.special import log_softmax
 from sklearn.linear_model import LogisticRegression
 
-from discotree.learners.logistic import fit_logistic, standardised_values
+from discotree.learners.logistic import (
+    cross_validated_log_posteriors,
+    fit_logistic,
+    standardised_values,
+)
 from discotree.learners.registry import LearnerSpec, Rows, get_learner
 from discotree.models.logistic import LogisticModel, design_matrix, input_offsets
+from discotree.stats.folds import content_folds
 from discotree.transformers.discretizer import bin_midpoints
 
 
@@ -128,3 +133,34 @@ def test_a_model_is_its_documented_formula(rng):
         ]
     )
     assert_allclose(model.log_posterior(codes), log_softmax(scores, axis=1))
+
+
+def test_cross_validated_posteriors_are_fits_without_each_fold(rng):
+    codes, y, weights, n_categories, raw = _problem(rng)
+    rows = Rows(codes, y, weights, 3, n_categories)
+    spec = LearnerSpec("logistic", 1.0, 0.0, options={"values": raw})
+    start = fit_logistic(rows, spec).model
+    warm = LearnerSpec("logistic", 1.0, 0.0, options={"values": raw, "start": start})
+    got = cross_validated_log_posteriors(rows, warm, n_folds=4, seed=3)
+    folds = content_folds(codes, 4, 3)
+    for fold in range(4):
+        kept, held = folds != fold, folds == fold
+        part = Rows(codes[kept], y[kept], weights[kept], 3, n_categories)
+        model = fit_logistic(part, spec).model  # from zeros: the same optimum, within
+        assert_allclose(got[held], model.log_posterior(codes[held]), atol=2e-4)  # L-BFGS's
+    # whole-number weights hold out with their repeated copies
+    repeat = np.repeat(np.arange(len(y)), weights.astype(int))
+    repeated = Rows(codes[repeat], y[repeat], np.ones(len(repeat)), 3, n_categories)
+    assert_allclose(
+        cross_validated_log_posteriors(repeated, spec, n_folds=4, seed=3),
+        got[repeat],
+        atol=2e-4,
+    )
+
+
+def test_cross_validation_of_identical_rows_falls_back_to_the_whole_fit():
+    codes = np.zeros((6, 1), dtype=np.intp)
+    rows = Rows(codes, np.array([0, 1, 0, 1, 0, 0]), np.ones(6), 2, np.array([2]))
+    spec = LearnerSpec("logistic", 1.0, 0.0)
+    got = cross_validated_log_posteriors(rows, spec)
+    assert_allclose(got, fit_logistic(rows, spec).model.log_posterior(codes))

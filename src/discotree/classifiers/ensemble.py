@@ -78,10 +78,15 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     bootstrap : bool, default=False
         Whether each member learns from Poisson(1) copies of every row (bagging, as
         random forests do) instead of the rows themselves.
-    linear_weight : float in [0, 1], default=0.3
+    linear_weight : float in [0, 1] or "auto", default=0.3
         The linear member's weight in the posterior; 0 fits no linear member. The
         default was chosen among 0, 0.2, 0.3 and 0.4 on folds the accuracy benchmark
-        does not use (``benchmarks/results/tune_ensemble.md``).
+        does not use (``benchmarks/results/tune_ensemble.md``). ``"auto"`` chooses it
+        from 0, 0.05, ..., 1 by held-out log-loss: each training row's mean leave-one-out
+        posterior of the members (their counts without the row; their structure is not
+        refitted, so this estimate is optimistic for the members) against the linear
+        member's 5-fold cross-validated posterior (``linear_weight_``; not with
+        ``bootstrap=True``).
     linear_C : float, default=1.0
         The linear member's inverse L2 penalty (scikit-learn's ``C``).
     alpha : float, default=1.0
@@ -103,6 +108,9 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         Each member's selected number of parents and of attributes.
     members_order_ : list of list of int
         Each member's attribute order.
+    linear_weight_ : float
+        The linear member's weight in the posterior (``linear_weight``, or the one
+        ``"auto"`` chose).
 
     The linear member reads a missing feature as absent (it adds nothing to any
     class's score; :mod:`discotree.models.logistic`): with ``linear_weight > 0`` the
@@ -162,8 +170,16 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         name = type(self).__name__
         check_bool_param(self.bootstrap, "bootstrap", name)
         weight = self.linear_weight
-        if not (is_real(weight) and 0.0 <= float(weight) <= 1.0):
-            raise ValueError(f"{name}: linear_weight must be a number in [0, 1], got {weight!r}.")
+        if not (weight == "auto" or (is_real(weight) and 0.0 <= float(weight) <= 1.0)):
+            raise ValueError(
+                f"{name}: linear_weight must be 'auto' or a number in [0, 1], got {weight!r}."
+            )
+        if weight == "auto" and self.bootstrap:
+            raise ValueError(
+                f"{name}: linear_weight='auto' chooses the weight from the members' "
+                "leave-one-out posteriors of every row, which bagged members "
+                "(bootstrap=True) do not have; give linear_weight a number."
+            )
         if not (is_real(self.linear_C) and 0.0 < float(self.linear_C) < np.inf):
             raise ValueError(
                 f"{name}: linear_C must be a positive finite number, got {self.linear_C!r}."
@@ -208,7 +224,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         """The base estimate, plus the linear member's inputs and work arrays
         (:func:`~discotree.learners.logistic.logistic_fit_bytes`) when it has one."""
         estimate = super()._fit_memory_bytes(codes, class_index, weights)
-        if float(self.linear_weight) > 0:
+        if self.linear_weight == "auto" or float(self.linear_weight) > 0:
             estimate += logistic_fit_bytes(codes.shape[0], codes.shape[1], len(self.classes_))
         return estimate
 
@@ -246,7 +262,9 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             "selective": True,
             "selection_loss": self.selection_loss,
             "smoothing": self.smoothing,
-            "linear_weight": float(self.linear_weight),
+            "linear_weight": (
+                "auto" if self.linear_weight == "auto" else float(self.linear_weight)
+            ),
             "linear_C": float(self.linear_C),
             "values": self._bin_values(),
         }

@@ -8,7 +8,8 @@ on the cores (``n_jobs``, threads: the counting and lookups release the GIL).
 Options: ``n_estimators``, ``n_bins`` (coarse bins per binned column), ``binned`` (the
 columns binned by the encoder), ``seed``, ``n_jobs``, the member's own (``k``,
 ``selective``, ``selection_loss``, ``smoothing``), and the linear member's:
-``linear_weight`` (0: none), ``values`` (the value of every fine bin of the binned
+``linear_weight`` (0: none; ``"auto"``: the weight of least held-out log-loss,
+:func:`held_out_mixture_losses`), ``values`` (the value of every fine bin of the binned
 columns, None for the others) and ``linear_C`` (:mod:`discotree.learners.logistic`).
 """
 
@@ -20,6 +21,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from numpy.typing import NDArray
 
+from ..fitting import argmax_with_ties
 from ..kernels.counts import class_totals, univariate_counts
 from ..models.ensemble import (
     KDBEnsembleModel,
@@ -29,10 +31,10 @@ from ..models.ensemble import (
     sampled_mdl_maps,
 )
 from .k_dependence import fit_selective_kdb
-from .logistic import fit_logistic
+from .logistic import cross_validated_log_posteriors, fit_logistic
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 
-__all__ = ["fit_kdb_ensemble"]
+__all__ = ["LINEAR_WEIGHTS", "fit_kdb_ensemble", "held_out_mixture_losses"]
 
 
 def _member(rows: Rows, spec: LearnerSpec, seed: int, maps) -> FittedModel:
@@ -85,27 +87,86 @@ def _member_maps(rows: Rows, spec: LearnerSpec, seeds: NDArray[np.integer]) -> l
     ]
 
 
+#: The linear member's weights ``linear_weight="auto"`` chooses among.
+LINEAR_WEIGHTS = np.linspace(0.0, 1.0, 21)
+
+
+def held_out_mixture_losses(
+    members: NDArray[np.float64],
+    linear: NDArray[np.float64],
+    class_index: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    grid: NDArray[np.float64] = LINEAR_WEIGHTS,
+) -> NDArray[np.float64]:
+    """The weighted mean log-loss of ``(1 - w) members + w linear`` for every ``w`` of
+    ``grid``, from the held-out probabilities of each row's class (``members`` and
+    ``linear``: (rows, classes) posteriors).
+
+    Examples
+    --------
+    >>> members = np.array([[0.9, 0.1], [0.4, 0.6]])
+    >>> linear = np.array([[0.6, 0.4], [0.2, 0.8]])
+    >>> held_out_mixture_losses(members, linear, np.array([0, 1]), np.ones(2), np.array([0, 1.0]))
+    ... # doctest: +ELLIPSIS
+    array([0.30809..., 0.36698...])
+    """
+    index = np.arange(len(class_index))
+    own_members = members[index, class_index][:, None]
+    own_linear = linear[index, class_index][:, None]
+    mixed = (1.0 - grid[None, :]) * own_members + grid[None, :] * own_linear
+    with np.errstate(divide="ignore"):
+        log_mixed = np.log(np.maximum(mixed, np.finfo(np.float64).tiny))
+    return -(weights @ log_mixed) / float(weights.sum())
+
+
+def _held_out_linear_weight(
+    rows: Rows, fitted: list[FittedModel], linear_spec: LearnerSpec, linear
+) -> float:
+    """The linear member's weight of least held-out log-loss
+    (:func:`held_out_mixture_losses` over :data:`LINEAR_WEIGHTS`; ties: the smaller
+    weight): the members' mean leave-one-out posterior of every row against the linear
+    member's 5-fold cross-validated one (each fold's fit starting from ``linear``)."""
+    members = np.mean([np.exp(f.attributes.pop("held_out_log_posterior_")) for f in fitted], 0)
+    start = replace(linear_spec, options={**linear_spec.options, "start": linear})
+    held_linear = np.exp(cross_validated_log_posteriors(rows, start))
+    losses = held_out_mixture_losses(members, held_linear, rows.class_index, rows.weights)
+    return float(LINEAR_WEIGHTS[int(argmax_with_ties(-losses[None, :])[0])])
+
+
 def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
     """Every member from the rows, and their averaged model."""
     n_members = int(spec.option("n_estimators", 10))
     rng = np.random.default_rng(int(spec.option("seed", 0)))
     seeds = rng.integers(0, 2**31 - 1, n_members)
     maps = _member_maps(rows, spec, seeds)
+    if spec.option("linear_weight", 0.0) == "auto":
+        if spec.option("bootstrap", False):
+            raise ValueError(
+                "linear_weight='auto' reads the members' leave-one-out posteriors of every "
+                "row, which bagged members (bootstrap=True) do not have; give a weight."
+            )
+        spec = replace(spec, options={**spec.options, "held_out": True})
     fitted = Parallel(n_jobs=spec.option("n_jobs"), prefer="threads")(
         delayed(_member)(rows, spec, int(s), m) for s, m in zip(seeds, maps, strict=True)
     )
     weight = class_totals(rows.class_index, rows.weights, rows.n_classes)
     with np.errstate(divide="ignore"):
         prior = np.log(weight / weight.sum())
-    weight_of_linear = float(spec.option("linear_weight", 0.0))
-    linear = None
-    if weight_of_linear > 0:
+    requested = spec.option("linear_weight", 0.0)
+    linear, weight_of_linear = None, 0.0
+    if requested == "auto" or float(requested) > 0:
         options = {"values": spec.option("values"), "C": spec.option("linear_C", 1.0)}
-        linear = fit_logistic(rows, replace(spec, learner="logistic", options=options)).model
-    model = KDBEnsembleModel(
-        maps, [f.model for f in fitted], prior, linear, weight_of_linear if linear else 0.0
-    )
+        linear_spec = replace(spec, learner="logistic", options=options)
+        linear = fit_logistic(rows, linear_spec).model
+        weight_of_linear = (
+            _held_out_linear_weight(rows, fitted, linear_spec, linear)
+            if requested == "auto"
+            else float(requested)
+        )
+    kept = linear if weight_of_linear > 0 else None  # (a weight of 0 predicts without it)
+    model = KDBEnsembleModel(maps, [f.model for f in fitted], prior, kept, weight_of_linear)
     attributes = {
+        "linear_weight_": weight_of_linear,
         "members_k_": np.array([f.attributes["k_"] for f in fitted]),
         "members_n_attributes_": np.array([f.attributes["n_attributes_"] for f in fitted]),
         "members_order_": [f.attributes["order_"] for f in fitted],

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.special import log_softmax
 
 from ..fitting import argmax_with_ties
 from ..kernels.counts import class_totals, configuration_ids
@@ -56,6 +57,7 @@ __all__ = [
     "fit_k_dependence",
     "fit_selective_kdb",
     "hierarchical_concentrations",
+    "leave_one_out_log_posteriors",
     "leave_one_out_losses",
     "score_kdb_rows",
     "selected_model",
@@ -323,6 +325,50 @@ def leave_one_out_losses(
     return out
 
 
+def leave_one_out_log_posteriors(
+    tables: list[list[SparseFamilyTable]],
+    order: list[int],
+    parents: list[tuple[int, ...]],
+    class_weight: NDArray[np.float64],
+    rows: Rows,
+    spec: LearnerSpec,
+    n_attributes: int,
+    k: int,
+    concentrations: list[NDArray[np.float64]] | None = None,
+) -> NDArray[np.float64]:
+    """Every row's leave-one-out ``log P(c | x)`` under the model of the first
+    ``n_attributes`` ranked attributes with at most ``k`` parents each: the terms of
+    :func:`leave_one_out_losses` for that one model (each row's ``min(w, 1)`` taken out
+    of the counts it reads, the same back-off for missing parents), normalised over the
+    classes. With ``selection_loss="log_loss"``, ``-sum_i w_i out[i, y_i]`` is that
+    function's entry ``[n_attributes, k]``.
+    """
+    out = np.empty((len(rows.codes), rows.n_classes))
+    for start in range(0, len(rows.codes), _CHUNK_ROWS):
+        part = slice(start, start + _CHUNK_ROWS)
+        codes, truth = rows.codes[part], rows.class_index[part]
+        unit = np.minimum(rows.weights[part], 1.0)
+        joint = _prior_log(class_weight, truth, unit)
+        for node in order[:n_attributes]:
+            ranked = tuple(parents[node][:k])
+            node_concentrations = None
+            if concentrations is not None:
+                node_concentrations = concentrations[node][: len(ranked) + 1]
+            terms, _ = _node_terms(
+                tables[node],
+                ranked,
+                codes,
+                truth,
+                unit,
+                rows.n_categories,
+                spec,
+                node_concentrations,
+            )
+            joint += terms[len(ranked)]
+        out[part] = log_softmax(joint, axis=1)
+    return out
+
+
 def hierarchical_concentrations(
     tables: list[list[SparseFamilyTable]],
     parents: list[tuple[int, ...]],
@@ -381,7 +427,10 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     least loss wins (ties: fewer attributes, then fewer parents). With
     ``selective=False`` the second pass's kDB (every attribute, k parents).
     ``smoothing="hdp"``: the structure chosen with hierarchical smoothing, then every
-    table in use estimated by the HDP sampler."""
+    table in use estimated by the HDP sampler. ``held_out=True``: the rows'
+    leave-one-out posteriors under the selected model too (attribute
+    ``held_out_log_posterior_``; for HDP tables, those of the hierarchical estimate on
+    the same structure)."""
     if spec.option("smoothing", "dirichlet") == "hdp":
         check_customer_weights(rows.weights)  # before any work
         hierarchical = replace(spec, options={**spec.options, "smoothing": "hierarchical"})
@@ -408,7 +457,8 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
         if selective:
             scores = score_kdb_rows(counts, spec, rows.codes, rows.class_index, rows.weights)
         options = {**spec.options, "selective": bool(selective)}
-        return fit_k_dependence(replace(counts, scores=scores), replace(spec, options=options))
+        fitted = fit_k_dependence(replace(counts, scores=scores), replace(spec, options=options))
+        return _with_held_out(fitted, tables, order, parents, class_weight, rows, spec, None)
     # one pass chooses the concentrations and scores the models when the rows fit one
     # chunk (the same leave-one-out counts); else a pass for the concentrations first
     fused = hierarchical and selective and len(rows.codes) <= _CHUNK_ROWS
@@ -416,8 +466,11 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     if hierarchical and not fused:
         concentrations = hierarchical_concentrations(tables, parents, rows, spec)
     if not selective:
-        return selected_model(
+        fitted = selected_model(
             tables, order, parents, n_categories, len(order), k, spec, concentrations
+        )
+        return _with_held_out(
+            fitted, tables, order, parents, class_weight, rows, spec, concentrations
         )
     chosen: list[Any] | None = [None] * len(parents) if fused else None
     losses = leave_one_out_losses(
@@ -432,6 +485,34 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     fitted.attributes["selection_losses_"] = _reported_losses(
         losses, float(rows.weights.sum()), n_classes, spec
     )
+    return _with_held_out(fitted, tables, order, parents, class_weight, rows, spec, concentrations)
+
+
+def _with_held_out(
+    fitted: FittedModel,
+    tables: list[list[SparseFamilyTable]],
+    order: list[int],
+    parents: list[tuple[int, ...]],
+    class_weight: NDArray[np.float64],
+    rows: Rows,
+    spec: LearnerSpec,
+    concentrations: list[Any] | None,
+) -> FittedModel:
+    """``fitted``, with the ``held_out`` option its rows' leave-one-out log posteriors
+    under the selected model (:func:`leave_one_out_log_posteriors`) as the attribute
+    ``held_out_log_posterior_``."""
+    if spec.option("held_out", False):
+        fitted.attributes["held_out_log_posterior_"] = leave_one_out_log_posteriors(
+            tables,
+            order,
+            parents,
+            class_weight,
+            rows,
+            spec,
+            int(fitted.attributes["n_attributes_"]),
+            int(fitted.attributes["k_"]),
+            concentrations,
+        )
     return fitted
 
 

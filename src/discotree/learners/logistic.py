@@ -5,7 +5,9 @@ numeric leaves (:class:`~discotree.models.logistic.LogisticModel`), registered a
 It minimises the weighted mean conditional log-loss plus ``||W||^2 / (2 C N)`` (``N``
 the total weight; the intercepts are not penalised), the objective of scikit-learn's
 ``LogisticRegression(C=C)`` divided by ``N``. Options: ``values`` (per feature, the raw
-value each category stands for, or None for one-hot), ``C`` (default 1.0). Each
+value each category stands for, or None for one-hot), ``C`` (default 1.0), ``start``
+(a :class:`~discotree.models.logistic.LogisticModel` of the same inputs whose
+parameters L-BFGS starts from; zeros without it). Each
 feature with values is standardised by the weighted mean and standard deviation of its
 values over the rows where it is present.
 """
@@ -18,9 +20,15 @@ from scipy.optimize import minimize
 from scipy.special import log_softmax
 
 from ..models.logistic import LogisticModel, design_matrix
+from ..stats.folds import content_folds
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 
-__all__ = ["fit_logistic", "logistic_fit_bytes", "standardised_values"]
+__all__ = [
+    "cross_validated_log_posteriors",
+    "fit_logistic",
+    "logistic_fit_bytes",
+    "standardised_values",
+]
 
 #: L-BFGS stops when every gradient component is below this (the objective is a mean),
 #: or when a step lowers it by less than ``VALUE_TOLERANCE`` relative to its value.
@@ -117,9 +125,13 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
         loss += 0.5 * penalty * float(np.sum(coef * coef))
         return loss, np.concatenate([grad_coef.ravel(), residual.sum(axis=0)])
 
+    start = spec.option("start")
+    theta0 = np.zeros(n_inputs * n_classes + n_classes)
+    if start is not None and start.coef.shape == (n_inputs, n_classes):
+        theta0 = np.concatenate([start.coef.ravel(), start.intercept])
     result = minimize(
         objective,
-        np.zeros(n_inputs * n_classes + n_classes),
+        theta0,
         jac=True,
         method="L-BFGS-B",
         options={"maxiter": MAX_ITER, "gtol": GRADIENT_TOLERANCE, "ftol": VALUE_TOLERANCE},
@@ -132,6 +144,49 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
         values=values,
     )
     return FittedModel(model, {"n_iter_": int(result.nit)})
+
+
+def cross_validated_log_posteriors(
+    rows: Rows, spec: LearnerSpec, n_folds: int = 5, seed: int = 0
+) -> NDArray[np.float64]:
+    """Every row's ``log P(c | x)`` from the logistic model fitted without its fold
+    (:func:`~discotree.stats.folds.content_folds`: identical rows share a fold, so whole
+    weights and repeated rows see the same folds), each fit starting from ``spec``'s
+    ``start`` when given. A fold whose complement has no weight (every row identical)
+    takes the posteriors of the model of all the rows.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> codes = rng.integers(0, 3, size=(200, 2))
+    >>> y = (codes[:, 0] == 2).astype(np.intp)
+    >>> rows = Rows(codes, y, np.ones(200), 2, np.array([3, 3]))
+    >>> held_out = cross_validated_log_posteriors(rows, LearnerSpec("logistic", 1.0, 0.0))
+    >>> held_out.shape, bool(np.allclose(np.exp(held_out).sum(axis=1), 1.0))
+    ((200, 2), True)
+    """
+    folds = content_folds(rows.codes, n_folds, seed)
+    out = np.empty((len(rows.codes), rows.n_classes))
+    whole = None
+    for fold in range(n_folds):
+        held = folds == fold
+        if not held.any():
+            continue
+        kept = ~held
+        if rows.weights[kept].sum() > 0:
+            part = Rows(
+                rows.codes[kept],
+                rows.class_index[kept],
+                rows.weights[kept],
+                rows.n_classes,
+                rows.n_categories,
+            )
+            model = fit_logistic(part, spec).model
+        else:
+            whole = whole or fit_logistic(rows, spec).model
+            model = whole
+        out[held] = model.log_posterior(rows.codes[held])
+    return out
 
 
 register_learner(
