@@ -58,6 +58,7 @@ DISCRETE = [
     KDBEnsembleClassifier(n_estimators=2),
     AODEClassifier(alpha="auto"),
     AODEClassifier(smoothing="hierarchical", alpha="auto"),
+    AODEClassifier(2, smoothing="hierarchical"),
     KDBClassifier(k=1, selective=False, selection_loss="log_loss"),
     KDBClassifier(k=2, smoothing="hdp"),
     TANClassifier(smoothing="hierarchical"),

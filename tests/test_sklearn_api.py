@@ -70,6 +70,7 @@ ALL_ESTIMATORS = [
     Discretizer(method="random", random_state=3),
     AODEClassifier(alpha="auto"),
     AODEClassifier(smoothing="hierarchical"),
+    AODEClassifier(2, smoothing="hierarchical"),
     KDBClassifier(k=5, selective=False, alpha=0.5),
     KDBClassifier(k=2, selection_loss="log_loss"),
     KDBClassifier(k=2, smoothing="hdp"),

@@ -145,11 +145,43 @@ def test_hierarchical_a1de_backs_off_each_conditional(rng):
     assert auto.alpha_ > 0
 
 
+def test_hierarchical_a2de_backs_off_each_conditional(rng):
+    from discotree.kernels.counts import triple_counts
+    from discotree.stats.hierarchical import hierarchical_two_dependence_conditionals
+    from discotree.stats.pair_statistics import PairStatistics
+
+    X = rng.integers(0, 3, (400, 4)).astype(float)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) + rng.integers(0, 2, 400) > 2).astype(int)
+    w = rng.integers(1, 3, 400).astype(float)
+    clf = AODEClassifier(2, smoothing="hierarchical").fit(X, y, sample_weight=w)
+    plain = AODEClassifier(2).fit(X, y, sample_weight=w)
+    assert not np.allclose(clf.predict_proba(X), plain.predict_proba(X))
+    assert_allclose(clf.model_.pair_log, plain.model_.pair_log)  # P(c, x_i, x_j) unchanged
+    every = np.array(np.meshgrid(*[range(3)] * 4)).reshape(4, -1).T
+    assert_allclose(np.exp(clf.model_.log_likelihood(every)).sum(axis=0), 1.0, rtol=1e-10)
+    codes = clf.encoder_.transform(X)
+    stats = PairStatistics.from_codes(codes, y, clf.n_categories_, 2, w)
+    triples = triple_counts(codes, y, w, clf.n_categories_, 2)
+    cond_log, chosen = hierarchical_two_dependence_conditionals(stats, triples, 1.0, 1e-5)
+    assert_allclose(clf.model_.cond_log, cond_log)
+    assert set(clf.concentrations_) == {"class", "one_parent", "two_parents"}
+    assert_allclose(clf.concentrations_["two_parents"], chosen["two_parents"])
+    # from the counts alone: partial_fit gives the model of fit
+    streamed = AODEClassifier(2, smoothing="hierarchical")
+    for part in (slice(0, 13), slice(13, 200), slice(200, None)):
+        streamed.partial_fit(X[part], y[part], classes=[0, 1], sample_weight=w[part])
+    assert_allclose(streamed.predict_proba(X), clf.predict_proba(X), rtol=1e-10)
+    # a refit without it replaces the tables and drops the concentrations
+    clf.set_params(smoothing="dirichlet").fit(X, y, sample_weight=w)
+    assert_allclose(clf.model_.cond_log, plain.model_.cond_log)
+    assert not hasattr(clf, "concentrations_")
+
+
 @pytest.mark.parametrize(
     "params, message",
     [
         ({"smoothing": "hdp"}, "smoothing must be one of"),
-        ({"smoothing": "hierarchical", "n_super_parents": 2}, "n_super_parents=1 only"),
         ({"smoothing": "hierarchical", "alpha": 0.0}, "needs alpha > 0"),
     ],
 )

@@ -32,6 +32,7 @@ COUNTING = [
     AODEClassifier(),  # A1DE: the pair tables alone
     AODEClassifier(2),  # A2DE: the triple tables in a second pass
     AODEClassifier(smoothing="hierarchical"),  # the back-off from the pair tables
+    AODEClassifier(2, smoothing="hierarchical"),  # and from the triple tables
     TANClassifier(smoothing="hierarchical", alpha=1.0),  # back-off from the pair tables
     DiscriminativeTreeClassifier(smoothing="hierarchical", alpha=1.0),
     KDBClassifier(k=3, selective=False),  # sparse prefix tables in the second pass

@@ -136,3 +136,47 @@ def test_forest_tables_from_counts_equal_kdbs_backoff_from_rows(rng, weighted):
             expected = model.node_log_probability(j, row)  # (values, classes)
             for c in range(3):
                 assert_allclose(log_cpts[c][j][a], expected[:, c], rtol=1e-10)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_two_dependence_conditionals_equal_kdbs_backoff_with_the_ranked_parents(rng, weighted):
+    """Every conditional of hierarchical A2DE (counts only) equals kDB's hierarchical
+    estimate (rows) of that node with the triple's other two as ranked parents, the one
+    of larger conditional mutual information first, with missing values and weights."""
+    from discotree.kernels.counts import triple_counts, triple_layout
+    from discotree.stats.hierarchical import hierarchical_two_dependence_conditionals
+
+    r = np.array([3, 2, 4, 2])
+    n = 300
+    codes = np.column_stack([rng.integers(0, k, n) for k in r])
+    codes[:, 2] = np.where(rng.random(n) < 0.5, codes[:, 0], codes[:, 2])
+    codes[rng.random(codes.shape) < 0.1] = -1
+    y = rng.integers(0, 3, n)
+    w = rng.integers(1, 4, n).astype(float) if weighted else np.ones(n)
+    stats = PairStatistics.from_codes(codes, y, r, 3, w)
+    triples = triple_counts(codes, y, w, r, 3)
+    cond_log, chosen = hierarchical_two_dependence_conditionals(stats, triples, 0.8, 0.0)
+    cmi = stats.conditional_mutual_information()
+    layout = triple_layout(r, 3)
+    trios = [(i, j, k) for i in range(4) for j in range(i + 1, 4) for k in range(j + 1, 4)]
+    rows = Rows(codes, y, w, 3, r)
+    spec = LearnerSpec("selective-kdb", 0.8, 0.0)
+    for t, trio in enumerate(trios):
+        got = cond_log[:, layout[t] : layout[t + 1]].reshape(3, *r[list(trio)], 3)
+        for member, m in enumerate(trio):
+            a, b = (f for f in trio if f != m)
+            ranked = (a, b) if cmi[m, a] >= cmi[m, b] else (b, a)
+            parents = [()] * 4
+            parents[m] = ranked
+            tables = prefix_family_tables(codes, y, w, 3, r, parents)
+            b_kdb = hierarchical_concentrations(tables, parents, rows, spec, nodes=[m])[0]
+            assert_allclose(
+                [chosen["class"][m], chosen["one_parent"][ranked[0], m]], b_kdb[:2]
+            )
+            assert chosen["two_parents"][member, t] == b_kdb[2]
+            model = KDependenceModel(r, [m], parents, tables, 0.8, 0.0, [b_kdb] * 4)
+            for cell in np.ndindex(*r[list(trio)]):
+                row = np.zeros((1, 4), dtype=int)
+                row[0, list(trio)] = cell
+                expected = model.node_log_probability(m, row)[0]  # (classes,)
+                assert_allclose(got[(member, *cell)], expected, rtol=1e-10)

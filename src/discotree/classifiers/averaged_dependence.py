@@ -46,12 +46,17 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     discretizer : Discretizer or None, default=None
         ``None`` means ``Discretizer()`` (5 equal-frequency bins).
     smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
-        A1DE only: ``"hierarchical"`` backs each conditional ``P(x_j | c, x_i)`` off to
-        ``P(x_j | c)`` and the marginal of x_j (the back-off of
-        :class:`~discotree.TANClassifier`'s ``smoothing="hierarchical"``, after Petitjean
-        et al. 2018), one concentration per level, super-parent and child, chosen by
-        leave-one-out from the pair tables (``concentrations_``); ``alpha`` then
-        smooths ``P(c, x_i)`` and the marginals.
+        ``"hierarchical"`` backs each conditional off along its parents, after
+        Petitjean et al. 2018 (the back-off of :class:`~discotree.TANClassifier`'s and
+        :class:`~discotree.KDBClassifier`'s ``smoothing="hierarchical"``): in A1DE
+        ``P(x_j | c, x_i)`` to ``P(x_j | c)`` and the marginal of x_j, one concentration
+        per level, super-parent and child; in A2DE ``P(x_k | c, x_i, x_j)`` to
+        ``P(x_k | c, x_p)``, where ``x_p`` is the super-parent of larger ``I(x_k; x_p |
+        C)``, then as A1DE, the two-parent level's concentration per triple and child
+        (:func:`discotree.stats.hierarchical.hierarchical_two_dependence_conditionals`).
+        All chosen by leave-one-out from the pair (and triple) tables
+        (``concentrations_``); ``alpha`` then smooths ``P(c, x_i)`` (``P(c, x_i, x_j)``)
+        and the marginals.
 
     Attributes
     ----------
@@ -135,10 +140,6 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
                 "give alpha a number."
             )
         check_forest_smoothing(self)
-        if self.smoothing == "hierarchical" and self.n_super_parents == 2:
-            raise ValueError(
-                f"{name}: smoothing='hierarchical' is available for n_super_parents=1 only."
-            )
 
     def _learner_options(self) -> dict[str, Any]:
         return {"smoothing": self.smoothing}

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from ..kernels.counts import triple_counts
 from ..models.averaged_dependence import AveragedOneDependenceModel, AveragedTwoDependenceModel
+from ..stats.hierarchical import hierarchical_two_dependence_conditionals
 from ..stats.pair_statistics import PairStatistics
 from .registry import Counts, FittedModel, Learner, LearnerSpec, register_learner
 
@@ -77,15 +78,23 @@ def fit_a2de(counts: Counts, spec: LearnerSpec) -> FittedModel:
     if counts.families is None:
         raise ValueError("A2DE needs the triple tables (the second pass of counts).")
     triples = np.asarray(counts.families[0], dtype=np.float64)
+    smoothing = spec.option("smoothing", "dirichlet")
     model = AveragedTwoDependenceModel.from_statistics(
         stats, triples, float(spec.alpha), spec.epsilon
     )
     n_features, n_classes = stats.n_features, counts.n_classes
     edges = [(i, j) for i in range(n_features) for j in range(i + 1, n_features)]
-    return FittedModel(
-        model,
-        {"edges_": [list(edges) for _ in range(n_classes)], "statistics_": stats},
-    )
+    attributes: dict[str, Any] = {
+        "edges_": [list(edges) for _ in range(n_classes)],
+        "statistics_": stats,
+    }
+    if smoothing == "hierarchical":
+        cond_log, chosen = hierarchical_two_dependence_conditionals(
+            stats, triples, float(spec.alpha), spec.epsilon
+        )
+        model = replace(model, cond_log=cond_log)
+        attributes["concentrations_"] = chosen
+    return FittedModel(model, attributes)
 
 
 def _every_triple(stats: PairStatistics, spec: LearnerSpec) -> list[tuple[int, ...]]:

@@ -41,6 +41,7 @@ __all__ = [
     "backoff_log_probability",
     "choose_concentrations",
     "hierarchical_forest_tables",
+    "hierarchical_two_dependence_conditionals",
     "level_counts",
 ]
 
@@ -222,6 +223,117 @@ def _cell_scores(
     )
 
 
+def _class_level(
+    by_class: NDArray[np.float64], alpha: float, grid: tuple[float, ...]
+) -> tuple[float, NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """A node's class level from its (classes, values) counts: its concentration
+    ``b_0``, the marginal ``P_root``, ``P_0(x | c)`` and ``P_0`` with one unit of each
+    cell's weight out (the leave-one-out probability the level below backs off to)."""
+    r = by_class.shape[1]
+    node = by_class.sum(axis=0)
+    total = node.sum()
+    root = (node + alpha) / (total + alpha * r)
+    root_out = (np.maximum(node - 1.0, 0.0) + alpha) / (max(total - 1.0, 0.0) + alpha * r)
+    class_totals = np.repeat(by_class.sum(axis=1, keepdims=True), r, axis=1)
+    b0 = _best(_cell_scores(by_class, class_totals, root_out[None, :], grid), grid)
+    level0 = (by_class + b0 * root) / (class_totals + b0)
+    level0_out = (np.maximum(by_class - 1.0, 0.0) + b0 * root_out) / (
+        np.maximum(class_totals - 1.0, 0.0) + b0
+    )
+    return b0, root, level0, level0_out
+
+
+def _next_level(
+    counts: NDArray[np.float64],
+    above: NDArray[np.float64],
+    above_out: NDArray[np.float64],
+    grid: tuple[float, ...],
+) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
+    """One level down: the counts (..., values) of each configuration, backed off to the
+    level above (``above``, and ``above_out`` with each unit out, broadcast to the
+    counts); the concentration of largest leave-one-out score, the level's estimate and
+    its leave-one-out version."""
+    totals = counts.sum(axis=-1, keepdims=True)
+    b = _best(_cell_scores(counts, totals, above_out, grid), grid)
+    level = (counts + b * above) / (totals + b)
+    level_out = (np.maximum(counts - 1.0, 0.0) + b * above_out) / (
+        np.maximum(totals - 1.0, 0.0) + b
+    )
+    return b, level, level_out
+
+
+def hierarchical_two_dependence_conditionals(
+    stats: Any,
+    triples: NDArray[np.float64],
+    alpha: float,
+    epsilon: float,
+    grid: tuple[float, ...] = CONCENTRATION_GRID,
+) -> tuple[NDArray[np.float64], dict[str, NDArray[np.float64]]]:
+    """A2DE's conditionals ``log P(x_m | c, x_p, x_q)`` backed off along
+    ``P(x_m | c, x_p)``, ``P(x_m | c)`` and the marginal of ``x_m`` (module notes), in
+    the layout of :func:`~discotree.kernels.two_dependence.two_dependence_conditionals`.
+
+    Of the two super-parents, the one of larger ``I(x_m; x_p | C)`` comes first (kept
+    longest; ties: the lower index), as kDB ranks parents. Concentrations: the class
+    level per feature, the one-parent level per (parent, child) (as hierarchical A1DE),
+    the two-parent level per triple and child, each chosen by leave-one-out from the
+    counts (the pair tables of ``stats``, the ``triples`` of
+    :func:`~discotree.kernels.counts.triple_counts`): for each (node, parents) it is
+    kDB's hierarchical estimate with those ranked parents.
+
+    Returns
+    -------
+    cond_log : ndarray of shape (3, T)
+    concentrations : dict
+        ``"class"`` (n_features,), ``"one_parent"`` (n_features, n_features) indexed
+        [parent, child], ``"two_parents"`` (3, n_triples) indexed [member, triple].
+    """
+    from ..kernels.counts import triple_layout
+
+    r = np.asarray(stats.n_categories, dtype=np.intp)
+    d, n_classes = len(r), stats.n_classes
+    level0, level0_out, b0 = [], [], np.zeros(d)
+    for m in range(d):
+        b0[m], _, p0, p0_out = _class_level(np.asarray(stats.marginal(m), float), alpha, grid)
+        level0.append(p0)
+        level0_out.append(p0_out)
+    level1, level1_out, b1 = {}, {}, np.zeros((d, d))
+    for p in range(d):
+        for m in range(d):
+            if p != m:  # (C, r_p, r_m), backed off to (C, 1, r_m)
+                table = np.asarray(stats.table(p, m), dtype=np.float64)
+                b1[p, m], level1[p, m], level1_out[p, m] = _next_level(
+                    table, level0[m][:, None, :], level0_out[m][:, None, :], grid
+                )
+    cmi = stats.conditional_mutual_information()
+    layout = triple_layout(r, n_classes)
+    cond_log = np.zeros((3, int(layout[-1])))
+    b2 = np.zeros((3, len(layout) - 1))
+    trios = [(i, j, k) for i in range(d) for j in range(i + 1, d) for k in range(j + 1, d)]
+    for t, trio in enumerate(trios):
+        block = np.asarray(triples[layout[t] : layout[t + 1]], dtype=np.float64)
+        block = block.reshape(*(int(r[f]) for f in trio), n_classes)
+        for member, m in enumerate(trio):
+            a, b = (f for f in trio if f != m)
+            ranked = argmax_with_ties(np.array([[cmi[m, a], cmi[m, b]]]))[0]
+            first, second = (a, b) if ranked == 0 else (b, a)
+            axes = (3, trio.index(first), trio.index(second), member)
+            counts = block.transpose(axes)  # (C, r_first, r_second, r_m)
+            b2[member, t], level2, _ = _next_level(
+                counts,
+                level1[first, m][:, :, None, :],
+                level1_out[first, m][:, :, None, :],
+                grid,
+            )
+            if epsilon > 0:
+                level2 = np.where(level2 <= 0, epsilon, level2)
+                level2 /= level2.sum(axis=-1, keepdims=True)
+            cond_log[member, layout[t] : layout[t + 1]] = (
+                np.log(level2).transpose(np.argsort(axes)).reshape(-1)
+            )
+    return cond_log, {"class": b0, "one_parent": b1, "two_parents": b2}
+
+
 def hierarchical_forest_tables(
     stats: Any,
     parents: NDArray[np.intp],
@@ -273,17 +385,7 @@ def hierarchical_forest_tables(
     for j in range(n_features):
         by_class = univariate[j] if univariate is not None else stats.marginal(j)
         by_class = np.asarray(by_class, dtype=np.float64)  # (C, r)
-        r = by_class.shape[1]
-        node = by_class.sum(axis=0)
-        total = node.sum()
-        root = (node + alpha) / (total + alpha * r)
-        root_out = (np.maximum(node - 1.0, 0.0) + alpha) / (max(total - 1.0, 0.0) + alpha * r)
-        class_totals = np.repeat(by_class.sum(axis=1, keepdims=True), r, axis=1)
-        b0 = _best(_cell_scores(by_class, class_totals, root_out[None, :], grid), grid)
-        level0 = (by_class + b0 * root) / (class_totals + b0)
-        level0_out = (np.maximum(by_class - 1.0, 0.0) + b0 * root_out) / (
-            np.maximum(class_totals - 1.0, 0.0) + b0
-        )
+        b0, root, level0, level0_out = _class_level(by_class, alpha, grid)
         chosen = [b0]
         families = [(c, int(parents[c, j])) for c in range(n_classes) if parents[c, j] >= 0]
         b1 = 0.0
