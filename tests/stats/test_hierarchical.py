@@ -170,9 +170,7 @@ def test_two_dependence_conditionals_equal_kdbs_backoff_with_the_ranked_parents(
             parents[m] = ranked
             tables = prefix_family_tables(codes, y, w, 3, r, parents)
             b_kdb = hierarchical_concentrations(tables, parents, rows, spec, nodes=[m])[0]
-            assert_allclose(
-                [chosen["class"][m], chosen["one_parent"][ranked[0], m]], b_kdb[:2]
-            )
+            assert_allclose([chosen["class"][m], chosen["one_parent"][ranked[0], m]], b_kdb[:2])
             assert chosen["two_parents"][member, t] == b_kdb[2]
             model = KDependenceModel(r, [m], parents, tables, 0.8, 0.0, [b_kdb] * 4)
             for cell in np.ndindex(*r[list(trio)]):
