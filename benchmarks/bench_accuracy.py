@@ -147,9 +147,11 @@ def models() -> dict:
         "aode": AODEClassifier(),
         "aode hier": AODEClassifier(smoothing="hierarchical"),
         "a2de": AODEClassifier(n_super_parents=2),
+        "a2de hier": AODEClassifier(n_super_parents=2, smoothing="hierarchical"),
         "eskdb": KDBEnsembleClassifier(),
-        # without the linear member (the default before session 22), and the earlier
-        # default of 5 bins, beside the 4 chosen on other folds
+        # the linear member's fixed weight (the default of session 22), none (the default
+        # before it), and the earlier default of 5 bins, beside the 4 chosen on other folds
+        "eskdb linear 0.3": KDBEnsembleClassifier(linear_weight=0.3),
         "eskdb no linear": KDBEnsembleClassifier(linear_weight=0.0),
         "eskdb bins5": KDBEnsembleClassifier(n_bins=5, linear_weight=0.0),
         REFERENCE: random_forest(300),
