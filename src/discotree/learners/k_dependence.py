@@ -27,6 +27,7 @@ cost one elimination per row and model); the fitted model sums it out exactly.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -265,6 +266,15 @@ def _node_terms(
     return terms, None
 
 
+def _chunks(rows: Rows) -> Iterator[tuple[int, tuple[NDArray[Any], ...]]]:
+    """The rows by chunks of :data:`_CHUNK_ROWS`: each chunk's first row and its codes,
+    classes, weights and the unit of weight each row leaves out (``min(w, 1)``)."""
+    for start in range(0, len(rows.codes), _CHUNK_ROWS):
+        part = slice(start, start + _CHUNK_ROWS)
+        weights = rows.weights[part]
+        yield start, (rows.codes[part], rows.class_index[part], weights, np.minimum(weights, 1.0))
+
+
 def leave_one_out_losses(
     tables: list[list[SparseFamilyTable]],
     order: list[int],
@@ -290,10 +300,7 @@ def leave_one_out_losses(
     k = int(spec.option("k", 2))
     loss = spec.option("selection_loss", "rmse")
     out = np.zeros((len(order) + 1, k + 1))
-    for start in range(0, len(rows.codes), _CHUNK_ROWS):
-        part = slice(start, start + _CHUNK_ROWS)
-        codes, truth, weights = rows.codes[part], rows.class_index[part], rows.weights[part]
-        unit = np.minimum(weights, 1.0)
+    for start, (codes, truth, weights, unit) in _chunks(rows):
         joint = np.repeat(_prior_log(class_weight, truth, unit)[None], k + 1, axis=0)
 
         def score(joint_q, truth=truth, weights=weights) -> float:
@@ -344,10 +351,7 @@ def leave_one_out_log_posteriors(
     function's entry ``[n_attributes, k]``.
     """
     out = np.empty((len(rows.codes), rows.n_classes))
-    for start in range(0, len(rows.codes), _CHUNK_ROWS):
-        part = slice(start, start + _CHUNK_ROWS)
-        codes, truth = rows.codes[part], rows.class_index[part]
-        unit = np.minimum(rows.weights[part], 1.0)
+    for start, (codes, truth, _, unit) in _chunks(rows):
         joint = _prior_log(class_weight, truth, unit)
         for node in order[:n_attributes]:
             ranked = tuple(parents[node][:k])
@@ -365,7 +369,7 @@ def leave_one_out_log_posteriors(
                 node_concentrations,
             )
             joint += terms[len(ranked)]
-        out[part] = log_softmax(joint, axis=1)
+        out[start : start + len(codes)] = log_softmax(joint, axis=1)
     return out
 
 
