@@ -101,7 +101,11 @@ def test_held_out_mixture_losses_are_a_loop_over_weights(rng):
         assert_allclose(g, expected, rtol=1e-12)
 
 
-def test_the_automatic_weight_follows_the_members_and_the_linear_members_skill(rng):
+@pytest.mark.parametrize("cap", [10_000, 150])  # all rows; or some, the linear fit once
+def test_the_automatic_weight_follows_the_members_and_the_linear_members_skill(
+    rng, cap, monkeypatch
+):
+    monkeypatch.setattr("discotree.learners.ensemble.HELD_OUT_ROWS", cap)
     n = 400
     # a parity of two categorical columns: the members learn it, the linear member cannot
     a, b = rng.integers(0, 2, n), rng.integers(0, 2, n)
@@ -118,3 +122,14 @@ def test_the_automatic_weight_follows_the_members_and_the_linear_members_skill(r
     assert_allclose(linear.predict_proba(Z), fixed.fit(Z, line).predict_proba(Z), atol=1e-12)
     # a fixed weight is reported as it was given
     assert fixed.linear_weight_ == linear.linear_weight_
+
+
+def test_the_weight_is_chosen_on_at_most_about_ten_thousand_rows(rng):
+    from discotree.learners.ensemble import HELD_OUT_ROWS, held_out_rows
+
+    codes = rng.integers(0, 50, (25_000, 3))
+    codes[1] = codes[0]  # identical rows: held out together or not at all
+    held = held_out_rows(codes)
+    assert 0.8 * 25_000 / 3 < len(held) <= 1.1 * HELD_OUT_ROWS
+    assert (0 in held) == (1 in held)
+    assert held_out_rows(codes[:HELD_OUT_ROWS]) is None

@@ -215,3 +215,14 @@ def test_held_out_posteriors_are_those_of_the_selected_model(rng, smoothing):
     mean_loss = -(rows.weights @ held[np.arange(len(held)), rows.class_index]) / rows.weights.sum()
     assert_allclose(mean_loss, fitted.attributes["selection_losses_"][s, q], rtol=1e-10)
     assert "held_out_log_posterior_" not in fit_selective_kdb(rows, _spec(2)).attributes
+
+
+def test_held_out_posteriors_of_some_rows_are_theirs_among_all(rng):
+    rows = _rows(rng, n=120, weights=True)
+    spec = _spec(2, smoothing="hierarchical", held_out=True)
+    every = fit_selective_kdb(rows, spec).attributes["held_out_log_posterior_"]
+    some = np.array([3, 50, 7, 119])
+    spec = _spec(2, smoothing="hierarchical", held_out=some)
+    assert_allclose(
+        fit_selective_kdb(rows, spec).attributes["held_out_log_posterior_"], every[some]
+    )

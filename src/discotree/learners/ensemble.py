@@ -31,15 +31,18 @@ from ..models.ensemble import (
     mapped_categories,
     sampled_mdl_maps,
 )
+from ..stats.folds import content_folds
 from .k_dependence import fit_selective_kdb
 from .logistic import cross_validated_log_posteriors, fit_logistic
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 __all__ = [
+    "HELD_OUT_ROWS",
     "LEAVE_ONE_OUT_OPTIMISM",
     "LINEAR_WEIGHTS",
     "fit_kdb_ensemble",
     "held_out_mixture_losses",
+    "held_out_rows",
 ]
 
 
@@ -133,18 +136,63 @@ def held_out_mixture_losses(
     return -(weights @ log_mixed) / float(weights.sum())
 
 
+#: Rows whose held-out posteriors choose the weight, at most (about): beyond, the rows
+#: of one content fold of ``ceil(n / HELD_OUT_ROWS)``, so that the choice costs the
+#: members a leave-one-out pass over those rows only and the linear member one fit.
+HELD_OUT_ROWS = 10_000
+
+
+def held_out_rows(codes: NDArray[np.integer]) -> NDArray[np.intp] | None:
+    """The rows ``linear_weight="auto"`` scores (None: all of them): up to
+    :data:`HELD_OUT_ROWS` rows, all; beyond, the rows of content fold 0 of
+    ``ceil(n / HELD_OUT_ROWS)`` (:func:`~discotree.stats.folds.content_folds`:
+    identical rows together).
+
+    Examples
+    --------
+    >>> held_out_rows(np.zeros((10, 2), dtype=int)) is None
+    True
+    """
+    n = len(codes)
+    if n <= HELD_OUT_ROWS:
+        return None
+    folds = content_folds(codes, -(-n // HELD_OUT_ROWS))
+    return np.flatnonzero(folds == 0)
+
+
 def _held_out_linear_weight(
-    rows: Rows, fitted: list[FittedModel], linear_spec: LearnerSpec, linear
+    rows: Rows,
+    fitted: list[FittedModel],
+    linear_spec: LearnerSpec,
+    linear,
+    held: NDArray[np.intp] | None,
 ) -> float:
     """The linear member's weight of least held-out log-loss
     (:func:`held_out_mixture_losses` over :data:`LINEAR_WEIGHTS`; ties: the smaller
     weight) plus :data:`LEAVE_ONE_OUT_OPTIMISM` (at most 1): the members' mean
     leave-one-out posterior of every row against the linear member's 5-fold
-    cross-validated one (each fold's fit starting from ``linear``)."""
+    cross-validated one (each fold's fit starting from ``linear``); on more than
+    :data:`HELD_OUT_ROWS` rows, of the ``held`` rows only, the linear member fitted
+    once on the others."""
     members = np.mean([np.exp(f.attributes.pop("held_out_log_posterior_")) for f in fitted], 0)
     start = replace(linear_spec, options={**linear_spec.options, "start": linear})
-    held_linear = np.exp(cross_validated_log_posteriors(rows, start))
-    losses = held_out_mixture_losses(members, held_linear, rows.class_index, rows.weights)
+    if held is None:
+        held_linear = np.exp(cross_validated_log_posteriors(rows, start))
+        truth, weights = rows.class_index, rows.weights
+    else:
+        kept = np.ones(len(rows.codes), dtype=bool)
+        kept[held] = False
+        others = Rows(
+            rows.codes[kept],
+            rows.class_index[kept],
+            rows.weights[kept],
+            rows.n_classes,
+            rows.n_categories,
+        )
+        model = fit_logistic(others, start).model if others.weights.sum() > 0 else linear
+        held_linear = np.exp(model.log_posterior(rows.codes[held]))
+        truth, weights = rows.class_index[held], rows.weights[held]
+    losses = held_out_mixture_losses(members, held_linear, truth, weights)
     least = float(LINEAR_WEIGHTS[int(argmax_with_ties(-losses[None, :])[0])])
     return min(least + LEAVE_ONE_OUT_OPTIMISM, 1.0)
 
@@ -155,13 +203,15 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
     rng = np.random.default_rng(int(spec.option("seed", 0)))
     seeds = rng.integers(0, 2**31 - 1, n_members)
     maps = _member_maps(rows, spec, seeds)
+    held = None
     if spec.option("linear_weight", 0.0) == "auto":
         if spec.option("bootstrap", False):
             raise ValueError(
                 "linear_weight='auto' reads the members' leave-one-out posteriors of every "
                 "row, which bagged members (bootstrap=True) do not have; give a weight."
             )
-        spec = replace(spec, options={**spec.options, "held_out": True})
+        held = held_out_rows(rows.codes)
+        spec = replace(spec, options={**spec.options, "held_out": True if held is None else held})
     fitted = Parallel(n_jobs=spec.option("n_jobs"), prefer="threads")(
         delayed(_member)(rows, spec, int(s), m) for s, m in zip(seeds, maps, strict=True)
     )
@@ -175,7 +225,7 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
         linear_spec = replace(spec, learner="logistic", options=options)
         linear = fit_logistic(rows, linear_spec).model
         weight_of_linear = (
-            _held_out_linear_weight(rows, fitted, linear_spec, linear)
+            _held_out_linear_weight(rows, fitted, linear_spec, linear, held)
             if requested == "auto"
             else float(requested)
         )

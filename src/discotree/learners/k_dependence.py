@@ -431,8 +431,8 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     least loss wins (ties: fewer attributes, then fewer parents). With
     ``selective=False`` the second pass's kDB (every attribute, k parents).
     ``smoothing="hdp"``: the structure chosen with hierarchical smoothing, then every
-    table in use estimated by the HDP sampler. ``held_out=True``: the rows'
-    leave-one-out posteriors under the selected model too (attribute
+    table in use estimated by the HDP sampler. ``held_out=True`` (or an index of some
+    rows): the rows' leave-one-out posteriors under the selected model too (attribute
     ``held_out_log_posterior_``; for HDP tables, those of the hierarchical estimate on
     the same structure)."""
     if spec.option("smoothing", "dirichlet") == "hdp":
@@ -504,8 +504,18 @@ def _with_held_out(
 ) -> FittedModel:
     """``fitted``, with the ``held_out`` option its rows' leave-one-out log posteriors
     under the selected model (:func:`leave_one_out_log_posteriors`) as the attribute
-    ``held_out_log_posterior_``."""
-    if spec.option("held_out", False):
+    ``held_out_log_posterior_``: of every row, or of the rows ``held_out`` indexes."""
+    held = spec.option("held_out", False)
+    if held is not False:
+        if held is not True:  # some of the rows (each still left out of the counts)
+            index = np.asarray(held, dtype=np.intp)
+            rows = Rows(
+                rows.codes[index],
+                rows.class_index[index],
+                rows.weights[index],
+                rows.n_classes,
+                rows.n_categories,
+            )
         fitted.attributes["held_out_log_posterior_"] = leave_one_out_log_posteriors(
             tables,
             order,
