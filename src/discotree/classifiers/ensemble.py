@@ -90,8 +90,10 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         so their leave-one-out posteriors are optimistic, and an honest 5-fold
         cross-validation of the whole ensemble (five times the cost) chose 0.17 more
         on average on the tuning folds
-        (:data:`discotree.learners.ensemble.LEAVE_ONE_OUT_OPTIMISM`). The weight is
-        ``linear_weight_``; not with ``bootstrap=True``.
+        (:data:`discotree.learners.ensemble.LEAVE_ONE_OUT_OPTIMISM`). Beyond 10,000
+        rows, on the rows of one content fold of ``ceil(n / 10000)``, the linear member
+        fitted once on the others (:func:`discotree.learners.ensemble.held_out_rows`).
+        The weight is ``linear_weight_``; not with ``bootstrap=True``.
     linear_C : float, default=1.0
         The linear member's inverse L2 penalty (scikit-learn's ``C``).
     alpha : float, default=1.0
