@@ -182,13 +182,7 @@ def _held_out_linear_weight(
     else:
         kept = np.ones(len(rows.codes), dtype=bool)
         kept[held] = False
-        others = Rows(
-            rows.codes[kept],
-            rows.class_index[kept],
-            rows.weights[kept],
-            rows.n_classes,
-            rows.n_categories,
-        )
+        others = rows.take(kept)
         model = fit_logistic(others, start).model if others.weights.sum() > 0 else linear
         held_linear = np.exp(model.log_posterior(rows.codes[held]))
         truth, weights = rows.class_index[held], rows.weights[held]

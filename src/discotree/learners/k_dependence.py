@@ -508,14 +508,7 @@ def _with_held_out(
     held = spec.option("held_out", False)
     if held is not False:
         if held is not True:  # some of the rows (each still left out of the counts)
-            index = np.asarray(held, dtype=np.intp)
-            rows = Rows(
-                rows.codes[index],
-                rows.class_index[index],
-                rows.weights[index],
-                rows.n_classes,
-                rows.n_categories,
-            )
+            rows = rows.take(np.asarray(held, dtype=np.intp))
         fitted.attributes["held_out_log_posterior_"] = leave_one_out_log_posteriors(
             tables,
             order,

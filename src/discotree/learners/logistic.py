@@ -174,13 +174,7 @@ def cross_validated_log_posteriors(
             continue
         kept = ~held
         if rows.weights[kept].sum() > 0:
-            part = Rows(
-                rows.codes[kept],
-                rows.class_index[kept],
-                rows.weights[kept],
-                rows.n_classes,
-                rows.n_categories,
-            )
+            part = rows.take(kept)
             model = fit_logistic(part, spec).model
         else:
             whole = whole or fit_logistic(rows, spec).model

@@ -126,6 +126,25 @@ class Rows:
     n_classes: int
     n_categories: NDArray[np.intp]
 
+    def take(self, index: NDArray[Any]) -> Rows:
+        """The rows ``index`` picks (an index array or a boolean mask), with the same
+        classes and categories.
+
+        Examples
+        --------
+        >>> rows = Rows(np.array([[0], [1], [1]]), np.array([0, 1, 1]), np.ones(3), 2,
+        ...     np.array([2]))
+        >>> rows.take(np.array([True, False, True])).class_index.tolist()
+        [0, 1]
+        """
+        return Rows(
+            self.codes[index],
+            self.class_index[index],
+            self.weights[index],
+            self.n_classes,
+            self.n_categories,
+        )
+
 
 @dataclass(frozen=True)
 class Counts:
