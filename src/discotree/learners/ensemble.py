@@ -131,8 +131,7 @@ def held_out_mixture_losses(
     own_members = members[index, class_index][:, None]
     own_linear = linear[index, class_index][:, None]
     mixed = (1.0 - grid[None, :]) * own_members + grid[None, :] * own_linear
-    with np.errstate(divide="ignore"):
-        log_mixed = np.log(np.maximum(mixed, np.finfo(np.float64).tiny))
+    log_mixed = np.log(np.maximum(mixed, np.finfo(np.float64).tiny))  # (never log 0)
     return -(weights @ log_mixed) / float(weights.sum())
 
 
