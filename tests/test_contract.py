@@ -61,6 +61,13 @@ DISCRETE = [
     AODEClassifier(2, smoothing="hierarchical"),
     KDBClassifier(k=1, selective=False, selection_loss="log_loss"),
     KDBClassifier(k=2, smoothing="hdp"),
+    NaiveBayesClassifier(smoothing="hdp"),
+    ChowLiuClassifier(smoothing="hdp"),
+    TANClassifier(smoothing="hdp"),
+    DiscriminativeTreeClassifier(smoothing="hdp"),
+    EARTreeClassifier(smoothing="hdp", n_permutations=1),
+    AODEClassifier(smoothing="hdp"),
+    AODEClassifier(2, smoothing="hdp"),
     TANClassifier(smoothing="hierarchical"),
     TANClassifier(structure="omi-cr", smoothing="hierarchical"),
     ChowLiuClassifier(smoothing="hierarchical"),
@@ -170,7 +177,7 @@ def test_huge_values_give_finite_answers(estimator):
 @pytest.mark.parametrize("weight", [1e-300, 1e200])
 def test_tiny_and_huge_weights_give_finite_answers(estimator, weight):
     if getattr(estimator, "smoothing", None) == "hdp":  # rows are customers: refused
-        with pytest.raises(ValueError, match=r"whole-number sample weights|at most"):
+        with pytest.raises(ValueError, match=r"whole-number sample weights|at most|would seat"):
             clone(estimator).fit(_numbers(), Y, sample_weight=np.full(N, weight))
         return
     assert_fits_finite(estimator, _numbers(), Y, sample_weight=np.full(N, weight))
@@ -465,10 +472,9 @@ def test_tags_follow_the_distribution(estimator):
 @all_estimators
 def test_randomness_is_a_parameter_with_one_default(estimator):
     params = estimator.get_params()
-    deterministic = NaiveBayesClassifier | ChowLiuClassifier | KernelNaiveBayesClassifier
-    if isinstance(estimator, deterministic | AODEClassifier):
-        assert "random_state" not in params  # nothing random in them
-    else:
+    if isinstance(estimator, KernelNaiveBayesClassifier):
+        assert "random_state" not in params  # nothing random in it
+    else:  # (naive Bayes, Chow-Liu and AnDE: the seed of smoothing="hdp")
         assert params["random_state"] == 0
 
 

@@ -181,7 +181,7 @@ def test_hierarchical_a2de_backs_off_each_conditional(rng):
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"smoothing": "hdp"}, "smoothing must be one of"),
+        ({"smoothing": "hdb"}, "smoothing must be one of"),
         ({"smoothing": "hierarchical", "alpha": 0.0}, "needs alpha > 0"),
     ],
 )

@@ -51,6 +51,8 @@ def test_one_hierarchical_round_equals_the_hierarchical_base_learner(rng):
     plain = BoostedGraphicalModelClassifier(init="zero", n_estimators=1, calibration="none")
     assert not np.allclose(plain.fit(X, y).decision_function(X), boosted.decision_function(X))
     with pytest.raises(ValueError, match="smoothing must be one of"):
+        BoostedGraphicalModelClassifier(smoothing="hdb").fit(X, y)
+    with pytest.raises(ValueError, match="boosting reweights the rows"):
         BoostedGraphicalModelClassifier(smoothing="hdp").fit(X, y)
 
 

@@ -260,7 +260,7 @@ def _posterior(model, codes, clf):
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"smoothing": "hdp"}, "smoothing must be one of"),
+        ({"smoothing": "hdb"}, "smoothing must be one of"),
         ({"smoothing": "hierarchical", "alpha": 0.0}, "needs alpha > 0"),
         ({"smoothing": "hierarchical", "k": 2}, r"parameters='ml', k <= 1"),
         ({"smoothing": "hierarchical", "parameters": "cl"}, r"parameters='ml', k <= 1"),

@@ -93,7 +93,16 @@ def test_dataframe_on_a_local_cluster_equals_the_in_memory_fit(client, estimator
     assert_array_equal(lazy.feature_names_in_, X.columns)
 
 
-@pytest.mark.parametrize("estimator", COUNTING[:3], ids=repr)
+HDP = [
+    NaiveBayesClassifier(smoothing="hdp"),  # alpha chosen on the hierarchical estimate
+    TANClassifier(smoothing="hdp"),
+    DiscriminativeTreeClassifier(smoothing="hdp", alpha=1.0),
+    AODEClassifier(smoothing="hdp"),
+    AODEClassifier(2, smoothing="hdp"),  # the triple tables in a second pass
+]
+
+
+@pytest.mark.parametrize("estimator", COUNTING[:3] + HDP, ids=repr)
 def test_arrays_on_the_threaded_scheduler_equal_the_in_memory_fit(estimator):
     rng = np.random.default_rng(3)
     X = rng.integers(0, 4, (1200, 6)).astype(float)

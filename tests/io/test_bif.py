@@ -82,6 +82,8 @@ ESTIMATORS = [
     TANClassifier(parameters="cl", cl_max_iter=10),  # CL tables are conditionals too
     ChowLiuClassifier(),
     DiscriminativeTreeClassifier(alpha=1.0),
+    TANClassifier(smoothing="hdp"),  # the sampler's tables, exported as any others
+    ChowLiuClassifier(smoothing="hdp"),
 ]
 
 

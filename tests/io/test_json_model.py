@@ -53,7 +53,10 @@ ESTIMATORS = [
     KDBClassifier(k=3),
     KDBClassifier(k=2, smoothing="hdp"),
     TANClassifier(smoothing="hierarchical", alpha=1.0),
-    AODEClassifier(),
+    NaiveBayesClassifier(smoothing="hdp"),
+    DiscriminativeTreeClassifier(smoothing="hdp"),
+    AODEClassifier(smoothing="hdp"),
+    AODEClassifier(2, smoothing="hdp"),
     AODEClassifier(2),
     KDBEnsembleClassifier(n_estimators=2),
 ]

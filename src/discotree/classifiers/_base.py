@@ -34,6 +34,7 @@ from ..validation import (
     check_table,
     check_targets,
     feature_names_of,
+    integer_seed,
     is_count,
     training_rows,
     validate_data,
@@ -678,26 +679,42 @@ class DiscreteForestClassifierBase(
         return tags
 
 
-#: The smoothings of the per-class forest estimators (naive Bayes, TAN, Chow-Liu).
-FOREST_SMOOTHINGS = ("dirichlet", "hierarchical")
+#: The smoothings of the per-class forest estimators (naive Bayes, TAN, Chow-Liu, the
+#: discriminative and EAR trees, A1DE and A2DE).
+FOREST_SMOOTHINGS = ("dirichlet", "hierarchical", "hdp")
+
+#: The smoothings that back a table off along its parents (``"hdp"``: sampled; its
+#: alpha, structure and any cross-validation use the ``"hierarchical"`` estimate).
+BACKOFF_SMOOTHINGS = ("hierarchical", "hdp")
 
 
 def check_forest_smoothing(estimator: Any) -> None:
-    """Refuse a ``smoothing`` the forest estimators do not know, hierarchical smoothing
-    of Gaussian models and without a positive pseudo-count for the marginals."""
+    """Refuse a ``smoothing`` the forest estimators do not know, hierarchical and HDP
+    smoothing of Gaussian models and without a positive pseudo-count for the
+    marginals."""
     name = type(estimator).__name__
     smoothing = estimator.smoothing
     if smoothing not in FOREST_SMOOTHINGS:
         raise ValueError(
             f"{name}: smoothing must be one of {FOREST_SMOOTHINGS}, got {smoothing!r}."
         )
-    if smoothing != "hierarchical":
+    if smoothing not in BACKOFF_SMOOTHINGS:
         return
     if getattr(estimator, "distribution", "discrete") != "discrete":
-        raise ValueError(f"{name}: smoothing='hierarchical' smooths discrete tables only.")
+        raise ValueError(f"{name}: smoothing={smoothing!r} smooths discrete tables only.")
     alpha = estimator.alpha
     if not isinstance(alpha, str) and not alpha > 0:
         raise ValueError(
-            f"{name}: smoothing='hierarchical' needs alpha > 0 or 'auto' (it smooths the "
+            f"{name}: smoothing={smoothing!r} needs alpha > 0 or 'auto' (it smooths the "
             f"features' marginals), got {alpha!r}."
         )
+
+
+def smoothing_options(estimator: Any) -> dict[str, Any]:
+    """The learner options of an estimator's ``smoothing``: with ``"hdp"``, the
+    sampler's seed from its ``random_state`` too (drawn only then, so the other
+    smoothings consume nothing of a ``RandomState``)."""
+    options: dict[str, Any] = {"smoothing": estimator.smoothing}
+    if estimator.smoothing == "hdp":
+        options["hdp_seed"] = integer_seed(estimator.random_state)
+    return options

@@ -10,8 +10,8 @@ from numpy.typing import NDArray
 
 from ..learners.registry import Counts, get_learner
 from ..models.averaged_dependence import two_dependence_bytes
-from ..validation import is_count
-from ._base import DiscreteForestClassifierBase, check_forest_smoothing
+from ..validation import check_random_state_param, is_count
+from ._base import DiscreteForestClassifierBase, check_forest_smoothing, smoothing_options
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["AODEClassifier"]
@@ -45,7 +45,7 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         Numeric columns with more distinct values are discretised.
     discretizer : Discretizer or None, default=None
         ``None`` means ``Discretizer()`` (5 equal-frequency bins).
-    smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+    smoothing : {"dirichlet", "hierarchical", "hdp"}, default="dirichlet"
         ``"hierarchical"`` backs each conditional off along its parents, after
         Petitjean et al. 2018 (the back-off of :class:`~discotree.TANClassifier`'s and
         :class:`~discotree.KDBClassifier`'s ``smoothing="hierarchical"``): in A1DE
@@ -57,6 +57,13 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         All chosen by leave-one-out from the pair (and triple) tables
         (``concentrations_``); ``alpha`` then smooths ``P(c, x_i)`` (``P(c, x_i, x_j)``)
         and the marginals.
+        ``"hdp"``: the same back-off estimated by the hierarchical Dirichlet process of
+        Petitjean et al. 2018, concentrations sampled by Gibbs sampling (200 sweeps,
+        seeded by ``random_state``; :mod:`discotree.stats.hdp_counts`) from the counts,
+        so whole-number sample weights only; alpha, the structure and any
+        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once.
+    random_state : int, RandomState instance, Generator or None, default=0
+        The seed of the HDP sampler (``smoothing="hdp"``); not used otherwise.
 
     Attributes
     ----------
@@ -119,12 +126,14 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         max_categories: int = 10,
         discretizer=None,
         smoothing: str = "dirichlet",
+        random_state: Any = 0,
     ) -> None:
         super().__init__(
             alpha=alpha, epsilon=epsilon, max_categories=max_categories, discretizer=discretizer
         )
         self.n_super_parents = n_super_parents
         self.smoothing = smoothing
+        self.random_state = random_state
 
     def _check_params(self) -> None:
         name = type(self).__name__
@@ -140,9 +149,10 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
                 "give alpha a number."
             )
         check_forest_smoothing(self)
+        check_random_state_param(self.random_state, type(self).__name__)
 
     def _learner_options(self) -> dict[str, Any]:
-        return {"smoothing": self.smoothing}
+        return {**smoothing_options(self)}
 
     def _count_learner(self) -> str:
         return "aode" if self.n_super_parents == 1 else "a2de"

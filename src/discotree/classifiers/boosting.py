@@ -111,7 +111,8 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         concentrations chosen by leave-one-out on each round's weighted counts (the
         round's weights scaled to the training total, so that a unit of weight is one
         row's mean weight: exact leave-one-out only for whole-number counts, which
-        boosting's weights are not). ``alpha`` then smooths the marginals.
+        boosting's weights are not). ``alpha`` then smooths the marginals. ``"hdp"``
+        is refused: its sampler seats whole rows, and the rounds' weights are fractions.
 
     Attributes
     ----------
@@ -240,6 +241,12 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
             if not is_count(value, low):
                 raise ValueError(f"{name}: {param} must be an integer >= {low}, got {value!r}.")
         check_random_state_param(self.random_state, name)
+        if self.smoothing == "hdp":
+            raise ValueError(
+                f"{name}: smoothing='hdp' seats whole rows as the sampler's customers, and "
+                "boosting reweights the rows every round (fractional weights); use "
+                "smoothing='hierarchical'."
+            )
         check_forest_smoothing(self)
         if self.base == "dt" and self._alpha != "auto" and not self._alpha > 0:
             raise ValueError(f"{name}: alpha must be > 0 for base='dt' (got {self.alpha}).")

@@ -11,8 +11,13 @@ from ..learners.registry import Counts
 from ..structure.chow_liu import (
     PENALTIES,
 )
-from ..validation import is_count
-from ._base import DiscreteForestClassifierBase, ForestModel, check_forest_smoothing
+from ..validation import check_random_state_param, is_count
+from ._base import (
+    DiscreteForestClassifierBase,
+    ForestModel,
+    check_forest_smoothing,
+    smoothing_options,
+)
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["ChowLiuClassifier"]
@@ -49,12 +54,19 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         ``"bdeu"``: ``alpha`` is an equivalent sample size spread over the cells of each
         family, ``alpha / (n_classes * r_parent * r_j)`` per cell, so that large tables
         are not over-smoothed (with ``alpha="auto"``, chosen on ``ESS_GRID``).
-    smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+    smoothing : {"dirichlet", "hierarchical", "hdp"}, default="dirichlet"
         ``"hierarchical"``: each table backs off to the feature's class-level table and
         its marginal (the back-off of :class:`~discotree.KDBClassifier`, after Petitjean
         et al. 2018), one concentration per level chosen by leave-one-out from the
         counts (``concentrations_``); ``alpha`` then smooths the marginals and
         ``prior`` is not used.
+        ``"hdp"``: the same back-off estimated by the hierarchical Dirichlet process of
+        Petitjean et al. 2018, concentrations sampled by Gibbs sampling (200 sweeps,
+        seeded by ``random_state``; :mod:`discotree.stats.hdp_counts`) from the counts,
+        so whole-number sample weights only; alpha, the structure and any
+        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once.
+    random_state : int, RandomState instance, Generator or None, default=0
+        The seed of the HDP sampler (``smoothing="hdp"``); not used otherwise.
     epsilon : float, default=1e-5
         Floor for probabilities still zero after smoothing (Pernkopf & Bilmes 2010, Section 6.1);
         only matters when ``alpha=0``.
@@ -128,6 +140,7 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         alpha: float = 1.0,
         prior: str = "dirichlet",
         smoothing: str = "dirichlet",
+        random_state: Any = 0,
         epsilon: float = 1e-5,
         max_categories: int = 10,
         discretizer=None,
@@ -138,12 +151,14 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         self.n_edges = n_edges
         self.prior = prior
         self.smoothing = smoothing
+        self.random_state = random_state
         self.distribution = distribution
         self.var_smoothing = var_smoothing
 
     def _check_params(self) -> None:
         self._check_distribution()
         check_forest_smoothing(self)
+        check_random_state_param(self.random_state, type(self).__name__)
         k = self.n_edges
         if self.distribution == "gaussian" and isinstance(k, str):
             raise ValueError(
@@ -160,7 +175,7 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         return "chow-liu"
 
     def _learner_options(self) -> dict[str, Any]:
-        return {"n_edges": self.n_edges, "smoothing": self.smoothing}
+        return {"n_edges": self.n_edges, **smoothing_options(self)}
 
     def _fit_model(
         self,

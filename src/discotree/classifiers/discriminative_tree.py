@@ -29,7 +29,13 @@ from ..validation import (
     is_count,
     take_rows,
 )
-from ._base import CalibrationStateMixin, DiscreteForestClassifierBase, check_forest_smoothing
+from ._base import (
+    BACKOFF_SMOOTHINGS,
+    CalibrationStateMixin,
+    DiscreteForestClassifierBase,
+    check_forest_smoothing,
+    smoothing_options,
+)
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["DiscriminativeTreeClassifier"]
@@ -108,7 +114,7 @@ class DiscriminativeTreeClassifier(
     max_alternations : int, default=20
         ``parameters="altmax"``: at most this many alternations (S_0 then S_1); it
         stops earlier when the pair's bound no longer decreases.
-    smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+    smoothing : {"dirichlet", "hierarchical", "hdp"}, default="dirichlet"
         The parameters of each forest (``parameters="projection"``, discrete):
         ``"hierarchical"`` backs each table off to the feature's class-level table and
         its marginal over the problem's two sides, one concentration per level chosen by
@@ -117,6 +123,11 @@ class DiscriminativeTreeClassifier(
         et al. 2018); ``alpha`` then smooths the marginals, and with ``alpha="auto"``
         each alpha of the grid is one hierarchical fit per fold. The forests themselves
         (the weights of eq. 21) do not change.
+        ``"hdp"``: the same back-off estimated by the hierarchical Dirichlet process of
+        Petitjean et al. 2018, concentrations sampled by Gibbs sampling (200 sweeps,
+        seeded by ``random_state``; :mod:`discotree.stats.hdp_counts`) from the counts,
+        so whole-number sample weights only; alpha, the structure and any
+        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once.
     alpha : float or "auto", default="auto"
         Dirichlet pseudo-count per cell, or ``"auto"``: chosen by cross-validation as
         for :class:`NaiveBayesClassifier` (``alpha_``; ``docs/design/smoothing.md``).
@@ -301,9 +312,9 @@ class DiscriminativeTreeClassifier(
                 "(indicator features of a finite family)."
             )
         check_forest_smoothing(self)
-        if self.smoothing == "hierarchical" and self.parameters == "altmax":
+        if self.smoothing in BACKOFF_SMOOTHINGS and self.parameters == "altmax":
             raise ValueError(
-                f"{name}: smoothing='hierarchical' smooths the projections' tables, which "
+                f"{name}: smoothing={self.smoothing!r} smooths the projections' tables, which "
                 "parameters='altmax' replaces; use one or the other."
             )
         if not is_count(self.max_alternations, 1):
@@ -447,7 +458,7 @@ class DiscriminativeTreeClassifier(
             "cost_accounting": self.cost_accounting,
             "structure_alpha": self._structure_alpha(),
             "classes": self.__dict__.get("classes_"),
-            "smoothing": self.smoothing,
+            **smoothing_options(self),
         }
 
     def _tasks(self, n_classes: int, warn: bool = False) -> list[tuple[int, int]]:

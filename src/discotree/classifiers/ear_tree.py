@@ -16,7 +16,12 @@ from ..learners.registry import LearnerSpec, Rows, get_learner
 from ..structure.chow_liu import forest_parents
 from ..structure.submodular import MINIMIZERS
 from ..validation import check_random_state_param, is_count
-from ._base import DiscreteForestClassifierBase, ForestModel, check_forest_smoothing
+from ._base import (
+    DiscreteForestClassifierBase,
+    ForestModel,
+    check_forest_smoothing,
+    smoothing_options,
+)
 
 __all__ = ["EARTreeClassifier"]
 
@@ -64,11 +69,16 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         the same data give the same tree; ``None`` draws fresh permutations.
     alpha, epsilon, max_categories, discretizer
         As in :class:`~discotree.ChowLiuClassifier` (discrete data).
-    smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+    smoothing : {"dirichlet", "hierarchical", "hdp"}, default="dirichlet"
         The tables of the tree (discrete data): ``"hierarchical"`` backs each off to the
         feature's class-level table and its marginal, concentrations by leave-one-out
         from the counts (as :class:`~discotree.ChowLiuClassifier`'s); ``alpha`` then
         smooths the marginals. The tree does not change.
+        ``"hdp"``: the same back-off estimated by the hierarchical Dirichlet process of
+        Petitjean et al. 2018, concentrations sampled by Gibbs sampling (200 sweeps,
+        seeded by ``random_state``; :mod:`discotree.stats.hdp_counts`) from the counts,
+        so whole-number sample weights only; alpha, the structure and any
+        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once.
 
     Attributes
     ----------
@@ -210,7 +220,7 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
             "split_search": self.split_search,
             "n_permutations": self.n_permutations,
             "random_state": self.random_state,
-            "smoothing": self.smoothing,
+            **smoothing_options(self),
             **options,
         }
         return LearnerSpec("ear-tree", self._alpha, self._epsilon, options=settings)

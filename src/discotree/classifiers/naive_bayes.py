@@ -9,7 +9,13 @@ from numpy.typing import NDArray
 
 from ..learners.registry import Counts
 from ..stats.pair_statistics import PairStatistics, class_univariate_counts
-from ._base import DiscreteForestClassifierBase, ForestModel, check_forest_smoothing
+from ..validation import check_random_state_param
+from ._base import (
+    DiscreteForestClassifierBase,
+    ForestModel,
+    check_forest_smoothing,
+    smoothing_options,
+)
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["NaiveBayesClassifier"]
@@ -33,12 +39,19 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         ``"bdeu"``: ``alpha`` is an equivalent sample size spread over the cells of each
         family, ``alpha / (n_classes * r_parent * r_j)`` per cell, so that large tables
         are not over-smoothed (with ``alpha="auto"``, chosen on ``ESS_GRID``).
-    smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+    smoothing : {"dirichlet", "hierarchical", "hdp"}, default="dirichlet"
         ``"hierarchical"``: each table backs off to the feature's class-level table and
         its marginal (the back-off of :class:`~discotree.KDBClassifier`, after Petitjean
         et al. 2018), one concentration per level chosen by leave-one-out from the
         counts (``concentrations_``); ``alpha`` then smooths the marginals and
         ``prior`` is not used.
+        ``"hdp"``: the same back-off estimated by the hierarchical Dirichlet process of
+        Petitjean et al. 2018, concentrations sampled by Gibbs sampling (200 sweeps,
+        seeded by ``random_state``; :mod:`discotree.stats.hdp_counts`) from the counts,
+        so whole-number sample weights only; alpha, the structure and any
+        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once.
+    random_state : int, RandomState instance, Generator or None, default=0
+        The seed of the HDP sampler (``smoothing="hdp"``); not used otherwise.
     epsilon : float, default=1e-5
         Probabilities that are still zero after smoothing are replaced by ``epsilon``
         (Pernkopf & Bilmes 2010, Section 6.1); only matters when ``alpha=0``.
@@ -105,6 +118,7 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         alpha: float | str = "auto",
         prior: str = "dirichlet",
         smoothing: str = "dirichlet",
+        random_state: Any = 0,
         epsilon: float = 1e-5,
         max_categories: int = 10,
         discretizer=None,
@@ -114,15 +128,17 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         )
         self.prior = prior
         self.smoothing = smoothing
+        self.random_state = random_state
 
     def _count_learner(self) -> str:
         return "naive-bayes"
 
     def _check_params(self) -> None:
         check_forest_smoothing(self)
+        check_random_state_param(self.random_state, type(self).__name__)
 
     def _learner_options(self) -> dict[str, Any]:
-        return {"smoothing": self.smoothing}
+        return {**smoothing_options(self)}
 
     _streams_pairs = False  # naive Bayes needs the univariate tables only
 

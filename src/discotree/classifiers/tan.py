@@ -25,7 +25,13 @@ from ..validation import (
     check_random_state_param,
     is_count,
 )
-from ._base import DiscreteForestClassifierBase, ForestModel, check_forest_smoothing
+from ._base import (
+    BACKOFF_SMOOTHINGS,
+    DiscreteForestClassifierBase,
+    ForestModel,
+    check_forest_smoothing,
+    smoothing_options,
+)
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["STRUCTURES", "TANClassifier"]
@@ -116,7 +122,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         ``"bdeu"``: ``alpha`` is an equivalent sample size spread over the cells of each
         family, ``alpha / (n_classes * r_parent * r_j)`` per cell, so that large tables
         are not over-smoothed (with ``alpha="auto"``, chosen on ``ESS_GRID``).
-    smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+    smoothing : {"dirichlet", "hierarchical", "hdp"}, default="dirichlet"
         ``"hierarchical"``: each table backs off to the feature's class-level table and
         its marginal (the back-off of :class:`~discotree.KDBClassifier`, after Petitjean
         et al. 2018), one concentration per level chosen by leave-one-out from the
@@ -124,6 +130,11 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         ``prior`` is not used. For k <= 1 with ML parameters, whatever the structure:
         a discriminative search scores its candidates with Dirichlet tables as before,
         and the structure it finds gets the hierarchical tables.
+        ``"hdp"``: the same back-off estimated by the hierarchical Dirichlet process of
+        Petitjean et al. 2018, concentrations sampled by Gibbs sampling (200 sweeps,
+        seeded by ``random_state``; :mod:`discotree.stats.hdp_counts`) from the counts,
+        so whole-number sample weights only; alpha, the structure and any
+        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once.
     epsilon : float, default=1e-5
         Floor for probabilities still zero after smoothing (Pernkopf & Bilmes 2010, Section 6.1);
         only matters when ``alpha=0``.
@@ -254,11 +265,12 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     def _check_params(self) -> None:
         name = type(self).__name__
         check_forest_smoothing(self)
-        if self.smoothing == "hierarchical" and not (self.k <= 1 and self.parameters == "ml"):
+        smoothing = self.smoothing
+        if smoothing in BACKOFF_SMOOTHINGS and not (self.k <= 1 and self.parameters == "ml"):
             raise ValueError(
-                f"{name}: smoothing='hierarchical' smooths the maximum-likelihood tables of "
-                "forests (parameters='ml', k <= 1); use KDBClassifier("
-                "smoothing='hierarchical') for k >= 2."
+                f"{name}: smoothing={smoothing!r} smooths the maximum-likelihood tables of "
+                f"forests (parameters='ml', k <= 1); use KDBClassifier(smoothing="
+                f"{smoothing!r}) for k >= 2."
             )
         n = self.n_edges
         if not (n is None or is_count(n) or (isinstance(n, str) and n in PENALTIES)):
@@ -345,7 +357,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         return "tan-cmi" if self.k == 1 else "kdb"
 
     def _learner_options(self) -> dict[str, Any]:
-        return {"k": int(self.k), "n_edges": self.n_edges, "smoothing": self.smoothing}
+        return {"k": int(self.k), "n_edges": self.n_edges, **smoothing_options(self)}
 
     def _fit_model(
         self,
@@ -478,7 +490,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
 
         def model_for(stats, rows):
             parents = fixed if structure is None else self._structure_of(structure, stats)
-            if self.smoothing == "hierarchical":  # a searched forest: one model per alpha
+            if self.smoothing in BACKOFF_SMOOTHINGS:  # a searched forest: one model per alpha
                 row = np.array([pa[0] if pa else -1 for pa in parents], dtype=np.intp)
                 tiled = np.tile(row, (n_classes, 1))
                 return smoothed_forest_models(stats, tiled, epsilon, prior, grid, "hierarchical")

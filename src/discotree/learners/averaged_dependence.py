@@ -22,6 +22,10 @@ from numpy.typing import NDArray
 
 from ..kernels.counts import triple_counts
 from ..models.averaged_dependence import AveragedOneDependenceModel, AveragedTwoDependenceModel
+from ..stats.hdp_counts import (
+    hdp_one_dependence_conditionals,
+    hdp_two_dependence_conditionals,
+)
 from ..stats.hierarchical import hierarchical_two_dependence_conditionals
 from ..stats.pair_statistics import PairStatistics
 from .registry import Counts, FittedModel, Learner, LearnerSpec, register_learner
@@ -39,12 +43,18 @@ def fit_aode(counts: Counts, spec: LearnerSpec) -> FittedModel:
         "edges_": [list(edges) for _ in range(n_classes)],
         "statistics_": stats,
     }
-    if spec.option("smoothing", "dirichlet") == "hierarchical":
+    smoothing = spec.table_smoothing()
+    if smoothing["smoothing"] == "hierarchical":
         children, chosen = AveragedOneDependenceModel.hierarchical_children(
             stats, float(spec.alpha), spec.epsilon
         )
         model = replace(model, child_log=children)
         attributes["concentrations_"] = chosen
+    elif smoothing["smoothing"] == "hdp":
+        rng = np.random.default_rng(smoothing["seed"])
+        children, sampled = hdp_one_dependence_conditionals(stats, spec.epsilon, rng)
+        model = replace(model, child_log=children)
+        attributes["concentrations_"] = sampled
     return FittedModel(model, attributes)
 
 
@@ -94,6 +104,11 @@ def fit_a2de(counts: Counts, spec: LearnerSpec) -> FittedModel:
         )
         model = replace(model, cond_log=cond_log)
         attributes["concentrations_"] = chosen
+    elif smoothing == "hdp":
+        rng = np.random.default_rng(spec.table_smoothing()["seed"])
+        cond_log, sampled = hdp_two_dependence_conditionals(stats, triples, spec.epsilon, rng)
+        model = replace(model, cond_log=cond_log)
+        attributes["concentrations_"] = sampled
     return FittedModel(model, attributes)
 
 

@@ -154,7 +154,7 @@ def pair_model(pair: Any, path_pos, path_neg, n_edges: int | None, spec: Learner
             parents,
             alpha=float(spec.alpha),
             epsilon=spec.epsilon,
-            smoothing=spec.option("smoothing", "dirichlet"),
+            **spec.table_smoothing(),
         )
     return GaussianForestModel.from_statistics(pair, parents)
 
@@ -259,7 +259,7 @@ def _models_by_alpha(stats: PairStatistics, spec: LearnerSpec, grid: tuple[float
     (forest 2t is the negative side of problem t, 2t + 1 its positive class): its
     tables for every alpha come from one pass over the fold's counts, its scores from
     one pass over the held-out rows."""
-    if spec.option("smoothing", "dirichlet") == "hierarchical":
+    if spec.option("smoothing", "dirichlet") in ("hierarchical", "hdp"):
         return _hierarchical_models_by_alpha(stats, spec)
     n_edges = spec.option("n_edges")
     d, n_classes = stats.n_features, stats.n_classes

@@ -107,7 +107,7 @@ def fit_ear_tree(rows: Rows, spec: LearnerSpec) -> FittedModel:
         parents,
         alpha=float(spec.alpha),
         epsilon=spec.epsilon,
-        smoothing=spec.option("smoothing", "dirichlet"),
+        **spec.table_smoothing(),
     )
     if model.concentrations is not None:
         attributes["concentrations_"] = model.concentrations

@@ -90,7 +90,7 @@ def fit_naive_bayes(counts: Counts, spec: LearnerSpec) -> FittedModel:
         epsilon=spec.epsilon,
         univariate=[stats.marginal(j) for j in range(d)],
         prior=spec.prior,
-        smoothing=spec.option("smoothing", "dirichlet"),
+        **spec.table_smoothing(),
     )
     attributes = _class_rooted_attributes([()] * d, n_classes, forest=True)
     return FittedModel(model, _with_concentrations(attributes, model))
@@ -115,8 +115,9 @@ def smoothed_forest_models(
     ``alpha="auto"``: Dirichlet tables of every alpha of ``grid`` at once
     (:func:`~discotree.stats.alpha_selection.forest_models_by_alpha`), or with
     ``smoothing="hierarchical"`` one hierarchical model per alpha (its concentrations
-    depend on the marginals alpha smooths)."""
-    if smoothing == "hierarchical":
+    depend on the marginals alpha smooths); ``"hdp"`` chooses alpha on the hierarchical
+    models too (the sampler runs once, on the final fit)."""
+    if smoothing in ("hierarchical", "hdp"):
         return lambda alpha: DiscreteForestModel.from_statistics(
             stats, parents, alpha=alpha, epsilon=epsilon, smoothing="hierarchical"
         )
@@ -173,7 +174,7 @@ def fit_tan_cmi(counts: Counts, spec: LearnerSpec) -> FittedModel:
         alpha=float(spec.alpha),
         epsilon=spec.epsilon,
         prior=spec.prior,
-        smoothing=spec.option("smoothing", "dirichlet"),
+        **spec.table_smoothing(),
     )
     return FittedModel(model, _with_concentrations(attributes, model))
 
@@ -246,7 +247,7 @@ def fit_chow_liu(counts: Counts, spec: LearnerSpec) -> FittedModel:
             alpha=float(spec.alpha),
             epsilon=spec.epsilon,
             prior=spec.prior,
-            smoothing=spec.option("smoothing", "dirichlet"),
+            **spec.table_smoothing(),
         )
     attributes = {"edge_weights_": weights, "edges_": edges, "parents_": parents}
     return FittedModel(model, _with_concentrations(attributes, model))

@@ -396,10 +396,6 @@ def hierarchical_concentrations(
     return out
 
 
-#: The sweeps of the HDP sampler, and the first ones left out of its averages.
-HDP_SWEEPS, HDP_BURN_IN = 200, 100
-
-
 def _with_hdp_tables(fitted: FittedModel, rows: Rows, spec: LearnerSpec) -> FittedModel:
     """The model of ``fitted`` (its structure) with the HDP estimates of every table in
     use (:func:`~discotree.stats.hdp.hdp_tables`, seeded by ``hdp_seed``)."""
@@ -416,8 +412,6 @@ def _with_hdp_tables(fitted: FittedModel, rows: Rows, spec: LearnerSpec) -> Fitt
         rows.n_categories,
         families,
         rng,
-        HDP_SWEEPS,
-        HDP_BURN_IN,
     )
     for node, (node_tables, node_concentrations) in zip(model.attributes, estimates, strict=True):
         tables[node], chosen[node] = node_tables, node_concentrations

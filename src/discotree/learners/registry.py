@@ -94,6 +94,20 @@ class LearnerSpec:
         """The learner's setting ``name`` (``default`` when not given)."""
         return self.options.get(name, default)
 
+    def table_smoothing(self) -> dict[str, Any]:
+        """The keyword arguments of the smoothing of every table the learner estimates
+        (``smoothing``, and the HDP sampler's ``seed`` from the option ``hdp_seed``).
+
+        Examples
+        --------
+        >>> LearnerSpec("tan-cmi", 1.0, 1e-5, options={"smoothing": "hdp"}).table_smoothing()
+        {'smoothing': 'hdp', 'seed': 0}
+        """
+        return {
+            "smoothing": self.option("smoothing", "dirichlet"),
+            "seed": int(self.option("hdp_seed", 0)),
+        }
+
     def with_alpha(self, alpha: float) -> LearnerSpec:
         """The same specification with a numeric pseudo-count."""
         return replace(self, alpha=alpha)
@@ -278,6 +292,9 @@ class Learner:
         if self.models_by_alpha is None:
             raise ValueError(f"learner {self.name!r} chooses alpha from the rows only")
         by_alpha = self.models_by_alpha
+        if spec.option("smoothing") == "hdp":  # alpha chosen on the hierarchical estimate:
+            # the sampler runs once, on the final fit
+            spec = replace(spec, options={**spec.options, "smoothing": "hierarchical"})
 
         def model_for(stats: PairStatistics, rows: Any) -> Callable[[float], Any]:
             return by_alpha(stats, spec, grid)

@@ -281,7 +281,7 @@ def fit_searched_network(rows: Rows, spec: LearnerSpec) -> FittedModel:
     data = (rows.codes, rows.class_index, rows.weights, rows.n_classes, rows.n_categories)
     alpha, epsilon = float(spec.alpha), spec.epsilon
     if spec.option("parameters", "ml") == "ml":
-        if k <= 1 and spec.option("smoothing", "dirichlet") == "hierarchical":
+        if k <= 1 and spec.option("smoothing", "dirichlet") in ("hierarchical", "hdp"):
             stats = PairStatistics.from_codes(
                 rows.codes, rows.class_index, rows.n_categories, rows.n_classes, rows.weights
             )
@@ -290,7 +290,7 @@ def fit_searched_network(rows: Rows, spec: LearnerSpec) -> FittedModel:
                 attributes["parents_"],
                 alpha=alpha,
                 epsilon=epsilon,
-                smoothing="hierarchical",
+                **spec.table_smoothing(),
             )
             attributes["concentrations_"] = forest.concentrations
             return FittedModel(forest, attributes)

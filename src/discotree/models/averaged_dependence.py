@@ -34,6 +34,7 @@ from scipy.special import logsumexp
 from ..kernels.counts import triple_layout
 from ..kernels.two_dependence import two_dependence_conditionals, two_dependence_joint
 from ..stats.dirichlet import smoothed_conditional
+from ..stats.hdp_counts import hdp_one_dependence_conditionals
 from ..stats.hierarchical import hierarchical_forest_tables
 from ..stats.pair_statistics import PairStatistics
 
@@ -81,12 +82,15 @@ class AveragedOneDependenceModel:
         alpha: float,
         epsilon: float,
         smoothing: str = "dirichlet",
+        seed: int = 0,
     ) -> AveragedOneDependenceModel:
         """The tables from the pair statistics: ``P(c, x_i)`` with ``alpha`` per cell of
         the (class, value) table of the rows observing x_i, ``P(x_j | c, x_i)`` with
         ``alpha`` per cell of each conditional (both floored at ``epsilon``); with
         ``smoothing="hierarchical"`` each conditional is backed off to ``P(x_j | c)``
-        and the marginal of x_j instead (:meth:`hierarchical_children`)."""
+        and the marginal of x_j instead (:meth:`hierarchical_children`); with
+        ``"hdp"`` the same back-off sampled, seeded by ``seed``
+        (:func:`~discotree.stats.hdp_counts.hdp_one_dependence_conditionals`)."""
         n_categories = np.asarray(stats.n_categories)
         offsets = stats.offsets
         n_classes, width = stats.n_classes, int(offsets[-1])
@@ -97,12 +101,15 @@ class AveragedOneDependenceModel:
             block = slice(offsets[j], offsets[j + 1])
             joint = smoothed_conditional(diagonal[:, block].reshape(-1), alpha, epsilon)
             parent_log[:, block] = np.log(joint).reshape(n_classes, -1)
-            if smoothing != "hierarchical":
+            if smoothing == "dirichlet":
                 child = np.log(smoothed_conditional(stats.counts[:, :, block], alpha, epsilon))
                 child[:, block, :] = 0.0  # no factor of a feature given itself
                 child_log[:, :, block] = child
         if smoothing == "hierarchical":
             child_log = cls.hierarchical_children(stats, alpha, epsilon)[0]
+        elif smoothing == "hdp":
+            rng = np.random.default_rng(seed)
+            child_log = hdp_one_dependence_conditionals(stats, epsilon, rng)[0]
         # the class marginal of the average: (1/d) sum_i sum_a P(c, x_i = a)
         marginals = [
             logsumexp(parent_log[:, offsets[j] : offsets[j + 1]], axis=1)

@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from ..kernels.forest import forest_log_likelihood
 from ..stats.dirichlet import cell_pseudo_count, smoothed_conditional
+from ..stats.hdp_counts import hdp_forest_tables
 from ..stats.hierarchical import hierarchical_forest_tables
 from ..stats.pair_statistics import PairStatistics
 from ..structure.spanning import topological_order
@@ -47,7 +48,9 @@ class DiscreteForestModel:
     concentrations : list of ndarray or None
         ``smoothing="hierarchical"``: per feature, the concentration of the class level
         and (when a class gives the feature a parent) of the parent level
-        (:func:`discotree.stats.hierarchical.hierarchical_forest_tables`).
+        (:func:`discotree.stats.hierarchical.hierarchical_forest_tables`);
+        ``smoothing="hdp"``: per feature the sampled concentrations' means, the root
+        (the feature's marginal) first (:func:`discotree.stats.hdp_counts.hdp_forest_tables`).
     """
 
     parents: NDArray[np.intp]
@@ -67,6 +70,7 @@ class DiscreteForestModel:
         univariate: list[NDArray[np.float64]] | None = None,
         prior: str = "dirichlet",
         smoothing: str = "dirichlet",
+        seed: int = 0,
     ) -> DiscreteForestModel:
         """Smoothed maximum-likelihood CPTs for given per-class forests.
 
@@ -87,17 +91,28 @@ class DiscreteForestModel:
         univariate : list of ndarray, optional
             Per-feature (n_classes, r_j) counts for the roots; taken from the diagonal
             blocks of ``stats`` when omitted.
-        smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
+        smoothing : {"dirichlet", "hierarchical", "hdp"}, default="dirichlet"
             ``"hierarchical"``: each table backs off to its class level and the node's
             marginal, with concentrations chosen by leave-one-out from the counts
             (:func:`~discotree.stats.hierarchical.hierarchical_forest_tables`; ``alpha``
-            then smooths the marginals, ``prior`` is not used).
+            then smooths the marginals, ``prior`` is not used). ``"hdp"``: the same
+            back-off estimated by Petitjean et al.'s hierarchical Dirichlet process,
+            concentrations sampled (:func:`~discotree.stats.hdp_counts.hdp_forest_tables`;
+            ``alpha`` and ``prior`` are not used; the counts must be whole numbers).
+        seed : int, default=0
+            The sampler's seed (``smoothing="hdp"``).
         """
         parents = np.asarray(parents, dtype=np.intp)
-        if smoothing == "hierarchical":
-            log_h, posterior_h, chosen = hierarchical_forest_tables(
-                stats, parents, alpha, epsilon, univariate
-            )
+        if smoothing in ("hierarchical", "hdp"):
+            if smoothing == "hdp":
+                rng = np.random.default_rng(seed)
+                log_h, posterior_h, chosen = hdp_forest_tables(
+                    stats, parents, epsilon, rng, univariate
+                )
+            else:
+                log_h, posterior_h, chosen = hierarchical_forest_tables(
+                    stats, parents, alpha, epsilon, univariate
+                )
             n_categories_h = (
                 stats.n_categories
                 if stats is not None

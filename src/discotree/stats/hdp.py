@@ -40,9 +40,21 @@ from numpy.typing import NDArray
 from ..kernels.counts import configuration_ids
 from .family_tables import SparseFamilyTable, observed_prefix_lengths
 
-#: The largest total weight (customers) the sampler seats: it draws one table decision
-#: per customer and sweep, in arrays of that length.
+#: The largest total weight (customers) the sampler seats for one node: it draws one
+#: table decision per customer and sweep.
 MAX_CUSTOMERS = 10_000_000
+
+#: The most customers sampled as one forest (:func:`sample_context_trees`): bounds the
+#: sampler's per-customer arrays.
+BATCH_CUSTOMERS = 4_000_000
+
+#: The sweeps of the sampler, and the first ones left out of its averages.
+HDP_SWEEPS, HDP_BURN_IN = 200, 100
+
+#: The most seatings (customers times sweeps) one estimate may ask for: about half an
+#: hour at the ~10^7 seatings a second measured on one core (A2DE on 455 rows and 30
+#: attributes: 12,180 trees, 1.1e9 seatings, 98 s).
+MAX_SEATINGS = 2e10
 
 __all__ = [
     "ContextTree",
@@ -52,6 +64,7 @@ __all__ = [
     "context_tree",
     "hdp_estimate",
     "hdp_tables",
+    "sample_context_trees",
 ]
 
 
@@ -117,15 +130,15 @@ def antoniak_tables(
     if len(owner):
         seat = np.arange(len(owner)) - np.repeat(np.cumsum(n) - n, n)  # i - 1 per customer
         p = a[owner] / (a[owner] + seat)
-        np.add.at(out, owner, rng.random(len(owner)) < p)
+        out = np.bincount(owner, (rng.random(len(owner)) < p).astype(np.float64), len(n))
     return out.reshape(np.shape(customers))
 
 
 def hdp_estimate(
     tree: ContextTree,
     rng: np.random.Generator,
-    n_sweeps: int = 200,
-    burn_in: int = 100,
+    n_sweeps: int = HDP_SWEEPS,
+    burn_in: int = HDP_BURN_IN,
     concentrations: NDArray[np.float64] | None = None,
     prior: tuple[float, float] = (1.0, 1.0),
 ) -> HDPEstimate:
@@ -308,6 +321,90 @@ def context_tree(
     return tree, keys
 
 
+def sample_context_trees(
+    trees: list[ContextTree],
+    rng: np.random.Generator,
+    n_sweeps: int = HDP_SWEEPS,
+    burn_in: int = HDP_BURN_IN,
+) -> list[HDPEstimate]:
+    """Sample the HDPs of several trees and return each tree's estimate (its contexts'
+    distributions, its groups' concentrations, its mean customers).
+
+    The trees are sampled together as forests: one per width r (the sampler's arrays
+    have one width), in increasing r, the trees of a width in their order and cut into
+    batches of at most :data:`BATCH_CUSTOMERS` customers (the sampler's arrays hold one
+    entry per customer); every group of every tree keeps its own concentration, so
+    the batching changes the random stream, not the model.
+
+    Examples
+    --------
+    >>> tree = ContextTree(np.array([-1, 0, 0]), np.array([0, 1, 1]),
+    ...                    np.array([[0.0, 0.0], [8.0, 2.0], [1.0, 9.0]]))
+    >>> [a, b] = sample_context_trees([tree, tree], np.random.default_rng(0), 40, 20)
+    >>> a.probabilities.shape, b.concentrations.shape
+    ((3, 2), (2,))
+    """
+    seatings = n_sweeps * float(sum(np.sum(tree.observed) for tree in trees))
+    if seatings > MAX_SEATINGS:
+        raise ValueError(
+            f"smoothing='hdp' would seat {seatings:.3g} customers ({len(trees)} context "
+            f"trees, {n_sweeps} sweeps), above the limit of {MAX_SEATINGS:.0e} (about half "
+            "an hour); use smoothing='hierarchical', its fast deterministic estimate."
+        )
+    out: list[HDPEstimate | None] = [None] * len(trees)
+    for r in sorted({int(tree.observed.shape[1]) for tree in trees}):
+        batch: list[int] = []
+        seated = 0.0
+        for i, tree in enumerate(trees):
+            if int(tree.observed.shape[1]) != r:
+                continue
+            customers = float(np.sum(tree.observed))
+            if batch and seated + customers > BATCH_CUSTOMERS:
+                _sample_batch(trees, batch, rng, n_sweeps, burn_in, out)
+                batch, seated = [], 0.0
+            batch.append(i)
+            seated += customers
+        _sample_batch(trees, batch, rng, n_sweeps, burn_in, out)
+    return [estimate for estimate in out if estimate is not None]
+
+
+def _sample_batch(
+    trees: list[ContextTree],
+    batch: list[int],
+    rng: np.random.Generator,
+    n_sweeps: int,
+    burn_in: int,
+    out: list[HDPEstimate | None],
+) -> None:
+    """Sample the trees ``batch`` as one forest; each tree's part of the estimate into
+    ``out``."""
+    parents, levels, observed, groups, spans = [], [], [], [], []
+    offset = group_offset = 0
+    for i in batch:
+        tree = trees[i]
+        size, n_groups = len(tree.level), int(tree.groups.max()) + 1
+        parents.append(np.where(tree.parent >= 0, tree.parent + offset, -1))
+        levels.append(tree.level)
+        observed.append(tree.observed)
+        groups.append(tree.groups + group_offset)
+        spans.append((offset, size, group_offset, n_groups))
+        offset += size
+        group_offset += n_groups
+    forest = ContextTree(
+        np.concatenate(parents).astype(np.intp),
+        np.concatenate(levels).astype(np.intp),
+        np.vstack(observed),
+        np.concatenate(groups).astype(np.intp),
+    )
+    estimate = hdp_estimate(forest, rng, n_sweeps, burn_in)
+    for i, (first, size, g0, n_groups) in zip(batch, spans, strict=True):
+        out[i] = HDPEstimate(
+            estimate.probabilities[first : first + size],
+            estimate.concentrations[g0 : g0 + n_groups].copy(),
+            estimate.customers[first : first + size],
+        )
+
+
 def hdp_tables(
     codes: NDArray[np.integer],
     class_index: NDArray[np.intp],
@@ -316,16 +413,16 @@ def hdp_tables(
     n_categories: NDArray[np.intp],
     families: list[tuple[int, tuple[int, ...]]],
     rng: np.random.Generator,
-    n_sweeps: int = 200,
-    burn_in: int = 100,
+    n_sweeps: int = HDP_SWEEPS,
+    burn_in: int = HDP_BURN_IN,
 ) -> list[tuple[list[SparseFamilyTable], NDArray[np.float64]]]:
     """For every ``(node, ranked parents)`` of ``families``: the node's HDP estimates
     under each prefix of its parents (lengths 0..len), as tables whose cells hold each
     context's estimated distribution (every value; a context no row reached is absent,
     so its estimate is its deepest present prefix's: the HDP's posterior mean of an
     unseen context is its parent's), and its sampled concentrations' means per level
-    (root first). The nodes' trees are sampled together, one forest, each level of
-    each node with its own concentration.
+    (root first). The nodes' trees are sampled together
+    (:func:`sample_context_trees`), each level of each node with its own concentration.
 
     Examples
     --------
@@ -335,63 +432,22 @@ def hdp_tables(
     >>> [t.parents for t in tables], c.shape
     ([(), (0,)], (3,))
     """
-    if not families:
-        return []
-    rs = {int(n_categories[node]) for node, _ in families}
-    if len(rs) > 1:  # one forest per arity (the sampler's arrays have one width)
-        out: list = [None] * len(families)
-        for r in sorted(rs):
-            picked = [i for i, (node, _) in enumerate(families) if int(n_categories[node]) == r]
-            part = hdp_tables(
-                codes,
-                class_index,
-                weights,
-                n_classes,
-                n_categories,
-                [families[i] for i in picked],
-                rng,
-                n_sweeps,
-                burn_in,
-            )
-            for i, result in zip(picked, part, strict=True):
-                out[i] = result
-        return out
-    trees, all_keys = [], []
-    offset = group_offset = 0
-    parents, levels, observed, groups = [], [], [], []
-    for node, ranked in families:
-        tree, keys = context_tree(
-            codes, class_index, weights, n_classes, n_categories, node, tuple(ranked)
-        )
-        parents.append(np.where(tree.parent >= 0, tree.parent + offset, -1))
-        levels.append(tree.level)
-        observed.append(tree.observed)
-        groups.append(tree.level + group_offset)
-        trees.append((offset, len(tree.level), group_offset, tree.n_levels))
-        all_keys.append(keys)
-        offset += len(tree.level)
-        group_offset += tree.n_levels
-    forest = ContextTree(
-        np.concatenate(parents),
-        np.concatenate(levels),
-        np.vstack(observed),
-        np.concatenate(groups),
-    )
-    estimate = hdp_estimate(forest, rng, n_sweeps, burn_in)
+    built = [
+        context_tree(codes, class_index, weights, n_classes, n_categories, node, tuple(ranked))
+        for node, ranked in families
+    ]
+    estimates = sample_context_trees([tree for tree, _ in built], rng, n_sweeps, burn_in)
     results = []
-    for (node, ranked), keys, (first, size, g0, n_levels) in zip(
-        families, all_keys, trees, strict=True
-    ):
+    for (node, ranked), (_, keys), estimate in zip(families, built, estimates, strict=True):
         r = int(n_categories[node])
-        probabilities = estimate.probabilities[first : first + size]
         tables, start = [], 1
         for length, here in enumerate(keys):
-            block = probabilities[start : start + len(here)]
+            block = estimate.probabilities[start : start + len(here)]
             cells = (here[:, None] * r + np.arange(r)).reshape(-1)
             prefix = tuple(int(p) for p in ranked[:length])
             tables.append(
                 SparseFamilyTable(int(node), prefix, n_classes, r, cells, block.reshape(-1))
             )
             start += len(here)
-        results.append((tables, estimate.concentrations[g0 : g0 + n_levels].copy()))
+        results.append((tables, estimate.concentrations))
     return results
