@@ -61,7 +61,10 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         Petitjean et al. 2018, concentrations sampled by Gibbs sampling (200 sweeps,
         seeded by ``random_state``; :mod:`discotree.stats.hdp_counts`) from the counts,
         so whole-number sample weights only; alpha, the structure and any
-        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once.
+        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once
+        (``concentrations_``: the sampled concentrations' means, the root's first).
+        One tree per (super-parent, child), in A2DE per triple and member: 3 C(d, 3)
+        trees of n customers, 200 sweeps (A2DE on 455 rows and 30 attributes: 98 s).
     random_state : int, RandomState instance, Generator or None, default=0
         The seed of the HDP sampler (``smoothing="hdp"``); not used otherwise.
 

@@ -78,7 +78,8 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         Petitjean et al. 2018, concentrations sampled by Gibbs sampling (200 sweeps,
         seeded by ``random_state``; :mod:`discotree.stats.hdp_counts`) from the counts,
         so whole-number sample weights only; alpha, the structure and any
-        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once.
+        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once
+        (``concentrations_``: the sampled concentrations' means, the root's first).
 
     Attributes
     ----------

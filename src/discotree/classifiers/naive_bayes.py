@@ -49,7 +49,8 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         Petitjean et al. 2018, concentrations sampled by Gibbs sampling (200 sweeps,
         seeded by ``random_state``; :mod:`discotree.stats.hdp_counts`) from the counts,
         so whole-number sample weights only; alpha, the structure and any
-        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once.
+        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once
+        (``concentrations_``: the sampled concentrations' means, the root's first).
     random_state : int, RandomState instance, Generator or None, default=0
         The seed of the HDP sampler (``smoothing="hdp"``); not used otherwise.
     epsilon : float, default=1e-5

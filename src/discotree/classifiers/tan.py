@@ -134,7 +134,8 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         Petitjean et al. 2018, concentrations sampled by Gibbs sampling (200 sweeps,
         seeded by ``random_state``; :mod:`discotree.stats.hdp_counts`) from the counts,
         so whole-number sample weights only; alpha, the structure and any
-        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once.
+        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once
+        (``concentrations_``: the sampled concentrations' means, the root's first).
     epsilon : float, default=1e-5
         Floor for probabilities still zero after smoothing (Pernkopf & Bilmes 2010, Section 6.1);
         only matters when ``alpha=0``.
