@@ -173,3 +173,26 @@ def test_a_sampler_too_costly_is_refused_with_its_cost(monkeypatch):
     monkeypatch.setattr(hdp, "MAX_SEATINGS", 1000.0)
     with pytest.raises(ValueError, match=r"would seat .* customers .*smoothing='hierarchical'"):
         sample_context_trees(trees, np.random.default_rng(0))
+
+
+def test_a_parent_never_observed_with_its_child_backs_off_to_the_class():
+    """No row observes both: the parent level has no context, its rows are the class
+    level's estimate, and its concentration is absent (A1DE: NaN), not an error."""
+    from discotree.stats.hdp_counts import hdp_one_dependence_conditionals
+
+    codes, y, weights = _rows(7)
+    codes[codes[:, 1] >= 0, 0] = -1  # feature 0 is missing wherever 1 is observed
+    stats = PairStatistics.from_codes(codes, y, R, C, weights)
+    parents = np.tile(np.array([-1, 0, -1, -1], dtype=np.intp), (C, 1))
+    logs, posterior, concentrations = hdp_forest_tables(
+        stats, parents, 0.0, np.random.default_rng(0), n_sweeps=20, burn_in=5
+    )
+    assert len(concentrations[1]) == 2  # the root and the class level only
+    for c in range(C):
+        assert_allclose(np.exp(logs[c][1]), np.exp(logs[c][1][:1]).repeat(2, axis=0))
+        assert np.all(np.isfinite(posterior[c][1]))
+    child_log, chosen = hdp_one_dependence_conditionals(
+        stats, 0.0, np.random.default_rng(0), n_sweeps=20, burn_in=5
+    )
+    assert np.isnan(chosen[0, 1, 2]) and np.isfinite(chosen[0, 1, :2]).all()
+    assert np.all(np.isfinite(child_log))

@@ -199,6 +199,14 @@ def _sample(
     ]
 
 
+def _padded(concentrations: NDArray[np.float64], n_levels: int) -> NDArray[np.float64]:
+    """The sampled concentrations of ``n_levels`` levels: a level no row reached has no
+    context, hence none (NaN)."""
+    out = np.full(n_levels, np.nan)
+    out[: len(concentrations)] = concentrations
+    return out
+
+
 def _floored_log(probability: NDArray[np.float64], epsilon: float) -> NDArray[np.float64]:
     """``log`` of distributions over the last axis, a zero floored at ``epsilon`` and
     renormalised (only a table without data can hold one)."""
@@ -269,7 +277,9 @@ def hdp_forest_tables(
             log_cpts[c][j] = _floored_log(table, epsilon)
             counts = np.asarray(levels[depth][c]).reshape(table.shape)
             above = np.asarray(dense[0][c]).reshape(1, -1) if depth else root[None, :]
-            posterior[c][j] = counts + concentrations[depth + 1] * above
+            # (a level no row reached has no concentration: the Gamma(1, 1) prior's mean)
+            b = concentrations[depth + 1] if depth + 1 < len(concentrations) else 1.0
+            posterior[c][j] = counts + b * above
     return log_cpts, posterior, [concentrations for _, concentrations, _ in sampled]
 
 
@@ -291,7 +301,7 @@ def hdp_one_dependence_conditionals(
     child_log : ndarray of shape (n_classes, D, D)
     concentrations : ndarray of shape (n_features, n_features, 3)
         ``[i, j]``: the mean concentrations (root, class, parent level) of child j
-        under super-parent i (0 on the diagonal).
+        under super-parent i (0 on the diagonal; NaN for a level no row reached).
     """
     offsets = stats.offsets
     d, n_classes, width = stats.n_features, stats.n_classes, int(offsets[-1])
@@ -307,7 +317,7 @@ def hdp_one_dependence_conditionals(
     concentrations = np.zeros((d, d, 3))
     sampled = _sample(families, n_classes, rng, n_sweeps, burn_in)
     for (i, j), (dense, chosen, _) in zip(pairs, sampled, strict=True):
-        concentrations[i, j] = chosen
+        concentrations[i, j] = _padded(chosen, 3)
         rows, cols = slice(offsets[i], offsets[i + 1]), slice(offsets[j], offsets[j + 1])
         for c in range(n_classes):
             child_log[c, rows, cols] = _floored_log(np.asarray(dense[1][c]), epsilon)
@@ -333,7 +343,8 @@ def hdp_two_dependence_conditionals(
     -------
     cond_log : ndarray of shape (3, T)
     concentrations : ndarray of shape (3, n_triples, 4)
-        Per member and triple the mean concentrations (root, class, one parent, two).
+        Per member and triple the mean concentrations (root, class, one parent, two;
+        NaN for a level no row reached).
     """
     from ..fitting import argmax_with_ties
     from ..kernels.counts import triple_layout
@@ -368,7 +379,7 @@ def hdp_two_dependence_conditionals(
     concentrations = np.zeros((3, len(trios), 4))
     sampled = _sample(families, n_classes, rng, n_sweeps, burn_in)
     for (t, member, axes), (dense, chosen, _) in zip(placed, sampled, strict=True):
-        concentrations[member, t] = chosen
+        concentrations[member, t] = _padded(chosen, 4)
         level2 = np.stack([np.asarray(dense[2][c]) for c in range(n_classes)])
         cond_log[member, layout[t] : layout[t + 1]] = (
             _floored_log(level2, epsilon).transpose(np.argsort(axes)).reshape(-1)
