@@ -125,13 +125,14 @@ def antoniak_tables(
     """
     n = np.rint(np.asarray(customers)).astype(np.int64).ravel()
     a = np.asarray(strength, dtype=np.float64).ravel()
-    out = np.zeros(len(n))
     owner = np.repeat(np.arange(len(n)), n)
-    if len(owner):
-        seat = np.arange(len(owner)) - np.repeat(np.cumsum(n) - n, n)  # i - 1 per customer
-        p = a[owner] / (a[owner] + seat)
-        out = np.bincount(owner, (rng.random(len(owner)) < p).astype(np.float64), len(n))
-    return out.reshape(np.shape(customers))
+    if not len(owner):
+        return np.zeros(np.shape(customers))
+    seat = np.arange(len(owner)) - np.repeat(np.cumsum(n) - n, n)  # i - 1 per customer
+    p = a[owner] / (a[owner] + seat)
+    opened = (rng.random(len(owner)) < p).astype(np.float64)
+    tables: NDArray[np.float64] = np.bincount(owner, opened, len(n)).astype(np.float64)
+    return tables.reshape(np.shape(customers))
 
 
 def hdp_estimate(

@@ -104,7 +104,7 @@ def counted_context_tree(
     >>> tree.observed.tolist(), [k.tolist() for k in keys]
     ([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [2.0, 0.0], [0.0, 1.0]], [[0, 1], [0, 2]])
     """
-    r = int(np.shape(levels[0][0])[-1])
+    r = int(np.asarray(levels[0][0]).shape[-1])
     parent, level, observed, keys = [np.array([-1])], [np.array([0])], [np.zeros((1, r))], []
     start = 1
     previous: NDArray[np.int64] | None = None
