@@ -40,7 +40,8 @@ def _counts(codes, y, weights, node, parents):
 
 
 def _levels(codes, y, weights, node, ranked):
-    tables = [_counts(codes, y, weights, node, ranked[:length]) for length in range(len(ranked) + 1)]
+    lengths = range(len(ranked) + 1)
+    tables = [_counts(codes, y, weights, node, ranked[:length]) for length in lengths]
     return [[table[c] for c in range(C)] for table in tables]
 
 
