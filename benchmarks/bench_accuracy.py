@@ -368,7 +368,7 @@ def main() -> None:
     start = time.perf_counter()
     rows = [row for part in Parallel(n_jobs=args.n_jobs)(jobs) for row in part]
     wall = time.perf_counter() - start
-    earlier_wall = 0.0
+    earlier_wall, earlier_mnist = 0.0, None
     if args.merge and (args.out / "accuracy.json").exists():  # the others' rows, kept
         earlier = json.loads((args.out / "accuracy.json").read_text())
         ran = {row["model"] for row in rows} - {"tan"}
@@ -378,12 +378,15 @@ def main() -> None:
         rows = [r for r in kept if r["model"] != "tan"] + [r for r in rows if r["model"] != "tan"]
         rows += [r for r in kept if r["model"] == "tan"] or new_tan
         earlier_wall = float(earlier["machine"].get("wall_s", 0.0))
+        earlier_mnist = earlier.get("mnist")
     frame = pd.DataFrame(rows)
     kinds = {name: _kind(name, args.data_dir) for name in sets}
     mnist = mnist_rows(args.data_dir, args.mnist.split(",")) if args.mnist else None
     saved = args.out / "mnist.json"
     if mnist is None and saved.exists():  # the rows of an earlier --mnist-only run
         mnist = json.loads(saved.read_text())
+    if mnist is None:  # merged: the image rows of the run merged into
+        mnist = earlier_mnist
     from bench_fit import machine  # the same machine description as the other benchmarks
 
     info = machine()
