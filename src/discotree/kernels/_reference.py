@@ -874,3 +874,16 @@ def sampled_mdl_partitions(class_counts):
         bins = tuple(sum(b <= pos for b in bounds) for pos in range(len(counts)))
         result[bins] = result.get(bins, 0.0) + p
     return result
+
+
+def crp_tables(customers, strength, uniforms):
+    """Slow reference of :func:`discotree.kernels.crp.crp_tables`: each restaurant's
+    customers in turn, the next uniform deciding whether the i-th opens a table."""
+    out, k = [], 0
+    for n, a in zip(customers, strength, strict=True):
+        opened = 0
+        for i in range(int(n)):
+            opened += uniforms[k] < a / (a + i)
+            k += 1
+        out.append(float(opened))
+    return np.array(out)

@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels.counts import configuration_ids
+from ..kernels.crp import crp_tables
 from .family_tables import SparseFamilyTable, observed_prefix_lengths
 
 #: The largest total weight (customers) the sampler seats for one node: it draws one
@@ -125,14 +126,10 @@ def antoniak_tables(
     """
     n = np.rint(np.asarray(customers)).astype(np.int64).ravel()
     a = np.asarray(strength, dtype=np.float64).ravel()
-    owner = np.repeat(np.arange(len(n)), n)
-    if not len(owner):
+    total = int(n.sum())
+    if total == 0:
         return np.zeros(np.shape(customers))
-    seat = np.arange(len(owner)) - np.repeat(np.cumsum(n) - n, n)  # i - 1 per customer
-    p = a[owner] / (a[owner] + seat)
-    opened = (rng.random(len(owner)) < p).astype(np.float64)
-    tables: NDArray[np.float64] = np.bincount(owner, opened, len(n)).astype(np.float64)
-    return tables.reshape(np.shape(customers))
+    return crp_tables(n, a, rng.random(total)).reshape(np.shape(customers))
 
 
 def hdp_estimate(
@@ -196,8 +193,9 @@ def hdp_estimate(
             nodes = by_level[lev]
             strength = c[group[nodes], None] * base(nodes, lev)
             tables[nodes] = antoniak_tables(customers[nodes], strength, rng)
-            if lev > 0:
-                np.add.at(customers, parent[nodes], tables[nodes])
+            if lev > 0:  # the tables are the parents' customers (whole numbers: exact sums)
+                for v in range(r):
+                    customers[:, v] += np.bincount(parent[nodes], tables[nodes, v], n_contexts)
         # 2. distributions, from the roots down
         for lev in range(tree.n_levels):
             nodes = by_level[lev]
