@@ -64,7 +64,7 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         cross-validation use the ``"hierarchical"`` estimate, the sampler runs once
         (``concentrations_``: the sampled concentrations' means, the root's first).
         One tree per (super-parent, child), in A2DE per triple and member: 3 C(d, 3)
-        trees of n customers, 200 sweeps (A2DE on 455 rows and 30 attributes: 98 s).
+        trees of n customers, 200 sweeps (A2DE on 455 rows and 30 attributes: 73 s).
     random_state : int, RandomState instance, Generator or None, default=0
         The seed of the HDP sampler (``smoothing="hdp"``); not used otherwise.
 

@@ -52,9 +52,9 @@ BATCH_CUSTOMERS = 4_000_000
 #: The sweeps of the sampler, and the first ones left out of its averages.
 HDP_SWEEPS, HDP_BURN_IN = 200, 100
 
-#: The most seatings (customers times sweeps) one estimate may ask for: about half an
-#: hour at the ~10^7 seatings a second measured on one core (A2DE on 455 rows and 30
-#: attributes: 12,180 trees, 1.1e9 seatings, 98 s).
+#: The most seatings (customers times sweeps) one estimate may ask for: about 20 minutes
+#: at the ~1.5e7 seatings a second measured on one core (A2DE on 455 rows and 30
+#: attributes: 12,180 trees, 1.1e9 seatings, 73 s).
 MAX_SEATINGS = 2e10
 
 __all__ = [
@@ -347,8 +347,8 @@ def sample_context_trees(
     if seatings > MAX_SEATINGS:
         raise ValueError(
             f"smoothing='hdp' would seat {seatings:.3g} customers ({len(trees)} context "
-            f"trees, {n_sweeps} sweeps), above the limit of {MAX_SEATINGS:.0e} (about half "
-            "an hour); use smoothing='hierarchical', its fast deterministic estimate."
+            f"trees, {n_sweeps} sweeps), above the limit of {MAX_SEATINGS:.0e} (about 20 "
+            "minutes); use smoothing='hierarchical', its fast deterministic estimate."
         )
     out: list[HDPEstimate | None] = [None] * len(trees)
     for r in sorted({int(tree.observed.shape[1]) for tree in trees}):
