@@ -80,7 +80,8 @@ ALL_ESTIMATORS = [
     DiscriminativeTreeClassifier(smoothing="hdp"),
     EARTreeClassifier(smoothing="hdp", n_permutations=1),
     AODEClassifier(smoothing="hdp"),
-    AODEClassifier(2, smoothing="hdp"),
+    # (A2DE with smoothing="hdp": the shell of A2DE and of A1DE's "hdp", both here; its
+    # weight equivalence, 95 s here for its 3 C(d, 3) trees, in test_hdp_smoothing.py)
     TANClassifier(smoothing="hierarchical"),
     TANClassifier(structure="omi-cr", smoothing="hierarchical"),
     NaiveBayesClassifier(smoothing="hierarchical", alpha=1.0),

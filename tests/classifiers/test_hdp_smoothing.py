@@ -67,6 +67,17 @@ def test_fractional_weights_are_refused_and_leave_no_fit(estimator):
     assert not hasattr(model, "classes_")
 
 
+@pytest.mark.parametrize("estimator", HDP, ids=repr)
+def test_whole_weights_equal_repeated_rows(estimator):
+    """A weight of k is k customers: the same counts, trees and samples as the row
+    repeated k times (scikit-learn's weight equivalence, on a small problem)."""
+    X, y, w = _data(5, n=120)
+    weighted = clone(estimator).fit(X, y, w)
+    repeated = np.repeat(np.arange(len(y)), w.astype(int))
+    copies = clone(estimator).fit(X[repeated], y[repeated])
+    assert_allclose(weighted.predict_proba(X), copies.predict_proba(X), rtol=1e-9, atol=1e-12)
+
+
 def test_tan_tables_are_the_sampler_on_the_pair_tables():
     X, y, w = _data(2)
     model = TANClassifier(smoothing="hdp", alpha=1.0, random_state=3).fit(X, y, w)
