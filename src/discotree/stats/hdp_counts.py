@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .hdp import HDP_BURN_IN, HDP_SWEEPS, ContextTree, HDPEstimate, sample_context_trees
+from .hierarchical import ranked_two_parent_families
 
 __all__ = [
     "check_customer_counts",
@@ -346,37 +347,26 @@ def hdp_two_dependence_conditionals(
         Per member and triple the mean concentrations (root, class, one parent, two;
         NaN for a level no row reached).
     """
-    from ..fitting import argmax_with_ties
     from ..kernels.counts import triple_layout
 
     r = np.asarray(stats.n_categories, dtype=np.intp)
-    d, n_classes = len(r), stats.n_classes
+    n_classes = stats.n_classes
     layout = triple_layout(r, n_classes)
-    cmi = stats.conditional_mutual_information()
-    trios = [(i, j, k) for i in range(d) for j in range(i + 1, d) for k in range(j + 1, d)]
     families: list[Levels] = []
     placed = []
-    for t, trio in enumerate(trios):
-        block = np.asarray(triples[layout[t] : layout[t + 1]], dtype=np.float64)
-        block = block.reshape(*(int(r[f]) for f in trio), n_classes)
-        for member, m in enumerate(trio):
-            a, b = (f for f in trio if f != m)
-            ranked = argmax_with_ties(np.array([[cmi[m, a], cmi[m, b]]]))[0]
-            first, second = (a, b) if ranked == 0 else (b, a)
-            axes = (3, trio.index(first), trio.index(second), member)
-            counts = block.transpose(axes)  # (C, r_first, r_second, r_m)
-            pair = np.asarray(stats.table(first, m), dtype=np.float64)  # (C, r_first, r_m)
-            marginal = np.asarray(stats.marginal(m), dtype=np.float64)
-            families.append(
-                [
-                    [marginal[c] for c in range(n_classes)],
-                    [pair[c] for c in range(n_classes)],
-                    [counts[c] for c in range(n_classes)],
-                ]
-            )
-            placed.append((t, member, axes))
+    for t, member, m, first, _, axes, counts in ranked_two_parent_families(stats, triples):
+        pair = np.asarray(stats.table(first, m), dtype=np.float64)  # (C, r_first, r_m)
+        marginal = np.asarray(stats.marginal(m), dtype=np.float64)
+        families.append(
+            [
+                [marginal[c] for c in range(n_classes)],
+                [pair[c] for c in range(n_classes)],
+                [counts[c] for c in range(n_classes)],
+            ]
+        )
+        placed.append((t, member, axes))
     cond_log = np.zeros((3, int(layout[-1])))
-    concentrations = np.zeros((3, len(trios), 4))
+    concentrations = np.zeros((3, len(layout) - 1, 4))
     sampled = _sample(families, n_classes, rng, n_sweeps, burn_in)
     for (t, member, axes), (dense, chosen, _) in zip(placed, sampled, strict=True):
         concentrations[member, t] = _padded(chosen, 4)

@@ -24,6 +24,7 @@ of every level it was counted in) over :data:`CONCENTRATION_GRID`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +44,7 @@ __all__ = [
     "hierarchical_forest_tables",
     "hierarchical_two_dependence_conditionals",
     "level_counts",
+    "ranked_two_parent_families",
 ]
 
 #: The concentrations each level chooses from.
@@ -262,6 +264,33 @@ def _next_level(
     return b, level, level_out
 
 
+def ranked_two_parent_families(
+    stats: Any, triples: NDArray[np.float64]
+) -> Iterator[tuple[int, int, int, int, int, tuple[int, ...], NDArray[np.float64]]]:
+    """A2DE's conditionals ``P(x_m | c, x_p, x_q)`` as families with ranked parents: for
+    every triple t (in :func:`~discotree.kernels.counts.triple_layout`'s order) and member
+    m of it, ``(t, member, m, first, second, axes, counts)``, the super-parent of larger
+    ``I(x_m; x_p | C)`` first (kept longest; ties: the lower index, the package's tie
+    rule) and ``counts = block.transpose(axes)`` of shape (C, r_first, r_second, r_m),
+    ``block`` the triple's (r_i, r_j, r_k, C) table."""
+    from ..kernels.counts import triple_layout
+
+    r = np.asarray(stats.n_categories, dtype=np.intp)
+    d, n_classes = len(r), stats.n_classes
+    layout = triple_layout(r, n_classes)
+    cmi = stats.conditional_mutual_information()
+    trios = [(i, j, k) for i in range(d) for j in range(i + 1, d) for k in range(j + 1, d)]
+    for t, trio in enumerate(trios):
+        block = np.asarray(triples[layout[t] : layout[t + 1]], dtype=np.float64)
+        block = block.reshape(*(int(r[f]) for f in trio), n_classes)
+        for member, m in enumerate(trio):
+            a, b = (f for f in trio if f != m)
+            ranked = argmax_with_ties(np.array([[cmi[m, a], cmi[m, b]]]))[0]
+            first, second = (a, b) if ranked == 0 else (b, a)
+            axes = (3, trio.index(first), trio.index(second), member)
+            yield t, member, m, first, second, axes, block.transpose(axes)
+
+
 def hierarchical_two_dependence_conditionals(
     stats: Any,
     triples: NDArray[np.float64],
@@ -305,32 +334,23 @@ def hierarchical_two_dependence_conditionals(
                 b1[p, m], level1[p, m], level1_out[p, m] = _next_level(
                     table, level0[m][:, None, :], level0_out[m][:, None, :], grid
                 )
-    cmi = stats.conditional_mutual_information()
     layout = triple_layout(r, n_classes)
     cond_log = np.zeros((3, int(layout[-1])))
     b2 = np.zeros((3, len(layout) - 1))
-    trios = [(i, j, k) for i in range(d) for j in range(i + 1, d) for k in range(j + 1, d)]
-    for t, trio in enumerate(trios):
-        block = np.asarray(triples[layout[t] : layout[t + 1]], dtype=np.float64)
-        block = block.reshape(*(int(r[f]) for f in trio), n_classes)
-        for member, m in enumerate(trio):
-            a, b = (f for f in trio if f != m)
-            ranked = argmax_with_ties(np.array([[cmi[m, a], cmi[m, b]]]))[0]
-            first, second = (a, b) if ranked == 0 else (b, a)
-            axes = (3, trio.index(first), trio.index(second), member)
-            counts = block.transpose(axes)  # (C, r_first, r_second, r_m)
-            b2[member, t], level2, _ = _next_level(
-                counts,
-                level1[first, m][:, :, None, :],
-                level1_out[first, m][:, :, None, :],
-                grid,
-            )
-            if epsilon > 0:
-                level2 = np.where(level2 <= 0, epsilon, level2)
-                level2 /= level2.sum(axis=-1, keepdims=True)
-            cond_log[member, layout[t] : layout[t + 1]] = (
-                np.log(level2).transpose(np.argsort(axes)).reshape(-1)
-            )
+    families = ranked_two_parent_families(stats, triples)
+    for t, member, m, first, _, axes, counts in families:  # counts: (C, r_first, r_second, r_m)
+        b2[member, t], level2, _ = _next_level(
+            counts,
+            level1[first, m][:, :, None, :],
+            level1_out[first, m][:, :, None, :],
+            grid,
+        )
+        if epsilon > 0:
+            level2 = np.where(level2 <= 0, epsilon, level2)
+            level2 /= level2.sum(axis=-1, keepdims=True)
+        cond_log[member, layout[t] : layout[t + 1]] = (
+            np.log(level2).transpose(np.argsort(axes)).reshape(-1)
+        )
     return cond_log, {"class": b0, "one_parent": b1, "two_parents": b2}
 
 
