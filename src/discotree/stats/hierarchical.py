@@ -280,15 +280,47 @@ def ranked_two_parent_families(
     layout = triple_layout(r, n_classes)
     cmi = stats.conditional_mutual_information()
     trios = [(i, j, k) for i in range(d) for j in range(i + 1, d) for k in range(j + 1, d)]
+    if not trios:
+        return
+    # each member's two super-parents (a < b), ranked by one call of the tie rule
+    members = np.array(
+        [[m, *(f for f in trio if f != m)] for trio in trios for m in trio], dtype=np.intp
+    )
+    b_first = argmax_with_ties(
+        np.column_stack([cmi[members[:, 0], members[:, 1]], cmi[members[:, 0], members[:, 2]]])
+    )
     for t, trio in enumerate(trios):
         block = np.asarray(triples[layout[t] : layout[t + 1]], dtype=np.float64)
         block = block.reshape(*(int(r[f]) for f in trio), n_classes)
         for member, m in enumerate(trio):
-            a, b = (f for f in trio if f != m)
-            ranked = argmax_with_ties(np.array([[cmi[m, a], cmi[m, b]]]))[0]
-            first, second = (a, b) if ranked == 0 else (b, a)
+            row = 3 * t + member
+            a, b = int(members[row, 1]), int(members[row, 2])
+            first, second = (b, a) if b_first[row] else (a, b)
             axes = (3, trio.index(first), trio.index(second), member)
             yield t, member, m, first, second, axes, block.transpose(axes)
+
+
+def _next_levels(
+    counts: NDArray[np.float64],
+    above: NDArray[np.float64],
+    above_out: NDArray[np.float64],
+    grid: tuple[float, ...],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`_next_level` of a stack of families (axis 0) at once: each family's
+    concentration of largest leave-one-out score (the scores of :func:`_cell_scores`,
+    summed over each family's cells) and its level's estimate."""
+    totals = counts.sum(axis=-1, keepdims=True)
+    held = counts > 0
+    n = np.maximum(counts - 1.0, 0.0)
+    t = np.maximum(totals - 1.0, 0.0)
+    cells = tuple(range(1, counts.ndim))
+    scores = np.empty((len(counts), len(grid)))
+    for g, concentration in enumerate(grid):
+        p = np.maximum((n + concentration * above_out) / (t + concentration), 1e-300)
+        scores[:, g] = np.where(held, counts * np.log(p), 0.0).sum(axis=cells)
+    chosen = np.asarray(grid, dtype=np.float64)[argmax_with_ties(scores)]
+    b = chosen.reshape(-1, *([1] * (counts.ndim - 1)))
+    return chosen, (counts + b * above) / (totals + b)
 
 
 def hierarchical_two_dependence_conditionals(
@@ -337,20 +369,25 @@ def hierarchical_two_dependence_conditionals(
     layout = triple_layout(r, n_classes)
     cond_log = np.zeros((3, int(layout[-1])))
     b2 = np.zeros((3, len(layout) - 1))
-    families = ranked_two_parent_families(stats, triples)
-    for t, member, m, first, _, axes, counts in families:  # counts: (C, r_first, r_second, r_m)
-        b2[member, t], level2, _ = _next_level(
-            counts,
-            level1[first, m][:, :, None, :],
-            level1_out[first, m][:, :, None, :],
-            grid,
-        )
+    # the two-parent level, the families of one shape at once (counts (C, r_first,
+    # r_second, r_m), each backed off to its (first parent, child) level)
+    by_shape: dict[tuple[int, ...], list[tuple]] = {}
+    for family in ranked_two_parent_families(stats, triples):
+        by_shape.setdefault(family[6].shape, []).append(family)
+    for families in by_shape.values():
+        counts = np.stack([family[6] for family in families])
+        above = np.stack([level1[first, m] for _, _, m, first, *_ in families])[:, :, :, None]
+        above_out = np.stack([level1_out[first, m] for _, _, m, first, *_ in families])
+        chosen, level2 = _next_levels(counts, above, above_out[:, :, :, None], grid)
         if epsilon > 0:
             level2 = np.where(level2 <= 0, epsilon, level2)
             level2 /= level2.sum(axis=-1, keepdims=True)
-        cond_log[member, layout[t] : layout[t + 1]] = (
-            np.log(level2).transpose(np.argsort(axes)).reshape(-1)
-        )
+        logs = np.log(level2)
+        for (t, member, _, _, _, axes, _), b, log in zip(families, chosen, logs, strict=True):
+            b2[member, t] = b
+            cond_log[member, layout[t] : layout[t + 1]] = log.transpose(np.argsort(axes)).reshape(
+                -1
+            )
     return cond_log, {"class": b0, "one_parent": b1, "two_parents": b2}
 
 
