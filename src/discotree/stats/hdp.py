@@ -32,7 +32,9 @@ out and samples the table counts with Stirling numbers instead.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -91,6 +93,22 @@ class ContextTree:
     level: NDArray[np.intp]
     observed: NDArray[np.float64]
     group: NDArray[np.intp] | None = None
+
+    @classmethod
+    def stacked(
+        cls,
+        parent: Sequence[NDArray[Any]],
+        level: Sequence[NDArray[Any]],
+        observed: Sequence[NDArray[np.float64]],
+        group: Sequence[NDArray[Any]] | None = None,
+    ) -> ContextTree:
+        """The tree of parts (levels, or trees of a forest) given in order."""
+        return cls(
+            np.concatenate(parent).astype(np.intp),
+            np.concatenate(level).astype(np.intp),
+            np.vstack(observed),
+            None if group is None else np.concatenate(group).astype(np.intp),
+        )
 
     @property
     def n_levels(self) -> int:
@@ -312,12 +330,7 @@ def context_tree(
         keys.append(here)
         previous = here
         start += len(here)
-    tree = ContextTree(
-        np.concatenate(parent).astype(np.intp),
-        np.concatenate(level).astype(np.intp),
-        np.vstack(observed),
-    )
-    return tree, keys
+    return ContextTree.stacked(parent, level, observed), keys
 
 
 def sample_context_trees(
@@ -389,12 +402,7 @@ def _sample_batch(
         spans.append((offset, size, group_offset, n_groups))
         offset += size
         group_offset += n_groups
-    forest = ContextTree(
-        np.concatenate(parents).astype(np.intp),
-        np.concatenate(levels).astype(np.intp),
-        np.vstack(observed),
-        np.concatenate(groups).astype(np.intp),
-    )
+    forest = ContextTree.stacked(parents, levels, observed, groups)
     estimate = hdp_estimate(forest, rng, n_sweeps, burn_in)
     for i, (first, size, g0, n_groups) in zip(batch, spans, strict=True):
         out[i] = HDPEstimate(

@@ -105,6 +105,10 @@ def counted_context_tree(
     >>> tree.observed.tolist(), [k.tolist() for k in keys]
     ([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [2.0, 0.0], [0.0, 1.0]], [[0, 1], [0, 2]])
     """
+    levels = [  # whole numbers, each table checked once
+        [None if table is None else check_customer_counts(table) for table in tables]
+        for tables in levels
+    ]
     r = int(np.asarray(levels[0][0]).shape[-1])
     parent, level, observed, keys = [np.array([-1])], [np.array([0])], [np.zeros((1, r))], []
     start = 1
@@ -115,11 +119,8 @@ def counted_context_tree(
         for c, table in enumerate(tables):
             if table is None:
                 continue
-            table = check_customer_counts(table)
             flat = table.reshape(-1, r)
             deeper = below[c]
-            if deeper is not None:
-                deeper = check_customer_counts(deeper)
             seated = flat if deeper is None else flat - np.sum(deeper, axis=-2).reshape(-1, r)
             if depth == 0:
                 present = np.zeros(1, dtype=np.int64)  # every class context
@@ -143,12 +144,7 @@ def counted_context_tree(
         keys.append(here)
         previous = here
         start += len(here)
-    tree = ContextTree(
-        np.concatenate(parent).astype(np.intp),
-        np.concatenate(level).astype(np.intp),
-        np.vstack(observed),
-    )
-    return tree, keys
+    return ContextTree.stacked(parent, level, observed), keys
 
 
 def dense_estimates(
