@@ -44,6 +44,9 @@ def test_reproducible_and_members_differ():
         ({"linear_weight": "auto", "bootstrap": True}, "bagged members"),
         ({"linear_C": 0.0}, "linear_C must be a positive finite number"),
         ({"linear_C": float("inf")}, "linear_C must be a positive finite number"),
+        ({"linear_pairs": -1}, "linear_pairs must be 'all' or an integer >= 0"),
+        ({"linear_pairs": "most"}, "linear_pairs must be 'all' or an integer >= 0"),
+        ({"linear_pairs": 2.5}, "linear_pairs must be 'all' or an integer >= 0"),
     ],
 )
 def test_bad_parameters_are_named(params, message):
@@ -75,6 +78,36 @@ def test_the_linear_member_is_mixed_in_with_its_weight():
     assert mixed.set_params(linear_weight=0.0).fit(X, y).model_.linear is None
 
 
+def test_the_linear_member_reads_the_pairs_of_largest_conditional_information():
+    from discotree.learners.logistic import ranked_pairs
+    from discotree.learners.registry import Rows
+    from discotree.models.ensemble import coarsening_maps
+
+    X, y = load_wine(return_X_y=True)
+    X = X.copy()
+    X[::9, 2] = np.nan
+    clf = KDBEnsembleClassifier(n_estimators=2, linear_pairs=5).fit(X, y)
+    linear = clf.model_.linear
+    codes = clf.encoder_.transform(X)
+    binned = clf.encoder_.binned_columns_.tolist()
+    levels = coarsening_maps(clf.n_categories_, binned, 4, None)  # n_bins even levels
+    assert len(linear.pair_levels) == X.shape[1]
+    for got, want in zip(linear.pair_levels, levels, strict=True):
+        assert (got is None and want is None) or np.array_equal(got, want)
+    rows = Rows(codes, y, np.ones(len(y)), 3, clf.n_categories_)  # classes 0, 1, 2
+    np.testing.assert_array_equal(linear.pairs, ranked_pairs(rows, levels, 5))
+    # "all" is every pair; 0 none; the posterior is the documented mixture
+    every = KDBEnsembleClassifier(n_estimators=2, linear_pairs="all").fit(X, y)
+    assert len(every.model_.linear.pairs) == 13 * 12 // 2
+    assert len(KDBEnsembleClassifier(n_estimators=2).fit(X, y).model_.linear.pairs) == 0
+    w = every.linear_weight_
+    members = KDBEnsembleClassifier(n_estimators=2, linear_weight=0.0).fit(X, y)
+    mixed = (1 - w) * members.predict_proba(X) + w * np.exp(
+        every.model_.linear.log_posterior(codes)
+    )
+    assert_allclose(every.predict_proba(X), mixed, atol=1e-12)
+
+
 def test_the_memory_guard_counts_the_linear_member():
     from discotree import config_context
 
@@ -83,6 +116,9 @@ def test_the_memory_guard_counts_the_linear_member():
     without = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0).fit(X, y)
     extra = with_member.fit_memory_estimate_ - without.fit_memory_estimate_
     assert extra == 24.0 * X.size + 32.0 * len(X) * 3
+    paired = KDBEnsembleClassifier(n_estimators=1, linear_pairs=7).fit(X, y)
+    extra = paired.fit_memory_estimate_ - without.fit_memory_estimate_
+    assert extra == 24.0 * len(X) * (X.shape[1] + 7) + 32.0 * len(X) * 3
     limit = int(without.fit_memory_estimate_ + with_member.fit_memory_estimate_) // 2
     with config_context(memory_limit=limit):
         KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0).fit(X, y)

@@ -368,6 +368,58 @@ def test_an_ensemble_whose_linear_member_disagrees_is_refused(edit, match):
         loads(dumps(model))
 
 
+@pytest.mark.parametrize(
+    ("edit", "match"),
+    [
+        (lambda m: setattr(m, "pairs", np.array([[0, 0]])), r"linear.pairs: must be"),
+        (lambda m: setattr(m, "pairs", np.array([[0, 3]])), r"linear.pairs: must be"),
+        (lambda m: setattr(m, "pairs", np.array([0, 1])), r"linear.pairs: must be"),
+        (lambda m: m.pair_levels.pop(), r"linear.pair_levels: needs one level"),
+        (
+            lambda m: m.pair_levels.__setitem__(0, np.array([0, -1])),
+            r"linear.pair_levels: needs one level",
+        ),
+        (lambda m: setattr(m, "pairs", m.pairs[:1]), r"linear.coef: has shape"),
+    ],
+    ids=["same-feature", "out-of-range", "flat", "levels-short", "levels-negative", "coef"],
+)
+def test_an_ensemble_whose_linear_pairs_disagree_is_refused(edit, match):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 3))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    model = discotree.KDBEnsembleClassifier(n_estimators=2, linear_pairs="all").fit(X, y)
+    assert len(model.model_.linear.pairs) == 3
+    assert loads(dumps(model)).predict_proba(X) == pytest.approx(model.predict_proba(X))
+    edit(model.model_.linear)
+    with pytest.raises(ValueError, match=match):
+        loads(dumps(model))
+
+
+def test_an_ensemble_saved_before_linear_pairs_existed_loads_without_them():
+    model, X = _ensemble()
+    document = json.loads(dumps(model))
+
+    def drop(value):  # the fields an earlier version did not write
+        if isinstance(value, dict):
+            if "__dict__" in value:
+                value["__dict__"] = [
+                    [k, drop(v)]
+                    for k, v in value["__dict__"]
+                    if k not in ("linear_pairs", "pairs", "pair_levels")
+                ]
+                return value
+            return {k: drop(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [drop(v) for v in value]
+        return value
+
+    text = json.dumps(drop(document))
+    assert '"linear_pairs"' not in text and '"pair_levels"' not in text
+    loaded = loads(text)
+    assert loaded.linear_pairs == 0 and loaded.model_.linear.pairs.shape == (0, 2)
+    assert loaded.predict_proba(X) == pytest.approx(model.predict_proba(X))
+
+
 def test_an_ensemble_linear_weight_outside_zero_one_is_refused():
     model, _ = _ensemble()
     model.model_.linear_weight = 1.5

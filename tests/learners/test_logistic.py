@@ -4,13 +4,15 @@ with weights and missing values."""
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import log_softmax
 from sklearn.linear_model import LogisticRegression
 
+from discotree.learners import logistic as logistic_learner
 from discotree.learners.logistic import (
     cross_validated_log_posteriors,
     fit_logistic,
+    ranked_pairs,
     standardised_values,
 )
 from discotree.learners.registry import LearnerSpec, Rows, get_learner
@@ -164,3 +166,145 @@ def test_cross_validation_of_identical_rows_falls_back_to_the_whole_fit():
     spec = LearnerSpec("logistic", 1.0, 0.0)
     got = cross_validated_log_posteriors(rows, spec)
     assert_allclose(got, fit_logistic(rows, spec).model.log_posterior(codes))
+
+
+# ------------------------------------------------------------------ pairs (ALR2-like)
+def _dense_pair_reference(codes, n_categories, values, pairs, pair_levels):
+    """The singles' inputs, then each pair's one-hot joint cell of the two features'
+    levels, by a loop over rows (nothing when either feature is missing)."""
+    singles = _dense_reference(codes, n_categories, values)
+    level = [(lambda c, m=m: c if m is None else int(m[c])) for m in (pair_levels or [None] * 4)]
+    sizes = [
+        int(r) if m is None else int(max(m)) + 1
+        for r, m in zip(n_categories, pair_levels or [None] * 4, strict=True)
+    ]
+    blocks = []
+    for i, j in pairs:
+        block = np.zeros((len(codes), sizes[i] * sizes[j]))
+        for row, (a, b) in enumerate(zip(codes[:, i], codes[:, j], strict=True)):
+            if a >= 0 and b >= 0:
+                block[row, level[i](a) * sizes[j] + level[j](b)] = 1.0
+        blocks.append(block)
+    return np.hstack([singles, *blocks])
+
+
+@pytest.mark.parametrize("maps", [False, True])
+def test_pair_inputs_match_a_loop_over_rows(rng, maps):
+    codes, _, _, n_categories, values = _problem(rng)
+    pairs = np.array([[0, 1], [1, 3], [2, 0]])
+    levels = [None, np.array([0, 0, 1, 1, 2, 2]), None, np.array([0, 1, 1, 1, 1])] if maps else []
+    assert_allclose(
+        design_matrix(codes, n_categories, values, pairs, levels).toarray(),
+        _dense_pair_reference(codes, n_categories, values, pairs, levels),
+    )
+    offsets = input_offsets(n_categories, values, pairs, levels)
+    sizes = [3 * 3, 3 * 2, 2 * 3] if maps else [3 * 6, 6 * 5, 2 * 3]
+    assert np.diff(offsets)[4:].tolist() == sizes
+
+
+def _conditional_mutual_information(a, b, y, weights):
+    """I(A; B | C) from the weighted rows where both are observed, by a loop over cells
+    (the class shares of those rows)."""
+    seen = (a >= 0) & (b >= 0)
+    a, b, y, weights = a[seen], b[seen], y[seen], weights[seen]
+    total, out = weights.sum(), 0.0
+    for c in np.unique(y):
+        in_class = y == c
+        wc = weights[in_class].sum()
+        for u in np.unique(a):
+            for v in np.unique(b):
+                joint = weights[in_class & (a == u) & (b == v)].sum() / wc
+                if joint == 0:
+                    continue
+                pa = weights[in_class & (a == u)].sum() / wc
+                pb = weights[in_class & (b == v)].sum() / wc
+                out += wc / total * joint * np.log(joint / (pa * pb))
+    return out
+
+
+def test_ranked_pairs_are_those_of_largest_conditional_information(rng):
+    codes, y, weights, n_categories, _ = _problem(rng, n=400)
+    codes[:, 2] = np.where(codes[:, 0] >= 0, (codes[:, 0] + y) % 2, -1)  # a strong pair
+    levels = [None, np.array([0, 0, 1, 1, 2, 2]), None, None]
+    rows = Rows(codes, y, weights, 3, n_categories)
+    mapped = codes.copy()
+    mapped[:, 1] = np.where(codes[:, 1] >= 0, levels[1][np.maximum(codes[:, 1], 0)], -1)
+    brute = {
+        (i, j): _conditional_mutual_information(mapped[:, i], mapped[:, j], y, weights)
+        for i in range(4)
+        for j in range(i + 1, 4)
+    }
+    expected = sorted(brute, key=lambda p: -brute[p])
+    got = [tuple(p) for p in ranked_pairs(rows, levels, 6).tolist()]
+    assert got == expected
+    assert got[0] == (0, 2)
+    assert ranked_pairs(rows, levels, 2).tolist() == [list(p) for p in expected[:2]]
+    assert ranked_pairs(rows, levels, 0).shape == (0, 2)
+    assert len(ranked_pairs(rows, levels, 99)) == 6  # every pair, at most
+
+
+def test_pair_ties_go_to_the_first_pair_and_the_cells_cap_the_count(rng, monkeypatch):
+    codes = np.tile(rng.integers(0, 2, size=(50, 1)), (1, 4))  # four copies of a column
+    rows = Rows(codes, rng.integers(0, 2, 50), np.ones(50), 2, np.array([2, 2, 2, 2]))
+    assert ranked_pairs(rows, [], 3).tolist() == [[0, 1], [0, 2], [0, 3]]
+    monkeypatch.setattr(logistic_learner, "PAIR_CELLS", 100)  # 100 // 50 rows: 2 pairs
+    assert len(ranked_pairs(rows, [], 6)) == 2
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_a_fit_with_pairs_is_scikit_learns_on_the_same_inputs(rng, n_classes):
+    codes, y, weights, n_categories, raw = _problem(rng, n_classes=n_classes)
+    rows = Rows(codes, y, weights, n_classes, n_categories)
+    levels = [None, np.array([0, 0, 1, 1, 2, 2]), None, np.array([0, 0, 1, 1, 1])]
+    options = {"values": raw, "C": 0.7, "pairs": 3, "pair_levels": levels}
+    model = fit_logistic(rows, LearnerSpec("logistic", 1.0, 0.0, options=options)).model
+    assert model.pairs.shape == (3, 2)
+    assert_array_equal(model.pairs, ranked_pairs(rows, levels, 3))
+    values = standardised_values(codes, weights, raw)
+    inputs = _dense_pair_reference(codes, n_categories, values, model.pairs, levels)
+    C = 0.7 if n_classes > 2 else 1.4  # (see the test without pairs)
+    reference = LogisticRegression(C=C, tol=1e-12, max_iter=10_000).fit(
+        inputs, y, sample_weight=weights
+    )
+    assert_allclose(np.exp(model.log_posterior(codes)), reference.predict_proba(inputs), atol=5e-5)
+    # whole-number weights are repeated rows, with pairs too
+    repeat = np.repeat(np.arange(len(y)), weights.astype(int))
+    repeated = Rows(codes[repeat], y[repeat], np.ones(len(repeat)), n_classes, n_categories)
+    again = fit_logistic(repeated, LearnerSpec("logistic", 1.0, 0.0, options=options)).model
+    assert_array_equal(again.pairs, model.pairs)
+    assert_allclose(again.log_posterior(codes), model.log_posterior(codes), atol=1e-5)
+
+
+def test_a_missing_feature_leaves_out_its_pairs(rng):
+    codes, y, weights, n_categories, raw = _problem(rng)
+    options = {"values": raw, "pairs": 6}
+    model = fit_logistic(
+        Rows(codes, y, weights, 3, n_categories), LearnerSpec("logistic", 1.0, 0.0, options=options)
+    ).model
+    row = np.array([[2, 4, 1, 3]])
+    offsets = input_offsets(n_categories, model.values, model.pairs, model.pair_levels)
+    for hidden in range(4):
+        partial = row.copy()
+        partial[0, hidden] = -1
+        scores = model.intercept.copy()
+        for j in range(4):
+            if j == hidden:
+                continue
+            if model.values[j] is None:
+                scores = scores + model.coef[offsets[j] + row[0, j]]
+            else:
+                scores = scores + model.values[j][row[0, j]] * model.coef[offsets[j]]
+        for p, (i, j) in enumerate(model.pairs.tolist()):
+            if hidden not in (i, j):
+                cell = row[0, i] * n_categories[j] + row[0, j]
+                scores = scores + model.coef[offsets[4 + p] + cell]
+        assert_allclose(model.log_posterior(partial)[0], log_softmax(scores), atol=1e-12)
+
+
+def test_a_warm_start_keeps_the_pairs_of_the_model_it_starts_from(rng):
+    codes, y, weights, n_categories, _ = _problem(rng)
+    rows = Rows(codes, y, weights, 3, n_categories)
+    start = fit_logistic(rows, LearnerSpec("logistic", 1.0, 0.0, options={"pairs": 2})).model
+    warm = LearnerSpec("logistic", 1.0, 0.0, options={"start": start, "pairs": 5})
+    part = Rows(codes[:150], y[:150], weights[:150], 3, n_categories)
+    assert_array_equal(fit_logistic(part, warm).model.pairs, start.pairs)

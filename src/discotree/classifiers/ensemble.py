@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..learners.ensemble import COARSENINGS
+from ..learners.ensemble import COARSENINGS, linear_pair_count
 from ..learners.k_dependence import check_kdb_options
-from ..learners.logistic import logistic_fit_bytes
+from ..learners.logistic import PAIR_CELLS, logistic_fit_bytes
 from ..learners.registry import LearnerSpec, Rows, get_learner
 from ..transformers.discretizer import Discretizer, bin_midpoints
 from ..transformers.encoder import TableEncoder
@@ -96,6 +96,15 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         The weight is ``linear_weight_``; not with ``bootstrap=True``.
     linear_C : float, default=1.0
         The linear member's inverse L2 penalty (scikit-learn's ``C``).
+    linear_pairs : int or "all", default=0
+        The number of feature pairs, at most, to which the linear member gives joint
+        inputs (a weight per joint cell of the two features' levels and class: the
+        logistic model with second-order interactions of Zaidi et al., "ALRn", Machine
+        Learning 104, 2016); the pairs of largest I(X_i; X_j | C), a numeric column
+        read in ``n_bins`` even levels of its fine bins
+        (:func:`discotree.learners.logistic.ranked_pairs`), fewer beyond 20 million
+        (rows x pairs) inputs. The linear member's fitted pairs are
+        ``model_.linear.pairs``.
     alpha : float, default=1.0
         The members' pseudo-count (hierarchical: of the nodes' marginals).
     epsilon : float, default=1e-5
@@ -153,6 +162,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         bootstrap: bool = False,
         linear_weight: float | str = "auto",
         linear_C: float = 1.0,
+        linear_pairs: int | str = 0,
         alpha: float = 1.0,
         epsilon: float = 1e-5,
         max_categories: int = 10,
@@ -172,6 +182,14 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         self.bootstrap = bootstrap
         self.linear_weight = linear_weight
         self.linear_C = linear_C
+        self.linear_pairs = linear_pairs
+
+    @staticmethod
+    def upgrade_state(state: dict) -> dict:
+        """The state of an ensemble saved before ``linear_pairs`` existed, as it was
+        fitted then (no pairs): used when a model file is loaded."""
+        state.setdefault("linear_pairs", 0)
+        return state
 
     def _check_params(self) -> None:
         name = type(self).__name__
@@ -190,6 +208,11 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         if not (is_real(self.linear_C) and 0.0 < float(self.linear_C) < np.inf):
             raise ValueError(
                 f"{name}: linear_C must be a positive finite number, got {self.linear_C!r}."
+            )
+        pairs = self.linear_pairs
+        if not (pairs == "all" or is_count(pairs, 0)):
+            raise ValueError(
+                f"{name}: linear_pairs must be 'all' or an integer >= 0, got {pairs!r}."
             )
         bins = self.n_bins
         if isinstance(bins, tuple | list) and len(bins) == 2:
@@ -232,7 +255,11 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         (:func:`~discotree.learners.logistic.logistic_fit_bytes`) when it has one."""
         estimate = super()._fit_memory_bytes(codes, class_index, weights)
         if self.linear_weight == "auto" or float(self.linear_weight) > 0:
-            estimate += logistic_fit_bytes(codes.shape[0], codes.shape[1], len(self.classes_))
+            n_rows, n_features = codes.shape
+            pairs = min(
+                linear_pair_count(self.linear_pairs, n_features), PAIR_CELLS // max(n_rows, 1)
+            )
+            estimate += logistic_fit_bytes(n_rows, n_features + pairs, len(self.classes_))
         return estimate
 
     def _bin_values(self) -> list[NDArray[np.float64] | None]:
@@ -273,6 +300,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
                 "auto" if self.linear_weight == "auto" else float(self.linear_weight)
             ),
             "linear_C": float(self.linear_C),
+            "linear_pairs": "all" if self.linear_pairs == "all" else int(self.linear_pairs),
             "values": self._bin_values(),
         }
         spec = LearnerSpec("kdb-ensemble", self._alpha, self._epsilon, options=options)

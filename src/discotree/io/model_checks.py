@@ -346,7 +346,34 @@ def _check_linear(linear: Any, counts: Any, n_classes: int, where: str) -> None:
         for v, r in zip(linear.values, n_categories, strict=False)
     ):
         raise _fail(f"{where}.values", "needs one value per category of each valued feature")
-    n_inputs = int(input_offsets(n_categories, linear.values)[-1])
+    pairs, pair_levels = linear.pairs, linear.pair_levels
+    if not (
+        isinstance(pairs, np.ndarray)
+        and pairs.ndim == 2
+        and pairs.shape[1] == 2
+        and np.issubdtype(pairs.dtype, np.integer)
+        and ((pairs >= 0) & (pairs < len(n_categories))).all()
+        and (pairs[:, 0] != pairs[:, 1]).all()
+    ):
+        raise _fail(f"{where}.pairs", "must be (pairs, 2) indices of two different features")
+    if not isinstance(pair_levels, list) or (
+        pair_levels
+        and (
+            len(pair_levels) != len(n_categories)
+            or any(
+                m is not None
+                and (
+                    not isinstance(m, np.ndarray)
+                    or not np.issubdtype(m.dtype, np.integer)
+                    or m.shape != (int(r),)
+                    or (r and m.min() < 0)
+                )
+                for m, r in zip(pair_levels, n_categories, strict=True)
+            )
+        )
+    ):
+        raise _fail(f"{where}.pair_levels", "needs one level >= 0 per category of each feature")
+    n_inputs = int(input_offsets(n_categories, linear.values, pairs, pair_levels)[-1])
     _check_shape(linear.coef, (n_inputs, n_classes), f"{where}.coef")
     _check_shape(linear.intercept, (n_classes,), f"{where}.intercept")
 

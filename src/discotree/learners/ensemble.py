@@ -10,8 +10,10 @@ columns binned by the encoder), ``seed``, ``n_jobs``, the member's own (``k``,
 ``selective``, ``selection_loss``, ``smoothing``), and the linear member's:
 ``linear_weight`` (0: none; ``"auto"``: the weight of least held-out log-loss,
 :func:`held_out_mixture_losses`, plus :data:`LEAVE_ONE_OUT_OPTIMISM`), ``values`` (the
-value of every fine bin of the binned columns, None for the others) and ``linear_C``
-(:mod:`discotree.learners.logistic`).
+value of every fine bin of the binned columns, None for the others), ``linear_C`` and
+``linear_pairs`` (the number of feature pairs with joint inputs, at most, or ``"all"``;
+their levels: a binned column's fine bins in ``n_bins`` even levels, another column's
+categories; :mod:`discotree.learners.logistic`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ __all__ = [
     "fit_kdb_ensemble",
     "held_out_mixture_losses",
     "held_out_rows",
+    "linear_pair_count",
 ]
 
 
@@ -190,6 +193,30 @@ def _held_out_linear_weight(
     return min(least + LEAVE_ONE_OUT_OPTIMISM, 1.0)
 
 
+def linear_pair_count(requested: int | str, n_features: int) -> int:
+    """The ``pairs`` option of the linear member: ``"all"`` is every pair of the
+    features, a number is itself (checked non-negative).
+
+    Examples
+    --------
+    >>> linear_pair_count("all", 4), linear_pair_count(2, 4)
+    (6, 2)
+    """
+    if requested == "all":
+        return n_features * (n_features - 1) // 2
+    if isinstance(requested, str) or int(requested) < 0:
+        raise ValueError(f"linear_pairs must be 'all' or a count >= 0, got {requested!r}.")
+    return int(requested)
+
+
+def _pair_levels(rows: Rows, spec: LearnerSpec) -> list[NDArray[np.intp] | None]:
+    """The levels the linear member's pairs read: each binned column's fine bins in
+    ``n_bins`` (its smallest, if a range) even levels, the other columns as they are."""
+    n_bins = spec.option("n_bins", 4)
+    size = int(n_bins if np.ndim(n_bins) == 0 else n_bins[0])
+    return coarsening_maps(rows.n_categories, list(spec.option("binned", [])), size, None)
+
+
 def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
     """Every member from the rows, and their averaged model."""
     n_members = int(spec.option("n_estimators", 10))
@@ -214,7 +241,12 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
     requested = spec.option("linear_weight", 0.0)
     linear, weight_of_linear = None, 0.0
     if requested == "auto" or float(requested) > 0:
-        options = {"values": spec.option("values"), "C": spec.option("linear_C", 1.0)}
+        options = {
+            "values": spec.option("values"),
+            "C": spec.option("linear_C", 1.0),
+            "pairs": linear_pair_count(spec.option("linear_pairs", 0), len(rows.n_categories)),
+            "pair_levels": _pair_levels(rows, spec),
+        }
         linear_spec = replace(spec, learner="logistic", options=options)
         linear = fit_logistic(rows, linear_spec).model
         weight_of_linear = (
