@@ -78,34 +78,48 @@ def test_the_linear_member_is_mixed_in_with_its_weight():
     assert mixed.set_params(linear_weight=0.0).fit(X, y).model_.linear is None
 
 
-def test_the_linear_member_reads_the_pairs_of_largest_conditional_information():
+def _wine_with_categories():
+    """Wine with four categorical columns (at most 10 values: not binned) beside its
+    13 numeric ones, and missing values in both kinds."""
+    X, y = load_wine(return_X_y=True)
+    categories = np.column_stack(
+        [np.digitize(X[:, j], np.quantile(X[:, j], [0.25, 0.5, 0.75])) for j in (0, 6, 9, 12)]
+    )
+    X = np.column_stack([X, categories]).astype(float)
+    X[::9, 2] = np.nan
+    X[::11, 14] = np.nan
+    return X, y
+
+
+def test_the_linear_member_reads_the_categorical_pairs_of_largest_information():
     from discotree.learners.logistic import ranked_pairs
     from discotree.learners.registry import Rows
-    from discotree.models.ensemble import coarsening_maps
 
-    X, y = load_wine(return_X_y=True)
-    X = X.copy()
-    X[::9, 2] = np.nan
+    X, y = _wine_with_categories()
     clf = KDBEnsembleClassifier(n_estimators=2, linear_pairs=5).fit(X, y)
     linear = clf.model_.linear
-    codes = clf.encoder_.transform(X)
     binned = clf.encoder_.binned_columns_.tolist()
-    levels = coarsening_maps(clf.n_categories_, binned, 4, None)  # n_bins even levels
-    assert len(linear.pair_levels) == X.shape[1]
-    for got, want in zip(linear.pair_levels, levels, strict=True):
-        assert (got is None and want is None) or np.array_equal(got, want)
+    categorical = [j for j in range(X.shape[1]) if j not in binned]
+    assert categorical == [13, 14, 15, 16]
+    codes = clf.encoder_.transform(X)
     rows = Rows(codes, y, np.ones(len(y)), 3, clf.n_categories_)  # classes 0, 1, 2
-    np.testing.assert_array_equal(linear.pairs, ranked_pairs(rows, levels, 5))
-    # "all" is every pair; 0 none; the posterior is the documented mixture
+    np.testing.assert_array_equal(linear.pairs, ranked_pairs(rows, [], 5, categorical))
+    assert len(linear.pairs) == 5 and linear.pair_levels == []
+    # "all" is every pair of the categorical columns; 0 none
     every = KDBEnsembleClassifier(n_estimators=2, linear_pairs="all").fit(X, y)
-    assert len(every.model_.linear.pairs) == 13 * 12 // 2
+    assert len(every.model_.linear.pairs) == 6
     assert len(KDBEnsembleClassifier(n_estimators=2).fit(X, y).model_.linear.pairs) == 0
+    # the posterior is the documented mixture
     w = every.linear_weight_
     members = KDBEnsembleClassifier(n_estimators=2, linear_weight=0.0).fit(X, y)
     mixed = (1 - w) * members.predict_proba(X) + w * np.exp(
         every.model_.linear.log_posterior(codes)
     )
     assert_allclose(every.predict_proba(X), mixed, atol=1e-12)
+    # numeric columns only: no pairs
+    X_numeric, _ = load_wine(return_X_y=True)
+    numeric = KDBEnsembleClassifier(n_estimators=2, linear_pairs="all").fit(X_numeric, y)
+    assert numeric.model_.linear.pairs.shape == (0, 2)
 
 
 def test_the_memory_guard_counts_the_linear_member():
@@ -116,14 +130,16 @@ def test_the_memory_guard_counts_the_linear_member():
     without = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0).fit(X, y)
     extra = with_member.fit_memory_estimate_ - without.fit_memory_estimate_
     assert extra == 24.0 * X.size + 32.0 * len(X) * 3
-    paired = KDBEnsembleClassifier(n_estimators=1, linear_pairs=7).fit(X, y)
-    extra = paired.fit_memory_estimate_ - without.fit_memory_estimate_
-    assert extra == 24.0 * len(X) * (X.shape[1] + 7) + 32.0 * len(X) * 3
     limit = int(without.fit_memory_estimate_ + with_member.fit_memory_estimate_) // 2
     with config_context(memory_limit=limit):
         KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0).fit(X, y)
         with pytest.raises(ValueError, match="more than the memory limit"):
             KDBEnsembleClassifier(n_estimators=1).fit(X, y)
+    X, y = _wine_with_categories()
+    paired = KDBEnsembleClassifier(n_estimators=1, linear_pairs="all").fit(X, y)
+    bare = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0).fit(X, y)
+    extra = paired.fit_memory_estimate_ - bare.fit_memory_estimate_
+    assert extra == 24.0 * len(X) * (X.shape[1] + 6) + 32.0 * len(X) * 3  # 6 pairs of 4
 
 
 def test_held_out_mixture_losses_are_a_loop_over_weights(rng):

@@ -371,12 +371,12 @@ def test_an_ensemble_whose_linear_member_disagrees_is_refused(edit, match):
 @pytest.mark.parametrize(
     ("edit", "match"),
     [
-        (lambda m: setattr(m, "pairs", np.array([[0, 0]])), r"linear.pairs: must be"),
-        (lambda m: setattr(m, "pairs", np.array([[0, 3]])), r"linear.pairs: must be"),
+        (lambda m: setattr(m, "pairs", np.array([[1, 1]])), r"linear.pairs: must be"),
+        (lambda m: setattr(m, "pairs", np.array([[0, 4]])), r"linear.pairs: must be"),
         (lambda m: setattr(m, "pairs", np.array([0, 1])), r"linear.pairs: must be"),
-        (lambda m: m.pair_levels.pop(), r"linear.pair_levels: needs one level"),
+        (lambda m: setattr(m, "pair_levels", [None] * 3), r"linear.pair_levels: needs one"),
         (
-            lambda m: m.pair_levels.__setitem__(0, np.array([0, -1])),
+            lambda m: setattr(m, "pair_levels", [None, np.array([0, -1, 0]), None, None]),
             r"linear.pair_levels: needs one level",
         ),
         (lambda m: setattr(m, "pairs", m.pairs[:1]), r"linear.coef: has shape"),
@@ -385,10 +385,11 @@ def test_an_ensemble_whose_linear_member_disagrees_is_refused(edit, match):
 )
 def test_an_ensemble_whose_linear_pairs_disagree_is_refused(edit, match):
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(150, 3))
-    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    X = np.column_stack([rng.normal(size=150), rng.integers(0, 3, size=(150, 3))])
+    y = ((X[:, 1] == X[:, 2]) ^ (X[:, 0] > 0)).astype(int)
     model = discotree.KDBEnsembleClassifier(n_estimators=2, linear_pairs="all").fit(X, y)
-    assert len(model.model_.linear.pairs) == 3
+    assert len(model.model_.linear.pairs) == 3  # the three categorical columns'
+    model.model_.linear.pair_levels = [None] * 4  # (a valid form of "no level map")
     assert loads(dumps(model)).predict_proba(X) == pytest.approx(model.predict_proba(X))
     edit(model.model_.linear)
     with pytest.raises(ValueError, match=match):

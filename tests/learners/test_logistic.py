@@ -252,7 +252,9 @@ def test_pair_ties_go_to_the_first_pair_and_the_cells_cap_the_count(rng, monkeyp
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_a_fit_with_pairs_is_scikit_learns_on_the_same_inputs(rng, n_classes):
+def test_a_fit_with_pairs_is_scikit_learns_on_the_same_inputs(rng, n_classes, monkeypatch):
+    # to the tolerance of the model without pairs, so that both optimisers converge
+    monkeypatch.setattr(logistic_learner, "PAIR_GRADIENT_TOLERANCE", 1e-6)
     codes, y, weights, n_categories, raw = _problem(rng, n_classes=n_classes)
     rows = Rows(codes, y, weights, n_classes, n_categories)
     levels = [None, np.array([0, 0, 1, 1, 2, 2]), None, np.array([0, 0, 1, 1, 1])]
@@ -273,6 +275,15 @@ def test_a_fit_with_pairs_is_scikit_learns_on_the_same_inputs(rng, n_classes):
     again = fit_logistic(repeated, LearnerSpec("logistic", 1.0, 0.0, options=options)).model
     assert_array_equal(again.pairs, model.pairs)
     assert_allclose(again.log_posterior(codes), model.log_posterior(codes), atol=1e-5)
+
+
+def test_a_model_with_pairs_stops_at_its_own_tolerance(rng, monkeypatch):
+    codes, y, weights, n_categories, raw = _problem(rng)
+    rows = Rows(codes, y, weights, 3, n_categories)
+    spec = LearnerSpec("logistic", 1.0, 0.0, options={"values": raw, "pairs": 6})
+    loose = fit_logistic(rows, spec).attributes["n_iter_"]
+    monkeypatch.setattr(logistic_learner, "PAIR_GRADIENT_TOLERANCE", 1e-6)
+    assert fit_logistic(rows, spec).attributes["n_iter_"] > loose
 
 
 def test_a_missing_feature_leaves_out_its_pairs(rng):

@@ -97,14 +97,14 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     linear_C : float, default=1.0
         The linear member's inverse L2 penalty (scikit-learn's ``C``).
     linear_pairs : int or "all", default=0
-        The number of feature pairs, at most, to which the linear member gives joint
-        inputs (a weight per joint cell of the two features' levels and class: the
-        logistic model with second-order interactions of Zaidi et al., "ALRn", Machine
-        Learning 104, 2016); the pairs of largest I(X_i; X_j | C), a numeric column
-        read in ``n_bins`` even levels of its fine bins
-        (:func:`discotree.learners.logistic.ranked_pairs`), fewer beyond 20 million
-        (rows x pairs) inputs. The linear member's fitted pairs are
-        ``model_.linear.pairs``.
+        The number of pairs of categorical (not binned) columns, at most, to which the
+        linear member gives joint inputs (a weight per joint cell of the two columns'
+        categories and class: the logistic model with second-order interactions of
+        Zaidi et al., "ALRn", Machine Learning 104, 2016); the pairs of largest
+        I(X_i; X_j | C) (:func:`discotree.learners.logistic.ranked_pairs`), fewer beyond
+        20 million (rows x pairs) inputs. The members capture the interactions of the
+        numeric columns; pairs of their coarse bins in the linear member lowered the
+        accuracy on the tuning folds. The fitted pairs are ``model_.linear.pairs``.
     alpha : float, default=1.0
         The members' pseudo-count (hierarchical: of the nodes' marginals).
     epsilon : float, default=1e-5
@@ -256,8 +256,9 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         estimate = super()._fit_memory_bytes(codes, class_index, weights)
         if self.linear_weight == "auto" or float(self.linear_weight) > 0:
             n_rows, n_features = codes.shape
+            categorical = n_features - len(self.encoder_.binned_columns_)
             pairs = min(
-                linear_pair_count(self.linear_pairs, n_features), PAIR_CELLS // max(n_rows, 1)
+                linear_pair_count(self.linear_pairs, categorical), PAIR_CELLS // max(n_rows, 1)
             )
             estimate += logistic_fit_bytes(n_rows, n_features + pairs, len(self.classes_))
         return estimate

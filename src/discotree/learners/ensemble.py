@@ -11,9 +11,8 @@ columns binned by the encoder), ``seed``, ``n_jobs``, the member's own (``k``,
 ``linear_weight`` (0: none; ``"auto"``: the weight of least held-out log-loss,
 :func:`held_out_mixture_losses`, plus :data:`LEAVE_ONE_OUT_OPTIMISM`), ``values`` (the
 value of every fine bin of the binned columns, None for the others), ``linear_C`` and
-``linear_pairs`` (the number of feature pairs with joint inputs, at most, or ``"all"``;
-their levels: a binned column's fine bins in ``n_bins`` even levels, another column's
-categories; :mod:`discotree.learners.logistic`).
+``linear_pairs`` (the number of pairs of categorical (not binned) columns with joint
+inputs, at most, or ``"all"``; :mod:`discotree.learners.logistic`).
 """
 
 from __future__ import annotations
@@ -173,11 +172,20 @@ def _held_out_linear_weight(
     (:func:`held_out_mixture_losses` over :data:`LINEAR_WEIGHTS`; ties: the smaller
     weight) plus :data:`LEAVE_ONE_OUT_OPTIMISM` (at most 1): the members' mean
     leave-one-out posterior of every row against the linear member's 5-fold
-    cross-validated one (each fold's fit starting from ``linear``); on more than
+    cross-validated one (each fold's fit starting from ``linear``, or, with pairs,
+    the whole fit of the fold's rows); on more than
     :data:`HELD_OUT_ROWS` rows, of the ``held`` rows only, the linear member fitted
     once on the others."""
     members = np.mean([np.exp(f.attributes.pop("held_out_log_posterior_")) for f in fitted], 0)
-    start = replace(linear_spec, options={**linear_spec.options, "start": linear})
+    # a model without pairs converges from a warm start to each fold's own optimum; one
+    # with pairs stops at a looser tolerance, near where it starts, and from the model
+    # of all the rows would keep what it learnt of the held-out ones: it is fitted as
+    # the final model is, pairs ranked on the fold's rows, from zeros
+    start = (
+        linear_spec
+        if len(linear.pairs)
+        else replace(linear_spec, options={**linear_spec.options, "start": linear})
+    )
     if held is None:
         held_linear = np.exp(cross_validated_log_posteriors(rows, start))
         truth, weights = rows.class_index, rows.weights
@@ -209,14 +217,6 @@ def linear_pair_count(requested: int | str, n_features: int) -> int:
     return int(requested)
 
 
-def _pair_levels(rows: Rows, spec: LearnerSpec) -> list[NDArray[np.intp] | None]:
-    """The levels the linear member's pairs read: each binned column's fine bins in
-    ``n_bins`` (its smallest, if a range) even levels, the other columns as they are."""
-    n_bins = spec.option("n_bins", 4)
-    size = int(n_bins if np.ndim(n_bins) == 0 else n_bins[0])
-    return coarsening_maps(rows.n_categories, list(spec.option("binned", [])), size, None)
-
-
 def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
     """Every member from the rows, and their averaged model."""
     n_members = int(spec.option("n_estimators", 10))
@@ -241,11 +241,13 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
     requested = spec.option("linear_weight", 0.0)
     linear, weight_of_linear = None, 0.0
     if requested == "auto" or float(requested) > 0:
+        binned = set(spec.option("binned", []))
+        categorical = [j for j in range(len(rows.n_categories)) if j not in binned]
         options = {
             "values": spec.option("values"),
             "C": spec.option("linear_C", 1.0),
-            "pairs": linear_pair_count(spec.option("linear_pairs", 0), len(rows.n_categories)),
-            "pair_levels": _pair_levels(rows, spec),
+            "pairs": linear_pair_count(spec.option("linear_pairs", 0), len(categorical)),
+            "pair_features": categorical,
         }
         linear_spec = replace(spec, learner="logistic", options=options)
         linear = fit_logistic(rows, linear_spec).model

@@ -37,28 +37,25 @@ def coarsening_maps(
     n_categories: NDArray[np.intp],
     binned: list[int],
     n_bins: int,
-    rng: np.random.Generator | None,
+    rng: np.random.Generator,
 ) -> list[NDArray[np.intp] | None]:
     """For every binned column, a map of its fine (equal-frequency) bins to ``n_bins``
     coarse ones cut at the jittered levels ``(k + u_k) / n_bins`` of the fine bins'
-    range (``u_k`` uniform on (-1/2, 1/2): a stochastic discretisation; ``u_k = 0``
-    without ``rng``); None for the other columns (kept as they are).
+    range (``u_k`` uniform on (-1/2, 1/2): a stochastic discretisation); None for the
+    other columns (kept as they are).
 
     Examples
     --------
     >>> maps = coarsening_maps(np.array([3, 8]), [1], 2, np.random.default_rng(0))
     >>> maps[0] is None, maps[1].tolist()
     (True, [0, 0, 0, 0, 0, 1, 1, 1])
-    >>> coarsening_maps(np.array([8]), [0], 4, None)[0].tolist()
-    [0, 0, 1, 1, 2, 2, 3, 3]
     """
     maps: list[NDArray[np.intp] | None] = [None] * len(n_categories)
     for j in binned:
         fine = int(n_categories[j])
         if fine <= n_bins:
             continue
-        jitter = 0.0 if rng is None else rng.uniform(-0.5, 0.5, n_bins - 1)
-        levels = (np.arange(1, n_bins) + jitter) / n_bins
+        levels = (np.arange(1, n_bins) + rng.uniform(-0.5, 0.5, n_bins - 1)) / n_bins
         cuts = np.unique(np.clip(np.rint(levels * fine), 1, fine - 1).astype(np.intp))
         maps[j] = np.searchsorted(cuts, np.arange(fine), side="right").astype(np.intp)
     return maps
