@@ -96,7 +96,7 @@ def test_the_linear_member_reads_the_categorical_pairs_of_largest_information():
     from discotree.learners.registry import Rows
 
     X, y = _wine_with_categories()
-    clf = KDBEnsembleClassifier(n_estimators=2, linear_pairs=5).fit(X, y)
+    clf = KDBEnsembleClassifier(n_estimators=2, linear_pairs=5, linear_weight=0.4).fit(X, y)
     linear = clf.model_.linear
     binned = clf.encoder_.binned_columns_.tolist()
     categorical = [j for j in range(X.shape[1]) if j not in binned]
@@ -106,7 +106,8 @@ def test_the_linear_member_reads_the_categorical_pairs_of_largest_information():
     np.testing.assert_array_equal(linear.pairs, ranked_pairs(rows, [], 5, categorical))
     assert len(linear.pairs) == 5 and linear.pair_levels == []
     # "all" is every pair of the categorical columns; 0 none
-    every = KDBEnsembleClassifier(n_estimators=2, linear_pairs="all").fit(X, y)
+    every = KDBEnsembleClassifier(n_estimators=2, linear_pairs="all", linear_weight=0.4)
+    every.fit(X, y)
     assert len(every.model_.linear.pairs) == 6
     assert len(KDBEnsembleClassifier(n_estimators=2).fit(X, y).model_.linear.pairs) == 0
     # the posterior is the documented mixture
@@ -120,6 +121,33 @@ def test_the_linear_member_reads_the_categorical_pairs_of_largest_information():
     X_numeric, _ = load_wine(return_X_y=True)
     numeric = KDBEnsembleClassifier(n_estimators=2, linear_pairs="all").fit(X_numeric, y)
     assert numeric.model_.linear.pairs.shape == (0, 2)
+
+
+def _categorical_problem(rng, n, interaction):
+    """Four categorical columns; the class is the exclusive or of the first two (an
+    interaction no single feature shows), or their sum's sign (none)."""
+    X = rng.integers(0, 3, size=(n, 4)).astype(float)
+    if interaction:
+        y = ((X[:, 0] > 0) ^ (X[:, 1] > 0)).astype(int)
+    else:
+        y = (X[:, 0] + X[:, 1] + rng.normal(0, 1, n) > 2).astype(int)
+    flip = rng.random(n) < 0.05
+    return X, np.where(flip, 1 - y, y)
+
+
+@pytest.mark.parametrize("interaction", [True, False])
+def test_the_pairs_are_kept_where_they_lower_the_held_out_loss(rng, interaction):
+    X, y = _categorical_problem(rng, 400, interaction)
+    clf = KDBEnsembleClassifier(n_estimators=2, k=0, linear_pairs="all").fit(X, y)
+    # the members are naive Bayes (k = 0): only the linear member can read the pairs
+    assert (len(clf.model_.linear.pairs) > 0) is interaction
+    if interaction:
+        assert clf.linear_weight_ == 1.0  # it beats the naive members everywhere
+        X_test, y_test = _categorical_problem(rng, 400, interaction)
+        assert clf.score(X_test, y_test) > 0.9
+    # a fixed weight keeps the pairs asked for
+    fixed = KDBEnsembleClassifier(n_estimators=2, linear_pairs="all", linear_weight=0.5)
+    assert len(fixed.fit(X, y).model_.linear.pairs) == 6
 
 
 def test_the_memory_guard_counts_the_linear_member():

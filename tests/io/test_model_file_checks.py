@@ -387,7 +387,9 @@ def test_an_ensemble_whose_linear_pairs_disagree_is_refused(edit, match):
     rng = np.random.default_rng(0)
     X = np.column_stack([rng.normal(size=150), rng.integers(0, 3, size=(150, 3))])
     y = ((X[:, 1] == X[:, 2]) ^ (X[:, 0] > 0)).astype(int)
-    model = discotree.KDBEnsembleClassifier(n_estimators=2, linear_pairs="all").fit(X, y)
+    model = discotree.KDBEnsembleClassifier(
+        n_estimators=2, linear_pairs="all", linear_weight=0.5
+    ).fit(X, y)
     assert len(model.model_.linear.pairs) == 3  # the three categorical columns'
     model.model_.linear.pair_levels = [None] * 4  # (a valid form of "no level map")
     assert loads(dumps(model)).predict_proba(X) == pytest.approx(model.predict_proba(X))

@@ -23,7 +23,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from numpy.typing import NDArray
 
-from ..fitting import argmax_with_ties
+from ..fitting import argmax_with_ties, sign_with_ties
 from ..kernels.counts import class_totals, univariate_counts
 from ..models.ensemble import (
     KDBEnsembleModel,
@@ -163,20 +163,18 @@ def held_out_rows(codes: NDArray[np.integer]) -> NDArray[np.intp] | None:
 
 def _held_out_linear_weight(
     rows: Rows,
-    fitted: list[FittedModel],
+    members: NDArray[np.float64],
     linear_spec: LearnerSpec,
     linear,
     held: NDArray[np.intp] | None,
-) -> float:
+) -> tuple[float, float]:
     """The linear member's weight of least held-out log-loss
     (:func:`held_out_mixture_losses` over :data:`LINEAR_WEIGHTS`; ties: the smaller
-    weight) plus :data:`LEAVE_ONE_OUT_OPTIMISM` (at most 1): the members' mean
-    leave-one-out posterior of every row against the linear member's 5-fold
-    cross-validated one (each fold's fit starting from ``linear``, or, with pairs,
-    the whole fit of the fold's rows); on more than
-    :data:`HELD_OUT_ROWS` rows, of the ``held`` rows only, the linear member fitted
-    once on the others."""
-    members = np.mean([np.exp(f.attributes.pop("held_out_log_posterior_")) for f in fitted], 0)
+    weight) and that loss: the members' mean leave-one-out posterior of every row
+    (``members``) against the linear member's 5-fold cross-validated one (each fold's
+    fit starting from ``linear``, or, with pairs, the whole fit of the fold's rows); on
+    more than :data:`HELD_OUT_ROWS` rows, of the ``held`` rows only, the linear member
+    fitted once on the others."""
     # a model without pairs converges from a warm start to each fold's own optimum; one
     # with pairs stops at a looser tolerance, near where it starts, and from the model
     # of all the rows would keep what it learnt of the held-out ones: it is fitted as
@@ -197,8 +195,38 @@ def _held_out_linear_weight(
         held_linear = np.exp(model.log_posterior(rows.codes[held]))
         truth, weights = rows.class_index[held], rows.weights[held]
     losses = held_out_mixture_losses(members, held_linear, truth, weights)
-    least = float(LINEAR_WEIGHTS[int(argmax_with_ties(-losses[None, :])[0])])
-    return min(least + LEAVE_ONE_OUT_OPTIMISM, 1.0)
+    best = int(argmax_with_ties(-losses[None, :])[0])
+    return float(LINEAR_WEIGHTS[best]), float(losses[best])
+
+
+def _linear_member(
+    rows: Rows, spec: LearnerSpec, fitted: list[FittedModel], held: NDArray[np.intp] | None
+):
+    """The linear member and its weight (see :func:`fit_kdb_ensemble`)."""
+    requested = spec.option("linear_weight", 0.0)
+    binned = set(spec.option("binned", []))
+    categorical = [j for j in range(len(rows.n_categories)) if j not in binned]
+    options = {
+        "values": spec.option("values"),
+        "C": spec.option("linear_C", 1.0),
+        "pairs": linear_pair_count(spec.option("linear_pairs", 0), len(categorical)),
+        "pair_features": categorical,
+    }
+    linear_spec = replace(spec, learner="logistic", options=options)
+    linear = fit_logistic(rows, linear_spec).model
+    if requested != "auto":
+        return linear, float(requested)
+    members = np.mean([np.exp(f.attributes.pop("held_out_log_posterior_")) for f in fitted], 0)
+    weight, loss = _held_out_linear_weight(rows, members, linear_spec, linear, held)
+    if len(linear.pairs):  # the pairs only where they lower the held-out loss
+        single_spec = replace(linear_spec, options={**options, "pairs": 0})
+        single = fit_logistic(rows, single_spec).model
+        single_weight, single_loss = _held_out_linear_weight(
+            rows, members, single_spec, single, held
+        )
+        if sign_with_ties(np.array(loss - single_loss), max(loss, single_loss)) >= 0:
+            linear, weight = single, single_weight
+    return linear, min(weight + LEAVE_ONE_OUT_OPTIMISM, 1.0)
 
 
 def linear_pair_count(requested: int | str, n_features: int) -> int:
@@ -241,21 +269,7 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
     requested = spec.option("linear_weight", 0.0)
     linear, weight_of_linear = None, 0.0
     if requested == "auto" or float(requested) > 0:
-        binned = set(spec.option("binned", []))
-        categorical = [j for j in range(len(rows.n_categories)) if j not in binned]
-        options = {
-            "values": spec.option("values"),
-            "C": spec.option("linear_C", 1.0),
-            "pairs": linear_pair_count(spec.option("linear_pairs", 0), len(categorical)),
-            "pair_features": categorical,
-        }
-        linear_spec = replace(spec, learner="logistic", options=options)
-        linear = fit_logistic(rows, linear_spec).model
-        weight_of_linear = (
-            _held_out_linear_weight(rows, fitted, linear_spec, linear, held)
-            if requested == "auto"
-            else float(requested)
-        )
+        linear, weight_of_linear = _linear_member(rows, spec, fitted, held)
     kept = linear if weight_of_linear > 0 else None  # (a weight of 0 predicts without it)
     model = KDBEnsembleModel(maps, [f.model for f in fitted], prior, kept, weight_of_linear)
     attributes = {
