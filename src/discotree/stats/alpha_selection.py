@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import SCORE_TIE_RTOL
+from ..fitting import SCORE_TIE_RTOL, sign_with_ties
 from ..kernels.alpha_grid import (
     forest_log_likelihood_grid,
     forest_log_tables_grid,
@@ -291,7 +291,12 @@ def choose_alpha(
     reference = list(grid).index(1.0)
     difference = fold_losses[:, row, best] - fold_losses[:, row, reference]
     error = np.sqrt(len(difference)) * difference.std(ddof=1)
-    if best != reference and difference.sum() > -error and error > 0:
+    # "more than one standard error", ties by the package's rule: with one fold apart
+    # from the others the gain and its error are equal, and only the last bit of two
+    # sums (which depends on the order of the additions) would decide
+    scale = max(abs(float(difference.sum())), float(error))
+    within = sign_with_ties(np.array(difference.sum() + error), scale) >= 0
+    if best != reference and within and sign_with_ties(np.array(error), scale) > 0:
         return reference
     return best
 
