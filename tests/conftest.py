@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +17,31 @@ settings.register_profile("explore", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 SEEDS = [0, 1, 2]
+
+#: The node ids of the tests marked slow (``tests/slow_tests.txt``).
+SLOW_TESTS = frozenset(
+    line.strip()
+    for line in (Path(__file__).parent / "slow_tests.txt").read_text().splitlines()
+    if line.strip() and not line.startswith("#")
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the tests of ``slow_tests.txt`` slow (the default run leaves them out:
+    ``-m "not slow"`` in pyproject.toml; ``-m slow`` runs them), and refuse a slow run
+    that no longer finds one of them (renamed or removed: the list must follow)."""
+    collected = set()
+    for item in items:
+        if item.nodeid in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
+            collected.add(item.nodeid)
+    if config.getoption("markexpr") == "slow" and not config.args_source.name == "ARGS":
+        missing = sorted(SLOW_TESTS - collected)
+        if missing:
+            raise pytest.UsageError(
+                "tests/slow_tests.txt lists tests that were not collected: "
+                + "; ".join(missing)
+            )
 
 
 @pytest.fixture(autouse=True, scope="session")
