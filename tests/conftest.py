@@ -39,8 +39,7 @@ def pytest_collection_modifyitems(config, items):
         missing = sorted(SLOW_TESTS - collected)
         if missing:
             raise pytest.UsageError(
-                "tests/slow_tests.txt lists tests that were not collected: "
-                + "; ".join(missing)
+                "tests/slow_tests.txt lists tests that were not collected: " + "; ".join(missing)
             )
 
 

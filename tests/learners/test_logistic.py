@@ -82,12 +82,15 @@ def test_whole_number_weights_are_repeated_rows(rng):
     assert_allclose(weighted.log_posterior(codes), repeated.log_posterior(codes), atol=1e-5)
 
 
-def test_a_missing_feature_adds_nothing_to_any_score(rng):
+@pytest.mark.parametrize("n_pairs", [0, 6])
+def test_a_missing_feature_adds_nothing_to_any_score(rng, n_pairs):
+    """Nor do the pairs it is in."""
     codes, y, weights, n_categories, raw = _problem(rng)
-    spec = LearnerSpec("logistic", 1.0, 0.0, options={"values": raw})
+    spec = LearnerSpec("logistic", 1.0, 0.0, options={"values": raw, "pairs": n_pairs})
     model = fit_logistic(Rows(codes, y, weights, 3, n_categories), spec).model
+    assert len(model.pairs) == n_pairs
     row = np.array([[2, 4, 1, 3]])
-    offsets = input_offsets(n_categories, model.values)
+    offsets = input_offsets(n_categories, model.values, model.pairs, model.pair_levels)
     for hidden in range(4):
         partial = row.copy()
         partial[0, hidden] = -1
@@ -99,6 +102,10 @@ def test_a_missing_feature_adds_nothing_to_any_score(rng):
                 scores = scores + model.coef[offsets[j] + row[0, j]]
             else:
                 scores = scores + model.values[j][row[0, j]] * model.coef[offsets[j]]
+        for p, (i, j) in enumerate(model.pairs.tolist()):
+            if hidden not in (i, j):
+                cell = row[0, i] * n_categories[j] + row[0, j]
+                scores = scores + model.coef[offsets[4 + p] + cell]
         assert_allclose(model.log_posterior(partial)[0], log_softmax(scores), atol=1e-12)
 
 
@@ -284,32 +291,6 @@ def test_a_model_with_pairs_stops_at_its_own_tolerance(rng, monkeypatch):
     loose = fit_logistic(rows, spec).attributes["n_iter_"]
     monkeypatch.setattr(logistic_learner, "PAIR_GRADIENT_TOLERANCE", 1e-6)
     assert fit_logistic(rows, spec).attributes["n_iter_"] > loose
-
-
-def test_a_missing_feature_leaves_out_its_pairs(rng):
-    codes, y, weights, n_categories, raw = _problem(rng)
-    options = {"values": raw, "pairs": 6}
-    model = fit_logistic(
-        Rows(codes, y, weights, 3, n_categories), LearnerSpec("logistic", 1.0, 0.0, options=options)
-    ).model
-    row = np.array([[2, 4, 1, 3]])
-    offsets = input_offsets(n_categories, model.values, model.pairs, model.pair_levels)
-    for hidden in range(4):
-        partial = row.copy()
-        partial[0, hidden] = -1
-        scores = model.intercept.copy()
-        for j in range(4):
-            if j == hidden:
-                continue
-            if model.values[j] is None:
-                scores = scores + model.coef[offsets[j] + row[0, j]]
-            else:
-                scores = scores + model.values[j][row[0, j]] * model.coef[offsets[j]]
-        for p, (i, j) in enumerate(model.pairs.tolist()):
-            if hidden not in (i, j):
-                cell = row[0, i] * n_categories[j] + row[0, j]
-                scores = scores + model.coef[offsets[4 + p] + cell]
-        assert_allclose(model.log_posterior(partial)[0], log_softmax(scores), atol=1e-12)
 
 
 def test_a_warm_start_keeps_the_pairs_of_the_model_it_starts_from(rng):
