@@ -37,7 +37,7 @@ from discotree.learners.ensemble import LINEAR_WEIGHTS, held_out_mixture_losses
 from discotree.learners.k_dependence import fit_selective_kdb
 from discotree.learners.logistic import cross_validated_log_posteriors, fit_logistic
 from discotree.learners.registry import LearnerSpec, Rows
-from discotree.models.ensemble import apply_maps, mapped_categories
+from discotree.models.category_maps import apply_maps, mapped_categories
 
 FOLD_SEED = 1
 

@@ -36,6 +36,7 @@ TESTED_IN: dict[str, tuple[str, ...]] = {
     "explain.py": ("test_plotting.py",),
     "fitting.py": ("test_contract.py", "kernels/test_alpha_grid.py"),
     "io/model_checks.py": ("io/test_model_file_checks.py",),
+    "models/category_maps.py": ("models/test_ensemble.py",),
     "io/networks.py": ("io/test_bif.py",),
     "kernels/_reference.py": ("structure/test_penalized.py",),
     "kernels/forest.py": ("models/test_discrete_forest.py",),

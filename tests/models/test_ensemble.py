@@ -7,13 +7,8 @@ from scipy.special import softmax
 from sklearn.datasets import load_wine
 
 from discotree import KDBEnsembleClassifier
-from discotree.models.ensemble import (
-    KDBEnsembleModel,
-    apply_maps,
-    coarsening_maps,
-    mapped_categories,
-    sampled_mdl_maps,
-)
+from discotree.models.category_maps import apply_maps, mapped_categories
+from discotree.models.ensemble import KDBEnsembleModel, coarsening_maps, sampled_mdl_maps
 from discotree.models.k_dependence import KDependenceModel
 from discotree.stats.family_tables import prefix_family_tables
 from discotree.transformers.mdl import sampled_mdl_partition

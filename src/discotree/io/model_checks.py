@@ -310,7 +310,7 @@ def check_consistency(content: Any, where: str = "content") -> None:
 def _check_ensemble(model: Any, encoder: Any, where: str) -> None:
     """Each member's coarsening maps against the encoder's fine categories and the
     member's own."""
-    from ..models.ensemble import mapped_categories
+    from ..models.category_maps import mapped_categories
 
     counts = getattr(encoder, "n_categories_", None)
     if len(model.maps) != len(model.members):

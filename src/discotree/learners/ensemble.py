@@ -25,13 +25,8 @@ from numpy.typing import NDArray
 
 from ..fitting import argmax_with_ties, sign_with_ties
 from ..kernels.counts import class_totals, univariate_counts
-from ..models.ensemble import (
-    KDBEnsembleModel,
-    apply_maps,
-    coarsening_maps,
-    mapped_categories,
-    sampled_mdl_maps,
-)
+from ..models.category_maps import apply_maps, mapped_categories
+from ..models.ensemble import KDBEnsembleModel, coarsening_maps, sampled_mdl_maps
 from ..stats.folds import content_folds
 from .k_dependence import fit_selective_kdb
 from .logistic import cross_validated_log_posteriors, fit_logistic

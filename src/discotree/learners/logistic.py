@@ -24,7 +24,8 @@ from scipy.optimize import minimize
 from scipy.special import log_softmax
 
 from ..fitting import order_with_ties
-from ..models.logistic import NO_PAIRS, LogisticModel, design_matrix, level_counts
+from ..models.category_maps import apply_maps, mapped_categories
+from ..models.logistic import NO_PAIRS, LogisticModel, design_matrix
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
@@ -136,13 +137,9 @@ def ranked_pairs(
     n_pairs = min(int(n_pairs), len(first), PAIR_CELLS // max(len(rows.codes), 1))
     if n_pairs <= 0:
         return NO_PAIRS.copy()
-    levels = level_counts(rows.n_categories, pair_levels)[used]
-    codes = np.empty((len(rows.codes), len(used)), dtype=np.intp)
-    for position, j in enumerate(used.tolist()):
-        code = np.asarray(rows.codes[:, j], dtype=np.intp)
-        table = pair_levels[j] if pair_levels else None
-        mapped = code if table is None else np.asarray(table, dtype=np.intp)[np.maximum(code, 0)]
-        codes[:, position] = np.where(code >= 0, mapped, -1)
+    maps = pair_levels or [None] * n_features
+    levels = mapped_categories(rows.n_categories, maps)[used]
+    codes = apply_maps(rows.codes, maps)[:, used]
     stats = PairStatistics.from_codes(codes, rows.class_index, levels, rows.n_classes, rows.weights)
     information = stats.conditional_mutual_information()[first, second]
     taken = order_with_ties(information)[:n_pairs]

@@ -21,14 +21,13 @@ from numpy.typing import NDArray
 from scipy.special import logsumexp
 
 from ..transformers.mdl import sampled_mdl_partition
+from .category_maps import apply_maps
 from .k_dependence import KDependenceModel
 from .logistic import LogisticModel
 
 __all__ = [
     "KDBEnsembleModel",
-    "apply_maps",
     "coarsening_maps",
-    "mapped_categories",
     "sampled_mdl_maps",
 ]
 
@@ -83,29 +82,6 @@ def sampled_mdl_maps(
     for j, counts in zip(binned, class_counts, strict=True):
         maps[j] = sampled_mdl_partition(counts, rng)
     return maps
-
-
-def apply_maps(codes: NDArray[np.integer], maps: list[NDArray[np.intp] | None]) -> NDArray[np.intp]:
-    """The codes with each mapped column coarsened (missing stays -1)."""
-    out = np.asarray(codes, dtype=np.intp).copy()
-    for j, table in enumerate(maps):
-        if table is not None:
-            column = out[:, j]
-            out[:, j] = np.where(column >= 0, table[np.maximum(column, 0)], -1)
-    return out
-
-
-def mapped_categories(
-    n_categories: NDArray[np.intp], maps: list[NDArray[np.intp] | None]
-) -> NDArray[np.intp]:
-    """The number of categories of every column after ``maps``."""
-    return np.array(
-        [
-            int(n) if m is None else int(m.max()) + 1
-            for n, m in zip(n_categories, maps, strict=True)
-        ],
-        dtype=np.intp,
-    )
 
 
 @dataclass

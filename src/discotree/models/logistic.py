@@ -36,39 +36,18 @@ from numpy.typing import NDArray
 from scipy import sparse
 from scipy.special import log_softmax
 
+from .category_maps import apply_maps, mapped_categories
+
 __all__ = [
     "NO_PAIRS",
     "LogisticModel",
     "design_matrix",
     "input_offsets",
-    "level_counts",
     "pair_cells",
 ]
 
 #: The pairs of a model without any: shape (0, 2).
 NO_PAIRS = np.zeros((0, 2), dtype=np.intp)
-
-
-def level_counts(
-    n_categories: NDArray[np.intp], pair_levels: list[NDArray[np.intp] | None]
-) -> NDArray[np.intp]:
-    """The number of levels of each feature in the pairs: its categories' level map's
-    largest level plus one, or its categories (no map).
-
-    Examples
-    --------
-    >>> level_counts(np.array([3, 8]), [None, np.array([0, 0, 1, 1, 2, 2, 3, 3])]).tolist()
-    [3, 4]
-    """
-    if not pair_levels:
-        return np.asarray(n_categories, dtype=np.intp).copy()
-    return np.array(
-        [
-            int(r) if m is None else int(np.max(m)) + 1 if len(m) else 0
-            for r, m in zip(n_categories, pair_levels, strict=True)
-        ],
-        dtype=np.intp,
-    )
 
 
 def input_offsets(
@@ -90,7 +69,7 @@ def input_offsets(
     """
     sizes = [1 if v is not None else int(r) for r, v in zip(n_categories, values, strict=True)]
     if len(pairs):
-        levels = level_counts(n_categories, pair_levels or [])
+        levels = mapped_categories(n_categories, pair_levels or [None] * len(n_categories))
         sizes += (levels[pairs[:, 0]] * levels[pairs[:, 1]]).tolist()
     return np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
 
@@ -110,16 +89,12 @@ def pair_cells(
     >>> pair_cells(codes, np.array([3, 2]), np.array([[0, 1]]), [None, None]).tolist()
     [[5], [-1]]
     """
-    levels = level_counts(n_categories, pair_levels)
+    maps = pair_levels or [None] * len(n_categories)
+    levels = mapped_categories(n_categories, maps)
+    mapped = apply_maps(codes, maps)
     out = np.empty((len(codes), len(pairs)), dtype=np.intp)
-    mapped = {}
-    for j in np.unique(pairs):
-        code = np.asarray(codes[:, j], dtype=np.intp)
-        table = pair_levels[j] if pair_levels else None
-        level = code if table is None else np.asarray(table, dtype=np.intp)[np.maximum(code, 0)]
-        mapped[int(j)] = np.where(code >= 0, level, -1)
     for p, (i, j) in enumerate(pairs.tolist()):
-        a, b = mapped[i], mapped[j]
+        a, b = mapped[:, i], mapped[:, j]
         out[:, p] = np.where((a >= 0) & (b >= 0), a * levels[j] + b, -1)
     return out
 
