@@ -91,6 +91,11 @@ VARIANTS = {
     # its held-out log-loss (5-fold, beside the members' leave-one-out posteriors) is
     # below that of the member without pairs, the same rule that chooses the weight
     "linear pairs held-out": KDBEnsembleClassifier(linear_pairs="all"),
+    # round 11 (session 26): the study's model inside the package instead, as its own
+    # member at the study's best fixed weight (0.1, the only weight run): the linear
+    # member's inputs and every pair of columns, binned ones in 4 levels of their fine
+    # bins, fitted once (no held-out choice, so no extra fits)
+    "pair member 0.1": KDBEnsembleClassifier(pair_weight=0.1),
 }
 
 

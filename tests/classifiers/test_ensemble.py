@@ -213,3 +213,74 @@ def test_the_weight_is_chosen_on_at_most_about_ten_thousand_rows(rng):
     assert 0.8 * 25_000 / 3 < len(held) <= 1.1 * HELD_OUT_ROWS
     assert (0 in held) == (1 in held)
     assert held_out_rows(codes[:HELD_OUT_ROWS]) is None
+
+
+def test_the_pair_member_reads_every_pair_and_is_mixed_in_last():
+    from discotree.learners.ensemble import PAIR_LEVELS
+
+    X, y = _wine_with_categories()  # 13 binned and 4 categorical columns, missing values
+    w = np.linspace(0.5, 2.0, len(y))
+    base = KDBEnsembleClassifier(n_estimators=2, linear_weight=0.3, pair_weight=0.0)
+    base.fit(X, y, sample_weight=w)
+    assert base.model_.pair_member is None and base.model_.pair_weight == 0.0
+    clf = KDBEnsembleClassifier(n_estimators=2, linear_weight=0.3, pair_weight=0.2)
+    clf.fit(X, y, sample_weight=w)
+    pair = clf.model_.pair_member
+    # every pair of the 17 columns, each once
+    assert sorted(map(tuple, pair.pairs.tolist())) == [
+        (i, j) for i in range(17) for j in range(i + 1, 17)
+    ]
+    # a binned column's pairs read equal-width groups of its fine bins; the others their
+    # categories; the single inputs are the linear member's
+    binned = set(clf.encoder_.binned_columns_.tolist())
+    assert binned == set(range(13))
+    for j in range(17):
+        r = int(clf.n_categories_[j])
+        levels = pair.pair_levels[j]
+        if j in binned and r > PAIR_LEVELS:
+            expected = [int(np.floor(b * PAIR_LEVELS / r)) for b in range(r)]
+            assert levels.tolist() == expected
+        else:
+            assert levels is None
+    for mine, linear in zip(pair.values, clf.model_.linear.values, strict=True):
+        assert (mine is None and linear is None) or np.array_equal(mine, linear)
+    # the posterior: the ensemble without it, then the pair member's with weight 0.2
+    codes = clf.encoder_.transform(X)
+    expected = 0.8 * base.predict_proba(X) + 0.2 * np.exp(pair.log_posterior(codes))
+    assert_allclose(clf.predict_proba(X), expected, atol=1e-12)
+    # the pair member alone, and a refit without it removes it
+    alone = KDBEnsembleClassifier(n_estimators=2, linear_weight=0.3, pair_weight=1.0)
+    alone.fit(X, y, sample_weight=w)
+    assert_allclose(alone.predict_proba(X), np.exp(pair.log_posterior(codes)), atol=1e-12)
+    assert clf.set_params(pair_weight=0.0).fit(X, y).model_.pair_member is None
+
+
+def test_the_pair_member_learns_what_no_member_reads(rng):
+    # k = 0: the members are naive Bayes and cannot read the exclusive or; the linear
+    # member has no pairs (linear_pairs=0); only the pair member reads it
+    X = rng.integers(0, 2, size=(1200, 4)).astype(float)
+    y = (X[:, 0] != X[:, 1]).astype(int)  # parity: no single column tells anything
+    X, X_test, y, y_test = X[:600], X[600:], y[:600], y[600:]
+    params = {"n_estimators": 2, "k": 0, "linear_weight": 0.0}
+    without = KDBEnsembleClassifier(**params, pair_weight=0.0).fit(X, y)
+    alone = KDBEnsembleClassifier(**params, pair_weight=1.0).fit(X, y)
+    # (an additive model gets at most three of the four cells right: 75 %)
+    assert without.score(X_test, y_test) < 0.8 < 0.99 < alone.score(X_test, y_test)
+
+
+@pytest.mark.parametrize("weight", [-0.1, 1.5, float("nan"), True, "auto"])
+def test_a_bad_pair_weight_is_named(weight):
+    with pytest.raises(ValueError, match=r"pair_weight must be a number in \[0, 1\]"):
+        KDBEnsembleClassifier(pair_weight=weight).fit(np.zeros((4, 2)), [0, 1, 0, 1])
+
+
+def test_the_memory_guard_counts_the_larger_of_the_linear_and_pair_members():
+    X, y = _wine_with_categories()
+    n, d = X.shape
+    bare = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0, pair_weight=0.0).fit(X, y)
+    pair = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0, pair_weight=0.1).fit(X, y)
+    both = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.5, pair_weight=0.1).fit(X, y)
+    pair_bytes = 24.0 * n * (d + d * (d - 1) // 2) + 32.0 * n * 3
+    assert pair.fit_memory_estimate_ - bare.fit_memory_estimate_ == pair_bytes
+    # fitted one after the other: the larger (the pair member's) counts, not the sum
+    assert both.fit_memory_estimate_ == pair.fit_memory_estimate_

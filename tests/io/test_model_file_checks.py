@@ -408,7 +408,8 @@ def test_an_ensemble_saved_before_linear_pairs_existed_loads_without_them():
                 value["__dict__"] = [
                     [k, drop(v)]
                     for k, v in value["__dict__"]
-                    if k not in ("linear_pairs", "pairs", "pair_levels")
+                    if k
+                    not in ("linear_pairs", "pairs", "pair_levels", "pair_weight", "pair_member")
                 ]
                 return value
             return {k: drop(v) for k, v in value.items()}
@@ -418,9 +419,40 @@ def test_an_ensemble_saved_before_linear_pairs_existed_loads_without_them():
 
     text = json.dumps(drop(document))
     assert '"linear_pairs"' not in text and '"pair_levels"' not in text
+    assert '"pair_weight"' not in text and '"pair_member"' not in text
     loaded = loads(text)
     assert loaded.linear_pairs == 0 and loaded.model_.linear.pairs.shape == (0, 2)
+    assert loaded.pair_weight == 0.0 and loaded.model_.pair_member is None
     assert loaded.predict_proba(X) == pytest.approx(model.predict_proba(X))
+
+
+def _ensemble_with_pair_member():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=150), rng.integers(0, 3, size=(150, 3))])
+    y = ((X[:, 1] == X[:, 2]) ^ (X[:, 0] > 0)).astype(int)
+    model = discotree.KDBEnsembleClassifier(n_estimators=2, pair_weight=0.2).fit(X, y)
+    return model, X
+
+
+@pytest.mark.parametrize(
+    ("edit", "match"),
+    [
+        (lambda m: setattr(m.pair_member, "pairs", np.array([[2, 2]])), r"pair_member.pairs"),
+        (lambda m: setattr(m.pair_member, "coef", m.pair_member.coef[:-1]), r"pair_member.coef"),
+        (lambda m: setattr(m, "pair_weight", 1.5), r"pair_weight: must be a number in \[0, 1\]"),
+        (lambda m: setattr(m, "pair_weight", 1), r"pair_weight: must be a number in \[0, 1\]"),
+    ],
+    ids=["pairs", "coef", "weight", "integer-weight"],
+)
+def test_an_ensemble_whose_pair_member_disagrees_is_refused(edit, match):
+    model, X = _ensemble_with_pair_member()
+    assert len(model.model_.pair_member.pairs) == 6  # every pair of the four columns
+    loaded = loads(dumps(model))
+    assert loaded.predict_proba(X) == pytest.approx(model.predict_proba(X), abs=1e-12)
+    assert loaded.model_.pair_weight == 0.2
+    edit(model.model_)
+    with pytest.raises(ValueError, match=match):
+        loads(dumps(model))
 
 
 def test_an_ensemble_linear_weight_outside_zero_one_is_refused():

@@ -105,6 +105,16 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         20 million (rows x pairs) inputs. The members capture the interactions of the
         numeric columns; pairs of their coarse bins in the linear member lowered the
         accuracy on the tuning folds. The fitted pairs are ``model_.linear.pairs``.
+    pair_weight : float in [0, 1], default=0.0
+        The weight of the pair member, mixed last: ``(1 - pair_weight)`` times the
+        posterior above plus ``pair_weight`` times that of a logistic model of the
+        linear member's inputs and of every pair of columns jointly, a numeric column
+        through 4 equal-width levels of its fine bins (the second-order logistic model
+        "ALR2" of Zaidi et al. 2016; fewer pairs beyond 20 million (rows x pairs)
+        inputs, those of largest I(X_i; X_j | C) kept;
+        :func:`discotree.learners.ensemble.fit_pair_member`). It reads every
+        interaction of two columns, where a member reads those its order and parents
+        give it. 0 fits none. Its model is ``model_.pair_member``.
     alpha : float, default=1.0
         The members' pseudo-count (hierarchical: of the nodes' marginals).
     epsilon : float, default=1e-5
@@ -163,6 +173,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         linear_weight: float | str = "auto",
         linear_C: float = 1.0,
         linear_pairs: int | str = 0,
+        pair_weight: float = 0.0,
         alpha: float = 1.0,
         epsilon: float = 1e-5,
         max_categories: int = 10,
@@ -183,12 +194,15 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         self.linear_weight = linear_weight
         self.linear_C = linear_C
         self.linear_pairs = linear_pairs
+        self.pair_weight = pair_weight
 
     @staticmethod
     def upgrade_state(state: dict) -> dict:
-        """The state of an ensemble saved before ``linear_pairs`` existed, as it was
-        fitted then (no pairs): used when a model file is loaded."""
+        """The state of an ensemble saved before ``linear_pairs`` or ``pair_weight``
+        existed, as it was fitted then (no pairs, no pair member): used when a model
+        file is loaded."""
         state.setdefault("linear_pairs", 0)
+        state.setdefault("pair_weight", 0.0)
         return state
 
     def _check_params(self) -> None:
@@ -208,6 +222,10 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         if not (is_real(self.linear_C) and 0.0 < float(self.linear_C) < np.inf):
             raise ValueError(
                 f"{name}: linear_C must be a positive finite number, got {self.linear_C!r}."
+            )
+        if not (is_real(self.pair_weight) and 0.0 <= float(self.pair_weight) <= 1.0):
+            raise ValueError(
+                f"{name}: pair_weight must be a number in [0, 1], got {self.pair_weight!r}."
             )
         pairs = self.linear_pairs
         if not (pairs == "all" or is_count(pairs, 0)):
@@ -251,17 +269,23 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         return TableEncoder(int(self.max_categories), discretizer, type(self).__name__)
 
     def _fit_memory_bytes(self, codes, class_index, weights) -> float:
-        """The base estimate, plus the linear member's inputs and work arrays
-        (:func:`~discotree.learners.logistic.logistic_fit_bytes`) when it has one."""
+        """The base estimate, plus the inputs and work arrays of the larger of the
+        linear and pair members fitted
+        (:func:`~discotree.learners.logistic.logistic_fit_bytes`; one at a time)."""
         estimate = super()._fit_memory_bytes(codes, class_index, weights)
+        n_rows, n_features = codes.shape
+        largest = 0.0
         if self.linear_weight == "auto" or float(self.linear_weight) > 0:
-            n_rows, n_features = codes.shape
             categorical = n_features - len(self.encoder_.binned_columns_)
             pairs = min(
                 linear_pair_count(self.linear_pairs, categorical), PAIR_CELLS // max(n_rows, 1)
             )
-            estimate += logistic_fit_bytes(n_rows, n_features + pairs, len(self.classes_))
-        return estimate
+            largest = logistic_fit_bytes(n_rows, n_features + pairs, len(self.classes_))
+        if float(self.pair_weight) > 0:
+            pairs = min(n_features * (n_features - 1) // 2, PAIR_CELLS // max(n_rows, 1))
+            pair_bytes = logistic_fit_bytes(n_rows, n_features + pairs, len(self.classes_))
+            largest = max(largest, pair_bytes)
+        return estimate + largest
 
     def _bin_values(self) -> list[NDArray[np.float64] | None]:
         """The value every fine bin stands for (its midpoint) for the binned columns,
@@ -302,6 +326,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             ),
             "linear_C": float(self.linear_C),
             "linear_pairs": "all" if self.linear_pairs == "all" else int(self.linear_pairs),
+            "pair_weight": float(self.pair_weight),
             "values": self._bin_values(),
         }
         spec = LearnerSpec("kdb-ensemble", self._alpha, self._epsilon, options=options)

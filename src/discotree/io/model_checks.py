@@ -326,11 +326,13 @@ def _check_ensemble(model: Any, encoder: Any, where: str) -> None:
             raise _fail(f"{where}.model_.maps[{m}]", "must map every fine bin, in order")
         if not np.array_equal(mapped_categories(counts, maps), member.n_categories):
             raise _fail(f"{where}.model_.members[{m}]", "has categories its maps do not give")
-    weight = model.linear_weight
-    if not isinstance(weight, float) or not 0.0 <= weight <= 1.0:
-        raise _fail(f"{where}.model_.linear_weight", "must be a number in [0, 1]")
-    if model.linear is not None:
-        _check_linear(model.linear, counts, len(model.class_log_prior), f"{where}.model_.linear")
+    for member, weight in (("linear", "linear_weight"), ("pair_member", "pair_weight")):
+        value = getattr(model, weight)
+        if not isinstance(value, float) or not 0.0 <= value <= 1.0:
+            raise _fail(f"{where}.model_.{weight}", "must be a number in [0, 1]")
+        fitted = getattr(model, member)
+        if fitted is not None:
+            _check_linear(fitted, counts, len(model.class_log_prior), f"{where}.model_.{member}")
 
 
 def _check_linear(linear: Any, counts: Any, n_classes: int, where: str) -> None:

@@ -12,7 +12,8 @@ columns binned by the encoder), ``seed``, ``n_jobs``, the member's own (``k``,
 :func:`held_out_mixture_losses`, plus :data:`LEAVE_ONE_OUT_OPTIMISM`), ``values`` (the
 value of every fine bin of the binned columns, None for the others), ``linear_C`` and
 ``linear_pairs`` (the number of pairs of categorical (not binned) columns with joint
-inputs, at most, or ``"all"``; :mod:`discotree.learners.logistic`).
+inputs, at most, or ``"all"``; :mod:`discotree.learners.logistic`), and the pair
+member's: ``pair_weight`` (0: none; :func:`fit_pair_member`).
 """
 
 from __future__ import annotations
@@ -36,10 +37,13 @@ __all__ = [
     "HELD_OUT_ROWS",
     "LEAVE_ONE_OUT_OPTIMISM",
     "LINEAR_WEIGHTS",
+    "PAIR_LEVELS",
     "fit_kdb_ensemble",
+    "fit_pair_member",
     "held_out_mixture_losses",
     "held_out_rows",
     "linear_pair_count",
+    "pair_level_maps",
 ]
 
 
@@ -240,6 +244,52 @@ def linear_pair_count(requested: int | str, n_features: int) -> int:
     return int(requested)
 
 
+#: The levels a binned column's pairs read in the pair member: equal-width groups of its
+#: fine (equal-frequency) bins, as many as the members' default ``n_bins``.
+PAIR_LEVELS = 4
+
+
+def pair_level_maps(
+    n_categories: NDArray[np.integer], binned: list[int], levels: int = PAIR_LEVELS
+) -> list[NDArray[np.intp] | None]:
+    """Per column, the map of its categories to the levels its pairs read: for a binned
+    column of more than ``levels`` fine bins, ``levels`` equal-width groups of them (bin
+    ``b`` of ``r`` to ``b * levels // r``); None (every category its own level) for the
+    others.
+
+    Examples
+    --------
+    >>> [m if m is None else m.tolist() for m in pair_level_maps(np.array([3, 8]), [1], 4)]
+    [None, [0, 0, 1, 1, 2, 2, 3, 3]]
+    """
+    maps: list[NDArray[np.intp] | None] = [None] * len(n_categories)
+    for j in binned:
+        r = int(n_categories[j])
+        if r > levels:
+            maps[j] = (np.arange(r, dtype=np.intp) * levels) // r
+    return maps
+
+
+def fit_pair_member(rows: Rows, spec: LearnerSpec):
+    """The pair member: the multinomial logistic model of the linear member's inputs
+    (``values``, ``linear_C``) and of every pair of columns jointly, a binned column
+    through :data:`PAIR_LEVELS` levels of its fine bins (:func:`pair_level_maps`), the
+    pairs of largest ``I(X_i; X_j | C)`` first, fewer beyond
+    :data:`~discotree.learners.logistic.PAIR_CELLS` (rows x pairs) inputs
+    (:func:`~discotree.learners.logistic.ranked_pairs`): the second-order logistic model
+    ("ALR2") of Zaidi, Webb, Carman, Petitjean & Cerquides (Machine Learning 104, 2016,
+    Section 3), which reads the interactions of two columns whatever their order, where
+    each member reads only those its attribute order and parents give it."""
+    n_features = len(rows.n_categories)
+    options = {
+        "values": spec.option("values"),
+        "C": spec.option("linear_C", 1.0),
+        "pairs": n_features * (n_features - 1) // 2,
+        "pair_levels": pair_level_maps(rows.n_categories, list(spec.option("binned", []))),
+    }
+    return fit_logistic(rows, replace(spec, learner="logistic", options=options)).model
+
+
 def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
     """Every member from the rows, and their averaged model."""
     n_members = int(spec.option("n_estimators", 10))
@@ -266,7 +316,11 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
     if requested == "auto" or float(requested) > 0:
         linear, weight_of_linear = _linear_member(rows, spec, fitted, held)
     kept = linear if weight_of_linear > 0 else None  # (a weight of 0 predicts without it)
-    model = KDBEnsembleModel(maps, [f.model for f in fitted], prior, kept, weight_of_linear)
+    pair_weight = float(spec.option("pair_weight", 0.0))
+    pair_member = fit_pair_member(rows, spec) if pair_weight > 0 else None
+    model = KDBEnsembleModel(
+        maps, [f.model for f in fitted], prior, kept, weight_of_linear, pair_member, pair_weight
+    )
     attributes = {
         "linear_weight_": weight_of_linear,
         "members_k_": np.array([f.attributes["k_"] for f in fitted]),

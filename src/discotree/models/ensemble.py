@@ -9,7 +9,12 @@ a linear member (:class:`~discotree.models.logistic.LogisticModel`: naive Bayes 
 conditional-likelihood parameters and Gaussian numeric leaves, which reads the fine
 bins' values instead of coarse bins):
 
-``P(c | x) = (1 - w) mean_m P_m(c | x) + w P_linear(c | x)``.
+``P(c | x) = (1 - w) mean_m P_m(c | x) + w P_linear(c | x)``,
+
+and that, when the ensemble has a pair member (a logistic model that also reads every
+pair of columns jointly: the second-order model "ALR2" of Zaidi, Webb, Carman,
+Petitjean & Cerquides, Machine Learning 104, 2016), mixed with its posterior:
+``(1 - v) P(c | x) + v P_pairs(c | x)``.
 """
 
 from __future__ import annotations
@@ -100,6 +105,11 @@ class KDBEnsembleModel:
         The linear member, on the ensemble's own (fine) codes.
     linear_weight : float
         Its weight ``w`` in the posterior (0 when there is none).
+    pair_member : LogisticModel or None
+        The pair member, on the fine codes (its ``pairs`` and ``pair_levels`` say which
+        pairs it reads and through which levels).
+    pair_weight : float
+        Its weight ``v`` in the posterior, mixed last (0 when there is none).
     """
 
     maps: list[list[NDArray[np.intp] | None]]
@@ -107,6 +117,16 @@ class KDBEnsembleModel:
     class_log_prior: NDArray[np.float64]
     linear: LogisticModel | None = None
     linear_weight: float = 0.0
+    pair_member: LogisticModel | None = None
+    pair_weight: float = 0.0
+
+    @staticmethod
+    def upgrade_state(state: dict) -> dict:
+        """The state of a model saved before pair members existed (none): used when a
+        model file is loaded."""
+        state.setdefault("pair_member", None)
+        state.setdefault("pair_weight", 0.0)
+        return state
 
     @property
     def n_classes(self) -> int:
@@ -125,11 +145,20 @@ class KDBEnsembleModel:
         (as the estimator does), the normalised scores are the ensemble's posterior."""
         posteriors = np.stack(self.member_log_posteriors(codes))
         mean = logsumexp(posteriors, axis=0) - np.log(len(self.members))
-        weight = float(self.linear_weight) if self.linear is not None else 0.0
-        if weight > 0:
-            linear = self.linear.log_posterior(codes)  # type: ignore[union-attr]
-            if weight >= 1:
-                mean = linear
-            else:
-                mean = np.logaddexp(mean + np.log1p(-weight), linear + np.log(weight))
+        for member, weight in (
+            (self.linear, self.linear_weight),
+            (self.pair_member, self.pair_weight),
+        ):
+            weight = float(weight) if member is not None else 0.0
+            if weight > 0:
+                mean = _mixed(mean, member.log_posterior(codes), weight)  # type: ignore[union-attr]
         return mean - self.class_log_prior
+
+
+def _mixed(
+    log_p: NDArray[np.float64], log_q: NDArray[np.float64], weight: float
+) -> NDArray[np.float64]:
+    """``log((1 - weight) p + weight q)`` from ``log p`` and ``log q``."""
+    if weight >= 1:
+        return log_q
+    return np.logaddexp(log_p + np.log1p(-weight), log_q + np.log(weight))
