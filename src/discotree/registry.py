@@ -102,7 +102,7 @@ DESCRIPTIONS: dict[str, str] = {
     "kdb": "kDB, k = 5, sparse tables (Sahami 1996)",
     "skdb": "selective kDB: attributes and k <= 5 by leave-one-out (Martinez et al. 2016)",
     "skdb-hier": "selective kDB with hierarchical (back-off) smoothing",
-    "eskdb": "10 selective kDB (stochastic 4-bin cuts, sampled orders) and a linear member",
+    "eskdb": "10 selective kDB (stochastic 4-bin cuts, sampled orders), linear and pair members",
     "boosted": "boosted discriminative tree pairs, 10 rounds, calibrated (Tan et al. 2010)",
     "rf": "random forest, 300 trees, on one-hot categories (baseline, any columns)",
     "hgb": "histogram gradient boosting, native categories (baseline, any columns)",

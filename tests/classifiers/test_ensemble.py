@@ -58,10 +58,11 @@ def test_the_linear_member_is_mixed_in_with_its_weight():
     X, y = load_wine(return_X_y=True)
     X = X.copy()
     X[::7, 3] = np.nan  # missing values: the members sum out, the linear member skips
-    without = KDBEnsembleClassifier(n_estimators=3, linear_weight=0.0).fit(X, y)
+    params = {"n_estimators": 3, "pair_weight": 0.0}  # (the pair member: tested below)
+    without = KDBEnsembleClassifier(**params, linear_weight=0.0).fit(X, y)
     assert without.model_.linear is None and without.model_.linear_weight == 0.0
-    mixed = KDBEnsembleClassifier(n_estimators=3, linear_weight=0.25).fit(X, y)
-    alone = KDBEnsembleClassifier(n_estimators=3, linear_weight=1.0).fit(X, y)
+    mixed = KDBEnsembleClassifier(**params, linear_weight=0.25).fit(X, y)
+    alone = KDBEnsembleClassifier(**params, linear_weight=1.0).fit(X, y)
     codes = mixed.encoder_.transform(X)
     linear = np.exp(mixed.model_.linear.log_posterior(codes))
     assert_allclose(alone.predict_proba(X), linear, atol=1e-12)
@@ -106,13 +107,15 @@ def test_the_linear_member_reads_the_categorical_pairs_of_largest_information():
     np.testing.assert_array_equal(linear.pairs, ranked_pairs(rows, [], 5, categorical))
     assert len(linear.pairs) == 5 and linear.pair_levels == []
     # "all" is every pair of the categorical columns; 0 none
-    every = KDBEnsembleClassifier(n_estimators=2, linear_pairs="all", linear_weight=0.4)
-    every.fit(X, y)
+    every = KDBEnsembleClassifier(
+        n_estimators=2, linear_pairs="all", linear_weight=0.4, pair_weight=0.0
+    ).fit(X, y)
     assert len(every.model_.linear.pairs) == 6
     assert len(KDBEnsembleClassifier(n_estimators=2).fit(X, y).model_.linear.pairs) == 0
     # the posterior is the documented mixture
     w = every.linear_weight_
-    members = KDBEnsembleClassifier(n_estimators=2, linear_weight=0.0).fit(X, y)
+    members = KDBEnsembleClassifier(n_estimators=2, linear_weight=0.0, pair_weight=0.0)
+    members.fit(X, y)
     mixed = (1 - w) * members.predict_proba(X) + w * np.exp(
         every.model_.linear.log_posterior(codes)
     )
@@ -154,18 +157,21 @@ def test_the_memory_guard_counts_the_linear_member():
     from discotree import config_context
 
     X, y = load_wine(return_X_y=True)
-    with_member = KDBEnsembleClassifier(n_estimators=1).fit(X, y)
-    without = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0).fit(X, y)
+    with_member = KDBEnsembleClassifier(n_estimators=1, pair_weight=0.0).fit(X, y)
+    without = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0, pair_weight=0.0)
+    without.fit(X, y)
     extra = with_member.fit_memory_estimate_ - without.fit_memory_estimate_
     assert extra == 24.0 * X.size + 32.0 * len(X) * 3
     limit = int(without.fit_memory_estimate_ + with_member.fit_memory_estimate_) // 2
     with config_context(memory_limit=limit):
-        KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0).fit(X, y)
+        KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0, pair_weight=0.0).fit(X, y)
         with pytest.raises(ValueError, match="more than the memory limit"):
-            KDBEnsembleClassifier(n_estimators=1).fit(X, y)
+            KDBEnsembleClassifier(n_estimators=1, pair_weight=0.0).fit(X, y)
     X, y = _wine_with_categories()
-    paired = KDBEnsembleClassifier(n_estimators=1, linear_pairs="all").fit(X, y)
-    bare = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0).fit(X, y)
+    paired = KDBEnsembleClassifier(n_estimators=1, linear_pairs="all", pair_weight=0.0)
+    paired.fit(X, y)
+    bare = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0, pair_weight=0.0)
+    bare.fit(X, y)
     extra = paired.fit_memory_estimate_ - bare.fit_memory_estimate_
     assert extra == 24.0 * len(X) * (X.shape[1] + 6) + 32.0 * len(X) * 3  # 6 pairs of 4
 

@@ -334,12 +334,12 @@ def test_new_models_whose_tables_disagree_are_refused(make, edit, match):
         loads(dumps(model))
 
 
-def _ensemble():
-    """A small fitted ensemble (with its linear member) and its rows."""
+def _ensemble(**params):
+    """A small fitted ensemble (with its linear and pair members) and its rows."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(150, 3))
     y = (X[:, 0] > 0).astype(int)
-    return discotree.KDBEnsembleClassifier(n_estimators=2).fit(X, y), X
+    return discotree.KDBEnsembleClassifier(n_estimators=2, **params).fit(X, y), X
 
 
 def test_an_ensemble_whose_maps_disagree_with_its_members_is_refused():
@@ -399,7 +399,7 @@ def test_an_ensemble_whose_linear_pairs_disagree_is_refused(edit, match):
 
 
 def test_an_ensemble_saved_before_linear_pairs_existed_loads_without_them():
-    model, X = _ensemble()
+    model, X = _ensemble(pair_weight=0.0)  # as an ensemble of that version was fitted
     document = json.loads(dumps(model))
 
     def drop(value):  # the fields an earlier version did not write

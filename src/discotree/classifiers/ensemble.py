@@ -49,7 +49,9 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     penalty ``1 / linear_C`` as scikit-learn's ``LogisticRegression``. The ensemble's
     posterior is ``(1 - linear_weight)`` times the members' mean plus ``linear_weight``
     times the linear member's: the coarse bins lose the order and the position of a
-    value inside its bin, which the linear member keeps.
+    value inside its bin, which the linear member keeps. Last, a pair member, the
+    logistic model that also reads every pair of columns jointly, is mixed in with
+    weight ``pair_weight`` (see that parameter).
 
     Parameters
     ----------
@@ -105,7 +107,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         20 million (rows x pairs) inputs. The members capture the interactions of the
         numeric columns; pairs of their coarse bins in the linear member lowered the
         accuracy on the tuning folds. The fitted pairs are ``model_.linear.pairs``.
-    pair_weight : float in [0, 1], default=0.0
+    pair_weight : float in [0, 1], default=0.1
         The weight of the pair member, mixed last: ``(1 - pair_weight)`` times the
         posterior above plus ``pair_weight`` times that of a logistic model of the
         linear member's inputs and of every pair of columns jointly, a numeric column
@@ -173,7 +175,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         linear_weight: float | str = "auto",
         linear_C: float = 1.0,
         linear_pairs: int | str = 0,
-        pair_weight: float = 0.0,
+        pair_weight: float = 0.1,
         alpha: float = 1.0,
         epsilon: float = 1e-5,
         max_categories: int = 10,

@@ -335,7 +335,7 @@ register_learner(
         "kdb-ensemble",
         "Selective kDB members over stochastic discretisations and sampled orders, "
         "posteriors averaged (after Zhang, Petitjean & Buntine 2020), mixed with a linear "
-        "member on the numeric values.",
+        "member on the numeric values and a logistic member on every pair of columns.",
         "rows",
         fit_kdb_ensemble,
         partial_fit=False,
