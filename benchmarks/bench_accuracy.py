@@ -270,9 +270,7 @@ def summary(frame: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
             "log_loss": per_set["log_loss"].unstack("model")[model].mean(),
             "rank": ranks[model].mean(),
             "fit / tan (median)": float(times[model].groupby("dataset").median().median()),
-            "predict / tan (median)": float(
-                predict[model].groupby("dataset").median().median()
-            ),
+            "predict / tan (median)": float(predict[model].groupby("dataset").median().median()),
         }
         for kind in ("categorical or mixed", "numeric"):
             sets = [s for s in accuracy.index if kinds[s] == kind]
