@@ -140,9 +140,10 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         The linear member's weight in the posterior (``linear_weight``, or the one
         ``"auto"`` chose).
 
-    The linear member reads a missing feature as absent (it adds nothing to any
-    class's score; :mod:`discotree.models.logistic`): with ``linear_weight > 0`` the
-    posterior with missing features is that mixture, not a marginal of one model.
+    The linear and pair members read a missing feature as absent (it and its pairs add
+    nothing to any class's score; :mod:`discotree.models.logistic`): with
+    ``linear_weight > 0`` or ``pair_weight > 0`` the posterior with missing features is
+    that mixture, not a marginal of one model.
 
     Notes
     -----
