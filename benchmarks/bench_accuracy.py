@@ -291,7 +291,11 @@ def summary(frame: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
 
 def mnist_rows(data_dir, names: list[str]) -> dict:
     """The models ``names`` (of :func:`models`) and RandomForest(100) on MNIST's official
-    split, pixels binarised at > 127: accuracy and fit seconds of each."""
+    split, pixels binarised at > 127: accuracy, fit seconds and the machine's CPU of
+    each (rows of several runs can be merged)."""
+    from bench_fit import machine
+
+    cpu = machine()["cpu"]
     X, y = load_dataset("mnist", data_dir)
     bits = (X.to_numpy() > 127).astype(np.int8)
     y = np.asarray(y)
@@ -306,7 +310,7 @@ def mnist_rows(data_dir, names: list[str]) -> dict:
         estimator.fit(bits[:60000], y[:60000])
         fit_s = time.perf_counter() - start
         accuracy = float(np.mean(estimator.predict(bits[60000:]) == y[60000:]))
-        out[label] = {"accuracy": accuracy, "fit_s": fit_s}
+        out[label] = {"accuracy": accuracy, "fit_s": fit_s, "cpu": cpu}
         print(f"mnist {label}: {100 * accuracy:.2f} % (fit {fit_s:.0f} s)", flush=True)
     return out
 
@@ -347,7 +351,8 @@ def report(frame: pd.DataFrame, kinds: dict[str, str], machine: dict, mnist: dic
     if mnist:
         lines += ["## Binarised MNIST (official 60000/10000 split, pixels > 127)", ""]
         lines += [
-            f"- {label}: {100 * row['accuracy']:.2f} % (fit {row['fit_s']:.0f} s)"
+            f"- {label}: {100 * row['accuracy']:.2f} % (fit {row['fit_s']:.0f} s"
+            + (f", {row['cpu']})" if "cpu" in row else ")")
             for label, row in mnist.items()
         ]
         lines.append("")
