@@ -336,14 +336,24 @@ def report(frame: pd.DataFrame, kinds: dict[str, str], machine: dict, mnist: dic
     lines = [
         "# Accuracy against random forests (issue 31)",
         "",
-        "Machine: " + json.dumps(machine),
+        "Machine (the last run's): " + json.dumps(machine),
         "",
+    ]
+    if "cpu" in frame:  # merged runs: the models of each machine (times are ratios to
+        # TAN's of the same run, so they compare across machines)
+        by_cpu = frame[frame["model"] != "tan"].groupby("cpu")["model"].unique()
+        lines += [
+            "Rows by machine: "
+            + "; ".join(f"{cpu}: {', '.join(sorted(m))}" for cpu, m in by_cpu.items()),
+            "",
+        ]
+    lines += [
         f"{n_sets} sets ({counts}), 5-fold StratifiedKFold(shuffle=True, random_state=0), the "
         "same folds for every model; every model with its defaults. Accuracy in %, log-loss "
         "in nats, averaged over the sets; rank by accuracy (1 best); W/D/L against "
         "RandomForest(300) from the 5 paired fold differences (draw: within one standard "
         "error); Wilcoxon signed-rank p of the per-set accuracies against it; times relative "
-        "to TAN's on the same fold (median over folds, then sets).",
+        "to TAN's on the same fold of the same run (median over folds, then sets).",
         "",
         _markdown(table),
         "",
@@ -399,11 +409,18 @@ def main() -> None:
     start = time.perf_counter()
     rows = [row for part in Parallel(n_jobs=args.n_jobs)(jobs) for row in part]
     wall = time.perf_counter() - start
+    from bench_fit import machine  # the same machine description as the other benchmarks
+
+    info = machine()
+    for row in rows:  # merged files hold rows of several machines: each says its own
+        row["cpu"] = info["cpu"]
     earlier_wall, earlier_mnist = 0.0, None
     if args.merge and (args.out / "accuracy.json").exists():  # the others' rows, kept
         earlier = json.loads((args.out / "accuracy.json").read_text())
         ran = {row["model"] for row in rows} - {"tan"}
         kept = [r for r in earlier["rows"] if r["model"] not in ran]
+        for row in kept:  # (rows written before rows said their CPU: the file's)
+            row.setdefault("cpu", earlier["machine"]["cpu"])
         # TAN is rerun with every model (the time ratios' reference of the same run)
         new_tan = [r for r in rows if r["model"] == "tan"]
         rows = [r for r in kept if r["model"] != "tan"] + [r for r in rows if r["model"] != "tan"]
@@ -418,9 +435,6 @@ def main() -> None:
         mnist = json.loads(saved.read_text())
     if mnist is None:  # merged: the image rows of the run merged into
         mnist = earlier_mnist
-    from bench_fit import machine  # the same machine description as the other benchmarks
-
-    info = machine()
     info["wall_s"] = round(wall + earlier_wall, 1)  # merged runs: their sum
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "accuracy.json").write_text(
