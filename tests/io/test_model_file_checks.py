@@ -45,6 +45,7 @@ def test_a_new_key_is_32_random_bytes_for_the_owner_only(key_file, tmp_path):
         (os.urandom(32), 0o620, "others than its owner may read or write it"),
         (os.urandom(70_000), 0o600, "more than a key"),
     ],
+    ids=["empty", "short", "readable", "group-writable", "long"],  # (the same in every process)
 )
 def test_keys_that_are_not_keys_are_refused(key_file, tmp_path, data, mode, match):
     """An empty key file let anyone sign a pickle (a forged model runs code)."""
