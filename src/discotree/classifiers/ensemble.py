@@ -285,7 +285,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             )
             largest = logistic_fit_bytes(n_rows, n_features + pairs, len(self.classes_))
         if float(self.pair_weight) > 0:
-            pairs = min(n_features * (n_features - 1) // 2, PAIR_CELLS // max(n_rows, 1))
+            pairs = min(linear_pair_count("all", n_features), PAIR_CELLS // max(n_rows, 1))
             pair_bytes = logistic_fit_bytes(n_rows, n_features + pairs, len(self.classes_))
             largest = max(largest, pair_bytes)
         return estimate + largest

@@ -280,11 +280,10 @@ def fit_pair_member(rows: Rows, spec: LearnerSpec):
     ("ALR2") of Zaidi, Webb, Carman, Petitjean & Cerquides (Machine Learning 104, 2016,
     Section 3), which reads the interactions of two columns whatever their order, where
     each member reads only those its attribute order and parents give it."""
-    n_features = len(rows.n_categories)
     options = {
         "values": spec.option("values"),
         "C": spec.option("linear_C", 1.0),
-        "pairs": n_features * (n_features - 1) // 2,
+        "pairs": linear_pair_count("all", len(rows.n_categories)),
         "pair_levels": pair_level_maps(rows.n_categories, list(spec.option("binned", []))),
     }
     return fit_logistic(rows, replace(spec, learner="logistic", options=options)).model
