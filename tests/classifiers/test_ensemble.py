@@ -47,6 +47,8 @@ def test_reproducible_and_members_differ():
         ({"linear_pairs": -1}, "linear_pairs must be 'all' or an integer >= 0"),
         ({"linear_pairs": "most"}, "linear_pairs must be 'all' or an integer >= 0"),
         ({"linear_pairs": 2.5}, "linear_pairs must be 'all' or an integer >= 0"),
+        ({"pair_pooling": "mean"}, "pair_pooling must be one of"),
+        ({"linear_weight": 0.3, "bootstrap": True}, "pair_weight='auto' .* bagged members"),
     ],
 )
 def test_bad_parameters_are_named(params, message):
@@ -229,7 +231,8 @@ def test_the_pair_member_reads_every_pair_and_is_mixed_in_last():
     base = KDBEnsembleClassifier(n_estimators=2, linear_weight=0.3, pair_weight=0.0)
     base.fit(X, y, sample_weight=w)
     assert base.model_.pair_member is None and base.model_.pair_weight == 0.0
-    clf = KDBEnsembleClassifier(n_estimators=2, linear_weight=0.3, pair_weight=0.2)
+    params = {"n_estimators": 2, "linear_weight": 0.3, "pair_weight": 0.2}
+    clf = KDBEnsembleClassifier(**params, pair_pooling="linear")
     clf.fit(X, y, sample_weight=w)
     pair = clf.model_.pair_member
     # every pair of the 17 columns, each once
@@ -250,10 +253,15 @@ def test_the_pair_member_reads_every_pair_and_is_mixed_in_last():
             assert levels is None
     for mine, linear in zip(pair.values, clf.model_.linear.values, strict=True):
         assert (mine is None and linear is None) or np.array_equal(mine, linear)
-    # the posterior: the ensemble without it, then the pair member's with weight 0.2
+    # the posterior: the ensemble without it, then the pair member's with weight 0.2,
+    # pooled linearly or logarithmically (a weighted geometric mean, renormalised)
     codes = clf.encoder_.transform(X)
     expected = 0.8 * base.predict_proba(X) + 0.2 * np.exp(pair.log_posterior(codes))
     assert_allclose(clf.predict_proba(X), expected, atol=1e-12)
+    logarithmic = KDBEnsembleClassifier(**params, pair_pooling="log").fit(X, y, sample_weight=w)
+    geometric = base.predict_proba(X) ** 0.8 * np.exp(pair.log_posterior(codes)) ** 0.2
+    expected = geometric / geometric.sum(axis=1, keepdims=True)
+    assert_allclose(logarithmic.predict_proba(X), expected, atol=1e-12)
     # the pair member alone, and a refit without it removes it
     alone = KDBEnsembleClassifier(n_estimators=2, linear_weight=0.3, pair_weight=1.0)
     alone.fit(X, y, sample_weight=w)
@@ -274,9 +282,9 @@ def test_the_pair_member_learns_what_no_member_reads(rng):
     assert without.score(X_test, y_test) < 0.8 < 0.99 < alone.score(X_test, y_test)
 
 
-@pytest.mark.parametrize("weight", [-0.1, 1.5, float("nan"), True, "auto"])
+@pytest.mark.parametrize("weight", [-0.1, 1.5, float("nan"), True, "best"])
 def test_a_bad_pair_weight_is_named(weight):
-    with pytest.raises(ValueError, match=r"pair_weight must be a number in \[0, 1\]"):
+    with pytest.raises(ValueError, match=r"pair_weight must be 'auto' or a number in \[0, 1\]"):
         KDBEnsembleClassifier(pair_weight=weight).fit(np.zeros((4, 2)), [0, 1, 0, 1])
 
 
@@ -290,3 +298,77 @@ def test_the_memory_guard_counts_the_larger_of_the_linear_and_pair_members():
     assert pair.fit_memory_estimate_ - bare.fit_memory_estimate_ == pair_bytes
     # fitted one after the other: the larger (the pair member's) counts, not the sum
     assert both.fit_memory_estimate_ == pair.fit_memory_estimate_
+
+
+@pytest.mark.parametrize("pooling", ["log", "linear"])
+def test_pooled_posteriors_and_their_held_out_losses_are_loops(rng, pooling):
+    from discotree.learners.ensemble import PAIR_WEIGHTS, held_out_pooled_losses
+    from discotree.models.ensemble import pooled_log_posterior
+
+    p, q = rng.dirichlet(np.ones(3), 30), rng.dirichlet(np.ones(3), 30)
+    y, w = rng.integers(0, 3, 30), rng.random(30) + 0.5
+    for weight in (0.0, 0.3, 1.0):
+        got = np.exp(pooled_log_posterior(np.log(p), np.log(q), weight, pooling))
+        for i in range(30):
+            if pooling == "linear":
+                row = [(1 - weight) * p[i, c] + weight * q[i, c] for c in range(3)]
+            else:
+                row = [p[i, c] ** (1 - weight) * q[i, c] ** weight for c in range(3)]
+            assert_allclose(got[i], np.array(row) / sum(row), rtol=1e-12)
+    losses = held_out_pooled_losses(np.log(p), np.log(q), y, w, PAIR_WEIGHTS, pooling)
+    for loss, weight in zip(losses, PAIR_WEIGHTS, strict=True):
+        own = pooled_log_posterior(np.log(p), np.log(q), float(weight), pooling)
+        expected = -sum(w[i] * own[i, y[i]] for i in range(30)) / w.sum()
+        assert_allclose(loss, expected, rtol=1e-12)
+    with pytest.raises(ValueError, match="pooling must be one of"):
+        pooled_log_posterior(np.log(p), np.log(q), 0.5, "mean")
+
+
+def test_the_automatic_pair_weight_follows_the_held_out_loss(rng):
+    from discotree.learners.ensemble import (
+        PAIR_SPLIT_SEED,
+        PAIR_WEIGHT_FLOOR,
+        PAIR_WEIGHTS,
+        fit_pair_member,
+    )
+    from discotree.learners.registry import LearnerSpec, Rows
+    from discotree.stats.folds import content_folds
+
+    n = 600
+    # the parity of two of four columns (k = 0: naive members, blind to it): only the
+    # pair member reads it, and its held-out loss says so
+    X = rng.integers(0, 3, size=(n, 4)).astype(float)
+    y = ((X[:, 0] + X[:, 1]) % 2).astype(int)
+    w = rng.random(n) + 0.5
+    clf = KDBEnsembleClassifier(n_estimators=2, k=0).fit(X, y, sample_weight=w)
+    losses = clf.pair_weight_losses_
+    assert losses.shape == PAIR_WEIGHTS.shape
+    best = PAIR_WEIGHTS[int(np.argmin(losses))]
+    assert clf.pair_weight_ == clf.model_.pair_weight == max(best, PAIR_WEIGHT_FLOOR) > 0.5
+    # at weight 1 the loss is the pair member's alone, fitted on the first half of the
+    # rows (content folds) and scored on the second
+    codes = clf.encoder_.transform(X)
+    rows = Rows(codes, y, w, 2, clf.n_categories_)
+    first = content_folds(codes, 2, PAIR_SPLIT_SEED) == 0
+    spec = LearnerSpec("kdb-ensemble", 1.0, 1e-5, options={})
+    half = fit_pair_member(rows.take(first), spec, n_pairs=6)
+    log_q = half.log_posterior(codes[~first])[np.arange((~first).sum()), y[~first]]
+    assert_allclose(losses[-1], -(w[~first] @ log_q) / w[~first].sum(), rtol=1e-9)
+    # columns independent given the class (naive Bayes' own model): nothing to add, the
+    # held-out loss is least at a small weight and the weight is the floor
+    y = rng.integers(0, 2, n)
+    X = (rng.random((n, 4)) < np.where(y[:, None] == 1, 0.8, 0.3)).astype(float)
+    plain = KDBEnsembleClassifier(n_estimators=2, k=0).fit(X, y)
+    assert plain.pair_weight_ == PAIR_WEIGHT_FLOOR
+    # a fixed weight is reported as given, with no losses; a refit replaces both
+    fixed = plain.set_params(pair_weight=0.3).fit(X, y)
+    assert fixed.pair_weight_ == 0.3 and fixed.pair_weight_losses_ is None
+
+
+@pytest.mark.parametrize("linear_weight", [0.0, 0.4])
+def test_the_automatic_pair_weight_with_a_fixed_linear_weight(rng, linear_weight):
+    X = rng.integers(0, 3, size=(300, 4)).astype(float)
+    y = ((X[:, 0] + X[:, 1]) % 2).astype(int)
+    clf = KDBEnsembleClassifier(n_estimators=2, k=0, linear_weight=linear_weight).fit(X, y)
+    assert clf.linear_weight_ == linear_weight
+    assert clf.pair_weight_ > 0.5 and clf.score(X, y) > 0.95

@@ -427,6 +427,35 @@ def test_an_ensemble_saved_before_linear_pairs_existed_loads_without_them():
     assert loaded.predict_proba(X) == pytest.approx(model.predict_proba(X))
 
 
+def test_an_ensemble_saved_before_log_pooling_existed_pools_linearly():
+    rng = np.random.default_rng(1)
+    X = np.column_stack([rng.normal(size=150), rng.integers(0, 3, size=(150, 3))])
+    y = ((X[:, 1] == X[:, 2]) ^ (X[:, 0] > 0)).astype(int)
+    params = {"n_estimators": 2, "pair_weight": 0.3, "pair_pooling": "linear"}
+    model = discotree.KDBEnsembleClassifier(**params).fit(X, y)  # as fitted then
+    document = json.loads(dumps(model))
+
+    def drop(value):  # the field an earlier version did not write
+        if isinstance(value, dict):
+            if "__dict__" in value:
+                value["__dict__"] = [
+                    [k, drop(v)] for k, v in value["__dict__"] if k != "pair_pooling"
+                ]
+                return value
+            return {k: drop(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [drop(v) for v in value]
+        return value
+
+    text = json.dumps(drop(document))
+    assert '"pair_pooling"' not in text
+    loaded = loads(text)
+    assert loaded.pair_pooling == "linear" and loaded.model_.pair_pooling == "linear"
+    assert loaded.predict_proba(X) == pytest.approx(model.predict_proba(X), abs=1e-12)
+    logarithmic = model.set_params(pair_pooling="log").fit(X, y)
+    assert not np.allclose(logarithmic.predict_proba(X), loaded.predict_proba(X))
+
+
 def _ensemble_with_pair_member():
     rng = np.random.default_rng(0)
     X = np.column_stack([rng.normal(size=150), rng.integers(0, 3, size=(150, 3))])
@@ -442,8 +471,9 @@ def _ensemble_with_pair_member():
         (lambda m: setattr(m.pair_member, "coef", m.pair_member.coef[:-1]), r"pair_member.coef"),
         (lambda m: setattr(m, "pair_weight", 1.5), r"pair_weight: must be a number in \[0, 1\]"),
         (lambda m: setattr(m, "pair_weight", 1), r"pair_weight: must be a number in \[0, 1\]"),
+        (lambda m: setattr(m, "pair_pooling", "mean"), r"pair_pooling: must be one of"),
     ],
-    ids=["pairs", "coef", "weight", "integer-weight"],
+    ids=["pairs", "coef", "weight", "integer-weight", "pooling"],
 )
 def test_an_ensemble_whose_pair_member_disagrees_is_refused(edit, match):
     model, X = _ensemble_with_pair_member()

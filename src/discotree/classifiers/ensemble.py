@@ -11,6 +11,7 @@ from ..learners.ensemble import COARSENINGS, linear_pair_count
 from ..learners.k_dependence import check_kdb_options
 from ..learners.logistic import PAIR_CELLS, logistic_fit_bytes
 from ..learners.registry import LearnerSpec, Rows, get_learner
+from ..models.ensemble import POOLINGS
 from ..transformers.discretizer import Discretizer, bin_midpoints
 from ..transformers.encoder import TableEncoder
 from ..validation import (
@@ -50,7 +51,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     posterior is ``(1 - linear_weight)`` times the members' mean plus ``linear_weight``
     times the linear member's: the coarse bins lose the order and the position of a
     value inside its bin, which the linear member keeps. Last, a pair member, the
-    logistic model that also reads every pair of columns jointly, is mixed in with
+    logistic model that also reads every pair of columns jointly, is pooled in with
     weight ``pair_weight`` (see that parameter).
 
     Parameters
@@ -107,16 +108,30 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         20 million (rows x pairs) inputs. The members capture the interactions of the
         numeric columns; pairs of their coarse bins in the linear member lowered the
         accuracy on the tuning folds. The fitted pairs are ``model_.linear.pairs``.
-    pair_weight : float in [0, 1], default=0.1
-        The weight of the pair member, mixed last: ``(1 - pair_weight)`` times the
-        posterior above plus ``pair_weight`` times that of a logistic model of the
-        linear member's inputs and of every pair of columns jointly, a numeric column
-        through 4 equal-width levels of its fine bins (the second-order logistic model
-        "ALR2" of Zaidi et al. 2016; fewer pairs beyond 20 million (rows x pairs)
-        inputs, those of largest I(X_i; X_j | C) kept;
-        :func:`discotree.learners.ensemble.fit_pair_member`). It reads every
-        interaction of two columns, where a member reads those its order and parents
-        give it. 0 fits none. Its model is ``model_.pair_member``.
+    pair_weight : float in [0, 1] or "auto", default="auto"
+        The weight of the pair member, pooled last (``pair_pooling``) with the
+        posterior above: a logistic model of the linear member's inputs and of every
+        pair of columns jointly, a numeric column through 4 equal-width levels of its
+        fine bins (the second-order logistic model "ALR2" of Zaidi et al. 2016; fewer
+        pairs beyond 20 million (rows x pairs) inputs, those of largest
+        I(X_i; X_j | C) kept; :func:`discotree.learners.ensemble.fit_pair_member`). It
+        reads every interaction of two columns, where a member reads those its order
+        and parents give it. 0 fits none. ``"auto"`` chooses the weight of least
+        held-out log-loss among 0, 0.05, ..., 1, but at least 0.1: the pair member
+        fitted once more, on half of the rows (content folds), scored on the other
+        half against the members' leave-one-out and the linear member's 5-fold
+        posteriors (the rows ``linear_weight="auto"`` scores); 0.1 is the fixed weight
+        of best mean accuracy on the tuning folds, where the held-out log-loss, which
+        tracks the test log-loss, would choose less on small sets. Its model is
+        ``model_.pair_member``; its weight ``pair_weight_``; not with
+        ``bootstrap=True``.
+    pair_pooling : {"log", "linear"}, default="log"
+        How the pair member's posterior ``Q`` joins the rest's ``P`` with weight
+        ``v``: ``"log"``, the logarithmic opinion pool
+        ``P^(1 - v) Q^v`` renormalised (Genest & Zidek 1986), in which a confident
+        member outweighs a hesitant one; ``"linear"``, ``(1 - v) P + v Q`` (the
+        default before; about 0.06 points less accurate on the tuning folds' 13
+        categorical or mixed sets at ``v = 0.1``).
     alpha : float, default=1.0
         The members' pseudo-count (hierarchical: of the nodes' marginals).
     epsilon : float, default=1e-5
@@ -139,6 +154,11 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     linear_weight_ : float
         The linear member's weight in the posterior (``linear_weight``, or the one
         ``"auto"`` chose).
+    pair_weight_ : float
+        The pair member's (``pair_weight``, or the one ``"auto"`` chose).
+    pair_weight_losses_ : ndarray of shape (21,) or None
+        With ``pair_weight="auto"``, the held-out log-loss of every weight 0, 0.05,
+        ..., 1 (None otherwise).
 
     The linear and pair members read a missing feature as absent (it and its pairs add
     nothing to any class's score; :mod:`discotree.models.logistic`): with
@@ -176,7 +196,8 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         linear_weight: float | str = "auto",
         linear_C: float = 1.0,
         linear_pairs: int | str = 0,
-        pair_weight: float = 0.1,
+        pair_weight: float | str = "auto",
+        pair_pooling: str = "log",
         alpha: float = 1.0,
         epsilon: float = 1e-5,
         max_categories: int = 10,
@@ -198,14 +219,16 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         self.linear_C = linear_C
         self.linear_pairs = linear_pairs
         self.pair_weight = pair_weight
+        self.pair_pooling = pair_pooling
 
     @staticmethod
     def upgrade_state(state: dict) -> dict:
-        """The state of an ensemble saved before ``linear_pairs`` or ``pair_weight``
-        existed, as it was fitted then (no pairs, no pair member): used when a model
-        file is loaded."""
+        """The state of an ensemble saved before ``linear_pairs``, ``pair_weight`` or
+        ``pair_pooling`` existed, as it was fitted then (no pairs, no pair member, or
+        one pooled linearly): used when a model file is loaded."""
         state.setdefault("linear_pairs", 0)
         state.setdefault("pair_weight", 0.0)
+        state.setdefault("pair_pooling", "linear")
         return state
 
     def _check_params(self) -> None:
@@ -226,9 +249,22 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             raise ValueError(
                 f"{name}: linear_C must be a positive finite number, got {self.linear_C!r}."
             )
-        if not (is_real(self.pair_weight) and 0.0 <= float(self.pair_weight) <= 1.0):
+        pair_weight = self.pair_weight
+        if not (
+            pair_weight == "auto" or (is_real(pair_weight) and 0.0 <= float(pair_weight) <= 1.0)
+        ):
             raise ValueError(
-                f"{name}: pair_weight must be a number in [0, 1], got {self.pair_weight!r}."
+                f"{name}: pair_weight must be 'auto' or a number in [0, 1], got {pair_weight!r}."
+            )
+        if pair_weight == "auto" and self.bootstrap:
+            raise ValueError(
+                f"{name}: pair_weight='auto' chooses the weight against the members' "
+                "leave-one-out posteriors of every row, which bagged members "
+                "(bootstrap=True) do not have; give pair_weight a number."
+            )
+        if self.pair_pooling not in POOLINGS:
+            raise ValueError(
+                f"{name}: pair_pooling must be one of {POOLINGS}, got {self.pair_pooling!r}."
             )
         pairs = self.linear_pairs
         if not (pairs == "all" or is_count(pairs, 0)):
@@ -284,7 +320,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
                 linear_pair_count(self.linear_pairs, categorical), PAIR_CELLS // max(n_rows, 1)
             )
             largest = logistic_fit_bytes(n_rows, n_features + pairs, len(self.classes_))
-        if float(self.pair_weight) > 0:
+        if self.pair_weight == "auto" or float(self.pair_weight) > 0:
             pairs = min(linear_pair_count("all", n_features), PAIR_CELLS // max(n_rows, 1))
             pair_bytes = logistic_fit_bytes(n_rows, n_features + pairs, len(self.classes_))
             largest = max(largest, pair_bytes)
@@ -329,7 +365,8 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             ),
             "linear_C": float(self.linear_C),
             "linear_pairs": "all" if self.linear_pairs == "all" else int(self.linear_pairs),
-            "pair_weight": float(self.pair_weight),
+            "pair_weight": "auto" if self.pair_weight == "auto" else float(self.pair_weight),
+            "pair_pooling": self.pair_pooling,
             "values": self._bin_values(),
         }
         spec = LearnerSpec("kdb-ensemble", self._alpha, self._epsilon, options=options)

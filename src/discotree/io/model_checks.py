@@ -311,6 +311,7 @@ def _check_ensemble(model: Any, encoder: Any, where: str) -> None:
     """Each member's coarsening maps against the encoder's fine categories and the
     member's own."""
     from ..models.category_maps import mapped_categories
+    from ..models.ensemble import POOLINGS
 
     counts = getattr(encoder, "n_categories_", None)
     if len(model.maps) != len(model.members):
@@ -333,6 +334,8 @@ def _check_ensemble(model: Any, encoder: Any, where: str) -> None:
         fitted = getattr(model, member)
         if fitted is not None:
             _check_linear(fitted, counts, len(model.class_log_prior), f"{where}.model_.{member}")
+    if model.pair_pooling not in POOLINGS:
+        raise _fail(f"{where}.model_.pair_pooling", f"must be one of {POOLINGS}")
 
 
 def _check_linear(linear: Any, counts: Any, n_classes: int, where: str) -> None:

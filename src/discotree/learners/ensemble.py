@@ -13,7 +13,9 @@ columns binned by the encoder), ``seed``, ``n_jobs``, the member's own (``k``,
 value of every fine bin of the binned columns, None for the others), ``linear_C`` and
 ``linear_pairs`` (the number of pairs of categorical (not binned) columns with joint
 inputs, at most, or ``"all"``; :mod:`discotree.learners.logistic`), and the pair
-member's: ``pair_weight`` (0: none; :func:`fit_pair_member`).
+member's: ``pair_weight`` (0: none; ``"auto"``: the weight of least held-out log-loss,
+:func:`held_out_pooled_losses`, at least :data:`PAIR_WEIGHT_FLOOR`; :func:`fit_pair_member`)
+and ``pair_pooling`` (:func:`~discotree.models.ensemble.pooled_log_posterior`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,12 @@ from numpy.typing import NDArray
 from ..fitting import argmax_with_ties, sign_with_ties
 from ..kernels.counts import class_totals, univariate_counts
 from ..models.category_maps import apply_maps, mapped_categories
-from ..models.ensemble import KDBEnsembleModel, coarsening_maps, sampled_mdl_maps
+from ..models.ensemble import (
+    KDBEnsembleModel,
+    coarsening_maps,
+    pooled_log_posterior,
+    sampled_mdl_maps,
+)
 from ..stats.folds import content_folds
 from .k_dependence import fit_selective_kdb
 from .logistic import cross_validated_log_posteriors, fit_logistic
@@ -38,9 +45,13 @@ __all__ = [
     "LEAVE_ONE_OUT_OPTIMISM",
     "LINEAR_WEIGHTS",
     "PAIR_LEVELS",
+    "PAIR_SPLIT_SEED",
+    "PAIR_WEIGHTS",
+    "PAIR_WEIGHT_FLOOR",
     "fit_kdb_ensemble",
     "fit_pair_member",
     "held_out_mixture_losses",
+    "held_out_pooled_losses",
     "held_out_rows",
     "linear_pair_count",
     "pair_level_maps",
@@ -166,14 +177,14 @@ def _held_out_linear_weight(
     linear_spec: LearnerSpec,
     linear,
     held: NDArray[np.intp] | None,
-) -> tuple[float, float]:
+) -> tuple[float, float, NDArray[np.float64]]:
     """The linear member's weight of least held-out log-loss
     (:func:`held_out_mixture_losses` over :data:`LINEAR_WEIGHTS`; ties: the smaller
-    weight) and that loss: the members' mean leave-one-out posterior of every row
-    (``members``) against the linear member's 5-fold cross-validated one (each fold's
-    fit starting from ``linear``, or, with pairs, the whole fit of the fold's rows); on
-    more than :data:`HELD_OUT_ROWS` rows, of the ``held`` rows only, the linear member
-    fitted once on the others."""
+    weight), that loss and the linear member's held-out posteriors: the members' mean
+    leave-one-out posterior of every row (``members``) against the linear member's
+    5-fold cross-validated one (each fold's fit starting from ``linear``, or, with
+    pairs, the whole fit of the fold's rows); on more than :data:`HELD_OUT_ROWS` rows,
+    of the ``held`` rows only, the linear member fitted once on the others."""
     # a model without pairs converges from a warm start to each fold's own optimum; one
     # with pairs stops at a looser tolerance, near where it starts, and from the model
     # of all the rows would keep what it learnt of the held-out ones: it is fitted as
@@ -195,13 +206,18 @@ def _held_out_linear_weight(
         truth, weights = rows.class_index[held], rows.weights[held]
     losses = held_out_mixture_losses(members, held_linear, truth, weights)
     best = int(argmax_with_ties(-losses[None, :])[0])
-    return float(LINEAR_WEIGHTS[best]), float(losses[best])
+    return float(LINEAR_WEIGHTS[best]), float(losses[best]), held_linear
 
 
 def _linear_member(
-    rows: Rows, spec: LearnerSpec, fitted: list[FittedModel], held: NDArray[np.intp] | None
+    rows: Rows,
+    spec: LearnerSpec,
+    members: NDArray[np.float64] | None,
+    held: NDArray[np.intp] | None,
 ):
-    """The linear member and its weight (see :func:`fit_kdb_ensemble`)."""
+    """The linear member, its weight and, when the members' held-out posteriors of the
+    rows ``held`` (None: all) are given (``members``), its own of those rows (else None);
+    see :func:`fit_kdb_ensemble`."""
     requested = spec.option("linear_weight", 0.0)
     binned = set(spec.option("binned", []))
     categorical = [j for j in range(len(rows.n_categories)) if j not in binned]
@@ -213,19 +229,24 @@ def _linear_member(
     }
     linear_spec = replace(spec, learner="logistic", options=options)
     linear = fit_logistic(rows, linear_spec).model
-    if requested != "auto":
-        return linear, float(requested)
-    members = np.mean([np.exp(f.attributes.pop("held_out_log_posterior_")) for f in fitted], 0)
-    weight, loss = _held_out_linear_weight(rows, members, linear_spec, linear, held)
+    if members is None:
+        return linear, float(requested), None
+    if requested != "auto":  # (the pair member's weight is chosen against it)
+        return (
+            linear,
+            float(requested),
+            _held_out_linear_weight(rows, members, linear_spec, linear, held)[2],
+        )
+    weight, loss, held_linear = _held_out_linear_weight(rows, members, linear_spec, linear, held)
     if len(linear.pairs):  # the pairs only where they lower the held-out loss
         single_spec = replace(linear_spec, options={**options, "pairs": 0})
         single = fit_logistic(rows, single_spec).model
-        single_weight, single_loss = _held_out_linear_weight(
+        single_weight, single_loss, single_held = _held_out_linear_weight(
             rows, members, single_spec, single, held
         )
         if sign_with_ties(np.array(loss - single_loss), max(loss, single_loss)) >= 0:
-            linear, weight = single, single_weight
-    return linear, min(weight + LEAVE_ONE_OUT_OPTIMISM, 1.0)
+            linear, weight, held_linear = single, single_weight, single_held
+    return linear, min(weight + LEAVE_ONE_OUT_OPTIMISM, 1.0), held_linear
 
 
 def linear_pair_count(requested: int | str, n_features: int) -> int:
@@ -270,7 +291,7 @@ def pair_level_maps(
     return maps
 
 
-def fit_pair_member(rows: Rows, spec: LearnerSpec):
+def fit_pair_member(rows: Rows, spec: LearnerSpec, n_pairs: int | None = None):
     """The pair member: the multinomial logistic model of the linear member's inputs
     (``values``, ``linear_C``) and of every pair of columns jointly, a binned column
     through :data:`PAIR_LEVELS` levels of its fine bins (:func:`pair_level_maps`), the
@@ -279,14 +300,98 @@ def fit_pair_member(rows: Rows, spec: LearnerSpec):
     (:func:`~discotree.learners.logistic.ranked_pairs`): the second-order logistic model
     ("ALR2") of Zaidi, Webb, Carman, Petitjean & Cerquides (Machine Learning 104, 2016,
     Section 3), which reads the interactions of two columns whatever their order, where
-    each member reads only those its attribute order and parents give it."""
+    each member reads only those its attribute order and parents give it. ``n_pairs``
+    (None: all) caps the pairs."""
+    every = linear_pair_count("all", len(rows.n_categories))
     options = {
         "values": spec.option("values"),
         "C": spec.option("linear_C", 1.0),
-        "pairs": linear_pair_count("all", len(rows.n_categories)),
+        "pairs": every if n_pairs is None else min(int(n_pairs), every),
         "pair_levels": pair_level_maps(rows.n_categories, list(spec.option("binned", []))),
     }
     return fit_logistic(rows, replace(spec, learner="logistic", options=options)).model
+
+
+#: The pair member's weights ``pair_weight="auto"`` chooses among.
+PAIR_WEIGHTS = np.linspace(0.0, 1.0, 21)
+#: The least weight ``pair_weight="auto"`` gives the pair member: the fixed weight of
+#: best mean accuracy on ``benchmarks/tune_ensemble.py``'s folds (39 sets). The held-out
+#: log-loss alone, which tracks the test log-loss, chooses less on small sets (heart,
+#: spectf: 0) where 0.1 is more accurate, and more on the sets where the pair member is
+#: much the better model (chess: 0.86, test accuracy 99.4 % against 98.1 at 0.1).
+PAIR_WEIGHT_FLOOR = 0.1
+#: The seed of the two content folds (:func:`~discotree.stats.folds.content_folds`)
+#: whose first half fits the pair member that ``pair_weight="auto"`` scores on the
+#: second: not 0, so that the halves fall independently of the linear member's folds
+#: and of the rows scored on more than :data:`HELD_OUT_ROWS` rows.
+PAIR_SPLIT_SEED = 1
+
+
+def held_out_pooled_losses(
+    log_p: NDArray[np.float64],
+    log_q: NDArray[np.float64],
+    class_index: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    grid: NDArray[np.float64],
+    pooling: str,
+) -> NDArray[np.float64]:
+    """The weighted mean log-loss of two held-out log posteriors pooled
+    (:func:`~discotree.models.ensemble.pooled_log_posterior`) with every weight of
+    ``grid`` on the second.
+
+    Examples
+    --------
+    >>> log_p = np.log([[0.6, 0.4], [0.6, 0.4]])
+    >>> log_q = np.log([[0.9, 0.1], [0.2, 0.8]])
+    >>> grid = np.array([0.0, 1.0])
+    >>> held_out_pooled_losses(log_p, log_q, np.array([0, 1]), np.ones(2), grid, "log")
+    ... # doctest: +ELLIPSIS
+    array([0.71355..., 0.16425...])
+    """
+    index = np.arange(len(class_index))
+    losses = [
+        -float(weights @ pooled_log_posterior(log_p, log_q, float(w), pooling)[index, class_index])
+        for w in grid
+    ]
+    return np.asarray(losses) / float(weights.sum())
+
+
+def _pair_member(
+    rows: Rows,
+    spec: LearnerSpec,
+    held: NDArray[np.intp] | None,
+    held_out: NDArray[np.float64] | None,
+):
+    """The pair member (None without), its weight and, with ``pair_weight="auto"``, the
+    held-out losses of :data:`PAIR_WEIGHTS` (else None) against ``held_out``, the
+    held-out posteriors of the rest of the ensemble (of the rows ``held``, None: all);
+    see :func:`fit_kdb_ensemble`."""
+    requested = spec.option("pair_weight", 0.0)
+    if requested != "auto":
+        weight = float(requested)
+        return (fit_pair_member(rows, spec) if weight > 0 else None), weight, None
+    assert held_out is not None  # (fit_kdb_ensemble computes it for "auto")
+    member = fit_pair_member(rows, spec)
+    scored = np.zeros(len(rows.codes), dtype=bool)
+    scored[slice(None) if held is None else held] = True
+    mixture = np.full((len(rows.codes), rows.n_classes), np.nan)
+    mixture[scored] = held_out
+    first = content_folds(rows.codes, 2, PAIR_SPLIT_SEED) == 0
+    tested = np.flatnonzero(scored & ~first)
+    if rows.weights[first].sum() <= 0 or rows.weights[tested].sum() <= 0:
+        return member, PAIR_WEIGHT_FLOOR, None  # (no rows to fit it on or score it on)
+    half = fit_pair_member(rows.take(first), spec, n_pairs=len(member.pairs))
+    tiny = np.finfo(np.float64).tiny
+    losses = held_out_pooled_losses(
+        np.log(np.maximum(mixture[tested], tiny)),
+        half.log_posterior(rows.codes[tested]),
+        rows.class_index[tested],
+        rows.weights[tested],
+        PAIR_WEIGHTS,
+        spec.option("pair_pooling", "log"),
+    )
+    weight = float(PAIR_WEIGHTS[int(argmax_with_ties(-losses[None, :])[0])])
+    return member, max(weight, PAIR_WEIGHT_FLOOR), losses
 
 
 def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
@@ -296,11 +401,14 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
     seeds = rng.integers(0, 2**31 - 1, n_members)
     maps = _member_maps(rows, spec, seeds)
     held = None
-    if spec.option("linear_weight", 0.0) == "auto":
+    requested = spec.option("linear_weight", 0.0)
+    chosen = requested == "auto" or spec.option("pair_weight", 0.0) == "auto"
+    if chosen:
         if spec.option("bootstrap", False):
             raise ValueError(
-                "linear_weight='auto' reads the members' leave-one-out posteriors of every "
-                "row, which bagged members (bootstrap=True) do not have; give a weight."
+                "linear_weight='auto' and pair_weight='auto' read the members' "
+                "leave-one-out posteriors of every row, which bagged members "
+                "(bootstrap=True) do not have; give both weights as numbers."
             )
         held = held_out_rows(rows.codes)
         spec = replace(spec, options={**spec.options, "held_out": True if held is None else held})
@@ -310,18 +418,32 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
     weight = class_totals(rows.class_index, rows.weights, rows.n_classes)
     with np.errstate(divide="ignore"):
         prior = np.log(weight / weight.sum())
-    requested = spec.option("linear_weight", 0.0)
-    linear, weight_of_linear = None, 0.0
+    members = None  # their mean held-out posterior of the rows ``held`` (None: all)
+    if chosen:
+        held_out = [np.exp(f.attributes.pop("held_out_log_posterior_")) for f in fitted]
+        members = np.mean(held_out, axis=0)
+    linear, weight_of_linear, held_linear = None, 0.0, None
     if requested == "auto" or float(requested) > 0:
-        linear, weight_of_linear = _linear_member(rows, spec, fitted, held)
+        linear, weight_of_linear, held_linear = _linear_member(rows, spec, members, held)
+    rest = members  # the held-out posterior of the ensemble without its pair member
+    if members is not None and held_linear is not None:
+        rest = (1.0 - weight_of_linear) * members + weight_of_linear * held_linear
     kept = linear if weight_of_linear > 0 else None  # (a weight of 0 predicts without it)
-    pair_weight = float(spec.option("pair_weight", 0.0))
-    pair_member = fit_pair_member(rows, spec) if pair_weight > 0 else None
+    pair_member, pair_weight, pair_losses = _pair_member(rows, spec, held, rest)
     model = KDBEnsembleModel(
-        maps, [f.model for f in fitted], prior, kept, weight_of_linear, pair_member, pair_weight
+        maps,
+        [f.model for f in fitted],
+        prior,
+        kept,
+        weight_of_linear,
+        pair_member,
+        pair_weight,
+        spec.option("pair_pooling", "log"),
     )
     attributes = {
         "linear_weight_": weight_of_linear,
+        "pair_weight_": pair_weight,
+        "pair_weight_losses_": pair_losses,
         "members_k_": np.array([f.attributes["k_"] for f in fitted]),
         "members_n_attributes_": np.array([f.attributes["n_attributes_"] for f in fitted]),
         "members_order_": [f.attributes["order_"] for f in fitted],

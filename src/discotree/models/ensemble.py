@@ -13,8 +13,11 @@ bins' values instead of coarse bins):
 
 and that, when the ensemble has a pair member (a logistic model that also reads every
 pair of columns jointly: the second-order model "ALR2" of Zaidi, Webb, Carman,
-Petitjean & Cerquides, Machine Learning 104, 2016), mixed with its posterior:
-``(1 - v) P(c | x) + v P_pairs(c | x)``.
+Petitjean & Cerquides, Machine Learning 104, 2016), pooled with its posterior
+(:func:`pooled_log_posterior`): logarithmically,
+``P'(c | x) ∝ P(c | x)^(1 - v) P_pairs(c | x)^v`` (the default), or linearly,
+``(1 - v) P(c | x) + v P_pairs(c | x)`` (the pooling of files written before the
+logarithmic one existed).
 """
 
 from __future__ import annotations
@@ -31,10 +34,16 @@ from .k_dependence import KDependenceModel
 from .logistic import LogisticModel
 
 __all__ = [
+    "POOLINGS",
     "KDBEnsembleModel",
     "coarsening_maps",
+    "pooled_log_posterior",
     "sampled_mdl_maps",
 ]
+
+#: How the pair member's posterior joins the rest's: ``"log"``, the logarithmic opinion
+#: pool (a weighted geometric mean, renormalised), or ``"linear"``, the weighted mean.
+POOLINGS = ("log", "linear")
 
 
 def coarsening_maps(
@@ -109,7 +118,9 @@ class KDBEnsembleModel:
         The pair member, on the fine codes (its ``pairs`` and ``pair_levels`` say which
         pairs it reads and through which levels).
     pair_weight : float
-        Its weight ``v`` in the posterior, mixed last (0 when there is none).
+        Its weight ``v`` in the posterior, pooled last (0 when there is none).
+    pair_pooling : {"log", "linear"}
+        How it is pooled (:func:`pooled_log_posterior`).
     """
 
     maps: list[list[NDArray[np.intp] | None]]
@@ -119,13 +130,16 @@ class KDBEnsembleModel:
     linear_weight: float = 0.0
     pair_member: LogisticModel | None = None
     pair_weight: float = 0.0
+    pair_pooling: str = "linear"
 
     @staticmethod
     def upgrade_state(state: dict) -> dict:
-        """The state of a model saved before pair members existed (none): used when a
-        model file is loaded."""
+        """The state of a model saved before pair members existed (none), or before
+        their logarithmic pooling (linear, as they were then): used when a model file is
+        loaded."""
         state.setdefault("pair_member", None)
         state.setdefault("pair_weight", 0.0)
+        state.setdefault("pair_pooling", "linear")
         return state
 
     @property
@@ -145,20 +159,40 @@ class KDBEnsembleModel:
         (as the estimator does), the normalised scores are the ensemble's posterior."""
         posteriors = np.stack(self.member_log_posteriors(codes))
         mean = logsumexp(posteriors, axis=0) - np.log(len(self.members))
-        for member, weight in (
-            (self.linear, self.linear_weight),
-            (self.pair_member, self.pair_weight),
-        ):
-            weight = float(weight) if member is not None else 0.0
-            if weight > 0:
-                mean = _mixed(mean, member.log_posterior(codes), weight)  # type: ignore[union-attr]
+        if self.linear is not None and self.linear_weight > 0:
+            linear = self.linear.log_posterior(codes)
+            mean = pooled_log_posterior(mean, linear, float(self.linear_weight), "linear")
+        if self.pair_member is not None and self.pair_weight > 0:
+            pairs = self.pair_member.log_posterior(codes)
+            mean = pooled_log_posterior(mean, pairs, float(self.pair_weight), self.pair_pooling)
         return mean - self.class_log_prior
 
 
-def _mixed(
-    log_p: NDArray[np.float64], log_q: NDArray[np.float64], weight: float
+def pooled_log_posterior(
+    log_p: NDArray[np.float64], log_q: NDArray[np.float64], weight: float, pooling: str
 ) -> NDArray[np.float64]:
-    """``log((1 - weight) p + weight q)`` from ``log p`` and ``log q``."""
+    """The log posterior of two posteriors pooled with ``weight`` on the second (rows,
+    classes; both normalised): ``"linear"``, ``log((1 - w) p + w q)``; ``"log"``, the
+    logarithmic opinion pool ``(1 - w) log p + w log q`` renormalised over the classes
+    (Genest & Zidek, "Combining probability distributions", Statistical Science 1(1),
+    1986, Section 3), which lets a confident posterior outweigh a hesitant one where the
+    mean would average them.
+
+    Examples
+    --------
+    >>> log_p, log_q = np.log([[0.5, 0.5]]), np.log([[0.9, 0.1]])
+    >>> np.exp(pooled_log_posterior(log_p, log_q, 0.5, "linear")).round(3).tolist()
+    [[0.7, 0.3]]
+    >>> np.exp(pooled_log_posterior(log_p, log_q, 0.5, "log")).round(3).tolist()
+    [[0.75, 0.25]]
+    """
+    if pooling not in POOLINGS:
+        raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}.")
     if weight >= 1:
         return log_q
-    return np.logaddexp(log_p + np.log1p(-weight), log_q + np.log(weight))
+    if weight <= 0:
+        return log_p
+    if pooling == "linear":
+        return np.logaddexp(log_p + np.log1p(-weight), log_q + np.log(weight))
+    joint = (1.0 - weight) * log_p + weight * log_q
+    return joint - logsumexp(joint, axis=1, keepdims=True)
