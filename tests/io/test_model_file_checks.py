@@ -399,28 +399,31 @@ def test_an_ensemble_whose_linear_pairs_disagree_is_refused(edit, match):
         loads(dumps(model))
 
 
+def _without_fields(value, names: set[str]):
+    """A model file's JSON document without the fields ``names`` (those an earlier
+    version did not write), wherever an object's ``__dict__`` holds them, nor in an
+    estimator's list of its fitted attributes."""
+    if isinstance(value, dict):
+        if "__dict__" in value:
+            value["__dict__"] = [
+                [k, _without_fields(v, names)] for k, v in value["__dict__"] if k not in names
+            ]
+            for k, v in value["__dict__"]:
+                if k == "_fitted_state_names":
+                    v["__tuple__"] = [n for n in v["__tuple__"] if n not in names]
+            return value
+        return {k: _without_fields(v, names) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_fields(v, names) for v in value]
+    return value
+
+
 def test_an_ensemble_saved_before_linear_pairs_existed_loads_without_them():
     model, X = _ensemble(pair_weight=0.0)  # as an ensemble of that version was fitted
-    document = json.loads(dumps(model))
-
-    def drop(value):  # the fields an earlier version did not write
-        if isinstance(value, dict):
-            if "__dict__" in value:
-                value["__dict__"] = [
-                    [k, drop(v)]
-                    for k, v in value["__dict__"]
-                    if k
-                    not in ("linear_pairs", "pairs", "pair_levels", "pair_weight", "pair_member")
-                ]
-                return value
-            return {k: drop(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [drop(v) for v in value]
-        return value
-
-    text = json.dumps(drop(document))
-    assert '"linear_pairs"' not in text and '"pair_levels"' not in text
-    assert '"pair_weight"' not in text and '"pair_member"' not in text
+    later = {"linear_pairs", "pairs", "pair_levels", "pair_weight", "pair_member"}
+    later |= {"pair_pooling", "pair_weight_", "pair_weight_losses_"}
+    text = json.dumps(_without_fields(json.loads(dumps(model)), later))
+    assert all(f'"{name}"' not in text for name in later)
     loaded = loads(text)
     assert loaded.linear_pairs == 0 and loaded.model_.linear.pairs.shape == (0, 2)
     assert loaded.pair_weight == 0.0 and loaded.model_.pair_member is None
@@ -433,21 +436,8 @@ def test_an_ensemble_saved_before_log_pooling_existed_pools_linearly():
     y = ((X[:, 1] == X[:, 2]) ^ (X[:, 0] > 0)).astype(int)
     params = {"n_estimators": 2, "pair_weight": 0.3, "pair_pooling": "linear"}
     model = discotree.KDBEnsembleClassifier(**params).fit(X, y)  # as fitted then
-    document = json.loads(dumps(model))
-
-    def drop(value):  # the field an earlier version did not write
-        if isinstance(value, dict):
-            if "__dict__" in value:
-                value["__dict__"] = [
-                    [k, drop(v)] for k, v in value["__dict__"] if k != "pair_pooling"
-                ]
-                return value
-            return {k: drop(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [drop(v) for v in value]
-        return value
-
-    text = json.dumps(drop(document))
+    later = {"pair_pooling", "pair_weight_", "pair_weight_losses_"}
+    text = json.dumps(_without_fields(json.loads(dumps(model)), later))
     assert '"pair_pooling"' not in text
     loaded = loads(text)
     assert loaded.pair_pooling == "linear" and loaded.model_.pair_pooling == "linear"
