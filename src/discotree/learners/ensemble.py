@@ -420,8 +420,8 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
         prior = np.log(weight / weight.sum())
     members = None  # their mean held-out posterior of the rows ``held`` (None: all)
     if chosen:
-        held_out = [np.exp(f.attributes.pop("held_out_log_posterior_")) for f in fitted]
-        members = np.mean(held_out, axis=0)
+        posteriors = [np.exp(f.attributes.pop("held_out_log_posterior_")) for f in fitted]
+        members = np.mean(posteriors, axis=0)
     linear, weight_of_linear, held_linear = None, 0.0, None
     if requested == "auto" or float(requested) > 0:
         linear, weight_of_linear, held_linear = _linear_member(rows, spec, members, held)
