@@ -159,6 +159,8 @@ def models() -> dict:
         # without the pair member (the default of sessions 23-25), the linear member's
         # fixed weight (the default of session 22), none (the default before it), and the
         # earlier default of 5 bins, beside the 4 chosen on other folds
+        # the pair member at session 26's fixed weight, pooled linearly (its default then)
+        "eskdb pairs 0.1 linear": KDBEnsembleClassifier(pair_weight=0.1, pair_pooling="linear"),
         "eskdb no pairs": KDBEnsembleClassifier(pair_weight=0.0),
         "eskdb linear 0.3": KDBEnsembleClassifier(linear_weight=0.3, pair_weight=0.0),
         "eskdb no linear": KDBEnsembleClassifier(linear_weight=0.0, pair_weight=0.0),
