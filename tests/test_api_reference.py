@@ -25,6 +25,7 @@ BY_NAME = {
     "discotree.datasets": "datasets.",
     "discotree.experiments": "experiments.",
     "discotree.model_file": "model_file.",
+    "discotree.output_files": "output_files.",
     "discotree.registry": "registry.",
 }
 # Lower layers: the module page is listed; autosummary documents its __all__.

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1] / "src" / "discotree"
 #: ``discotree/__init__.py`` and ``__main__`` re-export and are not checked).
 LAYER = {
     "config": 0,
+    "output_files": 0,
     "_config": 0,
     "threads": 0,
     "_threads": 0,

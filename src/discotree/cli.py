@@ -9,6 +9,7 @@ stderr. Exit codes: 0 success, 1 data or runtime error (the whole message; a tra
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -245,14 +246,16 @@ def _data_path(args: argparse.Namespace) -> Path:
 
 
 def _fit(args: argparse.Namespace) -> None:
+    from .output_files import check_output
     from .registry import make_classifier
 
     _model_names(args.model)
+    path = _data_path(args)
+    check_output(args.output, inputs=[path])  # never over the data, --force or not
     if args.output.exists() and not args.force:
         raise ValueError(f"{args.output} exists; use --force to overwrite it")
     if args.batch_rows < 1:
         raise UsageError(f"--batch-rows must be >= 1, got {args.batch_rows}")
-    path = _data_path(args)
     estimator = make_classifier(args.model)
     if args.dask or args.scheduler:
         n_rows = _fit_with_dask(estimator, path, args)
@@ -265,18 +268,22 @@ def _fit(args: argparse.Namespace) -> None:
         estimator.fit(X, y)
         n_rows, how = len(y), "in memory (this model has no partial_fit)"
     content = {"model": estimator, "target": args.target, "name": args.model}
-    written = _save(content, args.output, args.format)
+    written = _save(content, args.output, args.format, inputs=[path])
     print(
         f"fitted {args.model} on {n_rows} rows, {estimator.n_features_in_} features "
         f"{how} -> {args.output} ({written})"
     )
 
 
-def _save(content: dict, path: Path, form: str) -> str:
+def _save(content: dict, path: Path, form: str, inputs: list[Path]) -> str:
     """Write a model file: JSON (data only) by default, else a signed pickle; a model
-    JSON cannot hold (a baseline from scikit-learn) falls back to the pickle."""
+    JSON cannot hold (a baseline from scikit-learn) falls back to the pickle. Either is
+    written whole or not at all, never over one of ``inputs``."""
     from .io import json_model
     from .model_file import save_model
+    from .output_files import check_output, write_text
+
+    check_output(path, inputs)
 
     if form == "json":
         try:
@@ -284,7 +291,7 @@ def _save(content: dict, path: Path, form: str) -> str:
         except TypeError as err:
             sys.stderr.write(f"discotree: note: {err} Writing a signed pickle instead.\n")
         else:
-            path.write_text(text)
+            write_text(path, text, inputs=inputs)
             return "JSON"
     save_model(content, path)
     return "signed pickle"
@@ -401,9 +408,13 @@ def _predict(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from .datasets.streaming import open_table
+    from .output_files import atomic_output, check_output
 
     if not args.model.is_file():
         raise ValueError(f"model file not found: {args.model}")
+    path = _data_path(args)
+    if args.output is not None:  # never over the data or the model, --force or not
+        check_output(args.output, inputs=[path, args.model])
     if args.output is not None and args.output.exists() and not args.force:
         raise ValueError(f"{args.output} exists; use --force to overwrite it")
     saved = _load(args.model)
@@ -413,27 +424,27 @@ def _predict(args: argparse.Namespace) -> None:
             f"the model in {args.model} ({saved.get('name', type(estimator).__name__)}) "
             "gives no probabilities; predict without --proba"
         )
-    path = _data_path(args)
     source = open_table(path)
-    out = sys.stdout if args.output is None else args.output.open("w", newline="")
     progress, task = _progress(args, source.n_rows, "predicting")
-    try:
-        with progress:
-            header = True
-            for frame in source.batches(args.batch_rows):  # written as it goes
-                X = frame.drop(columns=[target]) if target in frame.columns else frame
-                result = pd.DataFrame({target: estimator.predict(X)})
-                if args.proba:
-                    probabilities = estimator.predict_proba(X)
-                    for k, label in enumerate(estimator.classes_):
-                        # full precision: rounded columns need not sum to 1
-                        result[f"proba_{label}"] = probabilities[:, k]
-                result.to_csv(out, index=False, header=header)
-                header = False
-                progress.advance(task, len(frame))
-    finally:
-        if out is not sys.stdout:
-            out.close()
+    # a file output is written whole or not at all: a failure halfway keeps the old one
+    writing = (
+        contextlib.nullcontext(sys.stdout)
+        if args.output is None
+        else atomic_output(args.output, "w", inputs=[path, args.model], newline="")
+    )
+    with writing as out, progress:
+        header = True
+        for frame in source.batches(args.batch_rows):  # written as it goes
+            X = frame.drop(columns=[target]) if target in frame.columns else frame
+            result = pd.DataFrame({target: estimator.predict(X)})
+            if args.proba:
+                probabilities = estimator.predict_proba(X)
+                for k, label in enumerate(estimator.classes_):
+                    # full precision: rounded columns need not sum to 1
+                    result[f"proba_{label}"] = probabilities[:, k]
+            result.to_csv(out, index=False, header=header)
+            header = False
+            progress.advance(task, len(frame))
 
 
 #: What to do when no reproduction is installed.

@@ -33,6 +33,7 @@ from typing import Any
 import joblib
 
 from .config import check_file_size
+from .output_files import signing_key_path, write_bytes
 
 __all__ = ["MAGIC", "MIN_KEY_BYTES", "load_model", "save_model"]
 
@@ -41,13 +42,6 @@ MAGIC = b"DISCOTREE-MODEL 1 hmac-sha256\n"
 #: Shortest signing key accepted (HMAC-SHA256 keys shorter than the hash are weak).
 MIN_KEY_BYTES = 32
 _MAX_KEY_BYTES = 64 * 1024
-
-
-def _key_path() -> Path:
-    configured = os.environ.get("DISCOTREE_KEY_FILE")
-    if configured:
-        return Path(configured)
-    return Path.home() / ".config" / "discotree" / "model-key"
 
 
 def _refuse_key(path: Path, why: str) -> ValueError:
@@ -85,7 +79,7 @@ def _read_key(path: Path) -> bytes:
 
 
 def _key(create: bool) -> bytes | None:
-    path = _key_path()
+    path = signing_key_path()
     if path.exists() or path.is_symlink():
         return _read_key(path)
     if not create:
@@ -101,6 +95,14 @@ def _key(create: bool) -> bytes | None:
 def save_model(content: Any, path: str | Path) -> None:
     """Pickle ``content`` to ``path`` with this user's signature.
 
+    The file is written whole or not at all (:func:`discotree.output_files.write_bytes`:
+    a temporary file renamed over ``path``); ``path`` may not be the signing key.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` is the signing key or a folder, or the key file is refused.
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -115,7 +117,7 @@ def save_model(content: Any, path: str | Path) -> None:
     key = _key(create=True)
     assert key is not None
     signature = hmac.new(key, payload, hashlib.sha256).hexdigest().encode()
-    Path(path).write_bytes(MAGIC + signature + b"\n" + payload)
+    write_bytes(path, MAGIC + signature + b"\n" + payload)
 
 
 def load_model(path: str | Path) -> Any:

@@ -115,20 +115,45 @@ def test_a_huge_table_is_refused_before_allocating(tmp_path):
         read_bif_network(_file(tmp_path, text))
 
 
+def _cost(read, path, repeats=3):
+    """The least time of ``repeats`` reads (the least is the least disturbed by load)."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        read(path)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def _refused(path):
+    with pytest.raises(ValueError):
+        read_bif_network(path)
+
+
+def _split(path):
+    """The bound: read the file and split it into words (linear, at C speed)."""
+    return len(path.read_text().split())
+
+
+#: Reading a BIF file, valid or not, may cost at most this many times reading and
+#: splitting the same file in the same run (a quadratic or hanging reader costs
+#: thousands of times more on these files). No wall-clock bound: speed targets live in
+#: benchmarks/.
+LINEAR_BOUND = 30
+
+
 @pytest.mark.parametrize(
     "unit",
     ["probability ( ", "probability ( x | ", "variable x { type discrete [ 2 ] { a, ",
      "/* */ // \n", "( ", '"', "{ { { [ [ ", "table 0.5, "],
 )  # fmt: skip
-def test_a_10_mb_adversarial_file_is_parsed_in_under_a_second(tmp_path, unit):
-    path = _file(tmp_path, unit * (10_000_000 // len(unit)))
-    start = time.perf_counter()
-    with pytest.raises(ValueError):
-        read_bif_network(path)
-    assert time.perf_counter() - start < 1.0
+def test_a_2_mb_adversarial_file_is_refused_at_the_cost_of_reading_it(tmp_path, unit):
+    path = _file(tmp_path, unit * (2_000_000 // len(unit)))
+    ratio = _cost(_refused, path) / _cost(_split, path)
+    assert ratio < LINEAR_BOUND, ratio
 
 
-def test_a_10_mb_valid_file_is_read_in_under_a_second(tmp_path):
+def test_a_10_mb_valid_file_is_read_at_the_cost_of_reading_it(tmp_path):
     states = ", ".join(f"s{i}" for i in range(300))
     text = HEADER.replace("[ 3 ] { a, b, c }", f"[ 300 ] {{ {states} }}") + PRIOR
     text += "probability ( x | class ) { table " + ", ".join(["0.0033333333333333335"] * 600)
@@ -139,11 +164,10 @@ def test_a_10_mb_valid_file_is_read_in_under_a_second(tmp_path):
         text += f"probability ( z{k} | x ) {{ table " + ", ".join([row] * 300) + "; }\n"
     path = _file(tmp_path, text)
     assert path.stat().st_size > 10_000_000
-    start = time.perf_counter()
     network = read_bif_network(path)
-    elapsed = time.perf_counter() - start
     assert network.variable("z4").cpt.shape == (300, 300)
-    assert elapsed < 1.0, elapsed
+    ratio = _cost(read_bif_network, path, repeats=2) / _cost(_split, path, repeats=2)
+    assert ratio < LINEAR_BOUND, ratio
 
 
 def _fitted():

@@ -9,6 +9,7 @@ from functools import partial
 from pathlib import Path
 
 from ..datasets import load_dataset
+from ..output_files import write_text
 from ..registry import CLASSIFIERS, make_classifier
 from .protocols import PROTOCOLS, cross_validation
 from .report import markdown_table, summarise, write_json
@@ -93,4 +94,4 @@ def _report(records: list[dict], out_dir: Path, experiment: Experiment) -> None:
         ["dataset", "model", "accuracy (%)", "balanced error (%)", "fit time (s)"], rows
     )
     text = f"# {experiment.name}\n\n{experiment.description}\n\n{table}\n"
-    (out_dir / "results.md").write_text(text)
+    write_text(out_dir / "results.md", text)

@@ -13,6 +13,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ..output_files import atomic_output, write_text
+
 __all__ = [
     "cpu_name",
     "fit_provenance",
@@ -147,7 +149,7 @@ def write_results(path: Path, payload: dict, indent: int = 1) -> None:
     folds = payload.get("folds")
     if isinstance(folds, list):
         stamp["fold_commits"] = fold_commits(folds)
-    path.write_text(json.dumps({**payload, "provenance": stamp}, indent=indent))
+    write_text(path, json.dumps({**payload, "provenance": stamp}, indent=indent))
 
 
 def write_json(records: list[dict], path: Path, **header) -> None:
@@ -200,5 +202,6 @@ def grouped_bar_chart(
     ax.set_title(title)
     ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    with atomic_output(path, "wb") as handle:
+        fig.savefig(handle, dpi=120, format=Path(path).suffix.lstrip(".") or "png")
     plt.close(fig)

@@ -21,6 +21,7 @@ from joblib import Parallel, delayed
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ..output_files import write_text
 from .metrics import accuracy, balanced_error_rate
 from .protocols import Fold
 from .report import fit_provenance
@@ -183,9 +184,7 @@ _REPORT = "results.json"
 
 def _write_atomic(path: Path, record: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(record))
-    tmp.replace(path)
+    write_text(path, json.dumps(record))
 
 
 def committed_records(out_dir: Path, fingerprint: str) -> dict[tuple[str, str, str], dict]:
@@ -270,7 +269,7 @@ def mark_rendered(path: Path, previous: dict) -> None:
     report["provenance"]["fitted_report"] = previous.get("provenance")
     if previous.get("fingerprint") is not None:
         report = {"fingerprint": previous["fingerprint"], **report}
-    path.write_text(json.dumps(report, indent=1))
+    write_text(path, json.dumps(report, indent=1))
 
 
 def _stamp_fingerprint(out_dir: Path, fingerprint: str) -> None:
@@ -282,7 +281,7 @@ def _stamp_fingerprint(out_dir: Path, fingerprint: str) -> None:
     except (OSError, ValueError):
         return
     if isinstance(report, dict) and isinstance(report.get("folds"), list):
-        path.write_text(json.dumps({"fingerprint": fingerprint, **report}, indent=1))
+        write_text(path, json.dumps({"fingerprint": fingerprint, **report}, indent=1))
 
 
 def _cached(path: Path, key: tuple[str, str, str], committed: dict) -> dict | None:

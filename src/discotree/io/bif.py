@@ -48,6 +48,7 @@ from ..models.networks import (
     network_of,
     per_class_structure,
 )
+from ..output_files import write_text
 from .bif_reader import read_bif_network, read_xmlbif_network
 
 __all__ = ["class_rooted_model", "read_bif", "read_xmlbif", "write_bif", "write_xmlbif"]
@@ -164,7 +165,7 @@ def _write(estimator: Any, path: str | Path, text_of) -> list[Path]:
     parts = _networks(estimator)
     targets = _paths(path, [suffix for suffix, _ in parts])
     for (_, network), target in zip(parts, targets, strict=True):
-        target.write_text(text_of(network))
+        write_text(target, text_of(network))
     return targets
 
 
