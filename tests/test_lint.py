@@ -46,3 +46,23 @@ def test_papers_are_cited_by_authors_not_by_file_name():
     if re.search(r"\b00[0-9]_[0-9a-f]{16}\b", (ROOT / "CHANGELOG.md").read_text()):
         found.append("CHANGELOG.md")  # its history may say "002", never a file name
     assert not found, found
+
+
+def test_no_test_asserts_a_wall_clock_bound():
+    """Tests may compare two costs measured in the same run (a 10x larger input, or a
+    linear bound such as reading the same file), never a time against seconds: CI runs
+    on busy machines; speed targets live in ``benchmarks/`` (issue 50)."""
+    import re
+
+    clock = re.compile(r"\b(perf_counter|process_time|monotonic|time\.time)\(")
+    bound = re.compile(r"assert\b[^\n]*(elapsed|seconds|_s\b|duration)[^\n]*<=?\s*\d")
+    found = []
+    for folder in ("tests", "reproductions/tests"):
+        for path in (ROOT / folder).rglob("test_*.py"):
+            text = path.read_text()
+            for number, line in enumerate(text.splitlines(), 1):
+                if bound.search(line):
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+            if clock.search(text) and "def _cost(" not in text and path.name != "test_lint.py":
+                found.append(f"{path.relative_to(ROOT)}: reads a clock outside a _cost helper")
+    assert not found, found
