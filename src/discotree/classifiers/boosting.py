@@ -33,7 +33,7 @@ from ..validation import (
 )
 from ._base import CalibrationStateMixin, DiscreteForestClassifierBase, check_forest_smoothing
 
-__all__ = ["BoostedGraphicalModelClassifier", "line_search_alpha"]
+__all__ = ["BoostedGraphicalModelClassifier", "final_scale_losses", "line_search_alpha"]
 
 
 _ALGORITHMS = ("real", "discrete")
@@ -43,6 +43,58 @@ _CALIBRATION = ("cv", "none")
 _COUNT_LEARNERS = {"dt": "discriminative-tree", "chow-liu": "chow-liu", "tan": "tan-cmi"}
 #: Folds of the calibration's cross-validation when ``n_estimators_cv`` is not set.
 CALIBRATION_FOLDS = 5
+
+
+def _scale_losses(scores, truth, held) -> NDArray[np.float64]:
+    """The held-out log-loss (weighted, summed) of every calibration scale, from a
+    fold model's scores over the classes whose indices ``truth`` holds."""
+    if scores.ndim == 1:  # the softmax form of 1 / (1 + exp(-2F))
+        scores = np.column_stack([-scores, scores])
+    joints = np.ascontiguousarray(scores[:, :, None], dtype=np.float64)
+    return held_out_losses(joints, truth, held, CALIBRATION_SCALES)[2:, 0]
+
+
+def final_scale_losses(model: Any, X: Any, truth: Any, held: Any) -> NDArray[np.float64]:
+    """The held-out log-loss (weighted, summed over the rows) of every calibration
+    scale of a fold's fitted boosted model on its held-out rows, at its last round:
+    the terms that ``calibration="cv"`` adds over the folds (an engine that scores
+    the held-out rows part by part adds these sums).
+
+    Parameters
+    ----------
+    model : BoostedGraphicalModelClassifier
+        Fitted on the fold's training rows with ``calibration="none"``.
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        Held-out rows.
+    truth : array-like of shape (n_samples,)
+        Index of each row's class in ``model.classes_``.
+    held : array-like of shape (n_samples,)
+        The rows' weights.
+
+    Returns
+    -------
+    ndarray of shape (n_scales,)
+        One sum per scale of
+        :data:`~discotree.stats.alpha_selection.CALIBRATION_SCALES` (zeros when the
+        model has no round, as the in-memory calibration counts it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from discotree import BoostedGraphicalModelClassifier
+    >>> X = np.array([[0, 1], [1, 0], [0, 0], [1, 1]] * 5)
+    >>> y = X[:, 0]
+    >>> model = BoostedGraphicalModelClassifier(n_estimators=2, calibration="none")
+    >>> losses = final_scale_losses(model.fit(X, y), X, y, np.ones(len(y)))
+    >>> losses.shape == (len(CALIBRATION_SCALES),)
+    True
+    """
+    last = None
+    for scores in model.staged_decision_function(X):
+        last = scores
+    if last is None:
+        return np.zeros(len(CALIBRATION_SCALES))
+    return _scale_losses(last, np.asarray(truth, dtype=np.intp), np.asarray(held, dtype=np.float64))
 
 
 class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClassifierBase):
@@ -103,8 +155,9 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         (:func:`~discotree.stats.folds.content_folds`; five more boosted fits on
         4/5 of the rows each, about 5x the fit time). ``"none"``: scale 1, the
         Real-AdaBoost estimate ``1 / (1 + exp(-2 F))`` of Friedman et al. (2000) as it
-        is. Predictions and :meth:`decision_function` never change. Dask fits keep
-        scale 1.
+        is. Predictions and :meth:`decision_function` never change. Dask fits
+        choose the same scale from the same folds (the folds' boosting and scoring run
+        on the cluster).
     smoothing : {"dirichlet", "hierarchical"}, default="dirichlet"
         The weak learners' tables: ``"hierarchical"`` backs each off to the feature's
         class-level table and its marginal (as :class:`TANClassifier`'s), the
@@ -343,10 +396,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
     def _fold_scale_losses(scores, truth, held) -> NDArray[np.float64]:
         """The held-out log-loss (weighted, summed) of every calibration scale, from a
         fold model's scores over the classes whose indices ``truth`` holds."""
-        if scores.ndim == 1:  # the softmax form of 1 / (1 + exp(-2F))
-            scores = np.column_stack([-scores, scores])
-        joints = np.ascontiguousarray(scores[:, :, None], dtype=np.float64)
-        return held_out_losses(joints, truth, held, CALIBRATION_SCALES)[2:, 0]
+        return _scale_losses(scores, truth, held)
 
     def _staged_held_out(self, X: Any, y: Any, weights: Any, splits):
         """After each round, the held-out error rate (weighted, summed over the folds)
@@ -419,12 +469,15 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         )
 
     def fit_from_ensembles(
-        self, schema: Any, class_weight: Any, ensembles: list[BoostedEnsemble]
+        self,
+        schema: Any,
+        class_weight: Any,
+        ensembles: list[BoostedEnsemble],
+        calibration_losses: Any = None,
     ) -> BoostedGraphicalModelClassifier:
         """Take the ensembles an engine boosted elsewhere (one per binary problem of
         ``boosting_spec().tasks``) as the fitted model: the fitted attributes are set
-        here, as ``fit`` sets them (the scores' scale stays 1: the calibration refits
-        on folds of the rows).
+        here, as ``fit`` sets them.
 
         Parameters
         ----------
@@ -433,6 +486,12 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         class_weight : array-like of shape (n_classes,)
             The weight of each class.
         ensembles : list of BoostedEnsemble
+        calibration_losses : array-like of shape (n_scales,), default=None
+            With ``calibration="cv"``: the held-out log-loss of every scale of
+            :data:`~discotree.stats.alpha_selection.CALIBRATION_SCALES`, summed over
+            the calibration folds as ``fit`` sums them (each fold's held-out rows
+            scored by the ensemble boosted on its other rows); the scale is chosen
+            from them as ``fit`` chooses it. ``None``: the scores' scale stays 1.
 
         Returns
         -------
@@ -455,6 +514,10 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         self.alpha_ = spec.alpha
         self.n_estimators_ = spec.n_estimators
         self.calibration_scale_ = 1.0
+        if calibration_losses is not None and self.calibration == "cv":
+            losses = np.asarray(calibration_losses, dtype=np.float64)
+            self.calibration_cv_losses_ = losses
+            self.calibration_scale_ = best_scale(losses, CALIBRATION_SCALES)
         self._set_ensembles(list(ensembles))
         self.model_ = None
         return self

@@ -7,6 +7,13 @@ weighted counting pass (tree-reduced pair statistics), the weak learner learnt o
 client, one scoring pass for the margins, the line search of step 5 of Algorithm 2
 (Tan et al. 2010) whose slope is summed over the partitions, and the weight
 update with its normalising log-sum-exp.
+
+With ``calibration="cv"`` (the default) the scale of the scores is chosen as ``fit``
+chooses it in memory: the rows' folds hash their codes under the fitted encoding
+(:func:`~discotree.stats.folds.content_folds`, with the estimator's seed), each fold's
+training rows are boosted again on the cluster (their own schema pass, as the in-memory
+fold fit refits its encoder), and the held-out log-loss of every scale is summed over
+the partitions of the held-out rows; only sums come back.
 """
 
 from __future__ import annotations
@@ -18,7 +25,10 @@ import dask.dataframe as dd
 import numpy as np
 
 from ..kernels.counts import class_totals
+from ..stats.alpha_selection import CALIBRATION_SCALES
+from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
+from ..validation import check_table, integer_seed, take_rows
 from .dask_engine import encode_partition, row_partitions, schema_pass, tree_sum
 
 __all__ = ["fit_boosted_dask"]
@@ -170,10 +180,125 @@ def _boost_task(spec, schema, encoded, positive: int, negative: int):
     return BoostedEnsemble(positive, negative, rounds, stopped, init_score)
 
 
+def _fit_partitions(estimator: Any, spec: Any, parts: list, names: Any) -> tuple:
+    """Boost on the delayed row partitions ``parts``: (schema, class weights, ensembles)."""
+    name = type(estimator).__name__
+    schema = schema_pass(estimator, parts, names)
+    n_classes = len(schema.classes)
+    if n_classes < 2:
+        raise ValueError(f"{name}: y contains only 1 class; at least two are needed.")
+    encoded = list(
+        dask.persist(*[dask.delayed(encode_partition)(schema, x, y_, w) for x, y_, w in parts])
+    )
+    class_weight = tree_sum(
+        [dask.delayed(lambda e: class_totals(e[1], e[2], n_classes))(part) for part in encoded]
+    ).compute()
+    ensembles = [
+        _boost_task(spec, schema, encoded, positive, negative)
+        for positive, negative in spec.tasks(n_classes)
+    ]
+    return schema, class_weight, ensembles
+
+
+# ------------------------------------------------------------------ calibration="cv"
+def _partition_folds(schema, x, n_folds: int, seed: int) -> np.ndarray:
+    """The calibration fold of every row of a partition (weight zero included), from
+    its codes under the fitted encoding, as the in-memory fit draws them."""
+    if len(x) == 0:
+        return np.empty(0, dtype=np.intp)
+    codes = schema.encoder.transform(check_table(x, schema.encoder.owner))
+    return content_folds(codes, n_folds, seed)
+
+
+def _weights(w: Any, n: int) -> np.ndarray:
+    return np.ones(n) if w is None else np.asarray(w, dtype=np.float64).reshape(-1)
+
+
+def _fold_totals(folds, y, w, classes, n_folds: int) -> np.ndarray:
+    """Per fold: the weight of each class in its training rows, then the number of its
+    held-out rows (a fold is scored when it has held-out rows and every class trains)."""
+    out = np.zeros((n_folds, len(classes) + 1))
+    if len(folds) == 0:
+        return out
+    truth = np.searchsorted(classes, np.asarray(y).reshape(-1)).astype(np.intp)
+    weights = _weights(w, len(folds))
+    for k in range(n_folds):
+        train = folds != k
+        out[k, :-1] = class_totals(truth[train], weights[train], len(classes))
+        out[k, -1] = np.count_nonzero(~train)
+    return out
+
+
+def _training_rows(x, y, w, folds, k: int) -> tuple:
+    """A partition's rows outside fold ``k``."""
+    rows = np.flatnonzero(folds != k)
+    weights = _weights(w, len(folds))[rows]  # the in-memory fold fits get ones
+    return take_rows(x, rows), np.asarray(y).reshape(-1)[rows], weights
+
+
+def _held_out_losses(model, x, y, w, folds, k: int, classes) -> np.ndarray:
+    """The held-out log-loss (weighted, summed) of every calibration scale over a
+    partition's rows of fold ``k``, from the model fitted without them."""
+    from ..classifiers.boosting import final_scale_losses
+
+    rows = np.flatnonzero(folds == k)
+    if len(rows) == 0:
+        return np.zeros(len(CALIBRATION_SCALES))
+    truth = np.searchsorted(classes, np.asarray(y).reshape(-1)[rows]).astype(np.intp)
+    return final_scale_losses(model, take_rows(x, rows), truth, _weights(w, len(folds))[rows])
+
+
+def _calibration_losses(estimator: Any, spec: Any, schema, parts: list, names: Any):
+    """The held-out log-loss of every calibration scale, summed over the folds (the
+    folds, skips and sums of the in-memory ``calibration="cv"``); ``None`` when no
+    fold can be scored."""
+    from sklearn.base import clone
+
+    from ..classifiers.boosting import CALIBRATION_FOLDS
+
+    n_folds = CALIBRATION_FOLDS
+    seed = integer_seed(estimator.random_state)
+    folds = _persisted(
+        _partition_folds, [schema] * len(parts), [x for x, _, _ in parts],
+        [n_folds] * len(parts), [seed] * len(parts),
+    )  # fmt: skip
+    classes = schema.classes
+    totals = tree_sum(
+        [
+            dask.delayed(_fold_totals)(f, y, w, classes, n_folds)
+            for f, (_, y, w) in zip(folds, parts, strict=True)
+        ]
+    ).compute()
+    scored = [k for k in range(n_folds) if totals[k, -1] > 0 and np.all(totals[k, :-1] > 0)]
+    if not scored:
+        return None
+    template = clone(estimator).set_params(calibration="none")
+
+    def fold_losses(k: int) -> np.ndarray:
+        train = [
+            dask.delayed(_training_rows, nout=3)(x, y, w, f, k)
+            for f, (x, y, w) in zip(folds, parts, strict=True)
+        ]
+        model = clone(template)
+        fold_schema, class_weight, ensembles = _fit_partitions(model, spec, train, names)
+        model.fit_from_ensembles(fold_schema, class_weight, ensembles)
+        held = [
+            dask.delayed(_held_out_losses)(model, x, y, w, f, k, classes)
+            for f, (x, y, w) in zip(folds, parts, strict=True)
+        ]
+        return tree_sum(held).compute()
+
+    losses = np.zeros(len(CALIBRATION_SCALES))
+    for k in scored:  # added in fold order, as in memory
+        losses += fold_losses(k)
+    return losses
+
+
 def fit_boosted_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
     """``BoostedGraphicalModelClassifier.fit`` on dask collections: a schema pass, the
     codes encoded once and persisted in the cluster, then for each round one weighted
-    counting pass and one scoring pass (and the line search's slope evaluations)."""
+    counting pass and one scoring pass (and the line search's slope evaluations); with
+    ``calibration="cv"`` the same on each fold's training rows, then a scoring pass."""
     name = type(estimator).__name__
     if estimator.n_estimators_cv is not None:
         raise ValueError(
@@ -189,18 +314,8 @@ def fit_boosted_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) 
     if names is not None and not all(isinstance(n, str) for n in names):
         names = None
     parts = row_partitions(X, y, sample_weight)
-    schema = schema_pass(estimator, parts, names)
-    n_classes = len(schema.classes)
-    if n_classes < 2:
-        raise ValueError(f"{name}: y contains only 1 class; at least two are needed.")
-    encoded = list(
-        dask.persist(*[dask.delayed(encode_partition)(schema, x, y_, w) for x, y_, w in parts])
-    )
-    class_weight = tree_sum(
-        [dask.delayed(lambda e: class_totals(e[1], e[2], n_classes))(part) for part in encoded]
-    ).compute()
-    ensembles = [
-        _boost_task(spec, schema, encoded, positive, negative)
-        for positive, negative in spec.tasks(n_classes)
-    ]
-    return estimator.fit_from_ensembles(schema, class_weight, ensembles)
+    schema, class_weight, ensembles = _fit_partitions(estimator, spec, parts, names)
+    losses = None
+    if estimator.calibration == "cv":
+        losses = _calibration_losses(estimator, spec, schema, parts, names)
+    return estimator.fit_from_ensembles(schema, class_weight, ensembles, calibration_losses=losses)
