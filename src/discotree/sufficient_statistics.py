@@ -43,7 +43,7 @@ from .kernels.counts import class_totals
 from .stats.pair_statistics import PairStatistics
 from .transformers.discretizer import Discretizer
 from .transformers.encoder import TableEncoder
-from .validation import check_sample_weight, check_table, check_targets, positive_rows
+from .validation import Table, check_sample_weight, check_table, check_targets, positive_rows
 
 __all__ = ["PairStatistics", "StatisticsSchema", "add_statistics"]
 
@@ -73,6 +73,18 @@ def _feature_names(X: Any) -> NDArray[np.object_] | None:
     if columns is None or not all(isinstance(c, str) for c in columns):
         return None
     return np.asarray(columns, dtype=object)
+
+
+def _checked_labels(y: Any, n_samples: int, classes: NDArray[Any], owner: str) -> NDArray[Any]:
+    """``y`` checked (as ``partial_fit`` checks it): every label one of ``classes``."""
+    y = check_targets(y, n_samples, owner)
+    unknown = ~np.isin(y, classes)
+    if unknown.any():
+        raise ValueError(
+            f"{owner}: y holds labels not in classes: {np.unique(y[unknown]).tolist()!r} "
+            f"(classes: {classes.tolist()!r})."
+        )
+    return y
 
 
 class StatisticsSchema:
@@ -133,7 +145,8 @@ class StatisticsSchema:
         table = check_table(X, _OWNER)
         class_index = None
         if y is not None:
-            class_index = np.searchsorted(classes, check_targets(y, table.n_samples, _OWNER))
+            y = _checked_labels(y, table.n_samples, classes, _OWNER)
+            class_index = np.searchsorted(classes, y)
         encoder = TableEncoder(int(max_categories), discretizer or Discretizer(), _OWNER)
         encoder.fit_transform(table, None, class_index)
         return cls(encoder, classes, _feature_names(X))
@@ -169,22 +182,8 @@ class StatisticsSchema:
             If X has other columns than the schema's, a label is not in ``classes``,
             or a column gets more categories than the schema allows.
         """
-        table = check_table(X, _OWNER)
-        names = _feature_names(X)
-        if len(table.columns) != self.n_features or (
-            self.feature_names is not None
-            and names is not None
-            and not np.array_equal(names, self.feature_names)
-        ):
-            theirs = names if names is not None else len(table.columns)
-            ours = self.feature_names if self.feature_names is not None else self.n_features
-            raise ValueError(f"{_OWNER}: X has columns {theirs}, the schema {ours}.")
-        y = check_targets(y, table.n_samples, _OWNER)
-        unknown = ~np.isin(y, self.classes)
-        if unknown.any():
-            raise ValueError(
-                f"{_OWNER}: y holds labels not in classes: {np.unique(y[unknown]).tolist()!r}."
-            )
+        table = self._checked_table(X, _OWNER)
+        y = _checked_labels(y, table.n_samples, self.classes, _OWNER)
         weights = check_sample_weight(sample_weight, table.n_samples, _OWNER)
         table, y, weights = positive_rows(table, y, weights)
         encoder = copy.deepcopy(self.encoder)
@@ -194,12 +193,33 @@ class StatisticsSchema:
         class_index = np.searchsorted(self.classes, y).astype(np.intp)
         return schema.count_codes(codes, class_index, weights)
 
+    def _checked_table(self, X: Any, owner: str) -> Table:
+        """``X`` validated, with the schema's columns (the same names in the same order
+        when both have names, as ``partial_fit`` wants them)."""
+        table = check_table(X, owner)
+        names = _feature_names(X)
+        if len(table.columns) != self.n_features or (
+            self.feature_names is not None
+            and names is not None
+            and not np.array_equal(names, self.feature_names)
+        ):
+            theirs = names.tolist() if names is not None else len(table.columns)
+            ours = self.n_features if self.feature_names is None else self.feature_names.tolist()
+            raise ValueError(f"{owner}: X has columns {theirs}, the schema {ours}.")
+        return table
+
     def encode(
         self, X: Any, y: Any, sample_weight: Any = None
     ) -> tuple[NDArray[Any], NDArray[np.intp], NDArray[np.float64] | None]:
         """A part of the data as (codes, class index, weights) under this schema, rows
         of weight zero left out (its categories must all be in the schema: encode
         under the schema of the summed statistics).
+
+        Raises
+        ------
+        ValueError
+            If X has other columns than the schema's, a label is not in ``classes``,
+            or a column holds a category the schema does not have.
 
         Examples
         --------
@@ -212,9 +232,17 @@ class StatisticsSchema:
         if len(X) == 0:
             empty = np.empty((0, self.n_features), dtype=self.encoder.code_dtype_)
             return empty, np.empty(0, dtype=np.intp), None
-        table = check_table(X, self.encoder.owner)
+        owner = self.encoder.owner
+        table = self._checked_table(X, owner)
+        y = _checked_labels(y, table.n_samples, self.classes, owner)
         codes = self.encoder.transform(table)
-        class_index = np.searchsorted(self.classes, np.asarray(y).reshape(-1)).astype(np.intp)
+        unseen = self.encoder.columns_with_unseen(table, codes)
+        if unseen:
+            raise ValueError(
+                f"{owner}: X holds categories not in the schema: "
+                f"{self._unseen_categories(table, unseen)}."
+            )
+        class_index = np.searchsorted(self.classes, y).astype(np.intp)
         weights = None
         if sample_weight is not None:
             weights = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
@@ -222,6 +250,20 @@ class StatisticsSchema:
                 keep = weights > 0
                 codes, class_index, weights = codes[keep], class_index[keep], weights[keep]
         return codes, class_index, weights
+
+    def _unseen_categories(self, table: Table, unseen: set[int]) -> str:
+        """The columns ``unseen`` and the categories they hold that the schema lacks."""
+        encoder = copy.deepcopy(self.encoder)
+        try:
+            encoder.extend(table, 0, unseen)
+        except ValueError:  # too many to name: the columns then
+            return ", ".join(table.labels[j] for j in sorted(unseen))
+        parts = []
+        for j in sorted(unseen):
+            known = set(self.encoder.columns_[j].values.tolist())
+            new = [v for v in encoder.columns_[j].values.tolist() if v not in known]
+            parts.append(f"{table.labels[j]} {new[:5]!r}")
+        return ", ".join(parts)
 
     def count_codes(
         self,

@@ -16,6 +16,16 @@ counts (its leave-one-out losses). Its ``partial_fit`` therefore keeps the encod
 then hands the sums to the estimator's ``fit_from_statistics``. Memory is one batch plus
 the tables, whatever the number of rows; the model is the one ``partial_fit`` over the
 same batches learns (tested).
+
+Every pass must read the batches of the first. Later passes check them as ``partial_fit``
+checks a batch: a label not in ``classes``, or a DataFrame whose columns differ from the
+first batch's (in names or in order), is a ``ValueError`` naming them. A category that
+the first pass did not see is one too: ``partial_fit`` would add it to the tables, but
+the parents were chosen from tables without it, so the batches have changed since the
+first pass. A file read in passes (:class:`~discotree.datasets.streaming.TableSource`)
+checks itself that its bytes do not change between passes; within its
+:meth:`~discotree.datasets.streaming.TableSource.noticing_changes`, an error of a later
+pass that a changed file explains names the file.
 """
 
 from __future__ import annotations
@@ -70,8 +80,9 @@ def fit_in_passes(
     Raises
     ------
     ValueError
-        If the estimator does not fit from counts of several passes, or the data holds
-        no rows.
+        If the estimator does not fit from counts of several passes, the data holds
+        no rows, a label is not in ``classes``, or a batch's columns differ from the
+        first batch's; or a later pass holds a category that the first did not.
 
     Examples
     --------
@@ -99,6 +110,17 @@ def fit_in_passes(
             on_pass(number)
         return iter(batches())
 
+    def encoded(number: int, schema: StatisticsSchema) -> Iterator[tuple[Any, Any, Any]]:
+        """The batches of a later pass, encoded, checked as pass 1 checked them."""
+        for index, (X, y) in enumerate(each(number), start=1):
+            try:
+                yield schema.encode(X, y)
+            except ValueError as err:
+                raise ValueError(
+                    f"{name}: pass {number}, batch {index}: {err} Every pass must read "
+                    "the batches of pass 1."
+                ) from err
+
     schema: StatisticsSchema | None = None
     total = None
     for X, y in each(1):
@@ -118,16 +140,14 @@ def fit_in_passes(
     parents = learner.structure(total, spec)
     n_classes = len(final.classes)
     families = None
-    for X, y in each(2):
-        codes, class_index, weights = final.encode(X, y)
+    for codes, class_index, weights in encoded(2, final):
         w = np.ones(len(codes)) if weights is None else weights
         part = learner.families(codes, class_index, w, n_classes, final.n_categories, parents)
         families = add_statistics(families, part)
     scores = None
     if learner.score_rows is not None and spec.option("selective", False):
         counts = Counts(final.n_categories, np.asarray(total.class_weight), total, families)
-        for X, y in each(3):
-            codes, class_index, weights = final.encode(X, y)
+        for codes, class_index, weights in encoded(3, final):
             scores = add_statistics(
                 scores, learner.score_rows(counts, spec, codes, class_index, weights)
             )
