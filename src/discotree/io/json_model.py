@@ -33,7 +33,9 @@ from typing import Any
 import numpy as np
 
 from ..config import check_file_size
+from ..output_files import write_text
 from .model_checks import MAX_DEPTH, check_consistency, check_fields, nesting_depth
+from .model_numbers import check_numbers, check_object_numbers
 
 __all__ = ["FORMAT", "dumps", "load_json", "loads", "save_json"]
 
@@ -294,10 +296,16 @@ def _decode(value: Any, registry: dict[str, type], where: str = "content") -> An
             state = upgrade(state)
         check_fields(cls, state, where)
         obj: Any = object.__new__(cls)
-        if "__setstate__" in cls.__dict__ and "__getstate__" in cls.__dict__:
-            obj.__setstate__(state)  # recomputes what it derives from the fields
-        else:
+        if "__setstate__" not in cls.__dict__ or "__getstate__" not in cls.__dict__:
             obj.__dict__.update(state)
+            return obj
+        try:
+            obj.__setstate__(state)  # recomputes what it derives from the fields
+        except ValueError as err:  # refused: the numbers' check names the field, if it can
+            bare = object.__new__(cls)
+            bare.__dict__.update(state)
+            check_object_numbers(bare, where)
+            raise ValueError(f"{where}: {err}") from None
         return obj
     raise ValueError(f"{where}: a JSON model file holds an unknown value {sorted(value)!r}")
 
@@ -326,7 +334,9 @@ def loads(text: str) -> Any:
     kind with the fields it needs, every object of one of discotree's classes with the
     fields of that class, and the fitted arrays consistent with each other (each
     classifier's classes against its model's tables, its encoder's categories against
-    the codes the model reads).
+    the codes the model reads), and their numbers those a fitted model holds (finite,
+    counts >= 0, distributions normalised, indices in range, no fitted attribute
+    missing or null: :mod:`discotree.io.model_numbers`).
 
     Raises
     ------
@@ -358,12 +368,14 @@ def loads(text: str) -> Any:
         raise ValueError("content: missing (a JSON model file stores its model there)")
     content = _decode(document["content"], _registry())
     check_consistency(content)
+    check_numbers(content)
     return content
 
 
 def save_json(content: Any, path: str | Path) -> None:
-    """Write ``content`` (a fitted estimator, or a dict holding one) to ``path``."""
-    Path(path).write_text(dumps(content))
+    """Write ``content`` (a fitted estimator, or a dict holding one) to ``path``, whole
+    or not at all (:func:`discotree.output_files.write_text`)."""
+    write_text(path, dumps(content))
 
 
 def load_json(path: str | Path) -> Any:

@@ -7,13 +7,14 @@ import dataclasses
 import functools
 import types
 import typing
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from ..kernels.text_scan import json_nesting_depth
 
-__all__ = ["MAX_DEPTH", "check_consistency", "check_fields", "nesting_depth"]
+__all__ = ["MAX_DEPTH", "check_consistency", "check_fields", "nesting_depth", "walk_objects"]
 
 #: Deepest nesting of JSON arrays and objects a model file may have (the deepest
 #: estimator written by discotree, a boosted ensemble, is nested about 20 deep).
@@ -255,6 +256,39 @@ def _check_encoder(encoder: Any, where: str) -> np.ndarray:
     return counts
 
 
+def walk_objects(content: Any, where: str = "content") -> Iterator[tuple[str, Any]]:
+    """Every object of ``content`` (anything with attributes, ``content`` itself
+    included) once, with its path (``content.model_.tables[3][1]``), parents before
+    what they hold.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> [path for path, _ in walk_objects({"a": [SimpleNamespace(b=SimpleNamespace())]})]
+    ['content.a[0]', 'content.a[0].b']
+    """
+    seen: set[int] = set()
+    stack: list[tuple[Any, str]] = [(content, where)]
+    while stack:
+        value, path = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, dict):
+            items = [(v, f"{path}.{k}" if isinstance(k, str) else f"{path}[{k!r}]")
+                     for k, v in value.items()]  # fmt: skip
+        elif isinstance(value, list | tuple):
+            items = [(v, f"{path}[{k}]") for k, v in enumerate(value)]
+        elif isinstance(value, np.ndarray) and value.dtype.kind == "O":
+            items = [(v, f"{path}[{k}]") for k, v in enumerate(value.ravel())]
+        elif not hasattr(value, "__dict__") or isinstance(value, type):
+            continue
+        else:
+            yield path, value
+            items = [(v, f"{path}.{name}") for name, v in vars(value).items()]
+        stack.extend(reversed(items))
+
+
 def check_consistency(content: Any, where: str = "content") -> None:
     """Refuse fitted arrays that do not agree: each classifier's ``classes_`` against
     its model's classes, its encoder's categories against the codes its model reads,
@@ -268,26 +302,7 @@ def check_consistency(content: Any, where: str = "content") -> None:
     from ..models.k_dependence import KDependenceModel
     from ..transformers.encoder import TableEncoder
 
-    seen: set[int] = set()
-
-    def visit(value: Any, path: str) -> None:
-        if id(value) in seen:
-            return
-        seen.add(id(value))
-        if isinstance(value, dict):
-            for key, item in value.items():
-                visit(item, f"{path}.{key}" if isinstance(key, str) else f"{path}[{key!r}]")
-            return
-        if isinstance(value, list | tuple):
-            for k, item in enumerate(value):
-                visit(item, f"{path}[{k}]")
-            return
-        if isinstance(value, np.ndarray) and value.dtype.kind == "O":
-            for k, item in enumerate(value.ravel()):
-                visit(item, f"{path}[{k}]")
-            return
-        if not hasattr(value, "__dict__") or isinstance(value, type):
-            return
+    for path, value in walk_objects(content, where):
         if isinstance(value, BayesNetModel):
             _check_bayes_net(value, path)
         elif isinstance(value, KDependenceModel):
@@ -301,10 +316,6 @@ def check_consistency(content: Any, where: str = "content") -> None:
         elif isinstance(value, TableEncoder) and hasattr(value, "columns_"):
             _check_encoder(value, path)
         _check_classifier(value, path)
-        for name, item in vars(value).items():
-            visit(item, f"{path}.{name}")
-
-    visit(content, where)
 
 
 def _check_ensemble(model: Any, encoder: Any, where: str) -> None:
