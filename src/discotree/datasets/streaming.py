@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from queue import Full, Queue
 from typing import Any
@@ -18,11 +19,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .fingerprints import HashingReader, SourceFingerprints, hash_file
 from .reading import arrow_csv_options, check_labels, check_same_schema
 
 __all__ = ["TableSource", "open_table"]
 
 _FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".gz": "csv"}
+#: The compressions pyarrow's CSV reader infers from a file's extension.
+_COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".lz4": "lz4", ".zst": "zstd", ".br": "brotli"}
 
 
 def _format_of(path: Path) -> str:
@@ -54,6 +58,21 @@ class TableSource:
         Column names.
     n_rows : int or None
         Number of rows when known without reading the data (Parquet metadata).
+    fingerprints : SourceFingerprints
+        What the first complete read of each file found (size, modification time,
+        digest of its bytes).
+
+    Notes
+    -----
+    Every read of the source (:meth:`batches`, :meth:`labels`) is checked against the
+    first: a file added to or removed from a folder, or a file whose bytes changed
+    (appended rows, a changed label, a replaced file, even of the same size) is a
+    ``ValueError`` naming the file, so that a learner reading the source in several
+    passes never mixes two versions of the data. A changed modification time alone is
+    not a change (see :mod:`discotree.datasets.fingerprints`). A file's bytes are
+    checked once it has been read, so a changed file may first show as a batch that
+    breaks the rules of the first pass (a new label, say): fit within
+    :meth:`noticing_changes`, and such an error names the file.
 
     Examples
     --------
@@ -79,6 +98,7 @@ class TableSource:
         self._schema = self._checked_schema()
         self.columns = list(self._schema.names)
         self.n_rows = self._dataset.count_rows() if self.format == "parquet" else None
+        self.fingerprints = SourceFingerprints(str(self.path), list(self._dataset.files))
 
     def _checked_schema(self) -> Any:
         """The schema of every file, checked to be one (see
@@ -156,7 +176,9 @@ class TableSource:
         import pyarrow.csv as pcsv
         import pyarrow.parquet as pq
 
+        self.fingerprints.check_files(self._current_files())
         for file in self._dataset.files:
+            before = self.fingerprints.before_reading(file)
             if self.format == "parquet":
                 parquet = pq.ParquetFile(file)
                 for group in range(parquet.num_row_groups):
@@ -167,10 +189,28 @@ class TableSource:
                             f"{file}: row group {group} of {parquet.num_row_groups} cannot be "
                             f"read, the file is damaged ({err})"
                         ) from None
+                self.fingerprints.after_reading(file, before, hash_file(file))
                 continue
             convert = arrow_csv_options(column_types=self._schema, include_columns=columns)
-            with pcsv.open_csv(file, convert_options=convert) as reader:
-                yield from reader
+            with HashingReader(file) as raw:  # the digest of the bytes, as they are read
+                stream: Any = pa.PythonFile(raw, mode="r")
+                compression = _COMPRESSIONS.get(Path(file).suffix.lower())
+                if compression is not None:
+                    stream = pa.CompressedInputStream(stream, compression)
+                with pcsv.open_csv(stream, convert_options=convert) as reader:
+                    yield from reader
+                # the reader reads to the end; if not, the file (unchanged since before)
+                digest = raw.hexdigest() if raw.at_end else hash_file(file)
+            self.fingerprints.after_reading(file, before, digest)
+
+    def _current_files(self) -> list[str]:
+        """The files the source holds now (a folder is listed again)."""
+        if not self.path.is_dir():  # a file (one that is gone fails its check)
+            return list(self._dataset.files)
+        import pyarrow.dataset as ds
+
+        listed = ds.dataset(str(self.path), schema=self._schema, format=self.format)
+        return list(listed.files)
 
     @staticmethod
     def _row_group(parquet: Any, group: int, batch_rows: int, columns: list[str] | None):
@@ -200,6 +240,49 @@ class TableSource:
         if n_rows == 0:
             raise ValueError(f"{self.path}: no data rows (a header only); nothing to fit")
         return np.array(sorted(found, key=lambda v: (type(v).__name__, v)))
+
+    def check_unchanged(self) -> None:
+        """Check now, reading every file again in chunks (no parsing), that the source
+        holds what its first read found.
+
+        Raises
+        ------
+        ValueError
+            Naming a file added, removed or changed since the first read.
+        """
+        self.fingerprints.check(self._current_files())
+
+    @contextmanager
+    def noticing_changes(self) -> Iterator[TableSource]:
+        """A context for reading the source in passes: a ``ValueError`` raised within
+        (a batch with a label or category the first pass did not have, say) is first
+        explained by a file changed since its first read, if one did (the error then
+        names it, the original chained to it).
+
+        Examples
+        --------
+        >>> import tempfile, pandas as pd
+        >>> from discotree import KDBClassifier
+        >>> from discotree.engines.file_passes import fit_in_passes
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     frame = pd.DataFrame({"x": [0, 1] * 20, "z": [0, 0, 1, 1] * 10})
+        ...     frame.assign(y=list("ab") * 20).to_csv(f"{folder}/t.csv", index=False)
+        ...     source = open_table(f"{folder}/t.csv")
+        ...     with source.noticing_changes():
+        ...         model = fit_in_passes(
+        ...             KDBClassifier(k=1), lambda: source.batches(10, target="y"),
+        ...             classes=source.labels("y"))
+        >>> model.predict(frame.iloc[:2]).tolist()
+        ['a', 'b']
+        """
+        try:
+            yield self
+        except ValueError as err:
+            try:
+                self.check_unchanged()
+            except ValueError as changed:
+                raise changed from err
+            raise
 
     def check_column(self, target: str) -> None:
         if target not in self.columns:
