@@ -94,6 +94,8 @@ NUMBERS = [
     ("gaussian", ("encoder_", "offset_"), at(0, 1e308)),
     ("tan", ("encoder_", "discretizer_", "bin_edges_", 0), at(1, NAN)),
     ("tan", ("encoder_", "discretizer_", "bin_edges_", 0), lambda e: np.array(e)[::-1]),
+    ("kdb", ("encoder_", "binned_columns_"), at(0, 7)),
+    ("kdb", ("encoder_", "binned_columns_"), np.array([0, 0])),
     ("stream", ("_stream", "counts"), at((0, 0), -1.0)),
     ("stream", ("_stream", "class_weight"), at(0, NAN)),
     ("stream", ("_stream", "n_rows"), -1),

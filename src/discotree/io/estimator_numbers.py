@@ -22,7 +22,7 @@ from ..stats.pair_statistics import PairStatistics
 from ..structure.discriminative import ForestPath
 from ..structure.ear import EARSplit
 from ..transformers.discretizer import Discretizer
-from ..transformers.encoder import NumericEncoder
+from ..transformers.encoder import NumericEncoder, TableEncoder
 from .model_numbers import check_class_prior, integer, numbers
 
 __all__ = ["CHECKS", "REQUIRED"]
@@ -188,6 +188,22 @@ def _numeric_encoder(encoder: NumericEncoder, where: str) -> None:
             numbers(state[name], f"{where}.{name}", low=0.0 if positive else -1e100, above=positive)
 
 
+def _table_encoder(encoder: TableEncoder, where: str) -> None:
+    """Fitted: the binned columns among the columns, each once."""
+    state = vars(encoder)
+    if "binned_columns_" not in state or "columns_" not in state:
+        return
+    binned = np.asarray(state["binned_columns_"])
+    n_columns = len(state["columns_"])
+    if (
+        binned.ndim != 1
+        or (binned.size and binned.dtype.kind not in "iu")
+        or ((binned < 0) | (binned >= n_columns)).any()
+        or len(np.unique(binned)) != len(binned)
+    ):
+        raise _fail(f"{where}.binned_columns_", f"must be distinct columns in [0, {n_columns})")
+
+
 def _discretizer(discretizer: Discretizer, where: str) -> None:
     """Fitted: increasing finite bin edges, at least one bin per column."""
     edges = vars(discretizer).get("bin_edges_")
@@ -215,6 +231,7 @@ CHECKS: dict[type, Callable[[Any, str], None]] = {
     GaussianStatistics: _gaussian_statistics,
     StreamState: _stream,
     NumericEncoder: _numeric_encoder,
+    TableEncoder: _table_encoder,
     Discretizer: _discretizer,
     ForestPath: _one("weights"),
     ForestPair: _one("j_path"),
