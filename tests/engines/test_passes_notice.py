@@ -189,7 +189,7 @@ def test_the_digest_is_that_of_the_bytes(tmp_path):
     path, _ = _source(tmp_path, "csv.gz")
     source = TableSource(path)
     assert len(list(source.batches(64))) == 5
-    (found,) = source.fingerprints.fingerprints().values()
+    (found,) = source.fingerprints.by_file().values()
     assert found.digest == hash_file(path)
     assert found.size == path.stat().st_size
     assert found.digest == HashingReader.digest_of(path.read_bytes())

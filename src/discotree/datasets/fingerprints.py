@@ -201,7 +201,7 @@ class SourceFingerprints:
         self._found: dict[str, FileFingerprint] = {}
         self._lock = threading.Lock()
 
-    def fingerprints(self) -> dict[str, FileFingerprint]:
+    def by_file(self) -> dict[str, FileFingerprint]:
         """What the first complete read of each file found, by file."""
         with self._lock:
             return dict(self._found)
@@ -226,7 +226,7 @@ class SourceFingerprints:
             raise ValueError(
                 f"{self.source}: its files changed since it was opened: {what}; {_ADVICE}"
             )
-        for file, found in self.fingerprints().items():
+        for file, found in self.by_file().items():
             size, _ = file_stat(file)
             if size != found.size:
                 raise ValueError(
@@ -244,7 +244,7 @@ class SourceFingerprints:
             Naming the files added or removed, or the first file that changed.
         """
         self.check_files(files)
-        for file in self.fingerprints():
+        for file in self.by_file():
             before = self.before_reading(file)
             self.after_reading(file, before, hash_file(file))
 
