@@ -361,12 +361,12 @@ def _fit_streaming(estimator, path: Path, args: argparse.Namespace) -> int:
                 progress.advance(task, len(X))
                 yield X, y
 
-        with progress:
+        with progress, source.noticing_changes():  # a file changed between passes: named
             fit_in_passes(estimator, batches, classes)
         return rows_per_pass[0]
     progress, task = _progress(args, source.n_rows, f"fitting {args.model}")
     n_rows = 0
-    with progress:
+    with progress, source.noticing_changes():
         for X, y in source.batches(args.batch_rows, target=args.target):
             estimator.partial_fit(X, y, classes=classes)
             n_rows += len(X)
