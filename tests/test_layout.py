@@ -29,6 +29,7 @@ TESTED_IN: dict[str, tuple[str, ...]] = {
     "classifiers/tan.py": ("classifiers/test_generative.py", "classifiers/test_ktree.py"),
     "config.py": ("test_threads.py", "test_contract.py"),
     "datasets/builtin.py": ("datasets/test_real.py",),
+    "datasets/fingerprints.py": ("engines/test_passes_notice.py",),
     "engines/dask_boosting.py": ("engines/test_dask_engine.py",),
     "experiments/adhoc.py": ("experiments/test_protocols.py",),
     "experiments/metrics.py": ("experiments/test_protocols.py",),
