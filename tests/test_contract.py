@@ -174,13 +174,58 @@ def test_huge_values_give_finite_answers(estimator):
 
 
 @all_estimators
-@pytest.mark.parametrize("weight", [1e-300, 1e200])
+@pytest.mark.parametrize("weight", [1e-300, 1e200, 1e300])
 def test_tiny_and_huge_weights_give_finite_answers(estimator, weight):
+    """Weights are frequencies, so their scale is the amount of data (it changes the
+    smoothing, the SVM's C, the bandwidths): any finite scale gives a finite model
+    (weights of 1e300 made ForestDensityClassifier predict NaN, issue 50)."""
     if getattr(estimator, "smoothing", None) == "hdp":  # rows are customers: refused
         with pytest.raises(ValueError, match=r"whole-number sample weights|at most|would seat"):
             clone(estimator).fit(_numbers(), Y, sample_weight=np.full(N, weight))
         return
-    assert_fits_finite(estimator, _numbers(), Y, sample_weight=np.full(N, weight))
+    model = assert_fits_finite(estimator, _numbers(), Y, sample_weight=np.full(N, weight))
+    if hasattr(model, "predict_log_proba"):
+        assert np.isfinite(model.predict_log_proba(_numbers())).all()
+    else:
+        assert np.isfinite(model.decision_function(_numbers())).all()
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        KDBClassifier(smoothing="hierarchical"),
+        KDBClassifier(k=3, selective=False, smoothing="hierarchical"),
+    ],
+    ids=_id,
+)
+def test_hierarchical_kdb_keeps_finite_logs_under_huge_weights(estimator):
+    """Counts of 1e200 made a value unseen under its parents' configuration underflow
+    to probability 0 through the back-off levels (log-probabilities -inf, issue 50):
+    the back-off is computed in logs. Tiny weights give the prior-dominated limit."""
+    X = _numbers().round()
+    logs = {}
+    for weight in (1.0, 1e200, 1e300, 1e-200, 1e-300):
+        model = clone(estimator).fit(X, Y, sample_weight=np.full(N, weight))
+        logs[weight] = model.predict_log_proba(X + 1.0)  # shifted: unseen values too
+        assert np.isfinite(logs[weight]).all()
+        np.testing.assert_allclose(np.exp(logs[weight]).sum(axis=1), 1.0, atol=1e-12)
+    assert logs[1e300].min() < logs[1e200].min() < logs[1.0].min()  # sharper with data
+    np.testing.assert_allclose(logs[1e-200], logs[1e-300], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [DiscriminativeTreeClassifier(distribution="gaussian"), EARTreeClassifier("gaussian")],
+    ids=_id,
+)
+def test_models_without_counts_ignore_the_scale_of_uniform_weights(estimator):
+    """Where weights only enter weighted means and covariances, uniform weights of any
+    finite scale give the model of unit weights."""
+    X = _numbers()
+    unit = clone(estimator).fit(X, Y).predict_proba(X)
+    for weight in (1e300, 1e-300):
+        scaled = clone(estimator).fit(X, Y, sample_weight=np.full(N, weight))
+        np.testing.assert_allclose(scaled.predict_proba(X), unit, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize(

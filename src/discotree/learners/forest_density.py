@@ -136,9 +136,10 @@ def linear_svm(
     plus the solver's iteration count. Two classes give one row (positive margin means
     class 1), more give one-vs-rest rows.
     """
-    total = weights.sum()
-    mean = weights @ features / total
-    scale = np.sqrt(np.maximum(weights @ (features - mean) ** 2 / total, 0.0))
+    relative = weights / weights.max()  # the moments need the weights' ratios only
+    total = relative.sum()
+    mean = relative @ features / total
+    scale = np.sqrt(np.maximum(relative @ (features - mean) ** 2 / total, 0.0))
     # a feature constant on the training rows up to rounding (a column constant there
     # gives log densities equal to the last bits) carries nothing: standardising its
     # rounding noise to unit scale would let the SVM fit the noise with huge weights

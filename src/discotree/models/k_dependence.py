@@ -238,13 +238,18 @@ class KDependenceModel:
         ..., r_parent_q, r_node), parents in their ranked order: every configuration
         evaluated as the model scores a complete row (a configuration never observed
         gets what the smoothing gives it)."""
+        return np.exp(self.dense_log_table(node))
+
+    def dense_log_table(self, node: int) -> NDArray[np.float64]:
+        """``log`` of :meth:`dense_table`, computed as logs (a probability below the
+        smallest float, as heavy weights give unseen configurations, stays finite)."""
         parents = self.parents[node]
         arities = [int(self.n_categories[p]) for p in parents] + [int(self.n_categories[node])]
         grid = np.array(list(itertools.product(*[range(a) for a in arities])), dtype=np.intp)
         codes = np.zeros((len(grid), self.n_features), dtype=np.intp)
         codes[:, [*parents, node]] = grid
         log_p = self.node_log_probability(node, codes)  # (configurations, classes)
-        return np.exp(log_p.T.reshape(self.n_classes, *arities))
+        return log_p.T.reshape(self.n_classes, *arities)
 
     def dense_cells(self) -> int:
         """How many numbers the dense tables of the attributes in use hold."""
@@ -261,7 +266,7 @@ class KDependenceModel:
             if self.dense_cells() <= MAX_DENSE_CELLS:
                 used = set(self.attributes)
                 log_cpts = [
-                    np.log(self.dense_table(j))
+                    self.dense_log_table(j)
                     if j in used
                     else np.zeros((self.n_classes, int(self.n_categories[j])))
                     for j in range(self.n_features)

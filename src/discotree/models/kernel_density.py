@@ -111,8 +111,10 @@ class PairwiseKernelDensities:
             w = weights[rows]
             if isinstance(bandwidth, str):
                 total = w.sum()
-                mean = w @ values[rows] / total
-                sd = np.sqrt(np.maximum(w @ (values[rows] - mean) ** 2 / total, 0.0))
+                relative = w / w.max()  # the moments need the weights' ratios only
+                mean = relative @ values[rows] / relative.sum()
+                centred = (values[rows] - mean) ** 2
+                sd = np.sqrt(np.maximum(relative @ centred / relative.sum(), 0.0))
                 sd[sd <= 1e-12] = 1.0
                 h1[c] = sd * bandwidth_factor(total, 1, bandwidth)
                 h2[c] = sd * bandwidth_factor(total, 2, bandwidth)
@@ -280,9 +282,10 @@ def _leave_out(dens, own, own_kernel, total):
         return dens
     own = np.broadcast_to(own, dens.shape)
     rest = total - own
+    share = own / total  # (f - s w_k / W) / (1 - w_k / W): no product of W overflows
     out = np.where(
         own > 0,
-        (total * dens - own * own_kernel) / np.where(rest > 0, rest, 1.0),
+        (dens - share * own_kernel) / np.where(rest > 0, 1.0 - share, 1.0),
         dens,
     )
     out[(own > 0) & (rest <= 0)] = 0.0

@@ -160,15 +160,19 @@ def backoff_log_probabilities(
     ...     levels, 1, np.ones(2), 1.0, 2)]
     [[[0.725, 0.542]], [[0.862, 0.271]]]
     """
-    p = (levels.root_count + alpha) / (levels.root_total + alpha * r)
-    p = np.repeat(p[:, None], levels.counts[0].shape[1], axis=1)
+    # In logs: with heavy weights (counts of 1e200) a value unseen under its
+    # configuration gets b P_{L-1} / N at each level, which underflows to 0 in a few
+    # levels as a product (log 0 = -inf) but not as a sum of logs.
+    log_p = np.log(levels.root_count + alpha) - np.log(levels.root_total + alpha * r)
+    log_p = np.repeat(log_p[:, None], levels.counts[0].shape[1], axis=1)
     missing = ~levels.counted[0]
     out = []
     for length in range(upto + 1):
         b = float(concentrations[length])
-        p = (levels.counts[length] + b * p) / (levels.totals[length] + b)
         with np.errstate(divide="ignore"):
-            term = np.log(p)
+            log_counts = np.log(levels.counts[length])
+        log_p = np.logaddexp(log_counts, np.log(b) + log_p) - np.log(levels.totals[length] + b)
+        term = log_p.copy()
         term[missing] = 0.0
         out.append(term)
     return out
