@@ -536,6 +536,55 @@ def test_concurrent_prediction_and_pickles_give_the_same_answers(estimator):
     np.testing.assert_array_equal(_outputs(again, X), expected)
 
 
+@pytest.mark.parametrize(
+    "estimator",
+    [KDBEnsembleClassifier(n_estimators=2, linear_weight=0.0, pair_weight=0.0), TANClassifier()],
+    ids=_id,
+)
+def test_predicting_while_another_thread_refits_sees_a_whole_model(estimator):
+    """A refit swaps the fitted state in one assignment: a predict meanwhile gets the
+    old model's or the new one's probabilities, never a half-cleared model
+    (AttributeError) or "dictionary changed size during iteration" (issue 50)."""
+    import threading
+
+    X = _numbers().round()
+    model = clone(estimator).fit(X, Y)
+    done = threading.Event()
+    failures: list[BaseException] = []
+    answers = []
+
+    def refit():
+        try:
+            for seed in (1, 2, 3):
+                model.fit(_numbers(seed).round(), Y)
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=refit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        thread.start()
+        for _ in range(200):  # a bounded number of predictions, during the refits
+            if done.is_set() and answers:
+                break
+            try:
+                answers.append(model.predict_proba(X))
+            except NotFittedError:
+                answers.append(None)
+            except Exception as err:  # the failure under test
+                failures.append(err)
+                break
+        thread.join()
+    assert not failures, failures
+    for proba in answers:
+        if proba is not None:
+            assert proba.shape == (N, 2) and np.isfinite(proba).all()
+            np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
+    np.testing.assert_array_equal(
+        model.predict_proba(X), clone(estimator).fit(_numbers(3).round(), Y).predict_proba(X)
+    )
+
+
 def test_long_fits_report_progress(caplog):
     import logging
 

@@ -62,9 +62,14 @@ _STREAM_PREFIXES = ("_stream", "_counted")
 
 
 def _fitted_names(estimator: Any) -> list[str]:
-    names = set(estimator.__dict__.get(_STATE, ()))
-    names.update(k for k in estimator.__dict__ if k.endswith("_") and not k.startswith("__"))
-    names.update(k for k in estimator.__dict__ if k.startswith(_STREAM_PREFIXES))
+    return _fitted_names_of(dict(estimator.__dict__))
+
+
+def _fitted_names_of(state: dict[str, Any]) -> list[str]:
+    """The fitted attributes among the names of an estimator's attribute dict."""
+    names = set(state.get(_STATE, ()))
+    names.update(k for k in state if k.endswith("_") and not k.startswith("__"))
+    names.update(k for k in state if k.startswith(_STREAM_PREFIXES))
     return sorted(names)
 
 
@@ -80,27 +85,37 @@ def atomic_fit(fit: F) -> F:
 
     The wrapped method runs on a working copy that has the estimator's parameters and
     configuration (``set_output``, metadata requests) but no fitted attribute. On
-    success every attribute the copy gained becomes the estimator's, after the old
-    ones are deleted; on failure the estimator is left unfitted and the error is
-    re-raised unchanged.
+    success the attributes the copy gained replace the old fitted ones in one
+    assignment of the estimator's attribute dict (the old model stays whole and usable
+    meanwhile: a predict in another thread gets the old answer or the new one); on
+    failure the estimator is left unfitted and the error is re-raised unchanged.
     """
 
     @functools.wraps(fit)
     def wrapper(self, *args: Any, **kwargs: Any):
         if self.__dict__.get(_FITTING, False):  # re-entrant call on the working copy
             return fit(self, *args, **kwargs)
-        clear_fitted_state(self)
+        # The estimator's attribute dict is never changed in place: the old fitted
+        # state stays whole while the copy fits, then one assignment swaps in the new
+        # dict, so a predict in another thread reads the old model or the new one
+        # (deleting the old attributes one by one let it see a half-cleared model,
+        # or fail with "dictionary changed size during iteration").
+        snapshot = dict(self.__dict__)  # one C-level copy
+        fitted = set(_fitted_names_of(snapshot))
+        base = {k: v for k, v in snapshot.items() if k not in fitted and k != _STATE}
         work = object.__new__(type(self))
-        work.__dict__.update(self.__dict__)
-        base = set(work.__dict__)
+        work.__dict__.update(base)
         work.__dict__[_FITTING] = True
-        carried = self.__dict__.get(_CARRIED_CONFIG)
-        with config_context(**carried) if carried else contextlib.nullcontext():
-            fit(work, *args, **kwargs)
+        carried = base.get(_CARRIED_CONFIG)
+        try:
+            with config_context(**carried) if carried else contextlib.nullcontext():
+                fit(work, *args, **kwargs)
+        except BaseException:
+            self.__dict__ = dict(base)  # a failed fit leaves the estimator unfitted
+            raise
         del work.__dict__[_FITTING]
         gained = {k: v for k, v in work.__dict__.items() if k not in base}
-        self.__dict__.update(gained)
-        self.__dict__[_STATE] = tuple(gained)
+        self.__dict__ = {**base, **gained, _STATE: tuple(gained)}
         return self
 
     return wrapper  # type: ignore[return-value]
