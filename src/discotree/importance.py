@@ -29,13 +29,20 @@ import pandas as pd
 from numpy.typing import NDArray
 from sklearn.utils import Bunch
 
-from .config import get_config
-from .validation import check_table, check_targets
+from .config import check_memory, get_config
+from .validation import (
+    check_is_fitted,
+    check_sample_weight,
+    check_table,
+    check_targets,
+    validate_data,
+)
 
 __all__ = ["SummedOutImportanceMixin", "summed_out_importances"]
 
-#: At most this many rows (sample x features) are predicted at once.
-_BLOCK_ROWS = 50_000
+#: At most this many cells (rows x features) of masked copies are predicted at once.
+BLOCK_CELLS = 2**22
+_OWNER = "summed_out_importances"
 
 
 def _frame(estimator: Any, X: Any) -> pd.DataFrame:
@@ -72,10 +79,12 @@ def summed_out_importances(
     ----------
     estimator : fitted classifier that accepts missing values (NaN/None) in ``predict_log_proba``
     X : array-like or DataFrame of shape (n_samples, n_features)
+        Columns as at fit time: a DataFrame's column names must be the estimator's
+        ``feature_names_in_``, in order (as its ``predict`` requires).
     y : array-like of shape (n_samples,), optional
         Labels among the estimator's ``classes_``: with them, the log-loss increases.
     sample_weight : array-like of shape (n_samples,), optional
-        Weights of the rows in the means.
+        Weights of the rows in the means: finite, non-negative, not all zero.
 
     Returns
     -------
@@ -88,6 +97,14 @@ def summed_out_importances(
         log p(y | x_{-j})``, the row's log-loss increase, and ``importances_mean`` and
         ``importances_std`` over the rows. A feature already missing in a row gives 0.
 
+    Raises
+    ------
+    ValueError
+        For columns other than the estimator's, labels it was not fitted on, bad
+        weights, or results larger than the ``memory_limit`` configuration key (the
+        masked copies of the rows are predicted in blocks of at most
+        :data:`BLOCK_CELLS` cells, so the working memory does not grow with the data).
+
     Examples
     --------
     >>> from sklearn.datasets import load_iris
@@ -98,46 +115,85 @@ def summed_out_importances(
     >>> int(result.importances_mean.argmax()), int(result.evidence_mean.argmax())
     (3, 2)
     """
+    check_is_fitted(estimator)
     frame = _frame(estimator, X)
-    n, d = frame.shape
-    weights = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+    try:  # the columns by name, as the estimator's predict checks them
+        validate_data(estimator, X, skip_check_array=True, reset=False)
+    except ValueError as err:
+        raise ValueError(f"{_OWNER}: {err}") from err
+    n = len(frame)
+    weights = check_sample_weight(sample_weight, n, _OWNER)
     position = None
     if y is not None:
-        labels = check_targets(y, n, "summed_out_importances")
+        labels = check_targets(y, n, _OWNER)
         classes = np.asarray(estimator.classes_)
         position = np.searchsorted(classes, labels)
         found = classes[np.minimum(position, len(classes) - 1)] == labels
         if not np.all(found):
-            raise ValueError(
-                "summed_out_importances: y holds labels the estimator was not fitted on."
-            )
-    full = estimator.predict_log_proba(_as_input(estimator, frame))
-    logits = _centred(full)
+            raise ValueError(f"{_OWNER}: y holds labels the estimator was not fitted on.")
+    return _importances(estimator, frame, position, weights)
+
+
+def _importances(
+    estimator: Any,
+    frame: pd.DataFrame,
+    position: NDArray[np.intp] | None,
+    weights: NDArray[np.float64] | None,
+) -> Bunch:
+    """:func:`summed_out_importances` of validated input: the labels' positions in
+    ``classes_`` (or None) and positive weights (or None)."""
+    n, d = frame.shape
+    n_classes = len(estimator.classes_)
+    results = (2 if position is not None else 1) * 8.0 * n * d
+    check_memory(results + 8.0 * n * n_classes + 32.0 * BLOCK_CELLS, "the importances", _OWNER)
+    weights = np.ones(n) if weights is None else weights
     evidence = np.zeros((d, n))
-    increases = np.zeros((d, n))
-    per_block = max(1, _BLOCK_ROWS // max(n, 1))
-    for first in range(0, d, per_block):
-        features = range(first, min(d, first + per_block))
-        blocks = []
-        for j in features:
-            block = frame.copy()
-            block[j] = _missing_value(frame[j])
-            blocks.append(block)
-        stacked = pd.concat(blocks, ignore_index=True)
-        log_proba = estimator.predict_log_proba(_as_input(estimator, stacked))
-        log_proba = log_proba.reshape(len(blocks), n, -1)
-        done = slice(first, first + len(blocks))
-        evidence[done] = np.abs(logits[None] - _centred(log_proba)).mean(axis=2)
-        if position is not None:
-            rows = np.arange(n)
-            increases[done] = full[rows, position][None] - log_proba[:, rows, position]
+    increases = np.zeros((d, n)) if position is not None else None
+    chunk = max(1, BLOCK_CELLS // d)  # rows whose masked copies are predicted together
+    for start in range(0, n, chunk):
+        rows = slice(start, min(n, start + chunk))
+        part = frame.iloc[rows].reset_index(drop=True)
+        labels = None if position is None else position[rows]
+        gains = None if increases is None else increases[:, rows]
+        _chunk_importances(estimator, part, labels, evidence[:, rows], gains)
     total = weights.sum()
     result = Bunch(evidence=evidence, evidence_mean=evidence @ weights / total)
-    if position is not None:
+    if increases is not None:
         mean = increases @ weights / total
         std = np.sqrt(((increases - mean[:, None]) ** 2) @ weights / total)
         result.update(importances=increases, importances_mean=mean, importances_std=std)
     return result
+
+
+def _chunk_importances(
+    estimator: Any,
+    part: pd.DataFrame,
+    position: NDArray[np.intp] | None,
+    evidence: NDArray[np.float64],
+    increases: NDArray[np.float64] | None,
+) -> None:
+    """Fill ``evidence`` and ``increases`` (features x the rows of ``part``), one
+    feature's masked copy of the rows after another, in blocks of at most
+    :data:`BLOCK_CELLS` cells."""
+    n, d = part.shape
+    full = estimator.predict_log_proba(_as_input(estimator, part))
+    logits = _centred(full)
+    index = np.arange(n)
+    per_block = max(1, BLOCK_CELLS // max(n * d, 1))
+    for first in range(0, d, per_block):
+        blocks = []
+        for j in range(first, min(d, first + per_block)):
+            block = part.copy()
+            block[j] = _missing_value(part[j])
+            blocks.append(block)
+        stacked = pd.concat(blocks, ignore_index=True)
+        del blocks
+        log_proba = estimator.predict_log_proba(_as_input(estimator, stacked))
+        log_proba = log_proba.reshape(-1, n, full.shape[1])
+        done = slice(first, first + len(log_proba))
+        evidence[done] = np.abs(logits[None] - _centred(log_proba)).mean(axis=2)
+        if increases is not None and position is not None:
+            increases[done] = full[index, position][None] - log_proba[:, index, position]
 
 
 class SummedOutImportanceMixin:
@@ -195,6 +251,6 @@ class SummedOutImportanceMixin:
             )
         columns, weights = sample
         frame = pd.DataFrame(dict(enumerate(columns)))
-        result = summed_out_importances(self, frame, sample_weight=weights).evidence_mean
+        result = _importances(self, frame, None, np.asarray(weights, float)).evidence_mean
         cache["mean"] = result
         return result
