@@ -48,11 +48,21 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
-from .validation import arrow_to_frame, check_is_fitted, check_random_state, feature_names_of
+from .config import check_memory
+from .validation import (
+    arrow_to_frame,
+    check_is_fitted,
+    check_random_state,
+    check_random_state_param,
+    feature_names_of,
+    is_count,
+    validate_data,
+)
 
 __all__ = ["KINDS", "ShapleyExplanation", "log_odds", "shapley_values"]
 
 KINDS = ("conditional", "interventional")
+_OWNER = "shapley_values"
 #: At most this many rows are predicted at once (masked copies of the explained rows).
 CHUNK_ROWS = 65_536
 
@@ -122,14 +132,77 @@ def log_odds(log_proba: NDArray[np.float64]) -> NDArray[np.float64]:
     return log_proba - others
 
 
-def _frame_of(estimator: Any, X: Any) -> tuple[Any, list[str]]:
+def _frame_of(estimator: Any, X: Any, what: str = "X") -> tuple[Any, list[str]]:
+    """``what`` (X or background) as a DataFrame or array with the estimator's columns
+    (by name when it was fitted with names, as its ``predict`` checks them), and the
+    feature names."""
     X = arrow_to_frame(X)
+    if not isinstance(X, pd.DataFrame):
+        X = np.asarray(X)
+        if X.ndim != 2:
+            raise ValueError(f"{_OWNER}: {what} must be a 2-D table of rows; got {X.ndim} dims.")
+    try:
+        validate_data(estimator, X, skip_check_array=True, reset=False)
+    except ValueError as err:
+        raise ValueError(f"{_OWNER}: {what} does not have the estimator's columns: {err}") from err
     if isinstance(X, pd.DataFrame):
         return X.reset_index(drop=True), [str(c) for c in X.columns]
-    array = np.asarray(X)
-    if array.ndim != 2:
-        raise ValueError(f"shapley_values explains a 2-D table of rows; got {array.ndim} dims.")
-    return array, feature_names_of(estimator)
+    return X, feature_names_of(estimator)
+
+
+def _check_background(X: Any, background: Any) -> None:
+    """Refuse background rows whose columns are not X's (by name when both have names)."""
+    if background.shape[1] != X.shape[1] or len(background) == 0:
+        raise ValueError(
+            f"{_OWNER}: background needs rows with X's {X.shape[1]} columns; got shape "
+            f"{background.shape}."
+        )
+    if isinstance(X, pd.DataFrame) and isinstance(background, pd.DataFrame):
+        if list(background.columns) != list(X.columns):
+            extra = [c for c in background.columns if c not in X.columns]
+            missing = [c for c in X.columns if c not in background.columns]
+            detail = (
+                f"it has {extra} and lacks {missing}" if extra or missing else "in another order"
+            )
+            raise ValueError(
+                f"{_OWNER}: background's columns are not X's ({list(X.columns)}): {detail}."
+            )
+
+
+def _check_options(max_exact_features: Any, n_permutations: Any, random_state: Any) -> None:
+    if not is_count(max_exact_features, 0):
+        raise ValueError(
+            f"{_OWNER}: max_exact_features must be an integer >= 0, got {max_exact_features!r}."
+        )
+    if not is_count(n_permutations, 2):
+        raise ValueError(
+            f"{_OWNER}: n_permutations must be an integer >= 2 (a standard error needs two "
+            f"draws), got {n_permutations!r}."
+        )
+    check_random_state_param(random_state, _OWNER)
+
+
+def _check_size(n_subsets: int, d: int, n_back: int, n_classes: int, exact: bool) -> None:
+    """The memory guard, before anything is allocated: per explained row, the subsets'
+    masks and masked (or completed) rows, and for the exact values the plan."""
+    masks = d * (1.0 + n_back)  # a subset's mask, repeated per background row
+    rows = 16.0 * d * n_back  # its rows (a copy, then the masked or completed one)
+    per_subset = masks + rows + 8.0 * n_classes * (n_back + 2) + 16.0
+    plan = 12.0 * d * n_subsets if exact else 8.0 * n_classes * n_subsets
+    what = (
+        f"exact Shapley values of {d} features (2**{d} subsets per row)"
+        if exact
+        else f"sampled Shapley values ({n_subsets // (d + 1)} orders of {d} features per row)"
+    )
+    try:
+        check_memory(n_subsets * per_subset + plan, what, _OWNER)
+    except ValueError as err:
+        fix = (
+            f"set max_exact_features below {d}: sampled values need far less"
+            if exact
+            else "lower n_permutations (or pass fewer background rows)"
+        )
+        raise ValueError(f"{err} Or {fix}.") from err
 
 
 def _masked(rows: Any, keep: NDArray[np.bool_]) -> Any:
@@ -229,31 +302,43 @@ def shapley_values(
     max_exact_features : int, default=12
         Enumerate the ``2^d`` subsets up to this many features; sample beyond.
     n_permutations : int, default=64
-        Sampled estimates: random orders per row (each with its reverse).
+        Sampled estimates: random orders per row (each with its reverse), at least 2.
     random_state : int, RandomState or None
         The orders of sampled estimates.
 
     Returns
     -------
     ShapleyExplanation
+
+    Raises
+    ------
+    ValueError
+        For bad arguments, columns (of X or the background) other than the
+        estimator's, or when one row's subsets would need more memory than the
+        ``memory_limit`` configuration key (checked before allocating; exact values
+        of ``d`` features take about ``2^d * 30 d`` bytes, 0.6 GiB at ``d = 20``: lower
+        ``max_exact_features`` to sample instead).
     """
     check_is_fitted(estimator)
     if kind not in KINDS:
-        raise ValueError(f"shapley_values: kind must be one of {KINDS}, got {kind!r}.")
+        raise ValueError(f"{_OWNER}: kind must be one of {KINDS}, got {kind!r}.")
+    _check_options(max_exact_features, n_permutations, random_state)
     X, names = _frame_of(estimator, X)
     n, d = X.shape
     if d == 0 or n == 0:
-        raise ValueError("shapley_values: X has no rows or no features to explain.")
+        raise ValueError(f"{_OWNER}: X has no rows or no features to explain.")
     if kind == "interventional":
         if background is None:
-            raise ValueError("shapley_values: kind='interventional' needs background rows.")
-        background, _ = _frame_of(estimator, background)
-        if background.shape[1] != d or len(background) == 0:
-            raise ValueError("shapley_values: background needs rows with X's columns.")
+            raise ValueError(f"{_OWNER}: kind='interventional' needs background rows.")
+        background, _ = _frame_of(estimator, background, "background")
+        _check_background(X, background)
     elif background is not None:
-        raise ValueError("shapley_values: background is for kind='interventional' only.")
+        raise ValueError(f"{_OWNER}: background is for kind='interventional' only.")
     exact = d <= max_exact_features
     n_classes = len(estimator.classes_)
+    n_subsets = 2**d if exact else 2 * n_permutations * (d + 1)
+    n_back = 1 if background is None else len(background)
+    _check_size(n_subsets, d, n_back, n_classes, exact)
     values = np.empty((n, d, n_classes))
     errors = None if exact else np.empty((n, d, n_classes))
     base = np.empty((n, n_classes))
