@@ -40,7 +40,7 @@ from numpy.typing import NDArray
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.k_dependence import KDependenceModel
-from ..validation import check_is_fitted, check_table
+from ..validation import check_is_fitted, check_table, validate_data
 
 __all__ = ["log_factors", "onnx_codes", "to_onnx"]
 
@@ -130,11 +130,19 @@ def onnx_codes(estimator: Any, X: Any) -> NDArray[np.int64]:
     Raises
     ------
     ValueError
-        If a cell of ``X`` is missing or a category was not seen in fit: the graph has
-        no code for it (``predict_proba`` sums such features out).
+        If ``X``'s columns are not the estimator's (by name, in order, when it was
+        fitted with names, as ``predict`` checks them), or if a cell of ``X`` is
+        missing or a category was not seen in fit: the graph has no code for it
+        (``predict_proba`` sums such features out).
     """
     check_is_fitted(estimator)
-    codes = estimator.encoder_.transform(check_table(X, type(estimator).__name__))
+    name = type(estimator).__name__
+    table = check_table(X, name)
+    try:
+        validate_data(estimator, X, skip_check_array=True, reset=False)
+    except ValueError as err:
+        raise ValueError(f"onnx_codes: {name}: {err}") from err
+    codes = estimator.encoder_.transform(table)
     missing = np.argwhere(codes < 0)
     if len(missing):
         row, column = (int(v) for v in missing[0])
