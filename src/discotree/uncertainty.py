@@ -29,9 +29,20 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
-from sklearn.utils import Bunch, check_random_state
+from sklearn.utils import Bunch
+
+from .config import check_memory
+from .validation import check_random_state, check_random_state_param, is_count, is_real
 
 __all__ = ["entropy_decomposition", "posterior_uncertainty"]
+
+#: The draws of the rows summarised together take at most about this many bytes: rows
+#: are summarised in chunks, each chunk drawing the same tables (the same seed), so the
+#: memory is bounded whatever the number of rows.
+DRAW_BYTES = 64 * 2**20
+#: Copies of a chunk's draws alive at once (the draws, the entropy terms, a quantile's
+#: sorted copy).
+WORK_COPIES = 4
 
 
 def entropy_decomposition(proba_draws: NDArray[np.float64]) -> Bunch:
@@ -113,21 +124,56 @@ def posterior_uncertainty(
     Raises
     ------
     ValueError
-        For a model whose tables have no Dirichlet posterior, or bad arguments.
+        For a model whose tables have no Dirichlet posterior, bad arguments, or one
+        row's draws needing more memory than the ``memory_limit`` configuration key
+        (checked before drawing; the rows are summarised in chunks of about
+        :data:`DRAW_BYTES` bytes of draws).
     """
-    if isinstance(n_draws, bool) or not isinstance(n_draws, int | np.integer) or n_draws < 2:
-        raise ValueError(f"{name}: n_draws must be an integer >= 2, got {n_draws!r}")
-    if not 0 < interval < 1:
-        raise ValueError(f"{name}: interval must be in (0, 1), got {interval!r}")
+    if not is_count(n_draws, 2):
+        raise ValueError(f"{name}: n_draws must be an integer >= 2, got {n_draws!r}.")
+    if not (is_real(interval) and 0 < float(interval) < 1):
+        raise ValueError(f"{name}: interval must be in (0, 1), got {interval!r}.")
+    check_random_state_param(random_state, name)
     if getattr(model, "posterior", None) is None:
         raise ValueError(
             f"{name}: no Dirichlet posterior to draw from: uncertainty is available for "
             "naive Bayes, Chow-Liu and TAN (k <= 1) with maximum-likelihood parameters on "
             "discrete features."
         )
-    rng = check_random_state(random_state)
-    generator = np.random.default_rng(rng.randint(2**31))
     counts = np.maximum(np.asarray(class_count, dtype=np.float64), 0.0)
+    n_rows, n_classes = len(codes), len(counts)
+    per_row = WORK_COPIES * 8.0 * int(n_draws) * n_classes  # a row's draws, worked on
+    check_memory(
+        per_row + 8.0 * n_rows * (3 + 3 * n_classes),
+        f"n_draws={n_draws} posterior draws of a row ({n_classes} classes)",
+        name,
+    )
+    seed = int(check_random_state(random_state).randint(2**31))
+    chunk = max(1, int(DRAW_BYTES // per_row))  # rows whose draws are held at once
+    parts = [
+        _draw_summaries(model, codes[start : start + chunk], counts, epsilon, n_draws, seed)
+        for start in range(0, n_rows, chunk)
+    ]
+    tail = (1 - float(interval)) / 2
+    result = Bunch()
+    for key in ("total", "data", "knowledge", "mean"):
+        result[key] = np.concatenate([part[key] for part in parts])
+    for key, level in (("lower", tail), ("upper", 1 - tail)):
+        result[key] = np.concatenate([np.quantile(part.draws, level, axis=0) for part in parts])
+    return result
+
+
+def _draw_summaries(
+    model: Any,
+    codes: NDArray[np.integer],
+    counts: NDArray[np.float64],
+    epsilon: float,
+    n_draws: int,
+    seed: int,
+) -> Bunch:
+    """The draws of ``codes``' class probabilities and their entropy decomposition and
+    mean; every chunk of rows draws the same tables (the same ``seed``)."""
+    generator = np.random.default_rng(seed)
     draws = np.empty((n_draws, len(codes), len(counts)))
     for s in range(n_draws):
         drawn = model.posterior_draw(generator, epsilon)
@@ -137,10 +183,5 @@ def posterior_uncertainty(
         joint = drawn.log_likelihood(codes) + log_prior
         draws[s] = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
     result = entropy_decomposition(draws)
-    tail = (1 - interval) / 2
-    result.update(
-        mean=draws.mean(axis=0),
-        lower=np.quantile(draws, tail, axis=0),
-        upper=np.quantile(draws, 1 - tail, axis=0),
-    )
+    result.update(mean=draws.mean(axis=0), draws=draws)
     return result
