@@ -12,6 +12,7 @@ from discotree.learners.ensemble import (
     LINEAR_WEIGHTS,
     held_out_mixture_losses,
 )
+from discotree.learners.logistic import largest_pair_cells, logistic_parameter_bytes
 from discotree.learners.registry import get_learner
 
 
@@ -163,7 +164,11 @@ def test_the_memory_guard_counts_the_linear_member():
     without = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0, pair_weight=0.0)
     without.fit(X, y)
     extra = with_member.fit_memory_estimate_ - without.fit_memory_estimate_
-    assert extra == 24.0 * X.size + 32.0 * len(X) * 3
+    # its inputs and work arrays, its parameters (one-hot inputs x classes), and the
+    # member's held-out posteriors that linear_weight="auto" keeps
+    inputs = with_member.n_categories_.sum()
+    parameters = logistic_parameter_bytes(inputs, 3)
+    assert extra == 24.0 * X.size + 32.0 * len(X) * 3 + parameters + 8.0 * len(X) * 3
     limit = int(without.fit_memory_estimate_ + with_member.fit_memory_estimate_) // 2
     with config_context(memory_limit=limit):
         KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0, pair_weight=0.0).fit(X, y)
@@ -175,7 +180,9 @@ def test_the_memory_guard_counts_the_linear_member():
     bare = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0, pair_weight=0.0)
     bare.fit(X, y)
     extra = paired.fit_memory_estimate_ - bare.fit_memory_estimate_
-    assert extra == 24.0 * len(X) * (X.shape[1] + 6) + 32.0 * len(X) * 3  # 6 pairs of 4
+    parameters = logistic_parameter_bytes(paired.n_categories_.sum() + 6 * 16, 3)  # 6 pairs of 4
+    inputs_and_work = 24.0 * len(X) * (X.shape[1] + 6) + 32.0 * len(X) * 3
+    assert extra == inputs_and_work + parameters + 8.0 * len(X) * 3
 
 
 def test_held_out_mixture_losses_are_a_loop_over_weights(rng):
@@ -295,6 +302,11 @@ def test_the_memory_guard_counts_the_larger_of_the_linear_and_pair_members():
     pair = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0, pair_weight=0.1).fit(X, y)
     both = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.5, pair_weight=0.1).fit(X, y)
     pair_bytes = 24.0 * n * (d + d * (d - 1) // 2) + 32.0 * n * 3
+    # and its parameters: a weight per one-hot input and per joint cell of every pair
+    # (a binned column through 4 levels; the others have at most 4 categories), by class
+    r = pair.n_categories_
+    cells = largest_pair_cells(np.minimum(r, 4), d * (d - 1) // 2)
+    pair_bytes += logistic_parameter_bytes(r.sum() + cells, 3)
     assert pair.fit_memory_estimate_ - bare.fit_memory_estimate_ == pair_bytes
     # fitted one after the other: the larger (the pair member's) counts, not the sum
     assert both.fit_memory_estimate_ == pair.fit_memory_estimate_

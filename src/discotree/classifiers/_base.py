@@ -122,14 +122,19 @@ class DiscreteForestClassifierBase(
         """The learner's own settings from the estimator's parameters."""
         return {}
 
+    def _rows_needed(self) -> str:
+        """Which parameters need the rows, when :meth:`_count_learner` is None."""
+        return "these parameters have no learner from counts (they need the rows)"
+
     def _spec(self, alpha: Any = None) -> LearnerSpec:
         """The learner specification of the validated parameters (``alpha``: the
         pseudo-count in use, default the validated one)."""
         name = self._count_learner()
         if name is None:
             raise ValueError(
-                f"{type(self).__name__}: these parameters have no learner from counts "
-                "(they need the rows)."
+                f"{type(self).__name__}: {self._rows_needed()}; a fit from counts alone "
+                "(a Dask fit, or one in passes over a file, which never holds the rows) "
+                "cannot learn them: fit on a sample in memory."
             )
         return LearnerSpec(
             name,
@@ -293,11 +298,7 @@ class DiscreteForestClassifierBase(
         discrete = getattr(self, "distribution", "discrete") == "discrete"
         if codes is not None and discrete and getattr(self, "_streams_pairs", True):
             self.fit_memory_estimate_ = self._fit_memory_bytes(codes, class_index, weights)
-            check_memory(
-                self.fit_memory_estimate_,
-                "this fit (the pairwise count tables and what is learnt from them)",
-                type(self).__name__,
-            )
+            check_memory(self.fit_memory_estimate_, self._memory_what, type(self).__name__)
         if self._alpha == "auto" and getattr(self, "distribution", "discrete") == "gaussian":
             self._alpha = None  # Gaussian models have no pseudo-counts
         elif self._alpha == "auto":  # (an engine's distributed search, if it ran one)
@@ -360,6 +361,9 @@ class DiscreteForestClassifierBase(
             on_total=keep,
             scales=self._calibration_scales(),
         )
+
+    #: What ``fit_memory_estimate_`` counts, as the memory guard's message names it.
+    _memory_what = "this fit (the pairwise count tables and what is learnt from them)"
 
     def _fit_memory_bytes(self, codes, class_index, weights) -> float:
         """Estimated peak memory of the fit, in bytes: the counting

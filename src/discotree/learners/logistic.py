@@ -33,7 +33,9 @@ from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 __all__ = [
     "cross_validated_log_posteriors",
     "fit_logistic",
+    "largest_pair_cells",
     "logistic_fit_bytes",
+    "logistic_parameter_bytes",
     "ranked_pairs",
     "standardised_values",
 ]
@@ -102,6 +104,44 @@ def logistic_fit_bytes(n_rows: int, n_features: int, n_classes: int) -> float:
     """
     cells = float(n_rows) * float(n_features)
     return 24.0 * cells + 4 * 8.0 * float(n_rows) * n_classes
+
+
+#: float64 vectors of the parameters' size alive while L-BFGS runs: its history (two
+#: of scipy's default 10 corrections each) and work vectors (25 in all), and the
+#: objective's point, gradient and their copies.
+PARAMETER_COPIES = 32
+
+
+def logistic_parameter_bytes(n_inputs: float, n_classes: int) -> float:
+    """Peak memory of the parameters of :func:`fit_logistic`, in bytes:
+    :data:`PARAMETER_COPIES` float64 vectors of ``(n_inputs + 1) x n_classes`` (a
+    weight per input and class, and the intercepts); what grows with the pairs' joint
+    cells, where :func:`logistic_fit_bytes` grows with the rows.
+
+    Examples
+    --------
+    >>> logistic_parameter_bytes(99, 2) / 2**10
+    50.0
+    """
+    return 8.0 * PARAMETER_COPIES * (float(n_inputs) + 1.0) * n_classes
+
+
+def largest_pair_cells(levels: NDArray[np.integer], n_pairs: int) -> float:
+    """At most how many joint cells (inputs) ``n_pairs`` pairs of columns with
+    ``levels`` levels each have: exactly the sum over all pairs when ``n_pairs`` takes
+    them all, else at most ``n_pairs`` times the product of the two largest.
+
+    Examples
+    --------
+    >>> largest_pair_cells(np.array([2, 3, 4]), 3), largest_pair_cells(np.array([2, 3, 4]), 1)
+    (26.0, 12.0)
+    """
+    r = np.sort(np.asarray(levels, dtype=np.float64))[::-1]
+    n_pairs = min(int(n_pairs), len(r) * (len(r) - 1) // 2)
+    if n_pairs <= 0:
+        return 0.0
+    every = (r.sum() ** 2 - float(np.sum(r * r))) / 2
+    return float(min(every, n_pairs * r[0] * r[1]))
 
 
 def ranked_pairs(
