@@ -182,6 +182,12 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         smoothing; hierarchical smoothing chooses its concentrations from the rows."""
         return "k-dependence" if self.smoothing == "dirichlet" else None
 
+    def _rows_needed(self) -> str:
+        return (
+            f"smoothing={self.smoothing!r} chooses its concentrations from the rows (only "
+            "smoothing='dirichlet' is learnt from counts)"
+        )
+
     def _learner_options(self) -> dict[str, Any]:
         return {
             "k": int(self.k),
