@@ -191,6 +191,20 @@ def _non_numeric(frame: pd.DataFrame) -> list[Any]:
     ]
 
 
+def _observed(
+    frame: pd.DataFrame, numeric: list[Any], categorical: list[Any], owner: str
+) -> list[Any]:
+    """The numeric columns with at least one value; a ``ValueError`` naming the empty
+    ones when no column is left (no categorical column either)."""
+    observed = [c for c in numeric if frame[c].notna().any()]
+    if not observed and not categorical:
+        raise ValueError(
+            f"{owner}: every column ({[str(c) for c in numeric]}) is missing in every row; "
+            "there is nothing to learn from."
+        )
+    return observed
+
+
 class AnyColumnsBaseline(_AnyColumns, FitContractMixin, ClassifierMixin, BaseEstimator):
     """A scikit-learn classifier made to take what discotree takes: numbers, strings,
     categoricals and missing values, as a practitioner would set it up.
@@ -199,7 +213,9 @@ class AnyColumnsBaseline(_AnyColumns, FitContractMixin, ClassifierMixin, BaseEst
     column) are one-hot encoded with an explicit "missing" level, numbers imputed by
     their median with a missing-value indicator (and standardised for the linear and
     kernel models); histogram gradient boosting instead takes ordinal category codes as
-    native categorical features and missing values as they are.
+    native categorical features and missing values as they are (a numeric column
+    missing in every training row is left out: it tells nothing, and the other models
+    impute it as a constant).
 
     Parameters
     ----------
@@ -239,6 +255,9 @@ class AnyColumnsBaseline(_AnyColumns, FitContractMixin, ClassifierMixin, BaseEst
         numeric = [c for c in frame.columns if c not in categorical]
         seed = self.random_state
         if self.model == "gradient-boosting":
+            # a numeric column missing in every row tells nothing (the other models
+            # impute it as a constant); the booster's binning cannot take it
+            numeric = _observed(frame, numeric, categorical, type(self).__name__)
             codes = OrdinalEncoder(
                 handle_unknown="use_encoded_value",
                 unknown_value=np.nan,
