@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 from sklearn import datasets as _sk
 
-from .reading import read_csv_frame
+from .reading import check_labels, check_row_lengths, header_names, read_csv_frame
 
 __all__ = ["BUILTIN_DATASETS", "load_builtin", "load_csv"]
 
@@ -42,15 +42,31 @@ def load_csv(path: str | Path, target: str) -> tuple[pd.DataFrame, pd.Series]:
 
     Fields are read by the rule of :mod:`discotree.datasets.reading` (empty fields
     and the usual markers such as ``NA`` are missing values, in every column). Raises
-    ``ValueError`` naming the file when the target column is absent or the file has no
-    feature column or no data row.
+    ``ValueError`` naming the file when it is not UTF-8 text, its header repeats a
+    column name, a row has more or fewer fields than the header, the target column is
+    absent or has missing labels, or the file has no feature column or no data row.
     """
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"file not found: {path}")
-    frame = read_csv_frame(path)
+    try:
+        names = header_names(path)
+        frame = read_csv_frame(path)
+    except UnicodeDecodeError as err:
+        raise ValueError(
+            f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); a CSV file is text, "
+            "a header row then one row of comma-separated fields per sample."
+        ) from None
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path}: empty file (no header row)") from None
+    except pd.errors.ParserError as err:
+        raise ValueError(
+            f"{path}: {str(err).strip()}; every row needs as many fields as the header."
+        ) from None
     if len(frame) == 0:
         raise ValueError(f"{path}: no data rows (a header only)")
+    if frame.iloc[:, -1].isna().any() or not isinstance(frame.index, pd.RangeIndex):
+        check_row_lengths(path, names[0])  # a short (or long first) row, if any
     if target not in frame.columns:
         raise ValueError(
             f"{path}: no column named {target!r}; columns are {', '.join(map(str, frame.columns))}"
@@ -58,4 +74,5 @@ def load_csv(path: str | Path, target: str) -> tuple[pd.DataFrame, pd.Series]:
     X = frame.drop(columns=[target])
     if X.shape[1] == 0:
         raise ValueError(f"{path}: no feature column besides {target!r}")
+    check_labels(frame[target], str(path))
     return X, frame[target]

@@ -34,7 +34,9 @@ __all__ = [
     "MISSING_TEXT",
     "arrow_csv_options",
     "check_labels",
+    "check_row_lengths",
     "check_same_schema",
+    "header_names",
     "pandas_csv_options",
     "read_csv_frame",
 ]
@@ -68,6 +70,42 @@ def arrow_csv_options(column_types: Any = None, include_columns: Any = None) -> 
 def read_csv_frame(path: Any) -> pd.DataFrame:
     """A whole CSV file as a DataFrame, read by the rule."""
     return pd.read_csv(path, **pandas_csv_options())
+
+
+def header_names(path: Any) -> list[str]:
+    """The names of a CSV file's header row as written (pandas renames a repeated
+    name ``a`` to ``a.1``; this reads them before it does), or a ``ValueError`` naming
+    the repeated ones: every column needs its own name, as in the other readers."""
+    header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
+    names = [str(name) for name in header.iloc[0].tolist()] if len(header) else []
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ValueError(
+            f"{path}: the header repeats the column names {repeated}; every column needs "
+            "its own name."
+        )
+    return names
+
+
+def check_row_lengths(path: Any, first_column: str) -> None:
+    """Raise a ``ValueError`` quoting the first row whose number of fields differs from
+    the header's (pandas would fill a short row with missing values, or read a long
+    first row's first field as an index), in one pass of pyarrow's parser that
+    converts only the first column."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    convert = pcsv.ConvertOptions(
+        include_columns=[first_column], column_types={first_column: pa.string()}
+    )
+    try:
+        reader = pcsv.open_csv(
+            path, parse_options=pcsv.ParseOptions(newlines_in_values=True), convert_options=convert
+        )
+        for _ in reader:
+            pass
+    except pa.ArrowInvalid as err:
+        raise ValueError(f"{path}: {err}; every row needs as many fields as the header.") from None
 
 
 def check_labels(labels: Any, source: str, first_row: int = 0) -> None:
