@@ -103,7 +103,11 @@ def _compare(args: argparse.Namespace) -> None:
         raise UsageError("give --models or --quick, not both")
     default = COMPARE_QUICK if args.quick else COMPARE_DEFAULT
     model_names = _model_names(args.models) if args.models is not None else list(default)
+    if args.n_jobs == 0 or args.n_jobs < -1:
+        raise UsageError(f"--n-jobs must be -1 (one per CPU) or at least 1, got {args.n_jobs}")
     if args.csv is not None or args.data is not None:
+        if args.dataset is not None:
+            raise UsageError("give --dataset or --data/--csv, not both")
         path = _data_path(args)
         if args.target is None:
             raise UsageError("--data needs --target COLUMN")
@@ -113,8 +117,11 @@ def _compare(args: argparse.Namespace) -> None:
             raise UsageError("--target is only meaningful with --data")
         chosen = args.dataset if args.dataset is not None else ",".join(BUILTIN_DATASETS)
         names = [v.strip() for v in chosen.split(",") if v.strip()]
+        if not names:
+            raise UsageError(f"no dataset given in --dataset {chosen!r}")
         loaders = {name: partial(load_dataset, name, args.data_dir) for name in names}
-    n_jobs = args.n_jobs if args.n_jobs > 0 else (os.cpu_count() or 1)
+    cpus = os.cpu_count() or 1  # more processes than CPUs only queue (and skew the times)
+    n_jobs = cpus if args.n_jobs == -1 else min(args.n_jobs, cpus)
     progress, task = _progress(
         args, len(loaders) * len(model_names) * args.folds, "cross-validating", "folds"
     )
@@ -634,7 +641,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--n-jobs",
         type=int,
         default=-1,
-        help="(dataset, model) pairs fitted at once, in processes (-1: one per CPU)",
+        help="folds fitted at once, in processes (-1 or more than the CPUs: one per CPU)",
     )
     p.add_argument("--random-state", type=int, default=0, help="seed of the fold shuffling")
     p.add_argument(
