@@ -63,3 +63,29 @@ def test_the_ensemble_coarsens_by_sampled_mdl_and_refuses_unknown_names():
     assert min(bins) >= 2 and fitted.score(X, y) > 0.9
     with pytest.raises(ValueError, match="coarsening must be one of"):
         KDBEnsembleClassifier(coarsening="mdl").fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"linear_weight": 0.5, "pair_weight": 0.3},  # the default logarithmic pooling
+        {"linear_weight": 0.0, "pair_pooling": "linear", "pair_weight": 0.5},
+    ],
+)
+def test_a_row_with_every_feature_missing_gets_the_class_prior(params):
+    """Missing features are summed out: the kDB members give the prior for such a row,
+    and the linear and pair members (whose intercept-only posterior is not the prior)
+    give it too, so the ensemble gives the prior, as naive Bayes does (issue 50)."""
+    rng = np.random.default_rng(0)
+    y = np.r_[np.zeros(70, int), np.ones(30, int), np.full(20, 2)]
+    X = rng.integers(0, 3, (len(y), 4)).astype(float)
+    X[:, 0] += y
+    X[:, 1] = rng.normal(size=len(y)) + y  # binned
+    model = KDBEnsembleClassifier(n_estimators=2, **params).fit(X, y)
+    blank = np.full((2, 4), np.nan)
+    prior = np.exp(model.class_log_prior_)
+    assert_allclose(model.predict_proba(blank), [prior, prior], rtol=0, atol=1e-12)
+    assert model.model_.linear is not None or model.model_.pair_member is not None
+    partly = X[:3].copy()
+    partly[:, 1:] = np.nan  # one feature observed: not the prior
+    assert np.abs(model.predict_proba(partly) - prior).max() > 1e-3

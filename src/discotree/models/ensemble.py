@@ -18,6 +18,11 @@ Petitjean & Cerquides, Machine Learning 104, 2016), pooled with its posterior
 ``P'(c | x) ∝ P(c | x)^(1 - v) P_pairs(c | x)^v`` (the default), or linearly,
 ``(1 - v) P(c | x) + v P_pairs(c | x)`` (the pooling of files written before the
 logarithmic one existed).
+
+Missing features are summed out (the package's rule): a kDB member's posterior of a
+row with every feature missing is the class prior, and so is the linear and the pair
+member's for such a row (their intercept-only posterior is not the prior: the
+intercepts are fitted with the features' weights), so the ensemble gives the prior.
 """
 
 from __future__ import annotations
@@ -156,16 +161,29 @@ class KDBEnsembleModel:
 
     def log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
         """``log P(c | x) - log P(c)`` of the mixture above: with the prior added back
-        (as the estimator does), the normalised scores are the ensemble's posterior."""
+        (as the estimator does), the normalised scores are the ensemble's posterior.
+        A row with every feature missing gets 0 (its posterior is the prior; see the
+        module notes)."""
         posteriors = np.stack(self.member_log_posteriors(codes))
         mean = logsumexp(posteriors, axis=0) - np.log(len(self.members))
         if self.linear is not None and self.linear_weight > 0:
-            linear = self.linear.log_posterior(codes)
+            linear = self._summed_out(self.linear.log_posterior(codes), codes)
             mean = pooled_log_posterior(mean, linear, float(self.linear_weight), "linear")
         if self.pair_member is not None and self.pair_weight > 0:
-            pairs = self.pair_member.log_posterior(codes)
+            pairs = self._summed_out(self.pair_member.log_posterior(codes), codes)
             mean = pooled_log_posterior(mean, pairs, float(self.pair_weight), self.pair_pooling)
         return mean - self.class_log_prior
+
+    def _summed_out(
+        self, log_posterior: NDArray[np.float64], codes: NDArray[np.integer]
+    ) -> NDArray[np.float64]:
+        """A logistic member's log posterior with the class prior for the rows whose
+        features are all missing (every feature summed out)."""
+        blank = np.all(np.asarray(codes) < 0, axis=1)
+        if blank.any():
+            log_posterior = log_posterior.copy()
+            log_posterior[blank] = self.class_log_prior
+        return log_posterior
 
 
 def pooled_log_posterior(
