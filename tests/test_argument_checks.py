@@ -20,7 +20,7 @@ from discotree.classifiers.baselines import AnyColumnsBaseline
 from discotree.cli import main
 from discotree.datasets import load_csv
 from discotree.importance import summed_out_importances
-from discotree.io.onnx import onnx_codes
+from discotree.io.onnx import log_factors, onnx_codes, to_onnx
 from discotree.shapley import shapley_values
 
 #: A limit no estimate is under: the guard must refuse before allocating anything.
@@ -133,6 +133,20 @@ def test_onnx_codes_refuse_other_columns(named):
     clf, X, _ = named
     with pytest.raises(ValueError, match=r"(?s)onnx_codes.*- z"):
         onnx_codes(clf, X.rename(columns={"b": "z"}))
+
+
+def test_onnx_refuses_a_model_without_tables_and_a_name_not_a_string(named):
+    from discotree import ForestDensityClassifier
+
+    X, y = load_iris(return_X_y=True)
+    density = ForestDensityClassifier().fit(X[::5], y[::5])
+    with pytest.raises(ValueError, match="onnx_codes: ForestDensityClassifier has no category"):
+        onnx_codes(density, X[:2])
+    with pytest.raises(ValueError, match="not exported to ONNX"):
+        log_factors(density)
+    pytest.importorskip("onnx")
+    with pytest.raises(TypeError, match="name must be a string"):
+        to_onnx(named[0], name=123)
 
 
 # -------------------------------------------------------------- predict_uncertainty

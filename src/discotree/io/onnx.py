@@ -73,7 +73,7 @@ def log_factors(estimator: Any) -> tuple[list[tuple[list[int], NDArray[np.float6
     redefined = [
         method
         for method in ("predict_proba", "predict_log_proba", "predict_joint_log_proba")
-        if getattr(type(estimator), method).__qualname__.split(".")[0]
+        if getattr(getattr(type(estimator), method, None), "__qualname__", "").split(".")[0]
         != "DiscreteForestClassifierBase"
     ]
     if redefined:
@@ -137,6 +137,11 @@ def onnx_codes(estimator: Any, X: Any) -> NDArray[np.int64]:
     """
     check_is_fitted(estimator)
     name = type(estimator).__name__
+    if not hasattr(estimator, "encoder_"):
+        raise ValueError(
+            f"onnx_codes: {name} has no category codes (no encoder_); the ONNX graph "
+            "takes those of naive Bayes, TAN, k-trees, Chow-Liu and kDB."
+        )
     table = check_table(X, name)
     try:
         validate_data(estimator, X, skip_check_array=True, reset=False)
@@ -176,12 +181,16 @@ def to_onnx(estimator: Any, name: str | None = None):
         Without the ``onnx`` package (``pip install 'discotree[onnx]'``).
     ValueError
         For models :func:`log_factors` cannot export.
+    TypeError
+        For a ``name`` that is not a string.
     """
     try:
         import onnx
         from onnx import TensorProto, helper, numpy_helper
     except ImportError as err:  # pragma: no cover - the extra is installed in tests
         raise ImportError("to_onnx needs the extra: pip install 'discotree[onnx]'") from err
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"to_onnx: name must be a string or None, got {name!r}.")
     factors, log_prior = log_factors(estimator)
     n_classes, n_features = len(log_prior), int(estimator.n_features_in_)
     nodes, initializers, terms = [], [], []
