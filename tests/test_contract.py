@@ -507,6 +507,35 @@ def test_hasattr_is_honest():
     assert hasattr(ForestDensityClassifier(probability=True), "predict_proba")
 
 
+@all_estimators
+def test_hasattr_predict_uncertainty_agrees_with_the_call(estimator):
+    """``predict_uncertainty`` exists exactly where it works, and its existence follows
+    the parameters: the same before and after a (two-class) fit."""
+    before = hasattr(estimator, "predict_uncertainty")
+    model = clone(estimator)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(_numbers(), Y)
+    assert hasattr(model, "predict_uncertainty") == before
+    if before:
+        u = model.predict_uncertainty(_numbers(1)[:4], n_draws=5)
+        assert u.mean.shape == (4, 2) and np.isfinite(u.total).all()
+    else:
+        with pytest.raises(AttributeError, match="predict_uncertainty"):
+            model.predict_uncertainty(_numbers(1)[:4], n_draws=5)
+
+
+def test_predict_uncertainty_of_a_multiclass_discriminative_tree_is_hidden():
+    model = DiscriminativeTreeClassifier(alpha=1.0)
+    assert hasattr(model, "predict_uncertainty")
+    model.fit(_numbers(), np.arange(N) % 3)  # composite scores, no joint posterior
+    assert not hasattr(model, "predict_uncertainty")
+    with pytest.raises(AttributeError, match="more than two classes"):
+        model.predict_uncertainty(_numbers())
+    model.fit(_numbers(), Y)
+    assert hasattr(model, "predict_uncertainty")
+
+
 @pytest.mark.parametrize("estimator", [DiscriminativeTreeClassifier, EARTreeClassifier])
 def test_tags_follow_the_distribution(estimator):
     assert estimator().__sklearn_tags__().input_tags.string

@@ -4,6 +4,8 @@ class probability at about their nominal rate, and the refusals."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
@@ -104,11 +106,25 @@ def test_missing_values_seeds_and_classes():
     ],
     ids=["k2", "cl", "gaussian"],
 )
-def test_models_without_a_dirichlet_posterior_say_so(estimator):
+def test_models_without_a_dirichlet_posterior_have_no_method(estimator):
+    """``predict_uncertainty`` does not exist there, before and after fit, and the
+    AttributeError says why."""
     X, y = load_iris(return_X_y=True)
+    assert not hasattr(estimator, "predict_uncertainty")
     estimator.fit(X, y)
-    with pytest.raises(ValueError, match="no Dirichlet posterior"):
+    assert not hasattr(estimator, "predict_uncertainty")
+    with pytest.raises(AttributeError, match="no Dirichlet posterior"):
         estimator.predict_uncertainty(X[:2])
+
+
+def test_a_model_without_posterior_tables_still_says_so():
+    """The guard behind the attribute: a fitted model whose tables have no posterior
+    (saved before the posteriors were kept) is refused with a ValueError."""
+    X, y = load_iris(return_X_y=True)
+    clf = NaiveBayesClassifier(alpha=1.0).fit(X, y)
+    clf.model_ = dataclasses.replace(clf.model_, posterior=None)
+    with pytest.raises(ValueError, match="no Dirichlet posterior"):
+        clf.predict_uncertainty(X[:2])
 
 
 def test_bad_arguments_are_named():

@@ -19,7 +19,9 @@ classifiers ``theta_1..theta_S``, and for a row ``x`` the probabilities
 
 It is a Monte Carlo estimate: ``n_draws`` posterior draws (default 100), seeded.
 Available for the models whose tables are counted, smoothed maximum-likelihood forests:
-naive Bayes, Chow-Liu and TAN (k <= 1) with ML parameters.
+naive Bayes, Chow-Liu, TAN (k <= 1, ML parameters), the two-class discriminative tree
+(projection parameters) and the EAR tree, on discrete features; the estimators'
+``predict_uncertainty`` exists only there (``hasattr`` says so).
 """
 
 from __future__ import annotations
@@ -137,8 +139,8 @@ def posterior_uncertainty(
     if getattr(model, "posterior", None) is None:
         raise ValueError(
             f"{name}: no Dirichlet posterior to draw from: uncertainty is available for "
-            "naive Bayes, Chow-Liu and TAN (k <= 1) with maximum-likelihood parameters on "
-            "discrete features."
+            "naive Bayes, Chow-Liu, TAN (k <= 1) with maximum-likelihood parameters, the "
+            "two-class discriminative tree and the EAR tree, on discrete features."
         )
     counts = np.maximum(np.asarray(class_count, dtype=np.float64), 0.0)
     n_rows, n_classes = len(codes), len(counts)

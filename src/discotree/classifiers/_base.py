@@ -14,7 +14,7 @@ from sklearn.utils import Bunch
 
 from ..config import check_memory
 from ..engine_registry import engine_function
-from ..fitting import FitContractMixin, argmax_with_ties
+from ..fitting import FitContractMixin, argmax_with_ties, available_if_explained
 from ..importance import SummedOutImportanceMixin
 from ..kernels.counts import class_totals, features_with_missing, pairwise_counts_bytes
 from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
@@ -476,13 +476,40 @@ class DiscreteForestClassifierBase(
             joint = joint + correction(codes)[:, None]
         return joint
 
+    def _uncertainty_unavailable(self) -> str | None:
+        """Why these parameters give no Dirichlet posterior to draw from (None when
+        they do): subclasses whose tables are counted say when. Reads the parameters
+        only (and, where a subclass needs it, the fitted classes), never raises."""
+        return "its tables are not counted Dirichlet posteriors"
+
+    def _has_uncertainty(self) -> bool:
+        """``predict_uncertainty`` exists (``hasattr`` is True) only where it works."""
+        reason = self._uncertainty_unavailable()
+        if reason is not None:
+            raise AttributeError(
+                f"This {type(self).__name__!r} has no attribute 'predict_uncertainty': no "
+                f"Dirichlet posterior to draw from ({reason}). Uncertainty is available for "
+                "naive Bayes, Chow-Liu, TAN (k <= 1, parameters='ml'; searched structures "
+                "with hierarchical or HDP smoothing), the discriminative tree (two classes, "
+                "parameters='projection') and the EAR tree, on discrete features."
+            )
+        return True
+
+    @available_if_explained(_has_uncertainty)
     def predict_uncertainty(
         self, X: Any, n_draws: int = 100, interval: float = 0.9, random_state: Any = 0
     ) -> Bunch:
         """Total, data and knowledge uncertainty of each prediction, and credible
         intervals of the class probabilities, from the tables' Dirichlet posteriors
-        (:mod:`discotree.uncertainty`; naive Bayes, Chow-Liu and TAN with k <= 1 and
-        maximum-likelihood parameters).
+        (:mod:`discotree.uncertainty`).
+
+        Available (``hasattr`` is True) only for the models whose tables are counted
+        Dirichlet posteriors: naive Bayes, Chow-Liu, TAN with k <= 1 and
+        ``parameters="ml"`` (a searched structure with ``smoothing="hierarchical"`` or
+        ``"hdp"``), the discriminative tree with ``parameters="projection"`` and two
+        classes, and the EAR tree, all with ``distribution="discrete"``. Elsewhere the
+        attribute does not exist, and accessing it raises ``AttributeError`` with the
+        reason.
 
         Parameters
         ----------

@@ -172,6 +172,11 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
                 f"got {k!r}."
             )
 
+    def _uncertainty_unavailable(self) -> str | None:
+        if self.distribution != "discrete":
+            return f"distribution={self.distribution!r}"
+        return None
+
     def _count_learner(self) -> str:
         return "chow-liu"
 

@@ -411,6 +411,15 @@ class DiscriminativeTreeClassifier(
             scored = True
         return int(grid[int(np.argmax(score))]) if scored else None
 
+    def _uncertainty_unavailable(self) -> str | None:
+        if self.distribution != "discrete":
+            return f"distribution={self.distribution!r}"
+        if self.parameters != "projection":
+            return f"parameters={self.parameters!r}"
+        if hasattr(self, "classes_") and len(self.classes_) != 2:
+            return "more than two classes: composite scores of pairs of forests"
+        return None
+
     def _partial_fit_unsupported(self) -> str | None:
         if isinstance(self.n_edges, str):
             return "n_edges='cv' refits on folds of the rows."

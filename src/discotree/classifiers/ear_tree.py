@@ -166,6 +166,11 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         self.split_search = split_search
         self.random_state = random_state
 
+    def _uncertainty_unavailable(self) -> str | None:
+        if self.distribution != "discrete":
+            return f"distribution={self.distribution!r}"
+        return None
+
     def _check_params(self) -> None:
         name = type(self).__name__
         self._check_distribution()

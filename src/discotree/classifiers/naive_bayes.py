@@ -131,6 +131,9 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         self.smoothing = smoothing
         self.random_state = random_state
 
+    def _uncertainty_unavailable(self) -> str | None:
+        return None  # counted tables: Dirichlet posteriors
+
     def _count_learner(self) -> str:
         return "naive-bayes"
 

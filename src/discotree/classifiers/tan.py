@@ -329,6 +329,19 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
                 "integer or None."
             )
 
+    def _uncertainty_unavailable(self) -> str | None:
+        if self.distribution != "discrete":
+            return f"distribution={self.distribution!r}"
+        if self.parameters != "ml":
+            return f"parameters={self.parameters!r}"
+        if self.k == 0 or (self.k == 1 and self.structure == "cmi"):
+            return None
+        if self.k == 1 and self.smoothing in BACKOFF_SMOOTHINGS:
+            return None  # a searched forest with backed-off counted tables
+        if self.k == 1:
+            return f"structure={self.structure!r} with smoothing={self.smoothing!r}"
+        return f"k={self.k!r}"
+
     def _partial_fit_unsupported(self) -> str | None:
         reason = super()._partial_fit_unsupported()
         if reason is not None:
