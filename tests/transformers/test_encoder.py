@@ -180,3 +180,12 @@ def test_integer_columns_coded_by_their_values_equal_the_lookup(rng, monkeypatch
         if block is not None:
             np.testing.assert_array_equal(block, expected[:, :4])
     assert copies == [True, True, False, False, True, True, True]  # fits and transforms
+
+
+def test_strings_are_categories_even_when_they_read_as_numbers():
+    """The API takes text columns as categories by design: numbers with a typo are
+    reported only where a file is parsed (discotree.datasets.reading)."""
+    X = pd.DataFrame({"s": ["1.5", "2.5", "1.2O", "2.5"]})
+    enc = TableEncoder(10, Discretizer(), "T")
+    assert_array_equal(enc.fit_transform(check_table(X, "T"), None)[:, 0], [1, 2, 0, 2])
+    assert enc.columns_[0].values.tolist() == ["1.2O", "1.5", "2.5"]

@@ -7,7 +7,13 @@ from pathlib import Path
 import pandas as pd
 from sklearn import datasets as _sk
 
-from .reading import check_labels, check_row_lengths, header_names, read_csv_frame
+from .reading import (
+    check_labels,
+    check_numeric_text,
+    check_row_lengths,
+    header_names,
+    read_csv_frame,
+)
 
 __all__ = ["BUILTIN_DATASETS", "load_builtin", "load_csv"]
 
@@ -44,7 +50,11 @@ def load_csv(path: str | Path, target: str) -> tuple[pd.DataFrame, pd.Series]:
     and the usual markers such as ``NA`` are missing values, in every column). Raises
     ``ValueError`` naming the file when it is not UTF-8 text, its header repeats a
     column name, a row has more or fewer fields than the header, the target column is
-    absent or has missing labels, or the file has no feature column or no data row.
+    absent or has missing labels, the file has no feature column or no data row, or
+    a feature column holds numbers but in a few cells (a typo such as ``1.2O``; the
+    rule of :func:`~discotree.datasets.reading.numeric_typo_rows`): the message names
+    the column and the cells (row, value), which read as text would have made the
+    column categorical with a category per number.
     """
     path = Path(path)
     if not path.is_file():
@@ -75,4 +85,5 @@ def load_csv(path: str | Path, target: str) -> tuple[pd.DataFrame, pd.Series]:
     if X.shape[1] == 0:
         raise ValueError(f"{path}: no feature column besides {target!r}")
     check_labels(frame[target], str(path))
+    check_numeric_text(X, str(path))
     return X, frame[target]

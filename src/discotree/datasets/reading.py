@@ -12,7 +12,13 @@ in memory), :class:`~discotree.datasets.streaming.TableSource` (pyarrow, in batc
 - every training row needs a label: a missing label is an error naming its rows;
 - the files of a folder must have the same columns in the same order, and each column
   one kind of value (numbers or text) in every file; otherwise a ``ValueError`` names
-  the file and the columns that differ.
+  the file and the columns that differ;
+- a feature column of numbers with a few cells that are not numbers (a typo such as
+  ``1.2O``) is a ``ValueError`` naming the column and the cells (row, value), by the
+  rule of :data:`TYPO_MIN_NUMERIC_SHARE` and :data:`TYPO_MAX_CELLS`: read as text, it
+  would silently become a categorical column with a category per number. The rule
+  applies only where text is parsed into columns (these readers); a DataFrame of
+  strings given to an estimator is categorical by design (strings are categories).
 
 Examples
 --------
@@ -29,14 +35,21 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 __all__ = [
     "MISSING_TEXT",
+    "TYPO_MAX_CELLS",
+    "TYPO_MAX_SHARE",
+    "TYPO_MIN_NUMERIC_SHARE",
     "arrow_csv_options",
     "check_labels",
+    "check_numeric_text",
     "check_row_lengths",
     "check_same_schema",
     "header_names",
+    "numeric_text_message",
+    "numeric_typo_rows",
     "pandas_csv_options",
     "read_csv_frame",
 ]
@@ -46,6 +59,18 @@ MISSING_TEXT = (
     "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
     "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
 )  # fmt: skip
+
+#: Share of a text column's non-missing cells that must parse as numbers for the
+#: column to be read as numbers with typos (see :func:`numeric_typo_rows`).
+TYPO_MIN_NUMERIC_SHARE = 0.95
+#: Most cells that may fail to parse in a column read as numbers with typos: the
+#: larger of this count and :data:`TYPO_MAX_SHARE` of its non-missing cells. More
+#: failures make a text column (categories that happen to include numbers).
+TYPO_MAX_CELLS = 10
+#: See :data:`TYPO_MAX_CELLS`.
+TYPO_MAX_SHARE = 0.01
+#: Cells (row, value) quoted in the message about a column of numbers with typos.
+_QUOTED_CELLS = 5
 
 
 def pandas_csv_options() -> dict[str, Any]:
@@ -164,3 +189,111 @@ def check_same_schema(files: Sequence[Path], schemas: Sequence[Any]) -> Any:
         return pa.unify_schemas(list(schemas), promote_options="permissive")
     except (pa.ArrowInvalid, pa.ArrowTypeError) as err:
         raise ValueError(f"{files[0].parent}: the files' columns do not agree: {err}") from None
+
+
+def numeric_typo_rows(column: Any) -> NDArray[np.intp] | None:
+    """The positions of the cells that are not numbers in a column of text that holds
+    numbers otherwise, or None for a column that is not one.
+
+    A column is one when at least :data:`TYPO_MIN_NUMERIC_SHARE` of its non-missing
+    cells parse as numbers (``pandas.to_numeric``) and the others number at least one
+    and at most ``max(TYPO_MAX_CELLS, TYPO_MAX_SHARE * n_non_missing)``. A column of
+    categories that happens to hold a few numbers (``"A", "B", "3"``) is not one.
+
+    Parameters
+    ----------
+    column : array-like of shape (n_rows,)
+        The cells as read (missing cells are None or NaN).
+
+    Returns
+    -------
+    ndarray of int or None
+        Positions of the cells that fail to parse, in row order.
+
+    Examples
+    --------
+    >>> numeric_typo_rows(["1.5", "2", None, "1.2O"] + ["3"] * 20).tolist()
+    [3]
+    >>> numeric_typo_rows(["A", "B", "3"]) is None
+    True
+    """
+    codes, uniques = pd.factorize(np.asarray(column, dtype=object), use_na_sentinel=True)
+    if len(uniques) == 0:
+        return None
+    failed = pd.isna(pd.to_numeric(pd.Index(uniques, dtype=object), errors="coerce"))
+    present = codes >= 0
+    n_present = int(present.sum())
+    bad = np.zeros(len(codes), dtype=bool)
+    bad[present] = np.asarray(failed)[codes[present]]
+    n_bad = int(bad.sum())
+    limit = max(TYPO_MAX_CELLS, TYPO_MAX_SHARE * n_present)
+    if n_bad == 0 or n_bad > limit or n_present - n_bad < TYPO_MIN_NUMERIC_SHARE * n_present:
+        return None
+    return np.flatnonzero(bad)
+
+
+def numeric_text_message(
+    source: str,
+    name: Any,
+    column: Any,
+    rows: NDArray[np.intp],
+    first_row: int = 0,
+    part: str | None = None,
+) -> str:
+    """The message about column ``name`` of numbers whose cells at positions ``rows``
+    are not numbers (found by :func:`numeric_typo_rows`): the column, the first cells
+    (row counted from ``first_row``, value), their count and the remedies; ``part``
+    says which rows ``column`` holds when not the whole column."""
+    values = np.asarray(column, dtype=object)
+    n_present = int((~pd.isna(values)).sum())
+    cells_of = f"its {n_present}" if part is None else f"the {n_present}"
+    where = "" if part is None else f" of {part}"
+    cells = ", ".join(
+        f"row {int(row) + first_row}: {values[row]!r}" for row in rows[:_QUOTED_CELLS]
+    )
+    more = f" and {len(rows) - _QUOTED_CELLS} more" if len(rows) > _QUOTED_CELLS else ""
+    count = "1 cell is not a number" if len(rows) == 1 else f"{len(rows)} cells are not numbers"
+    return (
+        f"{source}: column {name!r} holds numbers in {n_present - len(rows)} of "
+        f"{cells_of} non-missing cells{where}, but {count} ({cells}{more}; "
+        "rows count data rows from 0); read as text, the column would become categorical "
+        "with a category per number. Correct those cells (leave a cell empty for a missing "
+        "value), or, to keep the column as text, read the file with pandas "
+        f"(dtype={{{name!r}: 'category'}} or str) and pass the estimator that DataFrame."
+    )
+
+
+def check_numeric_text(frame: pd.DataFrame, source: str, first_row: int = 0) -> None:
+    """Raise a ``ValueError`` about the first column of ``frame`` read as text that
+    holds numbers but in a few cells (:func:`numeric_typo_rows`), naming the column,
+    up to five cells (row, value) and their count.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Columns as read from a file; only text columns (``str`` or object) are looked at.
+    source : str
+        What the message names (the file).
+    first_row : int, default=0
+        The row of the frame's first row in the file (data rows counted from 0).
+
+    Raises
+    ------
+    ValueError
+        For such a column.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"x": ["1.5", "1.2O"] + ["2"] * 30, "c": ["A", "B", "3", "C"] * 8})
+    >>> check_numeric_text(frame, "t.csv")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: t.csv: column 'x' holds numbers in 31 of its 32 ... (row 1: '1.2O'; ...
+    """
+    for name in frame.columns:
+        column = frame[name]
+        if not (column.dtype == object or isinstance(column.dtype, pd.StringDtype)):
+            continue
+        rows = numeric_typo_rows(column)
+        if rows is not None:
+            raise ValueError(numeric_text_message(source, name, column, rows, first_row))

@@ -20,7 +20,13 @@ import numpy as np
 import pandas as pd
 
 from .fingerprints import HashingReader, SourceFingerprints, hash_file
-from .reading import arrow_csv_options, check_labels, check_same_schema
+from .reading import (
+    arrow_csv_options,
+    check_labels,
+    check_same_schema,
+    numeric_text_message,
+    numeric_typo_rows,
+)
 
 __all__ = ["TableSource", "open_table"]
 
@@ -64,6 +70,16 @@ class TableSource:
 
     Notes
     -----
+    A CSV column whose type pyarrow infers as text from a file's first block (the
+    block it reads the types from) though the block's cells are numbers but a few
+    (a typo such as ``1.2O``, by the rule of
+    :func:`~discotree.datasets.reading.numeric_typo_rows` applied to that block) is a
+    ``ValueError`` naming the file, the column and the cells (row, value) when
+    :meth:`batches` is asked for that column as a feature (the target's labels are
+    categories, never checked). A cell that is not a number after the first block of
+    a column read as numbers is a ``ValueError`` too (pyarrow's, naming the value).
+    Parquet files store their types: nothing is parsed, nothing checked.
+
     Every read of the source (:meth:`batches`, :meth:`labels`) is checked against the
     first: a file added to or removed from a folder, or a file whose bytes changed
     (appended rows, a changed label, a replaced file, even of the same size) is a
@@ -95,6 +111,8 @@ class TableSource:
             raise ValueError(f"file not found: {self.path}")
         self.format = _format_of(self.path)
         self._dataset = ds.dataset(str(self.path), format=self.format, exclude_invalid_files=False)
+        # per column, the message about numbers with typos in its first file so read
+        self._typos: dict[str, str] = {}
         self._schema = self._checked_schema()
         self.columns = list(self._schema.names)
         self.n_rows = self._dataset.count_rows() if self.format == "parquet" else None
@@ -118,9 +136,40 @@ class TableSource:
                 else:
                     with pcsv.open_csv(file, convert_options=arrow_csv_options()) as reader:
                         schemas.append(reader.schema)
+                        self._find_typos(file, reader)
             except (OSError, pa.ArrowException) as err:
                 raise ValueError(f"{file}: cannot be read as {self.format} ({err})") from None
-        return check_same_schema(files, schemas)
+        try:
+            return check_same_schema(files, schemas)
+        except ValueError as err:  # text in one file, numbers in another: typos, if found
+            if self._typos:
+                raise ValueError(next(iter(self._typos.values()))) from err
+            raise
+
+    def _find_typos(self, file: Path, reader: Any) -> None:
+        """Note the text columns of the first block of a CSV file (the one pyarrow
+        infers the types from) that hold numbers but in a few cells."""
+        import pyarrow.types as pt
+
+        text = [
+            field.name
+            for field in reader.schema
+            if (pt.is_string(field.type) or pt.is_large_string(field.type))
+            and field.name not in self._typos
+        ]
+        if not text:
+            return
+        try:
+            block = reader.read_next_batch()
+        except StopIteration:  # a header only
+            return
+        for name in text:
+            column = block.column(name).to_numpy(zero_copy_only=False)
+            rows = numeric_typo_rows(column)
+            if rows is not None:
+                self._typos[name] = numeric_text_message(
+                    str(file), name, column, rows, part=f"its first {block.num_rows} rows"
+                )
 
     def batches(
         self,
@@ -136,9 +185,19 @@ class TableSource:
         while the caller works on this one (pyarrow releases the GIL): one more batch
         in memory, the reading hidden behind the counting. With ``target``, each batch
         is a pair ``(X, y)``: the other columns and that column, split off in the same
-        background thread."""
+        background thread.
+
+        Raises
+        ------
+        ValueError
+            If ``batch_rows`` < 1, or a column asked for (other than ``target``) holds
+            numbers but in a few cells of text (see the class's notes), naming them.
+        """
         if batch_rows < 1:
             raise ValueError(f"batch_rows must be >= 1, got {batch_rows}")
+        for name in self.columns if columns is None else columns:
+            if name in self._typos and name != target:
+                raise ValueError(self._typos[name])
         frames: Iterator[Any] = self._frames(batch_rows, columns)
         if target is not None:
             self.check_column(target)
@@ -232,7 +291,8 @@ class TableSource:
         self.check_column(target)
         found: set = set()
         n_rows = 0
-        for frame in self.batches(1_000_000, columns=[target]):
+        # the labels are categories: read without the check of numbers with typos
+        for frame in _prefetched(self._frames(1_000_000, [target])):
             column = frame[target]
             check_labels(column, f"{self.path}: the target column {target!r}", n_rows)
             found.update(column.unique().tolist())
