@@ -348,3 +348,49 @@ def test_predicted_probabilities_keep_full_precision(tmp_path):
     assert main([*argv, "--output", str(out)]) == 0
     probabilities = pd.read_csv(out).filter(like="proba_").to_numpy()
     assert np.allclose(probabilities.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+
+
+def test_predict_reads_the_columns_by_name_in_any_order(train_csv, tmp_path, capsys):
+    model = tmp_path / "m.json"
+    assert main(["-q", "fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]) == 0
+    frame = pd.read_csv(train_csv)
+    shuffled = tmp_path / "shuffled.csv"
+    frame[["count", "label", "colour", "size"]].to_csv(shuffled, index=False)
+    extra = tmp_path / "extra.csv"
+    frame[["size", "colour", "count"]].assign(row_id=range(len(frame))).to_csv(extra, index=False)
+    capsys.readouterr()
+    outputs = {}
+    for name, path in (("original", train_csv), ("shuffled", shuffled), ("extra", extra)):
+        assert main(["-q", "predict", "--model", str(model), "--csv", str(path), "--proba"]) == 0
+        captured = capsys.readouterr()
+        outputs[name] = captured.out
+        if name == "extra":  # ignored, with one note naming it
+            assert captured.err.count("note:") == 1 and "['row_id']" in captured.err
+        else:  # the target column is dropped silently, as always
+            assert captured.err == ""
+    assert outputs["shuffled"] == outputs["original"] == outputs["extra"]
+
+
+def test_predict_refuses_a_file_without_a_model_column_naming_it(train_csv, tmp_path, capsys):
+    model = tmp_path / "m.json"
+    assert main(["-q", "fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]) == 0
+    lacking = tmp_path / "lacking.csv"
+    pd.read_csv(train_csv).drop(columns=["count"]).to_csv(lacking, index=False)
+    capsys.readouterr()
+    assert main(["-q", "predict", "--model", str(model), "--csv", str(lacking)]) == 1
+    err = capsys.readouterr().err
+    assert "lacks the model's column ['count']" in err
+
+
+@pytest.mark.parametrize("model", ["nb", "forest-density"])  # in batches; load_csv
+def test_fit_names_a_numeric_cell_with_a_typo(train_csv, tmp_path, capsys, model):
+    frame = pd.read_csv(train_csv)
+    frame["size"] = frame["size"].astype(str)
+    frame.loc[42, "size"] = "1.2O"
+    typo = tmp_path / "typo.csv"
+    frame.to_csv(typo, index=False)
+    out = tmp_path / "m.json"
+    argv = ["-q", "fit", "--csv", str(typo), "--target", "label", "--model", model]
+    assert main([*argv, "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "column 'size'" in err and "row 42: '1.2O'" in err and not out.exists()

@@ -411,7 +411,44 @@ def _fit_with_dask(estimator, path: Path, args: argparse.Namespace) -> int:
     return int(estimator.class_count_.sum())
 
 
+def _predict_columns(estimator, columns: list[str], target: str, path: Path) -> list[str] | None:
+    """The columns of the data file to predict from, by name, in the model's order
+    (``feature_names_in_``), whatever their order in the file; None for a model that
+    has no names (the file's columns but the target, in its order, as they are).
+
+    Extra columns are ignored, with one note on stderr naming them (the target column
+    silently, as always): files to score often carry an identifier, a date or the
+    label beside the features, and a misspelt feature name is still caught, as the
+    model's column it stands for is then missing. A missing model column is refused,
+    naming it.
+    """
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is None:
+        return None
+    names = [str(name) for name in names]
+    missing = [name for name in names if name not in columns]
+    extra = [name for name in columns if name not in names and name != target]
+    if missing:
+        also = f"; it has the columns {extra}, which the model does not know" if extra else ""
+        raise ValueError(
+            f"{path} lacks the model's column{'s' if len(missing) > 1 else ''} {missing}"
+            f"{also}. The model needs its training columns, by name, in any order."
+        )
+    if extra:
+        sys.stderr.write(
+            f"discotree: note: ignoring the columns {extra} of {path}: the model was not "
+            "trained on them.\n"
+        )
+    return names
+
+
 def _predict(args: argparse.Namespace) -> None:
+    """Predict the rows of ``--data`` with the model of ``--model``.
+
+    The model's columns are read by name, in any order (``_predict_columns``): other
+    columns are ignored with one note on stderr naming them (the target column, if
+    present, silently), and a missing model column is an error naming it.
+    """
     import pandas as pd
 
     from .datasets.streaming import open_table
@@ -432,6 +469,7 @@ def _predict(args: argparse.Namespace) -> None:
             "gives no probabilities; predict without --proba"
         )
     source = open_table(path)
+    columns = _predict_columns(estimator, source.columns, target, path)
     progress, task = _progress(args, source.n_rows, "predicting")
     # a file output is written whole or not at all: a failure halfway keeps the old one
     writing = (
@@ -441,8 +479,11 @@ def _predict(args: argparse.Namespace) -> None:
     )
     with writing as out, progress:
         header = True
-        for frame in source.batches(args.batch_rows):  # written as it goes
-            X = frame.drop(columns=[target]) if target in frame.columns else frame
+        for frame in source.batches(args.batch_rows, columns=columns):  # written as it goes
+            if columns is not None:
+                X = frame[columns]  # the model's order, whatever the reader's
+            else:
+                X = frame.drop(columns=[target]) if target in frame.columns else frame
             result = pd.DataFrame({target: estimator.predict(X)})
             if args.proba:
                 probabilities = estimator.predict_proba(X)
@@ -709,8 +750,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--data",
         type=Path,
-        help="data with the training columns (a target column is ignored): .csv, .csv.gz or "
-        ".parquet, a file or a folder, read and predicted in batches",
+        help="data with the training columns, by name in any order (a target column is "
+        "ignored; other extra columns are ignored with a note naming them; a missing one "
+        "is an error): .csv, .csv.gz or .parquet, a file or a folder, read and predicted in "
+        "batches",
     )
     p.add_argument("--csv", type=Path, help="alias of --data")
     p.add_argument("--batch-rows", type=int, default=100_000, help="rows per batch")
