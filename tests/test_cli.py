@@ -48,15 +48,86 @@ def test_compare_shows_no_log_loss_for_a_model_without_probabilities(capsys):
     assert "nan" not in out and "—" in out
 
 
-def test_compare_default_is_every_family_and_the_baselines():
-    from discotree.cli import COMPARE_DEFAULT
+def test_compare_all_is_every_family_and_the_baselines():
+    from discotree.cli import COMPARE_ALL
     from discotree.registry import DESCRIPTIONS
 
     for family in ("nb", "chow-liu", "tan", "dt", "boosted", "forest-density", "ear-tree"):
-        assert any(name.startswith(family) for name in COMPARE_DEFAULT), family
+        assert any(name.startswith(family) for name in COMPARE_ALL), family
     for name in ("aode", "skdb", "skdb-hier", "eskdb", "rf", "hgb", "logreg", "svm"):
-        assert name in COMPARE_DEFAULT
-    assert all(name in DESCRIPTIONS for name in COMPARE_DEFAULT)
+        assert name in COMPARE_ALL
+    assert all(name in DESCRIPTIONS for name in COMPARE_ALL)
+
+
+def test_compare_default_is_the_recommended_model_cheap_families_and_two_baselines():
+    from discotree.cli import COMPARE_DEFAULT, COMPARE_QUICK, RECOMMENDED_MODEL
+
+    assert RECOMMENDED_MODEL == "eskdb"
+    assert COMPARE_DEFAULT[0] == COMPARE_QUICK[0] == RECOMMENDED_MODEL
+    assert {"rf", "hgb"} <= set(COMPARE_DEFAULT)
+    cheap = set(COMPARE_DEFAULT) - {RECOMMENDED_MODEL, "rf", "hgb"}
+    assert 2 <= len(cheap) <= 3
+    assert not {"rf", "hgb", "svm"} & set(COMPARE_QUICK)
+
+
+def _models_and_datasets_run(monkeypatch, argv) -> tuple[list[str], list[str]]:
+    """The models and datasets ``compare`` asks for (nothing is fitted)."""
+    from discotree.experiments import compare
+
+    asked = {}
+
+    def fake(loaders, models, **kwargs):
+        asked["datasets"], asked["models"] = list(loaders), list(models)
+        return []
+
+    monkeypatch.setattr(compare, "compare_models", fake)
+    assert main(["compare", "-q", *argv]) == 0
+    return asked["models"], asked["datasets"]
+
+
+def test_compare_default_all_and_quick_choose_models_and_datasets(monkeypatch):
+    from discotree.cli import COMPARE_ALL, COMPARE_DATASETS, COMPARE_DEFAULT, COMPARE_QUICK
+    from discotree.datasets import BUILTIN_DATASETS
+
+    assert _models_and_datasets_run(monkeypatch, []) == (
+        list(COMPARE_DEFAULT),
+        list(COMPARE_DATASETS),
+    )
+    assert _models_and_datasets_run(monkeypatch, ["--quick"]) == (
+        list(COMPARE_QUICK),
+        list(COMPARE_DATASETS),
+    )
+    assert _models_and_datasets_run(monkeypatch, ["--all"]) == (
+        list(COMPARE_ALL),
+        list(BUILTIN_DATASETS),
+    )
+    assert _models_and_datasets_run(monkeypatch, ["--all", "--dataset", "digits"]) == (
+        list(COMPARE_ALL),
+        ["digits"],
+    )
+    assert _models_and_datasets_run(monkeypatch, ["--models", "nb"]) == (
+        ["nb"],
+        list(COMPARE_DATASETS),
+    )
+
+
+def test_compare_prints_a_line_per_finished_model_off_a_terminal(capsys):
+    argv = ["compare", "--dataset", "iris", "--models", "nb", "--n-jobs", "1", "--folds", "3"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err  # captured: not a terminal
+    lines = [line for line in err.splitlines() if line.startswith("compare: ")]
+    assert len(lines) == 1
+    assert lines[0].startswith("compare: iris / nb done (3 folds, ")
+    assert lines[0].endswith(" s since the start)")
+    assert main([*argv, "-q"]) == 0
+    assert "compare: " not in capsys.readouterr().err
+
+
+def test_fit_defaults_to_the_recommended_model():
+    from discotree.cli import RECOMMENDED_MODEL, build_parser
+
+    args = build_parser().parse_args(["fit", "--data", "x.csv", "--target", "y", "-o", "m"])
+    assert args.model == RECOMMENDED_MODEL == "eskdb"
 
 
 def test_compare_csv(train_csv, capsys):
@@ -67,9 +138,39 @@ def test_compare_csv(train_csv, capsys):
 
 def test_fit_predict_round_trip(train_csv, tmp_path, capsys):
     model = tmp_path / "m.joblib"
-    assert main(["fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                "--csv",
+                str(train_csv),
+                "--target",
+                "label",
+                "-o",
+                str(model),
+                "--model",
+                "tan-cmi",
+            ]
+        )
+        == 0
+    )
     assert model.exists()
-    assert main(["fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]) == 1
+    assert (
+        main(
+            [
+                "fit",
+                "--csv",
+                str(train_csv),
+                "--target",
+                "label",
+                "-o",
+                str(model),
+                "--model",
+                "tan-cmi",
+            ]
+        )
+        == 1
+    )
     assert "exists; use --force" in capsys.readouterr().err
     assert (
         main(
@@ -100,7 +201,9 @@ def test_fit_predict_round_trip(train_csv, tmp_path, capsys):
     [
         (["compare", "--models", "nope"], 2, "unknown model 'nope'"),
         (["compare", "--folds", "1"], 2, "at least 2"),
-        (["compare", "--quick", "--models", "nb"], 2, "--models or --quick"),
+        (["compare", "--quick", "--models", "nb"], 2, "only one of --models, --quick or --all"),
+        (["compare", "--all", "--quick"], 2, "(got --quick and --all)"),
+        (["compare", "--all", "--stream", "--data", "x.csv", "--target", "y"], 2, "--all do not"),
         (["compare", "--csv", "x.csv"], 2, "--data needs --target"),
         (["fit", "--csv", "missing.csv", "--target", "y", "-o", "m"], 1, "file not found"),
         (["predict", "--model", "missing.joblib", "--csv", "x.csv"], 1, "model file not found"),
@@ -175,7 +278,17 @@ def test_model_files_that_discotree_did_not_write_are_refused(train_csv, tmp_pat
     assert main(["predict", "--model", str(foreign), "--csv", str(train_csv)]) == 1
     assert "not a model file written by 'discotree fit'" in capsys.readouterr().err
     model = tmp_path / "m.model"
-    argv = ["fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]
+    argv = [
+        "fit",
+        "--csv",
+        str(train_csv),
+        "--target",
+        "label",
+        "-o",
+        str(model),
+        "--model",
+        "tan-cmi",
+    ]
     assert main([*argv, "--format", "pickle"]) == 0
     data = bytearray(model.read_bytes())
     data[-10] ^= 0xFF  # altered after signing
@@ -201,7 +314,22 @@ def test_predict_proba_without_probabilities_says_so(tmp_path, capsys, rng):
 
 def test_errors_print_the_whole_message(tmp_path, capsys, train_csv):
     model = tmp_path / "m.model"
-    assert main(["fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                "--csv",
+                str(train_csv),
+                "--target",
+                "label",
+                "-o",
+                str(model),
+                "--model",
+                "tan-cmi",
+            ]
+        )
+        == 0
+    )
     other = tmp_path / "other.csv"
     pd.read_csv(train_csv).rename(columns={"size": "width"}).to_csv(other, index=False)
     capsys.readouterr()
@@ -235,7 +363,18 @@ def test_fit_and_predict_stream_files_in_batches(big_table, tmp_path, source, ca
     frame, gz, folder = big_table
     path = gz if source == "gz" else folder
     model = tmp_path / "m.pkl"
-    argv = ["fit", "--data", str(path), "--target", "label", "-o", str(model), "-q"]
+    argv = [
+        "fit",
+        "--data",
+        str(path),
+        "--target",
+        "label",
+        "-o",
+        str(model),
+        "-q",
+        "--model",
+        "tan-cmi",
+    ]
     assert main([*argv, "--batch-rows", "700"]) == 0
     assert "on 3000 rows, 7 features in batches of 700 rows" in capsys.readouterr().out
     streamed = load_model(model)["model"]
@@ -257,7 +396,17 @@ def test_fit_with_dask_equals_batches(big_table, tmp_path, capsys):
 
     _, gz, folder = big_table
     for path, name in ((folder, "a.pkl"), (gz, "b.pkl")):
-        argv = ["fit", "--data", str(path), "--target", "label", "-o", str(tmp_path / name)]
+        argv = [
+            "fit",
+            "--data",
+            str(path),
+            "--target",
+            "label",
+            "-o",
+            str(tmp_path / name),
+            "--model",
+            "tan-cmi",
+        ]
         assert main([*argv, "--dask", "-q"]) == 0
     assert "with dask" in capsys.readouterr().out
     a, b = (load_model(tmp_path / n)["model"] for n in ("a.pkl", "b.pkl"))
@@ -277,7 +426,22 @@ def test_model_files_are_json_by_default_and_pickles_only_when_needed(train_csv,
     import json
 
     model = tmp_path / "m.json"
-    assert main(["fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                "--csv",
+                str(train_csv),
+                "--target",
+                "label",
+                "-o",
+                str(model),
+                "--model",
+                "tan-cmi",
+            ]
+        )
+        == 0
+    )
     assert "(JSON)" in capsys.readouterr().out
     assert json.loads(model.read_text())["format"] == "discotree-model"
     assert main(["predict", "--model", str(model), "--csv", str(train_csv)]) == 0
@@ -343,7 +507,23 @@ def test_predicted_probabilities_keep_full_precision(tmp_path):
     data = tmp_path / "d.csv"
     frame.to_csv(data, index=False)
     model, out = tmp_path / "m.json", tmp_path / "p.csv"
-    assert main(["-q", "fit", "--data", str(data), "--target", "y", "--output", str(model)]) == 0
+    assert (
+        main(
+            [
+                "-q",
+                "fit",
+                "--data",
+                str(data),
+                "--target",
+                "y",
+                "--output",
+                str(model),
+                "--model",
+                "tan-cmi",
+            ]
+        )
+        == 0
+    )
     argv = ["-q", "predict", "--model", str(model), "--data", str(data), "--proba"]
     assert main([*argv, "--output", str(out)]) == 0
     probabilities = pd.read_csv(out).filter(like="proba_").to_numpy()
@@ -352,7 +532,23 @@ def test_predicted_probabilities_keep_full_precision(tmp_path):
 
 def test_predict_reads_the_columns_by_name_in_any_order(train_csv, tmp_path, capsys):
     model = tmp_path / "m.json"
-    assert main(["-q", "fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]) == 0
+    assert (
+        main(
+            [
+                "-q",
+                "fit",
+                "--csv",
+                str(train_csv),
+                "--target",
+                "label",
+                "-o",
+                str(model),
+                "--model",
+                "tan-cmi",
+            ]
+        )
+        == 0
+    )
     frame = pd.read_csv(train_csv)
     shuffled = tmp_path / "shuffled.csv"
     frame[["count", "label", "colour", "size"]].to_csv(shuffled, index=False)
@@ -373,7 +569,23 @@ def test_predict_reads_the_columns_by_name_in_any_order(train_csv, tmp_path, cap
 
 def test_predict_refuses_a_file_without_a_model_column_naming_it(train_csv, tmp_path, capsys):
     model = tmp_path / "m.json"
-    assert main(["-q", "fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]) == 0
+    assert (
+        main(
+            [
+                "-q",
+                "fit",
+                "--csv",
+                str(train_csv),
+                "--target",
+                "label",
+                "-o",
+                str(model),
+                "--model",
+                "tan-cmi",
+            ]
+        )
+        == 0
+    )
     lacking = tmp_path / "lacking.csv"
     pd.read_csv(train_csv).drop(columns=["count"]).to_csv(lacking, index=False)
     capsys.readouterr()

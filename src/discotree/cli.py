@@ -27,9 +27,15 @@ if TYPE_CHECKING:
 # that use them, not here: "discotree --help" and usage errors answer at once
 # (benchmarks/bench_cli.py).
 
-#: What ``compare`` runs by default: one default model of every family, then the
-#: baselines (scikit-learn models that take any columns).
-COMPARE_DEFAULT = (
+#: The recommended model (the most accurate of the library on
+#: ``benchmarks/results/accuracy.md``): ``fit``'s default and the first row of ``compare``.
+RECOMMENDED_MODEL = "eskdb"
+#: What ``compare`` runs by default, in about a minute on 2 cores: the recommended model,
+#: three cheap families, then the random-forest and gradient-boosting baselines.
+COMPARE_DEFAULT = (RECOMMENDED_MODEL, "tan-cmi-auto", "aode", "nb-auto", "rf", "hgb")
+#: ``compare --all``: one default model of every family, then the baselines
+#: (scikit-learn models that take any columns).
+COMPARE_ALL = (
     "nb-auto",
     "chow-liu",
     "tan-cmi-auto",
@@ -46,8 +52,12 @@ COMPARE_DEFAULT = (
     "logreg",
     "svm",
 )
-#: ``compare --quick``: the fast models and two baselines.
-COMPARE_QUICK = ("nb-auto", "chow-liu", "tan-cmi-auto", "dt-auto", "aode", "skdb", "rf", "logreg")
+#: ``compare --quick``: the default's discotree models and logistic regression, the
+#: quickest baseline (no forest, no boosting).
+COMPARE_QUICK = (RECOMMENDED_MODEL, "tan-cmi-auto", "aode", "nb-auto", "logreg")
+#: The built-in datasets of ``compare``'s default and ``--quick``; ``--all`` adds digits
+#: (1797 rows, 64 features, 10 classes), where the ensemble's fits take minutes.
+COMPARE_DATASETS = ("iris", "wine", "breast_cancer")
 #: ``bench``'s default: the fast models.
 BENCH_DEFAULT = ("nb", "nb-auto", "chow-liu", "tan-cmi", "tan-cmi-auto", "dt", "dt-auto")
 #: ``compare --stream``'s default: memory independent of the rows (alpha = 1).
@@ -99,9 +109,16 @@ def _compare(args: argparse.Namespace) -> None:
     from .datasets import BUILTIN_DATASETS, load_dataset
     from .experiments.compare import compare_models, ranking
 
-    if args.models is not None and args.quick:
-        raise UsageError("give --models or --quick, not both")
-    default = COMPARE_QUICK if args.quick else COMPARE_DEFAULT
+    chosen_sets = [
+        f"--{name}"
+        for name in ("models", "quick", "all")
+        if getattr(args, name) not in (None, False)
+    ]
+    if len(chosen_sets) > 1:
+        raise UsageError(
+            f"give only one of --models, --quick or --all (got {' and '.join(chosen_sets)})"
+        )
+    default = COMPARE_ALL if args.all else COMPARE_QUICK if args.quick else COMPARE_DEFAULT
     model_names = _model_names(args.models) if args.models is not None else list(default)
     if args.n_jobs == 0 or args.n_jobs < -1:
         raise UsageError(f"--n-jobs must be -1 (one per CPU) or at least 1, got {args.n_jobs}")
@@ -115,7 +132,8 @@ def _compare(args: argparse.Namespace) -> None:
     else:
         if args.target is not None:
             raise UsageError("--target is only meaningful with --data")
-        chosen = args.dataset if args.dataset is not None else ",".join(BUILTIN_DATASETS)
+        every = BUILTIN_DATASETS if args.all else COMPARE_DATASETS
+        chosen = args.dataset if args.dataset is not None else ",".join(every)
         names = [v.strip() for v in chosen.split(",") if v.strip()]
         if not names:
             raise UsageError(f"no dataset given in --dataset {chosen!r}")
@@ -123,7 +141,11 @@ def _compare(args: argparse.Namespace) -> None:
     cpus = os.cpu_count() or 1  # more processes than CPUs only queue (and skew the times)
     n_jobs = cpus if args.n_jobs == -1 else min(args.n_jobs, cpus)
     progress, task = _progress(
-        args, len(loaders) * len(model_names) * args.folds, "cross-validating", "folds"
+        args,
+        len(loaders) * len(model_names) * args.folds,
+        "cross-validating",
+        "folds",
+        terminal_only=True,
     )
     with progress:
         results = compare_models(
@@ -132,7 +154,7 @@ def _compare(args: argparse.Namespace) -> None:
             n_folds=args.folds,
             seed=args.random_state,
             n_jobs=n_jobs,
-            on_result=lambda *_: progress.advance(task),
+            on_result=_FoldReport(progress, task, args.folds, lines=_progress_lines(args)),
         )
     console = Console(width=110, file=sys.stdout)
     table = Table(
@@ -174,6 +196,49 @@ def _compare(args: argparse.Namespace) -> None:
         )
 
 
+def _progress_lines(args: argparse.Namespace) -> bool:
+    """Whether progress goes to stderr as lines: off a terminal (a log, CI, a notebook),
+    where a progress bar shows nothing until the end; never with --quiet."""
+    return not args.quiet and not sys.stderr.isatty()
+
+
+class _FoldReport:
+    """``compare``'s progress: advances the bar at each fold and, with ``lines``, writes
+    one line to stderr per finished (dataset, model), with the seconds since the start.
+
+    Parameters
+    ----------
+    progress : rich.progress.Progress
+        The bar (disabled off a terminal and with --quiet).
+    task : int
+        The bar's task.
+    n_folds : int
+        Folds per (dataset, model).
+    lines : bool
+        Write a line per finished (dataset, model).
+    """
+
+    def __init__(self, progress, task, n_folds: int, lines: bool) -> None:
+        import time
+
+        self.progress, self.task, self.n_folds, self.lines = progress, task, n_folds, lines
+        self.done: dict[tuple[str, str], int] = {}
+        self.start = time.perf_counter()
+
+    def __call__(self, dataset: str, model: str) -> None:
+        import time
+
+        self.progress.advance(self.task)
+        count = self.done[dataset, model] = self.done.get((dataset, model), 0) + 1
+        if self.lines and count == self.n_folds:
+            seconds = time.perf_counter() - self.start
+            sys.stderr.write(
+                f"compare: {dataset} / {model} done ({count} folds, {seconds:.1f} s since the "
+                "start)\n"
+            )
+            sys.stderr.flush()
+
+
 def _mean_sd(values) -> str:
     import numpy as np
 
@@ -193,8 +258,11 @@ def _compare_streaming(args: argparse.Namespace) -> None:
         raise UsageError("--stream needs --data FILE")
     if args.target is None:
         raise UsageError("--data needs --target COLUMN")
-    if args.quick:
-        raise UsageError("--quick does not apply to --stream (its default is already small)")
+    if args.quick or args.all:
+        raise UsageError(
+            "--quick and --all do not apply to --stream (its default is the models with "
+            "partial_fit)"
+        )
     model_names = _model_names(args.models if args.models is not None else ",".join(STREAM_DEFAULT))
     estimators = {name: make_classifier(name) for name in model_names}
     unable = [name for name, e in estimators.items() if not hasattr(e, "partial_fit")]
@@ -226,8 +294,15 @@ def _compare_streaming(args: argparse.Namespace) -> None:
     Console(width=100, file=sys.stdout).print(table)
 
 
-def _progress(args: argparse.Namespace, total: int | None, what: str, unit: str = "rows"):
-    """A progress bar on stderr (of ``unit``), or a no-op one with --quiet."""
+def _progress(
+    args: argparse.Namespace,
+    total: int | None,
+    what: str,
+    unit: str = "rows",
+    terminal_only: bool = False,
+):
+    """A progress bar on stderr (of ``unit``), or a no-op one with --quiet (and with
+    ``terminal_only`` off a terminal, where ``compare`` writes lines instead)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -237,7 +312,7 @@ def _progress(args: argparse.Namespace, total: int | None, what: str, unit: str 
         MofNCompleteColumn(),
         TextColumn(unit),
         console=Console(stderr=True),
-        disable=args.quiet,
+        disable=args.quiet or (terminal_only and not sys.stderr.isatty()),
         transient=True,
     )
     return progress, progress.add_task(what, total=total)
@@ -619,7 +694,11 @@ def _common_options(default_verbose, default_quiet) -> _Parser:
         help="more logging (repeatable); -vv shows tracebacks",
     )
     common.add_argument(
-        "-q", "--quiet", action="store_true", default=default_quiet, help="no progress bar"
+        "-q",
+        "--quiet",
+        action="store_true",
+        default=default_quiet,
+        help="no progress (neither the bar on a terminal nor the lines elsewhere)",
     )
     return common
 
@@ -643,16 +722,19 @@ def build_parser() -> argparse.ArgumentParser:
         "compare",
         formatter_class=fmt,
         parents=[common],
-        help="cross-validate every family and the baselines on datasets",
+        help="cross-validate the recommended model, cheap families and baselines",
         description="Stratified k-fold CV of classifiers on the same folds; prints "
         "accuracy and log-loss (mean +- sd over folds) and the mean fit time, timed after "
         "one warm-up fit (numba compilation), per dataset and model, then each model's mean "
-        "rank over the datasets.",
+        f"rank over the datasets. By default the recommended model ({RECOMMENDED_MODEL}), "
+        "three cheap families and two baselines on iris, wine and breast_cancer (about a "
+        "minute on 2 cores); --all: every family on every built-in dataset. Progress: a "
+        "bar on a terminal, else a line per finished (dataset, model) on stderr.",
     )
     p.add_argument(
         "--dataset",
         help="comma-separated datasets: built-in or from the data folder (default: "
-        "every built-in dataset)",
+        f"{','.join(COMPARE_DATASETS)}; with --all every built-in dataset)",
     )
     p.add_argument(
         "--data-dir", type=Path, help="data folder (default $DISCOTREE_DATA, else ../shared/data)"
@@ -667,13 +749,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", help="label column of --data")
     p.add_argument(
         "--models",
-        help="comma-separated registry names ('discotree models' lists them; default: one "
-        f"model of every family and the baselines, {','.join(COMPARE_DEFAULT)})",
+        help="comma-separated registry names ('discotree models' lists them; default: the "
+        "recommended model, three cheap families and two baselines, "
+        f"{','.join(COMPARE_DEFAULT)})",
     )
     p.add_argument(
         "--quick",
         action="store_true",
-        help=f"only the fast models and two baselines: {','.join(COMPARE_QUICK)}",
+        help="the default's discotree models and the quickest baseline (no forest or "
+        f"boosting): {','.join(COMPARE_QUICK)}",
+    )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="one model of every family and four baselines, on every built-in dataset "
+        f"(digits too; minutes): {','.join(COMPARE_ALL)}",
     )
     p.add_argument(
         "--folds", type=_at_least_two, default=5, help="number of stratified CV folds (>= 2)"
@@ -715,7 +805,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", type=Path, help="alias of --data")
     p.add_argument("--target", required=True, help="label column")
     p.add_argument(
-        "--model", default="tan-cmi", help="a registry name ('discotree models' lists them)"
+        "--model",
+        default=RECOMMENDED_MODEL,
+        help="a registry name ('discotree models' lists them; the default is the most "
+        "accurate on the benchmark)",
     )
     p.add_argument("-o", "--output", type=Path, required=True, help="model file to write")
     p.add_argument("--force", action="store_true", help="overwrite an existing model file")
