@@ -158,10 +158,13 @@ def compare_models(
         X, y = loaded[dataset]
         return dataset, model, _fold_scores(model, X, y, fold, np.unique(y))
 
-    tasks = []  # the largest datasets first, so the long fits start early
+    # The largest datasets first, so the long fits start early; within one, fold by fold
+    # across the models, so that the processes start on different models and compile
+    # different kernels (each reads from the numba cache what another has compiled).
+    tasks = []
     for dataset in sorted(loaded, key=lambda d: -loaded[d][0].size):
         folds = list(cross_validation(loaded[dataset][1], n_folds, seed))
-        tasks += [delayed(run)(dataset, model, fold) for model in models for fold in folds]
+        tasks += [delayed(run)(dataset, model, fold) for fold in folds for model in models]
     folds_of: dict[tuple[str, str], list[dict]] = {(d, m): [] for d in loaded for m in models}
     for dataset, model, result in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks):
         folds_of[dataset, model].append(result)
