@@ -302,7 +302,7 @@ def _decode(value: Any, registry: dict[str, type], where: str = "content") -> An
         try:
             obj.__setstate__(state)  # recomputes what it derives from the fields
         except ValueError as err:  # refused: the numbers' check names the field, if it can
-            bare = object.__new__(cls)
+            bare: Any = object.__new__(cls)
             bare.__dict__.update(state)
             check_object_numbers(bare, where)
             raise ValueError(f"{where}: {err}") from None

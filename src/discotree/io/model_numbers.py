@@ -238,8 +238,8 @@ def _averaged_two(model: AveragedTwoDependenceModel, where: str) -> None:
     for t, (i, j, k) in enumerate(triples):
         block = slice(int(layout[t]), int(layout[t + 1]))
         for m in range(3):
-            table = cond_log[m, block].reshape(r[i], r[j], r[k], n_classes)
-            normalised(table, m, f"{where}.cond_log[{m}][triple {i}, {j}, {k}]")
+            cube = cond_log[m, block].reshape(r[i], r[j], r[k], n_classes)
+            normalised(cube, m, f"{where}.cond_log[{m}][triple {i}, {j}, {k}]")
     implied = logsumexp(np.column_stack(marginals), axis=1) - np.log(len(marginals))
     _same_prior(model.class_log_prior, implied, f"{where}.class_log_prior")
 

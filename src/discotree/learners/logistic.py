@@ -126,7 +126,7 @@ def logistic_parameter_bytes(n_inputs: float, n_classes: int) -> float:
     return 8.0 * PARAMETER_COPIES * (float(n_inputs) + 1.0) * n_classes
 
 
-def largest_pair_cells(levels: NDArray[np.integer], n_pairs: int) -> float:
+def largest_pair_cells(levels: NDArray[np.number], n_pairs: int) -> float:
     """At most how many joint cells (inputs) ``n_pairs`` pairs of columns with
     ``levels`` levels each have: exactly the sum over all pairs when ``n_pairs`` takes
     them all, else at most ``n_pairs`` times the product of the two largest.
