@@ -138,9 +138,12 @@ def distinct_values(block: NDArray[Any], max_distinct: int) -> list[NDArray[np.f
             column_presence(block, lowest, present)
             values = [np.flatnonzero(row).astype(np.float64) + lowest for row in present]
             return [None if len(v) > max_distinct else v for v in values]
-    found = np.empty((block.shape[1], max_distinct + 1))
+    # A column holds at most one distinct value per row: a larger max_distinct sizes
+    # nothing beyond that (and is never exceeded).
+    limit = min(max_distinct, block.shape[0])
+    found = np.empty((block.shape[1], limit + 1))
     n_found = np.empty(block.shape[1], dtype=np.intp)
-    column_distinct(block, max_distinct, found, n_found)
+    column_distinct(block, limit, found, n_found)
     return [None if n > max_distinct else np.sort(found[j, :n]) for j, n in enumerate(n_found)]
 
 
