@@ -66,7 +66,8 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     n_estimators : int, default=10
         The number of members.
     k : int, default=5
-        The members' largest number of parents.
+        The members' largest number of parents (a larger ``k`` than
+        ``n_features - 1`` acts as ``n_features - 1``).
     n_bins : int or (int, int), default=4
         The bins of each numeric column in a member; a range ``(low, high)`` draws each
         member's number uniformly from it. The default was chosen among 3, 4, 5, 8, 3-5
@@ -78,7 +79,8 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     random_state : int, RandomState, Generator or None, default=0
         Every member's draws come from it.
     n_jobs : int or None, default=None
-        Members fitted at once (threads); None is one.
+        Members fitted at once (threads); None is one, -1 one per core. More than
+        the cores (or the members) acts as that many.
     coarsening : {"jittered", "sampled-mdl"}, default="jittered"
         How a member coarsens the fine bins of a numeric column: ``"jittered"`` cuts
         them into ``n_bins`` at jittered equal-width levels (unsupervised);

@@ -32,7 +32,8 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     Parameters
     ----------
     k : int, default=5
-        The largest number of attribute parents (0 is naive Bayes).
+        The largest number of attribute parents (0 is naive Bayes). An attribute has
+        at most ``n_features - 1`` earlier ones, so a larger ``k`` acts as that.
     selective : bool, default=True
         Choose the attributes and k by leave-one-out loss (selective kDB); ``False``:
         every attribute with (at most) ``k`` parents (kDB).

@@ -36,6 +36,7 @@ from ..models.ensemble import (
     sampled_mdl_maps,
 )
 from ..stats.folds import content_folds
+from ..threads import available_cores
 from .k_dependence import fit_selective_kdb
 from .logistic import cross_validated_log_posteriors, fit_logistic
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
@@ -412,7 +413,10 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
             )
         held = held_out_rows(rows.codes)
         spec = replace(spec, options={**spec.options, "held_out": True if held is None else held})
-    fitted = Parallel(n_jobs=spec.option("n_jobs"), prefer="threads")(
+    n_jobs = spec.option("n_jobs")
+    if n_jobs is not None and n_jobs > 0:  # more threads than cores (or members) buy nothing
+        n_jobs = min(int(n_jobs), available_cores(), n_members)
+    fitted = Parallel(n_jobs=n_jobs, prefer="threads")(
         delayed(_member)(rows, spec, int(s), m) for s, m in zip(seeds, maps, strict=True)
     )
     weight = class_totals(rows.class_index, rows.weights, rows.n_classes)

@@ -297,7 +297,8 @@ def leave_one_out_losses(
     concentrations are chosen in the same pass (rows in one chunk): each node's choice
     is written there.
     """
-    k = int(spec.option("k", 2))
+    # an attribute has at most len(order) - 1 earlier ones: a larger k adds nothing
+    k = min(int(spec.option("k", 2)), max(len(order) - 1, 0))
     loss = spec.option("selection_loss", "rmse")
     out = np.zeros((len(order) + 1, k + 1))
     for start, (codes, truth, weights, unit) in _chunks(rows):
