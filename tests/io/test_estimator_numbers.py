@@ -134,3 +134,102 @@ def test_every_required_attribute_is_fitted(fitted):
     models, _, _ = fitted
     for name in NAMES:
         assert all(getattr(models[name], a) is not None for a in REQUIRED), name
+
+
+@pytest.fixture(scope="module")
+def named():
+    """Naive Bayes and A1DE fitted on named columns (``feature_names_in_``): a binned
+    number, two small integer columns (numeric categories) and one of strings."""
+    import pandas as pd
+
+    from .tampering import data
+
+    X, y = data()
+    frame = pd.DataFrame(
+        {
+            "num": X[:, 0],
+            "a": X[:, 1].astype(int),
+            "s": np.array(["p", "q", "r"], dtype=object)[X[:, 2].astype(int)],
+            "c": X[:, 3].astype(int),
+        }
+    )
+    models = {
+        "naive-bayes": discotree.NaiveBayesClassifier(alpha=1.0).fit(frame, y),
+        "a1de": discotree.AODEClassifier().fit(frame, y),
+    }
+    return models, {name: dumps(model) for name, model in models.items()}, frame
+
+
+def _swapped(array):
+    array = np.array(array)
+    array[[0, 1]] = array[[1, 0]]
+    return array
+
+
+FEATURE_NAMES = [
+    (name, edit, why)
+    for name in ("naive-bayes", "a1de")
+    for edit, why in (
+        (at(0, NAN), "must be strings, found nan"),
+        (at(0, None), "must be strings, found None"),
+        (at(0, 3), "must be strings, found 3"),
+        (at(0, "a"), "holds a name twice"),
+        (lambda names: np.array(names)[:3], "3 names but n_features_in_ is 4"),
+        (np.array([["num", "a", "s", "c"]], dtype=object), "must be a 1-D array"),
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "why"), FEATURE_NAMES, ids=[f"{c[0]}-{c[2]}" for c in FEATURE_NAMES]
+)
+def test_feature_names_are_distinct_strings_one_per_feature(named, name, edit, why):
+    """A NaN (or other non-string, repeated or missing name) in ``feature_names_in_``
+    is refused at load, not at predict with scikit-learn's mismatch message."""
+    _, texts, _ = named
+    text = tampered(json.loads(texts[name]), ("feature_names_in_",), edit)
+    with pytest.raises(ValueError, match=r"^content\.feature_names_in_: " + why):
+        loads(text)
+
+
+CATEGORIES = [
+    # numeric categories (codes by binary search): distinct, finite, increasing
+    (1, at(0, NAN), "must be distinct finite numbers, increasing"),
+    (1, at(-1, NAN), "must be distinct finite numbers, increasing"),
+    (3, at(0, INF), "must be distinct finite numbers, increasing"),
+    (1, at(1, 0.0), "must be distinct finite numbers, increasing"),
+    (3, _swapped, "must be distinct finite numbers, increasing"),
+    (1, lambda c: np.array(c)[:2], "2 categories for 3 codes"),
+    (1, lambda c: np.array(c).astype(str), "must be numbers"),
+    # other categories (codes by the lookup): strings or finite numbers, distinct,
+    # each the key of its own code
+    (2, at(0, NAN), "must be strings or finite numbers, found nan"),
+    (2, at(0, None), "must be strings or finite numbers, found None"),
+    (2, at(0, (1, 2)), r"must be strings or finite numbers, found \(1, 2\)"),
+    (2, at(1, "p"), "must be distinct, each the key of its code"),
+    (2, _swapped, "must be distinct, each the key of its code"),
+]
+
+
+@pytest.mark.parametrize(
+    ("column", "edit", "why"),
+    CATEGORIES,
+    ids=[f"column{c[0]}-{k}" for k, c in enumerate(CATEGORIES)],
+)
+def test_encoder_categories_are_those_the_encoder_reads(named, column, edit, why):
+    """A NaN, infinity, repeat or reordering in a column's categories would shift the
+    codes silently (numeric categories are found by binary search, the others by the
+    lookup): refused at load, naming the column's categories."""
+    _, texts, _ = named
+    path = ("encoder_", "columns_", column, "categories")
+    text = tampered(json.loads(texts["a1de"]), path, edit)
+    with pytest.raises(ValueError, match=field_pattern(path) + ": " + why):
+        loads(text)
+
+
+def test_named_files_load_and_predict_as_the_models(named):
+    models, texts, frame = named
+    for name, model in models.items():
+        back = loads(texts[name])
+        assert list(back.feature_names_in_) == ["num", "a", "s", "c"]
+        assert np.array_equal(back.predict_proba(frame), model.predict_proba(frame)), name

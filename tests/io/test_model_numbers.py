@@ -126,9 +126,7 @@ FORESTS = [
 
 
 def _ids(cases):
-    return [
-        f"{name}-{'.'.join(map(str, path))}-{k}" for k, (name, path, _) in enumerate(cases)
-    ]
+    return [f"{name}-{'.'.join(map(str, path))}-{k}" for k, (name, path, _) in enumerate(cases)]
 
 
 @pytest.mark.parametrize(("name", "path", "edit"), KDB, ids=_ids(KDB))
@@ -215,3 +213,47 @@ def test_the_helpers_name_the_entry_and_the_tolerance():
 def test_content_without_models_passes():
     check_numbers({"a": [1, 2.5, None], "b": np.array([np.nan])})
     assert document({"a": 1})["content"] == {"__dict__": [["a", 1]]}
+
+
+def _first_parent(value):
+    """An edit of a table's parents: the first one replaced by ``value``."""
+    return lambda parents: (value, *tuple(parents)[1:])
+
+
+PARENTS = [
+    (name, path, value)
+    for name, path in (
+        ("kdb", ("model_", "tables", 2, 1, "parents")),
+        ("ensemble", ("model_", "members", 0, "tables", 2, 1, "parents")),
+    )
+    for value in (NAN, INF, "x", 10**30, 1.0, None, [1], True, 2)
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "path", "value"), PARENTS, ids=[f"{c[0]}-{c[2]!r}" for c in PARENTS]
+)
+def test_a_sparse_table_s_parents_are_checked_before_use(fitted, name, path, value):
+    """Not a feature index (NaN, inf, a string, out of range, a float, null, a list,
+    a bool, the node itself): refused naming the table's parents, not an IndexError."""
+    _refused(fitted, name, path, _first_parent(value), field_pattern(path) + ": .* features")
+
+
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize("field", ["alpha", "version"])
+def test_bare_non_finite_tokens_are_refused_naming_the_field(fitted, token, field):
+    """``dumps`` tags non-finite floats (``{"__float__": "nan"}``) and writes no
+    ``NaN``/``Infinity`` token, so a file holding one is refused, naming where."""
+    _, texts, _ = fitted
+    doc = json.loads(texts["tan"])
+    if field == "version":
+        doc["version"] = "TOKEN"
+        where = "version"
+    else:
+        pair = next(p for p in doc["content"]["state"]["__dict__"] if p[0] == field)
+        pair[1] = "TOKEN"
+        where = r"content\.alpha"
+    text = json.dumps(doc).replace('"TOKEN"', token)
+    with pytest.raises(ValueError, match=f"^{where}: a bare {token} token"):
+        loads(text)
+    assert "NaN" not in dumps({"x": [NAN, INF, -INF, np.array([NAN, -INF])]})

@@ -232,9 +232,32 @@ def _hashable(item: Any, where: str) -> Any:
     return item
 
 
+class _BareConstant:
+    """A ``NaN``, ``Infinity`` or ``-Infinity`` token of the text: :func:`dumps` never
+    writes one (it stores non-finite floats tagged, ``{"__float__": "nan"}``), so
+    :func:`loads` refuses it, naming where it is."""
+
+    __slots__ = ("token",)
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def __repr__(self) -> str:
+        return self.token
+
+
+def _bare_constant(where: str, token: Any) -> ValueError:
+    return ValueError(
+        f"{where}: a bare {token!r} token; a JSON model file stores a non-finite float as "
+        '{"__float__": "nan"} (or "inf", "-inf"), never as a token'
+    )
+
+
 def _decode(value: Any, registry: dict[str, type], where: str = "content") -> Any:
     """The value stored as ``value``; every tagged value is checked, and an error names
     the path to it (``content.model.classes_``)."""
+    if isinstance(value, _BareConstant):
+        raise _bare_constant(where, value)
     if isinstance(value, list):
         return [_decode(v, registry, f"{where}[{k}]") for k, v in enumerate(value)]
     if not isinstance(value, dict):
@@ -323,7 +346,8 @@ def dumps(content: Any) -> str:
         "discotree": __version__,
         "content": _encode(content, names),
     }
-    return json.dumps(document, separators=(",", ":"))
+    # (non-finite floats are tagged by _encode: a NaN or Infinity token is never written)
+    return json.dumps(document, separators=(",", ":"), allow_nan=False)
 
 
 def loads(text: str) -> Any:
@@ -351,9 +375,12 @@ def loads(text: str) -> Any:
             f"not a JSON model file: nested {depth} deep, more than the {MAX_DEPTH} a model needs"
         )
     try:
-        document = json.loads(text)
+        document = json.loads(text, parse_constant=_BareConstant)
     except (json.JSONDecodeError, RecursionError) as err:
         raise ValueError(f"not a JSON model file: {err}") from None
+    for key, value in document.items() if isinstance(document, dict) else ():
+        if isinstance(value, _BareConstant):
+            raise _bare_constant(key, value)
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ValueError("not a discotree JSON model file (no 'format': 'discotree-model')")
     version = document.get("version", 0)

@@ -121,6 +121,17 @@ def _check_shape(table: Any, shape: tuple[int, ...], where: str) -> None:
         raise _fail(where, f"has shape {found}, the model's categories need {shape}")
 
 
+def _check_features(parents: Any, n: int, j: int, where: str) -> None:
+    """Refuse parents that are not a list or tuple of distinct features ``0..n-1``
+    other than ``j`` (before anything indexes with them)."""
+    if not isinstance(parents, list | tuple) or any(
+        isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < n or p == j for p in parents
+    ):
+        raise _fail(where, f"{parents!r} are not other features among the {n}")
+    if len(set(parents)) != len(parents):
+        raise _fail(where, f"{parents!r} names a feature twice")
+
+
 def _check_bayes_net(model: Any, where: str) -> int:
     """A class-rooted network's tables against its categories and parents; its classes."""
     counts = _check_counts(model.n_categories, f"{where}.n_categories")
@@ -151,13 +162,13 @@ def _check_k_dependence(model: Any, where: str) -> int:
         raise _fail(f"{where}.attributes", "must name distinct features")
     n_classes = None
     for j, (parents, tables) in enumerate(zip(model.parents, model.tables, strict=True)):
-        if any(not isinstance(p, int) or not 0 <= p < n or p == j for p in parents):
-            raise _fail(f"{where}.parents[{j}]", f"{parents!r} are not other features")
+        _check_features(parents, n, j, f"{where}.parents[{j}]")
         if len(tables) < len(parents) + 1:
             raise _fail(f"{where}.tables[{j}]", f"needs a table for each of the "
                         f"{len(parents) + 1} prefixes of its parents")  # fmt: skip
         for length, table in enumerate(tables):
             label = f"{where}.tables[{j}][{length}]"
+            _check_features(table.parents, n, j, f"{label}.parents")
             shared = min(length, len(parents))
             prefix = tuple(table.parents[:shared]) == tuple(parents[:shared])
             if table.node != j or len(table.parents) != length or not prefix:
@@ -253,7 +264,51 @@ def _check_encoder(encoder: Any, where: str) -> np.ndarray:
         codes = list(column.lookup.values())
         if any(not isinstance(v, int) or not 0 <= v < column.n_categories for v in codes):
             raise _fail(f"{where}.columns_[{j}].lookup", "maps a value to a code out of range")
+        _check_categories(column, f"{where}.columns_[{j}]")
     return counts
+
+
+def _is_category(value: Any) -> bool:
+    """A value an object column may hold as a category: a string or a finite number."""
+    if isinstance(value, float):
+        return np.isfinite(value)
+    return isinstance(value, str | int)
+
+
+def _check_categories(column: Any, where: str) -> None:
+    """A column's categories as the encoder reads them: numeric ones distinct, finite
+    and increasing (codes by binary search); other ones distinct strings or finite
+    numbers, each the key of its own code in ``lookup`` (codes by that dictionary);
+    a binned column none."""
+    categories = column.categories
+    if column.kind == "bins":
+        if categories is not None:
+            raise _fail(f"{where}.categories", "a binned column has no categories")
+        return
+    if column.kind not in ("numeric-categories", "object-categories"):
+        raise _fail(f"{where}.kind", f"{column.kind!r} is not a kind of column")
+    if not isinstance(categories, np.ndarray) or categories.ndim != 1:
+        raise _fail(f"{where}.categories", "must be a 1-D array")
+    if len(categories) != column.n_categories and not (
+        len(categories) == 0 and column.n_categories == 1
+    ):
+        raise _fail(f"{where}.categories",
+                    f"{len(categories)} categories for {column.n_categories} codes")  # fmt: skip
+    if column.kind == "numeric-categories":
+        if categories.dtype.kind not in "iuf":
+            raise _fail(f"{where}.categories", f"must be numbers, found dtype {categories.dtype}")
+        if not np.isfinite(categories).all() or (np.diff(categories) <= 0).any():
+            raise _fail(f"{where}.categories", "must be distinct finite numbers, increasing")
+        return
+    values = categories.tolist()
+    bad = [v for v in values if not _is_category(v)]
+    if categories.dtype.kind != "O" or bad:
+        found = repr(bad[0]) if bad else f"dtype {categories.dtype}"
+        raise _fail(f"{where}.categories", f"must be strings or finite numbers, found {found}")
+    if len(column.lookup) != len(values) or any(
+        column.lookup.get(v) != k for k, v in enumerate(values)
+    ):
+        raise _fail(f"{where}.categories", "must be distinct, each the key of its code in lookup")
 
 
 def walk_objects(content: Any, where: str = "content") -> Iterator[tuple[str, Any]]:
@@ -394,6 +449,20 @@ def _check_linear(linear: Any, counts: Any, n_classes: int, where: str) -> None:
     _check_shape(linear.intercept, (n_classes,), f"{where}.intercept")
 
 
+def _check_feature_names(names: Any, n_features: Any, where: str) -> None:
+    """scikit-learn's ``feature_names_in_``: distinct strings, one per feature."""
+    if not isinstance(names, np.ndarray) or names.ndim != 1:
+        raise _fail(where, "must be a 1-D array of the features' names")
+    values = names.tolist()
+    bad = [v for v in values if not isinstance(v, str)]
+    if bad:
+        raise _fail(where, f"must be strings, found {bad[0]!r}")
+    if len(set(values)) != len(values):
+        raise _fail(where, "holds a name twice")
+    if isinstance(n_features, int) and len(values) != n_features:
+        raise _fail(where, f"{len(values)} names but n_features_in_ is {n_features}")
+
+
 def _check_classifier(estimator: Any, where: str) -> None:
     """``classes_`` against the classes of the estimator's model, and its encoder's
     categories against the model's."""
@@ -417,6 +486,8 @@ def _check_classifier(estimator: Any, where: str) -> None:
     n_features = state.get("n_features_in_")
     if n_features is not None and (not isinstance(n_features, int) or n_features < 1):
         raise _fail(f"{where}.n_features_in_", f"must be a positive integer, got {n_features!r}")
+    if "feature_names_in_" in state:
+        _check_feature_names(state["feature_names_in_"], n_features, f"{where}.feature_names_in_")
     model = state.get("model_")
     encoder = state.get("encoder_")
     if isinstance(model, KDBEnsembleModel):
