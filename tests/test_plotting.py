@@ -240,3 +240,56 @@ def test_shapley_waterfall_and_beeswarm_draw_the_values():
     ax = plot_shapley_beeswarm(explanation, top=3)
     assert len(ax.collections) == 3
     assert all(len(c.get_offsets()) == 20 for c in ax.collections)
+
+
+@pytest.fixture(scope="module")
+def _forest_classifiers():
+    """The binary forest classifiers edge_contributions explains, fitted on named
+    columns and on a plain array."""
+    from discotree import (
+        ChowLiuClassifier,
+        DiscriminativeTreeClassifier,
+        NaiveBayesClassifier,
+        TANClassifier,
+    )
+
+    X, y = _mixed(np.random.default_rng(0))
+    makers = {
+        "nb": lambda: NaiveBayesClassifier(alpha=1.0),
+        "tan": lambda: TANClassifier(alpha=1.0),
+        "cl": ChowLiuClassifier,
+        "dt": lambda: DiscriminativeTreeClassifier(alpha=1.0),
+    }
+    plain = X.to_numpy(dtype=object)
+    named = {name: make().fit(X, y) for name, make in makers.items()}
+    unnamed = {name: make().fit(plain, y) for name, make in makers.items()}
+    return named, unnamed, X, plain
+
+
+@pytest.mark.parametrize("name", ["nb", "tan", "cl", "dt"])
+@pytest.mark.parametrize("width", ["narrower", "wider"])
+@pytest.mark.parametrize("how", ["array", "frame"])
+def test_edge_contributions_check_the_columns_as_predict_does(
+    _forest_classifiers, name, width, how
+):
+    """A row narrower or wider than the training data is refused with the message
+    predict gives (the expected number of features, or the missing column), not an
+    IndexError inside the encoder; so is plot_edge_contributions."""
+    from discotree.explain import edge_contributions
+    from discotree.plotting import plot_edge_contributions
+
+    named, unnamed, X, plain = _forest_classifiers
+    d = X.shape[1]
+    if how == "array":
+        model = unnamed[name]
+        row = plain[:1, : d - 1] if width == "narrower" else np.hstack([plain[:1], plain[:1, :1]])
+        match = f"X has {d - 1 if width == 'narrower' else d + 1} features, but .* is expecting {d}"
+    else:
+        model = named[name]
+        row = X.iloc[[0], : d - 1] if width == "narrower" else X.iloc[[0]].assign(extra=1.0)
+        match = "feature names should match"
+    with pytest.raises(ValueError, match=match):
+        model.predict(row)
+    for explain in (edge_contributions, plot_edge_contributions):
+        with pytest.raises(ValueError, match=match):
+            explain(model, row)

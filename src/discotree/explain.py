@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from .models.discrete_forest import DiscreteForestModel
 from .shapley import ShapleyExplanation, log_odds, shapley_values
-from .validation import check_table, feature_names_of
+from .validation import check_table, feature_names_of, validate_data
 
 __all__ = ["ShapleyExplanation", "edge_contributions", "log_odds", "shapley_values"]
 
@@ -85,6 +85,8 @@ def edge_contributions(estimator: Any, x: Any) -> dict[str, float]:
             f"{type(estimator).__name__} with {len(getattr(estimator, 'classes_', []))} classes."
         )
     table = check_table(x, type(estimator).__name__)
+    # the width and column names predict checks (scikit-learn's message names them)
+    validate_data(estimator, x, skip_check_array=True, reset=False)
     if table.n_samples != 1:
         raise ValueError(f"edge_contributions explains one sample; x has {table.n_samples} rows.")
     codes = estimator.encoder_.transform(table)
