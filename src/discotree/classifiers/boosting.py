@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
-from ..config import warn_many_pairs
+from ..config import check_memory, warn_many_pairs
 from ..engine_registry import engine_function
 from ..fitting import argmax_with_ties, available_if_explained, sign_with_ties
 from ..kernels.counts import class_totals
@@ -23,7 +23,7 @@ from ..learners.discriminative_tree import binary_tasks
 from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
 from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale, held_out_losses
-from ..stats.folds import content_folds, fold_splits
+from ..stats.folds import content_folds
 from ..validation import (
     check_is_fitted,
     check_random_state_param,
@@ -41,6 +41,9 @@ _MULTICLASS = ("pairwise", "ovr")
 _CALIBRATION = ("cv", "none")
 #: The registered learner of each base, whose alpha="auto" boosting takes.
 _COUNT_LEARNERS = {"dt": "discriminative-tree", "chow-liu": "chow-liu", "tan": "tan-cmi"}
+#: The largest n_estimators and n_estimators_cv (rounds and folds are int64 counts).
+_MAX_COUNT = 2**63 - 1
+
 #: Folds of the calibration's cross-validation when ``n_estimators_cv`` is not set.
 CALIBRATION_FOLDS = 5
 
@@ -200,7 +203,8 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
     n_estimators_cv_errors_ : ndarray of shape (n_estimators,)
         With ``n_estimators_cv``: after each round, the held-out error rate (weighted
         by ``sample_weight``) summed over the folds; ``n_estimators_`` is its first
-        minimum.
+        minimum. (``n_estimators`` floats: more than ``memory_limit`` is refused
+        before fitting.)
     calibration_scale_ : float
         The scale of the scores in :meth:`predict_proba` (see ``calibration``; 1 when
         no fold could be scored, e.g. a class in one fold only).
@@ -293,6 +297,15 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
             low = 1 if param == "n_estimators" else 2
             if not is_count(value, low):
                 raise ValueError(f"{name}: {param} must be an integer >= {low}, got {value!r}.")
+            if value > _MAX_COUNT:
+                raise ValueError(f"{name}: {param} must be at most 2**63 - 1, got {value!r}.")
+        if self.n_estimators_cv is not None:  # n_estimators_cv_errors_: one per round
+            check_memory(
+                8.0 * self.n_estimators,
+                f"n_estimators={self.n_estimators!r} (n_estimators_cv_errors_, one float "
+                "per round)",
+                name,
+            )
         check_random_state_param(self.random_state, name)
         if self.smoothing == "hdp":
             raise ValueError(
@@ -362,13 +375,21 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         X_cv, y_cv, weights, _ = self._validated_for_cv(X, y, sample_weight)
         n_folds = CALIBRATION_FOLDS if self.n_estimators_cv is None else self.n_estimators_cv
         folds = content_folds(self._encode(X_cv), n_folds, integer_seed(self.random_state))
-        staged = self._staged_held_out(X_cv, y_cv, weights, fold_splits(folds, n_folds))
+        # only the folds that hold rows (n_estimators_cv may exceed the rows; an empty
+        # fold scores nothing)
+        splits = [
+            (np.flatnonzero(folds != k), np.flatnonzero(folds == k)) for k in np.unique(folds)
+        ]
+        staged = self._staged_held_out(X_cv, y_cv, weights, splits)
         if staged is None:  # no fold holds every class in its training rows
             return self
         errors, scale_losses = staged
         rounds = len(errors)
         if self.n_estimators_cv is not None:
-            self.n_estimators_cv_errors_ = errors
+            # one entry per round: after the fold models' last round, the ensembles
+            # stay the same (n_estimators was checked against the memory limit)
+            self.n_estimators_cv_errors_ = np.full(self.n_estimators, errors[-1])
+            self.n_estimators_cv_errors_[:rounds] = errors
             rounds = int(np.argmin(errors)) + 1
             self._keep_rounds(rounds)
         if self.calibration == "cv":
@@ -408,10 +429,9 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         y = np.asarray(y)
         weights = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
         truth = np.searchsorted(self.classes_, y)
-        errors = np.zeros(self.n_estimators)
-        losses = np.zeros((self.n_estimators, len(CALIBRATION_SCALES)))
         calibrate = self.calibration == "cv"
-        scored = False
+        no_losses = np.zeros(len(CALIBRATION_SCALES))
+        staged = []  # each scored fold's errors and losses after each of its rounds
         for train, test in splits:
             present = class_totals(truth[train], weights[train], len(self.classes_))
             if len(test) == 0 or np.any(present <= 0):
@@ -419,18 +439,29 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
             model = clone(self).set_params(n_estimators_cv=None, calibration="none")
             model.fit(take_rows(X, train), y[train], sample_weight=weights[train])
             held = weights[test]
-            last, last_losses, t = 0.0, np.zeros(len(CALIBRATION_SCALES)), -1
-            for t, scores in enumerate(model.staged_decision_function(take_rows(X, test))):
+            fold_errors, fold_losses = [], []
+            for scores in model.staged_decision_function(take_rows(X, test)):
                 wrong = model._labels(scores) != y[test]
-                last = float(held @ wrong) / max(float(held.sum()), 1e-300)
-                errors[t] += last
-                if calibrate:
-                    last_losses = self._fold_scale_losses(scores, truth[test], held)
-                    losses[t] += last_losses
-            errors[t + 1 :] += last  # stopped early: the ensemble stays the same
-            losses[t + 1 :] += last_losses
-            scored = True
-        return (errors, losses) if scored else None
+                fold_errors.append(float(held @ wrong) / max(float(held.sum()), 1e-300))
+                fold_losses.append(
+                    self._fold_scale_losses(scores, truth[test], held) if calibrate else no_losses
+                )
+            staged.append((fold_errors, fold_losses))
+        if not staged:
+            return None
+        # sized by the rounds the fold models ran (at most n_estimators: boosting may
+        # stop early): after a fold's last round its ensemble stays the same
+        rounds = max(1, max(len(fold_errors) for fold_errors, _ in staged))
+        errors = np.zeros(rounds)
+        losses = np.zeros((rounds, len(CALIBRATION_SCALES)))
+        for fold_errors, fold_losses in staged:
+            n = len(fold_errors)
+            if n:
+                errors[:n] += fold_errors
+                errors[n:] += fold_errors[-1]
+                losses[:n] += fold_losses
+                losses[n:] += fold_losses[-1]
+        return errors, losses
 
     def boosting_spec(self) -> BoostingSpec:
         """The validated parameters of a boosted fit, for an engine that boosts
