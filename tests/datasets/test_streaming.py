@@ -79,3 +79,54 @@ def test_a_caller_that_stops_early_stops_the_reader():
     batches.close()  # what a `break` out of a for loop does
     assert not _threads()
     assert len(produced) <= 5  # at most the queue and the item being put
+
+
+def _gzip_cut(text: str) -> bytes:
+    import gzip
+
+    data = gzip.compress(text.encode())
+    return data[: len(data) // 2]
+
+
+UNREADABLE = {
+    "empty": ("t.csv", b"", r"t\.csv: empty file \(no header row\)"),
+    "binary": ("t.csv", bytes(range(256)) * 8, r"t\.csv: not text \(a NUL byte at byte 0\)"),
+    "not-utf8": (
+        "t.csv",
+        b"\x89PNG\r\n\x1a\n" + bytes(range(128, 256)) * 4,
+        r"t\.csv: not UTF-8 text \(invalid start byte at byte 0\)",
+    ),
+    "duplicate-header": ("t.csv", b"a,a\n1,2\n", r"t\.csv: the header repeats .* \['a'\]"),
+    "short-row": (
+        "t.csv",
+        b"a,b\n1,2\n3\n",
+        r"row 2 \(line 3\) has 1 field where the header has 2",
+    ),
+    "long-row": ("t.csv", b"a,b\n1,2\n3,4,5\n", r"row 2 \(line 3\) has 3 fields where .* has 2"),
+    "late-short-row": (
+        "t.csv",
+        ("a,b\n" + "1,2\n" * 120_000 + "3\n").encode(),
+        r"row 120001 \(line 120002\) has 1 field where the header has 2",
+    ),
+    "corrupt-gz": ("t.csv.gz", b"\x1f\x8b\x08\x00garbage", r"t\.csv\.gz: not a complete gzip"),
+    "truncated-gz": ("t.csv.gz", _gzip_cut("a,b\n" + "1,2\n" * 50_000), "not a complete gzip"),
+    "corrupt-parquet": ("t.parquet", b"PAR1garbagePAR1", r"t\.parquet: a damaged Parquet file"),
+    "not-parquet": ("t.parquet", b"a,b\n1,2\n", r"t\.parquet: not a Parquet file"),
+    "empty-parquet": ("t.parquet", b"", r"t\.parquet: empty file"),
+    "folder-duplicate-header": ("d/b.csv", b"a,a\n1,2\n", r"b\.csv: the header repeats"),
+    "folder-short-row": ("d/b.csv", b"a,b\n1,2\n3\n", r"b\.csv: row 2 \(line 3\) has 1 field"),
+}
+
+
+@pytest.mark.parametrize("case", list(UNREADABLE))
+def test_an_unreadable_file_is_named_in_plain_words(tmp_path, case):
+    """What pyarrow cannot read (opening the source or reading its batches) is a
+    ValueError naming the file and the problem, as load_csv says it."""
+    name, content, message = UNREADABLE[case]
+    path = tmp_path / name
+    path.parent.mkdir(exist_ok=True)
+    if name.startswith("d/"):
+        (path.parent / "a.csv").write_text("a,b\n1,2\n")
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=message):
+        list(TableSource(path.parent if name.startswith("d/") else path).batches(1000))

@@ -8,6 +8,8 @@ import pandas as pd
 from sklearn import datasets as _sk
 
 from .reading import (
+    NOT_TEXT_ADVICE,
+    ROW_LENGTH_ADVICE,
     check_labels,
     check_numeric_text,
     check_row_lengths,
@@ -64,15 +66,12 @@ def load_csv(path: str | Path, target: str) -> tuple[pd.DataFrame, pd.Series]:
         frame = read_csv_frame(path)
     except UnicodeDecodeError as err:
         raise ValueError(
-            f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); a CSV file is text, "
-            "a header row then one row of comma-separated fields per sample."
+            f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); {NOT_TEXT_ADVICE}"
         ) from None
     except pd.errors.EmptyDataError:
         raise ValueError(f"{path}: empty file (no header row)") from None
     except pd.errors.ParserError as err:
-        raise ValueError(
-            f"{path}: {str(err).strip()}; every row needs as many fields as the header."
-        ) from None
+        raise ValueError(f"{path}: {str(err).strip()}; {ROW_LENGTH_ADVICE}") from None
     if len(frame) == 0:
         raise ValueError(f"{path}: no data rows (a header only)")
     if frame.iloc[:, -1].isna().any() or not isinstance(frame.index, pd.RangeIndex):

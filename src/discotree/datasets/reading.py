@@ -29,7 +29,14 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import codecs
+import csv
+import gzip
+import io
+import re
+import zlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +46,8 @@ from numpy.typing import NDArray
 
 __all__ = [
     "MISSING_TEXT",
+    "NOT_TEXT_ADVICE",
+    "ROW_LENGTH_ADVICE",
     "TYPO_MAX_CELLS",
     "TYPO_MAX_SHARE",
     "TYPO_MIN_NUMERIC_SHARE",
@@ -52,6 +61,7 @@ __all__ = [
     "numeric_typo_rows",
     "pandas_csv_options",
     "read_csv_frame",
+    "unreadable_file_error",
 ]
 
 #: Field values read as missing (besides the empty field), in every column.
@@ -69,6 +79,14 @@ TYPO_MIN_NUMERIC_SHARE = 0.95
 TYPO_MAX_CELLS = 10
 #: See :data:`TYPO_MAX_CELLS`.
 TYPO_MAX_SHARE = 0.01
+#: The end of a message about a row with more or fewer fields than the header.
+ROW_LENGTH_ADVICE = "every row needs as many fields as the header."
+#: The end of a message about a CSV file that is not text.
+NOT_TEXT_ADVICE = (
+    "a CSV file is text, a header row then one row of comma-separated fields per sample."
+)
+#: Bytes of a file read to tell whether it is text (:func:`unreadable_file_error`).
+_HEAD_BYTES = 1 << 16
 #: Cells (row, value) quoted in the message about a column of numbers with typos.
 _QUOTED_CELLS = 5
 
@@ -130,7 +148,143 @@ def check_row_lengths(path: Any, first_column: str) -> None:
         for _ in reader:
             pass
     except pa.ArrowInvalid as err:
-        raise ValueError(f"{path}: {err}; every row needs as many fields as the header.") from None
+        raise ValueError(f"{path}: {err}; {ROW_LENGTH_ADVICE}") from None
+
+
+def unreadable_file_error(path: Any, file_format: str, error: BaseException) -> ValueError | None:
+    """The ``ValueError`` that says in plain words why pyarrow could not read a file
+    (``error``, raised opening or reading it), or None when it is none of these
+    problems (a cell pyarrow cannot convert, say).
+
+    CSV files (``.gz`` ones decompressed): an empty file; a truncated or corrupt gzip
+    file; a file that is not UTF-8 text (a NUL byte, or bytes that are no UTF-8); a
+    header that repeats a column name (as :func:`header_names` says it); a row with
+    more or fewer fields than the header (its number counted from 1 after the header,
+    its line and both counts). Parquet files: an empty file, a file that is not
+    Parquet (no ``PAR1`` marker at its start and end) or one whose footer (schema and
+    row groups) cannot be read. Every message begins with ``path``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    file_format : {"csv", "parquet"}
+    error : BaseException
+        pyarrow's error (``pyarrow.ArrowException`` or ``OSError``).
+
+    Returns
+    -------
+    ValueError or None
+
+    Examples
+    --------
+    >>> import tempfile, pyarrow as pa
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "t.csv"
+    ...     _ = path.write_text("a,b\\n1,2\\n3\\n")
+    ...     err = unreadable_file_error(path, "csv", pa.ArrowInvalid("Expected 2 columns, got 1"))
+    >>> str(err).split(": ", 1)[1].split(";")[0]
+    'row 2 (line 3) has 1 field where the header has 2'
+    """
+    path = Path(path)
+    if file_format == "parquet":
+        return _parquet_error(path, error)
+    gzipped = path.suffix.lower() == ".gz"
+    try:
+        with _opened(path, gzipped) as handle:
+            head = handle.read(_HEAD_BYTES)
+        if gzipped and isinstance(error, OSError):  # a stream that breaks off later
+            _read_through(path)
+    except (OSError, EOFError, zlib.error) as err:
+        if not gzipped:
+            return None
+        return ValueError(
+            f"{path}: not a complete gzip file, truncated or corrupt ({err}); compress the "
+            "CSV file again (gzip) or read it uncompressed."
+        )
+    if not head.strip():
+        return ValueError(f"{path}: empty file (no header row)")
+    nul = head.find(b"\x00")
+    if nul >= 0:
+        return ValueError(f"{path}: not text (a NUL byte at byte {nul}); {NOT_TEXT_ADVICE}")
+    try:  # a character cut at the end of the head is not an error
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=len(head) < _HEAD_BYTES)
+    except UnicodeDecodeError as err:
+        return ValueError(
+            f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); {NOT_TEXT_ADVICE}"
+        )
+    if "multiple columns named" in str(error):
+        try:
+            header_names(path)
+        except ValueError as repeated:
+            return repeated
+    if re.search(r"Expected \d+ columns, got \d+", str(error)):
+        uneven = _first_uneven_row(path, gzipped)
+        if uneven is not None:
+            row, line, n_fields, n_header = uneven
+            return ValueError(
+                f"{path}: row {row} (line {line}) has {n_fields} field"
+                f"{'' if n_fields == 1 else 's'} where the header has {n_header}; "
+                f"{ROW_LENGTH_ADVICE}"
+            )
+        return ValueError(f"{path}: {error}; {ROW_LENGTH_ADVICE}")
+    return None
+
+
+@contextmanager
+def _opened(path: Path, gzipped: bool) -> Iterator[Any]:
+    """``path`` opened for reading bytes, decompressed when ``gzipped``."""
+    with gzip.open(path, "rb") if gzipped else open(path, "rb") as handle:
+        yield handle
+
+
+def _read_through(path: Path) -> None:
+    """Decompress a gzip file to its end (an error where it is truncated or corrupt)."""
+    with gzip.open(path, "rb") as handle:
+        while handle.read(1 << 20):
+            pass
+
+
+def _first_uneven_row(path: Path, gzipped: bool) -> tuple[int, int, int, int] | None:
+    """(row counted from 1 after the header, line, its fields, the header's) of the
+    first row whose number of fields differs from the header's, or None."""
+    with _opened(path, gzipped) as raw:
+        rows = csv.reader(io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline=""))
+        header = next(rows, None)
+        if header is None:
+            return None
+        row = 0
+        for fields in rows:
+            if not fields:  # an empty line: pyarrow skips it
+                continue
+            row += 1
+            if len(fields) != len(header):
+                return row, rows.line_num, len(fields), len(header)
+    return None
+
+
+def _pyarrow_reason(error: BaseException) -> str:
+    """pyarrow's message without the words of the dataset factory that wrap it."""
+    return re.sub(r"^.*Could not open \w+ input source '[^']*': ", "", str(error), flags=re.S)
+
+
+def _parquet_error(path: Path, error: BaseException) -> ValueError:
+    size = path.stat().st_size
+    if size == 0:
+        return ValueError(f"{path}: empty file (not a Parquet file)")
+    with open(path, "rb") as handle:
+        start = handle.read(4)
+        handle.seek(max(size - 4, 0))
+        end = handle.read(4)
+    if start != b"PAR1" or end != b"PAR1":
+        return ValueError(
+            f"{path}: not a Parquet file (a Parquet file begins and ends with the bytes PAR1; "
+            "this one does not)"
+        )
+    return ValueError(
+        f"{path}: a damaged Parquet file, truncated or corrupt: its footer (the schema and "
+        f"the row groups) cannot be read ({_pyarrow_reason(error)})"
+    )
 
 
 def check_labels(labels: Any, source: str, first_row: int = 0) -> None:

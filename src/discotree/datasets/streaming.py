@@ -24,8 +24,10 @@ from .reading import (
     arrow_csv_options,
     check_labels,
     check_same_schema,
+    header_names,
     numeric_text_message,
     numeric_typo_rows,
+    unreadable_file_error,
 )
 
 __all__ = ["TableSource", "open_table"]
@@ -102,6 +104,7 @@ class TableSource:
 
     def __init__(self, path: str | Path) -> None:
         try:
+            import pyarrow as pa
             import pyarrow.dataset as ds
         except ImportError as err:  # a dependency; say what is missing
             raise ValueError(f"reading {path} in batches needs pyarrow: {err}") from None
@@ -110,13 +113,42 @@ class TableSource:
         if not self.path.exists():
             raise ValueError(f"file not found: {self.path}")
         self.format = _format_of(self.path)
-        self._dataset = ds.dataset(str(self.path), format=self.format, exclude_invalid_files=False)
+        try:  # pyarrow reads the schema of a file here
+            self._dataset = ds.dataset(
+                str(self.path), format=self.format, exclude_invalid_files=False
+            )
+        except (OSError, pa.ArrowException) as err:
+            raise self._unreadable(err) from None
         # per column, the message about numbers with typos in its first file so read
         self._typos: dict[str, str] = {}
         self._schema = self._checked_schema()
         self.columns = list(self._schema.names)
         self.n_rows = self._dataset.count_rows() if self.format == "parquet" else None
         self.fingerprints = SourceFingerprints(str(self.path), list(self._dataset.files))
+
+    def _unreadable(self, error: BaseException) -> ValueError:
+        """Why pyarrow could not open the source (``error``), naming the first of its
+        files that it cannot read and the problem."""
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+        import pyarrow.parquet as pq
+
+        if self.path.is_file():
+            return _unreadable_file(self.path, self.format, error)
+        for file in sorted(p for p in self.path.rglob("*") if p.is_file()):
+            if file.name.startswith((".", "_")) or _FORMATS.get(file.suffix.lower()) is None:
+                continue
+            try:
+                if self.format == "parquet":
+                    pq.read_schema(file)
+                else:
+                    with pcsv.open_csv(file, convert_options=arrow_csv_options()) as reader:
+                        reader.read_next_batch()
+            except StopIteration:  # a header only
+                continue
+            except (OSError, pa.ArrowException) as err:
+                return _unreadable_file(file, self.format, err)
+        return ValueError(f"{self.path}: cannot be read as {self.format} ({error})")
 
     def _checked_schema(self) -> Any:
         """The schema of every file, checked to be one (see
@@ -136,9 +168,11 @@ class TableSource:
                 else:
                     with pcsv.open_csv(file, convert_options=arrow_csv_options()) as reader:
                         schemas.append(reader.schema)
+                        if len(set(reader.schema.names)) < len(reader.schema.names):
+                            header_names(file)  # a ValueError naming the repeated names
                         self._find_typos(file, reader)
-            except (OSError, pa.ArrowException) as err:
-                raise ValueError(f"{file}: cannot be read as {self.format} ({err})") from None
+            except (OSError, pa.ArrowException, UnicodeDecodeError) as err:  # names not UTF-8
+                raise _unreadable_file(file, self.format, err) from None
         try:
             return check_same_schema(files, schemas)
         except ValueError as err:  # text in one file, numbers in another: typos, if found
@@ -256,8 +290,14 @@ class TableSource:
                 compression = _COMPRESSIONS.get(Path(file).suffix.lower())
                 if compression is not None:
                     stream = pa.CompressedInputStream(stream, compression)
-                with pcsv.open_csv(stream, convert_options=convert) as reader:
-                    yield from reader
+                try:
+                    with pcsv.open_csv(stream, convert_options=convert) as reader:
+                        yield from reader
+                except (OSError, pa.ArrowException) as err:  # not a cell it cannot convert
+                    error = unreadable_file_error(file, "csv", err)
+                    if error is None:
+                        raise
+                    raise error from None
                 # the reader reads to the end; if not, the file (unchanged since before)
                 digest = raw.hexdigest() if raw.at_end else hash_file(file)
             self.fingerprints.after_reading(file, before, digest)
@@ -396,6 +436,13 @@ def _prefetched(items: Iterator[Any], depth: int = 1) -> Iterator[Any]:
     finally:
         stop.set()
         thread.join()
+
+
+def _unreadable_file(file: str | Path, file_format: str, error: BaseException) -> ValueError:
+    """Why ``file`` cannot be read, in plain words when the problem is known (see
+    :func:`~discotree.datasets.reading.unreadable_file_error`), else pyarrow's."""
+    known = unreadable_file_error(file, file_format, error)
+    return known or ValueError(f"{file}: cannot be read as {file_format} ({error})")
 
 
 def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
