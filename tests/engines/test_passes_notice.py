@@ -303,3 +303,27 @@ def test_a_label_in_the_third_pass_is_checked_too():
 
     with pytest.raises(ValueError, match=r"pass 3, batch 2: .*\['a'\]"):
         fit_in_passes(KDBClassifier(k=2), batches, ["p", "q"])
+
+
+@pytest.mark.parametrize(
+    ("model", "later", "message"),
+    [
+        ("kdb", [], r"pass 2 read no rows \(fewer than the 300 rows of pass 1\)"),
+        ("tan", [], r"pass 2 read no rows \(fewer than the 300 rows of pass 1\)"),
+        ("kdb", "first-half", r"pass 2 read 150 rows \(fewer than the 300 rows of pass 1\)"),
+        ("kdb", "one-more", r"pass 2 read 301 rows \(more than the 300 rows of pass 1\)"),
+    ],
+)
+def test_a_later_pass_of_other_rows_is_named(model, later, message):
+    """A later pass that reads no rows, or fewer or more than pass 1, is a ValueError
+    saying so (not a complaint about the estimator's parameters)."""
+    from discotree import TANClassifier
+
+    first = _parts()
+    if later == "first-half":
+        later = first[:1]
+    elif later == "one-more":
+        later = [*first, (first[0][0].iloc[:1], first[0][1][:1])]
+    estimator = KDBClassifier(k=2) if model == "kdb" else TANClassifier(k=2, alpha=1.0)
+    with pytest.raises(ValueError, match=message + r"\. Every pass must read the batches"):
+        fit_in_passes(estimator, _later_passes(first, later), ["p", "q"])

@@ -82,7 +82,8 @@ def fit_in_passes(
     ValueError
         If the estimator does not fit from counts of several passes, the data holds
         no rows, a label is not in ``classes``, or a batch's columns differ from the
-        first batch's; or a later pass holds a category that the first did not.
+        first batch's; or a later pass holds a category that the first did not, or
+        reads fewer or more rows than the first.
 
     Examples
     --------
@@ -111,19 +112,32 @@ def fit_in_passes(
         return iter(batches())
 
     def encoded(number: int, schema: StatisticsSchema) -> Iterator[tuple[Any, Any, Any]]:
-        """The batches of a later pass, encoded, checked as pass 1 checked them."""
+        """The batches of a later pass, encoded, checked as pass 1 checked them; as
+        many rows in all as pass 1 read."""
+        n_read = 0
         for index, (X, y) in enumerate(each(number), start=1):
             try:
-                yield schema.encode(X, y)
+                batch = schema.encode(X, y)
             except ValueError as err:
                 raise ValueError(
                     f"{name}: pass {number}, batch {index}: {err} Every pass must read "
                     "the batches of pass 1."
                 ) from err
+            n_read += len(batch[1])
+            yield batch
+        if n_read != n_rows:
+            read = "no rows" if n_read == 0 else f"{n_read} rows"
+            fewer = "fewer" if n_read < n_rows else "more"
+            raise ValueError(
+                f"{name}: pass {number} read {read} ({fewer} than the {n_rows} rows of "
+                "pass 1). Every pass must read the batches of pass 1."
+            )
 
     schema: StatisticsSchema | None = None
     total = None
+    n_rows = 0
     for X, y in each(1):
+        n_rows += len(y)
         if schema is None:
             schema = StatisticsSchema.from_sample(
                 X,
