@@ -606,3 +606,21 @@ def test_fit_names_a_numeric_cell_with_a_typo(train_csv, tmp_path, capsys, model
     assert main([*argv, "-o", str(out)]) == 1
     err = capsys.readouterr().err
     assert "column 'size'" in err and "row 42: '1.2O'" in err and not out.exists()
+
+
+@pytest.mark.parametrize("proba", [False, True])
+def test_predict_on_a_header_only_file_writes_the_header(train_csv, tmp_path, capsys, proba):
+    """No data rows: the predictions file holds its header alone (the target and, with
+    --proba, a column per class), with a note on stderr."""
+    model = tmp_path / "m.json"
+    argv = ["-q", "fit", "--csv", str(train_csv), "--target", "label", "-o", str(model)]
+    assert main([*argv, "--model", "nb"]) == 0
+    data = tmp_path / "new.csv"
+    data.write_text("colour,size,count\n")
+    out = tmp_path / "predictions.csv"
+    argv = ["-q", "predict", "--model", str(model), "--data", str(data), "--output", str(out)]
+    capsys.readouterr()
+    assert main(argv + ["--proba"] * proba) == 0
+    expected = "label,proba_no,proba_yes" if proba else "label"
+    assert out.read_text().splitlines() == [expected]
+    assert "no data rows" in capsys.readouterr().err

@@ -522,7 +522,8 @@ def _predict(args: argparse.Namespace) -> None:
 
     The model's columns are read by name, in any order (``_predict_columns``): other
     columns are ignored with one note on stderr naming them (the target column, if
-    present, silently), and a missing model column is an error naming it.
+    present, silently), and a missing model column is an error naming it. A file of
+    no rows (a header only) gives the predictions' header alone, with a note.
     """
     import pandas as pd
 
@@ -568,6 +569,12 @@ def _predict(args: argparse.Namespace) -> None:
             result.to_csv(out, index=False, header=header)
             header = False
             progress.advance(task, len(frame))
+        if header:  # no rows: the header alone, so that the file still says its columns
+            names = [target]
+            if args.proba:
+                names += [f"proba_{label}" for label in estimator.classes_]
+            pd.DataFrame(columns=names).to_csv(out, index=False)
+            sys.stderr.write(f"discotree: note: {path} holds no data rows; nothing predicted.\n")
 
 
 #: What to do when no reproduction is installed.
