@@ -27,6 +27,7 @@ from ..validation import (
     check_table,
     integer_seed,
     is_count,
+    is_real,
     take_rows,
 )
 from ._base import (
@@ -292,13 +293,16 @@ class DiscriminativeTreeClassifier(
                 f"{name}: cost_accounting must be 'per-forest' or 'union', "
                 f"got {self.cost_accounting!r}."
             )
-        try:
-            np.asarray(self.edge_cost, dtype=np.float64)
-        except (TypeError, ValueError):
+        cost = self.edge_cost  # numbers only: no None, no strings (nor arrays of them)
+        raw = None if cost is None or isinstance(cost, str | bytes) else np.asarray(cost)
+        numeric = raw is not None and (
+            raw.dtype.kind in "iuf" or (raw.dtype.kind == "O" and all(is_real(v) for v in raw.flat))
+        )
+        if not numeric:
             raise ValueError(
                 f"{name}: edge_cost must be a non-negative number or an (n_features, "
                 f"n_features) matrix of them, got {self.edge_cost!r}."
-            ) from None
+            )
         if self.parameters not in _PARAMETERS:
             raise ValueError(
                 f"{name}: parameters must be one of {_PARAMETERS}, got {self.parameters!r}."

@@ -45,6 +45,9 @@ __all__ = [
     "linear_svm",
 ]
 
+#: The most iterations libsvm and liblinear take (a C int).
+_MAX_ITER = 2**31 - 1
+
 
 class ForestDensityClassifier(KernelDensityBase):
     """Linear SVM on class-conditional log kernel densities (Dorn et al. 2018, Section 3).
@@ -86,7 +89,7 @@ class ForestDensityClassifier(KernelDensityBase):
         Iterations of liblinear (above 6000 samples); the exact dual (libsvm, up to
         6000 samples) runs at most ``max(max_iter, 100 * n_samples)`` iterations, so a
         large ``C`` cannot make a fit run for minutes (a ``ConvergenceWarning`` says when
-        the cap was reached).
+        the cap was reached). At most ``2**31 - 1`` (a C int of both).
     random_state : int, RandomState instance or None, default=0
         Seeds the calibration folds of ``probability=True`` and the dual coordinate
         descent of the linear SVM used above 6000 rows. The default makes every fit on
@@ -218,8 +221,11 @@ class ForestDensityClassifier(KernelDensityBase):
             and 0 < float(self.C) < np.inf
         ):
             raise ValueError(f"{name}: C must be a positive finite float, got {self.C!r}.")
-        if not is_count(self.max_iter, 1):
-            raise ValueError(f"{name}: max_iter must be an integer >= 1, got {self.max_iter!r}.")
+        if not is_count(self.max_iter, 1) or self.max_iter > _MAX_ITER:
+            raise ValueError(
+                f"{name}: max_iter must be an integer in [1, 2**31 - 1] (libsvm and "
+                f"liblinear count in C ints), got {self.max_iter!r}."
+            )
         Z, class_index, w = self._validate(X, y, sample_weight)
         pairs = self._resolve_pairs(Z, class_index, w)
         n_map = len(self.classes_) * (Z.shape[1] + len(pairs)) + Z.shape[1]
