@@ -417,7 +417,10 @@ def _read_whole(path: Path, target: str) -> tuple[pd.DataFrame, pd.Series]:
         return load_csv(path, target)
     source = open_table(path)
     source.check_column(target)
-    frame = pd.concat(list(source.batches(1_000_000)), ignore_index=True)
+    frames = list(source.batches(1_000_000))
+    if not frames or not sum(len(frame) for frame in frames):
+        raise ValueError(f"{path}: no data rows (a header only); nothing to fit")
+    frame = pd.concat(frames, ignore_index=True)
     return frame.drop(columns=[target]), frame[target]
 
 
