@@ -45,10 +45,12 @@ from .structure.submodular import MINIMIZERS, members, submodular_supermodular
 from .transformers.discretizer import Discretizer
 from .transformers.encoder import TableEncoder
 from .validation import (
+    check_bool_param,
     check_is_fitted,
     check_random_state_param,
     int_seed,
     is_count,
+    is_real,
     numpy_generator,
     training_rows,
 )
@@ -56,6 +58,9 @@ from .validation import (
 __all__ = ["GroupCost", "SubmodularFeatureSelector"]
 
 _INFORMATION = ("class", "entropy")
+
+#: The most runs of Algorithm 1 (each reruns the whole procedure).
+MAX_RESTARTS = 1000
 
 
 class GroupCost:
@@ -145,7 +150,8 @@ class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
         ``c`` is shifted so that the empty set costs 0.
     cost_weight : float, default=0.01
         ``k``, in nats of information per unit of cost: a feature set is worth its
-        cost when its information exceeds ``k`` times it.
+        cost when its information exceeds ``k`` times it. ``k`` times the cost of
+        all features must be a finite float.
     information : {"class", "entropy"}, default="class"
         ``g``: ``I(X_S; C)``, the information of the set about the class, or ``H(X_S)``,
         the joint entropy of the set (the paper's example; it ignores the class).
@@ -161,7 +167,8 @@ class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
         all features (outside Algorithm 1's search space of proper subsets): the result
         is then no worse than any nonempty set one feature away.
     n_restarts : int, default=4
-        Runs of Algorithm 1 from different random permutations; the best set wins.
+        Runs of Algorithm 1 from different random permutations (at most
+        ``MAX_RESTARTS``, 1000); the best set wins.
         Its local minima are those of a descent on modular bounds, and a cost shared
         by a group of features separates them (leaving a group takes several single
         moves that each cost information before the group's cost is saved), so
@@ -256,9 +263,28 @@ class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
             raise ValueError(
                 f"{name}: n_permutations must be an integer >= 1, got {self.n_permutations!r}."
             )
-        if not is_count(self.n_restarts, 1):
+        if not is_count(self.n_restarts, 1) or self.n_restarts > MAX_RESTARTS:
             raise ValueError(
-                f"{name}: n_restarts must be an integer >= 1, got {self.n_restarts!r}."
+                f"{name}: n_restarts must be an integer in [1, {MAX_RESTARTS}], "
+                f"got {self.n_restarts!r}."
+            )
+        check_bool_param(self.single_moves, "single_moves", name)
+        check_bool_param(self.check_cost, "check_cost", name)
+        cost = self.cost  # a callable, None, or numbers (no strings)
+        if cost is not None and not callable(cost):
+            raw = None if isinstance(cost, str | bytes) else np.asarray(cost)
+            if raw is None or not (
+                raw.dtype.kind in "iuf"
+                or (raw.dtype.kind == "O" and all(is_real(v) for v in raw.flat))
+            ):
+                raise ValueError(
+                    f"{name}: cost must be a callable, None or an array of per-feature "
+                    f"costs (numbers), got {cost!r}."
+                )
+        if self.discretizer is not None and not hasattr(self.discretizer, "fit_transform"):
+            raise ValueError(
+                f"{name}: discretizer must be a transformer (a Discretizer) or None, "
+                f"got {self.discretizer!r}."
             )
         if not is_count(self.max_categories, 1):
             raise ValueError(
@@ -375,6 +401,13 @@ class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
         # distribution are and entropies over rows that change with the set are not.
         entropy = DiscreteSetEntropy(codes, class_index, weights, missing="value")
         k = float(self.cost_weight)
+        full = (1 << n) - 1
+        with np.errstate(over="ignore"):
+            if not np.isfinite(k * cost(full)):
+                raise ValueError(
+                    f"{name}: cost_weight={self.cost_weight!r} times the cost of all "
+                    f"features ({cost(full)!r}) overflows a float; give a smaller one."
+                )
         by_class = self.information == "class"
 
         def information(mask: int) -> float:
@@ -388,7 +421,6 @@ class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
         def g(mask: int) -> float:  # submodular: H(X_S)
             return entropy.entropy(mask)
 
-        full = (1 << n) - 1
         best, history = full, []
         if n > 1:
             rng = numpy_generator(int_seed(self.random_state))

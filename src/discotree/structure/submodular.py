@@ -23,6 +23,7 @@ element lists.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -206,12 +207,19 @@ def _unconstrained_minimum(
         weights = np.ones(1)
     else:
         points, weights = start
-    x = points @ weights
     scale = 1.0 + float(np.abs(points).max(initial=0.0))
+    # Values so large that squares overflow (a cost_weight of 1e300) are worked on in a
+    # power-of-two unit (exact; the minimiser does not depend on it): else the norms
+    # are inf - inf = nan, the stopping test never holds and lstsq meets nan.
+    big = math.isfinite(scale) and scale >= 2.0**400
+    unit = 2.0 ** math.floor(math.log2(scale)) if big else 1.0
+    points = points / unit
+    x = points @ weights
     for _ in range(max_iter):
         # major cycle: the vertex minimising <x, q>
-        q = _greedy_vertex(f, elements, np.argsort(x, kind="stable"), base, offset)
-        if x @ x - x @ q <= tol * scale * scale:
+        q = _greedy_vertex(f, elements, np.argsort(x, kind="stable"), base, offset) / unit
+        gap = x @ x - x @ q
+        if not gap > tol * (scale / unit) ** 2:  # converged (or nan: nothing to gain)
             break
         points = np.column_stack([points, q])
         weights = np.append(weights, 0.0)
@@ -231,7 +239,7 @@ def _unconstrained_minimum(
             if points.shape[1] == 1:
                 break
     if final is not None:
-        final["points"], final["weights"] = points, weights
+        final["points"], final["weights"] = points * unit, weights
     # the minimisers are level sets {x < t} of the minimum-norm point: try them all
     best, best_value = base, offset
     prefix = base
