@@ -10,12 +10,12 @@ import json
 import numpy as np
 import pytest
 
+from discotree.io.estimator_numbers import check_numbers
 from discotree.io.json_model import dumps, loads
 from discotree.io.model_numbers import (
     MAX_MAGNITUDE,
     NORMALISATION_TOLERANCE,
     check_forest_parents,
-    check_numbers,
     integer,
     normalised,
     numbers,

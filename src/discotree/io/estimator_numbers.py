@@ -2,7 +2,8 @@
 not models (the rules of :mod:`discotree.io.model_numbers`): the fitted attributes a
 classifier's predictions read, present and not null; its class weights and prior; the
 binary problems of the discriminative trees and of boosting; statistics, encoders and
-streaming state.
+streaming state. :func:`check_numbers` runs every check of both modules over a loaded
+file's content.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from ..structure.discriminative import ForestPath
 from ..structure.ear import EARSplit
 from ..transformers.discretizer import Discretizer
 from ..transformers.encoder import NumericEncoder, TableEncoder
-from .model_numbers import check_class_prior, integer, numbers
+from .model_checks import walk_objects
+from .model_numbers import MODEL_CHECKS, check_class_prior, integer, numbers
 
-__all__ = ["CHECKS", "REQUIRED"]
+__all__ = ["CHECKS", "REQUIRED", "check_numbers", "check_object_numbers"]
 
 #: The fitted attributes every fitted classifier's predictions read: present, not null.
 REQUIRED = ("classes_", "encoder_", "n_features_in_", "class_count_", "class_log_prior_")
@@ -240,3 +242,33 @@ CHECKS: dict[type, Callable[[Any, str], None]] = {
     AltmaxResult: _one("theta"),
     EARSplit: _one("value"),
 }
+
+
+def check_object_numbers(obj: Any, where: str) -> None:
+    """The numeric check of ``obj``'s kind (nothing for kinds without numbers): a
+    model's (:data:`~discotree.io.model_numbers.MODEL_CHECKS`) or another object's
+    (:data:`CHECKS`)."""
+    for klass in type(obj).__mro__:
+        check = MODEL_CHECKS.get(klass) or CHECKS.get(klass)
+        if check is not None:
+            check(obj, where)
+            return
+
+
+def check_numbers(content: Any, where: str = "content") -> None:
+    """Refuse a loaded file's content whose numbers no fitted model holds (see
+    :mod:`discotree.io.model_numbers`): every object in ``content``, each by the check
+    of its kind.
+
+    Raises
+    ------
+    ValueError
+        Naming the field (``content.model_.parent_log: holds nan at [0, 3]; ...``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_numbers({"weights": np.array([1.0, 2.0])})  # no model: nothing to check
+    """
+    for path, obj in walk_objects(content, where):
+        check_object_numbers(obj, path)

@@ -34,8 +34,8 @@ import numpy as np
 
 from ..config import check_file_size
 from ..output_files import write_text
+from .estimator_numbers import check_numbers, check_object_numbers
 from .model_checks import MAX_DEPTH, check_consistency, check_fields, nesting_depth
-from .model_numbers import check_numbers, check_object_numbers
 
 __all__ = ["FORMAT", "dumps", "load_json", "loads", "save_json"]
 

@@ -30,7 +30,6 @@ nan at [4]; ...``).
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -48,15 +47,13 @@ from ..models.k_dependence import KDependenceModel
 from ..models.logistic import LogisticModel
 from ..stats.family_tables import SparseFamilyTable
 from ..structure.spanning import topological_order
-from .model_checks import walk_objects
 
 __all__ = [
     "MAX_MAGNITUDE",
+    "MODEL_CHECKS",
     "NORMALISATION_TOLERANCE",
     "check_class_prior",
     "check_forest_parents",
-    "check_numbers",
-    "check_object_numbers",
     "integer",
     "log_probabilities",
     "normalised",
@@ -323,7 +320,9 @@ def _gaussian_forest(model: GaussianForestModel, where: str) -> None:
         numbers(value, f"{where}.{name}", low=0.0 if positive else -MAX_MAGNITUDE, above=positive)
 
 
-_MODEL_CHECKS: dict[type, Callable[[Any, str], None]] = {
+#: The numeric check of each model kind (the estimators' are in
+#: :data:`discotree.io.estimator_numbers.CHECKS`).
+MODEL_CHECKS: dict[type, Callable[[Any, str], None]] = {
     SparseFamilyTable: _sparse_table,
     KDependenceModel: _k_dependence,
     AveragedOneDependenceModel: _averaged_one,
@@ -334,34 +333,3 @@ _MODEL_CHECKS: dict[type, Callable[[Any, str], None]] = {
     DiscreteForestModel: _discrete_forest,
     GaussianForestModel: _gaussian_forest,
 }
-
-
-def check_object_numbers(obj: Any, where: str) -> None:
-    """The numeric check of ``obj``'s kind (nothing for kinds without numbers)."""
-    for klass in type(obj).__mro__:
-        check = _checks().get(klass)
-        if check is not None:
-            check(obj, where)
-            return
-
-
-def check_numbers(content: Any, where: str = "content") -> None:
-    """Refuse a loaded file's content whose numbers no fitted model holds (see the
-    module notes): every object in ``content``, each by the check of its kind.
-
-    Raises
-    ------
-    ValueError
-        Naming the field (``content.model_.parent_log: holds nan at [0, 3]; ...``).
-    """
-    for path, obj in walk_objects(content, where):
-        check_object_numbers(obj, path)
-
-
-@functools.cache
-def _checks() -> dict[type, Callable[[Any, str], None]]:
-    """The check of every kind, by its class (the estimators' imported on first use:
-    :mod:`~discotree.io.estimator_numbers` reads this module's helpers)."""
-    from .estimator_numbers import CHECKS
-
-    return {**_MODEL_CHECKS, **CHECKS}
