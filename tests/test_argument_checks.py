@@ -288,3 +288,138 @@ def test_boosting_baseline_leaves_out_an_all_missing_column():
     assert np.isfinite(proba).all()
     with pytest.raises(ValueError, match=r"every column \(\['b'\]\) is missing"):
         AnyColumnsBaseline("gradient-boosting").fit(X[["b"]], y)
+
+
+# ------------------------------------------------------- constructor parameters (campaign)
+#: The campaign's estimators (tools/bad_input_campaign.py) and their small settings.
+_ESTIMATORS = {
+    "NB": ("NaiveBayesClassifier", {}),
+    "CL": ("ChowLiuClassifier", {}),
+    "TAN": ("TANClassifier", {}),
+    "KDB": ("KDBClassifier", {"k": 2}),
+    "AODE": ("AODEClassifier", {}),
+    "ENS": ("KDBEnsembleClassifier", {"n_estimators": 2, "k": 2}),
+    "BOOST": ("BoostedGraphicalModelClassifier", {"n_estimators": 2}),
+    "DT": ("DiscriminativeTreeClassifier", {}),
+    "EAR": ("EARTreeClassifier", {"n_permutations": 1}),
+    "FD": ("ForestDensityClassifier", {"probability": True, "max_iter": 500}),
+    "SFS": ("SubmodularFeatureSelector", {"n_restarts": 1, "n_permutations": 1}),
+}
+
+
+def _make(short, **params):
+    name, defaults = _ESTIMATORS[short]
+    return getattr(discotree, name)(**{**defaults, **params})
+
+
+@pytest.fixture(scope="module")
+def numeric_rows():
+    rng = np.random.default_rng(0)  # floats of few values (the path that sized by them)
+    return rng.integers(0, 4, (40, 4)).astype(float), rng.integers(0, 3, 40)
+
+
+def _answer(model, X):
+    if hasattr(model, "predict_proba"):
+        return model.predict_proba(X)
+    return model.transform(X)
+
+
+@pytest.mark.parametrize("value", [10**9, 2**63], ids=["1e9", "2**63"])
+@pytest.mark.parametrize(
+    "short", ["NB", "CL", "TAN", "KDB", "AODE", "ENS", "BOOST", "DT", "EAR", "SFS"]
+)
+def test_huge_max_categories_is_every_row_a_category(numeric_rows, short, value):
+    """max_categories sizes nothing beyond the rows: a column has at most one distinct
+    value per row, so any max_categories >= n_rows is the same model (was an array of
+    (n_features, max_categories + 1) floats)."""
+    X, y = numeric_rows
+    huge = _make(short, max_categories=value).fit(X, y)
+    rows = _make(short, max_categories=len(X)).fit(X, y)
+    np.testing.assert_allclose(_answer(huge, X), _answer(rows, X))
+
+
+@pytest.mark.parametrize("value", [10**9, 2**63], ids=["1e9", "2**63"])
+@pytest.mark.parametrize("short", ["KDB", "ENS"])
+def test_k_beyond_the_features_acts_as_n_features_minus_one(numeric_rows, short, value):
+    """An attribute has at most n_features - 1 earlier ones (was a (d + 1, k + 1)
+    table of leave-one-out losses)."""
+    X, y = numeric_rows
+    huge = _make(short, k=value).fit(X, y)
+    most = _make(short, k=X.shape[1] - 1).fit(X, y)
+    np.testing.assert_allclose(huge.predict_proba(X), most.predict_proba(X))
+
+
+@pytest.mark.parametrize("value", [10**9, 2**63], ids=["1e9", "2**63"])
+def test_ensemble_n_jobs_beyond_the_cores_is_capped(numeric_rows, value):
+    """More threads than cores or members buy nothing (joblib refused 10**9)."""
+    X, y = numeric_rows
+    many = _make("ENS", n_jobs=value).fit(X, y)
+    np.testing.assert_allclose(many.predict_proba(X), _make("ENS").fit(X, y).predict_proba(X))
+
+
+def test_boosting_folds_beyond_the_rows_split_only_those_holding_rows(numeric_rows):
+    """n_estimators_cv=10**9 splits only the folds that hold rows (an empty fold
+    scores nothing), instead of 10**9 index arrays."""
+    X, y = numeric_rows
+    model = _make("BOOST", n_estimators_cv=10**9).fit(X, y)
+    assert model.predict_proba(X).shape == (len(X), 3)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"n_estimators": 2**63}, "n_estimators must be at most"),
+        ({"n_estimators_cv": 2**63}, "n_estimators_cv must be at most"),
+        ({"n_estimators": 10**9}, "n_estimators=1000000000"),
+        ({"n_estimators": 10**9, "n_estimators_cv": 3}, "n_estimators=1000000000"),
+    ],
+    ids=["n_estimators=2**63", "n_estimators_cv=2**63", "n_estimators=1e9", "n_estimators=1e9-cv"],
+)
+def test_boosting_refuses_counts_out_of_range_by_name(numeric_rows, params, match):
+    X, y = numeric_rows
+    with pytest.raises((ValueError, TypeError), match=match):
+        _make("BOOST", **params).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "short, params, match",
+    [
+        ("DT", {"edge_cost": None}, "edge_cost.*None"),
+        ("DT", {"edge_cost": "1.0"}, "edge_cost.*'1.0'"),
+        ("DT", {"edge_cost": [["1"] * 4] * 4}, "edge_cost"),
+        ("FD", {"max_iter": 2**63}, "max_iter.*9223372036854775808"),
+        ("SFS", {"cost": "x"}, "cost.*'x'"),
+        ("SFS", {"discretizer": "x"}, "discretizer.*'x'"),
+        ("SFS", {"discretizer": -1}, "discretizer.*-1"),
+        ("SFS", {"discretizer": 0}, "discretizer.*0"),
+        ("SFS", {"discretizer": 10**9}, "discretizer.*1000000000"),
+        ("SFS", {"discretizer": 2.5}, "discretizer.*2.5"),
+        ("SFS", {"discretizer": float("nan")}, "discretizer.*nan"),
+        ("SFS", {"discretizer": []}, r"discretizer.*\[\]"),
+        ("SFS", {"single_moves": "x"}, "single_moves.*'x'"),
+        ("SFS", {"single_moves": "False"}, "single_moves.*'False'"),
+        ("SFS", {"single_moves": []}, r"single_moves.*\[\]"),
+        ("SFS", {"check_cost": "x"}, "check_cost.*'x'"),
+        ("SFS", {"check_cost": "False"}, "check_cost.*'False'"),
+        ("SFS", {"check_cost": []}, r"check_cost.*\[\]"),
+        ("SFS", {"n_restarts": 10**9}, "n_restarts.*1000000000"),
+        ("SFS", {"n_restarts": 2**63}, "n_restarts.*9223372036854775808"),
+        ("SFS", {"cost_weight": 1e308}, "cost_weight=1e\\+308"),
+    ],
+    ids=lambda v: repr(v) if not isinstance(v, str) or len(v) < 12 else None,
+)
+def test_bad_constructor_parameters_are_refused_by_name(numeric_rows, short, params, match):
+    """Refused at fit, naming the parameter and the value, before any work."""
+    X, y = numeric_rows
+    with pytest.raises((ValueError, TypeError), match=match):
+        _make(short, **params).fit(X, y)
+
+
+@pytest.mark.parametrize("minimizer", ["min-norm", "queyranne"])
+def test_huge_cost_weight_finishes_with_one_feature(numeric_rows, minimizer):
+    """cost_weight=1e300 made the min-norm point's norms inf - inf = nan, its stopping
+    test never held and lstsq ran on nan (a hang): now one feature (the cost of any
+    more dwarfs every information)."""
+    X, y = numeric_rows
+    model = _make("SFS", cost_weight=1e300, minimizer=minimizer).fit(X, y)
+    assert model.support_.sum() == 1

@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
+from ..config import check_memory
 from ..kernels.counts import class_totals
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
 from ..models.discrete_forest import DiscreteForestModel
@@ -259,10 +260,16 @@ def fit_boosted(rows: Rows, spec: LearnerSpec) -> FittedModel:
     """Boost every binary problem of ``spec``'s ``multiclass`` scheme from the rows
     (:func:`boost_binary`); the model is None (the ensembles are the attributes)."""
     boosting = BoostingSpec.from_learner_spec(spec)
-    ensembles = [
-        boost_binary(rows, boosting, positive, negative)
-        for positive, negative in boosting.tasks(rows.n_classes)
-    ]
+    tasks = boosting.tasks(rows.n_classes)
+    # each kept round holds a forest: at least two floats per category of every
+    # feature; refuse before the loop what n_estimators rounds could not fit
+    per_round = 16.0 * float(np.sum(rows.n_categories) + 1) * len(tasks)
+    check_memory(
+        per_round * boosting.n_estimators,
+        f"n_estimators={boosting.n_estimators} rounds of boosting",
+        "BoostedGraphicalModelClassifier",
+    )
+    ensembles = [boost_binary(rows, boosting, positive, negative) for positive, negative in tasks]
     return FittedModel(None, ensemble_attributes(ensembles, rows.n_classes))
 
 
