@@ -24,6 +24,12 @@ def train_csv(tmp_path, rng):
     return path
 
 
+def _fit_tan(data, model, quiet=True):
+    """``discotree fit`` of TAN-CMI on ``data`` (target ``label``) to ``model``."""
+    argv = ["fit", "--csv", str(data), "--target", "label", "-o", str(model)]
+    return main([*(["-q"] if quiet else []), *argv, "--model", "tan-cmi"])
+
+
 def test_compare_builtin_prints_a_table(capsys):
     assert main(["compare", "--dataset", "iris,wine", "--models", "nb,tan-cmi", "-q"]) == 0
     out = capsys.readouterr().out
@@ -138,22 +144,7 @@ def test_compare_csv(train_csv, capsys):
 
 def test_fit_predict_round_trip(train_csv, tmp_path, capsys):
     model = tmp_path / "m.joblib"
-    assert (
-        main(
-            [
-                "fit",
-                "--csv",
-                str(train_csv),
-                "--target",
-                "label",
-                "-o",
-                str(model),
-                "--model",
-                "tan-cmi",
-            ]
-        )
-        == 0
-    )
+    assert _fit_tan(train_csv, model, quiet=False) == 0
     assert model.exists()
     assert (
         main(
@@ -314,22 +305,7 @@ def test_predict_proba_without_probabilities_says_so(tmp_path, capsys, rng):
 
 def test_errors_print_the_whole_message(tmp_path, capsys, train_csv):
     model = tmp_path / "m.model"
-    assert (
-        main(
-            [
-                "fit",
-                "--csv",
-                str(train_csv),
-                "--target",
-                "label",
-                "-o",
-                str(model),
-                "--model",
-                "tan-cmi",
-            ]
-        )
-        == 0
-    )
+    assert _fit_tan(train_csv, model, quiet=False) == 0
     other = tmp_path / "other.csv"
     pd.read_csv(train_csv).rename(columns={"size": "width"}).to_csv(other, index=False)
     capsys.readouterr()
@@ -426,22 +402,7 @@ def test_model_files_are_json_by_default_and_pickles_only_when_needed(train_csv,
     import json
 
     model = tmp_path / "m.json"
-    assert (
-        main(
-            [
-                "fit",
-                "--csv",
-                str(train_csv),
-                "--target",
-                "label",
-                "-o",
-                str(model),
-                "--model",
-                "tan-cmi",
-            ]
-        )
-        == 0
-    )
+    assert _fit_tan(train_csv, model, quiet=False) == 0
     assert "(JSON)" in capsys.readouterr().out
     assert json.loads(model.read_text())["format"] == "discotree-model"
     assert main(["predict", "--model", str(model), "--csv", str(train_csv)]) == 0
@@ -532,23 +493,7 @@ def test_predicted_probabilities_keep_full_precision(tmp_path):
 
 def test_predict_reads_the_columns_by_name_in_any_order(train_csv, tmp_path, capsys):
     model = tmp_path / "m.json"
-    assert (
-        main(
-            [
-                "-q",
-                "fit",
-                "--csv",
-                str(train_csv),
-                "--target",
-                "label",
-                "-o",
-                str(model),
-                "--model",
-                "tan-cmi",
-            ]
-        )
-        == 0
-    )
+    assert _fit_tan(train_csv, model) == 0
     frame = pd.read_csv(train_csv)
     shuffled = tmp_path / "shuffled.csv"
     frame[["count", "label", "colour", "size"]].to_csv(shuffled, index=False)
@@ -569,23 +514,7 @@ def test_predict_reads_the_columns_by_name_in_any_order(train_csv, tmp_path, cap
 
 def test_predict_refuses_a_file_without_a_model_column_naming_it(train_csv, tmp_path, capsys):
     model = tmp_path / "m.json"
-    assert (
-        main(
-            [
-                "-q",
-                "fit",
-                "--csv",
-                str(train_csv),
-                "--target",
-                "label",
-                "-o",
-                str(model),
-                "--model",
-                "tan-cmi",
-            ]
-        )
-        == 0
-    )
+    assert _fit_tan(train_csv, model) == 0
     lacking = tmp_path / "lacking.csv"
     pd.read_csv(train_csv).drop(columns=["count"]).to_csv(lacking, index=False)
     capsys.readouterr()

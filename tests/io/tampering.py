@@ -138,3 +138,14 @@ def field_pattern(path: tuple) -> str:
     """The regular expression of the error's field (``content.model_.tables\\[1\\]``)."""
     text = "content" + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in path)
     return "^" + text.replace(".", r"\.").replace("[", r"\[").replace("]", r"\]")
+
+
+def assert_refused(fitted: tuple, name: str, path: tuple, edit: Any, match=None) -> None:
+    """Loading the file of the model ``name`` of ``fitted`` (models, their JSON texts,
+    X), with the field at ``path`` edited by ``edit``, is refused naming the field."""
+    import pytest
+
+    _, texts, _ = fitted
+    text = tampered(json.loads(texts[name]), path, edit)
+    with pytest.raises(ValueError, match=match or field_pattern(path)):
+        loads(text)

@@ -15,7 +15,7 @@ import discotree
 from discotree.io.estimator_numbers import REQUIRED
 from discotree.io.json_model import dumps, loads
 
-from .tampering import ABSENT, at, field_pattern, fit_models, tampered, unnormalised
+from .tampering import ABSENT, assert_refused, at, field_pattern, fit_models, tampered, unnormalised
 
 NAMES = ["kdb", "a1de", "tan", "gaussian", "tree", "tree-gaussian", "boosting", "ear"]
 
@@ -26,11 +26,7 @@ def fitted():
     return models, {name: dumps(model) for name, model in models.items()}, X
 
 
-def _refused(fitted, name, path, edit, match=None):
-    _, texts, _ = fitted
-    text = tampered(json.loads(texts[name]), path, edit)
-    with pytest.raises(ValueError, match=match or field_pattern(path)):
-        loads(text)
+_refused = assert_refused
 
 
 NAN, INF = float("nan"), float("inf")

@@ -21,7 +21,16 @@ from discotree.io.model_numbers import (
     numbers,
 )
 
-from .tampering import MAKERS, at, document, field_pattern, fit_models, tampered, unnormalised
+from .tampering import (
+    MAKERS,
+    assert_refused,
+    at,
+    document,
+    field_pattern,
+    fit_models,
+    tampered,
+    unnormalised,
+)
 
 
 @pytest.fixture(scope="module")
@@ -30,11 +39,7 @@ def fitted():
     return models, {name: dumps(model) for name, model in models.items()}, X
 
 
-def _refused(fitted, name, path, edit, match=None):
-    _, texts, _ = fitted
-    text = tampered(json.loads(texts[name]), path, edit)
-    with pytest.raises(ValueError, match=match or field_pattern(path)):
-        loads(text)
+_refused = assert_refused
 
 
 def test_untampered_files_predict_exactly_as_the_models(fitted):
