@@ -1,4 +1,5 @@
-"""ONNX export: onnxruntime gives predict_proba on held-out complete rows."""
+"""ONNX export of the codes-input graph (``inputs="codes"``): onnxruntime gives
+predict_proba on held-out complete rows (the raw-input graph: test_onnx_raw.py)."""
 
 import numpy as np
 import pandas as pd
@@ -49,7 +50,7 @@ def _run(model, codes):
 def test_onnxruntime_gives_predict_proba_on_held_out_rows(estimator):
     X, y, X_test, _ = _data()
     estimator.fit(X, y)
-    probabilities, joint = _run(to_onnx(estimator), onnx_codes(estimator, X_test))
+    probabilities, joint = _run(to_onnx(estimator, inputs="codes"), onnx_codes(estimator, X_test))
     assert np.abs(probabilities - estimator.predict_proba(X_test)).max() < 1e-6
     assert np.allclose(joint, estimator.predict_joint_log_proba(X_test), rtol=0, atol=1e-9)
 
@@ -60,7 +61,7 @@ def test_multiclass_and_per_class_structures():
     y = (X[:, 0] + X[:, 1] * (X[:, 2] > 1) + rng.integers(0, 2, 500)) % 3
     for estimator in (ChowLiuClassifier(), TANClassifier(k=2), KDBClassifier(k=2)):
         estimator.fit(X[:300], y[:300])
-        probabilities, _ = _run(to_onnx(estimator), onnx_codes(estimator, X[300:]))
+        probabilities, _ = _run(to_onnx(estimator, inputs="codes"), onnx_codes(estimator, X[300:]))
         assert np.abs(probabilities - estimator.predict_proba(X[300:])).max() < 1e-6
 
 
@@ -82,7 +83,7 @@ def test_factors_sum_to_the_joint_by_hand():
     [
         DiscriminativeTreeClassifier(),
         BoostedGraphicalModelClassifier(n_estimators=2),
-        AODEClassifier(),
+        AODEClassifier(n_super_parents=2),
         TANClassifier(distribution="gaussian"),
     ],
     ids=repr,
@@ -90,7 +91,7 @@ def test_factors_sum_to_the_joint_by_hand():
 def test_models_that_are_not_a_softmax_of_factors_are_refused(estimator):
     X, y, _, _ = _data()
     estimator.fit(X.drop(columns="grade"), y)
-    with pytest.raises(ValueError, match=r"ONNX|gaussian|factors"):
+    with pytest.raises(ValueError, match=r"ONNX|gaussian|factors|A2DE"):
         to_onnx(estimator)
 
 

@@ -1,32 +1,51 @@
-"""ONNX export of the complete-data ``predict_proba`` of discrete Bayesian-network
-classifiers (``pip install 'discotree[onnx]'``).
+"""ONNX export of the ``predict_proba`` of discrete Bayesian-network classifiers on
+complete rows (``pip install 'discotree[onnx]'``): naive Bayes, TAN, k-trees,
+Chow-Liu, (selective) kDB, A1DE (:class:`~discotree.AODEClassifier`) and the kDB
+ensemble (:class:`~discotree.KDBEnsembleClassifier`).
 
-A naive Bayes, TAN, k-tree, Chow-Liu or (selective) kDB classifier scores a complete
-row by ``log P(x, c) = log P(c) + sum_f log theta_f[c, x_f]``: one table lookup per
-factor (a node and its parents) and class, then a softmax over the classes. The graph
-does exactly that, in double precision: for each factor, the codes of its columns
-(``Gather``) weighted by the table's strides and summed give the row's cell; adding
-each class's offset gives one index per class into the flattened log table
-(``Gather``); the factors and the log prior are summed and ``Softmax`` gives the
-probabilities. Its input is the estimator's category codes, not the raw table: the
-encoding (bins of numeric columns, the category dictionaries) runs before, with
-:func:`onnx_codes` (or ``estimator.encoder_.transform``) — a separate step, so the
-graph stays a handful of integer and gather operations. A missing value has no code
-here: the exported graph is for complete rows (:func:`onnx_codes` refuses others),
-and rows with missing features keep using ``predict_proba``, which sums them out.
+**Inputs.** By default (``inputs="raw"``) the graph takes the raw columns and encodes
+them itself, exactly as the estimator's ``encoder_`` does: one input per column,
+shape (n, 1), named by the column (``feature_names_in_``, else ``x0``, ``x1``, ...),
+``double`` for numeric columns (their bin edges, or their few categorical values, are
+in the graph), ``string`` for string categories (a ``LabelEncoder`` with the category
+dictionary), ``bool`` for boolean ones (:mod:`discotree.io.onnx_raw`).
+:func:`onnx_inputs` builds that feed from a table. With ``inputs="codes"`` the graph
+takes the estimator's int64 category codes instead (:func:`onnx_codes`), the encoding
+done outside.
+
+**Outputs.** ``probabilities`` (double, (n, n_classes), columns in ``classes_`` order),
+``joint_log_proba`` (``predict_joint_log_proba``); the raw-input graph also gives the
+``codes`` it computed (int64, (n, n_features)).
+
+**Missing values.** The graph is defined for complete rows with categories seen in
+fit. ``predict_proba`` sums a missing feature out; the graph does not (for a factor
+with parents, or an averaged or pooled model, that marginal is no single lookup). In
+the raw-input graph a NaN, an infinite value or an unseen category (any string not
+among the categories, the empty string included unless it was one) gets the code -1,
+and that row's ``probabilities`` and ``joint_log_proba`` are NaN, never a silently
+different number; :func:`onnx_inputs` and :func:`onnx_codes` refuse such rows with
+their position. Rows with missing features keep using ``predict_proba``.
+
+The scoring (:mod:`discotree.io.onnx_models`) is a few ``Gather`` lookups in the log
+tables per factor and class, sums, ``logsumexp`` and ``Softmax``, in double precision;
+the tests check onnxruntime against ``predict_proba`` to 1e-9.
 
 Examples
 --------
 >>> import numpy as np
->>> from sklearn.datasets import load_iris
+>>> import onnxruntime
+>>> import pandas as pd
 >>> from discotree import TANClassifier
->>> X, y = load_iris(return_X_y=True)
+>>> rng = np.random.default_rng(0)
+>>> X = pd.DataFrame({"colour": rng.choice(["red", "green", "blue"], 200),
+...                   "size": rng.normal(size=200), "count": rng.integers(0, 4, 200)})
+>>> y = np.where(X["size"] + (X["colour"] == "red") > 0.5, "yes", "no")
 >>> clf = TANClassifier().fit(X, y)
->>> model = to_onnx(clf)  # doctest: +SKIP
->>> import onnxruntime  # doctest: +SKIP
->>> session = onnxruntime.InferenceSession(model.SerializeToString())  # doctest: +SKIP
->>> out = session.run(["probabilities"], {"codes": onnx_codes(clf, X)})[0]  # doctest: +SKIP
->>> np.abs(out - clf.predict_proba(X)).max() < 1e-12  # doctest: +SKIP
+>>> session = onnxruntime.InferenceSession(to_onnx(clf).SerializeToString())
+>>> [(i.name, i.type) for i in session.get_inputs()]
+[('colour', 'tensor(string)'), ('size', 'tensor(double)'), ('count', 'tensor(double)')]
+>>> out = session.run(["probabilities"], onnx_inputs(clf, X))[0]
+>>> bool(np.abs(out - clf.predict_proba(X)).max() < 1e-9)
 True
 """
 
@@ -37,90 +56,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..models.bayes_net import BayesNetModel
-from ..models.discrete_forest import DiscreteForestModel
-from ..models.k_dependence import KDependenceModel
 from ..validation import check_is_fitted, check_table, validate_data
+from .onnx_graph import ML_OPSET, OPSET, GraphBuilder
+from .onnx_models import MAX_ONNX_CELLS, joint_log_proba, log_factors
+from .onnx_raw import encode_raw, onnx_inputs, raw_columns
 
-__all__ = ["log_factors", "onnx_codes", "to_onnx"]
+__all__ = ["MAX_ONNX_CELLS", "log_factors", "onnx_codes", "onnx_inputs", "to_onnx"]
 
-#: The largest number of table cells the graph may hold (all factors together).
-MAX_ONNX_CELLS = 50_000_000
-#: The ONNX operator set the graph is written for.
-OPSET = 17
-
-
-def log_factors(estimator: Any) -> tuple[list[tuple[list[int], NDArray[np.float64]]], NDArray]:
-    """The fitted model as factors: ``(columns, log_table)`` with ``log_table`` of shape
-    (n_classes, r_columns...), ``log P(x, c) = log_prior[c] + sum over factors of
-    log_table[c, x[columns]]`` on complete rows; and the class log prior.
-
-    A structure that differs between classes (Chow-Liu, discriminative trees) gives a
-    factor per class and node whose other classes' rows are 0 (a log of 1).
-
-    Raises
-    ------
-    ValueError
-        For models that are not one sum of table factors (averaged, boosted, kernel or
-        Gaussian models) and for tables too large to export.
-    """
-    check_is_fitted(estimator)
-    name = type(estimator).__name__
-    if getattr(estimator, "distribution", "discrete") != "discrete":
-        raise ValueError(f"{name} with distribution='gaussian' has no tables to export.")
-    # the graph is softmax(log prior + factors): only where predict_proba is exactly
-    # that (discriminative trees, boosting and the kernel models calibrate or vote)
-    redefined = [
-        method
-        for method in ("predict_proba", "predict_log_proba", "predict_joint_log_proba")
-        if getattr(getattr(type(estimator), method, None), "__qualname__", "").split(".")[0]
-        != "DiscreteForestClassifierBase"
-    ]
-    if redefined:
-        raise ValueError(
-            f"{name}'s probabilities are not the softmax of its joint ({redefined[0]} is "
-            "its own), so they are not exported to ONNX; naive Bayes, TAN, k-trees, "
-            "Chow-Liu and kDB are."
-        )
-    model = getattr(estimator, "model_", None)
-    n_classes = len(estimator.classes_)
-    factors: list[tuple[list[int], NDArray[np.float64]]] = []
-    if isinstance(model, DiscreteForestModel):
-        for j in range(len(model.n_categories)):
-            parents = model.parents[:, j]
-            if (parents == parents[0]).all():
-                p = int(parents[0])
-                table = np.stack([model.log_cpts[c][j] for c in range(n_classes)])
-                factors.append(([j], table[:, 0, :]) if p < 0 else ([p, j], table))
-                continue
-            for c in range(n_classes):  # a structure of its own: only class c's row
-                p = int(parents[c])
-                own = model.log_cpts[c][j]
-                table = np.zeros((n_classes, *own.shape))
-                table[c] = own
-                factors.append(([j], table[:, 0, :]) if p < 0 else ([p, j], table))
-    elif isinstance(model, BayesNetModel):
-        for j, family in enumerate(model.parents):
-            factors.append(([*family, j], np.asarray(model.log_cpts[j], dtype=np.float64)))
-    elif isinstance(model, KDependenceModel):
-        if model.dense_cells() > MAX_ONNX_CELLS:
-            raise ValueError(
-                f"{name}: its dense tables hold {model.dense_cells()} cells, more than "
-                f"MAX_ONNX_CELLS = {MAX_ONNX_CELLS}; fit it with a smaller k."
-            )
-        for j in model.attributes:
-            with np.errstate(divide="ignore"):
-                table = np.log(model.dense_table(j))
-            factors.append(([*model.parents[j], j], table))
-    else:
-        raise ValueError(
-            f"{name} is not one sum of table factors (averaged, boosted or kernel models "
-            "are not exported to ONNX); naive Bayes, TAN, k-trees, Chow-Liu and kDB are."
-        )
-    cells = sum(t.size for _, t in factors)
-    if cells > MAX_ONNX_CELLS:
-        raise ValueError(f"{name}: {cells} table cells, more than MAX_ONNX_CELLS.")
-    return factors, np.asarray(estimator.class_log_prior_, dtype=np.float64)
+#: The kinds of graph input :func:`to_onnx` writes.
+INPUTS = ("raw", "codes")
 
 
 def onnx_codes(estimator: Any, X: Any) -> NDArray[np.int64]:
@@ -159,88 +103,118 @@ def onnx_codes(estimator: Any, X: Any) -> NDArray[np.int64]:
     return np.ascontiguousarray(codes, dtype=np.int64)
 
 
-def to_onnx(estimator: Any, name: str | None = None):
-    """The fitted estimator's complete-data ``predict_proba`` as an ONNX model.
+def to_onnx(estimator: Any, name: str | None = None, *, inputs: str = "raw"):
+    """The fitted estimator's ``predict_proba`` on complete rows as an ONNX model.
 
     Parameters
     ----------
-    estimator : fitted naive Bayes, TAN, k-tree, Chow-Liu or kDB classifier
+    estimator : fitted classifier
+        Naive Bayes, TAN, k-tree, Chow-Liu, kDB, A1DE (``AODEClassifier`` with
+        ``n_super_parents=1``) or ``KDBEnsembleClassifier``, on discrete features.
     name : str, optional
         The graph's name (default: the estimator's class name).
+    inputs : {"raw", "codes"}, default="raw"
+        ``"raw"``: one input per column of the training table, shape (n, 1), named by
+        the column (``x0``, ``x1``, ... without names), typed ``double``, ``string`` or
+        ``bool``; the encoding (bin edges, category dictionaries) is in the graph
+        (:mod:`discotree.io.onnx_raw`; :func:`onnx_inputs` makes the feed).
+        ``"codes"``: one input ``codes``, int64 of shape (n, n_features), the
+        estimator's category codes (:func:`onnx_codes` makes it).
 
     Returns
     -------
     onnx.ModelProto
-        Input ``codes`` (int64, shape (n, n_features): :func:`onnx_codes`); outputs
-        ``probabilities`` (double, (n, n_classes), columns in ``classes_`` order) and
-        ``joint_log_proba`` (``log P(x, c)``).
+        Outputs ``probabilities`` (double, (n, n_classes), columns in ``classes_``
+        order) and ``joint_log_proba`` (``log P(x, c)`` as
+        ``predict_joint_log_proba``); with raw inputs also ``codes`` (int64, the codes
+        the graph computed, -1 where a value is missing, infinite or unseen). The graph
+        is defined for complete rows with categories seen in fit: with raw inputs, a row
+        with a code of -1 gets NaN outputs (``predict_proba`` would sum the feature
+        out); codes out of range are the caller's error.
 
     Raises
     ------
     ImportError
         Without the ``onnx`` package (``pip install 'discotree[onnx]'``).
     ValueError
-        For models :func:`log_factors` cannot export.
+        For models that are not exported (discriminative trees, boosting, kernel and
+        Gaussian models, A2DE), tables beyond ``MAX_ONNX_CELLS``, raw columns the graph
+        cannot encode (mixed-type categories, integers beyond 2**53, a column without
+        values at fit time, or names taken by the outputs), or an unknown ``inputs``.
     TypeError
         For a ``name`` that is not a string.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import onnxruntime
+    >>> from sklearn.datasets import load_iris
+    >>> from discotree import AODEClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = AODEClassifier().fit(X, y)
+    >>> session = onnxruntime.InferenceSession(to_onnx(clf).SerializeToString())
+    >>> [i.name for i in session.get_inputs()]
+    ['x0', 'x1', 'x2', 'x3']
+    >>> out = session.run(["probabilities"], onnx_inputs(clf, X))[0]
+    >>> bool(np.abs(out - clf.predict_proba(X)).max() < 1e-9)
+    True
+    >>> codes_graph = to_onnx(clf, inputs="codes")  # the encoding done outside
+    >>> session = onnxruntime.InferenceSession(codes_graph.SerializeToString())
+    >>> out = session.run(["probabilities"], {"codes": onnx_codes(clf, X)})[0]
+    >>> bool(np.abs(out - clf.predict_proba(X)).max() < 1e-9)
+    True
     """
     try:
         import onnx
-        from onnx import TensorProto, helper, numpy_helper
+        from onnx import TensorProto, helper
     except ImportError as err:  # pragma: no cover - the extra is installed in tests
         raise ImportError("to_onnx needs the extra: pip install 'discotree[onnx]'") from err
     if name is not None and not isinstance(name, str):
         raise TypeError(f"to_onnx: name must be a string or None, got {name!r}.")
-    factors, log_prior = log_factors(estimator)
-    n_classes, n_features = len(log_prior), int(estimator.n_features_in_)
-    nodes, initializers, terms = [], [], []
-
-    def constant(tag: str, value: NDArray[Any]) -> str:
-        initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), tag))
-        return tag
-
-    reduce_axes = constant("axis_1", np.array([1], dtype=np.int64))
-    for f, (columns, table) in enumerate(factors):
-        shape = table.shape[1:]
-        strides = np.array(
-            [int(np.prod(shape[k + 1 :], dtype=np.int64)) for k in range(len(shape))],
-            dtype=np.int64,
-        )
-        per_class = int(np.prod(shape, dtype=np.int64))
-        cols = constant(f"f{f}_columns", np.array(columns, dtype=np.int64))
-        stride = constant(f"f{f}_strides", strides)
-        offsets = constant(
-            f"f{f}_class_offsets", (np.arange(n_classes, dtype=np.int64) * per_class)[None, :]
-        )
-        flat = constant(f"f{f}_log_table", np.asarray(table, dtype=np.float64).ravel())
-        nodes += [
-            helper.make_node("Gather", ["codes", cols], [f"f{f}_codes"], axis=1),
-            helper.make_node("Mul", [f"f{f}_codes", stride], [f"f{f}_weighted"]),
-            helper.make_node(
-                "ReduceSum", [f"f{f}_weighted", reduce_axes], [f"f{f}_cell"], keepdims=1
-            ),
-            helper.make_node("Add", [f"f{f}_cell", offsets], [f"f{f}_index"]),
-            helper.make_node("Gather", [flat, f"f{f}_index"], [f"f{f}_log"], axis=0),
-        ]
-        terms.append(f"f{f}_log")
-    prior = constant("log_prior", log_prior[None, :])
-    nodes += [
-        helper.make_node("Sum", [prior, *terms], ["joint_log_proba"]),
-        helper.make_node("Softmax", ["joint_log_proba"], ["probabilities"], axis=1),
+    if inputs not in INPUTS:
+        raise ValueError(f"to_onnx: inputs must be one of {INPUTS}, got {inputs!r}.")
+    check_is_fitted(estimator)
+    n_classes, n_features = len(estimator.classes_), int(estimator.n_features_in_)
+    builder = GraphBuilder()
+    double = TensorProto.DOUBLE
+    outputs = [
+        helper.make_tensor_value_info("probabilities", double, [None, n_classes]),
+        helper.make_tensor_value_info("joint_log_proba", double, [None, n_classes]),
     ]
+    if inputs == "codes":
+        graph_inputs = [
+            helper.make_tensor_value_info("codes", TensorProto.INT64, [None, n_features])
+        ]
+        joint = joint_log_proba(builder, estimator, "codes")
+    else:
+        columns = raw_columns(estimator)
+        types = {"double": double, "string": TensorProto.STRING, "bool": TensorProto.BOOL}
+        graph_inputs = [
+            helper.make_tensor_value_info(c.name, types[c.element], [None, 1]) for c in columns
+        ]
+        codes = builder.named("Identity", [encode_raw(builder, columns)], "codes")
+        outputs.append(
+            helper.make_tensor_value_info("codes", TensorProto.INT64, [None, n_features])
+        )
+        lowest = builder.reduce("ReduceMin", codes, 1)
+        zero = builder.constant(np.array(0, dtype=np.int64), "zero")
+        complete = builder.op("GreaterOrEqual", lowest, zero)  # (n, 1)
+        scored = joint_log_proba(builder, estimator, builder.op("Max", codes, zero))
+        nan = builder.constant(np.array(np.nan), "nan")
+        joint = builder.op("Where", complete, scored, nan)
+    builder.named("Identity", [joint], "joint_log_proba")
+    builder.named("Softmax", [joint], "probabilities", axis=1)
     graph = helper.make_graph(
-        nodes,
+        builder.nodes,
         name or type(estimator).__name__,
-        [helper.make_tensor_value_info("codes", TensorProto.INT64, [None, n_features])],
-        [
-            helper.make_tensor_value_info("probabilities", TensorProto.DOUBLE, [None, n_classes]),
-            helper.make_tensor_value_info("joint_log_proba", TensorProto.DOUBLE, [None, n_classes]),
-        ],
-        initializers,
+        graph_inputs,
+        outputs,
+        builder.initializers,
     )
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="discotree"
-    )
+    opsets = [helper.make_opsetid("", OPSET)]
+    if any(node.domain == "ai.onnx.ml" for node in builder.nodes):
+        opsets.append(helper.make_opsetid("ai.onnx.ml", ML_OPSET))
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="discotree")
     model.doc_string = f"classes: {[str(c) for c in estimator.classes_]}"
     onnx.checker.check_model(model)
     return model
