@@ -49,7 +49,9 @@ def test_codes_graph_of_averaged_and_ensemble_models(estimator):
 
 def test_logistic_factors_give_the_linear_members_scores():
     X, y, _ = _data(1)
-    clf = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.5, linear_pairs="all")
+    clf = KDBEnsembleClassifier(
+        n_estimators=1, linear_weight=0.5, linear_pairs="all", pair_weight=0.0
+    )
     member = clf.fit(X, y).model_.linear
     assert len(member.pairs)  # pairs of the categorical columns
     factors = logistic_factors(member)

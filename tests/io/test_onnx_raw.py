@@ -8,6 +8,7 @@ import pytest
 
 from discotree import (
     AODEClassifier,
+    ChowLiuClassifier,
     KDBClassifier,
     KDBEnsembleClassifier,
     NaiveBayesClassifier,
@@ -48,6 +49,7 @@ def _session(model):
 
 
 RAW = [
+    ChowLiuClassifier(),
     TANClassifier(),
     KDBClassifier(k=2),
     AODEClassifier(),

@@ -58,7 +58,7 @@ from numpy.typing import NDArray
 
 from ..validation import check_is_fitted, check_table, validate_data
 from .onnx_graph import ML_OPSET, OPSET, GraphBuilder
-from .onnx_models import MAX_ONNX_CELLS, joint_log_proba, log_factors
+from .onnx_models import MAX_ONNX_CELLS, check_exportable, joint_log_proba, log_factors
 from .onnx_raw import encode_raw, onnx_inputs, raw_columns
 
 __all__ = ["MAX_ONNX_CELLS", "log_factors", "onnx_codes", "onnx_inputs", "to_onnx"]
@@ -173,7 +173,7 @@ def to_onnx(estimator: Any, name: str | None = None, *, inputs: str = "raw"):
         raise TypeError(f"to_onnx: name must be a string or None, got {name!r}.")
     if inputs not in INPUTS:
         raise ValueError(f"to_onnx: inputs must be one of {INPUTS}, got {inputs!r}.")
-    check_is_fitted(estimator)
+    check_exportable(estimator)  # its own reason first, before the inputs'
     n_classes, n_features = len(estimator.classes_), int(estimator.n_features_in_)
     builder = GraphBuilder()
     double = TensorProto.DOUBLE

@@ -46,6 +46,7 @@ from .onnx_graph import GraphBuilder
 
 __all__ = [
     "MAX_ONNX_CELLS",
+    "check_exportable",
     "check_factors",
     "joint_log_proba",
     "log_factors",
@@ -60,9 +61,20 @@ PROBE_ROWS = 64
 Factors = list[tuple[list[int], NDArray[np.float64]]]
 
 
-def _check_exportable(estimator: Any) -> str:
-    """The estimator's name; raises for those whose probabilities are not computed
-    from category codes by the generic ``predict_joint_log_proba``."""
+def check_exportable(estimator: Any) -> str:
+    """The estimator's name; raises ValueError for those whose probabilities are not
+    computed from category codes by the generic ``predict_joint_log_proba`` (the
+    models :func:`joint_log_proba` exports may still refuse their tables).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from discotree import DiscriminativeTreeClassifier
+    >>> check_exportable(DiscriminativeTreeClassifier().fit(*load_iris(return_X_y=True)))
+    Traceback (most recent call last):
+    ...
+    ValueError: DiscriminativeTreeClassifier's probabilities are not the softmax of its joint ...
+    """
     check_is_fitted(estimator)
     name = type(estimator).__name__
     if getattr(estimator, "distribution", "discrete") != "discrete":
@@ -115,7 +127,7 @@ def log_factors(estimator: Any) -> tuple[Factors, NDArray[np.float64]]:
     >>> [columns for columns, _ in factors], factors[0][1].shape, log_prior.shape
     ([[0], [1], [2], [3]], (3, 5), (3,))
     """
-    name = _check_exportable(estimator)
+    name = check_exportable(estimator)
     model = getattr(estimator, "model_", None)
     n_classes = len(estimator.classes_)
     factors: Factors = []
@@ -249,7 +261,7 @@ def joint_log_proba(builder: GraphBuilder, estimator: Any, codes: str) -> str:
         For estimators that are not exported (see :func:`log_factors`), A2DE, and
         tables beyond :data:`MAX_ONNX_CELLS`.
     """
-    name = _check_exportable(estimator)
+    name = check_exportable(estimator)
     model = getattr(estimator, "model_", None)
     prior = np.asarray(estimator.class_log_prior_, dtype=np.float64)
     if isinstance(model, AveragedTwoDependenceModel):

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from ..transformers.discretizer import Discretizer
 from ..validation import check_is_fitted, check_table, validate_data
 from .onnx_graph import GraphBuilder
 
@@ -127,12 +128,14 @@ def raw_columns(estimator: Any) -> list[RawColumn]:
             f"{list(OUTPUT_NAMES)} or its internal names (starting with '/'); rename "
             "those columns before fitting, or export with inputs='codes'."
         )
-    edges = iter([] if encoder.discretizer_ is None else encoder.discretizer_.bin_edges_)
-    if encoder.discretizer_ is not None and not hasattr(encoder.discretizer_, "bin_edges_"):
+    discretizer = encoder.discretizer_
+    if discretizer is not None and not isinstance(discretizer, Discretizer):
         raise ValueError(
-            f"{owner}: its discretizer has no bin_edges_: the bins of its numeric columns "
-            "cannot be written as ONNX comparisons."
+            f"{owner}: its numeric columns are binned by a {type(discretizer).__name__}, "
+            "not a discotree Discretizer, whose edges the graph would compare with; export "
+            "with inputs='codes'."
         )
+    edges = iter([] if discretizer is None else discretizer.bin_edges_)
     columns = []
     for name, spec in zip(names, encoder.columns_, strict=True):
         if spec.kind == "bins":
