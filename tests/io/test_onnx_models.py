@@ -66,3 +66,17 @@ def test_a2de_is_refused_by_name():
     clf = AODEClassifier(n_super_parents=2).fit(X, y)
     with pytest.raises(ValueError, match=r"A2DE"):
         to_onnx(clf)
+
+
+def test_a_model_whose_scoring_differs_from_the_export_is_refused():
+    """The export is checked against the model's own scores: a changed scoring (here
+    a stand-in for the joint of A1DE, and for a member's likelihood) is refused."""
+    X, y, _ = _data()
+    clf = AODEClassifier().fit(X, y)
+    clf.model_.joint_log_likelihood = lambda codes: np.zeros((len(codes), 3))
+    with pytest.raises(ValueError, match="do not give its scores"):
+        to_onnx(clf)
+    ensemble = KDBEnsembleClassifier(n_estimators=1, linear_weight=0.0, pair_weight=0.0)
+    ensemble.fit(X, y).model_.members[0].log_likelihood = lambda codes: np.zeros((len(codes), 3))
+    with pytest.raises(ValueError, match="member 0 do not give its scores"):
+        to_onnx(ensemble, inputs="codes")

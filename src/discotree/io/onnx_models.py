@@ -233,13 +233,21 @@ def check_factors(
     ...
     ValueError: the exported tables of a do not give its scores (by 0.818 at most) ...
     """
-    rng = np.random.default_rng(0)
-    codes = np.column_stack([rng.integers(0, max(int(r), 1), PROBE_ROWS) for r in n_categories])
+    codes = _probe_codes(n_categories)
     ours = np.tile(np.asarray(bias, dtype=np.float64), (PROBE_ROWS, 1))
     for columns, table in factors:
         for c in range(ours.shape[1]):
             ours[:, c] += table[(c, *codes[:, columns].T)]
-    theirs = np.asarray(reference(codes), dtype=np.float64)
+    _compare(ours, reference(codes), what)
+
+
+def _probe_codes(n_categories: Any) -> NDArray[np.int64]:
+    rng = np.random.default_rng(0)
+    return np.column_stack([rng.integers(0, max(int(r), 1), PROBE_ROWS) for r in n_categories])
+
+
+def _compare(ours: NDArray[np.float64], theirs: Any, what: str) -> None:
+    theirs = np.asarray(theirs, dtype=np.float64)
     scale = 1.0 + np.abs(theirs)
     with np.errstate(invalid="ignore"):
         gap = np.where(ours == theirs, 0.0, np.abs(ours - theirs) / scale)
@@ -249,6 +257,19 @@ def check_factors(
             "at most) on complete rows: its scoring is not what the ONNX export writes, so "
             "it is not exported."
         )
+
+
+def _check_averaged(model: AveragedOneDependenceModel, what: str) -> None:
+    """The graph's A1DE formula, in numpy, against the model's joint on random rows."""
+    codes = _probe_codes(model.n_categories)
+    offsets = np.concatenate([[0], np.cumsum(model.n_categories)[:-1]]).astype(np.int64)
+    g = codes + offsets
+    parent = model.parent_log[:, g].transpose(1, 0, 2)  # (n, C, d)
+    children = model.child_log[:, g[:, :, None], g[:, None, :]].sum(axis=3)  # (C, n, d)
+    estimators = parent + children.transpose(1, 0, 2)
+    top = estimators.max(axis=2, keepdims=True)
+    ours = (np.log(np.exp(estimators - top).sum(axis=2, keepdims=True)) + top)[:, :, 0]
+    _compare(ours - np.log(model.n_features), model.joint_log_likelihood(codes), what)
 
 
 def joint_log_proba(builder: GraphBuilder, estimator: Any, codes: str) -> str:
@@ -271,6 +292,7 @@ def joint_log_proba(builder: GraphBuilder, estimator: Any, codes: str) -> str:
         )
     if isinstance(model, AveragedOneDependenceModel):
         _check_cells(name, model.child_log.size + model.parent_log.size)
+        _check_averaged(model, name)
         average = _averaged_one_dependence(builder, model, codes)
         shift = builder.constant((prior - model.class_log_prior)[None, :], "prior_shift")
         return builder.op("Add", average, shift)
