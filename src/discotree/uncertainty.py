@@ -20,7 +20,10 @@ classifiers ``theta_1..theta_S``, and for a row ``x`` the probabilities
 It is a Monte Carlo estimate: ``n_draws`` posterior draws (default 100), seeded.
 Available for the models whose tables are counted, smoothed maximum-likelihood forests:
 naive Bayes, Chow-Liu, TAN (k <= 1, ML parameters), the two-class discriminative tree
-(projection parameters) and the EAR tree, on discrete features; the estimators'
+(projection parameters) and the EAR tree, on discrete features; and for kDB, A1DE and
+kDB ensembles with Dirichlet or hierarchical smoothing, whose draws
+:mod:`discotree.models.posterior_draws` defines (an ensemble's draw draws every
+member's tables; its logistic members stay fitted). The estimators'
 ``predict_uncertainty`` exists only there (``hasattr`` says so).
 """
 
@@ -97,7 +100,12 @@ def posterior_uncertainty(
 
     Parameters
     ----------
-    model : DiscreteForestModel with a ``posterior``
+    model : DiscreteForestModel with a ``posterior``, or a posterior of
+        :mod:`discotree.models.posterior_draws`
+        Its ``posterior_draw(generator, epsilon)`` returns a model with
+        ``log_likelihood(codes)`` (the drawn class prior is added), or with
+        ``log_joint(codes, log_prior)`` (a model whose prior enters otherwise: an
+        ensemble normalises each member with it).
     codes : ndarray of shape (n_samples, n_features)
         Encoded rows (-1 = missing, summed out in every draw).
     class_count : ndarray of shape (n_classes,)
@@ -140,7 +148,8 @@ def posterior_uncertainty(
         raise ValueError(
             f"{name}: no Dirichlet posterior to draw from: uncertainty is available for "
             "naive Bayes, Chow-Liu, TAN (k <= 1) with maximum-likelihood parameters, the "
-            "two-class discriminative tree and the EAR tree, on discrete features."
+            "two-class discriminative tree and the EAR tree, on discrete features, and "
+            "kDB, A1DE and kDB ensembles with Dirichlet or hierarchical smoothing."
         )
     counts = np.maximum(np.asarray(class_count, dtype=np.float64), 0.0)
     n_rows, n_classes = len(codes), len(counts)
@@ -182,7 +191,11 @@ def _draw_summaries(
         prior = generator.gamma(counts)
         with np.errstate(divide="ignore"):
             log_prior = np.log(prior / prior.sum())
-        joint = drawn.log_likelihood(codes) + log_prior
+        log_joint = getattr(drawn, "log_joint", None)  # priors inside (ensembles)
+        if log_joint is not None:
+            joint = log_joint(codes, log_prior)
+        else:
+            joint = drawn.log_likelihood(codes) + log_prior
         draws[s] = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
     result = entropy_decomposition(draws)
     result.update(mean=draws.mean(axis=0), draws=draws)

@@ -491,9 +491,16 @@ class DiscreteForestClassifierBase(
                 f"Dirichlet posterior to draw from ({reason}). Uncertainty is available for "
                 "naive Bayes, Chow-Liu, TAN (k <= 1, parameters='ml'; searched structures "
                 "with hierarchical or HDP smoothing), the discriminative tree (two classes, "
-                "parameters='projection') and the EAR tree, on discrete features."
+                "parameters='projection') and the EAR tree, on discrete features; kDB, "
+                "A1DE and kDB ensembles with Dirichlet or hierarchical smoothing."
             )
         return True
+
+    def _uncertainty_model(self) -> Any:
+        """What ``predict_uncertainty`` draws from (its ``posterior_draw``): the fitted
+        model itself, or a posterior of :mod:`discotree.models.posterior_draws` where a
+        subclass builds one."""
+        return self.model_
 
     @available_if_explained(_has_uncertainty)
     def predict_uncertainty(
@@ -507,7 +514,10 @@ class DiscreteForestClassifierBase(
         Dirichlet posteriors: naive Bayes, Chow-Liu, TAN with k <= 1 and
         ``parameters="ml"`` (a searched structure with ``smoothing="hierarchical"`` or
         ``"hdp"``), the discriminative tree with ``parameters="projection"`` and two
-        classes, and the EAR tree, all with ``distribution="discrete"``. Elsewhere the
+        classes, and the EAR tree, all with ``distribution="discrete"``; kDB, A1DE
+        (``n_super_parents=1``) and the kDB ensemble with ``smoothing="dirichlet"`` or
+        ``"hierarchical"`` (their draws: :mod:`discotree.models.posterior_draws`; the
+        ensemble's logistic members stay at their fitted parameters). Elsewhere the
         attribute does not exist, and accessing it raises ``AttributeError`` with the
         reason.
 
@@ -542,7 +552,7 @@ class DiscreteForestClassifierBase(
         check_is_fitted(self)
         codes = self._encode(X)
         return posterior_uncertainty(
-            self.model_,
+            self._uncertainty_model(),
             codes,
             self.class_count_,
             self._epsilon if hasattr(self, "_epsilon") else float(self.epsilon),

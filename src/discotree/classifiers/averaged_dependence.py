@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from ..learners.registry import Counts, get_learner
 from ..models.averaged_dependence import two_dependence_bytes
+from ..models.posterior_draws import AveragedOneDependencePosterior
 from ..validation import check_random_state_param, is_count
 from ._base import DiscreteForestClassifierBase, check_forest_smoothing, smoothing_options
 from ._incremental import IncrementalFitMixin
@@ -153,6 +154,21 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             )
         check_forest_smoothing(self)
         check_random_state_param(self.random_state, type(self).__name__)
+
+    def _uncertainty_unavailable(self) -> str | None:
+        if self.n_super_parents == 2:
+            return "A2DE keeps no triple counts to draw its conditionals from"
+        if self.smoothing == "hdp":
+            return "smoothing='hdp': its tables hold estimates, not counts"
+        return None
+
+    def _uncertainty_model(self) -> AveragedOneDependencePosterior:
+        """The tables' Dirichlet posteriors from the pair tables learnt from
+        (:mod:`discotree.models.posterior_draws`)."""
+        alpha = float(getattr(self, "alpha_", self._alpha))
+        return AveragedOneDependencePosterior(
+            self.statistics_, alpha, self._epsilon, self.smoothing
+        )
 
     def _learner_options(self) -> dict[str, Any]:
         return {**smoothing_options(self)}

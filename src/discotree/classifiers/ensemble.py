@@ -17,6 +17,7 @@ from ..learners.logistic import (
 )
 from ..learners.registry import LearnerSpec, Rows, get_learner
 from ..models.ensemble import POOLINGS
+from ..models.posterior_draws import KDBEnsemblePosterior
 from ..transformers.discretizer import Discretizer, bin_midpoints
 from ..transformers.encoder import TableEncoder
 from ..validation import (
@@ -356,6 +357,18 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             largest = max(largest, pair_bytes)
         members = int(self.n_estimators) * self._member_bytes(n_rows, r, binned)
         return estimate + largest + members
+
+    def _uncertainty_unavailable(self) -> str | None:
+        if self.smoothing == "hdp":
+            return "smoothing='hdp': its members' tables hold estimates, not counts"
+        return None
+
+    def _uncertainty_model(self) -> KDBEnsemblePosterior:
+        """Each draw draws every member's tables (and the class prior) and combines
+        them as the ensemble does; the linear and pair members (logistic, no Dirichlet
+        posterior) stay at their fitted parameters
+        (:mod:`discotree.models.posterior_draws`)."""
+        return KDBEnsemblePosterior(self.model_)
 
     def _member_bytes(
         self, n_rows: int, n_categories: NDArray[np.float64], binned: NDArray[np.bool_]

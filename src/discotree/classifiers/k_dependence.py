@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from ..learners.k_dependence import check_kdb_options
 from ..learners.registry import Counts, LearnerSpec, Rows, get_learner
+from ..models.posterior_draws import KDependencePosterior
 from ..validation import check_bool_param, check_random_state_param, integer_seed, is_count
 from ._base import DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
@@ -170,6 +171,16 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
 
     def _supports_auto_alpha(self) -> bool:
         return False
+
+    def _uncertainty_unavailable(self) -> str | None:
+        if self.smoothing == "hdp":
+            return "smoothing='hdp': its tables hold estimates, not counts"
+        return None
+
+    def _uncertainty_model(self) -> KDependencePosterior:
+        """Every seen table row's Dirichlet posterior (hierarchical: drawn top-down,
+        each level backed off to its prefix's draw; :mod:`discotree.models.posterior_draws`)."""
+        return KDependencePosterior(self.model_)
 
     def _stream_keeps_rows(self) -> bool:
         """The rows, unless an engine handed the prefix tables (and, for selective kDB,
