@@ -134,3 +134,72 @@ def test_bad_arguments_are_named():
         clf.predict_uncertainty(X[:2], n_draws=1)
     with pytest.raises(ValueError, match=r"interval must be in \(0, 1\)"):
         clf.predict_uncertainty(X[:2], interval=1.0)
+
+
+def _exported_classifiers():
+    import inspect
+
+    from sklearn.base import ClassifierMixin
+
+    import discotree
+
+    for name in discotree.__all__:
+        value = getattr(discotree, name)
+        if inspect.isclass(value) and issubclass(value, ClassifierMixin):
+            yield value
+
+
+def _small_configurations():
+    """Every exported classifier with its defaults (cheap settings where the defaults
+    fit many models), and the configurations whose availability differs."""
+    from discotree import (
+        AODEClassifier,
+        BoostedGraphicalModelClassifier,
+        DiscriminativeTreeClassifier,
+        EARTreeClassifier,
+        ForestDensityClassifier,
+        KDBClassifier,
+        KDBEnsembleClassifier,
+    )
+
+    cheap = {
+        BoostedGraphicalModelClassifier: {"n_estimators": 2},
+        KDBEnsembleClassifier: {"n_estimators": 2},
+        EARTreeClassifier: {"n_permutations": 2},
+    }
+    for cls in _exported_classifiers():
+        yield cls(**cheap.get(cls, {}))
+    yield ForestDensityClassifier(probability=True)
+    yield DiscriminativeTreeClassifier(parameters="altmax", max_alternations=2)
+    yield KDBClassifier(k=1, smoothing="hierarchical")
+    yield AODEClassifier(n_super_parents=2)
+    yield AODEClassifier(smoothing="hierarchical")
+    yield KDBEnsembleClassifier(n_estimators=2, smoothing="dirichlet")
+
+
+@pytest.mark.parametrize("estimator", list(_small_configurations()), ids=repr)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_the_attribute_exists_exactly_where_the_call_works(estimator, n_classes):
+    """For every exported classifier: ``hasattr(predict_uncertainty)`` before fit
+    agrees with it after fit unless the fitted classes decide (the discriminative
+    tree: two classes), and after fit it is True exactly where the call returns."""
+    from sklearn.base import clone
+
+    X, y = load_iris(return_X_y=True)
+    if n_classes == 2:
+        X, y = X[50:], y[50:]
+    estimator = clone(estimator)
+    before = hasattr(estimator, "predict_uncertainty")
+    estimator.fit(X, y)
+    after = hasattr(estimator, "predict_uncertainty")
+    if after:
+        u = estimator.predict_uncertainty(X[:4], n_draws=5)
+        assert u.mean.shape == (4, n_classes)
+        assert np.allclose(u.mean.sum(axis=1), 1.0)
+        assert before  # the parameters allowed it
+    else:
+        with pytest.raises(AttributeError, match=r"no Dirichlet posterior|predict_uncertainty"):
+            getattr(estimator, "predict_uncertainty")  # noqa: B009
+        assert "predict_uncertainty" not in dir(estimator)
+    if before != after:  # only the classes may take it away
+        assert n_classes > 2 and type(estimator).__name__ == "DiscriminativeTreeClassifier"
