@@ -293,3 +293,37 @@ def test_edge_contributions_check_the_columns_as_predict_does(
     for explain in (edge_contributions, plot_edge_contributions):
         with pytest.raises(ValueError, match=match):
             explain(model, row)
+
+
+def test_plot_network_draws_kdb_and_each_ensemble_members_structure():
+    """kDB is one class-rooted panel of its attribute edges; an ensemble is one panel
+    per member (the first six), each with that member's edges and its unused
+    attributes greyed, and the figure's title says how many members there are."""
+    from sklearn.datasets import load_iris
+
+    from discotree import KDBClassifier, KDBEnsembleClassifier
+    from discotree.plotting import MAX_MEMBER_PANELS, plot_network
+
+    X, y = load_iris(return_X_y=True)
+    kdb = KDBClassifier(k=2, selective=False).fit(X, y)
+    figure = plot_network(kdb)
+    assert figure.axes[0].get_title() == f"KDBClassifier: {len(kdb.model_.edges())} edges"
+    ensemble = KDBEnsembleClassifier(n_estimators=MAX_MEMBER_PANELS + 2).fit(X, y)
+    figure = plot_network(ensemble)
+    assert len(figure.axes) == MAX_MEMBER_PANELS
+    assert f"first {MAX_MEMBER_PANELS} of {MAX_MEMBER_PANELS + 2} members" in (
+        figure._suptitle.get_text()
+    )
+    for m, axis in enumerate(figure.axes):
+        member = ensemble.model_.members[m]
+        edges = member.edges()
+        assert axis.get_title() == (
+            f"member {m}: k={ensemble.members_k_[m]}, {len(member.attributes)} attributes, "
+            f"{len(edges)} edges"
+        )
+        # one arrow per spoke from the class to an attribute in use, one per edge
+        assert len(axis.patches) == len(member.attributes) + len(edges)
+    small = KDBEnsembleClassifier(n_estimators=2).fit(X, y)
+    assert plot_network(small)._suptitle.get_text().endswith(": 2 members")
+    with pytest.raises(ValueError, match="one per member"):
+        plot_network(small, ax=figure.axes[:1])

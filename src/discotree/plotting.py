@@ -6,6 +6,9 @@ from typing import Any
 
 import numpy as np
 
+#: The members of an ensemble :func:`plot_network` draws (one panel each).
+MAX_MEMBER_PANELS = 6
+
 __all__ = [
     "plot_boosting_curve",
     "plot_edge_contributions",
@@ -74,18 +77,24 @@ def plot_network(estimator: Any, ax: Any = None, layout: str = "spring"):
     """Draw a fitted model's network: features by name, edges by the weight that chose
     them.
 
-    Class-rooted models (naive Bayes, TAN, k-trees) are one panel with the class node
-    at the centre; models with one forest per class (Chow-Liu, discriminative tree
-    pairs) get one panel per class where the structures differ, and one panel when
-    they coincide. Edge widths grow with the weight that chose the edge (``edge_weights_``:
-    CMI, MI, the discriminative weight of Tan et al. 2010, eq. 21, or the
-    training-score gain of a discriminative TAN search). Needs
+    Class-rooted models (naive Bayes, TAN, k-trees, kDB) are one panel with the class
+    node at the centre; an ensemble of kDB members
+    (:class:`~discotree.KDBEnsembleClassifier`) gets one panel per member, the first
+    :data:`MAX_MEMBER_PANELS` of them (the figure's title says how many there are), each
+    drawing that member's attribute edges and greying the attributes it does not use
+    (``layout`` is then circular, the same in every panel); models with one forest
+    per class (Chow-Liu, discriminative tree pairs) get one panel per class where the
+    structures differ, and one panel when they coincide. Edge widths grow with the
+    weight that chose the edge (``edge_weights_``: CMI, MI, the discriminative weight
+    of Tan et al. 2010, eq. 21, or the training-score gain of a discriminative TAN
+    search). Needs
     matplotlib and networkx only (no graphviz).
 
     Parameters
     ----------
-    estimator : fitted NaiveBayesClassifier, TANClassifier, ChowLiuClassifier or
-        DiscriminativeTreeClassifier (binary, discrete)
+    estimator : fitted NaiveBayesClassifier, TANClassifier, ChowLiuClassifier,
+        DiscriminativeTreeClassifier (binary, discrete), KDBClassifier or
+        KDBEnsembleClassifier
     ax : matplotlib Axes or sequence of them, optional
         Where to draw (one per panel); created when omitted.
     layout : {"spring", "circular"}, default="spring"
@@ -113,6 +122,9 @@ def plot_network(estimator: Any, ax: Any = None, layout: str = "spring"):
 
     if layout not in ("spring", "circular"):
         raise ValueError(f"layout must be 'spring' or 'circular', got {layout!r}")
+    members = getattr(getattr(estimator, "model_", None), "members", None)
+    if members is not None:  # an ensemble: its members' structures
+        return _plot_members(estimator, members, ax)
     graph = to_networkx(estimator)
     class_nodes = [n for n, data in graph.nodes(data=True) if data["is_class"]]
     classes = [str(c) for c in estimator.classes_]
@@ -158,6 +170,64 @@ def plot_network(estimator: Any, ax: Any = None, layout: str = "spring"):
         axis.margins(x=0.2, y=0.1)  # room for the labels of the outer nodes
         axis.set_axis_off()
     return axes[0].figure
+
+
+def _plot_members(estimator: Any, members: list[Any], ax: Any = None):
+    """:func:`plot_network` of an ensemble: one panel per member (the first
+    :data:`MAX_MEMBER_PANELS`), the class at the centre, the features on a circle."""
+    import matplotlib.pyplot as plt
+    import networkx as nx
+
+    from .validation import feature_names_of
+
+    names = feature_names_of(estimator)
+    class_node = "class"
+    while class_node in names:
+        class_node += "_"
+    shown = members[:MAX_MEMBER_PANELS]
+    if ax is None:
+        _, ax = plt.subplots(1, len(shown), figsize=(4.0 * len(shown), 4.2))
+    axes = np.atleast_1d(ax)
+    if len(axes) != len(shown):
+        raise ValueError(f"this model needs {len(shown)} axes (one per member), got {len(axes)}")
+    skeleton = nx.Graph()
+    skeleton.add_nodes_from(names)
+    position = nx.circular_layout(skeleton)
+    position[class_node] = np.zeros(2)
+    ks = getattr(estimator, "members_k_", None)
+    for m, (member, axis) in enumerate(zip(shown, axes, strict=True)):
+        used = [names[j] for j in member.attributes]
+        graph = nx.DiGraph()
+        graph.add_nodes_from([class_node, *names])
+        spokes = [(class_node, name) for name in used]
+        edges = [(names[p], names[j]) for p, j in member.edges()]
+        graph.add_edges_from(spokes + edges)
+        nx.draw_networkx_edges(
+            graph, position, edgelist=spokes, edge_color="0.75", ax=axis, arrows=True
+        )
+        nx.draw_networkx_edges(
+            graph, position, edgelist=edges, width=2.0, edge_color="tab:blue", ax=axis, arrows=True
+        )
+        colours = [
+            "tab:orange" if n == class_node else "white" if n in used else "0.85"
+            for n in graph.nodes
+        ]
+        nx.draw_networkx_nodes(
+            graph, position, node_color=colours, edgecolors="black", ax=axis, node_size=400
+        )
+        nx.draw_networkx_labels(graph, position, font_size=7, ax=axis)
+        k = int(ks[m]) if ks is not None else max(map(len, member.parents), default=0)
+        axis.set_title(f"member {m}: k={k}, {len(used)} attributes, {len(edges)} edges", fontsize=9)
+        axis.margins(x=0.2, y=0.1)
+        axis.set_axis_off()
+    figure = axes[0].figure
+    if len(members) > len(shown):
+        figure.suptitle(
+            f"{type(estimator).__name__}: the first {len(shown)} of {len(members)} members"
+        )
+    else:
+        figure.suptitle(f"{type(estimator).__name__}: {len(members)} members")
+    return figure
 
 
 def plot_edge_contributions(estimator: Any, x: Any, ax: Any = None, top: int = 15):

@@ -352,6 +352,10 @@ def to_networkx(estimator: Any):
             graph.add_edge(class_node, name, classes=classes, weight={})
     if isinstance(model, BayesNetModel):
         families = [[tuple(pa) for pa in model.parents]] * len(classes)
+    elif isinstance(model, KDependenceModel):  # kDB: the parents of the attributes in use
+        used = set(model.attributes)
+        in_use = [tuple(pa) if j in used else () for j, pa in enumerate(model.parents)]
+        families = [in_use] * len(classes)
     else:
         families = [[() if p < 0 else (int(p),) for p in row] for row in _parents_of(estimator)]
     for c, family in enumerate(families):
