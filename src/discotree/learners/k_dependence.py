@@ -50,6 +50,7 @@ from ..stats.pair_statistics import PairStatistics
 from ..structure.generative import kdb_ranked_structure
 from ..validation import numpy_generator
 from .registry import Counts, FittedModel, Learner, LearnerSpec, Rows, register_learner
+from .selection_snapshots import SelectionSnapshots
 
 __all__ = [
     "SELECTION_LOSSES",
@@ -284,6 +285,7 @@ def leave_one_out_losses(
     spec: LearnerSpec,
     concentrations: list[NDArray[np.float64]] | None = None,
     chosen: list[NDArray[np.float64] | None] | None = None,
+    snapshots: SelectionSnapshots | None = None,
 ) -> NDArray[np.float64]:
     """The summed leave-one-out loss (weighted by the rows' weights) of every nested
     model: entry ``[s, q]`` for the first ``s`` ranked attributes (0..d) with at most
@@ -295,12 +297,16 @@ def leave_one_out_losses(
 
     ``chosen``: a list of one None per feature, for hierarchical smoothing whose
     concentrations are chosen in the same pass (rows in one chunk): each node's choice
-    is written there.
+    is written there. ``snapshots``: offered every model's joint when the rows fit one
+    chunk (:class:`~discotree.learners.selection_snapshots.SelectionSnapshots`; given
+    up otherwise).
     """
     # an attribute has at most len(order) - 1 earlier ones: a larger k adds nothing
     k = min(int(spec.option("k", 2)), max(len(order) - 1, 0))
     loss = spec.option("selection_loss", "rmse")
     out = np.zeros((len(order) + 1, k + 1))
+    if snapshots is not None and len(rows.codes) > _CHUNK_ROWS:
+        snapshots.give_up()  # (the losses are known only after the last chunk)
     for start, (codes, truth, weights, unit) in _chunks(rows):
         joint = np.repeat(_prior_log(class_weight, truth, unit)[None], k + 1, axis=0)
 
@@ -309,6 +315,9 @@ def leave_one_out_losses(
             return log_loss if loss == "log_loss" else squares
 
         out[0] += [score(joint[q]) for q in range(k + 1)]
+        if snapshots is not None:
+            for q in range(k + 1):
+                snapshots.offer(0, q, float(out[0, q]), joint[q])
         for s, node in enumerate(order, start=1):
             ranked = parents[node]
             node_concentrations = None if concentrations is None else concentrations[node]
@@ -330,6 +339,8 @@ def leave_one_out_losses(
             for q in range(k + 1):
                 joint[q] += terms[min(q, len(ranked))]
                 out[s, q] += score(joint[q])
+                if snapshots is not None:
+                    snapshots.offer(s, q, float(out[s, q]), joint[q])
     return out
 
 
@@ -472,8 +483,9 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
             fitted, tables, order, parents, class_weight, rows, spec, concentrations
         )
     chosen: list[Any] | None = [None] * len(parents) if fused else None
+    snapshots = _held_out_snapshots(spec)
     losses = leave_one_out_losses(
-        tables, order, parents, class_weight, rows, spec, concentrations, chosen
+        tables, order, parents, class_weight, rows, spec, concentrations, chosen, snapshots
     )
     if fused:  # the order holds every attribute: each chose its concentrations
         concentrations = chosen
@@ -484,7 +496,19 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     fitted.attributes["selection_losses_"] = _reported_losses(
         losses, float(rows.weights.sum()), n_classes, spec
     )
+    joint = None if snapshots is None else snapshots.joint(int(s), int(q))
+    if joint is not None:  # the selected model's, kept during the pass
+        fitted.attributes["held_out_log_posterior_"] = log_softmax(joint, axis=1)
+        return fitted
     return _with_held_out(fitted, tables, order, parents, class_weight, rows, spec, concentrations)
+
+
+def _held_out_snapshots(spec: LearnerSpec) -> SelectionSnapshots | None:
+    """The snapshots of the rows the ``held_out`` option asks for (None without)."""
+    held = spec.option("held_out", False)
+    if held is False:
+        return None
+    return SelectionSnapshots(None if held is True else np.asarray(held, dtype=np.intp))
 
 
 def _with_held_out(

@@ -10,10 +10,14 @@ value each category stands for, or None for one-hot), ``C`` (default 1.0), ``sta
 parameters L-BFGS starts from; zeros without it; its pairs are kept), ``pairs`` (the
 number of feature pairs with joint inputs, at most; default 0: :func:`ranked_pairs`),
 ``pair_levels`` (per feature, a map of its categories to the levels its pairs read,
-or None) and ``pair_features`` (the features pairs may join; None: all). L-BFGS stops
-at :data:`GRADIENT_TOLERANCE`, or at :data:`PAIR_GRADIENT_TOLERANCE` for a model with
-pairs. Each feature with values is standardised by the weighted mean and standard
-deviation of its values over the rows where it is present.
+or None), ``pair_features`` (the features pairs may join; None: all) and
+``pair_significance`` (None, or the level of the test a pair must pass:
+:func:`ranked_pairs`). L-BFGS stops at :data:`GRADIENT_TOLERANCE`, or at
+:data:`PAIR_GRADIENT_TOLERANCE` for a model with pairs, or at the ``tolerance`` option
+when given. Each feature with values is standardised by the weighted mean and standard
+deviation of its values over the rows where it is present. The objective and its
+gradient come from the rows' input slots, no design matrix
+(:func:`discotree.kernels.logistic.logistic_loss_gradient`).
 """
 
 from __future__ import annotations
@@ -21,11 +25,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import minimize
-from scipy.special import log_softmax
+from scipy.stats import chi2
 
 from ..fitting import order_with_ties
+from ..kernels.logistic import logistic_loss_gradient
 from ..models.category_maps import apply_maps, mapped_categories
-from ..models.logistic import NO_PAIRS, LogisticModel, design_matrix
+from ..models.logistic import NO_PAIRS, LogisticModel, input_offsets, input_slots
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
@@ -149,15 +154,20 @@ def ranked_pairs(
     pair_levels: list[NDArray[np.intp] | None],
     n_pairs: int,
     features: list[int] | None = None,
+    significance: float | None = None,
 ) -> NDArray[np.intp]:
     """The ``n_pairs`` feature pairs ``(i, j)``, ``i < j``, both among ``features``
     (None: all of them), of largest conditional mutual
     information ``I(X_i; X_j | C)`` between their levels (the weighted counts of the
     rows; :meth:`~discotree.stats.pair_statistics.PairStatistics.conditional_mutual_information`),
     lowered to ``PAIR_CELLS // rows``; ties go to the first pair in ``(i, j)`` order
-    (:func:`~discotree.fitting.order_with_ties`). The pairs that tell most about each
-    other given the class are those whose joint cells a model of single features
-    misses most (Friedman, Geiger & Goldszmidt 1997, Section 4.1: TAN's edges by the
+    (:func:`~discotree.fitting.order_with_ties`). Given a ``significance`` level, only
+    the pairs whose G statistic ``2 N_ij I(X_i; X_j | C)`` (``N_ij`` the weight of the
+    rows observing both) exceeds the chi-squared quantile of ``(r_i - 1)(r_j - 1) C``
+    degrees of freedom at that level: the pairs the counts show to depend on each other
+    given the class, which a model of single features cannot represent. The pairs that
+    tell most about each other given the class are those whose joint cells a model of
+    single features misses most (Friedman, Geiger & Goldszmidt 1997, Section 4.1: TAN's edges by the
     same measure).
 
     Examples
@@ -182,7 +192,14 @@ def ranked_pairs(
     codes = apply_maps(rows.codes, maps)[:, used]
     stats = PairStatistics.from_codes(codes, rows.class_index, levels, rows.n_classes, rows.weights)
     information = stats.conditional_mutual_information()[first, second]
-    taken = order_with_ties(information)[:n_pairs]
+    taken = np.asarray(order_with_ties(information)[:n_pairs], dtype=np.intp)
+    if significance is not None:
+        present = (codes >= 0).astype(np.float64)
+        observed = (present.T * rows.weights) @ present  # weight observing both
+        freedom = (levels[first] - 1) * (levels[second] - 1) * rows.n_classes
+        statistic = 2.0 * observed[first, second] * information
+        threshold = chi2.isf(float(significance), np.maximum(freedom, 1))
+        taken = taken[(statistic[taken] > threshold[taken]) & (freedom[taken] > 0)]
     first, second = used[first], used[second]
     return np.stack([first[taken], second[taken]], axis=1).astype(np.intp)
 
@@ -209,32 +226,32 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
         pairs, pair_levels = start.pairs, list(start.pair_levels)
     else:
         pairs = ranked_pairs(
-            rows, pair_levels, int(spec.option("pairs", 0)), spec.option("pair_features")
+            rows,
+            pair_levels,
+            int(spec.option("pairs", 0)),
+            spec.option("pair_features"),
+            spec.option("pair_significance"),
         )
     if not len(pairs):
         pair_levels = []
-    inputs = design_matrix(rows.codes, rows.n_categories, values, pairs, pair_levels)
-    n_inputs, n_classes = inputs.shape[1], rows.n_classes
+    inputs = input_slots(rows.codes, rows.n_categories, values, pairs, pair_levels)
+    n_inputs = int(input_offsets(rows.n_categories, values, pairs, pair_levels)[-1])
+    n_classes = rows.n_classes
     weights = np.asarray(rows.weights, dtype=np.float64)
     total = float(weights.sum())
     if total <= 0:
         raise ValueError("the logistic learner needs rows of positive total weight.")
-    index = np.arange(len(weights))
-    classes = np.asarray(rows.class_index, dtype=np.intp)
     scale = weights / total
     penalty = 1.0 / (C * total)
+    arguments = (inputs.slots, inputs.numeric, inputs.numeric_inputs, rows.class_index, scale)
 
     def objective(theta: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
         coef = theta[: n_inputs * n_classes].reshape(n_inputs, n_classes)
         intercept = theta[n_inputs * n_classes :]
-        log_p = log_softmax(np.asarray(inputs @ coef) + intercept, axis=1)
-        loss = -float(scale @ log_p[index, classes])
-        residual = np.exp(log_p, out=log_p)  # the posteriors, then minus the truth
-        residual[index, classes] -= 1.0
-        residual *= scale[:, None]
-        grad_coef = np.asarray(inputs.T @ residual) + penalty * coef  # (no transposed copy)
+        loss, grad_coef, grad_intercept = logistic_loss_gradient(*arguments, coef, intercept)
+        grad_coef += penalty * coef
         loss += 0.5 * penalty * float(np.sum(coef * coef))
-        return loss, np.concatenate([grad_coef.ravel(), residual.sum(axis=0)])
+        return loss, np.concatenate([grad_coef.ravel(), grad_intercept])
 
     theta0 = np.zeros(n_inputs * n_classes + n_classes)
     if start is not None and start.coef.shape == (n_inputs, n_classes):
@@ -246,7 +263,10 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
         method="L-BFGS-B",
         options={
             "maxiter": MAX_ITER,
-            "gtol": PAIR_GRADIENT_TOLERANCE if len(pairs) else GRADIENT_TOLERANCE,
+            "gtol": float(
+                spec.option("tolerance")
+                or (PAIR_GRADIENT_TOLERANCE if len(pairs) else GRADIENT_TOLERANCE)
+            ),
             "ftol": VALUE_TOLERANCE,
         },
     )

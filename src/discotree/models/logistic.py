@@ -36,13 +36,16 @@ from numpy.typing import NDArray
 from scipy import sparse
 from scipy.special import log_softmax
 
+from ..kernels.logistic import logistic_scores
 from .category_maps import apply_maps, mapped_categories
 
 __all__ = [
     "NO_PAIRS",
+    "InputSlots",
     "LogisticModel",
     "design_matrix",
     "input_offsets",
+    "input_slots",
     "pair_cells",
 ]
 
@@ -147,6 +150,59 @@ def design_matrix(
 
 
 @dataclass
+class InputSlots:
+    """The inputs of every row in the compact form the kernels read
+    (:mod:`discotree.kernels.logistic`): ``slots`` (rows, one-hot features + pairs),
+    int32, the one-hot input of each one-hot feature and pair (-1 where missing);
+    by slot: shape (slots, rows); ``numeric`` (features with values, rows), the value
+    of each (0 where missing); and
+    ``numeric_inputs``, the input of each of those features. The same inputs as
+    :func:`design_matrix`'s, without a sparse matrix."""
+
+    slots: NDArray[np.int32]
+    numeric: NDArray[np.float64]
+    numeric_inputs: NDArray[np.intp]
+
+
+def input_slots(
+    codes: NDArray[np.integer],
+    n_categories: NDArray[np.intp],
+    values: list[NDArray[np.float64] | None],
+    pairs: NDArray[np.intp] = NO_PAIRS,
+    pair_levels: list[NDArray[np.intp] | None] | None = None,
+) -> InputSlots:
+    """The :class:`InputSlots` of every row: the inputs of :func:`design_matrix`.
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1], [2, -1]])
+    >>> inputs = input_slots(codes, np.array([3, 2]), [None, np.array([-1.0, 1.0])])
+    >>> inputs.slots.tolist(), inputs.numeric.tolist(), inputs.numeric_inputs.tolist()
+    ([[0, 2]], [[1.0, 0.0]], [3])
+    """
+    codes = np.asarray(codes)
+    pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    offsets = input_offsets(n_categories, values, pairs, pair_levels)
+    one_hot = [j for j, table in enumerate(values) if table is None]
+    with_values = [j for j, table in enumerate(values) if table is not None]
+    if offsets[-1] >= np.iinfo(np.int32).max:
+        raise ValueError(f"{int(offsets[-1])} logistic inputs: more than an int32 indexes.")
+    slots = np.empty((len(one_hot) + len(pairs), len(codes)), dtype=np.int32)
+    for s, j in enumerate(one_hot):
+        code = codes[:, j]
+        slots[s] = np.where(code >= 0, offsets[j] + code, -1)
+    if len(pairs):
+        cells = pair_cells(codes, n_categories, pairs, pair_levels or [])
+        slots[len(one_hot) :] = np.where(cells >= 0, offsets[len(values) : -1] + cells, -1).T
+    numeric = np.zeros((len(with_values), len(codes)))
+    for q, j in enumerate(with_values):
+        code = codes[:, j]
+        table = np.asarray(values[j], dtype=np.float64)
+        numeric[q] = np.where(code >= 0, table[np.maximum(code, 0)], 0.0)
+    return InputSlots(slots, numeric, offsets[with_values].astype(np.intp))
+
+
+@dataclass
 class LogisticModel:
     """``log P(c | x) = intercept[c] + sum_j w_j(x_j, c) - log Z(x)``, the naive Bayes
     structure with conditional-likelihood parameters (see the module docstring).
@@ -198,13 +254,16 @@ class LogisticModel:
     def n_classes(self) -> int:
         return len(self.intercept)
 
-    def inputs(self, codes: NDArray[np.integer]) -> sparse.csr_matrix:
-        """The sparse inputs of every row (:func:`design_matrix`)."""
-        return design_matrix(codes, self.n_categories, self.values, self.pairs, self.pair_levels)
+    def inputs(self, codes: NDArray[np.integer]) -> InputSlots:
+        """The inputs of every row (:func:`input_slots`)."""
+        return input_slots(codes, self.n_categories, self.values, self.pairs, self.pair_levels)
 
     def scores(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
         """The unnormalised ``log P(c | x) + log Z(x)`` of every row and class."""
-        return np.asarray(self.inputs(codes) @ self.coef) + self.intercept
+        inputs = self.inputs(codes)
+        return logistic_scores(
+            inputs.slots, inputs.numeric, inputs.numeric_inputs, self.coef, self.intercept
+        )
 
     def log_posterior(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
         """``log P(c | x)`` of every row (missing features skipped)."""
