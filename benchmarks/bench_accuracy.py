@@ -30,7 +30,9 @@ would take hours on the sets with many attributes). A2DE beside A1DE (item 4).
 RandomForest(100) on MNIST's official 60000/10000 split, pixels binarised at > 127.
 
 Run:  python benchmarks/bench_accuracy.py [--n-jobs 2] [--sets a,b] [--models a,b] [--mnist]
-Writes accuracy.json and accuracy.md (with the machine description) to --out; ``--merge``
+``--threads 2`` sets the n_jobs of every model that has one (the forest's and the
+ensemble's alike; run it with ``--n-jobs 1``). Writes ``<name>.json`` and ``<name>.md``
+(``--name``, default accuracy; with the machine description) to --out; ``--merge``
 reruns only ``--models`` (and TAN) and keeps the other models' rows, the same folds; every
 time is relative to TAN's on the same fold of the same run (rows carry it), so runs merged
 from different machines or loads compare as ratios.
@@ -174,6 +176,13 @@ def models() -> dict:
 BASELINES = {REFERENCE, "hgb", "lr"}
 
 
+def with_threads(estimator, threads: int):
+    """``estimator`` with every ``n_jobs`` parameter (its own or its steps') set to
+    ``threads``."""
+    names = [k for k in estimator.get_params() if k == "n_jobs" or k.endswith("__n_jobs")]
+    return estimator.set_params(**dict.fromkeys(names, threads))
+
+
 def _log_loss(proba: np.ndarray, index: np.ndarray) -> float:
     return float(-np.mean(np.log(np.clip(proba[np.arange(len(index)), index], 1e-15, 1))))
 
@@ -274,6 +283,13 @@ def summary(frame: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
             "fit / tan (median)": float(times[model].groupby("dataset").median().median()),
             "predict / tan (median)": float(predict[model].groupby("dataset").median().median()),
         }
+        if REFERENCE in times:  # against the forest: per fold (same run), median per set
+            for what, table in (("fit", times), ("predict", predict)):
+                per_set = (table[model] / table[REFERENCE]).groupby("dataset").median()
+                row[f"{what} / rf300 (median)"] = float(per_set.median())
+                row[f"{what} / rf300 (worst)"] = float(per_set.max())
+                if what == "fit":
+                    row["worst fit set"] = str(per_set.idxmax()) if per_set.notna().any() else ""
         for kind in ("categorical or mixed", "numeric"):
             sets = [s for s in accuracy.index if kinds[s] == kind]
             row[f"accuracy {kind}"] = 100 * accuracy.loc[sets, model].mean()
@@ -355,7 +371,10 @@ def report(frame: pd.DataFrame, kinds: dict[str, str], machine: dict, mnist: dic
         "in nats, averaged over the sets; rank by accuracy (1 best); W/D/L against "
         "RandomForest(300) from the 5 paired fold differences (draw: within one standard "
         "error); Wilcoxon signed-rank p of the per-set accuracies against it; times relative "
-        "to TAN's on the same fold of the same run (median over folds, then sets).",
+        "to TAN's on the same fold of the same run (median over folds, then sets), and to "
+        "RandomForest(300)'s (both over TAN's of their own run: the median over folds per "
+        "set, then the median set and the worst set). Threads (n_jobs of every model that "
+        f"has one): {machine.get('threads', 1)}.",
         "",
         _markdown(table),
         "",
@@ -375,7 +394,14 @@ def report(frame: pd.DataFrame, kinds: dict[str, str], machine: dict, mnist: dic
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--n-jobs", type=int, default=2, help="folds run at once")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="n_jobs of every model that has one (the forest's and the ensemble's alike)",
+    )
+    parser.add_argument("--name", default="accuracy", help="the results' file stem")
     parser.add_argument("--sets", default=None, help="comma-separated names (default: all)")
     parser.add_argument("--models", default=None, help="comma-separated names (default: all)")
     parser.add_argument("--data-dir", default=None)
@@ -407,18 +433,27 @@ def main() -> None:
         (args.out / "mnist.json").write_text(json.dumps(rows_of, indent=1))
         return
     chosen = args.models.split(",") if args.models else None
-    jobs = [delayed(run_fold)(n, fold, args.data_dir, chosen) for n in sets for fold in range(5)]
+    estimators = None
+    if args.threads != 1:
+        estimators = {label: with_threads(e, args.threads) for label, e in models().items()}
+    jobs = [
+        delayed(run_fold)(n, fold, args.data_dir, chosen, estimators)
+        for n in sets
+        for fold in range(5)
+    ]
     start = time.perf_counter()
     rows = [row for part in Parallel(n_jobs=args.n_jobs)(jobs) for row in part]
     wall = time.perf_counter() - start
     from bench_fit import machine  # the same machine description as the other benchmarks
 
     info = machine()
+    info["threads"] = args.threads
     for row in rows:  # merged files hold rows of several machines: each says its own
         row["cpu"] = info["cpu"]
     earlier_wall, earlier_mnist = 0.0, None
-    if args.merge and (args.out / "accuracy.json").exists():  # the others' rows, kept
-        earlier = json.loads((args.out / "accuracy.json").read_text())
+    json_path, md_path = args.out / f"{args.name}.json", args.out / f"{args.name}.md"
+    if args.merge and json_path.exists():  # the others' rows, kept
+        earlier = json.loads(json_path.read_text())
         ran = {row["model"] for row in rows} - {"tan"}
         kept = [r for r in earlier["rows"] if r["model"] not in ran]
         for row in kept:  # (rows written before rows said their CPU: the file's)
@@ -439,11 +474,11 @@ def main() -> None:
         mnist = earlier_mnist
     info["wall_s"] = round(wall + earlier_wall, 1)  # merged runs: their sum
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "accuracy.json").write_text(
+    json_path.write_text(
         json.dumps({"machine": info, "kinds": kinds, "mnist": mnist, "rows": rows}, indent=1)
     )
     text = report(frame, kinds, info, mnist)
-    (args.out / "accuracy.md").write_text(text)
+    md_path.write_text(text)
     print(text)
 
 

@@ -45,7 +45,11 @@ from ..stats.family_tables import (
     prefix_family_tables,
 )
 from ..stats.hdp import check_customer_weights, hdp_tables
-from ..stats.hierarchical import backoff_log_probabilities, choose_concentrations, level_counts
+from ..stats.hierarchical import (
+    choose_concentrations,
+    leave_one_out_backoff_terms,
+    level_counts,
+)
 from ..stats.pair_statistics import PairStatistics
 from ..structure.generative import kdb_ranked_structure
 from ..validation import numpy_generator
@@ -237,15 +241,17 @@ def _node_terms(
     (returned; the same leave-one-out counts serve both)."""
     node = table_list[0].node
     if concentrations is not None or weights is not None:
-        levels = level_counts(table_list, codes, ranked, n_categories, len(ranked))
-        left = levels.without(class_index, unit)
-        r = int(n_categories[node])
-        alpha = float(spec.alpha)
-        if concentrations is None:
-            assert weights is not None
-            concentrations = choose_concentrations(left, class_index, weights, alpha, r)
-        terms = backoff_log_probabilities(left, len(ranked), concentrations, alpha, r)
-        return terms, concentrations
+        return leave_one_out_backoff_terms(
+            table_list,
+            codes,
+            ranked,
+            n_categories,
+            class_index,
+            unit,
+            float(spec.alpha),
+            concentrations,
+            weights if concentrations is None else None,
+        )
     values = codes[:, node]
     observed = observed_prefix_lengths(codes, ranked)
     terms = []

@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..fitting import argmax_with_ties
+from ..kernels.hierarchical_terms import hierarchical_level_terms
 from ..kernels.sparse_families import backoff_scores, sparse_cell_lookup
 from .family_tables import SparseFamilyTable, observed_prefix_lengths
 
@@ -43,6 +44,7 @@ __all__ = [
     "choose_concentrations",
     "hierarchical_forest_tables",
     "hierarchical_two_dependence_conditionals",
+    "leave_one_out_backoff_terms",
     "level_counts",
     "ranked_two_parent_families",
 ]
@@ -176,6 +178,55 @@ def backoff_log_probabilities(
         term[missing] = 0.0
         out.append(term)
     return out
+
+
+def leave_one_out_backoff_terms(
+    tables: list[SparseFamilyTable],
+    codes: NDArray[np.integer],
+    ranked: tuple[int, ...],
+    n_categories: NDArray[np.intp],
+    class_index: NDArray[np.intp],
+    unit: NDArray[np.float64],
+    alpha: float,
+    concentrations: NDArray[np.float64] | None = None,
+    weights: NDArray[np.float64] | None = None,
+) -> tuple[list[NDArray[np.float64]], NDArray[np.float64]]:
+    """The leave-one-out :func:`backoff_log_probabilities` of every level of ``ranked``
+    (each row's ``unit`` out of its class, :meth:`LevelCounts.without`) and the levels'
+    concentrations: given, or chosen from ``weights`` as :func:`choose_concentrations`
+    chooses them; in one compiled pass per level
+    (:func:`~discotree.kernels.hierarchical_terms.hierarchical_level_terms`).
+
+    Examples
+    --------
+    >>> from discotree.stats.family_tables import prefix_family_tables
+    >>> codes = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
+    >>> y = np.array([0, 1, 1, 0])
+    >>> tables = prefix_family_tables(codes, y, np.ones(4), 2, np.array([2, 2]),
+    ...                               [(), (0,)])[1]
+    >>> terms, chosen = leave_one_out_backoff_terms(
+    ...     tables, codes, (0,), np.array([2, 2]), y, np.ones(4), 1.0, weights=np.ones(4))
+    >>> len(terms), terms[1].shape, chosen.tolist()
+    (2, (4, 2), [64.0, 64.0])
+    """
+    node = tables[0].node
+    ranked = tuple(ranked)
+    used = tables[: len(ranked) + 1]
+    terms, chosen = hierarchical_level_terms(
+        codes[:, node],
+        codes[:, list(ranked)] if ranked else np.zeros((len(codes), 0), dtype=np.int64),
+        np.asarray(n_categories, dtype=np.int64)[list(ranked)],
+        class_index,
+        unit,
+        [(table.cells, table.masses) for table in used],
+        used[0].n_classes,
+        int(n_categories[node]),
+        float(alpha),
+        concentrations,
+        weights,
+        CONCENTRATION_GRID,
+    )
+    return list(terms), chosen
 
 
 def choose_concentrations(

@@ -1,0 +1,251 @@
+"""The cost of the recommended model (issue 48): ``KDBEnsembleClassifier()`` against
+``RandomForestClassifier(300)`` with the same number of threads, measured side by side in
+one process, so that every figure is a ratio of two times taken under the same load.
+
+Sets:
+
+- ``wide``: generated, 3,000 training and 1,000 test rows x 200 binary columns, 3
+  classes, whose class depends on a sum of ten columns and on three pairs of columns
+  through an exclusive or and an and (:func:`wide_binary`): wide categorical data
+  with interactions, where the pair member reads 19,900 pairs;
+- ``mnist`` (``--mnist``, long): binarised MNIST (pixels > 127), official 60,000 /
+  10,000 split, read from the data folder.
+
+For each set and for 1 and 2 threads (``n_jobs`` of both models): fit and
+``predict_proba`` seconds (wall) and their ratio to the forest's; the pickled size of
+both models; on ``wide`` also the sampled Shapley values of two rows (seconds per row
+and the largest standard error), a profile of the ensemble's fit (the functions of
+most cumulative time) and the first fit of a fresh process on iris (numba's cache
+warm, and cold: an empty ``NUMBA_CACHE_DIR``) against a second fit in that process.
+
+Run:  python benchmarks/bench_ensemble_cost.py [--mnist] [--threads 1,2]
+Writes ensemble_cost.json and ensemble_cost.md (with the machine described) to --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pickle
+import pstats
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from bench_fit import machine, write_results
+from sklearn.ensemble import RandomForestClassifier
+
+from discotree import KDBEnsembleClassifier, shapley_values
+
+#: Seconds of the first and the second fit of a fresh process on iris, printed by it.
+FIRST_FIT_SCRIPT = """
+import time
+from sklearn.datasets import load_iris
+from discotree import KDBEnsembleClassifier
+X, y = load_iris(return_X_y=True)
+times = []
+for _ in range(2):
+    start = time.perf_counter()
+    KDBEnsembleClassifier().fit(X, y)
+    times.append(time.perf_counter() - start)
+print(times[0], times[1])
+"""
+
+
+def wide_binary(
+    n_rows: int = 4000, n_columns: int = 200, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Binary columns and a 3-class label: the sum of columns 0-9, plus 2 (x10 xor
+    x11), plus 2 (x12 and x13), minus (x14 xor x15), plus Gaussian noise, cut at its
+    terciles.
+
+    Examples
+    --------
+    >>> X, y = wide_binary(30, 20)
+    >>> X.shape, sorted(set(y.tolist()))
+    ((30, 20), [0, 1, 2])
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n_rows, n_columns))
+    score = (
+        X[:, :10].sum(axis=1)
+        + 2 * (X[:, 10] ^ X[:, 11])
+        + 2 * (X[:, 12] & X[:, 13])
+        - (X[:, 14] ^ X[:, 15])
+        + rng.normal(0.0, 1.0, n_rows)
+    )
+    y = np.digitize(score, np.quantile(score, [1 / 3, 2 / 3]))
+    return X, y
+
+
+def _timed(run) -> tuple[object, float]:
+    start = time.perf_counter()
+    out = run()
+    return out, time.perf_counter() - start
+
+
+def side_by_side(X_train, y_train, X_test, y_test, threads: int) -> dict:
+    """Fit and predict times, accuracy and pickled sizes of both models."""
+    out = {"threads": threads}
+    models = {
+        "ensemble": KDBEnsembleClassifier(n_jobs=threads),
+        "forest": RandomForestClassifier(300, random_state=0, n_jobs=threads),
+    }
+    for label, model in models.items():
+        _, fit_s = _timed(lambda model=model: model.fit(X_train, y_train))
+        proba, predict_s = _timed(lambda model=model: model.predict_proba(X_test))
+        out[label] = {
+            "fit_s": round(fit_s, 3),
+            "predict_s": round(predict_s, 4),
+            "accuracy": float(np.mean(model.classes_[proba.argmax(axis=1)] == y_test)),
+            "pickle_bytes": len(pickle.dumps(model)),
+        }
+        print(f"{threads} thread(s) {label}: {out[label]}", flush=True)
+    for key in ("fit_s", "predict_s", "pickle_bytes"):
+        out[f"{key} ratio"] = round(out["ensemble"][key] / out["forest"][key], 2)
+    out["fitted"] = models["ensemble"]
+    return out
+
+
+def profile_fit(X, y, top: int = 15) -> list[tuple[str, float]]:
+    """The functions of most cumulative time in the ensemble's fit (seconds)."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    KDBEnsembleClassifier().fit(X, y)
+    profiler.disable()
+    stream = io.StringIO()
+    stats = pstats.Stats(profiler, stream=stream)
+    rows = []
+    for (path, line, name), (_, _, _, cumulative, _) in stats.stats.items():
+        if "discotree" in path or "scipy/optimize" in path:
+            short = path.split("site-packages/")[-1].split("src/")[-1]
+            rows.append((f"{short}:{line}({name})", round(cumulative, 2)))
+    rows.sort(key=lambda r: -r[1])
+    return rows[:top]
+
+
+def shapley_cost(estimator, X_rows) -> dict:
+    """Sampled Shapley values of some rows: seconds per row, largest standard error."""
+    explanation, seconds = _timed(lambda: shapley_values(estimator, X_rows, random_state=0))
+    errors = explanation.standard_errors
+    return {
+        "rows": len(X_rows),
+        "seconds_per_row": round(seconds / len(X_rows), 2),
+        "exact": bool(explanation.exact),
+        "largest_standard_error": None if errors is None else float(np.max(errors)),
+    }
+
+
+def first_fit(cold: bool) -> dict:
+    """The first and second fit on iris of a fresh process (cold: an empty numba
+    cache)."""
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory() as cache:
+        if cold:
+            env["NUMBA_CACHE_DIR"] = cache
+        done = subprocess.run(
+            [sys.executable, "-c", FIRST_FIT_SCRIPT],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+    first, second = (float(v) for v in done.stdout.split())
+    return {"first_s": round(first, 2), "second_s": round(second, 2)}
+
+
+def mnist_split(data_dir) -> tuple[np.ndarray, ...]:
+    from discotree.datasets import load_dataset
+
+    X, y = load_dataset("mnist", data_dir)
+    bits = (X.to_numpy() > 127).astype(np.int8)
+    y = np.asarray(y)
+    return bits[:60000], y[:60000], bits[60000:], y[60000:]
+
+
+def markdown(results: dict) -> str:
+    lines = [
+        "# The ensemble's cost against RandomForest(300) (issue 48)",
+        "",
+        "Machine: " + str(results["machine"]),
+        "",
+        "Wall seconds, both models with the same threads, side by side in one process "
+        "(ratios under the same load); pickled sizes in MB.",
+        "",
+        "| set | threads | ensemble fit | forest fit | fit ratio | ensemble predict "
+        "| forest predict | predict ratio | ensemble MB | forest MB | size ratio "
+        "| ensemble acc | forest acc |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, runs in results["sets"].items():
+        for run in runs:
+            e, f = run["ensemble"], run["forest"]
+            lines.append(
+                f"| {name} | {run['threads']} | {e['fit_s']:.2f} | {f['fit_s']:.2f} "
+                f"| {run['fit_s ratio']:.2f} | {e['predict_s']:.3f} | {f['predict_s']:.3f} "
+                f"| {run['predict_s ratio']:.2f} | {e['pickle_bytes'] / 1e6:.2f} "
+                f"| {f['pickle_bytes'] / 1e6:.2f} | {run['pickle_bytes ratio']:.2f} "
+                f"| {100 * e['accuracy']:.2f} | {100 * f['accuracy']:.2f} |"
+            )
+    if "shapley" in results:
+        s = results["shapley"]
+        lines += [
+            "",
+            f"Shapley values of the ensemble on `wide` ({s['rows']} rows, "
+            f"{'exact' if s['exact'] else 'sampled, 64 orders each with its reverse'}): "
+            f"{s['seconds_per_row']} s per row, largest standard error "
+            f"{s['largest_standard_error']}.",
+        ]
+    if "first_fit" in results:
+        lines += ["", "First fit of a fresh process on iris (seconds; second fit beside):", ""]
+        for cache, row in results["first_fit"].items():
+            lines.append(f"- numba cache {cache}: {row['first_s']} (second {row['second_s']})")
+    if "profile" in results:
+        lines += [
+            "",
+            "Profile of the ensemble's fit on `wide` (cumulative seconds, one thread):",
+            "",
+        ]
+        lines += [f"- {name}: {seconds}" for name, seconds in results["profile"]]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--mnist", action="store_true")
+    parser.add_argument("--no-extras", action="store_true", help="no Shapley, profile, first fit")
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    args = parser.parse_args()
+    threads = [int(t) for t in args.threads.split(",")]
+    X, y = wide_binary()
+    splits = {"wide": (X[:3000], y[:3000], X[3000:], y[3000:])}
+    if args.mnist:
+        splits["mnist"] = mnist_split(args.data_dir)
+    results: dict = {"machine": machine(), "sets": {}}
+    start = time.perf_counter()
+    fitted = None
+    for name, (X_train, y_train, X_test, y_test) in splits.items():
+        runs = [side_by_side(X_train, y_train, X_test, y_test, t) for t in threads]
+        if name == "wide":
+            fitted = runs[0]["fitted"]
+        for run in runs:
+            run.pop("fitted")
+        results["sets"][name] = runs
+    if not args.no_extras:
+        results["shapley"] = shapley_cost(fitted, splits["wide"][2][:2])
+        results["first_fit"] = {"warm": first_fit(cold=False), "cold": first_fit(cold=True)}
+        results["profile"] = profile_fit(*splits["wide"][:2])
+    results["machine"]["wall_s"] = round(time.perf_counter() - start, 1)
+    results["machine"]["load_average_at_end"] = os.getloadavg()
+    write_results(args.out, "ensemble_cost", results, markdown(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""The compiled leave-one-out back-off terms against the array-at-a-time reference of
+:mod:`discotree.stats.hierarchical` (level_counts, LevelCounts.without,
+choose_concentrations, backoff_log_probabilities) on random rows with weights, missing
+values and concentrations given or chosen."""
+
+import numpy as np
+import pytest
+
+from discotree.stats.family_tables import prefix_family_tables
+from discotree.stats.hierarchical import (
+    backoff_log_probabilities,
+    choose_concentrations,
+    leave_one_out_backoff_terms,
+    level_counts,
+)
+
+
+def _problem(seed, n=300, n_features=5, n_classes=3):
+    rng = np.random.default_rng(seed)
+    n_categories = rng.integers(2, 5, n_features)
+    codes = np.stack([rng.integers(0, r, n) for r in n_categories], axis=1)
+    y = rng.integers(0, n_classes, n)
+    codes[:, 0] = np.where(rng.random(n) < 0.6, y % n_categories[0], codes[:, 0])
+    codes[rng.random(codes.shape) < 0.12] = -1
+    weights = rng.choice([0.5, 1.0, 2.0, 3.0], n)
+    return codes, y, weights, n_classes, n_categories
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("choose", [True, False])
+def test_the_kernel_matches_the_reference(seed, choose):
+    codes, y, weights, n_classes, n_categories = _problem(seed)
+    node, ranked = 0, (3, 1, 4)
+    tables = prefix_family_tables(
+        codes, y, weights, n_classes, n_categories, [ranked if j == node else () for j in range(5)]
+    )[node]
+    unit = np.minimum(weights, 1.0)
+    alpha = 0.7
+    levels = level_counts(tables, codes, ranked, n_categories, len(ranked)).without(y, unit)
+    given = None if choose else np.array([0.5, 2.0, 8.0, 1.0])
+    expected_b = (
+        choose_concentrations(levels, y, weights, alpha, int(n_categories[node]))
+        if choose
+        else given
+    )
+    expected = backoff_log_probabilities(
+        levels, len(ranked), expected_b, alpha, int(n_categories[node])
+    )
+    terms, chosen = leave_one_out_backoff_terms(
+        tables, codes, ranked, n_categories, y, unit, alpha, given, weights if choose else None
+    )
+    np.testing.assert_array_equal(chosen, expected_b)
+    assert len(terms) == len(expected)
+    for got, want in zip(terms, expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_fewer_levels_than_the_tables_read_only_those():
+    codes, y, weights, n_classes, n_categories = _problem(9)
+    ranked = (2, 3)
+    tables = prefix_family_tables(
+        codes, y, weights, n_classes, n_categories, [ranked, (), (), (), ()]
+    )[0]
+    unit = np.minimum(weights, 1.0)
+    every, chosen = leave_one_out_backoff_terms(
+        tables, codes, ranked, n_categories, y, unit, 1.0, weights=weights
+    )
+    first, _ = leave_one_out_backoff_terms(
+        tables, codes, ranked[:1], n_categories, y, unit, 1.0, concentrations=chosen[:2]
+    )
+    assert len(first) == 2
+    np.testing.assert_allclose(first[1], every[1], rtol=1e-12)
