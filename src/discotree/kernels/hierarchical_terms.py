@@ -49,126 +49,127 @@ def _log_add_exp(x, y):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
-def _terms(
+def _level_counts(
+    level,
     values,
     parent_codes,
     radices,
     class_index,
     unit,
-    weights,
     cells,
     masses,
     level_start,
-    n_classes,
     r,
     alpha,
-    grid,
-    choose,
-    linear,
-    concentrations,
-    out,
+    ids,
+    still,
+    here,
+    counts,
+    totals,
+    log_p,
+    p_linear,
+    own,
 ):  # pragma: no cover - numba
-    n_rows = values.shape[0]
-    n_levels = level_start.shape[0] - 1
-    ids = np.zeros(n_rows, dtype=np.int64)
-    here = np.empty(n_rows, dtype=np.bool_)
-    still = np.ones(n_rows, dtype=np.bool_)
-    counts = np.zeros((n_rows, n_classes))
-    totals = np.zeros((n_rows, n_classes))
-    log_p = np.empty((n_rows, n_classes))
-    p_linear = np.empty((n_rows, n_classes))
-    own = np.empty(n_rows)  # the own class's back-off probability (choosing)
-    scores = np.zeros(grid.shape[0])
+    # the rows' configurations at this level, their counts with each row's unit out of
+    # its class, and at level 0 the node's marginal (the back-off's start)
+    n_rows, n_classes = counts.shape
+    low, high = level_start[level], level_start[level + 1]
     width = n_classes * r
-    for level in range(n_levels):
-        low, high = level_start[level], level_start[level + 1]
+    for i in range(n_rows):
+        if level > 0:
+            parent = parent_codes[i, level - 1]
+            ids[i] = ids[i] * radices[level - 1] + max(parent, 0)
+            still[i] = still[i] and parent >= 0
+        here[i] = values[i] >= 0 and still[i]
+        for c in range(n_classes):
+            counts[i, c] = 0.0
+            totals[i, c] = 0.0
+        if not here[i]:
+            continue
+        first = ids[i] * width
+        lo, hi = low, high
+        while lo < hi:  # the first cell >= first
+            mid = (lo + hi) >> 1
+            if cells[mid] < first:
+                lo = mid + 1
+            else:
+                hi = mid
+        j = lo
+        while j < high and cells[j] < first + width:
+            rest = cells[j] - first
+            c = rest // r
+            totals[i, c] += masses[j]
+            if rest - c * r == values[i]:
+                counts[i, c] = masses[j]
+            j += 1
+    if level == 0:
+        root_total = 0.0
+        for j in range(low, high):
+            root_total += masses[j]
         for i in range(n_rows):
-            if level > 0:
-                parent = parent_codes[i, level - 1]
-                ids[i] = ids[i] * radices[level - 1] + max(parent, 0)
-                still[i] = still[i] and parent >= 0
-            here[i] = values[i] >= 0 and still[i]
+            count = 0.0
             for c in range(n_classes):
-                counts[i, c] = 0.0
-                totals[i, c] = 0.0
-            if not here[i]:
-                continue
-            first = ids[i] * width
-            lo, hi = low, high
-            while lo < hi:  # the first cell >= first
-                mid = (lo + hi) >> 1
-                if cells[mid] < first:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            j = lo
-            while j < high and cells[j] < first + width:
-                rest = cells[j] - first
-                c = rest // r
-                totals[i, c] += masses[j]
-                if rest - c * r == values[i]:
-                    counts[i, c] = masses[j]
-                j += 1
-        if level == 0:  # the node's marginal, each row's unit out
-            root_total = 0.0
-            for j in range(low, high):
-                root_total += masses[j]
-            for i in range(n_rows):
-                count = 0.0
-                for c in range(n_classes):
-                    count += counts[i, c]
-                total = root_total
-                if here[i]:
-                    count -= unit[i]
-                    total -= unit[i]
-                count, total = max(count, 0.0), max(total, 0.0)
-                start = np.log(count + alpha) - np.log(total + alpha * r)
-                own[i] = (count + alpha) / (total + alpha * r)
-                for c in range(n_classes):
-                    log_p[i, c] = start
-                    p_linear[i, c] = own[i]
-        for i in range(n_rows):  # leave-one-out
-            y = class_index[i]
+                count += counts[i, c]
+            total = root_total
             if here[i]:
-                counts[i, y] -= unit[i]
-                totals[i, y] -= unit[i]
+                count -= unit[i]
+                total -= unit[i]
+            count, total = max(count, 0.0), max(total, 0.0)
+            start = np.log(count + alpha) - np.log(total + alpha * r)
+            own[i] = (count + alpha) / (total + alpha * r)
             for c in range(n_classes):
-                counts[i, c] = max(counts[i, c], 0.0)
-                totals[i, c] = max(totals[i, c], 0.0)
+                log_p[i, c] = start
+                p_linear[i, c] = own[i]
+    for i in range(n_rows):  # leave-one-out
+        y = class_index[i]
+        if here[i]:
+            counts[i, y] -= unit[i]
+            totals[i, y] -= unit[i]
+        for c in range(n_classes):
+            counts[i, c] = max(counts[i, c], 0.0)
+            totals[i, c] = max(totals[i, c], 0.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _choice_ratios(
+    values, class_index, weights, counts, totals, own, grid, ratios, chosen_weights
+):  # pragma: no cover - numba
+    # each scored row's (n + b p) / (t + b) for every b of the grid; the rows with no
+    # other weight under their configuration and class give b p / b, the same for
+    # every b, and are left out
+    m = 0
+    for i in range(values.shape[0]):
+        y = class_index[i]
+        if values[i] < 0 or weights[i] == 0.0 or totals[i, y] == 0.0:
+            continue
+        for g in range(grid.shape[0]):
+            b = grid[g]
+            ratios[m, g] = max((counts[i, y] + b * own[i]) / (totals[i, y] + b), 1e-300)
+        chosen_weights[m] = weights[i]
+        m += 1
+    return m
+
+
+@numba.njit(cache=True, nogil=True)
+def _level_step(
+    level, b, choose, linear, values, class_index, counts, totals, log_p, p_linear, own, out
+):  # pragma: no cover - numba
+    # one back-off step: out[level] the probabilities (linear) or their logarithms
+    n_rows, n_classes = counts.shape
+    log_b = np.log(b)
+    for i in range(n_rows):
         if choose:
-            for g in range(grid.shape[0]):
-                scores[g] = 0.0
-            for i in range(n_rows):
-                if values[i] < 0 or weights[i] == 0.0:
-                    continue
-                if totals[i, class_index[i]] == 0.0:
-                    continue  # (b p / b: the same for every b)
-                y = class_index[i]
-                for g in range(grid.shape[0]):
-                    b = grid[g]
-                    p = (counts[i, y] + b * own[i]) / (totals[i, y] + b)
-                    scores[g] += weights[i] * np.log(max(p, 1e-300))
-            best = 0
-            for g in range(1, grid.shape[0]):
-                if scores[g] > scores[best]:
-                    best = g
-            concentrations[level] = grid[best]
-            b = grid[best]
-            for i in range(n_rows):
-                y = class_index[i]
-                own[i] = (counts[i, y] + b * own[i]) / (totals[i, y] + b)
-        b = concentrations[level]
-        log_b = np.log(b)
-        for i in range(n_rows):
-            for c in range(n_classes):
-                if linear:  # (n + b p) / (t + b): one logarithm
-                    p_linear[i, c] = (counts[i, c] + b * p_linear[i, c]) / (totals[i, c] + b)
-                    log_p[i, c] = np.log(p_linear[i, c])
-                else:
-                    log_count = np.log(counts[i, c]) if counts[i, c] > 0 else -np.inf
-                    log_p[i, c] = _log_add_exp(log_count, log_b + log_p[i, c]) - np.log(
-                        totals[i, c] + b
-                    )
+            y = class_index[i]
+            own[i] = (counts[i, y] + b * own[i]) / (totals[i, y] + b)
+        for c in range(n_classes):
+            if linear:
+                p_linear[i, c] = (counts[i, c] + b * p_linear[i, c]) / (totals[i, c] + b)
+                out[level, i, c] = p_linear[i, c] if values[i] >= 0 else 1.0
+            else:
+                log_count = np.log(counts[i, c]) if counts[i, c] > 0 else -np.inf
+                log_p[i, c] = _log_add_exp(log_count, log_b + log_p[i, c]) - np.log(
+                    totals[i, c] + b
+                )
                 out[level, i, c] = log_p[i, c] if values[i] >= 0 else 0.0
 
 
@@ -233,24 +234,80 @@ def hierarchical_level_terms(
     cells = np.concatenate([np.asarray(c, dtype=np.int64) for c, _ in tables])
     masses = np.concatenate([np.asarray(m, dtype=np.float64) for _, m in tables])
     n_rows = len(values)
-    out = np.empty((n_levels, n_rows, n_classes))
-    _terms(
-        np.ascontiguousarray(values, dtype=np.int64),
-        np.ascontiguousarray(parent_codes, dtype=np.int64).reshape(n_rows, n_levels - 1),
-        np.ascontiguousarray(radices, dtype=np.int64),
-        np.ascontiguousarray(class_index, dtype=np.int64),
-        np.ascontiguousarray(unit, dtype=np.float64),
-        np.ascontiguousarray(np.zeros(n_rows) if weights is None else weights, dtype=np.float64),
-        cells,
-        masses,
-        level_start,
-        int(n_classes),
-        int(r),
-        float(alpha),
-        np.asarray(grid if choose else (1.0,), dtype=np.float64),
-        choose,
-        bool(masses.sum() <= LINEAR_WEIGHT),
-        chosen,
-        out,
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    parent_codes = np.ascontiguousarray(parent_codes, dtype=np.int64).reshape(n_rows, n_levels - 1)
+    radices = np.ascontiguousarray(radices, dtype=np.int64)
+    class_index = np.ascontiguousarray(class_index, dtype=np.int64)
+    unit = np.ascontiguousarray(unit, dtype=np.float64)
+    weights = np.ascontiguousarray(
+        np.zeros(n_rows) if weights is None else weights, dtype=np.float64
     )
+    grid_array = np.asarray(grid if choose else (1.0,), dtype=np.float64)
+    linear = bool(masses.sum() <= LINEAR_WEIGHT)
+    ids = np.zeros(n_rows, dtype=np.int64)
+    still = np.ones(n_rows, dtype=np.bool_)
+    here = np.empty(n_rows, dtype=np.bool_)
+    counts, totals = np.empty((n_rows, n_classes)), np.empty((n_rows, n_classes))
+    log_p, p_linear, own = (
+        np.empty((n_rows, n_classes)),
+        np.empty((n_rows, n_classes)),
+        np.empty(n_rows),
+    )
+    ratios = np.empty((n_rows, len(grid_array))) if choose else np.empty((0, 1))
+    chosen_weights = np.empty(n_rows) if choose else np.empty(0)
+    out = np.empty((n_levels, n_rows, n_classes))
+    for level in range(n_levels):
+        _level_counts(
+            level,
+            values,
+            parent_codes,
+            radices,
+            class_index,
+            unit,
+            cells,
+            masses,
+            level_start,
+            int(r),
+            float(alpha),
+            ids,
+            still,
+            here,
+            counts,
+            totals,
+            log_p,
+            p_linear,
+            own,
+        )
+        if choose:
+            m = _choice_ratios(
+                values,
+                class_index,
+                weights,
+                counts,
+                totals,
+                own,
+                grid_array,
+                ratios,
+                chosen_weights,
+            )
+            # the weighted log-likelihood of each b (numpy's vectorised logarithm); the
+            # rows left out add the same to every b
+            scores = chosen_weights[:m] @ np.log(ratios[:m]) if m else np.zeros(len(grid_array))
+            chosen[level] = grid_array[int(np.argmax(scores))]  # (ties: the first)
+        _level_step(
+            level,
+            float(chosen[level]),
+            choose,
+            linear,
+            values,
+            class_index,
+            counts,
+            totals,
+            log_p,
+            p_linear,
+            own,
+            out,
+        )
+    if linear:
+        np.log(out, out=out)  # (a missing node's 1 becomes its 0)
     return out, chosen
