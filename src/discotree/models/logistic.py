@@ -41,6 +41,7 @@ from .category_maps import apply_maps, mapped_categories
 
 __all__ = [
     "NO_PAIRS",
+    "PAIR_CHUNK",
     "InputSlots",
     "LogisticModel",
     "design_matrix",
@@ -49,6 +50,8 @@ __all__ = [
     "pair_cells",
 ]
 
+#: Pairs whose joint cells are computed at once (temporaries of rows x this).
+PAIR_CHUNK = 256
 #: The pairs of a model without any: shape (0, 2).
 NO_PAIRS = np.zeros((0, 2), dtype=np.intp)
 
@@ -96,9 +99,12 @@ def pair_cells(
     levels = mapped_categories(n_categories, maps)
     mapped = apply_maps(codes, maps)
     out = np.empty((len(codes), len(pairs)), dtype=np.intp)
-    for p, (i, j) in enumerate(pairs.tolist()):
-        a, b = mapped[:, i], mapped[:, j]
-        out[:, p] = np.where((a >= 0) & (b >= 0), a * levels[j] + b, -1)
+    for start in range(0, len(pairs), PAIR_CHUNK):  # (rows x chunk temporaries)
+        part = np.asarray(pairs[start : start + PAIR_CHUNK], dtype=np.intp).reshape(-1, 2)
+        a, b = mapped[:, part[:, 0]], mapped[:, part[:, 1]]
+        out[:, start : start + len(part)] = np.where(
+            (a >= 0) & (b >= 0), a * levels[part[:, 1]] + b, -1
+        )
     return out
 
 
@@ -191,9 +197,17 @@ def input_slots(
     for s, j in enumerate(one_hot):
         code = codes[:, j]
         slots[s] = np.where(code >= 0, offsets[j] + code, -1)
-    if len(pairs):
-        cells = pair_cells(codes, n_categories, pairs, pair_levels or [])
-        slots[len(one_hot) :] = np.where(cells >= 0, offsets[len(values) : -1] + cells, -1).T
+    if len(pairs):  # as pair_cells, by pair: slot rows of the transposed codes
+        maps = pair_levels or [None] * len(n_categories)
+        levels = mapped_categories(n_categories, maps)
+        by_feature = np.ascontiguousarray(apply_maps(codes, maps).T)
+        first_slot, pair_offsets = len(one_hot), offsets[len(values) : -1]
+        for start in range(0, len(pairs), PAIR_CHUNK):
+            part = pairs[start : start + PAIR_CHUNK]
+            a, b = by_feature[part[:, 0]], by_feature[part[:, 1]]
+            cell = a * levels[part[:, 1], None] + b + pair_offsets[start : start + len(part), None]
+            cell[(a < 0) | (b < 0)] = -1
+            slots[first_slot + start : first_slot + start + len(part)] = cell
     numeric = np.zeros((len(with_values), len(codes)))
     for q, j in enumerate(with_values):
         code = codes[:, j]
