@@ -384,3 +384,30 @@ def test_the_automatic_pair_weight_with_a_fixed_linear_weight(rng, linear_weight
     clf = KDBEnsembleClassifier(n_estimators=2, k=0, linear_weight=linear_weight).fit(X, y)
     assert clf.linear_weight_ == linear_weight
     assert clf.pair_weight_ > 0.5 and clf.score(X, y) > 0.95
+
+
+def test_members_share_one_count_of_the_pairs_on_categorical_data(monkeypatch):
+    # the shared statistics give the same ensemble as each member counting its own
+    from discotree.learners import ensemble as learner
+
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 3, size=(300, 6))
+    y = (X[:, 0] + X[:, 1] * (X[:, 2] > 0) + rng.integers(0, 2, 300)) % 3
+    counted = []
+    real = learner.shared_pair_statistics
+    monkeypatch.setattr(
+        learner, "shared_pair_statistics", lambda *a: counted.append(real(*a)) or counted[-1]
+    )
+    shared = KDBEnsembleClassifier(n_estimators=3).fit(X, y).predict_proba(X)
+    assert counted[-1] is not None
+    monkeypatch.setattr(learner, "shared_pair_statistics", lambda *a: None)
+    own = KDBEnsembleClassifier(n_estimators=3).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(shared, own)
+    from discotree.learners.registry import LearnerSpec, Rows
+
+    rows = Rows(X, y, np.ones(300), 3, np.full(6, 3))
+    spec = LearnerSpec("kdb-ensemble", 1.0, 1e-5)
+    coarse = [[np.array([0, 0, 1])] + [None] * 5]  # one member coarsens a column
+    assert real(rows, spec, coarse) is None
+    bagged = LearnerSpec("kdb-ensemble", 1.0, 1e-5, options={"bootstrap": True})
+    assert real(rows, bagged, [[None] * 6]) is None

@@ -36,6 +36,7 @@ from ..models.ensemble import (
     sampled_mdl_maps,
 )
 from ..stats.folds import content_folds
+from ..stats.pair_statistics import PairStatistics
 from ..threads import available_cores
 from .k_dependence import fit_selective_kdb
 from .logistic import cross_validated_log_posteriors, fit_logistic
@@ -57,6 +58,7 @@ __all__ = [
     "held_out_rows",
     "linear_pair_count",
     "pair_level_maps",
+    "shared_pair_statistics",
 ]
 
 
@@ -294,7 +296,12 @@ def pair_level_maps(
     return maps
 
 
-def fit_pair_member(rows: Rows, spec: LearnerSpec, n_pairs: int | None = None):
+def fit_pair_member(
+    rows: Rows,
+    spec: LearnerSpec,
+    n_pairs: int | None = None,
+    statistics: PairStatistics | None = None,
+):
     """The pair member: the multinomial logistic model of the linear member's inputs
     (``values``, ``linear_C``) and of every pair of columns jointly, a binned column
     through :data:`PAIR_LEVELS` levels of its fine bins (:func:`pair_level_maps`), the
@@ -304,7 +311,8 @@ def fit_pair_member(rows: Rows, spec: LearnerSpec, n_pairs: int | None = None):
     ("ALR2") of Zaidi, Webb, Carman, Petitjean & Cerquides (Machine Learning 104, 2016,
     Section 3), which reads the interactions of two columns whatever their order, where
     each member reads only those its attribute order and parents give it. ``n_pairs``
-    (None: all) caps the pairs."""
+    (None: all) caps the pairs; ``statistics``: the rows' pair statistics at the pairs'
+    levels, when already counted."""
     every = linear_pair_count("all", len(rows.n_categories))
     options = {
         "values": spec.option("values"),
@@ -312,6 +320,7 @@ def fit_pair_member(rows: Rows, spec: LearnerSpec, n_pairs: int | None = None):
         "pairs": every if n_pairs is None else min(int(n_pairs), every),
         "pair_levels": pair_level_maps(rows.n_categories, list(spec.option("binned", []))),
         "pair_significance": spec.option("pair_significance"),
+        "pair_statistics": statistics,
     }
     return fit_logistic(rows, replace(spec, learner="logistic", options=options)).model
 
@@ -371,11 +380,15 @@ def _pair_member(
     held-out posteriors of the rest of the ensemble (of the rows ``held``, None: all);
     see :func:`fit_kdb_ensemble`."""
     requested = spec.option("pair_weight", 0.0)
+    # the members' shared pair statistics are the pair member's when no column is binned
+    binned = spec.option("binned", [])
+    statistics = None if binned else spec.option("pairs")
     if requested != "auto":
         weight = float(requested)
-        return (fit_pair_member(rows, spec) if weight > 0 else None), weight, None
+        member = fit_pair_member(rows, spec, statistics=statistics) if weight > 0 else None
+        return member, weight, None
     assert held_out is not None  # (fit_kdb_ensemble computes it for "auto")
-    member = fit_pair_member(rows, spec)
+    member = fit_pair_member(rows, spec, statistics=statistics)
     scored = np.zeros(len(rows.codes), dtype=bool)
     scored[slice(None) if held is None else held] = True
     mixture = np.full((len(rows.codes), rows.n_classes), np.nan)
@@ -396,6 +409,17 @@ def _pair_member(
     )
     weight = float(PAIR_WEIGHTS[int(argmax_with_ties(-losses[None, :])[0])])
     return member, max(weight, PAIR_WEIGHT_FLOOR), losses
+
+
+def shared_pair_statistics(rows: Rows, spec: LearnerSpec, maps: list) -> PairStatistics | None:
+    """The pair statistics every member reads, counted once, when every member reads the
+    rows' own codes (no column coarsened, no bagging; the pair member too then); None
+    otherwise (each member counts its own)."""
+    if spec.option("bootstrap", False) or any(m is not None for ms in maps for m in ms):
+        return None
+    return PairStatistics.from_codes(
+        rows.codes, rows.class_index, rows.n_categories, rows.n_classes, rows.weights
+    )
 
 
 def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
@@ -419,6 +443,9 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
     n_jobs = spec.option("n_jobs")
     if n_jobs is not None and n_jobs > 0:  # more threads than cores (or members) buy nothing
         n_jobs = min(int(n_jobs), available_cores(), n_members)
+    shared = shared_pair_statistics(rows, spec, maps)
+    if shared is not None:
+        spec = replace(spec, options={**spec.options, "pairs": shared})
     fitted = Parallel(n_jobs=n_jobs, prefer="threads")(
         delayed(_member)(rows, spec, int(s), m) for s, m in zip(seeds, maps, strict=True)
     )

@@ -155,6 +155,7 @@ def ranked_pairs(
     n_pairs: int,
     features: list[int] | None = None,
     significance: float | None = None,
+    statistics: PairStatistics | None = None,
 ) -> NDArray[np.intp]:
     """The ``n_pairs`` feature pairs ``(i, j)``, ``i < j``, both among ``features``
     (None: all of them), of largest conditional mutual
@@ -165,7 +166,9 @@ def ranked_pairs(
     the pairs whose G statistic ``2 N_ij I(X_i; X_j | C)`` (``N_ij`` the weight of the
     rows observing both) exceeds the chi-squared quantile of ``(r_i - 1)(r_j - 1) C``
     degrees of freedom at that level: the pairs the counts show to depend on each other
-    given the class, which a model of single features cannot represent. The pairs that
+    given the class, which a model of single features cannot represent. ``statistics``:
+    the rows' :class:`~discotree.stats.pair_statistics.PairStatistics` at the pairs'
+    levels, of every feature, when already counted. The pairs that
     tell most about each other given the class are those whose joint cells a model of
     single features misses most (Friedman, Geiger & Goldszmidt 1997, Section 4.1: TAN's edges by the
     same measure).
@@ -190,8 +193,14 @@ def ranked_pairs(
     maps = pair_levels or [None] * n_features
     levels = mapped_categories(rows.n_categories, maps)[used]
     codes = apply_maps(rows.codes, maps)[:, used]
-    stats = PairStatistics.from_codes(codes, rows.class_index, levels, rows.n_classes, rows.weights)
-    information = stats.conditional_mutual_information()[first, second]
+    if statistics is None:
+        stats = PairStatistics.from_codes(
+            codes, rows.class_index, levels, rows.n_classes, rows.weights
+        )
+        information = stats.conditional_mutual_information()[first, second]
+    else:  # of every feature: the used ones' rows and columns
+        information = statistics.conditional_mutual_information()[np.ix_(used, used)]
+        information = information[first, second]
     taken = np.asarray(order_with_ties(information)[:n_pairs], dtype=np.intp)
     if significance is not None:
         present = (codes >= 0).astype(np.float64)
@@ -231,6 +240,7 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
             int(spec.option("pairs", 0)),
             spec.option("pair_features"),
             spec.option("pair_significance"),
+            spec.option("pair_statistics"),
         )
     if not len(pairs):
         pair_levels = []
