@@ -31,32 +31,3 @@ def test_category_index_map_by_hand():
     assert width == 4
     assert_array_equal(index, [0, 3, 1])
 
-
-@pytest.mark.parametrize("weighted", [False, True])
-def test_coarsened_statistics_equal_counting_the_coarsened_codes(weighted):
-    from discotree.models.category_maps import apply_maps, mapped_categories
-
-    rng = np.random.default_rng(4)
-    n_categories = np.array([5, 3, 6, 2])
-    codes = np.stack([rng.integers(0, r, 400) for r in n_categories], axis=1)
-    codes[rng.random(codes.shape) < 0.1] = -1
-    y = rng.integers(0, 3, 400)
-    weights = rng.gamma(1.0, size=400) if weighted else None
-    maps = [np.array([0, 0, 1, 2, 2]), None, np.array([1, 0, 1, 0, 2, 2]), None]
-    fine = PairStatistics.from_codes(codes, y, n_categories, 3, weights)
-    coarse = PairStatistics.from_codes(
-        apply_maps(codes, maps), y, mapped_categories(n_categories, maps), 3, weights
-    )
-    got = fine.coarsened(maps)
-    assert got.n_categories.tolist() == coarse.n_categories.tolist()
-    if weighted:
-        np.testing.assert_allclose(got.counts, coarse.counts, rtol=1e-12, atol=1e-12)
-    else:  # integer counts: to the bit
-        assert np.array_equal(got.counts, coarse.counts)
-    np.testing.assert_allclose(
-        got.conditional_mutual_information(), coarse.conditional_mutual_information(), atol=1e-12
-    )
-    univariate = PairStatistics.from_codes(codes, y, n_categories, 3, weights, pairs=False)
-    np.testing.assert_allclose(univariate.coarsened(maps).diagonal, coarse.diagonal, atol=1e-12)
-    with pytest.raises(ValueError, match="maps for"):
-        fine.coarsened(maps[:2])

@@ -349,48 +349,6 @@ class PairStatistics:
             (self.compact_values(), self.n_categories, self.class_weight, self.schema, self.pairs),
         )
 
-    def coarsened(self, maps: list[NDArray[np.intp] | None]) -> PairStatistics:
-        """The statistics of the codes with each mapped feature's categories merged
-        (``maps[j][a]``: the coarse category of category ``a``; None: unchanged), from
-        these counts (``M.T @ counts @ M``, ``M`` the 0/1 map of fine to coarse
-        categories): the same as counting the coarsened codes, to the bit when the
-        counts are integers (sums of integers below 2**53 are exact in any order).
-
-        Examples
-        --------
-        >>> codes = np.array([[0, 2], [1, 1], [2, 0]])
-        >>> stats = PairStatistics.from_codes(codes, np.array([0, 1, 1]), np.array([3, 3]), 2)
-        >>> coarse = stats.coarsened([np.array([0, 0, 1]), None])
-        >>> coarse.n_categories.tolist(), coarse.table(0, 1)[1].tolist()
-        ([2, 3], [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
-        """
-        if len(maps) != len(self.n_categories):
-            raise ValueError(f"{len(maps)} maps for {len(self.n_categories)} features.")
-        coarse_sizes = np.array(
-            [
-                int(r) if m is None else int(np.max(m)) + 1
-                for r, m in zip(self.n_categories, maps, strict=True)
-            ],
-            dtype=np.intp,
-        )
-        fine_start = np.concatenate([[0], np.cumsum(self.n_categories)])
-        coarse_start = np.concatenate([[0], np.cumsum(coarse_sizes)])
-        target = np.empty(int(fine_start[-1]), dtype=np.intp)
-        for j, m in enumerate(maps):
-            own = np.arange(int(self.n_categories[j])) if m is None else np.asarray(m, np.intp)
-            target[fine_start[j] : fine_start[j + 1]] = coarse_start[j] + own
-        if not self.pairs:
-            diagonal = np.zeros((self.n_classes, int(coarse_start[-1])))
-            for c in range(self.n_classes):
-                diagonal[c] = np.bincount(target, self.diagonal[c], int(coarse_start[-1]))
-            return PairStatistics.univariate(diagonal, coarse_sizes, self.class_weight, None)
-        merge = np.zeros((len(target), int(coarse_start[-1])))
-        merge[np.arange(len(target)), target] = 1.0
-        counts = np.stack([merge.T @ table @ merge for table in self.counts])
-        return PairStatistics(
-            counts=counts, n_categories=coarse_sizes, class_weight=self.class_weight
-        )
-
     def merged(self) -> PairStatistics:
         """The statistics of all classes pooled into one class."""
         if not self.pairs:
