@@ -1,7 +1,6 @@
 """Count tables moved to a layout with more categories equal counting in it."""
 
 import numpy as np
-import pytest
 from numpy.testing import assert_array_equal
 
 from discotree.stats.pair_statistics import PairStatistics, category_index_map
