@@ -22,11 +22,11 @@ Usage: ``python docs/check_site.py docs/_build/html [--no-run]``
 5. No code block (``pre``) and no title (``h1``) is wider than its box at a window
    width of 1280 px (``scrollWidth > clientWidth + 1``: a horizontal scroll bar, or text
    cut off or spilling out). Each page of ``RENDERED`` (the index, getting started,
-   the user guide, the API reference's index, the gallery, the reproductions) is
-   served with a script that measures every ``pre`` and ``h1`` once the page and its
-   fonts are loaded and writes the result into the DOM, which Chromium dumps
-   (``--dump-dom`` with a virtual time budget, so the page's scripts run): one
-   Chromium launch per page.
+   contributing, the user guide, the API reference's index and its pages of longest
+   title, the gallery, the reproductions) is served with a script that measures every
+   ``pre`` and ``h1`` once the page and its fonts are loaded and writes the result into
+   the DOM, which Chromium dumps (``--dump-dom`` with a virtual time budget, so the
+   page's scripts run): one Chromium launch per page.
 6. Every Python code block (``div.highlight-python``, ``-python3``, ``-pycon``, and
    ``-default`` blocks that start with ``>>>``) of the user-facing pages runs as a
    script in a fresh temporary folder (``MPLBACKEND=Agg``, at most ``RUN_TIMEOUT``
@@ -78,11 +78,13 @@ NOT_USER_FACING = ("design/", "changelog.html", "genindex.html", "search.html", 
 RENDERED = (
     "index.html",
     "getting_started.html",
+    "contributing.html",
     "user_guide/*.html",
     "api/index.html",
     "auto_examples/*.html",
     "reproductions/*.html",
 )
+LONGEST_API_TITLES = 3  # and the API pages of longest title (the object's full name)
 RUN_TIMEOUT = 300  # seconds for one code block
 PYTHON_BLOCK = re.compile(r"\bhighlight-(python3?|pycon|default)\b")
 RESULT_ID = "check-site-measure"
@@ -330,8 +332,11 @@ def _serve(site: Path, handler: type = _QuietHandler) -> Iterator[str]:
 
 
 def rendered_pages(site: Path) -> list[Path]:
-    """The user-facing pages of RENDERED that the build has."""
+    """The user-facing pages of RENDERED that the build has, and the API pages of
+    longest title."""
     found = {page for pattern in RENDERED for page in site.glob(pattern)}
+    api = sorted(site.glob("api/generated/*.html"), key=lambda p: (-len(p.stem), p.stem))
+    found |= set(api[:LONGEST_API_TITLES])
     return sorted(found & set(user_facing_pages(site)))
 
 

@@ -686,7 +686,7 @@ def _runtime_report(records: list[dict], out_dir: Path, experiment: Experiment) 
         "the ordering's histograms). On sets with few attributes (iris 4, pima 8, "
         "shuttle 9) the O(N^3) / O(N^2) gap itself is small.",
         "",
-        "Acceptance check (issue 6): "
+        "Check against the targets (10x faster, accuracy within 0.5 points): "
         + "; ".join(
             f"{g}: TAN-OMI-CR {s:.1f}x faster than TAN-CR ({'>=' if s >= 10 else '<'} 10x)"
             for g, s in verdicts

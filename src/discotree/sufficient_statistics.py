@@ -1,4 +1,4 @@
-"""Sufficient statistics that any engine can count and add (issue #13).
+"""Sufficient statistics that any engine can count and add.
 
 Naive Bayes, Chow-Liu, TAN-CMI and the discriminative tree pair are learnt from the
 per-class pair count tables of the encoded data (:class:`~discotree.stats.discrete.

@@ -1,5 +1,5 @@
-"""Where the discrete statistics lived before they were split by what they hold
-(issue 30): :mod:`~discotree.stats.pair_statistics` (the count tables),
+"""Where the discrete statistics lived before they were split by what they hold:
+:mod:`~discotree.stats.pair_statistics` (the count tables),
 :mod:`~discotree.stats.dirichlet` (smoothing) and :mod:`~discotree.stats.information`
 (information measures). Old imports, pickles and model files name them here."""
 

@@ -1,5 +1,5 @@
 """Where :mod:`discotree.stats.alpha_selection` lived before it was named for what it
-does (issue 30): old imports and pickles name its contents here."""
+does: old imports and pickles name its contents here."""
 
 from . import alpha_selection
 from .alpha_selection import *  # noqa: F403  (every public name, as before)
