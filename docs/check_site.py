@@ -53,6 +53,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -345,6 +346,7 @@ def clipped(site: Path, pages: list[Path] | None = None) -> list[str]:
     pages = rendered_pages(site) if pages is None else pages
     chromium = _chromium()
     problems = []
+    start = time.perf_counter()
     with _serve(site, _MeasuringHandler) as base:
         for page in pages:
             name = page.relative_to(site).as_posix()
@@ -372,6 +374,10 @@ def clipped(site: Path, pages: list[Path] | None = None) -> list[str]:
                     f"{name}: clipped {what} ({item['excess']} px wider than its "
                     f"{item['width']} px box, overflow {item['overflow']}): {item['text']!r}"
                 )
+    print(
+        f"check_site: {len(pages)} pages measured in Chromium at 1280 px "
+        f"({time.perf_counter() - start:.0f} s)"
+    )
     return problems
 
 
@@ -432,9 +438,11 @@ def failing_blocks(
     pages = run_pages(site) if pages is None else pages
     env = {**os.environ, "MPLBACKEND": "Agg"}
     problems = []
+    start, n_blocks = time.perf_counter(), 0
     for page in pages:
         name = page.relative_to(site).as_posix()
         for number, code in enumerate(python_blocks(page), start=1):
+            n_blocks += 1
             with tempfile.TemporaryDirectory() as folder:
                 script = Path(folder) / "block.py"
                 script.write_text(code, encoding="utf-8")
@@ -457,6 +465,7 @@ def failing_blocks(
                     f"{name}: code block {number} fails: "
                     f"{last[-1] if last else f'exit status {done.returncode}'}"
                 )
+    print(f"check_site: {n_blocks} code blocks run ({time.perf_counter() - start:.0f} s)")
     return problems
 
 
