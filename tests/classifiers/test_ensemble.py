@@ -49,6 +49,8 @@ def test_reproducible_and_members_differ():
         ({"linear_pairs": "most"}, "linear_pairs must be 'all' or an integer >= 0"),
         ({"linear_pairs": 2.5}, "linear_pairs must be 'all' or an integer >= 0"),
         ({"pair_pooling": "mean"}, "pair_pooling must be one of"),
+        ({"pair_significance": 1.5}, r"pair_significance must be None or a number in \(0, 1\)"),
+        ({"pair_significance": "0.01"}, "pair_significance must be None or a number"),
         ({"linear_weight": 0.3, "bootstrap": True}, "pair_weight='auto' .* bagged members"),
     ],
 )
@@ -362,15 +364,16 @@ def test_the_automatic_pair_weight_follows_the_held_out_loss(rng):
     codes = clf.encoder_.transform(X)
     rows = Rows(codes, y, w, 2, clf.n_categories_)
     first = content_folds(codes, 2, PAIR_SPLIT_SEED) == 0
-    spec = LearnerSpec("kdb-ensemble", 1.0, 1e-5, options={})
-    half = fit_pair_member(rows.take(first), spec, n_pairs=6)
+    spec = LearnerSpec("kdb-ensemble", 1.0, 1e-5, options={"pair_significance": 0.001})
+    half = fit_pair_member(rows.take(first), spec, n_pairs=len(clf.model_.pair_member.pairs))
     log_q = half.log_posterior(codes[~first])[np.arange((~first).sum()), y[~first]]
     assert_allclose(losses[-1], -(w[~first] @ log_q) / w[~first].sum(), rtol=1e-9)
-    # columns independent given the class (naive Bayes' own model): nothing to add, the
-    # held-out loss is least at a small weight and the weight is the floor
+    # columns independent given the class (naive Bayes' own model): every pair read
+    # (pair_significance=None) adds only noise, the held-out loss is least at a small
+    # weight and the weight is the floor
     y = rng.integers(0, 2, n)
     X = (rng.random((n, 4)) < np.where(y[:, None] == 1, 0.8, 0.3)).astype(float)
-    plain = KDBEnsembleClassifier(n_estimators=2, k=0).fit(X, y)
+    plain = KDBEnsembleClassifier(n_estimators=2, k=0, pair_significance=None).fit(X, y)
     assert plain.pair_weight_ == PAIR_WEIGHT_FLOOR
     # a fixed weight is reported as given, with no losses; a refit replaces both
     fixed = plain.set_params(pair_weight=0.3).fit(X, y)

@@ -300,3 +300,16 @@ def test_a_warm_start_keeps_the_pairs_of_the_model_it_starts_from(rng):
     warm = LearnerSpec("logistic", 1.0, 0.0, options={"start": start, "pairs": 5})
     part = Rows(codes[:150], y[:150], weights[:150], 3, n_categories)
     assert_array_equal(fit_logistic(part, warm).model.pairs, start.pairs)
+
+
+def test_the_significance_test_keeps_the_pairs_that_depend_given_the_class():
+    rng = np.random.default_rng(11)
+    codes = rng.integers(0, 2, (2000, 6))
+    y = codes[:, 0] ^ codes[:, 1]  # given the class, columns 0 and 1 determine each other
+    rows = Rows(codes, y, np.ones(2000), 2, np.full(6, 2))
+    assert ranked_pairs(rows, [], 15, None, 0.001).tolist() == [[0, 1]]
+    assert len(ranked_pairs(rows, [], 15)) == 15  # (no test: every pair, by information)
+    fitted = fit_logistic(
+        rows, LearnerSpec("logistic", 1.0, 0.0, options={"pairs": 15, "pair_significance": 0.001})
+    )
+    assert fitted.model.pairs.tolist() == [[0, 1]]

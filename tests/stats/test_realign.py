@@ -29,4 +29,3 @@ def test_category_index_map_by_hand():
     index, width = category_index_map(np.array([1, 2]), {1: np.array([2, 0])}, np.array([1, 3]))
     assert width == 4
     assert_array_equal(index, [0, 3, 1])
-
