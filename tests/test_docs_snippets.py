@@ -1,10 +1,11 @@
 """Every Python block of the documentation's pages runs as written.
 
-The getting-started page, the user guide and the worked example of adding a learner
-(``design/architecture.md``) are what a newcomer copies; each
+The landing page, the getting-started page, the user guide and the worked example of
+adding a learner (``design/architecture.md``) are what a newcomer copies; each
 ````` ```python ````` block runs as a script in a fresh folder (so that files it writes,
 such as the getting-started CSV, land there, and LocalCluster's worker processes can
-import it).
+import it). CI runs these in place of the site check's own run of the built pages'
+blocks (``make -C docs check CHECKFLAGS=--no-run``): the same blocks, not twice.
 """
 
 import re
@@ -17,6 +18,7 @@ import pytest
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 PAGES = sorted(
     [
+        DOCS / "index.md",  # the landing page's example
         DOCS / "getting_started.md",
         DOCS / "design" / "architecture.md",  # the worked example of adding a learner
         *(DOCS / "user_guide").glob("*.md"),
