@@ -148,7 +148,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         level (:func:`discotree.learners.logistic.ranked_pairs`); None reads every pair
         (up to the 20 million inputs above). The default was chosen among None, 0.01
         and 0.001 on folds the accuracy benchmark does not use
-        (``benchmarks/results/tune_ensemble.md``, round 12): as accurate as every pair
+        (``benchmarks/results/tune_ensemble.md``, round 13): as accurate as every pair
         (89.61 % against 89.59, log-loss 0.2515 against 0.2517) at a fraction of the
         pair member's cost on wide data (20 of 6,666 pairs on a generated 200-column
         set).
