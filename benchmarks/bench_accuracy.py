@@ -285,11 +285,11 @@ def summary(frame: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
         }
         if REFERENCE in times:  # against the forest: per fold (same run), median per set
             for what, table in (("fit", times), ("predict", predict)):
-                per_set = (table[model] / table[REFERENCE]).groupby("dataset").median()
-                row[f"{what} / rf300 (median)"] = float(per_set.median())
-                row[f"{what} / rf300 (worst)"] = float(per_set.max())
+                by_set = (table[model] / table[REFERENCE]).groupby("dataset").median()
+                row[f"{what} / rf300 (median)"] = float(by_set.median())
+                row[f"{what} / rf300 (worst)"] = float(by_set.max())
                 if what == "fit":
-                    row["worst fit set"] = str(per_set.idxmax()) if per_set.notna().any() else ""
+                    row["worst fit set"] = str(by_set.idxmax()) if by_set.notna().any() else ""
         for kind in ("categorical or mixed", "numeric"):
             sets = [s for s in accuracy.index if kinds[s] == kind]
             row[f"accuracy {kind}"] = 100 * accuracy.loc[sets, model].mean()
@@ -415,6 +415,11 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="write the report of --out's <name>.json again (no fits)",
+    )
+    parser.add_argument(
         "--merge",
         action="store_true",
         help="keep the other models' rows of --out's accuracy.json (same folds)",
@@ -431,6 +436,12 @@ def main() -> None:
         rows_of = mnist_rows(args.data_dir, (args.mnist or "aode").split(","))
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "mnist.json").write_text(json.dumps(rows_of, indent=1))
+        return
+    if args.report_only:
+        saved = json.loads((args.out / f"{args.name}.json").read_text())
+        text = report(pd.DataFrame(saved["rows"]), saved["kinds"], saved["machine"], saved["mnist"])
+        (args.out / f"{args.name}.md").write_text(text)
+        print(text)
         return
     chosen = args.models.split(",") if args.models else None
     estimators = None
