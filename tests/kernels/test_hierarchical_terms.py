@@ -70,3 +70,21 @@ def test_fewer_levels_than_the_tables_read_only_those():
     )
     assert len(first) == 2
     np.testing.assert_allclose(first[1], every[1], rtol=1e-12)
+
+
+def test_with_nothing_left_out_the_terms_are_the_fitted_back_off():
+    # the prediction path (a fitted kDB's node_log_probability): unit 0
+    codes, y, weights, n_classes, n_categories = _problem(3)
+    ranked = (1, 2)
+    tables = prefix_family_tables(
+        codes, y, weights, n_classes, n_categories, [ranked, (), (), (), ()]
+    )[0]
+    b = np.array([2.0, 0.5, 4.0])
+    levels = level_counts(tables, codes, ranked, n_categories, len(ranked))
+    expected = backoff_log_probabilities(levels, 2, b, 1.0, int(n_categories[0]))
+    zeros = np.zeros(len(codes))
+    terms, _ = leave_one_out_backoff_terms(
+        tables, codes, ranked, n_categories, np.zeros(len(codes), dtype=np.intp), zeros, 1.0, b
+    )
+    for got, want in zip(terms, expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

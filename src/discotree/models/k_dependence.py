@@ -40,7 +40,7 @@ from numpy.typing import NDArray
 
 from ..kernels.counts import configuration_ids
 from ..stats.family_tables import SparseFamilyTable, observed_prefix_lengths
-from ..stats.hierarchical import backoff_log_probability, level_counts
+from ..stats.hierarchical import leave_one_out_backoff_terms, level_counts
 from .bayes_net import BayesNetModel
 
 __all__ = [
@@ -152,12 +152,19 @@ class KDependenceModel:
                 p = np.where(seen, counts / np.where(seen, totals, 1.0), p)
             with np.errstate(divide="ignore"):
                 return np.where(levels.counted[0][:, None], np.log(p), 0.0)
-        if self.concentrations is not None:
-            levels = level_counts(self.tables[node], codes, ranked, self.n_categories, len(ranked))
-            r = int(self.n_categories[node])
-            return backoff_log_probability(
-                levels, len(ranked), self.concentrations[node], self.alpha, r
+        if self.concentrations is not None:  # (the compiled back-off, nothing left out)
+            nothing = np.zeros(len(codes))
+            terms, _ = leave_one_out_backoff_terms(
+                self.tables[node],
+                codes,
+                tuple(ranked),
+                self.n_categories,
+                np.zeros(len(codes), dtype=np.intp),
+                nothing,
+                self.alpha,
+                np.asarray(self.concentrations[node][: len(ranked) + 1], dtype=np.float64),
             )
+            return terms[len(ranked)]
         out = np.zeros((len(codes), self.n_classes))
         values = codes[:, node]
         usable = observed_prefix_lengths(codes, ranked)
