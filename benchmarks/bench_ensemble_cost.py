@@ -18,7 +18,7 @@ and the largest standard error), a profile of the ensemble's fit (the functions 
 most cumulative time) and the first fit of a fresh process on iris (numba's cache
 warm, and cold: an empty ``NUMBA_CACHE_DIR``) against a second fit in that process.
 
-Run:  python benchmarks/bench_ensemble_cost.py [--mnist] [--threads 1,2]
+Run:  python benchmarks/bench_ensemble_cost.py [--mnist] [--threads 1,2] [--no-shapley]
 Writes ensemble_cost.json and ensemble_cost.md (with the machine described) to --out.
 """
 
@@ -221,6 +221,9 @@ def main() -> None:
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--mnist", action="store_true")
     parser.add_argument("--no-extras", action="store_true", help="no Shapley, profile, first fit")
+    parser.add_argument(
+        "--no-shapley", action="store_true", help="no Shapley values (minutes a row today)"
+    )
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = parser.parse_args()
@@ -240,7 +243,8 @@ def main() -> None:
             run.pop("fitted")
         results["sets"][name] = runs
     if not args.no_extras:
-        results["shapley"] = shapley_cost(fitted, splits["wide"][2][:1])
+        if not args.no_shapley:
+            results["shapley"] = shapley_cost(fitted, splits["wide"][2][:1])
         results["first_fit"] = {"warm": first_fit(cold=False), "cold": first_fit(cold=True)}
         results["profile"] = profile_fit(*splits["wide"][:2])
     results["machine"]["wall_s"] = round(time.perf_counter() - start, 1)
