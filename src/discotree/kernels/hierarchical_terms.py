@@ -25,6 +25,8 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from .sparse_families import first_at_least
+
 __all__ = ["LINEAR_WEIGHT", "hierarchical_level_terms"]
 
 #: Up to this total weight, the back-off runs on probabilities (one logarithm per row,
@@ -87,14 +89,7 @@ def _level_counts(
         if not here[i]:
             continue
         first = ids[i] * width
-        lo, hi = low, high
-        while lo < hi:  # the first cell >= first
-            mid = (lo + hi) >> 1
-            if cells[mid] < first:
-                lo = mid + 1
-            else:
-                hi = mid
-        j = lo
+        j = first_at_least(cells, low, high, first)
         while j < high and cells[j] < first + width:
             rest = cells[j] - first
             c = rest // r

@@ -17,10 +17,29 @@ from numpy.typing import NDArray
 
 from ..threads import in_chunks
 
-__all__ = ["backoff_scores", "posterior_loss_sums", "sparse_cell_lookup"]
+__all__ = ["backoff_scores", "first_at_least", "posterior_loss_sums", "sparse_cell_lookup"]
 
 #: Below twice this many rows, one thread does the lookup.
 _MIN_ROWS = 1 << 14
+
+
+@numba.njit(cache=True, nogil=True)
+def first_at_least(cells, low, high, value):  # pragma: no cover - numba
+    """The first position of ``cells[low:high]`` (sorted) holding ``value`` or more
+    (``high`` if none): a binary search, compiled (call it from compiled code).
+
+    Examples
+    --------
+    >>> int(first_at_least(np.array([1, 3, 3, 7]), 0, 4, 3))
+    1
+    """
+    while low < high:
+        middle = (low + high) >> 1
+        if cells[middle] < value:
+            low = middle + 1
+        else:
+            high = middle
+    return low
 
 
 @numba.njit(cache=True, nogil=True)
@@ -30,14 +49,7 @@ def _lookup(cells, masses, ids, values, n_classes, r, start, stop, counts, total
     n_cells = cells.shape[0]
     for i in range(start, stop):
         first = ids[i] * width
-        lo, hi = 0, n_cells
-        while lo < hi:  # the first cell >= first
-            mid = (lo + hi) >> 1
-            if cells[mid] < first:
-                lo = mid + 1
-            else:
-                hi = mid
-        j = lo
+        j = first_at_least(cells, 0, n_cells, first)
         while j < n_cells and cells[j] < first + width:
             rest = cells[j] - first
             c = rest // r
