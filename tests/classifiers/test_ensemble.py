@@ -240,7 +240,13 @@ def test_the_pair_member_reads_every_pair_and_is_mixed_in_last():
     base = KDBEnsembleClassifier(n_estimators=2, linear_weight=0.3, pair_weight=0.0)
     base.fit(X, y, sample_weight=w)
     assert base.model_.pair_member is None and base.model_.pair_weight == 0.0
-    params = {"n_estimators": 2, "linear_weight": 0.3, "pair_weight": 0.2}
+    # (pair_significance=None: every pair, not only those a test keeps)
+    params = {
+        "n_estimators": 2,
+        "linear_weight": 0.3,
+        "pair_weight": 0.2,
+        "pair_significance": None,
+    }
     clf = KDBEnsembleClassifier(**params, pair_pooling="linear")
     clf.fit(X, y, sample_weight=w)
     pair = clf.model_.pair_member
@@ -272,8 +278,7 @@ def test_the_pair_member_reads_every_pair_and_is_mixed_in_last():
     expected = geometric / geometric.sum(axis=1, keepdims=True)
     assert_allclose(logarithmic.predict_proba(X), expected, atol=1e-12)
     # the pair member alone, and a refit without it removes it
-    alone = KDBEnsembleClassifier(n_estimators=2, linear_weight=0.3, pair_weight=1.0)
-    alone.fit(X, y, sample_weight=w)
+    alone = KDBEnsembleClassifier(**{**params, "pair_weight": 1.0}).fit(X, y, sample_weight=w)
     assert_allclose(alone.predict_proba(X), np.exp(pair.log_posterior(codes)), atol=1e-12)
     assert clf.set_params(pair_weight=0.0).fit(X, y).model_.pair_member is None
 
