@@ -16,7 +16,7 @@ from ..learners.logistic import (
     logistic_parameter_bytes,
 )
 from ..learners.registry import LearnerSpec, Rows, get_learner
-from ..models.ensemble import POOLINGS
+from ..models.ensemble import POOLINGS, KDBEnsembleModel
 from ..models.posterior_draws import KDBEnsemblePosterior
 from ..transformers.discretizer import Discretizer, bin_midpoints
 from ..transformers.encoder import TableEncoder
@@ -386,7 +386,9 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         them as the ensemble does; the linear and pair members (logistic, no Dirichlet
         posterior) stay at their fitted parameters
         (:mod:`discotree.models.posterior_draws`)."""
-        return KDBEnsemblePosterior(self.model_)
+        model = self.model_
+        assert isinstance(model, KDBEnsembleModel)  # (what this estimator fits)
+        return KDBEnsemblePosterior(model)
 
     def _member_bytes(
         self, n_rows: int, n_categories: NDArray[np.float64], binned: NDArray[np.bool_]

@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from ..learners.k_dependence import check_kdb_options
 from ..learners.registry import Counts, LearnerSpec, Rows, get_learner
+from ..models.k_dependence import KDependenceModel
 from ..models.posterior_draws import KDependencePosterior
 from ..validation import check_bool_param, check_random_state_param, integer_seed, is_count
 from ._base import DiscreteForestClassifierBase
@@ -180,7 +181,9 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     def _uncertainty_model(self) -> KDependencePosterior:
         """Every seen table row's Dirichlet posterior (hierarchical: drawn top-down,
         each level backed off to its prefix's draw; :mod:`discotree.models.posterior_draws`)."""
-        return KDependencePosterior(self.model_)
+        model = self.model_
+        assert isinstance(model, KDependenceModel)  # (what this estimator fits)
+        return KDependencePosterior(model)
 
     def _stream_keeps_rows(self) -> bool:
         """The rows, unless an engine handed the prefix tables (and, for selective kDB,

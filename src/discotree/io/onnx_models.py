@@ -394,19 +394,20 @@ def _ensemble(
         builder.op("Squeeze", builder.logsumexp(stacked, 0), builder.axes(0)),
         builder.constant(np.array([[np.log(len(posteriors))]]), "log_members"),
     )
-    for member, weight, pooling, what in (
+    logistic_members: list[tuple[LogisticModel | None, float, str, str]] = [
         (model.linear, float(model.linear_weight), "linear", "linear member"),
         (model.pair_member, float(model.pair_weight), model.pair_pooling, "pair member"),
-    ):
-        if member is None or weight <= 0:
+    ]
+    for logistic, weight, pooling, what in logistic_members:
+        if logistic is None or weight <= 0:
             continue
-        factors = logistic_factors(member)
+        factors = logistic_factors(logistic)
         check_factors(
-            factors, member.intercept, member.scores, member.n_categories, f"{name}'s {what}"
+            factors, logistic.intercept, logistic.scores, logistic.n_categories, f"{name}'s {what}"
         )
         cells += sum(t.size for _, t in factors)
         terms = builder.factor_terms(codes, factors, n_classes)
-        intercept = builder.constant(np.asarray(member.intercept, np.float64)[None, :], "bias")
+        intercept = builder.constant(np.asarray(logistic.intercept, np.float64)[None, :], "bias")
         other = builder.log_softmax(builder.total([intercept, *terms]))
         mean = _pooled(builder, mean, other, weight, pooling)
     _check_cells(name, cells)

@@ -257,7 +257,11 @@ def onnx_inputs(estimator: Any, X: Any) -> dict[str, NDArray[Any]]:
     matrix = None if frame is not None else np.asarray(X, dtype=object)
     feed = {}
     for j, column in enumerate(columns):
-        values = frame.iloc[:, j] if frame is not None else pd.Series(matrix[:, j])
+        if frame is not None:
+            values = frame.iloc[:, j]
+        else:
+            assert matrix is not None  # (an array when X is not a DataFrame)
+            values = pd.Series(matrix[:, j])
         if column.element == "string":
             array = values.to_numpy(dtype=object)
         elif column.element == "bool":

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -538,7 +538,9 @@ class DrawnKDBEnsemble:
         See :class:`KDBEnsemblePosterior`.
         """
         log_prior = np.asarray(log_prior, dtype=np.float64)
-        drawn = dataclasses.replace(self.model, members=self.members, class_log_prior=log_prior)
+        drawn = dataclasses.replace(
+            self.model, members=self._as_members(), class_log_prior=log_prior
+        )
         return drawn.log_likelihood(codes) + log_prior
 
     def log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
@@ -557,4 +559,9 @@ class DrawnKDBEnsemble:
         --------
         See :class:`KDBEnsemblePosterior`.
         """
-        return dataclasses.replace(self.model, members=self.members).log_likelihood(codes)
+        return dataclasses.replace(self.model, members=self._as_members()).log_likelihood(codes)
+
+    def _as_members(self) -> list[KDependenceModel]:
+        """The drawn members where the ensemble holds its fitted ones (they answer the
+        same ``log_likelihood``)."""
+        return cast(list[KDependenceModel], self.members)
