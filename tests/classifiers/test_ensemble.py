@@ -419,3 +419,12 @@ def test_members_share_one_count_of_the_pairs_on_categorical_data(monkeypatch):
     assert real(rows, spec, coarse) is None
     bagged = LearnerSpec("kdb-ensemble", 1.0, 1e-5, options={"bootstrap": True})
     assert real(rows, bagged, [[None] * 6]) is None
+
+
+def test_partial_fit_is_refused_naming_the_passes_based_alternatives():
+    clf = KDBEnsembleClassifier()
+    assert not hasattr(clf, "partial_fit")  # (so the command line reads the file in passes)
+    with pytest.raises(AttributeError, match="has no partial_fit") as refused:
+        clf.partial_fit  # noqa: B018
+    assert "discotree fit --data FILE --model eskdb" in str(refused.value)
+    assert "Dask" in str(refused.value)

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..fitting import available_if_explained
 from ..learners.ensemble import COARSENINGS, PAIR_LEVELS, linear_pair_count
 from ..learners.k_dependence import check_kdb_options
 from ..learners.logistic import (
@@ -36,6 +37,23 @@ __all__ = ["KDBEnsembleClassifier"]
 FINE_BINS = 30
 #: Bytes of a member's Python objects (its model, lists and attributes), at least.
 MEMBER_OVERHEAD = 2048.0
+#: Why the ensemble has no ``partial_fit``, and what fits it on data larger than memory.
+NO_PARTIAL_FIT = (
+    "{name} has no partial_fit: its members choose their parents, attributes and "
+    "concentrations from counts of all the rows and then score every row against them "
+    "(several passes), and its linear and pair members are L-BFGS fits whose every "
+    "step sums over all the rows, so a batch cannot be added to a fitted ensemble. For "
+    "data larger than memory, fit it in passes over the data instead: "
+    "'discotree fit --data FILE --model eskdb' (CSV, gzip CSV, Parquet or a folder of "
+    "them, read once per pass) or fit(X, y) on Dask collections (the same model as fit "
+    "in memory)."
+)
+
+
+def _no_partial_fit(estimator: Any) -> bool:
+    """Refuse ``partial_fit`` (:data:`NO_PARTIAL_FIT`): ``hasattr`` is False and the
+    attribute error names the passes-based alternatives."""
+    raise AttributeError(NO_PARTIAL_FIT.format(name=type(estimator).__name__))
 
 
 class KDBEnsembleClassifier(DiscreteForestClassifierBase):
@@ -187,6 +205,13 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
 
     Notes
     -----
+    There is no ``partial_fit`` (``hasattr(clf, "partial_fit")`` is False, and the
+    attribute error says why): the members' structures and the logistic members'
+    L-BFGS steps read all the rows at each of several passes. Data larger than memory is
+    fitted in passes instead, with the model of ``fit``: ``discotree fit --data FILE
+    --model eskdb`` reads the file once per pass, and ``fit`` on Dask collections runs
+    the passes on the partitions (:mod:`discotree.engines.ensemble_passes`).
+
     A fit costs ``n_estimators`` selective kDB fits (their counts are not shared: each
     member's coarsened codes differ). Missing values follow the members' rules
     (:class:`~discotree.KDBClassifier`). Before fitting anything, the estimate
@@ -257,6 +282,12 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         state.setdefault("pair_pooling", "linear")
         state.setdefault("pair_significance", None)  # (every pair, as fitted then)
         return state
+
+    @available_if_explained(_no_partial_fit)
+    def partial_fit(self, X: Any = None, y: Any = None, classes: Any = None, sample_weight=None):
+        """Not available: always an ``AttributeError`` naming the passes-based
+        alternatives (:data:`NO_PARTIAL_FIT`; see the class's Notes)."""
+        raise NotImplementedError  # (never reached: the attribute is refused)
 
     def _check_params(self) -> None:
         name = type(self).__name__
