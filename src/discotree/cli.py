@@ -1,4 +1,5 @@
-"""The ``discotree`` command line: compare, fit and predict.
+"""The ``discotree`` command line: compare, fit and predict (and the commands of
+installed distributions: the reproductions' ``reproduce`` and ``bench``).
 
 Parses arguments, loads data, picks estimators from :mod:`discotree.registry` and
 writes results; no algorithm lives here. Results go to stdout, progress and errors to
@@ -58,8 +59,6 @@ COMPARE_QUICK = (RECOMMENDED_MODEL, "tan-cmi-auto", "aode", "nb-auto", "logreg")
 #: The built-in datasets of ``compare``'s default and ``--quick``; ``--all`` adds digits
 #: (1797 rows, 64 features, 10 classes), where the ensemble's fits take minutes.
 COMPARE_DATASETS = ("iris", "wine", "breast_cancer")
-#: ``bench``'s default: the fast models.
-BENCH_DEFAULT = ("nb", "nb-auto", "chow-liu", "tan-cmi", "tan-cmi-auto", "dt", "dt-auto")
 #: ``compare --stream``'s default: memory independent of the rows (alpha = 1).
 STREAM_DEFAULT = ("nb", "chow-liu", "tan-cmi", "dt")
 
@@ -68,7 +67,7 @@ class UsageError(Exception):
     """A command-line usage mistake (exit code 2)."""
 
 
-def _split_names(value: str, known, what: str, listed_by: str | None = None) -> list[str]:
+def split_names(value: str, known, what: str, listed_by: str | None = None) -> list[str]:
     """The comma-separated names of ``value``, each one of ``known``; an unknown one is
     a usage error that suggests the closest known names (and the command that lists
     them all, or the names themselves when they are few)."""
@@ -95,7 +94,7 @@ def _classifiers():
 
 
 def _model_names(value: str) -> list[str]:
-    return _split_names(value, _classifiers(), "model", listed_by="discotree models")
+    return split_names(value, _classifiers(), "model", listed_by="discotree models")
 
 
 def _compare(args: argparse.Namespace) -> None:
@@ -107,7 +106,7 @@ def _compare(args: argparse.Namespace) -> None:
     from rich.table import Table
 
     from .datasets import BUILTIN_DATASETS, load_dataset
-    from .experiments.compare import compare_models, ranking
+    from .evaluation.compare import compare_models, ranking
 
     chosen_sets = [
         f"--{name}"
@@ -137,7 +136,7 @@ def _compare(args: argparse.Namespace) -> None:
         names = [v.strip() for v in chosen.split(",") if v.strip()]
         if not names:
             raise UsageError(f"no dataset given in --dataset {chosen!r}")
-        loaders = {name: partial(load_dataset, name, args.data_dir) for name in names}
+        loaders = {name: partial(load_dataset, name) for name in names}
     cpus = os.cpu_count() or 1  # more processes than CPUs only queue (and skew the times)
     n_jobs = cpus if args.n_jobs == -1 else min(args.n_jobs, cpus)
     progress, task = _progress(
@@ -251,7 +250,7 @@ def _compare_streaming(args: argparse.Namespace) -> None:
     from rich.table import Table
 
     from .datasets.streaming import open_table
-    from .experiments.streaming_cv import stream_cross_validate
+    from .evaluation.streaming_cv import stream_cross_validate
     from .registry import make_classifier
 
     if args.data is None and args.csv is None:
@@ -580,89 +579,6 @@ def _predict(args: argparse.Namespace) -> None:
             sys.stderr.write(f"discotree: note: {path} holds no data rows; nothing predicted.\n")
 
 
-#: What to do when no reproduction is installed.
-NO_REPRODUCTIONS = (
-    "no reproductions are installed: they are a distribution of their own, in the "
-    "repository's reproductions/ folder (pip install -e ./reproductions)"
-)
-
-
-def _reproduce(args: argparse.Namespace) -> None:
-    from .experiments import Experiment, installed_experiments, run_experiment
-
-    experiments_by_name = installed_experiments()
-    if not experiments_by_name:
-        raise UsageError(NO_REPRODUCTIONS)
-    if args.list or args.experiment is None:
-        if args.experiment is None and not args.list:
-            raise UsageError("name an experiment, or use --list")
-        for name, factory in experiments_by_name.items():
-            print(f"{name}: {_first_paragraph(factory.__doc__ or name)}")
-        return
-    if args.experiment not in experiments_by_name:
-        raise UsageError(
-            f"unknown experiment {args.experiment!r}; choose from {', '.join(experiments_by_name)}"
-        )
-    experiment = experiments_by_name[args.experiment](args.data_dir)
-    out = args.out / args.experiment
-    if args.render_only:
-        from .experiments.runner import render_committed
-
-        render = (
-            partial(render_committed, experiment)
-            if isinstance(experiment, Experiment)
-            else getattr(experiment, "render", None)
-        )
-        if render is None:
-            raise UsageError(
-                f"{args.experiment} writes its report as it runs; --render-only does not apply"
-            )
-        try:
-            render(out)
-        except (FileNotFoundError, ValueError) as err:
-            raise UsageError(str(err)) from err
-        return
-    if isinstance(experiment, Experiment):
-        models = datasets = None
-        if args.models is not None:
-            models = _split_names(args.models, experiment.models, "model")
-        if args.datasets is not None:
-            known = {spec.name: spec for spec in experiment.datasets}
-            datasets = _split_names(args.datasets, known, "dataset")
-        run_experiment(
-            experiment,
-            out,
-            n_jobs=args.n_jobs,
-            progress=not args.quiet,
-            models=models,
-            datasets=datasets,
-        )
-    else:
-        for option in ("models", "datasets"):
-            if getattr(args, option) is not None:
-                raise UsageError(
-                    f"{args.experiment} runs all its {option}; --{option} does not apply"
-                )
-        experiment(out, n_jobs=args.n_jobs, progress=not args.quiet)
-    print(f"{args.experiment}: report written to {out}/results.md")
-
-
-def _bench(args: argparse.Namespace) -> None:
-    from .experiments import run_experiment
-    from .experiments.adhoc import bench_experiment
-
-    datasets = [v.strip() for v in args.datasets.split(",") if v.strip()]
-    models = _model_names(args.models)
-    experiment = bench_experiment(datasets, models, args.protocol, args.data_dir, args.random_state)
-    run_experiment(experiment, args.out, n_jobs=args.n_jobs, progress=not args.quiet)
-    sys.stdout.write((args.out / "results.md").read_text())
-
-
-def _first_paragraph(doc: str) -> str:
-    """A docstring's first paragraph on one line (``--list``): never cut mid-sentence."""
-    return " ".join(doc.strip().split("\n\n")[0].split())
-
-
 def _at_least_two(text: str) -> int:
     """``--folds``: cross-validation needs a held-out fold and a training one."""
     try:
@@ -743,11 +659,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--dataset",
-        help="comma-separated datasets: built-in or from the data folder (default: "
+        help="comma-separated datasets: built-in or synthetic (default: "
         f"{','.join(COMPARE_DATASETS)}; with --all every built-in dataset)",
-    )
-    p.add_argument(
-        "--data-dir", type=Path, help="data folder (default $DISCOTREE_DATA, else ../shared/data)"
     )
     p.add_argument(
         "--data",
@@ -866,68 +779,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_predict)
 
     p = sub.add_parser(
-        "reproduce",
-        formatter_class=fmt,
-        parents=[common],
-        help="reproduce a paper's experiment",
-        description="Run a reproduction; results (JSON, markdown, figures) go "
-        "to OUT/<experiment>/, and finished folds are cached "
-        "there so an interrupted run resumes. A fold is reused (from that cache, or "
-        "from the committed results.json) only under the same fingerprint: the same "
-        "datasets, protocols, models and settings and the same code (a hash of the "
-        "discotree package and of the reproductions' package), so a rerun after any "
-        "change of the code refits every fold instead of re-rendering old ones. "
-        "--render-only is the one exception, asked for by name: it rewrites the "
-        "report's text from the committed folds and marks it rendered_only.",
-    )
-    p.add_argument("experiment", nargs="?", help="experiment name (see --list)")
-    p.add_argument("--list", action="store_true", help="list the experiments")
-    p.add_argument(
-        "--data-dir", type=Path, help="data folder (default $DISCOTREE_DATA, else ../shared/data)"
-    )
-    p.add_argument("--out", type=Path, default=Path("results"), help="results folder")
-    p.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (joblib)")
-    p.add_argument(
-        "--models",
-        help="comma-separated models to compute now; the report also shows the models "
-        "already in the cache (a long reproduction in parts)",
-    )
-    p.add_argument(
-        "--datasets",
-        help="comma-separated datasets to compute now; on the others, the report shows "
-        "what the cache holds",
-    )
-    p.add_argument(
-        "--render-only",
-        action="store_true",
-        help="fit nothing: write the report again from the folds of the committed "
-        "results.json, whatever code fitted them (each keeps its fit_commit; the "
-        "provenance says rendered_only and keeps the fitting run's)",
-    )
-    p.set_defaults(run=_reproduce)
-
-    p = sub.add_parser(
-        "bench",
-        formatter_class=fmt,
-        parents=[common],
-        help="compare models on datasets under a protocol",
-        description="Evaluate registered models on datasets (built-in or "
-        "from the data folder) with the experiment harness.",
-    )
-    p.add_argument("--datasets", required=True, help="comma-separated dataset names")
-    p.add_argument(
-        "--models",
-        default=",".join(BENCH_DEFAULT),
-        help="comma-separated registry names ('discotree models' lists them)",
-    )
-    p.add_argument("--protocol", default="cv5", help="cvK (e.g. cv5) or 10x10cv")
-    p.add_argument("--random-state", type=int, default=0, help="seed of the folds")
-    p.add_argument("--data-dir", type=Path, help="data folder")
-    p.add_argument("--out", type=Path, default=Path("results/bench"), help="results folder")
-    p.add_argument("--n-jobs", type=int, default=1, help="parallel workers (joblib)")
-    p.set_defaults(run=_bench)
-
-    p = sub.add_parser(
         "models",
         formatter_class=fmt,
         parents=[common],
@@ -937,7 +788,20 @@ def build_parser() -> argparse.ArgumentParser:
         "without a line are listed after).",
     )
     p.set_defaults(run=_models)
+    _add_installed_commands(sub, formatter_class=fmt, parents=[common])
     return parser
+
+
+def _add_installed_commands(sub, **parser_options) -> None:
+    """The subcommands of installed distributions: each entry point of the group
+    ``discotree.commands`` is a function ``add(subparsers, **parser_options)`` that adds
+    its parsers (each with a ``run`` default called with the parsed arguments, raising
+    :class:`UsageError` for a usage mistake). The reproductions' distribution adds
+    ``reproduce`` and ``bench``; a plain install has none."""
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group="discotree.commands"):
+        point.load()(sub, **parser_options)
 
 
 def _models(args: argparse.Namespace) -> None:
