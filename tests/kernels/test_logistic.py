@@ -91,3 +91,22 @@ def test_the_result_is_the_same_on_one_core(monkeypatch):
     serial = logistic_loss_gradient(*arguments)
     assert threaded[0] == serial[0]
     assert np.array_equal(threaded[1], serial[1]) and np.array_equal(threaded[2], serial[2])
+
+
+def test_the_cache_blocks_change_no_bit(monkeypatch):
+    # every row adds its inputs in input order and every coefficient its rows in row
+    # order, whatever the size of the cache blocks
+    rng = np.random.default_rng(5)
+    problem = _problem(rng, 3 * kernels.MIN_BLOCK_ROWS + 5, n_classes=4)
+    codes, n_categories, values, pairs, levels, coef, intercept, y, weights = problem
+    slots = input_slots(codes, n_categories, values, pairs, levels)
+    arguments = (slots.slots, slots.numeric, slots.numeric_inputs)
+    results = []
+    for size in (1, 4096, 10**9):  # 32 rows (the least), 128, every row
+        monkeypatch.setattr(kernels, "SCORE_BLOCK_BYTES", size)
+        loss, grad, grad_intercept = logistic_loss_gradient(*arguments, y, weights, coef, intercept)
+        results.append((loss, grad, grad_intercept, logistic_scores(*arguments, coef, intercept)))
+    for other in results[1:]:
+        assert other[0] == results[0][0]
+        for a, b in zip(other[1:], results[0][1:], strict=True):
+            assert np.array_equal(a, b)

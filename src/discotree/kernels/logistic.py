@@ -34,6 +34,8 @@ from ..threads import map_on_cores
 __all__ = [
     "MAX_BLOCKS",
     "MIN_BLOCK_ROWS",
+    "SCORE_BLOCK_BYTES",
+    "cache_rows",
     "logistic_loss_gradient",
     "logistic_scores",
     "row_blocks",
@@ -45,34 +47,91 @@ MAX_BLOCKS = 8
 MIN_BLOCK_ROWS = 2048
 
 
+#: The bytes of a row block's scores (rows x classes): small enough to stay in the
+#: first-level cache while every input column adds to them.
+SCORE_BLOCK_BYTES = 16_384
+
+
+def cache_rows(n_classes: int) -> int:
+    """The rows of a cache block: :data:`SCORE_BLOCK_BYTES` of scores, at least 32 rows.
+
+    Examples
+    --------
+    >>> cache_rows(2), cache_rows(10)
+    (1024, 204)
+    """
+    return max(32, SCORE_BLOCK_BYTES // (8 * max(int(n_classes), 1)))
+
+
 @numba.njit(cache=True, nogil=True)
-def _add_scores(
+def _add_block_scores(
     slots, numeric, numeric_inputs, coef, intercept, start, stop, out
 ):  # pragma: no cover - numba
-    # out: the block's (rows, classes) scores, flat. One input column at a time over
-    # the block's rows: the column's few weights stay in cache while the rows stream by
+    # out: (stop - start, classes) scores of the rows start..stop. One input column at a
+    # time over the rows: the column's few weights stay in cache while the rows stream
+    # by; every row adds its inputs in input order, whatever the blocks
     n_classes = intercept.shape[0]
-    flat = coef.ravel()
     for i in range(stop - start):
         for c in range(n_classes):
-            out[i * n_classes + c] = intercept[c]
+            out[i, c] = intercept[c]
     for s in range(slots.shape[0]):
         column = slots[s]
-        for i in range(start, stop):
-            k = column[i]
+        for i in range(stop - start):
+            k = column[start + i]
             if k >= 0:
-                at, row = k * n_classes, (i - start) * n_classes
                 for c in range(n_classes):
-                    out[row + c] += flat[at + c]
+                    out[i, c] += coef[k, c]
     for q in range(numeric.shape[0]):
         column = numeric[q]
-        at = numeric_inputs[q] * n_classes
-        for i in range(start, stop):
-            x = column[i]
+        at = numeric_inputs[q]
+        for i in range(stop - start):
+            x = column[start + i]
             if x != 0.0:
-                row = (i - start) * n_classes
                 for c in range(n_classes):
-                    out[row + c] += flat[at + c] * x
+                    out[i, c] += coef[at, c] * x
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_scores(
+    slots, numeric, numeric_inputs, coef, intercept, start, stop, out, block_rows
+):  # pragma: no cover - numba
+    # out: the rows start..stop's (rows, classes) scores, by cache blocks of rows
+    for first in range(start, stop, block_rows):
+        last = min(first + block_rows, stop)
+        _add_block_scores(
+            slots,
+            numeric,
+            numeric_inputs,
+            coef,
+            intercept,
+            first,
+            last,
+            out[first - start : last - start],
+        )
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_block_gradient(
+    slots, numeric, numeric_inputs, residual, start, stop, grad
+):  # pragma: no cover - numba
+    # grad += the residuals of the rows start..stop at each of their inputs, input
+    # column by column: every coefficient takes its rows in row order, whatever the blocks
+    n_classes = residual.shape[1]
+    for s in range(slots.shape[0]):
+        column = slots[s]
+        for i in range(stop - start):
+            k = column[start + i]
+            if k >= 0:
+                for c in range(n_classes):
+                    grad[k, c] += residual[i, c]
+    for q in range(numeric.shape[0]):
+        column = numeric[q]
+        at = numeric_inputs[q]
+        for i in range(stop - start):
+            x = column[start + i]
+            if x != 0.0:
+                for c in range(n_classes):
+                    grad[at, c] += residual[i, c] * x
 
 
 @numba.njit(cache=True, nogil=True)
@@ -88,48 +147,36 @@ def _block_loss_gradient(
     stop,
     grad,
     grad_intercept,
+    block_rows,
 ):  # pragma: no cover - numba
+    # the rows start..stop by cache blocks of block_rows: scores, softmax residuals
+    # w (P(c | x) - [c = y]), then their sums at the inputs
     n_classes = intercept.shape[0]
-    residual = np.empty((stop - start) * n_classes)
-    _add_scores(slots, numeric, numeric_inputs, coef, intercept, start, stop, residual)
+    residual = np.empty((min(block_rows, stop - start), n_classes))
     loss = 0.0
-    for i in range(stop - start):
-        row = i * n_classes
-        top = residual[row]
-        for c in range(1, n_classes):
-            top = max(top, residual[row + c])
-        y = class_index[start + i]
-        w = scale[start + i]
-        own = residual[row + y] - top  # (logs: no underflow to log 0)
-        total = 0.0
-        for c in range(n_classes):
-            residual[row + c] = np.exp(residual[row + c] - top)
-            total += residual[row + c]
-        loss -= w * (own - np.log(total))
-        factor = w / total
-        for c in range(n_classes):  # the residual: w (P(c | x) - [c = y])
-            residual[row + c] *= factor
-            grad_intercept[c] += residual[row + c]
-        residual[row + y] -= w
-        grad_intercept[y] -= w
-    flat = grad.ravel()
-    for s in range(slots.shape[0]):
-        column = slots[s]
-        for i in range(start, stop):
-            k = column[i]
-            if k >= 0:
-                at, row = k * n_classes, (i - start) * n_classes
-                for c in range(n_classes):
-                    flat[at + c] += residual[row + c]
-    for q in range(numeric.shape[0]):
-        column = numeric[q]
-        at = numeric_inputs[q] * n_classes
-        for i in range(start, stop):
-            x = column[i]
-            if x != 0.0:
-                row = (i - start) * n_classes
-                for c in range(n_classes):
-                    flat[at + c] += residual[row + c] * x
+    for first in range(start, stop, block_rows):
+        last = min(first + block_rows, stop)
+        block = residual[: last - first]
+        _add_block_scores(slots, numeric, numeric_inputs, coef, intercept, first, last, block)
+        for i in range(last - first):
+            top = block[i, 0]
+            for c in range(1, n_classes):
+                top = max(top, block[i, c])
+            y = class_index[first + i]
+            w = scale[first + i]
+            own = block[i, y] - top  # (logs: no underflow to log 0)
+            total = 0.0
+            for c in range(n_classes):
+                block[i, c] = np.exp(block[i, c] - top)
+                total += block[i, c]
+            loss -= w * (own - np.log(total))
+            factor = w / total
+            for c in range(n_classes):
+                block[i, c] *= factor
+                grad_intercept[c] += block[i, c]
+            block[i, y] -= w
+            grad_intercept[y] -= w
+        _add_block_gradient(slots, numeric, numeric_inputs, block, first, last, grad)
     return loss
 
 
@@ -203,7 +250,15 @@ def logistic_scores(
     def run(block: tuple[int, int]) -> None:
         start, stop = block
         _add_scores(
-            slots, numeric, numeric_inputs, coef, intercept, start, stop, out[start:stop].ravel()
+            slots,
+            numeric,
+            numeric_inputs,
+            coef,
+            intercept,
+            start,
+            stop,
+            out[start:stop],
+            cache_rows(coef.shape[1]),
         )
 
     _on_blocks(run, slots.shape[1])
@@ -254,6 +309,7 @@ def logistic_loss_gradient(
             block[1],
             grad,
             grad_intercept,
+            cache_rows(coef.shape[1]),
         )
         return loss, grad, grad_intercept
 
