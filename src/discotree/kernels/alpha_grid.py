@@ -7,8 +7,8 @@ log-likelihood of the held-out rows under every forest and pseudo-count
 (:func:`forest_log_likelihood_grid`), with the pseudo-counts on the fastest axis so that
 one table index serves them all; and the held-out errors and log-loss of every
 pseudo-count from the joint scores (:func:`grid_losses`). Each has an obviously-correct
-counterpart in :mod:`discotree.kernels._reference` or in the one-table-at-a-time code
-(``smoothed_conditional``, ``forest_log_likelihood``), which the tests compare.
+counterpart in the tests' slow references (``tests/reference.py``) or in the one-table-at-a-time
+code (``smoothed_conditional``, ``forest_log_likelihood``), which the tests compare.
 """
 
 from __future__ import annotations

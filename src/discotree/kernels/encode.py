@@ -334,7 +334,7 @@ def weighted_quantiles(
     ``W(<= v)`` reaches ``fractions[k] * W * (1 - 1e-12)`` (``W`` the column's total
     weight), over its non-NaN values of positive weight: the inverted empirical CDF that
     sorting and searching the cumulative sums gives
-    (``kernels._reference.weighted_quantile_edges``). ``highest[j]`` receives the
+    (``tests/reference.py``: ``weighted_quantile_edges``). ``highest[j]`` receives the
     column's largest such value and ``used[j]`` their number (``out[j]`` is left
     unchanged when it is 0).
 

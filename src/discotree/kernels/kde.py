@@ -17,7 +17,7 @@ linear, so the point's own contribution is ``w_k * s(t)`` with, per axis,
 position between its grid nodes), a product over the two axes in 2-D. The
 leave-one-out estimate is ``(W f(x_k) - w_k s) / (W - w_k)``.
 
-The slow references are :func:`discotree.kernels._reference.kernel_density`.
+The slow references are ``kernel_density`` of the tests' ``tests/reference.py``.
 """
 
 from __future__ import annotations
