@@ -88,3 +88,38 @@ def test_with_nothing_left_out_the_terms_are_the_fitted_back_off():
     )
     for got, want in zip(terms, expected, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("choose", [True, False])
+def test_dense_and_sparse_lookups_give_the_same_bits(seed, choose, monkeypatch):
+    from discotree.kernels import hierarchical_terms
+
+    codes, y, weights, n_classes, n_categories = _problem(seed, n=500)
+    node, ranked = 0, (3, 1, 4)
+    tables = prefix_family_tables(
+        codes, y, weights, n_classes, n_categories, [ranked if j == node else () for j in range(5)]
+    )[node]
+    unit = np.minimum(weights, 1.0)
+    given = None if choose else np.array([0.5, 2.0, 8.0, 1.0])
+    results = []
+    for cells, factor in ((0, 0), (1 << 30, 0), (0, 10**6)):  # sparse, dense, dense
+        monkeypatch.setattr(hierarchical_terms, "DENSE_CELLS", cells)
+        monkeypatch.setattr(hierarchical_terms, "DENSE_ROWS_FACTOR", factor)
+        results.append(
+            leave_one_out_backoff_terms(
+                tables,
+                codes,
+                ranked,
+                n_categories,
+                y,
+                unit,
+                0.7,
+                given,
+                weights if choose else None,
+            )
+        )
+    for terms, chosen in results[1:]:
+        np.testing.assert_array_equal(chosen, results[0][1])
+        for got, want in zip(terms, results[0][0], strict=True):
+            np.testing.assert_array_equal(got, want)

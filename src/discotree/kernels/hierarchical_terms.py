@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from .sparse_families import first_at_least
 
-__all__ = ["LINEAR_WEIGHT", "hierarchical_level_terms"]
+__all__ = ["DENSE_CELLS", "DENSE_ROWS_FACTOR", "LINEAR_WEIGHT", "hierarchical_level_terms"]
 
 #: Up to this total weight, the back-off runs on probabilities (one logarithm per row,
 #: class and level); beyond, on their logarithms (a product of many levels of
@@ -71,12 +71,16 @@ def _level_counts(
     log_p,
     p_linear,
     own,
+    dense_counts,
+    dense_totals,
 ):  # pragma: no cover - numba
     # the rows' configurations at this level, their counts with each row's unit out of
-    # its class, and at level 0 the node's marginal (the back-off's start)
+    # its class, and at level 0 the node's marginal (the back-off's start); read from
+    # the dense table when it is given (non-empty), else by binary search
     n_rows, n_classes = counts.shape
     low, high = level_start[level], level_start[level + 1]
     width = n_classes * r
+    dense = dense_totals.shape[0] > 0
     for i in range(n_rows):
         if level > 0:
             parent = parent_codes[i, level - 1]
@@ -87,6 +91,12 @@ def _level_counts(
             counts[i, c] = 0.0
             totals[i, c] = 0.0
         if not here[i]:
+            continue
+        if dense:
+            cell, configuration = ids[i] * width + values[i], ids[i] * n_classes
+            for c in range(n_classes):
+                counts[i, c] = dense_counts[cell + c * r]
+                totals[i, c] = dense_totals[configuration + c]
             continue
         first = ids[i] * width
         j = first_at_least(cells, low, high, first)
@@ -123,6 +133,29 @@ def _level_counts(
         for c in range(n_classes):
             counts[i, c] = max(counts[i, c], 0.0)
             totals[i, c] = max(totals[i, c], 0.0)
+
+
+#: A level's table is read densely (one array cell per configuration, class and value)
+#: when it has at most this many cells, or at most as many as
+#: :data:`DENSE_ROWS_FACTOR` times the rows' counts: filling it costs less than the
+#: binary searches it saves.
+DENSE_CELLS = 1 << 16
+#: See :data:`DENSE_CELLS`.
+DENSE_ROWS_FACTOR = 4
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_dense(cells, masses, low, high, r, dense_counts, dense_totals):  # pragma: no cover
+    # the level's weights at their cells, and each (configuration, class)'s total over
+    # the values in value order (the order the sparse scan adds them in: the same sums)
+    dense_counts[:] = 0.0
+    for j in range(low, high):
+        dense_counts[cells[j]] = masses[j]
+    for t in range(dense_totals.shape[0]):
+        total = 0.0
+        for v in range(r):
+            total += dense_counts[t * r + v]
+        dense_totals[t] = total
 
 
 @numba.njit(cache=True, nogil=True)
@@ -251,7 +284,25 @@ def hierarchical_level_terms(
     ratios = np.empty((n_rows, len(grid_array))) if choose else np.empty((0, 1))
     chosen_weights = np.empty(n_rows) if choose else np.empty(0)
     out = np.empty((n_levels, n_rows, n_classes))
+    configurations = np.concatenate([[1], np.cumprod(radices.astype(np.float64))])
     for level in range(n_levels):
+        size = configurations[level] * n_classes * r
+        low, high = level_start[level], level_start[level + 1]
+        fits = high == low or cells[high - 1] < size  # (every cell id within the array)
+        if fits and size <= max(DENSE_CELLS, DENSE_ROWS_FACTOR * n_rows * n_classes):
+            dense_counts = np.empty(int(size))
+            dense_totals = np.empty(int(size) // int(r))
+            _fill_dense(
+                cells,
+                masses,
+                low,
+                high,
+                int(r),
+                dense_counts,
+                dense_totals,
+            )
+        else:
+            dense_counts, dense_totals = np.empty(0), np.empty(0)
         _level_counts(
             level,
             values,
@@ -272,6 +323,8 @@ def hierarchical_level_terms(
             log_p,
             p_linear,
             own,
+            dense_counts,
+            dense_totals,
         )
         if choose:
             m = _choice_ratios(
