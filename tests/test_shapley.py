@@ -204,3 +204,117 @@ def test_numeric_models_are_explained_interventionally():
         assert np.allclose(total, explanation.output, atol=1e-9)
     with pytest.raises(ValueError, match="use kind='interventional'"):
         shapley_values(KernelNaiveBayesClassifier().fit(X, y), X[:1])
+
+
+# ---------------------------------------------------------------- by model structure
+# (issue 48, item 3): the values from the models' score terms against masked
+# predictions under the same rule: the available-case rule is the model's own when its
+# dense tables are too large for exact elimination, which a limit of -1 forces.
+
+
+def _mixed(n=160, n_classes=3, seed=0):
+    """Five categorical columns and a numeric one (binned by the ensemble)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, (n, 6)).astype(float)
+    X[:, 5] = rng.normal(size=n)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + (X[:, 5] > 0)) % n_classes
+    return X, y.astype(int), rng.random(n) + 0.5
+
+
+def _backoff_reference(estimator, rows, **options):
+    """The masked-prediction values with every k-dependence member on its back-off
+    rule (no exact elimination)."""
+    from unittest import mock
+
+    import discotree.models.k_dependence as k_dependence
+
+    with mock.patch.object(k_dependence, "MAX_DENSE_CELLS", -1):
+        return shapley_values(estimator, rows, kind="conditional", **options)
+
+
+def _ensemble(**options):
+    from discotree import KDBEnsembleClassifier
+
+    settings = {"n_estimators": 2, "k": 2, "max_categories": 3, "linear_weight": 0.2}
+    return KDBEnsembleClassifier(**{**settings, **options})
+
+
+STRUCTURED = {
+    "kdb": lambda: KDBClassifier(k=2),
+    "ensemble-log": lambda: _ensemble(pair_weight=0.3, pair_significance=None),
+    "ensemble-linear": lambda: _ensemble(pair_weight=0.3, pair_pooling="linear"),
+    "ensemble-dirichlet": lambda: _ensemble(smoothing="dirichlet", pair_weight=0.0),
+}
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("name", list(STRUCTURED))
+def test_structure_values_equal_the_masked_predictions(name, n_classes):
+    X, y, weights = _mixed(n_classes=n_classes)
+    estimator = STRUCTURED[name]().fit(X, y, sample_weight=weights)
+    rows = X[:3].copy()
+    rows[1, 2] = np.nan  # a missing cell in an explained row
+    ours = shapley_values(estimator, rows, kind="available-case")
+    reference = _backoff_reference(estimator, rows)
+    assert ours.exact and ours.kind == "available-case"
+    for field in ("values", "base_values", "output"):
+        assert np.allclose(getattr(ours, field), getattr(reference, field), rtol=0, atol=1e-9)
+    full = log_odds(estimator.predict_log_proba(rows[[0, 2]]))  # nothing missing: the output
+    assert np.allclose(ours.output[[0, 2]], full, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["kdb", "ensemble-one-member"])
+def test_two_class_values_term_by_term_are_exact(name):
+    X, y, _ = _mixed(n_classes=2)
+    if name == "kdb":
+        estimator = KDBClassifier(k=2)
+    else:  # one member, no linear member, the pair member pooled logarithmically
+        estimator = _ensemble(n_estimators=1, linear_weight=0.0, pair_weight=0.4)
+    estimator.fit(X, y)
+    rows = X[:3].copy()
+    rows[2, 0] = np.nan
+    by_terms = shapley_values(estimator, rows, kind="available-case", max_exact_features=0)
+    by_subsets = shapley_values(estimator, rows, kind="available-case")
+    assert by_terms.exact and by_terms.standard_errors is None
+    assert np.allclose(by_terms.values, by_subsets.values, rtol=0, atol=1e-9)
+    assert np.allclose(by_terms.base_values, by_subsets.base_values, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_sampled_structure_values_are_near_the_exact_ones(n_classes):
+    X, y, _ = _mixed(n_classes=n_classes)
+    estimator = _ensemble(pair_weight=0.3).fit(X, y)
+    rows = X[:2].copy()
+    rows[0, 4] = np.nan
+    exact = shapley_values(estimator, rows, kind="available-case")
+    sampled = shapley_values(
+        estimator, rows, kind="available-case", max_exact_features=0, random_state=0
+    )
+    assert not sampled.exact and sampled.standard_errors is not None
+    total = sampled.base_values + sampled.values.sum(axis=1)
+    assert np.allclose(total, exact.output, rtol=0, atol=1e-9)
+    assert np.allclose(sampled.output, exact.output, rtol=0, atol=1e-9)
+    errors = sampled.standard_errors
+    assert np.all(sampled.values[0, 4] == 0) and np.all(errors[0, 4] == 0)  # (missing)
+    z = np.abs(sampled.values - exact.values)[errors > 0] / errors[errors > 0]
+    assert np.mean(z < 3) > 0.9 and z.max() < 5  # (the classes' values move together)
+
+
+def test_conditional_values_by_structure_where_that_is_the_models_rule():
+    X, y, _ = _mixed()
+    estimator = _ensemble(k=0, pair_weight=0.3).fit(X, y)  # naive-Bayes members
+    rows = X[:2].copy()
+    rows[1, 1] = np.nan
+    from discotree.shapley import _structure_model
+
+    assert _structure_model(estimator, "conditional") is estimator.model_
+    assert _structure_model(KDBClassifier(k=2).fit(X, y), "conditional") is None
+    ours = shapley_values(estimator, rows)
+    expected = _backoff_reference(estimator, rows)  # (the same rule with or without)
+    assert np.allclose(ours.values, expected.values, rtol=0, atol=1e-9)
+
+
+def test_available_case_values_need_a_structured_model():
+    X, y = _table()
+    with pytest.raises(ValueError, match="available-case"):
+        shapley_values(NaiveBayesClassifier().fit(X, y), X.iloc[:1], kind="available-case")

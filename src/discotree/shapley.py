@@ -6,8 +6,8 @@ log-odds of ``c`` given only those features,
     v_c(S) = log P(c | x_S) - log sum_{k != c} P(k | x_S),
 
 and the Shapley value of feature ``j`` is its average marginal gain over the orders of
-the features (Shapley 1953; Lundberg & Lee 2017 for its use on predictions). Two value
-functions:
+the features (Shapley 1953; Lundberg & Lee 2017 for its use on predictions). Three
+value functions:
 
 - ``kind="conditional"``: ``P(c | x_S)`` is the model's posterior with the features
   outside ``S`` missing, which every discotree classifier sums out exactly (for the
@@ -16,12 +16,34 @@ functions:
 - ``kind="interventional"``: the features outside ``S`` take the values of background
   rows and ``v_c(S)`` is the mean over them of the log-odds of the completed rows
   (the "marginal" or interventional value function of SHAP's KernelExplainer).
+- ``kind="available-case"`` (k-dependence models and kDB ensembles only): the
+  posterior with the features outside ``S`` missing, each member scoring them by its
+  available-case rule (:mod:`discotree.models.score_terms`): a k-dependence member
+  drops a missing child's factor and backs a factor with missing parents off to the
+  longest observed prefix of its parents, where ``"conditional"`` sums missing parents
+  out exactly by variable elimination when that is affordable; the logistic members
+  drop a missing feature's inputs (as they do under ``"conditional"``). The two kinds
+  agree on every row's output and base value (nothing missing; everything missing)
+  and differ between. Cheap: each member's score is a sum of small terms.
 
-Exact by enumeration over the ``2^d`` subsets when ``d <= max_exact_features``
-(``O(2^d)`` predictions per row, times the background rows for the interventional
-kind); beyond, estimated by ``n_permutations`` random orders (with their antithetic
-reverses), each value with its standard error. Either way the values of a row add up
-to ``v_c(all) - v_c(none)``: its log-odds against the base value.
+By masked predictions (``"conditional"``, ``"interventional"``): exact by enumeration
+over the ``2^d`` subsets when ``d <= max_exact_features`` (``O(2^d)`` predictions per
+row, times the background rows for the interventional kind); beyond, estimated by
+``n_permutations`` random orders (with their antithetic reverses), each value with its
+standard error. **By model structure** (``"available-case"``, and ``"conditional"``
+where the model's sum over missing features is its available-case rule: naive-Bayes
+members, or tables too large for elimination): each row's terms are tabulated under
+every observed-pattern of their few features (one scoring of ``2^(k+1)`` masked
+copies per family), then a subset's value is a sum of lookups and adding a feature
+updates only the terms that read it. Exact by enumeration when ``d <=
+max_exact_features``; exact term by term for two classes when the log-odds is a
+weighted sum of the terms (one k-dependence model, or one member with the pair
+member pooled logarithmically: each term is a game on its few features); otherwise
+sampled with 1,024 random orders and their reverses by default, each order one pass
+over the terms (about 0.6 s per row, largest standard error 0.005 nats, on 200
+binary columns, 3 classes and the default ensemble of 10 members). Either way the
+values of a row add up to ``v_c(all) - v_c(none)``: its log-odds against the base
+value.
 
 Examples
 --------
@@ -49,11 +71,19 @@ from numpy.typing import NDArray
 from scipy.special import logsumexp
 
 from .config import check_memory
+from .kernels.shapley_orders import order_gains, subset_values
+from .models.score_terms import (
+    RowTerms,
+    backoff_only,
+    score_terms,
+    supports_score_terms,
+)
 from .validation import (
     arrow_to_frame,
     check_is_fitted,
     check_random_state,
     check_random_state_param,
+    check_table,
     feature_names_of,
     is_count,
     validate_data,
@@ -61,10 +91,17 @@ from .validation import (
 
 __all__ = ["KINDS", "ShapleyExplanation", "log_odds", "shapley_values"]
 
-KINDS = ("conditional", "interventional")
+KINDS = ("conditional", "interventional", "available-case")
 _OWNER = "shapley_values"
 #: At most this many rows are predicted at once (masked copies of the explained rows).
 CHUNK_ROWS = 65_536
+#: Random orders (each with its reverse) per row of the sampled values, by default:
+#: by masked predictions, and by model structure (an order costs one pass over the
+#: row's terms there: 1,024 orders of 200 features take about 0.1 s).
+MASKED_PERMUTATIONS = 64
+STRUCTURE_PERMUTATIONS = 1024
+#: Rows whose terms are tabulated at once by the structure path.
+STRUCTURE_CHUNK_ROWS = 64
 
 
 @dataclass
@@ -174,10 +211,10 @@ def _check_options(max_exact_features: Any, n_permutations: Any, random_state: A
         raise ValueError(
             f"{_OWNER}: max_exact_features must be an integer >= 0, got {max_exact_features!r}."
         )
-    if not is_count(n_permutations, 2):
+    if n_permutations is not None and not is_count(n_permutations, 2):
         raise ValueError(
-            f"{_OWNER}: n_permutations must be an integer >= 2 (a standard error needs two "
-            f"draws), got {n_permutations!r}."
+            f"{_OWNER}: n_permutations must be None or an integer >= 2 (a standard error "
+            f"needs two draws), got {n_permutations!r}."
         )
     check_random_state_param(random_state, _OWNER)
 
@@ -281,7 +318,7 @@ def shapley_values(
     kind: str = "conditional",
     background: Any = None,
     max_exact_features: int = 12,
-    n_permutations: int = 64,
+    n_permutations: int | None = None,
     random_state: Any = None,
 ) -> ShapleyExplanation:
     """Shapley values of the log-odds of every class for the rows of ``X``.
@@ -294,15 +331,18 @@ def shapley_values(
         ``kind="interventional"`` for them).
     X : array-like, DataFrame or Arrow table of shape (n_rows, n_features)
         The rows to explain.
-    kind : {"conditional", "interventional"}, default="conditional"
+    kind : {"conditional", "interventional", "available-case"}, default="conditional"
         See the module docstring.
     background : array-like or DataFrame, optional
         ``kind="interventional"`` only (required there): the rows whose values stand
         in for the features outside a subset (a sample of the training data).
     max_exact_features : int, default=12
         Enumerate the ``2^d`` subsets up to this many features; sample beyond.
-    n_permutations : int, default=64
+    n_permutations : int or None, default=None
         Sampled estimates: random orders per row (each with its reverse), at least 2.
+        None: :data:`MASKED_PERMUTATIONS` (64) by masked predictions,
+        :data:`STRUCTURE_PERMUTATIONS` (1,024) by model structure, where an order
+        costs a pass over the row's terms (standard errors 4 times smaller).
     random_state : int, RandomState or None
         The orders of sampled estimates.
 
@@ -334,6 +374,18 @@ def shapley_values(
         _check_background(X, background)
     elif background is not None:
         raise ValueError(f"{_OWNER}: background is for kind='interventional' only.")
+    model = _structure_model(estimator, kind)
+    if model is not None:
+        return _structure_explanation(
+            estimator, model, X, names, kind, max_exact_features, n_permutations, random_state
+        )
+    if kind == "available-case":
+        raise ValueError(
+            f"{_OWNER}: kind='available-case' needs a k-dependence model or a kDB "
+            f"ensemble (scores made of small terms); {type(estimator).__name__} is "
+            "neither: use kind='conditional'."
+        )
+    n_permutations = MASKED_PERMUTATIONS if n_permutations is None else n_permutations
     exact = d <= max_exact_features
     n_classes = len(estimator.classes_)
     n_subsets = 2**d if exact else 2 * n_permutations * (d + 1)
@@ -395,3 +447,112 @@ def _subset_value(
     b_index = np.tile(np.arange(n_back), len(keep))
     mixed = _mixed(X, background, i, b_index, np.repeat(keep, n_back, axis=0))
     return _values(estimator, mixed).reshape(len(keep), n_back, -1).mean(axis=1)
+
+
+def _structure_model(estimator: Any, kind: str) -> Any:
+    """The fitted model whose score terms give the values (None: masked predictions).
+    ``kind="available-case"``: any model :func:`supports_score_terms` decomposes;
+    ``"conditional"``: only where that equals the model's own sum over missing
+    features (every k-dependence member scores them by its back-off rule, which
+    :func:`~discotree.models.score_terms.backoff_only` says)."""
+    model = getattr(estimator, "model_", None)
+    if kind == "interventional" or not supports_score_terms(model):
+        return None
+    if kind == "available-case":
+        return model
+    members = getattr(model, "members", [model])
+    return model if all(backoff_only(m) for m in members) else None
+
+
+def _term_game_matrix(size: int) -> NDArray[np.float64]:
+    """(2^size, size): the Shapley value of player b of a game on ``size`` players is
+    ``table @ M[:, b]``, ``table`` its value per pattern (bit b: player b in)."""
+    patterns = np.arange(1 << size)
+    inside = ((patterns[:, None] >> np.arange(size)) & 1).astype(bool)
+    count = inside.sum(axis=1)
+    weights = np.append(_subset_weights(size), 0.0)  # (a pattern of every player: unused)
+    return np.where(inside, weights[np.maximum(count - 1, 0)][:, None], -weights[count][:, None])
+
+
+def _additive_values(
+    terms: RowTerms, alpha: NDArray[np.float64], ends: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Exact values of class 1 of a two-class model whose log-odds is ``sum_g alpha_g
+    (score_g[1] - score_g[0])``: each term's small game's values, plus the share of
+    the one non-additive rule (the logistic members' prior when no feature is
+    observed: ``-delta / |observed|`` for each observed feature, where ``delta`` is
+    the value of no feature less the terms' sum)."""
+    d = len(terms.observed)
+    phi = np.zeros(d)
+    scale = alpha[terms.groups]
+    diff = terms.tables[:, 1] - terms.tables[:, 0]
+    empty = float(alpha @ (terms.base[:, 1] - terms.base[:, 0]))
+    empty += float(scale @ diff[terms.offsets[:-1]])
+    for size in np.unique(terms.sizes):
+        chosen = np.flatnonzero(terms.sizes == size)
+        rows = terms.offsets[chosen][:, None] + np.arange(1 << size)
+        games = diff[rows] * scale[chosen][:, None]  # (terms, 2^size)
+        np.add.at(phi, terms.features[chosen, :size], games @ _term_game_matrix(int(size)))
+    observed = np.flatnonzero(terms.observed)
+    if len(observed):
+        phi[observed] -= (ends[0] - empty) / len(observed)
+    return phi
+
+
+def _structure_explanation(
+    estimator: Any,
+    model: Any,
+    X: Any,
+    names: list[str],
+    kind: str,
+    max_exact_features: int,
+    n_permutations: int | None,
+    random_state: Any,
+) -> ShapleyExplanation:
+    """:func:`shapley_values` from the model's score terms
+    (:mod:`discotree.models.score_terms`): exact by every subset's value (``d <=
+    max_exact_features``), exact term by term (two classes, log-odds additive over the
+    terms: :meth:`~discotree.models.score_terms.ScorePooling.additive_weights`), or
+    sampled over random orders (each with its reverse), each order one pass over the
+    terms (:func:`~discotree.kernels.shapley_orders.order_gains`)."""
+    codes = estimator.encoder_.transform(check_table(X, type(estimator).__name__))
+    n, d = codes.shape
+    n_classes = len(estimator.classes_)
+    prior = np.asarray(getattr(estimator, "class_log_prior_", np.zeros(n_classes)))
+    n_orders = STRUCTURE_PERMUTATIONS if n_permutations is None else n_permutations
+    rng = check_random_state(random_state)
+    values = np.empty((n, d, n_classes))
+    base, output = np.empty((n, n_classes)), np.empty((n, n_classes))
+    errors: NDArray[np.float64] | None = None
+    by_subsets = d <= max_exact_features
+    check_memory(
+        8.0 * n_classes * (2**d if by_subsets else 2 * n_orders * d), "the values of a row", _OWNER
+    )
+    for start in range(0, n, STRUCTURE_CHUNK_ROWS):
+        rows, pooling = score_terms(model, prior, codes[start : start + STRUCTURE_CHUNK_ROWS])
+        alpha = pooling.additive_weights() if n_classes == 2 else None
+        for i, terms in enumerate(rows, start):
+            if by_subsets:
+                v = subset_values(terms, pooling, np.arange(2**d))
+                values[i] = _exact(v, _exact_plan(d))
+                base[i], output[i] = v[0], v[-1]
+                continue
+            identity = np.arange(d)[None]
+            if alpha is not None:
+                _, base[i], output[i] = order_gains(terms, pooling, identity)
+                phi = _additive_values(terms, alpha, np.stack([base[i, 1], output[i, 1]]))
+                values[i] = np.stack([-phi, phi], axis=1)
+                continue
+            if errors is None:
+                errors = np.empty((n, d, n_classes))
+            orders = np.array([rng.permutation(d) for _ in range(n_orders)])
+            gains, base[i], output[i] = order_gains(
+                terms, pooling, np.concatenate([orders, orders[:, ::-1]])
+            )
+            values[i] = gains.mean(axis=0)
+            pairs = (gains[:n_orders] + gains[n_orders:]) / 2
+            errors[i] = pairs.std(axis=0, ddof=1) / np.sqrt(n_orders)
+    exact = errors is None
+    return ShapleyExplanation(
+        values, base, output, errors, names, np.asarray(estimator.classes_), kind, exact, X
+    )
