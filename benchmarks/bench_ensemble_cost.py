@@ -161,7 +161,7 @@ def first_fit(cold: bool) -> dict:
 
 
 def mnist_split(data_dir) -> tuple[np.ndarray, ...]:
-    from discotree.datasets import load_dataset
+    from discotree_reproductions.harness.data_folder import load_dataset
 
     X, y = load_dataset("mnist", data_dir)
     bits = (X.to_numpy() > 127).astype(np.int8)

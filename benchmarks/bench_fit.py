@@ -33,8 +33,8 @@ from discotree import (
     NaiveBayesClassifier,
     TANClassifier,
 )
-from discotree.experiments.report import cpu_name
 from discotree.stats.pair_statistics import PairStatistics
+from discotree_reproductions.harness.report import cpu_name
 
 
 def machine() -> dict:

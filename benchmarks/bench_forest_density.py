@@ -33,7 +33,7 @@ from discotree.kernels.kde import exact_density_2d
 
 def ozone() -> tuple[np.ndarray, np.ndarray, str]:
     try:
-        from discotree.datasets import load_dataset
+        from discotree_reproductions.harness.data_folder import load_dataset
 
         X, y = load_dataset("ozone")
         keep = X.notna().all(axis=1).to_numpy()

@@ -44,13 +44,14 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(1, str(Path(__file__).parents[1]))  # the repository: the tests' slow references
 from bench_fit import machine, timed, write_results
 
-from discotree.kernels import _reference
 from discotree.kernels.candidate_scores import candidate_hits, replacement_hits
 from discotree.kernels.family_counts import family_cell_counts, family_cells, pair_family_counts
 from discotree.models.bayes_net import NodeScores
 from discotree.structure import bayes_net_search as search
+from tests import reference
 
 HITS_SHAPE = (256, 4096, 10)  # candidates, samples, classes
 COUNTS_SHAPE = (300, 20000)  # pairs, samples
@@ -67,12 +68,12 @@ def bench_hits(repeats: int) -> dict:
     truth = rng.integers(0, n_classes, n_rows)
     np.testing.assert_array_equal(
         candidate_hits(base, table, index, truth),
-        _reference.candidate_hits(base, table, index, truth),
+        reference.candidate_hits(base, table, index, truth),
     )
     x = rng.normal(size=HITS_SHAPE)
     y, z = np.empty_like(x), np.empty_like(x)
     kernel = timed(lambda: candidate_hits(base, table, index, truth), repeats)
-    numpy = timed(lambda: _reference.candidate_hits(base, table, index, truth), repeats)
+    numpy = timed(lambda: reference.candidate_hits(base, table, index, truth), repeats)
     bound = timed(lambda: np.add(x, y, out=z), repeats)
     return {
         "shape": HITS_SHAPE,
@@ -94,7 +95,7 @@ def bench_replacement_hits(repeats: int) -> dict:
     truth = rng.integers(0, n_classes, n_rows)
     np.testing.assert_array_equal(
         replacement_hits(base, table, old, new, truth),
-        _reference.replacement_hits(base, table, old, new, truth),
+        reference.replacement_hits(base, table, old, new, truth),
     )
     x = rng.normal(size=HITS_SHAPE)
     y, z = np.empty_like(x), np.empty_like(x)

@@ -33,8 +33,8 @@ from discotree import (
     NaiveBayesClassifier,
     TANClassifier,
 )
-from discotree.datasets import load_dataset
 from discotree.validation import check_table
+from discotree_reproductions.harness.data_folder import load_dataset
 
 IMAGE_SETS = {"mnist", "mnist5000", "usps"}
 SKLEARN_SETS = ["iris", "wine", "breast_cancer", "digits"]
@@ -432,7 +432,7 @@ def main() -> None:
     if args.sets:
         sets = args.sets.split(",")
     else:
-        from discotree.datasets.real import manifest
+        from discotree_reproductions.harness.data_folder import manifest
 
         sets = [n for n in manifest(args.data_dir) if n not in IMAGE_SETS]
         sets += [s for s in SKLEARN_SETS if s not in sets]

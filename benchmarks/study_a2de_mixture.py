@@ -20,7 +20,7 @@ from joblib import Parallel, delayed
 from sklearn.model_selection import StratifiedKFold
 
 from discotree import AODEClassifier, KDBEnsembleClassifier
-from discotree.datasets import load_dataset
+from discotree_reproductions.harness.data_folder import load_dataset
 
 WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 1.0)
 
@@ -61,7 +61,7 @@ def main() -> None:
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--n-jobs", type=int, default=2)
     args = parser.parse_args()
-    from discotree.datasets.real import manifest
+    from discotree_reproductions.harness.data_folder import manifest
 
     sets = [n for n in manifest(args.data_dir) if n not in IMAGE_SETS]
     sets += [s for s in SKLEARN_SETS if s not in sets]

@@ -32,12 +32,12 @@ from joblib import Parallel, delayed
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from discotree import KDBEnsembleClassifier
-from discotree.datasets import load_dataset
 from discotree.learners.ensemble import LINEAR_WEIGHTS, held_out_mixture_losses
 from discotree.learners.k_dependence import fit_selective_kdb
 from discotree.learners.logistic import cross_validated_log_posteriors, fit_logistic
 from discotree.learners.registry import LearnerSpec, Rows
 from discotree.models.category_maps import apply_maps, mapped_categories
+from discotree_reproductions.harness.data_folder import load_dataset
 
 FOLD_SEED = 1
 
@@ -149,7 +149,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/study_linear_weight"))
     parser.add_argument("--sets", default=None, help="comma-separated; default: the 39")
     args = parser.parse_args()
-    from discotree.datasets.real import manifest
+    from discotree_reproductions.harness.data_folder import manifest
 
     sets = [n for n in manifest(args.data_dir) if n not in IMAGE_SETS]
     sets += [s for s in SKLEARN_SETS if s not in sets]

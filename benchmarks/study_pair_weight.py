@@ -26,9 +26,9 @@ from joblib import Parallel, delayed
 from sklearn.model_selection import StratifiedKFold
 
 from discotree import KDBEnsembleClassifier
-from discotree.datasets import load_dataset
 from discotree.learners.ensemble import PAIR_WEIGHTS
 from discotree.models.ensemble import POOLINGS, pooled_log_posterior
+from discotree_reproductions.harness.data_folder import load_dataset
 
 
 def scores(rest, pair, truth) -> dict:
@@ -115,7 +115,7 @@ def main() -> None:
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = parser.parse_args()
-    from discotree.datasets.real import manifest
+    from discotree_reproductions.harness.data_folder import manifest
 
     sets = [n for n in manifest(args.data_dir) if n not in IMAGE_SETS]
     sets += [s for s in SKLEARN_SETS if s not in sets]

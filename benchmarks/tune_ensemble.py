@@ -126,7 +126,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     parser.add_argument("--name", default="tune_ensemble", help="the results' file stem")
     args = parser.parse_args()
-    from discotree.datasets.real import manifest
+    from discotree_reproductions.harness.data_folder import manifest
 
     sets = [n for n in manifest(args.data_dir) if n not in IMAGE_SETS]
     sets += [s for s in SKLEARN_SETS if s not in sets]

@@ -23,7 +23,7 @@ BY_NAME = {
     "discotree.plotting": "plotting.",
     "discotree.explain": "explain.",
     "discotree.datasets": "datasets.",
-    "discotree.experiments": "experiments.",
+    "discotree.evaluation": "evaluation.",
     "discotree.model_file": "model_file.",
     "discotree.output_files": "output_files.",
     "discotree.registry": "registry.",

@@ -206,7 +206,7 @@ def test_the_estimate_counts_the_linear_members_pair_parameters():
 @pytest.fixture
 def no_compare(monkeypatch):
     """compare_models replaced: the argument checks only (no processes started)."""
-    import discotree.experiments.compare as compare
+    import discotree.evaluation.compare as compare
 
     calls = []
 

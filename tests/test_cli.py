@@ -78,7 +78,7 @@ def test_compare_default_is_the_recommended_model_cheap_families_and_two_baselin
 
 def _models_and_datasets_run(monkeypatch, argv) -> tuple[list[str], list[str]]:
     """The models and datasets ``compare`` asks for (nothing is fitted)."""
-    from discotree.experiments import compare
+    from discotree.evaluation import compare
 
     asked = {}
 
@@ -222,42 +222,45 @@ def test_help_everywhere(capsys):
         assert "usage: discotree" in capsys.readouterr().out
 
 
-def test_unknown_dataset_and_missing_data_folder(fake_data_dir, tmp_path, capsys):
-    assert main(["compare", "--dataset", "nope", "--data-dir", str(fake_data_dir)]) == 1
-    assert "unknown dataset 'nope'" in capsys.readouterr().err
-    assert main(["compare", "--dataset", "vote", "--data-dir", str(tmp_path / "none")]) == 1
+def test_unknown_dataset(capsys):
+    """compare reads built-in and synthetic sets by name (the data folder is the
+    reproductions' distribution's), and files with --data."""
+    assert main(["compare", "--dataset", "nope"]) == 1
     err = capsys.readouterr().err
-    assert "no data folder" in err and str(tmp_path / "none") in err
+    assert "unknown dataset 'nope'" in err and "--data FILE --target COLUMN" in err
 
 
-def test_reproduce_list_and_bench(fake_data_dir, tmp_path, capsys):
-    assert main(["reproduce", "--list"]) == 0
-    assert "pernkopf-uci" in capsys.readouterr().out
-    assert main(["reproduce", "nope"]) == 2
-    assert main(["reproduce", "pernkopf-uci", "--models", "nope"]) == 2
-    assert "unknown model 'nope'" in capsys.readouterr().err
-    assert main(["reproduce", "narasimhan-example", "--models", "nb"]) == 2
-    assert "--models does not apply" in capsys.readouterr().err
-    assert main(["reproduce", "pernkopf-uci", "--datasets", "nope"]) == 2
-    assert "unknown dataset 'nope'" in capsys.readouterr().err
-    assert main(["reproduce", "narasimhan-example", "--datasets", "x"]) == 2
-    assert "--datasets does not apply" in capsys.readouterr().err
-    argv = [
-        "bench",
-        "--datasets",
-        "toy,iris",
-        "--models",
-        "nb,tan-cmi",
-        "--data-dir",
-        str(fake_data_dir),
-        "--out",
-        str(tmp_path / "b"),
-        "-q",
-    ]
-    assert main(argv) == 0
-    out = capsys.readouterr().out
-    assert "| toy | tan-cmi |" in out and "| iris | nb |" in out
-    assert (tmp_path / "b" / "results.json").is_file()
+def test_commands_of_installed_distributions_join_the_parser(monkeypatch, capsys):
+    """An entry point of the group discotree.commands adds subcommands; without one
+    (a plain install) there is no reproduce command."""
+    import importlib.metadata
+
+    from discotree.cli import UsageError
+
+    def add(subparsers, **options):
+        p = subparsers.add_parser("hello", **options, help="say hello")
+        p.add_argument("--name", default="world")
+
+        def run(args):
+            if args.name == "":
+                raise UsageError("an empty name")
+            print(f"hello {args.name}")
+
+        p.set_defaults(run=run)
+
+    class Point:
+        def load(self):
+            return add
+
+    points = {"discotree.commands": [Point()]}
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: points.get(group, []))
+    assert main(["hello", "--name", "you", "-q"]) == 0
+    assert capsys.readouterr().out == "hello you\n"
+    assert main(["hello", "--name", ""]) == 2
+    assert "an empty name" in capsys.readouterr().err
+    points.clear()
+    assert main(["reproduce", "--list"]) == 2
+    assert "invalid choice: 'reproduce'" in capsys.readouterr().err
 
 
 def test_model_files_that_discotree_did_not_write_are_refused(train_csv, tmp_path, capsys):
@@ -432,12 +435,9 @@ def test_a_typo_gets_the_closest_names_not_the_whole_list(capsys):
     assert err.count(",") < 3  # not the 80 names
 
 
-def test_help_shows_no_none_defaults_and_every_list_line_is_whole(capsys):
+def test_help_shows_no_none_defaults(capsys):
     assert main(["fit", "--help"]) == 0
     assert "(default: None)" not in capsys.readouterr().out
-    assert main(["reproduce", "--list"]) == 0
-    for line in capsys.readouterr().out.splitlines():
-        assert line.rstrip().endswith((".", ")")), line
 
 
 def test_help_and_usage_errors_import_no_estimator():

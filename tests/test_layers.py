@@ -49,7 +49,7 @@ LAYER = {
     "datasets": 8,
     "registry": 8,
     "model_file": 8,
-    "experiments": 9,
+    "evaluation": 9,
     "cli": 9,
 }
 
@@ -260,16 +260,9 @@ def test_the_reproductions_use_the_public_api_only(tmp_path):
 
 
 def test_the_library_carries_no_reproduction():
-    """A plain install of discotree holds no paper experiment: the package's
-    experiments are the harness only."""
-    harness = {p.stem for p in (ROOT / "experiments").glob("*.py")}
-    assert harness == {
-        "__init__",
-        "adhoc",
-        "compare",
-        "metrics",
-        "protocols",
-        "report",
-        "runner",
-        "streaming_cv",
-    }
+    """A plain install of discotree holds no paper experiment and no harness: its
+    evaluation is what ``discotree compare`` runs (the reproductions' runner, reports,
+    protocols and data folder are their distribution's)."""
+    evaluation = {p.stem for p in (ROOT / "evaluation").glob("*.py")}
+    assert evaluation == {"__init__", "compare", "splits", "streaming_cv"}
+    assert not list((ROOT / "experiments").glob("*.py"))  # the harness's old home

@@ -12,8 +12,9 @@ import pandas as pd
 
 from discotree.classifiers import BoostedGraphicalModelClassifier
 from discotree.datasets.synthetic import random_grid_model, sample_grid_pair
-from discotree.experiments.metrics import paired_t_test
-from discotree.experiments.report import markdown_table, write_results
+
+from .harness.metrics import paired_t_test
+from .harness.report import markdown_table, write_results
 
 __all__ = ["bgmc_experiment", "boosting_curves_reproduction", "grid_reproduction"]
 
@@ -316,7 +317,7 @@ BGMC_PROBLEMS = {
 
 
 def _bgmc_load(problem: str, data_dir):
-    from discotree.datasets import load_dataset
+    from .harness.data_folder import load_dataset
 
     name, classes = BGMC_PROBLEMS[problem]
     if name == "grid":
@@ -345,8 +346,8 @@ def _bgmc_model(name: str):
 
 def bgmc_experiment(data_dir=None):
     """Tan et al. 2010, Fig. 8: BGMC, BCL, BTAN and a quadratic SVM against L."""
-    from discotree.experiments.protocols import learning_curve
-    from discotree.experiments.runner import DatasetSpec, Experiment
+    from .harness.protocols import learning_curve
+    from .harness.runner import DatasetSpec, Experiment
 
     datasets = [
         DatasetSpec(
@@ -379,7 +380,7 @@ def bgmc_experiment(data_dir=None):
 
 
 def _bgmc_report(records: list[dict], out_dir: Path, experiment) -> None:
-    from discotree.experiments.report import write_json
+    from .harness.report import write_json
 
     write_json(
         records, out_dir / "results.json", experiment=experiment.name, settings=experiment.settings

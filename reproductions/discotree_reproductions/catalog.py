@@ -3,12 +3,11 @@ distribution is installed (the entry point ``discotree.reproductions``)."""
 
 from __future__ import annotations
 
-from discotree.experiments.runner import reproduction
-
 from .boosting import bgmc_experiment, boosting_curves_reproduction, grid_reproduction
 from .dorn import synthetic_experiment as dorn_synthetic_experiment
 from .dorn import uci_experiment as dorn_uci_experiment
 from .feature_selection import feature_selection_reproduction
+from .harness.runner import reproduction
 from .narasimhan import example_reproduction as narasimhan_example_reproduction
 from .narasimhan import gaussian_reproduction as narasimhan_gaussian_reproduction
 from .pernkopf import runtime_experiment as pernkopf_runtime_experiment

@@ -12,12 +12,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from discotree.datasets import load_dataset
-from discotree.experiments.metrics import mean_sd
-from discotree.experiments.protocols import repeated_cross_validation
-from discotree.experiments.report import markdown_table, write_json
-from discotree.experiments.runner import DatasetSpec, Experiment
 from discotree.registry import make_classifier
+
+from .harness.data_folder import load_dataset
+from .harness.metrics import mean_sd
+from .harness.protocols import repeated_cross_validation
+from .harness.report import markdown_table, write_json
+from .harness.runner import DatasetSpec, Experiment
 
 __all__ = ["MODELS", "synthetic_experiment", "uci_experiment"]
 
@@ -97,7 +98,7 @@ def grouped_cross_validation(y, n_splits: int = 10, n_repeats: int = 10, seed: i
     (scikit-learn's StratifiedGroupKFold, repeat r seeded with ``seed + r``)."""
     from sklearn.model_selection import StratifiedGroupKFold
 
-    from discotree.experiments.protocols import Fold
+    from .harness.protocols import Fold
 
     labels, groups = np.asarray(y), subject_blocks(y)
     placeholder = np.zeros(len(labels))
@@ -363,7 +364,7 @@ def _synthetic_load(cell_index: int, replicate: int) -> tuple[pd.DataFrame, pd.S
 
 
 def _synthetic_folds(y: np.ndarray, balance: str) -> list:
-    from discotree.experiments.protocols import Fold
+    from .harness.protocols import Fold
 
     n_max = max(SYNTHETIC_TRAIN_SIZES)
     n1_max = round(SYNTHETIC_MINORITY[balance] * n_max)
@@ -415,7 +416,7 @@ def synthetic_experiment(data_dir=None) -> Experiment:
 def _synthetic_report(records: list[dict], out_dir: Path, experiment: Experiment) -> None:
     import matplotlib.pyplot as plt
 
-    from discotree.experiments.metrics import wilcoxon_test
+    from .harness.metrics import wilcoxon_test
 
     write_json(
         records, out_dir / "results.json", experiment=experiment.name, settings=experiment.settings

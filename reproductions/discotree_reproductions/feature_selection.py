@@ -20,10 +20,11 @@ from pathlib import Path
 import numpy as np
 
 from discotree.classifiers import NaiveBayesClassifier, TANClassifier
-from discotree.datasets.real import load_real, npz_split
-from discotree.experiments.report import markdown_table, write_results
-from discotree.experiments.runner import reproduction
 from discotree.feature_selection import GroupCost, SubmodularFeatureSelector
+
+from .harness.data_folder import load_real, npz_split
+from .harness.report import markdown_table, write_results
+from .harness.runner import reproduction
 
 __all__ = ["feature_selection_reproduction", "run_feature_selection"]
 

@@ -20,14 +20,15 @@ import numpy as np
 
 from discotree.classifiers.ear_tree import EARTreeClassifier
 from discotree.datasets.synthetic import ear_gaussian_example, three_variable_example
-from discotree.experiments.metrics import paired_t_test
-from discotree.experiments.report import markdown_table, write_results
 from discotree.models.gaussian_forest import GaussianForestModel
 from discotree.stats.gaussian import GaussianStatistics
 from discotree.stats.set_information import DiscreteSetEntropy, set_information
 from discotree.structure.chow_liu import forest_parents
 from discotree.structure.ear import ear_tree
 from discotree.structure.spanning import maximum_spanning_forest, random_spanning_tree
+
+from .harness.metrics import paired_t_test
+from .harness.report import markdown_table, write_results
 
 __all__ = ["example_reproduction", "gaussian_reproduction"]
 

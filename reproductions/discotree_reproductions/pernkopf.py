@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from discotree.experiments.metrics import paired_t_test
-from discotree.experiments.report import grouped_bar_chart, markdown_table, summarise, write_json
-from discotree.experiments.runner import DatasetSpec, Experiment
 from discotree.registry import make_classifier
 
+from .harness.metrics import paired_t_test
+from .harness.report import grouped_bar_chart, markdown_table, summarise, write_json
+from .harness.runner import DatasetSpec, Experiment
 from .pernkopf_setup import SEED, TABLE7, load_uci, paper_model, uci_folds
 
 __all__ = [

@@ -18,9 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from discotree.experiments.report import markdown_table, summarise, write_json
-from discotree.experiments.runner import Experiment
-
+from .harness.report import markdown_table, summarise, write_json
+from .harness.runner import Experiment
 from .pernkopf import PAPER_TABLE1_UCI, PAPER_TEST_SIZES
 from .pernkopf import uci_experiment as _uci
 from .pernkopf_setup import paper_model

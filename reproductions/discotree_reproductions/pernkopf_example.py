@@ -27,11 +27,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from discotree.experiments.metrics import paired_t_test
-from discotree.experiments.protocols import Fold
-from discotree.experiments.report import markdown_table, write_json
-from discotree.experiments.runner import DatasetSpec, Experiment
 from discotree.registry import make_classifier
+
+from .harness.metrics import paired_t_test
+from .harness.protocols import Fold
+from .harness.report import markdown_table, write_json
+from .harness.runner import DatasetSpec, Experiment
 
 __all__ = [
     "EXAMPLE_MODELS",

@@ -21,10 +21,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from discotree.experiments.protocols import fixed_split
-from discotree.experiments.report import fold_commits, markdown_table, write_json
-from discotree.experiments.runner import DatasetSpec, Experiment
-
+from .harness.protocols import fixed_split
+from .harness.report import fold_commits, markdown_table, write_json
+from .harness.runner import DatasetSpec, Experiment
 from .pernkopf_setup import paper_model
 
 __all__ = [
@@ -80,7 +79,7 @@ def block_means(images: np.ndarray, side: int, factor: int = 2) -> np.ndarray:
 
 
 def _known_split(name: str, data_dir) -> tuple[range, range]:
-    from discotree.datasets import dataset_split
+    from .harness.data_folder import dataset_split
 
     split = dataset_split(name, data_dir)
     if split is None:
@@ -90,7 +89,7 @@ def _known_split(name: str, data_dir) -> tuple[range, range]:
 
 def mnist_14x14(data_dir=None) -> tuple[pd.DataFrame, pd.Series, range, range]:
     """MNIST re-sampled to 14 x 14 (2 x 2 block means), with its 60000/10000 split."""
-    from discotree.datasets import load_dataset
+    from .harness.data_folder import load_dataset
 
     X, y = load_dataset("mnist", data_dir)
     train, test = _known_split("mnist", data_dir)
@@ -100,7 +99,7 @@ def mnist_14x14(data_dir=None) -> tuple[pd.DataFrame, pd.Series, range, range]:
 
 
 def load_images(name: str, data_dir) -> tuple[pd.DataFrame, pd.Series]:
-    from discotree.datasets import load_dataset
+    from .harness.data_folder import load_dataset
 
     if name == "MNIST":
         X, y, _, _ = mnist_14x14(data_dir)

@@ -24,8 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from discotree.experiments.report import markdown_table, write_results
-
+from .harness.report import markdown_table, write_results
 from .pernkopf_setup import SEED, load_uci, paper_model
 
 __all__ = [

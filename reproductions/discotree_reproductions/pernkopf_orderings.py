@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from discotree.classifiers import TANClassifier
-from discotree.experiments.report import markdown_table, write_results
-from discotree.experiments.runner import reproduction
 from discotree.transformers import Discretizer
 
+from .harness.report import markdown_table, write_results
+from .harness.runner import reproduction
 from .pernkopf_setup import TABLE7, load_uci
 
 __all__ = ["orderings_reproduction", "run_orderings"]

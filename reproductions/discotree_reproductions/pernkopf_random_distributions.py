@@ -29,9 +29,10 @@ from pathlib import Path
 import numpy as np
 
 from discotree.classifiers import TANClassifier
-from discotree.experiments.metrics import paired_t_test
-from discotree.experiments.report import markdown_table, write_results
-from discotree.experiments.runner import code_hash
+
+from .harness.metrics import paired_t_test
+from .harness.report import markdown_table, write_results
+from .harness.runner import code_hash
 
 __all__ = [
     "FIG9_METHODS",

@@ -26,8 +26,8 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from discotree.classifiers import TANClassifier
-from discotree.experiments.report import markdown_table, write_results
 
+from .harness.report import markdown_table, write_results
 from .pernkopf import PAPER_TABLE8_OMI_CR, PAPER_TEST_SIZES
 from .pernkopf_setup import TABLE7, load_uci, paper_model, uci_folds
 
@@ -193,7 +193,7 @@ def render_random_orders(out_dir) -> None:
     and folds), fitting nothing (``discotree reproduce --render-only``)."""
     import json
 
-    from discotree.experiments.runner import mark_rendered
+    from .harness.runner import mark_rendered
 
     path = Path(out_dir) / "results.json"
     if not path.is_file():

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from discotree.datasets import load_dataset
-from discotree.experiments.protocols import cross_validation, fixed_split
 from discotree.registry import make_classifier
 from discotree.transformers import Discretizer
+
+from .harness.data_folder import load_dataset
+from .harness.protocols import cross_validation, fixed_split
 
 __all__ = ["SEED", "TABLE7", "load_uci", "paper_model", "uci_folds"]
 

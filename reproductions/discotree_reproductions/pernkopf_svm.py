@@ -25,9 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from discotree.experiments.report import markdown_table, write_results
-from discotree.experiments.runner import code_hash
-
+from .harness.report import markdown_table, write_results
+from .harness.runner import code_hash
 from .pernkopf_images import image_folds, load_images
 from .pernkopf_setup import paper_model
 

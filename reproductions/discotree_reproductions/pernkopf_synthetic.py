@@ -18,10 +18,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from discotree.experiments.metrics import paired_t_test
-from discotree.experiments.report import markdown_table, write_json
-from discotree.experiments.runner import DatasetSpec, Experiment
 from discotree.registry import make_classifier
+
+from .harness.metrics import paired_t_test
+from .harness.report import markdown_table, write_json
+from .harness.runner import DatasetSpec, Experiment
 
 __all__ = [
     "SYNTHETIC_FEATURES",
@@ -59,7 +60,7 @@ def _synthetic_load(n_features: int, repeat: int) -> tuple[pd.DataFrame, pd.Seri
 def _synthetic_folds(y: np.ndarray):
     """Every second sample for training, the others for testing (the generator writes
     its blocks in order, so both halves follow the paper's design)."""
-    from discotree.experiments.protocols import Fold
+    from .harness.protocols import Fold
 
     index = np.arange(len(y))
     return [Fold("split", index[index % 2 == 0], index[index % 2 == 1])]

@@ -12,9 +12,10 @@ import pandas as pd
 
 from discotree.classifiers import ChowLiuClassifier, DiscriminativeTreeClassifier
 from discotree.datasets.synthetic import random_binary_trees
-from discotree.experiments.protocols import Fold
-from discotree.experiments.report import markdown_table, write_json
-from discotree.experiments.runner import DatasetSpec, Experiment
+
+from .harness.protocols import Fold
+from .harness.report import markdown_table, write_json
+from .harness.runner import DatasetSpec, Experiment
 
 __all__ = ["PAPER_FIG1", "random_trees_experiment"]
 

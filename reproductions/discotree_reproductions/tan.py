@@ -9,12 +9,13 @@ from pathlib import Path
 import numpy as np
 
 from discotree.datasets.synthetic import gaussian_example
-from discotree.experiments.report import markdown_table, write_results
 from discotree.models.gaussian_forest import GaussianForestModel
 from discotree.stats.discriminative import gaussian_discriminative_weights
 from discotree.stats.gaussian import GaussianStatistics, gaussian_mutual_information
 from discotree.structure.discriminative import discriminative_forest_paths
 from discotree.structure.spanning import maximum_spanning_forest, orient_forest
+
+from .harness.report import markdown_table, write_results
 
 __all__ = ["gaussian_example_reproduction"]
 
@@ -225,7 +226,7 @@ MULTICLASS_K = (0, 1, 2, 5, 10, 20, 50, 100, 200, 400, 783)
 
 
 def binarised_mnist(data_dir, digits=None, part="train"):
-    from discotree.datasets import dataset_split, load_dataset
+    from .harness.data_folder import dataset_split, load_dataset
 
     X, y = load_dataset("mnist", data_dir)
     train, test = dataset_split("mnist", data_dir)
@@ -239,9 +240,10 @@ def binarised_mnist(data_dir, digits=None, part="train"):
 
 def digits_binary_experiment(data_dir=None):
     """Tan et al. 2010, Fig. 5: DT, Chow-Liu and TAN on binarised MNIST 7 vs 9 against L."""
-    from discotree.experiments.protocols import learning_curve
-    from discotree.experiments.runner import DatasetSpec, Experiment
     from discotree.registry import make_classifier
+
+    from .harness.protocols import learning_curve
+    from .harness.runner import DatasetSpec, Experiment
 
     spec = DatasetSpec(
         name=f"mnist-{DIGITS_PAIR[0]}-vs-{DIGITS_PAIR[1]}",
@@ -286,7 +288,7 @@ def _multiclass_errors(data_dir) -> dict[str, list[float]]:
 
 def run_digits_trees(out_dir, *, data_dir=None, n_jobs: int = 1, progress: bool = False):
     """``tan-digits-trees``: Fig. 5 (binary, against L) and Fig. 6 (multiclass, against k)."""
-    from discotree.experiments.runner import run_experiment
+    from .harness.runner import run_experiment
 
     out_dir = Path(out_dir)
     records = run_experiment(

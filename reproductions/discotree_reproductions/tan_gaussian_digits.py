@@ -24,8 +24,9 @@ from typing import Any
 import numpy as np
 
 from discotree.classifiers import ChowLiuClassifier, DiscriminativeTreeClassifier, TANClassifier
-from discotree.experiments.report import markdown_table, write_results
-from discotree.experiments.runner import reproduction
+
+from .harness.report import markdown_table, write_results
+from .harness.runner import reproduction
 
 __all__ = ["digits_gaussian_reproduction", "run_digits_gaussian"]
 
@@ -44,7 +45,7 @@ MODELS: dict[str, Callable[..., Any]] = {
 
 
 def _mnist(data_dir):
-    from discotree.datasets import dataset_split, load_dataset
+    from .harness.data_folder import dataset_split, load_dataset
 
     X, y = load_dataset("mnist", data_dir)
     train, test = dataset_split("mnist", data_dir)

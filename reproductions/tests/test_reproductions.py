@@ -46,7 +46,7 @@ def test_random_trees_report_has_both_figures_and_the_claims(tmp_path):
     training error of Fig. 2 is recorded, the report states the altmax claims."""
     import dataclasses
 
-    from discotree.experiments.runner import run_experiment
+    from discotree_reproductions.harness.runner import run_experiment
     from discotree_reproductions.sanghavi import random_trees_experiment
 
     experiment = random_trees_experiment()

@@ -8,19 +8,19 @@ from numpy.testing import assert_allclose
 
 from discotree import ChowLiuClassifier, DiscriminativeTreeClassifier
 from discotree.datasets.synthetic import gaussian_example
-from discotree.kernels import _reference
 from discotree.models.discrete_forest import DiscreteForestModel
 from discotree.stats.alpha_selection import ALPHA_GRID
 from discotree.stats.pair_statistics import PairStatistics
 from discotree.structure.discriminative import discriminative_forest_paths, union_cost_objective
 from discotree.structure.spanning import orient_forest
+from tests import reference
 
 
 def _all_forests(n, max_edges):
     candidates = [(i, j) for i in range(n) for j in range(i + 1, n)]
     for size in range(max_edges + 1):
         for subset in itertools.combinations(candidates, size):
-            if _reference.is_forest(n, subset):
+            if reference.is_forest(n, subset):
                 yield subset
 
 
@@ -49,13 +49,13 @@ def test_binary_forests_are_spanning_forests_of_the_reference_weights(rng):
     X = rng.integers(0, 3, (300, 5))
     y = (X[:, 0] + X[:, 1] + rng.integers(0, 2, 300) > 2).astype(int)
     clf = DiscriminativeTreeClassifier(alpha=0.5).fit(X, y)
-    psi_pos, psi_neg = _reference.discriminative_weights(
+    psi_pos, psi_neg = reference.discriminative_weights(
         X.astype(np.intp), y, None, np.array([3] * 5), 1, 0, 0.5
     )
     assert_allclose(clf.edge_weights_[1], psi_pos, atol=1e-10)
     assert_allclose(clf.edge_weights_[0], psi_neg, atol=1e-10)
     for edges, psi in ((clf.edges_[1], psi_pos), (clf.edges_[0], psi_neg)):
-        assert _reference.is_forest(5, edges)
+        assert reference.is_forest(5, edges)
         assert sum(psi[e] for e in edges) == pytest.approx(
             max(sum(psi[e] for e in f) for f in _all_forests(5, 4)), abs=1e-10
         )
@@ -77,7 +77,7 @@ def test_empirical_log_likelihood_ratio_equals_j_hat_up_to_a_constant(rng):
     stats = PairStatistics.from_codes(X, y, np.array([2] * n), 2)
     clf = DiscriminativeTreeClassifier(alpha=1e-9, epsilon=1e-12).fit(X, y)
     psi_neg, psi_pos = clf.edge_weights_
-    trees = list(_reference.spanning_trees(n))
+    trees = list(reference.spanning_trees(n))
     gaps, objectives = [], {}
     for tp in trees:
         for tq in trees:

@@ -11,7 +11,7 @@ from discotree.classifiers.forest_density import (
     informative_pairs,
     linear_svm,
 )
-from discotree.kernels import _reference as ref
+from tests import reference as ref
 
 N_FEATURES = 4
 PAIRS = [(i, j) for i in range(N_FEATURES) for j in range(i + 1, N_FEATURES)]

@@ -9,7 +9,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import logsumexp
 
 from discotree import ChowLiuClassifier, NaiveBayesClassifier, TANClassifier
-from discotree.kernels import _reference
+from tests import reference
 
 ALL = [NaiveBayesClassifier, ChowLiuClassifier, TANClassifier]
 
@@ -55,12 +55,12 @@ def test_chow_liu_edges_form_a_maximum_spanning_tree_of_mi(rng):
         codes = x.astype(np.intp)
         mi = np.zeros((6, 6))
         for i, j in itertools.combinations(range(6), 2):
-            t = _reference.pair_table(codes, np.zeros(len(x)), None, i, j, 3, 3, 0)
-            mi[i, j] = mi[j, i] = _reference.mutual_information(t)
+            t = reference.pair_table(codes, np.zeros(len(x)), None, i, j, 3, 3, 0)
+            mi[i, j] = mi[j, i] = reference.mutual_information(t)
         assert_allclose(clf.edge_weights_[c], mi, atol=1e-10)
         total = sum(mi[i, j] for i, j in clf.edges_[c])
-        assert total == pytest.approx(_reference.maximum_spanning_tree_prim(mi), abs=1e-12)
-        assert len(clf.edges_[c]) == 5 and _reference.is_forest(6, clf.edges_[c])
+        assert total == pytest.approx(reference.maximum_spanning_tree_prim(mi), abs=1e-12)
+        assert len(clf.edges_[c]) == 5 and reference.is_forest(6, clf.edges_[c])
 
 
 def test_chow_liu_recovers_the_true_tree(rng):
@@ -100,7 +100,7 @@ def test_tan_equals_exhaustive_search_over_spanning_trees(rng, n_features):
     y = (X[:, 0] + rng.integers(0, 2, 150)) % 2
     clf = TANClassifier(alpha=0.0, epsilon=1e-12).fit(X, y)
     scores = {
-        tuple(t): _training_log_likelihood(X, y, t) for t in _reference.spanning_trees(n_features)
+        tuple(t): _training_log_likelihood(X, y, t) for t in reference.spanning_trees(n_features)
     }
     best = max(scores.values())
     assert _training_log_likelihood(X, y, clf.edges_[0]) == pytest.approx(best, abs=1e-9)

@@ -7,7 +7,6 @@ import pytest
 
 from discotree import TANClassifier
 from discotree.datasets.synthetic import sample_joint_table, three_variable_example
-from discotree.kernels import _reference
 from discotree.models.bayes_net import (
     BayesNetModel,
     NodeScores,
@@ -22,6 +21,7 @@ from discotree.structure.bayes_net_search import (
     superparent_search,
 )
 from discotree.structure.orderings import mmi_order, ocr_order, omi_order, omisp_order
+from tests import reference
 
 STRUCTURES = ["cr", "superparent", "omi-cr", "mmi-cr", "omisp-cr", "ocr-cr", "ro-cr"]
 
@@ -100,7 +100,7 @@ def test_greedy_cr_with_speedups_equals_plain_search(seed, k):
     rng = np.random.default_rng(seed)
     codes, class_index, n_categories = _random_problem(rng, missing=0.05 * seed)
     weights = rng.integers(1, 3, size=len(codes)).astype(float)  # exact sums
-    plain = _reference.greedy_cr_structure(
+    plain = reference.greedy_cr_structure(
         codes, class_index, weights, 3, n_categories, k, 1.0, 1e-5
     )
     pair_stats = PairStatistics.from_codes(codes, class_index, n_categories, 3, weights)
@@ -359,11 +359,11 @@ def test_omi_order_equals_plain_histograms(seed, n_samples):
     weights = rng.integers(1, 4, size=len(codes)).astype(float)
     pair_stats = PairStatistics.from_codes(codes, class_index, n_categories, 3, weights)
     for minimize in (False, True):  # OMI and the minimum-MI order of Section 6.3
-        expected = _reference.omi_order(codes, class_index, weights, minimize)
+        expected = reference.omi_order(codes, class_index, weights, minimize)
         for stats in (None, pair_stats):
             got = omi_order(codes, class_index, weights, 3, n_categories, stats, minimize)
             assert got == expected
-    assert mmi_order(codes, class_index, weights, 3, n_categories) == _reference.omi_order(
+    assert mmi_order(codes, class_index, weights, 3, n_categories) == reference.omi_order(
         codes, class_index, weights, True
     )
 
@@ -399,7 +399,7 @@ def test_order_search_equals_refitting_every_candidate(k, missing):
     )
     weights = rng.integers(1, 3, size=len(codes)).astype(float)  # exact sums
     order = [int(v) for v in rng.permutation(codes.shape[1])]
-    plain = _reference.order_cr_structure(
+    plain = reference.order_cr_structure(
         codes, class_index, weights, 3, n_categories, k, order, 1.0, 1e-5
     )
     state = NodeScores.naive_bayes(codes, class_index, weights, 3, n_categories, 1.0, 1e-5)
@@ -428,7 +428,7 @@ def test_cl_objective_equals_the_node_by_node_reference(missing, n_classes):
     families = _Families(model, codes, layout)
     value, grad = _objective(flat, layout, families, class_index, weights, n_classes)
     shapes = layout.shapes
-    ref_value, ref_grad = _reference.cl_objective(
+    ref_value, ref_grad = reference.cl_objective(
         flat, shapes, codes, parents, n_categories, class_index, weights, n_classes
     )
     assert value == pytest.approx(ref_value, rel=1e-12)

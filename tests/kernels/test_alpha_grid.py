@@ -7,12 +7,12 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import logsumexp
 
 from discotree.fitting import SCORE_TIE_RTOL, argmax_with_ties
-from discotree.kernels import _reference
 from discotree.kernels.alpha_grid import exp_nonpositive, grid_losses
 from discotree.stats.alpha_selection import ForestGrid
 from discotree.stats.dirichlet import cell_pseudo_count, smoothed_conditional
 from discotree.stats.pair_statistics import PairStatistics
 from discotree.structure.spanning import orient_forest
+from tests import reference
 
 GRID = (0.0, 0.03, 1.0, 7.5)
 
@@ -89,7 +89,7 @@ def test_log_likelihood_of_every_alpha_equals_enumeration(rng):
     fast = bank.log_likelihood(codes, log_tables)
     for a in range(log_tables.shape[1]):
         log_cpts = _unflatten(log_tables[:, a], bank)
-        slow = _reference.forest_log_likelihood(codes, parents, n_categories, log_cpts)
+        slow = reference.forest_log_likelihood(codes, parents, n_categories, log_cpts)
         assert_allclose(fast[:, :, a], slow, rtol=1e-10, atol=1e-10)
     assert_allclose(fast[0], 0.0, atol=1e-12)
 
@@ -107,7 +107,7 @@ def test_blocks_of_alphas_equal_enumeration(n_alphas, rng):
     codes[:10][rng.random((10, n_features)) < 0.4] = -1
     fast = bank.log_likelihood(codes, log_tables)
     for a in range(n_alphas):
-        slow = _reference.forest_log_likelihood(
+        slow = reference.forest_log_likelihood(
             codes, parents, n_categories, _unflatten(log_tables[:, a], bank)
         )
         assert_allclose(fast[:, :, a], slow, rtol=1e-10, atol=1e-10)
@@ -147,7 +147,7 @@ def test_underflowing_messages_fall_back_to_log_space(rng):
     flat = np.concatenate([t.ravel() for t in log_cpts[0]])[:, None]
     codes = np.array([[-1, 1, 1], [-1, 0, 1], [0, -1, -1]])
     fast = bank.log_likelihood(codes, flat)[:, :, 0]
-    slow = _reference.forest_log_likelihood(codes, parents, n_categories, log_cpts)
+    slow = reference.forest_log_likelihood(codes, parents, n_categories, log_cpts)
     assert np.isfinite(slow).all() and slow[0, 0] == pytest.approx(-800.0)
     assert_allclose(fast, slow, rtol=1e-12)
 

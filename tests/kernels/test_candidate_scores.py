@@ -4,8 +4,8 @@ applying the package's tie rule (``fitting.argmax_with_ties``)."""
 import numpy as np
 import pytest
 
-from discotree.kernels import _reference
 from discotree.kernels.candidate_scores import candidate_hits, replacement_hits
+from tests import reference
 
 
 @pytest.mark.parametrize("with_nan", [True, False])
@@ -22,7 +22,7 @@ def test_candidate_hits_equal_the_tie_rule(rng, n_classes, with_nan):
         base[rng.random(base.shape) < 0.02] = np.nan
     index = rng.integers(0, n_table, (n_candidates, n_rows))
     truth = rng.integers(0, n_classes, n_rows)
-    expected = _reference.candidate_hits(base, table, index, truth)
+    expected = reference.candidate_hits(base, table, index, truth)
     np.testing.assert_array_equal(candidate_hits(base, table, index, truth), expected)
     assert expected.any() and (n_classes == 1 or not expected.all())
 
@@ -42,7 +42,7 @@ def test_replacement_hits_equal_the_tie_rule(rng, n_classes, with_nan):
     old = rng.integers(0, n_table, (n_candidates, n_rows))
     new = rng.integers(0, n_table, (n_candidates, n_rows))
     truth = rng.integers(0, n_classes, n_rows)
-    expected = _reference.replacement_hits(base, table, old, new, truth)
+    expected = reference.replacement_hits(base, table, old, new, truth)
     np.testing.assert_array_equal(replacement_hits(base, table, old, new, truth), expected)
     assert expected.any() and (n_classes == 1 or not expected.all())
     # the same as candidate_hits when the old column is the base's own
@@ -101,9 +101,9 @@ def test_candidates_split_over_the_cores_give_the_same_hits(rng):
     old = rng.integers(0, 50, (80, 8192))
     np.testing.assert_array_equal(
         candidate_hits(base, table, index, truth),
-        _reference.candidate_hits(base, table, index, truth),
+        reference.candidate_hits(base, table, index, truth),
     )
     np.testing.assert_array_equal(
         replacement_hits(base, table, old, index, truth),
-        _reference.replacement_hits(base, table, old, index, truth),
+        reference.replacement_hits(base, table, old, index, truth),
     )

@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given, settings
 from numpy.testing import assert_allclose, assert_array_equal
 
-from discotree.kernels import _reference, counts
+from discotree.kernels import counts
+from tests import reference
 from tests.conftest import discrete_datasets
 
 
@@ -14,7 +15,7 @@ from tests.conftest import discrete_datasets
 def test_pairwise_counts_matches_reference(data):
     codes, y, w, n_cat, n_classes = data
     fast = counts.pairwise_counts(codes, y, w, n_cat, n_classes)
-    slow = _reference.pairwise_counts(codes, y, w, n_cat, n_classes)
+    slow = reference.pairwise_counts(codes, y, w, n_cat, n_classes)
     assert_allclose(fast, slow, rtol=1e-12, atol=1e-12)
 
 
@@ -23,7 +24,7 @@ def test_pairwise_counts_matches_reference(data):
 def test_unweighted_pairwise_counts_are_exact_integers(data):
     codes, y, _, n_cat, n_classes = data
     fast = counts.pairwise_counts(codes, y, None, n_cat, n_classes)
-    assert_array_equal(fast, _reference.pairwise_counts(codes, y, None, n_cat, n_classes))
+    assert_array_equal(fast, reference.pairwise_counts(codes, y, None, n_cat, n_classes))
 
 
 @settings(max_examples=60, deadline=None)
@@ -31,7 +32,7 @@ def test_unweighted_pairwise_counts_are_exact_integers(data):
 def test_univariate_counts_match_reference_and_diagonal_blocks(data):
     codes, y, w, n_cat, n_classes = data
     fast = counts.univariate_counts(codes, y, w, n_cat, n_classes)
-    assert_allclose(fast, _reference.univariate_counts(codes, y, w, n_cat, n_classes), atol=1e-12)
+    assert_allclose(fast, reference.univariate_counts(codes, y, w, n_cat, n_classes), atol=1e-12)
     pair = counts.pairwise_counts(codes, y, w, n_cat, n_classes)
     assert_allclose(np.diagonal(pair, axis1=1, axis2=2), fast, rtol=1e-12, atol=1e-12)
 
@@ -63,7 +64,7 @@ def test_pairwise_moments_match_reference(rng, weighted):
     y = rng.integers(0, 2, 40).astype(np.intp)
     w = rng.random(40) * 2 if weighted else None
     fast = counts.pairwise_moments(values, y, w, 2)
-    slow = _reference.pairwise_moments(values, y, w, 2)
+    slow = reference.pairwise_moments(values, y, w, 2)
     for a, b in zip(fast, slow, strict=True):
         assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
@@ -80,7 +81,7 @@ def test_counts_split_over_threads_equal_reference(rng, monkeypatch, weighted):
     monkeypatch.setattr(counts, "available_cores", lambda: 3)
     monkeypatch.setattr(counts, "_chunk_rows", lambda *_: 100)  # several chunks each
     split = counts.pairwise_counts(codes, y, w, n_cat, 3)
-    slow = _reference.pairwise_counts(codes, y, w, n_cat, 3)
+    slow = reference.pairwise_counts(codes, y, w, n_cat, 3)
     if weighted:
         assert_allclose(split, slow, rtol=1e-12, atol=1e-12)
     else:
@@ -126,7 +127,7 @@ def test_counts_from_a_thread_that_cannot_limit_blas_are_the_same(rng, monkeypat
     y = rng.integers(0, 2, 2000).astype(np.intp)
     n_cat = np.full(5, 3, dtype=np.intp)
     monkeypatch.setattr(counts, "_THREAD_WORK", 1)
-    expected = _reference.pairwise_counts(codes, y, None, n_cat, 2)
+    expected = reference.pairwise_counts(codes, y, None, n_cat, 2)
     found = []
     worker = threading.Thread(
         target=lambda: found.append(counts.pairwise_counts(codes, y, None, n_cat, 2))

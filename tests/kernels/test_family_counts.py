@@ -6,9 +6,9 @@ import itertools
 import numpy as np
 import pytest
 
-from discotree.kernels import _reference
 from discotree.kernels.family_counts import pair_family_counts
 from discotree.models.bayes_net import family_counts
+from tests import reference
 
 
 @pytest.mark.parametrize("missing", [0.0, 0.1])
@@ -36,7 +36,7 @@ def test_pair_family_counts_equal_the_reference(rng, missing):
         for i, (a, b) in enumerate(pairs):
             cells = n_categories[a] * n_categories[b]
             block = counts[:, starts[i] : starts[i] + cells]
-            plain = _reference.family_table(
+            plain = reference.family_table(
                 codes, class_index, weights, n_classes, n_categories, node, (a, b)
             )
             np.testing.assert_allclose(block.reshape(plain.shape), plain, rtol=1e-12)
@@ -82,7 +82,7 @@ def test_family_cells_and_counts_equal_the_reference(rng, missing, family):
     assert (cells < 0).any() == (missing > 0)
     n_cells = int(np.prod(n_categories[list(family)]))
     counts = family_cell_counts(cells, class_index, weights, n_classes, n_cells)
-    table = _reference.family_table(
+    table = reference.family_table(
         codes, class_index, weights, n_classes, n_categories, family[-1], family[:-1]
     )
     np.testing.assert_allclose(counts, table.reshape(n_classes, -1), rtol=1e-12)

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-from discotree.kernels import _reference as ref
 from discotree.kernels.kde import (
     KernelGrid,
     bandwidth_factor,
@@ -17,6 +16,7 @@ from discotree.kernels.kde import (
     kernel_matrix,
 )
 from discotree.models.kernel_density import PairwiseKernelDensities
+from tests import reference as ref
 
 
 def test_bandwidth_factors_match_scipy_conventions():

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from discotree.kernels import _reference
 from discotree.kernels.counts import triple_counts, triple_layout
 from discotree.models.averaged_dependence import AveragedTwoDependenceModel
 from discotree.stats.pair_statistics import PairStatistics
+from tests import reference
 
 N_CATEGORIES = np.array([2, 3, 2, 2])
 
@@ -38,7 +38,7 @@ def test_triple_counts_equal_the_reference(rng, n_categories):
     y, w = rng.integers(0, 3, 90), rng.random(90)
     fast = triple_counts(codes, y, w, r, 3)
     layout = triple_layout(r, 3)
-    tables = _reference.triple_counts(codes, y, w, r, 3)
+    tables = reference.triple_counts(codes, y, w, r, 3)
     assert len(tables) == len(layout) - 1
     for t, table in enumerate(tables):
         part = fast[layout[t] : layout[t + 1]].reshape((*table.shape[1:], 3))

@@ -7,7 +7,6 @@ import pytest
 from hypothesis import given, settings
 from numpy.testing import assert_allclose
 
-from discotree.kernels import _reference
 from discotree.stats.discriminative import (
     discriminative_weights,
     gaussian_discriminative_weights,
@@ -16,6 +15,7 @@ from discotree.stats.discriminative import (
 from discotree.stats.information import kl_divergence
 from discotree.stats.pair_statistics import PairStatistics
 from discotree.structure.spanning import orient_forest
+from tests import reference
 from tests.conftest import discrete_datasets
 
 
@@ -27,7 +27,7 @@ def test_weights_match_reference(data):
         return
     stats = PairStatistics.from_codes(codes, y, n_cat, n_classes, w)
     fast = discriminative_weights(stats, 1, 0, alpha=0.5)
-    slow = _reference.discriminative_weights(codes, y, w, n_cat, 1, 0, 0.5)
+    slow = reference.discriminative_weights(codes, y, w, n_cat, 1, 0, 0.5)
     for a, b in zip(fast, slow, strict=True):
         assert_allclose(a, b, atol=1e-10)
 

@@ -7,7 +7,6 @@ import pytest
 
 from discotree import EARTreeClassifier
 from discotree.datasets.synthetic import three_variable_example
-from discotree.kernels import _reference
 from discotree.stats.set_information import (
     DiscreteSetEntropy,
     GaussianSetEntropy,
@@ -15,6 +14,7 @@ from discotree.stats.set_information import (
 )
 from discotree.structure.ear import ear_split, ear_tree
 from discotree.structure.submodular import mask_of
+from tests import reference
 
 
 def _codes(rng, n_samples, n_features, missing=0.0):
@@ -56,13 +56,13 @@ def test_discrete_set_entropies_equal_plain_histograms(missing):
     for size in range(5):
         for columns in itertools.combinations(range(4), size):
             for given_class in (False, True):
-                expected = _reference.set_entropy(codes, class_index, weights, columns, given_class)
+                expected = reference.set_entropy(codes, class_index, weights, columns, given_class)
                 assert oracle.entropy(mask_of(columns), given_class) == pytest.approx(
                     expected, abs=1e-12
                 )
                 # on the rows where a larger set is observed (available-case)
                 within = (*columns, (max(columns, default=0) + 1) % 4)
-                expected = _reference.set_entropy(
+                expected = reference.set_entropy(
                     codes, class_index, weights, columns, given_class, within
                 )
                 got = oracle.entropy(mask_of(columns), given_class, mask_of(within))
@@ -105,7 +105,7 @@ def test_missing_as_a_value_is_the_feature_selectors_rule_and_is_submodular():
         as_value = DiscreteSetEntropy(codes, class_index, weights, missing="value")
         assert not violation(as_value, 3)
         for columns in ([0], [0, 2]):
-            expected = _reference.set_entropy(codes, class_index, weights, columns, within=())
+            expected = reference.set_entropy(codes, class_index, weights, columns, within=())
             assert as_value.entropy(mask_of(columns)) == pytest.approx(expected, abs=1e-12)
         found = found or violation(DiscreteSetEntropy(codes, class_index, weights), 3)
     assert found
@@ -146,7 +146,7 @@ def test_ear_tree_with_exhaustive_splits_equals_plain_reference(seed, n_features
     weights = rng.integers(1, 3, 120).astype(float)
     oracle = DiscreteSetEntropy(codes, class_index, weights)
     tree = ear_tree(oracle, n_features, search="exhaustive")
-    edges, splits = _reference.ear_tree(codes, class_index, weights)
+    edges, splits = reference.ear_tree(codes, class_index, weights)
     assert set(tree.edges) == edges
     assert [(s.separator, {s.part, s.rest}) for s in tree.splits] == splits
     assert _is_spanning_tree(n_features, tree.edges)

@@ -5,9 +5,9 @@ observed (available-case), checked against plain dictionary histograms."""
 import numpy as np
 import pytest
 
-from discotree.kernels import _reference
 from discotree.structure import orderings
 from discotree.structure.orderings import mmi_order, ocr_order, omi_order, omisp_order
+from tests import reference
 
 
 def _problem(seed, n_samples=200, n_features=6, missing=0.15, n_classes=3):
@@ -33,12 +33,12 @@ def test_orderings_with_missing_values_equal_the_available_case_reference(seed):
     for minimize in (False, True):
         assert omi_order(
             codes, class_index, weights, 3, n_categories, None, minimize
-        ) == _reference.omi_order(codes, class_index, weights, minimize)
+        ) == reference.omi_order(codes, class_index, weights, minimize)
     assert omisp_order(codes, class_index, weights, 3, n_categories) == (
-        _reference.omisp_order(codes, class_index, weights)
+        reference.omisp_order(codes, class_index, weights)
     )
     assert ocr_order(codes, class_index, weights, 3, n_categories) == (
-        _reference.ocr_order(codes, class_index, weights, 3)
+        reference.ocr_order(codes, class_index, weights, 3)
     )
 
 
@@ -50,10 +50,10 @@ def test_available_case_terms_equal_the_reference_informations():
     )
     both = (codes[:, 0] >= 0) & (codes[:, 2] >= 0)
     assert given == pytest.approx(
-        _reference.conditional_class_information(codes, class_index, weights, 2, [0]), abs=1e-12
+        reference.conditional_class_information(codes, class_index, weights, 2, [0]), abs=1e-12
     )
     assert joint == pytest.approx(
-        _reference.class_information(codes, class_index, weights, [0], [0, 2]), abs=1e-12
+        reference.class_information(codes, class_index, weights, [0], [0, 2]), abs=1e-12
     )
     # the rows used are those where both attributes are observed, not a value "missing"
     assert both.sum() < len(codes)
@@ -72,7 +72,7 @@ def test_complete_data_give_the_same_order_by_either_path():
         orderings._omi_available_case(codes, class_index, weights, 3, sign) for sign in (1.0, -1.0)
     ]
     assert fast[:2] == slow
-    assert fast[2] == _reference.omisp_order(codes, class_index, weights)
+    assert fast[2] == reference.omisp_order(codes, class_index, weights)
 
 
 def test_a_missing_value_is_not_a_category():

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from discotree import ChowLiuClassifier, TANClassifier
-from discotree.kernels._reference import is_forest
 from discotree.structure.chow_liu import edge_penalty, penalized_forest
+from tests.reference import is_forest
 
 
 def test_penalized_forest_is_the_best_forest_by_exhaustive_search(rng):

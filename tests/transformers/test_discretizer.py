@@ -5,8 +5,8 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from discotree import Discretizer
-from discotree.kernels import _reference
 from discotree.transformers.mdl import mdl_cut_points, sampled_mdl_partition
+from tests import reference
 
 
 def test_quantile_bins_have_equal_frequency(rng):
@@ -50,7 +50,7 @@ def test_mdl_cut_points_match_reference(rng, n_classes):
             y[values > 1] = 2
         w = rng.integers(0, 3, n).astype(float)
         fast = mdl_cut_points(values, y, w, n_classes)
-        slow = _reference.mdl_cut_points(values, y, w, n_classes)
+        slow = reference.mdl_cut_points(values, y, w, n_classes)
         assert_allclose(fast, slow)
 
 
@@ -118,7 +118,7 @@ def test_sampled_mdl_partitions_follow_their_exact_distribution(seed):
     counts[:2, 0] += 15
     counts[4:, 2] += 15
     counts[3] = 0  # an empty position never starts a bin
-    exact = _reference.sampled_mdl_partitions(counts)
+    exact = reference.sampled_mdl_partitions(counts)
     assert sum(exact.values()) == pytest.approx(1.0)
     n_draws = 2000
     drawn: dict = {}

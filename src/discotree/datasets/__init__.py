@@ -1,15 +1,15 @@
-"""Datasets: the real sets of the data folder, the sets bundled with scikit-learn, and
-generators of the papers' synthetic problems."""
+"""Datasets: the sets bundled with scikit-learn, a CSV reader, and generators of the
+papers' synthetic problems.
+
+The real sets of the repository's data folder are read by the reproductions'
+distribution (``reproductions/`` in the repository), not by the library."""
 
 from __future__ import annotations
-
-import os
 
 import numpy as np
 import pandas as pd
 
 from .builtin import BUILTIN_DATASETS, load_builtin, load_csv
-from .real import KNOWN_SPLITS, data_dir, load_real, manifest, npz_split
 from .synthetic import (
     ear_gaussian_example,
     forest_classes,
@@ -43,17 +43,13 @@ SYNTHETIC_DATASETS = {
 
 __all__ = [
     "BUILTIN_DATASETS",
-    "KNOWN_SPLITS",
     "SYNTHETIC_DATASETS",
-    "data_dir",
-    "dataset_split",
     "ear_gaussian_example",
     "forest_classes",
     "gaussian_example",
     "load_builtin",
     "load_csv",
     "load_dataset",
-    "manifest",
     "random_binary_trees",
     "random_grid_model",
     "random_ktree_classes",
@@ -64,41 +60,33 @@ __all__ = [
 ]
 
 
-def load_dataset(
-    name: str, data_dir: str | os.PathLike | None = None
-) -> tuple[pd.DataFrame, pd.Series]:
+def load_dataset(name: str) -> tuple[pd.DataFrame, pd.Series]:
     """Load a dataset by name as (X DataFrame with the original column types, y Series).
 
     Parameters
     ----------
     name : str
         A set bundled with scikit-learn (``breast_cancer``, ``digits``, ``iris``,
-        ``wine``), a named synthetic problem (``SYNTHETIC_DATASETS``, default sizes,
-        seed 0) or one listed in the data folder's MANIFEST.tsv.
-    data_dir : path, optional
-        The data folder; default ``$DISCOTREE_DATA``, else ``../shared/data``.
+        ``wine``) or a named synthetic problem (``SYNTHETIC_DATASETS``, default sizes,
+        seed 0).
 
     Raises
     ------
     ValueError
         For an unknown name.
-    FileNotFoundError
-        When a real set is asked for and no data folder is found (the message names
-        the folders tried).
+
+    Examples
+    --------
+    >>> X, y = load_dataset("iris")
+    >>> X.shape
+    (150, 4)
     """
     if name in BUILTIN_DATASETS:
         return load_builtin(name)
     if name in SYNTHETIC_DATASETS:
         return SYNTHETIC_DATASETS[name]()
-    return load_real(name, data_dir)
-
-
-def dataset_split(
-    name: str, data_dir: str | os.PathLike | None = None
-) -> tuple[range, range] | None:
-    """The known train/test split of a dataset as row ranges, or None (use CV)."""
-    if name in KNOWN_SPLITS:
-        return KNOWN_SPLITS[name]
-    if name in BUILTIN_DATASETS or name in SYNTHETIC_DATASETS:
-        return None
-    return npz_split(name, data_dir)
+    raise ValueError(
+        f"unknown dataset {name!r}: the built-in ones are {', '.join(BUILTIN_DATASETS)}, "
+        f"the synthetic ones {', '.join(SYNTHETIC_DATASETS)} (a file of your own: "
+        "load_csv, or --data FILE --target COLUMN on the command line)"
+    )

@@ -1,41 +1,19 @@
-"""Protocols, metrics and paired tests."""
+"""Protocols, metrics and paired tests (the stratified cross-validation they build on is
+discotree's: tests/evaluation/test_splits.py)."""
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from discotree.experiments import (
+from discotree_reproductions.harness import (
     balanced_error_rate,
-    cross_validation,
     error_rate,
     fixed_split,
     learning_curve,
     paired_t_test,
-    repeated_cross_validation,
     wilcoxon_test,
 )
-from discotree.experiments.adhoc import protocol_folds
-
-
-def test_cross_validation_partitions_and_stratifies(rng):
-    y = np.repeat([0, 1, 2], [50, 30, 20])
-    folds = list(cross_validation(y, 5, seed=3))
-    assert len(folds) == 5
-    tests = np.concatenate([f.test for f in folds])
-    assert sorted(tests) == list(range(100))
-    for f in folds:
-        assert not set(f.train) & set(f.test)
-        assert np.bincount(y[f.test]).tolist() == [10, 6, 4]
-    again = list(cross_validation(y, 5, seed=3))
-    assert all((a.test == b.test).all() for a, b in zip(folds, again, strict=True))
-
-
-def test_repeated_cross_validation_keys_and_repeats():
-    y = np.repeat([0, 1], 20)
-    folds = list(repeated_cross_validation(y, 4, 3, seed=0))
-    assert [f.key for f in folds[:5]] == ["r0-f0", "r0-f1", "r0-f2", "r0-f3", "r1-f0"]
-    assert len(folds) == 12
-    assert not (folds[0].test == folds[4].test).all()
+from discotree_reproductions.harness.adhoc import protocol_folds
 
 
 def test_learning_curve_nested_training_sets():

@@ -1,17 +1,19 @@
-"""The experiment harness: protocols, metrics, a cached runner and reports, which
-``discotree compare`` and ``bench`` run and the reproductions build on.
+"""The reproductions' harness: protocols, metrics, the data folder, a cached runner and
+reports, which the ``discotree reproduce`` and ``discotree bench`` commands run.
 
-The reproductions of the papers live in their own distribution,
-``reproductions/`` in the repository (``pip install -e ./reproductions``): installed, it
-adds its experiments to :data:`EXPERIMENTS` through the entry point
-``discotree.reproductions`` (a mapping of name to experiment factory), and a plain
-``pip install discotree`` carries none of them.
+It is part of the reproductions' distribution, not of discotree: a plain
+``pip install discotree`` carries none of it. The reproductions are listed through the
+entry point ``discotree.reproductions`` (a mapping of name to experiment factory; this
+distribution registers :data:`discotree_reproductions.catalog.EXPERIMENTS`), and the two
+commands join ``discotree``'s command line through the entry point ``discotree.commands``
+(:func:`discotree_reproductions.commands.add_commands`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .data_folder import dataset_split, load_dataset
 from .metrics import accuracy, balanced_error_rate, error_rate, paired_t_test, wilcoxon_test
 from .protocols import (
     Fold,
@@ -49,10 +51,12 @@ __all__ = [
     "accuracy",
     "balanced_error_rate",
     "cross_validation",
+    "dataset_split",
     "error_rate",
     "fixed_split",
     "installed_experiments",
     "learning_curve",
+    "load_dataset",
     "paired_t_test",
     "repeated_cross_validation",
     "reproduction",

@@ -1,4 +1,4 @@
-"""discotree.experiments.compare: the same folds for every model, scores checked
+"""discotree.evaluation.compare: the same folds for every model, scores checked
 against a hand-written cross-validation, refusals reported, ranks averaged."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from sklearn.datasets import load_iris
 from sklearn.metrics import log_loss
 
 import discotree
-from discotree.experiments import compare
-from discotree.experiments.compare import ModelScores, compare_models, ranking, warm_up_rows
-from discotree.experiments.protocols import cross_validation
+from discotree.evaluation import compare
+from discotree.evaluation.compare import ModelScores, compare_models, ranking, warm_up_rows
+from discotree.evaluation.splits import cross_validation
 from discotree.registry import make_classifier
 
 

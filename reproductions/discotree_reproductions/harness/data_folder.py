@@ -1,4 +1,6 @@
-"""The public datasets of the shared data folder (listed in its MANIFEST.tsv)."""
+"""The public datasets of the shared data folder (listed in its MANIFEST.tsv), and
+:func:`load_dataset`, which reads them, discotree's built-in sets and its named synthetic
+problems by one name."""
 
 from __future__ import annotations
 
@@ -11,7 +13,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["KNOWN_SPLITS", "ManifestEntry", "data_dir", "load_real", "manifest"]
+from discotree.datasets import BUILTIN_DATASETS, SYNTHETIC_DATASETS
+from discotree.datasets import load_dataset as load_library_dataset
+
+__all__ = [
+    "KNOWN_SPLITS",
+    "ManifestEntry",
+    "data_dir",
+    "dataset_split",
+    "load_dataset",
+    "load_real",
+    "manifest",
+    "npz_split",
+]
 
 #: Nominal attributes that the files store as integer codes (the manifest's notes say
 #: which); they are loaded as pandas categoricals so that no learner treats the codes
@@ -171,3 +185,41 @@ def npz_split(name: str, path: str | os.PathLike | None = None) -> tuple[range, 
             return None
         n_train, n_test = len(arrays["y_train"]), len(arrays["y_test"])
     return range(0, n_train), range(n_train, n_train + n_test)
+
+
+def load_dataset(
+    name: str, data_dir: str | os.PathLike | None = None
+) -> tuple[pd.DataFrame, pd.Series]:
+    """Load a dataset by name as (X DataFrame with the original column types, y Series).
+
+    Parameters
+    ----------
+    name : str
+        A set bundled with scikit-learn (``breast_cancer``, ``digits``, ``iris``,
+        ``wine``), a named synthetic problem (``discotree.datasets.SYNTHETIC_DATASETS``,
+        default sizes, seed 0) or one listed in the data folder's MANIFEST.tsv.
+    data_dir : path, optional
+        The data folder; default ``$DISCOTREE_DATA``, else ``../shared/data``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    FileNotFoundError
+        When a real set is asked for and no data folder is found (the message names
+        the folders tried).
+    """
+    if name in BUILTIN_DATASETS or name in SYNTHETIC_DATASETS:
+        return load_library_dataset(name)
+    return load_real(name, data_dir)
+
+
+def dataset_split(
+    name: str, data_dir: str | os.PathLike | None = None
+) -> tuple[range, range] | None:
+    """The known train/test split of a dataset as row ranges, or None (use CV)."""
+    if name in KNOWN_SPLITS:
+        return KNOWN_SPLITS[name]
+    if name in BUILTIN_DATASETS or name in SYNTHETIC_DATASETS:
+        return None
+    return npz_split(name, data_dir)

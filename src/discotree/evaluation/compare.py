@@ -1,7 +1,7 @@
 """Side-by-side cross-validation of registered classifiers: what ``discotree compare`` runs.
 
 Every model sees the same stratified folds of each dataset
-(:func:`~discotree.experiments.protocols.cross_validation`). Before its first timed fit
+(:func:`~discotree.evaluation.splits.cross_validation`). Before its first timed fit
 in a process a model is fitted once on a few rows and columns of the training fold, so
 the fit times do not include the one-off compilation of numba kernels or the first
 import of a module.
@@ -22,7 +22,7 @@ import pandas as pd
 from sklearn.metrics import log_loss
 
 from ..registry import make_classifier
-from .protocols import Fold, cross_validation
+from .splits import Fold, cross_validation
 
 __all__ = ["ModelScores", "compare_models", "ranking", "warm_up_rows"]
 

@@ -10,9 +10,14 @@ import pandas as pd
 import pytest
 
 from discotree import NaiveBayesClassifier
-from discotree.experiments import DatasetSpec, Experiment, cross_validation, run_experiment
-from discotree.experiments.report import summarise, write_json
-from discotree.experiments.runner import committed_records
+from discotree_reproductions.harness import (
+    DatasetSpec,
+    Experiment,
+    cross_validation,
+    run_experiment,
+)
+from discotree_reproductions.harness.report import summarise, write_json
+from discotree_reproductions.harness.runner import committed_records
 
 
 class CountingNB(NaiveBayesClassifier):
@@ -150,7 +155,7 @@ def test_a_report_of_another_configuration_is_not_reused(tmp_path):
 def test_a_change_of_the_code_refits_instead_of_reusing_the_report(tmp_path, monkeypatch):
     """The fingerprint holds a hash of the code (issue 33): after a change of the
     package, the committed report's folds are fitted again, not re-rendered."""
-    from discotree.experiments import runner
+    from discotree_reproductions.harness import runner
 
     log = tmp_path / "fits.log"
     out = tmp_path / "out"
@@ -165,7 +170,7 @@ def test_a_change_of_the_code_refits_instead_of_reusing_the_report(tmp_path, mon
 
 
 def test_the_code_hash_covers_the_package_that_defines_an_experiment(monkeypatch):
-    from discotree.experiments import runner
+    from discotree_reproductions.harness import runner
 
     seen = []
     monkeypatch.setattr(runner, "_package_hash", lambda package: seen.append(package) or package)
@@ -181,7 +186,7 @@ def test_editing_a_models_source_changes_the_fingerprint(tmp_path, monkeypatch):
     import importlib
     import sys
 
-    from discotree.experiments import runner
+    from discotree_reproductions.harness import runner
 
     package = tmp_path / "toy_models"
     package.mkdir()
@@ -228,7 +233,7 @@ def test_records_read_from_another_reproduction_or_a_bad_report_are_not_reused(t
 
 
 def test_each_fold_records_the_commit_that_fitted_it(tmp_path, monkeypatch):
-    from discotree.experiments import report
+    from discotree_reproductions.harness import report
 
     log = tmp_path / "fits.log"
     out = tmp_path / "out"
@@ -255,7 +260,7 @@ def test_provenance_counts_only_changes_to_the_code(tmp_path, monkeypatch):
     changed or new source file is."""
     import subprocess
 
-    from discotree.experiments import report
+    from discotree_reproductions.harness import report
 
     root = tmp_path / "repo"
     (root / "src" / "discotree" / "experiments").mkdir(parents=True)
@@ -280,7 +285,7 @@ def test_provenance_counts_only_changes_to_the_code(tmp_path, monkeypatch):
 
 
 def test_render_only_rewrites_the_report_without_fitting_and_says_so(tmp_path):
-    from discotree.experiments.runner import render_committed
+    from discotree_reproductions.harness.runner import render_committed
 
     log = tmp_path / "fits.log"
     out = tmp_path / "out"
@@ -306,14 +311,14 @@ def test_render_only_rewrites_the_report_without_fitting_and_says_so(tmp_path):
 
 
 def test_render_only_needs_a_committed_report(tmp_path):
-    from discotree.experiments.runner import render_committed
+    from discotree_reproductions.harness.runner import render_committed
 
     with pytest.raises(FileNotFoundError, match="nothing to render"):
         render_committed(_experiment(tmp_path / "fits.log"), tmp_path / "none")
 
 
 def test_fold_commits_name_the_first_commit_that_held_an_unrecorded_fold():
-    from discotree.experiments.report import fold_commits
+    from discotree_reproductions.harness.report import fold_commits
 
     folds = [
         {"fit_commit": "a" * 40, "fit_uncommitted_changes": False},

@@ -1,4 +1,5 @@
-"""Slow, obviously correct versions of every kernel, for tests only.
+"""Slow, obviously correct versions of every kernel, for the tests (and the benchmarks that
+time a kernel against its plain version); not part of the installed package.
 
 Plain Python loops; no helper is shared with the fast code.
 """
@@ -10,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..fitting import argmax_with_ties
+from discotree.fitting import argmax_with_ties
 
 
 def univariate_counts(codes, class_index, weights, n_categories, n_classes):

@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..output_files import atomic_output, write_text
+from discotree.output_files import atomic_output, write_text
 
 __all__ = [
     "cpu_name",

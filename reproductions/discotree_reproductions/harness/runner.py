@@ -21,7 +21,8 @@ from joblib import Parallel, delayed
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ..output_files import write_text
+from discotree.output_files import write_text
+
 from .metrics import accuracy, balanced_error_rate
 from .protocols import Fold
 from .report import fit_provenance
@@ -320,7 +321,7 @@ def run_experiment(
     clone), the folds of the committed ``out_dir/results.json`` are used if it was
     written under the same fingerprint (:func:`committed_records`). Folds are
     deterministic given the experiment's seeds. Each fold fitted here records the
-    commit that fitted it (:func:`~discotree.experiments.report.fit_provenance`).
+    commit that fitted it (:func:`~discotree_reproductions.harness.report.fit_provenance`).
 
     Parameters
     ----------

@@ -6,7 +6,7 @@ import pytest
 
 from discotree.cli import main
 from discotree.datasets.streaming import TableSource
-from discotree.experiments.streaming_cv import row_folds, stream_cross_validate
+from discotree.evaluation.streaming_cv import row_folds, stream_cross_validate
 from discotree.registry import make_classifier
 
 

@@ -6,8 +6,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from discotree.datasets import dataset_split, load_dataset, manifest
-from discotree.datasets.real import data_dir
+from discotree_reproductions.harness.data_folder import (
+    data_dir,
+    dataset_split,
+    load_dataset,
+    manifest,
+)
 
 
 def test_csv_set_keeps_types_and_missing_values(fake_data_dir):

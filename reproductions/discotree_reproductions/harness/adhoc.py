@@ -8,9 +8,10 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 
-from ..datasets import load_dataset
-from ..output_files import write_text
-from ..registry import CLASSIFIERS, make_classifier
+from discotree.output_files import write_text
+from discotree.registry import CLASSIFIERS, make_classifier
+
+from .data_folder import load_dataset
 from .protocols import PROTOCOLS, cross_validation
 from .report import markdown_table, summarise, write_json
 from .runner import DatasetSpec, Experiment
@@ -46,7 +47,7 @@ def bench_experiment(
     """An experiment comparing registered ``models`` on ``datasets`` under ``protocol``
     (``name``: what its progress bar and report call it).
 
-    ``datasets`` are names for :func:`discotree.datasets.load_dataset`, or a dict of
+    ``datasets`` are names for :func:`.data_folder.load_dataset`, or a dict of
     name -> loader returning (X, y) (e.g. for a CSV file).
     """
     unknown = [m for m in models if m not in CLASSIFIERS]
