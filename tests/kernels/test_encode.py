@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
-from discotree.kernels import _reference
 from discotree.kernels.encode import encode_bins, encode_bins_padded
 from discotree.transformers.discretizer import weighted_quantile_edges
+from tests import reference
 
 
 @pytest.mark.parametrize("n_bins", [2, 3, 5, 10])
@@ -23,7 +23,7 @@ def test_quantile_edges_by_selection_equal_sorting(rng, n_bins, kind):
     elif kind == "skewed":  # nearly everything in one bucket of the selection
         values = np.concatenate([rng.normal(size=n - 2) * 1e-6, [1e6, -1e6]])
     values[rng.random(n) < 0.1] = np.nan
-    expected = _reference.weighted_quantile_edges(values, weights, n_bins)
+    expected = reference.weighted_quantile_edges(values, weights, n_bins)
     assert_array_equal(weighted_quantile_edges(values, weights, n_bins), expected)
 
 
@@ -46,7 +46,7 @@ def test_bins_equal_counting_edges_below(rng, n_edges):
     offsets = np.arange(4, dtype=np.intp) * n_edges
     out = np.zeros((500, 4), dtype=np.int8)
     encode_bins(values, np.array([3, 0, 2], dtype=np.intp), flat, offsets, out)
-    assert_array_equal(out[:, [3, 0, 2]], _reference.bin_codes(values, edges))
+    assert_array_equal(out[:, [3, 0, 2]], reference.bin_codes(values, edges))
 
 
 @pytest.mark.parametrize("n_edges", [0, 1, 4, 16])
@@ -61,7 +61,7 @@ def test_padded_bins_equal_counting_edges_below(rng, n_edges):
         padded[k, : len(e)] = e
     out = np.zeros((400, 3), dtype=np.int8)
     encode_bins_padded(values, np.array([2, 0, 1], dtype=np.intp), padded, out)
-    assert_array_equal(out[:, [2, 0, 1]], _reference.bin_codes(values, edges))
+    assert_array_equal(out[:, [2, 0, 1]], reference.bin_codes(values, edges))
 
 
 @pytest.mark.parametrize("storage", ["large", "small", "sliced"])
@@ -165,7 +165,7 @@ def test_quantile_edges_of_columns_split_over_threads_equal_sorting(
     monkeypatch.setattr("discotree.threads.available_cores", lambda: 3)
     edges = discretizer.quantile_edges_of_columns(values, weights, 4)
     for j in range(d):
-        expected = _reference.weighted_quantile_edges(values[:, j], weights, 4)
+        expected = reference.weighted_quantile_edges(values[:, j], weights, 4)
         assert_array_equal(edges[j], expected)
 
 
