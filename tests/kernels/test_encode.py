@@ -185,3 +185,11 @@ def test_factorize_utf8_grows_its_table_over_many_distinct_strings(rng):
     expected_codes, expected_uniques = series.factorize(use_na_sentinel=True)
     np.testing.assert_array_equal(codes, expected_codes)
     assert list(uniques) == list(expected_uniques)
+
+
+def test_the_selection_sorts_stably_like_numpy(rng):
+    from discotree.kernels import encode
+
+    for n in (0, 1, 2, 3, 7, 64, 65, 1000):
+        values = rng.integers(0, 5, n).astype(float) * rng.choice([1.0, -0.0], n)
+        assert_array_equal(encode._stable_order(values), np.argsort(values, kind="stable"))

@@ -249,9 +249,11 @@ def _quantile_buckets(bucket_weight, bucket_size, used, fractions):  # pragma: n
     n_targets = fractions.shape[0]
     target = np.empty((d, n_targets))
     below = np.empty((d, n_targets))
-    target_slot = np.full((d, n_targets), -1, dtype=np.intp)
-    slot = np.full((d, n_buckets), -1, dtype=np.intp)
-    starts = [0]
+    target_slot = np.empty((d, n_targets), dtype=np.intp)
+    slot = np.empty((d, n_buckets), dtype=np.intp)
+    target_slot[:] = -1  # (not np.full: one numba overload less to compile)
+    slot[:] = -1
+    starts = np.zeros(d * n_targets + 1, dtype=np.intp)  # (at most one slot a target)
     n_slots = 0
     for j in range(d):
         if used[j] == 0:
@@ -269,10 +271,10 @@ def _quantile_buckets(bucket_weight, bucket_size, used, fractions):  # pragma: n
             below[j, k] = cumulative
             if slot[j, b] < 0:
                 slot[j, b] = n_slots
+                starts[n_slots + 1] = starts[n_slots] + bucket_size[j, b]
                 n_slots += 1
-                starts.append(starts[-1] + bucket_size[j, b])
             target_slot[j, k] = slot[j, b]
-    return target, below, target_slot, slot, np.array(starts, dtype=np.intp)
+    return target, below, target_slot, slot, starts[: n_slots + 1].copy()
 
 
 @numba.njit(cache=True, nogil=True)
@@ -297,6 +299,42 @@ def _gather_buckets(
 
 
 @numba.njit(cache=True, nogil=True)
+def _stable_order(values):  # pragma: no cover - numba
+    """The positions of ``values`` (no NaN) in increasing order, ties in position order:
+    the permutation any stable sort gives, by a bottom-up merge sort (numba's own
+    ``argsort(kind="mergesort")`` costs seconds to compile)."""
+    n = values.shape[0]
+    order = np.empty(n, dtype=np.intp)
+    spare = np.empty(n, dtype=np.intp)
+    for i in range(n):
+        order[i] = i
+    width = 1
+    while width < n:
+        for left in range(0, n, 2 * width):
+            middle, right = min(left + width, n), min(left + 2 * width, n)
+            a, b, k = left, middle, left
+            while a < middle and b < right:
+                if values[order[b]] < values[order[a]]:  # (equal: the left one first)
+                    spare[k] = order[b]
+                    b += 1
+                else:
+                    spare[k] = order[a]
+                    a += 1
+                k += 1
+            while a < middle:
+                spare[k] = order[a]
+                a += 1
+                k += 1
+            while b < right:
+                spare[k] = order[b]
+                b += 1
+                k += 1
+        order, spare = spare, order
+        width *= 2
+    return order
+
+
+@numba.njit(cache=True, nogil=True)
 def _select_quantiles(
     gathered, gathered_weight, start, target, below, target_slot, used, out
 ):  # pragma: no cover - numba
@@ -309,7 +347,7 @@ def _select_quantiles(
             m = target_slot[j, k]
             part = gathered[start[m] : start[m + 1]]
             part_weight = gathered_weight[start[m] : start[m + 1]]
-            order = np.argsort(part, kind="mergesort")
+            order = _stable_order(part)
             cumulative = below[j, k]
             out[j, k] = part[order[len(part) - 1]]
             for q in range(len(part)):
