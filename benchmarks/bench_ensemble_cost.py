@@ -13,12 +13,17 @@ Sets:
 
 For each set and for 1 and 2 threads (``n_jobs`` of both models): fit and
 ``predict_proba`` seconds (wall) and their ratio to the forest's; the pickled size of
-both models; on ``wide`` also the sampled Shapley values of one row (seconds per row
-and the largest standard error), a profile of the ensemble's fit (the functions of
-most cumulative time) and the first fit of a fresh process on iris (numba's cache
-warm, and cold: an empty ``NUMBA_CACHE_DIR``) against a second fit in that process.
+both models; on ``wide`` also the Shapley values of the ensemble by model structure
+(``kind="available-case"``, :mod:`discotree.models.score_terms`: sampled, 512 random
+orders each with its reverse) of one row and of ten rows (seconds per row, the
+largest and the median standard error), a profile of the ensemble's fit (the
+functions of most cumulative time) and the first fit of a fresh process on iris
+(numba's cache warm, and cold: an empty ``NUMBA_CACHE_DIR``) against a second fit in
+that process.
 
 Run:  python benchmarks/bench_ensemble_cost.py [--mnist] [--threads 1,2] [--no-shapley]
+      python benchmarks/bench_ensemble_cost.py --only shapley   (one fit, the Shapley
+      figures replaced in the results already written)
 Writes ensemble_cost.json and ensemble_cost.md (with the machine described) to --out.
 """
 
@@ -27,6 +32,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import json
 import os
 import pickle
 import pstats
@@ -131,15 +137,27 @@ def profile_fit(X, y, top: int = 15) -> list[tuple[str, float]]:
 
 
 def shapley_cost(estimator, X_rows) -> dict:
-    """Sampled Shapley values of some rows: seconds per row, largest standard error."""
-    explanation, seconds = _timed(lambda: shapley_values(estimator, X_rows, random_state=0))
-    errors = explanation.standard_errors
-    return {
-        "rows": len(X_rows),
-        "seconds_per_row": round(seconds / len(X_rows), 2),
-        "exact": bool(explanation.exact),
-        "largest_standard_error": None if errors is None else float(np.max(errors)),
-    }
+    """Shapley values by model structure (``kind="available-case"``) of one row, then
+    of all of ``X_rows`` in one call (numba's kernels compiled before): seconds per
+    row, largest and median standard error, and the load average around the timing
+    (the exact ``kind="conditional"`` takes minutes a row here: not timed)."""
+    shapley_values(estimator, X_rows[:1], kind="available-case", random_state=1)  # (compile)
+    out: dict = {"kind": "available-case", "load_average_before": os.getloadavg()}
+    for label, rows in (("one_row", X_rows[:1]), ("rows", X_rows)):
+        explanation, seconds = _timed(
+            lambda rows=rows: shapley_values(estimator, rows, kind="available-case", random_state=0)
+        )
+        errors = explanation.standard_errors
+        out[label] = {
+            "rows": len(rows),
+            "seconds_per_row": round(seconds / len(rows), 3),
+            "exact": bool(explanation.exact),
+            "largest_standard_error": None if errors is None else float(np.max(errors)),
+            "median_standard_error": None if errors is None else float(np.median(errors)),
+        }
+        print(f"Shapley values, {label}: {out[label]}", flush=True)
+    out["load_average_after"] = os.getloadavg()
+    return out
 
 
 def first_fit(cold: bool) -> dict:
@@ -197,11 +215,19 @@ def markdown(results: dict) -> str:
         s = results["shapley"]
         lines += [
             "",
-            f"Shapley values of the ensemble on `wide` ({s['rows']} rows, "
-            f"{'exact' if s['exact'] else 'sampled, 64 orders each with its reverse'}): "
-            f"{s['seconds_per_row']} s per row, largest standard error "
-            f"{s['largest_standard_error']}.",
+            "Shapley values of the ensemble on `wide` by model structure "
+            f"(kind={s['kind']!r}, sampled: 512 orders each with its reverse; load "
+            f"average {s['load_average_before'][0]:.2f} before, "
+            f"{s['load_average_after'][0]:.2f} after, on the machine above):",
+            "",
         ]
+        for label in ("one_row", "rows"):
+            r = s[label]
+            lines.append(
+                f"- {r['rows']} row(s) in one call: {r['seconds_per_row']} s per row, "
+                f"standard error largest {r['largest_standard_error']:.4f}, median "
+                f"{r['median_standard_error']:.5f} (nats of log-odds)"
+            )
     if "first_fit" in results:
         lines += ["", "First fit of a fresh process on iris (seconds; second fit beside):", ""]
         for cache, row in results["first_fit"].items():
@@ -216,6 +242,19 @@ def markdown(results: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def only_shapley(out: Path, X_train, y_train, X_test, y_test) -> None:
+    """The Shapley part alone: one fit (one thread), the figures written into the
+    results already in ``out`` (the other parts kept as they were measured)."""
+    del y_test
+    path = out / "ensemble_cost.json"
+    results = json.loads(path.read_text()) if path.exists() else {"sets": {}}
+    fitted = KDBEnsembleClassifier(n_jobs=1).fit(X_train, y_train)
+    results["shapley"] = shapley_cost(fitted, X_test[:10])
+    results["shapley"]["machine"] = machine()
+    results.setdefault("machine", results["shapley"]["machine"])
+    write_results(out, "ensemble_cost", results, markdown(results))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", default="1,2")
@@ -224,12 +263,21 @@ def main() -> None:
     parser.add_argument(
         "--no-shapley", action="store_true", help="no Shapley values (minutes a row today)"
     )
+    parser.add_argument(
+        "--only",
+        choices=["shapley"],
+        default=None,
+        help="one part only, its figures replaced in the results already in --out",
+    )
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = parser.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
     X, y = wide_binary()
     splits = {"wide": (X[:3000], y[:3000], X[3000:], y[3000:])}
+    if args.only == "shapley":
+        only_shapley(args.out, *splits["wide"])
+        return
     if args.mnist:
         splits["mnist"] = mnist_split(args.data_dir)
     results: dict = {"machine": machine(), "sets": {}}
@@ -244,7 +292,7 @@ def main() -> None:
         results["sets"][name] = runs
     if not args.no_extras:
         if not args.no_shapley:
-            results["shapley"] = shapley_cost(fitted, splits["wide"][2][:1])
+            results["shapley"] = shapley_cost(fitted, splits["wide"][2][:10])
         results["first_fit"] = {"warm": first_fit(cold=False), "cold": first_fit(cold=True)}
         results["profile"] = profile_fit(*splits["wide"][:2])
     results["machine"]["wall_s"] = round(time.perf_counter() - start, 1)

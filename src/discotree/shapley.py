@@ -39,9 +39,9 @@ updates only the terms that read it. Exact by enumeration when ``d <=
 max_exact_features``; exact term by term for two classes when the log-odds is a
 weighted sum of the terms (one k-dependence model, or one member with the pair
 member pooled logarithmically: each term is a game on its few features); otherwise
-sampled with 1,024 random orders and their reverses by default, each order one pass
-over the terms (about 0.6 s per row, largest standard error 0.005 nats, on 200
-binary columns, 3 classes and the default ensemble of 10 members). Either way the
+sampled with 512 random orders and their reverses by default, each order one pass
+over the terms (see :data:`STRUCTURE_PERMUTATIONS` for the cost and the standard
+errors on 200 columns). Either way the
 values of a row add up to ``v_c(all) - v_c(none)``: its log-odds against the base
 value.
 
@@ -96,10 +96,15 @@ _OWNER = "shapley_values"
 #: At most this many rows are predicted at once (masked copies of the explained rows).
 CHUNK_ROWS = 65_536
 #: Random orders (each with its reverse) per row of the sampled values, by default:
-#: by masked predictions, and by model structure (an order costs one pass over the
-#: row's terms there: 1,024 orders of 200 features take about 0.1 s).
+#: by masked predictions, and by model structure, where an order costs one pass over
+#: the row's terms: on the generated 200 binary columns and 3 classes of
+#: ``benchmarks/bench_ensemble_cost.py`` and the default ensemble (10 members, about
+#: 7,600 (term, feature) pairs a row), 512 orders and their reverses take about 0.3 s
+#: a row besides the terms' tabulation (0.3 s, shared by the rows of a call), and
+#: leave standard errors of at most 0.006 nats (median 0.0007) on values of up to
+#: 0.9.
 MASKED_PERMUTATIONS = 64
-STRUCTURE_PERMUTATIONS = 1024
+STRUCTURE_PERMUTATIONS = 512
 #: Rows whose terms are tabulated at once by the structure path.
 STRUCTURE_CHUNK_ROWS = 64
 
@@ -341,8 +346,8 @@ def shapley_values(
     n_permutations : int or None, default=None
         Sampled estimates: random orders per row (each with its reverse), at least 2.
         None: :data:`MASKED_PERMUTATIONS` (64) by masked predictions,
-        :data:`STRUCTURE_PERMUTATIONS` (1,024) by model structure, where an order
-        costs a pass over the row's terms (standard errors 4 times smaller).
+        :data:`STRUCTURE_PERMUTATIONS` (512) by model structure, where an order
+        costs a pass over the row's terms (standard errors about 3 times smaller).
     random_state : int, RandomState or None
         The orders of sampled estimates.
 

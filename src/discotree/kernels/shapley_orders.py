@@ -69,62 +69,105 @@ def _pool(mean, other, weight, log_pool, work):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
-def _member_mean(scores, n_members, mean, e):  # pragma: no cover - numba
-    # log of the mean of the members' posteriors: as probabilities (one exponential per
-    # member and class), in logarithms where a class's mean would underflow
+def _mixed_probabilities(
+    scores, blank, n_members, linear_group, linear_weight, prior, acc, e
+):  # pragma: no cover - numba
+    # acc: the members' mean posterior mixed with the linear group's, as probabilities
+    # (one exponential per group and class); False where a class's would underflow
     n_classes = scores.shape[1]
     for c in range(n_classes):
-        mean[c] = 0.0
+        acc[c] = 0.0
     for g in range(n_members):
-        top = scores[g, 0]
-        for c in range(1, n_classes):
-            top = max(top, scores[g, c])
-        total = 0.0
+        _softmax(scores[g], e)
         for c in range(n_classes):
-            e[c] = np.exp(scores[g, c] - top)
-            total += e[c]
+            acc[c] += e[c] / n_members
+    if linear_group >= 0 and linear_weight > 0.0:
+        if blank:
+            for c in range(n_classes):
+                e[c] = np.exp(prior[c])
+        else:
+            _softmax(scores[linear_group], e)
+        w = min(linear_weight, 1.0)
         for c in range(n_classes):
-            mean[c] += e[c] / total
-    small = False
+            acc[c] = (1.0 - w) * acc[c] + w * e[c]
     for c in range(n_classes):
-        small = small or mean[c] < 1e-280
-    if not small:
-        for c in range(n_classes):
-            mean[c] = np.log(mean[c]) - np.log(n_members)
+        if acc[c] < 1e-280:
+            return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _softmax(x, e):  # pragma: no cover - numba
+    top = x[0]
+    for c in range(1, x.shape[0]):
+        top = max(top, x[c])
+    total = 0.0
+    for c in range(x.shape[0]):
+        e[c] = np.exp(x[c] - top)
+        total += e[c]
+    for c in range(x.shape[0]):
+        e[c] /= total
+
+
+@numba.njit(cache=True, nogil=True)
+def _posterior(scores, group, blank, prior, out):  # pragma: no cover - numba
+    # a group's log posterior (the prior for a logistic group with nothing observed)
+    if blank and group >= 0:
+        out[:] = prior
         return
+    total = _log_sum_exp(scores[group], -1)
+    for c in range(scores.shape[1]):
+        out[c] = scores[group, c] - total
+
+
+@numba.njit(cache=True, nogil=True)
+def _mixed_logs(scores, blank, n_members, linear_group, linear_weight, prior, mean, other, work):
+    # pragma: no cover - numba
+    # the same as _mixed_probabilities, in logarithms (pooled_log_posterior's way)
+    n_classes = scores.shape[1]
     for c in range(n_classes):
         mean[c] = -np.inf
     for g in range(n_members):
-        total = _log_sum_exp(scores[g], -1)
+        _posterior(scores, g, False, prior, other)
         for c in range(n_classes):
-            mean[c] = _log_add_exp(mean[c], scores[g, c] - total)
+            mean[c] = _log_add_exp(mean[c], other[c])
     for c in range(n_classes):
         mean[c] -= np.log(n_members)
+    if linear_group >= 0 and linear_weight > 0.0:
+        _posterior(scores, linear_group, blank, prior, other)
+        _pool(mean, other, linear_weight, False, work)
 
 
 @numba.njit(cache=True, nogil=True)
 def _value(scores, blank, pooling, prior, out, work):  # pragma: no cover - numba
     # out: the log-odds of every class of the pooled posterior of the groups' scores
-    n_members, linear_group, pair_group = pooling[0], pooling[1], pooling[2]
+    n_members, linear_group, pair_group = int(pooling[0]), int(pooling[1]), int(pooling[2])
     linear_weight, pair_weight, log_pool = pooling[3], pooling[4], pooling[5] > 0
     n_classes = scores.shape[1]
-    mean, other, posterior = work[0], work[1], work[2]
-    _member_mean(scores, int(n_members), mean, work[3])
-    for group, weight in ((linear_group, linear_weight), (pair_group, pair_weight)):
-        if group < 0 or weight <= 0.0:
-            continue
-        if blank:
-            other[:] = prior
+    mean, other, e = work[0], work[1], work[2]
+    if _mixed_probabilities(scores, blank, n_members, linear_group, linear_weight, prior, mean, e):
+        for c in range(n_classes):
+            mean[c] = np.log(mean[c])
+    else:
+        _mixed_logs(scores, blank, n_members, linear_group, linear_weight, prior, mean, other, e)
+    if pair_group >= 0 and pair_weight > 0.0:
+        _posterior(scores, pair_group, blank, prior, other)
+        _pool(mean, other, pair_weight, log_pool, e)
+    # log-odds (normalising first changes nothing): mean_c less the others' logsumexp
+    top = mean[0]
+    for c in range(1, n_classes):
+        top = max(top, mean[c])
+    for c in range(n_classes):
+        e[c] = np.exp(mean[c] - top)
+    for c in range(n_classes):
+        rest = 0.0
+        for k in range(n_classes):
+            if k != c:
+                rest += e[k]
+        if rest > 1e-280:
+            out[c] = mean[c] - top - np.log(rest)
         else:
-            total = _log_sum_exp(scores[int(group)], -1)
-            for c in range(n_classes):
-                other[c] = scores[int(group), c] - total
-        _pool(mean, other, weight, log_pool and group == pair_group, work[3])
-    total = _log_sum_exp(mean, -1)  # (the estimator's normalisation)
-    for c in range(n_classes):
-        posterior[c] = mean[c] - total
-    for c in range(n_classes):
-        out[c] = posterior[c] - _log_sum_exp(posterior, c)
+            out[c] = mean[c] - _log_sum_exp(mean, c)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -172,7 +215,7 @@ def _order_gains(
     state = np.zeros(sizes.shape[0], dtype=np.int64)
     scores = np.empty_like(base)
     before, after = np.empty(n_classes), np.empty(n_classes)
-    work = np.empty((4, n_classes))
+    work = np.empty((3, n_classes))
     for o in range(n_orders):
         _reset(sizes, groups, offsets, tables, base, state, scores)
         _value(scores, True, pooling, prior, before, work)
@@ -211,7 +254,7 @@ def _subset_values(
     n_classes = tables.shape[1]
     state = np.zeros(sizes.shape[0], dtype=np.int64)
     scores = np.empty_like(base)
-    work = np.empty((4, n_classes))
+    work = np.empty((3, n_classes))
     for s in range(masks.shape[0]):
         _reset(sizes, groups, offsets, tables, base, state, scores)
         seen = 0
