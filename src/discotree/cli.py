@@ -344,6 +344,9 @@ def _fit(args: argparse.Namespace) -> None:
     elif hasattr(estimator, "partial_fit"):
         n_rows = _fit_streaming(estimator, path, args)
         how = f"in batches of {args.batch_rows} rows"
+    elif hasattr(estimator, "fit_from_passes"):  # the ensemble: the file once per pass
+        n_rows = _fit_in_passes(estimator, path, args)
+        how = f"in passes over batches of {args.batch_rows} rows"
     else:
         X, y = _read_whole(path, args.target)
         estimator.fit(X, y)
@@ -457,6 +460,30 @@ def _fit_streaming(estimator, path: Path, args: argparse.Namespace) -> int:
             progress.advance(task, len(X))
     estimator.end_partial_fit()  # learn now; the saved model keeps no counts or rows
     return n_rows
+
+
+def _fit_in_passes(estimator, path: Path, args: argparse.Namespace) -> int:
+    """The ensemble from the file read once per pass, in batches
+    (:func:`discotree.engines.ensemble_passes.fit_batches_in_passes`): memory bounded by
+    one batch and the tables, whatever the file's size."""
+    from .datasets.streaming import open_table
+    from .engines.ensemble_passes import fit_batches_in_passes
+
+    source = open_table(path)
+    source.check_column(args.target)
+    progress, task = _progress(args, None, f"fitting {args.model} (in passes)")
+    rows_per_pass: list[int] = []
+
+    def batches():
+        rows_per_pass.append(0)
+        for X, y in source.batches(args.batch_rows, target=args.target):
+            rows_per_pass[-1] += len(X)
+            progress.advance(task, len(X))
+            yield X, y
+
+    with progress, source.noticing_changes():  # a file changed between passes: named
+        fit_batches_in_passes(estimator, batches)
+    return rows_per_pass[0]
 
 
 def _fit_with_dask(estimator, path: Path, args: argparse.Namespace) -> int:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import available_if_explained
+from ..engine_registry import engine_function
+from ..fitting import available_if_explained, clear_fitted_state
 from ..learners.ensemble import COARSENINGS, PAIR_LEVELS, linear_pair_count
 from ..learners.k_dependence import check_kdb_options
 from ..learners.logistic import (
@@ -16,9 +19,10 @@ from ..learners.logistic import (
     logistic_fit_bytes,
     logistic_parameter_bytes,
 )
-from ..learners.registry import LearnerSpec, Rows, get_learner
+from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
 from ..models.ensemble import POOLINGS, KDBEnsembleModel
 from ..models.posterior_draws import KDBEnsemblePosterior
+from ..sufficient_statistics import StatisticsSchema
 from ..transformers.discretizer import Discretizer, bin_midpoints
 from ..transformers.encoder import TableEncoder
 from ..validation import (
@@ -454,16 +458,9 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
                 values[int(j)] = bin_midpoints(edges)
         return values
 
-    def _fit_model(
-        self,
-        codes: NDArray[Any] | None,
-        class_index: NDArray[np.intp] | None,
-        sample_weight: NDArray[np.float64] | None,
-    ) -> Any:
-        if codes is None or class_index is None:
-            raise ValueError(f"{type(self).__name__} learns from rows.")
-        weights = np.ones(len(codes)) if sample_weight is None else sample_weight
-        rows = Rows(codes, class_index, weights, len(self.classes_), self.n_categories_)
+    def _ensemble_spec(self) -> LearnerSpec:
+        """The ``"kdb-ensemble"`` learner's specification of the validated parameters
+        and the fitted encoding (``encoder_``, ``n_categories_``)."""
         binned = [j for j, column in enumerate(self.encoder_.columns_) if column.kind == "bins"]
         options = {
             "n_estimators": int(self.n_estimators),
@@ -489,5 +486,84 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             ),
             "values": self._bin_values(),
         }
-        spec = LearnerSpec("kdb-ensemble", self._alpha, self._epsilon, options=options)
+        return LearnerSpec("kdb-ensemble", self._alpha, self._epsilon, options=options)
+
+    def _fit_model(
+        self,
+        codes: NDArray[Any] | None,
+        class_index: NDArray[np.intp] | None,
+        sample_weight: NDArray[np.float64] | None,
+    ) -> Any:
+        if codes is None or class_index is None:
+            raise ValueError(f"{type(self).__name__} learns from rows.")
+        weights = np.ones(len(codes)) if sample_weight is None else sample_weight
+        rows = Rows(codes, class_index, weights, len(self.classes_), self.n_categories_)
+        spec = self._ensemble_spec()
         return self._assign(get_learner(spec.learner).fit(rows, spec))
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> KDBEnsembleClassifier:
+        """Fit the members, the linear and pair members and their weights.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, or dask DataFrame or Array of shape (n_samples, n_features)
+            Numeric, categorical, string or boolean columns; NaN/None is missing. Dask
+            collections are fitted on their partitions, in passes
+            (:mod:`discotree.engines.ensemble_passes`; the extra ``discotree[dask]``).
+        y : array-like of shape (n_samples,)
+            Class labels (a dask Series or Array with dask ``X``).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; a weight of k counts a sample k times.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        fit_elsewhere = engine_function(X, "fit_ensemble")
+        if fit_elsewhere is not None:  # Dask collections: passes over the partitions
+            return fit_elsewhere(self, X, y, sample_weight)
+        super().fit(X, y, sample_weight)
+        return self
+
+    def fit_from_passes(
+        self, schema: StatisticsSchema, learn: Callable[[LearnerSpec], FittedModel]
+    ) -> KDBEnsembleClassifier:
+        """Fit from passes over data that is never held in memory: what an engine
+        calls (the passes over a file's batches of ``discotree fit --data FILE``, Dask).
+
+        Parameters
+        ----------
+        schema : StatisticsSchema
+            The encoding of the whole data (its classes, categories and fine bins),
+            from a first pass (:mod:`discotree.engines.schema_summaries`).
+        learn : callable
+            ``learn(spec)`` runs the ``"kdb-ensemble"`` learner of ``spec`` in passes
+            over the data encoded by ``schema``
+            (:func:`discotree.engines.ensemble_passes.fit_ensemble_in_passes`) and
+            returns its fitted model, with the class weights as the attribute
+            ``class_count_``.
+
+        Returns
+        -------
+        self : object
+            Fitted as ``fit`` on the same rows with that encoding.
+        """
+        self._alpha, self._epsilon = self._check_common_params()
+        self._check_params()
+        clear_fitted_state(self)
+        encoder = copy.deepcopy(schema.encoder)
+        encoder.owner = type(self).__name__
+        self.classes_ = schema.classes
+        self.encoder_ = encoder
+        self.n_features_in_ = schema.n_features
+        if schema.feature_names is not None:
+            self.feature_names_in_ = schema.feature_names
+        self.n_categories_ = encoder.n_categories_
+        self.alpha_ = self._alpha
+        fitted = learn(self._ensemble_spec())
+        class_weight = np.asarray(fitted.attributes["class_count_"], dtype=np.float64)
+        with np.errstate(divide="ignore"):
+            self.class_log_prior_ = np.log(class_weight / class_weight.sum())
+        self.model_ = self._assign(fitted)
+        return self

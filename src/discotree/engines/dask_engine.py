@@ -45,16 +45,7 @@ from ..stats.alpha_selection import (
 )
 from ..stats.pair_statistics import PairStatistics
 from ..sufficient_statistics import StatisticsSchema, add_statistics
-from ..transformers.discretizer import weighted_quantile_edges
-from ..transformers.encoder import (
-    TableEncoder,
-    category_sort_key,
-    check_cardinality,
-    distinct_values,
-    encoding_kind,
-    present_values,
-)
-from ..validation import EXACT_FLOAT_INTEGER, check_table, check_targets
+from .schema_summaries import merge_summaries, schema_from_summary, summarise_part
 
 __all__ = [
     "fit_dask",
@@ -64,8 +55,6 @@ __all__ = [
     "tree_sum",
 ]
 
-#: Points kept per partition and column by the quantile sketch.
-SKETCH_POINTS = 2048
 #: Methods whose predictions keep one value per row.
 _ROW_METHODS = ("predict",)
 
@@ -159,170 +148,18 @@ def tree_sum(items: list, combine=operator.add) -> Any:
     return items[0]
 
 
-def _weights_of(w: Any, n: int) -> np.ndarray:
-    return np.ones(n) if w is None else np.asarray(w, dtype=np.float64).reshape(-1)
-
-
 # ---------------------------------------------------------------------- schema pass
-def _sketch(values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted quantile summary: the distinct values with their weights when there
-    are few, else ``SKETCH_POINTS`` order statistics each carrying the weight between
-    it and the previous one."""
-    keep = ~np.isnan(values) & (weights > 0)
-    values, weights = values[keep], weights[keep]
-    order = np.argsort(values, kind="stable")
-    values, weights = values[order], weights[order]
-    distinct, start = np.unique(values, return_index=True)
-    if len(distinct) <= SKETCH_POINTS:
-        return distinct, np.add.reduceat(weights, start) if len(values) else weights
-    cumulative = np.cumsum(weights)
-    levels = np.linspace(0, cumulative[-1], SKETCH_POINTS + 1)[1:]
-    idx = np.minimum(np.searchsorted(cumulative, levels * (1 - 1e-12)), len(values) - 1)
-    idx = np.unique(idx)
-    mass = np.diff(np.concatenate([[0.0], cumulative[idx]]))
-    return values[idx], mass
-
-
-def _summarise(x: Any, y: Any, w: Any, max_categories: int, limit: int, owner: str) -> dict:
-    """What one partition says about the schema."""
-    if len(x) == 0:
-        return {"n_rows": 0, "labels": np.array([]), "columns": None}
-    table = check_table(x, owner)
-    weights = _weights_of(w, table.n_samples)
-    positive = weights > 0
-    y = check_targets(np.asarray(y).reshape(-1), table.n_samples, owner)
-    labels = np.unique(y[positive])
-    numeric = [j for j, c in enumerate(table.columns) if c.dtype.kind in "iuf"]
-    distinct = {}
-    if numeric:  # one compiled pass finds the columns with few values
-        block = (
-            table.matrix
-            if table.matrix is not None
-            else np.column_stack([table.columns[j] for j in numeric])
-        )
-        if not positive.all():
-            block = block[positive]
-        distinct = dict(zip(numeric, distinct_values(block, max_categories), strict=True))
-    columns: list[tuple[str, Any, Any]] = []
-    for j, column in enumerate(table.columns):
-        if j in distinct:
-            wide = column.dtype.kind in "iu" and bool(
-                column.size
-                and (column.max() >= EXACT_FLOAT_INTEGER or column.min() <= -EXACT_FLOAT_INTEGER)
-            )
-            values = distinct[j]
-            as_float = column.astype(np.float64)
-            if values is not None and not wide:  # few values: exact, with their weights
-                exact = values.tolist()
-                codes = np.searchsorted(values, as_float)
-                observed = ~np.isnan(as_float) & positive
-                mass = np.bincount(codes[observed], weights[observed], len(values))
-                sketch = (values, mass)
-            else:
-                exact = None if values is None else np.unique(column[positive]).tolist()
-                sketch = _sketch(as_float, weights)
-            columns.append(("wide" if wide else "numeric", exact, sketch))
-        else:
-            if positive.all():
-                present = present_values(column, table.factorized.get(j))
-            else:
-                present = present_values(column[positive])
-            columns.append(("object", present if len(present) <= limit else None, None))
-    return {"n_rows": table.n_samples, "labels": labels, "columns": columns}
-
-
-def _merge_summaries(a: dict, b: dict) -> dict:
-    if a["columns"] is None:
-        return b
-    if b["columns"] is None:
-        return a
-    columns: list[tuple[str, Any, Any]] = []
-    for ca, cb in zip(a["columns"], b["columns"], strict=True):
-        kind = (
-            ca[0]
-            if ca[0] == cb[0]
-            else ("numeric" if {ca[0], cb[0]} <= {"numeric", "wide"} else None)
-        )
-        if kind is None:
-            raise ValueError("a column holds numbers in one partition and other values in another")
-        if kind == "object":
-            values = None if ca[1] is None or cb[1] is None else ca[1] | cb[1]
-            columns.append(("object", values, None))
-            continue
-        if ca[0] != cb[0]:
-            kind = "wide"
-        exact = None if ca[1] is None or cb[1] is None else sorted(set(ca[1]) | set(cb[1]))
-        values = np.concatenate([ca[2][0], cb[2][0]])
-        weights = np.concatenate([ca[2][1], cb[2][1]])
-        columns.append((kind, exact, _sketch(values, weights)))
-    return {
-        "n_rows": a["n_rows"] + b["n_rows"],
-        "labels": np.union1d(a["labels"], b["labels"]),
-        "columns": columns,
-    }
-
-
 def schema_pass(estimator: Any, parts: list[tuple], names: Any) -> StatisticsSchema:
-    """The schema of the whole collection, from one pass over its partitions."""
+    """The schema of the whole collection, from one pass over its partitions
+    (:mod:`discotree.engines.schema_summaries`)."""
     owner = type(estimator).__name__
     max_categories = int(estimator.max_categories)
     limit = get_config()["category_limit"]
     summaries = [
-        dask.delayed(_summarise)(x, y, w, max_categories, limit, owner) for x, y, w in parts
+        dask.delayed(summarise_part)(x, y, w, max_categories, limit, owner) for x, y, w in parts
     ]
-    summary = tree_sum(summaries, _merge_summaries).compute()
-    if summary["columns"] is None:
-        raise ValueError(f"{owner}: X has 0 rows; at least one sample is required.")
-    discretizer = estimator.discretizer
-    fixed = None if discretizer is None else getattr(discretizer, "bin_edges", None)
-    method = "quantile" if discretizer is None else discretizer.method
-    n_bins = 5 if discretizer is None else int(discretizer.n_bins)
-    specs: list[tuple] = []
-    numeric_index = 0
-    for j, (kind, exact, sketch) in enumerate(summary["columns"]):
-        label = f"X[{names[j]!r}]" if names is not None else f"X[:, {j}]"
-        if kind == "object":
-            if exact is None:
-                check_cardinality(limit + 1, summary["n_rows"], label, owner)
-            check_cardinality(len(exact), summary["n_rows"], label, owner)
-            specs.append(("object", sorted(exact, key=category_sort_key), False))
-            continue
-        rule = encoding_kind(kind, exact, fixed is not None, max_categories)  # as fit
-        if rule == "bins" and fixed is not None:
-            specs.append(("bins", fixed[numeric_index]))
-            numeric_index += 1
-            continue
-        if rule == "exact":
-            specs.append(("object", sorted(int(v) for v in exact), True))
-            continue
-        if rule == "numeric":
-            specs.append(("numeric", np.asarray(exact, dtype=np.float64)))
-            continue
-        values, weights = sketch
-        if method == "quantile":
-            edges = weighted_quantile_edges(values, weights, n_bins)
-        elif method == "uniform":
-            edges = (
-                np.linspace(values.min(), values.max(), n_bins + 1)[1:-1]
-                if len(values)
-                else np.empty(0)
-            )
-        else:
-            raise ValueError(
-                f"{owner}: method={method!r} bins cannot be learnt in one pass over dask "
-                "partitions; fix them with discretizer=Discretizer(bin_edges=...) (learnt "
-                "on a sample)."
-            )
-        specs.append(("bins", edges))
-    if fixed is not None and numeric_index != len(fixed):
-        raise ValueError(
-            f"{owner}: the discretizer's bin_edges are for {len(fixed)} columns, X has "
-            f"{numeric_index} numeric ones."
-        )
-    encoder = TableEncoder.from_specs(specs, max_categories, owner)
-    classes = summary["labels"]
-    feature_names = None if names is None else np.asarray(names, dtype=object)
-    return StatisticsSchema(encoder, classes, feature_names)
+    summary = tree_sum(summaries, merge_summaries).compute()
+    return schema_from_summary(summary, names, max_categories, estimator.discretizer, owner)
 
 
 # -------------------------------------------------------------------- counting pass

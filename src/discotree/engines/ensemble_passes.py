@@ -1,0 +1,475 @@
+"""The ensemble of selective kDB (:func:`discotree.learners.ensemble.fit_kdb_ensemble`)
+learnt from a row source (:mod:`discotree.engines.row_sources`): the rows of a file
+read once per pass, or Dask partitions, never held together; the model of the
+in-memory fit (tested: the same members and weights, probabilities within 1e-6).
+
+Every statistic of the in-memory fit is a sum over rows, computed part by part:
+
+1. the class weights, the rows and each category's weight (the sampled-MDL cuts, the
+   linear members' standardisation);
+2. the members' pair tables, and what the logistic members' inputs are chosen from
+   (each category's weight, the pair tables at the pair member's levels, the weight
+   observing both columns of every pair) on every subset of rows a logistic model is
+   fitted on: all of them, the cross-validation folds' complements, the content half
+   of the pair member's weight;
+3. the members' families, concentrations (a pass per level) and leave-one-out losses
+   (:mod:`discotree.engines.kdb_passes`);
+4. each logistic model by L-BFGS, one pass per evaluation of its objective and
+   gradient (:mod:`discotree.engines.logistic_passes`);
+5. with ``linear_weight="auto"`` or ``pair_weight="auto"``, one scoring pass: on the
+   rows the in-memory fit scores (all, or one content fold beyond
+   :data:`~discotree.learners.ensemble.HELD_OUT_ROWS` rows: the folds hash the rows,
+   so the parts do not matter), the summed held-out log-loss of every linear weight
+   and, for every linear weight that can be chosen, of every pair weight.
+
+Not in passes (refused, with the reason): ``bootstrap=True`` (Poisson copies drawn
+over the rows in order), ``smoothing="hdp"`` (a sampler over the rows) and
+``linear_pairs > 0`` (each cross-validation fold would choose its own pairs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..classifiers.ensemble import FINE_BINS
+from ..config import get_config
+from ..fitting import argmax_with_ties
+from ..kernels.counts import class_totals, univariate_counts
+from ..learners.ensemble import (
+    COARSENINGS,
+    HELD_OUT_ROWS,
+    HELD_OUT_TOLERANCE,
+    LEAVE_ONE_OUT_OPTIMISM,
+    LINEAR_WEIGHTS,
+    PAIR_SPLIT_SEED,
+    PAIR_WEIGHT_FLOOR,
+    PAIR_WEIGHTS,
+    linear_pair_count,
+    pair_level_maps,
+)
+from ..learners.registry import FittedModel, LearnerSpec, Rows
+from ..models.ensemble import (
+    KDBEnsembleModel,
+    coarsening_maps,
+    pooled_log_posterior,
+    sampled_mdl_maps,
+)
+from ..models.logistic import NO_PAIRS, LogisticModel
+from ..stats.folds import content_folds
+from ..sufficient_statistics import StatisticsSchema
+from ..transformers.discretizer import Discretizer
+from .kdb_passes import (
+    MemberPlan,
+    fit_members_in_passes,
+    member_held_out,
+    member_specs,
+    plan_members,
+)
+from .logistic_passes import (
+    InputLayout,
+    LogisticProblem,
+    PairRequest,
+    RowMask,
+    fit_logistics_in_passes,
+    masked_rows,
+    ranked_pairs_from_sums,
+    row_mask,
+    selection_part,
+    standardised_from_weights,
+)
+from .row_sources import BatchSource, RowSource, SpilledSource
+from .schema_summaries import merge_summaries, schema_from_summary, summarise_part
+
+__all__ = [
+    "LINEAR_FOLDS",
+    "fit_batches_in_passes",
+    "fit_ensemble_in_passes",
+    "passes_unsupported",
+    "schema_of_batches",
+]
+
+#: The content folds of the linear member's held-out posteriors (as in memory).
+LINEAR_FOLDS = 5
+
+
+def passes_unsupported(spec: LearnerSpec) -> str | None:
+    """Why the ensemble of ``spec`` cannot be learnt in passes, or None."""
+    if spec.option("bootstrap", False):
+        return "bootstrap=True draws Poisson copies of the rows in their order"
+    if spec.option("smoothing") == "hdp":
+        return "smoothing='hdp' samples its tables from the rows"
+    if linear_pair_count(spec.option("linear_pairs", 0), 2) > 0:
+        return "linear_pairs > 0 chooses the pairs again on every cross-validation fold"
+    if spec.option("coarsening", "jittered") not in COARSENINGS:
+        return f"coarsening must be one of {COARSENINGS}"
+    return None
+
+
+def _first_part(rows: Rows) -> dict[str, Any] | None:
+    if not len(rows.codes):
+        return None
+    return {
+        "n_rows": len(rows.codes),
+        "class_weight": class_totals(rows.class_index, rows.weights, rows.n_classes),
+        "univariate": univariate_counts(
+            rows.codes, rows.class_index, rows.weights, rows.n_categories, rows.n_classes
+        ),
+    }
+
+
+def _maps(spec: LearnerSpec, seeds, n_categories, univariate) -> list:
+    """Every member's coarsening maps, drawn as in memory."""
+    binned = list(spec.option("binned", []))
+    if spec.option("coarsening", "jittered") == "jittered":
+        n_bins = spec.option("n_bins", 4)
+        low, high = (n_bins, n_bins) if np.ndim(n_bins) == 0 else n_bins
+        maps = []
+        for s in seeds:
+            rng = np.random.default_rng(s)
+            size = int(low) if low == high else int(rng.integers(int(low), int(high) + 1))
+            maps.append(coarsening_maps(n_categories, binned, size, rng))
+        return maps
+    offsets = np.concatenate([[0], np.cumsum(n_categories)])
+    per_column = [univariate[:, offsets[j] : offsets[j + 1]].T for j in binned]
+    return [
+        sampled_mdl_maps(n_categories, binned, per_column, np.random.default_rng(s)) for s in seeds
+    ]
+
+
+class _Plan:
+    """The subsets of rows the logistic models are fitted on, and their sums."""
+
+    def __init__(self, spec: LearnerSpec, n_rows: int, n_categories) -> None:
+        self.linear = spec.option("linear_weight", 0.0)
+        self.pair = spec.option("pair_weight", 0.0)
+        self.chosen = "auto" in (self.linear, self.pair)
+        self.has_linear = self.linear == "auto" or float(self.linear) > 0
+        self.has_pair = self.pair == "auto" or float(self.pair) > 0
+        n_held = -(-n_rows // HELD_OUT_ROWS)
+        self.held: RowMask = None if n_rows <= HELD_OUT_ROWS else (n_held, 0, 0, True)
+        levels = tuple(pair_level_maps(n_categories, list(spec.option("binned", []))))
+        self.all = PairRequest("all", None)
+        self.pair_all = PairRequest("pair", None, levels, None, True)
+        self.pair_half = PairRequest("half", (2, PAIR_SPLIT_SEED, 0, True), levels, None, True)
+        self.requests = [self.all]
+        if self.has_pair:
+            self.requests += [self.pair_all, self.pair_half]
+        if self.has_linear and self.chosen:
+            if self.held is None:
+                for k in range(LINEAR_FOLDS):
+                    self.requests.append(PairRequest(f"train{k}", (LINEAR_FOLDS, 0, k, False)))
+                    self.requests.append(PairRequest(f"fold{k}", (LINEAR_FOLDS, 0, k, True)))
+            else:
+                self.requests.append(PairRequest("others", (n_held, 0, 0, False)))
+        self.sums: dict[str, dict[str, Any]] = {}
+        self.n_categories = n_categories
+
+    def request(self, name: str) -> PairRequest:
+        """The request called ``name``."""
+        return next(r for r in self.requests if r.name == name)
+
+
+def _problem(plan: _Plan, request: PairRequest, spec: LearnerSpec, tolerance=None, pairs=None):
+    """The logistic fit of the rows of ``request`` (no pairs unless given)."""
+    sums = plan.sums[request.name]
+    values = list(spec.option("values"))
+    layout = InputLayout(
+        plan.n_categories,
+        standardised_from_weights(sums["category"], values),
+        NO_PAIRS.copy() if pairs is None else pairs,
+        list(request.level_maps or []) if pairs is not None else [],
+    )
+    C = float(spec.option("linear_C", 1.0))
+    return LogisticProblem(request.mask, layout, sums["weight"], C, tolerance)
+
+
+def _linear_problems(plan: _Plan, spec: LearnerSpec) -> dict[str, LogisticProblem]:
+    """The linear member's fit and those of its held-out posteriors: per content fold
+    (its complement, or all the rows when that has no weight), or of the rows not
+    scored."""
+    problems = {"linear": _problem(plan, plan.all, spec)}
+    if not plan.chosen:
+        return problems
+    if plan.held is not None:
+        if plan.sums["others"]["weight"] > 0:
+            problems["others"] = _problem(plan, plan.request("others"), spec, HELD_OUT_TOLERANCE)
+        return problems
+    for k in range(LINEAR_FOLDS):
+        if plan.sums[f"fold{k}"]["n_rows"] == 0:
+            continue
+        if plan.sums[f"train{k}"]["weight"] > 0:
+            request = plan.request(f"train{k}")
+            problems[f"train{k}"] = _problem(plan, request, spec, HELD_OUT_TOLERANCE)
+        else:
+            problems["whole"] = _problem(plan, plan.all, spec, HELD_OUT_TOLERANCE)
+    return problems
+
+
+def _held_linear_models(plan: _Plan, models: dict[str, LogisticModel]) -> list | None:
+    """The models of the linear member's held-out posteriors: one per content fold
+    (None where the fold is empty), or the one of the rows not scored."""
+    if not plan.chosen:
+        return None
+    if plan.held is not None:
+        return [models.get("others", models["linear"])]
+    folds: list[LogisticModel | None] = []
+    for k in range(LINEAR_FOLDS):
+        if plan.sums[f"fold{k}"]["n_rows"] == 0:
+            folds.append(None)
+        else:
+            folds.append(models.get(f"train{k}", models.get("whole")))
+    return folds
+
+
+def _pair_problems(source, plan: _Plan, spec: LearnerSpec) -> dict[str, LogisticProblem]:
+    """The pair member's fit and, with ``pair_weight="auto"``, the one of the first
+    content half (none when that half has no weight)."""
+    every = linear_pair_count("all", len(source.n_categories))
+    significance = spec.option("pair_significance")
+
+    def problem(request: PairRequest, n_pairs: int) -> LogisticProblem:
+        sums, n_classes = plan.sums[request.name], source.n_classes
+        pairs = ranked_pairs_from_sums(
+            sums, source.n_categories, n_classes, request, n_pairs, significance
+        )
+        return _problem(plan, request, spec, pairs=pairs)
+
+    problems = {"pair": problem(plan.pair_all, every)}
+    if plan.pair == "auto" and plan.sums["half"]["weight"] > 0:
+        problems["half"] = problem(plan.pair_half, len(problems["pair"].layout.pairs))
+    return problems
+
+
+def _logistic_models(source, plan: _Plan, spec: LearnerSpec) -> dict[str, LogisticModel]:
+    """Every logistic model of the fit, by name, fitted together (the passes of the
+    longest L-BFGS run)."""
+    problems: dict[str, LogisticProblem] = {}
+    if plan.has_linear:
+        problems.update(_linear_problems(plan, spec))
+    if plan.has_pair:
+        problems.update(_pair_problems(source, plan, spec))
+    models = fit_logistics_in_passes(source, list(problems.values()))
+    return dict(zip(problems, models, strict=True))
+
+
+def _candidates(plan: _Plan) -> NDArray[np.float64]:
+    """The linear member's weights the fit can end with."""
+    if not plan.has_linear:
+        return np.zeros(1)
+    if plan.linear == "auto":
+        return np.minimum(LINEAR_WEIGHTS + LEAVE_ONE_OUT_OPTIMISM, 1.0)
+    return np.array([float(plan.linear)])
+
+
+def _score_part(rows: Rows, context: dict[str, Any]) -> dict[str, Any] | None:
+    """A part's held-out sums: the linear mixture's log-loss of every linear weight and
+    the pooled log-loss of every (linear, pair) weight, and the weights scored."""
+    plan = context["plan"]
+    part = masked_rows(rows, plan.held)
+    if not len(part.codes):
+        return None
+    members = member_held_out(part, context["members"], context["class_weight"], context["specs"])
+    index = np.arange(len(part.codes))
+    w, truth = part.weights, part.class_index
+    tiny = np.finfo(np.float64).tiny
+    out: dict[str, Any] = {"weight": float(w.sum())}
+    held_linear = None
+    if context["linear_models"] is not None:
+        models = context["linear_models"]
+        held_linear = np.empty_like(members)
+        fold = np.zeros(len(part.codes), dtype=np.intp)
+        if len(models) > 1:  # each row's content fold's model
+            fold = content_folds(part.codes, LINEAR_FOLDS, 0)
+        for k, model in enumerate(models):
+            here = fold == k
+            if here.any():
+                held_linear[here] = np.exp(model.log_posterior(part.codes[here]))
+        own_m, own_l = members[index, truth][:, None], held_linear[index, truth][:, None]
+        mixed = (1.0 - LINEAR_WEIGHTS[None, :]) * own_m + LINEAR_WEIGHTS[None, :] * own_l
+        out["linear"] = -(w @ np.log(np.maximum(mixed, tiny)))
+    half = context["half"]
+    if half is not None:
+        tested = row_mask(part.codes, (2, PAIR_SPLIT_SEED, 0, False))
+        assert tested is not None
+        out["tested"] = float(w[tested].sum())
+        out["pair"] = np.zeros((len(context["candidates"]), len(PAIR_WEIGHTS)))
+        if not tested.any():
+            return out
+        log_q = half.log_posterior(part.codes[tested])
+        losses = np.zeros((len(context["candidates"]), len(PAIR_WEIGHTS)))
+        for c, weight in enumerate(context["candidates"]):
+            rest = members if held_linear is None else (1 - weight) * members + weight * held_linear
+            log_p = np.log(np.maximum(rest[tested], tiny))
+            at = np.arange(int(tested.sum()))
+            for g, v in enumerate(PAIR_WEIGHTS):
+                pooled = pooled_log_posterior(log_p, log_q, float(v), context["pooling"])
+                losses[c, g] = -float(w[tested] @ pooled[at, truth[tested]])
+        out["pair"] = losses
+    return out
+
+
+def _best(losses: NDArray[np.float64]) -> int:
+    return int(argmax_with_ties(-np.asarray(losses, dtype=np.float64)[None, :])[0])
+
+
+def fit_ensemble_in_passes(source: RowSource, spec: LearnerSpec) -> FittedModel:
+    """The ``"kdb-ensemble"`` learner's model (see the module) from ``source``.
+
+    Raises
+    ------
+    ValueError
+        For the options the passes cannot learn (:func:`passes_unsupported`), or rows
+        of no weight.
+    """
+    reason = passes_unsupported(spec)
+    if reason is not None:
+        raise ValueError(f"the ensemble cannot be learnt in passes over the data: {reason}.")
+    first = source.total(_first_part)
+    if first is None:
+        raise ValueError("the data holds no rows of positive weight.")
+    class_weight = np.asarray(first["class_weight"], dtype=np.float64)
+    n_members = int(spec.option("n_estimators", 10))
+    seeds = np.random.default_rng(int(spec.option("seed", 0))).integers(0, 2**31 - 1, n_members)
+    maps = _maps(spec, seeds, source.n_categories, first["univariate"])
+    plan = _Plan(spec, int(first["n_rows"]), source.n_categories)
+    members = plan_members(seeds, maps, source.n_categories)
+    specs = member_specs(spec, members)
+    fit_members_in_passes(source, members, specs, class_weight)
+    sums = source.total(selection_part, plan.requests)
+    plan.sums = {r.name: part for r, part in zip(plan.requests, sums, strict=True)}
+    models = _logistic_models(source, plan, spec)
+    linear = models.get("linear")
+    linear_models = _held_linear_models(plan, models) if plan.has_linear else None
+    pair_member, half = models.get("pair"), models.get("half")
+    weight_of_linear = 0.0 if not plan.has_linear else _candidates(plan)[0]
+    pair_weight = 0.0 if not plan.has_pair else float(plan.pair if plan.pair != "auto" else 0.0)
+    pair_losses = None
+    if plan.chosen:
+        context = {
+            "plan": plan,
+            "members": members,
+            "specs": specs,
+            "class_weight": class_weight,
+            "linear_models": linear_models,
+            "half": half if plan.pair == "auto" else None,
+            "candidates": _candidates(plan),
+            "pooling": spec.option("pair_pooling", "log"),
+        }
+        scored = source.total(_score_part, context)
+        choice = 0
+        if plan.linear == "auto":
+            choice = _best(scored["linear"] / scored["weight"])
+            weight_of_linear = float(_candidates(plan)[choice])
+        if plan.pair == "auto":
+            pair_weight, pair_losses = _pair_weight(scored, half, choice)
+    prior = _log_prior(class_weight)
+    kept = linear if weight_of_linear > 0 else None
+    model = KDBEnsembleModel(
+        maps,
+        [m.fitted.model for m in members if m.fitted is not None],
+        prior,
+        kept,
+        float(weight_of_linear),
+        pair_member,
+        pair_weight,
+        spec.option("pair_pooling", "log"),
+    )
+    attributes = _attributes(members, weight_of_linear, pair_weight, pair_losses)
+    return FittedModel(model, {**attributes, "class_count_": class_weight})
+
+
+def _pair_weight(scored: dict[str, Any], half, choice: int):
+    """The pair member's weight from the scoring pass, and its losses (or None)."""
+    if half is None or scored.get("tested", 0.0) <= 0:
+        return PAIR_WEIGHT_FLOOR, None
+    losses = scored["pair"][choice] / scored["tested"]
+    return max(float(PAIR_WEIGHTS[_best(losses)]), PAIR_WEIGHT_FLOOR), losses
+
+
+def _log_prior(class_weight: NDArray[np.float64]) -> NDArray[np.float64]:
+    with np.errstate(divide="ignore"):
+        return np.log(class_weight / class_weight.sum())
+
+
+def _attributes(members: list[MemberPlan], linear: float, pair: float, losses) -> dict:
+    fitted = [m.fitted for m in members if m.fitted is not None]
+    return {
+        "linear_weight_": float(linear),
+        "pair_weight_": float(pair),
+        "pair_weight_losses_": losses,
+        "members_k_": np.array([f.attributes["k_"] for f in fitted]),
+        "members_n_attributes_": np.array([f.attributes["n_attributes_"] for f in fitted]),
+        "members_order_": [f.attributes["order_"] for f in fitted],
+    }
+
+
+def schema_of_batches(
+    estimator: Any, batches: Callable[[], Iterable[tuple[Any, ...]]]
+) -> StatisticsSchema:
+    """The schema of the ensemble's fine encoding of the whole data, from one pass over
+    its ``(X, y)`` or ``(X, y, sample_weight)`` batches
+    (:mod:`~discotree.engines.schema_summaries`: the labels, the categories, and the
+    fine bins from the merged quantile sketch, exact for a column of at most
+    ``SKETCH_POINTS`` distinct values)."""
+    owner = type(estimator).__name__
+    max_categories = int(estimator.max_categories)
+    limit = get_config()["category_limit"]
+    summary: dict[str, Any] | None = None
+    names = None
+    for batch in batches():
+        X, y, w = (*batch, None)[:3]
+        if names is None and hasattr(X, "columns"):
+            names = list(X.columns) if all(isinstance(c, str) for c in X.columns) else None
+        part = summarise_part(X, y, w, max_categories, limit, owner)
+        summary = part if summary is None else merge_summaries(summary, part)
+    if summary is None:
+        raise ValueError(f"{owner}: the data holds no rows.")
+    discretizer = estimator.discretizer
+    if discretizer is None:
+        discretizer = Discretizer(n_bins=FINE_BINS)
+    return schema_from_summary(summary, names, max_categories, discretizer, owner)
+
+
+def fit_batches_in_passes(
+    estimator: Any,
+    batches: Callable[[], Iterable[tuple[Any, ...]]],
+    spill: bool = True,
+    spill_folder: str | None = None,
+    keep_bytes: int = 64 << 20,
+) -> Any:
+    """Fit ``estimator`` (a :class:`~discotree.KDBEnsembleClassifier`) from batches read
+    again at every pass (``batches()`` returns a new iterator over the whole data each
+    time): a schema pass, then the passes of the module; memory is one batch and the
+    tables. What ``discotree fit --data FILE --model eskdb`` runs.
+
+    With ``spill`` (the default) the batches are read twice (the schema, then the
+    encoding) and their codes kept, ``keep_bytes`` of them in memory and the rest in a
+    temporary folder (``spill_folder``, None: the system's), which the other passes
+    read (:class:`~discotree.engines.row_sources.SpilledSource`: about a byte per cell,
+    removed at the end); without, every pass reads the batches again (each L-BFGS step
+    of the logistic members is one).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from discotree import KDBEnsembleClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 3, (300, 4))
+    >>> y = (X[:, 0] + X[:, 1]) % 2
+    >>> halves = lambda: [(X[:150], y[:150]), (X[150:], y[150:])]
+    >>> clf = fit_batches_in_passes(KDBEnsembleClassifier(n_estimators=2), halves)
+    >>> bool(clf.score(X, y) > 0.9)
+    True
+    """
+    schema = schema_of_batches(estimator, batches)
+    read = BatchSource(batches, schema, type(estimator).__name__)
+    source: RowSource = SpilledSource(read, spill_folder, keep_bytes) if spill else read
+    try:
+        return estimator.fit_from_passes(schema, lambda spec: fit_ensemble_in_passes(source, spec))
+    finally:
+        if isinstance(source, SpilledSource):
+            source.close()

@@ -1,0 +1,272 @@
+"""Selective kDB members (:func:`discotree.learners.k_dependence.fit_selective_kdb`)
+learnt together from a row source (:mod:`discotree.engines.row_sources`), each on its
+own coarsening of the codes, in passes shared by all the members:
+
+1. the pair tables (each member's, or one count shared when no member coarsens);
+2. the prefix family tables of every member's ranked parents;
+3. for hierarchical smoothing, one pass per level of the parents: each node's
+   concentration of that level, the one of largest leave-one-out log-likelihood given
+   the levels above (:func:`~discotree.stats.hierarchical.choose_concentrations`'s
+   rule, its sums over the rows added part by part);
+4. the leave-one-out losses of every nested model
+   (:func:`~discotree.learners.k_dependence.leave_one_out_losses`, whose sums add).
+
+The members' leave-one-out posteriors of some rows (:func:`member_held_out`) are then
+a function of each row and the tables, computed where the rows are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..fitting import argmax_with_ties
+from ..kernels.sparse_families import backoff_scores
+from ..learners.k_dependence import (
+    leave_one_out_log_posteriors,
+    leave_one_out_losses,
+    selected_model,
+)
+from ..learners.registry import FittedModel, LearnerSpec, Rows
+from ..models.category_maps import apply_maps, mapped_categories
+from ..stats.family_tables import prefix_family_tables
+from ..stats.hierarchical import CONCENTRATION_GRID, level_counts
+from ..stats.pair_statistics import PairStatistics
+from ..structure.generative import kdb_ranked_structure
+from ..validation import numpy_generator
+from .row_sources import RowSource
+
+__all__ = [
+    "MemberPlan",
+    "fit_members_in_passes",
+    "member_held_out",
+    "member_rows",
+    "member_specs",
+    "plan_members",
+]
+
+
+@dataclass
+class MemberPlan:
+    """A member: its seed and coarsening maps, then what the passes learn of it."""
+
+    seed: int
+    maps: list[Any]
+    n_categories: NDArray[np.intp]
+    order: list[int] | None = None
+    parents: list[tuple[int, ...]] | None = None
+    tables: list[Any] | None = None
+    concentrations: list[NDArray[np.float64]] | None = None
+    fitted: FittedModel | None = None
+
+
+def member_rows(rows: Rows, member: MemberPlan) -> Rows:
+    """A part's rows as ``member`` reads them (its coarsened codes)."""
+    coarsened = any(m is not None for m in member.maps)
+    codes = apply_maps(rows.codes, member.maps) if coarsened else rows.codes
+    return Rows(codes, rows.class_index, rows.weights, rows.n_classes, member.n_categories)
+
+
+def _pairs_part(rows: Rows, members: list[MemberPlan], shared: bool) -> list[Any] | None:
+    if not len(rows.codes):
+        return None
+    chosen = members[:1] if shared else members
+    out = []
+    for member in chosen:
+        own = member_rows(rows, member)
+        out.append(
+            PairStatistics.from_codes(
+                own.codes, own.class_index, own.n_categories, own.n_classes, own.weights
+            ).counts
+        )
+    return out
+
+
+def _families_part(rows: Rows, members: list[MemberPlan]) -> list[Any] | None:
+    if not len(rows.codes):
+        return None
+    out = []
+    for member in members:
+        own = member_rows(rows, member)
+        assert member.parents is not None
+        out.append(
+            prefix_family_tables(
+                own.codes,
+                own.class_index,
+                own.weights,
+                own.n_classes,
+                own.n_categories,
+                member.parents,
+            )
+        )
+    return out
+
+
+def _level_scores_part(
+    rows: Rows,
+    members: list[MemberPlan],
+    chosen: NDArray[np.float64],
+    level: int,
+    alpha: float,
+) -> NDArray[np.float64] | None:
+    """The summed leave-one-out log-likelihood of every grid concentration of
+    ``level`` for every member and node (0 for a node without that level), given the
+    concentrations ``chosen`` of the levels above."""
+    if not len(rows.codes):
+        return None
+    grid = np.asarray(CONCENTRATION_GRID, dtype=np.float64)
+    out = np.zeros((len(members), len(rows.n_categories), len(grid)))
+    unit = np.minimum(rows.weights, 1.0)
+    index = np.arange(len(rows.codes))
+    for m, member in enumerate(members):
+        own = member_rows(rows, member)
+        assert member.parents is not None and member.tables is not None
+        for node, ranked in enumerate(member.parents):
+            if len(ranked) < level:
+                continue
+            table_list = member.tables[node]
+            levels = level_counts(
+                table_list, own.codes, ranked, own.n_categories, len(ranked)
+            ).without(own.class_index, unit)
+            w = np.where(levels.counted[0], own.weights, 0.0)
+            r = int(own.n_categories[node])
+            p = (levels.root_count + alpha) / (levels.root_total + alpha * r)
+            for above in range(level):
+                n = levels.counts[above][index, own.class_index]
+                t = levels.totals[above][index, own.class_index]
+                b = chosen[m, node, above]
+                p = (n + b * p) / (t + b)
+            n = levels.counts[level][index, own.class_index]
+            t = levels.totals[level][index, own.class_index]
+            out[m, node] = backoff_scores(n, t, p, w, grid)
+    return out
+
+
+def _losses_part(
+    rows: Rows, members: list[MemberPlan], class_weight: NDArray[np.float64], specs: list
+) -> list[NDArray[np.float64]] | None:
+    if not len(rows.codes):
+        return None
+    out = []
+    for member, spec in zip(members, specs, strict=True):
+        assert member.tables is not None and member.order is not None
+        assert member.parents is not None
+        out.append(
+            leave_one_out_losses(
+                member.tables,
+                member.order,
+                member.parents,
+                class_weight,
+                member_rows(rows, member),
+                spec,
+                member.concentrations,
+            )
+        )
+    return out
+
+
+def member_held_out(
+    rows: Rows, members: list[MemberPlan], class_weight: NDArray[np.float64], specs: list
+) -> NDArray[np.float64]:
+    """The members' mean leave-one-out posterior of ``rows`` (each row's ``min(w, 1)``
+    out of the counts it reads), as the in-memory ensemble weighs them."""
+    posteriors = []
+    for member, spec in zip(members, specs, strict=True):
+        assert member.fitted is not None and member.tables is not None
+        assert member.order is not None and member.parents is not None
+        attributes = member.fitted.attributes
+        posteriors.append(
+            np.exp(
+                leave_one_out_log_posteriors(
+                    member.tables,
+                    member.order,
+                    member.parents,
+                    class_weight,
+                    member_rows(rows, member),
+                    spec,
+                    int(attributes["n_attributes_"]),
+                    int(attributes["k_"]),
+                    member.concentrations,
+                )
+            )
+        )
+    return np.mean(posteriors, axis=0)
+
+
+def _choose_concentrations(source: RowSource, members: list[MemberPlan], alpha: float) -> None:
+    """Every member's concentrations, one pass per level (see the module)."""
+    grid = np.asarray(CONCENTRATION_GRID, dtype=np.float64)
+    assert all(m.parents is not None for m in members)
+    depth = max(len(p) for m in members for p in m.parents or [()])
+    n_features = len(source.n_categories)
+    chosen = np.zeros((len(members), n_features, depth + 1))
+    for level in range(depth + 1):
+        scores = source.total(_level_scores_part, members, chosen.copy(), level, alpha)
+        chosen[:, :, level] = grid[np.argmax(scores, axis=2)]
+    for m, member in enumerate(members):
+        assert member.parents is not None
+        member.concentrations = [
+            chosen[m, node, : len(ranked) + 1].copy() for node, ranked in enumerate(member.parents)
+        ]
+
+
+def fit_members_in_passes(
+    source: RowSource,
+    members: list[MemberPlan],
+    specs: list[LearnerSpec],
+    class_weight: NDArray[np.float64],
+) -> None:
+    """Fit every member of ``members`` (their ``order``, ``parents``, ``tables``,
+    ``concentrations`` and ``fitted`` set) with ``specs`` (each a selective kDB's, the
+    member's ``order_seed``): the passes of the module, each shared by all."""
+    shared = not any(m is not None for member in members for m in member.maps)
+    pairs = source.total(_pairs_part, members, shared)
+    for index, (member, spec) in enumerate(zip(members, specs, strict=True)):
+        stats = PairStatistics(pairs[0 if shared else index], member.n_categories)
+        rng = numpy_generator(int(spec.option("order_seed")))
+        member.order, member.parents = kdb_ranked_structure(stats, int(spec.option("k", 2)), rng)
+    for member, tables in zip(members, source.total(_families_part, members), strict=True):
+        member.tables = tables
+    if specs[0].option("smoothing", "dirichlet") == "hierarchical":
+        _choose_concentrations(source, members, float(specs[0].alpha))
+    losses = source.total(_losses_part, members, class_weight, specs)
+    for member, spec, loss in zip(members, specs, losses, strict=True):
+        flat = int(argmax_with_ties(-np.asarray(loss, dtype=np.float64).reshape(1, -1))[0])
+        s, q = np.unravel_index(flat, loss.shape)
+        assert member.tables is not None and member.order is not None
+        assert member.parents is not None
+        member.fitted = selected_model(
+            member.tables,
+            member.order,
+            member.parents,
+            member.n_categories,
+            int(s),
+            int(q),
+            spec,
+            member.concentrations,
+        )
+
+
+def member_specs(spec: LearnerSpec, members: list[MemberPlan]) -> list[LearnerSpec]:
+    """Each member's selective kDB specification (as the in-memory ensemble gives it)."""
+    return [
+        replace(
+            spec,
+            learner="selective-kdb",
+            options={**spec.options, "order_seed": m.seed, "hdp_seed": m.seed},
+        )
+        for m in members
+    ]
+
+
+def plan_members(
+    seeds: NDArray[np.integer], maps: list[Any], n_categories: NDArray[np.intp]
+) -> list[MemberPlan]:
+    """The members of ``seeds`` and their maps, nothing learnt yet."""
+    return [
+        MemberPlan(int(s), m, mapped_categories(n_categories, m).astype(np.intp))
+        for s, m in zip(seeds, maps, strict=True)
+    ]

@@ -1,0 +1,254 @@
+"""The ensemble learnt in passes over batches, without holding the rows
+(discotree.engines.ensemble_passes, issue #49 item 2), equals the in-memory fit: the
+same members, linear and pair weights, probabilities within 1e-6; and through the
+command line from CSV, gzip CSV, Parquet and a folder of them."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+import discotree.engines.ensemble_passes as ensemble_passes
+import discotree.learners.ensemble as learners_ensemble
+from discotree import KDBEnsembleClassifier
+from discotree.cli import main
+from discotree.engines.ensemble_passes import fit_batches_in_passes, schema_of_batches
+from discotree.engines.kdb_passes import fit_members_in_passes, member_specs, plan_members
+from discotree.engines.logistic_passes import (
+    InputLayout,
+    LogisticProblem,
+    fit_logistic_in_passes,
+    fit_logistics_in_passes,
+    row_mask,
+)
+from discotree.engines.row_sources import BatchSource, MemorySource, SpilledSource
+from discotree.engines.schema_summaries import SKETCH_POINTS
+from discotree.io import load_json
+from discotree.learners.k_dependence import fit_selective_kdb
+from discotree.learners.logistic import fit_logistic
+from discotree.learners.registry import LearnerSpec, Rows
+from discotree.models.logistic import NO_PAIRS
+
+N = 400
+
+
+def _data(seed: int = 0, n: int = N):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(
+        {
+            "shop": rng.choice(["north", "south", "east"], n).astype(object),
+            "items": rng.integers(0, 4, n),
+            "spend": rng.gamma(2.0, 30.0, n).round(1),  # binned: fewer than 2048 values
+            "age": rng.integers(18, 80, n).astype(float),
+        }
+    )
+    y = np.where((X["items"] > 1) ^ (X["age"] > 50) ^ (rng.random(n) < 0.2), "yes", "no")
+    X.loc[rng.random(n) < 0.08, "spend"] = np.nan
+    X.loc[rng.random(n) < 0.05, "shop"] = None
+    X.loc[n - 3 :, "shop"] = "west"  # in the last batch only
+    return X, y, rng.random(n) + 0.5
+
+
+def assert_same_ensemble(lazy, eager, X):
+    assert_array_equal(lazy.classes_, eager.classes_)
+    assert_array_equal(lazy.n_categories_, eager.n_categories_)
+    edges = zip(
+        lazy.encoder_.discretizer_.bin_edges_, eager.encoder_.discretizer_.bin_edges_, strict=True
+    )
+    for a, b in edges:  # the sketch is exact: the in-memory quantiles
+        assert_array_equal(a, b)
+    assert_array_equal(lazy.members_k_, eager.members_k_)
+    assert_array_equal(lazy.members_n_attributes_, eager.members_n_attributes_)
+    assert lazy.members_order_ == eager.members_order_
+    assert lazy.linear_weight_ == eager.linear_weight_
+    assert lazy.pair_weight_ == eager.pair_weight_
+    if eager.pair_weight_losses_ is not None:
+        assert_allclose(lazy.pair_weight_losses_, eager.pair_weight_losses_, atol=1e-9)
+    assert_allclose(lazy.predict_proba(X), eager.predict_proba(X), rtol=0, atol=1e-6)
+
+
+def _uneven_batches(X, y, w):
+    cuts = [0, 137, 137, 290, 291, len(y)]  # an empty batch, a batch of one row
+    return lambda: [(X.iloc[a:b], y[a:b], w[a:b]) for a, b in itertools.pairwise(cuts)]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"smoothing": "dirichlet", "coarsening": "sampled-mdl", "selection_loss": "log_loss"},
+        {"linear_weight": 0.3, "n_bins": (3, 5), "pair_pooling": "linear"},
+    ],
+    ids=["default", "dirichlet-mdl", "fixed-linear"],
+)
+def test_batches_in_passes_equal_the_in_memory_fit(params):
+    X, y, w = _data()
+    eager = KDBEnsembleClassifier(n_estimators=3, **params).fit(X, y, sample_weight=w)
+    lazy = fit_batches_in_passes(
+        KDBEnsembleClassifier(n_estimators=3, **params), _uneven_batches(X, y, w)
+    )
+    assert_same_ensemble(lazy, eager, X)
+
+
+def test_the_weights_from_one_content_fold_of_many_rows_equal_the_in_memory_fit(monkeypatch):
+    """Beyond HELD_OUT_ROWS rows the weights are chosen on one content fold, with the
+    linear member fitted once on the others (lowered here to reach it on small data)."""
+    monkeypatch.setattr(learners_ensemble, "HELD_OUT_ROWS", 150)
+    monkeypatch.setattr(ensemble_passes, "HELD_OUT_ROWS", 150)
+    X, y, w = _data(1)
+    eager = KDBEnsembleClassifier(n_estimators=2).fit(X, y, sample_weight=w)
+    lazy = fit_batches_in_passes(
+        KDBEnsembleClassifier(n_estimators=2), _uneven_batches(X, y, w), spill=False
+    )
+    assert_same_ensemble(lazy, eager, X)
+
+
+def test_what_the_passes_cannot_learn_is_refused_clearly():
+    X, y, w = _data()
+    batches = _uneven_batches(X, y, w)
+    for params, reason in [
+        ({"bootstrap": True, "linear_weight": 0.2, "pair_weight": 0.1}, "bootstrap=True"),
+        ({"smoothing": "hdp"}, "smoothing='hdp'"),
+        ({"linear_pairs": 2}, "linear_pairs > 0"),
+    ]:
+        with pytest.raises(ValueError, match=f"cannot be learnt in passes.*{reason}"):
+            fit_batches_in_passes(KDBEnsembleClassifier(n_estimators=2, **params), batches)
+
+
+def test_a_pass_that_reads_other_rows_is_named():
+    X, y, w = _data()
+    calls = []
+
+    def batches():  # the data changes after the schema pass and the first pass
+        calls.append(1)
+        n = N if len(calls) <= 2 else N - 10
+        return [(X.iloc[:n], y[:n], w[:n])]
+
+    with pytest.raises(ValueError, match="pass 2 read 390 rows, the first 400"):
+        fit_batches_in_passes(KDBEnsembleClassifier(n_estimators=2), batches, spill=False)
+
+
+def _write(frame: pd.DataFrame, path, form: str):
+    if form == "csv":
+        frame.to_csv(path / "train.csv", index=False)
+        return path / "train.csv"
+    if form == "csv.gz":
+        frame.to_csv(path / "train.csv.gz", index=False, compression="gzip")
+        return path / "train.csv.gz"
+    if form == "parquet":
+        frame.to_parquet(path / "train.parquet", index=False, row_group_size=150)
+        return path / "train.parquet"
+    folder = path / "parts"
+    folder.mkdir()
+    for k, start in enumerate(range(0, len(frame), 170)):
+        frame.iloc[start : start + 170].to_csv(folder / f"part{k}.csv", index=False)
+    return folder
+
+
+@pytest.mark.parametrize("form", ["csv", "csv.gz", "parquet", "folder"])
+def test_the_command_line_fits_the_ensemble_in_passes(tmp_path, form, capsys):
+    X, y, _ = _data(2, n=300)
+    frame = X.assign(label=y)
+    data = _write(frame, tmp_path, form)
+    model = tmp_path / "m.json"
+    argv = ["fit", "--data", str(data), "--target", "label", "--model", "eskdb"]
+    assert main([*argv, "-o", str(model), "--batch-rows", "80", "-q"]) == 0
+    assert "300 rows, 4 features in passes" in capsys.readouterr().out
+    fitted = load_json(model)["model"]
+    eager = KDBEnsembleClassifier().fit(X, y)  # the command's model: the defaults
+    assert_same_ensemble(fitted, eager, X)
+
+
+def _schema_and_rows(seed=3, n=300):
+    X, y, w = _data(seed, n)
+    schema = schema_of_batches(KDBEnsembleClassifier(), lambda: [(X, y, w)])
+    codes, class_index, weights = schema.encode(X, y, w)
+    return (X, y, w), schema, Rows(codes, class_index, weights, 2, schema.n_categories)
+
+
+def test_the_schema_pass_bins_as_fit_does_when_the_sketch_is_exact():
+    (X, y, w), schema, _ = _schema_and_rows()
+    assert X["spend"].nunique() <= SKETCH_POINTS  # (the sketch keeps every value)
+    eager = KDBEnsembleClassifier(n_estimators=1).fit(X, y, sample_weight=w)
+    assert_array_equal(schema.n_categories, eager.n_categories_)
+    for a, b in zip(
+        schema.encoder.discretizer_.bin_edges_, eager.encoder_.discretizer_.bin_edges_, strict=True
+    ):
+        assert_array_equal(a, b)
+
+
+def test_logistic_fits_in_lockstep_equal_each_alone_and_the_in_memory_learner():
+    """fit_logistics_in_passes runs several L-BFGS at once, one pass per round of
+    evaluations: each model is the in-memory learner's, and the passes are those of
+    the longest run."""
+    _, _, rows = _schema_and_rows()
+    values = [None] * len(rows.n_categories)
+    problems, parts = [], []
+    for mask in [None, (5, 0, 2, False), (2, 1, 0, True)]:
+        part = rows if mask is None else rows.take(row_mask(rows.codes, mask))
+        layout = InputLayout(rows.n_categories, values, NO_PAIRS, [])
+        problems.append(LogisticProblem(mask, layout, float(part.weights.sum()), 1.0))
+        parts.append(part)
+    source = MemorySource(rows, part_rows=70)
+    together = fit_logistics_in_passes(source, problems)
+    alone_passes = []
+    for problem, part, model in zip(problems, parts, together, strict=True):
+        alone_source = MemorySource(rows, part_rows=70)
+        alone = fit_logistic_in_passes(
+            alone_source, problem.mask, problem.layout, problem.total, problem.C
+        )
+        alone_passes.append(alone_source.n_passes)
+        assert_array_equal(model.coef, alone.coef)  # the same steps, together or alone
+        in_memory = fit_logistic(part, LearnerSpec("logistic", 1.0, 0.0)).model
+        assert_allclose(
+            model.log_posterior(rows.codes), in_memory.log_posterior(rows.codes), atol=1e-6
+        )
+    assert source.n_passes == max(alone_passes) < sum(alone_passes)
+
+
+def test_a_spilled_source_reads_the_batches_once_and_its_parts_back():
+    (X, y, w), schema, rows = _schema_and_rows()
+    batches = BatchSource(
+        lambda: [(X.iloc[a : a + 64], y[a : a + 64], w[a : a + 64]) for a in range(0, 300, 64)],
+        schema,
+        "test",
+    )
+    spilled = SpilledSource(batches, keep_bytes=2000)  # some parts in memory, some on disk
+    expected = MemorySource(rows, part_rows=64).total(lambda part: part.codes.sum(axis=0))
+    for _ in range(3):
+        assert_array_equal(spilled.total(lambda part: part.codes.sum(axis=0)), expected)
+    assert (batches.n_passes, spilled.n_passes) == (1, 3)
+    spilled.close()
+
+
+@pytest.mark.parametrize("smoothing", ["hierarchical", "dirichlet"])
+def test_selective_kdb_members_in_passes_equal_the_in_memory_learner(smoothing):
+    """The members' passes (pairs, families, a pass per level of concentrations, the
+    leave-one-out losses) over parts choose what fit_selective_kdb chooses at once."""
+    _, _, rows = _schema_and_rows()
+    options = {"k": 3, "smoothing": smoothing, "selection_loss": "rmse"}
+    members = plan_members(np.array([7, 8]), [[None] * 4, [None] * 4], rows.n_categories)
+    specs = member_specs(LearnerSpec("kdb-ensemble", 1.0, 1e-5, options=options), members)
+    class_weight = np.bincount(rows.class_index, rows.weights, 2)
+    fit_members_in_passes(MemorySource(rows, part_rows=70), members, specs, class_weight)
+    for member, spec in zip(members, specs, strict=True):
+        eager = fit_selective_kdb(rows, spec)
+        assert member.fitted is not None
+        for name in ("order_", "k_", "n_attributes_"):
+            assert member.fitted.attributes[name] == eager.attributes[name]
+        if smoothing == "hierarchical":
+            for a, b in zip(
+                member.fitted.attributes["concentrations_"],
+                eager.attributes["concentrations_"],
+                strict=True,
+            ):
+                assert_array_equal(a, b)
+        assert_allclose(
+            member.fitted.model.log_likelihood(rows.codes),
+            eager.model.log_likelihood(rows.codes),
+            atol=1e-9,
+        )
