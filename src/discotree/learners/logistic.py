@@ -33,6 +33,7 @@ from ..models.category_maps import apply_maps, mapped_categories
 from ..models.logistic import NO_PAIRS, LogisticModel, input_offsets, input_slots
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
+from ..threads import single_threaded_blas
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 __all__ = [
@@ -213,6 +214,24 @@ def ranked_pairs(
     return np.stack([first[taken], second[taken]], axis=1).astype(np.intp)
 
 
+def _minimize(objective, theta0: NDArray[np.float64], spec: LearnerSpec, with_pairs: bool):
+    """L-BFGS from ``theta0`` to the learner's tolerances (see the module)."""
+    return minimize(
+        objective,
+        theta0,
+        jac=True,
+        method="L-BFGS-B",
+        options={
+            "maxiter": MAX_ITER,
+            "gtol": float(
+                spec.option("tolerance")
+                or (PAIR_GRADIENT_TOLERANCE if with_pairs else GRADIENT_TOLERANCE)
+            ),
+            "ftol": VALUE_TOLERANCE,
+        },
+    )
+
+
 def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
     """The weighted multinomial logistic model of the rows (see the module docstring).
 
@@ -266,20 +285,8 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
     theta0 = np.zeros(n_inputs * n_classes + n_classes)
     if start is not None and start.coef.shape == (n_inputs, n_classes):
         theta0 = np.concatenate([start.coef.ravel(), start.intercept])
-    result = minimize(
-        objective,
-        theta0,
-        jac=True,
-        method="L-BFGS-B",
-        options={
-            "maxiter": MAX_ITER,
-            "gtol": float(
-                spec.option("tolerance")
-                or (PAIR_GRADIENT_TOLERANCE if len(pairs) else GRADIENT_TOLERANCE)
-            ),
-            "ftol": VALUE_TOLERANCE,
-        },
-    )
+    with single_threaded_blas():  # scipy's L-BFGS-B (C, since 1.15) crawls on BLAS threads
+        result = _minimize(objective, theta0, spec, len(pairs) > 0)
     theta = result.x
     model = LogisticModel(
         coef=theta[: n_inputs * n_classes].reshape(n_inputs, n_classes).copy(),
