@@ -96,4 +96,5 @@ register_engine(
     fit="discotree.engines.dask_engine:fit_dask",
     predict="discotree.engines.dask_engine:predict_dask",
     fit_boosted="discotree.engines.dask_boosting:fit_boosted_dask",
+    fit_ensemble="discotree.engines.ensemble_dask:fit_ensemble_dask",
 )

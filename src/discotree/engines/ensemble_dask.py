@@ -1,0 +1,95 @@
+"""Dask as the engine of :class:`~discotree.KDBEnsembleClassifier` (the extra
+``discotree[dask]``): ``fit`` on a dask DataFrame or Array runs the ensemble's passes
+(:mod:`discotree.engines.ensemble_passes`) on the partitions, wherever they live.
+
+1. The schema pass of the Dask engine (:func:`~discotree.engines.dask_engine.schema_pass`'s
+   summaries, :mod:`discotree.engines.schema_summaries`) with the ensemble's 30 fine
+   quantile bins: exact while a numeric column has at most
+   :data:`~discotree.engines.schema_summaries.SKETCH_POINTS` distinct values.
+2. Every partition encoded once and persisted where it is (a byte or two per cell).
+3. Every later pass (:class:`DaskSource`): the pass's function applied to each encoded
+   partition, the results added by a tree reduction; only sums reach the client (the
+   pair and family tables, losses, gradients, held-out losses), never rows.
+
+Dask's current scheduler is used: the local threaded one by default, a
+``distributed.Client`` when one is active.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+
+from ..classifiers.ensemble import FINE_BINS
+from ..config import get_config
+from ..transformers.discretizer import Discretizer
+from .dask_engine import encode_partition, row_partitions, tree_sum
+from .ensemble_passes import fit_ensemble_in_passes
+from .row_sources import add_parts, rows_of
+from .schema_summaries import merge_summaries, schema_from_summary, summarise_part
+
+__all__ = ["DaskSource", "fit_ensemble_dask"]
+
+
+def _apply(encoded: tuple, part_sum: Callable[..., Any], n_classes: int, n_categories, args):
+    """``part_sum`` on one encoded partition (None when it holds no rows)."""
+    codes, class_index, weights = encoded
+    if not len(codes):
+        return None
+    return part_sum(rows_of(codes, class_index, weights, n_classes, n_categories), *args)
+
+
+class DaskSource:
+    """Encoded partitions persisted on the cluster, as a
+    :class:`~discotree.engines.row_sources.RowSource`: each pass is one Dask
+    computation whose result is the sum over the partitions."""
+
+    def __init__(self, encoded: list[Any], n_classes: int, n_categories: Any) -> None:
+        self.encoded = encoded
+        self.n_classes = n_classes
+        self.n_categories = np.asarray(n_categories, dtype=np.intp)
+        self.n_passes = 0
+
+    def total(self, part_sum: Callable[..., Any], *args: Any) -> Any:
+        self.n_passes += 1
+        # the arguments (tables, models) enter the graph once, not once per partition
+        shared = dask.delayed(args, traverse=False, name=f"ensemble-pass-{uuid.uuid4().hex}")
+        parts = [
+            dask.delayed(_apply)(part, part_sum, self.n_classes, self.n_categories, shared)
+            for part in self.encoded
+        ]
+        return tree_sum(parts, add_parts).compute()
+
+
+def fit_ensemble_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
+    """``estimator.fit`` (a :class:`~discotree.KDBEnsembleClassifier`) on dask
+    collections (see the module docstring): the model of the in-memory fit, through
+    the estimator's public ``fit_from_passes``."""
+    name = type(estimator).__name__
+    if y is None:
+        raise ValueError(f"{name} requires y to be passed, but the target y is None.")
+    names = list(X.columns) if isinstance(X, dd.DataFrame) else None
+    if names is not None and not all(isinstance(n, str) for n in names):
+        names = None
+    parts = row_partitions(X, y, sample_weight)
+    max_categories = int(estimator.max_categories)
+    limit = get_config()["category_limit"]
+    summaries = [
+        dask.delayed(summarise_part)(x, y_, w, max_categories, limit, name) for x, y_, w in parts
+    ]
+    summary = tree_sum(summaries, merge_summaries).compute()
+    discretizer = estimator.discretizer
+    if discretizer is None:
+        discretizer = Discretizer(n_bins=FINE_BINS)
+    schema = schema_from_summary(summary, names, max_categories, discretizer, name)
+    if len(schema.classes) < 2:
+        raise ValueError(f"{name}: y contains only 1 class; at least two are needed.")
+    encoded = [dask.delayed(encode_partition)(schema, x, y_, w) for x, y_, w in parts]
+    encoded = list(dask.persist(*encoded))  # the codes stay where they are
+    source = DaskSource(encoded, len(schema.classes), schema.n_categories)
+    return estimator.fit_from_passes(schema, lambda spec: fit_ensemble_in_passes(source, spec))

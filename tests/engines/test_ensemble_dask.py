@@ -1,0 +1,91 @@
+"""KDBEnsembleClassifier.fit on dask collections runs the ensemble's passes on the
+partitions (discotree.engines.ensemble_dask, issue #49 item 1) and equals the
+in-memory fit: the same members and weights, probabilities within 1e-6; on a
+2-worker LocalCluster and on the threaded scheduler."""
+
+from __future__ import annotations
+
+import dask.array as da
+import dask.dataframe as dd
+import distributed
+import numpy as np
+import pandas as pd
+import pytest
+
+import discotree.engines.ensemble_passes as ensemble_passes
+import discotree.learners.ensemble as learners_ensemble
+from discotree import KDBEnsembleClassifier
+from discotree.engines.ensemble_dask import DaskSource
+from tests.engines.test_ensemble_passes import _data, assert_same_ensemble
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+def _partitioned(X, y, w):
+    """X, y and the weights as dask collections of 5 partitions, one of them empty
+    (the rows of the category only the last rows hold all in the last one)."""
+    frame = X.assign(label=y, weight=w)
+    parts = [
+        dd.from_pandas(frame.iloc[:150], npartitions=2),
+        dd.from_pandas(frame.iloc[:0], npartitions=1),
+        dd.from_pandas(frame.iloc[150:], npartitions=2),
+    ]
+    data = dd.concat(parts)
+    assert 0 in data.map_partitions(len).compute().tolist()
+    return data.drop(columns=["label", "weight"]), data["label"], data["weight"]
+
+
+def test_dataframe_on_a_local_cluster_equals_the_in_memory_fit(client):
+    X, y, w = _data()
+    X_dask, y_dask, w_dask = _partitioned(X, y, w)
+    lazy = KDBEnsembleClassifier(n_estimators=3).fit(X_dask, y_dask, sample_weight=w_dask)
+    eager = KDBEnsembleClassifier(n_estimators=3).fit(X, y, sample_weight=w)
+    assert_same_ensemble(lazy, eager, X)
+    proba = lazy.predict_proba(X_dask)
+    assert isinstance(proba, da.Array)  # lazy
+    np.testing.assert_allclose(proba.compute(), eager.predict_proba(X), rtol=0, atol=1e-6)
+
+
+def test_arrays_on_the_threaded_scheduler_with_the_weights_of_one_content_fold(monkeypatch):
+    """Numeric arrays; beyond HELD_OUT_ROWS rows (lowered to reach it on small data)
+    the weights are chosen on one content fold, whatever the partitions."""
+    monkeypatch.setattr(learners_ensemble, "HELD_OUT_ROWS", 150)
+    monkeypatch.setattr(ensemble_passes, "HELD_OUT_ROWS", 150)
+    X, y, w = _data(1)
+    X = X.drop(columns="shop").to_numpy(dtype=float)
+    lazy = KDBEnsembleClassifier(n_estimators=2, smoothing="dirichlet").fit(
+        da.from_array(X, chunks=(90, -1)), da.from_array(y, chunks=90), sample_weight=w
+    )
+    eager = KDBEnsembleClassifier(n_estimators=2, smoothing="dirichlet").fit(X, y, sample_weight=w)
+    assert_same_ensemble(lazy, eager, X)
+
+
+def test_no_collection_reaches_the_client(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("a dask collection was converted to numpy on the client")
+
+    X, y, _ = _data(2, n=200)
+    X_dask = dd.from_pandas(X, npartitions=3)
+    y_dask = dd.from_pandas(pd.Series(y), npartitions=3)
+    for cls in (da.Array, type(X_dask), type(y_dask)):
+        monkeypatch.setattr(cls, "__array__", refuse, raising=False)
+    passes = []
+    original = DaskSource.total
+
+    def counted(self, part_sum, *args):
+        passes.append(part_sum.__name__)
+        return original(self, part_sum, *args)
+
+    monkeypatch.setattr(DaskSource, "total", counted)
+    model = KDBEnsembleClassifier(n_estimators=2, pair_weight=0.0).fit(X_dask, y_dask)
+    assert isinstance(model.predict_proba(X_dask), da.Array)
+    assert passes[:3] == ["_first_part", "_pairs_part", "_families_part"]
