@@ -205,3 +205,19 @@ def test_configuration_histograms_equal_dictionary_counts(rng):
         for c in range(3):
             assert table[k, c] == pytest.approx(weights[(ids % 7 == v) & (classes == c)].sum())
     assert (values[inverse] == ids % 7).all()
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_dense_and_sorted_configurations_give_the_same_bits(rng, weighted):
+    from discotree.kernels.counts import present_configurations
+
+    for n, size in ((0, 5), (1, 3), (50, 7), (2000, 300), (3000, 70_000)):
+        ids = rng.integers(0, size, n)
+        weights = None
+        if weighted:
+            weights = rng.gamma(1.0, size=n) * (rng.random(n) < 0.8)  # zeros too
+        sorted_cells, sorted_masses = present_configurations(ids, weights)
+        dense_cells, dense_masses = present_configurations(ids, weights, size)
+        np.testing.assert_array_equal(dense_cells, sorted_cells)
+        np.testing.assert_array_equal(dense_masses, sorted_masses)
+        assert dense_masses.dtype == sorted_masses.dtype == np.float64

@@ -26,6 +26,8 @@ from ..threads import available_cores, in_chunks, single_threaded_blas
 from .encode import count_negatives
 
 __all__ = [
+    "DENSE_IDS",
+    "DENSE_IDS_PER_ROW",
     "class_configuration_counts",
     "class_totals",
     "configuration_ids",
@@ -199,17 +201,39 @@ def configuration_masses(
     return np.bincount(inverse, weights).astype(np.float64, copy=False)
 
 
+#: :func:`present_configurations` counts densely (a bin per possible id, no sort) when
+#: the ids lie below this, or below this many times the number of rows.
+DENSE_IDS = 1 << 16
+#: See :data:`DENSE_IDS`.
+DENSE_IDS_PER_ROW = 4
+
+
 def present_configurations(
-    ids: NDArray[np.integer], weights: NDArray[np.floating] | None
+    ids: NDArray[np.integer], weights: NDArray[np.floating] | None, size: int | None = None
 ) -> tuple[NDArray[np.integer], NDArray[np.float64]]:
     """The distinct configuration ids present (sorted) and the weight of each.
+
+    Given ``size`` (every id below it) and few enough possible ids
+    (:data:`DENSE_IDS`), counted in a bin per id instead of by sorting: the same cells
+    (those with a row, even of weight 0) and the same sums, each adding its rows in
+    row order.
 
     Examples
     --------
     >>> present_configurations(np.array([5, 9, 5]), None)
     (array([5, 9]), array([2., 1.]))
+    >>> present_configurations(np.array([5, 9, 5]), np.array([1.0, 0.0, 2.0]), size=10)
+    (array([5, 9]), array([3., 0.]))
     """
-    cells, inverse = np.unique(np.asarray(ids), return_inverse=True)
+    ids = np.asarray(ids)
+    if size is not None and size <= max(DENSE_IDS, DENSE_IDS_PER_ROW * len(ids)):
+        rows = np.bincount(ids, minlength=size)
+        present = np.flatnonzero(rows)
+        if weights is None:
+            return present, rows[present].astype(np.float64)
+        masses = np.bincount(ids, weights, minlength=size)[present].astype(np.float64)
+        return present, masses
+    cells, inverse = np.unique(ids, return_inverse=True)
     masses = np.bincount(inverse.reshape(-1), weights, len(cells)).astype(np.float64, copy=False)
     return cells, masses
 
@@ -299,7 +323,9 @@ def sparse_family_counts(
     observed &= values >= 0
     cells = (ids[observed] * n_classes + class_index[observed]) * r_node + values[observed]
     present, masses = present_configurations(
-        cells, None if weights is None else np.asarray(weights)[observed]
+        cells,
+        None if weights is None else np.asarray(weights)[observed],
+        n_configurations * n_classes * r_node,
     )
     return present.astype(np.int64, copy=False), masses
 
