@@ -189,3 +189,33 @@ def test_kernel_models_split_their_scores_exactly_among_the_features():
         kernel.fit(X, y)
     with pytest.raises(AttributeError, match="importance_rows=0"):
         _ = kernel.feature_importances_
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_kdb_ensemble_importances_by_structure_equal_the_masked_predictions(n_classes):
+    """feature_importances_ and summed_out_importances of kDB models read the summed-out
+    posteriors from the model's structure (issue 48): the same numbers as predicting
+    every masked copy (the path other models take), rows with missing values included."""
+    from unittest import mock
+
+    from discotree import KDBEnsembleClassifier
+
+    rng = np.random.default_rng(n_classes)
+    X = rng.integers(0, 3, (120, 5)).astype(float)
+    X[:, 4] = rng.normal(size=120)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + (X[:, 4] > 0)) % n_classes
+    weights = rng.random(120) + 0.5
+    estimator = KDBEnsembleClassifier(
+        n_estimators=2, k=2, max_categories=3, linear_weight=0.2, pair_weight=0.3
+    ).fit(X, y, sample_weight=weights)
+    held_out = X[:30].copy()
+    held_out[3, 2] = np.nan  # (a row with a missing value: the masked copies for it)
+    ours = summed_out_importances(estimator, held_out, y[:30], weights[:30])
+    fast = estimator.feature_importances_
+    with mock.patch("discotree.importance.supports_summed_out", return_value=False):
+        reference = summed_out_importances(estimator, held_out, y[:30], weights[:30])
+        estimator._importance_cache.clear()
+        slow = estimator.feature_importances_
+    for key in ("evidence", "importances", "importances_mean", "importances_std"):
+        assert_allclose(ours[key], reference[key], rtol=0, atol=1e-9)
+    assert_allclose(fast, slow, rtol=0, atol=1e-9)

@@ -18,6 +18,13 @@ observation makes the model more confidently wrong.
 rows kept at fit time (:class:`SummedOutImportanceMixin`); :func:`summed_out_importances`
 computes it on any labelled data (held-out rows are the better choice, as for
 permutation importance).
+
+For kDB models and ensembles, the posteriors without each feature of the rows with
+nothing missing come from the model's structure
+(:mod:`discotree.models.summed_out`: a feature's own factor and its children's, summed
+out as the model's prediction sums it), the same numbers as predicting every masked
+copy at a fraction of the cost (the default ensemble's ``feature_importances_`` on
+200 columns: about 3 s where the masked copies took about a minute).
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from numpy.typing import NDArray
 from sklearn.utils import Bunch
 
 from .config import check_memory, get_config
+from .models.summed_out import summed_out_log_posteriors, supports_summed_out
 from .validation import (
     check_is_fitted,
     check_sample_weight,
@@ -42,6 +50,9 @@ __all__ = ["SummedOutImportanceMixin", "summed_out_importances"]
 
 #: At most this many cells (rows x features) of masked copies are predicted at once.
 BLOCK_CELLS = 2**22
+#: Rows whose summed-out posteriors the kDB models compute at once from their
+#: structure (:mod:`discotree.models.summed_out`).
+STRUCTURE_ROWS = 512
 _OWNER = "summed_out_importances"
 
 
@@ -172,13 +183,35 @@ def _chunk_importances(
     evidence: NDArray[np.float64],
     increases: NDArray[np.float64] | None,
 ) -> None:
-    """Fill ``evidence`` and ``increases`` (features x the rows of ``part``), one
-    feature's masked copy of the rows after another, in blocks of at most
-    :data:`BLOCK_CELLS` cells."""
-    n, d = part.shape
+    """Fill ``evidence`` and ``increases`` (features x the rows of ``part``): from the
+    model's structure where it allows (:func:`_by_structure`), else one feature's
+    masked copy of the rows after another, in blocks of at most :data:`BLOCK_CELLS`
+    cells."""
     full = estimator.predict_log_proba(_as_input(estimator, part))
-    logits = _centred(full)
-    index = np.arange(n)
+    rest = _by_structure(estimator, part, full, position, evidence, increases)
+    if rest is None:
+        _masked_importances(estimator, part, full, position, evidence, increases)
+    elif len(rest):  # the rows with missing values: masked copies
+        labels = None if position is None else position[rest]
+        some_evidence = np.empty((part.shape[1], len(rest)))
+        some_gains = None if increases is None else np.empty_like(some_evidence)
+        some = part.iloc[rest].reset_index(drop=True)
+        _masked_importances(estimator, some, full[rest], labels, some_evidence, some_gains)
+        evidence[:, rest] = some_evidence
+        if increases is not None and some_gains is not None:
+            increases[:, rest] = some_gains
+
+
+def _masked_importances(
+    estimator: Any,
+    part: pd.DataFrame,
+    full: NDArray[np.float64],
+    position: NDArray[np.intp] | None,
+    evidence: NDArray[np.float64],
+    increases: NDArray[np.float64] | None,
+) -> None:
+    """:func:`_chunk_importances` by masked copies (``full``: the rows' log posteriors)."""
+    n, d = part.shape
     per_block = max(1, BLOCK_CELLS // max(n * d, 1))
     for first in range(0, d, per_block):
         blocks = []
@@ -191,9 +224,59 @@ def _chunk_importances(
         log_proba = estimator.predict_log_proba(_as_input(estimator, stacked))
         log_proba = log_proba.reshape(-1, n, full.shape[1])
         done = slice(first, first + len(log_proba))
-        evidence[done] = np.abs(logits[None] - _centred(log_proba)).mean(axis=2)
-        if increases is not None and position is not None:
-            increases[done] = full[index, position][None] - log_proba[:, index, position]
+        _fill(full, log_proba, position, evidence[done], increases, done)
+
+
+def _fill(
+    full: NDArray[np.float64],
+    log_proba: NDArray[np.float64],
+    position: NDArray[np.intp] | None,
+    evidence: NDArray[np.float64],
+    increases: NDArray[np.float64] | None,
+    done: slice,
+) -> None:
+    """The evidence (and with labels the increases, rows ``done`` of the features) of
+    the rows' log posteriors ``full`` and with each feature summed out (``log_proba``,
+    features x rows x classes)."""
+    evidence[:] = np.abs(_centred(full)[None] - _centred(log_proba)).mean(axis=2)
+    if increases is not None and position is not None:
+        index = np.arange(len(full))
+        increases[done] = full[index, position][None] - log_proba[:, index, position]
+
+
+def _by_structure(
+    estimator: Any,
+    part: pd.DataFrame,
+    full: NDArray[np.float64],
+    position: NDArray[np.intp] | None,
+    evidence: NDArray[np.float64],
+    increases: NDArray[np.float64] | None,
+) -> NDArray[np.intp] | None:
+    """For a kDB model or ensemble, fill ``evidence`` and ``increases`` of the rows
+    with nothing missing from the model's structure
+    (:func:`~discotree.models.summed_out.summed_out_log_posteriors`: the posteriors
+    its predictions of the masked copies give, without them), in blocks of
+    :data:`STRUCTURE_ROWS` rows, and return the other rows (None for other models:
+    nothing done)."""
+    model = getattr(estimator, "model_", None)
+    if model is None or not supports_summed_out(model):
+        return None
+    codes = estimator.encoder_.transform(
+        check_table(_as_input(estimator, part), type(estimator).__name__)
+    )
+    complete = np.flatnonzero(np.all(codes >= 0, axis=1))
+    prior = np.asarray(estimator.class_log_prior_)
+    for start in range(0, len(complete), STRUCTURE_ROWS):
+        rows = complete[start : start + STRUCTURE_ROWS]
+        log_proba = summed_out_log_posteriors(model, prior, codes[rows])
+        labels = None if position is None else position[rows]
+        some_evidence = np.empty((codes.shape[1], len(rows)))
+        some_gains = None if increases is None else np.empty_like(some_evidence)
+        _fill(full[rows], log_proba, labels, some_evidence, some_gains, slice(None))
+        evidence[:, rows] = some_evidence
+        if increases is not None and some_gains is not None:
+            increases[:, rows] = some_gains
+    return np.flatnonzero(np.any(codes < 0, axis=1))
 
 
 class SummedOutImportanceMixin:

@@ -43,7 +43,8 @@ from numpy.typing import NDArray
 
 from .category_maps import apply_maps
 from .ensemble import KDBEnsembleModel
-from .k_dependence import MAX_DENSE_CELLS, KDependenceModel
+from . import k_dependence
+from .k_dependence import KDependenceModel
 from .logistic import LogisticModel
 
 __all__ = [
@@ -126,7 +127,7 @@ def backoff_only(model: KDependenceModel) -> bool:
     """Whether the model scores every row with missing features by the available-case
     rule (no parent in use, or dense tables too large for exact elimination)."""
     has_parents = any(len(model.parents[j]) for j in model.attributes)
-    return not has_parents or model.dense_cells() > MAX_DENSE_CELLS
+    return not has_parents or model.dense_cells() > k_dependence.MAX_DENSE_CELLS
 
 
 def supports_score_terms(model: object) -> bool:
