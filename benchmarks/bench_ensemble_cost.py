@@ -218,7 +218,9 @@ def markdown(results: dict) -> str:
             "Shapley values of the ensemble on `wide` by model structure "
             f"(kind={s['kind']!r}, sampled: 512 orders each with its reverse; load "
             f"average {s['load_average_before'][0]:.2f} before, "
-            f"{s['load_average_after'][0]:.2f} after, on the machine above):",
+            f"{s['load_average_after'][0]:.2f} after, on the machine above; "
+            "kind='conditional', which sums missing parents out exactly by variable "
+            "elimination, is not timed: minutes a row):",
             "",
         ]
         for label in ("one_row", "rows"):
