@@ -41,9 +41,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from . import k_dependence
 from .category_maps import apply_maps
 from .ensemble import KDBEnsembleModel
-from . import k_dependence
 from .k_dependence import KDependenceModel
 from .logistic import LogisticModel
 
