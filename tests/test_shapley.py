@@ -318,3 +318,14 @@ def test_available_case_values_need_a_structured_model():
     X, y = _table()
     with pytest.raises(ValueError, match="available-case"):
         shapley_values(NaiveBayesClassifier().fit(X, y), X.iloc[:1], kind="available-case")
+
+
+def test_available_case_values_of_a_frame_with_strings():
+    X, y = _table(n_features=5, n_classes=3)
+    estimator = KDBClassifier(k=2).fit(X, y)
+    rows = X.iloc[:2].copy()
+    rows.iloc[0, 2] = None
+    ours = shapley_values(estimator, rows, kind="available-case")
+    reference = _backoff_reference(estimator, rows)
+    assert ours.feature_names == list(X.columns)
+    assert np.allclose(ours.values, reference.values, rtol=0, atol=1e-9)

@@ -530,6 +530,7 @@ def _structure_explanation(
     base, output = np.empty((n, n_classes)), np.empty((n, n_classes))
     errors: NDArray[np.float64] | None = None
     by_subsets = d <= max_exact_features
+    plan = _exact_plan(d) if by_subsets else []
     check_memory(
         8.0 * n_classes * (2**d if by_subsets else 2 * n_orders * d), "the values of a row", _OWNER
     )
@@ -539,7 +540,7 @@ def _structure_explanation(
         for i, terms in enumerate(rows, start):
             if by_subsets:
                 v = subset_values(terms, pooling, np.arange(2**d))
-                values[i] = _exact(v, _exact_plan(d))
+                values[i] = _exact(v, plan)
                 base[i], output[i] = v[0], v[-1]
                 continue
             identity = np.arange(d)[None]
