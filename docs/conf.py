@@ -26,6 +26,7 @@ sys.path.insert(0, str(DOCS))
 
 from _figures import write_user_guide_figures  # noqa: E402
 from _reproductions import write_reproduction_pages  # noqa: E402
+from _scaling_table import write_scaling_table  # noqa: E402
 
 import discotree  # noqa: E402
 
@@ -45,7 +46,13 @@ extensions = [
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints"]
+exclude_patterns = [
+    "_build",
+    "Thumbs.db",
+    ".DS_Store",
+    "**.ipynb_checkpoints",
+    "user_guide/_figures/*.md",  # generated tables, included by their pages
+]
 templates_path = ["_templates"]
 
 # API reference: one generated page per public name.
@@ -92,3 +99,5 @@ write_reproduction_pages(ROOT / "results", DOCS / "reproductions")
 
 # one figure per user-guide page, drawn from the package at every build
 write_user_guide_figures(DOCS / "user_guide" / "_figures")
+# the scaling page's table of what every estimator supports, from their scaling tags
+write_scaling_table(DOCS / "user_guide" / "_figures" / "scaling_support.md")

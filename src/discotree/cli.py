@@ -329,6 +329,7 @@ def _data_path(args: argparse.Namespace) -> Path:
 def _fit(args: argparse.Namespace) -> None:
     from .output_files import check_output
     from .registry import make_classifier
+    from .scaling_tags import scaling_tags
 
     _model_names(args.model)
     path = _data_path(args)
@@ -344,7 +345,7 @@ def _fit(args: argparse.Namespace) -> None:
     elif hasattr(estimator, "partial_fit"):
         n_rows = _fit_streaming(estimator, path, args)
         how = f"in batches of {args.batch_rows} rows"
-    elif hasattr(estimator, "fit_from_passes"):  # the ensemble: the file once per pass
+    elif scaling_tags(estimator).files == "passes":  # the ensemble: the file once per pass
         n_rows = _fit_in_passes(estimator, path, args)
         how = f"in passes over batches of {args.batch_rows} rows"
     else:

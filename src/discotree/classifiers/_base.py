@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import Bunch
 
 from ..config import check_memory
@@ -21,6 +21,7 @@ from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
+from ..scaling_tags import ScalingTags
 from ..stats.alpha_selection import ALPHA_GRID, ESS_GRID, select_alpha
 from ..stats.dirichlet import PRIORS, check_smoothing
 from ..stats.gaussian import GaussianStatistics
@@ -710,6 +711,27 @@ class DiscreteForestClassifierBase(
         if not hasattr(self, "classes_") or not hasattr(self, "n_features_in_"):
             return box
         return box + fitted_view(self)
+
+    def __discotree_tags__(self) -> ScalingTags:
+        """What this estimator supports with its parameters
+        (:mod:`discotree.scaling_tags`): ``partial_fit`` when it is available; Dask
+        and a file in passes or batches when a learner fits it from counts (Dask: with
+        a numeric ``alpha`` or one the counts choose; passes: the learners that read
+        ``"pairs, then families"``, with a numeric ``alpha``)."""
+        partial = hasattr(self, "partial_fit")
+        spec = None
+        if hasattr(self, "fit_from_statistics"):
+            try:
+                spec = clone(self).learner_spec()
+            except (ValueError, TypeError):  # parameters that need the rows
+                spec = None
+        learner = None if spec is None else get_learner(spec.learner)
+        auto = spec is not None and spec.alpha == "auto"
+        dask = learner is not None and not (auto and learner.models_by_alpha is None)
+        passes = learner is not None and learner.reads == "pairs, then families" and not auto
+        return ScalingTags(
+            partial, "passes" if passes else "batches" if partial else "memory", dask
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -22,6 +22,7 @@ from ..learners.boosting import (
 from ..learners.discriminative_tree import binary_tasks
 from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
+from ..scaling_tags import ScalingTags
 from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale, held_out_losses
 from ..stats.folds import content_folds
 from ..validation import (
@@ -330,6 +331,16 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
             options["multiclass"] = self.multiclass
         spec = LearnerSpec(name, "auto", epsilon, prior, options)
         return get_learner(name).model_for(spec, grid)
+
+    def __discotree_tags__(self) -> ScalingTags:
+        """What this estimator supports with its parameters
+        (:mod:`discotree.scaling_tags`): no ``partial_fit`` (each round reweights every
+        row); Dask with ``n_estimators_cv=None`` and a numeric ``alpha`` (each round a
+        counting and a scoring pass over the partitions); a file read whole."""
+        dask = self.n_estimators_cv is None and not (
+            isinstance(self.alpha, str) and self.alpha == "auto"
+        )
+        return ScalingTags(hasattr(self, "partial_fit"), "memory", dask)
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BoostedGraphicalModelClassifier:
         """Boost; with ``n_estimators_cv`` first choose the number of rounds by CV.

@@ -22,6 +22,7 @@ from ..learners.logistic import (
 from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
 from ..models.ensemble import POOLINGS, KDBEnsembleModel
 from ..models.posterior_draws import KDBEnsemblePosterior
+from ..scaling_tags import ScalingTags
 from ..sufficient_statistics import StatisticsSchema
 from ..transformers.discretizer import Discretizer, bin_midpoints
 from ..transformers.encoder import TableEncoder
@@ -292,6 +293,19 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         """Not available: always an ``AttributeError`` naming the passes-based
         alternatives (:data:`NO_PARTIAL_FIT`; see the class's Notes)."""
         raise NotImplementedError  # (never reached: the attribute is refused)
+
+    def __discotree_tags__(self) -> ScalingTags:
+        """What this estimator supports with its parameters
+        (:mod:`discotree.scaling_tags`): no ``partial_fit`` (:data:`NO_PARTIAL_FIT`);
+        a file in passes and Dask (:mod:`discotree.engines.ensemble_passes`), but not
+        with ``bootstrap=True``, ``smoothing="hdp"`` or ``linear_pairs > 0`` (which
+        read the rows: the file is then read whole, and Dask refused)."""
+        passes = not (
+            self.bootstrap
+            or self.smoothing == "hdp"
+            or (self.linear_pairs == "all" or (is_count(self.linear_pairs, 1)))
+        )
+        return ScalingTags(False, "passes" if passes else "memory", passes)
 
     def _check_params(self) -> None:
         name = type(self).__name__
