@@ -211,12 +211,51 @@ class KDependenceModel:
                 handled.append(these)
         if handled:
             rows = np.setdiff1d(rows, np.concatenate(handled))
-        if len(rows) and self._dense() is not None:
-            for s in rows:
+        for s in rows:
+            if (
+                elimination_cells(
+                    self.parents, self.attributes, self._missing_in_use(codes[s]), self.n_categories
+                )
+                * self.n_classes
+                > MAX_ELIMINATION_CELLS
+            ):
+                continue  # (the back-off rule)
+            exact = self._enumerated(codes[s], out[s])
+            if exact is None and self._dense() is not None:
                 exact = self._exact(codes[s])
-                if exact is not None:
-                    out[s] = exact
+            if exact is not None:
+                out[s] = exact
         return out
+
+    def _missing_in_use(self, row: NDArray[np.integer]) -> set[int]:
+        return {int(v) for v in self.attributes if row[v] < 0}
+
+    def _enumerated(
+        self, row: NDArray[np.integer], backed_off: NDArray[np.float64]
+    ) -> NDArray[np.float64] | None:
+        """``log P(x | c)`` of one row with missing parents, from ``backed_off`` (its
+        back-off log-likelihood): the factors of the missing parents' families and of
+        their children replaced by their sum over every joint value of the missing
+        parents (the other factors do not depend on them); None when those values are
+        more than ``MAX_ELIMINATION_CELLS`` over the classes (variable elimination then)."""
+        is_parent = {int(p) for j in self.attributes for p in self.parents[j]}
+        missing = sorted(self._missing_in_use(row) & is_parent)
+        arities = [int(self.n_categories[m]) for m in missing]
+        n_values = int(np.prod(arities))
+        if n_values * self.n_classes > MAX_ELIMINATION_CELLS:
+            return None
+        touched = [
+            k for k in self.attributes if k in missing or any(p in missing for p in self.parents[k])
+        ]
+        filled = np.tile(row, (n_values, 1))
+        filled[:, missing] = np.array(list(itertools.product(*map(range, arities))))
+        out = backed_off.copy()
+        term = np.zeros((n_values, self.n_classes))
+        for k in touched:
+            out -= self.node_log_probability(k, row[None])[0]
+            term += self.node_log_probability(k, filled)
+        top = term.max(axis=0)
+        return out + top + np.log(np.exp(term - top).sum(axis=0))
 
     def _sum_out(
         self, m: int, codes: NDArray[np.integer], backed_off: NDArray[np.float64]
