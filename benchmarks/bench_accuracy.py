@@ -31,8 +31,12 @@ RandomForest(100) on MNIST's official 60000/10000 split, pixels binarised at > 1
 
 Run:  python benchmarks/bench_accuracy.py [--n-jobs 2] [--sets a,b] [--models a,b] [--mnist]
 ``--threads 2`` sets the n_jobs of every model that has one (the forest's and the
-ensemble's alike; run it with ``--n-jobs 1``). Writes ``<name>.json`` and ``<name>.md``
-(``--name``, default accuracy; with the machine description) to --out; ``--merge``
+ensemble's alike; run it with ``--n-jobs 1``). With ``--threads 1`` (the default) each
+fold's process holds one core of its own (``bench_fit.hold_one_core``): discotree's
+kernels split their work over the cores a process may use, whatever ``n_jobs`` says,
+so without it "one thread" gave the ensemble's kernels both cores. Writes ``<name>.json``
+and ``<name>.md`` (``--name``, default accuracy; with the machine description) to --out;
+``--merge``
 reruns only ``--models`` (and TAN) and keeps the other models' rows, the same folds; every
 time is relative to TAN's on the same fold of the same run (rows carry it), so runs merged
 from different machines or loads compare as ratios.
@@ -194,10 +198,15 @@ def run_fold(
     chosen: list[str] | None,
     estimators: dict | None = None,
     fold_seed: int = 0,
+    threads: int = 1,
 ) -> list[dict]:
     """Fit and score every chosen model (and TAN, the time reference) on one fold of
     ``StratifiedKFold(5, shuffle=True, random_state=fold_seed)``: ``estimators``
     (label -> estimator) instead of :func:`models` when given."""
+    if threads == 1:  # one core for every model, discotree's kernel threads included
+        from bench_fit import hold_one_core
+
+        hold_one_core()
     X, y = load_dataset(name, data_dir)
     X = _as_categories(X)
     y = np.asarray(y)
@@ -374,7 +383,10 @@ def report(frame: pd.DataFrame, kinds: dict[str, str], machine: dict, mnist: dic
         "to TAN's on the same fold of the same run (median over folds, then sets), and to "
         "RandomForest(300)'s (both over TAN's of their own run: the median over folds per "
         "set, then the median set and the worst set). Threads (n_jobs of every model that "
-        f"has one): {machine.get('threads', 1)}.",
+        f"has one): {machine.get('threads', 1)}"
+        + (
+            "; each fold's process pinned to one core of its own." if machine.get("pinned") else "."
+        ),
         "",
         _markdown(table),
         "",
@@ -448,7 +460,7 @@ def main() -> None:
     if args.threads != 1:
         estimators = {label: with_threads(e, args.threads) for label, e in models().items()}
     jobs = [
-        delayed(run_fold)(n, fold, args.data_dir, chosen, estimators)
+        delayed(run_fold)(n, fold, args.data_dir, chosen, estimators, threads=args.threads)
         for n in sets
         for fold in range(5)
     ]
@@ -459,6 +471,7 @@ def main() -> None:
 
     info = machine()
     info["threads"] = args.threads
+    info["pinned"] = args.threads == 1
     for row in rows:  # merged files hold rows of several machines: each says its own
         row["cpu"] = info["cpu"]
     earlier_wall, earlier_mnist = 0.0, None

@@ -56,6 +56,34 @@ def machine() -> dict:
     }
 
 
+_held_core = None  # the open lock file of the core this process holds
+
+
+def hold_one_core() -> int:
+    """Pin this process to one core no other benchmark process holds (a lock file per
+    core, released when the process ends), so that a "one thread" measure gives every
+    model one core: discotree's kernels split their work over the cores the process
+    may run on, a forest's over ``n_jobs``. Returns the core; idempotent."""
+    import fcntl
+
+    global _held_core
+    if _held_core is not None:
+        return _held_core[0]
+    cores = sorted(os.sched_getaffinity(0))
+    for core in cores * 50:
+        handle = open(f"/tmp/discotree-bench-core-{core}.lock", "w")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            time.sleep(0.1)
+            continue
+        os.sched_setaffinity(0, {core})
+        _held_core = (core, handle)
+        return core
+    raise RuntimeError("no free core to hold: more one-thread benchmark processes than cores")
+
+
 def write_results(out: Path, stem: str, results: dict, markdown: str) -> None:
     """Write ``stem.json`` and ``stem.md`` to ``out`` and print the markdown."""
     out.mkdir(parents=True, exist_ok=True)
