@@ -44,3 +44,14 @@ def test_backoff_scores_equal_numpy(rng):
     grid = np.array([0.25, 1.0, 8.0])
     expected = [w @ np.log((n + b * p) / (t + b)) for b in grid]
     assert_allclose(backoff_scores(n, t, p, w, grid), expected, rtol=1e-10)
+
+
+def test_loss_sums_of_confident_rows_equal_numpy(rng):
+    # classes far below the row's largest (exp(-50) and beyond) count as 0
+    joint = rng.normal(size=(400, 12)) * 60
+    truth = rng.integers(0, 12, 400)
+    weights = rng.random(400)
+    post = softmax(joint, axis=1)
+    squares = weights @ ((post - np.eye(12)[truth]) ** 2).sum(axis=1)
+    log_loss = -weights @ np.log(post[np.arange(400), truth])
+    assert_allclose(posterior_loss_sums(joint, truth, weights), (squares, log_loss), rtol=1e-12)
