@@ -320,7 +320,10 @@ def leave_one_out_losses(
             squares, log_loss = posterior_loss_sums(joint_q, truth, weights)
             return log_loss if loss == "log_loss" else squares
 
-        out[0] += [score(joint[q]) for q in range(k + 1)]
+        # twin[q]: the smallest q' whose joint equals q's by construction (every
+        # attribute so far read the same level for both): its score is q's
+        twin = np.zeros(k + 1, dtype=np.intp)
+        out[0] += score(joint[0])
         if snapshots is not None:
             for q in range(k + 1):
                 snapshots.offer(0, q, float(out[0, q]), joint[q])
@@ -342,9 +345,15 @@ def leave_one_out_losses(
                 if start > 0:
                     raise ValueError("concentrations are chosen in one pass over one chunk")
                 chosen[node] = picked
+            groups: dict[tuple[int, int], int] = {}  # (old twin, level) -> new twin
+            scored: dict[int, float] = {}
             for q in range(k + 1):
-                joint[q] += terms[min(q, len(ranked))]
-                out[s, q] += score(joint[q])
+                level = min(q, len(ranked))
+                joint[q] += terms[level]
+                twin[q] = groups.setdefault((int(twin[q]), level), q)
+                if twin[q] not in scored:
+                    scored[int(twin[q])] = score(joint[q])
+                out[s, q] += scored[int(twin[q])]
                 if snapshots is not None:
                     snapshots.offer(s, q, float(out[s, q]), joint[q])
     return out
