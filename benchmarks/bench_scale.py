@@ -16,8 +16,17 @@ the same run:
    in-memory fit of the 10^6-row slice and against the streaming fit, and the size of
    one partition's statistics as shipped (pickled).
 
+4. **The ensemble** (``--only-ensemble``, issue #49): ``KDBEnsembleClassifier`` (the
+   registry's ``eskdb``) on the same file, from disk through ``discotree fit --data``
+   (the file read in passes, its codes kept: 64 MiB in memory, the rest in a temporary
+   folder) in a child process, and on Dask (a 2-worker ``LocalCluster``): time and the
+   peak memory of each process (the command; each worker), against the in-memory fit
+   of ``--ensemble-memory-rows`` rows (10^6) scaled to the file's rows (target: within
+   3x; peak under 2 GB per process).
+
 Run:  python benchmarks/bench_scale.py [--rows 10000000] [--out benchmarks/results]
-Writes scale.json and scale.md (with the machine description) to --out.
+Writes scale.json and scale.md (with the machine description) to --out; with
+``--only-ensemble``, scale_ensemble.json and scale_ensemble.md instead.
 """
 
 from __future__ import annotations
@@ -202,6 +211,101 @@ def dask_fit(path: Path, n_rows: int) -> dict:
     }
 
 
+# ------------------------------------------------------------------------ ensemble
+def _peak_rss_mb() -> float:
+    """This process's peak resident memory (VmHWM), in MB (run on each Dask worker)."""
+    status = Path("/proc/self/status").read_text()
+    return int(status.split("VmHWM:")[1].split()[0]) / 1024
+
+
+def ensemble_in_memory(n: int) -> dict:
+    """The ensemble (the registry's defaults) fitted in memory on ``n`` rows."""
+    from discotree import KDBEnsembleClassifier
+
+    frame = synthetic_chunk(0, n)
+    X, y = frame.drop(columns="label"), frame["label"]
+    start = time.perf_counter()
+    KDBEnsembleClassifier().fit(X, y)
+    seconds = time.perf_counter() - start
+    return {"rows": n, "fit_s": seconds, "rows_per_s": n / seconds}
+
+
+def ensemble_dask(path: Path, n_rows: int) -> dict:
+    """The ensemble on the file's partitions (a 2-worker LocalCluster): fit time and
+    each worker's peak RSS."""
+    import dask.dataframe as dd
+    from distributed import Client, LocalCluster
+
+    from discotree import KDBEnsembleClassifier
+
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        frame = dd.read_parquet(str(path), split_row_groups=True)  # a partition per group
+        X, y = frame.drop(columns="label"), frame["label"]
+        start = time.perf_counter()
+        model = KDBEnsembleClassifier().fit(X, y)
+        seconds = time.perf_counter() - start
+        workers = client.run(_peak_rss_mb)
+    return {
+        "rows": n_rows,
+        "seconds": seconds,
+        "partitions": frame.npartitions,
+        "linear_weight": model.linear_weight_,
+        "pair_weight": model.pair_weight_,
+        "worker_peak_rss_mb": sorted(workers.values()),
+    }
+
+
+def report_ensemble(results: dict) -> str:
+    m, f = results["ensemble_memory"], results["ensemble_file"]
+    scaled = m["fit_s"] * f["rows"] / m["rows"]
+    lines = [
+        "# Scaling benchmark: the ensemble (KDBEnsembleClassifier, eskdb)",
+        "",
+        "Machine: " + json.dumps(results["machine"]),
+        "",
+        f"- in memory, {m['rows']:,} rows x {N_FEATURES}: fit {m['fit_s']:.1f} s "
+        f"({m['rows_per_s']:,.0f} rows/s); scaled to {f['rows']:,} rows: {scaled:.0f} s",
+        f"- from disk, `discotree fit --data --model eskdb` (batches of "
+        f"{f['batch_rows']:,}; the file read twice, its codes kept for the other passes): "
+        f"{f['fit_s']:.0f} s = {f['fit_s'] / scaled:.2f}x the scaled in-memory fit "
+        f"(target <= 3x); peak RSS {f['peak_rss_mb']:.0f} MB (target < 2048 MB: "
+        f"{'meets' if f['peak_rss_mb'] < 2048 else 'misses'})",
+    ]
+    if "ensemble_dask" in results:
+        d = results["ensemble_dask"]
+        peaks = ", ".join(f"{p:.0f}" for p in d["worker_peak_rss_mb"])
+        lines.append(
+            f"- Dask, 2-worker LocalCluster, {d['partitions']} partitions: {d['seconds']:.0f} s "
+            f"= {d['seconds'] / scaled:.2f}x the scaled in-memory fit (target <= 3x); "
+            f"workers' peak RSS {peaks} MB (target < 2048 MB each)"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def only_ensemble(args) -> None:
+    """The ensemble's row of the benchmark (``--only-ensemble``): see the module."""
+    results: dict = {"machine": machine()}
+    results["ensemble_memory"] = ensemble_in_memory(args.ensemble_memory_rows)
+    print(results["ensemble_memory"], flush=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "synthetic.parquet"
+        write_s = write_parquet(path, args.rows)
+        run = streaming_fit(path, Path(scratch) / "eskdb.json", args.batch_rows, "eskdb")
+        run.update(rows=args.rows, batch_rows=args.batch_rows, write_s=write_s)
+        results["ensemble_file"] = run
+        print(run, flush=True)
+        if not args.skip_dask:
+            results["ensemble_dask"] = ensemble_dask(path, args.rows)
+            print(results["ensemble_dask"], flush=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "scale_ensemble.json").write_text(json.dumps(results, indent=2))
+    (args.out / "scale_ensemble.md").write_text(report_ensemble(results))
+    print(report_ensemble(results))
+
+
 def report(results: dict) -> str:
     lines = ["# Scaling benchmark", "", "Machine: " + json.dumps(results["machine"]), ""]
     lines += ["## Raw input against int8 codes (10^6 x 20, best of 3)", ""]
@@ -278,7 +382,21 @@ def main() -> None:
         action="store_true",
         help="only the streaming selective kDB (k = 5) part, merged into the existing scale.json",
     )
+    parser.add_argument(
+        "--only-ensemble",
+        action="store_true",
+        help="only the ensemble (eskdb) from disk and on Dask, to scale_ensemble.json/.md",
+    )
+    parser.add_argument(
+        "--ensemble-memory-rows",
+        type=int,
+        default=1_000_000,
+        help="rows of the ensemble's in-memory reference fit (--only-ensemble)",
+    )
     args = parser.parse_args()
+    if args.only_ensemble:
+        only_ensemble(args)
+        return
     if args.only_skdb:
         results = json.loads((args.out / "scale.json").read_text())
         with tempfile.TemporaryDirectory() as scratch:

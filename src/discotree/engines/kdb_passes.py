@@ -128,8 +128,8 @@ def _level_scores_part(
             if len(ranked) < level:
                 continue
             table_list = member.tables[node]
-            levels = level_counts(
-                table_list, own.codes, ranked, own.n_categories, len(ranked)
+            levels = level_counts(  # the levels down to this one only
+                table_list, own.codes, ranked, own.n_categories, level
             ).without(own.class_index, unit)
             w = np.where(levels.counted[0], own.weights, 0.0)
             r = int(own.n_categories[node])
