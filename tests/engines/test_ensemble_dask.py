@@ -5,6 +5,7 @@ in-memory fit: the same members and weights, probabilities within 1e-6; on a
 
 from __future__ import annotations
 
+import dask
 import dask.array as da
 import dask.dataframe as dd
 import distributed
@@ -62,9 +63,10 @@ def test_arrays_on_the_threaded_scheduler_with_the_weights_of_one_content_fold(m
     monkeypatch.setattr(ensemble_passes, "HELD_OUT_ROWS", 150)
     X, y, w = _data(1)
     X = X.drop(columns="shop").to_numpy(dtype=float)
-    lazy = KDBEnsembleClassifier(n_estimators=2, smoothing="dirichlet").fit(
-        da.from_array(X, chunks=(90, -1)), da.from_array(y, chunks=90), sample_weight=w
-    )
+    with dask.config.set(scheduler="threads"):  # (not the module's cluster)
+        lazy = KDBEnsembleClassifier(n_estimators=2, smoothing="dirichlet").fit(
+            da.from_array(X, chunks=(90, -1)), da.from_array(y, chunks=90), sample_weight=w
+        )
     eager = KDBEnsembleClassifier(n_estimators=2, smoothing="dirichlet").fit(X, y, sample_weight=w)
     assert_same_ensemble(lazy, eager, X)
 
@@ -86,6 +88,7 @@ def test_no_collection_reaches_the_client(monkeypatch):
         return original(self, part_sum, *args)
 
     monkeypatch.setattr(DaskSource, "total", counted)
-    model = KDBEnsembleClassifier(n_estimators=2, pair_weight=0.0).fit(X_dask, y_dask)
-    assert isinstance(model.predict_proba(X_dask), da.Array)
+    with dask.config.set(scheduler="threads"):
+        model = KDBEnsembleClassifier(n_estimators=2, pair_weight=0.0).fit(X_dask, y_dask)
+        assert isinstance(model.predict_proba(X_dask), da.Array)
     assert passes[:3] == ["_first_part", "_pairs_part", "_families_part"]

@@ -112,12 +112,11 @@ class BatchSource:
     owner : str
         The name in error messages.
 
-    Raises (at a pass)
-    ------------------
-    ValueError
-        A batch the schema cannot encode (other columns, a label or a category not in
-        the schema: the data changed since the schema pass), or a pass that reads
-        another number of rows than the first.
+    Notes
+    -----
+    A pass raises ``ValueError`` at a batch the schema cannot encode (other columns, a
+    label or a category not in the schema: the data changed since the schema pass), or
+    when it reads another number of rows than the first.
     """
 
     def __init__(
