@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..threads import available_cores, in_chunks, single_threaded_blas
-from .encode import count_negatives
+from .encode import _NUMPY_CELLS, count_negatives
 
 __all__ = [
     "DENSE_IDS",
@@ -63,10 +63,44 @@ _THREAD_WORK = 200_000_000
 #: Widest reduced one-hot matrix counted on several threads (each keeps its own Gram
 #: matrix of ``8 * width**2`` bytes; wider ones leave the threads to BLAS).
 _THREAD_MAX_WIDTH = 2048
+#: Widest pair tables (``sum(n_categories)`` columns) expanded from an integer Gram
+#: matrix by two products with numpy (:func:`_expansion`) instead of compiling
+#: :func:`reconstruct_tables` (issue #48: a first fit on small data compiles less).
+_NUMPY_TABLE_COLUMNS = 64
+
+
+def fill_reduced_one_hot(
+    codes: NDArray[np.integer],
+    rows: NDArray[np.intp],
+    n_categories: NDArray[np.intp],
+    indicator_start: NDArray[np.intp],
+    observed_column: NDArray[np.intp],
+    has_missing: NDArray[np.bool_],
+    ones_column: int,
+    row_scale: NDArray[np.floating],
+    out: NDArray[np.floating],
+) -> None:
+    """Row k of ``out``: the reduced one-hot encoding of ``codes[rows[k]]`` times
+    ``row_scale[rows[k]]`` (indicators of categories 0..r-2, observed flags of the
+    features with missing values, a constant column). A compiled pass; numpy's
+    indexed writes of the same values on small data."""
+    if len(rows) * codes.shape[1] > _NUMPY_CELLS:
+        _fill_reduced_one_hot(
+            codes, rows, n_categories, indicator_start, observed_column, has_missing,
+            ones_column, row_scale, out,
+        )  # fmt: skip
+        return
+    block, scale = codes[rows], row_scale[rows]
+    out[: len(rows)] = 0
+    k, f = np.nonzero((block >= 0) & (block < n_categories - 1))
+    out[k, indicator_start[f] + block[k, f]] = scale[k]
+    k, f = np.nonzero((block >= 0) & has_missing)
+    out[k, observed_column[f]] = scale[k]
+    out[: len(rows), ones_column] = scale
 
 
 @numba.njit(cache=True, nogil=True)
-def fill_reduced_one_hot(
+def _fill_reduced_one_hot(
     codes,
     rows,
     n_categories,
@@ -77,9 +111,7 @@ def fill_reduced_one_hot(
     row_scale,
     out,
 ):  # pragma: no cover - numba
-    """Row k of ``out``: the reduced one-hot encoding of ``codes[rows[k]]`` times
-    ``row_scale[rows[k]]`` (indicators of categories 0..r-2, observed flags of the
-    features with missing values, a constant column)."""
+    """:func:`fill_reduced_one_hot`'s compiled pass."""
     n_features = codes.shape[1]
     for k in range(rows.shape[0]):
         r = rows[k]
@@ -141,6 +173,27 @@ def reconstruct_tables(
                 for a in range(ri):
                     for b in range(rj):
                         out[c0 + b, r0 + a] = out[r0 + a, c0 + b]
+
+
+def _expansion(
+    n_categories: NDArray[np.intp],
+    offsets: NDArray[np.intp],
+    indicator_start: NDArray[np.intp],
+    observed_column: NDArray[np.intp],
+    n_reduced: int,
+) -> NDArray[np.float64]:
+    """The ``(n_reduced, D)`` matrix ``E`` with ``E.T @ gram @ E`` the pair tables that
+    :func:`reconstruct_tables` computes: the column of category a < r-1 of a feature
+    is its indicator, that of its last category the observed flag minus every
+    indicator. On a Gram matrix of integers (unweighted counts) every product and sum
+    is an exact integer, so the tables are equal to the bit (and exactly symmetric)."""
+    expand = np.zeros((n_reduced, int(offsets[-1])))
+    for f, r in enumerate(n_categories):
+        inner = np.arange(r - 1)
+        expand[indicator_start[f] + inner, offsets[f] + inner] = 1.0
+        expand[indicator_start[f] + inner, offsets[f] + r - 1] = -1.0
+        expand[observed_column[f], offsets[f] + r - 1] = 1.0
+    return expand
 
 
 @numba.njit(cache=True, nogil=True)
@@ -495,10 +548,19 @@ def pairwise_counts(
     bounds = np.searchsorted(class_index[order], np.arange(n_classes + 1))
     layout = (n_categories, indicator_start, observed_column, has_missing, ones_column)
     out = np.empty((n_classes, n_columns, n_columns), dtype=np.float64)
+    expand = None  # unit weights, few columns: integer Gram matrices expanded by numpy
+    if n_columns <= _NUMPY_TABLE_COLUMNS and (weights is None or bool(np.all(weights == 1.0))):
+        expand = _expansion(n_categories, offsets, indicator_start, observed_column, n_reduced)
     for c in range(n_classes):
         rows_c = order[bounds[c] : bounds[c + 1]]
         gram = _gram(codes, rows_c, layout, scale, n_reduced, dtype)
-        reconstruct_tables(gram, n_categories, offsets, indicator_start, observed_column, out[c])
+        if expand is not None:
+            np.matmul(expand.T, gram @ expand, out=out[c])
+            out[c] += 0.0  # (a zero is +0.0, as the kernel leaves it)
+        else:
+            reconstruct_tables(
+                gram, n_categories, offsets, indicator_start, observed_column, out[c]
+            )
     if weights is not None:
         # sqrt(w)**2 is w up to rounding, which the subtractions expose as cells of
         # about 1e-16 * total where the count is 0: snap them to 0

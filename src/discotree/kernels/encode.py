@@ -9,6 +9,12 @@ import numpy as np
 
 from ..threads import in_chunks
 
+#: Cells (rows x columns) up to which the helpers that wrap a kernel here run as plain
+#: numpy instead: as fast on so little data, with the same results to the bit, and a
+#: first fit on a small data set then compiles none of these kernels (issue #48:
+#: numba compiles a kernel on its first call, about 0.2-1 s each without a cache).
+_NUMPY_CELLS = 20_000
+
 
 @numba.njit(cache=True, nogil=True)
 def encode_sorted(values, columns, categories, offsets, out):  # pragma: no cover - numba
@@ -49,14 +55,36 @@ def encode_sorted(values, columns, categories, offsets, out):  # pragma: no cove
             out[r, columns[k]] = code
 
 
-@numba.njit(cache=True, nogil=True)
-def column_distinct(values, max_distinct, found, n_found):  # pragma: no cover - numba
+def column_distinct(
+    values: np.ndarray, max_distinct: int, found: np.ndarray, n_found: np.ndarray
+) -> None:
     """Collect up to ``max_distinct + 1`` distinct non-NaN values of every column.
 
     ``found[j, :n_found[j]]`` receives the distinct values of column j in order of
-    appearance; ``n_found[j] == max_distinct + 1`` means "more than max_distinct", and
-    that column is no longer scanned. One pass over the rows (C order).
+    appearance (as floats; ``-0.0`` and ``0.0`` are one value, the first seen);
+    ``n_found[j] == max_distinct + 1`` means "more than max_distinct". A compiled pass
+    over the rows (C order) that stops scanning a column at that limit; plain numpy on
+    small data (a stable sort of each column: the same values in the same order).
     """
+    if values.size > _NUMPY_CELLS:
+        _column_distinct(values, max_distinct, found, n_found)
+        return
+    limit = max_distinct + 1
+    for j in range(values.shape[1]):
+        column = values[:, j].astype(np.float64)
+        column = column[~np.isnan(column)]
+        order = np.argsort(column, kind="stable")
+        ordered = column[order]
+        new = np.ones(len(ordered), dtype=bool)
+        new[1:] = ordered[1:] != ordered[:-1]  # the first of each run of equal values
+        first = np.sort(order[new])[:limit]
+        found[j, : len(first)] = column[first]
+        n_found[j] = len(first)
+
+
+@numba.njit(cache=True, nogil=True)
+def _column_distinct(values, max_distinct, found, n_found):  # pragma: no cover - numba
+    """:func:`column_distinct`'s compiled pass."""
     n_samples, n_columns = values.shape
     limit = max_distinct + 1
     for j in range(n_columns):
@@ -133,20 +161,39 @@ def encode_identity_columns(columns, first, last, out):  # pragma: no cover - nu
                 out[r, first + k] = v if (v >= 0) & (v <= top) else -1
 
 
-@numba.njit(cache=True, nogil=True)
-def count_negatives(codes, out):  # pragma: no cover - numba
+def count_negatives(codes: np.ndarray, out: np.ndarray) -> None:
     """``out[j] += number of rows r with codes[r, j] < 0`` (missing or unseen codes);
-    one pass in row order that vectorises across the columns."""
+    one compiled pass in row order that vectorises across the columns (numpy on small
+    data)."""
+    if codes.size <= _NUMPY_CELLS:
+        out += np.count_nonzero(codes < 0, axis=0)
+    else:
+        _count_negatives(codes, out)
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_negatives(codes, out):  # pragma: no cover - numba
+    """:func:`count_negatives`'s compiled pass."""
     n_samples, n_columns = codes.shape
     for r in range(n_samples):
         for j in range(n_columns):
             out[j] += codes[r, j] < 0
 
 
-@numba.njit(cache=True, nogil=True)
-def column_ranges(codes, low, high):  # pragma: no cover - numba
+def column_ranges(codes: np.ndarray, low: np.ndarray, high: np.ndarray) -> None:
     """``low[j]`` and ``high[j]``: the smallest and largest of ``codes[:, j]`` (start
-    them at the dtype's largest and smallest values); one pass in row order."""
+    them at the dtype's largest and smallest values); one compiled pass in row order
+    (numpy's axis-0 min and max on small data)."""
+    if codes.size > _NUMPY_CELLS:
+        _column_ranges(codes, low, high)
+    elif codes.shape[0]:
+        np.minimum(low, codes.min(axis=0), out=low)
+        np.maximum(high, codes.max(axis=0), out=high)
+
+
+@numba.njit(cache=True, nogil=True)
+def _column_ranges(codes, low, high):  # pragma: no cover - numba
+    """:func:`column_ranges`'s compiled pass."""
     n_samples, n_columns = codes.shape
     for r in range(n_samples):
         for j in range(n_columns):
@@ -155,11 +202,30 @@ def column_ranges(codes, low, high):  # pragma: no cover - numba
             high[j] = max(high[j], v)
 
 
-@numba.njit(cache=True, nogil=True)
-def encode_bins(values, columns, edges, offsets, out):  # pragma: no cover - numba
+def encode_bins(
+    values: np.ndarray, columns: np.ndarray, edges: np.ndarray, offsets: np.ndarray, out: np.ndarray
+) -> None:
     """``out[r, columns[k]]`` = the bin of ``values[r, k]``: the number of column k's
     interior edges (``edges[offsets[k]:offsets[k+1]]``, increasing) below it, as
-    ``numpy.searchsorted(edges, x, side="left")``; -1 for NaN. One pass over the rows."""
+    ``numpy.searchsorted(edges, x, side="left")``; -1 for NaN. One compiled pass over
+    the rows; on small data numpy counts the edges below each value."""
+    if values.size > _NUMPY_CELLS:
+        _encode_bins(values, columns, edges, offsets, out)
+        return
+    for k in range(values.shape[1]):
+        _count_below(values[:, k], edges[offsets[k] : offsets[k + 1]], out[:, columns[k]])
+
+
+def _count_below(x: np.ndarray, edges: np.ndarray, out: np.ndarray) -> None:
+    """``out[r]``: the number of ``edges`` below ``x[r]``, -1 for NaN (numpy)."""
+    x = x.astype(np.float64)
+    code = np.count_nonzero(edges[None, :] < x[:, None], axis=1)
+    out[:] = np.where(np.isnan(x), -1, code)
+
+
+@numba.njit(cache=True, nogil=True)
+def _encode_bins(values, columns, edges, offsets, out):  # pragma: no cover - numba
+    """:func:`encode_bins`'s compiled pass."""
     n_samples, n_columns = values.shape
     for r in range(n_samples):
         for k in range(n_columns):
@@ -185,10 +251,22 @@ def encode_bins(values, columns, edges, offsets, out):  # pragma: no cover - num
             out[r, columns[k]] = lo - start
 
 
-@numba.njit(cache=True, nogil=True)
-def encode_bins_padded(values, columns, padded, out):  # pragma: no cover - numba
+def encode_bins_padded(
+    values: np.ndarray, columns: np.ndarray, padded: np.ndarray, out: np.ndarray
+) -> None:
     """:func:`encode_bins` for few edges: column k's edges in ``padded[k]``, padded with
-    +inf to a common length, counted without branches (about twice as fast)."""
+    +inf to a common length, counted without branches (about twice as fast; numpy on
+    small data)."""
+    if values.size > _NUMPY_CELLS:
+        _encode_bins_padded(values, columns, padded, out)
+        return
+    for k in range(values.shape[1]):
+        _count_below(values[:, k], padded[k], out[:, columns[k]])
+
+
+@numba.njit(cache=True, nogil=True)
+def _encode_bins_padded(values, columns, padded, out):  # pragma: no cover - numba
+    """:func:`encode_bins_padded`'s compiled pass."""
     n_samples, n_columns = values.shape
     width = padded.shape[1]
     for r in range(n_samples):
@@ -384,6 +462,9 @@ def weighted_quantiles(
     when every thread gets at least that many cells; the result does not depend on it.
     """
     n, d = values.shape
+    if values.size <= _NUMPY_CELLS:
+        _weighted_quantiles_numpy(values, weights, fractions, out, highest, used)
+        return
     work = n * d
     min_work = work if min_cells_per_thread is None else min_cells_per_thread
     parts: list[tuple[int, int]] = []
@@ -447,6 +528,61 @@ def weighted_quantiles(
 
     each(gather)
     _select_quantiles(gathered, gathered_weight, start, target, below, target_slot, used, out)
+
+
+def _weighted_quantiles_numpy(
+    values: np.ndarray,
+    weights: np.ndarray,
+    fractions: np.ndarray,
+    out: np.ndarray,
+    highest: np.ndarray,
+    used: np.ndarray,
+) -> None:
+    """:func:`weighted_quantiles` in numpy, a column at a time, for small data: the same
+    buckets and the same sums in the same order (``bincount`` and ``cumsum`` add in
+    sequence, as the kernels do), so the same values to the bit.
+
+    With unit weights every sum is an exact integer: the kernels' walk reaches the
+    target ``t`` at the ``ceil(t)``-th value in stable sorted order (the buckets split
+    that order, as the bucket of a value grows with it), which is read directly."""
+    fractions = np.asarray(fractions, dtype=np.float64)
+    n_buckets = _QUANTILE_BUCKETS
+    positive = weights > 0
+    unit = bool(np.all(weights == 1.0))
+    for j in range(values.shape[1]):
+        x = values[positive, j]
+        w = weights[positive]
+        observed = x == x
+        x, w = x[observed], w[observed]
+        used[j] = len(x)
+        if not len(x):
+            highest[j] = -np.inf
+            continue
+        if unit:  # integer sums, exact in any order: no buckets needed (see below)
+            order = np.argsort(x, kind="stable")
+            target = fractions * float(len(x)) * (1 - 1e-12)
+            at = np.clip(np.ceil(target) - 1, 0, len(x) - 1).astype(np.intp)
+            out[j] = x[order[at]]
+            highest[j] = x[np.argmax(x)]  # (the first of equal ones: -0.0 or 0.0)
+            continue
+        lo, hi = x[np.argmin(x)], x[np.argmax(x)]
+        highest[j] = hi
+        spread = hi - lo
+        scale = n_buckets / spread if spread > 0 else 0.0
+        bucket = np.minimum(((x - lo) * scale).astype(np.intp), n_buckets - 1)
+        bucket_weight = np.bincount(bucket, weights=w, minlength=n_buckets)
+        cumulative = np.cumsum(bucket_weight)  # (the buckets' weights are >= 0)
+        target = fractions * cumulative[-1] * (1 - 1e-12)
+        first = np.minimum(np.searchsorted(cumulative, target, side="left"), n_buckets - 1)
+        for k in range(len(fractions)):
+            b = first[k]
+            inside = bucket == b
+            part, part_weight = x[inside], w[inside]
+            order = np.argsort(part, kind="stable")
+            below = cumulative[b - 1] if b > 0 else 0.0
+            walk = np.cumsum(np.concatenate(([below], part_weight[order])))[1:]
+            reached = np.flatnonzero(walk >= target[k])
+            out[j, k] = part[order[reached[0] if len(reached) else len(part) - 1]]
 
 
 @numba.njit(cache=True, nogil=True)

@@ -6,10 +6,20 @@ import math
 
 import numba
 import numpy as np
+from numpy.typing import NDArray
+
+#: Cells of the pair tables (classes x pairs x the largest table, padded) up to which
+#: :func:`pairwise_mutual_information` runs as numpy instead of compiling its kernel
+#: (issue #48: a first fit on small data compiles less).
+_NUMPY_CELLS = 20_000
 
 
-@numba.njit(cache=True, nogil=True)
-def pairwise_mutual_information(counts, offsets, out, totals):  # pragma: no cover - numba
+def pairwise_mutual_information(
+    counts: NDArray[np.float64],
+    offsets: NDArray[np.intp],
+    out: NDArray[np.float64],
+    totals: NDArray[np.float64],
+) -> None:
     """Fill ``out[c, i, j]`` with the empirical MI (nats) of features i and j in class c,
     and ``totals[c, i, j]`` with the total weight of their table (what
     :func:`pairwise_table_totals` computes, read in the same pass).
@@ -18,7 +28,58 @@ def pairwise_mutual_information(counts, offsets, out, totals):  # pragma: no cov
     ``out`` and ``totals`` have shape (n_classes, n_features, n_features); ``out`` gets
     a symmetric matrix with zero diagonal. Each pair uses only its own table, that is
     the samples where both features are observed; an empty table has MI 0.
+
+    A compiled pass; on small tables numpy, every pair at once, with the same sums in
+    the same order (running sums, ``cumsum``) and the C library's ``log``: the same
+    values to the bit.
     """
+    n_features = len(offsets) - 1
+    widest = int(np.diff(offsets).max(initial=1))
+    n_pairs = n_features * (n_features - 1) // 2
+    if counts.shape[0] * max(n_pairs, n_features) * widest * widest > _NUMPY_CELLS:
+        _pairwise_mutual_information(counts, offsets, out, totals)
+        return
+    sizes = np.diff(offsets)
+    steps = np.arange(widest)
+    # Every feature's categories padded to ``widest`` (indices clipped, cells masked).
+    cells = np.minimum(offsets[:-1, None] + steps, max(int(offsets[-1]) - 1, 0))
+    inside = steps < sizes[:, None]
+    own = np.where(inside, counts[:, cells, cells], 0.0)  # (class, feature, category)
+    out.fill(0.0)
+    diagonal = np.arange(n_features)
+    totals[:, diagonal, diagonal] = _running_sum(own, 2)
+    if not n_pairs:
+        return
+    first, second = np.triu_indices(n_features, 1)
+    rows, columns = cells[first][:, :, None], cells[second][:, None, :]
+    mask = inside[first][:, :, None] & inside[second][:, None, :]
+    pairs = np.where(mask, counts[:, rows, columns], 0.0)  # (class, pair, a, b)
+    row_sum = _running_sum(pairs, 3)
+    col_sum = _running_sum(pairs, 2)
+    n = _running_sum(row_sum, 2)
+    positive = pairs > 0.0
+    c, k, a, b = np.nonzero(positive)
+    v = pairs[positive]
+    ratio = (v / row_sum[c, k, a]) * (n[c, k] / col_sum[c, k, b])
+    terms = np.zeros(pairs.shape)
+    terms[positive] = v * np.array([math.log(x) for x in ratio.tolist()])
+    mi = _running_sum(terms.reshape(*n.shape, -1), 2)
+    mi = np.divide(mi, n, out=np.zeros(n.shape), where=n > 0.0)
+    out[:, first, second] = out[:, second, first] = mi
+    totals[:, first, second] = totals[:, second, first] = n
+
+
+def _running_sum(values: NDArray[np.float64], axis: int) -> NDArray[np.float64]:
+    """The sum along ``axis`` added in order from 0.0, as a loop does (``cumsum``
+    adds in sequence; ``sum`` pairs the terms, which can round differently)."""
+    if values.shape[axis] == 0:
+        return np.zeros(np.delete(values.shape, axis))
+    return np.add(np.cumsum(values, axis=axis).take(-1, axis=axis), 0.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _pairwise_mutual_information(counts, offsets, out, totals):  # pragma: no cover - numba
+    """:func:`pairwise_mutual_information`'s compiled pass."""
     n_classes = counts.shape[0]
     n_features = offsets.shape[0] - 1
     max_r = 1
