@@ -128,8 +128,10 @@ def test_a_pass_that_reads_other_rows_is_named():
         n = N if len(calls) <= 2 else N - 10
         return [(X.iloc[:n], y[:n], w[:n])]
 
+    fitted = fit_batches_in_passes(KDBEnsembleClassifier(n_estimators=2), _uneven_batches(X, y, w))
     with pytest.raises(ValueError, match="pass 2 read 390 rows, the first 400"):
-        fit_batches_in_passes(KDBEnsembleClassifier(n_estimators=2), batches, spill=False)
+        fit_batches_in_passes(fitted, batches, spill=False)
+    assert not hasattr(fitted, "model_")  # a failed fit leaves the estimator unfitted
 
 
 def _write(frame: pd.DataFrame, path, form: str):
