@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import math
+from typing import Any
 
 import numba
 import numpy as np
@@ -39,20 +41,15 @@ def pairwise_mutual_information(
     if counts.shape[0] * max(n_pairs, n_features) * widest * widest > _NUMPY_CELLS:
         _pairwise_mutual_information(counts, offsets, out, totals)
         return
-    sizes = np.diff(offsets)
-    steps = np.arange(widest)
-    # Every feature's categories padded to ``widest`` (indices clipped, cells masked).
-    cells = np.minimum(offsets[:-1, None] + steps, max(int(offsets[-1]) - 1, 0))
-    inside = steps < sizes[:, None]
+    cells, inside, diagonal, first, second, mask = _pair_layout(
+        np.asarray(offsets, dtype=np.intp).tobytes()
+    )
     own = np.where(inside, counts[:, cells, cells], 0.0)  # (class, feature, category)
     out.fill(0.0)
-    diagonal = np.arange(n_features)
     totals[:, diagonal, diagonal] = _running_sum(own, 2)
     if not n_pairs:
         return
-    first, second = np.triu_indices(n_features, 1)
     rows, columns = cells[first][:, :, None], cells[second][:, None, :]
-    mask = inside[first][:, :, None] & inside[second][:, None, :]
     pairs = np.where(mask, counts[:, rows, columns], 0.0)  # (class, pair, a, b)
     row_sum = _running_sum(pairs, 3)
     col_sum = _running_sum(pairs, 2)
@@ -67,6 +64,21 @@ def pairwise_mutual_information(
     mi = np.divide(mi, n, out=np.zeros(n.shape), where=n > 0.0)
     out[:, first, second] = out[:, second, first] = mi
     totals[:, first, second] = totals[:, second, first] = n
+
+
+@functools.lru_cache(maxsize=64)
+def _pair_layout(offsets_bytes: bytes) -> tuple[NDArray[Any], ...]:
+    """Index arrays of the numpy path for the layout ``offsets`` (as bytes): every
+    feature's cells padded to the widest feature (indices clipped, ``inside`` masks
+    them), the diagonal, the pairs ``first < second`` and their cells' mask."""
+    offsets = np.frombuffer(offsets_bytes, dtype=np.intp)
+    sizes = np.diff(offsets)
+    steps = np.arange(int(sizes.max(initial=1)))
+    cells = np.minimum(offsets[:-1, None] + steps, max(int(offsets[-1]) - 1, 0))
+    inside = steps < sizes[:, None]
+    first, second = np.triu_indices(len(sizes), 1)
+    mask = inside[first][:, :, None] & inside[second][:, None, :]
+    return cells, inside, np.arange(len(sizes)), first, second, mask
 
 
 def _running_sum(values: NDArray[np.float64], axis: int) -> NDArray[np.float64]:
