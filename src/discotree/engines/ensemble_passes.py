@@ -238,6 +238,9 @@ def _pair_problems(source, plan: _Plan, spec: LearnerSpec) -> dict[str, Logistic
         )
         return _problem(plan, request, spec, pairs=pairs)
 
+    per_column = spec.option("pairs_per_column")  # the in-memory learner's cap, if set
+    if per_column is not None:
+        every = min(every, max(1, round(float(per_column) * len(source.n_categories))))
     problems = {"pair": problem(plan.pair_all, every)}
     if plan.pair == "auto" and plan.sums["half"]["weight"] > 0:
         problems["half"] = problem(plan.pair_half, len(problems["pair"].layout.pairs))
