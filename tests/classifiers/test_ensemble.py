@@ -51,6 +51,8 @@ def test_reproducible_and_members_differ():
         ({"pair_pooling": "mean"}, "pair_pooling must be one of"),
         ({"pair_significance": 1.5}, r"pair_significance must be None or a number in \(0, 1\)"),
         ({"pair_significance": "0.01"}, "pair_significance must be None or a number"),
+        ({"pairs_per_column": 0}, r"pairs_per_column must be None or a number > 0"),
+        ({"pairs_per_column": "5"}, r"pairs_per_column must be None or a number > 0"),
         ({"linear_weight": 0.3, "bootstrap": True}, "pair_weight='auto' .* bagged members"),
     ],
 )
@@ -428,3 +430,19 @@ def test_partial_fit_is_refused_naming_the_passes_based_alternatives():
         clf.partial_fit  # noqa: B018
     assert "discotree fit --data FILE --model eskdb" in str(refused.value)
     assert "Dask" in str(refused.value)
+
+
+def test_pairs_per_column_keeps_the_pairs_of_largest_information():
+    # the limited pair member reads the first pairs of the unlimited one's ranking
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, (300, 6))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.integers(0, 2, 300)) % 3
+    every = KDBEnsembleClassifier(n_estimators=2, pair_significance=None).fit(X, y)
+    limited = KDBEnsembleClassifier(
+        n_estimators=2, pair_significance=None, pairs_per_column=0.5
+    ).fit(X, y)
+    assert len(every.model_.pair_member.pairs) == 15
+    assert len(limited.model_.pair_member.pairs) == 3  # round(0.5 * 6)
+    np.testing.assert_array_equal(
+        limited.model_.pair_member.pairs, every.model_.pair_member.pairs[:3]
+    )

@@ -175,6 +175,12 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         (89.61 % against 89.59, log-loss 0.2515 against 0.2517) at a fraction of the
         pair member's cost on wide data (20 of 6,666 pairs on a generated 200-column
         set).
+    pairs_per_column : float or None, default=None
+        At most this many pairs a column, on average, in the pair member: the
+        ``round(pairs_per_column * n_columns)`` pairs of largest ``I(X_i; X_j | C)``
+        among those ``pair_significance`` keeps (as a member's attributes have at most
+        ``k`` parents); None keeps every such pair. Fewer pairs cost less: the pair
+        member's fit is about linear in them.
     alpha : float, default=1.0
         The members' pseudo-count (hierarchical: of the nodes' marginals).
     epsilon : float, default=1e-5
@@ -253,6 +259,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         pair_weight: float | str = "auto",
         pair_pooling: str = "log",
         pair_significance: float | None = 0.001,
+        pairs_per_column: float | None = None,
         alpha: float = 1.0,
         epsilon: float = 1e-5,
         max_categories: int = 10,
@@ -276,6 +283,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         self.pair_weight = pair_weight
         self.pair_pooling = pair_pooling
         self.pair_significance = pair_significance
+        self.pairs_per_column = pairs_per_column
 
     @staticmethod
     def upgrade_state(state: dict) -> dict:
@@ -286,6 +294,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         state.setdefault("pair_weight", 0.0)
         state.setdefault("pair_pooling", "linear")
         state.setdefault("pair_significance", None)  # (every pair, as fitted then)
+        state.setdefault("pairs_per_column", None)
         return state
 
     @available_if_explained(_no_partial_fit)
@@ -342,6 +351,11 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         if level is not None and not (is_real(level) and 0.0 < float(level) < 1.0):
             raise ValueError(
                 f"{name}: pair_significance must be None or a number in (0, 1), got {level!r}."
+            )
+        per_column = self.pairs_per_column
+        if per_column is not None and not (is_real(per_column) and float(per_column) > 0):
+            raise ValueError(
+                f"{name}: pairs_per_column must be None or a number > 0, got {per_column!r}."
             )
         if self.pair_pooling not in POOLINGS:
             raise ValueError(
@@ -497,6 +511,9 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             "pair_pooling": self.pair_pooling,
             "pair_significance": (
                 None if self.pair_significance is None else float(self.pair_significance)
+            ),
+            "pairs_per_column": (
+                None if self.pairs_per_column is None else float(self.pairs_per_column)
             ),
             "values": self._bin_values(),
         }

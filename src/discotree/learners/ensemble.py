@@ -58,6 +58,7 @@ __all__ = [
     "held_out_rows",
     "linear_pair_count",
     "pair_level_maps",
+    "pair_limit",
     "shared_pair_statistics",
 ]
 
@@ -383,12 +384,15 @@ def _pair_member(
     # the members' shared pair statistics are the pair member's when no column is binned
     binned = spec.option("binned", [])
     statistics = None if binned else spec.option("pairs")
+    n_pairs = pair_limit(spec.option("pairs_per_column"), len(rows.n_categories))
     if requested != "auto":
         weight = float(requested)
-        member = fit_pair_member(rows, spec, statistics=statistics) if weight > 0 else None
+        member = None
+        if weight > 0:
+            member = fit_pair_member(rows, spec, n_pairs, statistics=statistics)
         return member, weight, None
     assert held_out is not None  # (fit_kdb_ensemble computes it for "auto")
-    member = fit_pair_member(rows, spec, statistics=statistics)
+    member = fit_pair_member(rows, spec, n_pairs, statistics=statistics)
     scored = np.zeros(len(rows.codes), dtype=bool)
     scored[slice(None) if held is None else held] = True
     mixture = np.full((len(rows.codes), rows.n_classes), np.nan)
@@ -409,6 +413,20 @@ def _pair_member(
     )
     weight = float(PAIR_WEIGHTS[int(argmax_with_ties(-losses[None, :])[0])])
     return member, max(weight, PAIR_WEIGHT_FLOOR), losses
+
+
+def pair_limit(per_column: float | None, n_columns: int) -> int | None:
+    """The most pairs the pair member reads: ``round(per_column * n_columns)``, at
+    least 1 (None: no limit).
+
+    Examples
+    --------
+    >>> pair_limit(None, 36), pair_limit(5.0, 36), pair_limit(0.01, 3)
+    (None, 180, 1)
+    """
+    if per_column is None:
+        return None
+    return max(1, round(float(per_column) * n_columns))
 
 
 def shared_pair_statistics(rows: Rows, spec: LearnerSpec, maps: list) -> PairStatistics | None:
