@@ -24,6 +24,8 @@ that process.
 Run:  python benchmarks/bench_ensemble_cost.py [--mnist] [--threads 1,2] [--no-shapley]
       python benchmarks/bench_ensemble_cost.py --only shapley   (one fit, the Shapley
       figures replaced in the results already written)
+      python benchmarks/bench_ensemble_cost.py --only first-fit   (the same for the
+      first fit of a fresh process, cold then warm)
 Writes ensemble_cost.json and ensemble_cost.md (with the machine described) to --out.
 """
 
@@ -49,7 +51,8 @@ from sklearn.ensemble import RandomForestClassifier
 from discotree import KDBEnsembleClassifier
 from discotree.shapley import shapley_values
 
-#: Seconds of the first and the second fit of a fresh process on iris, printed by it.
+#: Wall and CPU seconds of the first and the second fit of a fresh process on iris,
+#: printed by it.
 FIRST_FIT_SCRIPT = """
 import time
 from sklearn.datasets import load_iris
@@ -57,10 +60,10 @@ from discotree import KDBEnsembleClassifier
 X, y = load_iris(return_X_y=True)
 times = []
 for _ in range(2):
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     KDBEnsembleClassifier().fit(X, y)
-    times.append(time.perf_counter() - start)
-print(times[0], times[1])
+    times += [time.perf_counter() - start, time.process_time() - start_cpu]
+print(*times)
 """
 
 
@@ -167,22 +170,46 @@ def shapley_cost(estimator, X_rows) -> dict:
     return out
 
 
-def first_fit(cold: bool) -> dict:
-    """The first and second fit on iris of a fresh process (cold: an empty numba
-    cache)."""
-    env = dict(os.environ)
+def first_fit(cache: str) -> dict:
+    """The first and second fit on iris of a fresh process whose numba cache is the
+    folder ``cache`` (cold when empty): wall and CPU seconds (numba compiles on one
+    thread, so CPU time is the fairer figure on a shared machine), with the load
+    average before."""
+    load = os.getloadavg()[0]
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_FIT_SCRIPT],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, NUMBA_CACHE_DIR=cache),
+        check=True,
+    )
+    first, first_cpu, second, second_cpu = (float(v) for v in done.stdout.split())
+    return {
+        "first_s": round(first, 2),
+        "second_s": round(second, 2),
+        "first_cpu_s": round(first_cpu, 2),
+        "second_cpu_s": round(second_cpu, 2),
+        "load_average_before": round(load, 2),
+    }
+
+
+def first_fits() -> dict:
+    """:func:`first_fit` with an empty numba cache (cold), then again with the cache
+    that run wrote (warm: every kernel of the current code cached)."""
     with tempfile.TemporaryDirectory() as cache:
-        if cold:
-            env["NUMBA_CACHE_DIR"] = cache
-        done = subprocess.run(
-            [sys.executable, "-c", FIRST_FIT_SCRIPT],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-        )
-    first, second = (float(v) for v in done.stdout.split())
-    return {"first_s": round(first, 2), "second_s": round(second, 2)}
+        cold = first_fit(cache)
+        return {"warm": first_fit(cache), "cold": cold}
+
+
+def only_first_fit(out: Path) -> None:
+    """The first-fit part alone, its figures written into the results already in
+    ``out`` (the other parts kept as they were measured)."""
+    path = out / "ensemble_cost.json"
+    results = json.loads(path.read_text()) if path.exists() else {"sets": {}}
+    results["first_fit"] = first_fits()
+    results["first_fit_machine"] = machine()
+    results.setdefault("machine", results["first_fit_machine"])
+    write_results(out, "ensemble_cost", results, markdown(results))
 
 
 def mnist_split(data_dir) -> tuple[np.ndarray, ...]:
@@ -240,7 +267,13 @@ def markdown(results: dict) -> str:
     if "first_fit" in results:
         lines += ["", "First fit of a fresh process on iris (seconds; second fit beside):", ""]
         for cache, row in results["first_fit"].items():
-            lines.append(f"- numba cache {cache}: {row['first_s']} (second {row['second_s']})")
+            line = f"- numba cache {cache}: {row['first_s']} (second {row['second_s']})"
+            if "first_cpu_s" in row:
+                line += (
+                    f"; CPU {row['first_cpu_s']} (second {row['second_cpu_s']}), load "
+                    f"average {row['load_average_before']} before"
+                )
+            lines.append(line)
     if "profile" in results:
         lines += [
             "",
@@ -274,7 +307,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--only",
-        choices=["shapley"],
+        choices=["shapley", "first-fit"],
         default=None,
         help="one part only, its figures replaced in the results already in --out",
     )
@@ -282,6 +315,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = parser.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
+    if args.only == "first-fit":
+        only_first_fit(args.out)
+        return
     X, y = wide_binary()
     splits = {"wide": (X[:3000], y[:3000], X[3000:], y[3000:])}
     if args.only == "shapley":
@@ -302,7 +338,7 @@ def main() -> None:
     if not args.no_extras:
         if not args.no_shapley:
             results["shapley"] = shapley_cost(fitted, splits["wide"][2][:10])
-        results["first_fit"] = {"warm": first_fit(cold=False), "cold": first_fit(cold=True)}
+        results["first_fit"] = first_fits()
         results["profile"] = profile_fit(*splits["wide"][:2])
     results["machine"]["wall_s"] = round(time.perf_counter() - start, 1)
     results["machine"]["load_average_at_end"] = os.getloadavg()
