@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..threads import available_cores, in_chunks, single_threaded_blas
-from .encode import _NUMPY_CELLS, count_negatives
+from .encode import count_negatives
 
 __all__ = [
     "DENSE_IDS",
@@ -63,7 +63,10 @@ _THREAD_WORK = 200_000_000
 #: Widest reduced one-hot matrix counted on several threads (each keeps its own Gram
 #: matrix of ``8 * width**2`` bytes; wider ones leave the threads to BLAS).
 _THREAD_MAX_WIDTH = 2048
-#: Widest pair tables (``sum(n_categories)`` columns) expanded from an integer Gram
+#: Cells (rows x features) up to which :func:`fill_reduced_one_hot` runs as numpy
+#: (about as fast on so few; issue #48: a first fit on small data compiles less)...
+_NUMPY_CELLS = 2_000
+#: ...and the widest pair tables (``sum(n_categories)`` columns) expanded from an integer Gram
 #: matrix by two products with numpy (:func:`_expansion`) instead of compiling
 #: :func:`reconstruct_tables` (issue #48: a first fit on small data compiles less).
 _NUMPY_TABLE_COLUMNS = 64

@@ -10,10 +10,13 @@ import numpy as np
 from ..threads import in_chunks
 
 #: Cells (rows x columns) up to which the helpers that wrap a kernel here run as plain
-#: numpy instead: as fast on so little data, with the same results to the bit, and a
-#: first fit on a small data set then compiles none of these kernels (issue #48:
-#: numba compiles a kernel on its first call, about 0.2-1 s each without a cache).
+#: numpy instead, with the same results to the bit: a first fit on a small data set
+#: then compiles none of these kernels (issue #48: numba compiles a kernel on its
+#: first call, about 0.2-1 s each without a cache), and on so little data numpy costs
+#: at most a fraction of a millisecond more a call (benchmarked at the limits)...
 _NUMPY_CELLS = 20_000
+#: ...and the limit of :func:`column_distinct`, whose numpy path sorts each column.
+_NUMPY_SORT_CELLS = 2_000
 
 
 @numba.njit(cache=True, nogil=True)
@@ -66,7 +69,7 @@ def column_distinct(
     over the rows (C order) that stops scanning a column at that limit; plain numpy on
     small data (a stable sort of each column: the same values in the same order).
     """
-    if values.size > _NUMPY_CELLS:
+    if values.size > _NUMPY_SORT_CELLS:
         _column_distinct(values, max_distinct, found, n_found)
         return
     limit = max_distinct + 1
@@ -209,17 +212,27 @@ def encode_bins(
     interior edges (``edges[offsets[k]:offsets[k+1]]``, increasing) below it, as
     ``numpy.searchsorted(edges, x, side="left")``; -1 for NaN. One compiled pass over
     the rows; on small data numpy counts the edges below each value."""
-    if values.size > _NUMPY_CELLS:
-        _encode_bins(values, columns, edges, offsets, out)
-        return
-    for k in range(values.shape[1]):
-        _count_below(values[:, k], edges[offsets[k] : offsets[k + 1]], out[:, columns[k]])
+    if values.size <= _NUMPY_CELLS:
+        parts = [edges[offsets[k] : offsets[k + 1]] for k in range(values.shape[1])]
+        if all(len(part) <= 16 or _increasing(part) for part in parts):
+            for k, part in enumerate(parts):
+                _count_below(values[:, k], part, out[:, columns[k]])
+            return
+    _encode_bins(values, columns, edges, offsets, out)
+
+
+def _increasing(edges: np.ndarray) -> bool:
+    return bool(np.all(edges[1:] >= edges[:-1]))
 
 
 def _count_below(x: np.ndarray, edges: np.ndarray, out: np.ndarray) -> None:
-    """``out[r]``: the number of ``edges`` below ``x[r]``, -1 for NaN (numpy)."""
+    """``out[r]``: the number of ``edges`` below ``x[r]``, -1 for NaN (numpy: a binary
+    search when the edges increase, else a count, as the kernels do)."""
     x = x.astype(np.float64)
-    code = np.count_nonzero(edges[None, :] < x[:, None], axis=1)
+    if _increasing(edges):
+        code = np.searchsorted(edges, x, side="left")
+    else:
+        code = np.count_nonzero(edges[None, :] < x[:, None], axis=1)
     out[:] = np.where(np.isnan(x), -1, code)
 
 
@@ -460,10 +473,12 @@ def weighted_quantiles(
     ``min_cells_per_thread``, each pass is split by rows over the cores (each thread
     reads its own rows, so the passes, which are bound by memory, share none of it),
     when every thread gets at least that many cells; the result does not depend on it.
+    Small data with unit weights is sorted by numpy instead (the same values: see
+    :func:`_unit_quantiles_numpy`), which compiles nothing.
     """
     n, d = values.shape
-    if values.size <= _NUMPY_CELLS:
-        _weighted_quantiles_numpy(values, weights, fractions, out, highest, used)
+    if values.size <= _NUMPY_CELLS and np.all(weights == 1.0):  # small: numpy
+        _unit_quantiles_numpy(values, fractions, out, highest, used)
         return
     work = n * d
     min_work = work if min_cells_per_thread is None else min_cells_per_thread
@@ -530,59 +545,33 @@ def weighted_quantiles(
     _select_quantiles(gathered, gathered_weight, start, target, below, target_slot, used, out)
 
 
-def _weighted_quantiles_numpy(
+def _unit_quantiles_numpy(
     values: np.ndarray,
-    weights: np.ndarray,
     fractions: np.ndarray,
     out: np.ndarray,
     highest: np.ndarray,
     used: np.ndarray,
 ) -> None:
-    """:func:`weighted_quantiles` in numpy, a column at a time, for small data: the same
-    buckets and the same sums in the same order (``bincount`` and ``cumsum`` add in
-    sequence, as the kernels do), so the same values to the bit.
+    """:func:`weighted_quantiles` with every weight 1, in numpy, a column at a time.
 
-    With unit weights every sum is an exact integer: the kernels' walk reaches the
-    target ``t`` at the ``ceil(t)``-th value in stable sorted order (the buckets split
-    that order, as the bucket of a value grows with it), which is read directly."""
+    The same values to the bit: the kernels' sums of weights are then exact integers,
+    and their walk through the buckets reaches the target ``t`` at the ``ceil(t)``-th
+    value in stable sorted order (the buckets split that order, as the bucket of a
+    value grows with it), which is read directly; the largest value is the first of
+    equal ones (``-0.0`` or ``0.0``), as the kernels keep it."""
     fractions = np.asarray(fractions, dtype=np.float64)
-    n_buckets = _QUANTILE_BUCKETS
-    positive = weights > 0
-    unit = bool(np.all(weights == 1.0))
     for j in range(values.shape[1]):
-        x = values[positive, j]
-        w = weights[positive]
-        observed = x == x
-        x, w = x[observed], w[observed]
+        x = values[:, j]
+        x = x[x == x]
         used[j] = len(x)
         if not len(x):
             highest[j] = -np.inf
             continue
-        if unit:  # integer sums, exact in any order: no buckets needed (see below)
-            order = np.argsort(x, kind="stable")
-            target = fractions * float(len(x)) * (1 - 1e-12)
-            at = np.clip(np.ceil(target) - 1, 0, len(x) - 1).astype(np.intp)
-            out[j] = x[order[at]]
-            highest[j] = x[np.argmax(x)]  # (the first of equal ones: -0.0 or 0.0)
-            continue
-        lo, hi = x[np.argmin(x)], x[np.argmax(x)]
-        highest[j] = hi
-        spread = hi - lo
-        scale = n_buckets / spread if spread > 0 else 0.0
-        bucket = np.minimum(((x - lo) * scale).astype(np.intp), n_buckets - 1)
-        bucket_weight = np.bincount(bucket, weights=w, minlength=n_buckets)
-        cumulative = np.cumsum(bucket_weight)  # (the buckets' weights are >= 0)
-        target = fractions * cumulative[-1] * (1 - 1e-12)
-        first = np.minimum(np.searchsorted(cumulative, target, side="left"), n_buckets - 1)
-        for k in range(len(fractions)):
-            b = first[k]
-            inside = bucket == b
-            part, part_weight = x[inside], w[inside]
-            order = np.argsort(part, kind="stable")
-            below = cumulative[b - 1] if b > 0 else 0.0
-            walk = np.cumsum(np.concatenate(([below], part_weight[order])))[1:]
-            reached = np.flatnonzero(walk >= target[k])
-            out[j, k] = part[order[reached[0] if len(reached) else len(part) - 1]]
+        order = np.argsort(x, kind="stable")
+        target = fractions * float(len(x)) * (1 - 1e-12)
+        at = np.clip(np.ceil(target) - 1, 0, len(x) - 1).astype(np.intp)
+        out[j] = x[order[at]]
+        highest[j] = x[np.argmax(x)]
 
 
 @numba.njit(cache=True, nogil=True)

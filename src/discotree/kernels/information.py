@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 #: Cells of the pair tables (classes x pairs x the largest table, padded) up to which
 #: :func:`pairwise_mutual_information` runs as numpy instead of compiling its kernel
 #: (issue #48: a first fit on small data compiles less).
-_NUMPY_CELLS = 20_000
+_NUMPY_CELLS = 1_000
 
 
 def pairwise_mutual_information(
