@@ -115,3 +115,27 @@ def test_prefix_tables_and_the_overflow_guard(rng):
         sparse_family_counts(
             np.zeros((2, 3), np.intp), np.zeros(2, np.intp), None, 2, huge, 2, (0, 1)
         )
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_prefix_tables_counted_densely_equal_the_sorted_count(rng, weighted, monkeypatch):
+    n_categories = np.array([2, 3, 4, 2, 3])
+    codes = np.stack([rng.integers(0, r, 700) for r in n_categories], axis=1).astype(np.int8)
+    codes[rng.random(codes.shape) < 0.1] = -1
+    y = rng.integers(0, 3, 700)
+    weights = rng.gamma(1.0, size=700) * (rng.random(700) < 0.9) if weighted else None
+    parents = [(), (0,), (1, 0), (2, 1, 0), (3, 2, 1, 0)]
+    dense = prefix_family_tables(codes, y, weights, 3, n_categories, parents)
+    monkeypatch.setattr("discotree.stats.family_tables.DENSE_IDS", 0)
+    monkeypatch.setattr("discotree.stats.family_tables.DENSE_IDS_PER_ROW", 0)
+    ordered = prefix_family_tables(codes, y, weights, 3, n_categories, parents)
+    for node_dense, node_sorted in zip(dense, ordered, strict=True):
+        for a, b in zip(node_dense, node_sorted, strict=True):
+            assert (a.node, a.parents, a.n_classes, a.r_node) == (
+                b.node,
+                b.parents,
+                b.n_classes,
+                b.r_node,
+            )
+            np.testing.assert_array_equal(a.cells, b.cells)
+            np.testing.assert_array_equal(a.masses, b.masses)

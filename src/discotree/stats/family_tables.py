@@ -17,7 +17,13 @@ from dataclasses import dataclass, fields
 import numpy as np
 from numpy.typing import NDArray
 
-from ..kernels.counts import present_configurations, sparse_family_counts
+from ..kernels.counts import (
+    DENSE_IDS,
+    DENSE_IDS_PER_ROW,
+    present_configurations,
+    sparse_family_counts,
+)
+from ..kernels.family_counts import dense_sparse_family_counts
 from ..kernels.sparse_families import sparse_cell_lookup
 
 __all__ = ["SparseFamilyTable", "observed_prefix_lengths", "prefix_family_tables"]
@@ -255,12 +261,26 @@ def prefix_family_tables(
     >>> [[t.parents for t in node] for node in tables]
     [[()], [(), (0,)], [(), (1,), (1, 0)]]
     """
-    return [
-        [
-            SparseFamilyTable.from_codes(
-                codes, class_index, weights, n_classes, n_categories, node, ranked[:length]
+    limit = max(DENSE_IDS, DENSE_IDS_PER_ROW * len(codes))
+    out = []
+    for node, ranked in enumerate(parents):
+        tables = []
+        for length in range(len(ranked) + 1):
+            prefix = tuple(int(p) for p in ranked[:length])
+            size = n_classes * int(n_categories[node])
+            for p in prefix:
+                size *= int(n_categories[p])
+            if size > limit:  # (sorted: memory with the rows, not the cells)
+                tables.append(
+                    SparseFamilyTable.from_codes(
+                        codes, class_index, weights, n_classes, n_categories, node, prefix
+                    )
+                )
+                continue
+            cells, masses = dense_sparse_family_counts(
+                codes, class_index, weights, n_classes, n_categories, node, prefix
             )
-            for length in range(len(ranked) + 1)
-        ]
-        for node, ranked in enumerate(parents)
-    ]
+            r = int(n_categories[node])
+            tables.append(SparseFamilyTable(int(node), prefix, int(n_classes), r, cells, masses))
+        out.append(tables)
+    return out
