@@ -324,27 +324,24 @@ def _bucket_counts(
             for j in range(d):
                 x = values[i, j]
                 if x == x:
-                    b = min(int((x - lo[j]) * scale[j]), n_buckets - 1)
+                    b = int((x - lo[j]) * scale[j])
+                    b = b if b < n_buckets else n_buckets - 1  # (no min(): one compile less)
                     bucket_size[j, b] += 1
                     if not unit:
                         bucket_weight[j, b] += w
 
 
 @numba.njit(cache=True, nogil=True)
-def _quantile_buckets(bucket_weight, bucket_size, used, fractions):  # pragma: no cover - numba
+def _quantile_buckets(
+    bucket_weight, bucket_size, used, fractions, target, below, target_slot, slot, starts
+):  # pragma: no cover - numba
     """The bucket of every target quantile: ``target[j, k]`` (its cumulative weight),
     ``below[j, k]`` (the weight of the buckets before its bucket), ``target_slot[j,
-    k]``, and for the buckets to gather ``slot[j, b]`` (-1 for the others) with
-    their segments ``start`` in the gathered values."""
+    k]``, and for the buckets to gather ``slot[j, b]`` (both start at -1) with their
+    segments ``starts[:n_slots + 1]`` (starts at 0) in the gathered values; returns
+    ``n_slots``. (The caller allocates: numba compiles no array constructor here.)"""
     d, n_buckets = bucket_size.shape
     n_targets = fractions.shape[0]
-    target = np.empty((d, n_targets))
-    below = np.empty((d, n_targets))
-    target_slot = np.empty((d, n_targets), dtype=np.intp)
-    slot = np.empty((d, n_buckets), dtype=np.intp)
-    target_slot[:] = -1  # (not np.full: one numba overload less to compile)
-    slot[:] = -1
-    starts = np.zeros(d * n_targets + 1, dtype=np.intp)  # (at most one slot a target)
     n_slots = 0
     for j in range(d):
         if used[j] == 0:
@@ -365,7 +362,7 @@ def _quantile_buckets(bucket_weight, bucket_size, used, fractions):  # pragma: n
                 starts[n_slots + 1] = starts[n_slots] + bucket_size[j, b]
                 n_slots += 1
             target_slot[j, k] = slot[j, b]
-    return target, below, target_slot, slot, starts[: n_slots + 1].copy()
+    return n_slots
 
 
 @numba.njit(cache=True, nogil=True)
@@ -382,7 +379,8 @@ def _gather_buckets(
             for j in range(d):
                 x = values[i, j]
                 if x == x:
-                    m = slot[j, min(int((x - lo[j]) * scale[j]), n_buckets - 1)]
+                    b = int((x - lo[j]) * scale[j])
+                    m = slot[j, b if b < n_buckets else n_buckets - 1]
                     if m >= 0:
                         gathered[fill[m]] = x
                         gathered_weight[fill[m]] = w
@@ -390,13 +388,14 @@ def _gather_buckets(
 
 
 @numba.njit(cache=True, nogil=True)
-def _stable_order(values):  # pragma: no cover - numba
+def _stable_order(values, order, spare):  # pragma: no cover - numba
     """The positions of ``values`` (no NaN) in increasing order, ties in position order:
     the permutation any stable sort gives, by a bottom-up merge sort (numba's own
-    ``argsort(kind="mergesort")`` costs seconds to compile)."""
+    ``argsort(kind="mergesort")`` costs seconds to compile), in the first
+    ``len(values)`` of ``order`` or of ``spare`` (scratch, intp): the one returned."""
     n = values.shape[0]
-    order = np.empty(n, dtype=np.intp)
-    spare = np.empty(n, dtype=np.intp)
+    order = order[:n]
+    spare = spare[:n]
     for i in range(n):
         order[i] = i
     width = 1
@@ -427,9 +426,10 @@ def _stable_order(values):  # pragma: no cover - numba
 
 @numba.njit(cache=True, nogil=True)
 def _select_quantiles(
-    gathered, gathered_weight, start, target, below, target_slot, used, out
+    gathered, gathered_weight, start, target, below, target_slot, used, out, order, spare
 ):  # pragma: no cover - numba
-    """Each target's value: sort its bucket's values and walk their cumulative weight."""
+    """Each target's value: sort its bucket's values and walk their cumulative weight
+    (``order`` and ``spare``: intp scratch as long as the longest segment)."""
     d, n_targets = target.shape
     for j in range(d):
         if used[j] == 0:
@@ -438,13 +438,13 @@ def _select_quantiles(
             m = target_slot[j, k]
             part = gathered[start[m] : start[m + 1]]
             part_weight = gathered_weight[start[m] : start[m + 1]]
-            order = _stable_order(part)
+            ranked = _stable_order(part, order, spare)
             cumulative = below[j, k]
-            out[j, k] = part[order[len(part) - 1]]
+            out[j, k] = part[ranked[len(part) - 1]]
             for q in range(len(part)):
-                cumulative += part_weight[order[q]]
+                cumulative += part_weight[ranked[q]]
                 if cumulative >= target[j, k]:
-                    out[j, k] = part[order[q]]
+                    out[j, k] = part[ranked[q]]
                     break
 
 
@@ -520,10 +520,15 @@ def weighted_quantiles(
     bucket_weight = (
         bucket_size.astype(np.float64) if unit else np.sum([f[1] for f in found], axis=0)
     )
-    target, below, target_slot, slot, start = _quantile_buckets(
-        bucket_weight, bucket_size, used, np.asarray(fractions, dtype=np.float64)
+    fractions = np.asarray(fractions, dtype=np.float64)
+    target, below = np.empty((d, len(fractions))), np.empty((d, len(fractions)))
+    target_slot = np.full((d, len(fractions)), -1, dtype=np.intp)
+    slot = np.full((d, _QUANTILE_BUCKETS), -1, dtype=np.intp)
+    starts = np.zeros(d * len(fractions) + 1, dtype=np.intp)  # (at most one slot a target)
+    n_slots = _quantile_buckets(
+        bucket_weight, bucket_size, used, fractions, target, below, target_slot, slot, starts
     )
-    n_slots = len(start) - 1
+    start = starts[: n_slots + 1]
     gathered = np.empty(start[n_slots])
     gathered_weight = np.empty(start[n_slots])
     slot_j, slot_b = np.nonzero(slot >= 0)
@@ -542,7 +547,11 @@ def weighted_quantiles(
         )
 
     each(gather)
-    _select_quantiles(gathered, gathered_weight, start, target, below, target_slot, used, out)
+    longest = int(np.diff(start).max(initial=0))
+    order, spare = np.empty(longest, dtype=np.intp), np.empty(longest, dtype=np.intp)
+    _select_quantiles(
+        gathered, gathered_weight, start, target, below, target_slot, used, out, order, spare
+    )
 
 
 def _unit_quantiles_numpy(

@@ -39,7 +39,8 @@ def pairwise_mutual_information(
     widest = int(np.diff(offsets).max(initial=1))
     n_pairs = n_features * (n_features - 1) // 2
     if counts.shape[0] * max(n_pairs, n_features) * widest * widest > _NUMPY_CELLS:
-        _pairwise_mutual_information(counts, offsets, out, totals)
+        row_sum, col_sum = np.empty(widest), np.empty(widest)  # (scratch)
+        _pairwise_mutual_information(counts, offsets, out, totals, row_sum, col_sum)
         return
     cells, inside, diagonal, first, second, mask = _pair_layout(
         np.asarray(offsets, dtype=np.intp).tobytes()
@@ -90,15 +91,13 @@ def _running_sum(values: NDArray[np.float64], axis: int) -> NDArray[np.float64]:
 
 
 @numba.njit(cache=True, nogil=True)
-def _pairwise_mutual_information(counts, offsets, out, totals):  # pragma: no cover - numba
-    """:func:`pairwise_mutual_information`'s compiled pass."""
+def _pairwise_mutual_information(
+    counts, offsets, out, totals, row_sum, col_sum
+):  # pragma: no cover - numba
+    """:func:`pairwise_mutual_information`'s compiled pass (``row_sum`` and ``col_sum``:
+    scratch as long as the most categories of a feature)."""
     n_classes = counts.shape[0]
     n_features = offsets.shape[0] - 1
-    max_r = 1
-    for f in range(n_features):
-        max_r = max(max_r, offsets[f + 1] - offsets[f])
-    row_sum = np.empty(max_r)
-    col_sum = np.empty(max_r)
     for c in range(n_classes):
         for i in range(n_features):
             out[c, i, i] = 0.0
