@@ -27,7 +27,14 @@ from numpy.typing import NDArray
 
 from .sparse_families import first_at_least
 
-__all__ = ["DENSE_CELLS", "DENSE_ROWS_FACTOR", "LINEAR_WEIGHT", "hierarchical_level_terms"]
+__all__ = [
+    "DENSE_CELLS",
+    "DENSE_ROWS_FACTOR",
+    "LINEAR_WEIGHT",
+    "backoff_node_probabilities",
+    "hierarchical_level_terms",
+    "run_sums",
+]
 
 #: Up to this total weight, the back-off runs on probabilities (one logarithm per row,
 #: class and level); beyond, on their logarithms (a product of many levels of
@@ -359,3 +366,186 @@ def hierarchical_level_terms(
     if linear:
         np.log(out, out=out)  # (a missing node's 1 becomes its 0)
     return out, chosen
+
+
+@numba.njit(cache=True, nogil=True)
+def run_sums(keys, masses, bounds, divisors, out_keys, out_sums, out_bounds):  # pragma: no cover
+    """In each segment ``g`` (``bounds[g]:bounds[g + 1]`` of ``keys``, sorted there),
+    the sums of ``masses`` over the runs of equal ``keys // divisors[g]``, each added
+    in order from 0 (as a scan of the cells adds them): the runs' keys and sums into
+    ``out_keys`` and ``out_sums``, segment ``g``'s at ``out_bounds[g]:out_bounds[g + 1]``.
+
+    Examples
+    --------
+    >>> keys, sums, bounds = np.zeros(3, dtype=np.int64), np.zeros(3), np.zeros(3, dtype=np.int64)
+    >>> run_sums(np.array([0, 1, 5, 2]), np.array([1.0, 2.0, 4.0, 8.0]),
+    ...          np.array([0, 3, 4]), np.array([2, 2]), keys, sums, bounds)
+    >>> keys.tolist(), sums.tolist(), bounds.tolist()
+    ([0, 2, 1], [3.0, 4.0, 8.0], [0, 2, 3])
+    """
+    m = 0
+    out_bounds[0] = 0
+    for g in range(bounds.shape[0] - 1):
+        begin = m
+        for j in range(bounds[g], bounds[g + 1]):
+            key = keys[j] // divisors[g]
+            if m == begin or out_keys[m - 1] != key:
+                out_keys[m] = key
+                out_sums[m] = 0.0
+                m += 1
+            out_sums[m - 1] += masses[j]
+        out_bounds[g + 1] = m
+
+
+@numba.njit(cache=True, nogil=True)
+def _configuration_range(
+    keys, bounds, index, index_at, g, key, width, begin, present
+):  # pragma: no cover - numba
+    # the entries begin..begin + width - 1 of level g's keys (all of one key): read from
+    # the level's dense index where it has one and the key is within it, else searched
+    if not present:
+        return 0, 0
+    a = index_at[g]
+    if key < index_at[g + 1] - a - 1:  # (a level without an index has none)
+        return index[a + key], index[a + key + 1]
+    low, high = bounds[g], bounds[g + 1]
+    j = first_at_least(keys, low, high, begin)
+    stop = j
+    while stop < high and keys[stop] < begin + width:
+        stop += 1
+    return j, stop
+
+
+@numba.njit(cache=True, nogil=True)
+def backoff_node_probabilities(
+    codes,
+    which,
+    nodes,
+    r_nodes,
+    parent_start,
+    parents,
+    radices,
+    value_bounds,
+    value_keys,
+    value_masses,
+    value_index,
+    value_index_at,
+    total_bounds,
+    total_keys,
+    total_sums,
+    total_index,
+    total_index_at,
+    root_totals,
+    concentrations,
+    exact_halving,
+    linear,
+    alpha,
+    row_start,
+    out,
+):  # pragma: no cover - numba
+    """The deepest level's back-off estimate of each node ``nodes[which[s]]`` for the
+    rows ``row_start..row_start + out.shape[1]`` of ``codes``, nothing left out, into
+    ``out[s]`` (probabilities where ``linear[which[s]]``, 1 where the node is missing;
+    else logarithms, 0 where missing): the same operations on the same numbers as
+    :func:`hierarchical_level_terms` with ``unit`` 0 and the concentrations given, for
+    every node at once and without its intermediate arrays.
+
+    Node ``t``'s ranked parents are ``parents[parent_start[t]:parent_start[t + 1]]``
+    (their numbers of categories: ``radices``, the same slice); its level ``L`` is the
+    global level ``g = parent_start[t] + t + L``, whose table is read through
+    ``value_keys[value_bounds[g]:value_bounds[g + 1]]``, the sorted ids
+    ``(configuration * r + value) * n_classes + class`` of its cells with their
+    ``value_masses``, and ``total_keys[total_bounds[g]:total_bounds[g + 1]]``, the
+    sorted ids ``configuration * n_classes + class`` with their totals ``total_sums``
+    (added in the cells' order, as the scan of the per-node path adds them);
+    ``root_totals[t]``: the weight of level 0. Where level ``g`` has a dense index
+    (``a = total_index_at[g]`` below ``total_index_at[g + 1]``), the entries of
+    configuration ``q`` are ``total_index[a + q]:total_index[a + q + 1]`` (no search),
+    and likewise those of ``(q, value)`` through ``value_index``. Where
+    ``exact_halving[g]`` (a power of two: ``(0 + b p) / (0 + b)`` is ``p``) and the
+    node is linear, the classes absent from a configuration are left as they are
+    instead of computed again.
+    """
+    n_rows, n_classes = out.shape[1], out.shape[2]
+    counts = np.zeros(n_classes)
+    totals = np.zeros(n_classes)
+    log_p = np.empty(n_classes)
+    p_linear = np.empty(n_classes)
+    for s in range(which.shape[0]):
+        t = which[s]
+        node, r = nodes[t], r_nodes[t]
+        first_level = parent_start[t] + t
+        n_levels = parent_start[t + 1] - parent_start[t] + 1
+        for i in range(n_rows):
+            value = codes[row_start + i, node]
+            if value < 0:  # (the per-node path's terms are replaced by these)
+                for c in range(n_classes):
+                    out[s, i, c] = 1.0 if linear[t] else 0.0
+                continue
+            identity = 0
+            still = True
+            for level in range(n_levels):
+                g = first_level + level
+                if level > 0:
+                    k = parent_start[t] + level - 1
+                    parent = codes[row_start + i, parents[k]]
+                    identity = identity * radices[k] + max(parent, 0)
+                    still = still and parent >= 0
+                t_low, t_high = _configuration_range(
+                    total_keys,
+                    total_bounds,
+                    total_index,
+                    total_index_at,
+                    g,
+                    identity,
+                    n_classes,
+                    identity * n_classes,
+                    still,
+                )
+                for m in range(t_low, t_high):
+                    totals[total_keys[m] - identity * n_classes] = total_sums[m]
+                begin = (identity * r + value) * n_classes
+                v_low, v_high = _configuration_range(
+                    value_keys,
+                    value_bounds,
+                    value_index,
+                    value_index_at,
+                    g,
+                    identity * r + value,
+                    n_classes,
+                    begin,
+                    still and value < r,
+                )
+                count = 0.0
+                for m in range(v_low, v_high):
+                    counts[value_keys[m] - begin] = value_masses[m]
+                    count += value_masses[m]
+                if level == 0:
+                    count, total = max(count, 0.0), max(root_totals[t], 0.0)
+                    start = np.log(count + alpha) - np.log(total + alpha * r)
+                    own = (count + alpha) / (total + alpha * r)
+                    for c in range(n_classes):
+                        log_p[c] = start
+                        p_linear[c] = own
+                b = concentrations[g]
+                if linear[t] and exact_halving[g]:  # only the classes present
+                    for m in range(t_low, t_high):
+                        c = total_keys[m] - identity * n_classes
+                        n, tc = max(counts[c], 0.0), max(totals[c], 0.0)
+                        p_linear[c] = (n + b * p_linear[c]) / (tc + b)
+                elif linear[t]:
+                    for c in range(n_classes):
+                        n, tc = max(counts[c], 0.0), max(totals[c], 0.0)
+                        p_linear[c] = (n + b * p_linear[c]) / (tc + b)
+                else:
+                    log_b = np.log(b)
+                    for c in range(n_classes):
+                        n, tc = max(counts[c], 0.0), max(totals[c], 0.0)
+                        log_count = np.log(n) if n > 0 else -np.inf
+                        log_p[c] = _log_add_exp(log_count, log_b + log_p[c]) - np.log(tc + b)
+                for m in range(t_low, t_high):  # (every count's class has a total)
+                    c = total_keys[m] - identity * n_classes
+                    counts[c] = 0.0
+                    totals[c] = 0.0
+            for c in range(n_classes):
+                out[s, i, c] = p_linear[c] if linear[t] else log_p[c]

@@ -39,6 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels.counts import configuration_ids
+from ..stats.backoff_prediction import PackedBackoff
 from ..stats.family_tables import SparseFamilyTable, observed_prefix_lengths
 from ..stats.hierarchical import leave_one_out_backoff_terms, level_counts
 from .bayes_net import BayesNetModel
@@ -142,7 +143,22 @@ class KDependenceModel:
 
     def node_log_probability(self, node: int, codes: NDArray[np.integer]) -> NDArray[np.float64]:
         """``log P(x_node | c, pa)`` of every row and class (0 where x_node is missing;
-        a missing parent backed off to the observed prefix)."""
+        a missing parent backed off to the observed prefix): under hierarchical
+        smoothing, for a node in use, one compiled pass
+        (:class:`~discotree.stats.backoff_prediction.PackedBackoff`); else, and as its
+        reference, :meth:`reference_node_log_probability`."""
+        packed = self._packed()
+        position = None if packed is None else packed.position(node)
+        if packed is not None and position is not None:
+            return packed.node_log_probabilities(codes, [position])[0]
+        return self.reference_node_log_probability(node, codes)
+
+    def reference_node_log_probability(
+        self, node: int, codes: NDArray[np.integer]
+    ) -> NDArray[np.float64]:
+        """:meth:`node_log_probability` one level at a time (the hierarchical back-off
+        through :func:`~discotree.stats.hierarchical.leave_one_out_backoff_terms`, with
+        nothing left out): the reference of the packed pass."""
         ranked = self.parents[node]
         if self.hdp:
             levels = level_counts(self.tables[node], codes, ranked, self.n_categories, len(ranked))
@@ -181,9 +197,13 @@ class KDependenceModel:
         """``log P(x | c)`` of every row and class (the class prior excluded), missing
         values summed out exactly where affordable (see the module notes)."""
         codes = np.asarray(codes)
-        out = np.zeros((len(codes), self.n_classes))
-        for node in self.attributes:
-            out += self.node_log_probability(node, codes)
+        packed = self._packed()
+        if packed is not None:
+            out = packed.log_likelihood(codes)
+        else:
+            out = np.zeros((len(codes), self.n_classes))
+            for node in self.attributes:
+                out += self.node_log_probability(node, codes)
         parents_missing = np.zeros(len(codes), dtype=bool)
         for node in self.attributes:
             for p in self.parents[node]:
@@ -340,8 +360,27 @@ class KDependenceModel:
         assert dense is not None
         return dense.marginal(row)
 
+    def _packed(self) -> PackedBackoff | None:
+        """The hierarchical tables of the nodes in use, packed for prediction (cached
+        outside the pickled state; None without hierarchical smoothing)."""
+        if "_packed_backoff" not in self.__dict__:
+            packed = None
+            if self.concentrations is not None and not self.hdp and self.attributes:
+                packed = PackedBackoff.from_tables(
+                    list(self.attributes),
+                    self.parents,
+                    self.tables,
+                    self.n_categories,
+                    self.alpha,
+                    self.concentrations,
+                    self.n_classes,
+                )
+            self.__dict__["_packed_backoff"] = packed
+        return self.__dict__["_packed_backoff"]
+
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_dense_model"}
+        cached = ("_dense_model", "_packed_backoff")
+        return {k: v for k, v in self.__dict__.items() if k not in cached}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)

@@ -1,0 +1,293 @@
+"""Scoring rows under hierarchical smoothing with nothing left out, every node of a
+k-dependence model in one compiled pass (prediction's path).
+
+:func:`~discotree.stats.hierarchical.leave_one_out_backoff_terms` with ``unit`` 0
+computes every level's estimate of one node per call (a call, its arrays and one pass
+per level for each node: most of the time of an ensemble's predict on a wide set goes
+into that overhead). :class:`PackedBackoff` holds a model's tables in flat arrays once,
+and :meth:`PackedBackoff.node_log_probabilities` runs
+:func:`~discotree.kernels.hierarchical_terms.backoff_node_probabilities` over any of its
+nodes and all the rows at once: the same operations in the same order, so the same
+numbers (tested against the per-node path to the bit, and to 1e-12 in any case).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..kernels.hierarchical_terms import LINEAR_WEIGHT, backoff_node_probabilities, run_sums
+from .family_tables import SparseFamilyTable
+
+__all__ = ["DENSE_INDEX_FACTOR", "DENSE_INDEX_KEYS", "MAX_BLOCK_CELLS", "PackedBackoff"]
+
+#: A level's entries get a dense index (one position per key: no binary search) when
+#: it has at most this many keys, or at most :data:`DENSE_INDEX_FACTOR` times its
+#: entries.
+DENSE_INDEX_KEYS = 1 << 12
+#: See :data:`DENSE_INDEX_KEYS`.
+DENSE_INDEX_FACTOR = 4
+
+#: The largest block of terms (nodes x rows x classes) one call holds at once: the rows
+#: are scored in blocks beyond.
+MAX_BLOCK_CELLS = 1 << 22
+
+
+@dataclass
+class PackedBackoff:
+    """The hierarchical tables of some nodes, flat and indexed for scoring (see
+    :func:`~discotree.kernels.hierarchical_terms.backoff_node_probabilities` for the
+    layout).
+
+    Examples
+    --------
+    >>> from discotree.stats.family_tables import prefix_family_tables
+    >>> codes = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
+    >>> y = np.array([0, 1, 1, 0])
+    >>> tables = prefix_family_tables(codes, y, None, 2, np.array([2, 2]), [(), (0,)])
+    >>> packed = PackedBackoff.from_tables(
+    ...     [0, 1], [(), (0,)], tables, np.array([2, 2]), 1.0,
+    ...     [np.array([1.0]), np.array([1.0, 1.0])], 2)
+    >>> packed.node_log_probabilities(codes[:1], [1]).shape
+    (1, 1, 2)
+    """
+
+    nodes: NDArray[np.int64]
+    r_nodes: NDArray[np.int64]
+    parent_start: NDArray[np.int64]
+    parents: NDArray[np.int64]
+    radices: NDArray[np.int64]
+    value_bounds: NDArray[np.int64]
+    value_keys: NDArray[np.int64]
+    value_masses: NDArray[np.float64]
+    value_index: NDArray[np.int64]
+    value_index_at: NDArray[np.int64]
+    total_bounds: NDArray[np.int64]
+    total_keys: NDArray[np.int64]
+    total_sums: NDArray[np.float64]
+    total_index: NDArray[np.int64]
+    total_index_at: NDArray[np.int64]
+    root_totals: NDArray[np.float64]
+    concentrations: NDArray[np.float64]
+    exact_halving: NDArray[np.bool_]
+    linear: NDArray[np.bool_]
+    alpha: float
+    n_classes: int
+
+    def position(self, node: int) -> int | None:
+        """Where ``node`` is among the packed nodes (None: not packed)."""
+        found = np.flatnonzero(self.nodes == node)
+        return int(found[0]) if len(found) else None
+
+    @classmethod
+    def from_tables(
+        cls,
+        nodes: list[int],
+        parents: list[tuple[int, ...]],
+        tables: list[list[SparseFamilyTable]],
+        n_categories: NDArray[np.intp],
+        alpha: float,
+        concentrations: list[NDArray[np.float64]],
+        n_classes: int,
+    ) -> PackedBackoff:
+        """Pack ``nodes`` (their ranked ``parents[node]``, the tables of every prefix
+        ``tables[node]`` and the concentrations ``concentrations[node]``)."""
+        n_categories = np.asarray(n_categories, dtype=np.int64)
+        starts, flat_parents, used = [0], list[int](), list[SparseFamilyTable]()
+        chosen, linear = list[NDArray[np.float64]](), list[bool]()
+        level_r, root_levels = list[int](), list[int]()
+        for node in nodes:
+            ranked = tuple(int(p) for p in parents[node])
+            tables_used = tables[node][: len(ranked) + 1]
+            root_levels.append(len(used))
+            used.extend(tables_used)
+            flat_parents.extend(ranked)
+            starts.append(len(flat_parents))
+            level_r.extend([int(n_categories[node])] * len(tables_used))
+            # (the per-node path's test, on the same concatenation)
+            masses = np.concatenate([np.asarray(t.masses, dtype=np.float64) for t in tables_used])
+            linear.append(bool(masses.sum() <= LINEAR_WEIGHT))
+            chosen.append(np.asarray(concentrations[node][: len(ranked) + 1], dtype=np.float64))
+        sizes = [len(table.cells) for table in used]
+        bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        cells = np.concatenate([np.zeros(0, dtype=np.int64)] + [t.cells for t in used])
+        cells = cells.astype(np.int64)
+        masses = np.concatenate([np.zeros(0)] + [t.masses for t in used]).astype(np.float64)
+        level = np.repeat(np.arange(len(used)), sizes)
+        r = np.repeat(np.asarray(level_r, dtype=np.int64), sizes)
+        # each cell (configuration, class, value) as (configuration, value, class)
+        configuration, rest = np.divmod(cells, n_classes * r)
+        klass, value = np.divmod(rest, r)
+        value_keys = (configuration * r + value) * n_classes + klass
+        order = np.lexsort((value_keys, level))
+        total_keys, total_sums = np.zeros(len(cells), dtype=np.int64), np.zeros(len(cells))
+        total_bounds = np.zeros(len(used) + 1, dtype=np.int64)
+        run_sums(
+            cells,
+            masses,
+            bounds,
+            np.asarray(level_r, dtype=np.int64),
+            total_keys,
+            total_sums,
+            total_bounds,
+        )
+        # each level's whole weight, added in order (one run a level, none if empty)
+        level_sums, level_runs = np.zeros(len(used)), np.zeros(len(used) + 1, dtype=np.int64)
+        run_sums(
+            cells,
+            masses,
+            bounds,
+            np.full(len(used), 1 << 62, dtype=np.int64),
+            np.zeros(len(used), dtype=np.int64),
+            level_sums,
+            level_runs,
+        )
+        roots = np.asarray(root_levels, dtype=np.intp)
+        root_totals = (
+            np.where(
+                np.diff(level_runs)[roots] > 0,
+                level_sums[np.minimum(level_runs[roots], len(used) - 1)],
+                0.0,
+            )
+            if len(used)
+            else np.zeros(0)
+        )
+        value_keys = np.ascontiguousarray(value_keys[order])
+        total_keys = total_keys[: total_bounds[-1]].copy()
+        width = np.asarray(level_r, dtype=np.int64)  # (a configuration's values)
+        configurations = [
+            int(np.prod(n_categories[list(parents[node][:length])], dtype=np.float64))
+            for node in nodes
+            for length in range(len(parents[node]) + 1)
+        ]
+        value_index, value_index_at = _dense_index(
+            value_keys,
+            bounds,
+            [q * w for q, w in zip(configurations, width, strict=True)],
+            n_classes,
+        )
+        total_index, total_index_at = _dense_index(
+            total_keys, total_bounds, configurations, n_classes
+        )
+        halving = np.concatenate([np.zeros(0), *chosen])
+        mantissa, _ = np.frexp(halving)
+        return cls(
+            nodes=np.asarray(nodes, dtype=np.int64),
+            r_nodes=n_categories[np.asarray(nodes, dtype=np.intp)],
+            parent_start=np.asarray(starts, dtype=np.int64),
+            parents=np.asarray(flat_parents, dtype=np.int64),
+            radices=n_categories[np.asarray(flat_parents, dtype=np.intp)],
+            value_bounds=bounds,
+            value_keys=value_keys,
+            value_masses=np.ascontiguousarray(masses[order]),
+            value_index=value_index,
+            value_index_at=value_index_at,
+            total_bounds=total_bounds,
+            total_keys=total_keys,
+            total_sums=total_sums[: total_bounds[-1]].copy(),
+            total_index=total_index,
+            total_index_at=total_index_at,
+            root_totals=np.asarray(root_totals, dtype=np.float64),
+            concentrations=halving,
+            exact_halving=(mantissa == 0.5) & (halving > 0),
+            linear=np.asarray(linear, dtype=np.bool_),
+            alpha=float(alpha),
+            n_classes=int(n_classes),
+        )
+
+    def node_log_probabilities(
+        self, codes: NDArray[np.integer], which: list[int] | NDArray[np.intp]
+    ) -> NDArray[np.float64]:
+        """``log P(x_node | c, pa)`` of the packed nodes ``which`` (positions in
+        ``nodes``), shape (len(which), n_rows, n_classes); 0 where the node is missing,
+        a missing parent backed off to the observed prefix."""
+        codes = np.ascontiguousarray(codes, dtype=np.int64)
+        which = np.asarray(which, dtype=np.int64)
+        out = np.empty((len(which), len(codes), self.n_classes))
+        block = max(1, MAX_BLOCK_CELLS // max(1, len(which) * self.n_classes))
+        for start in range(0, len(codes), block):
+            self._score(codes, which, start, out[:, start : start + block])
+        return out
+
+    def log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
+        """The sum of every packed node's ``log P(x_node | c, pa)`` (in their order)."""
+        codes = np.ascontiguousarray(codes, dtype=np.int64)
+        which = np.arange(len(self.nodes), dtype=np.int64)
+        total = np.zeros((len(codes), self.n_classes))
+        block = max(1, MAX_BLOCK_CELLS // max(1, len(which) * self.n_classes))
+        for start in range(0, len(codes), block):
+            stop = min(len(codes), start + block)
+            terms = np.empty((len(which), stop - start, self.n_classes))
+            self._score(codes, which, start, terms)
+            part = total[start:stop]
+            for term in terms:
+                part += term
+        return total
+
+    def _score(
+        self,
+        codes: NDArray[np.integer],
+        which: NDArray[np.int64],
+        start: int,
+        out: NDArray[np.float64],
+    ) -> None:
+        """Fill ``out`` with the logarithms of the rows from ``start`` on (the linear
+        nodes' probabilities taken to logarithms by numpy, as the per-node path does)."""
+        if out.size == 0:
+            return
+        buffer = out if out.flags.c_contiguous else np.empty(out.shape)
+        backoff_node_probabilities(
+            codes,
+            which,
+            self.nodes,
+            self.r_nodes,
+            self.parent_start,
+            self.parents,
+            self.radices,
+            self.value_bounds,
+            self.value_keys,
+            self.value_masses,
+            self.value_index,
+            self.value_index_at,
+            self.total_bounds,
+            self.total_keys,
+            self.total_sums,
+            self.total_index,
+            self.total_index_at,
+            self.root_totals,
+            self.concentrations,
+            self.exact_halving,
+            self.linear,
+            self.alpha,
+            start,
+            buffer,
+        )
+        linear = self.linear[which]
+        if linear.all():
+            np.log(buffer, out=buffer)
+        else:
+            for s in np.flatnonzero(linear):
+                np.log(buffer[s], out=buffer[s])
+        if buffer is not out:
+            out[...] = buffer
+
+
+def _dense_index(
+    keys: NDArray[np.int64], bounds: NDArray[np.int64], n_keys: list[int], width: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """For each level ``g`` small enough (``n_keys[g]`` keys, its entries
+    ``keys[bounds[g]:bounds[g + 1]]`` sorted ids ``key * width + class``), the first
+    entry of every key and the level's end (``n_keys[g] + 1`` positions), concatenated;
+    and where each level's starts (a level without an index: none)."""
+    parts, at = [], [0]
+    for g, size in enumerate(n_keys):
+        low, high = int(bounds[g]), int(bounds[g + 1])
+        if size <= max(DENSE_INDEX_KEYS, DENSE_INDEX_FACTOR * (high - low)):
+            starts = np.arange(size + 1, dtype=np.int64) * width
+            parts.append(low + np.searchsorted(keys[low:high], starts).astype(np.int64))
+        else:
+            parts.append(np.zeros(0, dtype=np.int64))
+        at.append(at[-1] + len(parts[-1]))
+    return np.concatenate([np.zeros(0, dtype=np.int64), *parts]), np.asarray(at, dtype=np.int64)

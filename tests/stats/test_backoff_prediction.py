@@ -1,0 +1,122 @@
+"""PackedBackoff (the packed, one-pass scoring of a k-dependence model under
+hierarchical smoothing) against the per-node path it replaces at predict time
+(:meth:`KDependenceModel.reference_node_log_probability`, through
+``leave_one_out_backoff_terms`` with nothing left out): random models with weights,
+missing values, 2 and many classes, unseen configurations, concentrations on and off
+the grid, and weights heavy enough for the back-off in logarithms."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from discotree.models.k_dependence import KDependenceModel
+from discotree.stats.backoff_prediction import PackedBackoff
+from discotree.stats.family_tables import prefix_family_tables
+from discotree.stats.hierarchical import CONCENTRATION_GRID
+
+
+def _random_model(rng, n_classes, scale=1.0, n_features=6, k=3, n_rows=120):
+    n_categories = rng.integers(2, 5, n_features)
+    codes = np.column_stack([rng.integers(0, r, n_rows) for r in n_categories])
+    codes[rng.random(codes.shape) < 0.1] = -1
+    y = rng.integers(0, n_classes, n_rows)
+    weights = rng.exponential(scale, n_rows)
+    order = rng.permutation(n_features)
+    parents = [()] * n_features
+    for position, node in enumerate(order):
+        earlier = order[:position]
+        size = min(k, len(earlier))
+        parents[node] = tuple(int(p) for p in rng.choice(earlier, size, replace=False))
+    tables = prefix_family_tables(codes, y, weights, n_classes, n_categories, parents)
+    on_grid = rng.random() < 0.5
+    concentrations = [
+        rng.choice(CONCENTRATION_GRID, len(p) + 1) if on_grid else rng.uniform(0.1, 50, len(p) + 1)
+        for p in parents
+    ]
+    attributes = [int(j) for j in order if rng.random() < 0.85]
+    return KDependenceModel(
+        n_categories, attributes, parents, tables, 0.5, 0.0, concentrations
+    ), codes
+
+
+def _test_rows(rng, model, n_rows=60, missing=0.15):
+    # values up to one beyond the training ones' (unseen configurations)
+    codes = np.column_stack([rng.integers(0, r, n_rows) for r in model.n_categories])
+    codes[rng.random(codes.shape) < missing] = -1
+    return codes
+
+
+@pytest.mark.parametrize("n_classes", [2, 7])
+@pytest.mark.parametrize("scale", [1.0, 1e13])
+def test_every_node_equals_the_per_node_path(rng, n_classes, scale):
+    for _ in range(3):
+        model, _ = _random_model(rng, n_classes, scale)
+        codes = _test_rows(rng, model)
+        for node in model.attributes:
+            fast = model.node_log_probability(node, codes)
+            reference = model.reference_node_log_probability(node, codes)
+            assert_allclose(fast, reference, rtol=1e-12, atol=1e-12)
+            assert np.array_equal(fast, reference)  # (the same operations)
+
+
+@pytest.mark.parametrize("n_classes", [2, 7])
+def test_the_log_likelihood_equals_the_per_node_sum_with_missing_values(rng, n_classes):
+    for _ in range(3):
+        model, _ = _random_model(rng, n_classes)
+        codes = _test_rows(rng, model)
+        fast = model.log_likelihood(codes)
+        reference = KDependenceModel(**{f: getattr(model, f) for f in _FIELDS})
+        reference.__dict__["_packed_backoff"] = None  # every node through the reference
+        assert_allclose(fast, reference.log_likelihood(codes), rtol=1e-12, atol=1e-12)
+        complete = _test_rows(rng, model, missing=0.0)
+        expected = sum(model.reference_node_log_probability(j, complete) for j in model.attributes)
+        assert np.array_equal(model.log_likelihood(complete), expected + 0.0)
+
+
+_FIELDS = ("n_categories", "attributes", "parents", "tables", "alpha", "epsilon", "concentrations")
+
+
+@pytest.mark.parametrize("searched", [False, True])
+def test_rows_in_blocks_and_any_node_subset(rng, monkeypatch, searched):
+    monkeypatch.setattr("discotree.stats.backoff_prediction.MAX_BLOCK_CELLS", 7)
+    if searched:  # no dense index: every level's entries found by binary search
+        monkeypatch.setattr("discotree.stats.backoff_prediction.DENSE_INDEX_KEYS", 0)
+        monkeypatch.setattr("discotree.stats.backoff_prediction.DENSE_INDEX_FACTOR", 0)
+    model, _ = _random_model(rng, 3)
+    codes = _test_rows(rng, model, n_rows=25)
+    packed = model._packed()
+    assert isinstance(packed, PackedBackoff)
+    which = [len(model.attributes) - 1, 0]
+    terms = packed.node_log_probabilities(codes, which)
+    for s, position in enumerate(which):
+        node = model.attributes[position]
+        assert np.array_equal(terms[s], model.reference_node_log_probability(node, codes))
+    expected = sum(model.reference_node_log_probability(j, codes) for j in model.attributes)
+    assert np.array_equal(packed.log_likelihood(codes), expected + 0.0)
+    assert packed.node_log_probabilities(codes[:0], which).shape == (2, 0, 3)
+
+
+def test_the_packed_tables_are_not_pickled(rng):
+    import pickle
+
+    model, _ = _random_model(rng, 2)
+    codes = _test_rows(rng, model)
+    before = model.log_likelihood(codes)
+    assert "_packed_backoff" in model.__dict__
+    again = pickle.loads(pickle.dumps(model))
+    assert "_packed_backoff" not in again.__dict__
+    assert np.array_equal(again.log_likelihood(codes), before)
+
+
+def test_dirichlet_and_hdp_models_keep_the_per_node_path(rng):
+    model, _ = _random_model(rng, 2)
+    dirichlet = KDependenceModel(
+        model.n_categories, model.attributes, model.parents, model.tables, 0.5, 0.0
+    )
+    assert dirichlet._packed() is None
+    codes = _test_rows(rng, model)
+    node = model.attributes[0]
+    assert np.array_equal(
+        dirichlet.node_log_probability(node, codes),
+        dirichlet.reference_node_log_probability(node, codes),
+    )
