@@ -79,7 +79,10 @@ def _pair_layout(offsets_bytes: bytes) -> tuple[NDArray[Any], ...]:
     inside = steps < sizes[:, None]
     first, second = np.triu_indices(len(sizes), 1)
     mask = inside[first][:, :, None] & inside[second][:, None, :]
-    return cells, inside, np.arange(len(sizes)), first, second, mask
+    layout = (cells, inside, np.arange(len(sizes)), first, second, mask)
+    for array in layout:  # (shared by every call: read only)
+        array.setflags(write=False)
+    return layout
 
 
 def _running_sum(values: NDArray[np.float64], axis: int) -> NDArray[np.float64]:
