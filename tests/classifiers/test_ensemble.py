@@ -51,8 +51,9 @@ def test_reproducible_and_members_differ():
         ({"pair_pooling": "mean"}, "pair_pooling must be one of"),
         ({"pair_significance": 1.5}, r"pair_significance must be None or a number in \(0, 1\)"),
         ({"pair_significance": "0.01"}, "pair_significance must be None or a number"),
-        ({"pairs_per_column": 0}, r"pairs_per_column must be None or a number > 0"),
-        ({"pairs_per_column": "5"}, r"pairs_per_column must be None or a number > 0"),
+        ({"pairs_per_column": 0}, r"pairs_per_column must be None or a finite number > 0"),
+        ({"pairs_per_column": "5"}, r"pairs_per_column must be None or a finite number > 0"),
+        ({"pairs_per_column": np.inf}, r"pairs_per_column must be None or a finite number"),
         ({"linear_weight": 0.3, "bootstrap": True}, "pair_weight='auto' .* bagged members"),
     ],
 )

@@ -126,8 +126,9 @@ def test_prefix_tables_counted_densely_equal_the_sorted_count(rng, weighted, mon
     weights = rng.gamma(1.0, size=700) * (rng.random(700) < 0.9) if weighted else None
     parents = [(), (0,), (1, 0), (2, 1, 0), (3, 2, 1, 0)]
     dense = prefix_family_tables(codes, y, weights, 3, n_categories, parents)
-    monkeypatch.setattr("discotree.stats.family_tables.DENSE_IDS", 0)
-    monkeypatch.setattr("discotree.stats.family_tables.DENSE_IDS_PER_ROW", 0)
+    for where in ("discotree.stats.family_tables", "discotree.kernels.counts"):
+        monkeypatch.setattr(f"{where}.DENSE_IDS", 0)  # (sorted by np.unique, as before)
+        monkeypatch.setattr(f"{where}.DENSE_IDS_PER_ROW", 0)
     ordered = prefix_family_tables(codes, y, weights, 3, n_categories, parents)
     for node_dense, node_sorted in zip(dense, ordered, strict=True):
         for a, b in zip(node_dense, node_sorted, strict=True):
@@ -139,3 +140,16 @@ def test_prefix_tables_counted_densely_equal_the_sorted_count(rng, weighted, mon
             )
             np.testing.assert_array_equal(a.cells, b.cells)
             np.testing.assert_array_equal(a.masses, b.masses)
+
+
+def test_codes_beyond_their_categories_are_counted_as_the_sorted_count_does():
+    # (never written past the dense bins: the sorted count's ids instead)
+    from discotree.kernels.family_counts import dense_sparse_family_counts
+
+    codes = np.array([[0, 1], [1, 1], [1, 40]])
+    y, n_categories = np.array([0, 1, 1]), np.array([2, 2])
+    got = dense_sparse_family_counts(codes, y, None, 2, n_categories, 1, (0,))
+    want = sparse_family_counts(codes, y, None, 2, n_categories, 1, (0,))
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    assert got[0].tolist() == [1, 7, 46]

@@ -353,9 +353,9 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
                 f"{name}: pair_significance must be None or a number in (0, 1), got {level!r}."
             )
         per_column = self.pairs_per_column
-        if per_column is not None and not (is_real(per_column) and float(per_column) > 0):
+        if per_column is not None and not (is_real(per_column) and 0 < float(per_column) < np.inf):
             raise ValueError(
-                f"{name}: pairs_per_column must be None or a number > 0, got {per_column!r}."
+                f"{name}: pairs_per_column must be None or a finite number > 0, got {per_column!r}."
             )
         if self.pair_pooling not in POOLINGS:
             raise ValueError(

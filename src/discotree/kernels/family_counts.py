@@ -18,6 +18,8 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from .counts import sparse_family_counts
+
 __all__ = [
     "dense_sparse_family_counts",
     "family_cell_counts",
@@ -254,11 +256,14 @@ def _sparse_id_counts(
     codes, class_index, weights, node, parents, radices, r, n_classes, rows_out, weight_out
 ):  # pragma: no cover - numba
     # every row observing the node and all of ``parents`` adds 1 and its weight at its
-    # sparse-table id (configuration * n_classes + class) * r + value, in row order
+    # sparse-table id (configuration * n_classes + class) * r + value, in row order;
+    # False (and the counts left partial) at a code or class out of its range
     for i in range(codes.shape[0]):
         value = codes[i, node]
         if value < 0:
             continue
+        if value >= r or class_index[i] < 0 or class_index[i] >= n_classes:
+            return False
         configuration = 0
         observed = True
         for p in range(parents.shape[0]):
@@ -266,11 +271,14 @@ def _sparse_id_counts(
             if x < 0:
                 observed = False
                 break
+            if x >= radices[p]:
+                return False
             configuration = configuration * radices[p] + x
         if observed:
             cell = (configuration * n_classes + class_index[i]) * r + value
             rows_out[cell] += 1
             weight_out[cell] += weights[i]
+    return True
 
 
 def dense_sparse_family_counts(
@@ -302,7 +310,7 @@ def dense_sparse_family_counts(
     rows_out = np.zeros(size, dtype=np.int64)
     weight_out = np.zeros(size)
     w = np.ones(len(codes)) if weights is None else np.asarray(weights, dtype=np.float64)
-    _sparse_id_counts(
+    in_range = _sparse_id_counts(
         np.asarray(codes),
         np.asarray(class_index, dtype=np.intp),
         w,
@@ -314,6 +322,10 @@ def dense_sparse_family_counts(
         rows_out,
         weight_out,
     )
+    if not in_range:  # (codes beyond their categories: the sorted count's ids)
+        return sparse_family_counts(
+            codes, class_index, weights, n_classes, n_categories, node, parents
+        )
     present = np.flatnonzero(rows_out)
     if weights is None:
         return present, rows_out[present].astype(np.float64)
