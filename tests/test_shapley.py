@@ -227,8 +227,14 @@ def _backoff_reference(estimator, rows, **options):
     from unittest import mock
 
     import discotree.models.k_dependence as k_dependence
+    import discotree.shapley as shapley
 
-    with mock.patch.object(k_dependence, "MAX_DENSE_CELLS", -1):
+    # the masked predictions themselves, not the structure path (which the back-off
+    # rule would otherwise select for "conditional")
+    with (
+        mock.patch.object(k_dependence, "MAX_DENSE_CELLS", -1),
+        mock.patch.object(shapley, "_structure_model", lambda *_: None),
+    ):
         return shapley_values(estimator, rows, kind="conditional", **options)
 
 

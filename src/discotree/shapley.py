@@ -99,10 +99,9 @@ CHUNK_ROWS = 65_536
 #: by masked predictions, and by model structure, where an order costs one pass over
 #: the row's terms: on the generated 200 binary columns and 3 classes of
 #: ``benchmarks/bench_ensemble_cost.py`` and the default ensemble (10 members, about
-#: 7,600 (term, feature) pairs a row), 512 orders and their reverses take about 0.3 s
-#: a row besides the terms' tabulation (0.3 s, shared by the rows of a call), and
-#: leave standard errors of at most 0.006 nats (median 0.0007) on values of up to
-#: 0.9.
+#: 7,600 (term, feature) pairs a row), 512 orders and their reverses took 0.61-0.74 s a
+#: row, the terms' tabulation included, with standard errors of at most 0.0068 nats
+#: (median 0.0007) on values of up to about 0.9 (``benchmarks/results/ensemble_cost.md``).
 MASKED_PERMUTATIONS = 64
 STRUCTURE_PERMUTATIONS = 512
 #: Rows whose terms are tabulated at once by the structure path.

@@ -50,10 +50,12 @@ def _slow_value(terms, pooling, kept):
     return log_odds(mean[None] - logsumexp(mean))[0]
 
 
+@pytest.mark.parametrize("scale", [1.0, 100.0])  # 100: classes below 1e-280 (the log path)
 @pytest.mark.parametrize("log_pool", [True, False])
-def test_subset_values_and_orders_against_the_slow_reference(log_pool):
+def test_subset_values_and_orders_against_the_slow_reference(log_pool, scale):
     rng = np.random.default_rng(0)
     terms = _random_terms(rng)
+    terms.tables *= scale
     pooling = ScorePooling(2, 2, 0.3, 3, 0.4, log_pool, np.log([0.2, 0.3, 0.5]))
     masks = np.arange(32)
     values = subset_values(terms, pooling, masks)

@@ -11,9 +11,10 @@ from ..threads import in_chunks
 
 #: Cells (rows x columns) up to which the helpers that wrap a kernel here run as plain
 #: numpy instead, with the same results to the bit: a first fit on a small data set
-#: then compiles none of these kernels (issue #48: numba compiles a kernel on its
-#: first call, about 0.2-1 s each without a cache), and on so little data numpy costs
-#: at most a fraction of a millisecond more a call (benchmarked at the limits)...
+#: then compiles none of these kernels (numba compiles a kernel on its first call,
+#: about 0.2-1 s each without a cache), and on so little data numpy costs at most a
+#: fraction of a millisecond more a call (timed at the limits when they were set; not
+#: a committed benchmark)...
 _NUMPY_CELLS = 20_000
 #: ...and the limit of :func:`column_distinct`, whose numpy path sorts each column.
 _NUMPY_SORT_CELLS = 2_000
