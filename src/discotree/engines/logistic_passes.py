@@ -36,6 +36,7 @@ from ..models.category_maps import apply_maps, mapped_categories
 from ..models.logistic import NO_PAIRS, LogisticModel, input_offsets, input_slots
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
+from ..threads import single_threaded_blas
 from .row_sources import RowSource
 
 __all__ = [
@@ -319,7 +320,8 @@ def fit_logistics_in_passes(
     learner's), all fitted at once: each L-BFGS runs in a thread, and one pass over the
     rows evaluates the objective and gradient of every run still going, so the passes
     are those of the longest run, not the sum (each model's sums, and so its steps, are
-    those it would have alone).
+    those it would have alone, BLAS on one thread as in memory:
+    :func:`~discotree.threads.single_threaded_blas`).
 
     Raises
     ------
@@ -348,13 +350,17 @@ def fit_logistics_in_passes(
             lockstep.finished()
 
     threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(len(problems))]
-    for thread in threads:
-        thread.start()
-    try:
-        lockstep.serve()
-    finally:
+    # BLAS on one thread, process-wide, as the in-memory learner runs L-BFGS-B: its
+    # steps are then the same to the bit in the runs' threads (OpenBLAS's threads
+    # would round its dot products otherwise, and a loose tolerance ends elsewhere)
+    with single_threaded_blas():
         for thread in threads:
-            thread.join()
+            thread.start()
+        try:
+            lockstep.serve()
+        finally:
+            for thread in threads:
+                thread.join()
     if errors:
         raise errors[0]
     return models
