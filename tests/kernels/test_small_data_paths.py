@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from discotree.kernels import counts, encode, information
+from discotree.kernels import counts, encode, information, quantiles
 
 BOTH = {"numpy": 10**12, "kernel": -1}
 
@@ -26,7 +26,8 @@ def _both_ways(monkeypatch, run, *args):
     """``run(*args)`` with the numpy path and with the kernel."""
     found = []
     for cells in BOTH.values():
-        monkeypatch.setattr(encode, "_NUMPY_CELLS", cells)
+        monkeypatch.setattr(encode, "SMALL_DATA_CELLS", cells)
+        monkeypatch.setattr(quantiles, "SMALL_DATA_CELLS", cells)
         monkeypatch.setattr(encode, "_NUMPY_SORT_CELLS", cells)
         monkeypatch.setattr(counts, "_NUMPY_CELLS", cells)
         monkeypatch.setattr(counts, "_NUMPY_TABLE_COLUMNS", cells)
@@ -59,7 +60,7 @@ def test_quantiles_the_same_both_ways(rng, monkeypatch, weights, kind):
         def run(values=values, w=w, fractions=fractions, d=d):
             out = np.full((d, len(fractions)), 7.0)
             highest, used = np.empty(d), np.empty(d, dtype=np.intp)
-            encode.weighted_quantiles(values, w, fractions, out, highest, used)
+            quantiles.weighted_quantiles(values, w, fractions, out, highest, used)
             return out, highest, used
 
         (a, b) = _both_ways(monkeypatch, run)

@@ -9,7 +9,8 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from ..fitting import FitContractMixin
-from ..kernels.encode import encode_bins, encode_bins_padded, weighted_quantiles
+from ..kernels.encode import encode_bins, encode_bins_padded
+from ..kernels.quantiles import weighted_quantiles
 from ..threads import in_chunks
 from ..validation import (
     check_is_fitted,
@@ -59,7 +60,7 @@ def weighted_quantile_edges(
     the right, ``(e_{k-1}, e_k]``, so each quantile value belongs to the bin below it;
     duplicate edges and edges at the maximum (which would leave the last bin empty)
     are removed. NaN values are ignored. Found by selection in O(n)
-    (:func:`discotree.kernels.encode.weighted_quantiles`), not by sorting.
+    (:func:`discotree.kernels.quantiles.weighted_quantiles`), not by sorting.
     """
     values = np.asarray(values, dtype=np.float64)
     return quantile_edges_of_columns(values[:, None], weights, n_bins)[0]
