@@ -82,8 +82,9 @@ def _uneven_batches(X, y, w):
         {},
         {"smoothing": "dirichlet", "coarsening": "sampled-mdl", "selection_loss": "log_loss"},
         {"linear_weight": 0.3, "n_bins": (3, 5), "pair_pooling": "linear"},
+        {"pairs_per_column": 0.5, "pair_significance": None},
     ],
-    ids=["default", "dirichlet-mdl", "fixed-linear"],
+    ids=["default", "dirichlet-mdl", "fixed-linear", "pairs-per-column"],
 )
 def test_batches_in_passes_equal_the_in_memory_fit(params):
     X, y, w = _data()
