@@ -65,6 +65,8 @@ def assert_same_ensemble(lazy, eager, X):
     assert_array_equal(lazy.members_n_attributes_, eager.members_n_attributes_)
     assert lazy.members_order_ == eager.members_order_
     assert lazy.linear_weight_ == eager.linear_weight_
+    if eager.model_.linear is not None:  # the same linear pairs, or none
+        assert_array_equal(lazy.model_.linear.pairs, eager.model_.linear.pairs)
     assert lazy.pair_weight_ == eager.pair_weight_
     if eager.pair_weight_losses_ is not None:
         assert_allclose(lazy.pair_weight_losses_, eager.pair_weight_losses_, atol=1e-9)
@@ -83,8 +85,17 @@ def _uneven_batches(X, y, w):
         {"smoothing": "dirichlet", "coarsening": "sampled-mdl", "selection_loss": "log_loss"},
         {"linear_weight": 0.3, "n_bins": (3, 5), "pair_pooling": "linear"},
         {"pairs_per_column": 0.5, "pair_significance": None},
+        {"linear_pairs": 3},  # fitted with and without pairs, scored: the pairs dropped
+        {"linear_pairs": "all", "linear_weight": 0.3},  # a fixed weight: the pairs kept
     ],
-    ids=["default", "dirichlet-mdl", "fixed-linear", "pairs-per-column"],
+    ids=[
+        "default",
+        "dirichlet-mdl",
+        "fixed-linear",
+        "pairs-per-column",
+        "linear-pairs-auto",
+        "linear-pairs-fixed",
+    ],
 )
 def test_batches_in_passes_equal_the_in_memory_fit(params):
     X, y, w = _data()
@@ -114,7 +125,6 @@ def test_what_the_passes_cannot_learn_is_refused_clearly():
     for params, reason in [
         ({"bootstrap": True, "linear_weight": 0.2, "pair_weight": 0.1}, "bootstrap=True"),
         ({"smoothing": "hdp"}, "smoothing='hdp'"),
-        ({"linear_pairs": 2}, "linear_pairs > 0"),
     ]:
         with pytest.raises(ValueError, match=f"cannot be learnt in passes.*{reason}"):
             fit_batches_in_passes(KDBEnsembleClassifier(n_estimators=2, **params), batches)

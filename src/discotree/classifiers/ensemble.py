@@ -307,13 +307,9 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         """What this estimator supports with its parameters
         (:mod:`discotree.scaling_tags`): no ``partial_fit`` (:data:`NO_PARTIAL_FIT`);
         a file in passes and Dask (:mod:`discotree.engines.ensemble_passes`), but not
-        with ``bootstrap=True``, ``smoothing="hdp"`` or ``linear_pairs > 0`` (which
-        read the rows: the file is then read whole, and Dask refused)."""
-        passes = not (
-            self.bootstrap
-            or self.smoothing == "hdp"
-            or (self.linear_pairs == "all" or (is_count(self.linear_pairs, 1)))
-        )
+        with ``bootstrap=True`` or ``smoothing="hdp"`` (which read the rows: the file
+        is then read whole, and Dask refused)."""
+        passes = not (self.bootstrap or self.smoothing == "hdp")
         return ScalingTags(False, "passes" if passes else "memory", passes)
 
     def _check_params(self) -> None:

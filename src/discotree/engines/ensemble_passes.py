@@ -23,8 +23,10 @@ Every statistic of the in-memory fit is a sum over rows, computed part by part:
    and, for every linear weight that can be chosen, of every pair weight.
 
 Not in passes (refused, with the reason): ``bootstrap=True`` (Poisson copies drawn
-over the rows in order), ``smoothing="hdp"`` (a sampler over the rows) and
-``linear_pairs > 0`` (each cross-validation fold would choose its own pairs).
+over the rows in order) and ``smoothing="hdp"`` (a sampler over the rows). With
+``linear_pairs > 0`` every model of the linear member ranks its pairs from the pair
+tables of its own rows (counted in the second pass), and with ``linear_weight="auto"``
+the one without pairs is fitted and scored too, as in memory.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from numpy.typing import NDArray
 
 from ..classifiers.ensemble import FINE_BINS
 from ..config import get_config
-from ..fitting import argmax_with_ties
+from ..fitting import argmax_with_ties, sign_with_ties
 from ..kernels.counts import class_totals, univariate_counts
 from ..learners.ensemble import (
     COARSENINGS,
@@ -86,6 +88,7 @@ from .schema_summaries import merge_summaries, schema_from_summary, summarise_pa
 
 __all__ = [
     "LINEAR_FOLDS",
+    "SINGLE",
     "fit_batches_in_passes",
     "fit_ensemble_in_passes",
     "passes_unsupported",
@@ -102,8 +105,6 @@ def passes_unsupported(spec: LearnerSpec) -> str | None:
         return "bootstrap=True draws Poisson copies of the rows in their order"
     if spec.option("smoothing") == "hdp":
         return "smoothing='hdp' samples its tables from the rows"
-    if linear_pair_count(spec.option("linear_pairs", 0), 2) > 0:
-        return "linear_pairs > 0 chooses the pairs again on every cross-validation fold"
     if spec.option("coarsening", "jittered") not in COARSENINGS:
         return f"coarsening must be one of {COARSENINGS}"
     return None
@@ -152,7 +153,15 @@ class _Plan:
         n_held = -(-n_rows // HELD_OUT_ROWS)
         self.held: RowMask = None if n_rows <= HELD_OUT_ROWS else (n_held, 0, 0, True)
         levels = tuple(pair_level_maps(n_categories, list(spec.option("binned", []))))
-        self.all = PairRequest("all", None)
+        binned = set(spec.option("binned", []))
+        self.categorical = tuple(j for j in range(len(n_categories)) if j not in binned)
+        self.linear_pairs = 0
+        if self.has_linear:
+            requested = spec.option("linear_pairs", 0)
+            self.linear_pairs = linear_pair_count(requested, len(self.categorical))
+        # the linear member's rows: with pairs, the pair tables of the categorical columns
+        lin = (None, self.categorical, True) if self.linear_pairs > 0 else (None, None, False)
+        self.all = PairRequest("all", None, *lin)
         self.pair_all = PairRequest("pair", None, levels, None, True)
         self.pair_half = PairRequest("half", (2, PAIR_SPLIT_SEED, 0, True), levels, None, True)
         self.requests = [self.all]
@@ -161,10 +170,11 @@ class _Plan:
         if self.has_linear and self.chosen:
             if self.held is None:
                 for k in range(LINEAR_FOLDS):
-                    self.requests.append(PairRequest(f"train{k}", (LINEAR_FOLDS, 0, k, False)))
+                    mask = (LINEAR_FOLDS, 0, k, False)
+                    self.requests.append(PairRequest(f"train{k}", mask, *lin))
                     self.requests.append(PairRequest(f"fold{k}", (LINEAR_FOLDS, 0, k, True)))
             else:
-                self.requests.append(PairRequest("others", (n_held, 0, 0, False)))
+                self.requests.append(PairRequest("others", (n_held, 0, 0, False), *lin))
         self.sums: dict[str, dict[str, Any]] = {}
         self.n_categories = n_categories
 
@@ -187,42 +197,71 @@ def _problem(plan: _Plan, request: PairRequest, spec: LearnerSpec, tolerance=Non
     return LogisticProblem(request.mask, layout, sums["weight"], C, tolerance)
 
 
-def _linear_problems(plan: _Plan, spec: LearnerSpec) -> dict[str, LogisticProblem]:
+def _linear_problems(plan: _Plan, spec: LearnerSpec, n_classes: int) -> dict[str, LogisticProblem]:
     """The linear member's fit and those of its held-out posteriors: per content fold
     (its complement, or all the rows when that has no weight), or of the rows not
-    scored."""
-    problems = {"linear": _problem(plan, plan.all, spec)}
-    if not plan.chosen:
-        return problems
-    if plan.held is not None:
-        if plan.sums["others"]["weight"] > 0:
-            problems["others"] = _problem(plan, plan.request("others"), spec, HELD_OUT_TOLERANCE)
-        return problems
-    for k in range(LINEAR_FOLDS):
-        if plan.sums[f"fold{k}"]["n_rows"] == 0:
-            continue
-        if plan.sums[f"train{k}"]["weight"] > 0:
-            request = plan.request(f"train{k}")
-            problems[f"train{k}"] = _problem(plan, request, spec, HELD_OUT_TOLERANCE)
-        else:
-            problems["whole"] = _problem(plan, plan.all, spec, HELD_OUT_TOLERANCE)
+    scored; with pairs and ``linear_weight="auto"``, the same without pairs too (names
+    ending in :data:`SINGLE`). Each model with pairs ranks them on its own rows."""
+    problems: dict[str, LogisticProblem] = {}
+
+    def variant(suffix: str, with_pairs: bool) -> None:
+        def problem(request: PairRequest, tolerance: float | None = None) -> LogisticProblem:
+            pairs = None
+            if with_pairs:
+                sums = plan.sums[request.name]
+                pairs = ranked_pairs_from_sums(
+                    sums, plan.n_categories, n_classes, request, plan.linear_pairs, None
+                )
+            return _problem(plan, request, spec, tolerance, pairs)
+
+        problems["linear" + suffix] = problem(plan.all)
+        if not plan.chosen:
+            return
+        if plan.held is not None:
+            if plan.sums["others"]["weight"] > 0:
+                problems["others" + suffix] = problem(plan.request("others"), HELD_OUT_TOLERANCE)
+            return
+        for k in range(LINEAR_FOLDS):
+            if plan.sums[f"fold{k}"]["n_rows"] == 0:
+                continue
+            if plan.sums[f"train{k}"]["weight"] > 0:
+                problems[f"train{k}" + suffix] = problem(
+                    plan.request(f"train{k}"), HELD_OUT_TOLERANCE
+                )
+            else:
+                problems["whole" + suffix] = problem(plan.all, HELD_OUT_TOLERANCE)
+
+    variant("", plan.linear_pairs > 0)
+    if plan.chosen and plan.linear == "auto" and len(problems["linear"].layout.pairs):
+        variant(SINGLE, False)  # the pairs only where they lower the held-out loss
     return problems
 
 
-def _held_linear_models(plan: _Plan, models: dict[str, LogisticModel]) -> list | None:
-    """The models of the linear member's held-out posteriors: one per content fold
-    (None where the fold is empty), or the one of the rows not scored."""
+#: The suffix of the names of the linear member's models without pairs.
+SINGLE = "|single"
+
+
+def _held_linear_models(plan: _Plan, models: dict[str, LogisticModel]) -> dict | None:
+    """Per variant of the linear member (with its pairs: ``""``; without:
+    :data:`SINGLE`), the models of its held-out posteriors: one per content fold (None
+    where the fold is empty), or the one of the rows not scored."""
     if not plan.chosen:
         return None
-    if plan.held is not None:
-        return [models.get("others", models["linear"])]
-    folds: list[LogisticModel | None] = []
-    for k in range(LINEAR_FOLDS):
-        if plan.sums[f"fold{k}"]["n_rows"] == 0:
-            folds.append(None)
-        else:
-            folds.append(models.get(f"train{k}", models.get("whole")))
-    return folds
+    out: dict[str, list] = {}
+    for suffix in ("", SINGLE):
+        if "linear" + suffix not in models:
+            continue
+        if plan.held is not None:
+            out[suffix] = [models.get("others" + suffix, models["linear" + suffix])]
+            continue
+        folds: list[LogisticModel | None] = []
+        for k in range(LINEAR_FOLDS):
+            if plan.sums[f"fold{k}"]["n_rows"] == 0:
+                folds.append(None)
+            else:
+                folds.append(models.get(f"train{k}" + suffix, models.get("whole" + suffix)))
+        out[suffix] = folds
+    return out
 
 
 def _pair_problems(source, plan: _Plan, spec: LearnerSpec) -> dict[str, LogisticProblem]:
@@ -252,7 +291,7 @@ def _logistic_models(source, plan: _Plan, spec: LearnerSpec) -> dict[str, Logist
     longest L-BFGS run)."""
     problems: dict[str, LogisticProblem] = {}
     if plan.has_linear:
-        problems.update(_linear_problems(plan, spec))
+        problems.update(_linear_problems(plan, spec, source.n_classes))
     if plan.has_pair:
         problems.update(_pair_problems(source, plan, spec))
     models = fit_logistics_in_passes(source, list(problems.values()))
@@ -280,39 +319,52 @@ def _score_part(rows: Rows, context: dict[str, Any]) -> dict[str, Any] | None:
     w, truth = part.weights, part.class_index
     tiny = np.finfo(np.float64).tiny
     out: dict[str, Any] = {"weight": float(w.sum())}
-    held_linear = None
+    held_linear: dict[str, NDArray[np.float64] | None] = {"": None}
     if context["linear_models"] is not None:
-        models = context["linear_models"]
-        held_linear = np.empty_like(members)
-        fold = np.zeros(len(part.codes), dtype=np.intp)
-        if len(models) > 1:  # each row's content fold's model
-            fold = content_folds(part.codes, LINEAR_FOLDS, 0)
-        for k, model in enumerate(models):
-            here = fold == k
-            if here.any():
-                held_linear[here] = np.exp(model.log_posterior(part.codes[here]))
-        own_m, own_l = members[index, truth][:, None], held_linear[index, truth][:, None]
-        mixed = (1.0 - LINEAR_WEIGHTS[None, :]) * own_m + LINEAR_WEIGHTS[None, :] * own_l
-        out["linear"] = -(w @ np.log(np.maximum(mixed, tiny)))
+        held_linear = {
+            suffix: _held_linear(part.codes, models, members)
+            for suffix, models in context["linear_models"].items()
+        }
+        if plan.linear == "auto":
+            out["linear"] = {}
+            for suffix, posterior in held_linear.items():
+                assert posterior is not None
+                own_m, own_l = members[index, truth][:, None], posterior[index, truth][:, None]
+                mixed = (1.0 - LINEAR_WEIGHTS[None, :]) * own_m + LINEAR_WEIGHTS[None, :] * own_l
+                out["linear"][suffix] = -(w @ np.log(np.maximum(mixed, tiny)))
     half = context["half"]
     if half is not None:
         tested = row_mask(part.codes, (2, PAIR_SPLIT_SEED, 0, False))
         assert tested is not None
         out["tested"] = float(w[tested].sum())
-        out["pair"] = np.zeros((len(context["candidates"]), len(PAIR_WEIGHTS)))
+        shape = (len(context["candidates"]), len(PAIR_WEIGHTS))
+        out["pair"] = {suffix: np.zeros(shape) for suffix in held_linear}
         if not tested.any():
             return out
         log_q = half.log_posterior(part.codes[tested])
-        losses = np.zeros((len(context["candidates"]), len(PAIR_WEIGHTS)))
-        for c, weight in enumerate(context["candidates"]):
-            rest = members if held_linear is None else (1 - weight) * members + weight * held_linear
-            log_p = np.log(np.maximum(rest[tested], tiny))
-            at = np.arange(int(tested.sum()))
-            for g, v in enumerate(PAIR_WEIGHTS):
-                pooled = pooled_log_posterior(log_p, log_q, float(v), context["pooling"])
-                losses[c, g] = -float(w[tested] @ pooled[at, truth[tested]])
-        out["pair"] = losses
+        at = np.arange(int(tested.sum()))
+        for suffix, posterior in held_linear.items():
+            for c, weight in enumerate(context["candidates"]):
+                rest = members if posterior is None else (1 - weight) * members + weight * posterior
+                log_p = np.log(np.maximum(rest[tested], tiny))
+                for g, v in enumerate(PAIR_WEIGHTS):
+                    pooled = pooled_log_posterior(log_p, log_q, float(v), context["pooling"])
+                    out["pair"][suffix][c, g] = -float(w[tested] @ pooled[at, truth[tested]])
     return out
+
+
+def _held_linear(codes, models: list, members: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The linear member's held-out posterior of every row: its content fold's model's
+    (one model: the model of the rows not scored)."""
+    posterior = np.empty_like(members)
+    fold = np.zeros(len(codes), dtype=np.intp)
+    if len(models) > 1:  # each row's content fold's model
+        fold = content_folds(codes, LINEAR_FOLDS, 0)
+    for k, model in enumerate(models):
+        here = fold == k
+        if here.any():
+            posterior[here] = np.exp(model.log_posterior(codes[here]))
+    return posterior
 
 
 def _best(losses: NDArray[np.float64]) -> int:
@@ -363,12 +415,13 @@ def fit_ensemble_in_passes(source: RowSource, spec: LearnerSpec) -> FittedModel:
             "pooling": spec.option("pair_pooling", "log"),
         }
         scored = source.total(_score_part, context)
-        choice = 0
+        choice, suffix = 0, ""
         if plan.linear == "auto":
-            choice = _best(scored["linear"] / scored["weight"])
+            choice, suffix = _linear_choice(scored["linear"], scored["weight"])
             weight_of_linear = float(_candidates(plan)[choice])
+            linear = models["linear" + suffix]
         if plan.pair == "auto":
-            pair_weight, pair_losses = _pair_weight(scored, half, choice)
+            pair_weight, pair_losses = _pair_weight(scored, half, choice, suffix)
     prior = _log_prior(class_weight)
     kept = linear if weight_of_linear > 0 else None
     model = KDBEnsembleModel(
@@ -385,11 +438,26 @@ def fit_ensemble_in_passes(source: RowSource, spec: LearnerSpec) -> FittedModel:
     return FittedModel(model, {**attributes, "class_count_": class_weight})
 
 
-def _pair_weight(scored: dict[str, Any], half, choice: int):
+def _linear_choice(losses: dict[str, NDArray[np.float64]], weight: float) -> tuple[int, str]:
+    """The linear member's weight (its index) of least held-out loss, and its variant:
+    without pairs (:data:`SINGLE`) unless the pairs lower that loss (ties: without)."""
+    mean = losses[""] / weight
+    best = _best(mean)
+    if SINGLE not in losses:
+        return best, ""
+    single = losses[SINGLE] / weight
+    single_best = _best(single)
+    loss, single_loss = float(mean[best]), float(single[single_best])
+    if sign_with_ties(np.array(loss - single_loss), max(loss, single_loss)) >= 0:
+        return single_best, SINGLE
+    return best, ""
+
+
+def _pair_weight(scored: dict[str, Any], half, choice: int, suffix: str):
     """The pair member's weight from the scoring pass, and its losses (or None)."""
     if half is None or scored.get("tested", 0.0) <= 0:
         return PAIR_WEIGHT_FLOOR, None
-    losses = scored["pair"][choice] / scored["tested"]
+    losses = scored["pair"][suffix][choice] / scored["tested"]
     return max(float(PAIR_WEIGHTS[_best(losses)]), PAIR_WEIGHT_FLOOR), losses
 
 
