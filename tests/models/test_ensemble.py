@@ -89,3 +89,17 @@ def test_a_row_with_every_feature_missing_gets_the_class_prior(params):
     partly = X[:3].copy()
     partly[:, 1:] = np.nan  # one feature observed: not the prior
     assert np.abs(model.predict_proba(partly) - prior).max() > 1e-3
+
+
+def test_predictions_equal_the_per_node_scoring(rng):
+    # the members' packed scoring (discotree.stats.backoff_prediction) against every
+    # node scored one at a time, the reference: on rows with missing values too
+    X = rng.normal(size=(100, 5))
+    X[:, 4] = rng.integers(0, 3, 100)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int) + (X[:, 4] == 2)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    model = KDBEnsembleClassifier(n_estimators=2, random_state=0).fit(X, y)
+    fast = model.predict_proba(X)
+    for member in model.model_.members:
+        member.__dict__["_packed_backoff"] = None  # (every node through the reference)
+    assert_allclose(model.predict_proba(X), fast, rtol=1e-12, atol=1e-12)

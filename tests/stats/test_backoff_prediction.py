@@ -48,7 +48,12 @@ def _test_rows(rng, model, n_rows=60, missing=0.15):
 
 @pytest.mark.parametrize("n_classes", [2, 7])
 @pytest.mark.parametrize("scale", [1.0, 1e13])
-def test_every_node_equals_the_per_node_path(rng, n_classes, scale):
+@pytest.mark.parametrize("tabulated", [(0, 0), (100, 1 << 19), (1 << 13, 1 << 19), (1 << 13, 80)])
+def test_every_node_equals_the_per_node_path(rng, monkeypatch, n_classes, scale, tabulated):
+    # first levels tabulated: none, some, all (every node's levels, for most), as
+    # many as a small budget allows
+    monkeypatch.setattr("discotree.stats.backoff_prediction.TABULATED_CELLS", tabulated[0])
+    monkeypatch.setattr("discotree.stats.backoff_prediction.TABULATED_BUDGET", tabulated[1])
     for _ in range(3):
         model, _ = _random_model(rng, n_classes, scale)
         codes = _test_rows(rng, model)

@@ -13,15 +13,27 @@ numbers (tested against the per-node path to the bit, and to 1e-12 in any case).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ..kernels.hierarchical_terms import LINEAR_WEIGHT, backoff_node_probabilities, run_sums
+from ..kernels.hierarchical_terms import (
+    LINEAR_WEIGHT,
+    backoff_node_probabilities,
+    run_sums,
+    tabulate_backoff_states,
+)
 from .family_tables import SparseFamilyTable
 
-__all__ = ["DENSE_INDEX_FACTOR", "DENSE_INDEX_KEYS", "MAX_BLOCK_CELLS", "PackedBackoff"]
+__all__ = [
+    "DENSE_INDEX_FACTOR",
+    "DENSE_INDEX_KEYS",
+    "MAX_BLOCK_CELLS",
+    "TABULATED_BUDGET",
+    "TABULATED_CELLS",
+    "PackedBackoff",
+]
 
 #: A level's entries get a dense index (one position per key: no binary search) when
 #: it has at most this many keys, or at most :data:`DENSE_INDEX_FACTOR` times its
@@ -29,6 +41,12 @@ __all__ = ["DENSE_INDEX_FACTOR", "DENSE_INDEX_KEYS", "MAX_BLOCK_CELLS", "PackedB
 DENSE_INDEX_KEYS = 1 << 12
 #: See :data:`DENSE_INDEX_KEYS`.
 DENSE_INDEX_FACTOR = 4
+
+#: The largest table of a node's first levels (:meth:`PackedBackoff.tabulate`), and
+#: of all a model's nodes together (numbers: 8 bytes each).
+TABULATED_CELLS = 1 << 14
+#: See :data:`TABULATED_CELLS`.
+TABULATED_BUDGET = 1 << 19
 
 #: The largest block of terms (nodes x rows x classes) one call holds at once: the rows
 #: are scored in blocks beyond.
@@ -73,8 +91,85 @@ class PackedBackoff:
     concentrations: NDArray[np.float64]
     exact_halving: NDArray[np.bool_]
     linear: NDArray[np.bool_]
+    may_stop: NDArray[np.bool_]
     alpha: float
     n_classes: int
+    state_at: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    state_depth: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    states: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+
+    def __post_init__(self) -> None:
+        if len(self.state_at) != len(self.nodes):  # nothing tabulated
+            self.state_at = np.full(len(self.nodes), -1, dtype=np.int64)
+            self.state_depth = np.zeros(len(self.nodes), dtype=np.int64)
+
+    def tabulate(self, max_cells: int, budget: int) -> None:
+        """Tabulate each linear node's probabilities after its first levels, as many
+        as keep its table within ``max_cells`` numbers (configurations of those
+        levels' parents x values x classes) and all the tables within ``budget``
+        (the nodes deepened a level at a time, in turn), computed by the same kernel
+        on every configuration, each level's table from the one above
+        (:func:`~discotree.kernels.hierarchical_terms.tabulate_backoff_states`): a
+        row then starts from its entry."""
+        n_nodes = len(self.nodes)
+        n_levels = np.diff(self.parent_start) + 1
+        levels = np.zeros(n_nodes, dtype=np.int64)
+        cells = np.where(self.linear, self.r_nodes * self.n_classes, max_cells + 1)
+        sizes: list[list[int]] = [[] for _ in range(n_nodes)]  # (each depth's table)
+        held = 0  # (the cells of the deepest tables: those kept)
+        deepened = True
+        while deepened:
+            deepened = False
+            for t in range(n_nodes):
+                if levels[t] < n_levels[t] and cells[t] <= max_cells:
+                    now = sizes[t][-1] if sizes[t] else 0
+                    if held - now + cells[t] > budget:
+                        continue
+                    held += int(cells[t]) - now
+                    sizes[t].append(int(cells[t]))
+                    levels[t] += 1
+                    deepened = True
+                    if levels[t] < n_levels[t]:
+                        cells[t] *= self.radices[self.parent_start[t] + levels[t] - 1]
+        flat = [size for node_sizes in sizes for size in node_sizes]
+        at = np.concatenate([[0], np.cumsum(flat)]).astype(np.int64)
+        at_start = np.concatenate([[0], np.cumsum(levels)]).astype(np.int64)
+        scratch = np.empty(int(at[-1]))
+        tabulate_backoff_states(levels, self._tables(), self.n_classes, at, at_start, scratch)
+        finals = [
+            scratch[at[at_start[t + 1] - 1] : at[at_start[t + 1]]] if levels[t] else np.zeros(0)
+            for t in range(n_nodes)
+        ]
+        lengths = [len(final) for final in finals]
+        self.state_at = np.where(
+            levels > 0, np.concatenate([[0], np.cumsum(lengths)[:-1]]), -1
+        ).astype(np.int64)
+        self.state_depth = levels
+        self.states = np.concatenate([np.zeros(0), *finals])
+
+    def _tables(self) -> tuple:
+        """The tables as the kernels read them."""
+        return (
+            self.r_nodes,
+            self.parent_start,
+            self.radices,
+            self.value_bounds,
+            self.value_keys,
+            self.value_masses,
+            self.value_index,
+            self.value_index_at,
+            self.total_bounds,
+            self.total_keys,
+            self.total_sums,
+            self.total_index,
+            self.total_index_at,
+            self.root_totals,
+            self.concentrations,
+            self.exact_halving,
+            self.linear,
+            self.may_stop,
+            self.alpha,
+        )
 
     def position(self, node: int) -> int | None:
         """Where ``node`` is among the packed nodes (None: not packed)."""
@@ -173,7 +268,20 @@ class PackedBackoff:
         )
         halving = np.concatenate([np.zeros(0), *chosen])
         mantissa, _ = np.frexp(halving)
-        return cls(
+        exact_halving = (mantissa == 0.5) & (halving > 0)
+        may_stop = [
+            linear[t]
+            and bool(exact_halving[starts[t] + t : starts[t + 1] + t + 1].all())
+            and _nested(
+                total_keys,
+                total_bounds,
+                starts[t] + t,
+                n_categories[list(parents[node])],
+                n_classes,
+            )
+            for t, node in enumerate(nodes)
+        ]
+        packed = cls(
             nodes=np.asarray(nodes, dtype=np.int64),
             r_nodes=n_categories[np.asarray(nodes, dtype=np.intp)],
             parent_start=np.asarray(starts, dtype=np.int64),
@@ -191,11 +299,14 @@ class PackedBackoff:
             total_index_at=total_index_at,
             root_totals=np.asarray(root_totals, dtype=np.float64),
             concentrations=halving,
-            exact_halving=(mantissa == 0.5) & (halving > 0),
+            exact_halving=exact_halving,
             linear=np.asarray(linear, dtype=np.bool_),
+            may_stop=np.asarray(may_stop, dtype=np.bool_),
             alpha=float(alpha),
             n_classes=int(n_classes),
         )
+        packed.tabulate(TABULATED_CELLS, TABULATED_BUDGET)
+        return packed
 
     def node_log_probabilities(
         self, codes: NDArray[np.integer], which: list[int] | NDArray[np.intp]
@@ -238,32 +349,7 @@ class PackedBackoff:
         if out.size == 0:
             return
         buffer = out if out.flags.c_contiguous else np.empty(out.shape)
-        backoff_node_probabilities(
-            codes,
-            which,
-            self.nodes,
-            self.r_nodes,
-            self.parent_start,
-            self.parents,
-            self.radices,
-            self.value_bounds,
-            self.value_keys,
-            self.value_masses,
-            self.value_index,
-            self.value_index_at,
-            self.total_bounds,
-            self.total_keys,
-            self.total_sums,
-            self.total_index,
-            self.total_index_at,
-            self.root_totals,
-            self.concentrations,
-            self.exact_halving,
-            self.linear,
-            self.alpha,
-            start,
-            buffer,
-        )
+        self._run(codes, np.asarray(which, dtype=np.int64), start, buffer)
         linear = self.linear[which]
         if linear.all():
             np.log(buffer, out=buffer)
@@ -272,6 +358,27 @@ class PackedBackoff:
                 np.log(buffer[s], out=buffer[s])
         if buffer is not out:
             out[...] = buffer
+
+    def _run(
+        self,
+        codes: NDArray[np.integer],
+        which: NDArray[np.int64],
+        start: int,
+        out: NDArray[np.float64],
+    ) -> None:
+        """The kernel (linear probabilities, not yet logarithms) into ``out``."""
+        backoff_node_probabilities(
+            codes,
+            which,
+            self.nodes,
+            self.parents,
+            self._tables(),
+            self.state_at,
+            self.state_depth,
+            self.states,
+            start,
+            out,
+        )
 
 
 def _dense_index(
@@ -291,3 +398,24 @@ def _dense_index(
             parts.append(np.zeros(0, dtype=np.int64))
         at.append(at[-1] + len(parts[-1]))
     return np.concatenate([np.zeros(0, dtype=np.int64), *parts]), np.asarray(at, dtype=np.int64)
+
+
+def _nested(
+    total_keys: NDArray[np.int64],
+    total_bounds: NDArray[np.int64],
+    first_level: int,
+    radices: NDArray[np.int64],
+    n_classes: int,
+) -> bool:
+    """Whether every configuration present at a level of a node (its levels from
+    ``first_level``, ``total_keys`` ids ``configuration * n_classes + class``) has its
+    prefix present at the level above (as counting the same rows gives)."""
+    above = total_keys[total_bounds[first_level] : total_bounds[first_level + 1]] // n_classes
+    for level, radix in enumerate(radices, start=first_level + 1):
+        here = total_keys[total_bounds[level] : total_bounds[level + 1]] // n_classes
+        prefixes = here // int(radix)
+        found = np.minimum(np.searchsorted(above, prefixes), max(len(above) - 1, 0))
+        if len(here) and (len(above) == 0 or not np.array_equal(above[found], prefixes)):
+            return False
+        above = here
+    return True
