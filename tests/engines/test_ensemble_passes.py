@@ -223,6 +223,27 @@ def test_logistic_fits_in_lockstep_equal_each_alone_and_the_in_memory_learner():
     assert source.n_passes == max(alone_passes) < sum(alone_passes)
 
 
+def test_a_pass_that_fails_during_the_logistic_fits_is_raised_not_waited_for():
+    """A pass that raises (a file changed, a worker died) stops every L-BFGS run waiting
+    on it and reaches the caller (it used to leave the runs waiting for ever)."""
+    _, _, rows = _schema_and_rows()
+
+    class Failing(MemorySource):
+        def total(self, part_sum, *args):
+            if self.n_passes >= 2:
+                raise OSError("the file changed between passes")
+            return super().total(part_sum, *args)
+
+    values = [None] * len(rows.n_categories)
+    layout = InputLayout(rows.n_categories, values, NO_PAIRS, [])
+    problems = [
+        LogisticProblem(mask, layout, float(rows.weights.sum()), 1.0)
+        for mask in (None, (5, 0, 2, False))
+    ]
+    with pytest.raises(OSError, match="the file changed between passes"):
+        fit_logistics_in_passes(Failing(rows, part_rows=70), problems)
+
+
 def test_a_spilled_source_reads_the_batches_once_and_its_parts_back():
     (X, y, w), schema, rows = _schema_and_rows()
     batches = BatchSource(

@@ -52,6 +52,7 @@ from ..learners.ensemble import (
     PAIR_WEIGHTS,
     linear_pair_count,
     pair_level_maps,
+    pair_limit,
 )
 from ..learners.registry import FittedModel, LearnerSpec, Rows
 from ..models.ensemble import (
@@ -277,9 +278,9 @@ def _pair_problems(source, plan: _Plan, spec: LearnerSpec) -> dict[str, Logistic
         )
         return _problem(plan, request, spec, pairs=pairs)
 
-    per_column = spec.option("pairs_per_column")  # the in-memory learner's cap, if set
-    if per_column is not None:
-        every = min(every, max(1, round(float(per_column) * len(source.n_categories))))
+    limit = pair_limit(spec.option("pairs_per_column"), len(source.n_categories))
+    if limit is not None:  # (the in-memory learner's rule)
+        every = min(every, limit)
     problems = {"pair": problem(plan.pair_all, every)}
     if plan.pair == "auto" and plan.sums["half"]["weight"] > 0:
         problems["half"] = problem(plan.pair_half, len(problems["pair"].layout.pairs))

@@ -245,13 +245,17 @@ class _Lockstep:
         self.pending: dict[int, tuple] = {}
         self.results: dict[int, Any] = {}
         self.running = n_runs
+        self.failure: BaseException | None = None  # (a pass that raised)
 
     def evaluate(self, run: int, asked: tuple) -> Any:
         with self.condition:
-            self.pending[run] = asked
-            self.condition.notify_all()
-            while run not in self.results:
+            if self.failure is None:
+                self.pending[run] = asked
+                self.condition.notify_all()
+            while run not in self.results and self.failure is None:
                 self.condition.wait()
+            if self.failure is not None:  # (every run stops; the pass's error is raised)
+                raise RuntimeError("a pass over the rows failed") from self.failure
             return self.results.pop(run)
 
     def finished(self) -> None:
@@ -268,7 +272,13 @@ class _Lockstep:
                 if self.running == 0:
                     return
                 batch, self.pending = self.pending, {}
-            sums = self.source.total(_loss_gradient_parts, list(batch.values()))
+            try:
+                sums = self.source.total(_loss_gradient_parts, list(batch.values()))
+            except BaseException as err:  # (the runs waiting on it stop, then it is raised)
+                with self.condition:
+                    self.failure = err
+                    self.condition.notify_all()
+                raise
             with self.condition:
                 self.results.update(zip(batch, sums, strict=True))
                 self.condition.notify_all()
