@@ -129,6 +129,14 @@ def test_what_the_passes_cannot_learn_is_refused_clearly():
         with pytest.raises(ValueError, match=f"cannot be learnt in passes.*{reason}"):
             fit_batches_in_passes(KDBEnsembleClassifier(n_estimators=2, **params), batches)
 
+    def unread():  # (refused before any pass)
+        raise AssertionError("the batches were read")
+
+    with pytest.raises(ValueError, match=r"cannot be learnt in passes.*bootstrap=True"):
+        fit_batches_in_passes(
+            KDBEnsembleClassifier(bootstrap=True, linear_weight=0.2, pair_weight=0.1), unread
+        )
+
 
 def test_a_pass_that_reads_other_rows_is_named():
     X, y, w = _data()

@@ -29,7 +29,7 @@ from ..classifiers.ensemble import FINE_BINS
 from ..config import get_config
 from ..transformers.discretizer import Discretizer
 from .dask_engine import encode_partition, row_partitions, tree_sum
-from .ensemble_passes import fit_ensemble_in_passes
+from .ensemble_passes import fit_ensemble_in_passes, refuse_unsupported
 from .row_sources import add_parts, rows_of
 from .schema_summaries import merge_summaries, schema_from_summary, summarise_part
 
@@ -73,6 +73,7 @@ def fit_ensemble_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None)
     name = type(estimator).__name__
     if y is None:
         raise ValueError(f"{name} requires y to be passed, but the target y is None.")
+    refuse_unsupported(estimator)  # (before any pass over the partitions)
     names = list(X.columns) if isinstance(X, dd.DataFrame) else None
     if names is not None and not all(isinstance(n, str) for n in names):
         names = None

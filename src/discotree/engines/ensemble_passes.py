@@ -93,6 +93,7 @@ __all__ = [
     "fit_batches_in_passes",
     "fit_ensemble_in_passes",
     "passes_unsupported",
+    "refuse_unsupported",
     "schema_of_batches",
 ]
 
@@ -109,6 +110,29 @@ def passes_unsupported(spec: LearnerSpec) -> str | None:
     if spec.option("coarsening", "jittered") not in COARSENINGS:
         return f"coarsening must be one of {COARSENINGS}"
     return None
+
+
+def refuse_unsupported(estimator: Any) -> None:
+    """Raise before any pass when ``estimator``'s options cannot be learnt in passes
+    (:func:`passes_unsupported`, read from its parameters), so that a refusal costs no
+    reading of the data.
+
+    Examples
+    --------
+    >>> from discotree import KDBEnsembleClassifier
+    >>> refuse_unsupported(KDBEnsembleClassifier())  # (nothing raised)
+    """
+    options = {
+        "bootstrap": getattr(estimator, "bootstrap", False),
+        "smoothing": getattr(estimator, "smoothing", None),
+        "coarsening": getattr(estimator, "coarsening", "jittered"),
+    }
+    reason = passes_unsupported(LearnerSpec("kdb-ensemble", 1.0, 0.0, options=options))
+    if reason is not None:
+        raise ValueError(
+            f"{type(estimator).__name__}: the ensemble cannot be learnt in passes over the "
+            f"data: {reason}."
+        )
 
 
 def _first_part(rows: Rows) -> dict[str, Any] | None:
@@ -537,6 +561,7 @@ def fit_batches_in_passes(
     >>> bool(clf.score(X, y) > 0.9)
     True
     """
+    refuse_unsupported(estimator)  # (before reading anything)
     schema = schema_of_batches(estimator, batches)
     read = BatchSource(batches, schema, type(estimator).__name__)
     source: RowSource = SpilledSource(read, spill_folder, keep_bytes) if spill else read
