@@ -125,3 +125,27 @@ def test_dirichlet_and_hdp_models_keep_the_per_node_path(rng):
         dirichlet.node_log_probability(node, codes),
         dirichlet.reference_node_log_probability(node, codes),
     )
+
+
+def test_tables_that_are_not_nested_are_read_level_by_level(rng):
+    # a configuration missing at a level but present below it (tables not counted on
+    # the same rows): no row may stop at the missing one
+    from dataclasses import replace
+
+    model, _ = _random_model(rng, 3, k=3)
+    concentrations = [np.full(len(p) + 1, 2.0) for p in model.parents]  # powers of two
+    node = next(j for j in model.attributes if len(model.parents[j]) >= 2)
+    tables = [list(levels) for levels in model.tables]
+    level = tables[node][1]
+    kept = level.cells // (level.n_classes * level.r_node) % 2 == 0  # (even configurations)
+    tables[node][1] = replace(level, cells=level.cells[kept], masses=level.masses[kept])
+    broken = KDependenceModel(
+        model.n_categories, model.attributes, model.parents, tables, 0.5, 0.0, concentrations
+    )
+    packed = broken._packed()
+    assert not packed.may_stop[packed.position(node)]
+    codes = _test_rows(rng, broken, n_rows=200)
+    for j in broken.attributes:
+        assert np.array_equal(
+            broken.node_log_probability(j, codes), broken.reference_node_log_probability(j, codes)
+        )

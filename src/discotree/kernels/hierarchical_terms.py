@@ -601,12 +601,25 @@ def _node_levels(
 
 @numba.njit(cache=True, nogil=True)
 def backoff_node_probabilities(
-    codes, which, nodes, parents, tables, state_at, state_depth, states, row_start, out
+    codes,
+    which,
+    nodes,
+    parents,
+    tables,
+    state_at,
+    state_depth,
+    states,
+    log_states,
+    row_start,
+    out,
+    raw,
 ):  # pragma: no cover - numba
     """The deepest level's back-off estimate of each node ``nodes[which[s]]`` for the
     rows ``row_start..row_start + out.shape[1]`` of ``codes``, nothing left out, into
-    ``out[s]`` (probabilities where the node is linear, 1 where the node is missing;
-    else logarithms, 0 where missing): the same operations on the same numbers as
+    ``out[s]``: logarithms (0 where the node is missing), except the probabilities of
+    a linear node's rows that ``raw[s]`` marks (the caller takes their logarithms,
+    as the per-node path does, with numpy; the fully tabulated rows are read from
+    ``log_states``, numpy's logarithms of ``states``): the same operations on the same numbers as
     :func:`hierarchical_level_terms` with ``unit`` 0 and the concentrations given, for
     every node at once and without its intermediate arrays.
 
@@ -647,9 +660,10 @@ def backoff_node_probabilities(
         first, n_levels = parent_start[t], parent_start[t + 1] - parent_start[t] + 1
         for i in range(n_rows):
             value = codes[row_start + i, node]
-            if value < 0:  # (the per-node path's terms are replaced by these)
+            raw[s, i] = False
+            if value < 0:  # (the per-node path's terms are replaced by these: log 1)
                 for c in range(n_classes):
-                    out[s, i, c] = 1.0 if linear else 0.0
+                    out[s, i, c] = 0.0
                 continue
             for k in range(n_levels - 1):
                 row_parents[k] = codes[row_start + i, parents[first + k]]
@@ -662,6 +676,11 @@ def backoff_node_probabilities(
                         folded, identity = 0, 0
                         break
                     identity = identity * radices[first + k] + parent
+                if folded == n_levels:  # every level tabulated: its logarithms
+                    base = state_at[t] + (identity * r + value) * n_classes
+                    for c in range(n_classes):
+                        out[s, i, c] = log_states[base + c]
+                    continue
                 if folded > 0:
                     base = state_at[t] + (identity * r + value) * n_classes
                     for c in range(n_classes):
@@ -679,6 +698,7 @@ def backoff_node_probabilities(
                 p_linear,
                 log_p,
             )
+            raw[s, i] = linear
             for c in range(n_classes):
                 out[s, i, c] = p_linear[c] if linear else log_p[c]
 

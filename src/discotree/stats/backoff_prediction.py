@@ -97,6 +97,7 @@ class PackedBackoff:
     state_at: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     state_depth: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     states: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    log_states: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
 
     def __post_init__(self) -> None:
         if len(self.state_at) != len(self.nodes):  # nothing tabulated
@@ -146,6 +147,8 @@ class PackedBackoff:
         ).astype(np.int64)
         self.state_depth = levels
         self.states = np.concatenate([np.zeros(0), *finals])
+        with np.errstate(divide="ignore"):
+            self.log_states = np.log(self.states)
 
     def _tables(self) -> tuple:
         """The tables as the kernels read them."""
@@ -252,15 +255,15 @@ class PackedBackoff:
         value_keys = np.ascontiguousarray(value_keys[order])
         total_keys = total_keys[: total_bounds[-1]].copy()
         width = np.asarray(level_r, dtype=np.int64)  # (a configuration's values)
-        configurations = [
-            int(np.prod(n_categories[list(parents[node][:length])], dtype=np.float64))
+        configurations: list[float] = [
+            float(q)
             for node in nodes
-            for length in range(len(parents[node]) + 1)
+            for q in np.cumprod([1.0, *n_categories[list(parents[node])].astype(np.float64)])
         ]
         value_index, value_index_at = _dense_index(
             value_keys,
             bounds,
-            [q * w for q, w in zip(configurations, width, strict=True)],
+            [q * int(w) for q, w in zip(configurations, width, strict=True)],
             n_classes,
         )
         total_index, total_index_at = _dense_index(
@@ -269,18 +272,18 @@ class PackedBackoff:
         halving = np.concatenate([np.zeros(0), *chosen])
         mantissa, _ = np.frexp(halving)
         exact_halving = (mantissa == 0.5) & (halving > 0)
+        nested = _nested_nodes(
+            total_keys,
+            total_bounds,
+            np.asarray(starts, dtype=np.int64),
+            n_categories[np.asarray(flat_parents, dtype=np.intp)],
+            np.asarray(configurations, dtype=np.float64),
+            n_classes,
+        )
         may_stop = [
-            linear[t]
-            and bool(exact_halving[starts[t] + t : starts[t + 1] + t + 1].all())
-            and _nested(
-                total_keys,
-                total_bounds,
-                starts[t] + t,
-                n_categories[list(parents[node])],
-                n_classes,
-            )
-            for t, node in enumerate(nodes)
-        ]
+            linear[t] and bool(exact_halving[starts[t] + t : starts[t + 1] + t + 1].all())
+            for t in range(len(nodes))
+        ] & nested
         packed = cls(
             nodes=np.asarray(nodes, dtype=np.int64),
             r_nodes=n_categories[np.asarray(nodes, dtype=np.intp)],
@@ -349,13 +352,16 @@ class PackedBackoff:
         if out.size == 0:
             return
         buffer = out if out.flags.c_contiguous else np.empty(out.shape)
-        self._run(codes, np.asarray(which, dtype=np.int64), start, buffer)
-        linear = self.linear[which]
-        if linear.all():
+        raw = self._run(codes, np.asarray(which, dtype=np.int64), start, buffer)
+        if raw.all():
             np.log(buffer, out=buffer)
         else:
-            for s in np.flatnonzero(linear):
-                np.log(buffer[s], out=buffer[s])
+            for s, rows in enumerate(raw):
+                if rows.all():
+                    np.log(buffer[s], out=buffer[s])
+                elif rows.any():
+                    where = np.flatnonzero(rows)
+                    buffer[s, where] = np.log(buffer[s, where])
         if buffer is not out:
             out[...] = buffer
 
@@ -365,8 +371,10 @@ class PackedBackoff:
         which: NDArray[np.int64],
         start: int,
         out: NDArray[np.float64],
-    ) -> None:
-        """The kernel (linear probabilities, not yet logarithms) into ``out``."""
+    ) -> NDArray[np.bool_]:
+        """The kernel into ``out``; returns which (node, row) of ``out`` hold linear
+        probabilities, not yet logarithms."""
+        raw = np.empty(out.shape[:2], dtype=np.bool_)
         backoff_node_probabilities(
             codes,
             which,
@@ -376,46 +384,77 @@ class PackedBackoff:
             self.state_at,
             self.state_depth,
             self.states,
+            self.log_states,
             start,
             out,
+            raw,
         )
+        return raw
 
 
 def _dense_index(
-    keys: NDArray[np.int64], bounds: NDArray[np.int64], n_keys: list[int], width: int
+    keys: NDArray[np.int64], bounds: NDArray[np.int64], n_keys: list[float], width: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """For each level ``g`` small enough (``n_keys[g]`` keys, its entries
     ``keys[bounds[g]:bounds[g + 1]]`` sorted ids ``key * width + class``), the first
     entry of every key and the level's end (``n_keys[g] + 1`` positions), concatenated;
-    and where each level's starts (a level without an index: none)."""
-    parts, at = [], [0]
-    for g, size in enumerate(n_keys):
-        low, high = int(bounds[g]), int(bounds[g + 1])
-        if size <= max(DENSE_INDEX_KEYS, DENSE_INDEX_FACTOR * (high - low)):
-            starts = np.arange(size + 1, dtype=np.int64) * width
-            parts.append(low + np.searchsorted(keys[low:high], starts).astype(np.int64))
-        else:
-            parts.append(np.zeros(0, dtype=np.int64))
-        at.append(at[-1] + len(parts[-1]))
-    return np.concatenate([np.zeros(0, dtype=np.int64), *parts]), np.asarray(at, dtype=np.int64)
+    and where each level's starts (a level without an index: none). All the levels'
+    in one search: each level's ids shifted past the levels before."""
+    sizes = np.diff(bounds)
+    n = np.asarray(n_keys, dtype=np.float64)
+    level = np.repeat(np.arange(len(sizes)), sizes)
+    largest = np.full(len(sizes), -1, dtype=np.int64)
+    np.maximum.at(largest, level, keys)
+    chosen = (n <= np.maximum(DENSE_INDEX_KEYS, DENSE_INDEX_FACTOR * sizes)) & (
+        largest < n * width  # (every id within the index)
+    )
+    counts = np.where(chosen, n + 1, 0).astype(np.int64)
+    span = np.where(chosen, n * width, 0).astype(np.int64)
+    shift = np.concatenate([[0], np.cumsum(span)[:-1]])
+    shifted = keys[chosen[level]] + shift[level[chosen[level]]]
+    before = np.concatenate([[0], np.cumsum(np.where(chosen, sizes, 0))[:-1]])
+    owner = np.repeat(np.arange(len(sizes)), counts)
+    at = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    queries = shift[owner] + (np.arange(at[-1]) - at[:-1][owner]) * width
+    found = np.searchsorted(shifted, queries)
+    index = (bounds[:-1][owner] - before[owner] + found).astype(np.int64)
+    return index, at
 
 
-def _nested(
+def _nested_nodes(
     total_keys: NDArray[np.int64],
     total_bounds: NDArray[np.int64],
-    first_level: int,
+    parent_start: NDArray[np.int64],
     radices: NDArray[np.int64],
+    configurations: NDArray[np.float64],
     n_classes: int,
-) -> bool:
-    """Whether every configuration present at a level of a node (its levels from
-    ``first_level``, ``total_keys`` ids ``configuration * n_classes + class``) has its
-    prefix present at the level above (as counting the same rows gives)."""
-    above = total_keys[total_bounds[first_level] : total_bounds[first_level + 1]] // n_classes
-    for level, radix in enumerate(radices, start=first_level + 1):
-        here = total_keys[total_bounds[level] : total_bounds[level + 1]] // n_classes
-        prefixes = here // int(radix)
-        found = np.minimum(np.searchsorted(above, prefixes), max(len(above) - 1, 0))
-        if len(here) and (len(above) == 0 or not np.array_equal(above[found], prefixes)):
-            return False
-        above = here
-    return True
+) -> NDArray[np.bool_]:
+    """Per node, whether every configuration present at one of its levels has its
+    prefix present at the level above (as counting the same rows gives): all the
+    levels at once, each level's configurations shifted past the levels before."""
+    n_nodes = len(parent_start) - 1
+    if n_nodes == 0:
+        return np.zeros(0, dtype=np.bool_)
+    if configurations.sum() >= 2.0**62:  # (no room to shift: not checked)
+        return np.zeros(n_nodes, dtype=np.bool_)
+    sizes = np.diff(total_bounds)
+    level = np.repeat(np.arange(len(sizes)), sizes)
+    shift = np.concatenate([[0], np.cumsum(configurations.astype(np.int64))[:-1]])
+    present = total_keys // n_classes + shift[level]
+    node_of_level = np.repeat(np.arange(n_nodes), np.diff(parent_start) + 1)
+    depth_of_level = np.arange(len(sizes)) - (parent_start[:-1] + np.arange(n_nodes))[node_of_level]
+    radix_of_level = np.ones(len(sizes), dtype=np.int64)
+    deeper = depth_of_level > 0
+    radix_of_level[deeper] = radices[
+        (parent_start[:-1][node_of_level] + depth_of_level - 1)[deeper]
+    ]
+    asked = deeper[level]
+    queries = (total_keys[asked] // n_classes) // radix_of_level[level[asked]] + shift[
+        level[asked] - 1
+    ]
+    found = np.minimum(np.searchsorted(present, queries), max(len(present) - 1, 0))
+    missing = (
+        np.ones(len(queries), dtype=np.bool_) if len(present) == 0 else present[found] != queries
+    )
+    failed = np.bincount(node_of_level[level[asked]][missing], minlength=n_nodes)
+    return failed == 0
