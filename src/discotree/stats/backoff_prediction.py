@@ -6,7 +6,7 @@ computes every level's estimate of one node per call (a call, its arrays and one
 per level for each node: most of the time of an ensemble's predict on a wide set goes
 into that overhead). :class:`PackedBackoff` holds a model's tables in flat arrays once,
 and :meth:`PackedBackoff.node_log_probabilities` runs
-:func:`~discotree.kernels.hierarchical_terms.backoff_node_probabilities` over any of its
+:func:`~discotree.kernels.backoff_scoring.backoff_node_probabilities` over any of its
 nodes and all the rows at once: the same operations in the same order, so the same
 numbers (tested against the per-node path to the bit, and to 1e-12 in any case).
 """
@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from ..kernels.hierarchical_terms import (
-    LINEAR_WEIGHT,
+from ..kernels.backoff_scoring import (
     backoff_node_probabilities,
     run_sums,
     tabulate_backoff_states,
 )
+from ..kernels.hierarchical_terms import LINEAR_WEIGHT
 from .family_tables import SparseFamilyTable
 
 __all__ = [
@@ -56,7 +56,7 @@ MAX_BLOCK_CELLS = 1 << 22
 @dataclass
 class PackedBackoff:
     """The hierarchical tables of some nodes, flat and indexed for scoring (see
-    :func:`~discotree.kernels.hierarchical_terms.backoff_node_probabilities` for the
+    :func:`~discotree.kernels.backoff_scoring.backoff_node_probabilities` for the
     layout).
 
     Examples
@@ -110,7 +110,7 @@ class PackedBackoff:
         levels' parents x values x classes) and all the tables within ``budget``
         (the nodes deepened a level at a time, in turn), computed by the same kernel
         on every configuration, each level's table from the one above
-        (:func:`~discotree.kernels.hierarchical_terms.tabulate_backoff_states`): a
+        (:func:`~discotree.kernels.backoff_scoring.tabulate_backoff_states`): a
         row then starts from its entry."""
         n_nodes = len(self.nodes)
         n_levels = np.diff(self.parent_start) + 1

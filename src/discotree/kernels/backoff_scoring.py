@@ -1,0 +1,424 @@
+"""Scoring rows under hierarchical smoothing with nothing left out, compiled: every
+node of a k-dependence model's back-off over all the rows in one call
+(:func:`backoff_node_probabilities`), the same operations on the same numbers as
+:func:`discotree.kernels.hierarchical_terms.hierarchical_level_terms` with no unit left
+out and the concentrations given (the per-node path: its reference, in the tests), and
+the tables of the first levels it starts from (:func:`tabulate_backoff_states`).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .sparse_families import first_at_least
+
+__all__ = [
+    "backoff_node_probabilities",
+    "log_add_exp",
+    "run_sums",
+    "tabulate_backoff_states",
+]
+
+
+@numba.njit(cache=True, nogil=True)
+def log_add_exp(x, y):  # pragma: no cover - numba
+    """numpy's ``logaddexp`` of two numbers, compiled: exact for equal arguments and
+    for a -inf one.
+
+    Examples
+    --------
+    >>> float(log_add_exp(0.0, -np.inf))
+    0.0
+    """
+    if x == y:
+        return x + np.log(2.0)
+    difference = x - y
+    if difference > 0:
+        return x + np.log1p(np.exp(-difference))
+    if difference <= 0:
+        return y + np.log1p(np.exp(difference))
+    return difference  # (NaN)
+
+
+@numba.njit(cache=True, nogil=True)
+def run_sums(keys, masses, bounds, divisors, out_keys, out_sums, out_bounds):  # pragma: no cover
+    """In each segment ``g`` (``bounds[g]:bounds[g + 1]`` of ``keys``, sorted there),
+    the sums of ``masses`` over the runs of equal ``keys // divisors[g]``, each added
+    in order from 0 (as a scan of the cells adds them): the runs' keys and sums into
+    ``out_keys`` and ``out_sums``, segment ``g``'s at ``out_bounds[g]:out_bounds[g + 1]``.
+
+    Examples
+    --------
+    >>> keys, sums, bounds = np.zeros(3, dtype=np.int64), np.zeros(3), np.zeros(3, dtype=np.int64)
+    >>> run_sums(np.array([0, 1, 5, 2]), np.array([1.0, 2.0, 4.0, 8.0]),
+    ...          np.array([0, 3, 4]), np.array([2, 2]), keys, sums, bounds)
+    >>> keys.tolist(), sums.tolist(), bounds.tolist()
+    ([0, 2, 1], [3.0, 4.0, 8.0], [0, 2, 3])
+    """
+    m = 0
+    out_bounds[0] = 0
+    for g in range(bounds.shape[0] - 1):
+        begin = m
+        for j in range(bounds[g], bounds[g + 1]):
+            key = keys[j] // divisors[g]
+            if m == begin or out_keys[m - 1] != key:
+                out_keys[m] = key
+                out_sums[m] = 0.0
+                m += 1
+            out_sums[m - 1] += masses[j]
+        out_bounds[g + 1] = m
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _configuration_range(
+    keys, bounds, index, index_at, g, key, width, begin, present
+):  # pragma: no cover - numba
+    # the entries begin..begin + width - 1 of level g's keys (all of one key): read from
+    # the level's dense index where it has one and the key is within it, else searched
+    if not present:
+        return 0, 0
+    a = index_at[g]
+    if key < index_at[g + 1] - a - 1:  # (a level without an index has none)
+        return index[a + key], index[a + key + 1]
+    low, high = bounds[g], bounds[g + 1]
+    j = first_at_least(keys, low, high, begin)
+    stop = j
+    while stop < high and keys[stop] < begin + width:
+        stop += 1
+    return j, stop
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _present_step(
+    total_keys,
+    total_sums,
+    t_low,
+    t_high,
+    t_begin,
+    value_keys,
+    value_masses,
+    v_low,
+    v_high,
+    v_begin,
+    b,
+    p_linear,
+):  # pragma: no cover - numba
+    # one level's step of the classes present under the configuration (both ranges
+    # in class order: merged); the others' (0 + b p) / (0 + b) is p (b a power of two)
+    j = v_low
+    for m in range(t_low, t_high):
+        c = total_keys[m] - t_begin
+        while j < v_high and value_keys[j] - v_begin < c:
+            j += 1
+        n = value_masses[j] if j < v_high and value_keys[j] - v_begin == c else 0.0
+        tc = total_sums[m]
+        p_linear[c] = (max(n, 0.0) + b * p_linear[c]) / (max(tc, 0.0) + b)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _every_class_step(
+    total_keys,
+    total_sums,
+    t_low,
+    t_high,
+    t_begin,
+    value_keys,
+    value_masses,
+    v_low,
+    v_high,
+    v_begin,
+    b,
+    linear,
+    counts,
+    totals,
+    p_linear,
+    log_p,
+):  # pragma: no cover - numba
+    # one level's step of every class (counts and totals zero on entry and on return)
+    for m in range(t_low, t_high):
+        totals[total_keys[m] - t_begin] = total_sums[m]
+    for m in range(v_low, v_high):
+        counts[value_keys[m] - v_begin] = value_masses[m]
+    log_b = np.log(b)
+    for c in range(counts.shape[0]):
+        n, tc = max(counts[c], 0.0), max(totals[c], 0.0)
+        if linear:
+            p_linear[c] = (n + b * p_linear[c]) / (tc + b)
+        else:
+            log_count = np.log(n) if n > 0 else -np.inf
+            log_p[c] = log_add_exp(log_count, log_b + log_p[c]) - np.log(tc + b)
+    for m in range(t_low, t_high):  # (every count's class has a total)
+        counts[total_keys[m] - t_begin] = 0.0
+        totals[total_keys[m] - t_begin] = 0.0
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _node_levels(
+    tables,
+    t,
+    value,
+    row_parents,
+    start_level,
+    end_level,
+    identity,
+    counts,
+    totals,
+    p_linear,
+    log_p,
+):  # pragma: no cover - numba
+    # node t's levels start_level..end_level - 1 for one row (its value and ranked
+    # parents' codes), from the state p_linear / log_p after the levels before (and
+    # the configuration of the parents read so far, identity)
+    (
+        r_nodes,
+        parent_start,
+        radices,
+        value_bounds,
+        value_keys,
+        value_masses,
+        value_index,
+        value_index_at,
+        total_bounds,
+        total_keys,
+        total_sums,
+        total_index,
+        total_index_at,
+        root_totals,
+        concentrations,
+        exact_halving,
+        linear,
+        may_stop,
+        alpha,
+    ) = tables
+    r, n_classes = r_nodes[t], p_linear.shape[0]
+    first_level = parent_start[t] + t
+    still = True
+    for level in range(start_level, end_level):
+        g = first_level + level
+        if level > 0:
+            parent = row_parents[level - 1]
+            identity = identity * radices[parent_start[t] + level - 1] + max(parent, 0)
+            still = still and parent >= 0
+        t_low, t_high = _configuration_range(
+            total_keys,
+            total_bounds,
+            total_index,
+            total_index_at,
+            g,
+            identity,
+            n_classes,
+            identity * n_classes,
+            still,
+        )
+        begin = (identity * r + value) * n_classes
+        v_low, v_high = _configuration_range(
+            value_keys,
+            value_bounds,
+            value_index,
+            value_index_at,
+            g,
+            identity * r + value,
+            n_classes,
+            begin,
+            still and value < r,
+        )
+        if level == 0:
+            count = 0.0
+            for m in range(v_low, v_high):
+                count += value_masses[m]
+            count, total = max(count, 0.0), max(root_totals[t], 0.0)
+            start = np.log(count + alpha) - np.log(total + alpha * r)
+            own = (count + alpha) / (total + alpha * r)
+            for c in range(n_classes):
+                log_p[c] = start
+                p_linear[c] = own
+        if linear[t] and exact_halving[g]:  # only the classes present
+            _present_step(
+                total_keys,
+                total_sums,
+                t_low,
+                t_high,
+                identity * n_classes,
+                value_keys,
+                value_masses,
+                v_low,
+                v_high,
+                begin,
+                concentrations[g],
+                p_linear,
+            )
+        else:
+            _every_class_step(
+                total_keys,
+                total_sums,
+                t_low,
+                t_high,
+                identity * n_classes,
+                value_keys,
+                value_masses,
+                v_low,
+                v_high,
+                begin,
+                concentrations[g],
+                linear[t],
+                counts,
+                totals,
+                p_linear,
+                log_p,
+            )
+        if t_low == t_high and may_stop[t]:
+            break  # (no deeper configuration is present: nothing changes)
+
+
+@numba.njit(cache=True, nogil=True)
+def backoff_node_probabilities(
+    codes,
+    which,
+    nodes,
+    parents,
+    tables,
+    state_at,
+    state_depth,
+    states,
+    log_states,
+    row_start,
+    out,
+    raw,
+):  # pragma: no cover - numba
+    """The deepest level's back-off estimate of each node ``nodes[which[s]]`` for the
+    rows ``row_start..row_start + out.shape[1]`` of ``codes``, nothing left out, into
+    ``out[s]``: logarithms (0 where the node is missing), except the probabilities of
+    a linear node's rows that ``raw[s]`` marks (the caller takes their logarithms,
+    as the per-node path does, with numpy; the fully tabulated rows are read from
+    ``log_states``, numpy's logarithms of ``states``): the same operations on the same numbers as
+    :func:`~discotree.kernels.hierarchical_terms.hierarchical_level_terms` with ``unit`` 0
+    and the concentrations given, for
+    every node at once and without its intermediate arrays.
+
+    ``tables``: ``(r_nodes, parent_start, radices, value_bounds, value_keys,
+    value_masses, value_index, value_index_at, total_bounds, total_keys, total_sums,
+    total_index, total_index_at, root_totals, concentrations, exact_halving, linear,
+    may_stop, alpha)``. Node ``t``'s ranked parents are
+    ``parents[parent_start[t]:parent_start[t + 1]]`` (their numbers of categories:
+    ``radices``, the same slice); its level ``L`` is the global level ``g =
+    parent_start[t] + t + L``, whose table is read through
+    ``value_keys[value_bounds[g]:value_bounds[g + 1]]``, the sorted ids
+    ``(configuration * r + value) * n_classes + class`` of its cells with their
+    ``value_masses``, and ``total_keys[total_bounds[g]:total_bounds[g + 1]]``, the
+    sorted ids ``configuration * n_classes + class`` with their totals ``total_sums``
+    (added in the cells' order, as the scan of the per-node path adds them);
+    ``root_totals[t]``: the weight of level 0. Where level ``g`` has a dense index
+    (``a = total_index_at[g]`` below ``total_index_at[g + 1]``), the entries of
+    configuration ``q`` are ``total_index[a + q]:total_index[a + q + 1]`` (no search),
+    and likewise those of ``(q, value)`` through ``value_index``. Where
+    ``exact_halving[g]`` (a power of two: ``(0 + b p) / (0 + b)`` is ``p``) and the
+    node is linear, the classes absent from a configuration are left as they are
+    instead of computed again; where ``may_stop[t]`` (linear, every level a power of
+    two, and every configuration present at a level present at the one above), a row
+    stops at its first level without its configuration. Where ``state_at[t] >= 0``,
+    the linear probabilities after the first ``D = state_depth[t]`` levels of every
+    ``(configuration of the first D - 1 parents, value)`` are ``states[state_at[t]:]``
+    (that key times ``n_classes``, then the class; :func:`tabulate_backoff_states`):
+    a row with those parents observed starts from them at level ``D``.
+    """
+    parent_start, radices = tables[1], tables[2]
+    n_rows, n_classes = out.shape[1], out.shape[2]
+    counts, totals = np.zeros(n_classes), np.zeros(n_classes)
+    log_p, p_linear = np.empty(n_classes), np.empty(n_classes)
+    row_parents = np.empty(max(1, parent_start.shape[0]), dtype=np.int64)
+    for s in range(which.shape[0]):
+        t = which[s]
+        node, r, linear = nodes[t], tables[0][t], tables[16][t]
+        first, n_levels = parent_start[t], parent_start[t + 1] - parent_start[t] + 1
+        for i in range(n_rows):
+            value = codes[row_start + i, node]
+            raw[s, i] = False
+            if value < 0:  # (the per-node path's terms are replaced by these: log 1)
+                for c in range(n_classes):
+                    out[s, i, c] = 0.0
+                continue
+            for k in range(n_levels - 1):
+                row_parents[k] = codes[row_start + i, parents[first + k]]
+            folded, identity = 0, 0
+            if state_at[t] >= 0 and value < r:  # a tabulated start, if its parents are
+                folded = state_depth[t]
+                for k in range(folded - 1):
+                    parent = row_parents[k]
+                    if parent < 0 or parent >= radices[first + k]:
+                        folded, identity = 0, 0
+                        break
+                    identity = identity * radices[first + k] + parent
+                if folded == n_levels:  # every level tabulated: its logarithms
+                    base = state_at[t] + (identity * r + value) * n_classes
+                    for c in range(n_classes):
+                        out[s, i, c] = log_states[base + c]
+                    continue
+                if folded > 0:
+                    base = state_at[t] + (identity * r + value) * n_classes
+                    for c in range(n_classes):
+                        p_linear[c] = states[base + c]
+            _node_levels(
+                tables,
+                t,
+                value,
+                row_parents,
+                folded,
+                n_levels,
+                identity,
+                counts,
+                totals,
+                p_linear,
+                log_p,
+            )
+            raw[s, i] = linear
+            for c in range(n_classes):
+                out[s, i, c] = p_linear[c] if linear else log_p[c]
+
+
+@numba.njit(cache=True, nogil=True)
+def tabulate_backoff_states(depths, tables, n_classes, at, at_start, states):  # pragma: no cover
+    """For each node ``t`` and ``d = 1..depths[t]``, the linear probabilities after its
+    first ``d`` levels of every ``(configuration of its first d - 1 parents, value)``
+    into ``states[at[at_start[t] + d - 1]:]`` (key ``configuration * r + value``
+    times ``n_classes``, then the class; ``tables`` as
+    :func:`backoff_node_probabilities` reads them), each depth's from the one above:
+    every key runs one level, from the state of its prefix."""
+    r_nodes, parent_start, radices = tables[0], tables[1], tables[2]
+    counts, totals = np.zeros(n_classes), np.zeros(n_classes)
+    log_p, p_linear = np.empty(n_classes), np.empty(n_classes)
+    row_parents = np.empty(max(1, parent_start.shape[0]), dtype=np.int64)
+    for t in range(depths.shape[0]):
+        first, r = parent_start[t], r_nodes[t]
+        n_keys = r
+        for d in range(1, depths[t] + 1):
+            if d > 1:
+                n_keys *= radices[first + d - 2]
+            base = at[at_start[t] + d - 1]
+            for key in range(n_keys):
+                value, identity = key % r, key // r
+                rest = identity
+                for k in range(d - 2, -1, -1):
+                    row_parents[k] = rest % radices[first + k]
+                    rest //= radices[first + k]
+                above = 0
+                if d > 1:
+                    above = identity // radices[first + d - 2]
+                    before = at[at_start[t] + d - 2] + (above * r + value) * n_classes
+                    for c in range(n_classes):
+                        p_linear[c] = states[before + c]
+                _node_levels(
+                    tables,
+                    t,
+                    value,
+                    row_parents,
+                    d - 1,
+                    d,
+                    above,
+                    counts,
+                    totals,
+                    p_linear,
+                    log_p,
+                )
+                for c in range(n_classes):
+                    states[base + key * n_classes + c] = p_linear[c]
