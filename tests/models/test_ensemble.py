@@ -91,7 +91,7 @@ def test_a_row_with_every_feature_missing_gets_the_class_prior(params):
     assert np.abs(model.predict_proba(partly) - prior).max() > 1e-3
 
 
-def test_predictions_equal_the_per_node_scoring(rng):
+def test_predictions_equal_the_per_node_scoring(rng, monkeypatch):
     # the members' packed scoring (discotree.stats.backoff_prediction) against every
     # node scored one at a time, the reference: on rows with missing values too
     X = rng.normal(size=(100, 5))
@@ -100,6 +100,9 @@ def test_predictions_equal_the_per_node_scoring(rng):
     X[rng.random(X.shape) < 0.1] = np.nan
     model = KDBEnsembleClassifier(n_estimators=2, random_state=0).fit(X, y)
     fast = model.predict_proba(X)
+    with monkeypatch.context() as patch:  # the members one after the other: the same
+        patch.setattr("discotree.threads.available_cores", lambda: 1)
+        assert np.array_equal(model.predict_proba(X), fast)
     for member in model.model_.members:
         member.__dict__["_packed_backoff"] = None  # (every node through the reference)
     assert_allclose(model.predict_proba(X), fast, rtol=1e-12, atol=1e-12)

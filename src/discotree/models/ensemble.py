@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
+from ..threads import map_on_cores
 from ..transformers.mdl import sampled_mdl_partition
 from .category_maps import apply_maps
 from .k_dependence import KDependenceModel
@@ -152,12 +153,15 @@ class KDBEnsembleModel:
         return len(self.class_log_prior)
 
     def member_log_posteriors(self, codes: NDArray[np.integer]) -> list[NDArray[np.float64]]:
-        """``log P_m(c | x)`` of every member."""
-        out = []
-        for maps, member in zip(self.maps, self.members, strict=True):
+        """``log P_m(c | x)`` of every member (the members on the cores at once: each
+        one's numbers are its own, whatever the number of cores)."""
+
+        def posterior(pair: tuple[list[NDArray[np.intp] | None], KDependenceModel]):
+            maps, member = pair
             joint = member.log_likelihood(apply_maps(codes, maps)) + self.class_log_prior
-            out.append(joint - logsumexp(joint, axis=1, keepdims=True))
-        return out
+            return joint - logsumexp(joint, axis=1, keepdims=True)
+
+        return map_on_cores(posterior, list(zip(self.maps, self.members, strict=True)))
 
     def log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
         """``log P(c | x) - log P(c)`` of the mixture above: with the prior added back
