@@ -84,9 +84,10 @@ _FIELDS = ("n_categories", "attributes", "parents", "tables", "alpha", "epsilon"
 @pytest.mark.parametrize("searched", [False, True])
 def test_rows_in_blocks_and_any_node_subset(rng, monkeypatch, searched):
     monkeypatch.setattr("discotree.stats.backoff_prediction.MAX_BLOCK_CELLS", 7)
-    if searched:  # no dense index: every level's entries found by binary search
-        monkeypatch.setattr("discotree.stats.backoff_prediction.DENSE_INDEX_KEYS", 0)
-        monkeypatch.setattr("discotree.stats.backoff_prediction.DENSE_INDEX_FACTOR", 0)
+    # every level's entries found by binary search, or read through a dense index
+    keys, factor = (0, 0) if searched else (1 << 12, 4)
+    monkeypatch.setattr("discotree.stats.backoff_prediction.DENSE_INDEX_KEYS", keys)
+    monkeypatch.setattr("discotree.stats.backoff_prediction.DENSE_INDEX_FACTOR", factor)
     model, _ = _random_model(rng, 3)
     codes = _test_rows(rng, model, n_rows=25)
     packed = model._packed()

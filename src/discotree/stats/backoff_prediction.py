@@ -37,10 +37,11 @@ __all__ = [
 
 #: A level's entries get a dense index (one position per key: no binary search) when
 #: it has at most this many keys, or at most :data:`DENSE_INDEX_FACTOR` times its
-#: entries.
-DENSE_INDEX_KEYS = 1 << 12
+#: entries. Off by default: with the first levels tabulated, the searches it saves
+#: cost less than building it at a first prediction (measured on optdigits and letter).
+DENSE_INDEX_KEYS = 0
 #: See :data:`DENSE_INDEX_KEYS`.
-DENSE_INDEX_FACTOR = 4
+DENSE_INDEX_FACTOR = 0
 
 #: The largest table of a node's first levels (:meth:`PackedBackoff.tabulate`), and
 #: of all a model's nodes together (numbers: 8 bytes each).
@@ -408,6 +409,8 @@ def _dense_index(
     chosen = (n <= np.maximum(DENSE_INDEX_KEYS, DENSE_INDEX_FACTOR * sizes)) & (
         largest < n * width  # (every id within the index)
     )
+    if not chosen.any():
+        return np.zeros(0, dtype=np.int64), np.zeros(len(sizes) + 1, dtype=np.int64)
     counts = np.where(chosen, n + 1, 0).astype(np.int64)
     span = np.where(chosen, n * width, 0).astype(np.int64)
     shift = np.concatenate([[0], np.cumsum(span)[:-1]])
