@@ -104,6 +104,8 @@ def markdown(results: dict) -> str:
     lines += ["", "Runs:", ""]
     for label, run in results["runs"].items():
         lines.append(f"- {label}: discotree {run['discotree']}, {run['note']}")
+    if results.get("notes"):
+        lines += ["", "Notes:", "", *[f"- {note}" for note in results["notes"]]]
     lines += ["", "Machine:", "", "```", json.dumps(results["machine"], indent=2), "```", ""]
     return "\n".join(lines)
 
