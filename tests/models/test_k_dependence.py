@@ -7,6 +7,7 @@ missing parents by enumerating their joint values, checked against elimination t
 import itertools
 
 import numpy as np
+import pytest
 from numpy.testing import assert_allclose
 
 from discotree.kernels.counts import configuration_ids
@@ -109,6 +110,9 @@ def test_the_enumerated_sum_equals_variable_elimination(rng):
         got = model.log_likelihood(rows)
         expected = np.array([model._exact(r) for r in rows])
         assert_allclose(got, expected, rtol=1e-11, atol=1e-14)  # (log 1 = 0: rows all summed out)
+        with pytest.MonkeyPatch.context() as patch:  # no enumeration: elimination only
+            patch.setattr("discotree.models.k_dependence.MAX_ENUMERATED_VALUES", 1)
+            assert_allclose(model.log_likelihood(rows), got, rtol=1e-11, atol=1e-14)
 
 
 def test_hierarchical_factors_of_unseen_configurations_are_the_shorter_prefix(rng):

@@ -47,6 +47,7 @@ from .bayes_net import BayesNetModel
 __all__ = [
     "MAX_DENSE_CELLS",
     "MAX_ELIMINATION_CELLS",
+    "MAX_ENUMERATED_VALUES",
     "KDependenceModel",
     "elimination_cells",
 ]
@@ -56,6 +57,11 @@ __all__ = [
 MAX_DENSE_CELLS = 10_000_000
 #: Largest factor (classes x configurations) one row's variable elimination may form.
 MAX_ELIMINATION_CELLS = 1 << 22
+#: Largest number of joint values of a row's missing parents that are enumerated
+#: (``KDependenceModel._enumerated``) rather than eliminated over the dense tables:
+#: beyond, the enumeration costs more than building the tables once (on soybean's rows
+#: with many missing parents it reached hundreds of thousands of values a row).
+MAX_ENUMERATED_VALUES = 256
 
 
 def elimination_cells(
@@ -256,13 +262,14 @@ class KDependenceModel:
         """``log P(x | c)`` of one row with missing parents, from ``backed_off`` (its
         back-off log-likelihood): the factors of the missing parents' families and of
         their children replaced by their sum over every joint value of the missing
-        parents (the other factors do not depend on them); None when those values are
-        more than ``MAX_ELIMINATION_CELLS`` over the classes (variable elimination then)."""
+        parents (the other factors do not depend on them); None when there are more
+        than ``MAX_ENUMERATED_VALUES`` of those values (variable elimination then, whose
+        factors grow with the network's width, not with the product of the arities)."""
         is_parent = {int(p) for j in self.attributes for p in self.parents[j]}
         missing = sorted(self._missing_in_use(row) & is_parent)
         arities = [int(self.n_categories[m]) for m in missing]
         n_values = int(np.prod(arities))
-        if n_values * self.n_classes > MAX_ELIMINATION_CELLS:
+        if n_values > MAX_ENUMERATED_VALUES:
             return None
         touched = [
             k for k in self.attributes if k in missing or any(p in missing for p in self.parents[k])
