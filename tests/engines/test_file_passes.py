@@ -61,7 +61,7 @@ def test_only_learners_of_several_passes_with_a_fixed_alpha():
     assert not reads_in_passes(KDBClassifier(smoothing="hierarchical"))  # needs the rows
     with pytest.raises(ValueError, match="use partial_fit"):
         fit_in_passes(NaiveBayesClassifier(), lambda: iter([]), [0, 1])
-    with pytest.raises(ValueError, match="no rows"):
+    with pytest.raises(ValueError, match="no data rows"):
         fit_in_passes(KDBClassifier(), lambda: iter([]), [0, 1])
 
 

@@ -523,7 +523,7 @@ def schema_of_batches(
         part = summarise_part(X, y, w, max_categories, limit, owner)
         summary = part if summary is None else merge_summaries(summary, part)
     if summary is None:
-        raise ValueError(f"{owner}: the data holds no rows.")
+        raise ValueError(f"{owner}: the data holds no data rows; nothing to fit.")
     discretizer = estimator.discretizer
     if discretizer is None:
         discretizer = Discretizer(n_bins=FINE_BINS)

@@ -148,7 +148,7 @@ def fit_in_passes(
             )
         total = add_statistics(total, schema.count(X, y))
     if total is None or schema is None:
-        raise ValueError(f"{name}: the data holds no rows.")
+        raise ValueError(f"{name}: the data holds no data rows; nothing to fit.")
     final = total.schema  # every category of every batch
     assert learner.structure is not None
     parents = learner.structure(total, spec)
