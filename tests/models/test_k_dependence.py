@@ -133,3 +133,21 @@ def test_hierarchical_factors_of_unseen_configurations_are_the_shorter_prefix(rn
     # for each parent value, the node's factor is a distribution over its values
     factors = np.exp(deep.log_likelihood(every)).reshape(3, 3, 2).sum(axis=1)
     assert_allclose(factors, 1.0)
+
+
+def test_many_missing_parents_are_never_enumerated():
+    # 40 missing parents of 4 values: 4**40 joint values overflow int64 (np.prod gave 0,
+    # and the enumeration ran out of memory): the count is exact, elimination or the
+    # back-off takes the row
+    n = 42
+    n_categories = np.full(n, 4)
+    parents = [()] + [(0,)] + [(j - 1, j - 2) for j in range(2, n)]
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 4, (60, n))
+    y = rng.integers(0, 2, 60)
+    tables = prefix_family_tables(codes, y, None, 2, n_categories, parents)
+    model = KDependenceModel(n_categories, list(range(n)), parents, tables, 1.0, 1e-5)
+    row = codes[:1].copy()
+    row[0, 1:41] = -1
+    assert model._enumerated(row[0], np.zeros(2)) is None
+    assert np.isfinite(model.log_likelihood(row)).all()

@@ -33,6 +33,7 @@ inference on the exported network).
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -88,7 +89,7 @@ def elimination_cells(
                 neighbours.setdefault(v, set()).update(scope)
         variable = min(neighbours, key=lambda v: (len(neighbours[v]), v))
         joined = frozenset().union(*(s for s in scopes if variable in s))
-        largest = max(largest, int(np.prod([int(n_categories[v]) for v in joined])))
+        largest = max(largest, math.prod(int(n_categories[v]) for v in joined))
         scopes = [s for s in scopes if variable not in s]
         if len(joined) > 1:
             scopes.append(joined - {variable})
@@ -268,7 +269,7 @@ class KDependenceModel:
         is_parent = {int(p) for j in self.attributes for p in self.parents[j]}
         missing = sorted(self._missing_in_use(row) & is_parent)
         arities = [int(self.n_categories[m]) for m in missing]
-        n_values = int(np.prod(arities))
+        n_values = math.prod(arities)  # (Python integers: no overflow)
         if n_values > MAX_ENUMERATED_VALUES:
             return None
         touched = [
@@ -328,7 +329,7 @@ class KDependenceModel:
         """How many numbers the dense tables of the attributes in use hold."""
         return sum(
             self.n_classes
-            * int(np.prod([int(self.n_categories[v]) for v in (*self.parents[j], j)]))
+            * math.prod(int(self.n_categories[v]) for v in (*self.parents[j], j))
             for j in self.attributes
         )
 
