@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from discotree.models.k_dependence import KDependenceModel
+from discotree.models.k_dependence import PACKED_MIN_ROWS, KDependenceModel
 from discotree.stats.backoff_prediction import PackedBackoff
 from discotree.stats.family_tables import prefix_family_tables
 from discotree.stats.hierarchical import CONCENTRATION_GRID
@@ -107,6 +107,7 @@ def test_the_packed_tables_are_not_pickled(rng):
 
     model, _ = _random_model(rng, 2)
     codes = _test_rows(rng, model)
+    model._packed()  # (a prediction of fewer rows than PACKED_MIN_ROWS does not pack)
     before = model.log_likelihood(codes)
     assert "_packed_backoff" in model.__dict__
     again = pickle.loads(pickle.dumps(model))
@@ -150,3 +151,13 @@ def test_tables_that_are_not_nested_are_read_level_by_level(rng):
         assert np.array_equal(
             broken.node_log_probability(j, codes), broken.reference_node_log_probability(j, codes)
         )
+
+
+def test_few_rows_are_scored_node_by_node_without_packing(rng):
+    model, _ = _random_model(rng, 2)
+    codes = _test_rows(rng, model)
+    assert len(codes) < PACKED_MIN_ROWS
+    few = model.log_likelihood(codes)
+    assert "_packed_backoff" not in model.__dict__
+    model._packed()
+    assert np.array_equal(model.log_likelihood(codes), few)  # (the same bits)

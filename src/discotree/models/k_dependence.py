@@ -49,6 +49,7 @@ __all__ = [
     "MAX_DENSE_CELLS",
     "MAX_ELIMINATION_CELLS",
     "MAX_ENUMERATED_VALUES",
+    "PACKED_MIN_ROWS",
     "KDependenceModel",
     "elimination_cells",
 ]
@@ -58,6 +59,11 @@ __all__ = [
 MAX_DENSE_CELLS = 10_000_000
 #: Largest factor (classes x configurations) one row's variable elimination may form.
 MAX_ELIMINATION_CELLS = 1 << 22
+#: Rows from which a prediction packs the model's tables for the compiled pass over all
+#: the nodes (:class:`~discotree.stats.backoff_prediction.PackedBackoff`, kept for the
+#: next calls); fewer rows are scored node by node (the same numbers to the bit): on
+#: the accuracy benchmark's small test sets the packing cost more than it saved.
+PACKED_MIN_ROWS = 1000
 #: Largest number of joint values of a row's missing parents that are enumerated
 #: (``KDependenceModel._enumerated``) rather than eliminated over the dense tables:
 #: beyond, the enumeration costs more than building the tables once (on soybean's rows
@@ -154,7 +160,7 @@ class KDependenceModel:
         smoothing, for a node in use, one compiled pass
         (:class:`~discotree.stats.backoff_prediction.PackedBackoff`); else, and as its
         reference, :meth:`reference_node_log_probability`."""
-        packed = self._packed()
+        packed = self._packed(len(codes))
         position = None if packed is None else packed.position(node)
         if packed is not None and position is not None:
             return packed.node_log_probabilities(codes, [position])[0]
@@ -204,7 +210,7 @@ class KDependenceModel:
         """``log P(x | c)`` of every row and class (the class prior excluded), missing
         values summed out exactly where affordable (see the module notes)."""
         codes = np.asarray(codes)
-        packed = self._packed()
+        packed = self._packed(len(codes))
         if packed is not None:
             out = packed.log_likelihood(codes)
         else:
@@ -328,8 +334,7 @@ class KDependenceModel:
     def dense_cells(self) -> int:
         """How many numbers the dense tables of the attributes in use hold."""
         return sum(
-            self.n_classes
-            * math.prod(int(self.n_categories[v]) for v in (*self.parents[j], j))
+            self.n_classes * math.prod(int(self.n_categories[v]) for v in (*self.parents[j], j))
             for j in self.attributes
         )
 
@@ -368,10 +373,14 @@ class KDependenceModel:
         assert dense is not None
         return dense.marginal(row)
 
-    def _packed(self) -> PackedBackoff | None:
+    def _packed(self, n_rows: int | None = None) -> PackedBackoff | None:
         """The hierarchical tables of the nodes in use, packed for prediction (cached
-        outside the pickled state; None without hierarchical smoothing)."""
+        outside the pickled state; None without hierarchical smoothing), packed for the
+        first time only for at least :data:`PACKED_MIN_ROWS` rows, or ``n_rows`` None
+        (fewer are scored node by node, the same numbers, faster than packing)."""
         if "_packed_backoff" not in self.__dict__:
+            if n_rows is not None and n_rows < PACKED_MIN_ROWS:
+                return None
             packed = None
             if self.concentrations is not None and not self.hdp and self.attributes:
                 packed = PackedBackoff.from_tables(
