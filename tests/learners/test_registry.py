@@ -84,7 +84,7 @@ def test_unknown_names_and_bad_entries_are_refused_clearly():
     with pytest.raises(ValueError, match="second pass needs its structure"):
         Learner("x", "x", "pairs, then families", learner.fit)
     with pytest.raises(ValueError, match="chooses alpha from the rows only"):
-        get_learner("kdb").model_for(LearnerSpec("kdb", "auto", 1e-5), (1.0,))
+        get_learner("kdb").model_for(LearnerSpec("kdb", "auto", 1e-5, options={"k": 2}), (1.0,))
 
 
 @pytest.mark.parametrize(
@@ -144,7 +144,7 @@ def test_naive_bayes_is_one_learner(rng):
 
 
 def test_learner_spec_names_the_learner_or_refuses_row_learners():
-    assert TANClassifier(k=2, alpha=1.0).learner_spec().option("k") == 2
+    assert TANClassifier(k=2, alpha=1.0).learner_spec().options.k == 2
     assert DiscriminativeTreeClassifier().learner_spec().alpha == "auto"
     with pytest.raises(ValueError, match="only structure='cmi' with parameters='ml'"):
         TANClassifier(structure="cr").learner_spec()

@@ -17,6 +17,7 @@ from ..engine_registry import engine_function
 from ..fitting import FitContractMixin, argmax_with_ties, available_if_explained
 from ..importance import SummedOutImportanceMixin
 from ..kernels.counts import class_totals, features_with_missing, pairwise_counts_bytes
+from ..learners.options import LearnerOptions, SmoothingOptions
 from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
@@ -119,8 +120,25 @@ class DiscreteForestClassifierBase(
         (:mod:`discotree.learners.registry`), or None when they need the rows."""
         return None
 
-    def _learner_options(self) -> dict[str, Any]:
-        """The learner's own settings from the estimator's parameters."""
+    #: The options class of the estimator's learners (:mod:`discotree.learners.options`):
+    #: its fields are parameters of the estimator of the same name.
+    _options_class: type[LearnerOptions] = SmoothingOptions
+
+    def _learner_options(self, **inputs: Any) -> LearnerOptions:
+        """The learner's options: every field that is a parameter of the estimator, by
+        name, then those derived from the parameters (:meth:`_derived_options`) and the
+        fit's ``inputs`` (pair tables counted already, a structure searched before)."""
+        params = self.get_params(deep=False)
+        kind = self._options_class
+        given = {name: params[name] for name in kind.estimator_fields() if name in params}
+        return kind(**{**given, **self._derived_options(), **inputs})
+
+    def _derived_options(self) -> dict[str, Any]:
+        """The options computed from the parameters: the HDP sampler's seed from
+        ``random_state`` with ``smoothing="hdp"`` (drawn only then, so the other
+        smoothings consume nothing of a ``RandomState``)."""
+        if self.get_params(deep=False).get("smoothing") == "hdp":
+            return {"hdp_seed": integer_seed(self.random_state)}
         return {}
 
     def _rows_needed(self) -> str:
@@ -771,13 +789,3 @@ def check_forest_smoothing(estimator: Any) -> None:
             f"{name}: smoothing={smoothing!r} needs alpha > 0 or 'auto' (it smooths the "
             f"features' marginals), got {alpha!r}."
         )
-
-
-def smoothing_options(estimator: Any) -> dict[str, Any]:
-    """The learner options of an estimator's ``smoothing``: with ``"hdp"``, the
-    sampler's seed from its ``random_state`` too (drawn only then, so the other
-    smoothings consume nothing of a ``RandomState``)."""
-    options: dict[str, Any] = {"smoothing": estimator.smoothing}
-    if estimator.smoothing == "hdp":
-        options["hdp_seed"] = integer_seed(estimator.random_state)
-    return options

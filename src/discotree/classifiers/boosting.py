@@ -20,6 +20,7 @@ from ..learners.boosting import (
     line_search_alpha,
 )
 from ..learners.discriminative_tree import binary_tasks
+from ..learners.options import BoostingOptions
 from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
 from ..scaling_tags import ScalingTags
@@ -246,6 +247,8 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
     >>> len(clf.estimator_alphas_[0]) <= 3
     True
     """
+
+    _options_class = BoostingOptions  # (its learner's spec: boosting_spec)
 
     def __init__(
         self,

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..learners.options import ChowLiuOptions
 from ..learners.registry import Counts
 from ..structure.chow_liu import (
     PENALTIES,
@@ -16,7 +17,6 @@ from ._base import (
     DiscreteForestClassifierBase,
     ForestModel,
     check_forest_smoothing,
-    smoothing_options,
 )
 from ._incremental import IncrementalFitMixin
 
@@ -180,8 +180,7 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     def _count_learner(self) -> str:
         return "chow-liu"
 
-    def _learner_options(self) -> dict[str, Any]:
-        return {"n_edges": self.n_edges, **smoothing_options(self)}
+    _options_class = ChowLiuOptions
 
     def _fit_model(
         self,

@@ -17,6 +17,7 @@ from ..learners.discriminative_tree import (
     pair_model,
     two_class,
 )
+from ..learners.options import DiscriminativeTreeOptions
 from ..learners.registry import Counts, LearnerSpec, Rows, get_learner
 from ..models.forest_pairs import STRUCTURE_ALPHA, composite_scores
 from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale
@@ -35,7 +36,6 @@ from ._base import (
     CalibrationStateMixin,
     DiscreteForestClassifierBase,
     check_forest_smoothing,
-    smoothing_options,
 )
 from ._incremental import IncrementalFitMixin
 
@@ -452,11 +452,7 @@ class DiscriminativeTreeClassifier(
             spec = replace(
                 self._spec(),
                 learner="discriminative-tree-altmax",
-                options={
-                    **self._learner_options(),
-                    "max_alternations": self.max_alternations,
-                    "pairs": stats,
-                },
+                options=self._learner_options(pairs=stats),
             )
             return self._assign(get_learner(spec.learner).fit(rows, spec))
         return self._learn(Counts(self.n_categories_, self.class_count_, stats))
@@ -464,15 +460,14 @@ class DiscriminativeTreeClassifier(
     def _count_learner(self) -> str:
         return "discriminative-tree"
 
-    def _learner_options(self) -> dict[str, Any]:
+    _options_class = DiscriminativeTreeOptions
+
+    def _derived_options(self) -> dict[str, Any]:
         return {
-            "multiclass": self.multiclass,
-            "n_edges": self.__dict__.get("n_edges_"),
-            "edge_cost": self.edge_cost,
-            "cost_accounting": self.cost_accounting,
+            **super()._derived_options(),
+            "n_edges": self.__dict__.get("n_edges_"),  # (the number chosen)
             "structure_alpha": self._structure_alpha(),
             "classes": self.__dict__.get("classes_"),
-            **smoothing_options(self),
         }
 
     def _tasks(self, n_classes: int, warn: bool = False) -> list[tuple[int, int]]:
@@ -527,7 +522,7 @@ class DiscriminativeTreeClassifier(
         (the final fit learns its forests at ``STRUCTURE_ALPHA`` too). Relearning the
         structure for every (fold, alpha) is measured in
         ``benchmarks/bench_smoothing.py`` ("dt auto relearnt")."""
-        options = {**self._learner_options(), "structure_alpha": structure_alpha}
+        options = self._learner_options(structure_alpha=structure_alpha)
         spec = LearnerSpec("discriminative-tree", "auto", epsilon, prior, options)
         return get_learner(spec.learner).model_for(spec, grid)
 

@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from ..config import get_config
 from ..learners.ear_tree import learn_ear_tree
 from ..learners.generative import smoothed_forest_models
+from ..learners.options import EARTreeOptions
 from ..learners.registry import LearnerSpec, Rows, get_learner
 from ..structure.chow_liu import forest_parents
 from ..structure.submodular import MINIMIZERS
@@ -20,7 +21,6 @@ from ._base import (
     DiscreteForestClassifierBase,
     ForestModel,
     check_forest_smoothing,
-    smoothing_options,
 )
 
 __all__ = ["EARTreeClassifier"]
@@ -218,17 +218,11 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         weights = np.ones(len(codes)) if sample_weight is None else sample_weight
         return Rows(codes, class_index, weights, len(self.classes_), self.n_categories_)
 
+    _options_class = EARTreeOptions
+
     def _ear_spec(self, **options: Any) -> LearnerSpec:
         """The specification of the row learner ``"ear-tree"``."""
-        settings = {
-            "distribution": self.distribution,
-            "minimizer": self.minimizer,
-            "split_search": self.split_search,
-            "n_permutations": self.n_permutations,
-            "random_state": self.random_state,
-            **smoothing_options(self),
-            **options,
-        }
+        settings = self._learner_options(**options)
         return LearnerSpec("ear-tree", self._alpha, self._epsilon, options=settings)
 
     def _fit_model(

@@ -19,6 +19,7 @@ from ..learners.logistic import (
     logistic_fit_bytes,
     logistic_parameter_bytes,
 )
+from ..learners.options import KDBEnsembleOptions
 from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
 from ..models.ensemble import POOLINGS, KDBEnsembleModel
 from ..models.posterior_draws import KDBEnsemblePosterior
@@ -482,37 +483,37 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
                 values[int(j)] = bin_midpoints(edges)
         return values
 
-    def _ensemble_spec(self) -> LearnerSpec:
-        """The ``"kdb-ensemble"`` learner's specification of the validated parameters
-        and the fitted encoding (``encoder_``, ``n_categories_``)."""
+    _options_class = KDBEnsembleOptions
+
+    def _derived_options(self) -> dict[str, Any]:
+        """The validated parameters as numbers, the members' seed and what the fitted
+        encoding gives (``encoder_``: the binned columns and their values)."""
         binned = [j for j, column in enumerate(self.encoder_.columns_) if column.kind == "bins"]
-        options = {
+
+        def number(value: Any, kind: type = float) -> Any:
+            return value if value is None or isinstance(value, str) else kind(value)
+
+        return {
             "n_estimators": int(self.n_estimators),
             "n_bins": self.n_bins if isinstance(self.n_bins, tuple | list) else int(self.n_bins),
             "bootstrap": bool(self.bootstrap),
-            "coarsening": self.coarsening,
-            "binned": binned,
+            "binned": tuple(binned),
             "seed": integer_seed(self.random_state),
-            "n_jobs": self.n_jobs,
             "k": int(self.k),
             "selective": True,
-            "selection_loss": self.selection_loss,
-            "smoothing": self.smoothing,
-            "linear_weight": (
-                "auto" if self.linear_weight == "auto" else float(self.linear_weight)
-            ),
+            "linear_weight": number(self.linear_weight),
             "linear_C": float(self.linear_C),
-            "linear_pairs": "all" if self.linear_pairs == "all" else int(self.linear_pairs),
-            "pair_weight": "auto" if self.pair_weight == "auto" else float(self.pair_weight),
-            "pair_pooling": self.pair_pooling,
-            "pair_significance": (
-                None if self.pair_significance is None else float(self.pair_significance)
-            ),
-            "pairs_per_column": (
-                None if self.pairs_per_column is None else float(self.pairs_per_column)
-            ),
+            "linear_pairs": number(self.linear_pairs, int),
+            "pair_weight": number(self.pair_weight),
+            "pair_significance": number(self.pair_significance),
+            "pairs_per_column": number(self.pairs_per_column),
             "values": self._bin_values(),
         }
+
+    def _ensemble_spec(self) -> LearnerSpec:
+        """The ``"kdb-ensemble"`` learner's specification of the validated parameters
+        and the fitted encoding (``encoder_``, ``n_categories_``)."""
+        options = self._learner_options()
         return LearnerSpec("kdb-ensemble", self._alpha, self._epsilon, options=options)
 
     def _fit_model(

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..learners.k_dependence import check_kdb_options
+from ..learners.options import KDependenceOptions
 from ..learners.registry import Counts, LearnerSpec, Rows, get_learner
 from ..models.k_dependence import KDependenceModel
 from ..models.posterior_draws import KDependencePosterior
@@ -203,17 +204,12 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             "smoothing='dirichlet' is learnt from counts)"
         )
 
-    def _learner_options(self) -> dict[str, Any]:
-        return {
-            "k": int(self.k),
-            "selective": bool(self.selective),
-            "selection_loss": self.selection_loss,
-            "smoothing": self.smoothing,
-            "hdp_seed": integer_seed(self.random_state),
-            "order_seed": None
-            if self.attribute_order != "sampled"
-            else integer_seed(self.random_state),
-        }
+    _options_class = KDependenceOptions
+
+    def _derived_options(self) -> dict[str, Any]:
+        seed = integer_seed(self.random_state)
+        order_seed = None if self.attribute_order != "sampled" else integer_seed(self.random_state)
+        return {"hdp_seed": seed, "order_seed": order_seed}
 
     def _fit_model(
         self,
@@ -231,6 +227,6 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             raise ValueError(f"{type(self).__name__} learns from rows (three passes).")
         weights = np.ones(len(codes)) if sample_weight is None else sample_weight
         rows = Rows(codes, class_index, weights, len(self.classes_), self.n_categories_)
-        options = {"pairs": pairs, **self._learner_options()}
+        options = self._learner_options(pairs=pairs)
         spec = LearnerSpec("selective-kdb", self._alpha, self._epsilon, options=options)
         return self._assign(get_learner(spec.learner).fit(rows, spec))

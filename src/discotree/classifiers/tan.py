@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 
 from ..kernels.family_counts import family_counts
 from ..learners.generative import smoothed_forest_models
+from ..learners.options import TANOptions
 from ..learners.registry import Counts, LearnerSpec, get_learner
 from ..learners.structure_search import Rows, SearchResult, searched_structure
 from ..models.bayes_net import BayesNetModel
@@ -30,7 +31,6 @@ from ._base import (
     DiscreteForestClassifierBase,
     ForestModel,
     check_forest_smoothing,
-    smoothing_options,
 )
 from ._incremental import IncrementalFitMixin
 
@@ -370,8 +370,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             return None
         return "tan-cmi" if self.k == 1 else "kdb"
 
-    def _learner_options(self) -> dict[str, Any]:
-        return {"k": int(self.k), "n_edges": self.n_edges, **smoothing_options(self)}
+    _options_class = TANOptions
 
     def _fit_model(
         self,
@@ -400,17 +399,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     def _search_spec(self, alpha: Any, searched: SearchResult | None = None) -> LearnerSpec:
         """The specification of the row learner ``"tan-search"`` (``searched``: a
         structure found before, kept)."""
-        options = {
-            **self._learner_options(),
-            "structure": self.structure,
-            "structure_score": self.structure_score,
-            "early_abandon": self.early_abandon,
-            "structure_folds": self.structure_folds,
-            "parameters": self.parameters,
-            "cl_max_iter": self.cl_max_iter,
-            "random_state": self.random_state,
-            "searched": searched,
-        }
+        options = self._learner_options(searched=searched)
         return LearnerSpec("tan-search", alpha, self._epsilon, self.prior, options)
 
     def _structure_spec(self) -> LearnerSpec:

@@ -270,7 +270,7 @@ def _alpha_by_distributed_cv(spec, schema, encoded, stats_per_fold, total, n_fol
 def _third_pass(learner, spec, schema, total, families, encoded) -> Any:
     """The learner's sums over the rows under the counts of all of them (selective
     kDB's leave-one-out losses), or None when it has no third pass."""
-    if learner.score_rows is None or not spec.option("selective", False):
+    if learner.score_rows is None or not spec.options.selective:
         return None
     counts = Counts(schema.n_categories, np.asarray(total.class_weight), total, families)
     scored = [

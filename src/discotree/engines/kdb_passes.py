@@ -226,11 +226,11 @@ def fit_members_in_passes(
     pairs = source.total(_pairs_part, members, shared)
     for index, (member, spec) in enumerate(zip(members, specs, strict=True)):
         stats = PairStatistics(pairs[0 if shared else index], member.n_categories)
-        rng = numpy_generator(int(spec.option("order_seed")))
-        member.order, member.parents = kdb_ranked_structure(stats, int(spec.option("k", 2)), rng)
+        rng = numpy_generator(int(spec.options.order_seed))
+        member.order, member.parents = kdb_ranked_structure(stats, int(spec.options.k), rng)
     for member, tables in zip(members, source.total(_families_part, members), strict=True):
         member.tables = tables
-    if specs[0].option("smoothing", "dirichlet") == "hierarchical":
+    if specs[0].options.smoothing == "hierarchical":
         _choose_concentrations(source, members, float(specs[0].alpha))
     losses = source.total(_losses_part, members, class_weight, specs)
     for member, spec, loss in zip(members, specs, losses, strict=True):
@@ -253,11 +253,7 @@ def fit_members_in_passes(
 def member_specs(spec: LearnerSpec, members: list[MemberPlan]) -> list[LearnerSpec]:
     """Each member's selective kDB specification (as the in-memory ensemble gives it)."""
     return [
-        replace(
-            spec,
-            learner="selective-kdb",
-            options={**spec.options, "order_seed": m.seed, "hdp_seed": m.seed},
-        )
+        replace(spec, learner="selective-kdb").with_options(order_seed=m.seed, hdp_seed=m.seed)
         for m in members
     ]
 

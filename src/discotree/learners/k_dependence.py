@@ -53,6 +53,7 @@ from ..stats.hierarchical import (
 from ..stats.pair_statistics import PairStatistics
 from ..structure.generative import kdb_ranked_structure
 from ..validation import numpy_generator
+from .options import SELECTION_LOSSES, SMOOTHINGS, KDependenceOptions
 from .registry import Counts, FittedModel, Learner, LearnerSpec, Rows, register_learner
 from .selection_snapshots import SelectionSnapshots
 
@@ -69,10 +70,6 @@ __all__ = [
     "selected_model",
 ]
 
-#: The losses selective kDB can choose by.
-SELECTION_LOSSES = ("rmse", "log_loss")
-#: How the tables are smoothed: ``alpha`` per cell, or along the parents' prefixes.
-SMOOTHINGS = ("dirichlet", "hierarchical", "hdp")
 #: Rows scored at once by the leave-one-out pass (memory: (k + 1) x rows x classes).
 _CHUNK_ROWS = 1 << 16
 
@@ -96,9 +93,9 @@ def check_kdb_options(owner: str, smoothing: Any, selection_loss: Any, alpha: An
 
 def _ranked(stats: PairStatistics, spec: LearnerSpec) -> tuple[list[int], list[tuple[int, ...]]]:
     """The order (by I(X; C), or sampled from ``order_seed``) and ranked parents."""
-    seed = spec.option("order_seed")
+    seed = spec.options.order_seed
     rng = None if seed is None else numpy_generator(seed)
-    return kdb_ranked_structure(stats, int(spec.option("k", 2)), rng)
+    return kdb_ranked_structure(stats, int(spec.options.k), rng)
 
 
 def _structure(stats: PairStatistics, spec: LearnerSpec) -> list[tuple[int, ...]]:
@@ -156,14 +153,14 @@ def fit_k_dependence(counts: Counts, spec: LearnerSpec) -> FittedModel:
     parents)."""
     if counts.families is None or counts.n_categories is None:
         raise ValueError("k-dependence needs the prefix family tables (counts.families)")
-    if spec.option("smoothing", "dirichlet") != "dirichlet":
+    if spec.options.smoothing != "dirichlet":
         raise ValueError(
             "k-dependence from counts smooths by Dirichlet pseudo-counts; hierarchical "
             "smoothing chooses its concentrations from the rows (fit in memory)"
         )
     order, parents = _ranked(counts.pairs, spec)
-    k = int(spec.option("k", 2))
-    if not spec.option("selective", False):
+    k = int(spec.options.k)
+    if not spec.options.selective:
         return selected_model(
             counts.families, order, parents, counts.n_categories, len(order), k, spec
         )
@@ -192,7 +189,7 @@ def _least_loss(losses: NDArray[np.float64]) -> tuple[int, int]:
 
 def _reported_losses(losses, total: float, n_classes: int, spec: LearnerSpec):
     """The RMSE (or the mean log-loss) of the summed losses."""
-    if spec.option("selection_loss", "rmse") == "rmse":
+    if spec.options.selection_loss == "rmse":
         return np.sqrt(losses / (total * n_classes))
     return losses / total
 
@@ -308,8 +305,8 @@ def leave_one_out_losses(
     up otherwise).
     """
     # an attribute has at most len(order) - 1 earlier ones: a larger k adds nothing
-    k = min(int(spec.option("k", 2)), max(len(order) - 1, 0))
-    loss = spec.option("selection_loss", "rmse")
+    k = min(int(spec.options.k), max(len(order) - 1, 0))
+    loss = spec.options.selection_loss
     out = np.zeros((len(order) + 1, k + 1))
     if snapshots is not None and len(rows.codes) > _CHUNK_ROWS:
         snapshots.give_up()  # (the losses are known only after the last chunk)
@@ -427,7 +424,7 @@ def _with_hdp_tables(fitted: FittedModel, rows: Rows, spec: LearnerSpec) -> Fitt
     """The model of ``fitted`` (its structure) with the HDP estimates of every table in
     use (:func:`~discotree.stats.hdp.hdp_tables`, seeded by ``hdp_seed``)."""
     model = fitted.model
-    rng = numpy_generator(int(spec.option("hdp_seed", 0)))
+    rng = numpy_generator(int(spec.options.hdp_seed))
     tables = list(model.tables)
     chosen: list[NDArray[np.float64]] = [np.empty(0) for _ in model.parents]
     families = [(node, tuple(model.parents[node])) for node in model.attributes]
@@ -456,15 +453,15 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     rows): the rows' leave-one-out posteriors under the selected model too (attribute
     ``held_out_log_posterior_``; for HDP tables, those of the hierarchical estimate on
     the same structure)."""
-    if spec.option("smoothing", "dirichlet") == "hdp":
+    if spec.options.smoothing == "hdp":
         check_customer_weights(rows.weights)  # before any work
-        hierarchical = replace(spec, options={**spec.options, "smoothing": "hierarchical"})
+        hierarchical = spec.with_options(smoothing="hierarchical")
         return _with_hdp_tables(fit_selective_kdb(rows, hierarchical), rows, spec)
-    k = int(spec.option("k", 2))
-    if spec.option("selection_loss", "rmse") not in SELECTION_LOSSES:
+    k = int(spec.options.k)
+    if spec.options.selection_loss not in SELECTION_LOSSES:
         raise ValueError(f"selection_loss must be one of {SELECTION_LOSSES}")
     n_classes, n_categories = rows.n_classes, rows.n_categories
-    stats = spec.option("pairs")  # counted already (partial_fit), or pass 1 here
+    stats = spec.options.pairs  # counted already (partial_fit), or pass 1 here
     if stats is None:
         stats = PairStatistics.from_codes(
             rows.codes, rows.class_index, n_categories, n_classes, rows.weights
@@ -473,16 +470,17 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     tables = prefix_family_tables(
         rows.codes, rows.class_index, rows.weights, n_classes, n_categories, parents
     )
-    hierarchical = spec.option("smoothing", "dirichlet") == "hierarchical"
-    selective = spec.option("selective", True)
+    hierarchical = spec.options.smoothing == "hierarchical"
+    selective = spec.options.selective
     class_weight = class_totals(rows.class_index, rows.weights, n_classes)
     if not hierarchical:  # the three passes of the count learner, here on the rows
         counts = Counts(n_categories, class_weight, stats, tables)
         scores = None
         if selective:
             scores = score_kdb_rows(counts, spec, rows.codes, rows.class_index, rows.weights)
-        options = {**spec.options, "selective": bool(selective)}
-        fitted = fit_k_dependence(replace(counts, scores=scores), replace(spec, options=options))
+        fitted = fit_k_dependence(
+            replace(counts, scores=scores), spec.with_options(selective=bool(selective))
+        )
         return _with_held_out(fitted, tables, order, parents, class_weight, rows, spec, None)
     # one pass chooses the concentrations and scores the models when the rows fit one
     # chunk (the same leave-one-out counts); else a pass for the concentrations first
@@ -520,7 +518,7 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
 
 def _held_out_snapshots(spec: LearnerSpec) -> SelectionSnapshots | None:
     """The snapshots of the rows the ``held_out`` option asks for (None without)."""
-    held = spec.option("held_out", False)
+    held = spec.options.held_out
     if held is False:
         return None
     return SelectionSnapshots(None if held is True else np.asarray(held, dtype=np.intp))
@@ -539,7 +537,7 @@ def _with_held_out(
     """``fitted``, with the ``held_out`` option its rows' leave-one-out log posteriors
     under the selected model (:func:`leave_one_out_log_posteriors`) as the attribute
     ``held_out_log_posterior_``: of every row, or of the rows ``held_out`` indexes."""
-    held = spec.option("held_out", False)
+    held = spec.options.held_out
     if held is not False:
         if held is not True:  # some of the rows (each still left out of the counts)
             rows = rows.take(np.asarray(held, dtype=np.intp))
@@ -568,6 +566,7 @@ register_learner(
         score_rows=score_kdb_rows,
         partial_fit=True,
         dask=True,
+        options=KDependenceOptions,
     )
 )
 register_learner(
@@ -579,5 +578,6 @@ register_learner(
         fit_selective_kdb,
         partial_fit=False,
         dask=False,
+        options=KDependenceOptions,
     )
 )

@@ -34,6 +34,7 @@ from ..models.logistic import NO_PAIRS, LogisticModel, input_offsets, input_slot
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
 from ..threads import single_threaded_blas
+from .options import LogisticOptions
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 __all__ = [
@@ -224,7 +225,7 @@ def _minimize(objective, theta0: NDArray[np.float64], spec: LearnerSpec, with_pa
         options={
             "maxiter": MAX_ITER,
             "gtol": float(
-                spec.option("tolerance")
+                spec.options.tolerance
                 or (PAIR_GRADIENT_TOLERANCE if with_pairs else GRADIENT_TOLERANCE)
             ),
             "ftol": VALUE_TOLERANCE,
@@ -245,21 +246,21 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
     >>> np.exp(fitted.model.log_posterior(np.array([[2, 0], [0, 0]])))[:, 1].round(2)
     array([0.97, 0.02])
     """
-    raw = spec.option("values") or [None] * len(rows.n_categories)
-    C = float(spec.option("C", 1.0))
+    raw = spec.options.values or [None] * len(rows.n_categories)
+    C = float(spec.options.C)
     values = standardised_values(rows.codes, rows.weights, list(raw))
-    start = spec.option("start")
-    pair_levels = list(spec.option("pair_levels") or [])
+    start = spec.options.start
+    pair_levels = list(spec.options.pair_levels or [])
     if start is not None:  # the same inputs as the model it starts from
         pairs, pair_levels = start.pairs, list(start.pair_levels)
     else:
         pairs = ranked_pairs(
             rows,
             pair_levels,
-            int(spec.option("pairs", 0)),
-            spec.option("pair_features"),
-            spec.option("pair_significance"),
-            spec.option("pair_statistics"),
+            int(spec.options.n_pairs),
+            spec.options.pair_features,
+            spec.options.pair_significance,
+            spec.options.pair_statistics,
         )
     if not len(pairs):
         pair_levels = []
@@ -345,5 +346,6 @@ register_learner(
         fit_logistic,
         partial_fit=False,
         dask=False,
+        options=LogisticOptions,
     )
 )
