@@ -219,9 +219,9 @@ class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
     def __init__(
         self,
         cost: Callable[[list[int]], float] | NDArray[np.float64] | None = None,
+        *,
         cost_weight: float = 0.01,
         information: str = "class",
-        *,
         minimizer: str = "min-norm",
         n_permutations: int = 3,
         single_moves: bool = True,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 from abc import abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,7 +19,7 @@ from ..engine_registry import engine_function
 from ..fitting import FitContractMixin, argmax_with_ties, available_if_explained
 from ..importance import SummedOutImportanceMixin
 from ..kernels.counts import class_totals, features_with_missing, pairwise_counts_bytes
-from ..learners.options import LearnerOptions, SmoothingOptions
+from ..learners.options import Constraint, LearnerOptions, SmoothingOptions
 from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
@@ -133,6 +135,19 @@ class DiscreteForestClassifierBase(
         given = {name: params[name] for name in kind.estimator_fields() if name in params}
         return kind(**{**given, **self._derived_options(), **inputs})
 
+    #: The constraints of the parameters that are no options of the learner, by name.
+    _parameter_checks: tuple[tuple[str, Constraint], ...] = ()
+
+    def _check_table(self) -> None:
+        """Check every parameter against its constraint in the table: the fields of
+        :attr:`_options_class` (:meth:`LearnerOptions.check_parameters`), then
+        :attr:`_parameter_checks`; the message names the parameter, the allowed values
+        and the value given."""
+        name, params = type(self).__name__, self.get_params(deep=False)
+        self._options_class.check_parameters(name, params)
+        for param, constraint in self._parameter_checks:
+            constraint(name, param, params[param])
+
     def _derived_options(self) -> dict[str, Any]:
         """The options computed from the parameters: the HDP sampler's seed from
         ``random_state`` with ``smoothing="hdp"`` (drawn only then, so the other
@@ -217,8 +232,18 @@ class DiscreteForestClassifierBase(
         spec = LearnerSpec(name, "auto", epsilon, prior, self._learner_options())
         return get_learner(name).model_for(spec, grid)
 
+    #: The rules across the parameters, checked after the table (:meth:`_check_rules`).
+    _rules: tuple[Rule, ...] = ()
+
     def _check_params(self) -> None:
-        """Validate the subclass's own parameters (none by default)."""
+        """Validate the subclass's own parameters: the table, then the rules."""
+        self._check_table()
+        self._check_rules()
+
+    def _check_rules(self) -> None:
+        """Raise the message of the first broken rule of :attr:`_rules`."""
+        for rule in self._rules:
+            rule.check(self)
 
     def _check_distribution(self) -> None:
         """For estimators with a ``distribution`` parameter (and ``var_smoothing``)."""
@@ -767,6 +792,30 @@ FOREST_SMOOTHINGS = ("dirichlet", "hierarchical", "hdp")
 #: The smoothings that back a table off along its parents (``"hdp"``: sampled; its
 #: alpha, structure and any cross-validation use the ``"hierarchical"`` estimate).
 BACKOFF_SMOOTHINGS = ("hierarchical", "hdp")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule across an estimator's parameters (checked after its table of checks):
+    ``broken(estimator)`` and the message, formatted with the parameters.
+
+    Examples
+    --------
+    >>> from discotree import TANClassifier
+    >>> rule = Rule(lambda e: e.n_edges is not None and e.k != 1, "n_edges needs k=1, not {k}.")
+    >>> rule.check(TANClassifier(k=2, n_edges=3))
+    Traceback (most recent call last):
+    ...
+    ValueError: TANClassifier: n_edges needs k=1, not 2.
+    """
+
+    broken: Callable[[Any], bool]
+    message: str
+
+    def check(self, estimator: Any) -> None:
+        if self.broken(estimator):
+            params = estimator.get_params(deep=False)
+            raise ValueError(f"{type(estimator).__name__}: {self.message.format(**params)}")
 
 
 def check_forest_smoothing(estimator: Any) -> None:

@@ -15,8 +15,6 @@ from ..learners.generative import smoothed_forest_models
 from ..learners.options import EARTreeOptions
 from ..learners.registry import LearnerSpec, Rows, get_learner
 from ..structure.chow_liu import forest_parents
-from ..structure.submodular import MINIMIZERS
-from ..validation import check_random_state_param, is_count
 from ._base import (
     DiscreteForestClassifierBase,
     ForestModel,
@@ -145,11 +143,11 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
     def __init__(
         self,
         distribution: str = "discrete",
+        *,
         minimizer: str = "min-norm",
         n_permutations: int = 3,
         split_search: str = "sub-sup",
         random_state=0,
-        *,
         alpha: float = 1.0,
         epsilon: float = 1e-5,
         max_categories: int = 10,
@@ -172,22 +170,9 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         return None
 
     def _check_params(self) -> None:
-        name = type(self).__name__
         self._check_distribution()
-        check_random_state_param(self.random_state, name)
+        self._check_table()
         check_forest_smoothing(self)
-        if not is_count(self.n_permutations, 1):
-            raise ValueError(
-                f"{name}: n_permutations must be an integer >= 1, got {self.n_permutations!r}."
-            )
-        if self.split_search not in _SEARCHES:
-            raise ValueError(
-                f"{name}: split_search must be one of {_SEARCHES}, got {self.split_search!r}."
-            )
-        if self.minimizer not in MINIMIZERS:
-            raise ValueError(
-                f"{name}: minimizer must be one of {tuple(MINIMIZERS)}, got {self.minimizer!r}."
-            )
 
     # -------------------------------------------------------------- alpha="auto"
     def _supports_auto_alpha(self) -> bool:

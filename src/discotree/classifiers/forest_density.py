@@ -133,6 +133,7 @@ class ForestDensityClassifier(KernelDensityBase):
     def __init__(
         self,
         bandwidth="scott",
+        *,
         density_floor=1e-3,
         C=1.0,
         keep_original=False,

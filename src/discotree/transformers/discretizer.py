@@ -190,6 +190,7 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
     def __init__(
         self,
         n_bins: int = 5,
+        *,
         method: str = "quantile",
         bin_edges: list | None = None,
         random_state=0,
