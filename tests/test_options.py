@@ -121,3 +121,49 @@ def test_no_untyped_option_read_is_left():
         if re.search(r"\bspecs?(\[\d+\])?\.option\(", line)
     ]
     assert not found
+
+
+#: Every estimator of the package (its first parameter may stay positional).
+ALL_ESTIMATORS = [
+    getattr(discotree, name)
+    for name in discotree.__all__
+    if inspect.isclass(getattr(discotree, name)) and hasattr(getattr(discotree, name), "get_params")
+]
+
+
+@pytest.mark.parametrize("estimator", ALL_ESTIMATORS, ids=lambda e: e.__name__)
+def test_parameters_after_the_first_are_keyword_only(estimator):
+    parameters = list(inspect.signature(estimator.__init__).parameters.values())[1:]
+    positional = [p.name for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD]
+    assert len(positional) <= 1, positional
+
+
+@pytest.mark.parametrize(
+    ("estimator", "params", "message"),
+    [
+        ("TANClassifier", {"k": 3}, "k must be 0, 1 or 2, got 3"),
+        (
+            "TANClassifier",
+            {"structure_folds": 1},
+            "structure_folds must be None or an integer >= 2",
+        ),
+        ("KDBClassifier", {"attribute_order": "x"}, "attribute_order must be 'mutual-information'"),
+        (
+            "KDBEnsembleClassifier",
+            {"linear_weight": 2.0},
+            r"linear_weight must be 'auto' or a number in \[0, 1\]",
+        ),
+        ("KDBEnsembleClassifier", {"n_bins": (5, 3)}, "n_bins as a range must be two integers"),
+        (
+            "DiscriminativeTreeClassifier",
+            {"n_edges": "x"},
+            "n_edges must be None, 'cv' or an integer",
+        ),
+        ("BoostedGraphicalModelClassifier", {"base": "x"}, r"base must be one of \['chow-liu'"),
+        ("EARTreeClassifier", {"n_permutations": 0}, "n_permutations must be an integer >= 1"),
+    ],
+)
+def test_the_table_and_the_rules_name_the_parameter(estimator, params, message):
+    X, y = [[0, 1], [1, 0], [1, 1], [0, 0]], [0, 1, 1, 0]
+    with pytest.raises(ValueError, match=f"{estimator}: {message}"):
+        getattr(discotree, estimator)(**params).fit(X, y)

@@ -112,7 +112,7 @@ def test_the_linear_member_reads_the_categorical_pairs_of_largest_information():
     assert categorical == [13, 14, 15, 16]
     codes = clf.encoder_.transform(X)
     rows = Rows(codes, y, np.ones(len(y)), 3, clf.n_categories_)  # classes 0, 1, 2
-    np.testing.assert_array_equal(linear.pairs, ranked_pairs(rows, [], 5, categorical))
+    np.testing.assert_array_equal(linear.pairs, ranked_pairs(rows, [], 5, features=categorical))
     assert len(linear.pairs) == 5 and linear.pair_levels == []
     # "all" is every pair of the categorical columns; 0 none
     every = KDBEnsembleClassifier(
@@ -337,7 +337,7 @@ def test_pooled_posteriors_and_their_held_out_losses_are_loops(rng, pooling):
             else:
                 row = [p[i, c] ** (1 - weight) * q[i, c] ** weight for c in range(3)]
             assert_allclose(got[i], np.array(row) / sum(row), rtol=1e-12)
-    losses = held_out_pooled_losses(np.log(p), np.log(q), y, w, PAIR_WEIGHTS, pooling)
+    losses = held_out_pooled_losses(np.log(p), np.log(q), y, w, PAIR_WEIGHTS, pooling=pooling)
     for loss, weight in zip(losses, PAIR_WEIGHTS, strict=True):
         own = pooled_log_posterior(np.log(p), np.log(q), float(weight), pooling)
         expected = -sum(w[i] * own[i, y[i]] for i in range(30)) / w.sum()

@@ -307,7 +307,7 @@ def test_the_significance_test_keeps_the_pairs_that_depend_given_the_class():
     codes = rng.integers(0, 2, (2000, 6))
     y = codes[:, 0] ^ codes[:, 1]  # given the class, columns 0 and 1 determine each other
     rows = Rows(codes, y, np.ones(2000), 2, np.full(6, 2))
-    assert ranked_pairs(rows, [], 15, None, 0.001).tolist() == [[0, 1]]
+    assert ranked_pairs(rows, [], 15, features=None, significance=0.001).tolist() == [[0, 1]]
     assert len(ranked_pairs(rows, [], 15)) == 15  # (no test: every pair, by information)
     fitted = fit_logistic(
         rows, LearnerSpec("logistic", 1.0, 0.0, options={"n_pairs": 15, "pair_significance": 0.001})

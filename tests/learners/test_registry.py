@@ -113,7 +113,7 @@ def test_each_learner_from_counts_is_the_estimators_fit(rng, estimator):
     if learner.reads == "pairs, then families":
         parents = learner.structure(pairs, spec)
         families = [
-            family_counts(codes, y, np.ones(len(y)), 3, fitted.n_categories_, j, pa)
+            family_counts(codes, y, np.ones(len(y)), 3, fitted.n_categories_, node=j, parents=pa)
             for j, pa in enumerate(parents)
         ]
     counts = Counts(fitted.n_categories_, fitted.class_count_, pairs, families)
@@ -167,7 +167,7 @@ def test_fit_from_statistics_takes_an_engines_families_and_alpha_search(rng):
     parents = get_learner("kdb").structure(total, kdb.learner_spec())
     codes = schema.encoder.transform(check_table(X, "test"))
     families = [
-        family_counts(codes, y, np.ones(len(y)), 3, schema.n_categories, j, pa)
+        family_counts(codes, y, np.ones(len(y)), 3, schema.n_categories, node=j, parents=pa)
         for j, pa in enumerate(parents)
     ]
     streamed = TANClassifier(k=2, alpha=1.0).fit_from_statistics(total, families=families)

@@ -398,7 +398,7 @@ class DiscreteForestClassifierBase(
             weights,
             self.n_categories_,
             len(self.classes_),
-            self._alpha_model_for(self._epsilon, prior, grid),
+            model_for=self._alpha_model_for(self._epsilon, prior, grid),
             grid=grid,
             total=self.__dict__.get("_counted"),
             pairs=pairs,

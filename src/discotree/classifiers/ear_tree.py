@@ -194,7 +194,9 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
 
         def model_for(stats, rows):
             parents = np.tile(forest_parents(stats.n_features, tree.edges), (stats.n_classes, 1))
-            return smoothed_forest_models(stats, parents, epsilon, prior, grid, self.smoothing)
+            return smoothed_forest_models(
+                stats, parents, epsilon, prior, grid, smoothing=self.smoothing
+            )
 
         return model_for
 

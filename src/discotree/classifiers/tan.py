@@ -451,10 +451,18 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             if self.smoothing in BACKOFF_SMOOTHINGS:  # a searched forest: one model per alpha
                 row = np.array([pa[0] if pa else -1 for pa in parents], dtype=np.intp)
                 tiled = np.tile(row, (n_classes, 1))
-                return smoothed_forest_models(stats, tiled, epsilon, prior, grid, "hierarchical")
+                return smoothed_forest_models(
+                    stats, tiled, epsilon, prior, grid, smoothing="hierarchical"
+                )
             counts = [
                 family_counts(
-                    codes[rows], class_index[rows], weights[rows], n_classes, n_categories, j, pa
+                    codes[rows],
+                    class_index[rows],
+                    weights[rows],
+                    n_classes,
+                    n_categories,
+                    node=j,
+                    parents=pa,
                 )
                 for j, pa in enumerate(parents)
             ]

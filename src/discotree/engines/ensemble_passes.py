@@ -232,7 +232,12 @@ def _linear_problems(plan: _Plan, spec: LearnerSpec, n_classes: int) -> dict[str
             if with_pairs:
                 sums = plan.sums[request.name]
                 pairs = ranked_pairs_from_sums(
-                    sums, plan.n_categories, n_classes, request, plan.linear_pairs, None
+                    sums,
+                    plan.n_categories,
+                    n_classes,
+                    request,
+                    plan.linear_pairs,
+                    significance=None,
                 )
             return _problem(plan, request, spec, tolerance, pairs)
 
@@ -295,7 +300,7 @@ def _pair_problems(source, plan: _Plan, spec: LearnerSpec) -> dict[str, Logistic
     def problem(request: PairRequest, n_pairs: int) -> LogisticProblem:
         sums, n_classes = plan.sums[request.name], source.n_classes
         pairs = ranked_pairs_from_sums(
-            sums, source.n_categories, n_classes, request, n_pairs, significance
+            sums, source.n_categories, n_classes, request, n_pairs, significance=significance
         )
         return _problem(plan, request, spec, pairs=pairs)
 

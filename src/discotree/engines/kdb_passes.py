@@ -161,8 +161,8 @@ def _losses_part(
                 member.parents,
                 class_weight,
                 member_rows(rows, member),
-                spec,
-                member.concentrations,
+                spec=spec,
+                concentrations=member.concentrations,
             )
         )
     return out
@@ -186,10 +186,10 @@ def member_held_out(
                     member.parents,
                     class_weight,
                     member_rows(rows, member),
-                    spec,
-                    int(attributes["n_attributes_"]),
-                    int(attributes["k_"]),
-                    member.concentrations,
+                    spec=spec,
+                    n_attributes=int(attributes["n_attributes_"]),
+                    k=int(attributes["k_"]),
+                    concentrations=member.concentrations,
                 )
             )
         )
@@ -244,9 +244,9 @@ def fit_members_in_passes(
             member.parents,
             member.n_categories,
             int(s),
-            int(q),
-            spec,
-            member.concentrations,
+            k=int(q),
+            spec=spec,
+            concentrations=member.concentrations,
         )
 
 

@@ -344,6 +344,7 @@ def held_out_pooled_losses(
     class_index: NDArray[np.intp],
     weights: NDArray[np.float64],
     grid: NDArray[np.float64],
+    *,
     pooling: str,
 ) -> NDArray[np.float64]:
     """The weighted mean log-loss of two held-out log posteriors pooled
@@ -355,7 +356,7 @@ def held_out_pooled_losses(
     >>> log_p = np.log([[0.6, 0.4], [0.6, 0.4]])
     >>> log_q = np.log([[0.9, 0.1], [0.2, 0.8]])
     >>> grid = np.array([0.0, 1.0])
-    >>> held_out_pooled_losses(log_p, log_q, np.array([0, 1]), np.ones(2), grid, "log")
+    >>> held_out_pooled_losses(log_p, log_q, np.array([0, 1]), np.ones(2), grid, pooling="log")
     ... # doctest: +ELLIPSIS
     array([0.71355..., 0.16425...])
     """
@@ -406,7 +407,7 @@ def _pair_member(
         rows.class_index[tested],
         rows.weights[tested],
         PAIR_WEIGHTS,
-        spec.options.pair_pooling,
+        pooling=spec.options.pair_pooling,
     )
     weight = float(PAIR_WEIGHTS[int(argmax_with_ties(-losses[None, :])[0])])
     return member, max(weight, PAIR_WEIGHT_FLOOR), losses

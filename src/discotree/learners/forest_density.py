@@ -76,7 +76,7 @@ def class_weight_multipliers(
     )
 
 
-def _fit_hinge_svm(features, class_index, n_classes, weights, C, max_iter, random_state=0):
+def _fit_hinge_svm(features, class_index, n_classes, weights, C, *, max_iter, random_state=0):
     """Soft-margin linear SVM (eq. 6): coefficients (K, d) and intercepts (K,), with
     K = 1 for two classes (positive = class 1) and one-vs-rest otherwise."""
     targets = [class_index == 1] if n_classes == 2 else [class_index == k for k in range(n_classes)]
@@ -149,7 +149,13 @@ def linear_svm(
     standardised = (features - mean) / scale
     standardised[:, constant] = 0.0
     coef, intercept, n_iter = _fit_hinge_svm(
-        standardised, class_index, n_classes, weights, C, max_iter, random_state
+        standardised,
+        class_index,
+        n_classes,
+        weights,
+        C,
+        max_iter=max_iter,
+        random_state=random_state,
     )
     coef = coef / scale
     coef[:, constant] = 0.0
@@ -196,7 +202,13 @@ def fit_calibration(
         held_out[test] = True
     if not held_out.all():  # those rows' training margins
         coef, intercept = _fit_hinge_svm(
-            features, class_index, n_classes, weights, C, max_iter, random_state
+            features,
+            class_index,
+            n_classes,
+            weights,
+            C,
+            max_iter=max_iter,
+            random_state=random_state,
         )[:2]
         margins[~held_out] = features[~held_out] @ coef.T + intercept
     rows = np.arange(len(class_index))

@@ -110,6 +110,7 @@ def smoothed_forest_models(
     epsilon: float,
     prior: str,
     grid: tuple[float, ...],
+    *,
     smoothing: str = "dirichlet",
 ):
     """``alpha -> model`` of the per-class forests ``parents`` from ``stats`` for
@@ -129,7 +130,9 @@ def _forest_models_by_alpha(structure):
     def models_by_alpha(stats: PairStatistics, spec: LearnerSpec, grid):
         parents = structure(stats, spec)
         smoothing = spec.options.smoothing
-        return smoothed_forest_models(stats, parents, spec.epsilon, spec.prior, grid, smoothing)
+        return smoothed_forest_models(
+            stats, parents, spec.epsilon, spec.prior, grid, smoothing=smoothing
+        )
 
     return models_by_alpha
 

@@ -108,6 +108,7 @@ def selected_model(
     parents: list[tuple[int, ...]],
     n_categories: NDArray[np.intp],
     n_attributes: int,
+    *,
     k: int,
     spec: LearnerSpec,
     concentrations: list[NDArray[np.float64]] | None = None,
@@ -162,7 +163,7 @@ def fit_k_dependence(counts: Counts, spec: LearnerSpec) -> FittedModel:
     k = int(spec.options.k)
     if not spec.options.selective:
         return selected_model(
-            counts.families, order, parents, counts.n_categories, len(order), k, spec
+            counts.families, order, parents, counts.n_categories, len(order), k=k, spec=spec
         )
     losses = counts.scores
     if losses is None:
@@ -171,7 +172,7 @@ def fit_k_dependence(counts: Counts, spec: LearnerSpec) -> FittedModel:
         )
     s, q = _least_loss(losses)
     fitted = selected_model(
-        counts.families, order, parents, counts.n_categories, int(s), int(q), spec
+        counts.families, order, parents, counts.n_categories, int(s), k=int(q), spec=spec
     )
     fitted.attributes["selection_losses_"] = _reported_losses(
         losses, float(counts.class_weight.sum()), counts.n_classes, spec
@@ -208,7 +209,9 @@ def score_kdb_rows(
     w = np.ones(len(codes)) if weights is None else np.asarray(weights, dtype=np.float64)
     assert counts.n_categories is not None and counts.families is not None
     rows = Rows(codes, class_index, w, counts.n_classes, counts.n_categories)
-    return leave_one_out_losses(counts.families, order, parents, counts.class_weight, rows, spec)
+    return leave_one_out_losses(
+        counts.families, order, parents, counts.class_weight, rows, spec=spec
+    )
 
 
 def _prior_log(class_weight, class_index, unit) -> NDArray[np.float64]:
@@ -226,6 +229,7 @@ def _node_terms(
     codes: NDArray[np.integer],
     class_index: NDArray[np.intp],
     unit: NDArray[np.float64],
+    *,
     n_categories: NDArray[np.intp],
     spec: LearnerSpec,
     concentrations: NDArray[np.float64] | None = None,
@@ -244,10 +248,10 @@ def _node_terms(
             ranked,
             n_categories,
             class_index,
-            unit,
-            float(spec.alpha),
-            concentrations,
-            weights if concentrations is None else None,
+            unit=unit,
+            alpha=float(spec.alpha),
+            concentrations=concentrations,
+            weights=weights if concentrations is None else None,
         )
     values = codes[:, node]
     observed = observed_prefix_lengths(codes, ranked)
@@ -285,6 +289,7 @@ def leave_one_out_losses(
     parents: list[tuple[int, ...]],
     class_weight: NDArray[np.float64],
     rows: Rows,
+    *,
     spec: LearnerSpec,
     concentrations: list[NDArray[np.float64]] | None = None,
     chosen: list[NDArray[np.float64] | None] | None = None,
@@ -333,10 +338,10 @@ def leave_one_out_losses(
                 codes,
                 truth,
                 unit,
-                rows.n_categories,
-                spec,
-                node_concentrations,
-                weights if chosen is not None else None,
+                n_categories=rows.n_categories,
+                spec=spec,
+                concentrations=node_concentrations,
+                weights=weights if chosen is not None else None,
             )
             if chosen is not None:
                 if start > 0:
@@ -362,6 +367,7 @@ def leave_one_out_log_posteriors(
     parents: list[tuple[int, ...]],
     class_weight: NDArray[np.float64],
     rows: Rows,
+    *,
     spec: LearnerSpec,
     n_attributes: int,
     k: int,
@@ -388,9 +394,9 @@ def leave_one_out_log_posteriors(
                 codes,
                 truth,
                 unit,
-                rows.n_categories,
-                spec,
-                node_concentrations,
+                n_categories=rows.n_categories,
+                spec=spec,
+                concentrations=node_concentrations,
             )
             joint += terms[len(ranked)]
         out[start : start + len(codes)] = log_softmax(joint, axis=1)
@@ -434,8 +440,8 @@ def _with_hdp_tables(fitted: FittedModel, rows: Rows, spec: LearnerSpec) -> Fitt
         rows.weights,
         rows.n_classes,
         rows.n_categories,
-        families,
-        rng,
+        families=families,
+        rng=rng,
     )
     for node, (node_tables, node_concentrations) in zip(model.attributes, estimates, strict=True):
         tables[node], chosen[node] = node_tables, node_concentrations
@@ -481,7 +487,9 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
         fitted = fit_k_dependence(
             replace(counts, scores=scores), spec.with_options(selective=bool(selective))
         )
-        return _with_held_out(fitted, tables, order, parents, class_weight, rows, spec, None)
+        return _with_held_out(
+            fitted, tables, order, parents, class_weight, rows=rows, spec=spec, concentrations=None
+        )
     # one pass chooses the concentrations and scores the models when the rows fit one
     # chunk (the same leave-one-out counts); else a pass for the concentrations first
     fused = hierarchical and selective and len(rows.codes) <= _CHUNK_ROWS
@@ -490,21 +498,50 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
         concentrations = hierarchical_concentrations(tables, parents, rows, spec)
     if not selective:
         fitted = selected_model(
-            tables, order, parents, n_categories, len(order), k, spec, concentrations
+            tables,
+            order,
+            parents,
+            n_categories,
+            len(order),
+            k=k,
+            spec=spec,
+            concentrations=concentrations,
         )
         return _with_held_out(
-            fitted, tables, order, parents, class_weight, rows, spec, concentrations
+            fitted,
+            tables,
+            order,
+            parents,
+            class_weight,
+            rows=rows,
+            spec=spec,
+            concentrations=concentrations,
         )
     chosen: list[Any] | None = [None] * len(parents) if fused else None
     snapshots = _held_out_snapshots(spec)
     losses = leave_one_out_losses(
-        tables, order, parents, class_weight, rows, spec, concentrations, chosen, snapshots
+        tables,
+        order,
+        parents,
+        class_weight,
+        rows,
+        spec=spec,
+        concentrations=concentrations,
+        chosen=chosen,
+        snapshots=snapshots,
     )
     if fused:  # the order holds every attribute: each chose its concentrations
         concentrations = chosen
     s, q = _least_loss(losses)
     fitted = selected_model(
-        tables, order, parents, n_categories, int(s), int(q), spec, concentrations
+        tables,
+        order,
+        parents,
+        n_categories,
+        int(s),
+        k=int(q),
+        spec=spec,
+        concentrations=concentrations,
     )
     fitted.attributes["selection_losses_"] = _reported_losses(
         losses, float(rows.weights.sum()), n_classes, spec
@@ -513,7 +550,16 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     if joint is not None:  # the selected model's, kept during the pass
         fitted.attributes["held_out_log_posterior_"] = log_softmax(joint, axis=1)
         return fitted
-    return _with_held_out(fitted, tables, order, parents, class_weight, rows, spec, concentrations)
+    return _with_held_out(
+        fitted,
+        tables,
+        order,
+        parents,
+        class_weight,
+        rows=rows,
+        spec=spec,
+        concentrations=concentrations,
+    )
 
 
 def _held_out_snapshots(spec: LearnerSpec) -> SelectionSnapshots | None:
@@ -530,6 +576,7 @@ def _with_held_out(
     order: list[int],
     parents: list[tuple[int, ...]],
     class_weight: NDArray[np.float64],
+    *,
     rows: Rows,
     spec: LearnerSpec,
     concentrations: list[Any] | None,
@@ -547,10 +594,10 @@ def _with_held_out(
             parents,
             class_weight,
             rows,
-            spec,
-            int(fitted.attributes["n_attributes_"]),
-            int(fitted.attributes["k_"]),
-            concentrations,
+            spec=spec,
+            n_attributes=int(fitted.attributes["n_attributes_"]),
+            k=int(fitted.attributes["k_"]),
+            concentrations=concentrations,
         )
     return fitted
 

@@ -155,6 +155,7 @@ def ranked_pairs(
     rows: Rows,
     pair_levels: list[NDArray[np.intp] | None],
     n_pairs: int,
+    *,
     features: list[int] | None = None,
     significance: float | None = None,
     statistics: PairStatistics | None = None,
@@ -258,9 +259,9 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
             rows,
             pair_levels,
             int(spec.options.n_pairs),
-            spec.options.pair_features,
-            spec.options.pair_significance,
-            spec.options.pair_statistics,
+            features=spec.options.pair_features,
+            significance=spec.options.pair_significance,
+            statistics=spec.options.pair_statistics,
         )
     if not len(pairs):
         pair_levels = []

@@ -312,7 +312,7 @@ class Learner:
                 codes, class_index, weights, n_classes, n_categories, parents
             )
         return [
-            family_counts(codes, class_index, weights, n_classes, n_categories, j, pa)
+            family_counts(codes, class_index, weights, n_classes, n_categories, node=j, parents=pa)
             for j, pa in enumerate(parents)
         ]
 
