@@ -66,6 +66,7 @@ __all__ = [
     "SmoothingOptions",
     "TANOptions",
     "count",
+    "numbers_only",
     "one_of",
     "option",
 ]
@@ -162,7 +163,7 @@ def _sorted_choice(values: tuple[str, ...]) -> Constraint:
     return one_of(values, f"one of {sorted(values)}")
 
 
-def _numeric(value: Any) -> bool:
+def numbers_only(value: Any) -> bool:
     """A number or an array of them (no None, no strings, nor arrays of them)."""
     if value is None or isinstance(value, str | bytes):
         return False
@@ -388,7 +389,7 @@ class DiscriminativeTreeOptions(ChowLiuOptions):
         0.0,
         "The cost of an edge (a number or a matrix).",
         Constraint(
-            _numeric,
+            numbers_only,
             "a non-negative number or an (n_features, n_features) matrix of them",
         ),
     )
