@@ -308,7 +308,7 @@ class KDependenceOptions(SmoothingOptions):
         "rmse", "The loss of the attribute selection.", one_of(SELECTION_LOSSES)
     )
     order_seed: int | None = option(None, "The seed of a sampled attribute order.")
-    held_out: bool | None = option(False, "Also keep the held-out posteriors.")
+    held_out: Any = option(False, "Keep the held-out posteriors (True, or of the rows given).")
     pairs: Any = option(None, "The pair tables, counted already.", input=True)
 
 
