@@ -33,7 +33,7 @@ from discotree import (
     NaiveBayesClassifier,
     TANClassifier,
 )
-from discotree.fitting import argmax_with_ties, order_with_ties, sign_with_ties
+from discotree.numerics import argmax_with_ties, order_with_ties, sign_with_ties
 
 DISCRETE = [
     NaiveBayesClassifier(),

@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from .numerics import weighted_accuracy
+
 #: The members of an ensemble :func:`plot_network` draws (one panel each).
 MAX_MEMBER_PANELS = 6
 
@@ -431,7 +433,7 @@ def plot_missing_robustness(
         accuracy = []
         for fraction in fractions:
             hidden = frame.astype(object).mask(draws < fraction, None).infer_objects()
-            accuracy.append(float(np.mean(estimator.predict(hidden) == truth)))
+            accuracy.append(weighted_accuracy(truth, estimator.predict(hidden)))
         ax.plot(list(fractions), accuracy, marker="o", label=name)
     ax.set_xlabel("fraction of features missing at test time")
     ax.set_ylabel("accuracy")

@@ -17,6 +17,7 @@ from scipy import stats
 from scipy.special import logsumexp
 
 from ..models.discrete_forest import DiscreteForestModel
+from ..numerics import normalise_log
 from ..structure.spanning import orient_forest, topological_order
 from ..validation import check_random_state
 
@@ -170,7 +171,7 @@ class GridModel:
         logp = (s * self.field).sum(axis=(1, 2))
         logp += (s[:, :, :-1] * s[:, :, 1:] * self.horizontal).sum(axis=(1, 2))
         logp += (s[:, :-1, :] * s[:, 1:, :] * self.vertical).sum(axis=(1, 2))
-        p = np.exp(logp - logsumexp(logp))
+        p = np.exp(normalise_log(logp, axis=0))
         return p @ x
 
     def edges(self) -> list[tuple[int, int]]:

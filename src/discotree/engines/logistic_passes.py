@@ -22,7 +22,6 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 from scipy.stats import chi2
 
-from ..fitting import order_with_ties
 from ..kernels.logistic import logistic_loss_gradient
 from ..learners.logistic import (
     GRADIENT_TOLERANCE,
@@ -34,6 +33,7 @@ from ..learners.logistic import (
 from ..learners.registry import Rows
 from ..models.category_maps import apply_maps, mapped_categories
 from ..models.logistic import NO_PAIRS, LogisticModel, input_offsets, input_slots
+from ..numerics import order_with_ties
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
 from ..threads import single_threaded_blas

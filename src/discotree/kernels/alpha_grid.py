@@ -373,7 +373,7 @@ def grid_losses(joints, truth, tie_rtol, errors, losses):  # pragma: no cover - 
         The true class of each row.
     tie_rtol : float
         Scores within ``tie_rtol * max(|top|, 1)`` of a row's maximum tie, and ties go
-        to the lowest class (:func:`discotree.fitting.argmax_with_ties`).
+        to the lowest class (:func:`discotree.numerics.argmax_with_ties`).
     errors, losses : ndarray (n_samples, n_alphas), float64
         Filled with 1.0 where the predicted class is wrong (else 0.0) and with
         ``-log P(truth | x)``.

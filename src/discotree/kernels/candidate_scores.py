@@ -7,7 +7,7 @@ A candidate replaces one node's column of the joint ``log P(c, x)``: at sample s
 joint is ``base[s] + table[index[l, s]]`` (``base`` the current joint minus the old
 column). The kernel takes the argmax over classes of that sum without forming the
 (candidates, samples, classes) array, with the package's tie rule
-(:func:`discotree.fitting.argmax_with_ties`: the first class within ``SCORE_TIE_RTOL``
+(:func:`discotree.numerics.argmax_with_ties`: the first class within ``SCORE_TIE_RTOL``
 of the largest; a row with a NaN predicts the first class), as ``predict`` does. The
 candidates are split over the cores (:func:`discotree.threads.in_chunks`) when there
 are enough of them.
@@ -23,7 +23,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import SCORE_TIE_RTOL
+from ..numerics import SCORE_TIE_RTOL
 from ..threads import in_chunks
 
 __all__ = ["candidate_hits", "pair_table_rows", "replacement_hits", "single_table_rows"]
@@ -35,7 +35,7 @@ _MIN_WORK = 1 << 20
 @numba.njit(cache=True, nogil=True, inline="always")
 def _tie_low(top, rtol):  # pragma: no cover - numba
     """The lowest value that ties with the largest, ``top``, under the tie rule of
-    :func:`discotree.fitting.argmax_with_ties`."""
+    :func:`discotree.numerics.argmax_with_ties`."""
     magnitude = abs(top) if top - top == 0.0 else 0.0  # 0 for an infinite top
     return top - rtol * max(magnitude, 1.0)
 

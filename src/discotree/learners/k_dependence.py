@@ -35,10 +35,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import log_softmax
 
-from ..fitting import argmax_with_ties
 from ..kernels.counts import class_totals, configuration_ids
 from ..kernels.sparse_families import posterior_loss_sums
 from ..models.k_dependence import KDependenceModel
+from ..numerics import argmax_with_ties
 from ..stats.family_tables import (
     SparseFamilyTable,
     observed_prefix_lengths,

@@ -27,10 +27,10 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 from scipy.stats import chi2
 
-from ..fitting import order_with_ties
 from ..kernels.logistic import logistic_loss_gradient
 from ..models.category_maps import apply_maps, mapped_categories
 from ..models.logistic import NO_PAIRS, LogisticModel, input_offsets, input_slots
+from ..numerics import order_with_ties
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
 from ..threads import single_threaded_blas
@@ -163,7 +163,7 @@ def ranked_pairs(
     information ``I(X_i; X_j | C)`` between their levels (the weighted counts of the
     rows; :meth:`~discotree.stats.pair_statistics.PairStatistics.conditional_mutual_information`),
     lowered to ``PAIR_CELLS // rows``; ties go to the first pair in ``(i, j)`` order
-    (:func:`~discotree.fitting.order_with_ties`). Given a ``significance`` level, only
+    (:func:`~discotree.numerics.order_with_ties`). Given a ``significance`` level, only
     the pairs whose G statistic ``2 N_ij I(X_i; X_j | C)`` (``N_ij`` the weight of the
     rows observing both) exceeds the chi-squared quantile of ``(r_i - 1)(r_j - 1) C``
     degrees of freedom at that level: the pairs the counts show to depend on each other

@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 
 from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_counts
+from ..numerics import class_log_prior
 from ..stats.dirichlet import smoothed_conditional
 from ..structure.search_state import (
     LazyColumn,
@@ -107,9 +108,7 @@ class BayesNetModel:
         """ML parameters from family counts (:func:`family_counts` of each attribute,
         summed over any parts of the data) and the class weights."""
         log_cpts = [np.log(smoothed_conditional(c, alpha, epsilon)) for c in counts]
-        prior = np.asarray(class_weight, dtype=np.float64)
-        with np.errstate(divide="ignore"):  # a class given to partial_fit, never seen
-            log_prior = np.log(prior / prior.sum())
+        log_prior = class_log_prior(class_weight)  # -inf: given to partial_fit, never seen
         return cls(
             np.asarray(n_categories, dtype=np.intp),
             [tuple(int(p) for p in pa) for pa in parents],

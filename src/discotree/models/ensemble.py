@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
+from ..numerics import normalise_log
 from ..threads import map_on_cores
 from ..transformers.mdl import sampled_mdl_partition
 from .category_maps import apply_maps
@@ -159,7 +160,7 @@ class KDBEnsembleModel:
         def posterior(pair: tuple[list[NDArray[np.intp] | None], KDependenceModel]):
             maps, member = pair
             joint = member.log_likelihood(apply_maps(codes, maps)) + self.class_log_prior
-            return joint - logsumexp(joint, axis=1, keepdims=True)
+            return normalise_log(joint)
 
         return map_on_cores(posterior, list(zip(self.maps, self.members, strict=True)))
 
@@ -217,4 +218,4 @@ def pooled_log_posterior(
     if pooling == "linear":
         return np.logaddexp(log_p + np.log1p(-weight), log_q + np.log(weight))
     joint = (1.0 - weight) * log_p + weight * log_q
-    return joint - logsumexp(joint, axis=1, keepdims=True)
+    return normalise_log(joint)

@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import log_softmax, logsumexp
 
+from ..numerics import normalise_log
 from . import k_dependence
 from .category_maps import apply_maps
 from .ensemble import KDBEnsembleModel, pooled_log_posterior
@@ -173,12 +174,12 @@ def summed_out_log_posteriors(
     prior = np.asarray(class_log_prior, dtype=np.float64)
     if isinstance(model, KDependenceModel):
         joint = _member_summed_out(model, codes) + prior
-        return joint - logsumexp(joint, axis=2, keepdims=True)
+        return normalise_log(joint, axis=2)
     own = np.asarray(model.class_log_prior, dtype=np.float64)
     posteriors = []
     for maps, member in zip(model.maps, model.members, strict=True):
         joint = _member_summed_out(member, apply_maps(codes, maps)) + own
-        posteriors.append(joint - logsumexp(joint, axis=2, keepdims=True))
+        posteriors.append(normalise_log(joint, axis=2))
     d, n, n_classes = posteriors[0].shape
     mean = (logsumexp(np.stack(posteriors), axis=0) - np.log(len(posteriors))).reshape(
         -1, n_classes
@@ -191,4 +192,4 @@ def summed_out_log_posteriors(
             log_q = _logistic_summed_out(other, codes, own).reshape(-1, n_classes)
             mean = pooled_log_posterior(mean, log_q, float(weight), pooling)
     joint = mean.reshape(d, n, n_classes) - own + prior
-    return joint - logsumexp(joint, axis=2, keepdims=True)
+    return normalise_log(joint, axis=2)

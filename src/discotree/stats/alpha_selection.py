@@ -29,7 +29,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import SCORE_TIE_RTOL, sign_with_ties
 from ..kernels.alpha_grid import (
     forest_log_likelihood_grid,
     forest_log_tables_grid,
@@ -38,6 +37,7 @@ from ..kernels.alpha_grid import (
 )
 from ..kernels.counts import class_totals
 from ..kernels.forest import forest_log_likelihood
+from ..numerics import SCORE_TIE_RTOL, class_log_prior, sign_with_ties
 from ..threads import available_cores, in_chunks, map_on_cores, single_threaded_blas
 from ..validation import check_codes
 from .folds import content_folds, row_hashes
@@ -217,7 +217,7 @@ def select_alpha(
             prior_counts = np.maximum(
                 class_total - class_totals(class_index[held], w[held], n_classes), 0
             )
-            log_prior = np.log((prior_counts + 1.0) / (prior_counts.sum() + n_classes))
+            log_prior = class_log_prior(prior_counts, pseudo_count=1.0)
             fit = model_for(train, np.flatnonzero(folds != k))
             if groups is None:  # a hash collision: every row on its own
                 scored, held_weight = held, w[held]

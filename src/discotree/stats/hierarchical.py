@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import argmax_with_ties
 from ..kernels.hierarchical_terms import hierarchical_level_terms
 from ..kernels.sparse_families import backoff_scores, sparse_cell_lookup
+from ..numerics import argmax_with_ties
 from .family_tables import SparseFamilyTable, observed_prefix_lengths
 
 __all__ = [

@@ -28,12 +28,12 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import xlogy
 
-from ..fitting import classification_rate
 from ..kernels.counts import (
     class_configuration_counts,
     configuration_masses,
     present_configurations,
 )
+from ..numerics import classification_rate
 
 __all__ = ["ORDERINGS", "mmi_order", "ocr_order", "omi_order", "omisp_order"]
 

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import argmax_with_ties
 from ..kernels.candidate_scores import candidate_hits, replacement_hits
 from ..kernels.sparse_families import posterior_loss_sums
+from ..numerics import SCORE_TIE_RTOL, argmax_with_ties
 from .candidates import CandidateColumns
 from .search_state import LazyColumn
 
@@ -111,7 +111,7 @@ class Scorer:
         needed = threshold * self.total
         remaining = self.total
         correct = 0.0
-        slack = 1e-9 * self.total
+        slack = SCORE_TIE_RTOL * self.total
         hits = np.zeros(len(self.order), dtype=bool)
         start, size = 0, self.chunk
         while start < len(self.order):
@@ -321,7 +321,7 @@ class _Race:
         self.correct = np.full(n, self.always_weight)
         self.remaining = scorer.total - self.always_weight
         self.hits = np.zeros((n, self.n_read), dtype=bool)  # by position among those read
-        self.needed, self.slack = needed, 1e-9 * scorer.total
+        self.needed, self.slack = needed, SCORE_TIE_RTOL * scorer.total
 
     def run(self) -> None:
         start, size, led = 0, self.scorer.chunk, False

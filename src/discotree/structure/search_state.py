@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from ..kernels.candidate_scores import pair_table_rows, single_table_rows
 from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_cell_counts, family_cells, pair_family_counts
+from ..numerics import class_log_prior
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.pair_statistics import PairStatistics
 
@@ -79,8 +80,8 @@ class NodeScores:
         state.pair_stats = pair_stats
         state.complete = bool((codes >= 0).all())
         prior = class_totals(class_index, weights, n_classes)
-        with np.errstate(divide="ignore"):  # a class without rows here (a CV fold): -inf
-            state.joint = np.tile(np.log(prior / prior.sum()), (len(codes), 1))
+        # a class without rows here (a CV fold): -inf
+        state.joint = np.tile(class_log_prior(prior), (len(codes), 1))
         for j in range(codes.shape[1]):
             state.parents.append(())
             column = state.column(j, ())

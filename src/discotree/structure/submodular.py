@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from ..numerics import SCORE_TIE_RTOL
+
 __all__ = [
     "MINIMIZERS",
     "SubSupResult",
@@ -97,7 +99,7 @@ def sum_over(tables: list[list], mask: int, zero=0):
 def is_better(value: float, best: float) -> bool:
     """``value < best`` by more than rounding (1e-9 relative): near-ties, which
     equivalent computations may order either way, keep the earlier candidate."""
-    return value < best - 1e-9 * (1.0 + abs(best)) if np.isfinite(best) else value < best
+    return value < best - SCORE_TIE_RTOL * (1.0 + abs(best)) if np.isfinite(best) else value < best
 
 
 def _first_minimum(values: Sequence[float]) -> int:
@@ -105,7 +107,7 @@ def _first_minimum(values: Sequence[float]) -> int:
     smallest."""
     array = np.asarray(values, dtype=np.float64)
     smallest = array.min()
-    return int(np.flatnonzero(array <= smallest + 1e-9 * (1.0 + abs(smallest)))[0])
+    return int(np.flatnonzero(array <= smallest + SCORE_TIE_RTOL * (1.0 + abs(smallest)))[0])
 
 
 def _check_size(n: int) -> None:
