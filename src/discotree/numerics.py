@@ -61,8 +61,10 @@ CONSTANT_RTOL = 1e-12
 #: feature's variance is rounding, never an exact 0 that a division would meet.
 VARIANCE_FLOOR_RTOL = 1e-12
 
-#: Weights, step sizes and probability masses at or below this are 0 (what is left of
-#: a weight after subtractions that should have emptied it).
+#: Weights, step sizes and probability masses at or below this (relative to the largest
+#: where a scale is given) are 0: what is left of a weight after subtractions that
+#: should have emptied it. Also the floor of a sampler's gamma shapes and the margin
+#: that keeps a generated probability away from 0 and 1.
 ZERO_TOL = 1e-12
 
 #: Margin kept from a correlation of 1 (``rho**2 <= 1 - CORRELATION_MARGIN``), so that
@@ -73,8 +75,8 @@ CORRELATION_MARGIN = 1e-12
 #: rounded down still reaches the last one.
 QUANTILE_MARGIN = 1e-12
 
-#: Relative tolerance of the root finders (the boosting and LGMHT line searches) and the
-#: lower bound of a sampler's gamma shapes.
+#: Relative tolerance of the root finders and optimisers: the boosting and LGMHT line
+#: searches, L-BFGS's relative decrease of the objective.
 ROOT_RTOL = 1e-12
 
 

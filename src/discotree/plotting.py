@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .numerics import weighted_accuracy
+from .numerics import ZERO_TOL, weighted_accuracy
 
 #: The members of an ensemble :func:`plot_network` draws (one panel each).
 MAX_MEMBER_PANELS = 6
@@ -153,7 +153,7 @@ def plot_network(estimator: Any, ax: Any = None, layout: str = "spring"):
         label = classes[0] if panel is None else panel
         edges = [e for e in graph.edges if panel is None or panel in graph.edges[e]["classes"]]
         weights = [graph.edges[e]["weight"].get(label, 0.0) for e in edges]
-        top = max([abs(w) for w in weights] + [1e-12])
+        top = max([abs(w) for w in weights] + [ZERO_TOL])
         widths = [
             1.0 if e[0] in class_nodes else 0.8 + 4.0 * abs(w) / top
             for e, w in zip(edges, weights, strict=True)

@@ -17,7 +17,7 @@ from scipy import stats
 from scipy.special import logsumexp
 
 from ..models.discrete_forest import DiscreteForestModel
-from ..numerics import normalise_log
+from ..numerics import ZERO_TOL, normalise_log
 from ..structure.spanning import orient_forest, topological_order
 from ..validation import check_random_state
 
@@ -460,7 +460,7 @@ class ForestClass:
             else:
                 r = self.correlations[(min(p, j), max(p, j))]
                 z[:, j] = r * z[:, p] + np.sqrt(1 - r * r) * noise
-        u = stats.norm.cdf(z).clip(1e-12, 1 - 1e-12)
+        u = stats.norm.cdf(z).clip(ZERO_TOL, 1 - ZERO_TOL)
         return np.column_stack([q(u[:, j]) for j, q in enumerate(self.quantiles)])
 
 

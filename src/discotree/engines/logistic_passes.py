@@ -33,7 +33,7 @@ from ..learners.logistic import (
 from ..learners.registry import Rows
 from ..models.category_maps import apply_maps, mapped_categories
 from ..models.logistic import NO_PAIRS, LogisticModel, input_offsets, input_slots
-from ..numerics import order_with_ties
+from ..numerics import CONSTANT_RTOL, order_with_ties
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
 from ..threads import single_threaded_blas
@@ -146,7 +146,7 @@ def standardised_from_weights(
             continue
         mean = float(weight @ table) / total
         sd = float(np.sqrt(float(weight @ (table - mean) ** 2) / total))
-        out.append((table - mean) / (sd if sd > 1e-12 * max(1.0, abs(mean)) else 1.0))
+        out.append((table - mean) / (sd if sd > CONSTANT_RTOL * max(1.0, abs(mean)) else 1.0))
     return out
 
 

@@ -22,6 +22,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from ..numerics import ZERO_TOL
 from ..threads import available_cores, in_chunks, single_threaded_blas
 from .encode import count_negatives
 
@@ -568,7 +569,7 @@ def pairwise_counts(
         # sqrt(w)**2 is w up to rounding, which the subtractions expose as cells of
         # about 1e-16 * total where the count is 0: snap them to 0
         for c in range(n_classes):
-            tiny = 1e-12 * max(float(out[c].max(initial=0.0)), 1e-300)
+            tiny = ZERO_TOL * max(float(out[c].max(initial=0.0)), 1e-300)
             out[c][out[c] < tiny] = 0.0
     return out
 

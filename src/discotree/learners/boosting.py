@@ -23,7 +23,7 @@ from ..config import check_memory
 from ..kernels.counts import class_totals
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
 from ..models.discrete_forest import DiscreteForestModel
-from ..numerics import normalise_log
+from ..numerics import ROOT_RTOL, normalise_log
 from ..stats.discriminative import discriminative_weights
 from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import chow_liu_forest, forest_parents
@@ -160,7 +160,7 @@ def line_search_by_slope(weighted_margin: float, any_negative: bool, slope) -> f
         high *= 2.0
         if high > 1e12:
             return high
-    return float(brentq(slope, 0.0, high, xtol=1e-14, rtol=1e-12))
+    return float(brentq(slope, 0.0, high, xtol=1e-14, rtol=ROOT_RTOL))
 
 
 def boost_binary(rows: Rows, spec: BoostingSpec, positive: int, negative: int) -> BoostedEnsemble:

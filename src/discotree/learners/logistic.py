@@ -30,7 +30,7 @@ from scipy.stats import chi2
 from ..kernels.logistic import logistic_loss_gradient
 from ..models.category_maps import apply_maps, mapped_categories
 from ..models.logistic import NO_PAIRS, LogisticModel, input_offsets, input_slots
-from ..numerics import order_with_ties
+from ..numerics import CONSTANT_RTOL, ROOT_RTOL, order_with_ties
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
 from ..threads import single_threaded_blas
@@ -49,7 +49,7 @@ __all__ = [
 #: L-BFGS stops when every gradient component is below this (the objective is a mean),
 #: or when a step lowers it by less than ``VALUE_TOLERANCE`` relative to its value.
 GRADIENT_TOLERANCE = 1e-6
-VALUE_TOLERANCE = 1e-12
+VALUE_TOLERANCE = ROOT_RTOL
 #: The gradient tolerance of a model with pairs: scikit-learn's default ``tol`` for
 #: L-BFGS. Its many more weights take L-BFGS many more iterations to the tighter one
 #: for no gain on held-out rows (letter, one tuning fold: 362 iterations and 41 s to
@@ -94,7 +94,7 @@ def standardised_values(
         seen = table[code[present]]
         mean = float(np.average(seen, weights=w))
         sd = float(np.sqrt(np.average((seen - mean) ** 2, weights=w)))
-        out.append((table - mean) / (sd if sd > 1e-12 * max(1.0, abs(mean)) else 1.0))
+        out.append((table - mean) / (sd if sd > CONSTANT_RTOL * max(1.0, abs(mean)) else 1.0))
     return out
 
 

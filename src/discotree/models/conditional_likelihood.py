@@ -35,6 +35,7 @@ from scipy.special import softmax
 
 from ..kernels.counts import class_totals
 from ..kernels.family_joint import family_cll_gradient
+from ..numerics import GAIN_RTOL
 from .bayes_net import BayesNetModel
 
 __all__ = ["conditional_log_likelihood", "fit_conditional_likelihood"]
@@ -232,7 +233,7 @@ def fit_conditional_likelihood(
             value, _ = _objective(
                 flat, layout, test_families, class_index[test], weights[test], n_classes
             )
-            if value < record["best"] - 1e-12:
+            if value < record["best"] - GAIN_RTOL:
                 record["best"], record["iteration"] = value, record["count"]
 
         start = np.concatenate(

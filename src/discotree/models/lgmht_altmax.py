@@ -53,6 +53,7 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp, softmax
 
+from ..numerics import ROOT_RTOL
 from .discrete_forest import DiscreteForestModel
 from .exponential_tree import TreeExponentialFamily
 
@@ -120,7 +121,7 @@ def empirical_error_exponent(
     hi = 1.0
     while slope(hi) < 0:
         hi *= 2.0
-    lam = brentq(slope, 0.0, hi, xtol=1e-12 * hi)
+    lam = brentq(slope, 0.0, hi, xtol=ROOT_RTOL * hi)
     return float(-logsumexp(log_w + lam * r)), float(lam)
 
 

@@ -41,6 +41,7 @@ from numpy.typing import NDArray
 
 from ..kernels.counts import configuration_ids
 from ..kernels.crp import crp_tables
+from ..numerics import ZERO_TOL
 from .family_tables import SparseFamilyTable, observed_prefix_lengths
 
 #: The largest total weight (customers) the sampler seats for one node: it draws one
@@ -228,7 +229,7 @@ def hdp_estimate(
             s = rng.random(len(n_j)) < n_j / (n_j + c[g])
             shape = prior[0] + np.bincount(g, tables[used].sum(axis=1) - s, n_groups)
             rate = prior[1] - np.bincount(g, np.log(w), n_groups)
-            c = np.maximum(rng.gamma(np.maximum(shape, 1e-12), 1.0 / rate), 1e-6)
+            c = np.maximum(rng.gamma(np.maximum(shape, ZERO_TOL), 1.0 / rate), 1e-6)
         if sweep < burn_in:
             continue
         kept += 1

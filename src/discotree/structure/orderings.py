@@ -33,7 +33,7 @@ from ..kernels.counts import (
     configuration_masses,
     present_configurations,
 )
-from ..numerics import classification_rate
+from ..numerics import GAIN_RTOL, classification_rate
 
 __all__ = ["ORDERINGS", "mmi_order", "ocr_order", "omi_order", "omisp_order"]
 
@@ -52,7 +52,7 @@ def _combine(ids: NDArray[np.intp], column: NDArray[np.integer], size: int) -> N
     return np.unique(joint, return_inverse=True)[1].astype(np.intp)
 
 
-def _first_best(values: NDArray[np.float64], tol: float = 1e-12) -> int:
+def _first_best(values: NDArray[np.float64], tol: float = GAIN_RTOL) -> int:
     """Index of the first value within ``tol`` of the largest: ties (up to rounding,
     which differs between equivalent ways of computing an information) go to the
     earliest candidate."""
@@ -214,10 +214,10 @@ def _first_pair(pair_values, single, sign) -> list[int]:
     best, pair = -np.inf, (0, 1)
     for i in range(n):
         for j in range(i + 1, n):
-            if sign * pair_values[i, j] > best + 1e-12:
+            if sign * pair_values[i, j] > best + GAIN_RTOL:
                 best, pair = sign * pair_values[i, j], (i, j)
     i, j = pair
-    return [i, j] if sign * single[i] >= sign * single[j] - 1e-12 else [j, i]
+    return [i, j] if sign * single[i] >= sign * single[j] - GAIN_RTOL else [j, i]
 
 
 def _omi_available_case(codes, class_index, weights, n_classes, sign) -> list[int]:

@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from ..kernels.candidate_scores import candidate_hits, replacement_hits
 from ..kernels.sparse_families import posterior_loss_sums
-from ..numerics import SCORE_TIE_RTOL, argmax_with_ties
+from ..numerics import GAIN_RTOL, SCORE_TIE_RTOL, argmax_with_ties
 from .candidates import CandidateColumns
 from .search_state import LazyColumn
 
@@ -207,7 +207,7 @@ class Scorer:
         others[rows, self._class_in_order] = -np.inf
         best_other = others.max(axis=1)
         with np.errstate(invalid="ignore"):  # -inf - -inf: nan, never above a bound
-            return true - best_other - 1e-12 * (np.abs(true) + np.abs(best_other))
+            return true - best_other - GAIN_RTOL * (np.abs(true) + np.abs(best_other))
 
     def _hits(
         self,
@@ -288,7 +288,7 @@ def _always_hit(
     if not np.isfinite(spread):
         return None
     with np.errstate(invalid="ignore"):
-        return margins > spread * (1 + 1e-12)
+        return margins > spread * (1 + GAIN_RTOL)
 
 
 class _Race:

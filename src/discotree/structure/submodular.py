@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from ..numerics import SCORE_TIE_RTOL
+from ..numerics import GAIN_RTOL, SCORE_TIE_RTOL, ZERO_TOL
 
 __all__ = [
     "MINIMIZERS",
@@ -227,15 +227,15 @@ def _unconstrained_minimum(
         weights = np.append(weights, 0.0)
         while True:  # minor cycles: towards the affine minimiser, dropping points
             alpha = _affine_minimizer(points)
-            if (alpha > 1e-12).all():
+            if (alpha > ZERO_TOL).all():
                 weights = alpha
                 x = points @ weights
                 break
             shrinking = alpha < weights
             ratios = np.where(shrinking, weights / np.where(shrinking, weights - alpha, 1.0), 1.0)
-            theta = float(np.clip(ratios[alpha <= 1e-12].min(initial=1.0), 0.0, 1.0))
+            theta = float(np.clip(ratios[alpha <= ZERO_TOL].min(initial=1.0), 0.0, 1.0))
             weights = theta * alpha + (1 - theta) * weights
-            keep = weights > 1e-12
+            keep = weights > ZERO_TOL
             points, weights = points[:, keep], weights[keep] / weights[keep].sum()
             x = points @ weights
             if points.shape[1] == 1:
@@ -248,7 +248,7 @@ def _unconstrained_minimum(
     for i in np.argsort(x, kind="stable"):
         prefix |= 1 << elements[i]
         value = f(prefix)
-        if value < best_value - 1e-12 * scale:
+        if value < best_value - GAIN_RTOL * scale:
             best, best_value = prefix, value
     return best, float(best_value)
 

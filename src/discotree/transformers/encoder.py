@@ -23,6 +23,7 @@ from ..kernels.encode import (
     encode_sorted,
     remap_codes,
 )
+from ..numerics import CONSTANT_RTOL
 from ..threads import in_chunks
 from ..validation import EXACT_FLOAT_INTEGER, Table, check_table, numeric_column, reject_inf
 from .discretizer import Discretizer
@@ -766,7 +767,7 @@ class NumericEncoder:
             mean = np.where(total > 0, (weights @ centred) / total, 0.0)
             spread = np.where(observed, centred - mean, 0.0)
             sd = np.sqrt(np.where(total > 0, (weights @ spread**2) / total, 0.0))
-        sd = _power_of_two(np.where(sd > 1e-12, sd, 1.0))
+        sd = _power_of_two(np.where(sd > CONSTANT_RTOL, sd, 1.0))
         self._magnitude, self._centre, self._sd = magnitude, centre, sd
         self.offset_ = magnitude * centre
         self.scale_ = magnitude * sd
