@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 
 from ..kernels.alpha_grid import composite_grid_scores
 from ..kernels.counts import class_totals
+from ..missing_values import MissingValueRule
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.forest_pairs import STRUCTURE_ALPHA, ForestPair, GridScores, composite_scores
 from ..models.gaussian_forest import GaussianForestModel
@@ -366,7 +367,7 @@ register_learner(
         fit_discriminative_tree_altmax,
         partial_fit=False,
         dask=False,
-        missing_values="available-case start; a row with a missing value is left out of "
-        "the altmax bound (phi(x) needs complete rows), with a warning",
+        # available-case start; the altmax bound's phi(x) needs complete rows
+        missing_values=MissingValueRule.COMPLETE_ROWS,
     )
 )

@@ -28,6 +28,7 @@ from scipy.optimize import minimize
 from scipy.stats import chi2
 
 from ..kernels.logistic import logistic_loss_gradient
+from ..missing_values import MissingValueRule
 from ..models.category_maps import apply_maps, mapped_categories
 from ..models.logistic import NO_PAIRS, LogisticModel, input_offsets, input_slots
 from ..numerics import CONSTANT_RTOL, ROOT_RTOL, order_with_ties
@@ -345,5 +346,6 @@ register_learner(
         fit_logistic,
         partial_fit=False,
         dask=False,
+        missing_at_prediction=MissingValueRule.INPUTS_DROPPED,
     )
 )
