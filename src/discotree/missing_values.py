@@ -134,7 +134,7 @@ def complete_rows(codes: ArrayLike, columns: Any = None) -> NDArray[np.bool_]:
     codes = np.asarray(codes)
     if columns is not None:
         codes = codes[:, columns]
-    return (codes >= 0).all(axis=1)
+    return np.asarray((codes >= 0).all(axis=1))
 
 
 @njit(cache=True)

@@ -35,6 +35,7 @@ __all__ = [
     "argmax_with_ties",
     "class_log_prior",
     "classification_rate",
+    "log_shares",
     "normalise_log",
     "order_with_ties",
     "sign_with_ties",
@@ -156,6 +157,20 @@ def order_with_ties(values: NDArray[np.float64]) -> list[int]:
     return order
 
 
+def log_shares(weights: ArrayLike, total: float | None = None) -> NDArray[np.float64]:
+    """``log(w / sum w)``: the log of each weight's share (``-inf``, without a warning,
+    for a weight of 0), ``total`` the sum when the caller holds it (summed otherwise).
+
+    Examples
+    --------
+    >>> log_shares(np.array([1.0, 1.0, 2.0])).round(3).tolist()
+    [-1.386, -1.386, -0.693]
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return np.log(w / (w.sum() if total is None else total))
+
+
 def class_log_prior(
     class_weight: ArrayLike, pseudo_count: float = 0.0, total: float | None = None
 ) -> NDArray[np.float64]:
@@ -166,8 +181,8 @@ def class_log_prior(
 
     Parameters
     ----------
-    class_weight : array-like of shape (n_classes,)
-        The summed weight of each class.
+    class_weight : array-like of shape (n_classes,) or (n_rows, n_classes)
+        The summed weight of each class (with a pseudo-count, one prior a row).
     pseudo_count : float, default=0.0
         Added to each class's weight.
     total : float, optional
@@ -187,9 +202,11 @@ def class_log_prior(
     """
     w = np.asarray(class_weight, dtype=np.float64)
     if pseudo_count:
-        return np.log((w + pseudo_count) / (w.sum() + pseudo_count * len(w)))
-    with np.errstate(divide="ignore"):
-        return np.log(w / (w.sum() if total is None else total))
+        if w.ndim == 1:
+            return log_shares(w + pseudo_count, w.sum() + pseudo_count * len(w))
+        rows = w.sum(axis=-1, keepdims=True) + pseudo_count * w.shape[-1]
+        return log_shares(w + pseudo_count, rows)
+    return log_shares(w, total)
 
 
 def normalise_log(joint: ArrayLike, axis: int = 1) -> NDArray[np.float64]:
@@ -226,17 +243,21 @@ def weighted_accuracy(
     return float(np.asarray(weights)[hit].sum()) / total if total > 0 else 0.0
 
 
-def weighted_error_rate(y_true: ArrayLike, y_pred: ArrayLike, weights: ArrayLike) -> float:
+def weighted_error_rate(
+    y_true: ArrayLike, y_pred: ArrayLike, weights: ArrayLike | None = None
+) -> float:
     """The weighted share of rows where ``y_pred`` differs from ``y_true`` (0 when the
-    weights sum to 0): boosting's held-out error.
+    weights sum to 0; the plain share without weights): boosting's held-out error.
 
     Examples
     --------
     >>> weighted_error_rate(np.array([0, 1, 1]), np.array([0, 1, 0]), np.array([1.0, 1.0, 2.0]))
     0.5
     """
-    w = np.asarray(weights, dtype=np.float64)
     wrong = np.asarray(y_pred) != np.asarray(y_true)
+    if weights is None:
+        return float(np.mean(wrong))
+    w = np.asarray(weights, dtype=np.float64)
     return float(w @ wrong) / max(float(w.sum()), 1e-300)
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .numerics import ZERO_TOL, weighted_accuracy
+from .numerics import ZERO_TOL, weighted_accuracy, weighted_error_rate
 
 #: The members of an ensemble :func:`plot_network` draws (one panel each).
 MAX_MEMBER_PANELS = 6
@@ -387,7 +387,7 @@ def plot_boosting_curve(
     curves = [("train", X, y)] + ([("test", X_test, y_test)] if X_test is not None else [])
     for label, data, truth in curves:
         truth = np.asarray(truth)
-        errors = [np.mean(p != truth) for p in estimator.staged_predict(data)]
+        errors = [weighted_error_rate(truth, p) for p in estimator.staged_predict(data)]
         ax.plot(np.arange(1, len(errors) + 1), errors, marker="o", label=label)
     ax.set_xlabel("boosting round")
     ax.set_ylabel("error rate")

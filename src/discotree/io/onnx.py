@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..validation import check_is_fitted, check_table, validate_data
 from .onnx_graph import ML_OPSET, OPSET, GraphBuilder
 from .onnx_models import MAX_ONNX_CELLS, check_exportable, joint_log_proba, log_factors
@@ -92,7 +93,7 @@ def onnx_codes(estimator: Any, X: Any) -> NDArray[np.int64]:
     except ValueError as err:
         raise ValueError(f"onnx_codes: {name}: {err}") from err
     codes = estimator.encoder_.transform(table)
-    missing = np.argwhere(codes < 0)
+    missing = np.argwhere(missing_values.is_missing(codes))
     if len(missing):
         row, column = (int(v) for v in missing[0])
         raise ValueError(

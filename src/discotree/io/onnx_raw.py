@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..transformers.discretizer import Discretizer
 from ..validation import check_is_fitted, check_table, validate_data
 from .onnx_graph import GraphBuilder
@@ -245,7 +246,7 @@ def onnx_inputs(estimator: Any, X: Any) -> dict[str, NDArray[Any]]:
     except ValueError as err:
         raise ValueError(f"onnx_inputs: {owner}: {err}") from err
     codes = estimator.encoder_.transform(table)
-    missing = np.argwhere(codes < 0)
+    missing = np.argwhere(missing_values.is_missing(codes))
     if len(missing):
         row, j = (int(v) for v in missing[0])
         raise ValueError(

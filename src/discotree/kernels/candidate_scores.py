@@ -23,6 +23,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from ..missing_values import is_missing_code
 from ..numerics import SCORE_TIE_RTOL
 from ..threads import in_chunks
 
@@ -212,9 +213,9 @@ def _pair_table_rows(
         for s in range(np.uint64(rows.shape[0])):
             row = rows[s]
             a, b, x = a_codes[row], b_codes[row], codes_by_feature[node, row]
-            if x < 0:
+            if is_missing_code(x):
                 out[i, s] = past + r_node
-            elif a < 0 or b < 0:
+            elif is_missing_code(a) or is_missing_code(b):
                 out[i, s] = past + x
             else:
                 out[i, s] = (start + a * rb + b) * r_node + x
@@ -275,9 +276,9 @@ def _single_table_rows(
         for s in range(np.uint64(rows.shape[0])):
             row = rows[s]
             a, x = parent_codes[row], node_codes[row]
-            if x < 0:
+            if is_missing_code(x):
                 out[i, s] = past + r_node
-            elif a < 0:
+            elif is_missing_code(a):
                 out[i, s] = past + x
             else:
                 out[i, s] = (start + a) * r_node + x

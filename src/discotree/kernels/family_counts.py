@@ -18,6 +18,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from ..missing_values import is_missing_code
 from .counts import sparse_family_counts
 
 __all__ = [
@@ -260,7 +261,7 @@ def _sparse_id_counts(
     # False (and the counts left partial) at a code or class out of its range
     for i in range(codes.shape[0]):
         value = codes[i, node]
-        if value < 0:
+        if is_missing_code(value):
             continue
         if value >= r or class_index[i] < 0 or class_index[i] >= n_classes:
             return False
@@ -268,7 +269,7 @@ def _sparse_id_counts(
         observed = True
         for p in range(parents.shape[0]):
             x = codes[i, parents[p]]
-            if x < 0:
+            if is_missing_code(x):
                 observed = False
                 break
             if x >= radices[p]:

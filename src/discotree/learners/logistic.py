@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 from scipy.stats import chi2
 
+from .. import missing_values
 from ..kernels.logistic import logistic_loss_gradient
 from ..missing_values import MissingValueRule
 from ..models.category_maps import apply_maps, mapped_categories
@@ -87,7 +88,7 @@ def standardised_values(
             continue
         table = np.asarray(table, dtype=np.float64)
         code = np.asarray(codes[:, j], dtype=np.intp)
-        present = code >= 0
+        present = missing_values.observed(code)
         w = weights[present]
         if w.sum() <= 0:
             out.append(np.zeros_like(table))
@@ -205,7 +206,7 @@ def ranked_pairs(
         information = information[first, second]
     taken = np.asarray(order_with_ties(information)[:n_pairs], dtype=np.intp)
     if significance is not None:
-        present = (codes >= 0).astype(np.float64)
+        present = missing_values.observed(codes).astype(np.float64)
         observed = (present.T * rows.weights) @ present  # weight observing both
         freedom = (levels[first] - 1) * (levels[second] - 1) * rows.n_classes
         statistic = 2.0 * observed[first, second] * information

@@ -20,6 +20,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_counts
 from ..models.bayes_net import BayesNetModel
@@ -78,7 +79,7 @@ def held_out_rates(
         return tables[key]
 
     held_codes = np.asarray(held_codes)
-    complete = (held_codes >= 0).all(axis=1)
+    complete = missing_values.complete_rows(held_codes)
     complete_rows = held_codes[complete]
     # each node's column on the complete held-out rows, for its current parents: a
     # step changes one or two nodes, so only theirs are gathered again

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_counts
 from ..numerics import class_log_prior
@@ -142,7 +143,7 @@ class BayesNetModel:
             # a forest: the vectorised sum-product kernel of the foundation
             return self.as_forest().log_likelihood(codes)
         out = np.zeros((len(codes), self.n_classes))
-        missing = codes < 0
+        missing = missing_values.is_missing(codes)
         complete = ~missing.any(axis=1)
         if complete.any():
             rows = codes[complete]
@@ -180,7 +181,7 @@ class BayesNetModel:
 
     def _marginal(self, row: NDArray[np.integer]) -> NDArray[np.float64]:
         """``log sum_{x_missing} prod_j theta_j`` for one row, per class."""
-        missing = {int(v) for v in np.flatnonzero(row < 0)}
+        missing = {int(v) for v in np.flatnonzero(missing_values.is_missing(row))}
         log_total = np.zeros(self.n_classes)
         factors: list[tuple[tuple[int, ...], NDArray[np.float64]]] = []
         for j, pa in enumerate(self.parents):

@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 from scipy.special import softmax
 
+from .. import missing_values
 from ..kernels.counts import class_totals
 from ..kernels.family_joint import family_cll_gradient
 from ..numerics import GAIN_RTOL
@@ -76,7 +77,7 @@ class _Families:
             missing = np.zeros(len(codes), dtype=bool)
             for v in (*pa, j):
                 column = np.asarray(codes[:, v], dtype=np.intp)
-                missing |= column < 0
+                missing |= missing_values.is_missing(column)
                 index = index * int(model.n_categories[v]) + np.maximum(column, 0)
             base[:, j] = np.where(missing, -1, node_offsets[j] + index)
         self.base = base

@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
+from .. import missing_values
 from ..numerics import normalise_log
 from ..threads import map_on_cores
 from ..transformers.mdl import sampled_mdl_partition
@@ -184,7 +185,7 @@ class KDBEnsembleModel:
     ) -> NDArray[np.float64]:
         """A logistic member's log posterior with the class prior for the rows whose
         features are all missing (every feature summed out)."""
-        blank = np.all(np.asarray(codes) < 0, axis=1)
+        blank = np.all(missing_values.is_missing(codes), axis=1)
         if blank.any():
             log_posterior = log_posterior.copy()
             log_posterior[blank] = self.class_log_prior

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..kernels.counts import configuration_ids
 from ..stats.backoff_prediction import PackedBackoff
 from ..stats.family_tables import SparseFamilyTable, observed_prefix_lengths
@@ -198,7 +199,7 @@ class KDependenceModel:
         values = codes[:, node]
         usable = observed_prefix_lengths(codes, ranked)
         for length in range(len(ranked) + 1):
-            rows = np.flatnonzero((values >= 0) & (usable == length))
+            rows = np.flatnonzero(missing_values.observed(values) & (usable == length))
             if len(rows) == 0:
                 continue
             ids, _ = configuration_ids(codes[rows], ranked[:length], self.n_categories)
@@ -220,7 +221,7 @@ class KDependenceModel:
         parents_missing = np.zeros(len(codes), dtype=bool)
         for node in self.attributes:
             for p in self.parents[node]:
-                parents_missing |= codes[:, p] < 0
+                parents_missing |= missing_values.is_missing(codes[:, p])
         rows = np.flatnonzero(parents_missing)
         if len(rows) == 0:
             return out
@@ -229,13 +230,13 @@ class KDependenceModel:
             is_parent[list(self.parents[node])] = True
         used = np.zeros(self.n_features, dtype=bool)
         used[list(self.attributes)] = True
-        missing_parents = codes[rows][:, is_parent] < 0
+        missing_parents = missing_values.is_missing(codes[rows][:, is_parent])
         if self.dense_cells() > MAX_DENSE_CELLS:  # no exact marginal: the back-off rule
             return out
         single = rows[missing_parents.sum(axis=1) == 1]  # one parent missing: vectorised
         handled = []
         for m in np.flatnonzero(is_parent & used):
-            these = single[codes[single, m] < 0]
+            these = single[missing_values.is_missing(codes[single, m])]
             if len(these) == 0:
                 continue
             cells = elimination_cells(self.parents, self.attributes, {int(m)}, self.n_categories)
@@ -261,7 +262,7 @@ class KDependenceModel:
         return out
 
     def _missing_in_use(self, row: NDArray[np.integer]) -> set[int]:
-        return {int(v) for v in self.attributes if row[v] < 0}
+        return {int(v) for v in self.attributes if missing_values.is_missing(row[v])}
 
     def _enumerated(
         self, row: NDArray[np.integer], backed_off: NDArray[np.float64]
@@ -365,7 +366,7 @@ class KDependenceModel:
         used = set(self.attributes)
         row = row.copy()
         row[[j for j in range(self.n_features) if j not in used]] = 0  # factor 1 anyway
-        missing = {int(v) for v in np.flatnonzero(row < 0)}
+        missing = {int(v) for v in np.flatnonzero(missing_values.is_missing(row))}
         cells = elimination_cells(self.parents, self.attributes, missing, self.n_categories)
         if cells * self.n_classes > MAX_ELIMINATION_CELLS:
             return None

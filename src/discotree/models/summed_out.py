@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import log_softmax, logsumexp
 
+from .. import missing_values
 from ..numerics import normalise_log
 from . import k_dependence
 from .category_maps import apply_maps
@@ -141,7 +142,7 @@ def _logistic_summed_out(
     for q, j in enumerate(with_values):
         by_feature[j] += inputs.numeric[q][:, None] * model.coef[inputs.numeric_inputs[q]]
     out = log_softmax(scores[None] - by_feature, axis=2)
-    observed = codes >= 0
+    observed = missing_values.observed(codes)
     alone = observed.sum(axis=1)[None, :] - observed.T <= 0  # (features, rows)
     out[alone] = prior
     return out
@@ -169,7 +170,7 @@ def summed_out_log_posteriors(
     ndarray of shape (n_features, n_rows, n_classes)
     """
     codes = np.asarray(codes, dtype=np.intp)
-    if np.any(codes < 0):
+    if missing_values.has_missing(codes):
         raise ValueError("summed_out_log_posteriors: the rows must have no missing value.")
     prior = np.asarray(class_log_prior, dtype=np.float64)
     if isinstance(model, KDependenceModel):

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..kernels.alpha_grid import (
     forest_log_likelihood_grid,
     forest_log_tables_grid,
@@ -438,7 +439,11 @@ class ForestGrid:
         shape (n_samples, n_forests, n_alphas), missing features summed out."""
         log_tables = np.ascontiguousarray(log_tables)
         # the linear tables serve the rows with missing values only
-        tables = np.exp(log_tables) if np.any(codes < 0) else np.empty((0, log_tables.shape[1]))
+        tables = (
+            np.exp(log_tables)
+            if missing_values.has_missing(codes)
+            else np.empty((0, log_tables.shape[1]))
+        )
         out = np.empty((len(codes), self.parents.shape[0], log_tables.shape[1]))
 
         def score(start: int, stop: int) -> None:

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..kernels.counts import configuration_ids
 from ..kernels.crp import crp_tables
 from ..numerics import ZERO_TOL
@@ -302,7 +303,7 @@ def context_tree(
     w = np.asarray(weights, dtype=np.float64)
     check_customer_weights(w)
     values = codes[:, node]
-    rows = np.flatnonzero((values >= 0) & (w > 0))
+    rows = np.flatnonzero(missing_values.observed(values) & (w > 0))
     depth = observed_prefix_lengths(codes[rows], ranked)
     r = int(n_categories[node])
     parent, level, observed, keys = [np.array([-1])], [np.array([0])], [np.zeros((1, r))], []

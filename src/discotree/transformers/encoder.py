@@ -12,6 +12,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from sklearn.base import clone
 
+from .. import missing_values
 from ..config import get_config
 from ..kernels.encode import (
     column_distinct,
@@ -365,7 +366,7 @@ class TableEncoder:
                 continue
             column = table.columns[j]
             if j in table.factorized:
-                missing = int((table.factorized[j][0] < 0).sum())
+                missing = int(missing_values.is_missing(table.factorized[j][0]).sum())
             elif column.dtype.kind == "f":
                 missing = int(np.isnan(column).sum())
             elif column.dtype.kind == "O":
