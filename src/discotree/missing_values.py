@@ -27,6 +27,7 @@ __all__ = [
     "MISSING",
     "MissingValueRule",
     "complete_rows",
+    "first_missing",
     "has_missing",
     "is_missing",
     "is_missing_code",
@@ -135,6 +136,24 @@ def complete_rows(codes: ArrayLike, columns: Any = None) -> NDArray[np.bool_]:
     if columns is not None:
         codes = codes[:, columns]
     return np.asarray((codes >= 0).all(axis=1))
+
+
+def first_missing(codes: ArrayLike) -> tuple[int, int, int] | None:
+    """``(row, column, n_missing)``: where the first missing value of ``codes`` (samples,
+    features) is, in row order, and how many cells are missing; ``None`` without one
+    (for the readers that refuse incomplete rows).
+
+    Examples
+    --------
+    >>> first_missing(np.array([[0, 1], [1, -1], [-1, 0]]))
+    (1, 1, 2)
+    >>> first_missing(np.array([[0, 1]])) is None
+    True
+    """
+    cells = np.argwhere(np.asarray(codes) < 0)
+    if not len(cells):
+        return None
+    return int(cells[0][0]), int(cells[0][1]), len(cells)
 
 
 @njit(cache=True)
