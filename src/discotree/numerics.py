@@ -216,7 +216,7 @@ def normalise_log(joint: ArrayLike, axis: int = 1) -> NDArray[np.float64]:
 
     Examples
     --------
-    >>> np.exp(normalise_log(np.log([[1.0, 3.0], [2.0, 2.0]]))).tolist()
+    >>> np.exp(normalise_log(np.log([[1.0, 3.0], [2.0, 2.0]]))).round(12).tolist()
     [[0.25, 0.75], [0.5, 0.5]]
     """
     joint = np.asarray(joint, dtype=np.float64)
