@@ -18,6 +18,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..missing_values import is_missing_code
 from .counts import sparse_family_counts
 
@@ -196,7 +197,7 @@ def pair_family_counts(
     out = np.zeros((n_classes, int(cells.sum()), r_node), dtype=np.float64)
     node_values = np.asarray(codes_by_feature[node], dtype=np.intp)
     node_keys = np.asarray(class_index, dtype=np.intp) * (out.size // max(n_classes, 1))
-    node_keys = np.where(node_values < 0, -1, node_keys + node_values)
+    node_keys = np.where(missing_values.is_missing(node_values), -1, node_keys + node_values)
     missing = _pair_family_counts(
         np.ascontiguousarray(codes_by_feature, dtype=np.intp),
         node_keys,

@@ -16,7 +16,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from ..missing_values import is_observed_code
+from ..missing_values import is_missing_code, is_observed_code
 from ..threads import in_chunks
 
 __all__ = ["two_dependence_conditionals", "two_dependence_joint"]
@@ -188,7 +188,7 @@ def _joint_rows(
                             value[c] = pair_log[first + c]
                         for k in range(d):
                             e = codes[r, k]
-                            if k == i or k == j or e < 0:
+                            if k == i or k == j or is_missing_code(e):
                                 continue
                             # the sorted triple and the child's position in it
                             if k < i:
