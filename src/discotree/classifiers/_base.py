@@ -8,19 +8,19 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import Bunch
 
 from ..config import check_memory
 from ..engine_registry import engine_function
-from ..fitting import FitContractMixin, argmax_with_ties, available_if_explained
+from ..fitting import FitContractMixin, available_if_explained
 from ..importance import SummedOutImportanceMixin
 from ..kernels.counts import class_totals, features_with_missing, pairwise_counts_bytes
 from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
+from ..numerics import argmax_with_ties, class_log_prior, normalise_log
 from ..scaling_tags import ScalingTags
 from ..stats.alpha_selection import ALPHA_GRID, ESS_GRID, select_alpha
 from ..stats.dirichlet import PRIORS, check_smoothing
@@ -294,8 +294,7 @@ class DiscreteForestClassifierBase(
         self.n_categories_ = self.encoder_.n_categories_
         class_weight = np.asarray(class_weight, dtype=np.float64)
         self.class_count_ = class_weight
-        with np.errstate(divide="ignore"):  # a class given to partial_fit but never seen
-            self.class_log_prior_ = np.log(class_weight / class_weight.sum())
+        self.class_log_prior_ = class_log_prior(class_weight)  # -inf: given, never seen
         discrete = getattr(self, "distribution", "discrete") == "discrete"
         if codes is not None and discrete and getattr(self, "_streams_pairs", True):
             self.fit_memory_estimate_ = self._fit_memory_bytes(codes, class_index, weights)
@@ -587,7 +586,7 @@ class DiscreteForestClassifierBase(
         """
         check_is_fitted(self)
         joint = self.predict_joint_log_proba(X)
-        return joint - logsumexp(joint, axis=1, keepdims=True)
+        return normalise_log(joint)
 
     def predict_proba(self, X: Any) -> NDArray[np.float64]:
         """Posterior ``P(c | x)`` of every class, missing features summed out.

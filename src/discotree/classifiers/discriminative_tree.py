@@ -7,10 +7,9 @@ from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp
 
 from ..config import warn_many_pairs
-from ..fitting import argmax_with_ties, available_if_explained, sign_with_ties
+from ..fitting import available_if_explained
 from ..kernels.counts import class_totals
 from ..learners.discriminative_tree import (
     binary_tasks,
@@ -19,6 +18,7 @@ from ..learners.discriminative_tree import (
 )
 from ..learners.registry import Counts, LearnerSpec, Rows, get_learner
 from ..models.forest_pairs import STRUCTURE_ALPHA, composite_scores
+from ..numerics import argmax_with_ties, normalise_log, sign_with_ties
 from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale
 from ..stats.folds import content_folds, fold_splits
 from ..validation import (
@@ -601,7 +601,7 @@ class DiscriminativeTreeClassifier(
         """
         check_is_fitted(self)
         scores = self._posterior_scores(X) * self.calibration_scale_
-        return scores - logsumexp(scores, axis=1, keepdims=True)
+        return normalise_log(scores)
 
     def _posterior_scores(self, X: Any) -> NDArray[np.float64]:
         """The scores whose softmax is the uncalibrated posterior: ``log P(x, c)``
@@ -633,7 +633,7 @@ class DiscriminativeTreeClassifier(
         """
         check_is_fitted(self)
         scores = self._posterior_scores(X)  # the uncalibrated posterior: ties as before
-        return self.classes_[argmax_with_ties(scores - logsumexp(scores, axis=1, keepdims=True))]
+        return self.classes_[argmax_with_ties(normalise_log(scores))]
 
     def decision_function(self, X: Any) -> NDArray[np.float64]:
         """The log-likelihood ratio test statistic of the forest pair.
