@@ -27,6 +27,8 @@ LAYER = {
     "_threads": 0,
     "fitting": 0,
     "engine_registry": 0,
+    "stored_classes": 0,
+    "migrations": 0,
     "scaling_tags": 0,
     "_fitting": 0,
     "kernels": 1,

@@ -38,6 +38,7 @@ from numpy.typing import NDArray
 from ..fitting import available_if_explained, clear_fitted_state
 from ..kernels.counts import class_totals, univariate_counts
 from ..stats.pair_statistics import PairStatistics, category_index_map
+from ..stored_classes import stored
 from ..validation import (
     check_sample_weight,
     check_table,
@@ -52,6 +53,7 @@ __all__ = ["IncrementalFitMixin"]
 STREAM_PREFIX = "_stream"
 
 
+@stored
 @dataclass
 class StreamState:
     """What ``partial_fit`` has accumulated: class weights, count tables in the

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..learners.registry import Counts
+from ..stored_classes import stored
 from ..structure.chow_liu import (
     PENALTIES,
 )
@@ -23,6 +24,7 @@ from ._incremental import IncrementalFitMixin
 __all__ = ["ChowLiuClassifier"]
 
 
+@stored
 class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Generative tree classifier: a Chow-Liu tree fitted to each class separately.
 

@@ -12,6 +12,7 @@ from ..learners.k_dependence import check_kdb_options
 from ..learners.registry import Counts, LearnerSpec, Rows, get_learner
 from ..models.k_dependence import KDependenceModel
 from ..models.posterior_draws import KDependencePosterior
+from ..stored_classes import stored
 from ..validation import check_bool_param, check_random_state_param, integer_seed, is_count
 from ._base import DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
@@ -19,6 +20,7 @@ from ._incremental import IncrementalFitMixin
 __all__ = ["KDBClassifier"]
 
 
+@stored
 class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """kDB of any k (Sahami 1996) and selective kDB (Martinez et al. 2016).
 

@@ -17,6 +17,7 @@ from ..learners.structure_search import Rows, SearchResult, searched_structure
 from ..models.bayes_net import BayesNetModel
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.pair_statistics import PairStatistics
+from ..stored_classes import stored
 from ..structure.chow_liu import (
     PENALTIES,
 )
@@ -58,6 +59,7 @@ STRUCTURE_ALPHA = 1.0
 _SUPPORTED_K = (0, 1, 2)
 
 
+@stored
 class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Bayesian network classifiers whose attributes have at most k attribute parents
     (the class is a parent of every attribute and has none): naive Bayes (k = 0),

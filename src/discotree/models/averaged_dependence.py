@@ -37,6 +37,8 @@ from ..stats.dirichlet import smoothed_conditional
 from ..stats.hdp_counts import hdp_one_dependence_conditionals
 from ..stats.hierarchical import hierarchical_forest_tables
 from ..stats.pair_statistics import PairStatistics
+from ..stored_classes import stored
+from .protocol import JointScoring
 
 __all__ = ["AveragedOneDependenceModel", "AveragedTwoDependenceModel"]
 
@@ -44,8 +46,9 @@ __all__ = ["AveragedOneDependenceModel", "AveragedTwoDependenceModel"]
 _CHUNK_ROWS = 4096
 
 
+@stored
 @dataclass
-class AveragedOneDependenceModel:
+class AveragedOneDependenceModel(JointScoring):
     """A fitted A1DE.
 
     Parameters
@@ -224,8 +227,9 @@ def two_dependence_bytes(n_categories: NDArray[np.intp], n_classes: int) -> floa
     return 8.0 * n_classes * (4 * total + pairs)
 
 
+@stored
 @dataclass
-class AveragedTwoDependenceModel:
+class AveragedTwoDependenceModel(JointScoring):
     """A fitted A2DE: the average over every pair of super-parents ``i < j`` of
     ``P(c, x_i, x_j) prod_{k != i, j} P(x_k | c, x_i, x_j)``.
 

@@ -33,12 +33,14 @@ from numpy.typing import NDArray
 from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_counts
 from ..stats.dirichlet import smoothed_conditional
+from ..stored_classes import stored
 from ..structure.search_state import (
     LazyColumn,
     NodeScores,
     PairParentColumns,
     SingleParentColumns,
 )
+from .protocol import JointScoring
 
 __all__ = [
     "BayesNetModel",
@@ -50,8 +52,9 @@ __all__ = [
 ]
 
 
+@stored
 @dataclass
-class BayesNetModel:
+class BayesNetModel(JointScoring):
     """Class-rooted Bayesian network over discrete attributes.
 
     Attributes

@@ -22,14 +22,17 @@ from ..stats.dirichlet import cell_pseudo_count, smoothed_conditional
 from ..stats.hdp_counts import hdp_forest_tables
 from ..stats.hierarchical import hierarchical_forest_tables
 from ..stats.pair_statistics import PairStatistics
+from ..stored_classes import stored
 from ..structure.spanning import topological_order
 from ..validation import check_codes
+from .protocol import JointScoring
 
 __all__ = ["DiscreteForestModel"]
 
 
+@stored
 @dataclass(frozen=True)
-class DiscreteForestModel:
+class DiscreteForestModel(JointScoring):
     """One directed forest with conditional probability tables per class.
 
     Attributes

@@ -14,14 +14,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..stats.gaussian import GaussianStatistics
+from ..stored_classes import stored
+from .protocol import JointScoring
 
 __all__ = ["GaussianForestModel"]
 
 _LOG_2PI = float(np.log(2 * np.pi))
 
 
+@stored
 @dataclass(frozen=True)
-class GaussianForestModel:
+class GaussianForestModel(JointScoring):
     """One linear-Gaussian directed forest per class.
 
     Attributes

@@ -43,7 +43,9 @@ from ..kernels.counts import configuration_ids
 from ..stats.backoff_prediction import PackedBackoff
 from ..stats.family_tables import SparseFamilyTable, observed_prefix_lengths
 from ..stats.hierarchical import leave_one_out_backoff_terms, level_counts
+from ..stored_classes import stored
 from .bayes_net import BayesNetModel
+from .protocol import JointScoring
 
 __all__ = [
     "MAX_DENSE_CELLS",
@@ -102,8 +104,9 @@ def elimination_cells(
     return largest
 
 
+@stored
 @dataclass
-class KDependenceModel:
+class KDependenceModel(JointScoring):
     """A fitted k-dependence classifier.
 
     Parameters

@@ -53,6 +53,7 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp, softmax
 
+from ..stored_classes import stored
 from .discrete_forest import DiscreteForestModel
 from .exponential_tree import TreeExponentialFamily
 
@@ -164,6 +165,7 @@ def chernoff_objective(
     return float(log_sum + phi), grad
 
 
+@stored
 @dataclass
 class AltmaxResult:
     """What :func:`lgmht_altmax` returns.

@@ -30,6 +30,7 @@ conditional), and it is the rule every prediction with missing features follows.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,6 +38,7 @@ from scipy import sparse
 from scipy.special import log_softmax
 
 from ..kernels.logistic import logistic_scores
+from ..stored_classes import stored
 from .category_maps import apply_maps, mapped_categories
 
 __all__ = [
@@ -216,6 +218,7 @@ def input_slots(
     return InputSlots(slots, numeric, offsets[with_values].astype(np.intp))
 
 
+@stored
 @dataclass
 class LogisticModel:
     """``log P(c | x) = intercept[c] + sum_j w_j(x_j, c) - log Z(x)``, the naive Bayes
@@ -256,13 +259,7 @@ class LogisticModel:
     pairs: NDArray[np.intp] = field(default_factory=NO_PAIRS.copy)
     pair_levels: list[NDArray[np.intp] | None] = field(default_factory=list)
 
-    @staticmethod
-    def upgrade_state(state: dict) -> dict:
-        """The state of a model saved before pairs existed (none): used when a model
-        file is loaded."""
-        state.setdefault("pairs", NO_PAIRS.copy())
-        state.setdefault("pair_levels", [])
-        return state
+    score_kind: ClassVar[str] = "posterior"
 
     @property
     def n_classes(self) -> int:
@@ -282,3 +279,9 @@ class LogisticModel:
     def log_posterior(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
         """``log P(c | x)`` of every row (missing features skipped)."""
         return log_softmax(self.scores(codes), axis=1)
+
+    def class_scores(
+        self, codes: NDArray[np.integer], log_prior: NDArray[np.float64] | None = None
+    ) -> NDArray[np.float64]:
+        """:meth:`log_posterior` (the kind ``"posterior"``; ``log_prior`` is not used)."""
+        return self.log_posterior(codes)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from ..stored_classes import stored
 from .spanning import maximum_spanning_forest
 
 __all__ = ["ForestPath", "discriminative_forest_paths", "union_cost_objective"]
@@ -40,6 +41,7 @@ __all__ = ["ForestPath", "discriminative_forest_paths", "union_cost_objective"]
 _ACCOUNTING = ("per-forest", "union")
 
 
+@stored
 @dataclass(frozen=True)
 class ForestPath:
     """The edges of one discriminative forest in the order Kruskal added them.

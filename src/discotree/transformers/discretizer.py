@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from ..fitting import FitContractMixin
 from ..kernels.encode import encode_bins, encode_bins_padded
 from ..kernels.quantiles import weighted_quantiles
+from ..stored_classes import stored
 from ..threads import in_chunks
 from ..validation import (
     check_is_fitted,
@@ -132,6 +133,7 @@ _METHODS: dict[str, Callable[..., NDArray[np.float64]]] = {
 _SUPERVISED = {"mdl"}
 
 
+@stored
 class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
     """Bin continuous features into ordinal codes, keeping missing values missing.
 

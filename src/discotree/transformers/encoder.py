@@ -23,6 +23,7 @@ from ..kernels.encode import (
     encode_sorted,
     remap_codes,
 )
+from ..stored_classes import stored
 from ..threads import in_chunks
 from ..validation import EXACT_FLOAT_INTEGER, Table, check_table, numeric_column, reject_inf
 from .discretizer import Discretizer
@@ -37,6 +38,7 @@ _NUMERIC, _OBJECT, _BINS = "numeric-categories", "object-categories", "bins"
 _MAX_LOOKUP = 1 << 12
 
 
+@stored
 @dataclass
 class ColumnEncoding:
     kind: str
@@ -183,6 +185,7 @@ def encoding_kind(column_kind: str, distinct: Any, fixed_bins: bool, max_categor
     return "exact" if column_kind == "wide" else "numeric"
 
 
+@stored
 class TableEncoder:
     """Turn the columns of a mixed table into category codes ``0..r_j-1``, -1 missing.
 
@@ -717,6 +720,7 @@ class TableEncoder:
         return values
 
 
+@stored
 class NumericEncoder:
     """Numeric columns as standardised float64, NaN for missing (for Gaussian models).
 
