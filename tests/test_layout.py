@@ -28,6 +28,8 @@ TESTED_IN: dict[str, tuple[str, ...]] = {
     "classifiers/naive_bayes.py": ("classifiers/test_generative.py",),
     "classifiers/tan.py": ("classifiers/test_generative.py", "classifiers/test_ktree.py"),
     "config.py": ("test_threads.py", "test_contract.py"),
+    "migrations.py": ("io/test_migrations.py",),
+    "stored_classes.py": ("io/test_migrations.py",),
     "datasets/fingerprints.py": ("engines/test_passes_notice.py",),
     "engines/dask_boosting.py": ("engines/test_dask_engine.py",),
     "engines/kdb_passes.py": ("engines/test_ensemble_passes.py",),
