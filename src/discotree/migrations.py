@@ -9,6 +9,11 @@
   fields existed, as it was fitted then; applied by the JSON reader to every stored
   object, and by the estimators' ``__setstate__`` to pickles. An upgrade applies to the
   class it names and to its subclasses.
+* :data:`LEGACY_MODULES`: modules of earlier versions, which old imports and pickles
+  name; ``import discotree`` installs an import hook (:func:`install`) that builds each
+  from the modules that hold its names now, so no file of the package is kept for
+  them. A module whose classes had other names answers those
+  (:func:`legacy_attribute`).
 
 Adding a field to a stored class adds its default for older files here (one function,
 one entry of :data:`UPGRADES`, one test in ``tests/io/test_migrations.py``); renaming or
@@ -26,11 +31,26 @@ Examples
 
 from __future__ import annotations
 
+import importlib
+import importlib.abc
+import importlib.util
+import sys
 from collections.abc import Callable
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
-__all__ = ["FORMAT_VERSION", "LEGACY_NAMES", "UPGRADES", "current_name", "upgrade"]
+__all__ = [
+    "FORMAT_VERSION",
+    "LEGACY_MODULES",
+    "LEGACY_NAMES",
+    "UPGRADES",
+    "current_name",
+    "install",
+    "legacy_attribute",
+    "upgrade",
+]
 
 #: The format version of the JSON model files written now.
 FORMAT_VERSION = 1
@@ -123,3 +143,81 @@ def upgrade(cls: type, state: dict) -> dict:
             state = step(state)
             done.add(step)
     return state
+
+
+#: Modules of earlier versions -> (module, names) whose names they held (``None``:
+#: every name of that module's ``__all__``); the classes LEGACY_NAMES names in them
+#: are there too (not in ``__all__``).
+LEGACY_MODULES: dict[str, tuple[tuple[str, tuple[str, ...] | None], ...]] = {
+    # before forest pairs moved to the models (issue 30)
+    "discotree.classifiers._forest_pairs": (("discotree.models.forest_pairs", None),),
+    # before the networks moved to the models
+    "discotree.io.networks": (("discotree.models.networks", None),),
+    # before alpha selection was named for what it does
+    "discotree.stats.smoothing": (("discotree.stats.alpha_selection", None),),
+    # before the discrete statistics were split by what they hold
+    "discotree.stats.discrete": (
+        ("discotree.stats.dirichlet", ("PRIORS", "cell_pseudo_count", "check_smoothing",
+                                       "smoothed_conditional")),
+        ("discotree.stats.information", ("conditional_mutual_information", "entropy",
+                                         "j_divergence", "kl_divergence",
+                                         "mutual_information")),
+        ("discotree.stats.pair_statistics", ("category_index_map",
+                                             "class_univariate_counts")),
+    ),
+}  # fmt: skip
+
+
+def _resolve(name: str) -> Any:
+    module, _, attribute = name.rpartition(".")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def legacy_attribute(module: str, name: str) -> Any:
+    """The object ``module.name`` named in an earlier version (:data:`LEGACY_NAMES`): a
+    module's ``__getattr__``, for the pickles that name its classes so.
+
+    Raises
+    ------
+    AttributeError
+        When ``module.name`` is no earlier name.
+    """
+    new = LEGACY_NAMES.get(f"{module}.{name}")
+    if new is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    return _resolve(new)
+
+
+class _LegacyModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Builds the modules of :data:`LEGACY_MODULES` when they are imported."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname not in LEGACY_MODULES:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec: Any) -> None:
+        return None  # the default module
+
+    def exec_module(self, module: ModuleType) -> None:
+        names: list[str] = []
+        for source, listed in LEGACY_MODULES[module.__name__]:
+            held = importlib.import_module(source)
+            for name in held.__all__ if listed is None else listed:
+                setattr(module, name, getattr(held, name))
+                names.append(name)
+        for old, new in LEGACY_NAMES.items():
+            where, _, attribute = old.rpartition(".")
+            if where == module.__name__:
+                setattr(module, attribute, _resolve(new))
+        module.__all__ = names  # type: ignore[attr-defined]
+        module.__doc__ = (
+            "A module of an earlier version, built for old imports and pickles from "
+            "where its names are now (discotree.migrations.LEGACY_MODULES)."
+        )
+
+
+def install() -> None:
+    """Let the modules of :data:`LEGACY_MODULES` be imported (once per process)."""
+    if not any(isinstance(finder, _LegacyModules) for finder in sys.meta_path):
+        sys.meta_path.append(_LegacyModules())

@@ -2,7 +2,9 @@
 (the estimators' own files of earlier versions are in ``test_json_model.py`` and
 ``test_model_file_checks.py``), and the registry of storable classes."""
 
+import importlib
 import json
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -17,7 +19,7 @@ from discotree import (
     TANClassifier,
 )
 from discotree.io.json_model import dumps, loads
-from discotree.migrations import LEGACY_NAMES, UPGRADES, current_name, upgrade
+from discotree.migrations import LEGACY_MODULES, LEGACY_NAMES, UPGRADES, current_name, upgrade
 from discotree.stored_classes import stored_classes
 
 #: The classes the JSON reader accepted from a hand-kept list before the registry.
@@ -131,3 +133,32 @@ def test_every_upgrade_names_a_stored_class_and_applies_to_its_subclasses():
     state = upgrade(Mine, {})
     assert state["pair_pooling"] == "linear" and state["linear_pairs"] == 0
     assert upgrade(TANClassifier, {}) == {}  # nothing to upgrade
+
+
+@pytest.mark.parametrize("old", sorted(LEGACY_MODULES))
+def test_modules_of_earlier_versions_still_import(old):
+    module = importlib.import_module(old)
+    for source, listed in LEGACY_MODULES[old]:
+        held = importlib.import_module(source)
+        for name in held.__all__ if listed is None else listed:
+            assert getattr(module, name) is getattr(held, name)
+            assert name in module.__all__
+
+
+@pytest.mark.parametrize("old", sorted(LEGACY_NAMES))
+def test_pickles_naming_a_class_by_an_earlier_name_load(rng, old):
+    new = current_name(old)
+    X, y = _data(rng)
+    models = [
+        DiscriminativeTreeClassifier(alpha=1.0).fit(X, y),
+        BoostedGraphicalModelClassifier(n_estimators=2, alpha=1.0).fit(X, y),
+        TANClassifier(alpha=1.0).partial_fit(X, y, classes=["no", "yes"]),
+    ]
+    module, _, name = new.rpartition(".")
+    global_new = f"c{module}\n{name}\n".encode()
+    model = next(m for m in models if global_new in pickle.dumps(m, protocol=0))
+    old_module, _, old_name = old.rpartition(".")
+    text = pickle.dumps(model, protocol=0).replace(
+        global_new, f"c{old_module}\n{old_name}\n".encode()
+    )
+    assert_array_equal(pickle.loads(text).predict_proba(X), model.predict_proba(X))

@@ -20,7 +20,8 @@ from ..learners.boosting import (
 )
 from ..learners.discriminative_tree import binary_tasks
 from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
-from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
+from ..migrations import legacy_attribute
+from ..models.boosted_ensemble import BoostedEnsemble
 from ..scaling_tags import ScalingTags
 from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale, held_out_losses
 from ..stats.folds import content_folds
@@ -682,7 +683,6 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         )
 
 
-# Pickles written before these classes had public names and moved to the models
-# (issue 30) name them so.
-_Ensemble = BoostedEnsemble
-_Round = BoostingRound
+def __getattr__(name: str) -> Any:
+    """The classes of this module by the names pickles of earlier versions hold."""
+    return legacy_attribute(__name__, name)

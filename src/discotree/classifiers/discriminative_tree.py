@@ -17,6 +17,7 @@ from ..learners.discriminative_tree import (
     two_class,
 )
 from ..learners.registry import Counts, LearnerSpec, Rows, get_learner
+from ..migrations import legacy_attribute
 from ..models.forest_pairs import STRUCTURE_ALPHA, composite_scores
 from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale
 from ..stats.folds import content_folds, fold_splits
@@ -614,3 +615,8 @@ class DiscriminativeTreeClassifier(
                 continue
             tasks = [(pair.positive, pair.negative) for pair in self.forest_pairs_]
             yield k, composite_scores(ratios, tasks, prior, len(self.classes_))
+
+
+def __getattr__(name: str) -> Any:
+    """The classes of this module by the names pickles of earlier versions hold."""
+    return legacy_attribute(__name__, name)

@@ -23,6 +23,7 @@ from ..kernels.encode import (
     encode_sorted,
     remap_codes,
 )
+from ..migrations import legacy_attribute
 from ..stored_classes import stored
 from ..threads import in_chunks
 from ..validation import EXACT_FLOAT_INTEGER, Table, check_table, numeric_column, reject_inf
@@ -802,5 +803,6 @@ class NumericEncoder:
         return matrix
 
 
-# Pickles written before these classes had public names (issue 30) name them so.
-_Column = ColumnEncoding
+def __getattr__(name: str) -> Any:
+    """The classes of this module by the names pickles of earlier versions hold."""
+    return legacy_attribute(__name__, name)
