@@ -38,6 +38,7 @@ from ..stored_classes import stored
 from ..threads import map_on_cores
 from ..transformers.mdl import sampled_mdl_partition
 from .category_maps import apply_maps
+from .file_checks import CheckedModel, check_class_prior, fail
 from .k_dependence import KDependenceModel
 from .logistic import LogisticModel
 
@@ -108,7 +109,7 @@ def sampled_mdl_maps(
 
 @stored
 @dataclass
-class KDBEnsembleModel:
+class KDBEnsembleModel(CheckedModel):
     """Members (k-dependence models over coarsened codes) whose posteriors are averaged,
     and an optional linear member mixed in with weight ``linear_weight``.
 
@@ -185,6 +186,10 @@ class KDBEnsembleModel:
             log_posterior[blank] = self.class_log_prior
         return log_posterior
 
+    def check_numbers(self, where: str) -> None:
+        """The numbers of a loaded model (finite, normalised, in range)."""
+        _ensemble(self, where)
+
 
 def pooled_log_posterior(
     log_p: NDArray[np.float64], log_q: NDArray[np.float64], weight: float, pooling: str
@@ -214,3 +219,15 @@ def pooled_log_posterior(
         return np.logaddexp(log_p + np.log1p(-weight), log_q + np.log(weight))
     joint = (1.0 - weight) * log_p + weight * log_q
     return joint - logsumexp(joint, axis=1, keepdims=True)
+
+
+# ------------------------------------------------ checks of a loaded model
+def _ensemble(model: KDBEnsembleModel, where: str) -> None:
+    """A prior, at least one member, every member of the ensemble's classes."""
+    prior = check_class_prior(model.class_log_prior, f"{where}.class_log_prior")
+    if not model.members:
+        raise fail(f"{where}.members", "an ensemble needs at least one member")
+    for m, member in enumerate(model.members):
+        if member.n_classes != len(prior):
+            raise fail(f"{where}.members[{m}]",
+                        f"has {member.n_classes} classes, the ensemble {len(prior)}")  # fmt: skip

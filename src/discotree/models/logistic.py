@@ -40,6 +40,7 @@ from scipy.special import log_softmax
 from ..kernels.logistic import logistic_scores
 from ..stored_classes import stored
 from .category_maps import apply_maps, mapped_categories
+from .file_checks import CheckedModel, numbers
 
 __all__ = [
     "NO_PAIRS",
@@ -220,7 +221,7 @@ def input_slots(
 
 @stored
 @dataclass
-class LogisticModel:
+class LogisticModel(CheckedModel):
     """``log P(c | x) = intercept[c] + sum_j w_j(x_j, c) - log Z(x)``, the naive Bayes
     structure with conditional-likelihood parameters (see the module docstring).
 
@@ -285,3 +286,17 @@ class LogisticModel:
     ) -> NDArray[np.float64]:
         """:meth:`log_posterior` (the kind ``"posterior"``; ``log_prior`` is not used)."""
         return self.log_posterior(codes)
+
+    def check_numbers(self, where: str) -> None:
+        """The numbers of a loaded model (finite, normalised, in range)."""
+        _logistic(self, where)
+
+
+# ------------------------------------------------ checks of a loaded model
+def _logistic(model: LogisticModel, where: str) -> None:
+    """Finite weights and input values."""
+    numbers(model.coef, f"{where}.coef")
+    numbers(model.intercept, f"{where}.intercept")
+    for j, values in enumerate(model.values):
+        if values is not None:
+            numbers(values, f"{where}.values[{j}]")
