@@ -16,7 +16,7 @@ import numpy as np
 from .. import classifiers
 from ..classifiers import StreamState
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
-from ..models.file_checks import CheckedModel
+from ..models.file_checks import StoredModel
 from ..models.forest_pairs import ForestPair
 from ..models.lgmht_altmax import AltmaxResult
 from ..stats.family_tables import SparseFamilyTable
@@ -255,7 +255,7 @@ CHECKS: dict[type, Callable[[Any, str], None]] = {
 def check_object_numbers(obj: Any, where: str) -> None:
     """The numeric check of ``obj``'s kind (nothing for kinds without numbers): a
     model's (its ``check_numbers``) or another object's (:data:`CHECKS`)."""
-    if isinstance(obj, CheckedModel):  # a model checks its own numbers
+    if isinstance(obj, StoredModel):  # a model checks its own numbers
         obj.check_numbers(where)
         return
     for klass in type(obj).__mro__:

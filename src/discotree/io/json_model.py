@@ -35,6 +35,7 @@ import numpy as np
 
 from ..config import check_file_size
 from ..migrations import FORMAT_VERSION, LEGACY_NAMES, upgrade
+from ..models.file_checks import StoredModel
 from ..output_files import write_text
 from ..stored_classes import stored_classes
 from .estimator_numbers import check_numbers, check_object_numbers
@@ -104,9 +105,11 @@ def _encode(value: Any, registry_names: dict[type, str]) -> Any:
             f"cannot store a {type(value).__module__}.{type(value).__qualname__} in a JSON "
             "model file (only discotree's own estimators and models); use the pickle format."
         )
-    # a class with its own __getstate__ stores that (the fields, not derived caches)
-    own = "__getstate__" in type(value).__dict__
-    state = value.__getstate__() if own else dict(vars(value))
+    if isinstance(value, StoredModel):  # a model says what it stores
+        state = value.state()
+    else:  # a class with its own __getstate__ stores that (not derived caches)
+        own = "__getstate__" in type(value).__dict__
+        state = value.__getstate__() if own else dict(vars(value))
     return {"__object__": name, "state": _encode(state, registry_names)}
 
 
@@ -253,6 +256,13 @@ def _decode(value: Any, registry: dict[str, type], where: str = "content") -> An
         state = upgrade(cls, state)  # files of earlier versions
         check_fields(cls, state, where)
         obj: Any = object.__new__(cls)
+        if issubclass(cls, StoredModel):  # a model rebuilds itself from its state
+            try:
+                return cls.from_state(state)
+            except ValueError as err:  # refused: the numbers' check names the field
+                obj.__dict__.update(state)
+                check_object_numbers(obj, where)
+                raise ValueError(f"{where}: {err}") from None
         if "__setstate__" not in cls.__dict__ or "__getstate__" not in cls.__dict__:
             obj.__dict__.update(state)
             return obj

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..kernels.text_scan import json_nesting_depth
-from ..models.file_checks import CheckedModel, check_counts, check_shape
+from ..models.file_checks import StoredModel, check_counts, check_shape
 from ..models.file_checks import fail as _fail
 
 __all__ = ["MAX_DEPTH", "check_consistency", "check_fields", "nesting_depth", "walk_objects"]
@@ -209,7 +209,7 @@ def check_consistency(content: Any, where: str = "content") -> None:
     from ..transformers.encoder import TableEncoder
 
     for path, value in walk_objects(content, where):
-        if isinstance(value, CheckedModel):  # each model checks its own shapes
+        if isinstance(value, StoredModel):  # each model checks its own shapes
             value.check_structure(path)
         elif isinstance(value, TableEncoder) and hasattr(value, "columns_"):
             _check_encoder(value, path)

@@ -19,7 +19,7 @@ corrupted file is refused at load instead of predicting NaN or shifted probabili
   null.
 
 Each model class checks its own numbers (its ``check_numbers``,
-:class:`discotree.models.file_checks.CheckedModel`: k-dependence models, A1DE, A2DE,
+:class:`discotree.models.file_checks.StoredModel`: k-dependence models, A1DE, A2DE,
 the kDB ensemble and its logistic members, Bayesian networks, discrete and Gaussian
 forests), with the helpers of :mod:`discotree.models.file_checks`, re-exported here;
 those of the estimators, of the binary problems of the discriminative trees and

@@ -42,7 +42,7 @@ from ..stats.pair_statistics import PairStatistics
 from ..stored_classes import stored
 from .file_checks import (
     NORMALISATION_TOLERANCE,
-    CheckedModel,
+    StoredModel,
     check_class_prior,
     check_counts,
     check_shape,
@@ -60,7 +60,7 @@ _CHUNK_ROWS = 4096
 
 @stored
 @dataclass
-class AveragedOneDependenceModel(JointScoring, CheckedModel):
+class AveragedOneDependenceModel(JointScoring, StoredModel):
     """A fitted A1DE.
 
     Parameters
@@ -249,7 +249,7 @@ def two_dependence_bytes(n_categories: NDArray[np.intp], n_classes: int) -> floa
 
 @stored
 @dataclass
-class AveragedTwoDependenceModel(JointScoring, CheckedModel):
+class AveragedTwoDependenceModel(JointScoring, StoredModel):
     """A fitted A2DE: the average over every pair of super-parents ``i < j`` of
     ``P(c, x_i, x_j) prod_{k != i, j} P(x_k | c, x_i, x_j)``.
 

@@ -42,7 +42,7 @@ from ..structure.search_state import (
     SingleParentColumns,
 )
 from .file_checks import (
-    CheckedModel,
+    StoredModel,
     check_class_prior,
     check_counts,
     check_shape,
@@ -63,7 +63,7 @@ __all__ = [
 
 @stored
 @dataclass
-class BayesNetModel(JointScoring, CheckedModel):
+class BayesNetModel(JointScoring, StoredModel):
     """Class-rooted Bayesian network over discrete attributes.
 
     Attributes

@@ -27,7 +27,7 @@ from ..stored_classes import stored
 from ..structure.spanning import topological_order
 from ..validation import check_codes
 from .file_checks import (
-    CheckedModel,
+    StoredModel,
     check_counts,
     check_forest_parents,
     check_shape,
@@ -42,7 +42,7 @@ __all__ = ["DiscreteForestModel"]
 
 @stored
 @dataclass(frozen=True)
-class DiscreteForestModel(JointScoring, CheckedModel):
+class DiscreteForestModel(JointScoring, StoredModel):
     """One directed forest with conditional probability tables per class.
 
     Attributes

@@ -38,7 +38,7 @@ from ..stored_classes import stored
 from ..threads import map_on_cores
 from ..transformers.mdl import sampled_mdl_partition
 from .category_maps import apply_maps
-from .file_checks import CheckedModel, check_class_prior, fail
+from .file_checks import StoredModel, check_class_prior, fail
 from .k_dependence import KDependenceModel
 from .logistic import LogisticModel
 
@@ -109,7 +109,7 @@ def sampled_mdl_maps(
 
 @stored
 @dataclass
-class KDBEnsembleModel(CheckedModel):
+class KDBEnsembleModel(StoredModel):
     """Members (k-dependence models over coarsened codes) whose posteriors are averaged,
     and an optional linear member mixed in with weight ``linear_weight``.
 

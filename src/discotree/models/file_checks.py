@@ -1,5 +1,5 @@
 """The checks of the numbers and shapes of stored models, shared by every model class
-(each owns its checks: :class:`CheckedModel`) and by the file reader
+(each owns its checks: :class:`StoredModel`) and by the file reader
 (:mod:`discotree.io.model_checks`, :mod:`discotree.io.model_numbers`, which re-export
 these helpers).
 
@@ -9,7 +9,7 @@ Every refusal is a ``ValueError`` whose message starts with the path of the fiel
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from scipy.special import logsumexp
@@ -19,7 +19,7 @@ from ..structure.spanning import topological_order
 __all__ = [
     "MAX_MAGNITUDE",
     "NORMALISATION_TOLERANCE",
-    "CheckedModel",
+    "StoredModel",
     "check_class_prior",
     "check_counts",
     "check_features",
@@ -186,12 +186,46 @@ def check_features(parents: Any, n: int, j: int, where: str) -> None:
         raise fail(where, f"{parents!r} names a feature twice")
 
 
-class CheckedModel:
-    """A model class that checks a loaded instance itself: its shapes against its
-    categories and parents (:meth:`check_structure`, before any number is read), then
-    its numbers (:meth:`check_numbers`: finite, distributions normalised, counts >= 0).
-    The file reader runs every object's structure check, then every object's numbers.
+class StoredModel:
+    """A model class that owns its file state: what a model file stores of it
+    (:meth:`state`), the model rebuilt from that (:meth:`from_state`, no constructor
+    runs), and the checks of a loaded one: its shapes against its categories and
+    parents (:meth:`check_structure`, before any number is read), then its numbers
+    (:meth:`check_numbers`: finite, distributions normalised, counts >= 0). The file
+    reader runs every object's structure check, then every object's numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from discotree.models.discrete_forest import DiscreteForestModel
+    >>> model = DiscreteForestModel(
+    ...     np.array([[-1]]), np.array([2]), [[np.log([[0.5, 0.4]])]])
+    >>> back = DiscreteForestModel.from_state(model.state())
+    >>> back.check_structure("model")
+    >>> back.check_numbers("model")
+    Traceback (most recent call last):
+    ...
+    ValueError: model.log_cpts[0][0]: its probabilities sum to 0.9 at [0], not 1 (tolerance 1e-06)
     """
+
+    def state(self) -> dict[str, Any]:
+        """The fields a model file stores (a class with its own ``__getstate__``: that,
+        without derived caches)."""
+        if "__getstate__" in type(self).__dict__:
+            return cast(dict[str, Any], self.__getstate__())
+        return dict(vars(self))
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> Any:
+        """The model of a stored ``state`` (a class with its own ``__setstate__``
+        recomputes what it derives from the fields, and may refuse them with a
+        ``ValueError``)."""
+        obj = object.__new__(cls)
+        if "__setstate__" in cls.__dict__ and "__getstate__" in cls.__dict__:
+            obj.__setstate__(state)  # type: ignore[attr-defined]
+        else:
+            obj.__dict__.update(state)
+        return obj
 
     def check_structure(self, where: str) -> None:
         """Refuse arrays that do not agree in shape (nothing to check by default)."""

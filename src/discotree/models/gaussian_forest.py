@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from ..stats.gaussian import GaussianStatistics
 from ..stored_classes import stored
-from .file_checks import MAX_MAGNITUDE, CheckedModel, check_forest_parents, fail, numbers
+from .file_checks import MAX_MAGNITUDE, StoredModel, check_forest_parents, fail, numbers
 from .protocol import JointScoring
 
 __all__ = ["GaussianForestModel"]
@@ -25,7 +25,7 @@ _LOG_2PI = float(np.log(2 * np.pi))
 
 @stored
 @dataclass(frozen=True)
-class GaussianForestModel(JointScoring, CheckedModel):
+class GaussianForestModel(JointScoring, StoredModel):
     """One linear-Gaussian directed forest per class.
 
     Attributes

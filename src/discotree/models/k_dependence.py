@@ -46,7 +46,7 @@ from ..stats.family_tables import SparseFamilyTable, observed_prefix_lengths
 from ..stats.hierarchical import leave_one_out_backoff_terms, level_counts
 from ..stored_classes import stored
 from .bayes_net import BayesNetModel
-from .file_checks import CheckedModel, check_counts, check_features, fail, numbers
+from .file_checks import StoredModel, check_counts, check_features, fail, numbers
 from .protocol import JointScoring
 
 __all__ = [
@@ -108,7 +108,7 @@ def elimination_cells(
 
 @stored
 @dataclass
-class KDependenceModel(JointScoring, CheckedModel):
+class KDependenceModel(JointScoring, StoredModel):
     """A fitted k-dependence classifier.
 
     Parameters

@@ -40,7 +40,7 @@ from scipy.special import log_softmax
 from ..kernels.logistic import logistic_scores
 from ..stored_classes import stored
 from .category_maps import apply_maps, mapped_categories
-from .file_checks import CheckedModel, numbers
+from .file_checks import StoredModel, numbers
 
 __all__ = [
     "NO_PAIRS",
@@ -221,7 +221,7 @@ def input_slots(
 
 @stored
 @dataclass
-class LogisticModel(CheckedModel):
+class LogisticModel(StoredModel):
     """``log P(c | x) = intercept[c] + sum_j w_j(x_j, c) - log Z(x)``, the naive Bayes
     structure with conditional-likelihood parameters (see the module docstring).
 
