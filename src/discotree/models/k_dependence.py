@@ -298,11 +298,11 @@ class KDependenceModel(JointScoring, StoredModel):
             term = np.zeros((len(filled), self.n_classes))
             for k in touched:
                 term += self.node_log_probability(k, filled)
-            term = term.reshape(len(part), n_values, self.n_classes)
-            top = term.max(axis=1)
+            by_value = term.reshape(len(part), n_values, self.n_classes)
+            top = by_value.max(axis=1)
             part_out = out[start : start + block]
             out[start : start + block] = (
-                part_out + top + np.log(np.exp(term - top[:, None]).sum(axis=1))
+                part_out + top + np.log(np.exp(by_value - top[:, None]).sum(axis=1))
             )
         return out
 
