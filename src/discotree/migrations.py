@@ -39,8 +39,6 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-import numpy as np
-
 __all__ = [
     "FORMAT_VERSION",
     "LEGACY_MODULES",
@@ -117,6 +115,8 @@ def _kdb_ensemble_model(state: dict) -> dict:
 
 def _logistic_model(state: dict) -> dict:
     """A logistic model saved before pairs existed (none)."""
+    import numpy as np  # (here: ``import discotree`` loads no numpy)
+
     state.setdefault("pairs", np.zeros((0, 2), dtype=np.intp))
     state.setdefault("pair_levels", [])
     return state
