@@ -37,7 +37,7 @@ TESTED_IN: dict[str, tuple[str, ...]] = {
     "engines/row_sources.py": ("engines/test_ensemble_passes.py",),
     "engines/schema_summaries.py": ("engines/test_ensemble_passes.py",),
     "explain.py": ("test_plotting.py",),
-    "fitting.py": ("test_contract.py", "kernels/test_alpha_grid.py"),
+    "fitting.py": ("test_contract.py",),
     "io/model_checks.py": ("io/test_model_file_checks.py",),
     "models/category_maps.py": ("models/test_ensemble.py",),
     "kernels/forest.py": ("models/test_discrete_forest.py",),

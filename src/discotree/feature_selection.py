@@ -40,6 +40,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 
 from .fitting import FitContractMixin
+from .numerics import GAIN_RTOL
 from .stats.set_information import DiscreteSetEntropy
 from .structure.submodular import MINIMIZERS, members, submodular_supermodular
 from .transformers.discretizer import Discretizer
@@ -126,7 +127,7 @@ def _polish(start: int, objective: Callable[[int], float], n: int, history: list
         moves = [best ^ (1 << v) for v in range(n) if best ^ (1 << v)]
         values = [objective(m) for m in moves]
         i = int(np.argmin(values))
-        if not values[i] < value - 1e-12:
+        if not values[i] < value - GAIN_RTOL:
             return best
         best, value = moves[i], values[i]
         history.append(value)

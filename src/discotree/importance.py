@@ -35,6 +35,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from sklearn.utils import Bunch
 
+from . import missing_values
 from .config import check_memory, get_config
 from .models.summed_out import summed_out_log_posteriors, supports_summed_out
 from .validation import (
@@ -263,7 +264,7 @@ def _by_structure(
     codes = estimator.encoder_.transform(
         check_table(_as_input(estimator, part), type(estimator).__name__)
     )
-    complete = np.flatnonzero(np.all(codes >= 0, axis=1))
+    complete = np.flatnonzero(missing_values.complete_rows(codes))
     prior = np.asarray(estimator.class_log_prior_)
     for start in range(0, len(complete), STRUCTURE_ROWS):
         rows = complete[start : start + STRUCTURE_ROWS]
@@ -275,7 +276,7 @@ def _by_structure(
         evidence[:, rows] = some_evidence
         if increases is not None and some_gains is not None:
             increases[:, rows] = some_gains
-    return np.flatnonzero(np.any(codes < 0, axis=1))
+    return np.flatnonzero(np.any(missing_values.is_missing(codes), axis=1))
 
 
 class SummedOutImportanceMixin:

@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp
 from sklearn.utils import Bunch
 
 from .config import check_memory
+from .numerics import class_log_prior, normalise_log
 from .validation import check_random_state, check_random_state_param, is_count, is_real
 
 __all__ = ["entropy_decomposition", "posterior_uncertainty"]
@@ -189,10 +189,9 @@ def _draw_summaries(
     for s in range(n_draws):
         drawn = model.posterior_draw(generator, epsilon)
         prior = generator.gamma(counts)
-        with np.errstate(divide="ignore"):
-            log_prior = np.log(prior / prior.sum())
+        log_prior = class_log_prior(prior)
         joint = drawn.class_scores(codes, log_prior)
-        draws[s] = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+        draws[s] = np.exp(normalise_log(joint))
     result = entropy_decomposition(draws)
     result.update(mean=draws.mean(axis=0), draws=draws)
     return result

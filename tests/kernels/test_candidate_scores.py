@@ -1,5 +1,5 @@
 """The fused candidate-scoring kernel against forming every candidate's joint and
-applying the package's tie rule (``fitting.argmax_with_ties``)."""
+applying the package's tie rule (``numerics.argmax_with_ties``)."""
 
 import numpy as np
 import pytest

@@ -26,8 +26,8 @@ from discotree.models.protocol import (
     SCORE_KINDS,
     ScoringModel,
     check_score_kind,
-    log_normalise,
 )
+from discotree.numerics import normalise_log
 
 CLASSIFIERS = Path(__file__).resolve().parents[2] / "src" / "discotree" / "classifiers"
 PREDICTIONS = {
@@ -94,7 +94,7 @@ def test_fitted_models_follow_the_protocol(rng, estimator, kind):
             clf.predict_joint_log_proba(X)
     estimated, estimated_kind = clf._class_scores(X)  # Gaussian: in the features' units
     assert estimated_kind == kind
-    expected = log_normalise(estimated * clf._score_scale())  # (a calibration scale)
+    expected = normalise_log(estimated * clf._score_scale())  # (a calibration scale)
     assert_array_equal(clf.predict_log_proba(X), expected)
 
 

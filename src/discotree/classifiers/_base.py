@@ -21,6 +21,7 @@ from ..migrations import upgrade
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
+from ..numerics import class_log_prior
 from ..scaling_tags import ScalingTags
 from ..stats.alpha_selection import ALPHA_GRID, ESS_GRID, select_alpha
 from ..stats.dirichlet import PRIORS, check_smoothing
@@ -298,8 +299,7 @@ class DiscreteForestClassifierBase(
         self.n_categories_ = self.encoder_.n_categories_
         class_weight = np.asarray(class_weight, dtype=np.float64)
         self.class_count_ = class_weight
-        with np.errstate(divide="ignore"):  # a class given to partial_fit but never seen
-            self.class_log_prior_ = np.log(class_weight / class_weight.sum())
+        self.class_log_prior_ = class_log_prior(class_weight)  # -inf: given, never seen
         discrete = getattr(self, "distribution", "discrete") == "discrete"
         if codes is not None and discrete and getattr(self, "_streams_pairs", True):
             self.fit_memory_estimate_ = self._fit_memory_bytes(codes, class_index, weights)

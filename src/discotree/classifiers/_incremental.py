@@ -35,9 +35,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..fitting import available_if_explained, clear_fitted_state
 from ..kernels.counts import class_totals, univariate_counts
 from ..migrations import legacy_attribute
+from ..missing_values import MISSING
 from ..stats.pair_statistics import PairStatistics, category_index_map
 from ..stored_classes import stored
 from ..validation import (
@@ -83,7 +85,9 @@ class StreamState:
         for codes, _, _ in self.rows:
             for j, new_code in maps.items():
                 column = codes[:, j]
-                codes[:, j] = np.where(column >= 0, new_code[np.maximum(column, 0)], -1)
+                codes[:, j] = np.where(
+                    missing_values.observed(column), new_code[np.maximum(column, 0)], MISSING
+                )
 
 
 def _why_no_partial_fit(estimator: Any) -> bool:

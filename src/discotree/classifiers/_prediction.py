@@ -7,7 +7,7 @@ An estimator gives its scores and their kind (:mod:`discotree.models.protocol`:
 * ``predict_joint_log_proba``: the scores, for the joint kind only (elsewhere the
   method does not exist, and ``hasattr`` says so, with the estimator's reason);
 * ``predict_log_proba``: the scores times the estimator's calibration scale (1 where
-  there is none), normalised once (:func:`~discotree.models.protocol.log_normalise`);
+  there is none), normalised once (:func:`~discotree.numerics.normalise_log`);
 * ``predict_proba``: its exponential, renormalised so that every row sums to 1 to
   rounding;
 * ``predict``: the class of largest score, ties (``SCORE_TIE_RTOL`` relative to the
@@ -35,8 +35,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..engine_registry import engine_function
-from ..fitting import argmax_with_ties, available_if_explained, sign_with_ties
-from ..models.protocol import check_score_kind, log_normalise
+from ..fitting import available_if_explained
+from ..models.protocol import check_score_kind
+from ..numerics import argmax_with_ties, normalise_log, sign_with_ties
 from ..validation import check_is_fitted
 
 __all__ = ["PREDICTION_METHODS", "ScoredPredictionMixin"]
@@ -172,7 +173,7 @@ class ScoredPredictionMixin:
         array([[ -0.  , -10.69, -11.24]])
         """
         scores, _ = self._scores_of(X)
-        return log_normalise(scores * self._score_scale())
+        return normalise_log(scores * self._score_scale())
 
     @available_if_explained(_has_probabilities)
     @_dask_aware
@@ -239,7 +240,7 @@ class ScoredPredictionMixin:
             margin = (scores[:, 1] - scores[:, 0]) / 2
             return self.classes_[(sign_with_ties(margin) > 0).astype(np.intp)]
         if kind == "margin":  # ties relative to the posterior, not to huge margins
-            scores = log_normalise(scores)
+            scores = normalise_log(scores)
         return self.classes_[argmax_with_ties(scores)]
 
     @_dask_aware
@@ -269,7 +270,7 @@ class ScoredPredictionMixin:
         scores, kind = self._scores_of(X)
         if kind == "margin":
             return (scores[:, 1] - scores[:, 0]) / 2 if scores.shape[1] == 2 else scores
-        log_proba = log_normalise(scores)
+        log_proba = normalise_log(scores)
         if scores.shape[1] == 2:
             return log_proba[:, 1] - log_proba[:, 0]
         return log_proba

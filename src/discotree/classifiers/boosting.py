@@ -10,7 +10,6 @@ from numpy.typing import NDArray
 
 from ..config import check_memory, warn_many_pairs
 from ..engine_registry import engine_function
-from ..fitting import argmax_with_ties, sign_with_ties
 from ..kernels.counts import class_totals
 from ..learners.boosting import (
     BASE_LEARNERS,
@@ -22,6 +21,12 @@ from ..learners.discriminative_tree import binary_tasks
 from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
 from ..migrations import legacy_attribute
 from ..models.boosted_ensemble import BoostedEnsemble
+from ..numerics import (
+    argmax_with_ties,
+    class_log_prior,
+    sign_with_ties,
+    weighted_error_rate,
+)
 from ..scaling_tags import ScalingTags
 from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale, held_out_losses
 from ..stats.folds import content_folds
@@ -456,8 +461,8 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
             held = weights[test]
             fold_errors, fold_losses = [], []
             for scores in model.staged_decision_function(take_rows(X, test)):
-                wrong = model._labels(scores) != y[test]
-                fold_errors.append(float(held @ wrong) / max(float(held.sum()), 1e-300))
+                labels = model._labels(scores)
+                fold_errors.append(weighted_error_rate(y[test], labels, held))
                 fold_losses.append(
                     self._fold_scale_losses(scores, truth[test], held) if calibrate else no_losses
                 )
@@ -555,8 +560,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
             self.feature_names_in_ = schema.feature_names
         self.n_categories_ = schema.n_categories
         self.class_count_ = class_weight
-        with np.errstate(divide="ignore"):
-            self.class_log_prior_ = np.log(class_weight / class_weight.sum())
+        self.class_log_prior_ = class_log_prior(class_weight)
         self.alpha_ = spec.alpha
         self.n_estimators_ = spec.n_estimators
         self.calibration_scale_ = 1.0

@@ -9,7 +9,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..config import warn_many_pairs
-from ..fitting import argmax_with_ties, sign_with_ties
 from ..kernels.counts import class_totals
 from ..learners.discriminative_tree import (
     binary_tasks,
@@ -19,6 +18,7 @@ from ..learners.discriminative_tree import (
 from ..learners.registry import Counts, LearnerSpec, Rows, get_learner
 from ..migrations import legacy_attribute
 from ..models.forest_pairs import STRUCTURE_ALPHA, composite_scores
+from ..numerics import argmax_with_ties, sign_with_ties
 from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale
 from ..stats.folds import content_folds, fold_splits
 from ..stored_classes import stored

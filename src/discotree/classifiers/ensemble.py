@@ -22,6 +22,7 @@ from ..learners.logistic import (
 from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
 from ..models.ensemble import POOLINGS, KDBEnsembleModel
 from ..models.posterior_draws import KDBEnsemblePosterior
+from ..numerics import class_log_prior
 from ..scaling_tags import ScalingTags
 from ..stored_classes import stored
 from ..sufficient_statistics import StatisticsSchema
@@ -587,7 +588,6 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         self.alpha_ = self._alpha
         fitted = learn(self._ensemble_spec())
         class_weight = np.asarray(fitted.attributes["class_count_"], dtype=np.float64)
-        with np.errstate(divide="ignore"):
-            self.class_log_prior_ = np.log(class_weight / class_weight.sum())
+        self.class_log_prior_ = class_log_prior(class_weight)
         self.model_ = self._assign(fitted)
         return self

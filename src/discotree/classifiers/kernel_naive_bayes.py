@@ -9,6 +9,7 @@ from numpy.typing import NDArray
 
 from ..kernels.counts import class_totals
 from ..models.kernel_density import PairwiseKernelDensities
+from ..numerics import class_log_prior
 from ._kernel_density import KernelDensityBase
 
 __all__ = ["KernelNaiveBayesClassifier"]
@@ -87,7 +88,9 @@ class KernelNaiveBayesClassifier(KernelDensityBase):
         self._check_common()
         Z, class_index, w = self._validate(X, y, sample_weight)
         n_classes = len(self.classes_)
-        self.class_log_prior_ = np.log(class_totals(class_index, w, n_classes) / w.sum())
+        self.class_log_prior_ = class_log_prior(
+            class_totals(class_index, w, n_classes), total=w.sum()
+        )
         # a feature constant in the training data says nothing about the class; its
         # kernel estimate would (the bandwidth depends on the class size), so it is left
         # out of the sum

@@ -36,6 +36,7 @@ import pandas as pd
 
 from ..config import get_config
 from ..learners.registry import Counts, get_learner
+from ..numerics import class_log_prior
 from ..stats.alpha_selection import (
     choose_alpha,
     content_folds,
@@ -242,7 +243,6 @@ def _alpha_by_distributed_cv(spec, schema, encoded, stats_per_fold, total, n_fol
     partitions: ``(alpha, losses)`` as ``fit_from_statistics(alpha_search=...)`` takes."""
     grid = spec.alpha_grid
     model_for = get_learner(spec.learner).model_for(spec, grid)
-    n_classes = len(schema.classes)
     fold_models, log_priors = [], []
     for k in range(n_folds):
         part = stats_per_fold[k]
@@ -250,7 +250,7 @@ def _alpha_by_distributed_cv(spec, schema, encoded, stats_per_fold, total, n_fol
             part.counts, part.n_categories
         )
         prior_counts = np.maximum(total.class_weight - part.class_weight, 0)
-        log_priors.append(np.log((prior_counts + 1.0) / (prior_counts.sum() + n_classes)))
+        log_priors.append(class_log_prior(prior_counts, pseudo_count=1.0))
         fit = model_for(train, None)
         fold_models.append([fit(alpha) for alpha in grid])
     scales = spec.calibration_scales

@@ -39,7 +39,6 @@ from numpy.typing import NDArray
 
 from ..classifiers.ensemble import FINE_BINS
 from ..config import get_config
-from ..fitting import argmax_with_ties, sign_with_ties
 from ..kernels.counts import class_totals, univariate_counts
 from ..learners.ensemble import (
     COARSENINGS,
@@ -62,6 +61,7 @@ from ..models.ensemble import (
     sampled_mdl_maps,
 )
 from ..models.logistic import NO_PAIRS, LogisticModel
+from ..numerics import argmax_with_ties, class_log_prior, sign_with_ties
 from ..stats.folds import content_folds
 from ..sufficient_statistics import StatisticsSchema
 from ..transformers.discretizer import Discretizer
@@ -487,8 +487,7 @@ def _pair_weight(scored: dict[str, Any], half, choice: int, suffix: str):
 
 
 def _log_prior(class_weight: NDArray[np.float64]) -> NDArray[np.float64]:
-    with np.errstate(divide="ignore"):
-        return np.log(class_weight / class_weight.sum())
+    return class_log_prior(class_weight)
 
 
 def _attributes(members: list[MemberPlan], linear: float, pair: float, losses) -> dict:

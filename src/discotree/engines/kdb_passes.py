@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import argmax_with_ties
 from ..kernels.sparse_families import backoff_scores
 from ..learners.k_dependence import (
     leave_one_out_log_posteriors,
@@ -32,6 +31,7 @@ from ..learners.k_dependence import (
 )
 from ..learners.registry import FittedModel, LearnerSpec, Rows
 from ..models.category_maps import apply_maps, mapped_categories
+from ..numerics import argmax_with_ties
 from ..stats.family_tables import prefix_family_tables
 from ..stats.hierarchical import CONCENTRATION_GRID, level_counts
 from ..stats.pair_statistics import PairStatistics

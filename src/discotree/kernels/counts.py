@@ -22,6 +22,9 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
+from ..missing_values import is_missing_code, is_observed_code
+from ..numerics import ZERO_TOL
 from ..threads import available_cores, in_chunks, single_threaded_blas
 from .encode import count_negatives
 
@@ -122,7 +125,7 @@ def _fill_reduced_one_hot(
         out[k, :] = 0
         for f in range(n_features):
             v = codes[r, f]
-            if v >= 0:
+            if is_observed_code(v):
                 if v < n_categories[f] - 1:
                     out[k, indicator_start[f] + v] = s
                 if has_missing[f]:
@@ -207,7 +210,7 @@ def _univariate_counts_kernel(codes, class_index, weights, offsets, out):  # pra
         w = weights[r]
         for f in range(n_features):
             v = codes[r, f]
-            if v >= 0:
+            if is_observed_code(v):
                 out[c, offsets[f] + v] += w
 
 
@@ -331,7 +334,7 @@ def configuration_ids(
     observed = np.ones(len(codes), dtype=bool)
     for column in columns:
         values = codes[:, column]
-        observed &= values >= 0
+        observed &= missing_values.observed(values)
         ids = ids * int(n_categories[column]) + np.maximum(values, 0)
     ids[~observed] = 0
     return ids, observed
@@ -376,7 +379,7 @@ def sparse_family_counts(
         )
     ids, observed = configuration_ids(codes, parents, n_categories)
     values = codes[:, node]
-    observed &= values >= 0
+    observed &= missing_values.observed(values)
     cells = (ids[observed] * n_classes + class_index[observed]) * r_node + values[observed]
     present, masses = present_configurations(
         cells,
@@ -568,7 +571,7 @@ def pairwise_counts(
         # sqrt(w)**2 is w up to rounding, which the subtractions expose as cells of
         # about 1e-16 * total where the count is 0: snap them to 0
         for c in range(n_classes):
-            tiny = 1e-12 * max(float(out[c].max(initial=0.0)), 1e-300)
+            tiny = ZERO_TOL * max(float(out[c].max(initial=0.0)), 1e-300)
             out[c][out[c] < tiny] = 0.0
     return out
 
@@ -718,13 +721,13 @@ def _triple_counts_kernel(
             a = codes[r, i]
             for j in range(i + 1, d):
                 b = codes[r, j]
-                if a < 0 or b < 0:  # every triple of this pair skipped
+                if is_missing_code(a) or is_missing_code(b):  # every triple of this pair skipped
                     t += d - j - 1
                     continue
                 base = a * n_categories[j] + b
                 for k in range(j + 1, d):
                     e = codes[r, k]
-                    if e >= 0:
+                    if is_observed_code(e):
                         cell = (base * n_categories[k] + e) * n_classes + c
                         out[layout[t] + cell] += w
                     t += 1

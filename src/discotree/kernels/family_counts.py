@@ -18,6 +18,8 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
+from ..missing_values import is_missing_code
 from .counts import sparse_family_counts
 
 __all__ = [
@@ -195,7 +197,7 @@ def pair_family_counts(
     out = np.zeros((n_classes, int(cells.sum()), r_node), dtype=np.float64)
     node_values = np.asarray(codes_by_feature[node], dtype=np.intp)
     node_keys = np.asarray(class_index, dtype=np.intp) * (out.size // max(n_classes, 1))
-    node_keys = np.where(node_values < 0, -1, node_keys + node_values)
+    node_keys = np.where(missing_values.is_missing(node_values), -1, node_keys + node_values)
     missing = _pair_family_counts(
         np.ascontiguousarray(codes_by_feature, dtype=np.intp),
         node_keys,
@@ -260,7 +262,7 @@ def _sparse_id_counts(
     # False (and the counts left partial) at a code or class out of its range
     for i in range(codes.shape[0]):
         value = codes[i, node]
-        if value < 0:
+        if is_missing_code(value):
             continue
         if value >= r or class_index[i] < 0 or class_index[i] >= n_classes:
             return False
@@ -268,7 +270,7 @@ def _sparse_id_counts(
         observed = True
         for p in range(parents.shape[0]):
             x = codes[i, parents[p]]
-            if x < 0:
+            if is_missing_code(x):
                 observed = False
                 break
             if x >= radices[p]:

@@ -25,6 +25,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from ..missing_values import is_missing_code, is_observed_code
 from .backoff_scoring import log_add_exp as _log_add_exp
 from .sparse_families import first_at_least
 
@@ -74,7 +75,7 @@ def _level_counts(
             parent = parent_codes[i, level - 1]
             ids[i] = ids[i] * radices[level - 1] + max(parent, 0)
             still[i] = still[i] and parent >= 0
-        here[i] = values[i] >= 0 and still[i]
+        here[i] = is_observed_code(values[i]) and still[i]
         for c in range(n_classes):
             counts[i, c] = 0.0
             totals[i, c] = 0.0
@@ -156,7 +157,7 @@ def _choice_ratios(
     m = 0
     for i in range(values.shape[0]):
         y = class_index[i]
-        if values[i] < 0 or weights[i] == 0.0 or totals[i, y] == 0.0:
+        if is_missing_code(values[i]) or weights[i] == 0.0 or totals[i, y] == 0.0:
             continue
         for g in range(grid.shape[0]):
             b = grid[g]
@@ -180,13 +181,13 @@ def _level_step(
         for c in range(n_classes):
             if linear:
                 p_linear[i, c] = (counts[i, c] + b * p_linear[i, c]) / (totals[i, c] + b)
-                out[level, i, c] = p_linear[i, c] if values[i] >= 0 else 1.0
+                out[level, i, c] = p_linear[i, c] if is_observed_code(values[i]) else 1.0
             else:
                 log_count = np.log(counts[i, c]) if counts[i, c] > 0 else -np.inf
                 log_p[i, c] = _log_add_exp(log_count, log_b + log_p[i, c]) - np.log(
                     totals[i, c] + b
                 )
-                out[level, i, c] = log_p[i, c] if values[i] >= 0 else 0.0
+                out[level, i, c] = log_p[i, c] if is_observed_code(values[i]) else 0.0
 
 
 def hierarchical_level_terms(

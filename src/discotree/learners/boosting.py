@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
-from scipy.special import logsumexp
 
 from ..config import check_memory
 from ..kernels.counts import class_totals
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
 from ..models.discrete_forest import DiscreteForestModel
+from ..numerics import ROOT_RTOL, normalise_log
 from ..stats.discriminative import discriminative_weights
 from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import chow_liu_forest, forest_parents
@@ -160,7 +160,7 @@ def line_search_by_slope(weighted_margin: float, any_negative: bool, slope) -> f
         high *= 2.0
         if high > 1e12:
             return high
-    return float(brentq(slope, 0.0, high, xtol=1e-14, rtol=1e-12))
+    return float(brentq(slope, 0.0, high, xtol=1e-14, rtol=ROOT_RTOL))
 
 
 def boost_binary(rows: Rows, spec: BoostingSpec, positive: int, negative: int) -> BoostedEnsemble:
@@ -201,7 +201,7 @@ def boost_binary(rows: Rows, spec: BoostingSpec, positive: int, negative: int) -
         side = class_totals(label, weights[chosen], 2)
         init_score = 0.5 * float(np.log(side[1] / side[0]))
         log_w = log_w - y * init_score
-        log_w -= logsumexp(log_w)
+        log_w = normalise_log(log_w, axis=0)
     weak_learner = BASE_LEARNERS[spec.base]
     rounds: list[BoostingRound] = []
     stopped = ""
@@ -225,7 +225,7 @@ def boost_binary(rows: Rows, spec: BoostingSpec, positive: int, negative: int) -
         candidate.alpha = step
         rounds.append(candidate)
         log_w = log_w - step * margins
-        log_w -= logsumexp(log_w)
+        log_w = normalise_log(log_w, axis=0)
         logger.info("round %d of %d: alpha = %.4g", t + 1, spec.n_estimators, step)
     if stopped:
         logger.info("boosting: %s", stopped)

@@ -30,10 +30,12 @@ from numpy.typing import NDArray
 
 from ..kernels.alpha_grid import composite_grid_scores
 from ..kernels.counts import class_totals
+from ..missing_values import MissingValueRule
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.forest_pairs import STRUCTURE_ALPHA, ForestPair, GridScores, composite_scores
 from ..models.gaussian_forest import GaussianForestModel
 from ..models.lgmht_altmax import altmax_forest_model
+from ..numerics import VARIANCE_FLOOR_RTOL
 from ..stats.alpha_selection import ForestGrid
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.discriminative import discriminative_weights, gaussian_discriminative_weights
@@ -96,7 +98,7 @@ def _marginal_j(pair: Any, alpha: float) -> float:
         return total
     means, covs = pair.means(), pair.covariances()
     var = np.diagonal(covs, axis1=1, axis2=2)
-    var = np.maximum(var, 1e-12 * max(1.0, float(var.max(initial=0.0))))  # constants
+    var = np.maximum(var, VARIANCE_FLOOR_RTOL * max(1.0, float(var.max(initial=0.0))))  # constants
     return float(
         sum(
             gaussian_j_divergence(means[1, [i]], var[1, [i]], means[0, [i]], var[0, [i]])
@@ -365,7 +367,7 @@ register_learner(
         fit_discriminative_tree_altmax,
         partial_fit=False,
         dask=False,
-        missing_values="available-case start; a row with a missing value is left out of "
-        "the altmax bound (phi(x) needs complete rows), with a warning",
+        # available-case start; the altmax bound's phi(x) needs complete rows
+        missing_values=MissingValueRule.COMPLETE_ROWS,
     )
 )

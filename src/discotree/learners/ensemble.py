@@ -26,7 +26,6 @@ import numpy as np
 from joblib import Parallel, delayed
 from numpy.typing import NDArray
 
-from ..fitting import argmax_with_ties, sign_with_ties
 from ..kernels.counts import class_totals, univariate_counts
 from ..models.category_maps import apply_maps, mapped_categories
 from ..models.ensemble import (
@@ -35,6 +34,7 @@ from ..models.ensemble import (
     pooled_log_posterior,
     sampled_mdl_maps,
 )
+from ..numerics import argmax_with_ties, class_log_prior, sign_with_ties
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
 from ..threads import available_cores
@@ -468,8 +468,7 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
         delayed(_member)(rows, spec, int(s), m) for s, m in zip(seeds, maps, strict=True)
     )
     weight = class_totals(rows.class_index, rows.weights, rows.n_classes)
-    with np.errstate(divide="ignore"):
-        prior = np.log(weight / weight.sum())
+    prior = class_log_prior(weight)
     members = None  # their mean held-out posterior of the rows ``held`` (None: all)
     if chosen:
         posteriors = [np.exp(f.attributes.pop("held_out_log_posterior_")) for f in fitted]

@@ -26,6 +26,7 @@ from scipy.optimize import minimize_scalar
 from sklearn.svm import SVC, LinearSVC
 
 from ..kernels.counts import class_totals
+from ..missing_values import MissingValueRule
 from ..models.kernel_density import PairwiseKernelDensities
 from ..stats.discriminative import gaussian_discriminative_weights
 from ..stats.folds import content_folds, fold_splits
@@ -317,6 +318,7 @@ register_learner(
         fit_forest_density,
         partial_fit=False,
         dask=False,
-        missing_values="refused (kernel densities need every value)",
+        missing_values=MissingValueRule.REFUSED,  # kernel densities need every value
+        missing_at_prediction=MissingValueRule.REFUSED,
     )
 )

@@ -35,10 +35,11 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import log_softmax
 
-from ..fitting import argmax_with_ties
+from .. import missing_values
 from ..kernels.counts import class_totals, configuration_ids
 from ..kernels.sparse_families import posterior_loss_sums
 from ..models.k_dependence import KDependenceModel
+from ..numerics import argmax_with_ties, class_log_prior
 from ..stats.family_tables import (
     SparseFamilyTable,
     observed_prefix_lengths,
@@ -220,7 +221,7 @@ def _prior_log(class_weight, class_index, unit) -> NDArray[np.float64]:
     weight = np.tile(class_weight, (len(class_index), 1))
     weight[np.arange(len(class_index)), class_index] -= unit
     weight = np.maximum(weight, 0.0)
-    return np.log((weight + 1.0) / (weight.sum(axis=1, keepdims=True) + len(class_weight)))
+    return class_log_prior(weight, pseudo_count=1.0)
 
 
 def _node_terms(
@@ -258,7 +259,7 @@ def _node_terms(
     previous = np.zeros((len(codes), table_list[0].n_classes))
     for length in range(len(ranked) + 1):
         term = previous.copy()  # rows observing fewer parents keep the shorter prefix's
-        rows = np.flatnonzero((values >= 0) & (observed >= length))
+        rows = np.flatnonzero(missing_values.observed(values) & (observed >= length))
         if len(rows):
             ids, _ = configuration_ids(codes[rows], ranked[:length], n_categories)
             term[rows] = table_list[length].log_probability(

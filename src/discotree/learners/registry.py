@@ -42,6 +42,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels.family_counts import family_counts
+from ..missing_values import MissingValueRule
 from ..stats.alpha_selection import ALPHA_GRID, ESS_GRID
 from ..stats.pair_statistics import PairStatistics
 
@@ -239,9 +240,11 @@ class Learner:
         then reads as ``counts.scores`` (when ``spec`` asks for them).
     partial_fit, dask : bool
         Whether ``partial_fit`` and the Dask engine can fit it (from counts).
-    missing_values : str
-        The rule: ``"available-case"`` (each table counts the rows where its
-        variables are observed).
+    missing_values : MissingValueRule
+        What the fit does with a missing value (default: available-case, each table
+        counts the rows where its variables are observed).
+    missing_at_prediction : MissingValueRule
+        What prediction does with a missing feature (default: summed out exactly).
     sample_weight : bool
         Whether the weights are honoured (a weight of k counts a row k times).
     """
@@ -256,7 +259,8 @@ class Learner:
     score_rows: Callable[..., Any] | None = None
     partial_fit: bool = True
     dask: bool = True
-    missing_values: str = "available-case"
+    missing_values: MissingValueRule = MissingValueRule.AVAILABLE_CASE
+    missing_at_prediction: MissingValueRule = MissingValueRule.SUMMED_OUT
     sample_weight: bool = True
 
     def __post_init__(self) -> None:

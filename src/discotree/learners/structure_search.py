@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import classification_rate
 from ..models.bayes_net import BayesNetModel
 from ..models.conditional_likelihood import fit_conditional_likelihood
 from ..models.discrete_forest import DiscreteForestModel
+from ..numerics import classification_rate
 from ..stats.pair_statistics import PairStatistics
 from ..structure.bayes_net_search import (
     Scorer,

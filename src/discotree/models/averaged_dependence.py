@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
+from .. import missing_values
 from ..kernels.counts import triple_layout
 from ..kernels.two_dependence import two_dependence_conditionals, two_dependence_joint
 from ..stats.dirichlet import smoothed_conditional
@@ -180,7 +181,7 @@ class AveragedOneDependenceModel(JointScoring, StoredModel):
         offsets = np.zeros(self.n_features + 1, dtype=np.intp)
         np.cumsum(self.n_categories, out=offsets[1:])
         n, width = len(codes), int(offsets[-1])
-        observed = codes >= 0
+        observed = missing_values.observed(codes)
         one_hot = np.zeros((n, width))
         rows, features = np.nonzero(observed)
         one_hot[rows, offsets[features] + codes[rows, features]] = 1.0

@@ -31,8 +31,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_counts
+from ..numerics import class_log_prior
 from ..stats.dirichlet import smoothed_conditional
 from ..stored_classes import stored
 from ..structure.search_state import (
@@ -125,9 +127,7 @@ class BayesNetModel(JointScoring, StoredModel):
         """ML parameters from family counts (:func:`family_counts` of each attribute,
         summed over any parts of the data) and the class weights."""
         log_cpts = [np.log(smoothed_conditional(c, alpha, epsilon)) for c in counts]
-        prior = np.asarray(class_weight, dtype=np.float64)
-        with np.errstate(divide="ignore"):  # a class given to partial_fit, never seen
-            log_prior = np.log(prior / prior.sum())
+        log_prior = class_log_prior(class_weight)  # -inf: given to partial_fit, never seen
         return cls(
             np.asarray(n_categories, dtype=np.intp),
             [tuple(int(p) for p in pa) for pa in parents],
@@ -161,7 +161,7 @@ class BayesNetModel(JointScoring, StoredModel):
             # a forest: the vectorised sum-product kernel of the foundation
             return self.as_forest().log_likelihood(codes)
         out = np.zeros((len(codes), self.n_classes))
-        missing = codes < 0
+        missing = missing_values.is_missing(codes)
         complete = ~missing.any(axis=1)
         if complete.any():
             rows = codes[complete]
@@ -224,8 +224,11 @@ class BayesNetModel(JointScoring, StoredModel):
                [0.25, 0.25]])
         """
         codes = np.asarray(codes)
-        missing = {int(v) for v in np.flatnonzero(codes[0] < 0)}
-        if any(np.any((codes[:, v] < 0) != (v in missing)) for v in range(self.n_features)):
+        missing = {int(v) for v in np.flatnonzero(missing_values.is_missing(codes[0]))}
+        if any(
+            np.any(missing_values.is_missing(codes[:, v]) != (v in missing))
+            for v in range(self.n_features)
+        ):
             raise ValueError("marginals: the rows must miss the same features")
         scopes = [tuple(v for v in (*pa, j) if v in missing) for j, pa in enumerate(self.parents)]
         widest = max(

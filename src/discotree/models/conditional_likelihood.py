@@ -33,8 +33,10 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 from scipy.special import softmax
 
+from .. import missing_values
 from ..kernels.counts import class_totals
 from ..kernels.family_joint import family_cll_gradient
+from ..numerics import GAIN_RTOL
 from .bayes_net import BayesNetModel
 
 __all__ = ["conditional_log_likelihood", "fit_conditional_likelihood"]
@@ -75,7 +77,7 @@ class _Families:
             missing = np.zeros(len(codes), dtype=bool)
             for v in (*pa, j):
                 column = np.asarray(codes[:, v], dtype=np.intp)
-                missing |= column < 0
+                missing |= missing_values.is_missing(column)
                 index = index * int(model.n_categories[v]) + np.maximum(column, 0)
             base[:, j] = np.where(missing, -1, node_offsets[j] + index)
         self.base = base
@@ -232,7 +234,7 @@ def fit_conditional_likelihood(
             value, _ = _objective(
                 flat, layout, test_families, class_index[test], weights[test], n_classes
             )
-            if value < record["best"] - 1e-12:
+            if value < record["best"] - GAIN_RTOL:
                 record["best"], record["iteration"] = value, record["count"]
 
         start = np.concatenate(

@@ -34,6 +34,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
+from .. import missing_values
+from ..numerics import normalise_log
 from ..stored_classes import stored
 from ..threads import map_on_cores
 from ..transformers.mdl import sampled_mdl_partition
@@ -155,7 +157,7 @@ class KDBEnsembleModel(StoredModel):
         def posterior(pair: tuple[list[NDArray[np.intp] | None], KDependenceModel]):
             maps, member = pair
             joint = member.log_likelihood(apply_maps(codes, maps)) + self.class_log_prior
-            return joint - logsumexp(joint, axis=1, keepdims=True)
+            return normalise_log(joint)
 
         return map_on_cores(posterior, list(zip(self.maps, self.members, strict=True)))
 
@@ -180,7 +182,7 @@ class KDBEnsembleModel(StoredModel):
     ) -> NDArray[np.float64]:
         """A logistic member's log posterior with the class prior for the rows whose
         features are all missing (every feature summed out)."""
-        blank = np.all(np.asarray(codes) < 0, axis=1)
+        blank = np.all(missing_values.is_missing(codes), axis=1)
         if blank.any():
             log_posterior = log_posterior.copy()
             log_posterior[blank] = self.class_log_prior
@@ -218,7 +220,7 @@ def pooled_log_posterior(
     if pooling == "linear":
         return np.logaddexp(log_p + np.log1p(-weight), log_q + np.log(weight))
     joint = (1.0 - weight) * log_p + weight * log_q
-    return joint - logsumexp(joint, axis=1, keepdims=True)
+    return normalise_log(joint)
 
 
 # ------------------------------------------------ checks of a loaded model

@@ -36,6 +36,7 @@ from ..kernels.kde import (
     locate_batch,
     self_contribution,
 )
+from ..numerics import CONSTANT_RTOL
 
 __all__ = ["PairwiseKernelDensities"]
 
@@ -115,7 +116,7 @@ class PairwiseKernelDensities:
                 mean = relative @ values[rows] / relative.sum()
                 centred = (values[rows] - mean) ** 2
                 sd = np.sqrt(np.maximum(relative @ centred / relative.sum(), 0.0))
-                sd[sd <= 1e-12] = 1.0
+                sd[sd <= CONSTANT_RTOL] = 1.0
                 h1[c] = sd * bandwidth_factor(total, 1, bandwidth)
                 h2[c] = sd * bandwidth_factor(total, 2, bandwidth)
             else:

@@ -53,6 +53,8 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp, softmax
 
+from .. import missing_values
+from ..numerics import ROOT_RTOL, log_shares
 from ..stored_classes import stored
 from .discrete_forest import DiscreteForestModel
 from .exponential_tree import TreeExponentialFamily
@@ -104,7 +106,7 @@ def empirical_error_exponent(
     r = np.asarray(log_ratio, dtype=np.float64)
     w = np.ones(len(r)) if sample_weight is None else np.asarray(sample_weight, np.float64)
     keep = w > 0
-    r, log_w = r[keep], np.log(w[keep] / w[keep].sum())
+    r, log_w = r[keep], log_shares(w[keep])
     if len(r) == 0 or not np.all(np.isfinite(r)):
         raise ValueError("the log ratios must be finite, with at least one positive weight.")
 
@@ -121,7 +123,7 @@ def empirical_error_exponent(
     hi = 1.0
     while slope(hi) < 0:
         hi *= 2.0
-    lam = brentq(slope, 0.0, hi, xtol=1e-12 * hi)
+    lam = brentq(slope, 0.0, hi, xtol=ROOT_RTOL * hi)
     return float(-logsumexp(log_w + lam * r)), float(lam)
 
 
@@ -275,7 +277,7 @@ def lgmht_altmax(
         w = np.asarray(w, dtype=np.float64)
         if len(w) == 0 or w.sum() <= 0:
             raise ValueError("each class needs at least one complete training sample.")
-        log_weights.append(np.log(w / w.sum()))
+        log_weights.append(log_shares(w))
     current = [np.asarray(t, dtype=np.float64).copy() for t in theta]
     state = _pair_state(families, features, log_weights, current)
     result = AltmaxResult([t.copy() for t in current], [{**state, "half_step_bounds": None}])
@@ -340,7 +342,7 @@ def altmax_forest_model(
     """
     codes = np.asarray(codes, dtype=np.intp)
     weights = np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight)
-    complete = (codes >= 0).all(axis=1)
+    complete = missing_values.complete_rows(codes)
     n_left_out = int((~complete).sum())
     if n_left_out:
         warnings.warn(

@@ -57,6 +57,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
+from .. import missing_values
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.family_tables import observed_prefix_lengths
 from ..stats.hierarchical import hierarchical_forest_tables
@@ -328,7 +329,7 @@ class DrawnKDependenceModel(KDependenceModel):
         if root is None:
             root = np.full(r, 1.0 / r)
         values = codes[:, node]
-        seen = values >= 0
+        seen = missing_values.observed(values)
         usable = observed_prefix_lengths(codes, ranked)
         configuration = np.zeros(len(codes), dtype=np.int64)
         ids, valid = [], []

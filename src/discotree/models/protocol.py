@@ -19,8 +19,8 @@ and declares what those scores are in ``score_kind``:
     composite scores of eq. 32 (the discriminative tree with more than two classes),
     boosted ensembles (eq. 26-27), SVM margins. No ``predict_joint_log_proba``.
 
-The estimators' bases normalise once (:func:`log_normalise`, after the estimator's
-calibration scale), so every ``predict*`` method is defined once, in the bases
+The estimators' bases normalise once (:func:`discotree.numerics.normalise_log`, after
+the estimator's calibration scale), so every ``predict*`` method is defined once, in the bases
 (:mod:`discotree.classifiers._prediction`); the alpha cross-validation and the
 engines call ``class_scores`` of whatever model a learner gives them.
 
@@ -43,14 +43,12 @@ from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp
 
 __all__ = [
     "SCORE_KINDS",
     "JointScoring",
     "ScoringModel",
     "check_score_kind",
-    "log_normalise",
 ]
 
 #: What a model's ``class_scores`` are (see the module notes).
@@ -107,15 +105,3 @@ def check_score_kind(kind: str) -> str:
     if kind not in SCORE_KINDS:
         raise ValueError(f"score_kind must be one of {SCORE_KINDS}, got {kind!r}.")
     return kind
-
-
-def log_normalise(scores: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``scores - logsumexp(scores)`` per row: the log softmax, the one normalisation
-    of every kind of scores into log posteriors.
-
-    Examples
-    --------
-    >>> np.exp(log_normalise(np.array([[0.0, np.log(3.0)]])))
-    array([[0.25, 0.75]])
-    """
-    return scores - logsumexp(scores, axis=1, keepdims=True)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..kernels.counts import (
     DENSE_IDS,
     DENSE_IDS_PER_ROW,
@@ -231,7 +232,7 @@ def observed_prefix_lengths(
     length = np.zeros(len(codes), dtype=np.intp)
     still = np.ones(len(codes), dtype=bool)
     for parent in ranked:
-        still &= codes[:, parent] >= 0
+        still &= missing_values.observed(codes[:, parent])
         length += still
     return length
 

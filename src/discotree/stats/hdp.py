@@ -39,8 +39,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..kernels.counts import configuration_ids
 from ..kernels.crp import crp_tables
+from ..numerics import ZERO_TOL
 from .family_tables import SparseFamilyTable, observed_prefix_lengths
 
 #: The largest total weight (customers) the sampler seats for one node: it draws one
@@ -228,7 +230,7 @@ def hdp_estimate(
             s = rng.random(len(n_j)) < n_j / (n_j + c[g])
             shape = prior[0] + np.bincount(g, tables[used].sum(axis=1) - s, n_groups)
             rate = prior[1] - np.bincount(g, np.log(w), n_groups)
-            c = np.maximum(rng.gamma(np.maximum(shape, 1e-12), 1.0 / rate), 1e-6)
+            c = np.maximum(rng.gamma(np.maximum(shape, ZERO_TOL), 1.0 / rate), 1e-6)
         if sweep < burn_in:
             continue
         kept += 1
@@ -301,7 +303,7 @@ def context_tree(
     w = np.asarray(weights, dtype=np.float64)
     check_customer_weights(w)
     values = codes[:, node]
-    rows = np.flatnonzero((values >= 0) & (w > 0))
+    rows = np.flatnonzero(missing_values.observed(values) & (w > 0))
     depth = observed_prefix_lengths(codes[rows], ranked)
     r = int(n_categories[node])
     parent, level, observed, keys = [np.array([-1])], [np.array([0])], [np.zeros((1, r))], []

@@ -31,9 +31,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import argmax_with_ties
+from .. import missing_values
 from ..kernels.hierarchical_terms import hierarchical_level_terms
 from ..kernels.sparse_families import backoff_scores, sparse_cell_lookup
+from ..numerics import argmax_with_ties
 from .family_tables import SparseFamilyTable, observed_prefix_lengths
 
 __all__ = [
@@ -98,7 +99,7 @@ def level_counts(
     table summed over the classes."""
     node = tables[0].node
     values = codes[:, node]
-    seen = values >= 0
+    seen = missing_values.observed(values)
     observed = observed_prefix_lengths(codes, ranked[:upto])
     n_classes = tables[0].n_classes
     counts, totals, counted = [], [], []

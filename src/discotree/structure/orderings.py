@@ -23,17 +23,19 @@ kin to these functions.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import xlogy
 
-from ..fitting import classification_rate
+from .. import missing_values
 from ..kernels.counts import (
     class_configuration_counts,
     configuration_masses,
     present_configurations,
 )
+from ..numerics import GAIN_RTOL, classification_rate
 
 __all__ = ["ORDERINGS", "mmi_order", "ocr_order", "omi_order", "omisp_order"]
 
@@ -52,7 +54,7 @@ def _combine(ids: NDArray[np.intp], column: NDArray[np.integer], size: int) -> N
     return np.unique(joint, return_inverse=True)[1].astype(np.intp)
 
 
-def _first_best(values: NDArray[np.float64], tol: float = 1e-12) -> int:
+def _first_best(values: NDArray[np.float64], tol: float = GAIN_RTOL) -> int:
     """Index of the first value within ``tol`` of the largest: ties (up to rounding,
     which differs between equivalent ways of computing an information) go to the
     earliest candidate."""
@@ -122,7 +124,7 @@ def _available_case_terms(ids, column, class_index, weights, n_classes) -> tuple
     """``(I(C; X | B), I(C; B))`` on the rows where ``column`` (X) is observed, every
     row given being one where B (configuration ``ids``) is observed: the two terms of
     ``I(C; X, B)`` from one set of rows (available-case analysis)."""
-    seen = column >= 0
+    seen = missing_values.observed(column)
     w = weights[seen]
     total = float(w.sum())
     if total <= 0:
@@ -182,7 +184,7 @@ def omi_order(
     of Figs. 7-8."""
     sign = -1.0 if minimize else 1.0
     n = codes.shape[1]
-    if (codes < 0).any():
+    if missing_values.has_missing(codes):
         return _omi_available_case(codes, class_index, weights, n_classes, sign)
     zero = np.zeros(len(codes), dtype=np.intp)
     single = _class_informations(codes, class_index, weights, n_classes, n_categories)
@@ -214,10 +216,10 @@ def _first_pair(pair_values, single, sign) -> list[int]:
     best, pair = -np.inf, (0, 1)
     for i in range(n):
         for j in range(i + 1, n):
-            if sign * pair_values[i, j] > best + 1e-12:
+            if sign * pair_values[i, j] > best + GAIN_RTOL:
                 best, pair = sign * pair_values[i, j], (i, j)
     i, j = pair
-    return [i, j] if sign * single[i] >= sign * single[j] - 1e-12 else [j, i]
+    return [i, j] if sign * single[i] >= sign * single[j] - GAIN_RTOL else [j, i]
 
 
 def _omi_available_case(codes, class_index, weights, n_classes, sign) -> list[int]:
@@ -230,7 +232,7 @@ def _omi_available_case(codes, class_index, weights, n_classes, sign) -> list[in
         return [0]
     pair_values = np.empty((n, n))
     for i in range(n - 1):
-        rows = codes[:, i] >= 0
+        rows: NDArray[Any] = missing_values.observed(codes[:, i])
         for j in range(i + 1, n):
             given, joint = _available_case_terms(
                 codes[rows, i], codes[rows, j], class_index[rows], weights[rows], n_classes
@@ -238,7 +240,7 @@ def _omi_available_case(codes, class_index, weights, n_classes, sign) -> list[in
             pair_values[i, j] = given + joint  # I(C; X_i, X_j) on the rows of both
     order = _first_pair(pair_values, single, sign)
     rest = [v for v in range(n) if v not in order]
-    rows = np.flatnonzero((codes[:, order] >= 0).all(axis=1))
+    rows = np.flatnonzero(missing_values.complete_rows(codes, order))
     first, second = (codes[rows, v].astype(np.intp) for v in order)
     ids = _compress(first * (int(codes[:, order[1]].max()) + 1) + second)
     while rest:
@@ -248,7 +250,7 @@ def _omi_available_case(codes, class_index, weights, n_classes, sign) -> list[in
         chosen = rest[_first_best(sign * values)]
         order.append(chosen)
         rest.remove(chosen)
-        seen = codes[rows, chosen] >= 0
+        seen = missing_values.observed(codes[rows, chosen])
         rows = rows[seen]
         width = int(codes[:, chosen].max()) + 1
         ids = _compress(ids[seen] * width + codes[rows, chosen].astype(np.intp))
@@ -306,7 +308,7 @@ def omisp_order(codes, class_index, weights, n_classes, n_categories, pair_stats
     maximises I(C; X) (Section 5.1, heuristic 2)."""
     n = codes.shape[1]
     zero = np.zeros(len(codes), dtype=np.intp)
-    missing = bool((codes < 0).any())
+    missing = missing_values.has_missing(codes)
     if missing:
         single = _available_conditionals(zero, codes, range(n), class_index, weights, n_classes)
     else:
@@ -317,7 +319,7 @@ def omisp_order(codes, class_index, weights, n_classes, n_categories, pair_stats
         last = order[-1]
         rest = [v for v in range(n) if v not in order]
         if missing:  # I(C; X | X') on the rows where both are observed
-            rows = codes[:, last] >= 0
+            rows = missing_values.observed(codes[:, last])
             values = _available_conditionals(
                 codes[rows, last], codes[rows], rest, class_index[rows], weights[rows], n_classes
             )
@@ -351,7 +353,7 @@ def ocr_order(codes, class_index, weights, n_classes, n_categories, pair_stats=N
     while rest:
         rates = []
         for v in rest:
-            seen = codes[rows, v] >= 0  # all True without missing values
+            seen = missing_values.observed(codes[rows, v])  # all True without missing values
             combined = _combine(ids[seen], codes[rows[seen], v], n_categories[v])
             rates.append(
                 _saturated_rate(combined, class_index[rows[seen]], weights[rows[seen]], n_classes)
@@ -359,7 +361,7 @@ def ocr_order(codes, class_index, weights, n_classes, n_categories, pair_stats=N
         chosen = rest[int(np.argmax(rates))]
         order.append(chosen)
         rest.remove(chosen)
-        seen = codes[rows, chosen] >= 0
+        seen = missing_values.observed(codes[rows, chosen])
         rows = rows[seen]
         ids = _combine(ids[seen], codes[rows, chosen], n_categories[chosen])
     return order

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from .. import missing_values
 from ..fitting import FitContractMixin
 from ..kernels.encode import encode_bins, encode_bins_padded
 from ..kernels.quantiles import weighted_quantiles
@@ -327,7 +328,7 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         codes = self.bin_codes(X)
-        return np.where(codes < 0, np.nan, codes.astype(np.float64))
+        return np.where(missing_values.is_missing(codes), np.nan, codes.astype(np.float64))
 
     def bin_codes(self, X: NDArray, out: NDArray | None = None, columns=None) -> NDArray:
         """The bins of the (already validated, numeric) ``X`` as integer codes, -1 for
