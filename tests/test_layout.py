@@ -49,6 +49,7 @@ TESTED_IN: dict[str, tuple[str, ...]] = {
     "learners/ensemble.py": ("classifiers/test_ensemble.py",),
     "learners/discriminative_tree.py": ("learners/test_registry.py",),
     "learners/generative.py": ("learners/test_registry.py",),
+    "learners/options.py": ("test_options.py",),
     "model_file.py": ("io/test_model_file_checks.py",),
     "models/bayes_net.py": ("classifiers/test_ktree.py",),
     "models/boosted_ensemble.py": ("classifiers/test_boosting.py",),

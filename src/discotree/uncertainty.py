@@ -162,7 +162,7 @@ def posterior_uncertainty(
     seed = int(check_random_state(random_state).randint(2**31))
     chunk = max(1, int(DRAW_BYTES // per_row))  # rows whose draws are held at once
     parts = [
-        _draw_summaries(model, codes[start : start + chunk], counts, epsilon, n_draws, seed)
+        _draw_summaries(model, codes[start : start + chunk], counts, epsilon, n_draws, seed=seed)
         for start in range(0, n_rows, chunk)
     ]
     tail = (1 - float(interval)) / 2
@@ -180,6 +180,7 @@ def _draw_summaries(
     counts: NDArray[np.float64],
     epsilon: float,
     n_draws: int,
+    *,
     seed: int,
 ) -> Bunch:
     """The draws of ``codes``' class probabilities and their entropy decomposition and

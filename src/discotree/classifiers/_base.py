@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 from abc import abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,6 +18,7 @@ from ..engine_registry import engine_function
 from ..fitting import FitContractMixin, available_if_explained
 from ..importance import SummedOutImportanceMixin
 from ..kernels.counts import class_totals, features_with_missing, pairwise_counts_bytes
+from ..learners.options import Constraint, LearnerOptions, SmoothingOptions
 from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
 from ..migrations import upgrade
 from ..models.bayes_net import BayesNetModel
@@ -124,8 +127,38 @@ class DiscreteForestClassifierBase(
         (:mod:`discotree.learners.registry`), or None when they need the rows."""
         return None
 
-    def _learner_options(self) -> dict[str, Any]:
-        """The learner's own settings from the estimator's parameters."""
+    #: The options class of the estimator's learners (:mod:`discotree.learners.options`):
+    #: its fields are parameters of the estimator of the same name.
+    _options_class: type[LearnerOptions] = SmoothingOptions
+
+    def _learner_options(self, **inputs: Any) -> LearnerOptions:
+        """The learner's options: every field that is a parameter of the estimator, by
+        name, then those derived from the parameters (:meth:`_derived_options`) and the
+        fit's ``inputs`` (pair tables counted already, a structure searched before)."""
+        params = self.get_params(deep=False)
+        kind = self._options_class
+        given = {name: params[name] for name in kind.estimator_fields() if name in params}
+        return kind(**{**given, **self._derived_options(), **inputs})
+
+    #: The constraints of the parameters that are no options of the learner, by name.
+    _parameter_checks: tuple[tuple[str, Constraint], ...] = ()
+
+    def _check_table(self) -> None:
+        """Check every parameter against its constraint in the table: the fields of
+        :attr:`_options_class` (:meth:`LearnerOptions.check_parameters`), then
+        :attr:`_parameter_checks`; the message names the parameter, the allowed values
+        and the value given."""
+        name, params = type(self).__name__, self.get_params(deep=False)
+        self._options_class.check_parameters(name, params)
+        for param, constraint in self._parameter_checks:
+            constraint(name, param, params[param])
+
+    def _derived_options(self) -> dict[str, Any]:
+        """The options computed from the parameters: the HDP sampler's seed from
+        ``random_state`` with ``smoothing="hdp"`` (drawn only then, so the other
+        smoothings consume nothing of a ``RandomState``)."""
+        if self.get_params(deep=False).get("smoothing") == "hdp":
+            return {"hdp_seed": integer_seed(self.random_state)}
         return {}
 
     def _rows_needed(self) -> str:
@@ -204,8 +237,18 @@ class DiscreteForestClassifierBase(
         spec = LearnerSpec(name, "auto", epsilon, prior, self._learner_options())
         return get_learner(name).model_for(spec, grid)
 
+    #: The rules across the parameters, checked after the table (:meth:`_check_rules`).
+    _rules: tuple[Rule, ...] = ()
+
     def _check_params(self) -> None:
-        """Validate the subclass's own parameters (none by default)."""
+        """Validate the subclass's own parameters: the table, then the rules."""
+        self._check_table()
+        self._check_rules()
+
+    def _check_rules(self) -> None:
+        """Raise the message of the first broken rule of :attr:`_rules`."""
+        for rule in self._rules:
+            rule.check(self)
 
     def _check_distribution(self) -> None:
         """For estimators with a ``distribution`` parameter (and ``var_smoothing``)."""
@@ -359,7 +402,7 @@ class DiscreteForestClassifierBase(
             weights,
             self.n_categories_,
             len(self.classes_),
-            self._alpha_model_for(self._epsilon, prior, grid),
+            model_for=self._alpha_model_for(self._epsilon, prior, grid),
             grid=grid,
             total=self.__dict__.get("_counted"),
             pairs=pairs,
@@ -631,6 +674,30 @@ FOREST_SMOOTHINGS = ("dirichlet", "hierarchical", "hdp")
 BACKOFF_SMOOTHINGS = ("hierarchical", "hdp")
 
 
+@dataclass(frozen=True)
+class Rule:
+    """A rule across an estimator's parameters (checked after its table of checks):
+    ``broken(estimator)`` and the message, formatted with the parameters.
+
+    Examples
+    --------
+    >>> from discotree import TANClassifier
+    >>> rule = Rule(lambda e: e.n_edges is not None and e.k != 1, "n_edges needs k=1, not {k}.")
+    >>> rule.check(TANClassifier(k=2, n_edges=3))
+    Traceback (most recent call last):
+    ...
+    ValueError: TANClassifier: n_edges needs k=1, not 2.
+    """
+
+    broken: Callable[[Any], bool]
+    message: str
+
+    def check(self, estimator: Any) -> None:
+        if self.broken(estimator):
+            params = estimator.get_params(deep=False)
+            raise ValueError(f"{type(estimator).__name__}: {self.message.format(**params)}")
+
+
 def check_forest_smoothing(estimator: Any) -> None:
     """Refuse a ``smoothing`` the forest estimators do not know, hierarchical and HDP
     smoothing of Gaussian models and without a positive pseudo-count for the
@@ -651,13 +718,3 @@ def check_forest_smoothing(estimator: Any) -> None:
             f"{name}: smoothing={smoothing!r} needs alpha > 0 or 'auto' (it smooths the "
             f"features' marginals), got {alpha!r}."
         )
-
-
-def smoothing_options(estimator: Any) -> dict[str, Any]:
-    """The learner options of an estimator's ``smoothing``: with ``"hdp"``, the
-    sampler's seed from its ``random_state`` too (drawn only then, so the other
-    smoothings consume nothing of a ``RandomState``)."""
-    options: dict[str, Any] = {"smoothing": estimator.smoothing}
-    if estimator.smoothing == "hdp":
-        options["hdp_seed"] = integer_seed(estimator.random_state)
-    return options

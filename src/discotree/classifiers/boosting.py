@@ -12,12 +12,12 @@ from ..config import check_memory, warn_many_pairs
 from ..engine_registry import engine_function
 from ..kernels.counts import class_totals
 from ..learners.boosting import (
-    BASE_LEARNERS,
     BoostingSpec,
     ensemble_attributes,
     line_search_alpha,
 )
 from ..learners.discriminative_tree import binary_tasks
+from ..learners.options import RANDOM_STATE, BoostingOptions, Constraint, one_of
 from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
 from ..migrations import legacy_attribute
 from ..models.boosted_ensemble import BoostedEnsemble
@@ -33,12 +33,16 @@ from ..stats.folds import content_folds
 from ..stored_classes import stored
 from ..validation import (
     check_is_fitted,
-    check_random_state_param,
     integer_seed,
     is_count,
     take_rows,
 )
-from ._base import CalibrationStateMixin, DiscreteForestClassifierBase, check_forest_smoothing
+from ._base import (
+    CalibrationStateMixin,
+    DiscreteForestClassifierBase,
+    Rule,
+    check_forest_smoothing,
+)
 
 __all__ = ["BoostedGraphicalModelClassifier", "final_scale_losses", "line_search_alpha"]
 
@@ -255,15 +259,16 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
     """
 
     _SCORE_KIND = "margin"
+    _options_class = BoostingOptions  # (its learner's spec: boosting_spec)
 
     def __init__(
         self,
         base: str = "dt",
+        *,
         algorithm: str = "real",
         n_estimators: int = 10,
         n_estimators_cv: int | None = None,
         multiclass: str = "pairwise",
-        *,
         init: str = "prior",
         random_state: int | np.random.RandomState | None = 0,
         alpha: float = 1.0,
@@ -286,46 +291,41 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         self.random_state = random_state
         self.init = init
 
+    _parameter_checks = (
+        ("calibration", one_of(_CALIBRATION, f"one of {sorted(_CALIBRATION)}")),
+        ("n_estimators_cv", Constraint(lambda v: v is None or is_count(v, 2), "an integer >= 2")),
+        ("random_state", RANDOM_STATE),
+    )
+    _rules = (
+        Rule(
+            lambda e: e.n_estimators > _MAX_COUNT,
+            "n_estimators must be at most 2**63 - 1, got {n_estimators!r}.",
+        ),
+        Rule(
+            lambda e: e.n_estimators_cv is not None and e.n_estimators_cv > _MAX_COUNT,
+            "n_estimators_cv must be at most 2**63 - 1, got {n_estimators_cv!r}.",
+        ),
+        Rule(
+            lambda e: e.smoothing == "hdp",
+            "smoothing='hdp' seats whole rows as the sampler's customers, and boosting "
+            "reweights the rows every round (fractional weights); use "
+            "smoothing='hierarchical'.",
+        ),
+        Rule(
+            lambda e: e.base == "dt" and e._alpha != "auto" and not e._alpha > 0,
+            "alpha must be > 0 for base='dt' (got {alpha}).",
+        ),
+    )
+
     def _check_params(self) -> None:
-        name = type(self).__name__
-        for param, allowed in (
-            ("init", ("prior", "zero")),
-            ("base", BASE_LEARNERS),
-            ("algorithm", _ALGORITHMS),
-            ("multiclass", _MULTICLASS),
-            ("calibration", _CALIBRATION),
-        ):
-            if getattr(self, param) not in allowed:
-                raise ValueError(
-                    f"{name}: {param} must be one of {sorted(allowed)}, "
-                    f"got {getattr(self, param)!r}."
-                )
-        for param in ("n_estimators", "n_estimators_cv"):
-            value = getattr(self, param)
-            if param == "n_estimators_cv" and value is None:
-                continue
-            low = 1 if param == "n_estimators" else 2
-            if not is_count(value, low):
-                raise ValueError(f"{name}: {param} must be an integer >= {low}, got {value!r}.")
-            if value > _MAX_COUNT:
-                raise ValueError(f"{name}: {param} must be at most 2**63 - 1, got {value!r}.")
+        self._check_table()
+        self._check_rules()
         if self.n_estimators_cv is not None:  # n_estimators_cv_errors_: one per round
-            check_memory(
-                8.0 * self.n_estimators,
-                f"n_estimators={self.n_estimators!r} (n_estimators_cv_errors_, one float "
-                "per round)",
-                name,
+            what = (
+                f"n_estimators={self.n_estimators!r} (n_estimators_cv_errors_, one float per round)"
             )
-        check_random_state_param(self.random_state, name)
-        if self.smoothing == "hdp":
-            raise ValueError(
-                f"{name}: smoothing='hdp' seats whole rows as the sampler's customers, and "
-                "boosting reweights the rows every round (fractional weights); use "
-                "smoothing='hierarchical'."
-            )
+            check_memory(8.0 * self.n_estimators, what, type(self).__name__)
         check_forest_smoothing(self)
-        if self.base == "dt" and self._alpha != "auto" and not self._alpha > 0:
-            raise ValueError(f"{name}: alpha must be > 0 for base='dt' (got {self.alpha}).")
 
     def _supports_auto_alpha(self) -> bool:
         return True

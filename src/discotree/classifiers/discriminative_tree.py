@@ -15,6 +15,7 @@ from ..learners.discriminative_tree import (
     pair_model,
     two_class,
 )
+from ..learners.options import RANDOM_STATE, DiscriminativeTreeOptions, one_of
 from ..learners.registry import Counts, LearnerSpec, Rows, get_learner
 from ..migrations import legacy_attribute
 from ..models.forest_pairs import STRUCTURE_ALPHA, composite_scores
@@ -24,19 +25,16 @@ from ..stats.folds import content_folds, fold_splits
 from ..stored_classes import stored
 from ..validation import (
     check_is_fitted,
-    check_random_state_param,
     check_table,
     integer_seed,
-    is_count,
-    is_real,
     take_rows,
 )
 from ._base import (
     BACKOFF_SMOOTHINGS,
     CalibrationStateMixin,
     DiscreteForestClassifierBase,
+    Rule,
     check_forest_smoothing,
-    smoothing_options,
 )
 from ._incremental import IncrementalFitMixin
 
@@ -250,10 +248,10 @@ class DiscriminativeTreeClassifier(
     def __init__(
         self,
         n_edges: int | str | None = None,
+        *,
         edge_cost: float | NDArray[np.float64] = 0.0,
         distribution: str = "discrete",
         multiclass: str = "pairwise",
-        *,
         var_smoothing: float = 0.0,
         cost_accounting: str = "per-forest",
         parameters: str = "projection",
@@ -282,60 +280,34 @@ class DiscriminativeTreeClassifier(
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fitting
+    _parameter_checks = (
+        ("random_state", RANDOM_STATE),
+        ("parameters", one_of(_PARAMETERS)),
+        ("calibration", one_of(_CALIBRATION)),
+    )
+    _rules = (
+        Rule(
+            lambda e: e.parameters == "altmax" and e.distribution != "discrete",
+            "parameters='altmax' is defined for distribution='discrete' only (indicator "
+            "features of a finite family).",
+        ),
+        Rule(
+            lambda e: e.smoothing in BACKOFF_SMOOTHINGS and e.parameters == "altmax",
+            "smoothing={smoothing!r} smooths the projections' tables, which "
+            "parameters='altmax' replaces; use one or the other.",
+        ),
+        Rule(
+            lambda e: e.distribution == "discrete" and e._alpha != "auto" and not e._alpha > 0,
+            "alpha must be > 0 (got {alpha}); the weights of eq. 21 are infinite when a cell "
+            "is empty in one class only.",
+        ),
+    )
+
     def _check_params(self) -> None:
-        name = type(self).__name__
         self._check_distribution()
-        check_random_state_param(self.random_state, name)
-        if self.multiclass not in _MULTICLASS:
-            raise ValueError(
-                f"{name}: multiclass must be one of {_MULTICLASS}, got {self.multiclass!r}."
-            )
-        if self.cost_accounting not in ("per-forest", "union"):
-            raise ValueError(
-                f"{name}: cost_accounting must be 'per-forest' or 'union', "
-                f"got {self.cost_accounting!r}."
-            )
-        cost = self.edge_cost  # numbers only: no None, no strings (nor arrays of them)
-        raw = None if cost is None or isinstance(cost, str | bytes) else np.asarray(cost)
-        numeric = raw is not None and (
-            raw.dtype.kind in "iuf" or (raw.dtype.kind == "O" and all(is_real(v) for v in raw.flat))
-        )
-        if not numeric:
-            raise ValueError(
-                f"{name}: edge_cost must be a non-negative number or an (n_features, "
-                f"n_features) matrix of them, got {self.edge_cost!r}."
-            )
-        if self.parameters not in _PARAMETERS:
-            raise ValueError(
-                f"{name}: parameters must be one of {_PARAMETERS}, got {self.parameters!r}."
-            )
-        if self.calibration not in _CALIBRATION:
-            raise ValueError(
-                f"{name}: calibration must be one of {_CALIBRATION}, got {self.calibration!r}."
-            )
-        if self.parameters == "altmax" and self.distribution != "discrete":
-            raise ValueError(
-                f"{name}: parameters='altmax' is defined for distribution='discrete' only "
-                "(indicator features of a finite family)."
-            )
+        self._check_table()
         check_forest_smoothing(self)
-        if self.smoothing in BACKOFF_SMOOTHINGS and self.parameters == "altmax":
-            raise ValueError(
-                f"{name}: smoothing={self.smoothing!r} smooths the projections' tables, which "
-                "parameters='altmax' replaces; use one or the other."
-            )
-        if not is_count(self.max_alternations, 1):
-            raise ValueError(
-                f"{name}: max_alternations must be an integer >= 1, got {self.max_alternations!r}."
-            )
-        k = self.n_edges
-        if not (k is None or (isinstance(k, str) and k == "cv") or is_count(k)):
-            raise ValueError(f"{name}: n_edges must be None, 'cv' or an integer >= 0, got {k!r}.")
-        if self.distribution == "discrete" and self._alpha != "auto" and not self._alpha > 0:
-            raise ValueError(
-                f"{name}: alpha must be > 0 (got {self.alpha}); the weights of eq. 21 are "
-                "infinite when a cell is empty in one class only."
-            )
+        self._check_rules()
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> DiscriminativeTreeClassifier:
         """Fit the forests; with ``n_edges="cv"`` first choose k by cross-validation.
@@ -454,11 +426,7 @@ class DiscriminativeTreeClassifier(
             spec = replace(
                 self._spec(),
                 learner="discriminative-tree-altmax",
-                options={
-                    **self._learner_options(),
-                    "max_alternations": self.max_alternations,
-                    "pairs": stats,
-                },
+                options=self._learner_options(pairs=stats),
             )
             return self._assign(get_learner(spec.learner).fit(rows, spec))
         return self._learn(Counts(self.n_categories_, self.class_count_, stats))
@@ -466,15 +434,14 @@ class DiscriminativeTreeClassifier(
     def _count_learner(self) -> str:
         return "discriminative-tree"
 
-    def _learner_options(self) -> dict[str, Any]:
+    _options_class = DiscriminativeTreeOptions
+
+    def _derived_options(self) -> dict[str, Any]:
         return {
-            "multiclass": self.multiclass,
-            "n_edges": self.__dict__.get("n_edges_"),
-            "edge_cost": self.edge_cost,
-            "cost_accounting": self.cost_accounting,
+            **super()._derived_options(),
+            "n_edges": self.__dict__.get("n_edges_"),  # (the number chosen)
             "structure_alpha": self._structure_alpha(),
             "classes": self.__dict__.get("classes_"),
-            **smoothing_options(self),
         }
 
     def _tasks(self, n_classes: int, warn: bool = False) -> list[tuple[int, int]]:
@@ -529,7 +496,7 @@ class DiscriminativeTreeClassifier(
         (the final fit learns its forests at ``STRUCTURE_ALPHA`` too). Relearning the
         structure for every (fold, alpha) is measured in
         ``benchmarks/bench_smoothing.py`` ("dt auto relearnt")."""
-        options = {**self._learner_options(), "structure_alpha": structure_alpha}
+        options = self._learner_options(structure_alpha=structure_alpha)
         spec = LearnerSpec("discriminative-tree", "auto", epsilon, prior, options)
         return get_learner(spec.learner).model_for(spec, grid)
 

@@ -47,7 +47,7 @@ class KernelNaiveBayesClassifier(KernelDensityBase):
     """
 
     def __init__(
-        self, bandwidth="silverman", density_floor=1e-3, kde="auto", grid_size=(1024, 128)
+        self, bandwidth="silverman", *, density_floor=1e-3, kde="auto", grid_size=(1024, 128)
     ) -> None:
         self.bandwidth = bandwidth
         self.density_floor = density_floor

@@ -158,6 +158,7 @@ def ranked_pairs_from_sums(
     n_classes: int,
     request: PairRequest,
     n_pairs: int,
+    *,
     significance: float | None,
 ) -> NDArray[np.intp]:
     """:func:`~discotree.learners.logistic.ranked_pairs` from the sums of ``request``
@@ -384,6 +385,7 @@ def fit_logistic_in_passes(
     layout: InputLayout,
     total: float,
     C: float,
+    *,
     tolerance: float | None = None,
 ) -> LogisticModel:
     """The weighted multinomial logistic model of the rows ``mask`` of ``source``

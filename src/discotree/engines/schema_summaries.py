@@ -156,6 +156,7 @@ def schema_from_summary(
     max_categories: int,
     discretizer: Any,
     owner: str,
+    *,
     default_bins: int = 5,
 ) -> StatisticsSchema:
     """The schema of the whole data from the merged summary of its parts

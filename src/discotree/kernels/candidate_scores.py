@@ -227,6 +227,7 @@ def pair_table_rows(
     second: NDArray[np.intp],
     starts: NDArray[np.intp],
     r_second: NDArray[np.intp],
+    *,
     node: int,
     r_node: int,
     past: int,
@@ -244,7 +245,8 @@ def pair_table_rows(
     >>> import numpy as np
     >>> codes = np.array([[0, 1], [1, -1], [1, 0]])  # 3 attributes, 2 samples
     >>> pair_table_rows(codes, np.array([0]), np.array([1]), np.array([0]),
-    ...                 np.array([2]), 2, 2, 8, np.array([0]), np.array([0, 1]))
+    ...                 np.array([2]), node=2, r_node=2, past=8, live=np.array([0]),
+    ...                 rows=np.array([0, 1]))
     array([[3, 8]])
     """
     out = np.empty((len(live), len(rows)), dtype=np.intp)
@@ -290,6 +292,7 @@ def single_table_rows(
     offsets: NDArray[np.intp],
     node: int,
     r_node: int,
+    *,
     past: int,
     rows: NDArray[np.intp],
 ) -> NDArray[np.intp]:
@@ -302,8 +305,8 @@ def single_table_rows(
     --------
     >>> import numpy as np
     >>> codes = np.array([[0, 1], [1, -1], [1, 0]])  # 3 attributes, 2 samples
-    >>> single_table_rows(codes, np.array([0, 1]), np.array([0, 2, 4]), 2, 2, 8,
-    ...                   np.array([0, 1]))
+    >>> single_table_rows(codes, np.array([0, 1]), np.array([0, 2, 4]), 2, 2, past=8,
+    ...                   rows=np.array([0, 1]))
     array([[1, 2],
            [7, 8]])
     """

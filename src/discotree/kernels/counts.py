@@ -346,6 +346,7 @@ def sparse_family_counts(
     weights: NDArray[np.floating] | None,
     n_classes: int,
     n_categories: NDArray[np.intp],
+    *,
     node: int,
     parents: tuple[int, ...],
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
@@ -364,7 +365,8 @@ def sparse_family_counts(
     Examples
     --------
     >>> codes = np.array([[0, 1], [0, 1], [1, 0], [-1, 0]])
-    >>> sparse_family_counts(codes, np.array([0, 1, 1, 0]), None, 2, np.array([2, 2]), 1, (0,))
+    >>> sparse_family_counts(codes, np.array([0, 1, 1, 0]), None, 2, np.array([2, 2]), node=1,
+    ...                      parents=(0,))
     (array([1, 3, 6]), array([1., 1., 1.]))
     """
     r_node = int(n_categories[node])
@@ -435,7 +437,7 @@ def _chunk_rows(width: int, itemsize: int, n_threads: int = 1) -> int:
     return int(min(_MAX_CHUNK_ROWS, max(256, rows)))
 
 
-def _gram_of_rows(codes, rows_c, layout, scale, n_reduced, dtype, chunk) -> NDArray[np.float64]:
+def _gram_of_rows(codes, rows_c, layout, scale, n_reduced, *, dtype, chunk) -> NDArray[np.float64]:
     """``Z^T Z`` of the reduced one-hot rows ``rows_c``, ``chunk`` rows at a time."""
     buffer = np.empty((min(chunk, max(len(rows_c), 1)), n_reduced), dtype=dtype)
     gram = np.zeros((n_reduced, n_reduced), dtype=np.float64)
@@ -447,7 +449,7 @@ def _gram_of_rows(codes, rows_c, layout, scale, n_reduced, dtype, chunk) -> NDAr
     return gram
 
 
-def _gram(codes, rows_c, layout, scale, n_reduced, dtype) -> NDArray[np.float64]:
+def _gram(codes, rows_c, layout, scale, n_reduced, *, dtype) -> NDArray[np.float64]:
     """:func:`_gram_of_rows` of one class, its rows split over the cores when each
     core gets enough work: every thread fills its own chunks and calls BLAS on them
     (on one BLAS thread), so the one-hot filling, which is not BLAS, runs in parallel
@@ -456,13 +458,13 @@ def _gram(codes, rows_c, layout, scale, n_reduced, dtype) -> NDArray[np.float64]
     n_threads = available_cores()
     if n_threads < 2 or work < 2 * _THREAD_WORK or n_reduced > _THREAD_MAX_WIDTH:
         chunk = _chunk_rows(n_reduced, np.dtype(dtype).itemsize)
-        return _gram_of_rows(codes, rows_c, layout, scale, n_reduced, dtype, chunk)
+        return _gram_of_rows(codes, rows_c, layout, scale, n_reduced, dtype=dtype, chunk=chunk)
     chunk = _chunk_rows(n_reduced, np.dtype(dtype).itemsize, n_threads)
     grams: dict[int, NDArray[np.float64]] = {}
 
     def count(start: int, stop: int) -> None:
         grams[start] = _gram_of_rows(
-            codes, rows_c[start:stop], layout, scale, n_reduced, dtype, chunk
+            codes, rows_c[start:stop], layout, scale, n_reduced, dtype=dtype, chunk=chunk
         )
 
     with single_threaded_blas() as single:
@@ -559,7 +561,7 @@ def pairwise_counts(
         expand = _expansion(n_categories, offsets, indicator_start, observed_column, n_reduced)
     for c in range(n_classes):
         rows_c = order[bounds[c] : bounds[c + 1]]
-        gram = _gram(codes, rows_c, layout, scale, n_reduced, dtype)
+        gram = _gram(codes, rows_c, layout, scale, n_reduced, dtype=dtype)
         if expand is not None:
             np.matmul(expand.T, gram @ expand, out=out[c])
             out[c] += 0.0  # (a zero is +0.0, as the kernel leaves it)

@@ -218,6 +218,7 @@ def family_counts(
     weights: NDArray[np.float64],
     n_classes: int,
     n_categories: NDArray[np.intp],
+    *,
     node: int,
     parents: tuple[int, ...],
 ) -> NDArray[np.float64]:
@@ -231,7 +232,8 @@ def family_counts(
     Examples
     --------
     >>> codes = np.array([[0, 1], [1, 1], [1, -1], [1, 0]])
-    >>> family_counts(codes, np.array([0, 0, 1, 1]), np.ones(4), 2, np.array([2, 2]), 1, (0,))
+    >>> family_counts(codes, np.array([0, 0, 1, 1]), np.ones(4), 2, np.array([2, 2]), node=1,
+    ...               parents=(0,))
     array([[[0., 1.],
             [0., 1.]],
     <BLANKLINE>
@@ -289,6 +291,7 @@ def dense_sparse_family_counts(
     weights: NDArray[np.floating] | None,
     n_classes: int,
     n_categories: NDArray[np.intp],
+    *,
     node: int,
     parents: tuple[int, ...],
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
@@ -303,7 +306,7 @@ def dense_sparse_family_counts(
     --------
     >>> codes = np.array([[0, 1], [0, 1], [1, 0], [-1, 0]])
     >>> dense_sparse_family_counts(
-    ...     codes, np.array([0, 1, 1, 0]), None, 2, np.array([2, 2]), 1, (0,))
+    ...     codes, np.array([0, 1, 1, 0]), None, 2, np.array([2, 2]), node=1, parents=(0,))
     (array([1, 3, 6]), array([1., 1., 1.]))
     """
     r = int(n_categories[node])
@@ -326,7 +329,7 @@ def dense_sparse_family_counts(
     )
     if not in_range:  # (codes beyond their categories: the sorted count's ids)
         return sparse_family_counts(
-            codes, class_index, weights, n_classes, n_categories, node, parents
+            codes, class_index, weights, n_classes, n_categories, node=node, parents=parents
         )
     present = np.flatnonzero(rows_out)
     if weights is None:

@@ -196,6 +196,7 @@ def hierarchical_level_terms(
     radices: NDArray[np.integer],
     class_index: NDArray[np.intp],
     unit: NDArray[np.float64],
+    *,
     tables: list[tuple[NDArray[np.int64], NDArray[np.float64]]],
     n_classes: int,
     r: int,
@@ -238,8 +239,8 @@ def hierarchical_level_terms(
     >>> cells = np.array([0, 1, 3])  # class 0: value 0 (weight 2) and 1; class 1: value 1
     >>> terms, chosen = hierarchical_level_terms(
     ...     np.array([0, 1]), np.zeros((2, 0), dtype=np.int64), np.zeros(0, dtype=np.int64),
-    ...     np.array([0, 1]), np.ones(2), [(cells, np.array([2.0, 1.0, 1.0]))], 2, 2, 1.0,
-    ...     concentrations=np.array([1.0]))
+    ...     np.array([0, 1]), np.ones(2), tables=[(cells, np.array([2.0, 1.0, 1.0]))],
+    ...     n_classes=2, r=2, alpha=1.0, concentrations=np.array([1.0]))
     >>> np.exp(terms[0]).round(3).tolist()  # row 0, class 0: (2 - 1 + 0.4) / (3 - 1 + 1)
     [[0.467, 0.2], [0.35, 0.4]]
     """

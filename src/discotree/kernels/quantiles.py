@@ -181,6 +181,7 @@ def weighted_quantiles(
     fractions: np.ndarray,
     out: np.ndarray,
     highest: np.ndarray,
+    *,
     used: np.ndarray,
     min_cells_per_thread: int | None = None,
 ) -> None:

@@ -128,6 +128,7 @@ def two_dependence_conditionals(
     n_classes: int,
     layout: NDArray[np.int64],
     alpha: float,
+    *,
     epsilon: float,
 ) -> NDArray[np.float64]:
     """The log-conditionals of each member of every triple given the other two and the
@@ -222,6 +223,7 @@ def two_dependence_joint(
     pair_start: NDArray[np.int64],
     pair_log: NDArray[np.float64],
     triple_index: NDArray[np.int64],
+    *,
     layout: NDArray[np.int64],
     cond_log: NDArray[np.float64],
     n_classes: int,

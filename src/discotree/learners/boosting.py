@@ -29,6 +29,7 @@ from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import chow_liu_forest, forest_parents
 from ..structure.discriminative import discriminative_forest_paths
 from .discriminative_tree import binary_tasks
+from .options import BoostingOptions
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 logger = logging.getLogger(__name__)
@@ -100,28 +101,28 @@ class BoostingSpec:
 
     def learner_spec(self) -> LearnerSpec:
         """The registry's specification of this boosted fit (learner ``"boosting"``)."""
-        options = {
-            "base": self.base,
-            "algorithm": self.algorithm,
-            "n_estimators": self.n_estimators,
-            "init": self.init,
-            "multiclass": self.multiclass,
-            "smoothing": self.smoothing,
-        }
+        options = BoostingOptions(
+            base=self.base,
+            algorithm=self.algorithm,
+            n_estimators=self.n_estimators,
+            init=self.init,
+            multiclass=self.multiclass,
+            smoothing=self.smoothing,
+        )
         return LearnerSpec("boosting", self.alpha, self.epsilon, options=options)
 
     @classmethod
     def from_learner_spec(cls, spec: LearnerSpec) -> BoostingSpec:
         """The inverse of :meth:`learner_spec`."""
         return cls(
-            spec.option("base", "dt"),
-            spec.option("algorithm", "real"),
-            int(spec.option("n_estimators", 10)),
-            spec.option("init", "prior"),
+            spec.options.base,
+            spec.options.algorithm,
+            int(spec.options.n_estimators),
+            spec.options.init,
             spec.alpha,
             spec.epsilon,
-            spec.option("multiclass", "pairwise"),
-            spec.option("smoothing", "dirichlet"),
+            spec.options.multiclass,
+            spec.options.smoothing,
         )
 
 
@@ -281,5 +282,6 @@ register_learner(
         fit_boosted,
         partial_fit=False,
         dask=True,
+        options=BoostingOptions,
     )
 )

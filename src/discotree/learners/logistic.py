@@ -36,6 +36,7 @@ from ..numerics import CONSTANT_RTOL, ROOT_RTOL, order_with_ties
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
 from ..threads import single_threaded_blas
+from .options import LogisticOptions
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 __all__ = [
@@ -156,6 +157,7 @@ def ranked_pairs(
     rows: Rows,
     pair_levels: list[NDArray[np.intp] | None],
     n_pairs: int,
+    *,
     features: list[int] | None = None,
     significance: float | None = None,
     statistics: PairStatistics | None = None,
@@ -226,7 +228,7 @@ def _minimize(objective, theta0: NDArray[np.float64], spec: LearnerSpec, with_pa
         options={
             "maxiter": MAX_ITER,
             "gtol": float(
-                spec.option("tolerance")
+                spec.options.tolerance
                 or (PAIR_GRADIENT_TOLERANCE if with_pairs else GRADIENT_TOLERANCE)
             ),
             "ftol": VALUE_TOLERANCE,
@@ -247,21 +249,21 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
     >>> np.exp(fitted.model.log_posterior(np.array([[2, 0], [0, 0]])))[:, 1].round(2)
     array([0.97, 0.02])
     """
-    raw = spec.option("values") or [None] * len(rows.n_categories)
-    C = float(spec.option("C", 1.0))
+    raw = spec.options.values or [None] * len(rows.n_categories)
+    C = float(spec.options.C)
     values = standardised_values(rows.codes, rows.weights, list(raw))
-    start = spec.option("start")
-    pair_levels = list(spec.option("pair_levels") or [])
+    start = spec.options.start
+    pair_levels = list(spec.options.pair_levels or [])
     if start is not None:  # the same inputs as the model it starts from
         pairs, pair_levels = start.pairs, list(start.pair_levels)
     else:
         pairs = ranked_pairs(
             rows,
             pair_levels,
-            int(spec.option("pairs", 0)),
-            spec.option("pair_features"),
-            spec.option("pair_significance"),
-            spec.option("pair_statistics"),
+            int(spec.options.n_pairs),
+            features=spec.options.pair_features,
+            significance=spec.options.pair_significance,
+            statistics=spec.options.pair_statistics,
         )
     if not len(pairs):
         pair_levels = []
@@ -348,5 +350,6 @@ register_learner(
         partial_fit=False,
         dask=False,
         missing_at_prediction=MissingValueRule.INPUTS_DROPPED,
+        options=LogisticOptions,
     )
 )

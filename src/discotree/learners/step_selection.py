@@ -39,6 +39,7 @@ def held_out_rates(
     held: tuple[NDArray[np.integer], NDArray[np.intp], NDArray[np.float64]],
     n_classes: int,
     n_categories: NDArray[np.intp],
+    *,
     alpha: float,
     epsilon: float,
 ) -> NDArray[np.float64]:
@@ -73,7 +74,7 @@ def held_out_rates(
         key = (node, parents)
         if key not in tables:
             counts = family_counts(
-                codes, class_index, weights, n_classes, n_categories, node, parents
+                codes, class_index, weights, n_classes, n_categories, node=node, parents=parents
             )
             tables[key] = np.log(smoothed_conditional(counts, alpha, epsilon))
         return tables[key]
@@ -169,8 +170,8 @@ def steps_by_cross_validation(
                 (codes[held], class_index[held], weights[held]),
                 n_classes,
                 n_categories,
-                alpha,
-                epsilon,
+                alpha=alpha,
+                epsilon=epsilon,
             )
         )
     if not per_fold:  # no fold holds every class in its training rows: keep every step

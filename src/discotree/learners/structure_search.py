@@ -40,6 +40,7 @@ from ..structure.bayes_net_search import (
 from ..structure.orderings import ORDERINGS
 from ..structure.search_state import NodeScores
 from ..validation import integer_seed, numpy_generator
+from .options import TANOptions
 from .registry import FittedModel, Learner, LearnerSpec, Rows, get_learner, register_learner
 from .step_selection import steps_by_cross_validation
 
@@ -107,7 +108,7 @@ def _order_search_cl(rows: Rows, spec: LearnerSpec, order: list[int], gains, cou
     the training CR of CL-trained parameters (the paper notes it is feasible on small
     sets only)."""
     rate = _rate_of_cl_parameters(rows, spec, counter)
-    k = int(spec.option("k", 1))
+    k = int(spec.options.k)
     parents: Parents = [()] * rows.codes.shape[1]
     current = rate(parents)
     for position in range(1, len(order)):
@@ -147,10 +148,10 @@ def search_parents(
     scorer = Scorer(
         rows.class_index,
         rows.weights,
-        spec.option("structure_score", "cr"),
-        bool(spec.option("early_abandon", True)),
+        spec.options.structure_score,
+        bool(spec.options.early_abandon),
     )
-    structure, k = spec.option("structure"), int(spec.option("k", 1))
+    structure, k = spec.options.structure, int(spec.options.k)
     gains: dict[tuple[int, int], float] = {}
     counter = [0, 0]  # OMI-CRCL's evaluations
     order = None
@@ -161,7 +162,7 @@ def search_parents(
     else:
         ordering = structure.split("-")[0]
         if ordering == "ro":
-            rng = numpy_generator(spec.option("random_state"))
+            rng = numpy_generator(spec.options.random_state)
             order = [int(v) for v in rng.permutation(rows.codes.shape[1])]
         else:
             order = ORDERINGS[ordering](
@@ -194,7 +195,7 @@ def searched_structure(rows: Rows, spec: LearnerSpec) -> SearchResult:
     of best held-out classification rate (Pernkopf & Bilmes 2010, Section 6.5.2), the
     folds' searches counted in its cost. Timed (``seconds``)."""
     start = time.perf_counter()
-    folds = spec.option("structure_folds")
+    folds = spec.options.structure_folds
     if folds is None:
         result = search_parents(rows, spec)
         result.seconds = time.perf_counter() - start
@@ -219,7 +220,7 @@ def searched_structure(rows: Rows, spec: LearnerSpec) -> SearchResult:
         folds,
         float(spec.alpha),
         spec.epsilon,
-        integer_seed(spec.option("random_state")),
+        integer_seed(spec.options.random_state),
     )
     steps: list[Parents] = []  # the search on every row, then its prefix
     result = search_parents(rows, spec, steps)
@@ -244,7 +245,7 @@ def _count_structure(rows: Rows, spec: LearnerSpec) -> SearchResult:
     """The structure of naive Bayes (k = 0) or of the CMI learners (its conditional
     informations as edge weights), from the rows' pair statistics."""
     start = time.perf_counter()
-    k, d = int(spec.option("k", 1)), rows.codes.shape[1]
+    k, d = int(spec.options.k), rows.codes.shape[1]
     if k == 0:
         return SearchResult([()] * d, np.zeros((d, d)), seconds=time.perf_counter() - start)
     stats = PairStatistics.from_codes(
@@ -261,11 +262,11 @@ def _count_structure(rows: Rows, spec: LearnerSpec) -> SearchResult:
 def fit_searched_network(rows: Rows, spec: LearnerSpec) -> FittedModel:
     """The structure (searched, or given as ``searched``; the count learners' for
     ``structure="cmi"`` and k = 0) and its ML or CL parameters from the rows."""
-    k = int(spec.option("k", 1))
-    if k == 0 or spec.option("structure") == "cmi":
+    k = int(spec.options.k)
+    if k == 0 or spec.options.structure == "cmi":
         found = _count_structure(rows, spec)
     else:
-        found = spec.option("searched") or searched_structure(rows, spec)
+        found = spec.options.searched or searched_structure(rows, spec)
     parents = [tuple(p) for p in found.parents]
     edges = sorted({(min(p, j), max(p, j)) for j, pa in enumerate(parents) for p in pa})
     attributes = found.attributes()
@@ -280,8 +281,8 @@ def fit_searched_network(rows: Rows, spec: LearnerSpec) -> FittedModel:
         attributes["parents_"] = np.tile(row, (rows.n_classes, 1))
     data = (rows.codes, rows.class_index, rows.weights, rows.n_classes, rows.n_categories)
     alpha, epsilon = float(spec.alpha), spec.epsilon
-    if spec.option("parameters", "ml") == "ml":
-        if k <= 1 and spec.option("smoothing", "dirichlet") in ("hierarchical", "hdp"):
+    if spec.options.parameters == "ml":
+        if k <= 1 and spec.options.smoothing in ("hierarchical", "hdp"):
             stats = PairStatistics.from_codes(
                 rows.codes, rows.class_index, rows.n_categories, rows.n_classes, rows.weights
             )
@@ -301,8 +302,8 @@ def fit_searched_network(rows: Rows, spec: LearnerSpec) -> FittedModel:
         parents,
         alpha=alpha,
         epsilon=epsilon,
-        max_iter=int(spec.option("cl_max_iter", 200)),
-        random_state=numpy_generator(spec.option("random_state")),
+        max_iter=int(spec.options.cl_max_iter),
+        random_state=numpy_generator(spec.options.random_state),
     )
     attributes["class_log_prior_"] = model.class_log_prior
     return FittedModel(model, attributes)
@@ -317,5 +318,6 @@ register_learner(
         fit_searched_network,
         partial_fit=False,
         dask=False,
+        options=TANOptions,
     )
 )

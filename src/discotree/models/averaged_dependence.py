@@ -320,7 +320,9 @@ class AveragedTwoDependenceModel(JointScoring, StoredModel):
                 f"A2DE: the triple tables hold {triples.size} cells, the categories "
                 f"{r.tolist()} and {n_classes} classes need {int(layout[-1])}."
             )
-        cond_log = two_dependence_conditionals(triples, r, n_classes, layout, alpha, epsilon)
+        cond_log = two_dependence_conditionals(
+            triples, r, n_classes, layout, alpha, epsilon=epsilon
+        )
         pair_log = np.concatenate(pair_tables) if pair_tables else np.empty(0)
         prior = logsumexp(np.column_stack(marginals), axis=1) - np.log(len(marginals))
         return cls(r, pair_log, cond_log, prior)
@@ -342,9 +344,9 @@ class AveragedTwoDependenceModel(JointScoring, StoredModel):
             _pair_starts(r, self.n_classes),
             np.ascontiguousarray(self.pair_log, dtype=np.float64),
             _triple_ranks(len(r)),
-            triple_layout(r, self.n_classes),
-            np.ascontiguousarray(self.cond_log, dtype=np.float64),
-            self.n_classes,
+            layout=triple_layout(r, self.n_classes),
+            cond_log=np.ascontiguousarray(self.cond_log, dtype=np.float64),
+            n_classes=self.n_classes,
         )
 
     def log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:

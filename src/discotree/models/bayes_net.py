@@ -105,7 +105,9 @@ class BayesNetModel(JointScoring, StoredModel):
         """ML parameters (Section 4.1) with Dirichlet ``alpha`` and the zero floor
         ``epsilon`` of Section 6.1 (:func:`~discotree.stats.discrete.smoothed_conditional`)."""
         counts = [
-            family_counts(codes, class_index, weights, n_classes, n_categories, j, tuple(pa))
+            family_counts(
+                codes, class_index, weights, n_classes, n_categories, node=j, parents=tuple(pa)
+            )
             for j, pa in enumerate(parents)
         ]
         prior = class_totals(class_index, weights, n_classes)

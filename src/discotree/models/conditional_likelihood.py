@@ -155,7 +155,7 @@ def _weight_scale(weights) -> float:
     return float(2.0 ** -round(np.log2(mean)))
 
 
-def _optimise(model, codes, class_index, weights, max_iter, on_iteration=None):
+def _optimise(model, codes, class_index, weights, max_iter, *, on_iteration=None):
     weights = weights * _weight_scale(weights)
     layout = _Layout(model)
     start = np.concatenate([model.class_log_prior.ravel(), *(t.ravel() for t in model.log_cpts)])
@@ -243,7 +243,14 @@ def fit_conditional_likelihood(
         held_out(start)  # iteration 0: the ML parameters themselves
         record["count"] = 0
         record["iteration"] = 0
-        _optimise(start_model, codes[train], class_index[train], weights[train], max_iter, held_out)
+        _optimise(
+            start_model,
+            codes[train],
+            class_index[train],
+            weights[train],
+            max_iter,
+            on_iteration=held_out,
+        )
         n_iter = int(record["iteration"])
     everything = np.arange(len(class_index))
     model = ml(everything)

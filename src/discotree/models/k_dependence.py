@@ -197,9 +197,11 @@ class KDependenceModel(JointScoring, StoredModel):
                 tuple(ranked),
                 self.n_categories,
                 np.zeros(len(codes), dtype=np.intp),
-                nothing,
-                self.alpha,
-                np.asarray(self.concentrations[node][: len(ranked) + 1], dtype=np.float64),
+                unit=nothing,
+                alpha=self.alpha,
+                concentrations=np.asarray(
+                    self.concentrations[node][: len(ranked) + 1], dtype=np.float64
+                ),
             )
             return terms[len(ranked)]
         out = np.zeros((len(codes), self.n_classes))

@@ -254,7 +254,9 @@ class PairwiseKernelDensities:
                     )
             kx = np.stack([kernels[a] for a in i])
             ky = np.stack([kernels[b] for b in j])
-            nodes = grid_densities_2d(gx, gy, kx, ky, points[:, i].T, points[:, j].T, w)
+            nodes = grid_densities_2d(
+                gx, gy, kx, ky, points[:, i].T, values_y=points[:, j].T, weights=w
+            )
             dens = interpolate_2d(gx, gy, nodes, qx, qy)
             low_x = np.array([g.low for g in gx])[:, None]
             high_x = np.array([g.high for g in gx])[:, None]

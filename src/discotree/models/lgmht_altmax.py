@@ -210,7 +210,7 @@ def _pair_state(families, features, log_weights, theta):
     }
 
 
-def _half_step(family, features, log_weight, log_other, theta, max_iter, tol):
+def _half_step(family, features, log_weight, log_other, theta, *, max_iter, tol):
     """Minimise ``exp S`` over (a, lambda) from ``a = lambda theta``; returns the new
     theta = a / lambda and the minimised bound."""
     ratio = log_other - (features @ theta - family.log_partition(theta)[0])
@@ -289,7 +289,13 @@ def lgmht_altmax(
             log_partition = families[other].log_partition(current[other])[0]
             log_other = features[c][other] @ current[other] - log_partition
             current[c], value = _half_step(
-                families[c], features[c][c], log_weights[c], log_other, current[c], max_iter, tol
+                families[c],
+                features[c][c],
+                log_weights[c],
+                log_other,
+                current[c],
+                max_iter=max_iter,
+                tol=tol,
             )
             half_bounds.append(value)
         state = _pair_state(families, features, log_weights, current)

@@ -256,6 +256,7 @@ def _deepest(
     ids: list[NDArray[np.int64]],
     root: NDArray[np.float64],
     n: int,
+    *,
     valid: list[NDArray[np.bool_]] | None = None,
     values: NDArray[np.intp] | None = None,
 ) -> NDArray[np.float64]:
@@ -344,7 +345,7 @@ class DrawnKDependenceModel(KDependenceModel):
             valid.append(np.repeat(seen & here, n_classes))
         assert levels is not None and tables is not None
         picked = np.repeat(np.maximum(values, 0), n_classes)
-        p = _deepest(levels, tables, ids, root, len(picked), valid, picked)
+        p = _deepest(levels, tables, ids, root, len(picked), valid=valid, values=picked)
         out = np.log(p).reshape(len(codes), n_classes)
         out[~seen] = 0.0
         return out

@@ -112,6 +112,7 @@ def select_alpha(
     weights: NDArray[np.float64] | None,
     n_categories: NDArray[np.intp],
     n_classes: int,
+    *,
     model_for: Callable[..., Any],
     grid: tuple[float, ...] = ALPHA_GRID,
     n_folds: int = 5,

@@ -128,6 +128,7 @@ def tree_approximate_j_divergence(
     negative: int,
     edges_pos: list[tuple[int, int]],
     edges_neg: list[tuple[int, int]],
+    *,
     alpha: float,
 ) -> float:
     """The tree-approximate J-divergence of eq. 16 for given edge sets.

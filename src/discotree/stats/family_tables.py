@@ -144,7 +144,7 @@ class SparseFamilyTable:
     ) -> SparseFamilyTable:
         """Count the table in one pass (:func:`~discotree.kernels.counts.sparse_family_counts`)."""
         cells, masses = sparse_family_counts(
-            codes, class_index, weights, n_classes, n_categories, node, tuple(parents)
+            codes, class_index, weights, n_classes, n_categories, node=node, parents=tuple(parents)
         )
         parents = tuple(int(p) for p in parents)
         ids = np.asarray(cells, dtype=np.int64)
@@ -191,7 +191,7 @@ class SparseFamilyTable:
         its class's cells first (leave-one-out; the row must have been counted here).
         """
         counts, totals, support = sparse_cell_lookup(
-            self.cells, self.masses, ids, values, self.n_classes, self.r_node
+            self.cells, self.masses, ids, values, self.n_classes, r=self.r_node
         )
         if leave_out is not None:
             class_index, unit = leave_out
@@ -281,7 +281,7 @@ def prefix_family_tables(
                 )
                 continue
             cells, masses = dense_sparse_family_counts(
-                codes, class_index, weights, n_classes, n_categories, node, prefix
+                codes, class_index, weights, n_classes, n_categories, node=node, parents=prefix
             )
             r = int(n_categories[node])
             tables.append(SparseFamilyTable(int(node), prefix, int(n_classes), r, cells, masses))

@@ -156,6 +156,7 @@ def hdp_estimate(
     tree: ContextTree,
     rng: np.random.Generator,
     n_sweeps: int = HDP_SWEEPS,
+    *,
     burn_in: int = HDP_BURN_IN,
     concentrations: NDArray[np.float64] | None = None,
     prior: tuple[float, float] = (1.0, 1.0),
@@ -290,6 +291,7 @@ def context_tree(
     weights: NDArray[np.float64],
     n_classes: int,
     n_categories: NDArray[np.intp],
+    *,
     node: int,
     ranked: tuple[int, ...],
 ) -> tuple[ContextTree, list[NDArray[np.int64]]]:
@@ -374,11 +376,11 @@ def sample_context_trees(
                 continue
             customers = float(np.sum(tree.observed))
             if batch and seated + customers > BATCH_CUSTOMERS:
-                _sample_batch(trees, batch, rng, n_sweeps, burn_in, out)
+                _sample_batch(trees, batch, rng, n_sweeps, burn_in, out=out)
                 batch, seated = [], 0.0
             batch.append(i)
             seated += customers
-        _sample_batch(trees, batch, rng, n_sweeps, burn_in, out)
+        _sample_batch(trees, batch, rng, n_sweeps, burn_in, out=out)
     return [estimate for estimate in out if estimate is not None]
 
 
@@ -388,6 +390,7 @@ def _sample_batch(
     rng: np.random.Generator,
     n_sweeps: int,
     burn_in: int,
+    *,
     out: list[HDPEstimate | None],
 ) -> None:
     """Sample the trees ``batch`` as one forest; each tree's part of the estimate into
@@ -405,7 +408,7 @@ def _sample_batch(
         offset += size
         group_offset += n_groups
     forest = ContextTree.stacked(parents, levels, observed, groups)
-    estimate = hdp_estimate(forest, rng, n_sweeps, burn_in)
+    estimate = hdp_estimate(forest, rng, n_sweeps, burn_in=burn_in)
     for i, (first, size, g0, n_groups) in zip(batch, spans, strict=True):
         out[i] = HDPEstimate(
             estimate.probabilities[first : first + size],
@@ -420,6 +423,7 @@ def hdp_tables(
     weights: NDArray[np.float64],
     n_classes: int,
     n_categories: NDArray[np.intp],
+    *,
     families: list[tuple[int, tuple[int, ...]]],
     rng: np.random.Generator,
     n_sweeps: int = HDP_SWEEPS,
@@ -437,12 +441,15 @@ def hdp_tables(
     --------
     >>> codes = np.array([[0, 1], [0, 1], [1, 0], [1, 1]])
     >>> [(tables, c)] = hdp_tables(codes, np.array([0, 0, 1, 1]), np.ones(4), 2,
-    ...     np.array([2, 2]), [(1, (0,))], np.random.default_rng(0), 40, 20)
+    ...     np.array([2, 2]), families=[(1, (0,))], rng=np.random.default_rng(0), n_sweeps=40,
+    ...     burn_in=20)
     >>> [t.parents for t in tables], c.shape
     ([(), (0,)], (3,))
     """
     built = [
-        context_tree(codes, class_index, weights, n_classes, n_categories, node, tuple(ranked))
+        context_tree(
+            codes, class_index, weights, n_classes, n_categories, node=node, ranked=tuple(ranked)
+        )
         for node, ranked in families
     ]
     estimates = sample_context_trees([tree for tree, _ in built], rng, n_sweeps, burn_in)

@@ -74,7 +74,7 @@ def _block_sum_mlogm(
     return np.bincount(cells // block, xlogy(mass, mass), n_blocks).astype(np.float64, copy=False)
 
 
-def _entropy_gains(ids, codes, candidates, n_categories, class_index, weights, n_classes):
+def _entropy_gains(ids, codes, candidates, n_categories, class_index, *, weights, n_classes):
     """``H(X_v, B) - H(C, X_v, B)`` for every attribute v in ``candidates``, where B is
     the configuration of the chosen attributes (``ids``, numbered densely).
 
@@ -141,7 +141,7 @@ def _available_case_terms(ids, column, class_index, weights, n_classes) -> tuple
     return conditional, float(np.log(total) - (s_c + s_b - s_cb) / total)
 
 
-def _available_conditionals(ids, codes, candidates, class_index, weights, n_classes):
+def _available_conditionals(ids, codes, candidates, class_index, weights, *, n_classes):
     """``I(C; X_v | B)`` of every candidate v, each on the rows where X_v is observed
     (every row given has B observed)."""
     return np.array(
@@ -199,14 +199,31 @@ def omi_order(
             rest = list(range(i + 1, n))
             # I(C; X_i, X_j) = I(C; X_i) + I(C; X_j | X_i)
             conditional = _class_entropy_given(ids, class_index, weights, n_classes) + (
-                _entropy_gains(ids, codes, rest, n_categories, class_index, weights, n_classes)
+                _entropy_gains(
+                    ids,
+                    codes,
+                    rest,
+                    n_categories,
+                    class_index,
+                    weights=weights,
+                    n_classes=n_classes,
+                )
             )
             pair_values[i, i + 1 :] = single[i] + conditional
     order = _first_pair(pair_values, single, sign)
     i, j = order
     ids = _combine(zero, codes[:, i], n_categories[i])
     ids = _combine(ids, codes[:, j], n_categories[j])
-    return _extend_by(order, ids, codes, class_index, weights, n_classes, n_categories, sign)
+    return _extend_by(
+        order,
+        ids,
+        codes,
+        class_index,
+        weights,
+        n_classes=n_classes,
+        n_categories=n_categories,
+        sign=sign,
+    )
 
 
 def _first_pair(pair_values, single, sign) -> list[int]:
@@ -227,7 +244,9 @@ def _omi_available_case(codes, class_index, weights, n_classes, sign) -> list[in
     rows where its attributes are observed."""
     n = codes.shape[1]
     zero = np.zeros(len(codes), dtype=np.intp)
-    single = _available_conditionals(zero, codes, range(n), class_index, weights, n_classes)
+    single = _available_conditionals(
+        zero, codes, range(n), class_index, weights, n_classes=n_classes
+    )
     if n == 1:
         return [0]
     pair_values = np.empty((n, n))
@@ -245,7 +264,7 @@ def _omi_available_case(codes, class_index, weights, n_classes, sign) -> list[in
     ids = _compress(first * (int(codes[:, order[1]].max()) + 1) + second)
     while rest:
         values = _available_conditionals(
-            ids, codes[rows], rest, class_index[rows], weights[rows], n_classes
+            ids, codes[rows], rest, class_index[rows], weights[rows], n_classes=n_classes
         )
         chosen = rest[_first_best(sign * values)]
         order.append(chosen)
@@ -266,12 +285,18 @@ def _class_informations(codes, class_index, weights, n_classes, n_categories):
     """``I(C; X_v)`` of every attribute."""
     zero = np.zeros(len(codes), dtype=np.intp)
     return _class_entropy_given(zero, class_index, weights, n_classes) + _entropy_gains(
-        zero, codes, list(range(codes.shape[1])), n_categories, class_index, weights, n_classes
+        zero,
+        codes,
+        list(range(codes.shape[1])),
+        n_categories,
+        class_index,
+        weights=weights,
+        n_classes=n_classes,
     )
 
 
 def _extend_by(
-    order, ids, codes, class_index, weights, n_classes, n_categories, sign=1.0
+    order, ids, codes, class_index, weights, *, n_classes, n_categories, sign=1.0
 ) -> list[int]:
     """OMI after its first pair: append the attribute maximising I(C; X | B) until all are
     placed (``sign=-1``: minimising). A configuration of B that holds one class only
@@ -294,7 +319,13 @@ def _extend_by(
         rows, ids = rows[keep], _compress(ids[keep])
         # I(C; X | B) = H(C,B) - H(B) + H(X,B) - H(C,X,B): the first two do not depend on X
         values = _entropy_gains(
-            ids, codes[rows], rest, n_categories, class_index[rows], weights[rows], n_classes
+            ids,
+            codes[rows],
+            rest,
+            n_categories,
+            class_index[rows],
+            weights=weights[rows],
+            n_classes=n_classes,
         )
         chosen = rest[_first_best(sign * values)]
         order.append(chosen)
@@ -310,7 +341,9 @@ def omisp_order(codes, class_index, weights, n_classes, n_categories, pair_stats
     zero = np.zeros(len(codes), dtype=np.intp)
     missing = missing_values.has_missing(codes)
     if missing:
-        single = _available_conditionals(zero, codes, range(n), class_index, weights, n_classes)
+        single = _available_conditionals(
+            zero, codes, range(n), class_index, weights, n_classes=n_classes
+        )
     else:
         single = _class_informations(codes, class_index, weights, n_classes, n_categories)
     order = [_first_best(single)]
@@ -321,12 +354,17 @@ def omisp_order(codes, class_index, weights, n_classes, n_categories, pair_stats
         if missing:  # I(C; X | X') on the rows where both are observed
             rows = missing_values.observed(codes[:, last])
             values = _available_conditionals(
-                codes[rows, last], codes[rows], rest, class_index[rows], weights[rows], n_classes
+                codes[rows, last],
+                codes[rows],
+                rest,
+                class_index[rows],
+                weights[rows],
+                n_classes=n_classes,
             )
         else:
             ids = _compress(_combine(zero, codes[:, last], n_categories[last]))
             values = _class_entropy_given(ids, class_index, weights, n_classes) + _entropy_gains(
-                ids, codes, rest, n_categories, class_index, weights, n_classes
+                ids, codes, rest, n_categories, class_index, weights=weights, n_classes=n_classes
             )
         best_given[rest] = np.maximum(best_given[rest], values)
         order.append(rest[_first_best(best_given[rest])])

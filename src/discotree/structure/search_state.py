@@ -246,7 +246,9 @@ class SingleParentColumns:
         if isinstance(rows, slice):
             rows = np.arange(*rows.indices(codes.shape[1]))
         past = self.offsets[-1] * self.r  # rows for a missing parent, then a missing node
-        return single_table_rows(codes, parents, self.offsets, self.node, self.r, past, rows)
+        return single_table_rows(
+            codes, parents, self.offsets, self.node, self.r, past=past, rows=rows
+        )
 
     def column(self, parent: int) -> LazyColumn:
         """The column of one parent."""
@@ -292,11 +294,11 @@ class PairParentColumns:
             self.second,
             self.starts,
             self.r_second,
-            self.node,
-            self.r,
-            self._past,
-            pairs,
-            rows,
+            node=self.node,
+            r_node=self.r,
+            past=self._past,
+            live=pairs,
+            rows=rows,
         )
 
     @property

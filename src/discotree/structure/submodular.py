@@ -193,6 +193,7 @@ def _unconstrained_minimum(
     base: int,
     tol: float,
     max_iter: int,
+    *,
     start: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
     final: dict | None = None,
 ) -> tuple[int, float]:
@@ -279,7 +280,9 @@ def minimum_norm_point(
     start = None
     if warm_start is not None and "points" in warm_start:
         start = (warm_start["points"], warm_start["weights"])
-    subset, value = _unconstrained_minimum(f, range(n), 0, tol, max_iter, start, warm_start)
+    subset, value = _unconstrained_minimum(
+        f, range(n), 0, tol, max_iter, start=start, final=warm_start
+    )
     if subset not in (0, full):
         return subset, value
     best, best_value = 0, np.inf

@@ -96,12 +96,20 @@ def quantile_edges_of_columns(
                 fractions,
                 quantiles[start:stop],
                 highest[start:stop],
-                used[start:stop],
+                used=used[start:stop],
             )
 
         in_chunks(columns, d, values.size, _THREAD_CELLS)
     else:  # rows in memory order: a block of rows each, all columns
-        weighted_quantiles(values, weights, fractions, quantiles, highest, used, _THREAD_CELLS)
+        weighted_quantiles(
+            values,
+            weights,
+            fractions,
+            quantiles,
+            highest,
+            used=used,
+            min_cells_per_thread=_THREAD_CELLS,
+        )
     edges = []
     for j in range(d):
         found = np.unique(quantiles[j]) if used[j] else np.empty(0)
@@ -193,6 +201,7 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
     def __init__(
         self,
         n_bins: int = 5,
+        *,
         method: str = "quantile",
         bin_edges: list | None = None,
         random_state=0,
