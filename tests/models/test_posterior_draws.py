@@ -151,7 +151,7 @@ def test_the_ensemble_draws_every_member_and_keeps_its_logistic_members():
     assert drawn.model.pair_member is clf.model_.pair_member
     codes = clf.encoder_.transform(X[:5])
     fitted = clf.model_.member_log_posteriors(codes)
-    replaced = drawn.log_joint(codes, clf.class_log_prior_)
+    replaced = drawn.class_scores(codes, clf.class_log_prior_)
     assert replaced.shape == (5, 2) and not np.allclose(replaced, fitted[0])
 
 

@@ -9,6 +9,7 @@ from numpy.typing import NDArray
 
 from ..learners.options import RANDOM_STATE, ChowLiuOptions
 from ..learners.registry import Counts
+from ..stored_classes import stored
 from ._base import (
     DiscreteForestClassifierBase,
     ForestModel,
@@ -20,6 +21,7 @@ from ._incremental import IncrementalFitMixin
 __all__ = ["ChowLiuClassifier"]
 
 
+@stored
 class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Generative tree classifier: a Chow-Liu tree fitted to each class separately.
 

@@ -9,6 +9,7 @@ from numpy.typing import NDArray
 
 from ..learners.registry import Counts
 from ..stats.pair_statistics import PairStatistics, class_univariate_counts
+from ..stored_classes import stored
 from ..validation import check_random_state_param
 from ._base import (
     DiscreteForestClassifierBase,
@@ -20,6 +21,7 @@ from ._incremental import IncrementalFitMixin
 __all__ = ["NaiveBayesClassifier"]
 
 
+@stored
 class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Naive Bayes: features independent given the class (a forest with no edges).
 

@@ -18,6 +18,7 @@ from ..learners.structure_search import Rows, SearchResult, searched_structure
 from ..models.bayes_net import BayesNetModel
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.pair_statistics import PairStatistics
+from ..stored_classes import stored
 from ._base import (
     BACKOFF_SMOOTHINGS,
     DiscreteForestClassifierBase,
@@ -35,6 +36,7 @@ __all__ = ["STRUCTURES", "TANClassifier"]
 STRUCTURE_ALPHA = 1.0
 
 
+@stored
 class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Bayesian network classifiers whose attributes have at most k attribute parents
     (the class is a parent of every attribute and has none): naive Bayes (k = 0),
