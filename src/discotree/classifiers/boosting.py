@@ -20,7 +20,8 @@ from ..learners.boosting import (
     line_search_alpha,
 )
 from ..learners.discriminative_tree import binary_tasks
-from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
+from ..learners.fit_input import FitInput
+from ..learners.registry import FittedModel, LearnerSpec, get_learner
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
 from ..scaling_tags import ScalingTags
 from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale, held_out_losses
@@ -28,6 +29,7 @@ from ..stats.folds import content_folds
 from ..validation import (
     check_is_fitted,
     check_random_state_param,
+    feature_names_of,
     integer_seed,
     is_count,
     take_rows,
@@ -315,13 +317,14 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
                 "smoothing='hierarchical'."
             )
         check_forest_smoothing(self)
-        if self.base == "dt" and self._alpha != "auto" and not self._alpha > 0:
+        alpha = self._check_common_params()[0]
+        if self.base == "dt" and alpha != "auto" and not alpha > 0:
             raise ValueError(f"{name}: alpha must be > 0 for base='dt' (got {self.alpha}).")
 
     def _supports_auto_alpha(self) -> bool:
         return True
 
-    def _alpha_model_for(self, epsilon: float, prior: str, grid: tuple[float, ...]):
+    def _alpha_model_for(self, data: FitInput, grid: tuple[float, ...]):
         """alpha="auto": the base learner's own choice on the (initially weighted)
         training data, kept for every round (its registered learner's models for
         every alpha of ``grid``)."""
@@ -329,7 +332,8 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         options: dict[str, Any] = {"n_edges": None, "smoothing": self.smoothing}
         if self.base == "dt":
             options["multiclass"] = self.multiclass
-        spec = LearnerSpec(name, "auto", epsilon, prior, options)
+        prior = getattr(self, "prior", "dirichlet")
+        spec = LearnerSpec(name, "auto", data.epsilon, prior, options)
         return get_learner(name).model_for(spec, grid)
 
     def __discotree_tags__(self) -> ScalingTags:
@@ -493,19 +497,19 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         >>> BoostedGraphicalModelClassifier(n_estimators=3).boosting_spec().n_estimators
         3
         """
-        self._alpha, self._epsilon = self._check_common_params()
-        self._check_params()
-        return self._boosting(int(self.n_estimators))
+        alpha, epsilon = self._validated_smoothing()
+        return self._boosting(int(self.n_estimators), alpha, epsilon)
 
-    def _boosting(self, n_estimators: int) -> BoostingSpec:
-        """The boosting of the validated parameters (the pseudo-count in use)."""
+    def _boosting(self, n_estimators: int, alpha: Any, epsilon: float) -> BoostingSpec:
+        """The boosting of the validated parameters (``alpha``: the pseudo-count in
+        use)."""
         return BoostingSpec(
             self.base,
             self.algorithm,
             n_estimators,
             self.init,
-            self._alpha,
-            self._epsilon,
+            alpha,
+            epsilon,
             self.multiclass,
             self.smoothing,
         )
@@ -542,26 +546,29 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         from ..fitting import clear_fitted_state
 
         spec = self.boosting_spec()
-        clear_fitted_state(self)
         class_weight = np.asarray(class_weight, dtype=np.float64)
-        self.classes_ = schema.classes
-        self.encoder_ = copy.deepcopy(schema.encoder)
-        self.n_features_in_ = schema.n_features
-        if schema.feature_names is not None:
-            self.feature_names_in_ = schema.feature_names
-        self.n_categories_ = schema.n_categories
-        self.class_count_ = class_weight
+        names = {} if schema.feature_names is None else {"feature_names_in_": schema.feature_names}
+        attributes: dict[str, Any] = {
+            "classes_": schema.classes,
+            "encoder_": copy.deepcopy(schema.encoder),
+            "n_features_in_": schema.n_features,
+            **names,
+            "n_categories_": schema.n_categories,
+            "class_count_": class_weight,
+        }
         with np.errstate(divide="ignore"):
-            self.class_log_prior_ = np.log(class_weight / class_weight.sum())
-        self.alpha_ = spec.alpha
-        self.n_estimators_ = spec.n_estimators
-        self.calibration_scale_ = 1.0
+            attributes["class_log_prior_"] = np.log(class_weight / class_weight.sum())
+        attributes.update(alpha_=spec.alpha, n_estimators_=spec.n_estimators)
+        attributes["calibration_scale_"] = 1.0
         if calibration_losses is not None and self.calibration == "cv":
             losses = np.asarray(calibration_losses, dtype=np.float64)
-            self.calibration_cv_losses_ = losses
-            self.calibration_scale_ = best_scale(losses, CALIBRATION_SCALES)
-        self._set_ensembles(list(ensembles))
-        self.model_ = None
+            attributes["calibration_cv_losses_"] = losses
+            attributes["calibration_scale_"] = best_scale(losses, CALIBRATION_SCALES)
+        feature_names = self._feature_names(schema.feature_names, len(schema.n_categories))
+        fitted = ensemble_attributes(list(ensembles), len(schema.classes))
+        attributes.update(self._with_edge_names(fitted, feature_names), model_=None)
+        clear_fitted_state(self)
+        self._set_fitted(attributes)
         return self
 
     def _tasks(self, n_classes: int) -> list[tuple[int, int]]:
@@ -570,16 +577,16 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
             warn_many_pairs(n_classes, type(self).__name__)
         return binary_tasks(n_classes, self.multiclass)
 
-    def _fit_model(self, codes, class_index, sample_weight):
-        weights = np.ones(len(codes)) if sample_weight is None else sample_weight
-        rows = Rows(codes, class_index, weights, len(self.classes_), self.n_categories_)
-        self._tasks(len(self.classes_))  # the many-pairs warning
-        spec = self._boosting(int(self.n_estimators_))
-        return self._assign(get_learner("boosting").fit(rows, spec.learner_spec()))
+    def _fit_model(self, data: FitInput) -> FittedModel:
+        rows = data.rows(type(self).__name__)
+        self._tasks(data.n_classes)  # the many-pairs warning
+        spec = self._boosting(int(self.n_estimators_), data.alpha, data.epsilon)
+        return get_learner("boosting").fit(rows, spec.learner_spec())
 
     def _set_ensembles(self, ensembles: list[BoostedEnsemble]) -> None:
         """The fitted attributes of the boosted binary problems."""
-        self._assign(FittedModel(None, ensemble_attributes(ensembles, len(self.classes_))))
+        attributes = ensemble_attributes(ensembles, len(self.classes_))
+        self._set_fitted(self._with_edge_names(attributes, feature_names_of(self)))
 
     # --------------------------------------------------------------- prediction
     def _staged_scores(self, X: Any):

@@ -4,17 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-from numpy.typing import NDArray
-
-from ..learners.registry import Counts
 from ..structure.chow_liu import (
     PENALTIES,
 )
 from ..validation import check_random_state_param, is_count
 from ._base import (
     DiscreteForestClassifierBase,
-    ForestModel,
     check_forest_smoothing,
     smoothing_options,
 )
@@ -182,15 +177,3 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
 
     def _learner_options(self) -> dict[str, Any]:
         return {"n_edges": self.n_edges, **smoothing_options(self)}
-
-    def _fit_model(
-        self,
-        codes: NDArray[Any] | None,
-        class_index: NDArray[np.intp] | None,
-        sample_weight: NDArray[np.float64] | None,
-    ) -> ForestModel:
-        if self.distribution == "gaussian":
-            stats: Any = self._gaussian_statistics(codes, class_index, sample_weight)
-        else:
-            stats = self._pair_statistics(codes, class_index, sample_weight)
-        return self._learn(Counts(self.n_categories_, self.class_count_, stats))
