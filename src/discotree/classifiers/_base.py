@@ -23,7 +23,7 @@ from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
 from ..scaling_tags import ScalingTags
-from ..stats.alpha_selection import ALPHA_GRID, ESS_GRID
+from ..stats.alpha_selection import ALPHA_GRID, CALIBRATION_SCALES, ESS_GRID, best_scale
 from ..stats.dirichlet import PRIORS, check_smoothing
 from ..stats.gaussian import GaussianStatistics
 from ..stats.pair_statistics import PairStatistics, class_univariate_counts
@@ -74,9 +74,36 @@ class DiscreteForestClassifierBase(
     """Base of classifiers that score ``log P(x, c) = log P(c) + log P(x | c)`` with
     one discrete forest per class (naive Bayes, Chow-Liu, TAN).
 
-    Subclasses implement :meth:`_fit_model` only. This class owns input validation,
-    encoding, class priors and every ``predict*`` method.
+    This class owns input validation, encoding, class priors and every ``predict*``
+    method, and the one fit pipeline: ``fit``, ``partial_fit`` (its lazy finish) and
+    ``fit_from_statistics`` each build one immutable
+    :class:`~discotree.learners.fit_input.FitInput`; :meth:`_fitted_attributes`
+    computes every fitted attribute from it into locals (priors, memory estimate,
+    alpha and calibration, then :meth:`_fit_model`), and ``_set_fitted`` assigns them
+    at one point, so a failed fit changes nothing. By default :meth:`_fit_model` fits
+    the count learner of :meth:`_count_learner` from what its ``reads`` declares.
+
+    Hooks (the methods a subclass may override; ``tests/test_fit_pipeline.py``
+    compares this list with the overrides):
+
+    - ``_check_params``: validate the subclass's own parameters.
+    - ``_count_learner``, ``_learner_options``, ``_rows_needed``: the registered
+      learner that fits from counts, its options, and why there is none.
+    - ``_fit_model``: the model and attributes from the fit input (default: the count
+      learner).
+    - ``_alpha_model_for``, ``_search_once``: the fold models of ``alpha="auto"``'s
+      cross-validation, and a structure found once before it.
+    - ``_calibration_scales``: the temperatures that cross-validation also scores.
+    - ``_make_encoder``, ``_fit_memory_bytes``, ``_model_memory_bytes``: the encoding
+      and the memory estimate.
+    - ``_partial_fit_unsupported``, ``_stream_keeps_rows``: which parameters stream,
+      and which keep the rows (:mod:`~discotree.classifiers._incremental`).
+    - ``_uncertainty_unavailable``, ``_uncertainty_model``: ``predict_uncertainty``.
     """
+
+    #: Whether ``alpha="auto"`` is available (None: where a count learner fits the
+    #: parameters, :meth:`_count_learner`).
+    _auto_alpha: bool | None = None
 
     def __init__(
         self,
@@ -106,12 +133,12 @@ class DiscreteForestClassifierBase(
         if prior not in PRIORS:
             raise ValueError(f"{name}: prior must be one of {PRIORS}, got {prior!r}.")
         gaussian = getattr(self, "distribution", "discrete") == "gaussian"
-        if alpha == "auto" and not gaussian and not self._supports_auto_alpha():
+        auto_alpha = (
+            self._count_learner() is not None if self._auto_alpha is None else self._auto_alpha
+        )
+        if alpha == "auto" and not gaussian and not auto_alpha:
             raise ValueError(f"{name}: alpha='auto' is not available here; give a number.")
         return alpha, epsilon
-
-    def _supports_auto_alpha(self) -> bool:
-        return self._count_learner() is not None
 
     # ---------------------------------------------------------------- learners
     def _count_learner(self) -> str | None:
@@ -218,23 +245,18 @@ class DiscreteForestClassifierBase(
                 f"{smoothing!r}."
             )
 
-    def _gaussian_statistics(self, data: FitInput) -> GaussianStatistics:
-        """The Gaussian statistics of the (standardised) training values, with
-        ``var_smoothing`` added to every variance of every class
-        (:meth:`GaussianStatistics.with_variance_added`)."""
+    def _statistics(self, data: FitInput) -> Any:
+        """The pair tables of ``data``, or with ``distribution="gaussian"`` the Gaussian
+        statistics of the (standardised) training values, ``var_smoothing`` added to
+        every variance of every class (:meth:`GaussianStatistics.with_variance_added`)."""
+        if getattr(self, "distribution", "discrete") != "gaussian":
+            return data.pair_statistics()
         if data.codes is None or data.class_index is None:
             raise ValueError(f"{type(self).__name__}: Gaussian models need the rows.")
         stats = GaussianStatistics.from_data(
             data.codes, data.class_index, data.n_classes, data.weights
         )
         return stats.with_variance_added(float(getattr(self, "var_smoothing", 0.0)))
-
-    def _statistics(self, data: FitInput) -> Any:
-        """The pair tables of ``data``, or the Gaussian moments with
-        ``distribution="gaussian"``."""
-        if getattr(self, "distribution", "discrete") == "gaussian":
-            return self._gaussian_statistics(data)
-        return data.pair_statistics()
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> DiscreteForestClassifierBase:
         """Fit the class priors, the structure and the parameters.
@@ -326,8 +348,7 @@ class DiscreteForestClassifierBase(
         fitted = self._fit_model(data)
         attributes.update(fitted.attributes)
         attributes["model_"] = fitted.model
-        names = self._feature_names(data.feature_names, data.n_features)
-        attributes = self._with_edge_names(attributes, names)
+        attributes = with_edge_names(attributes, feature_names(data.feature_names, data.n_features))
         attributes["_alpha"], attributes["_epsilon"] = data.alpha, data.epsilon
         logger.info(
             "%s fitted: %.6g weight, %d features, %d classes",
@@ -338,28 +359,12 @@ class DiscreteForestClassifierBase(
         )
         return attributes
 
-    @staticmethod
-    def _feature_names(feature_names: Any, n_features: int) -> list[str]:
-        """The features' names (``x0``, ``x1``, ... for unnamed columns)."""
-        if feature_names is not None:
-            return [str(n) for n in feature_names]
-        return [f"x{j}" for j in range(n_features)]
-
-    @staticmethod
-    def _with_edge_names(attributes: dict[str, Any], names: list[str]) -> dict[str, Any]:
-        """``attributes`` with ``edge_names_`` (``edges_`` by the features' ``names``)
-        when they hold ``edges_``."""
-        if "edges_" not in attributes:
-            return attributes
-        edge_names = [[(names[i], names[j]) for i, j in edges] for edges in attributes["edges_"]]
-        return {**attributes, "edge_names_": edge_names}
-
     def _choose_alpha(self, data: FitInput) -> tuple[FitInput, dict[str, Any]]:
         """``data`` with the pseudo-count in use (``alpha="auto"``: chosen by
         cross-validation, or as an engine's search chose it), and the attributes of
         that choice and of the calibration."""
         if data.alpha == "auto" and getattr(self, "distribution", "discrete") == "gaussian":
-            return data.with_(alpha=None), self._calibrate(None)  # no pseudo-counts
+            return data.with_(alpha=None), calibration_attributes(self, None)  # no pseudo-counts
         scales = self._calibration_scales()
         if data.alpha == "auto":
             grid = self._alpha_grid()
@@ -367,20 +372,24 @@ class DiscreteForestClassifierBase(
                 alpha, losses = data.alpha_search
             else:
                 data = self._search_once(data)
-                alpha, losses, data = self._alpha_by_cv(data, grid, scales)
+                alpha, losses, data = self._cross_validate(data, grid, scales)
             alpha, losses = float(alpha), np.asarray(losses, dtype=np.float64)
             scale_losses = losses[2:, list(grid).index(alpha)] if len(losses) > 2 else None
-            attributes = {"alpha_cv_losses_": losses[:2], **self._calibrate(scale_losses)}
+            attributes = {
+                "alpha_cv_losses_": losses[:2],
+                **calibration_attributes(self, scale_losses),
+            }
             return data.with_(alpha=alpha), attributes
         if scales and data.codes is not None and data.alpha is not None:
             grid = (float(data.alpha),)  # a fixed alpha: a cross-validation for the scale
-            _, losses, data = self._alpha_by_cv(data, grid, scales)
-            return data, self._calibrate(losses[2:, 0])
-        return data, self._calibrate(None)
+            _, losses, data = self._cross_validate(data, grid, scales)
+            return data, calibration_attributes(self, losses[2:, 0])
+        return data, calibration_attributes(self, None)
 
-    def _alpha_by_cv(self, data: FitInput, grid: tuple[float, ...], scales: tuple[float, ...]):
+    def _cross_validate(self, data: FitInput, grid: tuple[float, ...], scales: tuple[float, ...]):
         """The learner-level cross-validation of the alphas of ``grid``
-        (:func:`~discotree.learners.fit_input.cross_validate_alpha`)."""
+        (:func:`~discotree.learners.fit_input.cross_validate_alpha`) with this
+        estimator's fold models."""
         pairs = getattr(self, "_streams_pairs", True)  # naive Bayes: univariate tables
         model_for = self._alpha_model_for(data, grid)
         return cross_validate_alpha(data, model_for, grid, pairs=pairs, scales=scales)
@@ -398,11 +407,6 @@ class DiscreteForestClassifierBase(
         """The temperatures the alpha cross-validation also scores (none by default:
         the models whose scores are posteriors need none)."""
         return ()
-
-    def _calibrate(self, scale_losses: Any) -> dict[str, Any]:
-        """The calibration attributes from the held-out losses of the scales (None:
-        no cross-validation scored them); none by default."""
-        return {}
 
     #: What ``fit_memory_estimate_`` counts, as the memory guard's message names it.
     _memory_what = "this fit (the pairwise count tables and what is learnt from them)"
@@ -426,13 +430,6 @@ class DiscreteForestClassifierBase(
             estimate += 8.0 * n_classes * width * width
         held = codes.nbytes + 16.0 * len(codes)  # the encoded rows, classes and weights
         return estimate + held + self._model_memory_bytes(data.n_categories, n_classes)
-
-    @staticmethod
-    def _table_bytes(n_categories: NDArray[np.intp], n_tables: int) -> float:
-        """``n_tables`` sets of one conditional table per feature (its parent's states
-        by its own, at most), with numpy's per-array overhead."""
-        r = np.asarray(n_categories, dtype=np.float64)
-        return n_tables * (8.0 * float(np.sum(r * r.max())) + 112.0 * len(r))
 
     def _model_memory_bytes(self, n_categories: NDArray[np.intp], n_classes: int) -> float:
         """What the model learns from the count tables, in bytes (0: not modelled)."""
@@ -806,6 +803,45 @@ class DiscreteForestClassifierBase(
         tags.input_tags.categorical = discrete  # Gaussian models take numbers only
         tags.input_tags.string = discrete
         return tags
+
+
+def feature_names(names: Any, n_features: int) -> list[str]:
+    """The features' ``names`` as strings, ``x0``, ``x1``, ... for unnamed columns."""
+    if names is not None:
+        return [str(n) for n in names]
+    return [f"x{j}" for j in range(n_features)]
+
+
+def with_edge_names(attributes: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """``attributes`` with ``edge_names_`` (``edges_`` by the features' ``names``) when
+    they hold ``edges_``."""
+    if "edges_" not in attributes:
+        return attributes
+    edge_names = [[(names[i], names[j]) for i, j in edges] for edges in attributes["edges_"]]
+    return {**attributes, "edge_names_": edge_names}
+
+
+def table_bytes(n_categories: NDArray[np.intp], n_tables: int) -> float:
+    """``n_tables`` sets of one conditional table per feature (its parent's states by
+    its own, at most), with numpy's per-array overhead."""
+    r = np.asarray(n_categories, dtype=np.float64)
+    return n_tables * (8.0 * float(np.sum(r * r.max())) + 112.0 * len(r))
+
+
+def calibration_attributes(estimator: Any, scale_losses: Any) -> dict[str, Any]:
+    """The calibration attributes of an estimator with a ``calibration`` parameter
+    (none otherwise), from the held-out losses of its calibration scales (None: no
+    cross-validation scored them, the scale stays 1): the scale of least held-out
+    log-loss."""
+    if not hasattr(estimator, "calibration"):
+        return {}
+    if scale_losses is None or not len(scale_losses) or not np.any(scale_losses):
+        return {"calibration_scale_": 1.0}
+    losses = np.asarray(scale_losses, dtype=np.float64)
+    return {
+        "calibration_cv_losses_": losses,
+        "calibration_scale_": best_scale(losses, CALIBRATION_SCALES),
+    }
 
 
 #: The smoothings of the per-class forest estimators (naive Bayes, TAN, Chow-Liu, the

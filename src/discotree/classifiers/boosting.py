@@ -34,7 +34,13 @@ from ..validation import (
     is_count,
     take_rows,
 )
-from ._base import CalibrationStateMixin, DiscreteForestClassifierBase, check_forest_smoothing
+from ._base import (
+    CalibrationStateMixin,
+    DiscreteForestClassifierBase,
+    check_forest_smoothing,
+    feature_names,
+    with_edge_names,
+)
 
 __all__ = ["BoostedGraphicalModelClassifier", "final_scale_losses", "line_search_alpha"]
 
@@ -321,8 +327,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         if self.base == "dt" and alpha != "auto" and not alpha > 0:
             raise ValueError(f"{name}: alpha must be > 0 for base='dt' (got {self.alpha}).")
 
-    def _supports_auto_alpha(self) -> bool:
-        return True
+    _auto_alpha = True
 
     def _alpha_model_for(self, data: FitInput, grid: tuple[float, ...]):
         """alpha="auto": the base learner's own choice on the (initially weighted)
@@ -564,9 +569,9 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
             losses = np.asarray(calibration_losses, dtype=np.float64)
             attributes["calibration_cv_losses_"] = losses
             attributes["calibration_scale_"] = best_scale(losses, CALIBRATION_SCALES)
-        feature_names = self._feature_names(schema.feature_names, len(schema.n_categories))
+        labels = feature_names(schema.feature_names, len(schema.n_categories))
         fitted = ensemble_attributes(list(ensembles), len(schema.classes))
-        attributes.update(self._with_edge_names(fitted, feature_names), model_=None)
+        attributes.update(with_edge_names(fitted, labels), model_=None)
         clear_fitted_state(self)
         self._set_fitted(attributes)
         return self
@@ -586,7 +591,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
     def _set_ensembles(self, ensembles: list[BoostedEnsemble]) -> None:
         """The fitted attributes of the boosted binary problems."""
         attributes = ensemble_attributes(ensembles, len(self.classes_))
-        self._set_fitted(self._with_edge_names(attributes, feature_names_of(self)))
+        self._set_fitted(with_edge_names(attributes, feature_names_of(self)))
 
     # --------------------------------------------------------------- prediction
     def _staged_scores(self, X: Any):

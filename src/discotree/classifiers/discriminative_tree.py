@@ -20,7 +20,7 @@ from ..learners.discriminative_tree import (
 from ..learners.fit_input import FitInput
 from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
 from ..models.forest_pairs import STRUCTURE_ALPHA, composite_scores
-from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale
+from ..stats.alpha_selection import CALIBRATION_SCALES
 from ..stats.folds import content_folds, fold_splits
 from ..validation import (
     check_is_fitted,
@@ -37,6 +37,7 @@ from ._base import (
     DiscreteForestClassifierBase,
     check_forest_smoothing,
     smoothing_options,
+    table_bytes,
 )
 from ._incremental import IncrementalFitMixin
 
@@ -476,8 +477,7 @@ class DiscriminativeTreeClassifier(
         return binary_tasks(n_classes, self.multiclass)
 
     # -------------------------------------------------------------- alpha="auto"
-    def _supports_auto_alpha(self) -> bool:
-        return True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
+    _auto_alpha = True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
 
     def _model_memory_bytes(self, n_categories: NDArray[np.intp], n_classes: int) -> float:
         """The weights of eq. 21 of a binary problem (two (d, d) arrays), their sum per
@@ -488,7 +488,7 @@ class DiscriminativeTreeClassifier(
         weights = 8.0 * n_features * n_features * (2 * n_classes + 2)
         # each problem: its two-class tables (a copy unless binary) and its forest pair
         pair_tables = 0.0 if n_classes == 2 else 16.0 * float(np.sum(n_categories)) ** 2
-        return weights + pair_tables + n_tasks * 2 * self._table_bytes(n_categories, 2)
+        return weights + pair_tables + n_tasks * 2 * table_bytes(n_categories, 2)
 
     def _structure_alpha(self) -> float:
         """The pseudo-count of the weights of eq. 21: ``alpha="auto"`` chose the alpha
@@ -504,15 +504,6 @@ class DiscriminativeTreeClassifier(
         if self.calibration == "auto" and self.alpha != "auto":
             return ()
         return CALIBRATION_SCALES
-
-    def _calibrate(self, scale_losses: Any) -> dict[str, Any]:
-        if scale_losses is None or not len(scale_losses) or not np.any(scale_losses):
-            return {"calibration_scale_": 1.0}
-        losses = np.asarray(scale_losses, dtype=np.float64)
-        return {
-            "calibration_cv_losses_": losses,
-            "calibration_scale_": best_scale(losses, CALIBRATION_SCALES),
-        }
 
     def _alpha_model_for(self, data: FitInput, grid: tuple[float, ...]):
         """For ``alpha="auto"``: the learner's models for every alpha of ``grid``, each

@@ -189,8 +189,7 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
             )
 
     # -------------------------------------------------------------- alpha="auto"
-    def _supports_auto_alpha(self) -> bool:
-        return True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
+    _auto_alpha = True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
 
     def _search_once(self, data: FitInput) -> FitInput:
         """The tree does not depend on alpha (plug-in entropies): it is learnt once, on

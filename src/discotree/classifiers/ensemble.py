@@ -392,8 +392,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
                 f"{name}: coarsening must be one of {COARSENINGS}, got {self.coarsening!r}."
             )
 
-    def _supports_auto_alpha(self) -> bool:
-        return False
+    _auto_alpha = False
 
     def _make_encoder(self):
         discretizer = (

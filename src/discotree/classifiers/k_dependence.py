@@ -169,8 +169,7 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         alpha = self._check_common_params()[0]
         check_kdb_options(name, self.smoothing, self.selection_loss, alpha)
 
-    def _supports_auto_alpha(self) -> bool:
-        return False
+    _auto_alpha = False
 
     def _uncertainty_unavailable(self) -> str | None:
         if self.smoothing == "hdp":

@@ -29,6 +29,7 @@ from ._base import (
     DiscreteForestClassifierBase,
     check_forest_smoothing,
     smoothing_options,
+    table_bytes,
 )
 from ._incremental import IncrementalFitMixin
 
@@ -407,11 +408,10 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         if self.k == 1 and self.structure == "cmi" and self.distribution == "discrete":
             n_features = len(n_categories)
             informations = 8.0 * n_features * n_features * (2 * n_classes + 3)
-            return informations + 2 * self._table_bytes(n_categories, n_classes)  # counts, logs
+            return informations + 2 * table_bytes(n_categories, n_classes)  # counts, logs
         return 0.0
 
-    def _supports_auto_alpha(self) -> bool:
-        return True  # with CL parameters: the smoothing of the ML start, chosen by ML CV
+    _auto_alpha = True  # with CL parameters: the smoothing of the ML start, chosen by ML CV
 
     def _search_once(self, data: FitInput) -> FitInput:
         """A discriminative structure, searched once at alpha 1 before the alpha
