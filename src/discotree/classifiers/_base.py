@@ -96,8 +96,8 @@ class DiscreteForestClassifierBase(
     - ``_calibration_scales``: the temperatures that cross-validation also scores.
     - ``_make_encoder``, ``_fit_memory_bytes``, ``_model_memory_bytes``: the encoding
       and the memory estimate.
-    - ``_partial_fit_unsupported``, ``_stream_keeps_rows``: which parameters stream,
-      and which keep the rows (:mod:`~discotree.classifiers._incremental`).
+    - ``_partial_fit_unsupported``: which parameters stream
+      (:mod:`~discotree.classifiers._incremental`).
     - ``_uncertainty_unavailable``, ``_uncertainty_model``: ``predict_uncertainty``.
     """
 
@@ -471,14 +471,15 @@ class DiscreteForestClassifierBase(
 
     def _learner_input(self, learner: Learner, data: FitInput, spec: LearnerSpec) -> Any:
         """What ``learner`` reads (:attr:`~discotree.learners.registry.Learner.reads`),
-        from ``data``: the rows; or the univariate or pair tables (Gaussian moments
-        with ``distribution="gaussian"``), counted already or counted here, and for
+        from ``data``: the rows; or the univariate tables (estimators that count no
+        more) or pair tables (Gaussian moments with ``distribution="gaussian"``),
+        counted already or counted here, and for
         ``"pairs, then families"`` the family tables of the parents its ``structure``
         chooses from them (an engine's second pass, or counted from the rows here)."""
         owner = type(self).__name__
         if learner.reads == "rows":
             return data.rows(owner)
-        if learner.reads == "univariate":
+        if learner.reads == "univariate" and not getattr(self, "_streams_pairs", True):
             univariate = data.univariate  # streamed counts
             if univariate is None:
                 rows = data.rows(owner)

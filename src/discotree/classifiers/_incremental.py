@@ -38,6 +38,7 @@ from numpy.typing import NDArray
 from ..fitting import available_if_explained, clear_fitted_state
 from ..kernels.counts import class_totals, univariate_counts
 from ..learners.fit_input import FitInput
+from ..learners.registry import get_learner
 from ..stats.pair_statistics import PairStatistics, category_index_map
 from ..validation import (
     check_sample_weight,
@@ -123,9 +124,22 @@ class IncrementalFitMixin:
     def _stream_keeps_rows(self, given: dict[str, Any] | None = None) -> bool:
         """Whether a fit from counts needs the rows too (``given``: what an engine
         counted and handed to ``fit_from_statistics``: ``families``, ``scores``,
-        ``alpha_search``)."""
+        ``alpha_search``): for ``alpha="auto"``'s cross-validation, for parameters
+        without a count learner, and for what the count learner reads beyond the pair
+        tables (the families of its structure, a third pass's sums) that no engine
+        gave."""
+        given = given or {}
         auto = isinstance(self.alpha, str) and self.alpha == "auto"
-        return auto and (given or {}).get("alpha_search") is None  # (an engine's search)
+        if auto and given.get("alpha_search") is None:
+            return True
+        name = self._count_learner()
+        if name is None:
+            return True
+        learner = get_learner(name)
+        if learner.reads == "pairs, then families" and given.get("families") is None:
+            return True
+        selective = bool(self._learner_options().get("selective", False))
+        return learner.score_rows is not None and selective and given.get("scores") is None
 
     @available_if_explained(_why_no_partial_fit)
     def partial_fit(
@@ -366,6 +380,7 @@ class IncrementalFitMixin:
                 "StatisticsSchema (schema.count(X, y)), got "
                 f"{type(statistics).__name__} without a schema."
             )
+        alpha, epsilon = self._validated_smoothing()
         given = {"families": families, "alpha_search": alpha_search, "scores": scores}
         if self._stream_keeps_rows(given):
             raise ValueError(
@@ -374,7 +389,6 @@ class IncrementalFitMixin:
                 "counts its families unless families are given): give alpha a number "
                 "(and k <= 1), or use partial_fit."
             )
-        alpha, epsilon = self._validated_smoothing()
         encoder = copy.deepcopy(schema.encoder)
         encoder.owner = name
         counts = statistics.counts

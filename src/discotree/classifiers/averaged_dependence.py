@@ -175,12 +175,6 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     def _count_learner(self) -> str:
         return "aode" if self.n_super_parents == 1 else "a2de"
 
-    def _stream_keeps_rows(self, given: dict[str, Any] | None = None) -> bool:
-        """A2DE: the rows, unless an engine handed the triple tables over."""
-        if self.n_super_parents == 2:
-            return (given or {}).get("families") is None
-        return super()._stream_keeps_rows(given)
-
     def _model_memory_bytes(self, n_categories: NDArray[np.intp], n_classes: int) -> float:
         """A1DE: the (C, D, D) log tables of the conditionals; A2DE: the triple tables
         and their conditionals."""

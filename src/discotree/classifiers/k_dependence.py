@@ -183,14 +183,6 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         assert isinstance(model, KDependenceModel)  # (what this estimator fits)
         return KDependencePosterior(model)
 
-    def _stream_keeps_rows(self, given: dict[str, Any] | None = None) -> bool:
-        """The rows, unless an engine handed the prefix tables (and, for selective kDB,
-        the leave-one-out losses) over: ``fit_from_statistics``."""
-        given = given or {}
-        counted = given.get("families") is not None
-        scored = given.get("scores") is not None or not self.selective
-        return not (counted and scored and self.smoothing == "dirichlet")
-
     def _count_learner(self) -> str | None:
         """``"k-dependence"`` (three passes of counts, what engines run) with Dirichlet
         smoothing; hierarchical smoothing chooses its concentrations from the rows."""

@@ -349,12 +349,6 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             )
         return None
 
-    def _stream_keeps_rows(self, given: dict[str, Any] | None = None) -> bool:
-        # k = 2: the family counts of the parents chosen at the end need the rows
-        # (unless an engine counted them: the Dask engine does, in a second pass)
-        families = (given or {}).get("families") is not None
-        return super()._stream_keeps_rows(given) or (self.k == 2 and not families)
-
     def _count_learner(self) -> str | None:
         """Naive Bayes (k = 0), TAN-CMI (k = 1) and kDB (k >= 2) with ML parameters are
         learnt from counts; the discriminative searches and CL parameters need the rows."""
