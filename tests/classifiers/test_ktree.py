@@ -344,7 +344,7 @@ def test_forest_structured_models_use_the_forest_kernel_with_the_same_answer():
     got = model.log_likelihood(rows)
     for s, row in enumerate(rows):
         np.testing.assert_allclose(got[s], _brute_force(model, row), atol=1e-10)
-    np.testing.assert_allclose(got, np.array([model._marginal(r) for r in rows]), atol=1e-10)
+    np.testing.assert_allclose(got, np.array([model.marginal(r) for r in rows]), atol=1e-10)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -91,7 +91,7 @@ def test_the_vectorised_sum_equals_variable_elimination(rng):
         rows[np.arange(60), which] = -1
         rows[rng.random(60) < 0.3, 3] = -1  # and sometimes the leaf too
         got = model.log_likelihood(rows)
-        expected = np.array([model._exact(r) for r in rows])
+        expected = np.array([model._exact(r[None])[0] for r in rows])
         assert_allclose(got, expected, rtol=1e-11)
 
 
@@ -108,7 +108,7 @@ def test_the_enumerated_sum_equals_variable_elimination(rng):
             rows[i, rng.choice(3, size=int(rng.integers(2, 4)), replace=False)] = -1
         rows[rng.random(40) < 0.3, 3] = -1
         got = model.log_likelihood(rows)
-        expected = np.array([model._exact(r) for r in rows])
+        expected = np.array([model._exact(r[None])[0] for r in rows])
         assert_allclose(got, expected, rtol=1e-11, atol=1e-14)  # (log 1 = 0: rows all summed out)
         with pytest.MonkeyPatch.context() as patch:  # no enumeration: elimination only
             patch.setattr("discotree.models.k_dependence.MAX_ENUMERATED_VALUES", 1)
@@ -149,5 +149,45 @@ def test_many_missing_parents_are_never_enumerated():
     model = KDependenceModel(n_categories, list(range(n)), parents, tables, 1.0, 1e-5)
     row = codes[:1].copy()
     row[0, 1:41] = -1
-    assert model._enumerated(row[0], np.zeros(2)) is None
+    assert model._enumerated(row, np.zeros((1, 2))) is None
     assert np.isfinite(model.log_likelihood(row)).all()
+
+
+def _brute_force(model, row):
+    """log sum over the missing values of the complete rows' likelihoods."""
+    missing = np.flatnonzero(row < 0)
+    filled = np.tile(row, (int(np.prod(N_CATEGORIES[missing])), 1))
+    filled[:, missing] = list(itertools.product(*[range(r) for r in N_CATEGORIES[missing]]))
+    return np.log(np.exp(model.log_likelihood(filled)).sum(axis=0))
+
+
+@pytest.mark.parametrize("blocks", ["whole", "one row at a time"])
+def test_rows_sharing_a_pattern_are_summed_out_together_exactly(rng, monkeypatch, blocks):
+    # many rows, few patterns of missing attributes: each pattern's rows eliminated or
+    # enumerated at once (in blocks), every row equal to its brute-force sum
+    if blocks != "whole":
+        monkeypatch.setattr("discotree.models.bayes_net.MAX_BLOCK_CELLS", 1)
+        monkeypatch.setattr("discotree.models.k_dependence.ENUMERATED_BLOCK_ROWS", 1)
+    model = _model(rng)
+    model.concentrations = [np.array([1.0 + j] * (len(PARENTS[j]) + 1)) for j in range(4)]
+    patterns = np.array([[1, 1, 0, 0], [1, 0, 1, 1], [0, 1, 1, 0], [1, 1, 1, 0]], dtype=bool)
+    rows = np.column_stack([rng.integers(0, r, 30) for r in N_CATEGORIES])
+    rows[patterns[rng.integers(0, 4, 30)]] = -1
+    expected = np.array([_brute_force(model, r) for r in rows])
+    assert_allclose(model.log_likelihood(rows), expected, rtol=1e-11, atol=1e-14)
+    with monkeypatch.context() as patch:  # elimination only
+        patch.setattr("discotree.models.k_dependence.MAX_ENUMERATED_VALUES", 1)
+        assert_allclose(model.log_likelihood(rows), expected, rtol=1e-11, atol=1e-14)
+
+
+def test_the_dense_network_eliminates_rows_of_one_pattern_at_once(rng, monkeypatch):
+    model = _model(rng)._dense()
+    rows = np.column_stack([rng.integers(0, r, 12) for r in N_CATEGORIES])
+    rows[:, [0, 2]] = -1
+    one_by_one = np.array([model.marginal(r) for r in rows])
+    assert_allclose(model.marginals(rows), one_by_one, rtol=1e-12)
+    monkeypatch.setattr("discotree.models.bayes_net.MAX_BLOCK_CELLS", 1)
+    assert_allclose(model.marginals(rows), one_by_one, rtol=1e-12)
+    rows[0, 1] = -1
+    with pytest.raises(ValueError, match="miss the same features"):
+        model.marginals(rows)

@@ -41,13 +41,19 @@ from ..structure.search_state import (
 )
 
 __all__ = [
+    "MAX_BLOCK_CELLS",
     "BayesNetModel",
     "LazyColumn",
     "NodeScores",
     "PairParentColumns",
     "SingleParentColumns",
     "family_counts",
+    "rows_by_pattern",
 ]
+
+#: Cells (rows x classes x configurations) of the largest factor that the variable
+#: elimination of a block of rows missing the same features may form at once (32 MiB).
+MAX_BLOCK_CELLS = 1 << 22
 
 
 @dataclass
@@ -148,8 +154,9 @@ class BayesNetModel:
         if complete.any():
             rows = codes[complete]
             out[complete] = sum(self.node_log_probability(j, rows) for j in range(self.n_features))
-        for s in np.flatnonzero(~complete):
-            out[s] = self._marginal(codes[s])
+        incomplete = np.flatnonzero(~complete)
+        for rows in rows_by_pattern(missing[incomplete]):
+            out[incomplete[rows]] = self.marginals(codes[incomplete[rows]])
         return out
 
     def as_forest(self):
@@ -177,45 +184,106 @@ class BayesNetModel:
     def marginal(self, row: NDArray[np.integer]) -> NDArray[np.float64]:
         """``log P(x_observed | c)`` of one row, the missing features summed out by
         min-degree variable elimination."""
-        return self._marginal(np.asarray(row))
+        return self.marginals(np.asarray(row)[None])[0]
 
-    def _marginal(self, row: NDArray[np.integer]) -> NDArray[np.float64]:
-        """``log sum_{x_missing} prod_j theta_j`` for one row, per class."""
-        missing = {int(v) for v in np.flatnonzero(row < 0)}
-        log_total = np.zeros(self.n_classes)
+    def marginals(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
+        """``log P(x_observed | c)`` of rows that miss the same features, summed out by
+        min-degree variable elimination, every row at once: the elimination order and
+        the factors' scopes depend only on which features are missing, so each factor
+        carries a leading axis of rows (in blocks of at most :data:`MAX_BLOCK_CELLS`
+        cells of the largest factor).
+
+        Parameters
+        ----------
+        codes : ndarray of shape (n_rows, n_features)
+            Category codes, -1 missing, the same features missing in every row.
+
+        Returns
+        -------
+        ndarray of shape (n_rows, n_classes)
+
+        Examples
+        --------
+        >>> model = BayesNetModel(np.array([2, 2, 2]), [(), (0,), (0, 1)],
+        ...     [np.log(np.full((2, 2), 0.5)), np.log(np.full((2, 2, 2), 0.5)),
+        ...      np.log(np.full((2, 2, 2, 2), 0.5))], np.log([0.5, 0.5]))
+        >>> np.exp(model.marginals(np.array([[-1, 1, 0], [-1, 0, 1]]))).round(3)
+        array([[0.25, 0.25],
+               [0.25, 0.25]])
+        """
+        codes = np.asarray(codes)
+        missing = {int(v) for v in np.flatnonzero(codes[0] < 0)}
+        if any(np.any((codes[:, v] < 0) != (v in missing)) for v in range(self.n_features)):
+            raise ValueError("marginals: the rows must miss the same features")
+        scopes = [tuple(v for v in (*pa, j) if v in missing) for j, pa in enumerate(self.parents)]
+        widest = max(
+            [int(np.prod([int(self.n_categories[v]) for v in s])) for s in scopes if s] + [1]
+        )
+        block = max(1, MAX_BLOCK_CELLS // (widest * self.n_classes))
+        out = np.empty((len(codes), self.n_classes))
+        for start in range(0, len(codes), block):
+            out[start : start + block] = self._eliminated(codes[start : start + block], missing)
+        return out
+
+    def _eliminated(self, codes: NDArray[np.integer], missing: set[int]) -> NDArray[np.float64]:
+        """``log sum_{x_missing} prod_j theta_j`` per row and class (rows missing the
+        features ``missing``); factors of shape (rows, classes, missing variables...)."""
+        n_rows = len(codes)
+        log_total = np.zeros((n_rows, self.n_classes))
         factors: list[tuple[tuple[int, ...], NDArray[np.float64]]] = []
         for j, pa in enumerate(self.parents):
             family = (*pa, j)
-            index = tuple(slice(None) if v in missing else int(row[v]) for v in family)
-            table = self.log_cpts[j][(slice(None), *index)]
+            observed = [1 + i for i, v in enumerate(family) if v not in missing]
             kept = tuple(v for v in family if v in missing)
+            # the observed axes first, then the class and the missing ones
+            table = np.moveaxis(self.log_cpts[j], observed, range(len(observed)))
+            if observed:
+                table = table[tuple(codes[:, v] for v in family if v not in missing)]
+            else:
+                table = np.broadcast_to(table, (n_rows, *table.shape))
             if not kept:
                 log_total += table
                 continue
-            # to probabilities, scaled per class so nothing underflows
-            axes = tuple(range(1, table.ndim))
-            scale = table.max(axis=axes)
+            # to probabilities, scaled per row and class so nothing underflows
+            scale = table.max(axis=tuple(range(2, table.ndim)))
             log_total += scale
-            factors.append((kept, np.exp(table - scale.reshape(-1, *[1] * len(kept)))))
+            factors.append((kept, np.exp(table - scale.reshape(*scale.shape, *[1] * len(kept)))))
         while factors:
             variable = _min_degree(factors)
             involved = [f for f in factors if variable in f[0]]
             factors = [f for f in factors if variable not in f[0]]
             variables = sorted({v for f in involved for v in f[0]})
-            letters = {v: string.ascii_letters[1 + i] for i, v in enumerate(variables)}
+            letters = {v: string.ascii_letters[2 + i] for i, v in enumerate(variables)}
             kept = tuple(v for v in variables if v != variable)
-            spec = ",".join("a" + "".join(letters[v] for v in f[0]) for f in involved)
-            spec += "->a" + "".join(letters[v] for v in kept)
+            spec = ",".join("ab" + "".join(letters[v] for v in f[0]) for f in involved)
+            spec += "->ab" + "".join(letters[v] for v in kept)
             product = np.einsum(spec, *(f[1] for f in involved), optimize=len(involved) > 2)
             if kept:
-                axes = tuple(range(1, product.ndim))
-                scale = product.max(axis=axes)
+                scale = product.max(axis=tuple(range(2, product.ndim)))
                 scale = np.where(scale > 0, scale, 1.0)
                 log_total += np.log(scale)
-                factors.append((kept, product / scale.reshape(-1, *[1] * len(kept))))
+                factors.append((kept, product / scale.reshape(*scale.shape, *[1] * len(kept))))
             else:
                 log_total += np.log(np.maximum(product, 1e-300))
         return log_total
+
+
+def rows_by_pattern(missing: NDArray[np.bool_]) -> list[NDArray[np.intp]]:
+    """The rows of each pattern of missing features (row indices into ``missing``).
+
+    Examples
+    --------
+    >>> [r.tolist() for r in rows_by_pattern(np.array([[True, False], [False, False],
+    ...     [True, False]]))]
+    [[1], [0, 2]]
+    """
+    if len(missing) == 0:
+        return []
+    _, inverse = np.unique(np.asarray(missing, dtype=bool), axis=0, return_inverse=True)
+    inverse = np.asarray(inverse).ravel()
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.flatnonzero(np.diff(inverse[order])) + 1
+    return np.split(order, bounds)
 
 
 def _family_index(codes, parents, node, n_categories) -> NDArray[np.intp]:

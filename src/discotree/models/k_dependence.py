@@ -43,7 +43,7 @@ from ..kernels.counts import configuration_ids
 from ..stats.backoff_prediction import PackedBackoff
 from ..stats.family_tables import SparseFamilyTable, observed_prefix_lengths
 from ..stats.hierarchical import leave_one_out_backoff_terms, level_counts
-from .bayes_net import BayesNetModel
+from .bayes_net import BayesNetModel, rows_by_pattern
 
 __all__ = [
     "MAX_DENSE_CELLS",
@@ -69,6 +69,8 @@ PACKED_MIN_ROWS = 1000
 #: beyond, the enumeration costs more than building the tables once (on soybean's rows
 #: with many missing parents it reached hundreds of thousands of values a row).
 MAX_ENUMERATED_VALUES = 256
+#: Rows (a row times the joint values of its missing parents) enumerated at once.
+ENUMERATED_BLOCK_ROWS = 1 << 16
 
 
 def elimination_cells(
@@ -244,36 +246,34 @@ class KDependenceModel:
                 handled.append(these)
         if handled:
             rows = np.setdiff1d(rows, np.concatenate(handled))
-        for s in rows:
-            if (
-                elimination_cells(
-                    self.parents, self.attributes, self._missing_in_use(codes[s]), self.n_categories
-                )
-                * self.n_classes
-                > MAX_ELIMINATION_CELLS
-            ):
+        # the rows missing the same attributes in use share the elimination: at once
+        for group in rows_by_pattern(codes[rows][:, used] < 0):
+            these = rows[group]
+            missing = self._missing_in_use(codes[these[0]])
+            cells = elimination_cells(self.parents, self.attributes, missing, self.n_categories)
+            if cells * self.n_classes > MAX_ELIMINATION_CELLS:
                 continue  # (the back-off rule)
-            exact = self._enumerated(codes[s], out[s])
+            exact = self._enumerated(codes[these], out[these])
             if exact is None and self._dense() is not None:
-                exact = self._exact(codes[s])
+                exact = self._exact(codes[these])
             if exact is not None:
-                out[s] = exact
+                out[these] = exact
         return out
 
     def _missing_in_use(self, row: NDArray[np.integer]) -> set[int]:
         return {int(v) for v in self.attributes if row[v] < 0}
 
     def _enumerated(
-        self, row: NDArray[np.integer], backed_off: NDArray[np.float64]
+        self, rows: NDArray[np.integer], backed_off: NDArray[np.float64]
     ) -> NDArray[np.float64] | None:
-        """``log P(x | c)`` of one row with missing parents, from ``backed_off`` (its
-        back-off log-likelihood): the factors of the missing parents' families and of
+        """``log P(x | c)`` of rows missing the same parents, from ``backed_off`` (their
+        back-off log-likelihoods): the factors of the missing parents' families and of
         their children replaced by their sum over every joint value of the missing
         parents (the other factors do not depend on them); None when there are more
         than ``MAX_ENUMERATED_VALUES`` of those values (variable elimination then, whose
         factors grow with the network's width, not with the product of the arities)."""
         is_parent = {int(p) for j in self.attributes for p in self.parents[j]}
-        missing = sorted(self._missing_in_use(row) & is_parent)
+        missing = sorted(self._missing_in_use(rows[0]) & is_parent)
         arities = [int(self.n_categories[m]) for m in missing]
         n_values = math.prod(arities)  # (Python integers: no overflow)
         if n_values > MAX_ENUMERATED_VALUES:
@@ -281,15 +281,25 @@ class KDependenceModel:
         touched = [
             k for k in self.attributes if k in missing or any(p in missing for p in self.parents[k])
         ]
-        filled = np.tile(row, (n_values, 1))
-        filled[:, missing] = np.array(list(itertools.product(*map(range, arities))))
+        values = np.array(list(itertools.product(*map(range, arities))))
         out = backed_off.copy()
-        term = np.zeros((n_values, self.n_classes))
         for k in touched:
-            out -= self.node_log_probability(k, row[None])[0]
-            term += self.node_log_probability(k, filled)
-        top = term.max(axis=0)
-        return out + top + np.log(np.exp(term - top).sum(axis=0))
+            out -= self.node_log_probability(k, rows)
+        block = max(1, ENUMERATED_BLOCK_ROWS // n_values)
+        for start in range(0, len(rows), block):
+            part = rows[start : start + block]
+            filled = np.repeat(part, n_values, axis=0)  # each row once per joint value
+            filled[:, missing] = np.tile(values, (len(part), 1))
+            term = np.zeros((len(filled), self.n_classes))
+            for k in touched:
+                term += self.node_log_probability(k, filled)
+            term = term.reshape(len(part), n_values, self.n_classes)
+            top = term.max(axis=1)
+            part_out = out[start : start + block]
+            out[start : start + block] = (
+                part_out + top + np.log(np.exp(term - top[:, None]).sum(axis=1))
+            )
+        return out
 
     def _sum_out(
         self, m: int, codes: NDArray[np.integer], backed_off: NDArray[np.float64]
@@ -359,19 +369,19 @@ class KDependenceModel:
             self.__dict__["_dense_model"] = model
         return self.__dict__["_dense_model"]
 
-    def _exact(self, row: NDArray[np.integer]) -> NDArray[np.float64] | None:
-        """``log P(x | c)`` of one row by variable elimination, None when a factor would
-        exceed ``MAX_ELIMINATION_CELLS``."""
+    def _exact(self, rows: NDArray[np.integer]) -> NDArray[np.float64] | None:
+        """``log P(x | c)`` of rows missing the same attributes by variable elimination
+        (all at once), None when a factor would exceed ``MAX_ELIMINATION_CELLS``."""
         used = set(self.attributes)
-        row = row.copy()
-        row[[j for j in range(self.n_features) if j not in used]] = 0  # factor 1 anyway
-        missing = {int(v) for v in np.flatnonzero(row < 0)}
+        rows = rows.copy()
+        rows[:, [j for j in range(self.n_features) if j not in used]] = 0  # factor 1 anyway
+        missing = {int(v) for v in np.flatnonzero(rows[0] < 0)}
         cells = elimination_cells(self.parents, self.attributes, missing, self.n_categories)
         if cells * self.n_classes > MAX_ELIMINATION_CELLS:
             return None
         dense = self._dense()
         assert dense is not None
-        return dense.marginal(row)
+        return dense.marginals(rows)
 
     def _packed(self, n_rows: int | None = None) -> PackedBackoff | None:
         """The hierarchical tables of the nodes in use, packed for prediction (cached
