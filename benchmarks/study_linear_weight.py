@@ -23,7 +23,6 @@ import argparse
 import json
 import time
 import warnings
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -104,7 +103,7 @@ def run_fold(name: str, fold: int, data_dir, honest: bool) -> dict:
             "logistic", 1.0, 1e-5, options={"values": clf.model_.linear.values, "C": 1.0}
         )
         start = fit_logistic(rows, linear_spec).model
-        warm = replace(linear_spec, options={**linear_spec.options, "start": start})
+        warm = linear_spec.with_options(start=start)
         linear_cv = np.exp(cross_validated_log_posteriors(rows, warm))
         test_codes = clf.encoder_.transform(X.iloc[test])
         members = np.exp(np.stack(clf.model_.member_log_posteriors(test_codes))).mean(axis=0)

@@ -25,6 +25,7 @@ ROOT = DOCS.parent
 sys.path.insert(0, str(DOCS))
 
 from _figures import write_user_guide_figures  # noqa: E402
+from _missing_values_table import write_missing_values_table  # noqa: E402
 from _reproductions import write_reproduction_pages  # noqa: E402
 from _scaling_table import write_scaling_table  # noqa: E402
 
@@ -52,6 +53,7 @@ exclude_patterns = [
     ".DS_Store",
     "**.ipynb_checkpoints",
     "user_guide/_figures/*.md",  # generated tables, included by their pages
+    "design/_generated/*.md",
 ]
 templates_path = ["_templates"]
 
@@ -101,3 +103,5 @@ write_reproduction_pages(ROOT / "results", DOCS / "reproductions")
 write_user_guide_figures(DOCS / "user_guide" / "_figures")
 # the scaling page's table of what every estimator supports, from their scaling tags
 write_scaling_table(DOCS / "user_guide" / "_figures" / "scaling_support.md")
+# the design note's table of what every learner does with missing values, from the registry
+write_missing_values_table(DOCS / "design" / "_generated" / "missing_values.md")

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from discotree.fitting import argmax_with_ties
+from discotree.numerics import argmax_with_ties
 
 
 def univariate_counts(codes, class_index, weights, n_categories, n_classes):

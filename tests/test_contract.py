@@ -2,7 +2,8 @@
 
 Each case ends in a fitted model with finite outputs, or in a ``ValueError`` /
 ``TypeError`` whose message names the problem (and leaves the estimator unfitted). Also:
-refits replace every fitted attribute, a failed fit leaves none, ``hasattr`` is honest,
+refits replace every fitted attribute and a failed fit leaves none (the fit contract of
+``FitContractMixin``, ``discotree.fitting``), ``hasattr`` is honest,
 tags follow the parameters, concurrent prediction and pickling give the same answers.
 """
 
@@ -33,7 +34,7 @@ from discotree import (
     NaiveBayesClassifier,
     TANClassifier,
 )
-from discotree.fitting import argmax_with_ties, order_with_ties, sign_with_ties
+from discotree.numerics import argmax_with_ties, order_with_ties, sign_with_ties
 
 DISCRETE = [
     NaiveBayesClassifier(),

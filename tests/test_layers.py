@@ -26,6 +26,8 @@ LAYER = {
     "threads": 0,
     "_threads": 0,
     "fitting": 0,
+    "numerics": 0,
+    "missing_values": 0,
     "engine_registry": 0,
     "scaling_tags": 0,
     "_fitting": 0,

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from . import missing_values
 from .models.discrete_forest import DiscreteForestModel
 from .shapley import ShapleyExplanation, log_odds, shapley_values
 from .validation import check_table, feature_names_of, validate_data
@@ -92,7 +93,7 @@ def edge_contributions(estimator: Any, x: Any) -> dict[str, float]:
     codes = estimator.encoder_.transform(table)
     names = feature_names_of(estimator)
     row = codes[0]
-    observed = row >= 0
+    observed = missing_values.observed(row)
     prior = estimator.class_log_prior_
     terms: dict[str, float] = {"prior": float(prior[1] - prior[0])}
     for c, sign in ((1, 1.0), (0, -1.0)):

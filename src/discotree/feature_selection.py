@@ -40,17 +40,16 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 
 from .fitting import FitContractMixin
+from .learners.options import BOOL, RANDOM_STATE, Constraint, count, numbers_only, one_of
+from .numerics import GAIN_RTOL
 from .stats.set_information import DiscreteSetEntropy
 from .structure.submodular import MINIMIZERS, members, submodular_supermodular
 from .transformers.discretizer import Discretizer
 from .transformers.encoder import TableEncoder
 from .validation import (
-    check_bool_param,
     check_is_fitted,
-    check_random_state_param,
     int_seed,
     is_count,
-    is_real,
     numpy_generator,
     training_rows,
 )
@@ -126,10 +125,51 @@ def _polish(start: int, objective: Callable[[int], float], n: int, history: list
         moves = [best ^ (1 << v) for v in range(n) if best ^ (1 << v)]
         values = [objective(m) for m in moves]
         i = int(np.argmin(values))
-        if not values[i] < value - 1e-12:
+        if not values[i] < value - GAIN_RTOL:
             return best
         best, value = moves[i], values[i]
         history.append(value)
+
+
+def _non_negative_number(value: Any) -> bool:
+    return (
+        not isinstance(value, bool)
+        and isinstance(value, int | float | np.number)
+        and bool(np.isfinite(value) and value >= 0)
+    )
+
+
+#: The selector's parameters and what each takes, checked in this order.
+_CHECKS = (
+    ("cost_weight", Constraint(_non_negative_number, "a number >= 0")),
+    ("information", one_of(_INFORMATION)),
+    ("minimizer", one_of(tuple(MINIMIZERS), f"one of {sorted(MINIMIZERS)}")),
+    ("n_permutations", count(1)),
+    (
+        "n_restarts",
+        Constraint(
+            lambda v: is_count(v, 1) and v <= MAX_RESTARTS, f"an integer in [1, {MAX_RESTARTS}]"
+        ),
+    ),
+    ("single_moves", BOOL),
+    ("check_cost", BOOL),
+    (
+        "cost",
+        Constraint(
+            lambda v: v is None or callable(v) or numbers_only(v),
+            "a callable, None or an array of per-feature costs (numbers)",
+        ),
+    ),
+    (
+        "discretizer",
+        Constraint(
+            lambda v: v is None or hasattr(v, "fit_transform"),
+            "a transformer (a Discretizer) or None",
+        ),
+    ),
+    ("max_categories", count(1)),
+    ("random_state", RANDOM_STATE),
+)
 
 
 class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
@@ -219,9 +259,9 @@ class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
     def __init__(
         self,
         cost: Callable[[list[int]], float] | NDArray[np.float64] | None = None,
+        *,
         cost_weight: float = 0.01,
         information: str = "class",
-        *,
         minimizer: str = "min-norm",
         n_permutations: int = 3,
         single_moves: bool = True,
@@ -245,52 +285,9 @@ class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ checks
     def _check_params(self) -> None:
-        name = type(self).__name__
-        weight = self.cost_weight
-        if isinstance(weight, bool) or not isinstance(weight, int | float | np.number):
-            raise ValueError(f"{name}: cost_weight must be a number >= 0, got {weight!r}.")
-        if not (np.isfinite(weight) and weight >= 0):
-            raise ValueError(f"{name}: cost_weight must be a number >= 0, got {weight!r}.")
-        if self.information not in _INFORMATION:
-            raise ValueError(
-                f"{name}: information must be one of {_INFORMATION}, got {self.information!r}."
-            )
-        if self.minimizer not in MINIMIZERS:
-            raise ValueError(
-                f"{name}: minimizer must be one of {sorted(MINIMIZERS)}, got {self.minimizer!r}."
-            )
-        if not is_count(self.n_permutations, 1):
-            raise ValueError(
-                f"{name}: n_permutations must be an integer >= 1, got {self.n_permutations!r}."
-            )
-        if not is_count(self.n_restarts, 1) or self.n_restarts > MAX_RESTARTS:
-            raise ValueError(
-                f"{name}: n_restarts must be an integer in [1, {MAX_RESTARTS}], "
-                f"got {self.n_restarts!r}."
-            )
-        check_bool_param(self.single_moves, "single_moves", name)
-        check_bool_param(self.check_cost, "check_cost", name)
-        cost = self.cost  # a callable, None, or numbers (no strings)
-        if cost is not None and not callable(cost):
-            raw = None if isinstance(cost, str | bytes) else np.asarray(cost)
-            if raw is None or not (
-                raw.dtype.kind in "iuf"
-                or (raw.dtype.kind == "O" and all(is_real(v) for v in raw.flat))
-            ):
-                raise ValueError(
-                    f"{name}: cost must be a callable, None or an array of per-feature "
-                    f"costs (numbers), got {cost!r}."
-                )
-        if self.discretizer is not None and not hasattr(self.discretizer, "fit_transform"):
-            raise ValueError(
-                f"{name}: discretizer must be a transformer (a Discretizer) or None, "
-                f"got {self.discretizer!r}."
-            )
-        if not is_count(self.max_categories, 1):
-            raise ValueError(
-                f"{name}: max_categories must be an integer >= 1, got {self.max_categories!r}."
-            )
-        check_random_state_param(self.random_state, name)
+        name, params = type(self).__name__, self.get_params(deep=False)
+        for param, constraint in _CHECKS:
+            constraint(name, param, params[param])
 
     def _cost_function(self, n_features: int) -> Callable[[int], float]:
         """``c`` on bit masks, shifted to ``c(empty) = 0`` and cached."""

@@ -19,34 +19,25 @@ or processes, which do not see the caller's thread-local configuration), so
 ``config_context(category_limit=...)`` around ``cross_val_score(..., n_jobs=2)`` reaches
 every fit, as scikit-learn's own configuration does.
 
-Also here: the decision rules that must not depend on rounding (:func:`sign_with_ties`,
-:func:`argmax_with_ties`) and the ``random_state`` convention.
+The decision rules that must not depend on rounding (ties, the classification rate)
+live in :mod:`discotree.numerics`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import heapq
 import types
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-import numpy as np
-from numpy.typing import NDArray
-
 from .config import config_changes, config_context
 
 __all__ = [
-    "SCORE_TIE_RTOL",
     "FitContractMixin",
-    "argmax_with_ties",
     "atomic_fit",
     "available_if_explained",
-    "classification_rate",
     "clear_fitted_state",
-    "order_with_ties",
-    "sign_with_ties",
 ]
 
 _STATE = "_fitted_state_names"
@@ -183,105 +174,3 @@ def available_if_explained(check: Callable[[Any], Any]) -> Callable[[F], F]:
         return _ConditionalMethod(method, check)  # type: ignore[return-value]
 
     return decorate
-
-
-#: Relative tolerance under which two scores count as equal. Log-likelihoods summed in
-#: another order, or from counts accumulated another way (weighted rows against
-#: repeated rows, another BLAS thread count), differ by a few units in the last place
-#: of their terms; decisions must not depend on that.
-SCORE_TIE_RTOL = 1e-9
-
-
-def _scale(scale: Any, shape: tuple[int, ...]) -> NDArray[np.float64]:
-    return np.broadcast_to(np.maximum(np.abs(np.asarray(scale, dtype=np.float64)), 1.0), shape)
-
-
-def sign_with_ties(values: NDArray[np.float64], scale: Any = 1.0) -> NDArray[np.float64]:
-    """``sign(values)`` with values within ``SCORE_TIE_RTOL * max(|scale|, 1)`` of 0
-    mapped to 0 (a tie, decided by the caller's rule, never by the last bit).
-
-    Parameters
-    ----------
-    values : ndarray
-        Differences of two scores.
-    scale : float or ndarray broadcastable to ``values``
-        Magnitude of the scores whose difference ``values`` is (for a log-likelihood
-        ratio, the larger of the two log-likelihoods in absolute value).
-
-    Examples
-    --------
-    >>> sign_with_ties(np.array([2.0, 1e-15, -0.5]))
-    array([ 1.,  0., -1.])
-    """
-    values = np.asarray(values, dtype=np.float64)
-    tol = SCORE_TIE_RTOL * _scale(scale, values.shape)
-    return np.where(values > tol, 1.0, np.where(values < -tol, -1.0, 0.0))
-
-
-def argmax_with_ties(scores: NDArray[np.float64]) -> NDArray[np.intp]:
-    """Row-wise argmax where scores within ``SCORE_TIE_RTOL * max(|max|, 1)`` of the
-    row's maximum tie, and ties go to the lowest index.
-
-    Examples
-    --------
-    >>> argmax_with_ties(np.array([[-30.0, -30.0 + 1e-14, -31.0], [0.0, 2.0, 1.0]]))
-    array([0, 1])
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    top = scores.max(axis=1, keepdims=True)
-    magnitude = np.where(np.isfinite(top), np.abs(top), 0.0)
-    tol = SCORE_TIE_RTOL * np.maximum(magnitude, 1.0)
-    return np.argmax(scores >= top - tol, axis=1).astype(np.intp)
-
-
-def order_with_ties(values: NDArray[np.float64]) -> list[int]:
-    """The indices by decreasing value, values within ``SCORE_TIE_RTOL * max(|top|, 1)``
-    of the largest left counting as equal and going by index (the rule of
-    :func:`argmax_with_ties`, applied again to what is left).
-
-    Examples
-    --------
-    >>> order_with_ties(np.array([0.5, 0.7, 0.7 + 1e-15, 0.1]))
-    [1, 2, 0, 3]
-    """
-    values = np.asarray(values, dtype=np.float64)
-    ranked = np.argsort(-values, kind="stable")  # exact ties by index
-    value = values[ranked].tolist()
-    index = ranked.tolist()
-    position = {i: k for k, i in enumerate(index)}
-    taken = [False] * len(index)
-    window: list[int] = []  # the indices of the largest left's window (a heap)
-    order: list[int] = []
-    top = end = 0
-    for _ in range(len(index)):
-        while taken[top]:  # the largest value left
-            top += 1
-        largest = value[top]
-        floor = largest - SCORE_TIE_RTOL * max(abs(largest), 1.0)
-        floor = floor if np.isfinite(largest) else largest
-        while end < len(index) and value[end] >= floor:  # the window only grows
-            heapq.heappush(window, index[end])
-            end += 1
-        pick = heapq.heappop(window)
-        taken[position[pick]] = True
-        order.append(pick)
-    return order
-
-
-def classification_rate(
-    scores: NDArray[np.float64], truth: NDArray[np.intp], weights: NDArray[np.float64] | None = None
-) -> float:
-    """The weighted share of rows whose class of largest score (the tie rule of
-    :func:`argmax_with_ties`) is ``truth``: the one classification rate of every
-    search, selection and cross-validation (0 when the weights sum to 0).
-
-    Examples
-    --------
-    >>> classification_rate(np.array([[0.0, 1.0], [2.0, 2.0]]), np.array([1, 1]))
-    0.5
-    """
-    hit = argmax_with_ties(scores) == truth
-    if weights is None:
-        return float(hit.mean()) if len(hit) else 0.0
-    total = float(np.sum(weights))
-    return float(np.asarray(weights)[hit].sum()) / total if total > 0 else 0.0

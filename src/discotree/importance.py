@@ -35,6 +35,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from sklearn.utils import Bunch
 
+from . import missing_values
 from .config import check_memory, get_config
 from .models.summed_out import summed_out_log_posteriors, supports_summed_out
 from .validation import (
@@ -187,15 +188,17 @@ def _chunk_importances(
     masked copy of the rows after another, in blocks of at most :data:`BLOCK_CELLS`
     cells."""
     full = estimator.predict_log_proba(_as_input(estimator, part))
-    rest = _by_structure(estimator, part, full, position, evidence, increases)
+    rest = _by_structure(estimator, part, full, position, evidence, increases=increases)
     if rest is None:
-        _masked_importances(estimator, part, full, position, evidence, increases)
+        _masked_importances(estimator, part, full, position, evidence, increases=increases)
     elif len(rest):  # the rows with missing values: masked copies
         labels = None if position is None else position[rest]
         some_evidence = np.empty((part.shape[1], len(rest)))
         some_gains = None if increases is None else np.empty_like(some_evidence)
         some = part.iloc[rest].reset_index(drop=True)
-        _masked_importances(estimator, some, full[rest], labels, some_evidence, some_gains)
+        _masked_importances(
+            estimator, some, full[rest], labels, some_evidence, increases=some_gains
+        )
         evidence[:, rest] = some_evidence
         if increases is not None and some_gains is not None:
             increases[:, rest] = some_gains
@@ -207,6 +210,7 @@ def _masked_importances(
     full: NDArray[np.float64],
     position: NDArray[np.intp] | None,
     evidence: NDArray[np.float64],
+    *,
     increases: NDArray[np.float64] | None,
 ) -> None:
     """:func:`_chunk_importances` by masked copies (``full``: the rows' log posteriors)."""
@@ -223,7 +227,7 @@ def _masked_importances(
         log_proba = estimator.predict_log_proba(_as_input(estimator, stacked))
         log_proba = log_proba.reshape(-1, n, full.shape[1])
         done = slice(first, first + len(log_proba))
-        _fill(full, log_proba, position, evidence[done], increases, done)
+        _fill(full, log_proba, position, evidence[done], increases, done=done)
 
 
 def _fill(
@@ -232,6 +236,7 @@ def _fill(
     position: NDArray[np.intp] | None,
     evidence: NDArray[np.float64],
     increases: NDArray[np.float64] | None,
+    *,
     done: slice,
 ) -> None:
     """The evidence (and with labels the increases, rows ``done`` of the features) of
@@ -249,6 +254,7 @@ def _by_structure(
     full: NDArray[np.float64],
     position: NDArray[np.intp] | None,
     evidence: NDArray[np.float64],
+    *,
     increases: NDArray[np.float64] | None,
 ) -> NDArray[np.intp] | None:
     """For a kDB model or ensemble, fill ``evidence`` and ``increases`` of the rows
@@ -263,7 +269,7 @@ def _by_structure(
     codes = estimator.encoder_.transform(
         check_table(_as_input(estimator, part), type(estimator).__name__)
     )
-    complete = np.flatnonzero(np.all(codes >= 0, axis=1))
+    complete = np.flatnonzero(missing_values.complete_rows(codes))
     prior = np.asarray(estimator.class_log_prior_)
     for start in range(0, len(complete), STRUCTURE_ROWS):
         rows = complete[start : start + STRUCTURE_ROWS]
@@ -271,11 +277,11 @@ def _by_structure(
         labels = None if position is None else position[rows]
         some_evidence = np.empty((codes.shape[1], len(rows)))
         some_gains = None if increases is None else np.empty_like(some_evidence)
-        _fill(full[rows], log_proba, labels, some_evidence, some_gains, slice(None))
+        _fill(full[rows], log_proba, labels, some_evidence, some_gains, done=slice(None))
         evidence[:, rows] = some_evidence
         if increases is not None and some_gains is not None:
             increases[:, rows] = some_gains
-    return np.flatnonzero(np.any(codes < 0, axis=1))
+    return np.flatnonzero(np.any(missing_values.is_missing(codes), axis=1))
 
 
 class SummedOutImportanceMixin:

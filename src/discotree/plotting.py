@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from .numerics import ZERO_TOL, weighted_accuracy, weighted_error_rate
+
 #: The members of an ensemble :func:`plot_network` draws (one panel each).
 MAX_MEMBER_PANELS = 6
 
@@ -151,7 +153,7 @@ def plot_network(estimator: Any, ax: Any = None, layout: str = "spring"):
         label = classes[0] if panel is None else panel
         edges = [e for e in graph.edges if panel is None or panel in graph.edges[e]["classes"]]
         weights = [graph.edges[e]["weight"].get(label, 0.0) for e in edges]
-        top = max([abs(w) for w in weights] + [1e-12])
+        top = max([abs(w) for w in weights] + [ZERO_TOL])
         widths = [
             1.0 if e[0] in class_nodes else 0.8 + 4.0 * abs(w) / top
             for e, w in zip(edges, weights, strict=True)
@@ -385,7 +387,7 @@ def plot_boosting_curve(
     curves = [("train", X, y)] + ([("test", X_test, y_test)] if X_test is not None else [])
     for label, data, truth in curves:
         truth = np.asarray(truth)
-        errors = [np.mean(p != truth) for p in estimator.staged_predict(data)]
+        errors = [weighted_error_rate(truth, p) for p in estimator.staged_predict(data)]
         ax.plot(np.arange(1, len(errors) + 1), errors, marker="o", label=label)
     ax.set_xlabel("boosting round")
     ax.set_ylabel("error rate")
@@ -431,7 +433,7 @@ def plot_missing_robustness(
         accuracy = []
         for fraction in fractions:
             hidden = frame.astype(object).mask(draws < fraction, None).infer_objects()
-            accuracy.append(float(np.mean(estimator.predict(hidden) == truth)))
+            accuracy.append(weighted_accuracy(truth, estimator.predict(hidden)))
         ax.plot(list(fractions), accuracy, marker="o", label=name)
     ax.set_xlabel("fraction of features missing at test time")
     ax.set_ylabel("accuracy")

@@ -381,7 +381,14 @@ def shapley_values(
     model = _structure_model(estimator, kind)
     if model is not None:
         return _structure_explanation(
-            estimator, model, X, names, kind, max_exact_features, n_permutations, random_state
+            estimator,
+            model,
+            X,
+            names,
+            kind,
+            max_exact_features=max_exact_features,
+            n_permutations=n_permutations,
+            random_state=random_state,
         )
     if kind == "available-case":
         raise ValueError(
@@ -406,7 +413,7 @@ def shapley_values(
         plan = _exact_plan(d)
     for i in range(n):
         if exact:
-            v = _subset_value(estimator, X, background, i, keep_all, kind)
+            v = _subset_value(estimator, X, background, i, keep_all, kind=kind)
             values[i] = _exact(v, plan)
             base[i], output[i] = v[0], v[-1]
             continue
@@ -416,7 +423,7 @@ def shapley_values(
         for o, order in enumerate(orders):
             for step in range(1, d + 1):
                 keep[o, step, order[:step]] = True
-        v = _subset_value(estimator, X, background, i, keep.reshape(-1, d), kind)
+        v = _subset_value(estimator, X, background, i, keep.reshape(-1, d), kind=kind)
         v = v.reshape(len(orders), d + 1, n_classes)
         gains = np.empty((len(orders), d, n_classes))
         for o, order in enumerate(orders):
@@ -432,7 +439,7 @@ def shapley_values(
 
 
 def _subset_value(
-    estimator: Any, X: Any, background: Any, i: int, keep: NDArray[np.bool_], kind: str
+    estimator: Any, X: Any, background: Any, i: int, keep: NDArray[np.bool_], *, kind: str
 ) -> NDArray[np.float64]:
     """``v_c(S)`` of row i for every subset (row of ``keep``), shape (len(keep), C)."""
     if kind == "conditional":
@@ -509,6 +516,7 @@ def _structure_explanation(
     X: Any,
     names: list[str],
     kind: str,
+    *,
     max_exact_features: int,
     n_permutations: int | None,
     random_state: Any,

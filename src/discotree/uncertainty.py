@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp
 from sklearn.utils import Bunch
 
 from .config import check_memory
+from .numerics import class_log_prior, normalise_log
 from .validation import check_random_state, check_random_state_param, is_count, is_real
 
 __all__ = ["entropy_decomposition", "posterior_uncertainty"]
@@ -162,7 +162,7 @@ def posterior_uncertainty(
     seed = int(check_random_state(random_state).randint(2**31))
     chunk = max(1, int(DRAW_BYTES // per_row))  # rows whose draws are held at once
     parts = [
-        _draw_summaries(model, codes[start : start + chunk], counts, epsilon, n_draws, seed)
+        _draw_summaries(model, codes[start : start + chunk], counts, epsilon, n_draws, seed=seed)
         for start in range(0, n_rows, chunk)
     ]
     tail = (1 - float(interval)) / 2
@@ -180,6 +180,7 @@ def _draw_summaries(
     counts: NDArray[np.float64],
     epsilon: float,
     n_draws: int,
+    *,
     seed: int,
 ) -> Bunch:
     """The draws of ``codes``' class probabilities and their entropy decomposition and
@@ -189,14 +190,13 @@ def _draw_summaries(
     for s in range(n_draws):
         drawn = model.posterior_draw(generator, epsilon)
         prior = generator.gamma(counts)
-        with np.errstate(divide="ignore"):
-            log_prior = np.log(prior / prior.sum())
+        log_prior = class_log_prior(prior)
         log_joint = getattr(drawn, "log_joint", None)  # priors inside (ensembles)
         if log_joint is not None:
             joint = log_joint(codes, log_prior)
         else:
             joint = drawn.log_likelihood(codes) + log_prior
-        draws[s] = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+        draws[s] = np.exp(normalise_log(joint))
     result = entropy_decomposition(draws)
     result.update(mean=draws.mean(axis=0), draws=draws)
     return result

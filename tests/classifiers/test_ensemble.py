@@ -112,7 +112,7 @@ def test_the_linear_member_reads_the_categorical_pairs_of_largest_information():
     assert categorical == [13, 14, 15, 16]
     codes = clf.encoder_.transform(X)
     rows = Rows(codes, y, np.ones(len(y)), 3, clf.n_categories_)  # classes 0, 1, 2
-    np.testing.assert_array_equal(linear.pairs, ranked_pairs(rows, [], 5, categorical))
+    np.testing.assert_array_equal(linear.pairs, ranked_pairs(rows, [], 5, features=categorical))
     assert len(linear.pairs) == 5 and linear.pair_levels == []
     # "all" is every pair of the categorical columns; 0 none
     every = KDBEnsembleClassifier(
@@ -337,7 +337,7 @@ def test_pooled_posteriors_and_their_held_out_losses_are_loops(rng, pooling):
             else:
                 row = [p[i, c] ** (1 - weight) * q[i, c] ** weight for c in range(3)]
             assert_allclose(got[i], np.array(row) / sum(row), rtol=1e-12)
-    losses = held_out_pooled_losses(np.log(p), np.log(q), y, w, PAIR_WEIGHTS, pooling)
+    losses = held_out_pooled_losses(np.log(p), np.log(q), y, w, PAIR_WEIGHTS, pooling=pooling)
     for loss, weight in zip(losses, PAIR_WEIGHTS, strict=True):
         own = pooled_log_posterior(np.log(p), np.log(q), float(weight), pooling)
         expected = -sum(w[i] * own[i, y[i]] for i in range(30)) / w.sum()
@@ -372,7 +372,8 @@ def test_the_automatic_pair_weight_follows_the_held_out_loss(rng):
     codes = clf.encoder_.transform(X)
     rows = Rows(codes, y, w, 2, clf.n_categories_)
     first = content_folds(codes, 2, PAIR_SPLIT_SEED) == 0
-    spec = LearnerSpec("kdb-ensemble", 1.0, 1e-5, options={"pair_significance": 0.001})
+    options = {"k": 2, "smoothing": "dirichlet", "pair_significance": 0.001}
+    spec = LearnerSpec("kdb-ensemble", 1.0, 1e-5, options=options)
     half = fit_pair_member(rows.take(first), spec, n_pairs=len(clf.model_.pair_member.pairs))
     log_q = half.log_posterior(codes[~first])[np.arange((~first).sum()), y[~first]]
     assert_allclose(losses[-1], -(w[~first] @ log_q) / w[~first].sum(), rtol=1e-9)
@@ -417,10 +418,11 @@ def test_members_share_one_count_of_the_pairs_on_categorical_data(monkeypatch):
     from discotree.learners.registry import LearnerSpec, Rows
 
     rows = Rows(X, y, np.ones(300), 3, np.full(6, 3))
-    spec = LearnerSpec("kdb-ensemble", 1.0, 1e-5)
+    options = {"k": 2, "smoothing": "dirichlet", "pair_significance": None}
+    spec = LearnerSpec("kdb-ensemble", 1.0, 1e-5, options=options)
     coarse = [[np.array([0, 0, 1])] + [None] * 5]  # one member coarsens a column
     assert real(rows, spec, coarse) is None
-    bagged = LearnerSpec("kdb-ensemble", 1.0, 1e-5, options={"bootstrap": True})
+    bagged = spec.with_options(bootstrap=True)
     assert real(rows, bagged, [[None] * 6]) is None
 
 

@@ -272,7 +272,7 @@ def test_selective_kdb_members_in_passes_equal_the_in_memory_learner(smoothing):
     """The members' passes (pairs, families, a pass per level of concentrations, the
     leave-one-out losses) over parts choose what fit_selective_kdb chooses at once."""
     _, _, rows = _schema_and_rows()
-    options = {"k": 3, "smoothing": smoothing, "selection_loss": "rmse"}
+    options = {"k": 3, "smoothing": smoothing, "selection_loss": "rmse", "pair_significance": None}
     members = plan_members(np.array([7, 8]), [[None] * 4, [None] * 4], rows.n_categories)
     specs = member_specs(LearnerSpec("kdb-ensemble", 1.0, 1e-5, options=options), members)
     class_weight = np.bincount(rows.class_index, rows.weights, 2)

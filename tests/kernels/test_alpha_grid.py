@@ -6,8 +6,8 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import logsumexp
 
-from discotree.fitting import SCORE_TIE_RTOL, argmax_with_ties
 from discotree.kernels.alpha_grid import exp_nonpositive, grid_losses
+from discotree.numerics import SCORE_TIE_RTOL, argmax_with_ties
 from discotree.stats.alpha_selection import ForestGrid
 from discotree.stats.dirichlet import cell_pseudo_count, smoothed_conditional
 from discotree.stats.pair_statistics import PairStatistics

@@ -1,5 +1,5 @@
 """The fused candidate-scoring kernel against forming every candidate's joint and
-applying the package's tie rule (``fitting.argmax_with_ties``)."""
+applying the package's tie rule (``numerics.argmax_with_ties``)."""
 
 import numpy as np
 import pytest
@@ -87,7 +87,7 @@ def test_single_table_rows_equal_the_numpy_formulation(rng):
     expected = (offsets[parents][:, None] + a) * r_node + x
     expected = np.where(a < 0, past + x, expected)
     expected = np.where(x < 0, past + r_node, expected)
-    got = single_table_rows(codes, parents, offsets, node, r_node, past, rows)
+    got = single_table_rows(codes, parents, offsets, node, r_node, past=past, rows=rows)
     np.testing.assert_array_equal(got, expected)
     assert (a < 0).any() and (x < 0).any()
 

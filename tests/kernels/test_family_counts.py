@@ -40,7 +40,9 @@ def test_pair_family_counts_equal_the_reference(rng, missing):
                 codes, class_index, weights, n_classes, n_categories, node, (a, b)
             )
             np.testing.assert_allclose(block.reshape(plain.shape), plain, rtol=1e-12)
-            one = family_counts(codes, class_index, weights, n_classes, n_categories, node, (a, b))
+            one = family_counts(
+                codes, class_index, weights, n_classes, n_categories, node=node, parents=(a, b)
+            )
             np.testing.assert_array_equal(block.reshape(one.shape), one)  # bit for bit
         assert counts.shape[1] == starts[-1] + n_categories[first[-1]] * n_categories[second[-1]]
 
@@ -88,6 +90,6 @@ def test_family_cells_and_counts_equal_the_reference(rng, missing, family):
     np.testing.assert_allclose(counts, table.reshape(n_classes, -1), rtol=1e-12)
     # the counts of models.bayes_net.family_counts (np.bincount), to the bit
     bincounted = family_counts(
-        codes, class_index, weights, n_classes, n_categories, family[-1], family[:-1]
+        codes, class_index, weights, n_classes, n_categories, node=family[-1], parents=family[:-1]
     )
     np.testing.assert_array_equal(counts, bincounted.reshape(n_classes, -1))

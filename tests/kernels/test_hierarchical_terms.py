@@ -47,7 +47,15 @@ def test_the_kernel_matches_the_reference(seed, choose):
         levels, len(ranked), expected_b, alpha, int(n_categories[node])
     )
     terms, chosen = leave_one_out_backoff_terms(
-        tables, codes, ranked, n_categories, y, unit, alpha, given, weights if choose else None
+        tables,
+        codes,
+        ranked,
+        n_categories,
+        y,
+        unit=unit,
+        alpha=alpha,
+        concentrations=given,
+        weights=weights if choose else None,
     )
     np.testing.assert_array_equal(chosen, expected_b)
     assert len(terms) == len(expected)
@@ -63,10 +71,10 @@ def test_fewer_levels_than_the_tables_read_only_those():
     )[0]
     unit = np.minimum(weights, 1.0)
     every, chosen = leave_one_out_backoff_terms(
-        tables, codes, ranked, n_categories, y, unit, 1.0, weights=weights
+        tables, codes, ranked, n_categories, y, unit=unit, alpha=1.0, weights=weights
     )
     first, _ = leave_one_out_backoff_terms(
-        tables, codes, ranked[:1], n_categories, y, unit, 1.0, concentrations=chosen[:2]
+        tables, codes, ranked[:1], n_categories, y, unit=unit, alpha=1.0, concentrations=chosen[:2]
     )
     assert len(first) == 2
     np.testing.assert_allclose(first[1], every[1], rtol=1e-12)
@@ -84,7 +92,14 @@ def test_with_nothing_left_out_the_terms_are_the_fitted_back_off():
     expected = backoff_log_probabilities(levels, 2, b, 1.0, int(n_categories[0]))
     zeros = np.zeros(len(codes))
     terms, _ = leave_one_out_backoff_terms(
-        tables, codes, ranked, n_categories, np.zeros(len(codes), dtype=np.intp), zeros, 1.0, b
+        tables,
+        codes,
+        ranked,
+        n_categories,
+        np.zeros(len(codes), dtype=np.intp),
+        unit=zeros,
+        alpha=1.0,
+        concentrations=b,
     )
     for got, want in zip(terms, expected, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
@@ -113,10 +128,10 @@ def test_dense_and_sparse_lookups_give_the_same_bits(seed, choose, monkeypatch):
                 ranked,
                 n_categories,
                 y,
-                unit,
-                0.7,
-                given,
-                weights if choose else None,
+                unit=unit,
+                alpha=0.7,
+                concentrations=given,
+                weights=weights if choose else None,
             )
         )
     for terms, chosen in results[1:]:

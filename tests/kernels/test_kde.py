@@ -88,7 +88,9 @@ def test_binned_estimates_converge_to_exact(seed):
     gx, gy = KernelGrid(lo[0], hi[0], 256), KernelGrid(lo[1], hi[1], 256)
     kx = kernel_matrix(gx, h[0])[None]
     ky = kernel_matrix(gy, h[1])[None]
-    grid = grid_densities_2d([gx], [gy], kx, ky, points[None, :, 0], points[None, :, 1], weights)
+    grid = grid_densities_2d(
+        [gx], [gy], kx, ky, points[None, :, 0], values_y=points[None, :, 1], weights=weights
+    )
     got = interpolate_2d([gx], [gy], grid, query[None, :, 0], query[None, :, 1])[0]
     exact2 = exact_density_2d(points[:, 0], points[:, 1], weights, query[:, 0], query[:, 1], *h)
     np.testing.assert_allclose(got, exact2, rtol=1e-2, atol=1e-4)

@@ -60,7 +60,7 @@ def test_quantiles_the_same_both_ways(rng, monkeypatch, weights, kind):
         def run(values=values, w=w, fractions=fractions, d=d):
             out = np.full((d, len(fractions)), 7.0)
             highest, used = np.empty(d), np.empty(d, dtype=np.intp)
-            quantiles.weighted_quantiles(values, w, fractions, out, highest, used)
+            quantiles.weighted_quantiles(values, w, fractions, out, highest, used=used)
             return out, highest, used
 
         (a, b) = _both_ways(monkeypatch, run)

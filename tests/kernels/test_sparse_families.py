@@ -16,7 +16,7 @@ def test_lookup_equals_a_dense_table(rng):
     dense.reshape(-1)[present[::5]] = 0.0
     ids = rng.integers(0, n_configs + 5, 40000)  # some never observed; two threads
     values = rng.integers(0, r, 40000)
-    counts, totals, support = sparse_cell_lookup(present, masses, ids, values, n_classes, r)
+    counts, totals, support = sparse_cell_lookup(present, masses, ids, values, n_classes, r=r)
     padded = np.concatenate([dense, np.zeros((5, n_classes, r))])
     assert_allclose(counts, padded[ids, :, values])
     assert_allclose(totals, padded[ids].sum(axis=2))

@@ -21,7 +21,7 @@ def test_conditionals_equal_the_smoothing_rule_per_table(rng, alpha, epsilon):
     y, w = rng.integers(0, 3, 40), rng.random(40) + 0.1
     counts = triple_counts(codes, y, w, r, 3)
     layout = triple_layout(r, 3)
-    cond = two_dependence_conditionals(counts, r, 3, layout, alpha, epsilon)
+    cond = two_dependence_conditionals(counts, r, 3, layout, alpha, epsilon=epsilon)
     for t, (i, j, k) in enumerate(itertools.combinations(range(len(r)), 3)):
         table = counts[layout[t] : layout[t + 1]].reshape(r[i], r[j], r[k], 3)
         for role, axis in enumerate((0, 1, 2)):

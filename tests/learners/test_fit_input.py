@@ -36,7 +36,7 @@ def test_the_cross_validation_is_select_alpha_on_the_rows_and_keeps_the_totals(r
     data = _data(rng, weighted=weighted)
     alpha, losses, counted = cross_validate_alpha(data, _fold_models(), ALPHA_GRID)
     expected = select_alpha(
-        data.codes, data.class_index, data.weights, data.n_categories, 2, _fold_models()
+        data.codes, data.class_index, data.weights, data.n_categories, 2, model_for=_fold_models()
     )
     assert alpha == expected[0]
     np.testing.assert_array_equal(losses, expected[1])

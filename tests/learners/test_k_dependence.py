@@ -73,8 +73,8 @@ def test_leave_one_out_losses_equal_refitting_without_each_row(
         parents,
         class_totals(rows.class_index, rows.weights, 3),
         rows,
-        _spec(k, loss),
-        concentrations,
+        spec=_spec(k, loss),
+        concentrations=concentrations,
     )
     expected = np.zeros_like(got)
     for i in range(len(rows.codes)):
@@ -182,10 +182,10 @@ def test_leave_one_out_posteriors_equal_refitting_without_each_row(
         parents,
         class_totals(rows.class_index, rows.weights, 3),
         rows,
-        _spec(2),
-        n_attributes,
-        k,
-        concentrations,
+        spec=_spec(2),
+        n_attributes=n_attributes,
+        k=k,
+        concentrations=concentrations,
     )
     used = [tuple(parents[j][:k]) for j in range(4)]
     kept = None

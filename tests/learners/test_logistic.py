@@ -86,7 +86,7 @@ def test_whole_number_weights_are_repeated_rows(rng):
 def test_a_missing_feature_adds_nothing_to_any_score(rng, n_pairs):
     """Nor do the pairs it is in."""
     codes, y, weights, n_categories, raw = _problem(rng)
-    spec = LearnerSpec("logistic", 1.0, 0.0, options={"values": raw, "pairs": n_pairs})
+    spec = LearnerSpec("logistic", 1.0, 0.0, options={"values": raw, "n_pairs": n_pairs})
     model = fit_logistic(Rows(codes, y, weights, 3, n_categories), spec).model
     assert len(model.pairs) == n_pairs
     row = np.array([[2, 4, 1, 3]])
@@ -265,7 +265,7 @@ def test_a_fit_with_pairs_is_scikit_learns_on_the_same_inputs(rng, n_classes, mo
     codes, y, weights, n_categories, raw = _problem(rng, n_classes=n_classes)
     rows = Rows(codes, y, weights, n_classes, n_categories)
     levels = [None, np.array([0, 0, 1, 1, 2, 2]), None, np.array([0, 0, 1, 1, 1])]
-    options = {"values": raw, "C": 0.7, "pairs": 3, "pair_levels": levels}
+    options = {"values": raw, "C": 0.7, "n_pairs": 3, "pair_levels": levels}
     model = fit_logistic(rows, LearnerSpec("logistic", 1.0, 0.0, options=options)).model
     assert model.pairs.shape == (3, 2)
     assert_array_equal(model.pairs, ranked_pairs(rows, levels, 3))
@@ -287,7 +287,7 @@ def test_a_fit_with_pairs_is_scikit_learns_on_the_same_inputs(rng, n_classes, mo
 def test_a_model_with_pairs_stops_at_its_own_tolerance(rng, monkeypatch):
     codes, y, weights, n_categories, raw = _problem(rng)
     rows = Rows(codes, y, weights, 3, n_categories)
-    spec = LearnerSpec("logistic", 1.0, 0.0, options={"values": raw, "pairs": 6})
+    spec = LearnerSpec("logistic", 1.0, 0.0, options={"values": raw, "n_pairs": 6})
     loose = fit_logistic(rows, spec).attributes["n_iter_"]
     monkeypatch.setattr(logistic_learner, "PAIR_GRADIENT_TOLERANCE", 1e-6)
     assert fit_logistic(rows, spec).attributes["n_iter_"] > loose
@@ -296,8 +296,8 @@ def test_a_model_with_pairs_stops_at_its_own_tolerance(rng, monkeypatch):
 def test_a_warm_start_keeps_the_pairs_of_the_model_it_starts_from(rng):
     codes, y, weights, n_categories, _ = _problem(rng)
     rows = Rows(codes, y, weights, 3, n_categories)
-    start = fit_logistic(rows, LearnerSpec("logistic", 1.0, 0.0, options={"pairs": 2})).model
-    warm = LearnerSpec("logistic", 1.0, 0.0, options={"start": start, "pairs": 5})
+    start = fit_logistic(rows, LearnerSpec("logistic", 1.0, 0.0, options={"n_pairs": 2})).model
+    warm = LearnerSpec("logistic", 1.0, 0.0, options={"start": start, "n_pairs": 5})
     part = Rows(codes[:150], y[:150], weights[:150], 3, n_categories)
     assert_array_equal(fit_logistic(part, warm).model.pairs, start.pairs)
 
@@ -307,9 +307,9 @@ def test_the_significance_test_keeps_the_pairs_that_depend_given_the_class():
     codes = rng.integers(0, 2, (2000, 6))
     y = codes[:, 0] ^ codes[:, 1]  # given the class, columns 0 and 1 determine each other
     rows = Rows(codes, y, np.ones(2000), 2, np.full(6, 2))
-    assert ranked_pairs(rows, [], 15, None, 0.001).tolist() == [[0, 1]]
+    assert ranked_pairs(rows, [], 15, features=None, significance=0.001).tolist() == [[0, 1]]
     assert len(ranked_pairs(rows, [], 15)) == 15  # (no test: every pair, by information)
     fitted = fit_logistic(
-        rows, LearnerSpec("logistic", 1.0, 0.0, options={"pairs": 15, "pair_significance": 0.001})
+        rows, LearnerSpec("logistic", 1.0, 0.0, options={"n_pairs": 15, "pair_significance": 0.001})
     )
     assert fitted.model.pairs.tolist() == [[0, 1]]

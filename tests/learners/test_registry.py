@@ -84,7 +84,7 @@ def test_unknown_names_and_bad_entries_are_refused_clearly():
     with pytest.raises(ValueError, match="second pass needs its structure"):
         Learner("x", "x", "pairs, then families", learner.fit)
     with pytest.raises(ValueError, match="chooses alpha from the rows only"):
-        get_learner("kdb").model_for(LearnerSpec("kdb", "auto", 1e-5), (1.0,))
+        get_learner("kdb").model_for(LearnerSpec("kdb", "auto", 1e-5, options={"k": 2}), (1.0,))
 
 
 @pytest.mark.parametrize(
@@ -113,7 +113,7 @@ def test_each_learner_from_counts_is_the_estimators_fit(rng, estimator):
     if learner.reads == "pairs, then families":
         parents = learner.structure(pairs, spec)
         families = [
-            family_counts(codes, y, np.ones(len(y)), 3, fitted.n_categories_, j, pa)
+            family_counts(codes, y, np.ones(len(y)), 3, fitted.n_categories_, node=j, parents=pa)
             for j, pa in enumerate(parents)
         ]
     counts = Counts(fitted.n_categories_, fitted.class_count_, pairs, families)
@@ -144,7 +144,7 @@ def test_naive_bayes_is_one_learner(rng):
 
 
 def test_learner_spec_names_the_learner_or_refuses_row_learners():
-    assert TANClassifier(k=2, alpha=1.0).learner_spec().option("k") == 2
+    assert TANClassifier(k=2, alpha=1.0).learner_spec().options.k == 2
     assert DiscriminativeTreeClassifier().learner_spec().alpha == "auto"
     with pytest.raises(ValueError, match="only structure='cmi' with parameters='ml'"):
         TANClassifier(structure="cr").learner_spec()
@@ -167,7 +167,7 @@ def test_fit_from_statistics_takes_an_engines_families_and_alpha_search(rng):
     parents = get_learner("kdb").structure(total, kdb.learner_spec())
     codes = schema.encoder.transform(check_table(X, "test"))
     families = [
-        family_counts(codes, y, np.ones(len(y)), 3, schema.n_categories, j, pa)
+        family_counts(codes, y, np.ones(len(y)), 3, schema.n_categories, node=j, parents=pa)
         for j, pa in enumerate(parents)
     ]
     streamed = TANClassifier(k=2, alpha=1.0).fit_from_statistics(total, families=families)

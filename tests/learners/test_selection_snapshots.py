@@ -5,12 +5,12 @@ within the tie tolerance, and give up beyond their bound."""
 import numpy as np
 import pytest
 
-from discotree.fitting import SCORE_TIE_RTOL
 from discotree.learners import k_dependence
 from discotree.learners import selection_snapshots as snapshots_module
 from discotree.learners.k_dependence import fit_selective_kdb
 from discotree.learners.registry import LearnerSpec, Rows
 from discotree.learners.selection_snapshots import SelectionSnapshots
+from discotree.numerics import SCORE_TIE_RTOL
 
 
 def _rows(rng, n=150, n_features=6, n_classes=3):
@@ -43,7 +43,7 @@ def test_kept_posteriors_equal_the_second_pass(monkeypatch, loss, held, seed):
 def test_the_selected_model_is_always_kept():
     # random losses with exact and near ties: the model argmax_with_ties selects
     # (fewest attributes, then parents, within the tolerance) is among the kept
-    from discotree.fitting import argmax_with_ties
+    from discotree.numerics import argmax_with_ties
 
     rng = np.random.default_rng(3)
     for _ in range(200):

@@ -104,7 +104,9 @@ def test_held_out_rates_equal_refitting_each_prefix(rng, missing):
     steps = _search("cr", 2, n_classes, n_categories)(*part)
     rest = (codes[held], class_index[held], weights[held])
     for alpha, epsilon in [(1.0, 1e-5), (0.0, 1e-5)]:
-        fast = held_out_rates(steps, part, rest, n_classes, n_categories, alpha, epsilon)
+        fast = held_out_rates(
+            steps, part, rest, n_classes, n_categories, alpha=alpha, epsilon=epsilon
+        )
         slow = _reference_rates(steps, part, rest, n_classes, n_categories, alpha, epsilon)
         np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-12)
 

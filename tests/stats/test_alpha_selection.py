@@ -457,12 +457,14 @@ def test_folds_counted_first_give_the_totals_and_choice_of_two_passes(rng, monke
     bank_for = _fold_models(ChowLiuClassifier())
     kept = []
     first = smoothing.select_alpha(
-        codes, class_index, weights, n_categories, 3, bank_for, on_total=kept.append
+        codes, class_index, weights, n_categories, 3, model_for=bank_for, on_total=kept.append
     )
     direct = PairStatistics.from_codes(codes, class_index, n_categories, 3, weights)
     np.testing.assert_allclose(kept[0].counts, direct.counts, rtol=1e-12, atol=1e-12)
     monkeypatch.setattr(smoothing, "_PARTS_FIRST_BYTES", 0)
-    second = smoothing.select_alpha(codes, class_index, weights, n_categories, 3, bank_for)
+    second = smoothing.select_alpha(
+        codes, class_index, weights, n_categories, 3, model_for=bank_for
+    )
     assert first[0] == second[0]
     np.testing.assert_allclose(first[1], second[1], rtol=1e-10)
 
@@ -495,7 +497,7 @@ def test_folds_on_threads_give_the_same_choice_and_losses_as_one_thread(
         monkeypatch.setattr(smoothing, "available_cores", lambda cores=cores: cores)
         model_for = _fold_models(TANClassifier())
         found[cores] = smoothing.select_alpha(
-            codes, class_index, weights, n_categories, 3, model_for
+            codes, class_index, weights, n_categories, 3, model_for=model_for
         )
     assert mapped and set(mapped) == {3}  # one core: on this thread; three: on the pool
     assert found[1][0] == found[3][0]
@@ -516,9 +518,11 @@ def test_identical_rows_scored_once_give_the_losses_of_scoring_every_row(rng, mo
     assert len(first) < len(codes) // 4
     np.testing.assert_array_equal(codes[first][inverse], codes)
     model_for = _fold_models(NaiveBayesClassifier())
-    grouped = smoothing.select_alpha(codes, class_index, weights, n_categories, 3, model_for)
+    grouped = smoothing.select_alpha(
+        codes, class_index, weights, n_categories, 3, model_for=model_for
+    )
     monkeypatch.setattr(smoothing, "_row_groups", lambda *args: None)
-    each = smoothing.select_alpha(codes, class_index, weights, n_categories, 3, model_for)
+    each = smoothing.select_alpha(codes, class_index, weights, n_categories, 3, model_for=model_for)
     assert grouped[0] == each[0]
     np.testing.assert_allclose(grouped[1], each[1], rtol=1e-12)
 

@@ -113,7 +113,7 @@ def test_prefix_tables_and_the_overflow_guard(rng):
     huge = np.array([2**31, 2**31, 2])
     with pytest.raises(ValueError, match="2\\*\\*62 cells"):
         sparse_family_counts(
-            np.zeros((2, 3), np.intp), np.zeros(2, np.intp), None, 2, huge, 2, (0, 1)
+            np.zeros((2, 3), np.intp), np.zeros(2, np.intp), None, 2, huge, node=2, parents=(0, 1)
         )
 
 
@@ -148,8 +148,8 @@ def test_codes_beyond_their_categories_are_counted_as_the_sorted_count_does():
 
     codes = np.array([[0, 1], [1, 1], [1, 40]])
     y, n_categories = np.array([0, 1, 1]), np.array([2, 2])
-    got = dense_sparse_family_counts(codes, y, None, 2, n_categories, 1, (0,))
-    want = sparse_family_counts(codes, y, None, 2, n_categories, 1, (0,))
+    got = dense_sparse_family_counts(codes, y, None, 2, n_categories, node=1, parents=(0,))
+    want = sparse_family_counts(codes, y, None, 2, n_categories, node=1, parents=(0,))
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
     assert got[0].tolist() == [1, 7, 46]

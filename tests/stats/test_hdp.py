@@ -99,7 +99,7 @@ def test_the_context_tree_places_each_row_at_its_deepest_observed_context(rng):
     codes[rng.random(codes.shape) < 0.2] = -1
     y, w = rng.integers(0, 2, 200), rng.integers(1, 3, 200).astype(float)
     node, ranked = 0, (2, 1)
-    tree, keys = context_tree(codes, y, w, 2, r, node, ranked)
+    tree, keys = context_tree(codes, y, w, 2, r, node=node, ranked=ranked)
     # brute force: a dict from (prefix values, class) to counts of the node's values
     expected: dict = {}
     for row, c, weight in zip(codes, y, w, strict=True):
@@ -134,4 +134,4 @@ def test_the_context_tree_places_each_row_at_its_deepest_observed_context(rng):
     for key, counts in found.items():
         assert_allclose(counts, expected[key])
     with pytest.raises(ValueError, match="whole-number sample weights"):
-        context_tree(codes, y, w + 0.5, 2, r, node, ranked)
+        context_tree(codes, y, w + 0.5, 2, r, node=node, ranked=ranked)

@@ -48,7 +48,7 @@ def _levels(codes, y, weights, node, ranked):
 @pytest.mark.parametrize("ranked", [(), (0,), (0, 1), (2, 0, 1)])
 def test_the_counted_tree_is_the_tree_of_the_rows(ranked):
     codes, y, weights = _rows(0)
-    expected, expected_keys = context_tree(codes, y, weights, C, R, 3, ranked)
+    expected, expected_keys = context_tree(codes, y, weights, C, R, node=3, ranked=ranked)
     tree, keys = counted_context_tree(_levels(codes, y, weights, 3, ranked), C)
     assert_array_equal(tree.parent, expected.parent)
     assert_array_equal(tree.level, expected.level)
@@ -101,7 +101,17 @@ def test_forest_tables_from_counts_equal_the_sampler_on_the_rows():
         stats, parents, 0.0, np.random.default_rng(7), n_sweeps=30, burn_in=10
     )
     families = [(j, () if p < 0 else (p,)) for j, p in enumerate(parents_of)]
-    expected = hdp_tables(codes, y, weights, C, R, families, np.random.default_rng(7), 30, 10)
+    expected = hdp_tables(
+        codes,
+        y,
+        weights,
+        C,
+        R,
+        families=families,
+        rng=np.random.default_rng(7),
+        n_sweeps=30,
+        burn_in=10,
+    )
     for j, (tables, chosen) in enumerate(expected):
         assert_allclose(concentrations[j], chosen, rtol=1e-12)
         p = parents_of[j]
@@ -129,7 +139,17 @@ def test_two_dependence_conditionals_from_counts_equal_the_sampler_on_the_rows()
             first, second = (a, b) if cmi[m, a] >= cmi[m, b] else (b, a)
             families.append((m, (first, second)))
             placed.append((t, member, trio, first, second))
-    expected = hdp_tables(codes, y, weights, C, R, families, np.random.default_rng(5), 20, 5)
+    expected = hdp_tables(
+        codes,
+        y,
+        weights,
+        C,
+        R,
+        families=families,
+        rng=np.random.default_rng(5),
+        n_sweeps=20,
+        burn_in=5,
+    )
     layout = triple_layout(R, C)
     for (t, member, trio, first, second), (tables, chosen) in zip(placed, expected, strict=True):
         assert_allclose(concentrations[member, t], chosen, rtol=1e-12)
@@ -155,7 +175,7 @@ def test_batches_and_widths_keep_each_tree_its_own_estimate(monkeypatch):
     import discotree.stats.hdp as hdp
 
     codes, y, weights = _rows(5)
-    trees = [context_tree(codes, y, weights, C, R, node, ()) for node in range(4)]
+    trees = [context_tree(codes, y, weights, C, R, node=node, ranked=()) for node in range(4)]
     together = sample_context_trees([t for t, _ in trees], np.random.default_rng(0), 20, 5)
     monkeypatch.setattr(hdp, "BATCH_CUSTOMERS", 1.0)  # one tree a batch
     apart = sample_context_trees([t for t, _ in trees], np.random.default_rng(0), 20, 5)
@@ -170,7 +190,7 @@ def test_a_sampler_too_costly_is_refused_with_its_cost(monkeypatch):
     import discotree.stats.hdp as hdp
 
     codes, y, weights = _rows(6)
-    trees = [context_tree(codes, y, weights, C, R, 3, (0,))[0]]
+    trees = [context_tree(codes, y, weights, C, R, node=3, ranked=(0,))[0]]
     monkeypatch.setattr(hdp, "MAX_SEATINGS", 1000.0)
     with pytest.raises(ValueError, match=r"would seat .* customers .*smoothing='hierarchical'"):
         sample_context_trees(trees, np.random.default_rng(0))

@@ -122,7 +122,7 @@ def test_forest_tables_from_counts_equal_kdbs_backoff_from_rows(rng, weighted):
     stats = PairStatistics.from_codes(codes, y, r, 3, w)
     log_cpts, _, chosen = hierarchical_forest_tables(stats, parents, 0.8, 0.0)
     tables = prefix_family_tables(codes, y, w, 3, r, ranked)
-    spec = LearnerSpec("selective-kdb", 0.8, 0.0)
+    spec = LearnerSpec("selective-kdb", 0.8, 0.0, options={"k": 2})
     concentrations = hierarchical_concentrations(tables, ranked, Rows(codes, y, w, 3, r), spec)
     model = KDependenceModel(r, [0, 1, 2, 3], ranked, tables, 0.8, 0.0, concentrations)
     for j, pa in enumerate(ranked):
@@ -160,7 +160,7 @@ def test_two_dependence_conditionals_equal_kdbs_backoff_with_the_ranked_parents(
     layout = triple_layout(r, 3)
     trios = [(i, j, k) for i in range(4) for j in range(i + 1, 4) for k in range(j + 1, 4)]
     rows = Rows(codes, y, w, 3, r)
-    spec = LearnerSpec("selective-kdb", 0.8, 0.0)
+    spec = LearnerSpec("selective-kdb", 0.8, 0.0, options={"k": 2})
     for t, trio in enumerate(trios):
         got = cond_log[:, layout[t] : layout[t + 1]].reshape(3, *r[list(trio)], 3)
         for member, m in enumerate(trio):

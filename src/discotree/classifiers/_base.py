@@ -3,25 +3,27 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import Bunch
 
 from ..config import check_memory
 from ..engine_registry import engine_function
-from ..fitting import FitContractMixin, argmax_with_ties, available_if_explained
+from ..fitting import FitContractMixin, available_if_explained
 from ..importance import SummedOutImportanceMixin
 from ..kernels.counts import class_totals, features_with_missing, pairwise_counts_bytes
 from ..learners.fit_input import FitInput, cross_validate_alpha
+from ..learners.options import Constraint, LearnerOptions, SmoothingOptions
 from ..learners.registry import Counts, FittedModel, Learner, LearnerSpec, get_learner
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
+from ..numerics import argmax_with_ties, class_log_prior, normalise_log
 from ..scaling_tags import ScalingTags
 from ..stats.alpha_selection import ALPHA_GRID, CALIBRATION_SCALES, ESS_GRID, best_scale
 from ..stats.dirichlet import PRIORS, check_smoothing
@@ -87,8 +89,10 @@ class DiscreteForestClassifierBase(
     compares this list with the overrides):
 
     - ``_check_params``: validate the subclass's own parameters.
-    - ``_count_learner``, ``_learner_options``, ``_rows_needed``: the registered
-      learner that fits from counts, its options, and why there is none.
+    - ``_count_learner``, ``_derived_options``, ``_rows_needed``: the registered
+      learner that fits from counts, the options computed from the parameters (the
+      fields of :attr:`_options_class` are filled from the parameters of the same
+      name), and why there is none.
     - ``_fit_model``: the model and attributes from the fit input (default: the count
       learner).
     - ``_alpha_model_for``, ``_search_once``: the fold models of ``alpha="auto"``'s
@@ -146,8 +150,38 @@ class DiscreteForestClassifierBase(
         (:mod:`discotree.learners.registry`), or None when they need the rows."""
         return None
 
-    def _learner_options(self) -> dict[str, Any]:
-        """The learner's own settings from the estimator's parameters."""
+    #: The options class of the estimator's learners (:mod:`discotree.learners.options`):
+    #: its fields are parameters of the estimator of the same name.
+    _options_class: type[LearnerOptions] = SmoothingOptions
+
+    def _learner_options(self, **inputs: Any) -> LearnerOptions:
+        """The learner's options: every field that is a parameter of the estimator, by
+        name, then those derived from the parameters (:meth:`_derived_options`) and the
+        fit's ``inputs`` (pair tables counted already, a structure searched before)."""
+        params = self.get_params(deep=False)
+        kind = self._options_class
+        given = {name: params[name] for name in kind.estimator_fields() if name in params}
+        return kind(**{**given, **self._derived_options(), **inputs})
+
+    #: The constraints of the parameters that are no options of the learner, by name.
+    _parameter_checks: tuple[tuple[str, Constraint], ...] = ()
+
+    def _check_table(self) -> None:
+        """Check every parameter against its constraint in the table: the fields of
+        :attr:`_options_class` (:meth:`LearnerOptions.check_parameters`), then
+        :attr:`_parameter_checks`; the message names the parameter, the allowed values
+        and the value given."""
+        name, params = type(self).__name__, self.get_params(deep=False)
+        self._options_class.check_parameters(name, params)
+        for param, constraint in self._parameter_checks:
+            constraint(name, param, params[param])
+
+    def _derived_options(self) -> dict[str, Any]:
+        """The options computed from the parameters: the HDP sampler's seed from
+        ``random_state`` with ``smoothing="hdp"`` (drawn only then, so the other
+        smoothings consume nothing of a ``RandomState``)."""
+        if self.get_params(deep=False).get("smoothing") == "hdp":
+            return {"hdp_seed": integer_seed(self.random_state)}
         return {}
 
     def _rows_needed(self) -> str:
@@ -224,8 +258,18 @@ class DiscreteForestClassifierBase(
         spec = LearnerSpec(name, "auto", data.epsilon, prior, self._learner_options())
         return get_learner(name).model_for(spec, grid)
 
+    #: The rules across the parameters, checked after the table (:meth:`_check_rules`).
+    _rules: tuple[Rule, ...] = ()
+
     def _check_params(self) -> None:
-        """Validate the subclass's own parameters (none by default)."""
+        """Validate the subclass's own parameters: the table, then the rules."""
+        self._check_table()
+        self._check_rules()
+
+    def _check_rules(self) -> None:
+        """Raise the message of the first broken rule of :attr:`_rules`."""
+        for rule in self._rules:
+            rule.check(self)
 
     def _check_distribution(self) -> None:
         """For estimators with a ``distribution`` parameter (and ``var_smoothing``)."""
@@ -335,8 +379,7 @@ class DiscreteForestClassifierBase(
             "n_categories_": data.n_categories,
             "class_count_": class_weight,
         }
-        with np.errstate(divide="ignore"):  # a class given to partial_fit but never seen
-            attributes["class_log_prior_"] = np.log(class_weight / class_weight.sum())
+        attributes["class_log_prior_"] = class_log_prior(class_weight)  # -inf: given, never seen
         discrete = getattr(self, "distribution", "discrete") == "discrete"
         if data.codes is not None and discrete and getattr(self, "_streams_pairs", True):
             estimate = self._fit_memory_bytes(data)
@@ -651,7 +694,7 @@ class DiscreteForestClassifierBase(
         """
         check_is_fitted(self)
         joint = self.predict_joint_log_proba(X)
-        return joint - logsumexp(joint, axis=1, keepdims=True)
+        return normalise_log(joint)
 
     def predict_proba(self, X: Any) -> NDArray[np.float64]:
         """Posterior ``P(c | x)`` of every class, missing features summed out.
@@ -854,6 +897,44 @@ FOREST_SMOOTHINGS = ("dirichlet", "hierarchical", "hdp")
 BACKOFF_SMOOTHINGS = ("hierarchical", "hdp")
 
 
+@dataclass(frozen=True)
+class Rule:
+    """A rule across an estimator's parameters (checked after its table of checks):
+    ``broken(estimator)`` and the message, formatted with the parameters.
+
+    Examples
+    --------
+    >>> from discotree import TANClassifier
+    >>> rule = Rule(lambda e: e.n_edges is not None and e.k != 1, "n_edges needs k=1, not {k}.")
+    >>> rule.check(TANClassifier(k=2, n_edges=3))
+    Traceback (most recent call last):
+    ...
+    ValueError: TANClassifier: n_edges needs k=1, not 2.
+    """
+
+    broken: Callable[[Any], bool]
+    message: str
+
+    def check(self, estimator: Any) -> None:
+        if self.broken(estimator):
+            params = estimator.get_params(deep=False)
+            raise ValueError(f"{type(estimator).__name__}: {self.message.format(**params)}")
+
+
+def alpha_not_positive(estimator: Any) -> bool:
+    """Whether the validated ``alpha`` of ``estimator`` is a number <= 0 (a rule of the
+    estimators whose weights need positive pseudo-counts; ``"auto"`` is not).
+
+    Examples
+    --------
+    >>> from discotree import DiscriminativeTreeClassifier
+    >>> alpha_not_positive(DiscriminativeTreeClassifier(alpha=0.0))
+    True
+    """
+    alpha = estimator._check_common_params()[0]
+    return alpha != "auto" and not alpha > 0
+
+
 def check_forest_smoothing(estimator: Any) -> None:
     """Refuse a ``smoothing`` the forest estimators do not know, hierarchical and HDP
     smoothing of Gaussian models and without a positive pseudo-count for the
@@ -874,13 +955,3 @@ def check_forest_smoothing(estimator: Any) -> None:
             f"{name}: smoothing={smoothing!r} needs alpha > 0 or 'auto' (it smooths the "
             f"features' marginals), got {alpha!r}."
         )
-
-
-def smoothing_options(estimator: Any) -> dict[str, Any]:
-    """The learner options of an estimator's ``smoothing``: with ``"hdp"``, the
-    sampler's seed from its ``random_state`` too (drawn only then, so the other
-    smoothings consume nothing of a ``RandomState``)."""
-    options: dict[str, Any] = {"smoothing": estimator.smoothing}
-    if estimator.smoothing == "hdp":
-        options["hdp_seed"] = integer_seed(estimator.random_state)
-    return options

@@ -35,10 +35,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..fitting import available_if_explained, clear_fitted_state
 from ..kernels.counts import class_totals, univariate_counts
 from ..learners.fit_input import FitInput
 from ..learners.registry import get_learner
+from ..missing_values import MISSING
 from ..stats.pair_statistics import PairStatistics, category_index_map
 from ..validation import (
     check_sample_weight,
@@ -86,7 +88,9 @@ class StreamState:
         for codes, _, _ in self.rows:
             for j, new_code in maps.items():
                 column = codes[:, j]
-                codes[:, j] = np.where(column >= 0, new_code[np.maximum(column, 0)], -1)
+                codes[:, j] = np.where(
+                    missing_values.observed(column), new_code[np.maximum(column, 0)], MISSING
+                )
 
 
 def _why_no_partial_fit(estimator: Any) -> bool:
@@ -138,7 +142,7 @@ class IncrementalFitMixin:
         learner = get_learner(name)
         if learner.reads == "pairs, then families" and given.get("families") is None:
             return True
-        selective = bool(self._learner_options().get("selective", False))
+        selective = bool(getattr(self._learner_options(), "selective", False))
         return learner.score_rows is not None and selective and given.get("scores") is None
 
     @available_if_explained(_why_no_partial_fit)

@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..config import get_config
 from ..fitting import FitContractMixin
+from ..numerics import CONSTANT_RTOL
 from ..validation import (
     check_is_fitted,
     check_sample_weight,
@@ -54,7 +55,7 @@ def _robust_moments(X, w) -> tuple[NDArray, NDArray, NDArray]:
     total = w.sum()
     mean = w @ unit / total
     sd = np.sqrt(w @ (unit - mean) ** 2 / total)
-    sd[~(sd > 1e-12 * np.maximum(1.0, np.abs(mean)))] = 1.0
+    sd[~(sd > CONSTANT_RTOL * np.maximum(1.0, np.abs(mean)))] = 1.0
     return magnitude, mean, sd
 
 

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 from ..models.averaged_dependence import two_dependence_bytes
 from ..models.posterior_draws import AveragedOneDependencePosterior
 from ..validation import check_random_state_param, is_count
-from ._base import DiscreteForestClassifierBase, check_forest_smoothing, smoothing_options
+from ._base import DiscreteForestClassifierBase, check_forest_smoothing
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["AODEClassifier"]
@@ -168,9 +168,6 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         return AveragedOneDependencePosterior(
             self.statistics_, alpha, self._epsilon, self.smoothing
         )
-
-    def _learner_options(self) -> dict[str, Any]:
-        return {**smoothing_options(self)}
 
     def _count_learner(self) -> str:
         return "aode" if self.n_super_parents == 1 else "a2de"

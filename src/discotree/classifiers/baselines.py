@@ -106,7 +106,7 @@ class QuadraticSVMClassifier(_AnyColumns, FitContractMixin, ClassifierMixin, Bas
     """
 
     def __init__(
-        self, C_grid=(0.01, 0.1, 1.0, 10.0, 100.0), validation_fraction=0.2, random_state=0
+        self, C_grid=(0.01, 0.1, 1.0, 10.0, 100.0), *, validation_fraction=0.2, random_state=0
     ) -> None:
         self.C_grid = C_grid
         self.validation_fraction = validation_fraction
@@ -246,7 +246,7 @@ class AnyColumnsBaseline(_AnyColumns, FitContractMixin, ClassifierMixin, BaseEst
 
     _MODELS = ("random-forest", "gradient-boosting", "logistic", "svm")
 
-    def __init__(self, model: str = "random-forest", random_state: int | None = 0) -> None:
+    def __init__(self, model: str = "random-forest", *, random_state: int | None = 0) -> None:
         self.model = model
         self.random_state = random_state
 

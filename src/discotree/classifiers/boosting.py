@@ -7,28 +7,33 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp
 
 from ..config import check_memory, warn_many_pairs
 from ..engine_registry import engine_function
-from ..fitting import argmax_with_ties, available_if_explained, sign_with_ties
+from ..fitting import available_if_explained
 from ..kernels.counts import class_totals
 from ..learners.boosting import (
-    BASE_LEARNERS,
     BoostingSpec,
     ensemble_attributes,
     line_search_alpha,
 )
 from ..learners.discriminative_tree import binary_tasks
 from ..learners.fit_input import FitInput
+from ..learners.options import RANDOM_STATE, BoostingOptions, Constraint, one_of
 from ..learners.registry import FittedModel, LearnerSpec, get_learner
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
+from ..numerics import (
+    argmax_with_ties,
+    class_log_prior,
+    normalise_log,
+    sign_with_ties,
+    weighted_error_rate,
+)
 from ..scaling_tags import ScalingTags
 from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale, held_out_losses
 from ..stats.folds import content_folds
 from ..validation import (
     check_is_fitted,
-    check_random_state_param,
     feature_names_of,
     integer_seed,
     is_count,
@@ -37,6 +42,8 @@ from ..validation import (
 from ._base import (
     CalibrationStateMixin,
     DiscreteForestClassifierBase,
+    Rule,
+    alpha_not_positive,
     check_forest_smoothing,
     feature_names,
     with_edge_names,
@@ -255,14 +262,16 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
     True
     """
 
+    _options_class = BoostingOptions  # (its learner's spec: boosting_spec)
+
     def __init__(
         self,
         base: str = "dt",
+        *,
         algorithm: str = "real",
         n_estimators: int = 10,
         n_estimators_cv: int | None = None,
         multiclass: str = "pairwise",
-        *,
         init: str = "prior",
         random_state: int | np.random.RandomState | None = 0,
         alpha: float = 1.0,
@@ -285,47 +294,41 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         self.random_state = random_state
         self.init = init
 
+    _parameter_checks = (
+        ("calibration", one_of(_CALIBRATION, f"one of {sorted(_CALIBRATION)}")),
+        ("n_estimators_cv", Constraint(lambda v: v is None or is_count(v, 2), "an integer >= 2")),
+        ("random_state", RANDOM_STATE),
+    )
+    _rules = (
+        Rule(
+            lambda e: e.n_estimators > _MAX_COUNT,
+            "n_estimators must be at most 2**63 - 1, got {n_estimators!r}.",
+        ),
+        Rule(
+            lambda e: e.n_estimators_cv is not None and e.n_estimators_cv > _MAX_COUNT,
+            "n_estimators_cv must be at most 2**63 - 1, got {n_estimators_cv!r}.",
+        ),
+        Rule(
+            lambda e: e.smoothing == "hdp",
+            "smoothing='hdp' seats whole rows as the sampler's customers, and boosting "
+            "reweights the rows every round (fractional weights); use "
+            "smoothing='hierarchical'.",
+        ),
+        Rule(
+            lambda e: e.base == "dt" and alpha_not_positive(e),
+            "alpha must be > 0 for base='dt' (got {alpha}).",
+        ),
+    )
+
     def _check_params(self) -> None:
-        name = type(self).__name__
-        for param, allowed in (
-            ("init", ("prior", "zero")),
-            ("base", BASE_LEARNERS),
-            ("algorithm", _ALGORITHMS),
-            ("multiclass", _MULTICLASS),
-            ("calibration", _CALIBRATION),
-        ):
-            if getattr(self, param) not in allowed:
-                raise ValueError(
-                    f"{name}: {param} must be one of {sorted(allowed)}, "
-                    f"got {getattr(self, param)!r}."
-                )
-        for param in ("n_estimators", "n_estimators_cv"):
-            value = getattr(self, param)
-            if param == "n_estimators_cv" and value is None:
-                continue
-            low = 1 if param == "n_estimators" else 2
-            if not is_count(value, low):
-                raise ValueError(f"{name}: {param} must be an integer >= {low}, got {value!r}.")
-            if value > _MAX_COUNT:
-                raise ValueError(f"{name}: {param} must be at most 2**63 - 1, got {value!r}.")
+        self._check_table()
+        self._check_rules()
         if self.n_estimators_cv is not None:  # n_estimators_cv_errors_: one per round
-            check_memory(
-                8.0 * self.n_estimators,
-                f"n_estimators={self.n_estimators!r} (n_estimators_cv_errors_, one float "
-                "per round)",
-                name,
+            what = (
+                f"n_estimators={self.n_estimators!r} (n_estimators_cv_errors_, one float per round)"
             )
-        check_random_state_param(self.random_state, name)
-        if self.smoothing == "hdp":
-            raise ValueError(
-                f"{name}: smoothing='hdp' seats whole rows as the sampler's customers, and "
-                "boosting reweights the rows every round (fractional weights); use "
-                "smoothing='hierarchical'."
-            )
+            check_memory(8.0 * self.n_estimators, what, type(self).__name__)
         check_forest_smoothing(self)
-        alpha = self._check_common_params()[0]
-        if self.base == "dt" and alpha != "auto" and not alpha > 0:
-            raise ValueError(f"{name}: alpha must be > 0 for base='dt' (got {self.alpha}).")
 
     _auto_alpha = True
 
@@ -461,8 +464,8 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
             held = weights[test]
             fold_errors, fold_losses = [], []
             for scores in model.staged_decision_function(take_rows(X, test)):
-                wrong = model._labels(scores) != y[test]
-                fold_errors.append(float(held @ wrong) / max(float(held.sum()), 1e-300))
+                labels = model._labels(scores)
+                fold_errors.append(weighted_error_rate(y[test], labels, held))
                 fold_losses.append(
                     self._fold_scale_losses(scores, truth[test], held) if calibrate else no_losses
                 )
@@ -561,8 +564,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
             "n_categories_": schema.n_categories,
             "class_count_": class_weight,
         }
-        with np.errstate(divide="ignore"):
-            attributes["class_log_prior_"] = np.log(class_weight / class_weight.sum())
+        attributes["class_log_prior_"] = class_log_prior(class_weight)
         attributes.update(alpha_=spec.alpha, n_estimators_=spec.n_estimators)
         attributes["calibration_scale_"] = 1.0
         if calibration_losses is not None and self.calibration == "cv":
@@ -751,7 +753,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         if scores.ndim == 1:
             scores = np.column_stack([-scores, scores])  # softmax(2F) = 1/(1+exp(-2F))
         scores = scores * self.calibration_scale_
-        return scores - logsumexp(scores, axis=1, keepdims=True)
+        return normalise_log(scores)
 
     def predict_proba(self, X: Any) -> NDArray[np.float64]:
         """Class probabilities from the ensemble's score.

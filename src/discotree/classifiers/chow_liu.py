@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..structure.chow_liu import (
-    PENALTIES,
-)
-from ..validation import check_random_state_param, is_count
+from ..learners.options import RANDOM_STATE, ChowLiuOptions
 from ._base import (
     DiscreteForestClassifierBase,
+    Rule,
     check_forest_smoothing,
-    smoothing_options,
 )
 from ._incremental import IncrementalFitMixin
 
@@ -151,21 +148,20 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         self.distribution = distribution
         self.var_smoothing = var_smoothing
 
+    _parameter_checks = (("random_state", RANDOM_STATE),)
+    _rules = (
+        Rule(
+            lambda e: e.distribution == "gaussian" and isinstance(e.n_edges, str),
+            "n_edges='bic'/'aic' penalise discrete tables; with distribution='gaussian' "
+            "give an integer or None.",
+        ),
+    )
+
     def _check_params(self) -> None:
         self._check_distribution()
         check_forest_smoothing(self)
-        check_random_state_param(self.random_state, type(self).__name__)
-        k = self.n_edges
-        if self.distribution == "gaussian" and isinstance(k, str):
-            raise ValueError(
-                "ChowLiuClassifier: n_edges='bic'/'aic' penalise discrete tables; with "
-                "distribution='gaussian' give an integer or None."
-            )
-        if not (k is None or is_count(k) or (isinstance(k, str) and k in PENALTIES)):
-            raise ValueError(
-                "ChowLiuClassifier: n_edges must be None, an integer >= 0, 'bic' or 'aic', "
-                f"got {k!r}."
-            )
+        self._check_rules()
+        self._check_table()
 
     def _uncertainty_unavailable(self) -> str | None:
         if self.distribution != "discrete":
@@ -175,5 +171,4 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     def _count_learner(self) -> str:
         return "chow-liu"
 
-    def _learner_options(self) -> dict[str, Any]:
-        return {"n_edges": self.n_edges, **smoothing_options(self)}
+    _options_class = ChowLiuOptions

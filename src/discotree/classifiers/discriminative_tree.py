@@ -7,10 +7,9 @@ from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp
 
 from ..config import warn_many_pairs
-from ..fitting import argmax_with_ties, available_if_explained, sign_with_ties
+from ..fitting import available_if_explained
 from ..kernels.counts import class_totals
 from ..learners.discriminative_tree import (
     binary_tasks,
@@ -18,25 +17,25 @@ from ..learners.discriminative_tree import (
     two_class,
 )
 from ..learners.fit_input import FitInput
+from ..learners.options import RANDOM_STATE, DiscriminativeTreeOptions, one_of
 from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
 from ..models.forest_pairs import STRUCTURE_ALPHA, composite_scores
+from ..numerics import argmax_with_ties, normalise_log, sign_with_ties
 from ..stats.alpha_selection import CALIBRATION_SCALES
 from ..stats.folds import content_folds, fold_splits
 from ..validation import (
     check_is_fitted,
-    check_random_state_param,
     check_table,
     integer_seed,
-    is_count,
-    is_real,
     take_rows,
 )
 from ._base import (
     BACKOFF_SMOOTHINGS,
     CalibrationStateMixin,
     DiscreteForestClassifierBase,
+    Rule,
+    alpha_not_positive,
     check_forest_smoothing,
-    smoothing_options,
     table_bytes,
 )
 from ._incremental import IncrementalFitMixin
@@ -250,10 +249,10 @@ class DiscriminativeTreeClassifier(
     def __init__(
         self,
         n_edges: int | str | None = None,
+        *,
         edge_cost: float | NDArray[np.float64] = 0.0,
         distribution: str = "discrete",
         multiclass: str = "pairwise",
-        *,
         var_smoothing: float = 0.0,
         cost_accounting: str = "per-forest",
         parameters: str = "projection",
@@ -282,61 +281,34 @@ class DiscriminativeTreeClassifier(
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fitting
+    _parameter_checks = (
+        ("random_state", RANDOM_STATE),
+        ("parameters", one_of(_PARAMETERS)),
+        ("calibration", one_of(_CALIBRATION)),
+    )
+    _rules = (
+        Rule(
+            lambda e: e.parameters == "altmax" and e.distribution != "discrete",
+            "parameters='altmax' is defined for distribution='discrete' only (indicator "
+            "features of a finite family).",
+        ),
+        Rule(
+            lambda e: e.smoothing in BACKOFF_SMOOTHINGS and e.parameters == "altmax",
+            "smoothing={smoothing!r} smooths the projections' tables, which "
+            "parameters='altmax' replaces; use one or the other.",
+        ),
+        Rule(
+            lambda e: e.distribution == "discrete" and alpha_not_positive(e),
+            "alpha must be > 0 (got {alpha}); the weights of eq. 21 are infinite when a cell "
+            "is empty in one class only.",
+        ),
+    )
+
     def _check_params(self) -> None:
-        name = type(self).__name__
         self._check_distribution()
-        check_random_state_param(self.random_state, name)
-        if self.multiclass not in _MULTICLASS:
-            raise ValueError(
-                f"{name}: multiclass must be one of {_MULTICLASS}, got {self.multiclass!r}."
-            )
-        if self.cost_accounting not in ("per-forest", "union"):
-            raise ValueError(
-                f"{name}: cost_accounting must be 'per-forest' or 'union', "
-                f"got {self.cost_accounting!r}."
-            )
-        cost = self.edge_cost  # numbers only: no None, no strings (nor arrays of them)
-        raw = None if cost is None or isinstance(cost, str | bytes) else np.asarray(cost)
-        numeric = raw is not None and (
-            raw.dtype.kind in "iuf" or (raw.dtype.kind == "O" and all(is_real(v) for v in raw.flat))
-        )
-        if not numeric:
-            raise ValueError(
-                f"{name}: edge_cost must be a non-negative number or an (n_features, "
-                f"n_features) matrix of them, got {self.edge_cost!r}."
-            )
-        if self.parameters not in _PARAMETERS:
-            raise ValueError(
-                f"{name}: parameters must be one of {_PARAMETERS}, got {self.parameters!r}."
-            )
-        if self.calibration not in _CALIBRATION:
-            raise ValueError(
-                f"{name}: calibration must be one of {_CALIBRATION}, got {self.calibration!r}."
-            )
-        if self.parameters == "altmax" and self.distribution != "discrete":
-            raise ValueError(
-                f"{name}: parameters='altmax' is defined for distribution='discrete' only "
-                "(indicator features of a finite family)."
-            )
+        self._check_table()
         check_forest_smoothing(self)
-        if self.smoothing in BACKOFF_SMOOTHINGS and self.parameters == "altmax":
-            raise ValueError(
-                f"{name}: smoothing={self.smoothing!r} smooths the projections' tables, which "
-                "parameters='altmax' replaces; use one or the other."
-            )
-        if not is_count(self.max_alternations, 1):
-            raise ValueError(
-                f"{name}: max_alternations must be an integer >= 1, got {self.max_alternations!r}."
-            )
-        k = self.n_edges
-        if not (k is None or (isinstance(k, str) and k == "cv") or is_count(k)):
-            raise ValueError(f"{name}: n_edges must be None, 'cv' or an integer >= 0, got {k!r}.")
-        alpha = self._check_common_params()[0]
-        if self.distribution == "discrete" and alpha != "auto" and not alpha > 0:
-            raise ValueError(
-                f"{name}: alpha must be > 0 (got {self.alpha}); the weights of eq. 21 are "
-                "infinite when a cell is empty in one class only."
-            )
+        self._check_rules()
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> DiscriminativeTreeClassifier:
         """Fit the forests; with ``n_edges="cv"`` first choose k by cross-validation.
@@ -444,14 +416,11 @@ class DiscriminativeTreeClassifier(
     def _fit_model(self, data: FitInput) -> FittedModel:
         stats = self._statistics(data)
         self._tasks(data.n_classes, warn=True)
-        spec = self._fitted_spec(data)
-        options = {**spec.options, "classes": data.classes}
+        spec = self._fitted_spec(data).with_options(classes=data.classes)
         if self.parameters == "altmax":  # the rows: alternating maximisation per problem
-            options.update(max_alternations=self.max_alternations, pairs=stats)
-            spec = replace(spec, learner="discriminative-tree-altmax", options=options)
+            spec = replace(spec.with_options(pairs=stats), learner="discriminative-tree-altmax")
             fitted = get_learner(spec.learner).fit(data.rows(type(self).__name__), spec)
         else:
-            spec = replace(spec, options=options)
             counts = Counts(data.n_categories, data.class_weight, stats)
             fitted = get_learner(spec.learner).fit(counts, spec)
         fitted.attributes["n_edges_"] = self._n_edges_in_use()
@@ -460,14 +429,13 @@ class DiscriminativeTreeClassifier(
     def _count_learner(self) -> str:
         return "discriminative-tree"
 
-    def _learner_options(self) -> dict[str, Any]:
+    _options_class = DiscriminativeTreeOptions
+
+    def _derived_options(self) -> dict[str, Any]:
         return {
-            "multiclass": self.multiclass,
-            "n_edges": self._n_edges_in_use(),
-            "edge_cost": self.edge_cost,
-            "cost_accounting": self.cost_accounting,
+            **super()._derived_options(),
+            "n_edges": self._n_edges_in_use(),  # (the number chosen)
             "structure_alpha": self._structure_alpha(),
-            **smoothing_options(self),
         }
 
     def _tasks(self, n_classes: int, warn: bool = False) -> list[tuple[int, int]]:
@@ -511,7 +479,7 @@ class DiscriminativeTreeClassifier(
         (the final fit learns its forests there too). Relearning the
         structure for every (fold, alpha) is measured in
         ``benchmarks/bench_smoothing.py`` ("dt auto relearnt")."""
-        options = {**self._learner_options(), "structure_alpha": STRUCTURE_ALPHA}
+        options = self._learner_options(structure_alpha=STRUCTURE_ALPHA)
         prior = getattr(self, "prior", "dirichlet")
         spec = LearnerSpec("discriminative-tree", "auto", data.epsilon, prior, options)
         return get_learner(spec.learner).model_for(spec, grid)
@@ -586,7 +554,7 @@ class DiscriminativeTreeClassifier(
         """
         check_is_fitted(self)
         scores = self._posterior_scores(X) * self.calibration_scale_
-        return scores - logsumexp(scores, axis=1, keepdims=True)
+        return normalise_log(scores)
 
     def _posterior_scores(self, X: Any) -> NDArray[np.float64]:
         """The scores whose softmax is the uncalibrated posterior: ``log P(x, c)``
@@ -618,7 +586,7 @@ class DiscriminativeTreeClassifier(
         """
         check_is_fitted(self)
         scores = self._posterior_scores(X)  # the uncalibrated posterior: ties as before
-        return self.classes_[argmax_with_ties(scores - logsumexp(scores, axis=1, keepdims=True))]
+        return self.classes_[argmax_with_ties(normalise_log(scores))]
 
     def decision_function(self, X: Any) -> NDArray[np.float64]:
         """The log-likelihood ratio test statistic of the forest pair.

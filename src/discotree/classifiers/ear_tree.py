@@ -12,14 +12,12 @@ from ..config import get_config
 from ..learners.ear_tree import learn_ear_tree
 from ..learners.fit_input import FitInput
 from ..learners.generative import smoothed_forest_models
+from ..learners.options import EARTreeOptions
 from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
 from ..structure.chow_liu import forest_parents
-from ..structure.submodular import MINIMIZERS
-from ..validation import check_random_state_param, is_count
 from ._base import (
     DiscreteForestClassifierBase,
     check_forest_smoothing,
-    smoothing_options,
 )
 
 __all__ = ["EARTreeClassifier"]
@@ -144,11 +142,11 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
     def __init__(
         self,
         distribution: str = "discrete",
+        *,
         minimizer: str = "min-norm",
         n_permutations: int = 3,
         split_search: str = "sub-sup",
         random_state=0,
-        *,
         alpha: float = 1.0,
         epsilon: float = 1e-5,
         max_categories: int = 10,
@@ -171,22 +169,9 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         return None
 
     def _check_params(self) -> None:
-        name = type(self).__name__
         self._check_distribution()
-        check_random_state_param(self.random_state, name)
+        self._check_table()
         check_forest_smoothing(self)
-        if not is_count(self.n_permutations, 1):
-            raise ValueError(
-                f"{name}: n_permutations must be an integer >= 1, got {self.n_permutations!r}."
-            )
-        if self.split_search not in _SEARCHES:
-            raise ValueError(
-                f"{name}: split_search must be one of {_SEARCHES}, got {self.split_search!r}."
-            )
-        if self.minimizer not in MINIMIZERS:
-            raise ValueError(
-                f"{name}: minimizer must be one of {tuple(MINIMIZERS)}, got {self.minimizer!r}."
-            )
 
     # -------------------------------------------------------------- alpha="auto"
     _auto_alpha = True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
@@ -207,7 +192,9 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
 
         def model_for(stats, rows):
             parents = np.tile(forest_parents(stats.n_features, tree.edges), (stats.n_classes, 1))
-            return smoothed_forest_models(stats, parents, epsilon, prior, grid, self.smoothing)
+            return smoothed_forest_models(
+                stats, parents, epsilon, prior, grid, smoothing=self.smoothing
+            )
 
         return model_for
 
@@ -216,17 +203,11 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         _check_feature_count(rows.codes.shape[1], type(self).__name__)
         return rows
 
+    _options_class = EARTreeOptions
+
     def _ear_spec(self, alpha: Any, epsilon: float, **options: Any) -> LearnerSpec:
         """The specification of the row learner ``"ear-tree"``."""
-        settings = {
-            "distribution": self.distribution,
-            "minimizer": self.minimizer,
-            "split_search": self.split_search,
-            "n_permutations": self.n_permutations,
-            "random_state": self.random_state,
-            **smoothing_options(self),
-            **options,
-        }
+        settings = self._learner_options(**options)
         return LearnerSpec("ear-tree", alpha, epsilon, options=settings)
 
     def _fit_model(self, data: FitInput) -> FittedModel:

@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from ..engine_registry import engine_function
 from ..fitting import atomic_fit, available_if_explained
-from ..learners.ensemble import COARSENINGS, PAIR_LEVELS, linear_pair_count
+from ..learners.ensemble import PAIR_LEVELS, linear_pair_count
 from ..learners.fit_input import FitInput
 from ..learners.k_dependence import check_kdb_options
 from ..learners.logistic import (
@@ -21,21 +21,20 @@ from ..learners.logistic import (
     logistic_fit_bytes,
     logistic_parameter_bytes,
 )
+from ..learners.options import RANDOM_STATE, KDBEnsembleOptions
 from ..learners.registry import FittedModel, LearnerSpec, get_learner
-from ..models.ensemble import POOLINGS, KDBEnsembleModel
+from ..models.ensemble import KDBEnsembleModel
 from ..models.posterior_draws import KDBEnsemblePosterior
+from ..numerics import class_log_prior
 from ..scaling_tags import ScalingTags
 from ..sufficient_statistics import StatisticsSchema
 from ..transformers.discretizer import Discretizer, bin_midpoints
 from ..transformers.encoder import TableEncoder
 from ..validation import (
-    check_bool_param,
-    check_random_state_param,
     integer_seed,
     is_count,
-    is_real,
 )
-from ._base import DiscreteForestClassifierBase
+from ._base import DiscreteForestClassifierBase, Rule
 
 __all__ = ["KDBEnsembleClassifier"]
 
@@ -61,6 +60,15 @@ def _no_partial_fit(estimator: Any) -> bool:
     """Refuse ``partial_fit`` (:data:`NO_PARTIAL_FIT`): ``hasattr`` is False and the
     attribute error names the passes-based alternatives."""
     raise AttributeError(NO_PARTIAL_FIT.format(name=type(estimator).__name__))
+
+
+def _is_range(n_bins: Any) -> bool:
+    """``n_bins`` given as a range ``(low, high)``."""
+    return isinstance(n_bins, tuple | list) and len(n_bins) == 2
+
+
+def _is_count_range(low: Any, high: Any) -> bool:
+    return is_count(low, 2) and is_count(high, 2) and low <= high
 
 
 class KDBEnsembleClassifier(DiscreteForestClassifierBase):
@@ -246,13 +254,13 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         k: int = 5,
         n_bins: int | tuple[int, int] = 4,
         smoothing: str = "hierarchical",
         selection_loss: str = "rmse",
         random_state=0,
         n_jobs: int | None = None,
-        *,
         coarsening: str = "jittered",
         bootstrap: bool = False,
         linear_weight: float | str = "auto",
@@ -314,83 +322,35 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         passes = not (self.bootstrap or self.smoothing == "hdp")
         return ScalingTags(False, "passes" if passes else "memory", passes)
 
+    _parameter_checks = (("random_state", RANDOM_STATE),)
+    _rules = (
+        Rule(
+            lambda e: e.linear_weight == "auto" and e.bootstrap,
+            "linear_weight='auto' chooses the weight from the members' leave-one-out "
+            "posteriors of every row, which bagged members (bootstrap=True) do not have; "
+            "give linear_weight a number.",
+        ),
+        Rule(
+            lambda e: e.pair_weight == "auto" and e.bootstrap,
+            "pair_weight='auto' chooses the weight against the members' leave-one-out "
+            "posteriors of every row, which bagged members (bootstrap=True) do not have; "
+            "give pair_weight a number.",
+        ),
+        Rule(
+            lambda e: _is_range(e.n_bins) and not _is_count_range(*e.n_bins),
+            "n_bins as a range must be two integers 2 <= low <= high, got {n_bins!r}.",
+        ),
+        Rule(
+            lambda e: not _is_range(e.n_bins) and not is_count(e.n_bins, 2),
+            "n_bins must be an integer >= 2 or a range (low, high), got {n_bins!r}.",
+        ),
+    )
+
     def _check_params(self) -> None:
-        name = type(self).__name__
-        check_bool_param(self.bootstrap, "bootstrap", name)
-        weight = self.linear_weight
-        if not (weight == "auto" or (is_real(weight) and 0.0 <= float(weight) <= 1.0)):
-            raise ValueError(
-                f"{name}: linear_weight must be 'auto' or a number in [0, 1], got {weight!r}."
-            )
-        if weight == "auto" and self.bootstrap:
-            raise ValueError(
-                f"{name}: linear_weight='auto' chooses the weight from the members' "
-                "leave-one-out posteriors of every row, which bagged members "
-                "(bootstrap=True) do not have; give linear_weight a number."
-            )
-        if not (is_real(self.linear_C) and 0.0 < float(self.linear_C) < np.inf):
-            raise ValueError(
-                f"{name}: linear_C must be a positive finite number, got {self.linear_C!r}."
-            )
-        pair_weight = self.pair_weight
-        if not (
-            pair_weight == "auto" or (is_real(pair_weight) and 0.0 <= float(pair_weight) <= 1.0)
-        ):
-            raise ValueError(
-                f"{name}: pair_weight must be 'auto' or a number in [0, 1], got {pair_weight!r}."
-            )
-        if pair_weight == "auto" and self.bootstrap:
-            raise ValueError(
-                f"{name}: pair_weight='auto' chooses the weight against the members' "
-                "leave-one-out posteriors of every row, which bagged members "
-                "(bootstrap=True) do not have; give pair_weight a number."
-            )
-        level = self.pair_significance
-        if level is not None and not (is_real(level) and 0.0 < float(level) < 1.0):
-            raise ValueError(
-                f"{name}: pair_significance must be None or a number in (0, 1), got {level!r}."
-            )
-        per_column = self.pairs_per_column
-        if per_column is not None and not (is_real(per_column) and 0 < float(per_column) < np.inf):
-            raise ValueError(
-                f"{name}: pairs_per_column must be None or a finite number > 0, got {per_column!r}."
-            )
-        if self.pair_pooling not in POOLINGS:
-            raise ValueError(
-                f"{name}: pair_pooling must be one of {POOLINGS}, got {self.pair_pooling!r}."
-            )
-        pairs = self.linear_pairs
-        if not (pairs == "all" or is_count(pairs, 0)):
-            raise ValueError(
-                f"{name}: linear_pairs must be 'all' or an integer >= 0, got {pairs!r}."
-            )
-        bins = self.n_bins
-        if isinstance(bins, tuple | list) and len(bins) == 2:
-            if not (is_count(bins[0], 2) and is_count(bins[1], 2) and bins[0] <= bins[1]):
-                raise ValueError(
-                    f"{name}: n_bins as a range must be two integers 2 <= low <= high, "
-                    f"got {bins!r}."
-                )
-        elif not is_count(bins, 2):
-            raise ValueError(
-                f"{name}: n_bins must be an integer >= 2 or a range (low, high), got {bins!r}."
-            )
-        for param, low in (("n_estimators", 1), ("k", 0)):
-            if not is_count(getattr(self, param), low):
-                raise ValueError(
-                    f"{name}: {param} must be an integer >= {low}, got {getattr(self, param)!r}."
-                )
+        self._check_table()
+        self._check_rules()
         alpha = self._check_common_params()[0]
-        check_kdb_options(name, self.smoothing, self.selection_loss, alpha)
-        if self.n_jobs is not None and not (is_count(self.n_jobs, 1) or self.n_jobs == -1):
-            raise ValueError(
-                f"{name}: n_jobs must be None, -1 or an integer >= 1, got {self.n_jobs!r}."
-            )
-        check_random_state_param(self.random_state, name)
-        if self.coarsening not in COARSENINGS:
-            raise ValueError(
-                f"{name}: coarsening must be one of {COARSENINGS}, got {self.coarsening!r}."
-            )
+        check_kdb_options(type(self).__name__, self.smoothing, self.selection_loss, alpha)
 
     _auto_alpha = False
 
@@ -490,37 +450,36 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
                 values[int(j)] = bin_midpoints(edges)
         return values
 
-    def _ensemble_spec(self, encoder: Any) -> LearnerSpec:
-        """The ``"kdb-ensemble"`` learner's specification of the validated parameters
-        and the fitted ``encoder``."""
-        binned = [j for j, column in enumerate(encoder.columns_) if column.kind == "bins"]
-        options = {
+    _options_class = KDBEnsembleOptions
+
+    def _derived_options(self) -> dict[str, Any]:
+        """The validated parameters as numbers and the members' seed (what the fitted
+        encoding gives, the binned columns and their values, :meth:`_ensemble_spec`
+        adds)."""
+
+        def number(value: Any, kind: type = float) -> Any:
+            return value if value is None or isinstance(value, str) else kind(value)
+
+        return {
             "n_estimators": int(self.n_estimators),
             "n_bins": self.n_bins if isinstance(self.n_bins, tuple | list) else int(self.n_bins),
             "bootstrap": bool(self.bootstrap),
-            "coarsening": self.coarsening,
-            "binned": binned,
             "seed": integer_seed(self.random_state),
-            "n_jobs": self.n_jobs,
             "k": int(self.k),
             "selective": True,
-            "selection_loss": self.selection_loss,
-            "smoothing": self.smoothing,
-            "linear_weight": (
-                "auto" if self.linear_weight == "auto" else float(self.linear_weight)
-            ),
+            "linear_weight": number(self.linear_weight),
             "linear_C": float(self.linear_C),
-            "linear_pairs": "all" if self.linear_pairs == "all" else int(self.linear_pairs),
-            "pair_weight": "auto" if self.pair_weight == "auto" else float(self.pair_weight),
-            "pair_pooling": self.pair_pooling,
-            "pair_significance": (
-                None if self.pair_significance is None else float(self.pair_significance)
-            ),
-            "pairs_per_column": (
-                None if self.pairs_per_column is None else float(self.pairs_per_column)
-            ),
-            "values": self._bin_values(encoder),
+            "linear_pairs": number(self.linear_pairs, int),
+            "pair_weight": number(self.pair_weight),
+            "pair_significance": number(self.pair_significance),
+            "pairs_per_column": number(self.pairs_per_column),
         }
+
+    def _ensemble_spec(self, encoder: Any) -> LearnerSpec:
+        """The ``"kdb-ensemble"`` learner's specification of the validated parameters
+        and the fitted ``encoder`` (its binned columns and their values)."""
+        binned = [j for j, column in enumerate(encoder.columns_) if column.kind == "bins"]
+        options = self._learner_options(binned=tuple(binned), values=self._bin_values(encoder))
         alpha, epsilon = self._check_common_params()
         return LearnerSpec("kdb-ensemble", alpha, epsilon, options=options)
 
@@ -595,7 +554,6 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             "_alpha": alpha,
             "_epsilon": epsilon,
         }
-        with np.errstate(divide="ignore"):
-            attributes["class_log_prior_"] = np.log(class_weight / class_weight.sum())
+        attributes["class_log_prior_"] = class_log_prior(class_weight)
         self._set_fitted({**attributes, **fitted.attributes, "model_": fitted.model})
         return self

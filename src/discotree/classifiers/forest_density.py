@@ -28,6 +28,7 @@ from ..learners.forest_density import (
     linear_svm,
     margin_probabilities,
 )
+from ..learners.options import ForestDensityOptions
 from ..learners.registry import LearnerSpec, Rows, get_learner
 from ..validation import (
     check_bool_param,
@@ -127,9 +128,12 @@ class ForestDensityClassifier(KernelDensityBase):
     enter the densities and the SVM.
     """
 
+    _options_class = ForestDensityOptions
+
     def __init__(
         self,
         bandwidth="scott",
+        *,
         density_floor=1e-3,
         C=1.0,
         keep_original=False,
@@ -238,20 +242,20 @@ class ForestDensityClassifier(KernelDensityBase):
         multipliers = class_weight_multipliers(
             self.class_weight, self.classes_, class_index, name, w
         )
-        options = {
-            "pairs": pairs,
-            "bandwidth": self._bandwidth(),
-            "grid_size": tuple(self.grid_size),
-            "kde": self.kde,
-            "density_floor": self.density_floor,
-            "C": float(self.C),
-            "max_iter": int(self.max_iter),
-            "random_state": self.random_state,
-            "probability": self.probability,
-            "keep_original": self.keep_original,
-            "svm_weights": w * multipliers,
-            "classes": self.classes_,
-        }
+        options = ForestDensityOptions(
+            pairs=pairs,
+            bandwidth=self._bandwidth(),
+            grid_size=tuple(self.grid_size),
+            kde=self.kde,
+            density_floor=self.density_floor,
+            C=float(self.C),
+            max_iter=int(self.max_iter),
+            random_state=self.random_state,
+            probability=self.probability,
+            keep_original=self.keep_original,
+            svm_weights=w * multipliers,
+            classes=self.classes_,
+        )
         rows = Rows(Z, class_index, w, len(self.classes_), np.zeros(Z.shape[1], np.intp))
         spec = LearnerSpec("forest-density", 0.0, 0.0, options=options)
         self._set_fitted(get_learner("forest-density").fit(rows, spec).attributes)

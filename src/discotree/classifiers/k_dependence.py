@@ -7,10 +7,11 @@ from typing import Any
 
 from ..learners.fit_input import FitInput
 from ..learners.k_dependence import check_kdb_options
+from ..learners.options import RANDOM_STATE, KDependenceOptions, one_of
 from ..learners.registry import FittedModel, LearnerSpec, get_learner
 from ..models.k_dependence import KDependenceModel
 from ..models.posterior_draws import KDependencePosterior
-from ..validation import check_bool_param, check_random_state_param, integer_seed, is_count
+from ..validation import integer_seed
 from ._base import DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
 
@@ -134,12 +135,12 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     def __init__(
         self,
         k: int = 5,
+        *,
         selective: bool = True,
         selection_loss: str = "rmse",
         smoothing: str = "dirichlet",
         attribute_order: str = "mutual-information",
         random_state=0,
-        *,
         alpha: float = 1.0,
         epsilon: float = 1e-5,
         max_categories: int = 10,
@@ -155,19 +156,18 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         self.attribute_order = attribute_order
         self.random_state = random_state
 
+    _parameter_checks = (
+        (
+            "attribute_order",
+            one_of(("mutual-information", "sampled"), "'mutual-information' or 'sampled'"),
+        ),
+        ("random_state", RANDOM_STATE),
+    )
+
     def _check_params(self) -> None:
-        name = type(self).__name__
-        if not is_count(self.k, 0):
-            raise ValueError(f"{name}: k must be an integer >= 0, got {self.k!r}.")
-        check_bool_param(self.selective, "selective", name)
-        if self.attribute_order not in ("mutual-information", "sampled"):
-            raise ValueError(
-                f"{name}: attribute_order must be 'mutual-information' or 'sampled', got "
-                f"{self.attribute_order!r}."
-            )
-        check_random_state_param(self.random_state, name)
+        self._check_table()
         alpha = self._check_common_params()[0]
-        check_kdb_options(name, self.smoothing, self.selection_loss, alpha)
+        check_kdb_options(type(self).__name__, self.smoothing, self.selection_loss, alpha)
 
     _auto_alpha = False
 
@@ -194,22 +194,17 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             "smoothing='dirichlet' is learnt from counts)"
         )
 
-    def _learner_options(self) -> dict[str, Any]:
-        return {
-            "k": int(self.k),
-            "selective": bool(self.selective),
-            "selection_loss": self.selection_loss,
-            "smoothing": self.smoothing,
-            "hdp_seed": integer_seed(self.random_state),
-            "order_seed": None
-            if self.attribute_order != "sampled"
-            else integer_seed(self.random_state),
-        }
+    _options_class = KDependenceOptions
+
+    def _derived_options(self) -> dict[str, Any]:
+        seed = integer_seed(self.random_state)
+        order_seed = None if self.attribute_order != "sampled" else integer_seed(self.random_state)
+        return {"hdp_seed": seed, "order_seed": order_seed}
 
     def _fit_model(self, data: FitInput) -> FittedModel:
         if data.families is not None:  # an engine's passes: the count learner
             return super()._fit_model(data)
         rows = data.rows(f"{type(self).__name__} learns from rows (three passes)")
-        options = {"pairs": data.pairs, **self._learner_options()}  # (counted by a stream)
+        options = self._learner_options(pairs=data.pairs)  # (counted by a stream)
         spec = LearnerSpec("selective-kdb", data.alpha, data.epsilon, options=options)
         return get_learner(spec.learner).fit(rows, spec)

@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import argmax_with_ties
 from ..kernels.counts import class_totals
 from ..models.kernel_density import PairwiseKernelDensities
+from ..numerics import argmax_with_ties, class_log_prior
 from ._kernel_density import KernelDensityBase
 
 __all__ = ["KernelNaiveBayesClassifier"]
@@ -47,7 +47,7 @@ class KernelNaiveBayesClassifier(KernelDensityBase):
     """
 
     def __init__(
-        self, bandwidth="silverman", density_floor=1e-3, kde="auto", grid_size=(1024, 128)
+        self, bandwidth="silverman", *, density_floor=1e-3, kde="auto", grid_size=(1024, 128)
     ) -> None:
         self.bandwidth = bandwidth
         self.density_floor = density_floor
@@ -88,7 +88,9 @@ class KernelNaiveBayesClassifier(KernelDensityBase):
         self._check_common()
         Z, class_index, w = self._validate(X, y, sample_weight)
         n_classes = len(self.classes_)
-        self.class_log_prior_ = np.log(class_totals(class_index, w, n_classes) / w.sum())
+        self.class_log_prior_ = class_log_prior(
+            class_totals(class_index, w, n_classes), total=w.sum()
+        )
         # a feature constant in the training data says nothing about the class; its
         # kernel estimate would (the bandwidth depends on the class size), so it is left
         # out of the sum

@@ -8,7 +8,6 @@ from ..validation import check_random_state_param
 from ._base import (
     DiscreteForestClassifierBase,
     check_forest_smoothing,
-    smoothing_options,
 )
 from ._incremental import IncrementalFitMixin
 
@@ -134,8 +133,5 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     def _check_params(self) -> None:
         check_forest_smoothing(self)
         check_random_state_param(self.random_state, type(self).__name__)
-
-    def _learner_options(self) -> dict[str, Any]:
-        return {**smoothing_options(self)}
 
     _streams_pairs = False  # naive Bayes needs the univariate tables only

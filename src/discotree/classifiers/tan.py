@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..learners.fit_input import FitInput
+from ..learners.options import STRUCTURES, TANOptions
 from ..learners.registry import FittedModel, LearnerSpec, get_learner
 from ..learners.structure_search import (
     STRUCTURE_ALPHA,
@@ -18,40 +19,16 @@ from ..learners.structure_search import (
     searched_models_by_alpha,
     structure_for_alpha_selection,
 )
-from ..structure.chow_liu import PENALTIES
-from ..validation import (
-    check_bool_param,
-    check_random_state_param,
-    is_count,
-)
 from ._base import (
     BACKOFF_SMOOTHINGS,
     DiscreteForestClassifierBase,
+    Rule,
     check_forest_smoothing,
-    smoothing_options,
     table_bytes,
 )
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["STRUCTURES", "TANClassifier"]
-
-
-#: Structure learners (names of Pernkopf & Bilmes 2010; "-cr": parents chosen by the classification
-#: rate,
-#: "-crcl": by the classification rate of CL-trained parameters).
-STRUCTURES = (
-    "cmi",
-    "cr",
-    "superparent",
-    "omi-cr",
-    "mmi-cr",
-    "omisp-cr",
-    "ocr-cr",
-    "ro-cr",
-    "omi-crcl",
-)
-#: Supported numbers of attribute parents (0: naive Bayes).
-_SUPPORTED_K = (0, 1, 2)
 
 
 class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
@@ -224,9 +201,9 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     def __init__(
         self,
         k: int = 1,
+        *,
         structure: str = "cmi",
         n_edges: int | str | None = None,
-        *,
         parameters: str = "ml",
         structure_score: str = "cr",
         structure_folds: int | None = None,
@@ -259,71 +236,49 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         self.distribution = distribution
         self.var_smoothing = var_smoothing
 
+    _rules = (
+        Rule(
+            lambda e: e.smoothing in BACKOFF_SMOOTHINGS and not (e.k <= 1 and e.parameters == "ml"),
+            "smoothing={smoothing!r} smooths the maximum-likelihood tables of forests "
+            "(parameters='ml', k <= 1); use KDBClassifier(smoothing={smoothing!r}) for k >= 2.",
+        ),
+        Rule(
+            lambda e: (
+                e.structure_folds is not None and (e.structure in ("cmi", "omi-crcl") or e.k == 0)
+            ),
+            "structure_folds applies to the discriminative searches with k >= 1 (not "
+            "structure={structure!r}, k={k!r}).",
+        ),
+        Rule(
+            lambda e: (
+                e.prior == "bdeu"
+                and not (e.k == 1 and e.structure == "cmi" and e.parameters == "ml")
+            ),
+            "prior='bdeu' is available with k=1, structure='cmi' and parameters='ml' so far.",
+        ),
+        Rule(
+            lambda e: e.n_edges is not None and not (e.k == 1 and e.structure == "cmi"),
+            "n_edges applies to structure='cmi' with k=1 only.",
+        ),
+        Rule(
+            lambda e: (
+                e.distribution == "gaussian"
+                and (
+                    e.k > 1
+                    or (e.structure, e.parameters, e.prior) != ("cmi", "ml", "dirichlet")
+                    or isinstance(e.n_edges, str)
+                )
+            ),
+            "distribution='gaussian' is available with k <= 1, structure='cmi', "
+            "parameters='ml', prior='dirichlet' and n_edges an integer or None.",
+        ),
+    )
+
     def _check_params(self) -> None:
-        name = type(self).__name__
+        self._check_table()
         check_forest_smoothing(self)
-        smoothing = self.smoothing
-        if smoothing in BACKOFF_SMOOTHINGS and not (self.k <= 1 and self.parameters == "ml"):
-            raise ValueError(
-                f"{name}: smoothing={smoothing!r} smooths the maximum-likelihood tables of "
-                f"forests (parameters='ml', k <= 1); use KDBClassifier(smoothing="
-                f"{smoothing!r}) for k >= 2."
-            )
-        n = self.n_edges
-        if not (n is None or is_count(n) or (isinstance(n, str) and n in PENALTIES)):
-            raise ValueError(
-                f"{name}: n_edges must be None, an integer >= 0, 'bic' or 'aic', got {n!r}."
-            )
-        if self.structure not in STRUCTURES:
-            raise ValueError(
-                f"{name}: structure must be one of {list(STRUCTURES)}, got {self.structure!r}."
-            )
-        if not is_count(self.k) or self.k not in _SUPPORTED_K:
-            raise ValueError(f"{name}: k must be 0, 1 or 2, got {self.k!r}.")
-        if self.parameters not in ("ml", "cl"):
-            raise ValueError(f"{name}: parameters must be 'ml' or 'cl', got {self.parameters!r}.")
-        if self.structure_score not in ("cr", "cll"):
-            raise ValueError(
-                f"{name}: structure_score must be 'cr' or 'cll', got {self.structure_score!r}."
-            )
-        if not is_count(self.cl_max_iter, 0):
-            raise ValueError(
-                f"{name}: cl_max_iter must be an integer >= 0, got {self.cl_max_iter!r}."
-            )
-        check_random_state_param(self.random_state, name)
-        check_bool_param(self.early_abandon, "early_abandon", name)
-        folds = self.structure_folds
-        if folds is not None and not is_count(folds, 2):
-            raise ValueError(
-                f"{name}: structure_folds must be None or an integer >= 2, got {folds!r}."
-            )
-        if folds is not None and (self.structure in ("cmi", "omi-crcl") or self.k == 0):
-            raise ValueError(
-                f"{name}: structure_folds applies to the discriminative searches with k >= 1 "
-                f"(not structure={self.structure!r}, k={self.k!r})."
-            )
-        if self.prior == "bdeu" and not (
-            self.k == 1 and self.structure == "cmi" and self.parameters == "ml"
-        ):
-            raise ValueError(
-                f"{name}: prior='bdeu' is available with k=1, structure='cmi' and "
-                "parameters='ml' so far."
-            )
-        if n is not None and not (self.k == 1 and self.structure == "cmi"):
-            raise ValueError(f"{name}: n_edges applies to structure='cmi' with k=1 only.")
         self._check_distribution()
-        if self.distribution == "gaussian" and (
-            self.k > 1
-            or self.structure != "cmi"
-            or self.parameters != "ml"
-            or self.prior != "dirichlet"
-            or isinstance(n, str)
-        ):
-            raise ValueError(
-                f"{name}: distribution='gaussian' is available with k <= 1, "
-                "structure='cmi', parameters='ml', prior='dirichlet' and n_edges an "
-                "integer or None."
-            )
+        self._check_rules()
 
     def _uncertainty_unavailable(self) -> str | None:
         if self.distribution != "discrete":
@@ -360,8 +315,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             return None
         return "tan-cmi" if self.k == 1 else "kdb"
 
-    def _learner_options(self) -> dict[str, Any]:
-        return {"k": int(self.k), "n_edges": self.n_edges, **smoothing_options(self)}
+    _options_class = TANOptions
 
     def _fit_model(self, data: FitInput) -> FittedModel:
         learner = self._count_learner()
@@ -383,17 +337,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         structure found before, kept; ``epsilon``: default the validated one)."""
         if epsilon is None:
             epsilon = self._check_common_params()[1]
-        options = {
-            **self._learner_options(),
-            "structure": self.structure,
-            "structure_score": self.structure_score,
-            "early_abandon": self.early_abandon,
-            "structure_folds": self.structure_folds,
-            "parameters": self.parameters,
-            "cl_max_iter": self.cl_max_iter,
-            "random_state": self.random_state,
-            "searched": searched,
-        }
+        options = self._learner_options(searched=searched)
         return LearnerSpec("tan-search", alpha, epsilon, self.prior, options)
 
     def _model_memory_bytes(self, n_categories: NDArray[np.intp], n_classes: int) -> float:

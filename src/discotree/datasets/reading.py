@@ -44,6 +44,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from .. import missing_values
+
 __all__ = [
     "MISSING_TEXT",
     "NOT_TEXT_ADVICE",
@@ -375,7 +377,7 @@ def numeric_typo_rows(column: Any) -> NDArray[np.intp] | None:
     if len(uniques) == 0:
         return None
     failed = pd.isna(pd.to_numeric(pd.Index(uniques, dtype=object), errors="coerce"))
-    present = codes >= 0
+    present = missing_values.observed(codes)
     n_present = int(present.sum())
     bad = np.zeros(len(codes), dtype=bool)
     bad[present] = np.asarray(failed)[codes[present]]

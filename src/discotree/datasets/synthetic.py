@@ -17,6 +17,7 @@ from scipy import stats
 from scipy.special import logsumexp
 
 from ..models.discrete_forest import DiscreteForestModel
+from ..numerics import ZERO_TOL, normalise_log
 from ..structure.spanning import orient_forest, topological_order
 from ..validation import check_random_state
 
@@ -170,7 +171,7 @@ class GridModel:
         logp = (s * self.field).sum(axis=(1, 2))
         logp += (s[:, :, :-1] * s[:, :, 1:] * self.horizontal).sum(axis=(1, 2))
         logp += (s[:, :-1, :] * s[:, 1:, :] * self.vertical).sum(axis=(1, 2))
-        p = np.exp(logp - logsumexp(logp))
+        p = np.exp(normalise_log(logp, axis=0))
         return p @ x
 
     def edges(self) -> list[tuple[int, int]]:
@@ -459,7 +460,7 @@ class ForestClass:
             else:
                 r = self.correlations[(min(p, j), max(p, j))]
                 z[:, j] = r * z[:, p] + np.sqrt(1 - r * r) * noise
-        u = stats.norm.cdf(z).clip(1e-12, 1 - 1e-12)
+        u = stats.norm.cdf(z).clip(ZERO_TOL, 1 - ZERO_TOL)
         return np.column_stack([q(u[:, j]) for j, q in enumerate(self.quantiles)])
 
 

@@ -36,6 +36,7 @@ import pandas as pd
 
 from ..config import get_config
 from ..learners.registry import Counts, get_learner
+from ..numerics import class_log_prior
 from ..stats.alpha_selection import (
     choose_alpha,
     content_folds,
@@ -239,13 +240,12 @@ def _score_partition(
     return losses
 
 
-def _alpha_by_distributed_cv(spec, schema, encoded, stats_per_fold, total, n_folds):
+def _alpha_by_distributed_cv(spec, schema, encoded, stats_per_fold, total, *, n_folds):
     """The alpha choice of :func:`~discotree.stats.alpha_selection.select_alpha`, from fold
     statistics (the learner's models for every alpha) and a scoring pass over the
     partitions: ``(alpha, losses)`` as ``fit_from_statistics(alpha_search=...)`` takes."""
     grid = spec.alpha_grid
     model_for = get_learner(spec.learner).model_for(spec, grid)
-    n_classes = len(schema.classes)
     fold_models, log_priors = [], []
     for k in range(n_folds):
         part = stats_per_fold[k]
@@ -253,7 +253,7 @@ def _alpha_by_distributed_cv(spec, schema, encoded, stats_per_fold, total, n_fol
             part.counts, part.n_categories
         )
         prior_counts = np.maximum(total.class_weight - part.class_weight, 0)
-        log_priors.append(np.log((prior_counts + 1.0) / (prior_counts.sum() + n_classes)))
+        log_priors.append(class_log_prior(prior_counts, pseudo_count=1.0))
         fit = model_for(train, None)
         fold_models.append([fit(alpha) for alpha in grid])
     scales = spec.calibration_scales
@@ -267,10 +267,10 @@ def _alpha_by_distributed_cv(spec, schema, encoded, stats_per_fold, total, n_fol
 
 
 # --------------------------------------------------------------------------- fitting
-def _third_pass(learner, spec, schema, total, families, encoded) -> Any:
+def _third_pass(learner, spec, schema, total, families, *, encoded) -> Any:
     """The learner's sums over the rows under the counts of all of them (selective
     kDB's leave-one-out losses), or None when it has no third pass."""
-    if learner.score_rows is None or not spec.option("selective", False):
+    if learner.score_rows is None or not spec.options.selective:
         return None
     counts = Counts(schema.n_categories, np.asarray(total.class_weight), total, families)
     scored = [
@@ -330,13 +330,15 @@ def fit_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
             dask.delayed(_family_partition)(schema, part, parents, learner) for part in encoded
         ]
         families = tree_sum(counted_families, add_statistics).compute()
-    scores = _third_pass(learner, spec, schema, total, families, encoded)
+    scores = _third_pass(learner, spec, schema, total, families, encoded=encoded)
     search = None
     if auto:
         if n_folds < 2:
             search = (1.0, np.zeros((2, len(spec.alpha_grid))))
         else:
-            search = _alpha_by_distributed_cv(spec, schema, encoded, combined[1:], total, n_folds)
+            search = _alpha_by_distributed_cv(
+                spec, schema, encoded, combined[1:], total, n_folds=n_folds
+            )
     return estimator.fit_from_statistics(
         total, families=families, alpha_search=search, scores=scores
     )

@@ -39,7 +39,6 @@ from numpy.typing import NDArray
 
 from ..classifiers.ensemble import FINE_BINS
 from ..config import get_config
-from ..fitting import argmax_with_ties, sign_with_ties
 from ..kernels.counts import class_totals, univariate_counts
 from ..learners.ensemble import (
     COARSENINGS,
@@ -62,6 +61,7 @@ from ..models.ensemble import (
     sampled_mdl_maps,
 )
 from ..models.logistic import NO_PAIRS, LogisticModel
+from ..numerics import argmax_with_ties, class_log_prior, sign_with_ties
 from ..stats.folds import content_folds
 from ..sufficient_statistics import StatisticsSchema
 from ..transformers.discretizer import Discretizer
@@ -101,13 +101,15 @@ __all__ = [
 LINEAR_FOLDS = 5
 
 
-def passes_unsupported(spec: LearnerSpec) -> str | None:
-    """Why the ensemble of ``spec`` cannot be learnt in passes, or None."""
-    if spec.option("bootstrap", False):
+def passes_unsupported(options: Any) -> str | None:
+    """Why the ensemble of ``options`` (its :class:`KDBEnsembleOptions`, or the
+    estimator, whose parameters have the same names) cannot be learnt in passes, or
+    None."""
+    if options.bootstrap:
         return "bootstrap=True draws Poisson copies of the rows in their order"
-    if spec.option("smoothing") == "hdp":
+    if options.smoothing == "hdp":
         return "smoothing='hdp' samples its tables from the rows"
-    if spec.option("coarsening", "jittered") not in COARSENINGS:
+    if options.coarsening not in COARSENINGS:
         return f"coarsening must be one of {COARSENINGS}"
     return None
 
@@ -122,12 +124,7 @@ def refuse_unsupported(estimator: Any) -> None:
     >>> from discotree import KDBEnsembleClassifier
     >>> refuse_unsupported(KDBEnsembleClassifier())  # (nothing raised)
     """
-    options = {
-        "bootstrap": getattr(estimator, "bootstrap", False),
-        "smoothing": getattr(estimator, "smoothing", None),
-        "coarsening": getattr(estimator, "coarsening", "jittered"),
-    }
-    reason = passes_unsupported(LearnerSpec("kdb-ensemble", 1.0, 0.0, options=options))
+    reason = passes_unsupported(estimator)
     if reason is not None:
         raise ValueError(
             f"{type(estimator).__name__}: the ensemble cannot be learnt in passes over the "
@@ -149,9 +146,9 @@ def _first_part(rows: Rows) -> dict[str, Any] | None:
 
 def _maps(spec: LearnerSpec, seeds, n_categories, univariate) -> list:
     """Every member's coarsening maps, drawn as in memory."""
-    binned = list(spec.option("binned", []))
-    if spec.option("coarsening", "jittered") == "jittered":
-        n_bins = spec.option("n_bins", 4)
+    binned = list(spec.options.binned)
+    if spec.options.coarsening == "jittered":
+        n_bins = spec.options.n_bins
         low, high = (n_bins, n_bins) if np.ndim(n_bins) == 0 else n_bins
         maps = []
         for s in seeds:
@@ -170,19 +167,19 @@ class _Plan:
     """The subsets of rows the logistic models are fitted on, and their sums."""
 
     def __init__(self, spec: LearnerSpec, n_rows: int, n_categories) -> None:
-        self.linear = spec.option("linear_weight", 0.0)
-        self.pair = spec.option("pair_weight", 0.0)
+        self.linear = spec.options.linear_weight
+        self.pair = spec.options.pair_weight
         self.chosen = "auto" in (self.linear, self.pair)
         self.has_linear = self.linear == "auto" or float(self.linear) > 0
         self.has_pair = self.pair == "auto" or float(self.pair) > 0
         n_held = -(-n_rows // HELD_OUT_ROWS)
         self.held: RowMask = None if n_rows <= HELD_OUT_ROWS else (n_held, 0, 0, True)
-        levels = tuple(pair_level_maps(n_categories, list(spec.option("binned", []))))
-        binned = set(spec.option("binned", []))
+        levels = tuple(pair_level_maps(n_categories, list(spec.options.binned)))
+        binned = set(spec.options.binned)
         self.categorical = tuple(j for j in range(len(n_categories)) if j not in binned)
         self.linear_pairs = 0
         if self.has_linear:
-            requested = spec.option("linear_pairs", 0)
+            requested = spec.options.linear_pairs
             self.linear_pairs = linear_pair_count(requested, len(self.categorical))
         # the linear member's rows: with pairs, the pair tables of the categorical columns
         lin = (None, self.categorical, True) if self.linear_pairs > 0 else (None, None, False)
@@ -211,14 +208,14 @@ class _Plan:
 def _problem(plan: _Plan, request: PairRequest, spec: LearnerSpec, tolerance=None, pairs=None):
     """The logistic fit of the rows of ``request`` (no pairs unless given)."""
     sums = plan.sums[request.name]
-    values = list(spec.option("values"))
+    values = list(spec.options.values)
     layout = InputLayout(
         plan.n_categories,
         standardised_from_weights(sums["category"], values),
         NO_PAIRS.copy() if pairs is None else pairs,
         list(request.level_maps or []) if pairs is not None else [],
     )
-    C = float(spec.option("linear_C", 1.0))
+    C = float(spec.options.linear_C)
     return LogisticProblem(request.mask, layout, sums["weight"], C, tolerance)
 
 
@@ -235,7 +232,12 @@ def _linear_problems(plan: _Plan, spec: LearnerSpec, n_classes: int) -> dict[str
             if with_pairs:
                 sums = plan.sums[request.name]
                 pairs = ranked_pairs_from_sums(
-                    sums, plan.n_categories, n_classes, request, plan.linear_pairs, None
+                    sums,
+                    plan.n_categories,
+                    n_classes,
+                    request,
+                    plan.linear_pairs,
+                    significance=None,
                 )
             return _problem(plan, request, spec, tolerance, pairs)
 
@@ -293,16 +295,16 @@ def _pair_problems(source, plan: _Plan, spec: LearnerSpec) -> dict[str, Logistic
     """The pair member's fit and, with ``pair_weight="auto"``, the one of the first
     content half (none when that half has no weight)."""
     every = linear_pair_count("all", len(source.n_categories))
-    significance = spec.option("pair_significance")
+    significance = spec.options.pair_significance
 
     def problem(request: PairRequest, n_pairs: int) -> LogisticProblem:
         sums, n_classes = plan.sums[request.name], source.n_classes
         pairs = ranked_pairs_from_sums(
-            sums, source.n_categories, n_classes, request, n_pairs, significance
+            sums, source.n_categories, n_classes, request, n_pairs, significance=significance
         )
         return _problem(plan, request, spec, pairs=pairs)
 
-    limit = pair_limit(spec.option("pairs_per_column"), len(source.n_categories))
+    limit = pair_limit(spec.options.pairs_per_column, len(source.n_categories))
     if limit is not None:  # (the in-memory learner's rule)
         every = min(every, limit)
     problems = {"pair": problem(plan.pair_all, every)}
@@ -405,15 +407,15 @@ def fit_ensemble_in_passes(source: RowSource, spec: LearnerSpec) -> FittedModel:
         For the options the passes cannot learn (:func:`passes_unsupported`), or rows
         of no weight.
     """
-    reason = passes_unsupported(spec)
+    reason = passes_unsupported(spec.options)
     if reason is not None:
         raise ValueError(f"the ensemble cannot be learnt in passes over the data: {reason}.")
     first = source.total(_first_part)
     if first is None:
         raise ValueError("the data holds no rows of positive weight.")
     class_weight = np.asarray(first["class_weight"], dtype=np.float64)
-    n_members = int(spec.option("n_estimators", 10))
-    seeds = np.random.default_rng(int(spec.option("seed", 0))).integers(0, 2**31 - 1, n_members)
+    n_members = int(spec.options.n_estimators)
+    seeds = np.random.default_rng(int(spec.options.seed)).integers(0, 2**31 - 1, n_members)
     maps = _maps(spec, seeds, source.n_categories, first["univariate"])
     plan = _Plan(spec, int(first["n_rows"]), source.n_categories)
     members = plan_members(seeds, maps, source.n_categories)
@@ -437,7 +439,7 @@ def fit_ensemble_in_passes(source: RowSource, spec: LearnerSpec) -> FittedModel:
             "linear_models": linear_models,
             "half": half if plan.pair == "auto" else None,
             "candidates": _candidates(plan),
-            "pooling": spec.option("pair_pooling", "log"),
+            "pooling": spec.options.pair_pooling,
         }
         scored = source.total(_score_part, context)
         choice, suffix = 0, ""
@@ -457,7 +459,7 @@ def fit_ensemble_in_passes(source: RowSource, spec: LearnerSpec) -> FittedModel:
         float(weight_of_linear),
         pair_member,
         pair_weight,
-        spec.option("pair_pooling", "log"),
+        spec.options.pair_pooling,
     )
     attributes = _attributes(members, weight_of_linear, pair_weight, pair_losses)
     return FittedModel(model, {**attributes, "class_count_": class_weight})
@@ -487,8 +489,7 @@ def _pair_weight(scored: dict[str, Any], half, choice: int, suffix: str):
 
 
 def _log_prior(class_weight: NDArray[np.float64]) -> NDArray[np.float64]:
-    with np.errstate(divide="ignore"):
-        return np.log(class_weight / class_weight.sum())
+    return class_log_prior(class_weight)
 
 
 def _attributes(members: list[MemberPlan], linear: float, pair: float, losses) -> dict:

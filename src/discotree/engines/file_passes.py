@@ -159,7 +159,7 @@ def fit_in_passes(
         part = learner.families(codes, class_index, w, n_classes, final.n_categories, parents)
         families = add_statistics(families, part)
     scores = None
-    if learner.score_rows is not None and spec.option("selective", False):
+    if learner.score_rows is not None and spec.options.selective:
         counts = Counts(final.n_categories, np.asarray(total.class_weight), total, families)
         for codes, class_index, weights in encoded(3, final):
             scores = add_statistics(

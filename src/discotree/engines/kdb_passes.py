@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import argmax_with_ties
 from ..kernels.sparse_families import backoff_scores
 from ..learners.k_dependence import (
     leave_one_out_log_posteriors,
@@ -32,6 +31,7 @@ from ..learners.k_dependence import (
 )
 from ..learners.registry import FittedModel, LearnerSpec, Rows
 from ..models.category_maps import apply_maps, mapped_categories
+from ..numerics import argmax_with_ties
 from ..stats.family_tables import prefix_family_tables
 from ..stats.hierarchical import CONCENTRATION_GRID, level_counts
 from ..stats.pair_statistics import PairStatistics
@@ -161,8 +161,8 @@ def _losses_part(
                 member.parents,
                 class_weight,
                 member_rows(rows, member),
-                spec,
-                member.concentrations,
+                spec=spec,
+                concentrations=member.concentrations,
             )
         )
     return out
@@ -186,10 +186,10 @@ def member_held_out(
                     member.parents,
                     class_weight,
                     member_rows(rows, member),
-                    spec,
-                    int(attributes["n_attributes_"]),
-                    int(attributes["k_"]),
-                    member.concentrations,
+                    spec=spec,
+                    n_attributes=int(attributes["n_attributes_"]),
+                    k=int(attributes["k_"]),
+                    concentrations=member.concentrations,
                 )
             )
         )
@@ -226,11 +226,11 @@ def fit_members_in_passes(
     pairs = source.total(_pairs_part, members, shared)
     for index, (member, spec) in enumerate(zip(members, specs, strict=True)):
         stats = PairStatistics(pairs[0 if shared else index], member.n_categories)
-        rng = numpy_generator(int(spec.option("order_seed")))
-        member.order, member.parents = kdb_ranked_structure(stats, int(spec.option("k", 2)), rng)
+        rng = numpy_generator(int(spec.options.order_seed))
+        member.order, member.parents = kdb_ranked_structure(stats, int(spec.options.k), rng)
     for member, tables in zip(members, source.total(_families_part, members), strict=True):
         member.tables = tables
-    if specs[0].option("smoothing", "dirichlet") == "hierarchical":
+    if specs[0].options.smoothing == "hierarchical":
         _choose_concentrations(source, members, float(specs[0].alpha))
     losses = source.total(_losses_part, members, class_weight, specs)
     for member, spec, loss in zip(members, specs, losses, strict=True):
@@ -244,20 +244,16 @@ def fit_members_in_passes(
             member.parents,
             member.n_categories,
             int(s),
-            int(q),
-            spec,
-            member.concentrations,
+            k=int(q),
+            spec=spec,
+            concentrations=member.concentrations,
         )
 
 
 def member_specs(spec: LearnerSpec, members: list[MemberPlan]) -> list[LearnerSpec]:
     """Each member's selective kDB specification (as the in-memory ensemble gives it)."""
     return [
-        replace(
-            spec,
-            learner="selective-kdb",
-            options={**spec.options, "order_seed": m.seed, "hdp_seed": m.seed},
-        )
+        replace(spec, learner="selective-kdb").with_options(order_seed=m.seed, hdp_seed=m.seed)
         for m in members
     ]
 

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 from scipy.stats import chi2
 
-from ..fitting import order_with_ties
+from .. import missing_values
 from ..kernels.logistic import logistic_loss_gradient
 from ..learners.logistic import (
     GRADIENT_TOLERANCE,
@@ -34,6 +34,7 @@ from ..learners.logistic import (
 from ..learners.registry import Rows
 from ..models.category_maps import apply_maps, mapped_categories
 from ..models.logistic import NO_PAIRS, LogisticModel, input_offsets, input_slots
+from ..numerics import CONSTANT_RTOL, order_with_ties
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
 from ..threads import single_threaded_blas
@@ -96,10 +97,11 @@ def selection_part(rows: Rows, requests: list[PairRequest]) -> list[dict[str, An
     for request in requests:
         part = masked_rows(rows, request.mask)
         w = part.weights
-        category = [
-            np.bincount(part.codes[:, j][part.codes[:, j] >= 0], w[part.codes[:, j] >= 0], int(r))
-            for j, r in enumerate(rows.n_categories)
-        ]
+        category = []
+        for j, r in enumerate(rows.n_categories):
+            column = part.codes[:, j]
+            seen = missing_values.observed(column)
+            category.append(np.bincount(column[seen], w[seen], int(r)))
         sums: dict[str, Any] = {
             "n_rows": len(part.codes),
             "weight": float(w.sum()),
@@ -111,7 +113,7 @@ def selection_part(rows: Rows, requests: list[PairRequest]) -> list[dict[str, An
             levels = mapped_categories(rows.n_categories, maps)[used]
             codes = apply_maps(part.codes, maps)[:, used]
             stats = PairStatistics.from_codes(codes, part.class_index, levels, rows.n_classes, w)
-            present = (codes >= 0).astype(np.float64)
+            present = missing_values.observed(codes).astype(np.float64)
             sums["pairs"] = stats.counts
             sums["observed"] = (present.T * w) @ present
         out.append(sums)
@@ -146,7 +148,7 @@ def standardised_from_weights(
             continue
         mean = float(weight @ table) / total
         sd = float(np.sqrt(float(weight @ (table - mean) ** 2) / total))
-        out.append((table - mean) / (sd if sd > 1e-12 * max(1.0, abs(mean)) else 1.0))
+        out.append((table - mean) / (sd if sd > CONSTANT_RTOL * max(1.0, abs(mean)) else 1.0))
     return out
 
 
@@ -156,6 +158,7 @@ def ranked_pairs_from_sums(
     n_classes: int,
     request: PairRequest,
     n_pairs: int,
+    *,
     significance: float | None,
 ) -> NDArray[np.intp]:
     """:func:`~discotree.learners.logistic.ranked_pairs` from the sums of ``request``
@@ -382,6 +385,7 @@ def fit_logistic_in_passes(
     layout: InputLayout,
     total: float,
     C: float,
+    *,
     tolerance: float | None = None,
 ) -> LogisticModel:
     """The weighted multinomial logistic model of the rows ``mask`` of ``source``

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..config import get_config
+from ..numerics import QUANTILE_MARGIN
 from ..sufficient_statistics import StatisticsSchema
 from ..transformers.discretizer import weighted_quantile_edges
 from ..transformers.encoder import (
@@ -64,7 +65,7 @@ def sketch(values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndar
         return distinct, np.add.reduceat(weights, start) if len(values) else weights
     cumulative = np.cumsum(weights)
     levels = np.linspace(0, cumulative[-1], SKETCH_POINTS + 1)[1:]
-    idx = np.minimum(np.searchsorted(cumulative, levels * (1 - 1e-12)), len(values) - 1)
+    idx = np.minimum(np.searchsorted(cumulative, levels * (1 - QUANTILE_MARGIN)), len(values) - 1)
     idx = np.unique(idx)
     mass = np.diff(np.concatenate([[0.0], cumulative[idx]]))
     return values[idx], mass
@@ -155,6 +156,7 @@ def schema_from_summary(
     max_categories: int,
     discretizer: Any,
     owner: str,
+    *,
     default_bins: int = 5,
 ) -> StatisticsSchema:
     """The schema of the whole data from the merged summary of its parts

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import log_loss
 
+from ..numerics import weighted_accuracy
 from ..registry import make_classifier
 from .splits import Fold, cross_validation
 
@@ -94,7 +95,7 @@ def _fold_scores(name: str, X: pd.DataFrame, y: np.ndarray, fold: Fold, labels: 
         else:
             result["fit_seconds"] = time.perf_counter() - start
             test, truth = X.iloc[fold.test], y[fold.test]
-            result["accuracy"] = float(np.mean(model.predict(test) == truth))
+            result["accuracy"] = weighted_accuracy(truth, model.predict(test))
             result["log_loss"] = float("nan")
             if hasattr(model, "predict_proba"):
                 proba = np.zeros((len(test), len(labels)))

@@ -56,10 +56,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..validation import check_is_fitted, check_table, validate_data
+from ..validation import check_is_fitted
 from .onnx_graph import ML_OPSET, OPSET, GraphBuilder
 from .onnx_models import MAX_ONNX_CELLS, check_exportable, joint_log_proba, log_factors
-from .onnx_raw import encode_raw, onnx_inputs, raw_columns
+from .onnx_raw import complete_codes, encode_raw, onnx_inputs, raw_columns
 
 __all__ = ["MAX_ONNX_CELLS", "log_factors", "onnx_codes", "onnx_inputs", "to_onnx"]
 
@@ -86,20 +86,7 @@ def onnx_codes(estimator: Any, X: Any) -> NDArray[np.int64]:
             f"onnx_codes: {name} has no category codes (no encoder_); the ONNX graph "
             "takes those of naive Bayes, TAN, k-trees, Chow-Liu and kDB."
         )
-    table = check_table(X, name)
-    try:
-        validate_data(estimator, X, skip_check_array=True, reset=False)
-    except ValueError as err:
-        raise ValueError(f"onnx_codes: {name}: {err}") from err
-    codes = estimator.encoder_.transform(table)
-    missing = np.argwhere(codes < 0)
-    if len(missing):
-        row, column = (int(v) for v in missing[0])
-        raise ValueError(
-            f"{type(estimator).__name__}: row {row} of X has a missing or unseen value in "
-            f"column {column} ({len(missing)} such cells); the ONNX graph takes complete "
-            "rows: use predict_proba for rows with missing features."
-        )
+    codes = complete_codes(estimator, X, "onnx_codes", str)
     return np.ascontiguousarray(codes, dtype=np.int64)
 
 

@@ -33,12 +33,14 @@ unseen values, as :func:`discotree.io.onnx.onnx_codes` does.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..transformers.discretizer import Discretizer
 from ..validation import check_is_fitted, check_table, validate_data
 from .onnx_graph import GraphBuilder
@@ -205,6 +207,37 @@ def _column_codes(builder: GraphBuilder, column: RawColumn) -> str:
     return builder.op("Add", found, minus_one)
 
 
+def complete_codes(
+    estimator: Any, X: Any, caller: str, column_name: Callable[[int], str]
+) -> NDArray[np.integer]:
+    """``X`` checked against the estimator's columns (as ``predict`` checks them) and
+    its category codes, which must be complete: the graphs have no input for a missing
+    value or an unseen category (``predict_proba`` sums such features out).
+
+    Raises
+    ------
+    ValueError
+        Naming ``caller`` for columns that are not the estimator's, and the first
+        incomplete row and its column (``column_name(j)``).
+    """
+    owner = type(estimator).__name__
+    table = check_table(X, owner)
+    try:
+        validate_data(estimator, X, skip_check_array=True, reset=False)
+    except ValueError as err:
+        raise ValueError(f"{caller}: {owner}: {err}") from err
+    codes = estimator.encoder_.transform(table)
+    found = missing_values.first_missing(codes)
+    if found is not None:
+        row, j, n_missing = found
+        raise ValueError(
+            f"{owner}: row {row} of X has a missing or unseen value in column "
+            f"{column_name(j)} ({n_missing} such cells); the ONNX graph takes complete "
+            "rows: use predict_proba for rows with missing features."
+        )
+    return codes
+
+
 def onnx_inputs(estimator: Any, X: Any) -> dict[str, NDArray[Any]]:
     """The inputs of the raw-input ONNX graph for the rows of ``X``: one (n, 1) array per
     column, named and typed as :func:`raw_columns` says (float64, str objects or bool).
@@ -238,21 +271,7 @@ def onnx_inputs(estimator: Any, X: Any) -> dict[str, NDArray[Any]]:
     (['red', 'blue'], [0.0, 1.0])
     """
     columns = raw_columns(estimator)
-    owner = type(estimator).__name__
-    table = check_table(X, owner)
-    try:
-        validate_data(estimator, X, skip_check_array=True, reset=False)
-    except ValueError as err:
-        raise ValueError(f"onnx_inputs: {owner}: {err}") from err
-    codes = estimator.encoder_.transform(table)
-    missing = np.argwhere(codes < 0)
-    if len(missing):
-        row, j = (int(v) for v in missing[0])
-        raise ValueError(
-            f"{owner}: row {row} of X has a missing or unseen value in column "
-            f"{columns[j].name!r} ({len(missing)} such cells); the ONNX graph takes complete "
-            "rows (it gives others NaN): use predict_proba for rows with missing features."
-        )
+    complete_codes(estimator, X, "onnx_inputs", lambda j: repr(columns[j].name))
     frame = X if isinstance(X, pd.DataFrame) else None
     matrix = None if frame is not None else np.asarray(X, dtype=object)
     feed = {}

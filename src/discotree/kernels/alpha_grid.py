@@ -18,6 +18,7 @@ import math
 import numba
 import numpy as np
 
+from ..missing_values import is_missing_code, is_observed_code
 from .forest import incomplete_row, message_scratch
 
 
@@ -135,7 +136,7 @@ def _incomplete_row_grid(
     for a in range(n_alphas):
         out[a] = 0.0
     for j in range(n_features):
-        if codes[s, j] < 0:
+        if is_missing_code(codes[s, j]):
             for v in range(n_categories[j]):
                 for a in range(n_alphas):
                     lam[j, v, a] = 1.0
@@ -148,10 +149,10 @@ def _incomplete_row_grid(
         base = cpt_offset[k, j]
         xj = codes[s, j]
         xp = -1 if pa < 0 else codes[s, pa]
-        if pa >= 0 and xp >= 0:
+        if pa >= 0 and is_observed_code(xp):
             base += xp * rj
-        if xj >= 0:
-            if pa < 0 or xp >= 0:  # a factor of observed values
+        if is_observed_code(xj):
+            if pa < 0 or is_observed_code(xp):  # a factor of observed values
                 for a in range(n_alphas):
                     out[a] += log_tables[base + xj, a]
                 continue
@@ -162,7 +163,7 @@ def _incomplete_row_grid(
                 if not _rescale(lam, log_scale, pa, n_categories[pa], a):
                     return False
             continue
-        if pa < 0 or xp >= 0:  # a missing node summed against one table row
+        if pa < 0 or is_observed_code(xp):  # a missing node summed against one table row
             for a in range(n_alphas):
                 acc = 0.0
                 for v in range(rj):
@@ -277,7 +278,7 @@ def forest_log_likelihood_grid(
     complete = np.ones(n_samples, dtype=np.bool_)
     for s in range(n_samples):
         for f in range(n_features):
-            if codes[s, f] < 0:
+            if is_missing_code(codes[s, f]):
                 complete[s] = False
                 break
     for k in range(n_forests):  # forest by forest: its tables stay in cache
@@ -373,7 +374,7 @@ def grid_losses(joints, truth, tie_rtol, errors, losses):  # pragma: no cover - 
         The true class of each row.
     tie_rtol : float
         Scores within ``tie_rtol * max(|top|, 1)`` of a row's maximum tie, and ties go
-        to the lowest class (:func:`discotree.fitting.argmax_with_ties`).
+        to the lowest class (:func:`discotree.numerics.argmax_with_ties`).
     errors, losses : ndarray (n_samples, n_alphas), float64
         Filled with 1.0 where the predicted class is wrong (else 0.0) and with
         ``-log P(truth | x)``.

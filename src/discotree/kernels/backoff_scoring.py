@@ -11,6 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..missing_values import is_missing_code
 from .sparse_families import first_at_least
 
 __all__ = [
@@ -334,7 +335,7 @@ def backoff_node_probabilities(
         for i in range(n_rows):
             value = codes[row_start + i, node]
             raw[s, i] = False
-            if value < 0:  # (the per-node path's terms are replaced by these: log 1)
+            if is_missing_code(value):  # (the per-node path's terms are replaced by these: log 1)
                 for c in range(n_classes):
                     out[s, i, c] = 0.0
                 continue

@@ -7,7 +7,7 @@ A candidate replaces one node's column of the joint ``log P(c, x)``: at sample s
 joint is ``base[s] + table[index[l, s]]`` (``base`` the current joint minus the old
 column). The kernel takes the argmax over classes of that sum without forming the
 (candidates, samples, classes) array, with the package's tie rule
-(:func:`discotree.fitting.argmax_with_ties`: the first class within ``SCORE_TIE_RTOL``
+(:func:`discotree.numerics.argmax_with_ties`: the first class within ``SCORE_TIE_RTOL``
 of the largest; a row with a NaN predicts the first class), as ``predict`` does. The
 candidates are split over the cores (:func:`discotree.threads.in_chunks`) when there
 are enough of them.
@@ -23,7 +23,8 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import SCORE_TIE_RTOL
+from ..missing_values import is_missing_code
+from ..numerics import SCORE_TIE_RTOL
 from ..threads import in_chunks
 
 __all__ = ["candidate_hits", "pair_table_rows", "replacement_hits", "single_table_rows"]
@@ -35,7 +36,7 @@ _MIN_WORK = 1 << 20
 @numba.njit(cache=True, nogil=True, inline="always")
 def _tie_low(top, rtol):  # pragma: no cover - numba
     """The lowest value that ties with the largest, ``top``, under the tie rule of
-    :func:`discotree.fitting.argmax_with_ties`."""
+    :func:`discotree.numerics.argmax_with_ties`."""
     magnitude = abs(top) if top - top == 0.0 else 0.0  # 0 for an infinite top
     return top - rtol * max(magnitude, 1.0)
 
@@ -212,9 +213,9 @@ def _pair_table_rows(
         for s in range(np.uint64(rows.shape[0])):
             row = rows[s]
             a, b, x = a_codes[row], b_codes[row], codes_by_feature[node, row]
-            if x < 0:
+            if is_missing_code(x):
                 out[i, s] = past + r_node
-            elif a < 0 or b < 0:
+            elif is_missing_code(a) or is_missing_code(b):
                 out[i, s] = past + x
             else:
                 out[i, s] = (start + a * rb + b) * r_node + x
@@ -226,6 +227,7 @@ def pair_table_rows(
     second: NDArray[np.intp],
     starts: NDArray[np.intp],
     r_second: NDArray[np.intp],
+    *,
     node: int,
     r_node: int,
     past: int,
@@ -243,7 +245,8 @@ def pair_table_rows(
     >>> import numpy as np
     >>> codes = np.array([[0, 1], [1, -1], [1, 0]])  # 3 attributes, 2 samples
     >>> pair_table_rows(codes, np.array([0]), np.array([1]), np.array([0]),
-    ...                 np.array([2]), 2, 2, 8, np.array([0]), np.array([0, 1]))
+    ...                 np.array([2]), node=2, r_node=2, past=8, live=np.array([0]),
+    ...                 rows=np.array([0, 1]))
     array([[3, 8]])
     """
     out = np.empty((len(live), len(rows)), dtype=np.intp)
@@ -275,9 +278,9 @@ def _single_table_rows(
         for s in range(np.uint64(rows.shape[0])):
             row = rows[s]
             a, x = parent_codes[row], node_codes[row]
-            if x < 0:
+            if is_missing_code(x):
                 out[i, s] = past + r_node
-            elif a < 0:
+            elif is_missing_code(a):
                 out[i, s] = past + x
             else:
                 out[i, s] = (start + a) * r_node + x
@@ -289,6 +292,7 @@ def single_table_rows(
     offsets: NDArray[np.intp],
     node: int,
     r_node: int,
+    *,
     past: int,
     rows: NDArray[np.intp],
 ) -> NDArray[np.intp]:
@@ -301,8 +305,8 @@ def single_table_rows(
     --------
     >>> import numpy as np
     >>> codes = np.array([[0, 1], [1, -1], [1, 0]])  # 3 attributes, 2 samples
-    >>> single_table_rows(codes, np.array([0, 1]), np.array([0, 2, 4]), 2, 2, 8,
-    ...                   np.array([0, 1]))
+    >>> single_table_rows(codes, np.array([0, 1]), np.array([0, 2, 4]), 2, 2, past=8,
+    ...                   rows=np.array([0, 1]))
     array([[1, 2],
            [7, 8]])
     """

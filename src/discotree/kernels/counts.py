@@ -22,6 +22,9 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
+from ..missing_values import is_missing_code, is_observed_code
+from ..numerics import ZERO_TOL
 from ..threads import available_cores, in_chunks, single_threaded_blas
 from .encode import count_negatives
 
@@ -122,7 +125,7 @@ def _fill_reduced_one_hot(
         out[k, :] = 0
         for f in range(n_features):
             v = codes[r, f]
-            if v >= 0:
+            if is_observed_code(v):
                 if v < n_categories[f] - 1:
                     out[k, indicator_start[f] + v] = s
                 if has_missing[f]:
@@ -207,7 +210,7 @@ def _univariate_counts_kernel(codes, class_index, weights, offsets, out):  # pra
         w = weights[r]
         for f in range(n_features):
             v = codes[r, f]
-            if v >= 0:
+            if is_observed_code(v):
                 out[c, offsets[f] + v] += w
 
 
@@ -331,7 +334,7 @@ def configuration_ids(
     observed = np.ones(len(codes), dtype=bool)
     for column in columns:
         values = codes[:, column]
-        observed &= values >= 0
+        observed &= missing_values.observed(values)
         ids = ids * int(n_categories[column]) + np.maximum(values, 0)
     ids[~observed] = 0
     return ids, observed
@@ -343,6 +346,7 @@ def sparse_family_counts(
     weights: NDArray[np.floating] | None,
     n_classes: int,
     n_categories: NDArray[np.intp],
+    *,
     node: int,
     parents: tuple[int, ...],
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
@@ -361,7 +365,8 @@ def sparse_family_counts(
     Examples
     --------
     >>> codes = np.array([[0, 1], [0, 1], [1, 0], [-1, 0]])
-    >>> sparse_family_counts(codes, np.array([0, 1, 1, 0]), None, 2, np.array([2, 2]), 1, (0,))
+    >>> sparse_family_counts(codes, np.array([0, 1, 1, 0]), None, 2, np.array([2, 2]), node=1,
+    ...                      parents=(0,))
     (array([1, 3, 6]), array([1., 1., 1.]))
     """
     r_node = int(n_categories[node])
@@ -376,7 +381,7 @@ def sparse_family_counts(
         )
     ids, observed = configuration_ids(codes, parents, n_categories)
     values = codes[:, node]
-    observed &= values >= 0
+    observed &= missing_values.observed(values)
     cells = (ids[observed] * n_classes + class_index[observed]) * r_node + values[observed]
     present, masses = present_configurations(
         cells,
@@ -432,7 +437,7 @@ def _chunk_rows(width: int, itemsize: int, n_threads: int = 1) -> int:
     return int(min(_MAX_CHUNK_ROWS, max(256, rows)))
 
 
-def _gram_of_rows(codes, rows_c, layout, scale, n_reduced, dtype, chunk) -> NDArray[np.float64]:
+def _gram_of_rows(codes, rows_c, layout, scale, n_reduced, *, dtype, chunk) -> NDArray[np.float64]:
     """``Z^T Z`` of the reduced one-hot rows ``rows_c``, ``chunk`` rows at a time."""
     buffer = np.empty((min(chunk, max(len(rows_c), 1)), n_reduced), dtype=dtype)
     gram = np.zeros((n_reduced, n_reduced), dtype=np.float64)
@@ -444,7 +449,7 @@ def _gram_of_rows(codes, rows_c, layout, scale, n_reduced, dtype, chunk) -> NDAr
     return gram
 
 
-def _gram(codes, rows_c, layout, scale, n_reduced, dtype) -> NDArray[np.float64]:
+def _gram(codes, rows_c, layout, scale, n_reduced, *, dtype) -> NDArray[np.float64]:
     """:func:`_gram_of_rows` of one class, its rows split over the cores when each
     core gets enough work: every thread fills its own chunks and calls BLAS on them
     (on one BLAS thread), so the one-hot filling, which is not BLAS, runs in parallel
@@ -453,13 +458,13 @@ def _gram(codes, rows_c, layout, scale, n_reduced, dtype) -> NDArray[np.float64]
     n_threads = available_cores()
     if n_threads < 2 or work < 2 * _THREAD_WORK or n_reduced > _THREAD_MAX_WIDTH:
         chunk = _chunk_rows(n_reduced, np.dtype(dtype).itemsize)
-        return _gram_of_rows(codes, rows_c, layout, scale, n_reduced, dtype, chunk)
+        return _gram_of_rows(codes, rows_c, layout, scale, n_reduced, dtype=dtype, chunk=chunk)
     chunk = _chunk_rows(n_reduced, np.dtype(dtype).itemsize, n_threads)
     grams: dict[int, NDArray[np.float64]] = {}
 
     def count(start: int, stop: int) -> None:
         grams[start] = _gram_of_rows(
-            codes, rows_c[start:stop], layout, scale, n_reduced, dtype, chunk
+            codes, rows_c[start:stop], layout, scale, n_reduced, dtype=dtype, chunk=chunk
         )
 
     with single_threaded_blas() as single:
@@ -556,7 +561,7 @@ def pairwise_counts(
         expand = _expansion(n_categories, offsets, indicator_start, observed_column, n_reduced)
     for c in range(n_classes):
         rows_c = order[bounds[c] : bounds[c + 1]]
-        gram = _gram(codes, rows_c, layout, scale, n_reduced, dtype)
+        gram = _gram(codes, rows_c, layout, scale, n_reduced, dtype=dtype)
         if expand is not None:
             np.matmul(expand.T, gram @ expand, out=out[c])
             out[c] += 0.0  # (a zero is +0.0, as the kernel leaves it)
@@ -568,7 +573,7 @@ def pairwise_counts(
         # sqrt(w)**2 is w up to rounding, which the subtractions expose as cells of
         # about 1e-16 * total where the count is 0: snap them to 0
         for c in range(n_classes):
-            tiny = 1e-12 * max(float(out[c].max(initial=0.0)), 1e-300)
+            tiny = ZERO_TOL * max(float(out[c].max(initial=0.0)), 1e-300)
             out[c][out[c] < tiny] = 0.0
     return out
 
@@ -718,13 +723,13 @@ def _triple_counts_kernel(
             a = codes[r, i]
             for j in range(i + 1, d):
                 b = codes[r, j]
-                if a < 0 or b < 0:  # every triple of this pair skipped
+                if is_missing_code(a) or is_missing_code(b):  # every triple of this pair skipped
                     t += d - j - 1
                     continue
                 base = a * n_categories[j] + b
                 for k in range(j + 1, d):
                     e = codes[r, k]
-                    if e >= 0:
+                    if is_observed_code(e):
                         cell = (base * n_categories[k] + e) * n_classes + c
                         out[layout[t] + cell] += w
                     t += 1

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..missing_values import is_missing, is_missing_code
+
 #: Cells (rows x columns) up to which the helpers that wrap a kernel here (and in
 #: :mod:`discotree.kernels.quantiles`) run as plain
 #: numpy instead, with the same results to the bit: a first fit on a small data set
@@ -167,7 +169,7 @@ def count_negatives(codes: np.ndarray, out: np.ndarray) -> None:
     one compiled pass in row order that vectorises across the columns (numpy on small
     data)."""
     if codes.size <= SMALL_DATA_CELLS:
-        out += np.count_nonzero(codes < 0, axis=0)
+        out += np.count_nonzero(is_missing(codes), axis=0)
     else:
         _count_negatives(codes, out)
 
@@ -178,7 +180,7 @@ def _count_negatives(codes, out):  # pragma: no cover - numba
     n_samples, n_columns = codes.shape
     for r in range(n_samples):
         for j in range(n_columns):
-            out[j] += codes[r, j] < 0
+            out[j] += is_missing_code(codes[r, j])
 
 
 def column_ranges(codes: np.ndarray, low: np.ndarray, high: np.ndarray) -> None:

@@ -18,6 +18,8 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
+from ..missing_values import is_missing_code
 from .counts import sparse_family_counts
 
 __all__ = [
@@ -195,7 +197,7 @@ def pair_family_counts(
     out = np.zeros((n_classes, int(cells.sum()), r_node), dtype=np.float64)
     node_values = np.asarray(codes_by_feature[node], dtype=np.intp)
     node_keys = np.asarray(class_index, dtype=np.intp) * (out.size // max(n_classes, 1))
-    node_keys = np.where(node_values < 0, -1, node_keys + node_values)
+    node_keys = np.where(missing_values.is_missing(node_values), -1, node_keys + node_values)
     missing = _pair_family_counts(
         np.ascontiguousarray(codes_by_feature, dtype=np.intp),
         node_keys,
@@ -216,6 +218,7 @@ def family_counts(
     weights: NDArray[np.float64],
     n_classes: int,
     n_categories: NDArray[np.intp],
+    *,
     node: int,
     parents: tuple[int, ...],
 ) -> NDArray[np.float64]:
@@ -229,7 +232,8 @@ def family_counts(
     Examples
     --------
     >>> codes = np.array([[0, 1], [1, 1], [1, -1], [1, 0]])
-    >>> family_counts(codes, np.array([0, 0, 1, 1]), np.ones(4), 2, np.array([2, 2]), 1, (0,))
+    >>> family_counts(codes, np.array([0, 0, 1, 1]), np.ones(4), 2, np.array([2, 2]), node=1,
+    ...               parents=(0,))
     array([[[0., 1.],
             [0., 1.]],
     <BLANKLINE>
@@ -260,7 +264,7 @@ def _sparse_id_counts(
     # False (and the counts left partial) at a code or class out of its range
     for i in range(codes.shape[0]):
         value = codes[i, node]
-        if value < 0:
+        if is_missing_code(value):
             continue
         if value >= r or class_index[i] < 0 or class_index[i] >= n_classes:
             return False
@@ -268,7 +272,7 @@ def _sparse_id_counts(
         observed = True
         for p in range(parents.shape[0]):
             x = codes[i, parents[p]]
-            if x < 0:
+            if is_missing_code(x):
                 observed = False
                 break
             if x >= radices[p]:
@@ -287,6 +291,7 @@ def dense_sparse_family_counts(
     weights: NDArray[np.floating] | None,
     n_classes: int,
     n_categories: NDArray[np.intp],
+    *,
     node: int,
     parents: tuple[int, ...],
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
@@ -301,7 +306,7 @@ def dense_sparse_family_counts(
     --------
     >>> codes = np.array([[0, 1], [0, 1], [1, 0], [-1, 0]])
     >>> dense_sparse_family_counts(
-    ...     codes, np.array([0, 1, 1, 0]), None, 2, np.array([2, 2]), 1, (0,))
+    ...     codes, np.array([0, 1, 1, 0]), None, 2, np.array([2, 2]), node=1, parents=(0,))
     (array([1, 3, 6]), array([1., 1., 1.]))
     """
     r = int(n_categories[node])
@@ -324,7 +329,7 @@ def dense_sparse_family_counts(
     )
     if not in_range:  # (codes beyond their categories: the sorted count's ids)
         return sparse_family_counts(
-            codes, class_index, weights, n_classes, n_categories, node, parents
+            codes, class_index, weights, n_classes, n_categories, node=node, parents=parents
         )
     present = np.flatnonzero(rows_out)
     if weights is None:

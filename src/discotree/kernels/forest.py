@@ -7,6 +7,8 @@ import math
 import numba
 import numpy as np
 
+from ..missing_values import is_missing_code, is_observed_code
+
 
 @numba.njit(cache=True, nogil=True)
 def _message(log_cpt, row, beta_j, rj, terms):  # pragma: no cover - numba
@@ -33,7 +35,7 @@ def message_scratch(n_categories):  # pragma: no cover - numba
 @numba.njit(cache=True, nogil=True)
 def _is_complete(codes, s):  # pragma: no cover - numba
     for f in range(codes.shape[1]):
-        if codes[s, f] < 0:
+        if is_missing_code(codes[s, f]):
             return False
     return True
 
@@ -106,7 +108,7 @@ def incomplete_row(
         base = cpt_offset[c, j]
         xj = codes[s, j]
         if pa < 0:
-            if xj >= 0:
+            if is_observed_code(xj):
                 total += log_cpt[base + xj] + beta[j, xj]
             else:
                 total += _message(log_cpt, base, beta[j], rj, terms)
@@ -114,12 +116,12 @@ def incomplete_row(
         xp = codes[s, pa]
         u_lo = 0
         u_hi = n_categories[pa]
-        if xp >= 0:
+        if is_observed_code(xp):
             u_lo = xp
             u_hi = xp + 1
         for u in range(u_lo, u_hi):
             row = base + u * rj
-            if xj >= 0:
+            if is_observed_code(xj):
                 beta[pa, u] += log_cpt[row + xj] + beta[j, xj]
             else:
                 beta[pa, u] += _message(log_cpt, row, beta[j], rj, terms)

@@ -25,6 +25,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from ..missing_values import is_missing_code, is_observed_code
 from .backoff_scoring import log_add_exp as _log_add_exp
 from .sparse_families import first_at_least
 
@@ -74,7 +75,7 @@ def _level_counts(
             parent = parent_codes[i, level - 1]
             ids[i] = ids[i] * radices[level - 1] + max(parent, 0)
             still[i] = still[i] and parent >= 0
-        here[i] = values[i] >= 0 and still[i]
+        here[i] = is_observed_code(values[i]) and still[i]
         for c in range(n_classes):
             counts[i, c] = 0.0
             totals[i, c] = 0.0
@@ -156,7 +157,7 @@ def _choice_ratios(
     m = 0
     for i in range(values.shape[0]):
         y = class_index[i]
-        if values[i] < 0 or weights[i] == 0.0 or totals[i, y] == 0.0:
+        if is_missing_code(values[i]) or weights[i] == 0.0 or totals[i, y] == 0.0:
             continue
         for g in range(grid.shape[0]):
             b = grid[g]
@@ -180,13 +181,13 @@ def _level_step(
         for c in range(n_classes):
             if linear:
                 p_linear[i, c] = (counts[i, c] + b * p_linear[i, c]) / (totals[i, c] + b)
-                out[level, i, c] = p_linear[i, c] if values[i] >= 0 else 1.0
+                out[level, i, c] = p_linear[i, c] if is_observed_code(values[i]) else 1.0
             else:
                 log_count = np.log(counts[i, c]) if counts[i, c] > 0 else -np.inf
                 log_p[i, c] = _log_add_exp(log_count, log_b + log_p[i, c]) - np.log(
                     totals[i, c] + b
                 )
-                out[level, i, c] = log_p[i, c] if values[i] >= 0 else 0.0
+                out[level, i, c] = log_p[i, c] if is_observed_code(values[i]) else 0.0
 
 
 def hierarchical_level_terms(
@@ -195,6 +196,7 @@ def hierarchical_level_terms(
     radices: NDArray[np.integer],
     class_index: NDArray[np.intp],
     unit: NDArray[np.float64],
+    *,
     tables: list[tuple[NDArray[np.int64], NDArray[np.float64]]],
     n_classes: int,
     r: int,
@@ -237,8 +239,8 @@ def hierarchical_level_terms(
     >>> cells = np.array([0, 1, 3])  # class 0: value 0 (weight 2) and 1; class 1: value 1
     >>> terms, chosen = hierarchical_level_terms(
     ...     np.array([0, 1]), np.zeros((2, 0), dtype=np.int64), np.zeros(0, dtype=np.int64),
-    ...     np.array([0, 1]), np.ones(2), [(cells, np.array([2.0, 1.0, 1.0]))], 2, 2, 1.0,
-    ...     concentrations=np.array([1.0]))
+    ...     np.array([0, 1]), np.ones(2), tables=[(cells, np.array([2.0, 1.0, 1.0]))],
+    ...     n_classes=2, r=2, alpha=1.0, concentrations=np.array([1.0]))
     >>> np.exp(terms[0]).round(3).tolist()  # row 0, class 0: (2 - 1 + 0.4) / (3 - 1 + 1)
     [[0.467, 0.2], [0.35, 0.4]]
     """

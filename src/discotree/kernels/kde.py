@@ -124,6 +124,7 @@ def grid_densities_2d(
     kernel_x: NDArray[np.float64],
     kernel_y: NDArray[np.float64],
     values_x: NDArray[np.float64],
+    *,
     values_y: NDArray[np.float64],
     weights: NDArray[np.float64],
 ) -> NDArray[np.float64]:
@@ -247,6 +248,7 @@ def exact_pair_densities(
     query: NDArray[np.float64],
     bandwidths: NDArray[np.float64],
     pairs: NDArray[np.intp],
+    *,
     max_elements: int = 1 << 22,
 ) -> NDArray[np.float64]:
     """:func:`exact_density_2d` of many pairs of one sample at once: shape (n_pairs,

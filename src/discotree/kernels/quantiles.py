@@ -11,6 +11,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from ..numerics import QUANTILE_MARGIN
 from ..threads import in_chunks
 from .encode import SMALL_DATA_CELLS
 
@@ -76,7 +77,7 @@ def _quantile_buckets(
         for b in range(n_buckets):
             total += bucket_weight[j, b]
         for k in range(n_targets):
-            target[j, k] = fractions[k] * total * (1 - 1e-12)
+            target[j, k] = fractions[k] * total * (1 - QUANTILE_MARGIN)
             cumulative = 0.0
             b = 0
             while b < n_buckets - 1 and cumulative + bucket_weight[j, b] < target[j, k]:
@@ -180,6 +181,7 @@ def weighted_quantiles(
     fractions: np.ndarray,
     out: np.ndarray,
     highest: np.ndarray,
+    *,
     used: np.ndarray,
     min_cells_per_thread: int | None = None,
 ) -> None:
@@ -303,7 +305,7 @@ def _unit_quantiles_numpy(
             highest[j] = -np.inf
             continue
         order = np.argsort(x, kind="stable")
-        target = fractions * float(len(x)) * (1 - 1e-12)
+        target = fractions * float(len(x)) * (1 - QUANTILE_MARGIN)
         at = np.clip(np.ceil(target) - 1, 0, len(x) - 1).astype(np.intp)
         out[j] = x[order[at]]
         highest[j] = x[np.argmax(x)]

@@ -74,6 +74,7 @@ def sparse_cell_lookup(
     ids: NDArray[np.int64],
     values: NDArray[np.integer],
     n_classes: int,
+    *,
     r: int,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.intp]]:
     """For each row i: the weight of value ``values[i]`` in every class under
@@ -85,7 +86,7 @@ def sparse_cell_lookup(
     --------
     >>> cells = np.array([1, 3, 6])  # config 0: (c0, v1), (c1, v1); config 1: (c1, v0)
     >>> counts, totals, support = sparse_cell_lookup(
-    ...     cells, np.array([1.0, 2.0, 5.0]), np.array([0, 1]), np.array([1, 1]), 2, 2)
+    ...     cells, np.array([1.0, 2.0, 5.0]), np.array([0, 1]), np.array([1, 1]), 2, r=2)
     >>> counts, totals
     (array([[1., 2.],
            [0., 0.]]), array([[1., 2.],

@@ -16,6 +16,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from ..missing_values import is_missing_code, is_observed_code
 from ..threads import in_chunks
 
 __all__ = ["two_dependence_conditionals", "two_dependence_joint"]
@@ -127,6 +128,7 @@ def two_dependence_conditionals(
     n_classes: int,
     layout: NDArray[np.int64],
     alpha: float,
+    *,
     epsilon: float,
 ) -> NDArray[np.float64]:
     """The log-conditionals of each member of every triple given the other two and the
@@ -177,8 +179,8 @@ def _joint_rows(
             xi = codes[r, i]
             for j in range(i + 1, d):
                 xj = codes[r, j]
-                a_lo, a_hi = (xi, xi + 1) if xi >= 0 else (0, n_categories[i])
-                b_lo, b_hi = (xj, xj + 1) if xj >= 0 else (0, n_categories[j])
+                a_lo, a_hi = (xi, xi + 1) if is_observed_code(xi) else (0, n_categories[i])
+                b_lo, b_hi = (xj, xj + 1) if is_observed_code(xj) else (0, n_categories[j])
                 m = 0
                 for a in range(a_lo, a_hi):
                     for b in range(b_lo, b_hi):
@@ -187,7 +189,7 @@ def _joint_rows(
                             value[c] = pair_log[first + c]
                         for k in range(d):
                             e = codes[r, k]
-                            if k == i or k == j or e < 0:
+                            if k == i or k == j or is_missing_code(e):
                                 continue
                             # the sorted triple and the child's position in it
                             if k < i:
@@ -221,6 +223,7 @@ def two_dependence_joint(
     pair_start: NDArray[np.int64],
     pair_log: NDArray[np.float64],
     triple_index: NDArray[np.int64],
+    *,
     layout: NDArray[np.int64],
     cond_log: NDArray[np.float64],
     n_classes: int,

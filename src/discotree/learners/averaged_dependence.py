@@ -28,6 +28,7 @@ from ..stats.hdp_counts import (
 )
 from ..stats.hierarchical import hierarchical_two_dependence_conditionals
 from ..stats.pair_statistics import PairStatistics
+from .options import SmoothingOptions
 from .registry import Counts, FittedModel, Learner, LearnerSpec, register_learner
 
 __all__ = ["count_triples", "fit_a2de", "fit_aode"]
@@ -60,7 +61,7 @@ def fit_aode(counts: Counts, spec: LearnerSpec) -> FittedModel:
 
 def _models_by_alpha(stats: PairStatistics, spec: LearnerSpec, grid):
     def fit(alpha: float) -> AveragedOneDependenceModel:
-        smoothing = spec.option("smoothing", "dirichlet")
+        smoothing = spec.options.smoothing
         return AveragedOneDependenceModel.from_statistics(stats, alpha, spec.epsilon, smoothing)
 
     return fit
@@ -74,6 +75,7 @@ register_learner(
         "pairs",
         fit_aode,
         models_by_alpha=_models_by_alpha,
+        options=SmoothingOptions,
     )
 )
 
@@ -88,7 +90,7 @@ def fit_a2de(counts: Counts, spec: LearnerSpec) -> FittedModel:
     if counts.families is None:
         raise ValueError("A2DE needs the triple tables (the second pass of counts).")
     triples = np.asarray(counts.families[0], dtype=np.float64)
-    smoothing = spec.option("smoothing", "dirichlet")
+    smoothing = spec.options.smoothing
     model = AveragedTwoDependenceModel.from_statistics(
         stats, triples, float(spec.alpha), spec.epsilon
     )
@@ -140,5 +142,6 @@ register_learner(
         fit_a2de,
         structure=_every_triple,
         count_families=count_triples,
+        options=SmoothingOptions,
     )
 )

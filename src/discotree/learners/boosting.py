@@ -18,17 +18,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
-from scipy.special import logsumexp
 
 from ..config import check_memory
 from ..kernels.counts import class_totals
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
 from ..models.discrete_forest import DiscreteForestModel
+from ..numerics import ROOT_RTOL, normalise_log
 from ..stats.discriminative import discriminative_weights
 from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import chow_liu_forest, forest_parents
 from ..structure.discriminative import discriminative_forest_paths
 from .discriminative_tree import binary_tasks
+from .options import BoostingOptions
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 logger = logging.getLogger(__name__)
@@ -100,28 +101,28 @@ class BoostingSpec:
 
     def learner_spec(self) -> LearnerSpec:
         """The registry's specification of this boosted fit (learner ``"boosting"``)."""
-        options = {
-            "base": self.base,
-            "algorithm": self.algorithm,
-            "n_estimators": self.n_estimators,
-            "init": self.init,
-            "multiclass": self.multiclass,
-            "smoothing": self.smoothing,
-        }
+        options = BoostingOptions(
+            base=self.base,
+            algorithm=self.algorithm,
+            n_estimators=self.n_estimators,
+            init=self.init,
+            multiclass=self.multiclass,
+            smoothing=self.smoothing,
+        )
         return LearnerSpec("boosting", self.alpha, self.epsilon, options=options)
 
     @classmethod
     def from_learner_spec(cls, spec: LearnerSpec) -> BoostingSpec:
         """The inverse of :meth:`learner_spec`."""
         return cls(
-            spec.option("base", "dt"),
-            spec.option("algorithm", "real"),
-            int(spec.option("n_estimators", 10)),
-            spec.option("init", "prior"),
+            spec.options.base,
+            spec.options.algorithm,
+            int(spec.options.n_estimators),
+            spec.options.init,
             spec.alpha,
             spec.epsilon,
-            spec.option("multiclass", "pairwise"),
-            spec.option("smoothing", "dirichlet"),
+            spec.options.multiclass,
+            spec.options.smoothing,
         )
 
 
@@ -160,7 +161,7 @@ def line_search_by_slope(weighted_margin: float, any_negative: bool, slope) -> f
         high *= 2.0
         if high > 1e12:
             return high
-    return float(brentq(slope, 0.0, high, xtol=1e-14, rtol=1e-12))
+    return float(brentq(slope, 0.0, high, xtol=1e-14, rtol=ROOT_RTOL))
 
 
 def boost_binary(rows: Rows, spec: BoostingSpec, positive: int, negative: int) -> BoostedEnsemble:
@@ -201,7 +202,7 @@ def boost_binary(rows: Rows, spec: BoostingSpec, positive: int, negative: int) -
         side = class_totals(label, weights[chosen], 2)
         init_score = 0.5 * float(np.log(side[1] / side[0]))
         log_w = log_w - y * init_score
-        log_w -= logsumexp(log_w)
+        log_w = normalise_log(log_w, axis=0)
     weak_learner = BASE_LEARNERS[spec.base]
     rounds: list[BoostingRound] = []
     stopped = ""
@@ -225,7 +226,7 @@ def boost_binary(rows: Rows, spec: BoostingSpec, positive: int, negative: int) -
         candidate.alpha = step
         rounds.append(candidate)
         log_w = log_w - step * margins
-        log_w -= logsumexp(log_w)
+        log_w = normalise_log(log_w, axis=0)
         logger.info("round %d of %d: alpha = %.4g", t + 1, spec.n_estimators, step)
     if stopped:
         logger.info("boosting: %s", stopped)
@@ -281,5 +282,6 @@ register_learner(
         fit_boosted,
         partial_fit=False,
         dask=True,
+        options=BoostingOptions,
     )
 )

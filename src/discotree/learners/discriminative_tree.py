@@ -30,10 +30,12 @@ from numpy.typing import NDArray
 
 from ..kernels.alpha_grid import composite_grid_scores
 from ..kernels.counts import class_totals
+from ..missing_values import MissingValueRule
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.forest_pairs import STRUCTURE_ALPHA, ForestPair, GridScores, composite_scores
 from ..models.gaussian_forest import GaussianForestModel
 from ..models.lgmht_altmax import altmax_forest_model
+from ..numerics import VARIANCE_FLOOR_RTOL
 from ..stats.alpha_selection import ForestGrid
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.discriminative import discriminative_weights, gaussian_discriminative_weights
@@ -42,6 +44,7 @@ from ..stats.information import j_divergence
 from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import forest_parents
 from ..structure.discriminative import discriminative_forest_paths
+from .options import DiscriminativeTreeOptions
 from .registry import Counts, FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 __all__ = [
@@ -96,7 +99,7 @@ def _marginal_j(pair: Any, alpha: float) -> float:
         return total
     means, covs = pair.means(), pair.covariances()
     var = np.diagonal(covs, axis1=1, axis2=2)
-    var = np.maximum(var, 1e-12 * max(1.0, float(var.max(initial=0.0))))  # constants
+    var = np.maximum(var, VARIANCE_FLOOR_RTOL * max(1.0, float(var.max(initial=0.0))))  # constants
     return float(
         sum(
             gaussian_j_divergence(means[1, [i]], var[1, [i]], means[0, [i]], var[0, [i]])
@@ -122,7 +125,8 @@ def _j_path(psi_pos, psi_neg, path_pos, path_neg, marginal_j: float) -> NDArray[
 def _fit_pair(stats: Any, positive: int, negative: int, spec: LearnerSpec):
     pair = two_class(stats, positive, negative)
     if isinstance(pair, PairStatistics):
-        structure_alpha = float(spec.option("structure_alpha", spec.alpha))
+        given = spec.options.structure_alpha
+        structure_alpha = float(spec.alpha if given is None else given)
         psi_pos, psi_neg = discriminative_weights(pair, 1, 0, structure_alpha)
     else:
         means, covs = pair.means(), pair.covariances()
@@ -130,10 +134,10 @@ def _fit_pair(stats: Any, positive: int, negative: int, spec: LearnerSpec):
     path_pos, path_neg = discriminative_forest_paths(
         psi_pos,
         psi_neg,
-        spec.option("edge_cost", 0.0),
-        spec.option("cost_accounting", "per-forest"),
+        spec.options.edge_cost,
+        spec.options.cost_accounting,
     )
-    model = pair_model(pair, path_pos, path_neg, spec.option("n_edges"), spec)
+    model = pair_model(pair, path_pos, path_neg, spec.options.n_edges, spec)
     discrete = isinstance(pair, PairStatistics)  # (Gaussian models have no pseudo-count)
     marginal = _marginal_j(pair, float(spec.alpha) if discrete else 0.0)
     j_path = _j_path(psi_pos, psi_neg, path_pos, path_neg, marginal)
@@ -203,7 +207,7 @@ def fit_discriminative_tree(counts: Counts, spec: LearnerSpec) -> FittedModel:
     weights = np.zeros((n_classes, n_features, n_features))
     n_weights = np.zeros(n_classes)
     pairs = []
-    for positive, negative in binary_tasks(n_classes, spec.option("multiclass", "pairwise")):
+    for positive, negative in binary_tasks(n_classes, spec.options.multiclass):
         pair, psi_pos, psi_neg = _fit_pair(stats, positive, negative, spec)
         pairs.append(pair)
         weights[positive] += psi_pos
@@ -216,8 +220,8 @@ def fit_discriminative_tree(counts: Counts, spec: LearnerSpec) -> FittedModel:
         "forest_pairs_": pairs,
         "edge_weights_": weights / n_weights[:, None, None],
     }
-    classes = spec.option("classes", np.arange(n_classes))
-    attributes.update(structure_attributes(pairs, classes, spec.option("n_edges")))
+    classes = np.arange(n_classes) if spec.options.classes is None else spec.options.classes
+    attributes.update(structure_attributes(pairs, classes, spec.options.n_edges))
     return FittedModel(pairs[0].model if n_classes == 2 else None, attributes)
 
 
@@ -226,7 +230,7 @@ def fit_discriminative_tree_altmax(rows: Rows, spec: LearnerSpec) -> FittedModel
     each pair's parameters then refitted by LGMHT-altmax on the rows of its two sides
     (a row with a missing value is left out of the bound, with a warning:
     :func:`~discotree.models.lgmht_altmax.altmax_forest_model`)."""
-    stats = spec.option("pairs")
+    stats = spec.options.pairs
     if stats is None:
         stats = PairStatistics.from_codes(
             rows.codes, rows.class_index, rows.n_categories, rows.n_classes, rows.weights
@@ -244,10 +248,11 @@ def fit_discriminative_tree_altmax(rows: Rows, spec: LearnerSpec) -> FittedModel
             rows.codes[chosen],
             rows.class_index[chosen] == positive,
             rows.weights[chosen],
-            max_alternations=int(spec.option("max_alternations", 20)),
+            max_alternations=int(spec.options.max_alternations),
         )
-    classes = spec.option("classes", np.arange(rows.n_classes))
-    fitted.attributes.update(structure_attributes(pairs, classes, spec.option("n_edges")))
+    classes = spec.options.classes
+    classes = np.arange(rows.n_classes) if classes is None else classes
+    fitted.attributes.update(structure_attributes(pairs, classes, spec.options.n_edges))
     return FittedModel(pairs[0].model if rows.n_classes == 2 else None, fitted.attributes)
 
 
@@ -259,11 +264,11 @@ def _models_by_alpha(stats: PairStatistics, spec: LearnerSpec, grid: tuple[float
     (forest 2t is the negative side of problem t, 2t + 1 its positive class): its
     tables for every alpha come from one pass over the fold's counts, its scores from
     one pass over the held-out rows."""
-    if spec.option("smoothing", "dirichlet") in ("hierarchical", "hdp"):
+    if spec.options.smoothing in ("hierarchical", "hdp"):
         return _hierarchical_models_by_alpha(stats, spec)
-    n_edges = spec.option("n_edges")
+    n_edges = spec.options.n_edges
     d, n_classes = stats.n_features, stats.n_classes
-    tasks = binary_tasks(n_classes, spec.option("multiclass", "pairwise"))
+    tasks = binary_tasks(n_classes, spec.options.multiclass)
     task_pos, task_neg = np.array(tasks, dtype=np.intp).reshape(-1, 2).T.copy()
     parents, plus, minus = [], [], []
     for positive, negative, _, path_pos, path_neg in _fold_paths(stats, spec):
@@ -305,16 +310,17 @@ def _fold_paths(stats: PairStatistics, spec: LearnerSpec) -> list[tuple[Any, ...
     """Every binary problem's (positive, negative, two-class statistics, path of the
     positive forest, path of the negative one), learnt from a fold's counts at
     ``structure_alpha`` (``STRUCTURE_ALPHA`` by default) for ``alpha="auto"``."""
-    structure_alpha = float(spec.option("structure_alpha", STRUCTURE_ALPHA))
+    given = spec.options.structure_alpha
+    structure_alpha = float(STRUCTURE_ALPHA if given is None else given)
     found = []
-    for positive, negative in binary_tasks(stats.n_classes, spec.option("multiclass", "pairwise")):
+    for positive, negative in binary_tasks(stats.n_classes, spec.options.multiclass):
         pair = two_class(stats, positive, negative)
         psi_pos, psi_neg = discriminative_weights(pair, 1, 0, structure_alpha)
         paths = discriminative_forest_paths(
             psi_pos,
             psi_neg,
-            spec.option("edge_cost", 0.0),
-            spec.option("cost_accounting", "per-forest"),
+            spec.options.edge_cost,
+            spec.options.cost_accounting,
         )
         found.append((positive, negative, pair, *paths))
     return found
@@ -329,7 +335,7 @@ def _hierarchical_models_by_alpha(stats: PairStatistics, spec: LearnerSpec):
 
     def fit_alpha(alpha: float) -> GridScores:
         at = spec.with_alpha(alpha)
-        n_edges = spec.option("n_edges")
+        n_edges = spec.options.n_edges
         models = [pair_model(pair, pos_path, neg_path, n_edges, at)
                   for _, _, pair, pos_path, neg_path in found]  # fmt: skip
         tasks = [(positive, negative) for positive, negative, *_ in found]
@@ -354,6 +360,7 @@ register_learner(
         "pairs",
         fit_discriminative_tree,
         models_by_alpha=_models_by_alpha,
+        options=DiscriminativeTreeOptions,
     )
 )
 register_learner(
@@ -365,7 +372,8 @@ register_learner(
         fit_discriminative_tree_altmax,
         partial_fit=False,
         dask=False,
-        missing_values="available-case start; a row with a missing value is left out of "
-        "the altmax bound (phi(x) needs complete rows), with a warning",
+        # available-case start; the altmax bound's phi(x) needs complete rows
+        missing_values=MissingValueRule.COMPLETE_ROWS,
+        options=DiscriminativeTreeOptions,
     )
 )

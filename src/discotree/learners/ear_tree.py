@@ -26,6 +26,7 @@ from ..stats.set_information import DiscreteSetEntropy, GaussianSetEntropy
 from ..structure.chow_liu import forest_parents
 from ..structure.ear import EARTree, ear_tree
 from ..validation import numpy_generator
+from .options import EARTreeOptions
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 __all__ = ["fit_ear_tree", "learn_ear_tree"]
@@ -50,7 +51,7 @@ def learn_ear_tree(rows: Rows, spec: LearnerSpec) -> tuple[EARTree, float]:
     """
     start = time.perf_counter()
     n_features = rows.codes.shape[1]
-    if spec.option("distribution", "discrete") == "gaussian":
+    if spec.options.distribution == "gaussian":
         stats = GaussianStatistics.from_data(
             rows.codes, rows.class_index, rows.n_classes, rows.weights
         )
@@ -66,10 +67,10 @@ def learn_ear_tree(rows: Rows, spec: LearnerSpec) -> tuple[EARTree, float]:
     tree = ear_tree(
         oracle,
         n_features,
-        spec.option("minimizer", "min-norm"),
-        numpy_generator(spec.option("random_state")),
-        search=spec.option("split_search", "sub-sup"),
-        n_permutations=int(spec.option("n_permutations", 3)),
+        spec.options.minimizer,
+        numpy_generator(spec.options.random_state),
+        search=spec.options.split_search,
+        n_permutations=int(spec.options.n_permutations),
         single_moves=True,
     )
     return tree, time.perf_counter() - start
@@ -79,7 +80,7 @@ def fit_ear_tree(rows: Rows, spec: LearnerSpec) -> FittedModel:
     """The EAR tree (or the one in ``spec``'s ``searched``) shared by every class, with
     ML parameters from the rows' pair statistics (or Gaussian moments)."""
     n_classes, n_features = rows.n_classes, rows.codes.shape[1]
-    tree = spec.option("searched")
+    tree = spec.options.searched
     seconds = 0.0
     if tree is None:
         tree, seconds = learn_ear_tree(rows, spec)
@@ -90,14 +91,14 @@ def fit_ear_tree(rows: Rows, spec: LearnerSpec) -> FittedModel:
         "edges_": [list(tree.edges) for _ in range(n_classes)],
         "parents_": parents,
     }
-    if spec.option("searched") is None:
+    if spec.options.searched is None:
         attributes["structure_seconds_"] = seconds
-    if spec.option("distribution", "discrete") == "gaussian":
+    if spec.options.distribution == "gaussian":
         moments = GaussianStatistics.from_data(
             rows.codes, rows.class_index, n_classes, rows.weights
         )
         return FittedModel(GaussianForestModel.from_statistics(moments, parents), attributes)
-    stats = spec.option("pairs")
+    stats = spec.options.pairs
     if stats is None:
         stats = PairStatistics.from_codes(
             rows.codes, rows.class_index, rows.n_categories, n_classes, rows.weights
@@ -122,5 +123,6 @@ register_learner(
         fit_ear_tree,
         partial_fit=False,
         dask=False,
+        options=EARTreeOptions,
     )
 )

@@ -26,7 +26,6 @@ import numpy as np
 from joblib import Parallel, delayed
 from numpy.typing import NDArray
 
-from ..fitting import argmax_with_ties, sign_with_ties
 from ..kernels.counts import class_totals, univariate_counts
 from ..models.category_maps import apply_maps, mapped_categories
 from ..models.ensemble import (
@@ -35,11 +34,13 @@ from ..models.ensemble import (
     pooled_log_posterior,
     sampled_mdl_maps,
 )
+from ..numerics import argmax_with_ties, class_log_prior, sign_with_ties
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
 from ..threads import available_cores
 from .k_dependence import fit_selective_kdb
 from .logistic import cross_validated_log_posteriors, fit_logistic
+from .options import COARSENINGS, KDBEnsembleOptions, LogisticOptions
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 __all__ = [
@@ -65,7 +66,7 @@ __all__ = [
 
 def _member(rows: Rows, spec: LearnerSpec, seed: int, maps) -> FittedModel:
     codes, class_index, weights = rows.codes, rows.class_index, rows.weights
-    if spec.option("bootstrap", False):  # Poisson(1) copies of every row (bagging)
+    if spec.options.bootstrap:  # Poisson(1) copies of every row (bagging)
         copies = np.random.default_rng([seed, 1]).poisson(1.0, len(codes))
         kept = copies > 0
         codes, class_index = codes[kept], class_index[kept]
@@ -77,22 +78,18 @@ def _member(rows: Rows, spec: LearnerSpec, seed: int, maps) -> FittedModel:
         rows.n_classes,
         mapped_categories(rows.n_categories, maps),
     )
-    options = {**spec.options, "order_seed": seed, "hdp_seed": seed}
-    return fit_selective_kdb(member_rows, replace(spec, learner="selective-kdb", options=options))
-
-
-#: How the members coarsen the binned columns (``coarsening`` option).
-COARSENINGS = ("jittered", "sampled-mdl")
+    member = replace(spec, learner="selective-kdb").with_options(order_seed=seed, hdp_seed=seed)
+    return fit_selective_kdb(member_rows, member)
 
 
 def _member_maps(rows: Rows, spec: LearnerSpec, seeds: NDArray[np.integer]) -> list:
     """Every member's coarsening maps: ``"jittered"`` equal-width levels of the fine
     bins (:func:`coarsening_maps`, ``n_bins`` each) or ``"sampled-mdl"`` supervised
     cuts drawn by their MDL margins (:func:`sampled_mdl_maps`)."""
-    binned = list(spec.option("binned", []))
-    coarsening = spec.option("coarsening", "jittered")
+    binned = list(spec.options.binned)
+    coarsening = spec.options.coarsening
     if coarsening == "jittered":
-        n_bins = spec.option("n_bins", 4)
+        n_bins = spec.options.n_bins
         low, high = (n_bins, n_bins) if np.ndim(n_bins) == 0 else n_bins
         maps = []
         for s in seeds:
@@ -199,7 +196,7 @@ def _held_out_linear_weight(
     # each fold's fit from zeros, as the final model's (a start from the model of all
     # the rows would keep what it learnt of the held-out ones), stopped at the looser
     # HELD_OUT_TOLERANCE: the posteriors only choose a weight on a grid of 0.05
-    start = replace(linear_spec, options={**linear_spec.options, "tolerance": HELD_OUT_TOLERANCE})
+    start = linear_spec.with_options(tolerance=HELD_OUT_TOLERANCE)
     if held is None:
         held_linear = np.exp(cross_validated_log_posteriors(rows, start))
         truth, weights = rows.class_index, rows.weights
@@ -224,15 +221,15 @@ def _linear_member(
     """The linear member, its weight and, when the members' held-out posteriors of the
     rows ``held`` (None: all) are given (``members``), its own of those rows (else None);
     see :func:`fit_kdb_ensemble`."""
-    requested = spec.option("linear_weight", 0.0)
-    binned = set(spec.option("binned", []))
+    requested = spec.options.linear_weight
+    binned = set(spec.options.binned)
     categorical = [j for j in range(len(rows.n_categories)) if j not in binned]
-    options = {
-        "values": spec.option("values"),
-        "C": spec.option("linear_C", 1.0),
-        "pairs": linear_pair_count(spec.option("linear_pairs", 0), len(categorical)),
-        "pair_features": categorical,
-    }
+    options = LogisticOptions(
+        values=spec.options.values,
+        C=spec.options.linear_C,
+        n_pairs=linear_pair_count(spec.options.linear_pairs, len(categorical)),
+        pair_features=categorical,
+    )
     linear_spec = replace(spec, learner="logistic", options=options)
     linear = fit_logistic(rows, linear_spec).model
     if members is None:
@@ -245,7 +242,7 @@ def _linear_member(
         )
     weight, loss, held_linear = _held_out_linear_weight(rows, members, linear_spec, linear, held)
     if len(linear.pairs):  # the pairs only where they lower the held-out loss
-        single_spec = replace(linear_spec, options={**options, "pairs": 0})
+        single_spec = linear_spec.with_options(n_pairs=0)
         single = fit_logistic(rows, single_spec).model
         single_weight, single_loss, single_held = _held_out_linear_weight(
             rows, members, single_spec, single, held
@@ -315,14 +312,14 @@ def fit_pair_member(
     (None: all) caps the pairs; ``statistics``: the rows' pair statistics at the pairs'
     levels, when already counted."""
     every = linear_pair_count("all", len(rows.n_categories))
-    options = {
-        "values": spec.option("values"),
-        "C": spec.option("linear_C", 1.0),
-        "pairs": every if n_pairs is None else min(int(n_pairs), every),
-        "pair_levels": pair_level_maps(rows.n_categories, list(spec.option("binned", []))),
-        "pair_significance": spec.option("pair_significance"),
-        "pair_statistics": statistics,
-    }
+    options = LogisticOptions(
+        values=spec.options.values,
+        C=spec.options.linear_C,
+        n_pairs=every if n_pairs is None else min(int(n_pairs), every),
+        pair_levels=pair_level_maps(rows.n_categories, list(spec.options.binned)),
+        pair_significance=spec.options.pair_significance,
+        pair_statistics=statistics,
+    )
     return fit_logistic(rows, replace(spec, learner="logistic", options=options)).model
 
 
@@ -347,6 +344,7 @@ def held_out_pooled_losses(
     class_index: NDArray[np.intp],
     weights: NDArray[np.float64],
     grid: NDArray[np.float64],
+    *,
     pooling: str,
 ) -> NDArray[np.float64]:
     """The weighted mean log-loss of two held-out log posteriors pooled
@@ -358,7 +356,7 @@ def held_out_pooled_losses(
     >>> log_p = np.log([[0.6, 0.4], [0.6, 0.4]])
     >>> log_q = np.log([[0.9, 0.1], [0.2, 0.8]])
     >>> grid = np.array([0.0, 1.0])
-    >>> held_out_pooled_losses(log_p, log_q, np.array([0, 1]), np.ones(2), grid, "log")
+    >>> held_out_pooled_losses(log_p, log_q, np.array([0, 1]), np.ones(2), grid, pooling="log")
     ... # doctest: +ELLIPSIS
     array([0.71355..., 0.16425...])
     """
@@ -380,11 +378,11 @@ def _pair_member(
     held-out losses of :data:`PAIR_WEIGHTS` (else None) against ``held_out``, the
     held-out posteriors of the rest of the ensemble (of the rows ``held``, None: all);
     see :func:`fit_kdb_ensemble`."""
-    requested = spec.option("pair_weight", 0.0)
+    requested = spec.options.pair_weight
     # the members' shared pair statistics are the pair member's when no column is binned
-    binned = spec.option("binned", [])
-    statistics = None if binned else spec.option("pairs")
-    n_pairs = pair_limit(spec.option("pairs_per_column"), len(rows.n_categories))
+    binned = spec.options.binned
+    statistics = None if binned else spec.options.pairs
+    n_pairs = pair_limit(spec.options.pairs_per_column, len(rows.n_categories))
     if requested != "auto":
         weight = float(requested)
         member = None
@@ -409,7 +407,7 @@ def _pair_member(
         rows.class_index[tested],
         rows.weights[tested],
         PAIR_WEIGHTS,
-        spec.option("pair_pooling", "log"),
+        pooling=spec.options.pair_pooling,
     )
     weight = float(PAIR_WEIGHTS[int(argmax_with_ties(-losses[None, :])[0])])
     return member, max(weight, PAIR_WEIGHT_FLOOR), losses
@@ -433,7 +431,7 @@ def shared_pair_statistics(rows: Rows, spec: LearnerSpec, maps: list) -> PairSta
     """The pair statistics every member reads, counted once, when every member reads the
     rows' own codes (no column coarsened, no bagging; the pair member too then); None
     otherwise (each member counts its own)."""
-    if spec.option("bootstrap", False) or any(m is not None for ms in maps for m in ms):
+    if spec.options.bootstrap or any(m is not None for ms in maps for m in ms):
         return None
     return PairStatistics.from_codes(
         rows.codes, rows.class_index, rows.n_categories, rows.n_classes, rows.weights
@@ -442,34 +440,33 @@ def shared_pair_statistics(rows: Rows, spec: LearnerSpec, maps: list) -> PairSta
 
 def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
     """Every member from the rows, and their averaged model."""
-    n_members = int(spec.option("n_estimators", 10))
-    rng = np.random.default_rng(int(spec.option("seed", 0)))
+    n_members = int(spec.options.n_estimators)
+    rng = np.random.default_rng(int(spec.options.seed))
     seeds = rng.integers(0, 2**31 - 1, n_members)
     maps = _member_maps(rows, spec, seeds)
     held = None
-    requested = spec.option("linear_weight", 0.0)
-    chosen = requested == "auto" or spec.option("pair_weight", 0.0) == "auto"
+    requested = spec.options.linear_weight
+    chosen = requested == "auto" or spec.options.pair_weight == "auto"
     if chosen:
-        if spec.option("bootstrap", False):
+        if spec.options.bootstrap:
             raise ValueError(
                 "linear_weight='auto' and pair_weight='auto' read the members' "
                 "leave-one-out posteriors of every row, which bagged members "
                 "(bootstrap=True) do not have; give both weights as numbers."
             )
         held = held_out_rows(rows.codes)
-        spec = replace(spec, options={**spec.options, "held_out": True if held is None else held})
-    n_jobs = spec.option("n_jobs")
+        spec = spec.with_options(held_out=True if held is None else held)
+    n_jobs = spec.options.n_jobs
     if n_jobs is not None and n_jobs > 0:  # more threads than cores (or members) buy nothing
         n_jobs = min(int(n_jobs), available_cores(), n_members)
     shared = shared_pair_statistics(rows, spec, maps)
     if shared is not None:
-        spec = replace(spec, options={**spec.options, "pairs": shared})
+        spec = spec.with_options(pairs=shared)
     fitted = Parallel(n_jobs=n_jobs, prefer="threads")(
         delayed(_member)(rows, spec, int(s), m) for s, m in zip(seeds, maps, strict=True)
     )
     weight = class_totals(rows.class_index, rows.weights, rows.n_classes)
-    with np.errstate(divide="ignore"):
-        prior = np.log(weight / weight.sum())
+    prior = class_log_prior(weight)
     members = None  # their mean held-out posterior of the rows ``held`` (None: all)
     if chosen:
         posteriors = [np.exp(f.attributes.pop("held_out_log_posterior_")) for f in fitted]
@@ -490,7 +487,7 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
         weight_of_linear,
         pair_member,
         pair_weight,
-        spec.option("pair_pooling", "log"),
+        spec.options.pair_pooling,
     )
     attributes = {
         "linear_weight_": weight_of_linear,
@@ -513,5 +510,6 @@ register_learner(
         fit_kdb_ensemble,
         partial_fit=False,
         dask=False,
+        options=KDBEnsembleOptions,
     )
 )

@@ -187,7 +187,7 @@ def cross_validate_alpha(
         data.weights,
         data.n_categories,
         data.n_classes,
-        model_for,
+        model_for=model_for,
         grid=grid,
         total=data.pairs,
         pairs=pairs,

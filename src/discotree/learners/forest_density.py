@@ -26,10 +26,12 @@ from scipy.optimize import minimize_scalar
 from sklearn.svm import SVC, LinearSVC
 
 from ..kernels.counts import class_totals
+from ..missing_values import MissingValueRule
 from ..models.kernel_density import PairwiseKernelDensities
 from ..stats.discriminative import gaussian_discriminative_weights
 from ..stats.folds import content_folds, fold_splits
 from ..validation import int_seed, integer_seed
+from .options import ForestDensityOptions
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 __all__ = [
@@ -75,7 +77,7 @@ def class_weight_multipliers(
     )
 
 
-def _fit_hinge_svm(features, class_index, n_classes, weights, C, max_iter, random_state=0):
+def _fit_hinge_svm(features, class_index, n_classes, weights, C, *, max_iter, random_state=0):
     """Soft-margin linear SVM (eq. 6): coefficients (K, d) and intercepts (K,), with
     K = 1 for two classes (positive = class 1) and one-vs-rest otherwise."""
     targets = [class_index == 1] if n_classes == 2 else [class_index == k for k in range(n_classes)]
@@ -148,7 +150,13 @@ def linear_svm(
     standardised = (features - mean) / scale
     standardised[:, constant] = 0.0
     coef, intercept, n_iter = _fit_hinge_svm(
-        standardised, class_index, n_classes, weights, C, max_iter, random_state
+        standardised,
+        class_index,
+        n_classes,
+        weights,
+        C,
+        max_iter=max_iter,
+        random_state=random_state,
     )
     coef = coef / scale
     coef[:, constant] = 0.0
@@ -195,7 +203,13 @@ def fit_calibration(
         held_out[test] = True
     if not held_out.all():  # those rows' training margins
         coef, intercept = _fit_hinge_svm(
-            features, class_index, n_classes, weights, C, max_iter, random_state
+            features,
+            class_index,
+            n_classes,
+            weights,
+            C,
+            max_iter=max_iter,
+            random_state=random_state,
         )[:2]
         margins[~held_out] = features[~held_out] @ coef.T + intercept
     rows = np.arange(len(class_index))
@@ -265,26 +279,26 @@ def fit_forest_density(rows: Rows, spec: LearnerSpec) -> FittedModel:
     (``feature_terms_``: (class, i, j), j = -1 for one feature; class None for the
     kept original values)."""
     values, class_index, n_classes = rows.codes, rows.class_index, rows.n_classes
-    pairs = np.asarray(spec.option("pairs"), dtype=np.intp).reshape(-1, 2)
-    keep_original = bool(spec.option("keep_original", False))
+    pairs = np.asarray(spec.options.pairs, dtype=np.intp).reshape(-1, 2)
+    keep_original = bool(spec.options.keep_original)
     densities = PairwiseKernelDensities.fit(
         values,
         class_index,
         n_classes,
         rows.weights,
         pairs,
-        bandwidth=spec.option("bandwidth", "scott"),
-        grid_size=tuple(spec.option("grid_size", (1024, 128))),
-        method=spec.option("kde", "auto"),
-        density_floor=spec.option("density_floor", 1e-3),
+        bandwidth=spec.options.bandwidth,
+        grid_size=tuple(spec.options.grid_size),
+        method=spec.options.kde,
+        density_floor=spec.options.density_floor,
     )
     features = density_features(densities, values, keep_original, leave_one_out=True)
-    svm_weights = spec.option("svm_weights")
+    svm_weights = spec.options.svm_weights
     weights = rows.weights if svm_weights is None else svm_weights
     svm_args = (
-        float(spec.option("C", 1.0)),
-        int(spec.option("max_iter", 20000)),
-        int_seed(spec.option("random_state")),
+        float(spec.options.C),
+        int(spec.options.max_iter),
+        int_seed(spec.options.random_state),
     )
     coef, intercept, n_iter = linear_svm(features, class_index, n_classes, weights, *svm_args)
     attributes: dict[str, Any] = {
@@ -294,11 +308,11 @@ def fit_forest_density(rows: Rows, spec: LearnerSpec) -> FittedModel:
         "intercept_": intercept,
         "n_iter_": n_iter,
     }
-    if spec.option("probability", False):
+    if spec.options.probability:
         attributes["calibration_slope_"] = fit_calibration(
             features, class_index, n_classes, weights, *svm_args, rows_of=values
         )
-    classes = spec.option("classes", np.arange(n_classes))
+    classes = np.arange(n_classes) if spec.options.classes is None else spec.options.classes
     terms: list[tuple[Any, int, int]] = []
     for label in classes:
         terms += [(label, i, -1) for i in range(values.shape[1])]
@@ -317,6 +331,8 @@ register_learner(
         fit_forest_density,
         partial_fit=False,
         dask=False,
-        missing_values="refused (kernel densities need every value)",
+        missing_values=MissingValueRule.REFUSED,  # kernel densities need every value
+        missing_at_prediction=MissingValueRule.REFUSED,
+        options=ForestDensityOptions,
     )
 )

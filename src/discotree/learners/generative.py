@@ -24,6 +24,7 @@ from ..stats.alpha_selection import forest_models_by_alpha
 from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import chow_liu_forest, edge_penalty, forest_parents, penalized_forest
 from ..structure.generative import cmi_forest, kdb_parents
+from .options import ChowLiuOptions, SmoothingOptions, TANOptions
 from .registry import Counts, FittedModel, Learner, LearnerSpec, register_learner
 
 __all__ = [
@@ -109,6 +110,7 @@ def smoothed_forest_models(
     epsilon: float,
     prior: str,
     grid: tuple[float, ...],
+    *,
     smoothing: str = "dirichlet",
 ):
     """``alpha -> model`` of the per-class forests ``parents`` from ``stats`` for
@@ -127,8 +129,10 @@ def smoothed_forest_models(
 def _forest_models_by_alpha(structure):
     def models_by_alpha(stats: PairStatistics, spec: LearnerSpec, grid):
         parents = structure(stats, spec)
-        smoothing = spec.option("smoothing", "dirichlet")
-        return smoothed_forest_models(stats, parents, spec.epsilon, spec.prior, grid, smoothing)
+        smoothing = spec.options.smoothing
+        return smoothed_forest_models(
+            stats, parents, spec.epsilon, spec.prior, grid, smoothing=smoothing
+        )
 
     return models_by_alpha
 
@@ -145,7 +149,7 @@ def _tiled(structure):
 
 # ------------------------------------------------------------------------- TAN
 def _tan_structure(stats: PairStatistics, spec: LearnerSpec) -> list[tuple[int, ...]]:
-    edges = cmi_forest(stats, spec.option("n_edges"))[0]
+    edges = cmi_forest(stats, spec.options.n_edges)[0]
     return _as_tuples(forest_parents(stats.n_features, edges))
 
 
@@ -155,7 +159,7 @@ def fit_tan_cmi(counts: Counts, spec: LearnerSpec) -> FittedModel:
     from the pair statistics; with Gaussian moments, the forest of the Gaussian
     conditional informations and each class's projection."""
     stats = counts.pairs
-    n_edges = spec.option("n_edges")
+    n_edges = spec.options.n_edges
     if isinstance(stats, PairStatistics):
         edges, weights = cmi_forest(stats, n_edges)
     else:  # Gaussian moments: the forest of the Gaussian conditional informations
@@ -181,7 +185,7 @@ def fit_tan_cmi(counts: Counts, spec: LearnerSpec) -> FittedModel:
 
 # ------------------------------------------------------------------------- kDB
 def _kdb_structure(stats: PairStatistics, spec: LearnerSpec) -> list[tuple[int, ...]]:
-    return kdb_parents(stats, int(spec.option("k", 2)))
+    return kdb_parents(stats, int(spec.options.k))
 
 
 def fit_kdb(counts: Counts, spec: LearnerSpec) -> FittedModel:
@@ -223,7 +227,7 @@ def chow_liu_forests(stats: PairStatistics, n_edges: int | str | None):
 
 
 def _chow_liu_parents(stats: PairStatistics, spec: LearnerSpec) -> NDArray[np.intp]:
-    forests = chow_liu_forests(stats, spec.option("n_edges"))[1]
+    forests = chow_liu_forests(stats, spec.options.n_edges)[1]
     return np.stack([forest_parents(stats.n_features, edges) for edges in forests])
 
 
@@ -231,7 +235,7 @@ def fit_chow_liu(counts: Counts, spec: LearnerSpec) -> FittedModel:
     """A Chow-Liu forest per class (Chow & Liu 1968), from the pair statistics (or the
     Gaussian moments: the forest of the Gaussian mutual informations)."""
     stats = counts.pairs
-    n_edges = spec.option("n_edges")
+    n_edges = spec.options.n_edges
     d = stats.n_features
     if not isinstance(stats, PairStatistics):  # Gaussian statistics
         weights = stats.mutual_information()
@@ -261,6 +265,7 @@ register_learner(
         fit_naive_bayes,
         structure=_naive_bayes_structure,
         models_by_alpha=_forest_models_by_alpha(_tiled(_naive_bayes_structure)),
+        options=SmoothingOptions,
     )
 )
 register_learner(
@@ -271,6 +276,7 @@ register_learner(
         fit_tan_cmi,
         structure=_tan_structure,
         models_by_alpha=_forest_models_by_alpha(_tiled(_tan_structure)),
+        options=ChowLiuOptions,
     )
 )
 register_learner(
@@ -280,6 +286,7 @@ register_learner(
         "pairs, then families",
         fit_kdb,
         structure=_kdb_structure,
+        options=TANOptions,
     )
 )
 register_learner(
@@ -289,5 +296,6 @@ register_learner(
         "pairs",
         fit_chow_liu,
         models_by_alpha=_forest_models_by_alpha(_chow_liu_parents),
+        options=ChowLiuOptions,
     )
 )

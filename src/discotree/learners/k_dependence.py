@@ -35,10 +35,11 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import log_softmax
 
-from ..fitting import argmax_with_ties
+from .. import missing_values
 from ..kernels.counts import class_totals, configuration_ids
 from ..kernels.sparse_families import posterior_loss_sums
 from ..models.k_dependence import KDependenceModel
+from ..numerics import argmax_with_ties, class_log_prior
 from ..stats.family_tables import (
     SparseFamilyTable,
     observed_prefix_lengths,
@@ -53,6 +54,7 @@ from ..stats.hierarchical import (
 from ..stats.pair_statistics import PairStatistics
 from ..structure.generative import kdb_ranked_structure
 from ..validation import numpy_generator
+from .options import SELECTION_LOSSES, SMOOTHINGS, KDependenceOptions
 from .registry import Counts, FittedModel, Learner, LearnerSpec, Rows, register_learner
 from .selection_snapshots import SelectionSnapshots
 
@@ -69,10 +71,6 @@ __all__ = [
     "selected_model",
 ]
 
-#: The losses selective kDB can choose by.
-SELECTION_LOSSES = ("rmse", "log_loss")
-#: How the tables are smoothed: ``alpha`` per cell, or along the parents' prefixes.
-SMOOTHINGS = ("dirichlet", "hierarchical", "hdp")
 #: Rows scored at once by the leave-one-out pass (memory: (k + 1) x rows x classes).
 _CHUNK_ROWS = 1 << 16
 
@@ -96,9 +94,9 @@ def check_kdb_options(owner: str, smoothing: Any, selection_loss: Any, alpha: An
 
 def _ranked(stats: PairStatistics, spec: LearnerSpec) -> tuple[list[int], list[tuple[int, ...]]]:
     """The order (by I(X; C), or sampled from ``order_seed``) and ranked parents."""
-    seed = spec.option("order_seed")
+    seed = spec.options.order_seed
     rng = None if seed is None else numpy_generator(seed)
-    return kdb_ranked_structure(stats, int(spec.option("k", 2)), rng)
+    return kdb_ranked_structure(stats, int(spec.options.k), rng)
 
 
 def _structure(stats: PairStatistics, spec: LearnerSpec) -> list[tuple[int, ...]]:
@@ -111,6 +109,7 @@ def selected_model(
     parents: list[tuple[int, ...]],
     n_categories: NDArray[np.intp],
     n_attributes: int,
+    *,
     k: int,
     spec: LearnerSpec,
     concentrations: list[NDArray[np.float64]] | None = None,
@@ -156,16 +155,16 @@ def fit_k_dependence(counts: Counts, spec: LearnerSpec) -> FittedModel:
     parents)."""
     if counts.families is None or counts.n_categories is None:
         raise ValueError("k-dependence needs the prefix family tables (counts.families)")
-    if spec.option("smoothing", "dirichlet") != "dirichlet":
+    if spec.options.smoothing != "dirichlet":
         raise ValueError(
             "k-dependence from counts smooths by Dirichlet pseudo-counts; hierarchical "
             "smoothing chooses its concentrations from the rows (fit in memory)"
         )
     order, parents = _ranked(counts.pairs, spec)
-    k = int(spec.option("k", 2))
-    if not spec.option("selective", False):
+    k = int(spec.options.k)
+    if not spec.options.selective:
         return selected_model(
-            counts.families, order, parents, counts.n_categories, len(order), k, spec
+            counts.families, order, parents, counts.n_categories, len(order), k=k, spec=spec
         )
     losses = counts.scores
     if losses is None:
@@ -174,7 +173,7 @@ def fit_k_dependence(counts: Counts, spec: LearnerSpec) -> FittedModel:
         )
     s, q = _least_loss(losses)
     fitted = selected_model(
-        counts.families, order, parents, counts.n_categories, int(s), int(q), spec
+        counts.families, order, parents, counts.n_categories, int(s), k=int(q), spec=spec
     )
     fitted.attributes["selection_losses_"] = _reported_losses(
         losses, float(counts.class_weight.sum()), counts.n_classes, spec
@@ -192,7 +191,7 @@ def _least_loss(losses: NDArray[np.float64]) -> tuple[int, int]:
 
 def _reported_losses(losses, total: float, n_classes: int, spec: LearnerSpec):
     """The RMSE (or the mean log-loss) of the summed losses."""
-    if spec.option("selection_loss", "rmse") == "rmse":
+    if spec.options.selection_loss == "rmse":
         return np.sqrt(losses / (total * n_classes))
     return losses / total
 
@@ -211,7 +210,9 @@ def score_kdb_rows(
     w = np.ones(len(codes)) if weights is None else np.asarray(weights, dtype=np.float64)
     assert counts.n_categories is not None and counts.families is not None
     rows = Rows(codes, class_index, w, counts.n_classes, counts.n_categories)
-    return leave_one_out_losses(counts.families, order, parents, counts.class_weight, rows, spec)
+    return leave_one_out_losses(
+        counts.families, order, parents, counts.class_weight, rows, spec=spec
+    )
 
 
 def _prior_log(class_weight, class_index, unit) -> NDArray[np.float64]:
@@ -220,7 +221,7 @@ def _prior_log(class_weight, class_index, unit) -> NDArray[np.float64]:
     weight = np.tile(class_weight, (len(class_index), 1))
     weight[np.arange(len(class_index)), class_index] -= unit
     weight = np.maximum(weight, 0.0)
-    return np.log((weight + 1.0) / (weight.sum(axis=1, keepdims=True) + len(class_weight)))
+    return class_log_prior(weight, pseudo_count=1.0)
 
 
 def _node_terms(
@@ -229,6 +230,7 @@ def _node_terms(
     codes: NDArray[np.integer],
     class_index: NDArray[np.intp],
     unit: NDArray[np.float64],
+    *,
     n_categories: NDArray[np.intp],
     spec: LearnerSpec,
     concentrations: NDArray[np.float64] | None = None,
@@ -247,10 +249,10 @@ def _node_terms(
             ranked,
             n_categories,
             class_index,
-            unit,
-            float(spec.alpha),
-            concentrations,
-            weights if concentrations is None else None,
+            unit=unit,
+            alpha=float(spec.alpha),
+            concentrations=concentrations,
+            weights=weights if concentrations is None else None,
         )
     values = codes[:, node]
     observed = observed_prefix_lengths(codes, ranked)
@@ -258,7 +260,7 @@ def _node_terms(
     previous = np.zeros((len(codes), table_list[0].n_classes))
     for length in range(len(ranked) + 1):
         term = previous.copy()  # rows observing fewer parents keep the shorter prefix's
-        rows = np.flatnonzero((values >= 0) & (observed >= length))
+        rows = np.flatnonzero(missing_values.observed(values) & (observed >= length))
         if len(rows):
             ids, _ = configuration_ids(codes[rows], ranked[:length], n_categories)
             term[rows] = table_list[length].log_probability(
@@ -288,6 +290,7 @@ def leave_one_out_losses(
     parents: list[tuple[int, ...]],
     class_weight: NDArray[np.float64],
     rows: Rows,
+    *,
     spec: LearnerSpec,
     concentrations: list[NDArray[np.float64]] | None = None,
     chosen: list[NDArray[np.float64] | None] | None = None,
@@ -308,8 +311,8 @@ def leave_one_out_losses(
     up otherwise).
     """
     # an attribute has at most len(order) - 1 earlier ones: a larger k adds nothing
-    k = min(int(spec.option("k", 2)), max(len(order) - 1, 0))
-    loss = spec.option("selection_loss", "rmse")
+    k = min(int(spec.options.k), max(len(order) - 1, 0))
+    loss = spec.options.selection_loss
     out = np.zeros((len(order) + 1, k + 1))
     if snapshots is not None and len(rows.codes) > _CHUNK_ROWS:
         snapshots.give_up()  # (the losses are known only after the last chunk)
@@ -336,10 +339,10 @@ def leave_one_out_losses(
                 codes,
                 truth,
                 unit,
-                rows.n_categories,
-                spec,
-                node_concentrations,
-                weights if chosen is not None else None,
+                n_categories=rows.n_categories,
+                spec=spec,
+                concentrations=node_concentrations,
+                weights=weights if chosen is not None else None,
             )
             if chosen is not None:
                 if start > 0:
@@ -365,6 +368,7 @@ def leave_one_out_log_posteriors(
     parents: list[tuple[int, ...]],
     class_weight: NDArray[np.float64],
     rows: Rows,
+    *,
     spec: LearnerSpec,
     n_attributes: int,
     k: int,
@@ -391,9 +395,9 @@ def leave_one_out_log_posteriors(
                 codes,
                 truth,
                 unit,
-                rows.n_categories,
-                spec,
-                node_concentrations,
+                n_categories=rows.n_categories,
+                spec=spec,
+                concentrations=node_concentrations,
             )
             joint += terms[len(ranked)]
         out[start : start + len(codes)] = log_softmax(joint, axis=1)
@@ -427,7 +431,7 @@ def _with_hdp_tables(fitted: FittedModel, rows: Rows, spec: LearnerSpec) -> Fitt
     """The model of ``fitted`` (its structure) with the HDP estimates of every table in
     use (:func:`~discotree.stats.hdp.hdp_tables`, seeded by ``hdp_seed``)."""
     model = fitted.model
-    rng = numpy_generator(int(spec.option("hdp_seed", 0)))
+    rng = numpy_generator(int(spec.options.hdp_seed))
     tables = list(model.tables)
     chosen: list[NDArray[np.float64]] = [np.empty(0) for _ in model.parents]
     families = [(node, tuple(model.parents[node])) for node in model.attributes]
@@ -437,8 +441,8 @@ def _with_hdp_tables(fitted: FittedModel, rows: Rows, spec: LearnerSpec) -> Fitt
         rows.weights,
         rows.n_classes,
         rows.n_categories,
-        families,
-        rng,
+        families=families,
+        rng=rng,
     )
     for node, (node_tables, node_concentrations) in zip(model.attributes, estimates, strict=True):
         tables[node], chosen[node] = node_tables, node_concentrations
@@ -456,15 +460,15 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     rows): the rows' leave-one-out posteriors under the selected model too (attribute
     ``held_out_log_posterior_``; for HDP tables, those of the hierarchical estimate on
     the same structure)."""
-    if spec.option("smoothing", "dirichlet") == "hdp":
+    if spec.options.smoothing == "hdp":
         check_customer_weights(rows.weights)  # before any work
-        hierarchical = replace(spec, options={**spec.options, "smoothing": "hierarchical"})
+        hierarchical = spec.with_options(smoothing="hierarchical")
         return _with_hdp_tables(fit_selective_kdb(rows, hierarchical), rows, spec)
-    k = int(spec.option("k", 2))
-    if spec.option("selection_loss", "rmse") not in SELECTION_LOSSES:
+    k = int(spec.options.k)
+    if spec.options.selection_loss not in SELECTION_LOSSES:
         raise ValueError(f"selection_loss must be one of {SELECTION_LOSSES}")
     n_classes, n_categories = rows.n_classes, rows.n_categories
-    stats = spec.option("pairs")  # counted already (partial_fit), or pass 1 here
+    stats = spec.options.pairs  # counted already (partial_fit), or pass 1 here
     if stats is None:
         stats = PairStatistics.from_codes(
             rows.codes, rows.class_index, n_categories, n_classes, rows.weights
@@ -473,17 +477,20 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     tables = prefix_family_tables(
         rows.codes, rows.class_index, rows.weights, n_classes, n_categories, parents
     )
-    hierarchical = spec.option("smoothing", "dirichlet") == "hierarchical"
-    selective = spec.option("selective", True)
+    hierarchical = spec.options.smoothing == "hierarchical"
+    selective = spec.options.selective
     class_weight = class_totals(rows.class_index, rows.weights, n_classes)
     if not hierarchical:  # the three passes of the count learner, here on the rows
         counts = Counts(n_categories, class_weight, stats, tables)
         scores = None
         if selective:
             scores = score_kdb_rows(counts, spec, rows.codes, rows.class_index, rows.weights)
-        options = {**spec.options, "selective": bool(selective)}
-        fitted = fit_k_dependence(replace(counts, scores=scores), replace(spec, options=options))
-        return _with_held_out(fitted, tables, order, parents, class_weight, rows, spec, None)
+        fitted = fit_k_dependence(
+            replace(counts, scores=scores), spec.with_options(selective=bool(selective))
+        )
+        return _with_held_out(
+            fitted, tables, order, parents, class_weight, rows=rows, spec=spec, concentrations=None
+        )
     # one pass chooses the concentrations and scores the models when the rows fit one
     # chunk (the same leave-one-out counts); else a pass for the concentrations first
     fused = hierarchical and selective and len(rows.codes) <= _CHUNK_ROWS
@@ -492,21 +499,50 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
         concentrations = hierarchical_concentrations(tables, parents, rows, spec)
     if not selective:
         fitted = selected_model(
-            tables, order, parents, n_categories, len(order), k, spec, concentrations
+            tables,
+            order,
+            parents,
+            n_categories,
+            len(order),
+            k=k,
+            spec=spec,
+            concentrations=concentrations,
         )
         return _with_held_out(
-            fitted, tables, order, parents, class_weight, rows, spec, concentrations
+            fitted,
+            tables,
+            order,
+            parents,
+            class_weight,
+            rows=rows,
+            spec=spec,
+            concentrations=concentrations,
         )
     chosen: list[Any] | None = [None] * len(parents) if fused else None
     snapshots = _held_out_snapshots(spec)
     losses = leave_one_out_losses(
-        tables, order, parents, class_weight, rows, spec, concentrations, chosen, snapshots
+        tables,
+        order,
+        parents,
+        class_weight,
+        rows,
+        spec=spec,
+        concentrations=concentrations,
+        chosen=chosen,
+        snapshots=snapshots,
     )
     if fused:  # the order holds every attribute: each chose its concentrations
         concentrations = chosen
     s, q = _least_loss(losses)
     fitted = selected_model(
-        tables, order, parents, n_categories, int(s), int(q), spec, concentrations
+        tables,
+        order,
+        parents,
+        n_categories,
+        int(s),
+        k=int(q),
+        spec=spec,
+        concentrations=concentrations,
     )
     fitted.attributes["selection_losses_"] = _reported_losses(
         losses, float(rows.weights.sum()), n_classes, spec
@@ -515,12 +551,21 @@ def fit_selective_kdb(rows: Rows, spec: LearnerSpec) -> FittedModel:
     if joint is not None:  # the selected model's, kept during the pass
         fitted.attributes["held_out_log_posterior_"] = log_softmax(joint, axis=1)
         return fitted
-    return _with_held_out(fitted, tables, order, parents, class_weight, rows, spec, concentrations)
+    return _with_held_out(
+        fitted,
+        tables,
+        order,
+        parents,
+        class_weight,
+        rows=rows,
+        spec=spec,
+        concentrations=concentrations,
+    )
 
 
 def _held_out_snapshots(spec: LearnerSpec) -> SelectionSnapshots | None:
     """The snapshots of the rows the ``held_out`` option asks for (None without)."""
-    held = spec.option("held_out", False)
+    held = spec.options.held_out
     if held is False:
         return None
     return SelectionSnapshots(None if held is True else np.asarray(held, dtype=np.intp))
@@ -532,6 +577,7 @@ def _with_held_out(
     order: list[int],
     parents: list[tuple[int, ...]],
     class_weight: NDArray[np.float64],
+    *,
     rows: Rows,
     spec: LearnerSpec,
     concentrations: list[Any] | None,
@@ -539,7 +585,7 @@ def _with_held_out(
     """``fitted``, with the ``held_out`` option its rows' leave-one-out log posteriors
     under the selected model (:func:`leave_one_out_log_posteriors`) as the attribute
     ``held_out_log_posterior_``: of every row, or of the rows ``held_out`` indexes."""
-    held = spec.option("held_out", False)
+    held = spec.options.held_out
     if held is not False:
         if held is not True:  # some of the rows (each still left out of the counts)
             rows = rows.take(np.asarray(held, dtype=np.intp))
@@ -549,10 +595,10 @@ def _with_held_out(
             parents,
             class_weight,
             rows,
-            spec,
-            int(fitted.attributes["n_attributes_"]),
-            int(fitted.attributes["k_"]),
-            concentrations,
+            spec=spec,
+            n_attributes=int(fitted.attributes["n_attributes_"]),
+            k=int(fitted.attributes["k_"]),
+            concentrations=concentrations,
         )
     return fitted
 
@@ -568,6 +614,7 @@ register_learner(
         score_rows=score_kdb_rows,
         partial_fit=True,
         dask=True,
+        options=KDependenceOptions,
     )
 )
 register_learner(
@@ -579,5 +626,6 @@ register_learner(
         fit_selective_kdb,
         partial_fit=False,
         dask=False,
+        options=KDependenceOptions,
     )
 )

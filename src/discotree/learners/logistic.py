@@ -27,13 +27,16 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 from scipy.stats import chi2
 
-from ..fitting import order_with_ties
+from .. import missing_values
 from ..kernels.logistic import logistic_loss_gradient
+from ..missing_values import MissingValueRule
 from ..models.category_maps import apply_maps, mapped_categories
 from ..models.logistic import NO_PAIRS, LogisticModel, input_offsets, input_slots
+from ..numerics import CONSTANT_RTOL, ROOT_RTOL, order_with_ties
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
 from ..threads import single_threaded_blas
+from .options import LogisticOptions
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 __all__ = [
@@ -49,7 +52,7 @@ __all__ = [
 #: L-BFGS stops when every gradient component is below this (the objective is a mean),
 #: or when a step lowers it by less than ``VALUE_TOLERANCE`` relative to its value.
 GRADIENT_TOLERANCE = 1e-6
-VALUE_TOLERANCE = 1e-12
+VALUE_TOLERANCE = ROOT_RTOL
 #: The gradient tolerance of a model with pairs: scikit-learn's default ``tol`` for
 #: L-BFGS. Its many more weights take L-BFGS many more iterations to the tighter one
 #: for no gain on held-out rows (letter, one tuning fold: 362 iterations and 41 s to
@@ -86,7 +89,7 @@ def standardised_values(
             continue
         table = np.asarray(table, dtype=np.float64)
         code = np.asarray(codes[:, j], dtype=np.intp)
-        present = code >= 0
+        present = missing_values.observed(code)
         w = weights[present]
         if w.sum() <= 0:
             out.append(np.zeros_like(table))
@@ -94,7 +97,7 @@ def standardised_values(
         seen = table[code[present]]
         mean = float(np.average(seen, weights=w))
         sd = float(np.sqrt(np.average((seen - mean) ** 2, weights=w)))
-        out.append((table - mean) / (sd if sd > 1e-12 * max(1.0, abs(mean)) else 1.0))
+        out.append((table - mean) / (sd if sd > CONSTANT_RTOL * max(1.0, abs(mean)) else 1.0))
     return out
 
 
@@ -154,6 +157,7 @@ def ranked_pairs(
     rows: Rows,
     pair_levels: list[NDArray[np.intp] | None],
     n_pairs: int,
+    *,
     features: list[int] | None = None,
     significance: float | None = None,
     statistics: PairStatistics | None = None,
@@ -163,7 +167,7 @@ def ranked_pairs(
     information ``I(X_i; X_j | C)`` between their levels (the weighted counts of the
     rows; :meth:`~discotree.stats.pair_statistics.PairStatistics.conditional_mutual_information`),
     lowered to ``PAIR_CELLS // rows``; ties go to the first pair in ``(i, j)`` order
-    (:func:`~discotree.fitting.order_with_ties`). Given a ``significance`` level, only
+    (:func:`~discotree.numerics.order_with_ties`). Given a ``significance`` level, only
     the pairs whose G statistic ``2 N_ij I(X_i; X_j | C)`` (``N_ij`` the weight of the
     rows observing both) exceeds the chi-squared quantile of ``(r_i - 1)(r_j - 1) C``
     degrees of freedom at that level: the pairs the counts show to depend on each other
@@ -204,7 +208,7 @@ def ranked_pairs(
         information = information[first, second]
     taken = np.asarray(order_with_ties(information)[:n_pairs], dtype=np.intp)
     if significance is not None:
-        present = (codes >= 0).astype(np.float64)
+        present = missing_values.observed(codes).astype(np.float64)
         observed = (present.T * rows.weights) @ present  # weight observing both
         freedom = (levels[first] - 1) * (levels[second] - 1) * rows.n_classes
         statistic = 2.0 * observed[first, second] * information
@@ -224,7 +228,7 @@ def _minimize(objective, theta0: NDArray[np.float64], spec: LearnerSpec, with_pa
         options={
             "maxiter": MAX_ITER,
             "gtol": float(
-                spec.option("tolerance")
+                spec.options.tolerance
                 or (PAIR_GRADIENT_TOLERANCE if with_pairs else GRADIENT_TOLERANCE)
             ),
             "ftol": VALUE_TOLERANCE,
@@ -245,21 +249,21 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
     >>> np.exp(fitted.model.log_posterior(np.array([[2, 0], [0, 0]])))[:, 1].round(2)
     array([0.97, 0.02])
     """
-    raw = spec.option("values") or [None] * len(rows.n_categories)
-    C = float(spec.option("C", 1.0))
+    raw = spec.options.values or [None] * len(rows.n_categories)
+    C = float(spec.options.C)
     values = standardised_values(rows.codes, rows.weights, list(raw))
-    start = spec.option("start")
-    pair_levels = list(spec.option("pair_levels") or [])
+    start = spec.options.start
+    pair_levels = list(spec.options.pair_levels or [])
     if start is not None:  # the same inputs as the model it starts from
         pairs, pair_levels = start.pairs, list(start.pair_levels)
     else:
         pairs = ranked_pairs(
             rows,
             pair_levels,
-            int(spec.option("pairs", 0)),
-            spec.option("pair_features"),
-            spec.option("pair_significance"),
-            spec.option("pair_statistics"),
+            int(spec.options.n_pairs),
+            features=spec.options.pair_features,
+            significance=spec.options.pair_significance,
+            statistics=spec.options.pair_statistics,
         )
     if not len(pairs):
         pair_levels = []
@@ -345,5 +349,7 @@ register_learner(
         fit_logistic,
         partial_fit=False,
         dask=False,
+        missing_at_prediction=MissingValueRule.INPUTS_DROPPED,
+        options=LogisticOptions,
     )
 )

@@ -36,14 +36,18 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels.family_counts import family_counts
+from ..missing_values import MissingValueRule
 from ..stats.alpha_selection import ALPHA_GRID, ESS_GRID
 from ..stats.pair_statistics import PairStatistics
+from .options import LearnerOptions, SmoothingOptions
+
+_O = TypeVar("_O", bound=LearnerOptions)
 
 __all__ = [
     "LEARNERS",
@@ -76,23 +80,49 @@ class LearnerSpec:
         The zero-probability floor.
     prior : {"dirichlet", "bdeu"}
         How ``alpha`` spreads over a table's cells.
-    options : mapping
-        The learner's own settings (``k``, ``n_edges``, ``multiclass``, ...).
+    options : LearnerOptions or mapping
+        The learner's own settings (``k``, ``n_edges``, ``multiclass``, ...): an
+        instance of its learner's options class (:attr:`Learner.options`, in
+        :mod:`discotree.learners.options`) or a mapping of its fields, which becomes one.
     calibration_scales : tuple of float
         The temperatures ``alpha="auto"``'s cross-validation also scores (models whose
         scores are no posteriors; empty otherwise).
+
+    Examples
+    --------
+    >>> spec = LearnerSpec("selective-kdb", 1.0, 1e-5, options={"k": 2})
+    >>> type(spec.options).__name__, spec.options.k, spec.options.selection_loss
+    ('KDependenceOptions', 2, 'rmse')
     """
 
     learner: str
     alpha: float | str
     epsilon: float
     prior: str = "dirichlet"
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Any = None
     calibration_scales: tuple[float, ...] = ()
 
-    def option(self, name: str, default: Any = None) -> Any:
-        """The learner's setting ``name`` (``default`` when not given)."""
-        return self.options.get(name, default)
+    def __post_init__(self) -> None:
+        kind = get_learner(self.learner).options
+        options = {} if self.options is None else self.options
+        if isinstance(options, Mapping):
+            options = kind(**options)
+        if not isinstance(options, kind):
+            raise TypeError(
+                f"learner {self.learner!r} takes {kind.__name__}, got {type(options).__name__}"
+            )
+        object.__setattr__(self, "options", options)
+
+    def options_as(self, kind: type[_O]) -> _O:
+        """The options, as the class ``kind`` the learner reads (the spec's options may
+        be of a subclass: the kDB ensemble's hold its members')."""
+        if not isinstance(self.options, kind):
+            raise TypeError(f"learner {self.learner!r}: options are no {kind.__name__}")
+        return self.options
+
+    def with_options(self, **changes: Any) -> LearnerSpec:
+        """The same specification with ``changes`` to its options."""
+        return replace(self, options=self.options.replace(**changes))
 
     def table_smoothing(self) -> dict[str, Any]:
         """The keyword arguments of the smoothing of every table the learner estimates
@@ -103,10 +133,7 @@ class LearnerSpec:
         >>> LearnerSpec("tan-cmi", 1.0, 1e-5, options={"smoothing": "hdp"}).table_smoothing()
         {'smoothing': 'hdp', 'seed': 0}
         """
-        return {
-            "smoothing": self.option("smoothing", "dirichlet"),
-            "seed": int(self.option("hdp_seed", 0)),
-        }
+        return self.options_as(SmoothingOptions).table_smoothing()
 
     def with_alpha(self, alpha: float) -> LearnerSpec:
         """The same specification with a numeric pseudo-count."""
@@ -237,11 +264,16 @@ class Learner:
     score_rows : callable (Counts, LearnerSpec, codes, class_index, weights) -> ndarray, optional
         A third pass: sums over the rows, additive over parts of them, that ``fit``
         then reads as ``counts.scores`` (when ``spec`` asks for them).
+    options : type
+        The learner's options class (:mod:`discotree.learners.options`): a spec of
+        this learner holds an instance of it (or of a subclass).
     partial_fit, dask : bool
         Whether ``partial_fit`` and the Dask engine can fit it (from counts).
-    missing_values : str
-        The rule: ``"available-case"`` (each table counts the rows where its
-        variables are observed).
+    missing_values : MissingValueRule
+        What the fit does with a missing value (default: available-case, each table
+        counts the rows where its variables are observed).
+    missing_at_prediction : MissingValueRule
+        What prediction does with a missing feature (default: summed out exactly).
     sample_weight : bool
         Whether the weights are honoured (a weight of k counts a row k times).
     """
@@ -254,9 +286,11 @@ class Learner:
     models_by_alpha: Callable[..., Callable[[float], Any]] | None = None
     count_families: Callable[..., list[Any]] | None = None
     score_rows: Callable[..., Any] | None = None
+    options: type[LearnerOptions] = LearnerOptions
     partial_fit: bool = True
     dask: bool = True
-    missing_values: str = "available-case"
+    missing_values: MissingValueRule = MissingValueRule.AVAILABLE_CASE
+    missing_at_prediction: MissingValueRule = MissingValueRule.SUMMED_OUT
     sample_weight: bool = True
 
     def __post_init__(self) -> None:
@@ -282,7 +316,7 @@ class Learner:
                 codes, class_index, weights, n_classes, n_categories, parents
             )
         return [
-            family_counts(codes, class_index, weights, n_classes, n_categories, j, pa)
+            family_counts(codes, class_index, weights, n_classes, n_categories, node=j, parents=pa)
             for j, pa in enumerate(parents)
         ]
 
@@ -292,9 +326,10 @@ class Learner:
         if self.models_by_alpha is None:
             raise ValueError(f"learner {self.name!r} chooses alpha from the rows only")
         by_alpha = self.models_by_alpha
-        if spec.option("smoothing") == "hdp":  # alpha chosen on the hierarchical estimate:
-            # the sampler runs once, on the final fit
-            spec = replace(spec, options={**spec.options, "smoothing": "hierarchical"})
+        smoothing = spec.options_as(SmoothingOptions).smoothing
+        if smoothing == "hdp":  # alpha chosen on the hierarchical estimate: the sampler
+            # runs once, on the final fit
+            spec = spec.with_options(smoothing="hierarchical")
 
         def model_for(stats: PairStatistics, rows: Any) -> Callable[[float], Any]:
             return by_alpha(stats, spec, grid)

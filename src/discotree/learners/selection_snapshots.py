@@ -6,8 +6,8 @@ Selective kDB's third pass adds, attribute by attribute, each row's leave-one-ou
 ``log P(x_j | c, parents)`` to the joint of every nested model ``(s, q)`` (the first
 ``s`` ranked attributes, at most ``q`` parents each) and sums their losses
 (:func:`~discotree.learners.k_dependence.leave_one_out_losses`); the selected model is
-the one of least loss, ties (within :data:`~discotree.fitting.SCORE_TIE_RTOL`) going to
-fewer attributes, then fewer parents (:func:`~discotree.fitting.argmax_with_ties`).
+the one of least loss, ties (within :data:`~discotree.numerics.SCORE_TIE_RTOL`) going to
+fewer attributes, then fewer parents (:func:`~discotree.numerics.argmax_with_ties`).
 The selected ``s`` for its ``q`` is therefore the first ``s`` whose loss is within the
 tie tolerance of the least: a *record* of that ``q``'s losses (lower than every earlier
 one). :class:`SelectionSnapshots` keeps a copy of the joint at each record, and drops
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import SCORE_TIE_RTOL
+from ..numerics import SCORE_TIE_RTOL
 
 __all__ = ["MAX_SNAPSHOTS", "SelectionSnapshots"]
 

@@ -20,10 +20,11 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import argmax_with_ties
+from .. import missing_values
 from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_counts
 from ..models.bayes_net import BayesNetModel
+from ..numerics import SCORE_TIE_RTOL, argmax_with_ties, class_log_prior
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.folds import content_folds
 
@@ -38,6 +39,7 @@ def held_out_rates(
     held: tuple[NDArray[np.integer], NDArray[np.intp], NDArray[np.float64]],
     n_classes: int,
     n_categories: NDArray[np.intp],
+    *,
     alpha: float,
     epsilon: float,
 ) -> NDArray[np.float64]:
@@ -65,21 +67,20 @@ def held_out_rates(
     held_codes, held_class, held_weights = held
     d = len(n_categories)
     prior = class_totals(class_index, weights, n_classes)
-    with np.errstate(divide="ignore"):
-        log_prior = np.log(prior / prior.sum())
+    log_prior = class_log_prior(prior)
     tables: dict[tuple[int, tuple[int, ...]], NDArray[np.float64]] = {}
 
     def log_cpt(node: int, parents: tuple[int, ...]) -> NDArray[np.float64]:
         key = (node, parents)
         if key not in tables:
             counts = family_counts(
-                codes, class_index, weights, n_classes, n_categories, node, parents
+                codes, class_index, weights, n_classes, n_categories, node=node, parents=parents
             )
             tables[key] = np.log(smoothed_conditional(counts, alpha, epsilon))
         return tables[key]
 
     held_codes = np.asarray(held_codes)
-    complete = (held_codes >= 0).all(axis=1)
+    complete = missing_values.complete_rows(held_codes)
     complete_rows = held_codes[complete]
     # each node's column on the complete held-out rows, for its current parents: a
     # step changes one or two nodes, so only theirs are gathered again
@@ -169,8 +170,8 @@ def steps_by_cross_validation(
                 (codes[held], class_index[held], weights[held]),
                 n_classes,
                 n_categories,
-                alpha,
-                epsilon,
+                alpha=alpha,
+                epsilon=epsilon,
             )
         )
     if not per_fold:  # no fold holds every class in its training rows: keep every step
@@ -180,4 +181,4 @@ def steps_by_cross_validation(
     for rates in per_fold:  # a shorter search keeps its last structure
         total += np.concatenate([rates, np.full(longest - len(rates), rates[-1])])
     rates = total / weights.sum()
-    return int(np.flatnonzero(total >= total.max() - 1e-9 * weights.sum())[0]), rates
+    return int(np.flatnonzero(total >= total.max() - SCORE_TIE_RTOL * weights.sum())[0]), rates

@@ -35,11 +35,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import classification_rate
 from ..kernels.family_counts import family_counts
 from ..models.bayes_net import BayesNetModel
 from ..models.conditional_likelihood import fit_conditional_likelihood
 from ..models.discrete_forest import DiscreteForestModel
+from ..numerics import classification_rate
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.pair_statistics import PairStatistics
 from ..structure.bayes_net_search import (
@@ -53,6 +53,7 @@ from ..structure.orderings import ORDERINGS
 from ..structure.search_state import NodeScores
 from ..validation import integer_seed, numpy_generator
 from .generative import smoothed_forest_models
+from .options import TANOptions
 from .registry import FittedModel, Learner, LearnerSpec, Rows, get_learner, register_learner
 from .step_selection import steps_by_cross_validation
 
@@ -133,7 +134,7 @@ def _order_search_cl(rows: Rows, spec: LearnerSpec, order: list[int], gains, cou
     the training CR of CL-trained parameters (the paper notes it is feasible on small
     sets only)."""
     rate = _rate_of_cl_parameters(rows, spec, counter)
-    k = int(spec.option("k", 1))
+    k = int(spec.options.k)
     parents: Parents = [()] * rows.codes.shape[1]
     current = rate(parents)
     for position in range(1, len(order)):
@@ -173,10 +174,10 @@ def search_parents(
     scorer = Scorer(
         rows.class_index,
         rows.weights,
-        spec.option("structure_score", "cr"),
-        bool(spec.option("early_abandon", True)),
+        spec.options.structure_score,
+        bool(spec.options.early_abandon),
     )
-    structure, k = spec.option("structure"), int(spec.option("k", 1))
+    structure, k = spec.options.structure, int(spec.options.k)
     gains: dict[tuple[int, int], float] = {}
     counter = [0, 0]  # OMI-CRCL's evaluations
     order = None
@@ -187,7 +188,7 @@ def search_parents(
     else:
         ordering = structure.split("-")[0]
         if ordering == "ro":
-            rng = numpy_generator(spec.option("random_state"))
+            rng = numpy_generator(spec.options.random_state)
             order = [int(v) for v in rng.permutation(rows.codes.shape[1])]
         else:
             order = ORDERINGS[ordering](
@@ -220,7 +221,7 @@ def searched_structure(rows: Rows, spec: LearnerSpec) -> SearchResult:
     of best held-out classification rate (Pernkopf & Bilmes 2010, Section 6.5.2), the
     folds' searches counted in its cost. Timed (``seconds``)."""
     start = time.perf_counter()
-    folds = spec.option("structure_folds")
+    folds = spec.options.structure_folds
     if folds is None:
         result = search_parents(rows, spec)
         result.seconds = time.perf_counter() - start
@@ -245,7 +246,7 @@ def searched_structure(rows: Rows, spec: LearnerSpec) -> SearchResult:
         folds,
         float(spec.alpha),
         spec.epsilon,
-        integer_seed(spec.option("random_state")),
+        integer_seed(spec.options.random_state),
     )
     steps: list[Parents] = []  # the search on every row, then its prefix
     result = search_parents(rows, spec, steps)
@@ -270,7 +271,7 @@ def _count_structure(rows: Rows, spec: LearnerSpec) -> SearchResult:
     """The structure of naive Bayes (k = 0) or of the CMI learners (its conditional
     informations as edge weights), from the rows' pair statistics."""
     start = time.perf_counter()
-    k, d = int(spec.option("k", 1)), rows.codes.shape[1]
+    k, d = int(spec.options.k), rows.codes.shape[1]
     if k == 0:
         return SearchResult([()] * d, np.zeros((d, d)), seconds=time.perf_counter() - start)
     stats = PairStatistics.from_codes(
@@ -287,11 +288,11 @@ def _count_structure(rows: Rows, spec: LearnerSpec) -> SearchResult:
 def fit_searched_network(rows: Rows, spec: LearnerSpec) -> FittedModel:
     """The structure (searched, or given as ``searched``; the count learners' for
     ``structure="cmi"`` and k = 0) and its ML or CL parameters from the rows."""
-    k = int(spec.option("k", 1))
-    if k == 0 or spec.option("structure") == "cmi":
+    k = int(spec.options.k)
+    if k == 0 or spec.options.structure == "cmi":
         found = _count_structure(rows, spec)
     else:
-        found = spec.option("searched") or searched_structure(rows, spec)
+        found = spec.options.searched or searched_structure(rows, spec)
     parents = [tuple(p) for p in found.parents]
     edges = sorted({(min(p, j), max(p, j)) for j, pa in enumerate(parents) for p in pa})
     attributes = found.attributes()
@@ -306,8 +307,8 @@ def fit_searched_network(rows: Rows, spec: LearnerSpec) -> FittedModel:
         attributes["parents_"] = np.tile(row, (rows.n_classes, 1))
     data = (rows.codes, rows.class_index, rows.weights, rows.n_classes, rows.n_categories)
     alpha, epsilon = float(spec.alpha), spec.epsilon
-    if spec.option("parameters", "ml") == "ml":
-        if k <= 1 and spec.option("smoothing", "dirichlet") in ("hierarchical", "hdp"):
+    if spec.options.parameters == "ml":
+        if k <= 1 and spec.options.smoothing in ("hierarchical", "hdp"):
             stats = PairStatistics.from_codes(
                 rows.codes, rows.class_index, rows.n_categories, rows.n_classes, rows.weights
             )
@@ -327,8 +328,8 @@ def fit_searched_network(rows: Rows, spec: LearnerSpec) -> FittedModel:
         parents,
         alpha=alpha,
         epsilon=epsilon,
-        max_iter=int(spec.option("cl_max_iter", 200)),
-        random_state=numpy_generator(spec.option("random_state")),
+        max_iter=int(spec.options.cl_max_iter),
+        random_state=numpy_generator(spec.options.random_state),
     )
     attributes["class_log_prior_"] = model.class_log_prior
     return FittedModel(model, attributes)
@@ -337,7 +338,7 @@ def fit_searched_network(rows: Rows, spec: LearnerSpec) -> FittedModel:
 def _counted_structure(spec: LearnerSpec) -> bool:
     """Whether the structure of ``spec`` is the count learners' (naive Bayes for
     ``k = 0``, the CMI structures), not a search on the rows."""
-    return int(spec.option("k", 1)) == 0 or spec.option("structure") == "cmi"
+    return int(spec.options.k) == 0 or spec.options.structure == "cmi"
 
 
 def structure_for_alpha_selection(rows: Rows, spec: LearnerSpec) -> SearchResult | None:
@@ -361,15 +362,15 @@ def searched_models_by_alpha(
     n_classes, n_categories, epsilon, prior = (
         rows.n_classes, rows.n_categories, spec.epsilon, spec.prior
     )  # fmt: skip
-    searched = spec.option("searched")
+    searched = spec.options.searched
     fixed = None if searched is None else searched.parents
     structure = None
     if _counted_structure(spec):
-        k = int(spec.option("k", 1))
+        k = int(spec.options.k)
         name = "naive-bayes" if k == 0 else "tan-cmi" if k == 1 else "kdb"
         structure = get_learner(name).structure
         structure_spec = replace(spec, learner=name)
-    backoff = spec.option("smoothing", "dirichlet") in ("hierarchical", "hdp")
+    backoff = spec.options.smoothing in ("hierarchical", "hdp")
 
     def model_for(stats: PairStatistics, fold: Any) -> Callable[[float], Any]:
         parents = fixed if structure is None else structure(stats, structure_spec)
@@ -377,10 +378,18 @@ def searched_models_by_alpha(
         if backoff:  # a searched forest: one model per alpha
             row = np.array([pa[0] if pa else -1 for pa in parents], dtype=np.intp)
             tiled = np.tile(row, (n_classes, 1))
-            return smoothed_forest_models(stats, tiled, epsilon, prior, grid, "hierarchical")
+            return smoothed_forest_models(
+                stats, tiled, epsilon, prior, grid, smoothing="hierarchical"
+            )
         counts = [
             family_counts(
-                codes[fold], class_index[fold], weights[fold], n_classes, n_categories, j, pa
+                codes[fold],
+                class_index[fold],
+                weights[fold],
+                n_classes,
+                n_categories,
+                node=j,
+                parents=pa,
             )
             for j, pa in enumerate(parents)
         ]
@@ -403,5 +412,6 @@ register_learner(
         fit_searched_network,
         partial_fit=False,
         dask=False,
+        options=TANOptions,
     )
 )

@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
+from .. import missing_values
 from ..kernels.counts import triple_layout
 from ..kernels.two_dependence import two_dependence_conditionals, two_dependence_joint
 from ..stats.dirichlet import smoothed_conditional
@@ -165,7 +166,7 @@ class AveragedOneDependenceModel:
         offsets = np.zeros(self.n_features + 1, dtype=np.intp)
         np.cumsum(self.n_categories, out=offsets[1:])
         n, width = len(codes), int(offsets[-1])
-        observed = codes >= 0
+        observed = missing_values.observed(codes)
         one_hot = np.zeros((n, width))
         rows, features = np.nonzero(observed)
         one_hot[rows, offsets[features] + codes[rows, features]] = 1.0
@@ -295,7 +296,9 @@ class AveragedTwoDependenceModel:
                 f"A2DE: the triple tables hold {triples.size} cells, the categories "
                 f"{r.tolist()} and {n_classes} classes need {int(layout[-1])}."
             )
-        cond_log = two_dependence_conditionals(triples, r, n_classes, layout, alpha, epsilon)
+        cond_log = two_dependence_conditionals(
+            triples, r, n_classes, layout, alpha, epsilon=epsilon
+        )
         pair_log = np.concatenate(pair_tables) if pair_tables else np.empty(0)
         prior = logsumexp(np.column_stack(marginals), axis=1) - np.log(len(marginals))
         return cls(r, pair_log, cond_log, prior)
@@ -317,9 +320,9 @@ class AveragedTwoDependenceModel:
             _pair_starts(r, self.n_classes),
             np.ascontiguousarray(self.pair_log, dtype=np.float64),
             _triple_ranks(len(r)),
-            triple_layout(r, self.n_classes),
-            np.ascontiguousarray(self.cond_log, dtype=np.float64),
-            self.n_classes,
+            layout=triple_layout(r, self.n_classes),
+            cond_log=np.ascontiguousarray(self.cond_log, dtype=np.float64),
+            n_classes=self.n_classes,
         )
 
     def log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:

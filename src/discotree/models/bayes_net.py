@@ -30,8 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_counts
+from ..numerics import class_log_prior
 from ..stats.dirichlet import smoothed_conditional
 from ..structure.search_state import (
     LazyColumn,
@@ -91,7 +93,9 @@ class BayesNetModel:
         """ML parameters (Section 4.1) with Dirichlet ``alpha`` and the zero floor
         ``epsilon`` of Section 6.1 (:func:`~discotree.stats.discrete.smoothed_conditional`)."""
         counts = [
-            family_counts(codes, class_index, weights, n_classes, n_categories, j, tuple(pa))
+            family_counts(
+                codes, class_index, weights, n_classes, n_categories, node=j, parents=tuple(pa)
+            )
             for j, pa in enumerate(parents)
         ]
         prior = class_totals(class_index, weights, n_classes)
@@ -113,9 +117,7 @@ class BayesNetModel:
         """ML parameters from family counts (:func:`family_counts` of each attribute,
         summed over any parts of the data) and the class weights."""
         log_cpts = [np.log(smoothed_conditional(c, alpha, epsilon)) for c in counts]
-        prior = np.asarray(class_weight, dtype=np.float64)
-        with np.errstate(divide="ignore"):  # a class given to partial_fit, never seen
-            log_prior = np.log(prior / prior.sum())
+        log_prior = class_log_prior(class_weight)  # -inf: given to partial_fit, never seen
         return cls(
             np.asarray(n_categories, dtype=np.intp),
             [tuple(int(p) for p in pa) for pa in parents],
@@ -149,7 +151,7 @@ class BayesNetModel:
             # a forest: the vectorised sum-product kernel of the foundation
             return self.as_forest().log_likelihood(codes)
         out = np.zeros((len(codes), self.n_classes))
-        missing = codes < 0
+        missing = missing_values.is_missing(codes)
         complete = ~missing.any(axis=1)
         if complete.any():
             rows = codes[complete]
@@ -212,8 +214,11 @@ class BayesNetModel:
                [0.25, 0.25]])
         """
         codes = np.asarray(codes)
-        missing = {int(v) for v in np.flatnonzero(codes[0] < 0)}
-        if any(np.any((codes[:, v] < 0) != (v in missing)) for v in range(self.n_features)):
+        missing = {int(v) for v in np.flatnonzero(missing_values.is_missing(codes[0]))}
+        if any(
+            np.any(missing_values.is_missing(codes[:, v]) != (v in missing))
+            for v in range(self.n_features)
+        ):
             raise ValueError("marginals: the rows must miss the same features")
         scopes = [tuple(v for v in (*pa, j) if v in missing) for j, pa in enumerate(self.parents)]
         widest = max(

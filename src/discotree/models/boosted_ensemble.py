@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import sign_with_ties
+from ..numerics import sign_with_ties
 from .discrete_forest import DiscreteForestModel
 
 __all__ = ["BoostedEnsemble", "BoostingRound"]

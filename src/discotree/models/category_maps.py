@@ -10,6 +10,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
+from ..missing_values import MISSING
+
 __all__ = ["apply_maps", "mapped_categories"]
 
 
@@ -25,7 +28,9 @@ def apply_maps(codes: NDArray[np.integer], maps: list[NDArray[np.intp] | None]) 
     for j, table in enumerate(maps):
         if table is not None:
             column = out[:, j]
-            out[:, j] = np.where(column >= 0, table[np.maximum(column, 0)], -1)
+            out[:, j] = np.where(
+                missing_values.observed(column), table[np.maximum(column, 0)], MISSING
+            )
     return out
 
 

@@ -33,8 +33,10 @@ from numpy.typing import NDArray
 from scipy.optimize import minimize
 from scipy.special import softmax
 
+from .. import missing_values
 from ..kernels.counts import class_totals
 from ..kernels.family_joint import family_cll_gradient
+from ..numerics import GAIN_RTOL
 from .bayes_net import BayesNetModel
 
 __all__ = ["conditional_log_likelihood", "fit_conditional_likelihood"]
@@ -75,7 +77,7 @@ class _Families:
             missing = np.zeros(len(codes), dtype=bool)
             for v in (*pa, j):
                 column = np.asarray(codes[:, v], dtype=np.intp)
-                missing |= column < 0
+                missing |= missing_values.is_missing(column)
                 index = index * int(model.n_categories[v]) + np.maximum(column, 0)
             base[:, j] = np.where(missing, -1, node_offsets[j] + index)
         self.base = base
@@ -153,7 +155,7 @@ def _weight_scale(weights) -> float:
     return float(2.0 ** -round(np.log2(mean)))
 
 
-def _optimise(model, codes, class_index, weights, max_iter, on_iteration=None):
+def _optimise(model, codes, class_index, weights, max_iter, *, on_iteration=None):
     weights = weights * _weight_scale(weights)
     layout = _Layout(model)
     start = np.concatenate([model.class_log_prior.ravel(), *(t.ravel() for t in model.log_cpts)])
@@ -232,7 +234,7 @@ def fit_conditional_likelihood(
             value, _ = _objective(
                 flat, layout, test_families, class_index[test], weights[test], n_classes
             )
-            if value < record["best"] - 1e-12:
+            if value < record["best"] - GAIN_RTOL:
                 record["best"], record["iteration"] = value, record["count"]
 
         start = np.concatenate(
@@ -241,7 +243,14 @@ def fit_conditional_likelihood(
         held_out(start)  # iteration 0: the ML parameters themselves
         record["count"] = 0
         record["iteration"] = 0
-        _optimise(start_model, codes[train], class_index[train], weights[train], max_iter, held_out)
+        _optimise(
+            start_model,
+            codes[train],
+            class_index[train],
+            weights[train],
+            max_iter,
+            on_iteration=held_out,
+        )
         n_iter = int(record["iteration"])
     everything = np.arange(len(class_index))
     model = ml(everything)

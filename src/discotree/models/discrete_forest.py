@@ -107,11 +107,11 @@ class DiscreteForestModel:
             if smoothing == "hdp":
                 rng = np.random.default_rng(seed)
                 log_h, posterior_h, chosen = hdp_forest_tables(
-                    stats, parents, epsilon, rng, univariate
+                    stats, parents, epsilon, rng, univariate=univariate
                 )
             else:
                 log_h, posterior_h, chosen = hierarchical_forest_tables(
-                    stats, parents, alpha, epsilon, univariate
+                    stats, parents, alpha, epsilon, univariate=univariate
                 )
             n_categories_h = (
                 stats.n_categories

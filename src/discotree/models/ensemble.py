@@ -33,6 +33,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
+from .. import missing_values
+from ..numerics import normalise_log
 from ..threads import map_on_cores
 from ..transformers.mdl import sampled_mdl_partition
 from .category_maps import apply_maps
@@ -159,7 +161,7 @@ class KDBEnsembleModel:
         def posterior(pair: tuple[list[NDArray[np.intp] | None], KDependenceModel]):
             maps, member = pair
             joint = member.log_likelihood(apply_maps(codes, maps)) + self.class_log_prior
-            return joint - logsumexp(joint, axis=1, keepdims=True)
+            return normalise_log(joint)
 
         return map_on_cores(posterior, list(zip(self.maps, self.members, strict=True)))
 
@@ -183,7 +185,7 @@ class KDBEnsembleModel:
     ) -> NDArray[np.float64]:
         """A logistic member's log posterior with the class prior for the rows whose
         features are all missing (every feature summed out)."""
-        blank = np.all(np.asarray(codes) < 0, axis=1)
+        blank = np.all(missing_values.is_missing(codes), axis=1)
         if blank.any():
             log_posterior = log_posterior.copy()
             log_posterior[blank] = self.class_log_prior
@@ -217,4 +219,4 @@ def pooled_log_posterior(
     if pooling == "linear":
         return np.logaddexp(log_p + np.log1p(-weight), log_q + np.log(weight))
     joint = (1.0 - weight) * log_p + weight * log_q
-    return joint - logsumexp(joint, axis=1, keepdims=True)
+    return normalise_log(joint)

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..kernels.tree_partition import tree_log_partition
 from ..structure.spanning import topological_order
 
@@ -132,7 +133,7 @@ class TreeExponentialFamily:
         codes = np.asarray(codes, dtype=np.intp)
         if codes.ndim != 2 or codes.shape[1] != len(self.parents):
             raise ValueError(f"codes must have {len(self.parents)} columns.")
-        if (codes < 0).any() or (codes >= self.n_categories).any():
+        if missing_values.has_missing(codes) or (codes >= self.n_categories).any():
             raise ValueError("features need complete codes within each feature's categories.")
         node_col, edge_col, n_parameters = self._columns
         n = len(codes)

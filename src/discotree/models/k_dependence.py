@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..kernels.counts import configuration_ids
 from ..stats.backoff_prediction import PackedBackoff
 from ..stats.family_tables import SparseFamilyTable, observed_prefix_lengths
@@ -191,16 +192,18 @@ class KDependenceModel:
                 tuple(ranked),
                 self.n_categories,
                 np.zeros(len(codes), dtype=np.intp),
-                nothing,
-                self.alpha,
-                np.asarray(self.concentrations[node][: len(ranked) + 1], dtype=np.float64),
+                unit=nothing,
+                alpha=self.alpha,
+                concentrations=np.asarray(
+                    self.concentrations[node][: len(ranked) + 1], dtype=np.float64
+                ),
             )
             return terms[len(ranked)]
         out = np.zeros((len(codes), self.n_classes))
         values = codes[:, node]
         usable = observed_prefix_lengths(codes, ranked)
         for length in range(len(ranked) + 1):
-            rows = np.flatnonzero((values >= 0) & (usable == length))
+            rows = np.flatnonzero(missing_values.observed(values) & (usable == length))
             if len(rows) == 0:
                 continue
             ids, _ = configuration_ids(codes[rows], ranked[:length], self.n_categories)
@@ -222,7 +225,7 @@ class KDependenceModel:
         parents_missing = np.zeros(len(codes), dtype=bool)
         for node in self.attributes:
             for p in self.parents[node]:
-                parents_missing |= codes[:, p] < 0
+                parents_missing |= missing_values.is_missing(codes[:, p])
         rows = np.flatnonzero(parents_missing)
         if len(rows) == 0:
             return out
@@ -231,13 +234,13 @@ class KDependenceModel:
             is_parent[list(self.parents[node])] = True
         used = np.zeros(self.n_features, dtype=bool)
         used[list(self.attributes)] = True
-        missing_parents = codes[rows][:, is_parent] < 0
+        missing_parents = missing_values.is_missing(codes[rows][:, is_parent])
         if self.dense_cells() > MAX_DENSE_CELLS:  # no exact marginal: the back-off rule
             return out
         single = rows[missing_parents.sum(axis=1) == 1]  # one parent missing: vectorised
         handled = []
         for m in np.flatnonzero(is_parent & used):
-            these = single[codes[single, m] < 0]
+            these = single[missing_values.is_missing(codes[single, m])]
             if len(these) == 0:
                 continue
             cells = elimination_cells(self.parents, self.attributes, {int(m)}, self.n_categories)
@@ -247,7 +250,7 @@ class KDependenceModel:
         if handled:
             rows = np.setdiff1d(rows, np.concatenate(handled))
         # the rows missing the same attributes in use share the elimination: at once
-        for group in rows_by_pattern(codes[rows][:, used] < 0):
+        for group in rows_by_pattern(missing_values.is_missing(codes[rows][:, used])):
             these = rows[group]
             missing = self._missing_in_use(codes[these[0]])
             cells = elimination_cells(self.parents, self.attributes, missing, self.n_categories)
@@ -261,7 +264,7 @@ class KDependenceModel:
         return out
 
     def _missing_in_use(self, row: NDArray[np.integer]) -> set[int]:
-        return {int(v) for v in self.attributes if row[v] < 0}
+        return {int(v) for v in self.attributes if missing_values.is_missing(row[v])}
 
     def _enumerated(
         self, rows: NDArray[np.integer], backed_off: NDArray[np.float64]
@@ -290,7 +293,7 @@ class KDependenceModel:
             part = rows[start : start + block]
             filled = np.repeat(part, n_values, axis=0)  # each row once per joint value
             filled[:, missing] = np.tile(values, (len(part), 1))
-            term = np.zeros((len(filled), self.n_classes))
+            term: NDArray[np.float64] = np.zeros((len(filled), self.n_classes))
             for k in touched:
                 term += self.node_log_probability(k, filled)
             term = term.reshape(len(part), n_values, self.n_classes)
@@ -375,7 +378,7 @@ class KDependenceModel:
         used = set(self.attributes)
         rows = rows.copy()
         rows[:, [j for j in range(self.n_features) if j not in used]] = 0  # factor 1 anyway
-        missing = {int(v) for v in np.flatnonzero(rows[0] < 0)}
+        missing = {int(v) for v in np.flatnonzero(missing_values.is_missing(rows[0]))}
         cells = elimination_cells(self.parents, self.attributes, missing, self.n_categories)
         if cells * self.n_classes > MAX_ELIMINATION_CELLS:
             return None

@@ -36,6 +36,7 @@ from ..kernels.kde import (
     locate_batch,
     self_contribution,
 )
+from ..numerics import CONSTANT_RTOL
 
 __all__ = ["PairwiseKernelDensities"]
 
@@ -115,7 +116,7 @@ class PairwiseKernelDensities:
                 mean = relative @ values[rows] / relative.sum()
                 centred = (values[rows] - mean) ** 2
                 sd = np.sqrt(np.maximum(relative @ centred / relative.sum(), 0.0))
-                sd[sd <= 1e-12] = 1.0
+                sd[sd <= CONSTANT_RTOL] = 1.0
                 h1[c] = sd * bandwidth_factor(total, 1, bandwidth)
                 h2[c] = sd * bandwidth_factor(total, 2, bandwidth)
             else:
@@ -253,7 +254,9 @@ class PairwiseKernelDensities:
                     )
             kx = np.stack([kernels[a] for a in i])
             ky = np.stack([kernels[b] for b in j])
-            nodes = grid_densities_2d(gx, gy, kx, ky, points[:, i].T, points[:, j].T, w)
+            nodes = grid_densities_2d(
+                gx, gy, kx, ky, points[:, i].T, values_y=points[:, j].T, weights=w
+            )
             dens = interpolate_2d(gx, gy, nodes, qx, qy)
             low_x = np.array([g.low for g in gx])[:, None]
             high_x = np.array([g.high for g in gx])[:, None]

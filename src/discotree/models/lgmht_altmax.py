@@ -53,6 +53,8 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp, softmax
 
+from .. import missing_values
+from ..numerics import ROOT_RTOL, log_shares
 from .discrete_forest import DiscreteForestModel
 from .exponential_tree import TreeExponentialFamily
 
@@ -103,7 +105,7 @@ def empirical_error_exponent(
     r = np.asarray(log_ratio, dtype=np.float64)
     w = np.ones(len(r)) if sample_weight is None else np.asarray(sample_weight, np.float64)
     keep = w > 0
-    r, log_w = r[keep], np.log(w[keep] / w[keep].sum())
+    r, log_w = r[keep], log_shares(w[keep])
     if len(r) == 0 or not np.all(np.isfinite(r)):
         raise ValueError("the log ratios must be finite, with at least one positive weight.")
 
@@ -120,7 +122,7 @@ def empirical_error_exponent(
     hi = 1.0
     while slope(hi) < 0:
         hi *= 2.0
-    lam = brentq(slope, 0.0, hi, xtol=1e-12 * hi)
+    lam = brentq(slope, 0.0, hi, xtol=ROOT_RTOL * hi)
     return float(-logsumexp(log_w + lam * r)), float(lam)
 
 
@@ -206,7 +208,7 @@ def _pair_state(families, features, log_weights, theta):
     }
 
 
-def _half_step(family, features, log_weight, log_other, theta, max_iter, tol):
+def _half_step(family, features, log_weight, log_other, theta, *, max_iter, tol):
     """Minimise ``exp S`` over (a, lambda) from ``a = lambda theta``; returns the new
     theta = a / lambda and the minimised bound."""
     ratio = log_other - (features @ theta - family.log_partition(theta)[0])
@@ -273,7 +275,7 @@ def lgmht_altmax(
         w = np.asarray(w, dtype=np.float64)
         if len(w) == 0 or w.sum() <= 0:
             raise ValueError("each class needs at least one complete training sample.")
-        log_weights.append(np.log(w / w.sum()))
+        log_weights.append(log_shares(w))
     current = [np.asarray(t, dtype=np.float64).copy() for t in theta]
     state = _pair_state(families, features, log_weights, current)
     result = AltmaxResult([t.copy() for t in current], [{**state, "half_step_bounds": None}])
@@ -285,7 +287,13 @@ def lgmht_altmax(
             log_partition = families[other].log_partition(current[other])[0]
             log_other = features[c][other] @ current[other] - log_partition
             current[c], value = _half_step(
-                families[c], features[c][c], log_weights[c], log_other, current[c], max_iter, tol
+                families[c],
+                features[c][c],
+                log_weights[c],
+                log_other,
+                current[c],
+                max_iter=max_iter,
+                tol=tol,
             )
             half_bounds.append(value)
         state = _pair_state(families, features, log_weights, current)
@@ -338,7 +346,7 @@ def altmax_forest_model(
     """
     codes = np.asarray(codes, dtype=np.intp)
     weights = np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight)
-    complete = (codes >= 0).all(axis=1)
+    complete = missing_values.complete_rows(codes)
     n_left_out = int((~complete).sum())
     if n_left_out:
         warnings.warn(

@@ -36,7 +36,9 @@ from numpy.typing import NDArray
 from scipy import sparse
 from scipy.special import log_softmax
 
+from .. import missing_values
 from ..kernels.logistic import logistic_scores
+from ..missing_values import MISSING
 from .category_maps import apply_maps, mapped_categories
 
 __all__ = [
@@ -103,7 +105,9 @@ def pair_cells(
         part = np.asarray(pairs[start : start + PAIR_CHUNK], dtype=np.intp).reshape(-1, 2)
         a, b = mapped[:, part[:, 0]], mapped[:, part[:, 1]]
         out[:, start : start + len(part)] = np.where(
-            (a >= 0) & (b >= 0), a * levels[part[:, 1]] + b, -1
+            missing_values.observed(a) & missing_values.observed(b),
+            a * levels[part[:, 1]] + b,
+            MISSING,
         )
     return out
 
@@ -141,11 +145,11 @@ def design_matrix(
         else:
             columns[:, j] = offsets[j]
             data[:, j] = np.asarray(table, dtype=np.float64)[np.maximum(code, 0)]
-    present = codes >= 0
+    present = missing_values.observed(codes)
     if len(pairs):
         cells = pair_cells(codes, n_categories, pairs, pair_levels or [])
         columns[:, n_features:] = offsets[n_features:-1] + np.maximum(cells, 0)
-        present = np.concatenate([present, cells >= 0], axis=1)
+        present = np.concatenate([present, missing_values.observed(cells)], axis=1)
     indptr = np.concatenate([[0], np.cumsum(present.sum(axis=1), dtype=np.int64)])
     if present.all():
         kept_columns, kept_data = columns.ravel(), data.ravel()
@@ -196,7 +200,7 @@ def input_slots(
     slots = np.empty((len(one_hot) + len(pairs), len(codes)), dtype=np.int32)
     for s, j in enumerate(one_hot):
         code = codes[:, j]
-        slots[s] = np.where(code >= 0, offsets[j] + code, -1)
+        slots[s] = np.where(missing_values.observed(code), offsets[j] + code, -1)
     if len(pairs):  # as pair_cells, by pair: slot rows of the transposed codes
         maps = pair_levels or [None] * len(n_categories)
         levels = mapped_categories(n_categories, maps)
@@ -206,13 +210,13 @@ def input_slots(
             part = pairs[start : start + PAIR_CHUNK]
             a, b = by_feature[part[:, 0]], by_feature[part[:, 1]]
             cell = a * levels[part[:, 1], None] + b + pair_offsets[start : start + len(part), None]
-            cell[(a < 0) | (b < 0)] = -1
+            cell[missing_values.is_missing(a) | missing_values.is_missing(b)] = -1
             slots[first_slot + start : first_slot + start + len(part)] = cell
     numeric = np.zeros((len(with_values), len(codes)))
     for q, j in enumerate(with_values):
         code = codes[:, j]
         table = np.asarray(values[j], dtype=np.float64)
-        numeric[q] = np.where(code >= 0, table[np.maximum(code, 0)], 0.0)
+        numeric[q] = np.where(missing_values.observed(code), table[np.maximum(code, 0)], 0.0)
     return InputSlots(slots, numeric, offsets[with_values].astype(np.intp))
 
 

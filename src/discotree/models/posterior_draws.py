@@ -57,6 +57,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
+from .. import missing_values
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.family_tables import observed_prefix_lengths
 from ..stats.hierarchical import hierarchical_forest_tables
@@ -255,6 +256,7 @@ def _deepest(
     ids: list[NDArray[np.int64]],
     root: NDArray[np.float64],
     n: int,
+    *,
     valid: list[NDArray[np.bool_]] | None = None,
     values: NDArray[np.intp] | None = None,
 ) -> NDArray[np.float64]:
@@ -328,7 +330,7 @@ class DrawnKDependenceModel(KDependenceModel):
         if root is None:
             root = np.full(r, 1.0 / r)
         values = codes[:, node]
-        seen = values >= 0
+        seen = missing_values.observed(values)
         usable = observed_prefix_lengths(codes, ranked)
         configuration = np.zeros(len(codes), dtype=np.int64)
         ids, valid = [], []
@@ -343,7 +345,7 @@ class DrawnKDependenceModel(KDependenceModel):
             valid.append(np.repeat(seen & here, n_classes))
         assert levels is not None and tables is not None
         picked = np.repeat(np.maximum(values, 0), n_classes)
-        p = _deepest(levels, tables, ids, root, len(picked), valid, picked)
+        p = _deepest(levels, tables, ids, root, len(picked), valid=valid, values=picked)
         out = np.log(p).reshape(len(codes), n_classes)
         out[~seen] = 0.0
         return out

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from . import k_dependence
 from .category_maps import apply_maps
 from .ensemble import KDBEnsembleModel
@@ -270,7 +271,7 @@ def score_terms(
         _kdb_terms(model, codes, 0, out)
         pooling = ScorePooling(1, -1, 0.0, -1, 0.0, False, prior)
         base = np.broadcast_to(prior, (n_rows, 1, len(prior)))
-        return out.rows(np.array(base), codes >= 0), pooling
+        return out.rows(np.array(base), missing_values.observed(codes)), pooling
     prior = np.asarray(model.class_log_prior, dtype=np.float64)
     out = _TermCollector(n_rows, len(prior))
     bases = []
@@ -297,4 +298,4 @@ def score_terms(
         prior,
     )
     base = np.broadcast_to(np.stack(bases), (n_rows, len(bases), len(prior)))
-    return out.rows(np.array(base), codes >= 0), pooling
+    return out.rows(np.array(base), missing_values.observed(codes)), pooling

@@ -38,6 +38,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import log_softmax, logsumexp
 
+from .. import missing_values
+from ..numerics import normalise_log
 from . import k_dependence
 from .category_maps import apply_maps
 from .ensemble import KDBEnsembleModel, pooled_log_posterior
@@ -140,7 +142,7 @@ def _logistic_summed_out(
     for q, j in enumerate(with_values):
         by_feature[j] += inputs.numeric[q][:, None] * model.coef[inputs.numeric_inputs[q]]
     out = log_softmax(scores[None] - by_feature, axis=2)
-    observed = codes >= 0
+    observed = missing_values.observed(codes)
     alone = observed.sum(axis=1)[None, :] - observed.T <= 0  # (features, rows)
     out[alone] = prior
     return out
@@ -168,17 +170,17 @@ def summed_out_log_posteriors(
     ndarray of shape (n_features, n_rows, n_classes)
     """
     codes = np.asarray(codes, dtype=np.intp)
-    if np.any(codes < 0):
+    if missing_values.has_missing(codes):
         raise ValueError("summed_out_log_posteriors: the rows must have no missing value.")
     prior = np.asarray(class_log_prior, dtype=np.float64)
     if isinstance(model, KDependenceModel):
         joint = _member_summed_out(model, codes) + prior
-        return joint - logsumexp(joint, axis=2, keepdims=True)
+        return normalise_log(joint, axis=2)
     own = np.asarray(model.class_log_prior, dtype=np.float64)
     posteriors = []
     for maps, member in zip(model.maps, model.members, strict=True):
         joint = _member_summed_out(member, apply_maps(codes, maps)) + own
-        posteriors.append(joint - logsumexp(joint, axis=2, keepdims=True))
+        posteriors.append(normalise_log(joint, axis=2))
     d, n, n_classes = posteriors[0].shape
     mean = (logsumexp(np.stack(posteriors), axis=0) - np.log(len(posteriors))).reshape(
         -1, n_classes
@@ -191,4 +193,4 @@ def summed_out_log_posteriors(
             log_q = _logistic_summed_out(other, codes, own).reshape(-1, n_classes)
             mean = pooled_log_posterior(mean, log_q, float(weight), pooling)
     joint = mean.reshape(d, n, n_classes) - own + prior
-    return joint - logsumexp(joint, axis=2, keepdims=True)
+    return normalise_log(joint, axis=2)

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import SCORE_TIE_RTOL, sign_with_ties
+from .. import missing_values
 from ..kernels.alpha_grid import (
     forest_log_likelihood_grid,
     forest_log_tables_grid,
@@ -38,6 +38,7 @@ from ..kernels.alpha_grid import (
 )
 from ..kernels.counts import class_totals
 from ..kernels.forest import forest_log_likelihood
+from ..numerics import SCORE_TIE_RTOL, class_log_prior, sign_with_ties
 from ..threads import available_cores, in_chunks, map_on_cores, single_threaded_blas
 from ..validation import check_codes
 from .folds import content_folds, row_hashes
@@ -111,6 +112,7 @@ def select_alpha(
     weights: NDArray[np.float64] | None,
     n_categories: NDArray[np.intp],
     n_classes: int,
+    *,
     model_for: Callable[..., Any],
     grid: tuple[float, ...] = ALPHA_GRID,
     n_folds: int = 5,
@@ -217,7 +219,7 @@ def select_alpha(
             prior_counts = np.maximum(
                 class_total - class_totals(class_index[held], w[held], n_classes), 0
             )
-            log_prior = np.log((prior_counts + 1.0) / (prior_counts.sum() + n_classes))
+            log_prior = class_log_prior(prior_counts, pseudo_count=1.0)
             fit = model_for(train, np.flatnonzero(folds != k))
             if groups is None:  # a hash collision: every row on its own
                 scored, held_weight = held, w[held]
@@ -438,7 +440,11 @@ class ForestGrid:
         shape (n_samples, n_forests, n_alphas), missing features summed out."""
         log_tables = np.ascontiguousarray(log_tables)
         # the linear tables serve the rows with missing values only
-        tables = np.exp(log_tables) if np.any(codes < 0) else np.empty((0, log_tables.shape[1]))
+        tables = (
+            np.exp(log_tables)
+            if missing_values.has_missing(codes)
+            else np.empty((0, log_tables.shape[1]))
+        )
         out = np.empty((len(codes), self.parents.shape[0], log_tables.shape[1]))
 
         def score(start: int, stop: int) -> None:

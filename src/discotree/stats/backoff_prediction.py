@@ -279,7 +279,7 @@ class PackedBackoff:
             np.asarray(starts, dtype=np.int64),
             n_categories[np.asarray(flat_parents, dtype=np.intp)],
             np.asarray(configurations, dtype=np.float64),
-            n_classes,
+            n_classes=n_classes,
         )
         may_stop = [
             linear[t] and bool(exact_halving[starts[t] + t : starts[t + 1] + t + 1].all())
@@ -430,6 +430,7 @@ def _nested_nodes(
     parent_start: NDArray[np.int64],
     radices: NDArray[np.int64],
     configurations: NDArray[np.float64],
+    *,
     n_classes: int,
 ) -> NDArray[np.bool_]:
     """Per node, whether every configuration present at one of its levels has its

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels.information import pairwise_discriminative_weights
+from ..numerics import CORRELATION_MARGIN, VARIANCE_FLOOR_RTOL
 from .dirichlet import smoothed_conditional
 from .information import j_divergence
 from .pair_statistics import PairStatistics
@@ -96,14 +97,14 @@ def gaussian_discriminative_weights(
 
 
 #: |rho| <= 1 - 1e-12: beyond, 1 - rho**2 is rounding noise that psi divides by.
-_RHO_MARGIN = 1e-12
+_RHO_MARGIN = CORRELATION_MARGIN
 
 
 def _gaussian_psi(mean_p, cov_p, mean_q, cov_q) -> NDArray[np.float64]:
     mean_p, mean_q = np.asarray(mean_p, float), np.asarray(mean_q, float)
     cov_p, cov_q = np.asarray(cov_p, float), np.asarray(cov_q, float)
     var = np.diag(cov_p)
-    floor = 1e-12 * max(1.0, float(var.max(initial=0.0)))
+    floor = VARIANCE_FLOOR_RTOL * max(1.0, float(var.max(initial=0.0)))
     constant = var <= floor  # a constant feature has no correlation: its covariances
     # are rounding noise, which divided by the floored deviations would decide psi
     sd = np.sqrt(np.maximum(var, floor))
@@ -127,6 +128,7 @@ def tree_approximate_j_divergence(
     negative: int,
     edges_pos: list[tuple[int, int]],
     edges_neg: list[tuple[int, int]],
+    *,
     alpha: float,
 ) -> float:
     """The tree-approximate J-divergence of eq. 16 for given edge sets.

@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..kernels.counts import (
     DENSE_IDS,
     DENSE_IDS_PER_ROW,
@@ -141,7 +142,7 @@ class SparseFamilyTable:
     ) -> SparseFamilyTable:
         """Count the table in one pass (:func:`~discotree.kernels.counts.sparse_family_counts`)."""
         cells, masses = sparse_family_counts(
-            codes, class_index, weights, n_classes, n_categories, node, tuple(parents)
+            codes, class_index, weights, n_classes, n_categories, node=node, parents=tuple(parents)
         )
         parents = tuple(int(p) for p in parents)
         ids = np.asarray(cells, dtype=np.int64)
@@ -188,7 +189,7 @@ class SparseFamilyTable:
         its class's cells first (leave-one-out; the row must have been counted here).
         """
         counts, totals, support = sparse_cell_lookup(
-            self.cells, self.masses, ids, values, self.n_classes, self.r_node
+            self.cells, self.masses, ids, values, self.n_classes, r=self.r_node
         )
         if leave_out is not None:
             class_index, unit = leave_out
@@ -229,7 +230,7 @@ def observed_prefix_lengths(
     length = np.zeros(len(codes), dtype=np.intp)
     still = np.ones(len(codes), dtype=bool)
     for parent in ranked:
-        still &= codes[:, parent] >= 0
+        still &= missing_values.observed(codes[:, parent])
         length += still
     return length
 
@@ -278,7 +279,7 @@ def prefix_family_tables(
                 )
                 continue
             cells, masses = dense_sparse_family_counts(
-                codes, class_index, weights, n_classes, n_categories, node, prefix
+                codes, class_index, weights, n_classes, n_categories, node=node, parents=prefix
             )
             r = int(n_categories[node])
             tables.append(SparseFamilyTable(int(node), prefix, int(n_classes), r, cells, masses))

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels.counts import pairwise_moments
+from ..numerics import CORRELATION_MARGIN
 
 __all__ = [
     "GaussianStatistics",
@@ -24,7 +25,7 @@ __all__ = [
 ]
 
 #: Largest squared correlation used, so that MI stays finite for collinear features.
-_MAX_RHO2 = 1.0 - 1e-12
+_MAX_RHO2 = 1.0 - CORRELATION_MARGIN
 
 
 def _safe_divide(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -39,8 +39,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..kernels.counts import configuration_ids
 from ..kernels.crp import crp_tables
+from ..numerics import ZERO_TOL
 from .family_tables import SparseFamilyTable, observed_prefix_lengths
 
 #: The largest total weight (customers) the sampler seats for one node: it draws one
@@ -154,6 +156,7 @@ def hdp_estimate(
     tree: ContextTree,
     rng: np.random.Generator,
     n_sweeps: int = HDP_SWEEPS,
+    *,
     burn_in: int = HDP_BURN_IN,
     concentrations: NDArray[np.float64] | None = None,
     prior: tuple[float, float] = (1.0, 1.0),
@@ -228,7 +231,7 @@ def hdp_estimate(
             s = rng.random(len(n_j)) < n_j / (n_j + c[g])
             shape = prior[0] + np.bincount(g, tables[used].sum(axis=1) - s, n_groups)
             rate = prior[1] - np.bincount(g, np.log(w), n_groups)
-            c = np.maximum(rng.gamma(np.maximum(shape, 1e-12), 1.0 / rate), 1e-6)
+            c = np.maximum(rng.gamma(np.maximum(shape, ZERO_TOL), 1.0 / rate), 1e-6)
         if sweep < burn_in:
             continue
         kept += 1
@@ -288,6 +291,7 @@ def context_tree(
     weights: NDArray[np.float64],
     n_classes: int,
     n_categories: NDArray[np.intp],
+    *,
     node: int,
     ranked: tuple[int, ...],
 ) -> tuple[ContextTree, list[NDArray[np.int64]]]:
@@ -301,7 +305,7 @@ def context_tree(
     w = np.asarray(weights, dtype=np.float64)
     check_customer_weights(w)
     values = codes[:, node]
-    rows = np.flatnonzero((values >= 0) & (w > 0))
+    rows = np.flatnonzero(missing_values.observed(values) & (w > 0))
     depth = observed_prefix_lengths(codes[rows], ranked)
     r = int(n_categories[node])
     parent, level, observed, keys = [np.array([-1])], [np.array([0])], [np.zeros((1, r))], []
@@ -372,11 +376,11 @@ def sample_context_trees(
                 continue
             customers = float(np.sum(tree.observed))
             if batch and seated + customers > BATCH_CUSTOMERS:
-                _sample_batch(trees, batch, rng, n_sweeps, burn_in, out)
+                _sample_batch(trees, batch, rng, n_sweeps, burn_in, out=out)
                 batch, seated = [], 0.0
             batch.append(i)
             seated += customers
-        _sample_batch(trees, batch, rng, n_sweeps, burn_in, out)
+        _sample_batch(trees, batch, rng, n_sweeps, burn_in, out=out)
     return [estimate for estimate in out if estimate is not None]
 
 
@@ -386,6 +390,7 @@ def _sample_batch(
     rng: np.random.Generator,
     n_sweeps: int,
     burn_in: int,
+    *,
     out: list[HDPEstimate | None],
 ) -> None:
     """Sample the trees ``batch`` as one forest; each tree's part of the estimate into
@@ -403,7 +408,7 @@ def _sample_batch(
         offset += size
         group_offset += n_groups
     forest = ContextTree.stacked(parents, levels, observed, groups)
-    estimate = hdp_estimate(forest, rng, n_sweeps, burn_in)
+    estimate = hdp_estimate(forest, rng, n_sweeps, burn_in=burn_in)
     for i, (first, size, g0, n_groups) in zip(batch, spans, strict=True):
         out[i] = HDPEstimate(
             estimate.probabilities[first : first + size],
@@ -418,6 +423,7 @@ def hdp_tables(
     weights: NDArray[np.float64],
     n_classes: int,
     n_categories: NDArray[np.intp],
+    *,
     families: list[tuple[int, tuple[int, ...]]],
     rng: np.random.Generator,
     n_sweeps: int = HDP_SWEEPS,
@@ -435,12 +441,15 @@ def hdp_tables(
     --------
     >>> codes = np.array([[0, 1], [0, 1], [1, 0], [1, 1]])
     >>> [(tables, c)] = hdp_tables(codes, np.array([0, 0, 1, 1]), np.ones(4), 2,
-    ...     np.array([2, 2]), [(1, (0,))], np.random.default_rng(0), 40, 20)
+    ...     np.array([2, 2]), families=[(1, (0,))], rng=np.random.default_rng(0), n_sweeps=40,
+    ...     burn_in=20)
     >>> [t.parents for t in tables], c.shape
     ([(), (0,)], (3,))
     """
     built = [
-        context_tree(codes, class_index, weights, n_classes, n_categories, node, tuple(ranked))
+        context_tree(
+            codes, class_index, weights, n_classes, n_categories, node=node, ranked=tuple(ranked)
+        )
         for node, ranked in families
     ]
     estimates = sample_context_trees([tree for tree, _ in built], rng, n_sweeps, burn_in)

@@ -219,6 +219,7 @@ def hdp_forest_tables(
     parents: NDArray[np.intp],
     epsilon: float,
     rng: np.random.Generator,
+    *,
     univariate: list[NDArray[np.float64]] | None = None,
     n_sweeps: int = HDP_SWEEPS,
     burn_in: int = HDP_BURN_IN,
@@ -241,7 +242,7 @@ def hdp_forest_tables(
     --------
     >>> counts = [np.array([[8.0, 2.0], [1.0, 9.0]])]
     >>> logs, _, b = hdp_forest_tables(None, np.full((2, 1), -1), 0.0,
-    ...     np.random.default_rng(0), counts, 40, 20)
+    ...     np.random.default_rng(0), univariate=counts, n_sweeps=40, burn_in=20)
     >>> np.exp(logs[0][0]).sum().round(12), b[0].shape
     (np.float64(1.0), (2,))
     """
@@ -326,6 +327,7 @@ def hdp_two_dependence_conditionals(
     triples: NDArray[np.float64],
     epsilon: float,
     rng: np.random.Generator,
+    *,
     n_sweeps: int = HDP_SWEEPS,
     burn_in: int = HDP_BURN_IN,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

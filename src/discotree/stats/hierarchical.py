@@ -31,9 +31,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import argmax_with_ties
+from .. import missing_values
 from ..kernels.hierarchical_terms import hierarchical_level_terms
 from ..kernels.sparse_families import backoff_scores, sparse_cell_lookup
+from ..numerics import argmax_with_ties
 from .family_tables import SparseFamilyTable, observed_prefix_lengths
 
 __all__ = [
@@ -98,7 +99,7 @@ def level_counts(
     table summed over the classes."""
     node = tables[0].node
     values = codes[:, node]
-    seen = values >= 0
+    seen = missing_values.observed(values)
     observed = observed_prefix_lengths(codes, ranked[:upto])
     n_classes = tables[0].n_classes
     counts, totals, counted = [], [], []
@@ -116,7 +117,7 @@ def level_counts(
         if len(rows):
             table = tables[length]
             n[rows], t[rows], _ = sparse_cell_lookup(
-                table.cells, table.masses, ids[rows], values[rows], n_classes, table.r_node
+                table.cells, table.masses, ids[rows], values[rows], n_classes, r=table.r_node
             )
         counts.append(n)
         totals.append(t)
@@ -186,6 +187,7 @@ def leave_one_out_backoff_terms(
     ranked: tuple[int, ...],
     n_categories: NDArray[np.intp],
     class_index: NDArray[np.intp],
+    *,
     unit: NDArray[np.float64],
     alpha: float,
     concentrations: NDArray[np.float64] | None = None,
@@ -205,7 +207,8 @@ def leave_one_out_backoff_terms(
     >>> tables = prefix_family_tables(codes, y, np.ones(4), 2, np.array([2, 2]),
     ...                               [(), (0,)])[1]
     >>> terms, chosen = leave_one_out_backoff_terms(
-    ...     tables, codes, (0,), np.array([2, 2]), y, np.ones(4), 1.0, weights=np.ones(4))
+    ...     tables, codes, (0,), np.array([2, 2]), y, unit=np.ones(4), alpha=1.0,
+    ...     weights=np.ones(4))
     >>> len(terms), terms[1].shape, chosen.tolist()
     (2, (4, 2), [64.0, 64.0])
     """
@@ -218,13 +221,13 @@ def leave_one_out_backoff_terms(
         np.asarray(n_categories, dtype=np.int64)[list(ranked)],
         class_index,
         unit,
-        [(table.cells, table.masses) for table in used],
-        used[0].n_classes,
-        int(n_categories[node]),
-        float(alpha),
-        concentrations,
-        weights,
-        CONCENTRATION_GRID,
+        tables=[(table.cells, table.masses) for table in used],
+        n_classes=used[0].n_classes,
+        r=int(n_categories[node]),
+        alpha=float(alpha),
+        concentrations=concentrations,
+        weights=weights,
+        grid=CONCENTRATION_GRID,
     )
     return list(terms), chosen
 
@@ -235,6 +238,7 @@ def choose_concentrations(
     weights: NDArray[np.float64],
     alpha: float,
     r: int,
+    *,
     grid: tuple[float, ...] = CONCENTRATION_GRID,
 ) -> NDArray[np.float64]:
     """Each level's concentration in turn (from the class level down), the one of
@@ -451,6 +455,7 @@ def hierarchical_forest_tables(
     parents: NDArray[np.intp],
     alpha: float,
     epsilon: float,
+    *,
     univariate: list[NDArray[np.float64]] | None = None,
     grid: tuple[float, ...] = CONCENTRATION_GRID,
 ) -> tuple[list[list[NDArray[np.float64]]], list[list[NDArray[np.float64]]], list[NDArray]]:
@@ -485,7 +490,8 @@ def hierarchical_forest_tables(
     Examples
     --------
     >>> counts = [np.array([[8.0, 2.0], [1.0, 9.0]])]
-    >>> logs, _, b = hierarchical_forest_tables(None, np.full((2, 1), -1), 1.0, 0.0, counts)
+    >>> logs, _, b = hierarchical_forest_tables(
+    ...     None, np.full((2, 1), -1), 1.0, 0.0, univariate=counts)
     >>> np.exp(logs[0][0]).sum().round(12), b[0].shape
     (np.float64(1.0), (1,))
     """

@@ -29,6 +29,7 @@ from collections import OrderedDict
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..kernels.counts import configuration_masses
 
 __all__ = ["DiscreteSetEntropy", "GaussianSetEntropy", "set_information"]
@@ -82,7 +83,9 @@ class DiscreteSetEntropy:
         self.weights = np.asarray(weights, dtype=np.float64)
         self.missing = missing
         self._observed = (
-            self.codes >= 0 if missing == "available-case" and (self.codes < 0).any() else None
+            missing_values.observed(self.codes)
+            if missing == "available-case" and missing_values.has_missing(self.codes)
+            else None
         )
         self._row_weights: dict[int, NDArray[np.float64]] = {}
         self._columns = self.codes.astype(np.intp) + 1  # missing (-1) -> 0

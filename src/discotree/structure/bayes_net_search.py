@@ -93,6 +93,7 @@ def _first_best_candidate(
     scorer: Scorer,
     node: int,
     candidates: Iterable[tuple[int, ...]],
+    *,
     threshold: float,
 ) -> tuple[float, tuple[tuple[int, ...], LazyColumn] | None]:
     """The first of ``candidates`` (parent sets of ``node``) with the largest score
@@ -136,6 +137,7 @@ def greedy_search(
     state: NodeScores,
     k: int,
     scorer: Scorer,
+    *,
     max_edges: int | None = None,
     gains: dict[tuple[int, int], float] | None = None,
     steps: list[list[tuple[int, ...]]] | None = None,
@@ -165,7 +167,9 @@ def greedy_search(
                 and parent not in state.parents[child]
                 and not _creates_cycle(state.parents, parent, child)
             ]
-            best, found = _first_best_candidate(state, columns, scorer, child, candidates, best)
+            best, found = _first_best_candidate(
+                state, columns, scorer, child, candidates, threshold=best
+            )
             if found is not None:
                 move = (child, *found)
         if move is None:
@@ -370,6 +374,7 @@ def order_search(
     k: int,
     order: list[int],
     scorer: Scorer,
+    *,
     gains: dict[tuple[int, int], float] | None = None,
     steps: list[list[tuple[int, ...]]] | None = None,
 ) -> list[tuple[int, ...]]:
@@ -391,7 +396,9 @@ def order_search(
             scorer.reorder(state.joint)
             changed = False
         candidates = itertools.combinations(earlier, min(k, position))
-        best, move = _first_best_candidate(state, columns, scorer, node, candidates, current)
+        best, move = _first_best_candidate(
+            state, columns, scorer, node, candidates, threshold=current
+        )
         if move is not None:
             record_edge_gain(gains, move[0], node, best - current)
             state.set_parents(node, *move)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from ..numerics import GAIN_RTOL
 from .spanning import maximum_spanning_forest
 
 __all__ = ["ForestPath", "discriminative_forest_paths", "union_cost_objective"]
@@ -121,7 +122,7 @@ def discriminative_forest_paths(
     shared, _ = maximum_spanning_forest(psi_pos + psi_neg - cost, positive_only=True)
     best = _block_ascent(psi_pos, psi_neg, cost, paths[1].edges, max_rounds)
     result = _block_ascent(psi_pos, psi_neg, cost, shared, max_rounds)
-    if result[0] > best[0] + 1e-12 * max(1.0, abs(best[0])):
+    if result[0] > best[0] + GAIN_RTOL * max(1.0, abs(best[0])):
         best = result
     return best[1], best[2]
 
@@ -134,7 +135,7 @@ def _block_ascent(psi_pos, psi_neg, cost, start_neg, max_rounds):
         path_pos = _best_given(psi_pos, cost, path_neg.edges)
         path_neg = _best_given(psi_neg, cost, path_pos.edges)
         new = union_cost_objective(psi_pos, psi_neg, cost, path_pos.edges, path_neg.edges)
-        if new <= value + 1e-12 * max(1.0, abs(value)):
+        if new <= value + GAIN_RTOL * max(1.0, abs(value)):
             break
         value = new
     return value, path_pos, path_neg

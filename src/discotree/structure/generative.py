@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import order_with_ties
+from ..numerics import order_with_ties
 from ..stats.pair_statistics import PairStatistics
 from .chow_liu import chow_liu_forest, edge_penalty, penalized_forest
 

@@ -23,17 +23,19 @@ kin to these functions.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import xlogy
 
-from ..fitting import classification_rate
+from .. import missing_values
 from ..kernels.counts import (
     class_configuration_counts,
     configuration_masses,
     present_configurations,
 )
+from ..numerics import GAIN_RTOL, classification_rate
 
 __all__ = ["ORDERINGS", "mmi_order", "ocr_order", "omi_order", "omisp_order"]
 
@@ -52,7 +54,7 @@ def _combine(ids: NDArray[np.intp], column: NDArray[np.integer], size: int) -> N
     return np.unique(joint, return_inverse=True)[1].astype(np.intp)
 
 
-def _first_best(values: NDArray[np.float64], tol: float = 1e-12) -> int:
+def _first_best(values: NDArray[np.float64], tol: float = GAIN_RTOL) -> int:
     """Index of the first value within ``tol`` of the largest: ties (up to rounding,
     which differs between equivalent ways of computing an information) go to the
     earliest candidate."""
@@ -72,7 +74,7 @@ def _block_sum_mlogm(
     return np.bincount(cells // block, xlogy(mass, mass), n_blocks).astype(np.float64, copy=False)
 
 
-def _entropy_gains(ids, codes, candidates, n_categories, class_index, weights, n_classes):
+def _entropy_gains(ids, codes, candidates, n_categories, class_index, *, weights, n_classes):
     """``H(X_v, B) - H(C, X_v, B)`` for every attribute v in ``candidates``, where B is
     the configuration of the chosen attributes (``ids``, numbered densely).
 
@@ -122,7 +124,7 @@ def _available_case_terms(ids, column, class_index, weights, n_classes) -> tuple
     """``(I(C; X | B), I(C; B))`` on the rows where ``column`` (X) is observed, every
     row given being one where B (configuration ``ids``) is observed: the two terms of
     ``I(C; X, B)`` from one set of rows (available-case analysis)."""
-    seen = column >= 0
+    seen = missing_values.observed(column)
     w = weights[seen]
     total = float(w.sum())
     if total <= 0:
@@ -139,7 +141,7 @@ def _available_case_terms(ids, column, class_index, weights, n_classes) -> tuple
     return conditional, float(np.log(total) - (s_c + s_b - s_cb) / total)
 
 
-def _available_conditionals(ids, codes, candidates, class_index, weights, n_classes):
+def _available_conditionals(ids, codes, candidates, class_index, weights, *, n_classes):
     """``I(C; X_v | B)`` of every candidate v, each on the rows where X_v is observed
     (every row given has B observed)."""
     return np.array(
@@ -182,7 +184,7 @@ def omi_order(
     of Figs. 7-8."""
     sign = -1.0 if minimize else 1.0
     n = codes.shape[1]
-    if (codes < 0).any():
+    if missing_values.has_missing(codes):
         return _omi_available_case(codes, class_index, weights, n_classes, sign)
     zero = np.zeros(len(codes), dtype=np.intp)
     single = _class_informations(codes, class_index, weights, n_classes, n_categories)
@@ -197,14 +199,31 @@ def omi_order(
             rest = list(range(i + 1, n))
             # I(C; X_i, X_j) = I(C; X_i) + I(C; X_j | X_i)
             conditional = _class_entropy_given(ids, class_index, weights, n_classes) + (
-                _entropy_gains(ids, codes, rest, n_categories, class_index, weights, n_classes)
+                _entropy_gains(
+                    ids,
+                    codes,
+                    rest,
+                    n_categories,
+                    class_index,
+                    weights=weights,
+                    n_classes=n_classes,
+                )
             )
             pair_values[i, i + 1 :] = single[i] + conditional
     order = _first_pair(pair_values, single, sign)
     i, j = order
     ids = _combine(zero, codes[:, i], n_categories[i])
     ids = _combine(ids, codes[:, j], n_categories[j])
-    return _extend_by(order, ids, codes, class_index, weights, n_classes, n_categories, sign)
+    return _extend_by(
+        order,
+        ids,
+        codes,
+        class_index,
+        weights,
+        n_classes=n_classes,
+        n_categories=n_categories,
+        sign=sign,
+    )
 
 
 def _first_pair(pair_values, single, sign) -> list[int]:
@@ -214,10 +233,10 @@ def _first_pair(pair_values, single, sign) -> list[int]:
     best, pair = -np.inf, (0, 1)
     for i in range(n):
         for j in range(i + 1, n):
-            if sign * pair_values[i, j] > best + 1e-12:
+            if sign * pair_values[i, j] > best + GAIN_RTOL:
                 best, pair = sign * pair_values[i, j], (i, j)
     i, j = pair
-    return [i, j] if sign * single[i] >= sign * single[j] - 1e-12 else [j, i]
+    return [i, j] if sign * single[i] >= sign * single[j] - GAIN_RTOL else [j, i]
 
 
 def _omi_available_case(codes, class_index, weights, n_classes, sign) -> list[int]:
@@ -225,12 +244,14 @@ def _omi_available_case(codes, class_index, weights, n_classes, sign) -> list[in
     rows where its attributes are observed."""
     n = codes.shape[1]
     zero = np.zeros(len(codes), dtype=np.intp)
-    single = _available_conditionals(zero, codes, range(n), class_index, weights, n_classes)
+    single = _available_conditionals(
+        zero, codes, range(n), class_index, weights, n_classes=n_classes
+    )
     if n == 1:
         return [0]
     pair_values = np.empty((n, n))
     for i in range(n - 1):
-        rows = codes[:, i] >= 0
+        rows: NDArray[Any] = missing_values.observed(codes[:, i])
         for j in range(i + 1, n):
             given, joint = _available_case_terms(
                 codes[rows, i], codes[rows, j], class_index[rows], weights[rows], n_classes
@@ -238,17 +259,17 @@ def _omi_available_case(codes, class_index, weights, n_classes, sign) -> list[in
             pair_values[i, j] = given + joint  # I(C; X_i, X_j) on the rows of both
     order = _first_pair(pair_values, single, sign)
     rest = [v for v in range(n) if v not in order]
-    rows = np.flatnonzero((codes[:, order] >= 0).all(axis=1))
+    rows = np.flatnonzero(missing_values.complete_rows(codes, order))
     first, second = (codes[rows, v].astype(np.intp) for v in order)
     ids = _compress(first * (int(codes[:, order[1]].max()) + 1) + second)
     while rest:
         values = _available_conditionals(
-            ids, codes[rows], rest, class_index[rows], weights[rows], n_classes
+            ids, codes[rows], rest, class_index[rows], weights[rows], n_classes=n_classes
         )
         chosen = rest[_first_best(sign * values)]
         order.append(chosen)
         rest.remove(chosen)
-        seen = codes[rows, chosen] >= 0
+        seen = missing_values.observed(codes[rows, chosen])
         rows = rows[seen]
         width = int(codes[:, chosen].max()) + 1
         ids = _compress(ids[seen] * width + codes[rows, chosen].astype(np.intp))
@@ -264,12 +285,18 @@ def _class_informations(codes, class_index, weights, n_classes, n_categories):
     """``I(C; X_v)`` of every attribute."""
     zero = np.zeros(len(codes), dtype=np.intp)
     return _class_entropy_given(zero, class_index, weights, n_classes) + _entropy_gains(
-        zero, codes, list(range(codes.shape[1])), n_categories, class_index, weights, n_classes
+        zero,
+        codes,
+        list(range(codes.shape[1])),
+        n_categories,
+        class_index,
+        weights=weights,
+        n_classes=n_classes,
     )
 
 
 def _extend_by(
-    order, ids, codes, class_index, weights, n_classes, n_categories, sign=1.0
+    order, ids, codes, class_index, weights, *, n_classes, n_categories, sign=1.0
 ) -> list[int]:
     """OMI after its first pair: append the attribute maximising I(C; X | B) until all are
     placed (``sign=-1``: minimising). A configuration of B that holds one class only
@@ -292,7 +319,13 @@ def _extend_by(
         rows, ids = rows[keep], _compress(ids[keep])
         # I(C; X | B) = H(C,B) - H(B) + H(X,B) - H(C,X,B): the first two do not depend on X
         values = _entropy_gains(
-            ids, codes[rows], rest, n_categories, class_index[rows], weights[rows], n_classes
+            ids,
+            codes[rows],
+            rest,
+            n_categories,
+            class_index[rows],
+            weights=weights[rows],
+            n_classes=n_classes,
         )
         chosen = rest[_first_best(sign * values)]
         order.append(chosen)
@@ -306,9 +339,11 @@ def omisp_order(codes, class_index, weights, n_classes, n_categories, pair_stats
     maximises I(C; X) (Section 5.1, heuristic 2)."""
     n = codes.shape[1]
     zero = np.zeros(len(codes), dtype=np.intp)
-    missing = bool((codes < 0).any())
+    missing = missing_values.has_missing(codes)
     if missing:
-        single = _available_conditionals(zero, codes, range(n), class_index, weights, n_classes)
+        single = _available_conditionals(
+            zero, codes, range(n), class_index, weights, n_classes=n_classes
+        )
     else:
         single = _class_informations(codes, class_index, weights, n_classes, n_categories)
     order = [_first_best(single)]
@@ -317,14 +352,19 @@ def omisp_order(codes, class_index, weights, n_classes, n_categories, pair_stats
         last = order[-1]
         rest = [v for v in range(n) if v not in order]
         if missing:  # I(C; X | X') on the rows where both are observed
-            rows = codes[:, last] >= 0
+            rows = missing_values.observed(codes[:, last])
             values = _available_conditionals(
-                codes[rows, last], codes[rows], rest, class_index[rows], weights[rows], n_classes
+                codes[rows, last],
+                codes[rows],
+                rest,
+                class_index[rows],
+                weights[rows],
+                n_classes=n_classes,
             )
         else:
             ids = _compress(_combine(zero, codes[:, last], n_categories[last]))
             values = _class_entropy_given(ids, class_index, weights, n_classes) + _entropy_gains(
-                ids, codes, rest, n_categories, class_index, weights, n_classes
+                ids, codes, rest, n_categories, class_index, weights=weights, n_classes=n_classes
             )
         best_given[rest] = np.maximum(best_given[rest], values)
         order.append(rest[_first_best(best_given[rest])])
@@ -351,7 +391,7 @@ def ocr_order(codes, class_index, weights, n_classes, n_categories, pair_stats=N
     while rest:
         rates = []
         for v in rest:
-            seen = codes[rows, v] >= 0  # all True without missing values
+            seen = missing_values.observed(codes[rows, v])  # all True without missing values
             combined = _combine(ids[seen], codes[rows[seen], v], n_categories[v])
             rates.append(
                 _saturated_rate(combined, class_index[rows[seen]], weights[rows[seen]], n_classes)
@@ -359,7 +399,7 @@ def ocr_order(codes, class_index, weights, n_classes, n_categories, pair_stats=N
         chosen = rest[int(np.argmax(rates))]
         order.append(chosen)
         rest.remove(chosen)
-        seen = codes[rows, chosen] >= 0
+        seen = missing_values.observed(codes[rows, chosen])
         rows = rows[seen]
         ids = _combine(ids[seen], codes[rows, chosen], n_categories[chosen])
     return order

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import argmax_with_ties
 from ..kernels.candidate_scores import candidate_hits, replacement_hits
 from ..kernels.sparse_families import posterior_loss_sums
+from ..numerics import GAIN_RTOL, SCORE_TIE_RTOL, argmax_with_ties
 from .candidates import CandidateColumns
 from .search_state import LazyColumn
 
@@ -111,7 +111,7 @@ class Scorer:
         needed = threshold * self.total
         remaining = self.total
         correct = 0.0
-        slack = 1e-9 * self.total
+        slack = SCORE_TIE_RTOL * self.total
         hits = np.zeros(len(self.order), dtype=bool)
         start, size = 0, self.chunk
         while start < len(self.order):
@@ -207,7 +207,7 @@ class Scorer:
         others[rows, self._class_in_order] = -np.inf
         best_other = others.max(axis=1)
         with np.errstate(invalid="ignore"):  # -inf - -inf: nan, never above a bound
-            return true - best_other - 1e-12 * (np.abs(true) + np.abs(best_other))
+            return true - best_other - GAIN_RTOL * (np.abs(true) + np.abs(best_other))
 
     def _hits(
         self,
@@ -288,7 +288,7 @@ def _always_hit(
     if not np.isfinite(spread):
         return None
     with np.errstate(invalid="ignore"):
-        return margins > spread * (1 + 1e-12)
+        return margins > spread * (1 + GAIN_RTOL)
 
 
 class _Race:
@@ -321,7 +321,7 @@ class _Race:
         self.correct = np.full(n, self.always_weight)
         self.remaining = scorer.total - self.always_weight
         self.hits = np.zeros((n, self.n_read), dtype=bool)  # by position among those read
-        self.needed, self.slack = needed, 1e-9 * scorer.total
+        self.needed, self.slack = needed, SCORE_TIE_RTOL * scorer.total
 
     def run(self) -> None:
         start, size, led = 0, self.scorer.chunk, False

@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..kernels.candidate_scores import pair_table_rows, single_table_rows
 from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_cell_counts, family_cells, pair_family_counts
+from ..numerics import class_log_prior
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.pair_statistics import PairStatistics
 
@@ -77,10 +79,10 @@ class NodeScores:
         """
         state = cls(codes, class_index, weights, n_classes, n_categories, alpha, epsilon)
         state.pair_stats = pair_stats
-        state.complete = bool((codes >= 0).all())
+        state.complete = not missing_values.has_missing(codes)
         prior = class_totals(class_index, weights, n_classes)
-        with np.errstate(divide="ignore"):  # a class without rows here (a CV fold): -inf
-            state.joint = np.tile(np.log(prior / prior.sum()), (len(codes), 1))
+        # a class without rows here (a CV fold): -inf
+        state.joint = np.tile(class_log_prior(prior), (len(codes), 1))
         for j in range(codes.shape[1]):
             state.parents.append(())
             column = state.column(j, ())
@@ -113,12 +115,12 @@ class NodeScores:
         counts = self.family(node, parents, cells)
         log_cpt = np.log(smoothed_conditional(counts, self.alpha, self.epsilon))
         by_cell = log_cpt.reshape(self.n_classes, -1).T  # (cells, C)
-        complete = cells >= 0
+        complete = missing_values.observed(cells)
         if complete.all():
             return LazyColumn(np.ascontiguousarray(by_cell), cells)
         # extra rows: P(x_j | c) for a missing parent, then zeros for a missing node
         value = self.codes_by_feature[node]
-        observed = value >= 0
+        observed = missing_values.observed(value)
         marginal = np.log(smoothed_conditional(self.family(node, ()), self.alpha, self.epsilon))
         n_cells = by_cell.shape[0]
         r = marginal.shape[1]
@@ -244,7 +246,9 @@ class SingleParentColumns:
         if isinstance(rows, slice):
             rows = np.arange(*rows.indices(codes.shape[1]))
         past = self.offsets[-1] * self.r  # rows for a missing parent, then a missing node
-        return single_table_rows(codes, parents, self.offsets, self.node, self.r, past, rows)
+        return single_table_rows(
+            codes, parents, self.offsets, self.node, self.r, past=past, rows=rows
+        )
 
     def column(self, parent: int) -> LazyColumn:
         """The column of one parent."""
@@ -290,11 +294,11 @@ class PairParentColumns:
             self.second,
             self.starts,
             self.r_second,
-            self.node,
-            self.r,
-            self._past,
-            pairs,
-            rows,
+            node=self.node,
+            r_node=self.r,
+            past=self._past,
+            live=pairs,
+            rows=rows,
         )
 
     @property

@@ -15,8 +15,8 @@ from collections import deque
 import numpy as np
 from numpy.typing import NDArray
 
-from ..fitting import SCORE_TIE_RTOL
 from ..kernels.spanning import kruskal_select
+from ..numerics import SCORE_TIE_RTOL
 
 __all__ = [
     "maximum_spanning_forest",

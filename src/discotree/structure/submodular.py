@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from ..numerics import GAIN_RTOL, SCORE_TIE_RTOL, ZERO_TOL
+
 __all__ = [
     "MINIMIZERS",
     "SubSupResult",
@@ -97,7 +99,7 @@ def sum_over(tables: list[list], mask: int, zero=0):
 def is_better(value: float, best: float) -> bool:
     """``value < best`` by more than rounding (1e-9 relative): near-ties, which
     equivalent computations may order either way, keep the earlier candidate."""
-    return value < best - 1e-9 * (1.0 + abs(best)) if np.isfinite(best) else value < best
+    return value < best - SCORE_TIE_RTOL * (1.0 + abs(best)) if np.isfinite(best) else value < best
 
 
 def _first_minimum(values: Sequence[float]) -> int:
@@ -105,7 +107,7 @@ def _first_minimum(values: Sequence[float]) -> int:
     smallest."""
     array = np.asarray(values, dtype=np.float64)
     smallest = array.min()
-    return int(np.flatnonzero(array <= smallest + 1e-9 * (1.0 + abs(smallest)))[0])
+    return int(np.flatnonzero(array <= smallest + SCORE_TIE_RTOL * (1.0 + abs(smallest)))[0])
 
 
 def _check_size(n: int) -> None:
@@ -191,6 +193,7 @@ def _unconstrained_minimum(
     base: int,
     tol: float,
     max_iter: int,
+    *,
     start: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
     final: dict | None = None,
 ) -> tuple[int, float]:
@@ -225,15 +228,15 @@ def _unconstrained_minimum(
         weights = np.append(weights, 0.0)
         while True:  # minor cycles: towards the affine minimiser, dropping points
             alpha = _affine_minimizer(points)
-            if (alpha > 1e-12).all():
+            if (alpha > ZERO_TOL).all():
                 weights = alpha
                 x = points @ weights
                 break
             shrinking = alpha < weights
             ratios = np.where(shrinking, weights / np.where(shrinking, weights - alpha, 1.0), 1.0)
-            theta = float(np.clip(ratios[alpha <= 1e-12].min(initial=1.0), 0.0, 1.0))
+            theta = float(np.clip(ratios[alpha <= ZERO_TOL].min(initial=1.0), 0.0, 1.0))
             weights = theta * alpha + (1 - theta) * weights
-            keep = weights > 1e-12
+            keep = weights > ZERO_TOL
             points, weights = points[:, keep], weights[keep] / weights[keep].sum()
             x = points @ weights
             if points.shape[1] == 1:
@@ -246,7 +249,7 @@ def _unconstrained_minimum(
     for i in np.argsort(x, kind="stable"):
         prefix |= 1 << elements[i]
         value = f(prefix)
-        if value < best_value - 1e-12 * scale:
+        if value < best_value - GAIN_RTOL * scale:
             best, best_value = prefix, value
     return best, float(best_value)
 
@@ -277,7 +280,9 @@ def minimum_norm_point(
     start = None
     if warm_start is not None and "points" in warm_start:
         start = (warm_start["points"], warm_start["weights"])
-    subset, value = _unconstrained_minimum(f, range(n), 0, tol, max_iter, start, warm_start)
+    subset, value = _unconstrained_minimum(
+        f, range(n), 0, tol, max_iter, start=start, final=warm_start
+    )
     if subset not in (0, full):
         return subset, value
     best, best_value = 0, np.inf

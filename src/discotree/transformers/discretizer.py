@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from .. import missing_values
 from ..fitting import FitContractMixin
 from ..kernels.encode import encode_bins, encode_bins_padded
 from ..kernels.quantiles import weighted_quantiles
@@ -94,12 +95,20 @@ def quantile_edges_of_columns(
                 fractions,
                 quantiles[start:stop],
                 highest[start:stop],
-                used[start:stop],
+                used=used[start:stop],
             )
 
         in_chunks(columns, d, values.size, _THREAD_CELLS)
     else:  # rows in memory order: a block of rows each, all columns
-        weighted_quantiles(values, weights, fractions, quantiles, highest, used, _THREAD_CELLS)
+        weighted_quantiles(
+            values,
+            weights,
+            fractions,
+            quantiles,
+            highest,
+            used=used,
+            min_cells_per_thread=_THREAD_CELLS,
+        )
     edges = []
     for j in range(d):
         found = np.unique(quantiles[j]) if used[j] else np.empty(0)
@@ -190,6 +199,7 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
     def __init__(
         self,
         n_bins: int = 5,
+        *,
         method: str = "quantile",
         bin_edges: list | None = None,
         random_state=0,
@@ -325,7 +335,7 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         codes = self.bin_codes(X)
-        return np.where(codes < 0, np.nan, codes.astype(np.float64))
+        return np.where(missing_values.is_missing(codes), np.nan, codes.astype(np.float64))
 
     def bin_codes(self, X: NDArray, out: NDArray | None = None, columns=None) -> NDArray:
         """The bins of the (already validated, numeric) ``X`` as integer codes, -1 for

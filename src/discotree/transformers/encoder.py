@@ -12,6 +12,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from sklearn.base import clone
 
+from .. import missing_values
 from ..config import get_config
 from ..kernels.encode import (
     column_distinct,
@@ -23,6 +24,7 @@ from ..kernels.encode import (
     encode_sorted,
     remap_codes,
 )
+from ..numerics import CONSTANT_RTOL
 from ..threads import in_chunks
 from ..validation import EXACT_FLOAT_INTEGER, Table, check_table, numeric_column, reject_inf
 from .discretizer import Discretizer
@@ -364,7 +366,7 @@ class TableEncoder:
                 continue
             column = table.columns[j]
             if j in table.factorized:
-                missing = int((table.factorized[j][0] < 0).sum())
+                missing = int(missing_values.is_missing(table.factorized[j][0]).sum())
             elif column.dtype.kind == "f":
                 missing = int(np.isnan(column).sum())
             elif column.dtype.kind == "O":
@@ -766,7 +768,7 @@ class NumericEncoder:
             mean = np.where(total > 0, (weights @ centred) / total, 0.0)
             spread = np.where(observed, centred - mean, 0.0)
             sd = np.sqrt(np.where(total > 0, (weights @ spread**2) / total, 0.0))
-        sd = _power_of_two(np.where(sd > 1e-12, sd, 1.0))
+        sd = _power_of_two(np.where(sd > CONSTANT_RTOL, sd, 1.0))
         self._magnitude, self._centre, self._sd = magnitude, centre, sd
         self.offset_ = magnitude * centre
         self.scale_ = magnitude * sd

@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from scipy.special import xlogy
 
 from ..kernels.counts import class_configuration_counts
+from ..numerics import GAIN_RTOL, ZERO_TOL
 
 __all__ = ["mdl_cut_points", "sampled_mdl_partition"]
 
@@ -72,7 +73,7 @@ def mdl_cut_points(
             continue
         margins, split_entropy = _mdl_margins(cumulative, lo, hi)
         # first minimum up to rounding: deterministic ties
-        best = int(np.flatnonzero(split_entropy <= split_entropy.min() + 1e-12)[0])
+        best = int(np.flatnonzero(split_entropy <= split_entropy.min() + GAIN_RTOL)[0])
         if not margins[best] > 0:
             continue
         t = lo + 1 + best
@@ -151,7 +152,7 @@ def sampled_mdl_partition(
                     continue
                 total = cumulative[hi] - cumulative[lo]
                 weight = np.maximum(float(_entropy_bits(total)) - split_entropy, 0.0)
-                if not weight.sum() > 1e-12:
+                if not weight.sum() > ZERO_TOL:
                     continue
                 starts.append(lo + 1 + int(rng.choice(len(weight), p=weight / weight.sum())))
                 continue

@@ -1,0 +1,66 @@
+"""The one home of the numerical rules (``discotree.numerics``) gives the numbers of
+the copies it replaced, to the bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+
+from discotree.numerics import (
+    class_log_prior,
+    classification_rate,
+    log_shares,
+    normalise_log,
+    weighted_accuracy,
+    weighted_error_rate,
+)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(0)
+
+
+def test_class_prior_is_the_old_formulas_to_the_bit(rng):
+    w = rng.random(5) * 7
+    assert np.array_equal(class_log_prior(w), np.log(w / w.sum()))
+    counts = rng.integers(0, 9, 4).astype(np.float64)
+    laplace = np.log((counts + 1.0) / (counts.sum() + len(counts)))
+    assert np.array_equal(class_log_prior(counts, pseudo_count=1.0), laplace)
+    rows = rng.random((6, 3)) * 4
+    old = np.log((rows + 1.0) / (rows.sum(axis=1, keepdims=True) + rows.shape[1]))
+    assert np.array_equal(class_log_prior(rows, pseudo_count=1.0), old)
+    total = w.sum() * (1 + 1e-15)
+    assert np.array_equal(class_log_prior(w, total=total), np.log(w / total))
+
+
+def test_a_class_without_weight_gets_minus_infinity_without_a_warning():
+    with np.errstate(all="raise"):
+        prior = class_log_prior(np.array([2.0, 0.0]))
+    assert prior[1] == -np.inf and prior[0] == 0.0
+    assert np.array_equal(log_shares(np.array([1.0, 3.0])), np.log([0.25, 0.75]))
+
+
+def test_normalise_log_is_the_old_formula_to_the_bit(rng):
+    joint = rng.normal(size=(7, 3)) * 50
+    assert np.array_equal(normalise_log(joint), joint - logsumexp(joint, axis=1, keepdims=True))
+    cube = rng.normal(size=(2, 4, 3))
+    old = cube - logsumexp(cube, axis=2, keepdims=True)
+    assert np.array_equal(normalise_log(cube, axis=2), old)
+    flat = rng.normal(size=9)
+    assert np.array_equal(normalise_log(flat, axis=0), flat - logsumexp(flat))
+
+
+def test_rates_are_the_old_formulas_to_the_bit(rng):
+    truth, pred = rng.integers(0, 3, 50), rng.integers(0, 3, 50)
+    w = rng.random(50)
+    assert weighted_accuracy(truth, pred) == float(np.mean(pred == truth))
+    assert weighted_accuracy(truth, pred, w) == float(w[pred == truth].sum()) / float(w.sum())
+    wrong = pred != truth
+    assert weighted_error_rate(truth, pred, w) == float(w @ wrong) / max(float(w.sum()), 1e-300)
+    assert weighted_error_rate(truth, pred) == float(np.mean(pred != truth))
+    assert weighted_accuracy(truth[:0], pred[:0]) == 0.0
+    assert weighted_accuracy(truth, pred, np.zeros(50)) == 0.0
+    scores = np.eye(3)[pred]
+    assert classification_rate(scores, truth, w) == weighted_accuracy(truth, pred, w)
