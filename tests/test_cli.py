@@ -136,6 +136,7 @@ def test_fit_defaults_to_the_recommended_model():
     assert args.model == RECOMMENDED_MODEL == "eskdb"
 
 
+@pytest.mark.parametrize("seed", [0])  # the command's plumbing: one seed's data
 def test_compare_csv(train_csv, capsys):
     code = main(["compare", "--csv", str(train_csv), "--target", "label", "--folds", "3", "-q"])
     assert code == 0

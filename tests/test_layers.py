@@ -29,6 +29,8 @@ LAYER = {
     "numerics": 0,
     "missing_values": 0,
     "engine_registry": 0,
+    "stored_classes": 0,
+    "migrations": 0,
     "scaling_tags": 0,
     "_fitting": 0,
     "kernels": 1,

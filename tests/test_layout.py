@@ -18,7 +18,6 @@ TESTS = ROOT / "tests"
 #: Source modules (relative to ``src/discotree``) tested under another name.
 TESTED_IN: dict[str, tuple[str, ...]] = {
     "classifiers/_base.py": ("test_contract.py", "classifiers/test_generative.py"),
-    "classifiers/_forest_pairs.py": ("io/test_json_model.py",),
     "classifiers/_incremental.py": ("classifiers/test_partial_fit.py",),
     "classifiers/_kernel_density.py": ("classifiers/test_forest_density.py",),
     "classifiers/_prediction.py": ("engines/test_dask_engine.py",),
@@ -28,6 +27,9 @@ TESTED_IN: dict[str, tuple[str, ...]] = {
     "classifiers/naive_bayes.py": ("classifiers/test_generative.py",),
     "classifiers/tan.py": ("classifiers/test_generative.py", "classifiers/test_ktree.py"),
     "config.py": ("test_threads.py", "test_contract.py"),
+    "migrations.py": ("io/test_migrations.py",),
+    "models/file_checks.py": ("io/test_model_numbers.py", "io/test_model_file_checks.py"),
+    "stored_classes.py": ("io/test_migrations.py",),
     "datasets/fingerprints.py": ("engines/test_passes_notice.py",),
     "engines/dask_boosting.py": ("engines/test_dask_engine.py",),
     "engines/kdb_passes.py": ("engines/test_ensemble_passes.py",),
@@ -38,7 +40,6 @@ TESTED_IN: dict[str, tuple[str, ...]] = {
     "fitting.py": ("test_contract.py",),
     "io/model_checks.py": ("io/test_model_file_checks.py",),
     "models/category_maps.py": ("models/test_ensemble.py",),
-    "io/networks.py": ("io/test_bif.py",),
     "kernels/forest.py": ("models/test_discrete_forest.py",),
     "kernels/information.py": ("stats/test_discrete.py",),
     "kernels/spanning.py": ("structure/test_spanning.py",),
@@ -61,7 +62,6 @@ TESTED_IN: dict[str, tuple[str, ...]] = {
     "stats/dirichlet.py": ("stats/test_discrete.py",),
     "stats/information.py": ("stats/test_discrete.py",),
     "stats/pair_statistics.py": ("stats/test_discrete.py",),
-    "stats/smoothing.py": ("stats/test_alpha_selection.py",),
     "stats/folds.py": ("learners/test_step_selection.py", "classifiers/test_boosting.py"),
     "stats/set_information.py": ("structure/test_ear.py",),
     "structure/bayes_net_search.py": ("classifiers/test_ktree.py",),

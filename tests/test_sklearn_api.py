@@ -1,6 +1,12 @@
 """The scikit-learn estimator contract, for every public estimator."""
 
-from sklearn.utils.estimator_checks import parametrize_with_checks
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.utils import shuffle
+from sklearn.utils._testing import assert_allclose_dense_sparse
+from sklearn.utils.estimator_checks import _get_check_estimator_ids, parametrize_with_checks
+from threadpoolctl import threadpool_limits
 
 from discotree import (
     AODEClassifier,
@@ -113,8 +119,112 @@ def _expected_failures(estimator) -> dict[str, str]:
     return {}
 
 
-@parametrize_with_checks(
-    ALL_ESTIMATORS, xfail_strict=True, expected_failed_checks=_expected_failures
+#: Checks that feed the same fits other input containers (a read-only memmap, float32,
+#: object and integer dtypes): the input layer (``validation``, the encoder) turns them
+#: into the same codes whatever the parameters, so they run once per class, on its first
+#: configuration above (``DiscriminativeTreeClassifier()``, ``AnyColumnsBaseline("logistic")``)
+#: and not again on the costly variants below (1-35 s each on a loaded 2-core machine).
+_CONTAINER_CHECKS = (
+    "check_classifiers_train(readonly_memmap=True)",
+    "check_classifiers_train(readonly_memmap=True,X_dtype=float32)",
+    "check_dtype_object",
+    "check_estimators_dtypes",
+)
+_CONTAINER_CHECKS_RUN_ELSEWHERE = (
+    "DiscriminativeTreeClassifier(alpha=1.0,parameters='altmax')",
+    "DiscriminativeTreeClassifier(max_alternations=2,multiclass='ovr',parameters='altmax')",
+    "DiscriminativeTreeClassifier(smoothing='hdp')",
+    "AnyColumnsBaseline(model='gradient-boosting')",
+)
+#: Weight equivalence of estimators whose fit on the check's 30 columns costs 40-140 s
+#: (EAR trees: submodular minimisations over the columns; A2DE: C(30, 2) super-parent
+#: pairs): checked on 8 columns by ``test_weights_equal_repeated_rows_on_fewer_columns``.
+_WEIGHTS_CHECKED_ON_FEWER_COLUMNS = (
+    EARTreeClassifier(),
+    EARTreeClassifier(smoothing="hierarchical", n_permutations=1),
+    EARTreeClassifier(distribution="gaussian", minimizer="queyranne", n_permutations=1),
+    AODEClassifier(2, smoothing="hierarchical"),
+)
+#: Weight equivalence checked on the same estimator by
+#: tests/classifiers/test_hdp_smoothing.py::test_whole_weights_equal_repeated_rows
+#: (a weight of k is k copies, predict_proba within rtol=1e-9; in the default run).
+_WEIGHTS_CHECKED_ELSEWHERE = (
+    "AODEClassifier(smoothing='hdp')",
+    "EARTreeClassifier(n_permutations=1,smoothing='hdp')",
+)
+
+
+def _runs_elsewhere(estimator, check) -> bool:
+    """Whether this (estimator, check) pair re-runs a check made elsewhere."""
+    name, check_name = _get_check_estimator_ids(estimator), _get_check_estimator_ids(check)
+    if name in _CONTAINER_CHECKS_RUN_ELSEWHERE and check_name in _CONTAINER_CHECKS:
+        return True
+    elsewhere = _WEIGHTS_CHECKED_ELSEWHERE + tuple(
+        _get_check_estimator_ids(e) for e in _WEIGHTS_CHECKED_ON_FEWER_COLUMNS
+    )
+    return name in elsewhere and check_name == "check_sample_weight_equivalence_on_dense_data"
+
+
+def _without_repeats(marker):
+    """``parametrize_with_checks``' parametrisation without the pairs of ``_runs_elsewhere``
+    (the same test ids for the others)."""
+    mark = marker.mark
+    cases = [
+        case
+        for case in mark.args[1]
+        if not _runs_elsewhere(*(case.values if hasattr(case, "values") else case))
+    ]
+    return pytest.mark.parametrize(mark.args[0], cases, **mark.kwargs)
+
+
+@_without_repeats(
+    parametrize_with_checks(
+        ALL_ESTIMATORS, xfail_strict=True, expected_failed_checks=_expected_failures
+    )
 )
 def test_sklearn_api(estimator, check):
+    if isinstance(estimator, AnyColumnsBaseline) and estimator.model == "gradient-boosting":
+        # scikit-learn's booster on one OpenMP thread: its checks fit tiny sets, which
+        # its threads (one a core, beside pytest's other workers) made 10x slower
+        with threadpool_limits(1, user_api="openmp"):
+            check(estimator)
+        return
     check(estimator)
+
+
+def test_the_checks_left_out_run_on_another_configuration():
+    """Every container check left out of a costly variant runs on the first configuration
+    of its class."""
+    runs = {
+        (_get_check_estimator_ids(e), _get_check_estimator_ids(c))
+        for e, c in (
+            case.values if hasattr(case, "values") else case
+            for case in test_sklearn_api.pytestmark[0].args[1]
+        )
+    }
+    for variant in _CONTAINER_CHECKS_RUN_ELSEWHERE:
+        first = next(e for e in ALL_ESTIMATORS if variant.startswith(type(e).__name__ + "("))
+        for check in _CONTAINER_CHECKS:
+            assert (_get_check_estimator_ids(first), check) in runs
+            assert (variant, check) not in runs
+
+
+@pytest.mark.parametrize(
+    "estimator", _WEIGHTS_CHECKED_ON_FEWER_COLUMNS, ids=_get_check_estimator_ids
+)
+def test_weights_equal_repeated_rows_on_fewer_columns(estimator):
+    """scikit-learn's ``check_sample_weight_equivalence_on_dense_data`` (its data, weights
+    with zeros, shuffled rows, the same comparisons and tolerances) on 8 columns of its
+    15 rows in place of 30."""
+    rng = np.random.RandomState(42)
+    X = rng.rand(15, 30)[:, :8]
+    y = rng.randint(0, 3, size=15)
+    weights = rng.randint(0, 5, size=15)
+    repeated = clone(estimator).fit(X.repeat(weights, axis=0), y.repeat(weights))
+    X_weighted, y_weighted, w_weighted = shuffle(X, y, weights, random_state=0)
+    weighted = clone(estimator).fit(X_weighted, y_weighted, sample_weight=w_weighted)
+    for method in ("predict_proba", "decision_function", "predict"):
+        if hasattr(estimator, method):
+            assert_allclose_dense_sparse(
+                getattr(repeated, method)(X), getattr(weighted, method)(X), err_msg=method
+            )

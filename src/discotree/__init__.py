@@ -12,6 +12,9 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from . import engine_registry as _engine_registry  # registers the engines it ships
+from . import migrations as _migrations
+
+_migrations.install()  # old imports and pickles name modules of earlier versions
 
 __version__ = "0.1.0"
 

@@ -41,6 +41,7 @@ from numpy.typing import NDArray
 
 from .kernels.counts import class_totals
 from .stats.pair_statistics import PairStatistics
+from .stored_classes import stored
 from .transformers.discretizer import Discretizer
 from .transformers.encoder import TableEncoder
 from .validation import Table, check_sample_weight, check_table, check_targets, positive_rows
@@ -87,6 +88,7 @@ def _checked_labels(y: Any, n_samples: int, classes: NDArray[Any], owner: str) -
     return y
 
 
+@stored
 class StatisticsSchema:
     """What partial statistics share: classes, columns and each column's encoding.
 

@@ -102,10 +102,10 @@ def posterior_uncertainty(
     ----------
     model : DiscreteForestModel with a ``posterior``, or a posterior of
         :mod:`discotree.models.posterior_draws`
-        Its ``posterior_draw(generator, epsilon)`` returns a model with
-        ``log_likelihood(codes)`` (the drawn class prior is added), or with
-        ``log_joint(codes, log_prior)`` (a model whose prior enters otherwise: an
-        ensemble normalises each member with it).
+        Its ``posterior_draw(generator, epsilon)`` returns a scoring model
+        (:mod:`discotree.models.protocol`): its ``class_scores(codes, log_prior)``
+        under the drawn class prior (a joint adds it; an ensemble normalises each
+        member with it) are normalised into the draw's posterior.
     codes : ndarray of shape (n_samples, n_features)
         Encoded rows (-1 = missing, summed out in every draw).
     class_count : ndarray of shape (n_classes,)
@@ -191,11 +191,7 @@ def _draw_summaries(
         drawn = model.posterior_draw(generator, epsilon)
         prior = generator.gamma(counts)
         log_prior = class_log_prior(prior)
-        log_joint = getattr(drawn, "log_joint", None)  # priors inside (ensembles)
-        if log_joint is not None:
-            joint = log_joint(codes, log_prior)
-        else:
-            joint = drawn.log_likelihood(codes) + log_prior
+        joint = drawn.class_scores(codes, log_prior)
         draws[s] = np.exp(normalise_log(joint))
     result = entropy_decomposition(draws)
     result.update(mean=draws.mean(axis=0), draws=draws)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from threadpoolctl import threadpool_limits
 
 from discotree.classifiers.baselines import AnyColumnsBaseline
 
@@ -27,6 +28,15 @@ def mixed():
     return frame, y
 
 
+@pytest.fixture
+def _one_openmp_thread():
+    """scikit-learn's booster on one OpenMP thread: on these small sets its threads (one
+    a core, beside pytest's other worker) made it ten times slower."""
+    with threadpool_limits(1, user_api="openmp"):
+        yield
+
+
+@pytest.mark.usefixtures("_one_openmp_thread")
 @pytest.mark.parametrize("model", AnyColumnsBaseline._MODELS)
 def test_fits_mixed_columns_and_missing_values(model, mixed):
     X, y = mixed

@@ -48,8 +48,8 @@ def _partitioned(X, y, w):
 def test_dataframe_on_a_local_cluster_equals_the_in_memory_fit(client):
     X, y, w = _data()
     X_dask, y_dask, w_dask = _partitioned(X, y, w)
-    lazy = KDBEnsembleClassifier(n_estimators=3).fit(X_dask, y_dask, sample_weight=w_dask)
-    eager = KDBEnsembleClassifier(n_estimators=3).fit(X, y, sample_weight=w)
+    lazy = KDBEnsembleClassifier(n_estimators=2).fit(X_dask, y_dask, sample_weight=w_dask)
+    eager = KDBEnsembleClassifier(n_estimators=2).fit(X, y, sample_weight=w)
     assert_same_ensemble(lazy, eager, X)
     proba = lazy.predict_proba(X_dask)
     assert isinstance(proba, da.Array)  # lazy

@@ -39,7 +39,7 @@ def test_the_posterior_is_the_mean_of_the_members(rng):
         maps.append([None, None, None])
     prior = np.log([0.4, 0.6])
     ensemble = KDBEnsembleModel(maps, members, prior)
-    posterior = softmax(ensemble.log_likelihood(codes) + prior, axis=1)
+    posterior = softmax(ensemble.class_scores(codes, prior), axis=1)
     each = [softmax(m.log_likelihood(codes) + prior, axis=1) for m in members]
     assert_allclose(posterior, np.mean(each, axis=0))
 

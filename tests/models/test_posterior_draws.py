@@ -91,11 +91,14 @@ def test_the_posterior_predictive_approaches_predict_proba(name):
     (they differ by a Jensen gap of order 1 / n); with 4000 rows of 5 binary features
     and 1000 draws they agree within 0.02 (measured: below 0.004 for all five; the
     Monte Carlo error of a mean of 1000 probabilities is below 0.004, the gap on iris'
-    150 rows is 0.07 for kDB)."""
+    150 rows is 0.07 for kDB). A1DE and the ensemble average many tables, whose draws'
+    means vary less: 400 draws (measured: 0.0010, 0.0010 and 0.0014 with 400 draws,
+    0.0005, 0.0010 and 0.0012 with 1000; kDB's 0.0100 with 400)."""
     X, y = _data(4000, seed=3)
     clf = ESTIMATORS[name]().fit(X, y)
     test, _ = _data(30, seed=4)
-    u = clf.predict_uncertainty(test, n_draws=1000, random_state=0)
+    n_draws = 1000 if name.startswith("kdb") else 400
+    u = clf.predict_uncertainty(test, n_draws=n_draws, random_state=0)
     assert_allclose(u.mean, clf.predict_proba(test), atol=0.02)
 
 
@@ -148,7 +151,7 @@ def test_the_ensemble_draws_every_member_and_keeps_its_logistic_members():
     assert drawn.model.pair_member is clf.model_.pair_member
     codes = clf.encoder_.transform(X[:5])
     fitted = clf.model_.member_log_posteriors(codes)
-    replaced = drawn.log_joint(codes, clf.class_log_prior_)
+    replaced = drawn.class_scores(codes, clf.class_log_prior_)
     assert replaced.shape == (5, 2) and not np.allclose(replaced, fitted[0])
 
 

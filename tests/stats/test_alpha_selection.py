@@ -292,7 +292,7 @@ def test_calibration_losses_equal_refitting_on_every_fold(n_classes, multiclass,
         fold.fit(X[train], y[train])
         counts = np.bincount(y[train], minlength=n_classes)
         fold.class_log_prior_ = np.log((counts + 1) / (counts.sum() + n_classes))
-        scores = fold._posterior_scores(X[test])
+        scores, _ = fold._class_scores(X[test])
         for s, scale in enumerate(CALIBRATION_SCALES):
             log_post = scale * scores - logsumexp(scale * scores, axis=1, keepdims=True)
             expected[s] -= log_post[np.arange(test.sum()), y[test]].sum()
@@ -302,7 +302,7 @@ def test_calibration_losses_equal_refitting_on_every_fold(n_classes, multiclass,
     raw.fit(X, y)
     np.testing.assert_array_equal(model.predict(X), raw.predict(X))
     np.testing.assert_array_equal(model.decision_function(X), raw.decision_function(X))
-    scores = raw._posterior_scores(X) * model.calibration_scale_
+    scores = raw._class_scores(X)[0] * model.calibration_scale_
     np.testing.assert_allclose(
         model.predict_proba(X), np.exp(scores - logsumexp(scores, axis=1, keepdims=True))
     )

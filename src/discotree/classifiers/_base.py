@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,10 +20,11 @@ from ..kernels.counts import class_totals, features_with_missing, pairwise_count
 from ..learners.fit_input import FitInput, cross_validate_alpha
 from ..learners.options import Constraint, LearnerOptions, SmoothingOptions
 from ..learners.registry import Counts, FittedModel, Learner, LearnerSpec, get_learner
+from ..migrations import upgrade
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
-from ..numerics import argmax_with_ties, class_log_prior, normalise_log
+from ..numerics import class_log_prior
 from ..scaling_tags import ScalingTags
 from ..stats.alpha_selection import ALPHA_GRID, CALIBRATION_SCALES, ESS_GRID, best_scale
 from ..stats.dirichlet import PRIORS, check_smoothing
@@ -42,7 +43,7 @@ from ..validation import (
     training_rows,
     validate_data,
 )
-from ._prediction import DaskPredictionMixin
+from ._prediction import ScoredPredictionMixin
 
 #: What ``_fit_model`` learns (boosting keeps its ensembles instead: None).
 ForestModel = DiscreteForestModel | GaussianForestModel | BayesNetModel | None
@@ -54,24 +55,24 @@ DISTRIBUTIONS = ("discrete", "gaussian")
 
 
 class CalibrationStateMixin:
-    """Loading estimators saved before their ``calibration`` parameter existed: as
-    they were fitted then (uncalibrated scores)."""
-
-    @staticmethod
-    def upgrade_state(state: dict) -> dict:
-        """The state of an estimator saved before ``calibration`` existed, as it was
-        fitted then (uncalibrated scores): used when a model file is loaded."""
-        state.setdefault("calibration", "none")
-        if "classes_" in state:
-            state.setdefault("calibration_scale_", 1.0)
-        return state
+    """Estimators with a calibration scale of their scores: pickles saved before their
+    ``calibration`` parameter existed load as they were fitted then (uncalibrated
+    scores; :mod:`discotree.migrations`)."""
 
     def __setstate__(self, state: dict) -> None:
-        super().__setstate__(self.upgrade_state(dict(state)))  # type: ignore[misc]
+        super().__setstate__(upgrade(type(self), dict(state)))  # type: ignore[misc]
+
+    def _score_scale(self) -> float:
+        """The calibration scale of the scores in the probabilities."""
+        return float(self.calibration_scale_)  # type: ignore[attr-defined]
 
 
 class DiscreteForestClassifierBase(
-    DaskPredictionMixin, SummedOutImportanceMixin, FitContractMixin, ClassifierMixin, BaseEstimator
+    ScoredPredictionMixin,
+    SummedOutImportanceMixin,
+    FitContractMixin,
+    ClassifierMixin,
+    BaseEstimator,
 ):
     """Base of classifiers that score ``log P(x, c) = log P(c) + log P(x | c)`` with
     one discrete forest per class (naive Bayes, Chow-Liu, TAN).
@@ -102,12 +103,18 @@ class DiscreteForestClassifierBase(
       and the memory estimate.
     - ``_partial_fit_unsupported``: which parameters stream
       (:mod:`~discotree.classifiers._incremental`).
+    - ``_class_scores``, ``_joint_unavailable``: the scores every ``predict*`` method
+      reads (:mod:`discotree.models.protocol`) and why there is no joint.
     - ``_uncertainty_unavailable``, ``_uncertainty_model``: ``predict_uncertainty``.
     """
 
     #: Whether ``alpha="auto"`` is available (None: where a count learner fits the
     #: parameters, :meth:`_count_learner`).
     _auto_alpha: bool | None = None
+
+    #: The kind of the fitted model's scores (:mod:`discotree.models.protocol`), for
+    #: what exists before a fit (``predict_joint_log_proba`` for joints only).
+    _SCORE_KIND: ClassVar[str] = "joint"
 
     def __init__(
         self,
@@ -551,38 +558,28 @@ class DiscreteForestClassifierBase(
         validate_data(self, X, skip_check_array=True, reset=False)
         return self.encoder_.transform(table)
 
-    def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """``log P(x, c)`` for every sample and class, missing features summed out.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None (and categories not seen at fit time)
-            are missing.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from discotree import NaiveBayesClassifier
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = NaiveBayesClassifier(alpha=1.0).fit(X, y)
-        >>> clf.predict_joint_log_proba(X[:1]).round(2)
-        array([[ -3.8 , -14.49, -15.05]])
-        """
-        check_is_fitted(self)
+    def _class_scores(self, X: Any) -> tuple[NDArray[np.float64], str]:
+        """The fitted model's ``class_scores`` under ``class_log_prior_`` and their kind
+        (:mod:`discotree.models.protocol`), missing features summed out; Gaussian
+        models' joints in the units of the features (not the standardised ones)."""
         codes = self._encode(X)
-        if self.model_ is None:
+        model = self.model_
+        if model is None:
             raise AttributeError(f"{type(self).__name__} has no joint distribution.")
-        joint = self.model_.log_likelihood(codes) + self.class_log_prior_
+        scores = model.class_scores(codes, self.class_log_prior_)
         correction = getattr(self.encoder_, "log_density_correction", None)
-        if correction is not None:  # Gaussian models see standardised features
-            joint = joint + correction(codes)[:, None]
-        return joint
+        if correction is not None and model.score_kind == "joint":
+            scores = scores + correction(codes)[:, None]  # standardised features
+        return scores, model.score_kind
+
+    def _joint_unavailable(self) -> str | None:
+        if self._SCORE_KIND != "joint":
+            return (
+                f"predict_joint_log_proba is not defined for {type(self).__name__}: its "
+                f"model's scores are of the kind {self._SCORE_KIND!r}, not a joint "
+                "distribution; use predict_log_proba"
+            )
+        return None
 
     def _uncertainty_unavailable(self) -> str | None:
         """Why these parameters give no Dirichlet posterior to draw from (None when
@@ -669,120 +666,6 @@ class DiscreteForestClassifierBase(
             random_state=random_state,
             name=type(self).__name__,
         )
-
-    def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """Log posterior ``log P(c | x)`` of every class, missing features summed out.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None is missing.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``; ``logsumexp`` of each row is 0.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from discotree import NaiveBayesClassifier
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = NaiveBayesClassifier(alpha=1.0).fit(X, y)
-        >>> clf.predict_log_proba(X[:1]).round(2)
-        array([[ -0.  , -10.69, -11.24]])
-        """
-        check_is_fitted(self)
-        joint = self.predict_joint_log_proba(X)
-        return normalise_log(joint)
-
-    def predict_proba(self, X: Any) -> NDArray[np.float64]:
-        """Posterior ``P(c | x)`` of every class, missing features summed out.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None (and categories not seen at fit time)
-            are missing: the posterior is then that of the observed features.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``; rows sum to 1.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from sklearn.datasets import load_iris
-        >>> from discotree import NaiveBayesClassifier
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = NaiveBayesClassifier(alpha=1.0).fit(X, y)
-        >>> clf.predict_proba(X[[0, 50]]).round(3)
-        array([[1.   , 0.   , 0.   ],
-               [0.   , 0.535, 0.464]])
-        >>> clf.predict_proba([[5.1, 3.5, np.nan, np.nan]]).round(3)  # petals missing
-        array([[0.954, 0.029, 0.017]])
-        """
-        check_is_fitted(self)
-        probabilities = np.exp(self.predict_log_proba(X))
-        # scores of large magnitude lose digits in ``log P - logsumexp``: renormalise,
-        # so that every row sums to 1 to rounding
-        return probabilities / probabilities.sum(axis=1, keepdims=True)
-
-    def predict(self, X: Any) -> NDArray[Any]:
-        """Most probable class of each sample, missing features summed out.
-
-        Classes whose scores agree to rounding (1e-9 relative) tie, and a tie goes to
-        the first of them in ``classes_``.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None is missing.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from discotree import NaiveBayesClassifier
-        >>> X, y = load_iris(return_X_y=True)
-        >>> NaiveBayesClassifier(alpha=1.0).fit(X, y).predict(X[[0, 50, 100]])
-        array([0, 1, 2])
-        """
-        check_is_fitted(self)
-        return self.classes_[argmax_with_ties(self.predict_joint_log_proba(X))]
-
-    def decision_function(self, X: Any) -> NDArray[np.float64]:
-        """Log posterior odds.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None is missing.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Two classes: ``log P(c1 | x) - log P(c0 | x)`` (positive favours
-            ``classes_[1]``); more classes: the log posteriors.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from discotree import TANClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> TANClassifier(alpha=1.0).fit(X, y).decision_function(X[:3]).round(2)
-        array([-21.73, -17.99, -29.14])
-        """
-        check_is_fitted(self)
-        log_proba = self.predict_log_proba(X)
-        if len(self.classes_) == 2:
-            return log_proba[:, 1] - log_proba[:, 0]
-        return log_proba
 
     def to_networkx(self):
         """The learned structure as a directed graph.

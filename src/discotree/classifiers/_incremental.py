@@ -40,8 +40,10 @@ from ..fitting import available_if_explained, clear_fitted_state
 from ..kernels.counts import class_totals, univariate_counts
 from ..learners.fit_input import FitInput
 from ..learners.registry import get_learner
+from ..migrations import legacy_attribute
 from ..missing_values import MISSING
 from ..stats.pair_statistics import PairStatistics, category_index_map
+from ..stored_classes import stored
 from ..validation import (
     check_sample_weight,
     check_table,
@@ -60,6 +62,7 @@ _KEPT_BY_STREAM = frozenset(
 )
 
 
+@stored
 @dataclass
 class StreamState:
     """What ``partial_fit`` has accumulated: class weights, count tables in the
@@ -501,5 +504,6 @@ class IncrementalFitMixin:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
-# Pickles written before these classes had public names (issue 30) name them so.
-_Stream = StreamState
+def __getattr__(name: str) -> Any:
+    """The classes of this module by the names pickles of earlier versions hold."""
+    return legacy_attribute(__name__, name)

@@ -21,6 +21,7 @@ from ..validation import (
     numeric_column,
     validate_data,
 )
+from ._prediction import ScoredPredictionMixin
 
 #: Normal-reference bandwidth rules.
 _RULES = ("scott", "silverman")
@@ -59,7 +60,7 @@ def _robust_moments(X, w) -> tuple[NDArray, NDArray, NDArray]:
     return magnitude, mean, sd
 
 
-class KernelDensityBase(FitContractMixin, ClassifierMixin, BaseEstimator):
+class KernelDensityBase(ScoredPredictionMixin, FitContractMixin, ClassifierMixin, BaseEstimator):
     """Validation, standardisation and bandwidths shared by the kernel classifiers.
 
     ``feature_importances_``: the mean absolute share of each feature in the model's

@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from ..models.averaged_dependence import two_dependence_bytes
 from ..models.posterior_draws import AveragedOneDependencePosterior
+from ..stored_classes import stored
 from ..validation import check_random_state_param, is_count
 from ._base import DiscreteForestClassifierBase, check_forest_smoothing
 from ._incremental import IncrementalFitMixin
@@ -17,6 +18,7 @@ from ._incremental import IncrementalFitMixin
 __all__ = ["AODEClassifier"]
 
 
+@stored
 class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """AnDE: the average over attributes (A1DE) or pairs of attributes (A2DE) of the
     estimator in which they are the super-parents of every other attribute.

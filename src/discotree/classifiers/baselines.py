@@ -19,7 +19,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
 from sklearn.svm import SVC
 
-from ..fitting import FitContractMixin
+from ..fitting import FitContractMixin, available_if_explained
 from ..validation import check_is_fitted, check_table, check_targets, validate_data
 
 __all__ = [
@@ -59,7 +59,38 @@ def random_forest_classifier(**params: Any) -> RandomForestClassifier:
 
 class _AnyColumns:
     """What the two scikit-learn baselines of any columns share: the frame they fit on
-    (validated as discotree's estimators validate it; inf refused) and their tags."""
+    (validated as discotree's estimators validate it; inf refused), their tags and
+    their predictions, which are the fitted scikit-learn pipeline's (``pipeline_``; no
+    discotree model scores them, so they follow the pipeline's rules, not
+    :mod:`discotree.models.protocol`): ``predict``, and the methods of ``_DELEGATED``.
+    """
+
+    #: The pipeline's methods besides ``predict`` that the baseline offers.
+    _DELEGATED: tuple[str, ...] = ()
+    pipeline_: Pipeline
+
+    def _delegates(self, name: str) -> bool:
+        if name not in self._DELEGATED:
+            raise AttributeError(f"This {type(self).__name__!r} has no attribute {name!r}")
+        return True
+
+    def _pipeline_does(self, method: str, X: Any) -> np.ndarray:
+        check_is_fitted(self)
+        return getattr(self.pipeline_, method)(self._frame(X, reset=False))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The pipeline's class (of largest probability; the SVMs: of largest margin)."""
+        return self._pipeline_does("predict", X)
+
+    @available_if_explained(lambda self: self._delegates("predict_proba"))
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities, columns in the order of ``classes_``."""
+        return self._pipeline_does("predict_proba", X)
+
+    @available_if_explained(lambda self: self._delegates("decision_function"))
+    def decision_function(self, X: Any) -> np.ndarray:
+        """The SVM margin."""
+        return self._pipeline_does("decision_function", X)
 
     def _frame(self, X: Any, reset: bool) -> pd.DataFrame:
         name = type(self).__name__
@@ -104,6 +135,8 @@ class QuadraticSVMClassifier(_AnyColumns, FitContractMixin, ClassifierMixin, Bas
         Encoding and the SVC refitted on all training samples with ``C_``.
     classes_ : ndarray
     """
+
+    _DELEGATED = ("decision_function",)
 
     def __init__(
         self, C_grid=(0.01, 0.1, 1.0, 10.0, 100.0), *, validation_fraction=0.2, random_state=0
@@ -167,16 +200,6 @@ class QuadraticSVMClassifier(_AnyColumns, FitContractMixin, ClassifierMixin, Bas
                 self.C_ = float(self.C_grid[int(np.argmax(scores))])
         self.pipeline_ = clone(self._pipeline(frame, self.C_)).fit(frame, y)
         return self
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """The SVM margin."""
-        check_is_fitted(self)
-        return self.pipeline_.decision_function(self._frame(X, reset=False))
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The SVM's class."""
-        check_is_fitted(self)
-        return self.pipeline_.predict(self._frame(X, reset=False))
 
 
 def _non_numeric(frame: pd.DataFrame) -> list[Any]:
@@ -245,6 +268,7 @@ class AnyColumnsBaseline(_AnyColumns, FitContractMixin, ClassifierMixin, BaseEst
     """
 
     _MODELS = ("random-forest", "gradient-boosting", "logistic", "svm")
+    _DELEGATED = ("predict_proba",)
 
     def __init__(self, model: str = "random-forest", *, random_state: int | None = 0) -> None:
         self.model = model
@@ -324,13 +348,3 @@ class AnyColumnsBaseline(_AnyColumns, FitContractMixin, ClassifierMixin, BaseEst
             raise ValueError("AnyColumnsBaseline: y contains only 1 class.")
         self.pipeline_ = self._pipeline(frame).fit(frame, y)
         return self
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Class probabilities, columns in the order of ``classes_``."""
-        check_is_fitted(self)
-        return self.pipeline_.predict_proba(self._frame(X, reset=False))
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The class of largest probability (the SVM: of largest margin)."""
-        check_is_fitted(self)
-        return self.pipeline_.predict(self._frame(X, reset=False))

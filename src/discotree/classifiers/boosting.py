@@ -10,7 +10,6 @@ from numpy.typing import NDArray
 
 from ..config import check_memory, warn_many_pairs
 from ..engine_registry import engine_function
-from ..fitting import available_if_explained
 from ..kernels.counts import class_totals
 from ..learners.boosting import (
     BoostingSpec,
@@ -21,17 +20,18 @@ from ..learners.discriminative_tree import binary_tasks
 from ..learners.fit_input import FitInput
 from ..learners.options import RANDOM_STATE, BoostingOptions, Constraint, one_of
 from ..learners.registry import FittedModel, LearnerSpec, get_learner
-from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
+from ..migrations import legacy_attribute
+from ..models.boosted_ensemble import BoostedEnsemble
 from ..numerics import (
     argmax_with_ties,
     class_log_prior,
-    normalise_log,
     sign_with_ties,
     weighted_error_rate,
 )
 from ..scaling_tags import ScalingTags
 from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale, held_out_losses
 from ..stats.folds import content_folds
+from ..stored_classes import stored
 from ..validation import (
     check_is_fitted,
     feature_names_of,
@@ -116,6 +116,7 @@ def final_scale_losses(model: Any, X: Any, truth: Any, held: Any) -> NDArray[np.
     return _scale_losses(last, np.asarray(truth, dtype=np.intp), np.asarray(held, dtype=np.float64))
 
 
+@stored
 class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClassifierBase):
     """Boosted graphical model classifier (BGMC, Tan et al. 2010, Algorithm 2).
 
@@ -262,6 +263,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
     True
     """
 
+    _SCORE_KIND = "margin"
     _options_class = BoostingOptions  # (its learner's spec: boosting_spec)
 
     def __init__(
@@ -674,129 +676,25 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
             return self.classes_[(sign_with_ties(scores) > 0).astype(np.intp)]
         return self.classes_[argmax_with_ties(scores)]
 
-    def decision_function(self, X: Any) -> NDArray[np.float64]:
-        """The ensemble ``F(x) = sum_t alpha_t h_t(x)`` (eq. 26).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None is missing (summed out).
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Two classes: F(x), positive favours ``classes_[1]``; more classes: the
-            pairwise sums of eq. 32 or the one-vs-rest scores.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from discotree import BoostedGraphicalModelClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> clf = BoostedGraphicalModelClassifier(n_estimators=3, alpha=1.0).fit(X, y)
-        >>> clf.decision_function(X[:3]).round(2)
-        array([-7.24, -4.59, -8.06])
-        """
-        check_is_fitted(self)
+    def _class_scores(self, X: Any) -> tuple[NDArray[np.float64], str]:
+        """The ensemble ``F(x) = sum_t alpha_t h_t(x)`` (eq. 26), margins: two classes
+        ``[-F, F]`` (the decision function is ``F``, positive favours ``classes_[1]``,
+        and the probability of ``classes_[1]`` is ``1 / (1 + exp(-2 s F))``, the
+        Real-AdaBoost estimate of the posterior (Friedman et al., 2000), ``s`` the
+        ``calibration_scale_``); more classes, the pairwise sums of eq. 32 or the
+        one-vs-rest scores (their softmax times ``s``)."""
         *_, last = self._staged_scores(X)
-        return last
+        if last.ndim == 1:
+            return np.column_stack([-last, last]), "margin"
+        return last, "margin"
 
-    def predict(self, X: Any) -> NDArray[Any]:
-        """Sign of the decision function (two classes) or its argmax.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None is missing (summed out).
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_`` (scores tied to rounding go to the first class).
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from discotree import BoostedGraphicalModelClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> clf = BoostedGraphicalModelClassifier(n_estimators=3, alpha=1.0).fit(X, y)
-        >>> clf.predict(X[:3])
-        array([0, 0, 0])
-        """
-        check_is_fitted(self)
-        return self._labels(self.decision_function(X))
-
-    def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """``log`` of :meth:`predict_proba`.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None is missing (summed out).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from discotree import BoostedGraphicalModelClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> clf = BoostedGraphicalModelClassifier(n_estimators=3, alpha=1.0).fit(X, y)
-        >>> clf.predict_log_proba(X[:1]).round(2)
-        array([[-0.01, -5.12]])
-        """
-        check_is_fitted(self)
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            scores = np.column_stack([-scores, scores])  # softmax(2F) = 1/(1+exp(-2F))
-        scores = scores * self.calibration_scale_
-        return normalise_log(scores)
-
-    def predict_proba(self, X: Any) -> NDArray[np.float64]:
-        """Class probabilities from the ensemble's score.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None is missing (summed out).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Two classes: ``1 / (1 + exp(-2 s F(x)))`` for ``classes_[1]``, the
-            Real-AdaBoost estimate of the posterior (Friedman et al., 2000); more
-            classes: the softmax of ``s`` times the scores; ``s`` is
-            ``calibration_scale_``. Consistent with :meth:`predict`; rows sum to 1.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from discotree import BoostedGraphicalModelClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> clf = BoostedGraphicalModelClassifier(n_estimators=3, alpha=1.0).fit(X, y)
-        >>> clf.predict_proba(X[:2]).round(3)  # calibrated (calibration="cv")
-        array([[0.994, 0.006],
-               [0.963, 0.037]])
-        """
-        check_is_fitted(self)
-        return np.exp(self.predict_log_proba(X))
-
-    def _no_joint_distribution(self) -> bool:
-        raise AttributeError(
+    def _joint_unavailable(self) -> str | None:
+        return (
             "predict_joint_log_proba is not defined for boosted models, which are "
             "unnormalised (eq. 27); use decision_function"
         )
 
-    @available_if_explained(_no_joint_distribution)
-    def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """Not available: the boosted models are unnormalised (eq. 27)."""
-        raise AssertionError("unreachable")  # pragma: no cover
 
-
-# Pickles written before these classes had public names and moved to the models
-# (issue 30) name them so.
-_Ensemble = BoostedEnsemble
-_Round = BoostingRound
+def __getattr__(name: str) -> Any:
+    """The classes of this module by the names pickles of earlier versions hold."""
+    return legacy_attribute(__name__, name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..learners.options import RANDOM_STATE, ChowLiuOptions
+from ..stored_classes import stored
 from ._base import (
     DiscreteForestClassifierBase,
     Rule,
@@ -15,6 +16,7 @@ from ._incremental import IncrementalFitMixin
 __all__ = ["ChowLiuClassifier"]
 
 
+@stored
 class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Generative tree classifier: a Chow-Liu tree fitted to each class separately.
 

@@ -9,7 +9,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..config import warn_many_pairs
-from ..fitting import available_if_explained
 from ..kernels.counts import class_totals
 from ..learners.discriminative_tree import (
     binary_tasks,
@@ -19,10 +18,12 @@ from ..learners.discriminative_tree import (
 from ..learners.fit_input import FitInput
 from ..learners.options import RANDOM_STATE, DiscriminativeTreeOptions, one_of
 from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
+from ..migrations import legacy_attribute
 from ..models.forest_pairs import STRUCTURE_ALPHA, composite_scores
-from ..numerics import argmax_with_ties, normalise_log, sign_with_ties
+from ..numerics import argmax_with_ties, sign_with_ties
 from ..stats.alpha_selection import CALIBRATION_SCALES
 from ..stats.folds import content_folds, fold_splits
+from ..stored_classes import stored
 from ..validation import (
     check_is_fitted,
     check_table,
@@ -47,6 +48,7 @@ _PARAMETERS = ("projection", "altmax")
 _CALIBRATION = ("auto", "cv", "none")
 
 
+@stored
 class DiscriminativeTreeClassifier(
     CalibrationStateMixin, IncrementalFitMixin, DiscreteForestClassifierBase
 ):
@@ -491,132 +493,24 @@ class DiscriminativeTreeClassifier(
         tasks = [(pair.positive, pair.negative) for pair in self.forest_pairs_]
         return composite_scores(ratios, tasks, self.class_log_prior_, len(self.classes_))
 
-    def _has_joint_distribution(self) -> bool:
+    def _joint_unavailable(self) -> str | None:
         if hasattr(self, "classes_") and len(self.classes_) != 2:
-            raise AttributeError(
+            return (
                 "predict_joint_log_proba is defined for two classes only: with more, the "
                 "composite rule of eq. 32 defines scores, not a joint distribution; use "
                 "decision_function"
             )
-        return True
+        return None
 
-    @available_if_explained(_has_joint_distribution)
-    def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """``log P(x, c)`` under the pair of forests (two classes only: with more, the
-        method is not available, and ``hasattr`` says so).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None is missing (summed out).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            ``log P(c) + log p_c(x)`` with p-hat for ``classes_[1]`` and q-hat for
-            ``classes_[0]``.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from discotree import DiscriminativeTreeClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> clf = DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)
-        >>> clf.predict_joint_log_proba(X[:1]).round(2)
-        array([[-28.04, -72.46]])
-        """
-        check_is_fitted(self)
-        return super().predict_joint_log_proba(X)
-
-    def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """Log posterior of every class.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None is missing (summed out).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Two classes: ``log P(c | x)`` under the pair of forests. More classes: the
-            log softmax of the composite scores of eq. 32 (consistent with
-            :meth:`predict`, not calibrated).
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from discotree import DiscriminativeTreeClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> clf = DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)
-        >>> clf.predict_log_proba(X[:1]).round(2)
-        array([[  0.  , -44.41]])
-        """
-        check_is_fitted(self)
-        scores = self._posterior_scores(X) * self.calibration_scale_
-        return normalise_log(scores)
-
-    def _posterior_scores(self, X: Any) -> NDArray[np.float64]:
-        """The scores whose softmax is the uncalibrated posterior: ``log P(x, c)``
-        (two classes) or eq. 32's composite scores."""
+    def _class_scores(self, X: Any) -> tuple[NDArray[np.float64], str]:
+        """Two classes: ``log P(c) + log p_c(x)`` with p-hat for ``classes_[1]`` and
+        q-hat for ``classes_[0]`` (a joint: the decision function is the
+        log-likelihood ratio test statistic plus the log prior ratio). More classes:
+        the composite scores of eq. 32 (pairwise) or the one-vs-rest scores (margins;
+        their log softmax is the posterior, not calibrated unless ``calibration``)."""
         if len(self.classes_) == 2:
-            return super().predict_joint_log_proba(X)
-        return self._scores(self._encode(X))
-
-    def predict(self, X: Any) -> NDArray[Any]:
-        """The class of largest posterior (two classes) or composite score (eq. 32).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None is missing (summed out).
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_`` (ties to rounding go to the first class).
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from discotree import DiscriminativeTreeClassifier
-        >>> X, y = load_iris(return_X_y=True)
-        >>> DiscriminativeTreeClassifier(alpha=1.0).fit(X, y).predict(X[[0, 50, 100]])
-        array([0, 1, 2])
-        """
-        check_is_fitted(self)
-        scores = self._posterior_scores(X)  # the uncalibrated posterior: ties as before
-        return self.classes_[argmax_with_ties(normalise_log(scores))]
-
-    def decision_function(self, X: Any) -> NDArray[np.float64]:
-        """The log-likelihood ratio test statistic of the forest pair.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None is missing (summed out).
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Two classes: ``log p-hat(x) / q-hat(x)`` plus the log prior ratio
-            (positive favours ``classes_[1]``). More classes: the composite scores of
-            eq. 32 (pairwise) or the one-vs-rest scores.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from discotree import DiscriminativeTreeClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> clf = DiscriminativeTreeClassifier(alpha=1.0).fit(X, y)
-        >>> clf.decision_function(X[:3]).round(2)
-        array([-44.41, -49.95, -63.59])
-        """
-        check_is_fitted(self)
-        scores = self._posterior_scores(X)  # not calibrated: the test statistic itself
-        if len(self.classes_) == 2:
-            return scores[:, 1] - scores[:, 0]
-        return scores
+            return super()._class_scores(X)
+        return self._scores(self._encode(X)), "margin"
 
     def staged_decision_function(self, X: Any, n_edges: list[int] | None = None):
         """Decision function of the optimal k-edge forests for each k, from the stored
@@ -674,3 +568,8 @@ class DiscriminativeTreeClassifier(
                 continue
             tasks = [(pair.positive, pair.negative) for pair in self.forest_pairs_]
             yield k, composite_scores(ratios, tasks, prior, len(self.classes_))
+
+
+def __getattr__(name: str) -> Any:
+    """The classes of this module by the names pickles of earlier versions hold."""
+    return legacy_attribute(__name__, name)

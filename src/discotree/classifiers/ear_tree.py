@@ -14,6 +14,7 @@ from ..learners.fit_input import FitInput
 from ..learners.generative import smoothed_forest_models
 from ..learners.options import EARTreeOptions
 from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
+from ..stored_classes import stored
 from ..structure.chow_liu import forest_parents
 from ._base import (
     DiscreteForestClassifierBase,
@@ -25,6 +26,7 @@ __all__ = ["EARTreeClassifier"]
 _SEARCHES = ("sub-sup", "exhaustive")
 
 
+@stored
 class EARTreeClassifier(DiscreteForestClassifierBase):
     """Class-conditional tree models sharing one tree chosen for discrimination by the
     EAR measure (Narasimhan & Bilmes 2005, Algorithm 3).

@@ -27,6 +27,7 @@ from ..models.ensemble import KDBEnsembleModel
 from ..models.posterior_draws import KDBEnsemblePosterior
 from ..numerics import class_log_prior
 from ..scaling_tags import ScalingTags
+from ..stored_classes import stored
 from ..sufficient_statistics import StatisticsSchema
 from ..transformers.discretizer import Discretizer, bin_midpoints
 from ..transformers.encoder import TableEncoder
@@ -71,6 +72,7 @@ def _is_count_range(low: Any, high: Any) -> bool:
     return is_count(low, 2) and is_count(high, 2) and low <= high
 
 
+@stored
 class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     """An ensemble of selective kDB classifiers whose members differ by a stochastic
     discretisation of the numeric columns and a sampled attribute order (after Zhang,
@@ -224,6 +226,10 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     ``linear_weight > 0`` or ``pair_weight > 0`` the posterior with missing features is
     that mixture, not a marginal of one model.
 
+    ``predict_joint_log_proba`` does not exist (``hasattr`` is False): the model
+    averages posteriors (scores of the kind ``"posterior"``,
+    :mod:`discotree.models.protocol`) and has no joint distribution of ``x``.
+
     Notes
     -----
     There is no ``partial_fit`` (``hasattr(clf, "partial_fit")`` is False, and the
@@ -250,6 +256,8 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     >>> clf.predict_proba(X[:2]).shape
     (2, 3)
     """
+
+    _SCORE_KIND = "posterior"
 
     def __init__(
         self,
@@ -294,18 +302,6 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         self.pair_pooling = pair_pooling
         self.pair_significance = pair_significance
         self.pairs_per_column = pairs_per_column
-
-    @staticmethod
-    def upgrade_state(state: dict) -> dict:
-        """The state of an ensemble saved before ``linear_pairs``, ``pair_weight`` or
-        ``pair_pooling`` existed, as it was fitted then (no pairs, no pair member, or
-        one pooled linearly): used when a model file is loaded."""
-        state.setdefault("linear_pairs", 0)
-        state.setdefault("pair_weight", 0.0)
-        state.setdefault("pair_pooling", "linear")
-        state.setdefault("pair_significance", None)  # (every pair, as fitted then)
-        state.setdefault("pairs_per_column", None)
-        return state
 
     @available_if_explained(_no_partial_fit)
     def partial_fit(self, X: Any = None, y: Any = None, classes: Any = None, sample_weight=None):

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.utils.metaestimators import available_if
 
 from ..config import check_memory
 from ..learners.forest_density import (
@@ -26,13 +25,11 @@ from ..learners.forest_density import (
     density_features,
     informative_pairs,
     linear_svm,
-    margin_probabilities,
 )
 from ..learners.options import ForestDensityOptions
 from ..learners.registry import LearnerSpec, Rows, get_learner
 from ..validation import (
     check_bool_param,
-    check_is_fitted,
     check_random_state_param,
     is_count,
 )
@@ -304,87 +301,31 @@ class ForestDensityClassifier(KernelDensityBase):
         """
         return self._features(self._standardised(X))
 
-    def decision_function(self, X: Any) -> NDArray[np.float64]:
-        """The SVM margin.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric columns as at fit time, complete (no missing values).
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Two classes: positive means ``classes_[1]``; more classes: one column per
-            class (one-vs-rest).
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_wine
-        >>> from discotree import ForestDensityClassifier
-        >>> X, y = load_wine(return_X_y=True)
-        >>> clf = ForestDensityClassifier().fit(X, y)
-        >>> clf.decision_function(X[:1]).round(2)
-        array([[ 1.87, -2.18, -1.49]])
-        """
+    def _class_scores(self, X: Any) -> tuple[NDArray[np.float64], str]:
+        """The SVM margins (:mod:`discotree.models.protocol`): two classes ``[-m, m]``
+        (the decision function is ``m``, positive means ``classes_[1]``), more classes
+        one column per class (one-vs-rest); their probabilities (``probability=True``)
+        are ``sigmoid(a m)`` for two classes and ``softmax(a m)`` otherwise, with the
+        slope ``a`` fitted on cross-validated margins (``calibration_slope_``)."""
         margin = self.log_density_features(X) @ self.coef_.T + self.intercept_
-        return margin[:, 0] if margin.shape[1] == 1 else margin
+        if margin.shape[1] == 1:
+            return np.column_stack([-margin[:, 0], margin[:, 0]]), "margin"
+        return margin, "margin"
 
-    def predict(self, X: Any) -> NDArray[Any]:
-        """The class of largest margin.
+    def _score_scale(self) -> float:
+        slope = float(self.calibration_slope_)
+        return slope / 2 if len(self.classes_) == 2 else slope  # [-m, m]: sigmoid(a m)
 
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric columns as at fit time, complete (no missing values).
+    def _joint_unavailable(self) -> str | None:
+        return (
+            "predict_joint_log_proba is not defined for ForestDensityClassifier, whose "
+            "scores are SVM margins; use decision_function"
+        )
 
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_wine
-        >>> from discotree import ForestDensityClassifier
-        >>> X, y = load_wine(return_X_y=True)
-        >>> clf = ForestDensityClassifier().fit(X, y)
-        >>> clf.predict(X[[0, 60, 140]])
-        array([0, 1, 2])
-        """
-        margin = self.decision_function(X)
-        index = (margin > 0).astype(np.intp) if margin.ndim == 1 else margin.argmax(axis=1)
-        return self.classes_[index]
-
-    def _has_probability(self) -> bool:
-        return bool(self.probability)
-
-    @available_if(_has_probability)
-    def predict_proba(self, X: Any) -> NDArray[np.float64]:
-        """Calibrated class probabilities (only with ``probability=True``).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric columns as at fit time, complete (no missing values).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            ``sigmoid(a m)`` of the margin m for two classes, ``softmax(a m)`` of the
-            one-vs-rest margins otherwise, with the slope ``a`` fitted on
-            cross-validated margins (``calibration_slope_``). Rows sum to 1.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_wine
-        >>> from discotree import ForestDensityClassifier
-        >>> X, y = load_wine(return_X_y=True)
-        >>> clf = ForestDensityClassifier(probability=True).fit(X, y)
-        >>> clf.predict_proba(X[:1]).round(3)
-        array([[1., 0., 0.]])
-        """
-        check_is_fitted(self)
-        margin = self.decision_function(X)
-        margin = margin[:, None] if margin.ndim == 1 else margin
-        return margin_probabilities(margin, self.calibration_slope_)
+    def _probabilities_unavailable(self) -> str | None:
+        if not self.probability:
+            return (
+                f"This {type(self).__name__!r} has no attribute 'predict_proba': "
+                "probabilities need probability=True (a calibrated slope)"
+            )
+        return None

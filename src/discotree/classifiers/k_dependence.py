@@ -11,6 +11,7 @@ from ..learners.options import RANDOM_STATE, KDependenceOptions, one_of
 from ..learners.registry import FittedModel, LearnerSpec, get_learner
 from ..models.k_dependence import KDependenceModel
 from ..models.posterior_draws import KDependencePosterior
+from ..stored_classes import stored
 from ..validation import integer_seed
 from ._base import DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
@@ -18,6 +19,7 @@ from ._incremental import IncrementalFitMixin
 __all__ = ["KDBClassifier"]
 
 
+@stored
 class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """kDB of any k (Sahami 1996) and selective kDB (Martinez et al. 2016).
 

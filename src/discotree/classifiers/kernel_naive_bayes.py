@@ -9,7 +9,7 @@ from numpy.typing import NDArray
 
 from ..kernels.counts import class_totals
 from ..models.kernel_density import PairwiseKernelDensities
-from ..numerics import argmax_with_ties, class_log_prior
+from ..numerics import class_log_prior
 from ._kernel_density import KernelDensityBase
 
 __all__ = ["KernelNaiveBayesClassifier"]
@@ -119,83 +119,11 @@ class KernelNaiveBayesClassifier(KernelDensityBase):
         out[:, :, constant] = 0.0
         return out
 
-    def _joint_log_likelihood(self, X) -> NDArray[np.float64]:
+    def _class_scores(self, X: Any) -> tuple[NDArray[np.float64], str]:
+        """``log P(x, c)``: the class prior plus the log densities of the features that
+        vary (a joint)."""
         Z = self._standardised(X)
         logs = self.densities_.log_densities(Z)
         n_classes = len(self.classes_)
         logs = logs.reshape(len(logs), n_classes, -1)[:, :, self.varying_features_]
-        return logs.sum(axis=2) + self.class_log_prior_
-
-    def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """Log posterior of each class.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric columns as at fit time, complete (no missing values).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_wine
-        >>> from discotree import KernelNaiveBayesClassifier
-        >>> X, y = load_wine(return_X_y=True)
-        >>> clf = KernelNaiveBayesClassifier().fit(X, y)
-        >>> clf.predict_log_proba(X[:1]).round(2)
-        array([[ -0.  , -18.95, -36.84]])
-        """
-        joint = self._joint_log_likelihood(X)
-        return joint - np.logaddexp.reduce(joint, axis=1, keepdims=True)
-
-    def predict_proba(self, X: Any) -> NDArray[np.float64]:
-        """Posterior of each class.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric columns as at fit time, complete (no missing values).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``; rows sum to 1.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_wine
-        >>> from discotree import KernelNaiveBayesClassifier
-        >>> X, y = load_wine(return_X_y=True)
-        >>> clf = KernelNaiveBayesClassifier().fit(X, y)
-        >>> clf.predict_proba(X[:1]).round(3)
-        array([[1., 0., 0.]])
-        """
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X: Any) -> NDArray[Any]:
-        """The class of largest posterior.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric columns as at fit time, complete (no missing values).
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_`` (ties to rounding go to the first class).
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_wine
-        >>> from discotree import KernelNaiveBayesClassifier
-        >>> X, y = load_wine(return_X_y=True)
-        >>> clf = KernelNaiveBayesClassifier().fit(X, y)
-        >>> clf.predict(X[[0, 60, 140]])
-        array([0, 1, 2])
-        """
-        joint = self._joint_log_likelihood(X)
-        return self.classes_[argmax_with_ties(joint)]
+        return logs.sum(axis=2) + self.class_log_prior_, "joint"

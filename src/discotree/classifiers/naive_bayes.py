@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..stored_classes import stored
 from ..validation import check_random_state_param
 from ._base import (
     DiscreteForestClassifierBase,
@@ -14,6 +15,7 @@ from ._incremental import IncrementalFitMixin
 __all__ = ["NaiveBayesClassifier"]
 
 
+@stored
 class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Naive Bayes: features independent given the class (a forest with no edges).
 

@@ -19,6 +19,7 @@ from ..learners.structure_search import (
     searched_models_by_alpha,
     structure_for_alpha_selection,
 )
+from ..stored_classes import stored
 from ._base import (
     BACKOFF_SMOOTHINGS,
     DiscreteForestClassifierBase,
@@ -31,6 +32,7 @@ from ._incremental import IncrementalFitMixin
 __all__ = ["STRUCTURES", "TANClassifier"]
 
 
+@stored
 class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Bayesian network classifiers whose attributes have at most k attribute parents
     (the class is a parent of every attribute and has none): naive Bayes (k = 0),

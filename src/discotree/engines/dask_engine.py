@@ -231,11 +231,8 @@ def _score_partition(
             continue
         held_codes = codes[held]
         joints = np.empty((len(held), n_classes, n_alphas))
-        for a, model in enumerate(fold_models[k]):
-            if hasattr(model, "scores"):
-                joints[:, :, a] = model.scores(held_codes, log_priors[k])
-            else:
-                joints[:, :, a] = model.log_likelihood(held_codes) + log_priors[k]
+        for a, model in enumerate(fold_models[k]):  # any kind: the losses softmax them
+            joints[:, :, a] = model.class_scores(held_codes, log_priors[k])
         losses[k] += held_out_losses(joints, class_index[held], w_all[held], scales)
     return losses
 

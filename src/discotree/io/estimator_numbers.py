@@ -16,8 +16,10 @@ import numpy as np
 from .. import classifiers
 from ..classifiers import StreamState
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
+from ..models.file_checks import StoredModel
 from ..models.forest_pairs import ForestPair
 from ..models.lgmht_altmax import AltmaxResult
+from ..stats.family_tables import SparseFamilyTable
 from ..stats.gaussian import GaussianStatistics
 from ..stats.pair_statistics import PairStatistics
 from ..structure.discriminative import ForestPath
@@ -25,7 +27,7 @@ from ..structure.ear import EARSplit
 from ..transformers.discretizer import Discretizer
 from ..transformers.encoder import NumericEncoder, TableEncoder
 from .model_checks import walk_objects
-from .model_numbers import MODEL_CHECKS, check_class_prior, integer, numbers
+from .model_numbers import check_class_prior, integer, numbers
 
 __all__ = ["CHECKS", "REQUIRED", "check_numbers", "check_object_numbers"]
 
@@ -151,6 +153,11 @@ def _estimator(estimator: Any, where: str) -> None:
     _binary_problems(estimator, where)
 
 
+def _sparse_table(table: SparseFamilyTable, where: str) -> None:
+    """Counts (or, in an HDP model, probabilities): finite and >= 0."""
+    numbers(table.masses, f"{where}.masses", low=0.0)
+
+
 def _pair_statistics(stats: PairStatistics, where: str) -> None:
     numbers(stats.counts, f"{where}.counts", low=0.0)
     if stats.class_weight is not None:
@@ -229,6 +236,7 @@ def _one(attribute: str, low: float = -1e100) -> Callable[[Any, str], None]:
 
 CHECKS: dict[type, Callable[[Any, str], None]] = {
     **{getattr(classifiers, name): _estimator for name in _CLASSIFIERS},
+    SparseFamilyTable: _sparse_table,
     PairStatistics: _pair_statistics,
     GaussianStatistics: _gaussian_statistics,
     StreamState: _stream,
@@ -246,10 +254,12 @@ CHECKS: dict[type, Callable[[Any, str], None]] = {
 
 def check_object_numbers(obj: Any, where: str) -> None:
     """The numeric check of ``obj``'s kind (nothing for kinds without numbers): a
-    model's (:data:`~discotree.io.model_numbers.MODEL_CHECKS`) or another object's
-    (:data:`CHECKS`)."""
+    model's (its ``check_numbers``) or another object's (:data:`CHECKS`)."""
+    if isinstance(obj, StoredModel):  # a model checks its own numbers
+        obj.check_numbers(where)
+        return
     for klass in type(obj).__mro__:
-        check = MODEL_CHECKS.get(klass) or CHECKS.get(klass)
+        check = CHECKS.get(klass)
         if check is not None:
             check(obj, where)
             return

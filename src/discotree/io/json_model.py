@@ -3,8 +3,9 @@
 A pickle names code to run when loaded; this format names nothing but data. Every
 value is JSON: arrays as their dtype, shape and little-endian bytes (base64, so floats
 come back bit for bit), tuples, sets, dicts and non-finite floats tagged, and objects as
-the name of a class from a fixed list of discotree's own (estimators, encoders,
-discretisers, models, structures) with their attributes. Loading builds those objects
+the name of a class registered as storable (:mod:`discotree.stored_classes`:
+discotree's estimators, encoders, discretisers, models, structures) with their
+attributes. Loading builds those objects
 from their attributes without calling any constructor or method; a file that names a
 class outside the list, or holds anything else, is refused.
 
@@ -33,7 +34,10 @@ from typing import Any
 import numpy as np
 
 from ..config import check_file_size
+from ..migrations import FORMAT_VERSION, LEGACY_NAMES, upgrade
+from ..models.file_checks import StoredModel
 from ..output_files import write_text
+from ..stored_classes import stored_classes
 from .estimator_numbers import check_numbers, check_object_numbers
 from .model_checks import MAX_DEPTH, check_consistency, check_fields, nesting_depth
 
@@ -41,86 +45,19 @@ __all__ = ["FORMAT", "dumps", "load_json", "loads", "save_json"]
 
 #: The "format" field of every file.
 FORMAT = "discotree-model"
-_VERSION = 1
+_VERSION = FORMAT_VERSION
 
 
 def _registry() -> dict[str, type]:
-    """The classes a file may name: discotree's estimators and the objects they hold."""
-    from .. import classifiers
-    from ..classifiers import StreamState
-    from ..models.averaged_dependence import (
-        AveragedOneDependenceModel,
-        AveragedTwoDependenceModel,
-    )
-    from ..models.bayes_net import BayesNetModel
-    from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
-    from ..models.discrete_forest import DiscreteForestModel
-    from ..models.ensemble import KDBEnsembleModel
-    from ..models.forest_pairs import ForestPair
-    from ..models.gaussian_forest import GaussianForestModel
-    from ..models.k_dependence import KDependenceModel
-    from ..models.lgmht_altmax import AltmaxResult
-    from ..models.logistic import LogisticModel
-    from ..stats.family_tables import SparseFamilyTable
-    from ..stats.gaussian import GaussianStatistics
-    from ..stats.pair_statistics import PairStatistics
-    from ..structure.discriminative import ForestPath
-    from ..structure.ear import EARSplit, EARTree
-    from ..sufficient_statistics import StatisticsSchema
-    from ..transformers.discretizer import Discretizer
-    from ..transformers.encoder import ColumnEncoding, NumericEncoder, TableEncoder
+    """The classes a file may name: those registered in
+    :mod:`discotree.stored_classes` (discotree's estimators and the objects they hold),
+    by their current names and by the names of files of earlier versions
+    (:data:`discotree.migrations.LEGACY_NAMES`)."""
+    from .. import classifiers  # noqa: F401  (the estimators import what they store)
 
-    allowed = [
-        classifiers.NaiveBayesClassifier,
-        classifiers.ChowLiuClassifier,
-        classifiers.TANClassifier,
-        classifiers.DiscriminativeTreeClassifier,
-        classifiers.BoostedGraphicalModelClassifier,
-        classifiers.EARTreeClassifier,
-        classifiers.KDBClassifier,
-        classifiers.AODEClassifier,
-        classifiers.KDBEnsembleClassifier,
-        TableEncoder,
-        NumericEncoder,
-        ColumnEncoding,
-        Discretizer,
-        DiscreteForestModel,
-        BayesNetModel,
-        GaussianForestModel,
-        KDependenceModel,
-        AveragedOneDependenceModel,
-        AveragedTwoDependenceModel,
-        KDBEnsembleModel,
-        LogisticModel,
-        SparseFamilyTable,
-        PairStatistics,
-        GaussianStatistics,
-        ForestPath,
-        ForestPair,
-        AltmaxResult,
-        BoostedEnsemble,
-        BoostingRound,
-        EARSplit,
-        EARTree,
-        StatisticsSchema,
-        StreamState,
-    ]
-    names = {f"{cls.__module__}.{cls.__qualname__}": cls for cls in allowed}
-    # the names files written by earlier versions hold: before ForestPair moved to its
-    # own module (session 6), and before these classes had public names (issue 30)
-    for old, cls in (
-        ("discotree.classifiers.discriminative_tree._ForestPair", ForestPair),
-        ("discotree.classifiers._forest_pairs._ForestPair", ForestPair),
-        ("discotree.classifiers._forest_pairs.ForestPair", ForestPair),
-        ("discotree.classifiers._incremental._Stream", StreamState),
-        ("discotree.classifiers.boosting._Ensemble", BoostedEnsemble),
-        ("discotree.classifiers.boosting._Round", BoostingRound),
-        ("discotree.classifiers.boosting.BoostedEnsemble", BoostedEnsemble),
-        ("discotree.classifiers.boosting.BoostingRound", BoostingRound),
-        ("discotree.transformers.encoder._Column", ColumnEncoding),
-        ("discotree.stats.discrete.PairStatistics", PairStatistics),
-    ):
-        names[old] = cls
+    names = stored_classes()
+    for old, new in LEGACY_NAMES.items():
+        names[old] = names[new]
     return names
 
 
@@ -168,9 +105,11 @@ def _encode(value: Any, registry_names: dict[type, str]) -> Any:
             f"cannot store a {type(value).__module__}.{type(value).__qualname__} in a JSON "
             "model file (only discotree's own estimators and models); use the pickle format."
         )
-    # a class with its own __getstate__ stores that (the fields, not derived caches)
-    own = "__getstate__" in type(value).__dict__
-    state = value.__getstate__() if own else dict(vars(value))
+    if isinstance(value, StoredModel):  # a model says what it stores
+        state = value.state()
+    else:  # a class with its own __getstate__ stores that (not derived caches)
+        own = "__getstate__" in type(value).__dict__
+        state = value.__getstate__() if own else dict(vars(value))
     return {"__object__": name, "state": _encode(state, registry_names)}
 
 
@@ -314,11 +253,16 @@ def _decode(value: Any, registry: dict[str, type], where: str = "content") -> An
             isinstance(k, str) and k.isidentifier() for k in state
         ):
             raise ValueError(f"{where}: the state of a {cls.__name__} must map names to values")
-        upgrade = getattr(cls, "upgrade_state", None)  # files of earlier versions
-        if upgrade is not None:
-            state = upgrade(state)
+        state = upgrade(cls, state)  # files of earlier versions
         check_fields(cls, state, where)
         obj: Any = object.__new__(cls)
+        if issubclass(cls, StoredModel):  # a model rebuilds itself from its state
+            try:
+                return cls.from_state(state)
+            except ValueError as err:  # refused: the numbers' check names the field
+                obj.__dict__.update(state)
+                check_object_numbers(obj, where)
+                raise ValueError(f"{where}: {err}") from None
         if "__setstate__" not in cls.__dict__ or "__getstate__" not in cls.__dict__:
             obj.__dict__.update(state)
             return obj
@@ -338,7 +282,7 @@ def dumps(content: Any) -> str:
     from .. import __version__
 
     names: dict[type, str] = {}
-    for name, cls in _registry().items():  # the first name of a class is the one written
+    for name, cls in _registry().items():  # current names first: the ones written
         names.setdefault(cls, name)
     document = {
         "format": FORMAT,

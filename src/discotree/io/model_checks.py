@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 
 from ..kernels.text_scan import json_nesting_depth
+from ..models.file_checks import StoredModel, check_counts, check_shape
+from ..models.file_checks import fail as _fail
 
 __all__ = ["MAX_DEPTH", "check_consistency", "check_fields", "nesting_depth", "walk_objects"]
 
@@ -104,153 +106,9 @@ def check_fields(cls: type, state: dict[str, Any], where: str) -> None:
                 raise ValueError(f"{where}: the parameter {name!r} of {cls.__name__} is missing")
 
 
-def _fail(where: str, why: str) -> ValueError:
-    return ValueError(f"{where}: {why}")
-
-
-def _check_counts(n_categories: Any, where: str) -> np.ndarray:
-    n_categories = np.asarray(n_categories)
-    if n_categories.ndim != 1 or n_categories.dtype.kind not in "iu" or (n_categories < 1).any():
-        raise _fail(where, "must be a 1-D array of category counts >= 1")
-    return n_categories
-
-
-def _check_shape(table: Any, shape: tuple[int, ...], where: str) -> None:
-    if not isinstance(table, np.ndarray) or table.shape != shape:
-        found = getattr(table, "shape", type(table).__name__)
-        raise _fail(where, f"has shape {found}, the model's categories need {shape}")
-
-
-def _check_features(parents: Any, n: int, j: int, where: str) -> None:
-    """Refuse parents that are not a list or tuple of distinct features ``0..n-1``
-    other than ``j`` (before anything indexes with them)."""
-    if not isinstance(parents, list | tuple) or any(
-        isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < n or p == j for p in parents
-    ):
-        raise _fail(where, f"{parents!r} are not other features among the {n}")
-    if len(set(parents)) != len(parents):
-        raise _fail(where, f"{parents!r} names a feature twice")
-
-
-def _check_bayes_net(model: Any, where: str) -> int:
-    """A class-rooted network's tables against its categories and parents; its classes."""
-    counts = _check_counts(model.n_categories, f"{where}.n_categories")
-    n = len(counts)
-    if len(model.parents) != n or len(model.log_cpts) != n:
-        raise _fail(where, f"{n} features but {len(model.parents)} parent sets and "
-                    f"{len(model.log_cpts)} tables")  # fmt: skip
-    prior = np.asarray(model.class_log_prior)
-    if prior.ndim != 1 or len(prior) < 1:
-        raise _fail(f"{where}.class_log_prior", "must be a 1-D array of the classes")
-    for j, (parents, table) in enumerate(zip(model.parents, model.log_cpts, strict=True)):
-        if any(not isinstance(p, int) or not 0 <= p < n or p == j for p in parents):
-            raise _fail(f"{where}.parents[{j}]", f"{parents!r} are not other features")
-        shape = (len(prior), *(int(counts[p]) for p in parents), int(counts[j]))
-        _check_shape(table, shape, f"{where}.log_cpts[{j}]")
-    return len(prior)
-
-
-def _check_k_dependence(model: Any, where: str) -> int:
-    """A k-dependence model's structure, tables and smoothing against its categories."""
-    counts = _check_counts(model.n_categories, f"{where}.n_categories")
-    n = len(counts)
-    if len(model.parents) != n or len(model.tables) != n:
-        raise _fail(where, f"{n} features but {len(model.parents)} parent sets and "
-                    f"{len(model.tables)} table lists")  # fmt: skip
-    used = list(model.attributes)
-    if any(not isinstance(j, int) or not 0 <= j < n for j in used) or len(set(used)) < len(used):
-        raise _fail(f"{where}.attributes", "must name distinct features")
-    n_classes = None
-    for j, (parents, tables) in enumerate(zip(model.parents, model.tables, strict=True)):
-        _check_features(parents, n, j, f"{where}.parents[{j}]")
-        if len(tables) < len(parents) + 1:
-            raise _fail(f"{where}.tables[{j}]", f"needs a table for each of the "
-                        f"{len(parents) + 1} prefixes of its parents")  # fmt: skip
-        for length, table in enumerate(tables):
-            label = f"{where}.tables[{j}][{length}]"
-            _check_features(table.parents, n, j, f"{label}.parents")
-            shared = min(length, len(parents))
-            prefix = tuple(table.parents[:shared]) == tuple(parents[:shared])
-            if table.node != j or len(table.parents) != length or not prefix:
-                raise _fail(label, "is not the table of this feature under that prefix")
-            if table.r_node != int(counts[j]):
-                raise _fail(label, f"has {table.r_node} values, the feature {int(counts[j])}")
-            n_classes = table.n_classes if n_classes is None else n_classes
-            if table.n_classes != n_classes:
-                raise _fail(label, "has another number of classes")
-            cells = int(np.prod([int(counts[p]) for p in table.parents])) * n_classes
-            if len(table.cells) and int(table.cells[-1]) >= cells * table.r_node:
-                raise _fail(label, "holds a cell outside the family")
-    if not (np.isfinite(model.alpha) and model.alpha >= 0 and 0 <= model.epsilon < 1):
-        raise _fail(where, "needs alpha >= 0 and 0 <= epsilon < 1")
-    if model.concentrations is not None:
-        for j, (b, parents) in enumerate(zip(model.concentrations, model.parents, strict=True)):
-            b = np.asarray(b)
-            if b.shape != (len(parents) + 1,) or not (np.isfinite(b) & (b > 0)).all():
-                raise _fail(f"{where}.concentrations[{j}]",
-                            f"needs {len(parents) + 1} positive concentrations")  # fmt: skip
-    return int(n_classes or 0)
-
-
-def _check_averaged(model: Any, where: str) -> int:
-    """A1DE's tables against its categories and classes."""
-    counts = _check_counts(model.n_categories, f"{where}.n_categories")
-    width = int(counts.sum())
-    prior = np.asarray(model.class_log_prior)
-    if prior.ndim != 1 or len(prior) < 1:
-        raise _fail(f"{where}.class_log_prior", "must be a 1-D array of the classes")
-    _check_shape(model.parent_log, (len(prior), width), f"{where}.parent_log")
-    _check_shape(model.child_log, (len(prior), width, width), f"{where}.child_log")
-    for name in ("parent_log", "child_log"):
-        if (np.asarray(getattr(model, name)) > 1e-9).any():
-            raise _fail(f"{where}.{name}", "holds a log-probability above 0")
-    return len(prior)
-
-
-def _check_two_dependence(model: Any, where: str) -> int:
-    """A2DE's tables against its categories and classes."""
-    from ..kernels.counts import triple_layout
-
-    counts = _check_counts(model.n_categories, f"{where}.n_categories")
-    prior = np.asarray(model.class_log_prior)
-    if prior.ndim != 1 or len(prior) < 1:
-        raise _fail(f"{where}.class_log_prior", "must be a 1-D array of the classes")
-    if len(counts) < 2:
-        raise _fail(f"{where}.n_categories", "needs at least two features")
-    r = counts.astype(np.float64)
-    pairs = int(len(prior) * (r.sum() ** 2 - (r**2).sum()) / 2)
-    _check_shape(model.pair_log, (pairs,), f"{where}.pair_log")
-    triples = int(triple_layout(counts, len(prior))[-1])
-    _check_shape(model.cond_log, (3, triples), f"{where}.cond_log")
-    for name in ("pair_log", "cond_log"):
-        if (np.asarray(getattr(model, name)) > 1e-9).any():
-            raise _fail(f"{where}.{name}", "holds a log-probability above 0")
-    return len(prior)
-
-
-def _check_forest(model: Any, where: str) -> int:
-    counts = _check_counts(model.n_categories, f"{where}.n_categories")
-    parents = np.asarray(model.parents)
-    n = len(counts)
-    if parents.ndim != 2 or parents.shape[1] != n or parents.dtype.kind not in "iu":
-        raise _fail(f"{where}.parents", f"must have shape (n_classes, {n})")
-    if ((parents < -1) | (parents >= n)).any():
-        raise _fail(f"{where}.parents", "names a feature that does not exist")
-    if len(model.log_cpts) != len(parents):
-        raise _fail(f"{where}.log_cpts", f"needs {len(parents)} classes of tables")
-    for c, tables in enumerate(model.log_cpts):
-        if len(tables) != n:
-            raise _fail(f"{where}.log_cpts[{c}]", f"needs {n} tables")
-        for j, table in enumerate(tables):
-            parent = parents[c, j]
-            shape = (1 if parent < 0 else int(counts[parent]), int(counts[j]))
-            _check_shape(table, shape, f"{where}.log_cpts[{c}][{j}]")
-    return len(parents)
-
-
 def _check_encoder(encoder: Any, where: str) -> np.ndarray:
     columns = encoder.columns_
-    counts = _check_counts(encoder.n_categories_, f"{where}.n_categories_")
+    counts = check_counts(encoder.n_categories_, f"{where}.n_categories_")
     if len(columns) != len(counts):
         raise _fail(where, f"{len(columns)} columns but {len(counts)} category counts")
     for j, column in enumerate(columns):
@@ -348,26 +206,11 @@ def check_consistency(content: Any, where: str = "content") -> None:
     """Refuse fitted arrays that do not agree: each classifier's ``classes_`` against
     its model's classes, its encoder's categories against the codes its model reads,
     every model's tables against its categories and parents (anywhere in ``content``)."""
-    from ..models.averaged_dependence import (
-        AveragedOneDependenceModel,
-        AveragedTwoDependenceModel,
-    )
-    from ..models.bayes_net import BayesNetModel
-    from ..models.discrete_forest import DiscreteForestModel
-    from ..models.k_dependence import KDependenceModel
     from ..transformers.encoder import TableEncoder
 
     for path, value in walk_objects(content, where):
-        if isinstance(value, BayesNetModel):
-            _check_bayes_net(value, path)
-        elif isinstance(value, KDependenceModel):
-            _check_k_dependence(value, path)
-        elif isinstance(value, AveragedOneDependenceModel):
-            _check_averaged(value, path)
-        elif isinstance(value, AveragedTwoDependenceModel):
-            _check_two_dependence(value, path)
-        elif isinstance(value, DiscreteForestModel):
-            _check_forest(value, path)
+        if isinstance(value, StoredModel):  # each model checks its own shapes
+            value.check_structure(path)
         elif isinstance(value, TableEncoder) and hasattr(value, "columns_"):
             _check_encoder(value, path)
         _check_classifier(value, path)
@@ -409,7 +252,7 @@ def _check_linear(linear: Any, counts: Any, n_classes: int, where: str) -> None:
     against its inputs."""
     from ..models.logistic import input_offsets
 
-    n_categories = _check_counts(linear.n_categories, f"{where}.n_categories")
+    n_categories = check_counts(linear.n_categories, f"{where}.n_categories")
     if counts is not None and not np.array_equal(n_categories, counts):
         raise _fail(f"{where}.n_categories", "differ from the encoder's categories")
     if len(linear.values) != len(n_categories) or any(
@@ -445,8 +288,8 @@ def _check_linear(linear: Any, counts: Any, n_classes: int, where: str) -> None:
     ):
         raise _fail(f"{where}.pair_levels", "needs one level >= 0 per category of each feature")
     n_inputs = int(input_offsets(n_categories, linear.values, pairs, pair_levels)[-1])
-    _check_shape(linear.coef, (n_inputs, n_classes), f"{where}.coef")
-    _check_shape(linear.intercept, (n_classes,), f"{where}.intercept")
+    check_shape(linear.coef, (n_inputs, n_classes), f"{where}.coef")
+    check_shape(linear.intercept, (n_classes,), f"{where}.intercept")
 
 
 def _check_feature_names(names: Any, n_features: Any, where: str) -> None:

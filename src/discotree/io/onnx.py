@@ -14,7 +14,9 @@ takes the estimator's int64 category codes instead (:func:`onnx_codes`), the enc
 done outside.
 
 **Outputs.** ``probabilities`` (double, (n, n_classes), columns in ``classes_`` order),
-``joint_log_proba`` (``predict_joint_log_proba``); the raw-input graph also gives the
+``joint_log_proba`` (``predict_joint_log_proba``; the kDB ensemble, whose scores are a
+posterior (:mod:`discotree.models.protocol`), gives its ``predict_log_proba`` there);
+the raw-input graph also gives the
 ``codes`` it computed (int64, (n, n_features)).
 
 **Missing values.** The graph is defined for complete rows with categories seen in
@@ -113,7 +115,8 @@ def to_onnx(estimator: Any, name: str | None = None, *, inputs: str = "raw"):
     onnx.ModelProto
         Outputs ``probabilities`` (double, (n, n_classes), columns in ``classes_``
         order) and ``joint_log_proba`` (``log P(x, c)`` as
-        ``predict_joint_log_proba``); with raw inputs also ``codes`` (int64, the codes
+        ``predict_joint_log_proba``; the kDB ensemble's log posterior, as its
+        ``predict_log_proba``); with raw inputs also ``codes`` (int64, the codes
         the graph computed, -1 where a value is missing, infinite or unseen). The graph
         is defined for complete rows with categories seen in fit: with raw inputs, a row
         with a code of -1 gets NaN outputs (``predict_proba`` would sum the feature

@@ -79,13 +79,14 @@ def check_exportable(estimator: Any) -> str:
     name = type(estimator).__name__
     if getattr(estimator, "distribution", "discrete") != "discrete":
         raise ValueError(f"{name} with distribution='gaussian' has no tables to export.")
-    # the graph is softmax(joint): only where predict_proba is exactly that
-    # (discriminative trees, boosting and the kernel models calibrate or vote)
+    # the graph is softmax(joint): only where predict_proba is exactly that, the
+    # fitted model's class_scores normalised without a calibration scale
+    # (discriminative trees, boosting and the kernel models score otherwise)
     redefined = [
-        method
-        for method in ("predict_proba", "predict_log_proba", "predict_joint_log_proba")
-        if getattr(getattr(type(estimator), method, None), "__qualname__", "").split(".")[0]
-        != "DiscreteForestClassifierBase"
+        hook
+        for hook in ("_class_scores", "_score_scale")
+        if getattr(getattr(type(estimator), hook, None), "__qualname__", "").split(".")[0]
+        not in ("DiscreteForestClassifierBase", "ScoredPredictionMixin")
     ]
     if redefined:
         raise ValueError(

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,12 +36,22 @@ from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_counts
 from ..numerics import class_log_prior
 from ..stats.dirichlet import smoothed_conditional
+from ..stored_classes import stored
 from ..structure.search_state import (
     LazyColumn,
     NodeScores,
     PairParentColumns,
     SingleParentColumns,
 )
+from .file_checks import (
+    StoredModel,
+    check_class_prior,
+    check_counts,
+    check_shape,
+    fail,
+    log_probabilities,
+)
+from .protocol import JointScoring
 
 __all__ = [
     "MAX_BLOCK_CELLS",
@@ -58,8 +69,9 @@ __all__ = [
 MAX_BLOCK_CELLS = 1 << 22
 
 
+@stored
 @dataclass
-class BayesNetModel:
+class BayesNetModel(JointScoring, StoredModel):
     """Class-rooted Bayesian network over discrete attributes.
 
     Attributes
@@ -272,6 +284,14 @@ class BayesNetModel:
                 log_total += np.log(np.maximum(product, 1e-300))
         return log_total
 
+    def check_structure(self, where: str) -> None:
+        """The shapes of a loaded model against its categories and parents."""
+        _check_bayes_net(self, where)
+
+    def check_numbers(self, where: str) -> None:
+        """The numbers of a loaded model (finite, normalised, in range)."""
+        _bayes_net(self, where)
+
 
 def rows_by_pattern(missing: NDArray[np.bool_]) -> list[NDArray[np.intp]]:
     """The rows of each pattern of missing features (row indices into ``missing``).
@@ -304,3 +324,29 @@ def _min_degree(factors) -> int:
         for v in variables:
             neighbours.setdefault(v, set()).update(variables)
     return min(neighbours, key=lambda v: (len(neighbours[v]), v))
+
+
+# ------------------------------------------------ checks of a loaded model
+def _check_bayes_net(model: Any, where: str) -> int:
+    """A class-rooted network's tables against its categories and parents; its classes."""
+    counts = check_counts(model.n_categories, f"{where}.n_categories")
+    n = len(counts)
+    if len(model.parents) != n or len(model.log_cpts) != n:
+        raise fail(where, f"{n} features but {len(model.parents)} parent sets and "
+                    f"{len(model.log_cpts)} tables")  # fmt: skip
+    prior = np.asarray(model.class_log_prior)
+    if prior.ndim != 1 or len(prior) < 1:
+        raise fail(f"{where}.class_log_prior", "must be a 1-D array of the classes")
+    for j, (parents, table) in enumerate(zip(model.parents, model.log_cpts, strict=True)):
+        if any(not isinstance(p, int) or not 0 <= p < n or p == j for p in parents):
+            raise fail(f"{where}.parents[{j}]", f"{parents!r} are not other features")
+        shape = (len(prior), *(int(counts[p]) for p in parents), int(counts[j]))
+        check_shape(table, shape, f"{where}.log_cpts[{j}]")
+    return len(prior)
+
+
+def _bayes_net(model: BayesNetModel, where: str) -> None:
+    """Every table a distribution per context; the prior a distribution."""
+    for j, table in enumerate(model.log_cpts):
+        log_probabilities(table, -1, f"{where}.log_cpts[{j}]")
+    check_class_prior(model.class_log_prior, f"{where}.class_log_prior")

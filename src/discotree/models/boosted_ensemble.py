@@ -10,11 +10,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..numerics import sign_with_ties
+from ..stored_classes import stored
 from .discrete_forest import DiscreteForestModel
 
 __all__ = ["BoostedEnsemble", "BoostingRound"]
 
 
+@stored
 @dataclass
 class BoostingRound:
     alpha: float
@@ -30,6 +32,7 @@ class BoostingRound:
         return h
 
 
+@stored
 @dataclass
 class BoostedEnsemble:
     """A boosted binary problem: ``positive`` (label +1) against ``negative``."""

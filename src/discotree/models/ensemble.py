@@ -28,6 +28,7 @@ intercepts are fitted with the features' weights), so the ensemble gives the pri
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,9 +36,11 @@ from scipy.special import logsumexp
 
 from .. import missing_values
 from ..numerics import normalise_log
+from ..stored_classes import stored
 from ..threads import map_on_cores
 from ..transformers.mdl import sampled_mdl_partition
 from .category_maps import apply_maps
+from .file_checks import StoredModel, check_class_prior, fail
 from .k_dependence import KDependenceModel
 from .logistic import LogisticModel
 
@@ -106,8 +109,9 @@ def sampled_mdl_maps(
     return maps
 
 
+@stored
 @dataclass
-class KDBEnsembleModel:
+class KDBEnsembleModel(StoredModel):
     """Members (k-dependence models over coarsened codes) whose posteriors are averaged,
     and an optional linear member mixed in with weight ``linear_weight``.
 
@@ -117,7 +121,7 @@ class KDBEnsembleModel:
         Per member, :func:`coarsening_maps`.
     members : list of KDependenceModel
     class_log_prior : ndarray of shape (n_classes,)
-        The prior each member's posterior uses (and that ``log_likelihood`` takes out).
+        The prior each member's posterior uses.
     linear : LogisticModel or None
         The linear member, on the ensemble's own (fine) codes.
     linear_weight : float
@@ -140,15 +144,7 @@ class KDBEnsembleModel:
     pair_weight: float = 0.0
     pair_pooling: str = "linear"
 
-    @staticmethod
-    def upgrade_state(state: dict) -> dict:
-        """The state of a model saved before pair members existed (none), or before
-        their logarithmic pooling (linear, as they were then): used when a model file is
-        loaded."""
-        state.setdefault("pair_member", None)
-        state.setdefault("pair_weight", 0.0)
-        state.setdefault("pair_pooling", "linear")
-        return state
+    score_kind: ClassVar[str] = "posterior"
 
     @property
     def n_classes(self) -> int:
@@ -165,11 +161,12 @@ class KDBEnsembleModel:
 
         return map_on_cores(posterior, list(zip(self.maps, self.members, strict=True)))
 
-    def log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
-        """``log P(c | x) - log P(c)`` of the mixture above: with the prior added back
-        (as the estimator does), the normalised scores are the ensemble's posterior.
-        A row with every feature missing gets 0 (its posterior is the prior; see the
-        module notes)."""
+    def class_scores(
+        self, codes: NDArray[np.integer], log_prior: NDArray[np.float64] | None = None
+    ) -> NDArray[np.float64]:
+        """``log P(c | x)`` of the mixture above (the kind ``"posterior"``: each member
+        normalised under ``class_log_prior``; ``log_prior`` is not used). A row with
+        every feature missing gets the prior (see the module notes)."""
         posteriors = np.stack(self.member_log_posteriors(codes))
         mean = logsumexp(posteriors, axis=0) - np.log(len(self.members))
         if self.linear is not None and self.linear_weight > 0:
@@ -178,7 +175,7 @@ class KDBEnsembleModel:
         if self.pair_member is not None and self.pair_weight > 0:
             pairs = self._summed_out(self.pair_member.log_posterior(codes), codes)
             mean = pooled_log_posterior(mean, pairs, float(self.pair_weight), self.pair_pooling)
-        return mean - self.class_log_prior
+        return mean
 
     def _summed_out(
         self, log_posterior: NDArray[np.float64], codes: NDArray[np.integer]
@@ -190,6 +187,10 @@ class KDBEnsembleModel:
             log_posterior = log_posterior.copy()
             log_posterior[blank] = self.class_log_prior
         return log_posterior
+
+    def check_numbers(self, where: str) -> None:
+        """The numbers of a loaded model (finite, normalised, in range)."""
+        _ensemble(self, where)
 
 
 def pooled_log_posterior(
@@ -220,3 +221,15 @@ def pooled_log_posterior(
         return np.logaddexp(log_p + np.log1p(-weight), log_q + np.log(weight))
     joint = (1.0 - weight) * log_p + weight * log_q
     return normalise_log(joint)
+
+
+# ------------------------------------------------ checks of a loaded model
+def _ensemble(model: KDBEnsembleModel, where: str) -> None:
+    """A prior, at least one member, every member of the ensemble's classes."""
+    prior = check_class_prior(model.class_log_prior, f"{where}.class_log_prior")
+    if not model.members:
+        raise fail(f"{where}.members", "an ensemble needs at least one member")
+    for m, member in enumerate(model.members):
+        if member.n_classes != len(prior):
+            raise fail(f"{where}.members[{m}]",
+                        f"has {member.n_classes} classes, the ensemble {len(prior)}")  # fmt: skip

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ..stored_classes import stored
 from ..structure.discriminative import ForestPath
 from .lgmht_altmax import AltmaxResult
 
 
+@stored
 @dataclass
 class ForestPair:
     """The two forests learned for one binary problem: ``positive`` against
@@ -62,7 +64,12 @@ class GridScores:
 
     function: Callable[[NDArray, NDArray[np.float64]], NDArray[np.float64]]
 
-    def scores(self, codes: NDArray, log_prior: NDArray[np.float64]) -> NDArray[np.float64]:
+    #: Composite scores (with two classes the joint, whose softmax is the same
+    #: posterior): :mod:`discotree.models.protocol`.
+    score_kind: ClassVar[str] = "margin"
+
+    def class_scores(self, codes: NDArray, log_prior: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The scores of eq. 32 under the class prior ``log_prior``."""
         return self.function(codes, log_prior)
 
 

@@ -14,14 +14,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..stats.gaussian import GaussianStatistics
+from ..stored_classes import stored
+from .file_checks import MAX_MAGNITUDE, StoredModel, check_forest_parents, fail, numbers
+from .protocol import JointScoring
 
 __all__ = ["GaussianForestModel"]
 
 _LOG_2PI = float(np.log(2 * np.pi))
 
 
+@stored
 @dataclass(frozen=True)
-class GaussianForestModel:
+class GaussianForestModel(JointScoring, StoredModel):
     """One linear-Gaussian directed forest per class.
 
     Attributes
@@ -138,3 +142,21 @@ class GaussianForestModel:
                     (z**2).sum(axis=0) + 2 * np.log(np.diag(chol)).sum() + obs.sum() * _LOG_2PI
                 )
         return out
+
+    def check_numbers(self, where: str) -> None:
+        """The numbers of a loaded model (finite, normalised, in range)."""
+        _gaussian_forest(self, where)
+
+
+# ------------------------------------------------ checks of a loaded model
+def _gaussian_forest(model: GaussianForestModel, where: str) -> None:
+    """Forests, finite means and coefficients, positive variances, all of one shape."""
+    parents = np.asarray(model.parents)
+    n_features = parents.shape[1] if parents.ndim == 2 else -1
+    parents = check_forest_parents(parents, n_features, f"{where}.parents")
+    for name in ("means", "coefs", "noise_var"):
+        value = getattr(model, name)
+        if np.shape(value) != parents.shape:
+            raise fail(f"{where}.{name}", f"needs the shape {parents.shape} of parents")
+        positive = name == "noise_var"
+        numbers(value, f"{where}.{name}", low=0.0 if positive else -MAX_MAGNITUDE, above=positive)

@@ -55,6 +55,7 @@ from scipy.special import logsumexp, softmax
 
 from .. import missing_values
 from ..numerics import ROOT_RTOL, log_shares
+from ..stored_classes import stored
 from .discrete_forest import DiscreteForestModel
 from .exponential_tree import TreeExponentialFamily
 
@@ -166,6 +167,7 @@ def chernoff_objective(
     return float(log_sum + phi), grad
 
 
+@stored
 @dataclass
 class AltmaxResult:
     """What :func:`lgmht_altmax` returns.

@@ -30,6 +30,7 @@ conditional), and it is the rule every prediction with missing features follows.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,7 +40,9 @@ from scipy.special import log_softmax
 from .. import missing_values
 from ..kernels.logistic import logistic_scores
 from ..missing_values import MISSING
+from ..stored_classes import stored
 from .category_maps import apply_maps, mapped_categories
+from .file_checks import StoredModel, numbers
 
 __all__ = [
     "NO_PAIRS",
@@ -220,8 +223,9 @@ def input_slots(
     return InputSlots(slots, numeric, offsets[with_values].astype(np.intp))
 
 
+@stored
 @dataclass
-class LogisticModel:
+class LogisticModel(StoredModel):
     """``log P(c | x) = intercept[c] + sum_j w_j(x_j, c) - log Z(x)``, the naive Bayes
     structure with conditional-likelihood parameters (see the module docstring).
 
@@ -260,13 +264,7 @@ class LogisticModel:
     pairs: NDArray[np.intp] = field(default_factory=NO_PAIRS.copy)
     pair_levels: list[NDArray[np.intp] | None] = field(default_factory=list)
 
-    @staticmethod
-    def upgrade_state(state: dict) -> dict:
-        """The state of a model saved before pairs existed (none): used when a model
-        file is loaded."""
-        state.setdefault("pairs", NO_PAIRS.copy())
-        state.setdefault("pair_levels", [])
-        return state
+    score_kind: ClassVar[str] = "posterior"
 
     @property
     def n_classes(self) -> int:
@@ -286,3 +284,23 @@ class LogisticModel:
     def log_posterior(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
         """``log P(c | x)`` of every row (missing features skipped)."""
         return log_softmax(self.scores(codes), axis=1)
+
+    def class_scores(
+        self, codes: NDArray[np.integer], log_prior: NDArray[np.float64] | None = None
+    ) -> NDArray[np.float64]:
+        """:meth:`log_posterior` (the kind ``"posterior"``; ``log_prior`` is not used)."""
+        return self.log_posterior(codes)
+
+    def check_numbers(self, where: str) -> None:
+        """The numbers of a loaded model (finite, normalised, in range)."""
+        _logistic(self, where)
+
+
+# ------------------------------------------------ checks of a loaded model
+def _logistic(model: LogisticModel, where: str) -> None:
+    """Finite weights and input values."""
+    numbers(model.coef, f"{where}.coef")
+    numbers(model.intercept, f"{where}.intercept")
+    for j, values in enumerate(model.values):
+        if values is not None:
+            numbers(values, f"{where}.values[{j}]")

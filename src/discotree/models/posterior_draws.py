@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -471,7 +471,7 @@ class KDBEnsemblePosterior:
     >>> member = KDependenceModel(np.array([2, 2]), [0, 1], [(), (0,)], tables, 1.0, 0.0)
     >>> ensemble = KDBEnsembleModel([[None, None]] * 2, [member] * 2, np.log([0.5, 0.5]))
     >>> drawn = KDBEnsemblePosterior(ensemble).posterior_draw(np.random.default_rng(0), 1e-5)
-    >>> drawn.log_joint(codes, np.log([0.5, 0.5])).shape
+    >>> drawn.class_scores(codes, np.log([0.5, 0.5])).shape
     (4, 2)
     """
 
@@ -519,10 +519,12 @@ class DrawnKDBEnsemble:
     model: KDBEnsembleModel
     members: list[DrawnKDependenceModel]
 
-    def log_joint(
+    score_kind: ClassVar[str] = "posterior"
+
+    def class_scores(
         self, codes: NDArray[np.integer], log_prior: NDArray[np.float64]
     ) -> NDArray[np.float64]:
-        """The ensemble's log posterior, up to a constant per row, with every member
+        """The ensemble's log posterior (the kind ``"posterior"``) with every member
         normalised under the class prior ``log_prior`` (a drawn one): what
         :func:`discotree.uncertainty.posterior_uncertainty` normalises.
 
@@ -543,25 +545,7 @@ class DrawnKDBEnsemble:
         drawn = dataclasses.replace(
             self.model, members=self._as_members(), class_log_prior=log_prior
         )
-        return drawn.log_likelihood(codes) + log_prior
-
-    def log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
-        """``log P(c | x) - log P(c)`` under the fitted class prior (as
-        :meth:`~discotree.models.ensemble.KDBEnsembleModel.log_likelihood`).
-
-        Parameters
-        ----------
-        codes : ndarray of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-
-        Examples
-        --------
-        See :class:`KDBEnsemblePosterior`.
-        """
-        return dataclasses.replace(self.model, members=self._as_members()).log_likelihood(codes)
+        return drawn.class_scores(codes, log_prior)
 
     def _as_members(self) -> list[KDependenceModel]:
         """The drawn members where the ensemble holds its fitted ones (they answer the

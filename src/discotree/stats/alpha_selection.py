@@ -132,9 +132,9 @@ def select_alpha(
     model_for : callable
         ``model_for(stats, rows)`` takes a training fold (its statistics, and the
         indices of its rows for models that need more than pair tables) and returns
-        ``fit(alpha)``, which gives a model with ``log_likelihood(codes) -> (n,
-        n_classes)`` (the class prior is added), or with ``scores(codes, log_prior) ->
-        (n, n_classes)``, whose softmax is the predicted posterior. If ``fit`` has
+        ``fit(alpha)``, which gives a scoring model (:mod:`discotree.models.protocol`):
+        its ``class_scores(codes, log_prior) -> (n, n_classes)``, of any kind, are
+        softmaxed into the predicted posterior. If ``fit`` has
         ``joints_of_grid(codes, log_prior) -> (n, n_classes, len(grid))``, every alpha
         is scored by that one call.
     grid : tuple of float
@@ -231,12 +231,8 @@ def select_alpha(
                 joints = fit.joints_of_grid(held_codes, log_prior)
             else:
                 joints = np.empty((len(scored), n_classes, len(grid)))
-                for a, alpha in enumerate(grid):
-                    model = fit(alpha)
-                    if hasattr(model, "scores"):  # composite scores (discriminative forests)
-                        joints[:, :, a] = model.scores(held_codes, log_prior)
-                    else:
-                        joints[:, :, a] = model.log_likelihood(held_codes) + log_prior
+                for a, alpha in enumerate(grid):  # any kind: the losses softmax them
+                    joints[:, :, a] = fit(alpha).class_scores(held_codes, log_prior)
             truth = class_index[scored]
             if keep_joints:  # the scales later, at the chosen alpha only
                 return held_out_losses(joints, truth, held_weight), (joints, truth, held_weight)
@@ -534,7 +530,10 @@ def forest_models_by_alpha(
 
 class _PackedForest:
     """A forest model's parameters in the kernel's flat layout (no per-table objects):
-    what the cross-validation scores for each alpha."""
+    what the cross-validation scores for each alpha: a joint
+    (:mod:`discotree.models.protocol`)."""
+
+    score_kind = "joint"
 
     def __init__(self, parents, order, n_categories, flat, offsets) -> None:
         self.parents, self.order, self.n_categories = parents, order, n_categories
@@ -546,3 +545,9 @@ class _PackedForest:
             codes, self.parents, self.order, self.n_categories, self.flat, self.offsets, out
         )
         return out
+
+    def class_scores(
+        self, codes: NDArray[np.integer], log_prior: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """``log P(x, c)`` under the class prior ``log_prior``."""
+        return self.log_likelihood(codes) + log_prior

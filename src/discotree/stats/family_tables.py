@@ -26,10 +26,12 @@ from ..kernels.counts import (
 )
 from ..kernels.family_counts import dense_sparse_family_counts
 from ..kernels.sparse_families import sparse_cell_lookup
+from ..stored_classes import stored
 
 __all__ = ["SparseFamilyTable", "observed_prefix_lengths", "prefix_family_tables"]
 
 
+@stored
 @dataclass
 class SparseFamilyTable:
     """The weighted counts of ``node``'s family under the observed configurations of

@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 from ..kernels.counts import pairwise_moments
 from ..numerics import CORRELATION_MARGIN
+from ..stored_classes import stored
 
 __all__ = [
     "GaussianStatistics",
@@ -32,6 +33,7 @@ def _safe_divide(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.f
     return np.divide(a, b, out=np.zeros_like(a), where=b > 0)
 
 
+@stored
 @dataclass(frozen=True)
 class GaussianStatistics:
     """Weighted pairwise-complete first and second moments of each class.

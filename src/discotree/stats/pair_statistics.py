@@ -19,12 +19,14 @@ from ..kernels.counts import (
     univariate_counts,
 )
 from ..kernels.information import pairwise_mutual_information, pairwise_table_totals
+from ..stored_classes import stored
 from ..validation import check_class_index, check_codes
 from .information import clip_information
 
 __all__ = ["PairStatistics", "category_index_map", "class_univariate_counts"]
 
 
+@stored
 @dataclass(frozen=True)
 class PairStatistics:
     """Weighted per-class count tables of all feature pairs.

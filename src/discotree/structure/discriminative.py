@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..numerics import GAIN_RTOL
+from ..stored_classes import stored
 from .spanning import maximum_spanning_forest
 
 __all__ = ["ForestPath", "discriminative_forest_paths", "union_cost_objective"]
@@ -41,6 +42,7 @@ __all__ = ["ForestPath", "discriminative_forest_paths", "union_cost_objective"]
 _ACCOUNTING = ("per-forest", "union")
 
 
+@stored
 @dataclass(frozen=True)
 class ForestPath:
     """The edges of one discriminative forest in the order Kruskal added them.

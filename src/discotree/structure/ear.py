@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..stats.set_information import DiscreteSetEntropy, GaussianSetEntropy, set_information
+from ..stored_classes import stored
 from .submodular import (
     byte_tables,
     exhaustive_minimum,
@@ -49,6 +50,7 @@ logger = logging.getLogger(__name__)
 _SEARCHES = ("sub-sup", "exhaustive")
 
 
+@stored
 @dataclass(frozen=True)
 class EARSplit:
     """One step of Algorithm 3: ``separator`` splits ``part`` from ``rest``.
@@ -65,6 +67,7 @@ class EARSplit:
     iterations: int
 
 
+@stored
 @dataclass
 class EARTree:
     """The tree of Algorithm 3: its edges (i < j, in the order found), its splits

@@ -12,6 +12,7 @@ from .. import missing_values
 from ..fitting import FitContractMixin
 from ..kernels.encode import encode_bins, encode_bins_padded
 from ..kernels.quantiles import weighted_quantiles
+from ..stored_classes import stored
 from ..threads import in_chunks
 from ..validation import (
     check_is_fitted,
@@ -141,6 +142,7 @@ _METHODS: dict[str, Callable[..., NDArray[np.float64]]] = {
 _SUPERVISED = {"mdl"}
 
 
+@stored
 class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
     """Bin continuous features into ordinal codes, keeping missing values missing.
 

@@ -24,7 +24,9 @@ from ..kernels.encode import (
     encode_sorted,
     remap_codes,
 )
+from ..migrations import legacy_attribute
 from ..numerics import CONSTANT_RTOL
+from ..stored_classes import stored
 from ..threads import in_chunks
 from ..validation import EXACT_FLOAT_INTEGER, Table, check_table, numeric_column, reject_inf
 from .discretizer import Discretizer
@@ -39,6 +41,7 @@ _NUMERIC, _OBJECT, _BINS = "numeric-categories", "object-categories", "bins"
 _MAX_LOOKUP = 1 << 12
 
 
+@stored
 @dataclass
 class ColumnEncoding:
     kind: str
@@ -185,6 +188,7 @@ def encoding_kind(column_kind: str, distinct: Any, fixed_bins: bool, max_categor
     return "exact" if column_kind == "wide" else "numeric"
 
 
+@stored
 class TableEncoder:
     """Turn the columns of a mixed table into category codes ``0..r_j-1``, -1 missing.
 
@@ -719,6 +723,7 @@ class TableEncoder:
         return values
 
 
+@stored
 class NumericEncoder:
     """Numeric columns as standardised float64, NaN for missing (for Gaussian models).
 
@@ -800,5 +805,6 @@ class NumericEncoder:
         return matrix
 
 
-# Pickles written before these classes had public names (issue 30) name them so.
-_Column = ColumnEncoding
+def __getattr__(name: str) -> Any:
+    """The classes of this module by the names pickles of earlier versions hold."""
+    return legacy_attribute(__name__, name)
