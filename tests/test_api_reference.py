@@ -40,6 +40,7 @@ BY_MODULE = [
     "discotree.models.boosted_ensemble",
     "discotree.models.networks",
     "discotree.learners.boosting",
+    "discotree.learners.fit_input",
     "discotree.stats.discrete",
     "discotree.stats.discriminative",
     "discotree.stats.gaussian",

@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from .config import config_changes, config_context
@@ -123,6 +123,17 @@ class FitContractMixin:
             wrapped = atomic_fit(fit)
             wrapped._atomic_fit = True
             cls.fit = wrapped  # type: ignore[attr-defined]
+
+    def _set_fitted(self, attributes: Mapping[str, Any], drop: Iterable[str] = ()) -> None:
+        """The one point where what a fit learnt becomes the estimator's attributes:
+        ``attributes`` set (by ``setattr``, in their order), after the attributes named
+        in ``drop`` are deleted (those absent are skipped). The estimators of
+        :mod:`discotree.classifiers` compute a fit into locals and call this once;
+        nothing else there sets a private attribute (``tests/test_fit_pipeline.py``)."""
+        for name in drop:
+            self.__dict__.pop(name, None)
+        for name, value in attributes.items():
+            setattr(self, name, value)
 
     def __sklearn_clone__(self) -> Any:
         """scikit-learn's clone, which also carries the configuration keys changed in

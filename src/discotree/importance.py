@@ -296,14 +296,14 @@ class SummedOutImportanceMixin:
     no training rows.
     """
 
-    def _keep_importance_sample(self, table: Any, y: Any, weights: Any) -> None:
-        """Keep the sample from the validated training rows (a
-        :class:`~discotree.validation.Table`, labels and positive weights)."""
-        self._importance_cache: dict[str, NDArray[np.float64]] = {}  # refit: a new one
+    @staticmethod
+    def _importance_attributes(table: Any, y: Any, weights: Any) -> dict[str, Any]:
+        """The fitted attributes of the sample, from the validated training rows (a
+        :class:`~discotree.validation.Table`, labels and positive weights): a new
+        cache, and the sample (None with ``importance_rows=0``)."""
         limit = int(get_config()["importance_rows"])
         if limit <= 0:
-            self._importance_sample = None
-            return
+            return {"_importance_cache": {}, "_importance_sample": None}
         labels = np.asarray(y)
         weights = np.broadcast_to(
             np.ones(len(labels)) if weights is None else np.asarray(weights, dtype=np.float64),
@@ -313,7 +313,7 @@ class SummedOutImportanceMixin:
         if len(keep) > limit:
             keep = np.sort(np.random.default_rng(0).choice(keep, limit, replace=False))
         columns = [np.asarray(column)[keep] for column in table.columns]
-        self._importance_sample = (columns, weights[keep])
+        return {"_importance_cache": {}, "_importance_sample": (columns, weights[keep])}
 
     @property
     def feature_importances_(self) -> NDArray[np.float64]:

@@ -1,5 +1,7 @@
 """alpha="auto": fold statistics by subtraction, checked against brute-force CV."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from scipy.special import logsumexp
@@ -12,6 +14,7 @@ from discotree import (
     TANClassifier,
 )
 from discotree.learners.discriminative_tree import two_class
+from discotree.learners.registry import get_learner
 from discotree.models.discrete_forest import DiscreteForestModel
 from discotree.stats.alpha_selection import (
     ALPHA_GRID,
@@ -434,6 +437,14 @@ def test_tan_beyond_forests_equals_brute_force_with_the_fold_structure(params, r
     np.testing.assert_allclose(auto.alpha_cv_losses_[1], losses, rtol=1e-9)
 
 
+def _fold_models(estimator):
+    """What the estimator's alpha cross-validation scores (epsilon 1e-5, Dirichlet
+    prior: the defaults): its learner's models of every alpha of ``ALPHA_GRID`` from a
+    fold's counts."""
+    spec = replace(estimator.learner_spec(), alpha="auto")
+    return get_learner(spec.learner).model_for(spec, ALPHA_GRID)
+
+
 def test_folds_counted_first_give_the_totals_and_choice_of_two_passes(rng, monkeypatch):
     """The folds' counts added up are the totals of all rows (handed to the caller),
     and the choice and losses equal those of counting the totals in a pass of their
@@ -443,7 +454,7 @@ def test_folds_counted_first_give_the_totals_and_choice_of_two_passes(rng, monke
     codes, n_categories = _codes(rng, n=400)
     class_index = rng.integers(0, 3, len(codes))
     weights = rng.random(len(codes)) * 2
-    bank_for = ChowLiuClassifier()._alpha_model_for(1e-5, "dirichlet", ALPHA_GRID)
+    bank_for = _fold_models(ChowLiuClassifier())
     kept = []
     first = smoothing.select_alpha(
         codes, class_index, weights, n_categories, 3, model_for=bank_for, on_total=kept.append
@@ -484,7 +495,7 @@ def test_folds_on_threads_give_the_same_choice_and_losses_as_one_thread(
     found = {}
     for cores in (1, 3):
         monkeypatch.setattr(smoothing, "available_cores", lambda cores=cores: cores)
-        model_for = TANClassifier()._alpha_model_for(1e-5, "dirichlet", ALPHA_GRID)
+        model_for = _fold_models(TANClassifier())
         found[cores] = smoothing.select_alpha(
             codes, class_index, weights, n_categories, 3, model_for=model_for
         )
@@ -506,7 +517,7 @@ def test_identical_rows_scored_once_give_the_losses_of_scoring_every_row(rng, mo
     first, inverse = smoothing._row_groups(codes, hashes, class_index)
     assert len(first) < len(codes) // 4
     np.testing.assert_array_equal(codes[first][inverse], codes)
-    model_for = NaiveBayesClassifier()._alpha_model_for(1e-5, "dirichlet", ALPHA_GRID)
+    model_for = _fold_models(NaiveBayesClassifier())
     grouped = smoothing.select_alpha(
         codes, class_index, weights, n_categories, 3, model_for=model_for
     )

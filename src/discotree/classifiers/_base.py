@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import logging
-from abc import abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -18,18 +17,19 @@ from ..engine_registry import engine_function
 from ..fitting import FitContractMixin, available_if_explained
 from ..importance import SummedOutImportanceMixin
 from ..kernels.counts import class_totals, features_with_missing, pairwise_counts_bytes
+from ..learners.fit_input import FitInput, cross_validate_alpha
 from ..learners.options import Constraint, LearnerOptions, SmoothingOptions
-from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
+from ..learners.registry import Counts, FittedModel, Learner, LearnerSpec, get_learner
 from ..migrations import upgrade
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
 from ..models.gaussian_forest import GaussianForestModel
 from ..numerics import class_log_prior
 from ..scaling_tags import ScalingTags
-from ..stats.alpha_selection import ALPHA_GRID, ESS_GRID, select_alpha
+from ..stats.alpha_selection import ALPHA_GRID, CALIBRATION_SCALES, ESS_GRID, best_scale
 from ..stats.dirichlet import PRIORS, check_smoothing
 from ..stats.gaussian import GaussianStatistics
-from ..stats.pair_statistics import PairStatistics
+from ..stats.pair_statistics import PairStatistics, class_univariate_counts
 from ..transformers.discretizer import Discretizer
 from ..transformers.encoder import NumericEncoder, TableEncoder, check_cardinality
 from ..uncertainty import posterior_uncertainty
@@ -38,7 +38,6 @@ from ..validation import (
     check_sample_weight,
     check_table,
     check_targets,
-    feature_names_of,
     integer_seed,
     is_count,
     training_rows,
@@ -78,9 +77,40 @@ class DiscreteForestClassifierBase(
     """Base of classifiers that score ``log P(x, c) = log P(c) + log P(x | c)`` with
     one discrete forest per class (naive Bayes, Chow-Liu, TAN).
 
-    Subclasses implement :meth:`_fit_model` only. This class owns input validation,
-    encoding, class priors and every ``predict*`` method.
+    This class owns input validation, encoding, class priors and every ``predict*``
+    method, and the one fit pipeline: ``fit``, ``partial_fit`` (its lazy finish) and
+    ``fit_from_statistics`` each build one immutable
+    :class:`~discotree.learners.fit_input.FitInput`; :meth:`_fitted_attributes`
+    computes every fitted attribute from it into locals (priors, memory estimate,
+    alpha and calibration, then :meth:`_fit_model`), and ``_set_fitted`` assigns them
+    at one point, so a failed fit changes nothing. By default :meth:`_fit_model` fits
+    the count learner of :meth:`_count_learner` from what its ``reads`` declares.
+
+    Hooks (the methods a subclass may override; ``tests/test_fit_pipeline.py``
+    compares this list with the overrides):
+
+    - ``_check_params``: validate the subclass's own parameters.
+    - ``_count_learner``, ``_derived_options``, ``_rows_needed``: the registered
+      learner that fits from counts, the options computed from the parameters (the
+      fields of :attr:`_options_class` are filled from the parameters of the same
+      name), and why there is none.
+    - ``_fit_model``: the model and attributes from the fit input (default: the count
+      learner).
+    - ``_alpha_model_for``, ``_search_once``: the fold models of ``alpha="auto"``'s
+      cross-validation, and a structure found once before it.
+    - ``_calibration_scales``: the temperatures that cross-validation also scores.
+    - ``_make_encoder``, ``_fit_memory_bytes``, ``_model_memory_bytes``: the encoding
+      and the memory estimate.
+    - ``_partial_fit_unsupported``: which parameters stream
+      (:mod:`~discotree.classifiers._incremental`).
+    - ``_class_scores``, ``_joint_unavailable``: the scores every ``predict*`` method
+      reads (:mod:`discotree.models.protocol`) and why there is no joint.
+    - ``_uncertainty_unavailable``, ``_uncertainty_model``: ``predict_uncertainty``.
     """
+
+    #: Whether ``alpha="auto"`` is available (None: where a count learner fits the
+    #: parameters, :meth:`_count_learner`).
+    _auto_alpha: bool | None = None
 
     #: The kind of the fitted model's scores (:mod:`discotree.models.protocol`), for
     #: what exists before a fit (``predict_joint_log_proba`` for joints only).
@@ -114,12 +144,12 @@ class DiscreteForestClassifierBase(
         if prior not in PRIORS:
             raise ValueError(f"{name}: prior must be one of {PRIORS}, got {prior!r}.")
         gaussian = getattr(self, "distribution", "discrete") == "gaussian"
-        if alpha == "auto" and not gaussian and not self._supports_auto_alpha():
+        auto_alpha = (
+            self._count_learner() is not None if self._auto_alpha is None else self._auto_alpha
+        )
+        if alpha == "auto" and not gaussian and not auto_alpha:
             raise ValueError(f"{name}: alpha='auto' is not available here; give a number.")
         return alpha, epsilon
-
-    def _supports_auto_alpha(self) -> bool:
-        return self._count_learner() is not None
 
     # ---------------------------------------------------------------- learners
     def _count_learner(self) -> str | None:
@@ -167,7 +197,7 @@ class DiscreteForestClassifierBase(
 
     def _spec(self, alpha: Any = None) -> LearnerSpec:
         """The learner specification of the validated parameters (``alpha``: the
-        pseudo-count in use, default the validated one)."""
+        pseudo-count in use, default the validated parameter)."""
         name = self._count_learner()
         if name is None:
             raise ValueError(
@@ -175,10 +205,11 @@ class DiscreteForestClassifierBase(
                 "(a Dask fit, or one in passes over a file, which never holds the rows) "
                 "cannot learn them: fit on a sample in memory."
             )
+        validated, epsilon = self._check_common_params()
         return LearnerSpec(
             name,
-            self._alpha if alpha is None else alpha,
-            self._epsilon,
+            validated if alpha is None else alpha,
+            epsilon,
             getattr(self, "prior", "dirichlet"),
             self._learner_options(),
             self._calibration_scales(),
@@ -206,35 +237,32 @@ class DiscreteForestClassifierBase(
         >>> spec.learner, spec.alpha
         ('tan-cmi', 1.0)
         """
-        self._alpha, self._epsilon = self._check_common_params()
-        self._check_params()
+        self._validated_smoothing()
         unsupported = getattr(self, "_partial_fit_unsupported", lambda: None)()
         if unsupported is not None:
             raise ValueError(f"{type(self).__name__}: {unsupported} Fit on a sample instead.")
-        getattr(self, "_stream_prepare", lambda: None)()
         return self._spec()
 
-    def _learn(self, counts: Counts, spec: LearnerSpec | None = None) -> ForestModel:
-        """Fit the registered learner from ``counts`` and set its attributes: the one
-        place a learner's result becomes the estimator's fitted attributes."""
-        spec = self._spec() if spec is None else spec
-        return self._assign(get_learner(spec.learner).fit(counts, spec))
+    def _validated_smoothing(self) -> tuple[Any, float]:
+        """Check every parameter; the validated ``(alpha, epsilon)``."""
+        alpha, epsilon = self._check_common_params()
+        self._check_params()
+        return alpha, epsilon
 
-    def _assign(self, result: FittedModel) -> ForestModel:
-        for name, value in result.attributes.items():
-            setattr(self, name, value)
-        if "edges_" in result.attributes:
-            names = feature_names_of(self)  # the edges by name
-            self.edge_names_ = [[(names[i], names[j]) for i, j in edges] for edges in self.edges_]
-        return result.model
+    def _fitted_spec(self, data: FitInput) -> LearnerSpec:
+        """:meth:`_spec` with the pseudo-count in use (``data.alpha``: the chosen one
+        for ``alpha="auto"``, None for Gaussian models)."""
+        return replace(self._spec(), alpha=data.alpha)
 
-    def _alpha_model_for(self, epsilon: float, prior: str, grid: tuple[float, ...]):
-        """``model_for(stats, rows) -> fit(alpha) -> model`` for ``select_alpha``: the
-        learner's models for every alpha of ``grid`` from a fold's counts."""
+    def _alpha_model_for(self, data: FitInput, grid: tuple[float, ...]):
+        """``model_for(stats, rows) -> fit(alpha) -> model`` for the alpha
+        cross-validation: the learner's models for every alpha of ``grid`` from a
+        fold's counts."""
         name = self._count_learner()
         if name is None:
             raise ValueError(f"{type(self).__name__}: alpha='auto' needs a count learner here")
-        spec = LearnerSpec(name, "auto", epsilon, prior, self._learner_options())
+        prior = getattr(self, "prior", "dirichlet")
+        spec = LearnerSpec(name, "auto", data.epsilon, prior, self._learner_options())
         return get_learner(name).model_for(spec, grid)
 
     #: The rules across the parameters, checked after the table (:meth:`_check_rules`).
@@ -268,11 +296,17 @@ class DiscreteForestClassifierBase(
                 f"{smoothing!r}."
             )
 
-    def _gaussian_statistics(self, values, class_index, sample_weight) -> GaussianStatistics:
-        """The Gaussian statistics of the (standardised) training values, with
-        ``var_smoothing`` added to every variance of every class
-        (:meth:`GaussianStatistics.with_variance_added`)."""
-        stats = GaussianStatistics.from_data(values, class_index, len(self.classes_), sample_weight)
+    def _statistics(self, data: FitInput) -> Any:
+        """The pair tables of ``data``, or with ``distribution="gaussian"`` the Gaussian
+        statistics of the (standardised) training values, ``var_smoothing`` added to
+        every variance of every class (:meth:`GaussianStatistics.with_variance_added`)."""
+        if getattr(self, "distribution", "discrete") != "gaussian":
+            return data.pair_statistics()
+        if data.codes is None or data.class_index is None:
+            raise ValueError(f"{type(self).__name__}: Gaussian models need the rows.")
+        stats = GaussianStatistics.from_data(
+            data.codes, data.class_index, data.n_classes, data.weights
+        )
         return stats.with_variance_added(float(getattr(self, "var_smoothing", 0.0)))
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> DiscreteForestClassifierBase:
@@ -313,64 +347,108 @@ class DiscreteForestClassifierBase(
         fit_elsewhere = engine_function(X, "fit") if hasattr(self, "fit_from_statistics") else None
         if fit_elsewhere is not None:  # Dask collections (the extra discotree[dask])
             return fit_elsewhere(self, X, y, sample_weight)
-        self._alpha, self._epsilon = self._check_common_params()
-        self._check_params()
+        alpha, epsilon = self._validated_smoothing()
         table, y, weights = training_rows(self, X, y, sample_weight)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
+        classes, y_index = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
             raise ValueError(
-                f"{name}: y contains only 1 class ('{self.classes_[0]}') among the samples "
+                f"{name}: y contains only 1 class ('{classes[0]}') among the samples "
                 "with positive weight; at least two classes are needed."
             )
-        self.encoder_ = self._make_encoder()
-        codes = self.encoder_.fit_transform(table, weights, y_index)
-        class_weight = class_totals(y_index, weights, len(self.classes_))
-        self._fit_encoded(codes, y_index.astype(np.intp), weights, class_weight.astype(np.float64))
-        self._keep_importance_sample(table, y, weights)
+        encoder = self._make_encoder()
+        codes = encoder.fit_transform(table, weights, y_index)
+        class_weight = class_totals(y_index, weights, len(classes)).astype(np.float64)
+        data = FitInput(
+            classes,
+            encoder,
+            class_weight,
+            alpha,
+            epsilon,
+            codes=codes,
+            class_index=y_index.astype(np.intp),
+            weights=weights,
+            feature_names=getattr(self, "feature_names_in_", None),
+        )
+        attributes = self._fitted_attributes(data)
+        self._set_fitted({**attributes, **self._importance_attributes(table, y, weights)})
         return self
 
-    def _fit_encoded(
-        self,
-        codes: NDArray[np.integer] | None,
-        class_index: NDArray[np.intp] | None,
-        weights: NDArray[np.float64] | None,
-        class_weight: NDArray[np.float64],
-    ) -> None:
-        """Everything ``fit`` learns after the encoding: priors, alpha, structure and
-        parameters. ``codes`` is None when a streaming fit kept only the counts (set
-        in ``_counted``, or ``_counted_univariate`` for naive Bayes)."""
-        self.n_categories_ = self.encoder_.n_categories_
-        class_weight = np.asarray(class_weight, dtype=np.float64)
-        self.class_count_ = class_weight
-        self.class_log_prior_ = class_log_prior(class_weight)  # -inf: given, never seen
+    def _fitted_attributes(self, data: FitInput) -> dict[str, Any]:
+        """Every fitted attribute learnt from ``data``: the priors, the memory
+        estimate, alpha (chosen by cross-validation for ``alpha="auto"``), the
+        structure and the parameters, computed into locals (the one fit function of
+        every estimator of this base; :meth:`_set_fitted` assigns its result)."""
+        class_weight = np.asarray(data.class_weight, dtype=np.float64)
+        data = data.with_(class_weight=class_weight)
+        attributes: dict[str, Any] = {
+            "classes_": data.classes,
+            "encoder_": data.encoder,
+            "n_categories_": data.n_categories,
+            "class_count_": class_weight,
+        }
+        attributes["class_log_prior_"] = class_log_prior(class_weight)  # -inf: given, never seen
         discrete = getattr(self, "distribution", "discrete") == "discrete"
-        if codes is not None and discrete and getattr(self, "_streams_pairs", True):
-            self.fit_memory_estimate_ = self._fit_memory_bytes(codes, class_index, weights)
-            check_memory(self.fit_memory_estimate_, self._memory_what, type(self).__name__)
-        if self._alpha == "auto" and getattr(self, "distribution", "discrete") == "gaussian":
-            self._alpha = None  # Gaussian models have no pseudo-counts
-        elif self._alpha == "auto":  # (an engine's distributed search, if it ran one)
-            search = self.__dict__.pop("_alpha_search", None)
-            if search is None:
-                search = self._alpha_by_cv(codes, class_index, weights)
-            self._alpha, losses = float(search[0]), np.asarray(search[1], dtype=np.float64)
-            self.alpha_cv_losses_ = losses[:2]
-            self._calibrate(losses[2:, list(self._alpha_grid()).index(self._alpha)]
-                            if len(losses) > 2 else None)  # fmt: skip
-        elif self._calibration_scales() and codes is not None and self._alpha is not None:
-            grid = (float(self._alpha),)  # a fixed alpha: a cross-validation for the scale
-            self._calibrate(self._alpha_by_cv(codes, class_index, weights, grid)[1][2:, 0])
-        self.alpha_ = self._alpha
-        self.model_ = self._fit_model(codes, class_index, weights)
-        self.__dict__.pop("_counted", None)  # counts kept for alpha="auto", if unused
-        self.__dict__.pop("_counted_univariate", None)
+        if data.codes is not None and discrete and getattr(self, "_streams_pairs", True):
+            estimate = self._fit_memory_bytes(data)
+            check_memory(estimate, self._memory_what, type(self).__name__)
+            attributes["fit_memory_estimate_"] = estimate
+        data, chosen = self._choose_alpha(data)
+        attributes.update(chosen)
+        attributes["alpha_"] = data.alpha
+        fitted = self._fit_model(data)
+        attributes.update(fitted.attributes)
+        attributes["model_"] = fitted.model
+        attributes = with_edge_names(attributes, feature_names(data.feature_names, data.n_features))
+        attributes["_alpha"], attributes["_epsilon"] = data.alpha, data.epsilon
         logger.info(
             "%s fitted: %.6g weight, %d features, %d classes",
             type(self).__name__,
             class_weight.sum(),
-            self.n_features_in_,
-            len(self.classes_),
+            data.n_features,
+            data.n_classes,
         )
+        return attributes
+
+    def _choose_alpha(self, data: FitInput) -> tuple[FitInput, dict[str, Any]]:
+        """``data`` with the pseudo-count in use (``alpha="auto"``: chosen by
+        cross-validation, or as an engine's search chose it), and the attributes of
+        that choice and of the calibration."""
+        if data.alpha == "auto" and getattr(self, "distribution", "discrete") == "gaussian":
+            return data.with_(alpha=None), calibration_attributes(self, None)  # no pseudo-counts
+        scales = self._calibration_scales()
+        if data.alpha == "auto":
+            grid = self._alpha_grid()
+            if data.alpha_search is not None:  # an engine's distributed search
+                alpha, losses = data.alpha_search
+            else:
+                data = self._search_once(data)
+                alpha, losses, data = self._cross_validate(data, grid, scales)
+            alpha, losses = float(alpha), np.asarray(losses, dtype=np.float64)
+            scale_losses = losses[2:, list(grid).index(alpha)] if len(losses) > 2 else None
+            attributes = {
+                "alpha_cv_losses_": losses[:2],
+                **calibration_attributes(self, scale_losses),
+            }
+            return data.with_(alpha=alpha), attributes
+        if scales and data.codes is not None and data.alpha is not None:
+            grid = (float(data.alpha),)  # a fixed alpha: a cross-validation for the scale
+            _, losses, data = self._cross_validate(data, grid, scales)
+            return data, calibration_attributes(self, losses[2:, 0])
+        return data, calibration_attributes(self, None)
+
+    def _cross_validate(self, data: FitInput, grid: tuple[float, ...], scales: tuple[float, ...]):
+        """The learner-level cross-validation of the alphas of ``grid``
+        (:func:`~discotree.learners.fit_input.cross_validate_alpha`) with this
+        estimator's fold models."""
+        pairs = getattr(self, "_streams_pairs", True)  # naive Bayes: univariate tables
+        model_for = self._alpha_model_for(data, grid)
+        return cross_validate_alpha(data, model_for, grid, pairs=pairs, scales=scales)
+
+    def _search_once(self, data: FitInput) -> FitInput:
+        """``data`` with a structure found once on all its rows before the alpha
+        cross-validation, when the structure does not depend on alpha's choice (none
+        by default)."""
+        return data
 
     def _alpha_grid(self) -> tuple[float, ...]:
         return ESS_GRID if getattr(self, "prior", "dirichlet") == "bdeu" else ALPHA_GRID
@@ -380,76 +458,32 @@ class DiscreteForestClassifierBase(
         the models whose scores are posteriors need none)."""
         return ()
 
-    def _calibrate(self, scale_losses) -> None:
-        """Keep the scale of least held-out log-loss (estimators that calibrate)."""
-
-    def _alpha_by_cv(self, codes, class_index, weights, grid=None):
-        """Choose alpha on :data:`~discotree.stats.alpha_selection.ALPHA_GRID` (or the ESS
-        grid for BDeu, or ``grid``) by 5-fold cross-validation, with fold statistics
-        by subtraction (:func:`~discotree.stats.alpha_selection.select_alpha`); the losses
-        have a row for each of :meth:`_calibration_scales` after the first two."""
-        prior = getattr(self, "prior", "dirichlet")
-        # the totals (counted there, or already by partial_fit) serve the final fit too
-        pairs = getattr(self, "_streams_pairs", True)  # naive Bayes: univariate tables
-
-        def keep(total: PairStatistics) -> None:
-            self._counted = total
-
-        grid = self._alpha_grid() if grid is None else grid
-        return select_alpha(
-            codes,
-            class_index.astype(np.intp),
-            weights,
-            self.n_categories_,
-            len(self.classes_),
-            model_for=self._alpha_model_for(self._epsilon, prior, grid),
-            grid=grid,
-            total=self.__dict__.get("_counted"),
-            pairs=pairs,
-            on_total=keep,
-            scales=self._calibration_scales(),
-        )
-
     #: What ``fit_memory_estimate_`` counts, as the memory guard's message names it.
     _memory_what = "this fit (the pairwise count tables and what is learnt from them)"
 
-    def _fit_memory_bytes(self, codes, class_index, weights) -> float:
+    def _fit_memory_bytes(self, data: FitInput) -> float:
         """Estimated peak memory of the fit, in bytes: the counting
         (:func:`~discotree.kernels.counts.pairwise_counts_bytes`), a fold's tables beside
         the totals for ``alpha="auto"``, and :meth:`_model_memory_bytes`
         (``benchmarks/bench_memory.py`` measures it)."""
-        n_classes, n_features = len(self.classes_), codes.shape[1]
-        width = float(np.sum(self.n_categories_))
+        codes, class_index = data.codes, data.class_index
+        assert codes is not None and class_index is not None
+        n_classes = data.n_classes
+        width = float(np.sum(data.n_categories))
         estimate = pairwise_counts_bytes(
             np.bincount(class_index, minlength=n_classes),  # rows per class (layout sizes)
-            self.n_categories_,
+            data.n_categories,
             features_with_missing(codes),
-            weights is not None,
+            data.weights is not None,
         )
-        if self._alpha == "auto":
+        if data.alpha == "auto":
             estimate += 8.0 * n_classes * width * width
         held = codes.nbytes + 16.0 * len(codes)  # the encoded rows, classes and weights
-        return estimate + held + self._model_memory_bytes(n_features, n_classes)
+        return estimate + held + self._model_memory_bytes(data.n_categories, n_classes)
 
-    def _table_bytes(self, n_features: int, n_tables: int) -> float:
-        """``n_tables`` sets of one conditional table per feature (its parent's states
-        by its own, at most), with numpy's per-array overhead."""
-        r = np.asarray(self.n_categories_, dtype=np.float64)
-        return n_tables * (8.0 * float(np.sum(r * r.max())) + 112.0 * n_features)
-
-    def _model_memory_bytes(self, n_features: int, n_classes: int) -> float:
+    def _model_memory_bytes(self, n_categories: NDArray[np.intp], n_classes: int) -> float:
         """What the model learns from the count tables, in bytes (0: not modelled)."""
         return 0.0
-
-    def _pair_statistics(self, codes, class_index, sample_weight) -> PairStatistics:
-        """The pair statistics of the training data: those counted for ``alpha="auto"``
-        if there are, else one counting pass."""
-        counted = self.__dict__.pop("_counted", None)
-        if counted is not None:
-            return counted
-        return PairStatistics.from_codes(
-            codes, class_index, self.n_categories_, len(self.classes_), sample_weight
-        )
 
     def _validated_for_cv(self, X: Any, y: Any, sample_weight: Any):
         """Validate X, y and weights before an internal cross-validation, so that bad
@@ -476,14 +510,47 @@ class DiscreteForestClassifierBase(
         discretizer = Discretizer() if self.discretizer is None else self.discretizer
         return TableEncoder(int(self.max_categories), discretizer, type(self).__name__)
 
-    @abstractmethod
-    def _fit_model(
-        self,
-        codes: NDArray[Any] | None,
-        class_index: NDArray[np.intp] | None,
-        sample_weight: NDArray[np.float64] | None,
-    ) -> ForestModel:
-        """Learn structure and parameters from validated codes; set structure attributes."""
+    def _fit_model(self, data: FitInput) -> FittedModel:
+        """The structure and parameters learnt from ``data`` (its ``alpha`` the one in
+        use): the model and the fitted attributes besides the base's. By default the
+        count learner of :meth:`_count_learner`, from what it reads
+        (:meth:`_learner_input`)."""
+        spec = self._fitted_spec(data)
+        learner = get_learner(spec.learner)
+        return learner.fit(self._learner_input(learner, data, spec), spec)
+
+    def _learner_input(self, learner: Learner, data: FitInput, spec: LearnerSpec) -> Any:
+        """What ``learner`` reads (:attr:`~discotree.learners.registry.Learner.reads`),
+        from ``data``: the rows; or the univariate tables (estimators that count no
+        more) or pair tables (Gaussian moments with ``distribution="gaussian"``),
+        counted already or counted here, and for
+        ``"pairs, then families"`` the family tables of the parents its ``structure``
+        chooses from them (an engine's second pass, or counted from the rows here)."""
+        owner = type(self).__name__
+        if learner.reads == "rows":
+            return data.rows(owner)
+        if learner.reads == "univariate" and not getattr(self, "_streams_pairs", True):
+            univariate = data.univariate  # streamed counts
+            if univariate is None:
+                rows = data.rows(owner)
+                univariate = class_univariate_counts(
+                    rows.codes, rows.class_index, rows.n_categories, rows.n_classes, data.weights
+                )
+            stats: Any = PairStatistics.univariate(
+                np.concatenate(univariate, axis=1), data.n_categories
+            )
+        else:
+            stats = self._statistics(data)
+        families = data.families  # an engine's second pass
+        if learner.reads == "pairs, then families" and families is None:
+            assert learner.structure is not None  # (a Learner's invariant)
+            rows = data.rows(owner)
+            parents = learner.structure(stats, spec)
+            families = learner.families(
+                rows.codes, rows.class_index, rows.weights, rows.n_classes, rows.n_categories,
+                parents,
+            )  # fmt: skip
+        return Counts(data.n_categories, data.class_weight, stats, families, data.scores)
 
     # --------------------------------------------------------------- prediction
     def _encode(self, X: Any) -> NDArray[Any]:
@@ -665,6 +732,45 @@ class DiscreteForestClassifierBase(
         return tags
 
 
+def feature_names(names: Any, n_features: int) -> list[str]:
+    """The features' ``names`` as strings, ``x0``, ``x1``, ... for unnamed columns."""
+    if names is not None:
+        return [str(n) for n in names]
+    return [f"x{j}" for j in range(n_features)]
+
+
+def with_edge_names(attributes: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """``attributes`` with ``edge_names_`` (``edges_`` by the features' ``names``) when
+    they hold ``edges_``."""
+    if "edges_" not in attributes:
+        return attributes
+    edge_names = [[(names[i], names[j]) for i, j in edges] for edges in attributes["edges_"]]
+    return {**attributes, "edge_names_": edge_names}
+
+
+def table_bytes(n_categories: NDArray[np.intp], n_tables: int) -> float:
+    """``n_tables`` sets of one conditional table per feature (its parent's states by
+    its own, at most), with numpy's per-array overhead."""
+    r = np.asarray(n_categories, dtype=np.float64)
+    return n_tables * (8.0 * float(np.sum(r * r.max())) + 112.0 * len(r))
+
+
+def calibration_attributes(estimator: Any, scale_losses: Any) -> dict[str, Any]:
+    """The calibration attributes of an estimator with a ``calibration`` parameter
+    (none otherwise), from the held-out losses of its calibration scales (None: no
+    cross-validation scored them, the scale stays 1): the scale of least held-out
+    log-loss."""
+    if not hasattr(estimator, "calibration"):
+        return {}
+    if scale_losses is None or not len(scale_losses) or not np.any(scale_losses):
+        return {"calibration_scale_": 1.0}
+    losses = np.asarray(scale_losses, dtype=np.float64)
+    return {
+        "calibration_cv_losses_": losses,
+        "calibration_scale_": best_scale(losses, CALIBRATION_SCALES),
+    }
+
+
 #: The smoothings of the per-class forest estimators (naive Bayes, TAN, Chow-Liu, the
 #: discriminative and EAR trees, A1DE and A2DE).
 FOREST_SMOOTHINGS = ("dirichlet", "hierarchical", "hdp")
@@ -696,6 +802,20 @@ class Rule:
         if self.broken(estimator):
             params = estimator.get_params(deep=False)
             raise ValueError(f"{type(estimator).__name__}: {self.message.format(**params)}")
+
+
+def alpha_not_positive(estimator: Any) -> bool:
+    """Whether the validated ``alpha`` of ``estimator`` is a number <= 0 (a rule of the
+    estimators whose weights need positive pseudo-counts; ``"auto"`` is not).
+
+    Examples
+    --------
+    >>> from discotree import DiscriminativeTreeClassifier
+    >>> alpha_not_positive(DiscriminativeTreeClassifier(alpha=0.0))
+    True
+    """
+    alpha = estimator._check_common_params()[0]
+    return alpha != "auto" and not alpha > 0
 
 
 def check_forest_smoothing(estimator: Any) -> None:

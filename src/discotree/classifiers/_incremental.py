@@ -38,6 +38,8 @@ from numpy.typing import NDArray
 from .. import missing_values
 from ..fitting import available_if_explained, clear_fitted_state
 from ..kernels.counts import class_totals, univariate_counts
+from ..learners.fit_input import FitInput
+from ..learners.registry import get_learner
 from ..migrations import legacy_attribute
 from ..missing_values import MISSING
 from ..stats.pair_statistics import PairStatistics, category_index_map
@@ -54,6 +56,10 @@ __all__ = ["IncrementalFitMixin"]
 
 #: Private attributes of a streaming fit (removed by ``fit``).
 STREAM_PREFIX = "_stream"
+#: Attributes ``partial_fit`` sets itself (the rest is learnt lazily from its counts).
+_KEPT_BY_STREAM = frozenset(
+    ("classes_", "encoder_", "n_categories_", "n_features_in_", "feature_names_in_")
+)
 
 
 @stored
@@ -109,6 +115,12 @@ class IncrementalFitMixin:
     """
 
     _streams_pairs = True
+    #: What ``partial_fit`` has accumulated (None before the first batch), and whether
+    #: batches came since the model was last learnt (class defaults: set per estimator
+    #: by ``_set_fitted``).
+    _stream: StreamState | None = None
+    _stream_stale: bool = False
+    _stream_learnt: tuple[str, ...] = ()
 
     def _partial_fit_unsupported(self) -> str | None:
         """Why these parameters cannot be fitted from counts, or None."""
@@ -116,12 +128,25 @@ class IncrementalFitMixin:
             return "distribution='gaussian' standardises with the moments of all the data."
         return None
 
-    def _stream_prepare(self) -> None:
-        """Set what ``fit`` sets before ``_fit_encoded`` (nothing by default)."""
-
-    def _stream_keeps_rows(self) -> bool:
+    def _stream_keeps_rows(self, given: dict[str, Any] | None = None) -> bool:
+        """Whether a fit from counts needs the rows too (``given``: what an engine
+        counted and handed to ``fit_from_statistics``: ``families``, ``scores``,
+        ``alpha_search``): for ``alpha="auto"``'s cross-validation, for parameters
+        without a count learner, and for what the count learner reads beyond the pair
+        tables (the families of its structure, a third pass's sums) that no engine
+        gave."""
+        given = given or {}
         auto = isinstance(self.alpha, str) and self.alpha == "auto"
-        return auto and "_alpha_search" not in self.__dict__  # (an engine's search)
+        if auto and given.get("alpha_search") is None:
+            return True
+        name = self._count_learner()
+        if name is None:
+            return True
+        learner = get_learner(name)
+        if learner.reads == "pairs, then families" and given.get("families") is None:
+            return True
+        selective = bool(getattr(self._learner_options(), "selective", False))
+        return learner.score_rows is not None and selective and given.get("scores") is None
 
     @available_if_explained(_why_no_partial_fit)
     def partial_fit(
@@ -173,7 +198,7 @@ class IncrementalFitMixin:
         True
         """
         name = type(self).__name__
-        stream = self.__dict__.get("_stream")
+        stream = self._stream
         if X is None and y is None:
             if stream is None:
                 raise ValueError(f"{name}: partial_fit() with no data before any batch.")
@@ -182,6 +207,16 @@ class IncrementalFitMixin:
         if X is None or y is None:
             raise ValueError(f"{name}: partial_fit needs both X and y (or neither).")
         first = stream is None
+        if first and hasattr(self, "classes_"):  # after fit, which keeps no counts
+            warnings.warn(
+                f"{name}: partial_fit after fit (or end_partial_fit) starts a new model "
+                "from this batch (no counts are kept to continue from); the classes "
+                "are the fitted ones unless given.",
+                UserWarning,
+                stacklevel=2,
+            )
+            classes = self.classes_ if classes is None else classes
+            clear_fitted_state(self)
         all_classes = self._batch_classes(classes, first)
         table = check_table(X, name)
         validate_data(self, X, skip_check_array=True, reset=first)
@@ -200,15 +235,15 @@ class IncrementalFitMixin:
             codes = encoder.fit_transform(table, weights, y_index)
             stream = self._stream_start(encoder, len(all_classes))
         else:
-            encoder = self.__dict__["encoder_"]
+            encoder = self.encoder_
             codes = self._encode_batch(encoder, stream, table)
         self._stream_add(stream, codes, y_index, weights)
-        if first:
-            self.classes_, self.encoder_, self._stream = all_classes, encoder, stream
-        for attribute in self.__dict__.get("_stream_learnt", ()):  # now stale
-            self.__dict__.pop(attribute, None)
-        self.n_categories_ = encoder.n_categories_
-        self._stream_stale = True
+        started = {"classes_": all_classes, "encoder_": encoder, "_stream": stream}
+        self._set_fitted(
+            {**(started if first else {}), "n_categories_": encoder.n_categories_,
+             "_stream_stale": True},
+            drop=self._stream_learnt,  # now stale
+        )  # fmt: skip
         return self
 
     def _batch_classes(self, classes: Any, first: bool) -> NDArray[Any]:
@@ -224,19 +259,7 @@ class IncrementalFitMixin:
                     f"{self.classes_.tolist()!r}."
                 )
             return self.classes_
-        if "classes_" in self.__dict__:  # after fit, which keeps no counts
-            warnings.warn(
-                f"{name}: partial_fit after fit (or end_partial_fit) starts a new model "
-                "from this batch (no counts are kept to continue from); the classes "
-                "are the fitted ones unless given.",
-                UserWarning,
-                stacklevel=3,
-            )
-            if classes is None:
-                classes = self.classes_
-            clear_fitted_state(self)
-        self._alpha, self._epsilon = self._check_common_params()
-        self._check_params()
+        self._validated_smoothing()
         if classes is None:
             raise ValueError(
                 f"{name}: classes must be given on the first call to partial_fit "
@@ -288,12 +311,11 @@ class IncrementalFitMixin:
         >>> clf.partial_fit(X[1::2], y[1::2]).end_partial_fit().predict(X[[0, 50, 100]])
         array([0, 1, 2])
         """
-        if "_stream" not in self.__dict__:
+        if self._stream is None:
             raise ValueError(f"{type(self).__name__}: no partial_fit to end.")
-        if self.__dict__.get("_stream_stale", False):
+        if self._stream_stale:
             self._stream_finish()
-        for name in [k for k in self.__dict__ if k.startswith(("_stream", "_counted"))]:
-            del self.__dict__[name]
+        self._set_fitted({}, drop=("_stream", "_stream_stale", "_stream_learnt"))
         return self
 
     @available_if_explained(_why_no_partial_fit)
@@ -365,44 +387,36 @@ class IncrementalFitMixin:
                 "StatisticsSchema (schema.count(X, y)), got "
                 f"{type(statistics).__name__} without a schema."
             )
-        clear_fitted_state(self)
-        if families is not None:  # an engine's second pass
-            self._counted_families = families
-        if alpha_search is not None:
-            self._alpha_search = alpha_search
-        if scores is not None:
-            self._counted_scores = scores
-        if self._stream_keeps_rows():
-            self.__dict__.pop("_counted_families", None)
-            self.__dict__.pop("_alpha_search", None)
-            self.__dict__.pop("_counted_scores", None)
+        alpha, epsilon = self._validated_smoothing()
+        given = {"families": families, "alpha_search": alpha_search, "scores": scores}
+        if self._stream_keeps_rows(given):
             raise ValueError(
                 f"{name}: these parameters need the rows, not only their counts "
                 "(alpha='auto' scores held-out rows unless alpha_search is given; TAN k=2 "
                 "counts its families unless families are given): give alpha a number "
                 "(and k <= 1), or use partial_fit."
             )
-        self._alpha, self._epsilon = self._check_common_params()
-        self._check_params()
         encoder = copy.deepcopy(schema.encoder)
         encoder.owner = name
         counts = statistics.counts
         if not self._streams_pairs:  # the univariate tables are the diagonals
             counts = np.einsum("cii->ci", counts).copy()
-        self.classes_ = schema.classes
-        self.encoder_ = encoder
-        self.n_features_in_ = schema.n_features
-        if schema.feature_names is not None:
-            self.feature_names_in_ = schema.feature_names
-        self.n_categories_ = encoder.n_categories_
-        self._stream = StreamState(
+        stream = StreamState(
             class_weight=np.asarray(statistics.class_weight, dtype=np.float64).copy(),
             counts=counts.copy(),
             n_categories=encoder.n_categories_.copy(),
             keep_rows=False,
             n_rows=0,
         )
-        self._stream_finish()
+        data = self._stream_input(stream, alpha, epsilon, schema.classes, encoder)
+        data = data.with_(feature_names=schema.feature_names, **given)
+        attributes = self._fitted_attributes(data)
+        clear_fitted_state(self)
+        names = {} if schema.feature_names is None else {"feature_names_in_": schema.feature_names}
+        self._set_fitted(
+            {"n_features_in_": schema.n_features, **names, "_stream": stream, **attributes,
+             **self._stream_learnt_now(attributes)}
+        )  # fmt: skip
         return self
 
     def _stream_start(self, encoder, n_classes: int) -> StreamState:
@@ -433,11 +447,8 @@ class IncrementalFitMixin:
         if stream.keep_rows:
             stream.rows.append((codes, class_index, weights))
 
-    def _stream_finish(self) -> None:
-        """Learn structure and parameters from the accumulated statistics."""
-        stream: StreamState = self.__dict__["_stream"]
-        self._stream_stale = False
-        before = set(self.__dict__)
+    def _stream_input(self, stream: StreamState, alpha: Any, epsilon: float, classes, encoder):
+        """The fit input of the accumulated statistics (and the kept rows, if any)."""
         codes = class_index = weights = None
         if stream.keep_rows:
             codes = np.concatenate([c for c, _, _ in stream.rows])
@@ -446,24 +457,45 @@ class IncrementalFitMixin:
                 weights = np.concatenate(
                     [np.ones(len(c)) if w is None else w for c, _, w in stream.rows]
                 )
+        pairs = univariate = None
         if self._streams_pairs:
-            self._counted = PairStatistics(stream.counts.copy(), stream.n_categories)
+            pairs = PairStatistics(stream.counts.copy(), stream.n_categories)
         else:
-            self._counted_univariate = np.split(
-                stream.counts.copy(), np.cumsum(stream.n_categories)[:-1], axis=1
-            )
-        self._alpha, self._epsilon = self._check_common_params()
-        self._stream_prepare()
-        self._fit_encoded(codes, class_index, weights, stream.class_weight.copy())
-        self._stream_learnt = tuple(k for k in self.__dict__ if k not in before)
+            univariate = np.split(stream.counts.copy(), np.cumsum(stream.n_categories)[:-1], axis=1)
+        return FitInput(
+            classes,
+            encoder,
+            stream.class_weight.copy(),
+            alpha,
+            epsilon,
+            codes=codes,
+            class_index=class_index,
+            weights=weights,
+            pairs=pairs,
+            univariate=univariate,
+        )
+
+    @staticmethod
+    def _stream_learnt_now(attributes: dict[str, Any]) -> dict[str, Any]:
+        """The streaming state after the model was learnt: not stale, and which
+        attributes a new batch makes stale."""
+        learnt = tuple(k for k in attributes if k not in _KEPT_BY_STREAM)
+        return {"_stream_stale": False, "_stream_learnt": learnt}
+
+    def _stream_finish(self) -> None:
+        """Learn structure and parameters from the accumulated statistics."""
+        stream = self._stream
+        assert stream is not None
+        alpha, epsilon = self._check_common_params()
+        data = self._stream_input(stream, alpha, epsilon, self.classes_, self.encoder_)
+        data = data.with_(feature_names=getattr(self, "feature_names_in_", None))
+        attributes = self._fitted_attributes(data)
+        self._set_fitted({**attributes, **self._stream_learnt_now(attributes)})
 
     def __getattr__(self, name: str) -> Any:
         # fitted attributes after new batches: learn the model first (lazily)
-        if (
-            name.endswith("_")
-            and not name.startswith("__")
-            and self.__dict__.get("_stream_stale", False)
-        ):
+        learnt = name.endswith("_") and not name.startswith("__") and name not in _KEPT_BY_STREAM
+        if learnt and self._stream_stale:
             self._stream_finish()
             return getattr(self, name)
         for klass in type(self).__mro__:  # a conditional method: its own reason

@@ -69,16 +69,20 @@ class KernelDensityBase(ScoredPredictionMixin, FitContractMixin, ClassifierMixin
     (the kernel models need complete rows, so they cannot sum a feature out).
     """
 
-    def _keep_importance_sample(self, Z: NDArray[np.float64]) -> None:
-        self._importance_cache: dict[str, NDArray[np.float64]] = {}
+    #: The importances computed (per fit) and the sample they are computed on.
+    _importance_cache: dict[str, NDArray[np.float64]] | None = None
+    _importance_rows: NDArray[np.float64] | None = None
+
+    @staticmethod
+    def _importance_sample_of(Z: NDArray[np.float64]) -> dict[str, Any]:
+        """The fitted attributes of the importances' sample of the rows ``Z``."""
         limit = int(get_config()["importance_rows"])
         if limit <= 0:
-            self._importance_rows = None
-            return
+            return {"_importance_cache": {}, "_importance_rows": None}
         keep = np.arange(len(Z))
         if len(keep) > limit:
             keep = np.sort(np.random.default_rng(0).choice(keep, limit, replace=False))
-        self._importance_rows = Z[keep]
+        return {"_importance_cache": {}, "_importance_rows": Z[keep]}
 
     def _feature_contributions(self, Z: NDArray[np.float64]) -> NDArray[np.float64]:
         """Each feature's additive share of each score, (n_rows, n_scores, n_features)."""
@@ -88,8 +92,7 @@ class KernelDensityBase(ScoredPredictionMixin, FitContractMixin, ClassifierMixin
     def feature_importances_(self) -> NDArray[np.float64]:
         """Mean absolute contribution of each feature to the model's scores over a
         sample of at most ``importance_rows`` training rows (see the class notes)."""
-        cache = self.__dict__.get("_importance_cache")
-        rows = self.__dict__.get("_importance_rows")
+        cache, rows = self._importance_cache, self._importance_rows
         if cache is None:
             raise AttributeError(f"{type(self).__name__} is not fitted: no feature_importances_.")
         if "mean" not in cache:
@@ -114,14 +117,22 @@ class KernelDensityBase(ScoredPredictionMixin, FitContractMixin, ClassifierMixin
             w = np.ones(len(X))
         keep = w > 0
         X, y, w = X[keep], y[keep], w[keep]
-        self.classes_, class_index = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(f"{name}: y contains only 1 class ({self.classes_[0]!r}).")
-        self._magnitude, self._unit_mean, self._unit_sd = _robust_moments(X, w)
-        self.mean_ = self._magnitude * self._unit_mean
-        self.scale_ = self._magnitude * self._unit_sd
+        classes, class_index = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(f"{name}: y contains only 1 class ({classes[0]!r}).")
+        magnitude, unit_mean, unit_sd = _robust_moments(X, w)
+        self._set_fitted(
+            {
+                "classes_": classes,
+                "_magnitude": magnitude,
+                "_unit_mean": unit_mean,
+                "_unit_sd": unit_sd,
+                "mean_": magnitude * unit_mean,
+                "scale_": magnitude * unit_sd,
+            }
+        )
         Z = self._standardise(X)
-        self._keep_importance_sample(Z)
+        self._set_fitted(self._importance_sample_of(Z))
         return Z, class_index.astype(np.intp), w
 
     def _standardise(self, X) -> NDArray[np.float64]:

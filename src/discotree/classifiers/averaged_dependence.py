@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..learners.registry import Counts, get_learner
 from ..models.averaged_dependence import two_dependence_bytes
 from ..models.posterior_draws import AveragedOneDependencePosterior
 from ..stored_classes import stored
@@ -175,33 +174,9 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     def _count_learner(self) -> str:
         return "aode" if self.n_super_parents == 1 else "a2de"
 
-    def _stream_keeps_rows(self) -> bool:
-        """A2DE: the rows, unless an engine handed the triple tables over."""
-        if self.n_super_parents == 2:
-            return "_counted_families" not in self.__dict__
-        return super()._stream_keeps_rows()
-
-    def _model_memory_bytes(self, n_features: int, n_classes: int) -> float:
+    def _model_memory_bytes(self, n_categories: NDArray[np.intp], n_classes: int) -> float:
         """A1DE: the (C, D, D) log tables of the conditionals; A2DE: the triple tables
         and their conditionals."""
         if self.n_super_parents == 2:
-            return two_dependence_bytes(self.n_categories_, n_classes)
-        return 8.0 * n_classes * float(np.sum(self.n_categories_)) ** 2
-
-    def _fit_model(
-        self,
-        codes: NDArray[Any] | None,
-        class_index: NDArray[np.intp] | None,
-        sample_weight: NDArray[np.float64] | None,
-    ) -> Any:
-        stats = self._pair_statistics(codes, class_index, sample_weight)
-        families = self.__dict__.pop("_counted_families", None)  # an engine's second pass
-        if self.n_super_parents == 2 and families is None:
-            if codes is None or class_index is None:
-                raise ValueError(f"{type(self).__name__}: A2DE needs the rows or triple tables.")
-            weights = np.ones(len(codes)) if sample_weight is None else sample_weight
-            learner = get_learner("a2de")
-            families = learner.families(
-                codes, class_index, weights, len(self.classes_), self.n_categories_, []
-            )
-        return self._learn(Counts(self.n_categories_, self.class_count_, stats, families))
+            return two_dependence_bytes(n_categories, n_classes)
+        return 8.0 * n_classes * float(np.sum(n_categories)) ** 2

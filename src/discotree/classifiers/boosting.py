@@ -17,8 +17,9 @@ from ..learners.boosting import (
     line_search_alpha,
 )
 from ..learners.discriminative_tree import binary_tasks
+from ..learners.fit_input import FitInput
 from ..learners.options import RANDOM_STATE, BoostingOptions, Constraint, one_of
-from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
+from ..learners.registry import FittedModel, LearnerSpec, get_learner
 from ..migrations import legacy_attribute
 from ..models.boosted_ensemble import BoostedEnsemble
 from ..numerics import (
@@ -33,6 +34,7 @@ from ..stats.folds import content_folds
 from ..stored_classes import stored
 from ..validation import (
     check_is_fitted,
+    feature_names_of,
     integer_seed,
     is_count,
     take_rows,
@@ -41,7 +43,10 @@ from ._base import (
     CalibrationStateMixin,
     DiscreteForestClassifierBase,
     Rule,
+    alpha_not_positive,
     check_forest_smoothing,
+    feature_names,
+    with_edge_names,
 )
 
 __all__ = ["BoostedGraphicalModelClassifier", "final_scale_losses", "line_search_alpha"]
@@ -312,7 +317,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
             "smoothing='hierarchical'.",
         ),
         Rule(
-            lambda e: e.base == "dt" and e._alpha != "auto" and not e._alpha > 0,
+            lambda e: e.base == "dt" and alpha_not_positive(e),
             "alpha must be > 0 for base='dt' (got {alpha}).",
         ),
     )
@@ -327,10 +332,9 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
             check_memory(8.0 * self.n_estimators, what, type(self).__name__)
         check_forest_smoothing(self)
 
-    def _supports_auto_alpha(self) -> bool:
-        return True
+    _auto_alpha = True
 
-    def _alpha_model_for(self, epsilon: float, prior: str, grid: tuple[float, ...]):
+    def _alpha_model_for(self, data: FitInput, grid: tuple[float, ...]):
         """alpha="auto": the base learner's own choice on the (initially weighted)
         training data, kept for every round (its registered learner's models for
         every alpha of ``grid``)."""
@@ -338,7 +342,8 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         options: dict[str, Any] = {"n_edges": None, "smoothing": self.smoothing}
         if self.base == "dt":
             options["multiclass"] = self.multiclass
-        spec = LearnerSpec(name, "auto", epsilon, prior, options)
+        prior = getattr(self, "prior", "dirichlet")
+        spec = LearnerSpec(name, "auto", data.epsilon, prior, options)
         return get_learner(name).model_for(spec, grid)
 
     def __discotree_tags__(self) -> ScalingTags:
@@ -502,19 +507,19 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         >>> BoostedGraphicalModelClassifier(n_estimators=3).boosting_spec().n_estimators
         3
         """
-        self._alpha, self._epsilon = self._check_common_params()
-        self._check_params()
-        return self._boosting(int(self.n_estimators))
+        alpha, epsilon = self._validated_smoothing()
+        return self._boosting(int(self.n_estimators), alpha, epsilon)
 
-    def _boosting(self, n_estimators: int) -> BoostingSpec:
-        """The boosting of the validated parameters (the pseudo-count in use)."""
+    def _boosting(self, n_estimators: int, alpha: Any, epsilon: float) -> BoostingSpec:
+        """The boosting of the validated parameters (``alpha``: the pseudo-count in
+        use)."""
         return BoostingSpec(
             self.base,
             self.algorithm,
             n_estimators,
             self.init,
-            self._alpha,
-            self._epsilon,
+            alpha,
+            epsilon,
             self.multiclass,
             self.smoothing,
         )
@@ -551,25 +556,28 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         from ..fitting import clear_fitted_state
 
         spec = self.boosting_spec()
-        clear_fitted_state(self)
         class_weight = np.asarray(class_weight, dtype=np.float64)
-        self.classes_ = schema.classes
-        self.encoder_ = copy.deepcopy(schema.encoder)
-        self.n_features_in_ = schema.n_features
-        if schema.feature_names is not None:
-            self.feature_names_in_ = schema.feature_names
-        self.n_categories_ = schema.n_categories
-        self.class_count_ = class_weight
-        self.class_log_prior_ = class_log_prior(class_weight)
-        self.alpha_ = spec.alpha
-        self.n_estimators_ = spec.n_estimators
-        self.calibration_scale_ = 1.0
+        names = {} if schema.feature_names is None else {"feature_names_in_": schema.feature_names}
+        attributes: dict[str, Any] = {
+            "classes_": schema.classes,
+            "encoder_": copy.deepcopy(schema.encoder),
+            "n_features_in_": schema.n_features,
+            **names,
+            "n_categories_": schema.n_categories,
+            "class_count_": class_weight,
+        }
+        attributes["class_log_prior_"] = class_log_prior(class_weight)
+        attributes.update(alpha_=spec.alpha, n_estimators_=spec.n_estimators)
+        attributes["calibration_scale_"] = 1.0
         if calibration_losses is not None and self.calibration == "cv":
             losses = np.asarray(calibration_losses, dtype=np.float64)
-            self.calibration_cv_losses_ = losses
-            self.calibration_scale_ = best_scale(losses, CALIBRATION_SCALES)
-        self._set_ensembles(list(ensembles))
-        self.model_ = None
+            attributes["calibration_cv_losses_"] = losses
+            attributes["calibration_scale_"] = best_scale(losses, CALIBRATION_SCALES)
+        labels = feature_names(schema.feature_names, len(schema.n_categories))
+        fitted = ensemble_attributes(list(ensembles), len(schema.classes))
+        attributes.update(with_edge_names(fitted, labels), model_=None)
+        clear_fitted_state(self)
+        self._set_fitted(attributes)
         return self
 
     def _tasks(self, n_classes: int) -> list[tuple[int, int]]:
@@ -578,16 +586,16 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
             warn_many_pairs(n_classes, type(self).__name__)
         return binary_tasks(n_classes, self.multiclass)
 
-    def _fit_model(self, codes, class_index, sample_weight):
-        weights = np.ones(len(codes)) if sample_weight is None else sample_weight
-        rows = Rows(codes, class_index, weights, len(self.classes_), self.n_categories_)
-        self._tasks(len(self.classes_))  # the many-pairs warning
-        spec = self._boosting(int(self.n_estimators_))
-        return self._assign(get_learner("boosting").fit(rows, spec.learner_spec()))
+    def _fit_model(self, data: FitInput) -> FittedModel:
+        rows = data.rows(type(self).__name__)
+        self._tasks(data.n_classes)  # the many-pairs warning
+        spec = self._boosting(int(self.n_estimators_), data.alpha, data.epsilon)
+        return get_learner("boosting").fit(rows, spec.learner_spec())
 
     def _set_ensembles(self, ensembles: list[BoostedEnsemble]) -> None:
         """The fitted attributes of the boosted binary problems."""
-        self._assign(FittedModel(None, ensemble_attributes(ensembles, len(self.classes_))))
+        attributes = ensemble_attributes(ensembles, len(self.classes_))
+        self._set_fitted(with_edge_names(attributes, feature_names_of(self)))
 
     # --------------------------------------------------------------- prediction
     def _staged_scores(self, X: Any):

@@ -4,15 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-from numpy.typing import NDArray
-
 from ..learners.options import RANDOM_STATE, ChowLiuOptions
-from ..learners.registry import Counts
 from ..stored_classes import stored
 from ._base import (
     DiscreteForestClassifierBase,
-    ForestModel,
     Rule,
     check_forest_smoothing,
 )
@@ -179,15 +174,3 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         return "chow-liu"
 
     _options_class = ChowLiuOptions
-
-    def _fit_model(
-        self,
-        codes: NDArray[Any] | None,
-        class_index: NDArray[np.intp] | None,
-        sample_weight: NDArray[np.float64] | None,
-    ) -> ForestModel:
-        if self.distribution == "gaussian":
-            stats: Any = self._gaussian_statistics(codes, class_index, sample_weight)
-        else:
-            stats = self._pair_statistics(codes, class_index, sample_weight)
-        return self._learn(Counts(self.n_categories_, self.class_count_, stats))

@@ -15,12 +15,13 @@ from ..learners.discriminative_tree import (
     pair_model,
     two_class,
 )
+from ..learners.fit_input import FitInput
 from ..learners.options import RANDOM_STATE, DiscriminativeTreeOptions, one_of
-from ..learners.registry import Counts, LearnerSpec, Rows, get_learner
+from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
 from ..migrations import legacy_attribute
 from ..models.forest_pairs import STRUCTURE_ALPHA, composite_scores
 from ..numerics import argmax_with_ties, sign_with_ties
-from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale
+from ..stats.alpha_selection import CALIBRATION_SCALES
 from ..stats.folds import content_folds, fold_splits
 from ..stored_classes import stored
 from ..validation import (
@@ -34,7 +35,9 @@ from ._base import (
     CalibrationStateMixin,
     DiscreteForestClassifierBase,
     Rule,
+    alpha_not_positive,
     check_forest_smoothing,
+    table_bytes,
 )
 from ._incremental import IncrementalFitMixin
 
@@ -297,7 +300,7 @@ class DiscriminativeTreeClassifier(
             "parameters='altmax' replaces; use one or the other.",
         ),
         Rule(
-            lambda e: e.distribution == "discrete" and e._alpha != "auto" and not e._alpha > 0,
+            lambda e: e.distribution == "discrete" and alpha_not_positive(e),
             "alpha must be > 0 (got {alpha}); the weights of eq. 21 are infinite when a cell "
             "is empty in one class only.",
         ),
@@ -405,31 +408,25 @@ class DiscriminativeTreeClassifier(
             return "parameters='altmax' minimises a bound over the training rows."
         return super()._partial_fit_unsupported()
 
-    def _stream_prepare(self) -> None:
-        self.n_edges_ = cast(int | None, self.n_edges)  # partial_fit refuses "cv"
+    def _n_edges_in_use(self) -> int | None:
+        """``n_edges``, or the number ``n_edges="cv"`` chose (``n_edges_``, set by
+        ``fit`` before the forests are learnt)."""
+        if isinstance(self.n_edges, str):
+            return getattr(self, "n_edges_", None)
+        return self.n_edges
 
-    def _fit_model(self, encoded, class_index, sample_weight):
-        scale_losses = self.__dict__.pop("_scale_losses", None)
-        self.calibration_scale_ = 1.0
-        if scale_losses is not None:
-            self.calibration_cv_losses_ = scale_losses
-            self.calibration_scale_ = best_scale(scale_losses, CALIBRATION_SCALES)
-        n_classes = len(self.classes_)
-        if self.distribution == "gaussian":
-            stats: Any = self._gaussian_statistics(encoded, class_index, sample_weight)
-        else:
-            stats = self._pair_statistics(encoded, class_index, sample_weight)
-        self._tasks(n_classes, warn=True)
+    def _fit_model(self, data: FitInput) -> FittedModel:
+        stats = self._statistics(data)
+        self._tasks(data.n_classes, warn=True)
+        spec = self._fitted_spec(data).with_options(classes=data.classes)
         if self.parameters == "altmax":  # the rows: alternating maximisation per problem
-            weights = np.ones(len(encoded)) if sample_weight is None else sample_weight
-            rows = Rows(encoded, class_index, weights, n_classes, self.n_categories_)
-            spec = replace(
-                self._spec(),
-                learner="discriminative-tree-altmax",
-                options=self._learner_options(pairs=stats),
-            )
-            return self._assign(get_learner(spec.learner).fit(rows, spec))
-        return self._learn(Counts(self.n_categories_, self.class_count_, stats))
+            spec = replace(spec.with_options(pairs=stats), learner="discriminative-tree-altmax")
+            fitted = get_learner(spec.learner).fit(data.rows(type(self).__name__), spec)
+        else:
+            counts = Counts(data.n_categories, data.class_weight, stats)
+            fitted = get_learner(spec.learner).fit(counts, spec)
+        fitted.attributes["n_edges_"] = self._n_edges_in_use()
+        return fitted
 
     def _count_learner(self) -> str:
         return "discriminative-tree"
@@ -439,9 +436,8 @@ class DiscriminativeTreeClassifier(
     def _derived_options(self) -> dict[str, Any]:
         return {
             **super()._derived_options(),
-            "n_edges": self.__dict__.get("n_edges_"),  # (the number chosen)
+            "n_edges": self._n_edges_in_use(),  # (the number chosen)
             "structure_alpha": self._structure_alpha(),
-            "classes": self.__dict__.get("classes_"),
         }
 
     def _tasks(self, n_classes: int, warn: bool = False) -> list[tuple[int, int]]:
@@ -451,19 +447,18 @@ class DiscriminativeTreeClassifier(
         return binary_tasks(n_classes, self.multiclass)
 
     # -------------------------------------------------------------- alpha="auto"
-    def _supports_auto_alpha(self) -> bool:
-        return True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
+    _auto_alpha = True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
 
-    def _model_memory_bytes(self, n_features: int, n_classes: int) -> float:
+    def _model_memory_bytes(self, n_categories: NDArray[np.intp], n_classes: int) -> float:
         """The weights of eq. 21 of a binary problem (two (d, d) arrays), their sum per
         class and ``edge_weights_`` (two (C, d, d) arrays)."""
         if self.distribution != "discrete":
             return 0.0
-        n_tasks = len(self._tasks(n_classes))
+        n_features, n_tasks = len(n_categories), len(self._tasks(n_classes))
         weights = 8.0 * n_features * n_features * (2 * n_classes + 2)
         # each problem: its two-class tables (a copy unless binary) and its forest pair
-        pair_tables = 0.0 if n_classes == 2 else 16.0 * float(np.sum(self.n_categories_)) ** 2
-        return weights + pair_tables + n_tasks * 2 * self._table_bytes(n_features, 2)
+        pair_tables = 0.0 if n_classes == 2 else 16.0 * float(np.sum(n_categories)) ** 2
+        return weights + pair_tables + n_tasks * 2 * table_bytes(n_categories, 2)
 
     def _structure_alpha(self) -> float:
         """The pseudo-count of the weights of eq. 21: ``alpha="auto"`` chose the alpha
@@ -471,7 +466,7 @@ class DiscriminativeTreeClassifier(
         (the chosen alpha sets the parameters); else ``alpha``."""
         if self.alpha == "auto":
             return STRUCTURE_ALPHA
-        return self._alpha
+        return self._check_common_params()[0]
 
     def _calibration_scales(self) -> tuple[float, ...]:
         if self.distribution != "discrete" or self.calibration == "none":
@@ -480,24 +475,15 @@ class DiscriminativeTreeClassifier(
             return ()
         return CALIBRATION_SCALES
 
-    def _calibrate(self, scale_losses) -> None:
-        if scale_losses is not None and len(scale_losses) and np.any(scale_losses):
-            self._scale_losses = np.asarray(scale_losses, dtype=np.float64)
-
-    def _alpha_model_for(
-        self,
-        epsilon: float,
-        prior: str,
-        grid: tuple[float, ...],
-        structure_alpha: float = STRUCTURE_ALPHA,
-    ):
+    def _alpha_model_for(self, data: FitInput, grid: tuple[float, ...]):
         """For ``alpha="auto"``: the learner's models for every alpha of ``grid``, each
-        fold's forests learnt once from the weights of eq. 21 at ``structure_alpha``
-        (the final fit learns its forests at ``STRUCTURE_ALPHA`` too). Relearning the
+        fold's forests learnt once from the weights of eq. 21 at ``STRUCTURE_ALPHA``
+        (the final fit learns its forests there too). Relearning the
         structure for every (fold, alpha) is measured in
         ``benchmarks/bench_smoothing.py`` ("dt auto relearnt")."""
-        options = self._learner_options(structure_alpha=structure_alpha)
-        spec = LearnerSpec("discriminative-tree", "auto", epsilon, prior, options)
+        options = self._learner_options(structure_alpha=STRUCTURE_ALPHA)
+        prior = getattr(self, "prior", "dirichlet")
+        spec = LearnerSpec("discriminative-tree", "auto", data.epsilon, prior, options)
         return get_learner(spec.learner).model_for(spec, grid)
 
     # --------------------------------------------------------------- prediction

@@ -7,18 +7,17 @@ import warnings
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from ..config import get_config
 from ..learners.ear_tree import learn_ear_tree
+from ..learners.fit_input import FitInput
 from ..learners.generative import smoothed_forest_models
 from ..learners.options import EARTreeOptions
-from ..learners.registry import LearnerSpec, Rows, get_learner
+from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
 from ..stored_classes import stored
 from ..structure.chow_liu import forest_parents
 from ._base import (
     DiscreteForestClassifierBase,
-    ForestModel,
     check_forest_smoothing,
 )
 
@@ -177,22 +176,21 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         check_forest_smoothing(self)
 
     # -------------------------------------------------------------- alpha="auto"
-    def _supports_auto_alpha(self) -> bool:
-        return True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
+    _auto_alpha = True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
 
-    def _alpha_by_cv(self, codes, class_index, weights, grid=None):
+    def _search_once(self, data: FitInput) -> FitInput:
         """The tree does not depend on alpha (plug-in entropies): it is learnt once, on
         all the training rows, and the cross-validation compares the alphas of its
         parameters (the tree has seen the held-out rows; the search is the costly part
         and refitting it on every fold would cost five more)."""
-        tree, seconds = learn_ear_tree(self._rows(codes, class_index, weights), self._ear_spec())
-        self._learnt_tree = (tree, seconds)
-        return super()._alpha_by_cv(codes, class_index, weights, grid)
+        alpha, epsilon = self._check_common_params()
+        return data.with_(searched=learn_ear_tree(self._rows(data), self._ear_spec(alpha, epsilon)))
 
-    def _alpha_model_for(self, epsilon: float, prior: str, grid: tuple[float, ...]):
+    def _alpha_model_for(self, data: FitInput, grid: tuple[float, ...]):
         """Every fold's parameters for every alpha of ``grid`` on the tree learnt once
-        (:meth:`_alpha_by_cv`), from the fold's counts."""
-        tree = self.__dict__["_learnt_tree"][0]
+        (:meth:`_search_once`), from the fold's counts."""
+        tree = data.searched[0]
+        epsilon, prior = data.epsilon, getattr(self, "prior", "dirichlet")
 
         def model_for(stats, rows):
             parents = np.tile(forest_parents(stats.n_features, tree.edges), (stats.n_classes, 1))
@@ -202,33 +200,30 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
 
         return model_for
 
-    def _rows(self, codes, class_index, sample_weight) -> Rows:
-        _check_feature_count(codes.shape[1], type(self).__name__)
-        weights = np.ones(len(codes)) if sample_weight is None else sample_weight
-        return Rows(codes, class_index, weights, len(self.classes_), self.n_categories_)
+    def _rows(self, data: FitInput) -> Rows:
+        rows = data.rows(type(self).__name__)
+        _check_feature_count(rows.codes.shape[1], type(self).__name__)
+        return rows
 
     _options_class = EARTreeOptions
 
-    def _ear_spec(self, **options: Any) -> LearnerSpec:
+    def _ear_spec(self, alpha: Any, epsilon: float, **options: Any) -> LearnerSpec:
         """The specification of the row learner ``"ear-tree"``."""
         settings = self._learner_options(**options)
-        return LearnerSpec("ear-tree", self._alpha, self._epsilon, options=settings)
+        return LearnerSpec("ear-tree", alpha, epsilon, options=settings)
 
-    def _fit_model(
-        self,
-        encoded: NDArray[Any] | None,
-        class_index: NDArray[np.intp] | None,
-        sample_weight: NDArray[np.float64] | None,
-    ) -> ForestModel:
-        if encoded is None or class_index is None:
+    def _fit_model(self, data: FitInput) -> FittedModel:
+        if not data.has_rows:
             raise ValueError(f"{type(self).__name__} learns from rows, not from counts.")
-        rows = self._rows(encoded, class_index, sample_weight)
-        learnt = self.__dict__.pop("_learnt_tree", None)  # alpha="auto": learnt once
-        options: dict[str, Any] = {"pairs": self.__dict__.pop("_counted", None)}
-        if learnt is not None:
-            options["searched"] = learnt[0]
-            self.structure_seconds_ = learnt[1]
-        return self._assign(get_learner("ear-tree").fit(rows, self._ear_spec(**options)))
+        rows = self._rows(data)
+        options: dict[str, Any] = {"pairs": data.pairs}
+        if data.searched is not None:  # alpha="auto": learnt once
+            options["searched"] = data.searched[0]
+        spec = self._ear_spec(data.alpha, data.epsilon, **options)
+        fitted = get_learner("ear-tree").fit(rows, spec)
+        if data.searched is not None:
+            fitted.attributes["structure_seconds_"] = data.searched[1]
+        return fitted
 
 
 def _check_feature_count(n_features: int, owner: str) -> None:

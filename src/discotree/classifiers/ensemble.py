@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,7 @@ from numpy.typing import NDArray
 from ..engine_registry import engine_function
 from ..fitting import atomic_fit, available_if_explained
 from ..learners.ensemble import PAIR_LEVELS, linear_pair_count
+from ..learners.fit_input import FitInput
 from ..learners.k_dependence import check_kdb_options
 from ..learners.logistic import (
     PAIR_CELLS,
@@ -20,7 +22,7 @@ from ..learners.logistic import (
     logistic_parameter_bytes,
 )
 from ..learners.options import RANDOM_STATE, KDBEnsembleOptions
-from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
+from ..learners.registry import FittedModel, LearnerSpec, get_learner
 from ..models.ensemble import KDBEnsembleModel
 from ..models.posterior_draws import KDBEnsemblePosterior
 from ..numerics import class_log_prior
@@ -343,10 +345,10 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     def _check_params(self) -> None:
         self._check_table()
         self._check_rules()
-        check_kdb_options(type(self).__name__, self.smoothing, self.selection_loss, self._alpha)
+        alpha = self._check_common_params()[0]
+        check_kdb_options(type(self).__name__, self.smoothing, self.selection_loss, alpha)
 
-    def _supports_auto_alpha(self) -> bool:
-        return False
+    _auto_alpha = False
 
     def _make_encoder(self):
         discretizer = (
@@ -359,19 +361,20 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         "and pair members' inputs and parameters)"
     )
 
-    def _fit_memory_bytes(self, codes, class_index, weights) -> float:
+    def _fit_memory_bytes(self, data: FitInput) -> float:
         """The base estimate, plus the members (:meth:`_member_bytes`, all held until
         they are pooled) and the larger of the linear and pair members fitted (one at a
         time): their inputs and work arrays
         (:func:`~discotree.learners.logistic.logistic_fit_bytes`) and their parameters,
         a weight per input (one-hot categories and the pairs' joint cells) and class
         (:func:`~discotree.learners.logistic.logistic_parameter_bytes`)."""
-        estimate = super()._fit_memory_bytes(codes, class_index, weights)
-        n_rows, n_features = codes.shape
-        n_classes = len(self.classes_)
-        r = np.asarray(self.n_categories_, dtype=np.float64)
+        estimate = super()._fit_memory_bytes(data)
+        assert data.codes is not None
+        n_rows, n_features = data.codes.shape
+        n_classes = data.n_classes
+        r = np.asarray(data.n_categories, dtype=np.float64)
         binned = np.zeros(n_features, dtype=bool)
-        binned[np.asarray(self.encoder_.binned_columns_, dtype=np.intp)] = True
+        binned[np.asarray(data.encoder.binned_columns_, dtype=np.intp)] = True
         largest = 0.0
         most_pairs = PAIR_CELLS // max(n_rows, 1)
         if self.linear_weight == "auto" or float(self.linear_weight) > 0:
@@ -388,7 +391,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
                 r.sum() + largest_pair_cells(levels, pairs), n_classes
             )
             largest = max(largest, pair_bytes)
-        members = int(self.n_estimators) * self._member_bytes(n_rows, r, binned)
+        members = int(self.n_estimators) * self._member_bytes(n_rows, r, binned, n_classes)
         return estimate + largest + members
 
     def _uncertainty_unavailable(self) -> str | None:
@@ -406,7 +409,11 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         return KDBEnsemblePosterior(model)
 
     def _member_bytes(
-        self, n_rows: int, n_categories: NDArray[np.float64], binned: NDArray[np.bool_]
+        self,
+        n_rows: int,
+        n_categories: NDArray[np.float64],
+        binned: NDArray[np.bool_],
+        n_classes: int,
     ) -> float:
         """A member's memory, at least: :data:`MEMBER_OVERHEAD`, its coarsening maps,
         one table per feature of its (coarse) states by a parent's and the class (a
@@ -414,7 +421,6 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         arrays per feature besides), and with ``linear_weight`` or ``pair_weight``
         ``"auto"`` its held-out posteriors of the rows (measured: 10.8 KiB per member on
         iris, 110 KiB on wine, where this gives 7 and 19)."""
-        n_classes = len(self.classes_)
         coarse = n_categories.copy()
         if self.coarsening == "jittered":
             high = max(self.n_bins) if isinstance(self.n_bins, tuple | list) else self.n_bins
@@ -427,23 +433,25 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             held = 8.0 * n_rows * n_classes
         return MEMBER_OVERHEAD + tables + maps + held
 
-    def _bin_values(self) -> list[NDArray[np.float64] | None]:
-        """The value every fine bin stands for (its midpoint) for the binned columns,
-        None for the others (one-hot in the linear member)."""
-        values: list[NDArray[np.float64] | None] = [None] * len(self.n_categories_)
-        discretizer = self.encoder_.discretizer_
+    @staticmethod
+    def _bin_values(encoder: Any) -> list[NDArray[np.float64] | None]:
+        """The value every fine bin stands for (its midpoint) for the binned columns of
+        ``encoder``, None for the others (one-hot in the linear member)."""
+        n_categories = encoder.n_categories_
+        values: list[NDArray[np.float64] | None] = [None] * len(n_categories)
+        discretizer = encoder.discretizer_
         edges_of = [] if discretizer is None else discretizer.bin_edges_
-        for j, edges in zip(self.encoder_.binned_columns_, edges_of, strict=True):
-            if len(edges) + 1 == int(self.n_categories_[j]):
+        for j, edges in zip(encoder.binned_columns_, edges_of, strict=True):
+            if len(edges) + 1 == int(n_categories[j]):
                 values[int(j)] = bin_midpoints(edges)
         return values
 
     _options_class = KDBEnsembleOptions
 
     def _derived_options(self) -> dict[str, Any]:
-        """The validated parameters as numbers, the members' seed and what the fitted
-        encoding gives (``encoder_``: the binned columns and their values)."""
-        binned = [j for j, column in enumerate(self.encoder_.columns_) if column.kind == "bins"]
+        """The validated parameters as numbers and the members' seed (what the fitted
+        encoding gives, the binned columns and their values, :meth:`_ensemble_spec`
+        adds)."""
 
         def number(value: Any, kind: type = float) -> Any:
             return value if value is None or isinstance(value, str) else kind(value)
@@ -452,7 +460,6 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             "n_estimators": int(self.n_estimators),
             "n_bins": self.n_bins if isinstance(self.n_bins, tuple | list) else int(self.n_bins),
             "bootstrap": bool(self.bootstrap),
-            "binned": tuple(binned),
             "seed": integer_seed(self.random_state),
             "k": int(self.k),
             "selective": True,
@@ -462,27 +469,20 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             "pair_weight": number(self.pair_weight),
             "pair_significance": number(self.pair_significance),
             "pairs_per_column": number(self.pairs_per_column),
-            "values": self._bin_values(),
         }
 
-    def _ensemble_spec(self) -> LearnerSpec:
+    def _ensemble_spec(self, encoder: Any) -> LearnerSpec:
         """The ``"kdb-ensemble"`` learner's specification of the validated parameters
-        and the fitted encoding (``encoder_``, ``n_categories_``)."""
-        options = self._learner_options()
-        return LearnerSpec("kdb-ensemble", self._alpha, self._epsilon, options=options)
+        and the fitted ``encoder`` (its binned columns and their values)."""
+        binned = [j for j, column in enumerate(encoder.columns_) if column.kind == "bins"]
+        options = self._learner_options(binned=tuple(binned), values=self._bin_values(encoder))
+        alpha, epsilon = self._check_common_params()
+        return LearnerSpec("kdb-ensemble", alpha, epsilon, options=options)
 
-    def _fit_model(
-        self,
-        codes: NDArray[Any] | None,
-        class_index: NDArray[np.intp] | None,
-        sample_weight: NDArray[np.float64] | None,
-    ) -> Any:
-        if codes is None or class_index is None:
-            raise ValueError(f"{type(self).__name__} learns from rows.")
-        weights = np.ones(len(codes)) if sample_weight is None else sample_weight
-        rows = Rows(codes, class_index, weights, len(self.classes_), self.n_categories_)
-        spec = self._ensemble_spec()
-        return self._assign(get_learner(spec.learner).fit(rows, spec))
+    def _fit_model(self, data: FitInput) -> FittedModel:
+        rows = data.rows(f"{type(self).__name__} learns from rows.")
+        spec = replace(self._ensemble_spec(data.encoder), alpha=data.alpha)
+        return get_learner(spec.learner).fit(rows, spec)
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> KDBEnsembleClassifier:
         """Fit the members, the linear and pair members and their weights.
@@ -534,19 +534,22 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             Fitted as ``fit`` on the same rows with that encoding; as ``fit``, every
             fitted attribute is replaced, and a failure leaves the estimator unfitted.
         """
-        self._alpha, self._epsilon = self._check_common_params()
-        self._check_params()
+        alpha, epsilon = self._validated_smoothing()
         encoder = copy.deepcopy(schema.encoder)
         encoder.owner = type(self).__name__
-        self.classes_ = schema.classes
-        self.encoder_ = encoder
-        self.n_features_in_ = schema.n_features
-        if schema.feature_names is not None:
-            self.feature_names_in_ = schema.feature_names
-        self.n_categories_ = encoder.n_categories_
-        self.alpha_ = self._alpha
-        fitted = learn(self._ensemble_spec())
+        fitted = learn(self._ensemble_spec(encoder))
         class_weight = np.asarray(fitted.attributes["class_count_"], dtype=np.float64)
-        self.class_log_prior_ = class_log_prior(class_weight)
-        self.model_ = self._assign(fitted)
+        names = {} if schema.feature_names is None else {"feature_names_in_": schema.feature_names}
+        attributes = {
+            "classes_": schema.classes,
+            "encoder_": encoder,
+            "n_features_in_": schema.n_features,
+            **names,
+            "n_categories_": encoder.n_categories_,
+            "alpha_": alpha,
+            "_alpha": alpha,
+            "_epsilon": epsilon,
+        }
+        attributes["class_log_prior_"] = class_log_prior(class_weight)
+        self._set_fitted({**attributes, **fitted.attributes, "model_": fitted.model})
         return self

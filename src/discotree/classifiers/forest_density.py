@@ -27,7 +27,7 @@ from ..learners.forest_density import (
     linear_svm,
 )
 from ..learners.options import ForestDensityOptions
-from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
+from ..learners.registry import LearnerSpec, Rows, get_learner
 from ..validation import (
     check_bool_param,
     check_random_state_param,
@@ -255,13 +255,8 @@ class ForestDensityClassifier(KernelDensityBase):
         )
         rows = Rows(Z, class_index, w, len(self.classes_), np.zeros(Z.shape[1], np.intp))
         spec = LearnerSpec("forest-density", 0.0, 0.0, options=options)
-        self._assign_fitted(get_learner("forest-density").fit(rows, spec))
+        self._set_fitted(get_learner("forest-density").fit(rows, spec).attributes)
         return self
-
-    def _assign_fitted(self, result: FittedModel) -> None:
-        """The one place the learner's result becomes fitted attributes."""
-        for attribute, value in result.attributes.items():
-            setattr(self, attribute, value)
 
     def _feature_contributions(self, Z: NDArray[np.float64]) -> NDArray[np.float64]:
         """Each feature's share of each SVM margin: the coefficient times the value of

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-from numpy.typing import NDArray
-
+from ..learners.fit_input import FitInput
 from ..learners.k_dependence import check_kdb_options
 from ..learners.options import RANDOM_STATE, KDependenceOptions, one_of
-from ..learners.registry import Counts, LearnerSpec, Rows, get_learner
+from ..learners.registry import FittedModel, LearnerSpec, get_learner
 from ..models.k_dependence import KDependenceModel
 from ..models.posterior_draws import KDependencePosterior
 from ..stored_classes import stored
@@ -170,10 +168,10 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
 
     def _check_params(self) -> None:
         self._check_table()
-        check_kdb_options(type(self).__name__, self.smoothing, self.selection_loss, self._alpha)
+        alpha = self._check_common_params()[0]
+        check_kdb_options(type(self).__name__, self.smoothing, self.selection_loss, alpha)
 
-    def _supports_auto_alpha(self) -> bool:
-        return False
+    _auto_alpha = False
 
     def _uncertainty_unavailable(self) -> str | None:
         if self.smoothing == "hdp":
@@ -186,13 +184,6 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         model = self.model_
         assert isinstance(model, KDependenceModel)  # (what this estimator fits)
         return KDependencePosterior(model)
-
-    def _stream_keeps_rows(self) -> bool:
-        """The rows, unless an engine handed the prefix tables (and, for selective kDB,
-        the leave-one-out losses) over: ``fit_from_statistics``."""
-        counted = "_counted_families" in self.__dict__
-        scored = "_counted_scores" in self.__dict__ or not self.selective
-        return not (counted and scored and self.smoothing == "dirichlet")
 
     def _count_learner(self) -> str | None:
         """``"k-dependence"`` (three passes of counts, what engines run) with Dirichlet
@@ -212,22 +203,10 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         order_seed = None if self.attribute_order != "sampled" else integer_seed(self.random_state)
         return {"hdp_seed": seed, "order_seed": order_seed}
 
-    def _fit_model(
-        self,
-        codes: NDArray[Any] | None,
-        class_index: NDArray[np.intp] | None,
-        sample_weight: NDArray[np.float64] | None,
-    ) -> Any:
-        families = self.__dict__.pop("_counted_families", None)  # an engine's passes
-        scores = self.__dict__.pop("_counted_scores", None)
-        pairs = self.__dict__.pop("_counted", None)  # counted by partial_fit or an engine
-        if families is not None:
-            counts = Counts(self.n_categories_, self.class_count_, pairs, families, scores)
-            return self._learn(counts)
-        if codes is None or class_index is None:
-            raise ValueError(f"{type(self).__name__} learns from rows (three passes).")
-        weights = np.ones(len(codes)) if sample_weight is None else sample_weight
-        rows = Rows(codes, class_index, weights, len(self.classes_), self.n_categories_)
-        options = self._learner_options(pairs=pairs)
-        spec = LearnerSpec("selective-kdb", self._alpha, self._epsilon, options=options)
-        return self._assign(get_learner(spec.learner).fit(rows, spec))
+    def _fit_model(self, data: FitInput) -> FittedModel:
+        if data.families is not None:  # an engine's passes: the count learner
+            return super()._fit_model(data)
+        rows = data.rows(f"{type(self).__name__} learns from rows (three passes)")
+        options = self._learner_options(pairs=data.pairs)  # (counted by a stream)
+        spec = LearnerSpec("selective-kdb", data.alpha, data.epsilon, options=options)
+        return get_learner(spec.learner).fit(rows, spec)

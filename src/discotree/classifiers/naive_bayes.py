@@ -4,16 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-from numpy.typing import NDArray
-
-from ..learners.registry import Counts
-from ..stats.pair_statistics import PairStatistics, class_univariate_counts
 from ..stored_classes import stored
 from ..validation import check_random_state_param
 from ._base import (
     DiscreteForestClassifierBase,
-    ForestModel,
     check_forest_smoothing,
 )
 from ._incremental import IncrementalFitMixin
@@ -143,20 +137,3 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         check_random_state_param(self.random_state, type(self).__name__)
 
     _streams_pairs = False  # naive Bayes needs the univariate tables only
-
-    def _fit_model(
-        self,
-        codes: NDArray[Any] | None,
-        class_index: NDArray[np.intp] | None,
-        sample_weight: NDArray[np.float64] | None,
-    ) -> ForestModel:
-        n_classes = len(self.classes_)
-        univariate = self.__dict__.pop("_counted_univariate", None)  # streamed counts
-        if univariate is None:
-            if codes is None or class_index is None:
-                raise ValueError(f"{type(self).__name__}: no rows and no counts to learn from.")
-            univariate = class_univariate_counts(
-                codes, class_index, self.n_categories_, n_classes, sample_weight
-            )
-        stats = PairStatistics.univariate(np.concatenate(univariate, axis=1), self.n_categories_)
-        return self._learn(Counts(self.n_categories_, self.class_count_, stats))

@@ -10,30 +10,26 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..kernels.family_counts import family_counts
-from ..learners.generative import smoothed_forest_models
+from ..learners.fit_input import FitInput
 from ..learners.options import STRUCTURES, TANOptions
-from ..learners.registry import Counts, LearnerSpec, get_learner
-from ..learners.structure_search import Rows, SearchResult, searched_structure
-from ..models.bayes_net import BayesNetModel
-from ..stats.dirichlet import smoothed_conditional
-from ..stats.pair_statistics import PairStatistics
+from ..learners.registry import FittedModel, LearnerSpec, get_learner
+from ..learners.structure_search import (
+    STRUCTURE_ALPHA,
+    SearchResult,
+    searched_models_by_alpha,
+    structure_for_alpha_selection,
+)
 from ..stored_classes import stored
 from ._base import (
     BACKOFF_SMOOTHINGS,
     DiscreteForestClassifierBase,
-    ForestModel,
     Rule,
     check_forest_smoothing,
+    table_bytes,
 )
 from ._incremental import IncrementalFitMixin
 
 __all__ = ["STRUCTURES", "TANClassifier"]
-
-
-#: The pseudo-count of discriminative structure searches while ``alpha="auto"`` compares
-#: the alphas of the grid.
-STRUCTURE_ALPHA = 1.0
 
 
 @stored
@@ -310,12 +306,6 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             )
         return None
 
-    def _stream_keeps_rows(self) -> bool:
-        # k = 2: the family counts of the parents chosen at the end need the rows
-        # (unless an engine counted them: the Dask engine does, in a second pass)
-        families = "_counted_families" in self.__dict__
-        return super()._stream_keeps_rows() or (self.k == 2 and not families)
-
     def _count_learner(self) -> str | None:
         """Naive Bayes (k = 0), TAN-CMI (k = 1) and kDB (k >= 2) with ML parameters are
         learnt from counts; the discriminative searches and CL parameters need the rows."""
@@ -329,107 +319,49 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
 
     _options_class = TANOptions
 
-    def _fit_model(
-        self,
-        codes: NDArray[Any] | None,
-        class_index: NDArray[np.intp] | None,
-        sample_weight: NDArray[np.float64] | None,
-    ) -> ForestModel:
-        n_classes = len(self.classes_)
-        weights: NDArray[np.float64] | None = sample_weight
-        if codes is not None and sample_weight is None:
-            weights = np.ones(len(codes))
-        searched = self.__dict__.pop("_auto_structure", None)  # alpha="auto": at alpha 1
+    def _fit_model(self, data: FitInput) -> FittedModel:
         learner = self._count_learner()
         if learner is not None:
-            self.n_score_evaluations_ = self.n_rows_scored_ = self.cl_iterations_ = 0
             start = time.perf_counter()
-            model = self._fit_from_counts(learner, codes, class_index, sample_weight)
-            self.structure_seconds_ = time.perf_counter() - start
-            return model
-        if codes is None or class_index is None or weights is None:
-            raise ValueError(f"{type(self).__name__}: these parameters need the rows.")
-        rows = Rows(codes, class_index, weights, n_classes, self.n_categories_)
-        spec = self._search_spec(self._alpha, searched)
-        return self._assign(get_learner("tan-search").fit(rows, spec))
+            fitted = super()._fit_model(data)
+            fitted.attributes = {
+                "n_score_evaluations_": 0, "n_rows_scored_": 0, "cl_iterations_": 0,
+                **fitted.attributes, "structure_seconds_": time.perf_counter() - start,
+            }  # fmt: skip
+            return fitted
+        spec = self._search_spec(data.alpha, data.searched, data.epsilon)
+        return get_learner("tan-search").fit(data.rows(type(self).__name__), spec)
 
-    def _search_spec(self, alpha: Any, searched: SearchResult | None = None) -> LearnerSpec:
+    def _search_spec(
+        self, alpha: Any, searched: SearchResult | None = None, epsilon: float | None = None
+    ) -> LearnerSpec:
         """The specification of the row learner ``"tan-search"`` (``searched``: a
-        structure found before, kept)."""
+        structure found before, kept; ``epsilon``: default the validated one)."""
+        if epsilon is None:
+            epsilon = self._check_common_params()[1]
         options = self._learner_options(searched=searched)
-        return LearnerSpec("tan-search", alpha, self._epsilon, self.prior, options)
+        return LearnerSpec("tan-search", alpha, epsilon, self.prior, options)
 
-    def _structure_spec(self) -> LearnerSpec:
-        """The specification of the count learner whose structure these parameters use
-        (naive Bayes for k = 0, TAN-CMI for k = 1, kDB above), whatever the parameters
-        are then fitted by."""
-        name = "naive-bayes" if self.k == 0 else "tan-cmi" if self.k == 1 else "kdb"
-        return LearnerSpec(name, self._alpha, self._epsilon, self.prior, self._learner_options())
-
-    @staticmethod
-    def _structure_of(spec, stats: PairStatistics) -> list[tuple[int, ...]]:
-        structure = get_learner(spec.learner).structure
-        assert structure is not None
-        return structure(stats, spec)
-
-    def _fit_from_counts(self, learner: str, codes, class_index, sample_weight) -> ForestModel:
-        """Naive Bayes, TAN-CMI or kDB by their learner: the pair statistics (kDB: then
-        the family counts of its parents, from the rows or an engine's second pass)."""
-        spec = self._spec()
-        if self.distribution == "gaussian":  # Gaussian moments of the standardised values
-            stats: Any = self._gaussian_statistics(codes, class_index, sample_weight)
-        else:
-            stats = self._pair_statistics(codes, class_index, sample_weight)
-        families = self.__dict__.pop("_counted_families", None)  # an engine's second pass
-        if learner == "kdb" and families is None:
-            if codes is None or class_index is None:
-                raise ValueError(f"{type(self).__name__}: these parameters need the rows.")
-            weights = np.ones(len(codes)) if sample_weight is None else sample_weight
-            families = get_learner(learner).families(
-                codes,
-                class_index,
-                weights,
-                len(self.classes_),
-                self.n_categories_,
-                self._structure_of(spec, stats),
-            )
-        counts = Counts(self.n_categories_, self.class_count_, stats, families)
-        return self._learn(counts, spec)
-
-    def _model_memory_bytes(self, n_features: int, n_classes: int) -> float:
+    def _model_memory_bytes(self, n_categories: NDArray[np.intp], n_classes: int) -> float:
         """TAN-CMI: the statistics' cached informations and totals (two (C, d, d)
         arrays) and three (d, d) arrays of the conditional informations."""
         if self.k == 1 and self.structure == "cmi" and self.distribution == "discrete":
+            n_features = len(n_categories)
             informations = 8.0 * n_features * n_features * (2 * n_classes + 3)
-            return informations + 2 * self._table_bytes(n_features, n_classes)  # counts, logs
+            return informations + 2 * table_bytes(n_categories, n_classes)  # counts, logs
         return 0.0
 
-    def _supports_auto_alpha(self) -> bool:
-        return True  # with CL parameters: the smoothing of the ML start, chosen by ML CV
+    _auto_alpha = True  # with CL parameters: the smoothing of the ML start, chosen by ML CV
 
-    def _alpha_by_cv(self, codes, class_index, weights, grid=None):
-        """Discriminative structures depend on alpha through their scores: they are
-        searched once, on all the training rows at alpha 1 (``STRUCTURE_ALPHA``), and
-        the cross-validation compares the alphas of their parameters; the final fit
-        keeps that structure and fits its parameters with the chosen alpha, so the
-        procedure whose alpha was chosen is the one fitted. (The search has seen the
-        held-out rows; searching on every fold would cost five more searches.)"""
-        if not self._alpha_from_counts():
-            self._cv_data = (codes, class_index.astype(np.intp), weights)
-            if self.k > 0 and self.structure != "cmi":
-                weights_ = np.ones(len(codes)) if weights is None else weights
-                rows = Rows(
-                    codes, class_index.astype(np.intp), weights_, len(self.classes_),
-                    self.n_categories_,
-                )  # fmt: skip
-                found = searched_structure(rows, self._search_spec(STRUCTURE_ALPHA))
-                self._fixed_parents = found.parents
-                self._auto_structure = found
-        try:
-            return super()._alpha_by_cv(codes, class_index, weights, grid)
-        finally:
-            self.__dict__.pop("_cv_data", None)
-            self.__dict__.pop("_fixed_parents", None)
+    def _search_once(self, data: FitInput) -> FitInput:
+        """A discriminative structure, searched once at alpha 1 before the alpha
+        cross-validation (:func:`~discotree.learners.structure_search.
+        structure_for_alpha_selection`)."""
+        if self._alpha_from_counts():
+            return data
+        spec = self._search_spec(STRUCTURE_ALPHA, epsilon=data.epsilon)
+        found = structure_for_alpha_selection(data.rows(type(self).__name__), spec)
+        return data.with_(searched=found)
 
     def _alpha_from_counts(self) -> bool:
         """Whether the alpha cross-validation needs the fold counts only (the learner's
@@ -437,42 +369,8 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         learner = self._count_learner()
         return learner is not None and get_learner(learner).models_by_alpha is not None
 
-    def _alpha_model_for(self, epsilon, prior, grid):
+    def _alpha_model_for(self, data: FitInput, grid: tuple[float, ...]):
         if self._alpha_from_counts():
-            return super()._alpha_model_for(epsilon, prior, grid)
-        codes, class_index, weights = self._cv_data
-        weights = np.ones(len(codes)) if weights is None else weights
-        n_classes, n_categories = len(self.classes_), self.n_categories_
-        fixed = self.__dict__.get("_fixed_parents")
-        # kDB, or the structures of CL parameters: from the fold's counts; the searched
-        # structures: fixed (found once on every row)
-        structure = self._structure_spec() if self.k == 0 or self.structure == "cmi" else None
-
-        def model_for(stats, rows):
-            parents = fixed if structure is None else self._structure_of(structure, stats)
-            if self.smoothing in BACKOFF_SMOOTHINGS:  # a searched forest: one model per alpha
-                row = np.array([pa[0] if pa else -1 for pa in parents], dtype=np.intp)
-                tiled = np.tile(row, (n_classes, 1))
-                return smoothed_forest_models(
-                    stats, tiled, epsilon, prior, grid, smoothing="hierarchical"
-                )
-            counts = [
-                family_counts(
-                    codes[rows],
-                    class_index[rows],
-                    weights[rows],
-                    n_classes,
-                    n_categories,
-                    node=j,
-                    parents=pa,
-                )
-                for j, pa in enumerate(parents)
-            ]
-
-            def fit(alpha):
-                log_cpts = [np.log(smoothed_conditional(c, alpha, epsilon)) for c in counts]
-                return BayesNetModel(n_categories, list(parents), log_cpts, np.zeros(n_classes))
-
-            return fit
-
-        return model_for
+            return super()._alpha_model_for(data, grid)
+        spec = self._search_spec(data.alpha, data.searched, data.epsilon)
+        return searched_models_by_alpha(data.rows(type(self).__name__), spec, grid)

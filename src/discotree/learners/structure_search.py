@@ -13,22 +13,34 @@ number of search steps kept by cross-validation, :mod:`~discotree.learners.step_
 ``parameters`` ("ml" or "cl"), ``cl_max_iter``, ``random_state``, ``n_edges`` (for the
 CMI structures) and ``searched`` (a :class:`SearchResult` found before, e.g. once on
 every row for ``alpha="auto"``: the search is then not run again).
+
+``alpha="auto"`` with these structures (:func:`structure_for_alpha_selection`,
+:func:`searched_models_by_alpha`): a discriminative search depends on alpha through its
+scores, so it is run once, on every training row at ``STRUCTURE_ALPHA``, and the
+cross-validation compares the alphas of its parameters; the final fit keeps that
+structure and fits its parameters with the chosen alpha, so the procedure whose alpha
+was chosen is the one fitted. (The search has seen the held-out rows; searching on every
+fold would cost five more searches.) The CMI structures and naive Bayes are chosen from
+each fold's counts.
 """
 
 from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ..kernels.family_counts import family_counts
 from ..models.bayes_net import BayesNetModel
 from ..models.conditional_likelihood import fit_conditional_likelihood
 from ..models.discrete_forest import DiscreteForestModel
 from ..numerics import classification_rate
+from ..stats.dirichlet import smoothed_conditional
 from ..stats.pair_statistics import PairStatistics
 from ..structure.bayes_net_search import (
     Scorer,
@@ -40,11 +52,25 @@ from ..structure.bayes_net_search import (
 from ..structure.orderings import ORDERINGS
 from ..structure.search_state import NodeScores
 from ..validation import integer_seed, numpy_generator
+from .generative import smoothed_forest_models
 from .options import TANOptions
 from .registry import FittedModel, Learner, LearnerSpec, Rows, get_learner, register_learner
 from .step_selection import steps_by_cross_validation
 
-__all__ = ["Rows", "SearchResult", "fit_searched_network", "search_parents", "searched_structure"]
+__all__ = [
+    "STRUCTURE_ALPHA",
+    "Rows",
+    "SearchResult",
+    "fit_searched_network",
+    "search_parents",
+    "searched_models_by_alpha",
+    "searched_structure",
+    "structure_for_alpha_selection",
+]
+
+#: The pseudo-count of discriminative structure searches while ``alpha="auto"`` compares
+#: the alphas of the grid.
+STRUCTURE_ALPHA = 1.0
 
 Parents = list[tuple[int, ...]]
 
@@ -307,6 +333,74 @@ def fit_searched_network(rows: Rows, spec: LearnerSpec) -> FittedModel:
     )
     attributes["class_log_prior_"] = model.class_log_prior
     return FittedModel(model, attributes)
+
+
+def _counted_structure(spec: LearnerSpec) -> bool:
+    """Whether the structure of ``spec`` is the count learners' (naive Bayes for
+    ``k = 0``, the CMI structures), not a search on the rows."""
+    return int(spec.options.k) == 0 or spec.options.structure == "cmi"
+
+
+def structure_for_alpha_selection(rows: Rows, spec: LearnerSpec) -> SearchResult | None:
+    """The structure ``alpha="auto"`` keeps while it compares the alphas (see the module
+    notes): the search of ``spec`` on every row at ``STRUCTURE_ALPHA``; None for the
+    structures chosen from each fold's counts."""
+    if _counted_structure(spec):
+        return None
+    return searched_structure(rows, spec.with_alpha(STRUCTURE_ALPHA))
+
+
+def searched_models_by_alpha(
+    rows: Rows, spec: LearnerSpec, grid: tuple[float, ...]
+) -> Callable[[PairStatistics, Any], Callable[[float], Any]]:
+    """``model_for(stats, fold) -> fit(alpha) -> model`` for the alpha cross-validation
+    of ``spec`` (:func:`~discotree.stats.alpha_selection.select_alpha`): the structure of
+    a fold's counts (naive Bayes, CMI) or the ``searched`` one of ``spec``
+    (:func:`structure_for_alpha_selection`), with ML tables of every alpha from the
+    fold's family counts (hierarchical smoothing: from the fold's pair tables)."""
+    codes, class_index, weights = rows.codes, rows.class_index.astype(np.intp), rows.weights
+    n_classes, n_categories, epsilon, prior = (
+        rows.n_classes, rows.n_categories, spec.epsilon, spec.prior
+    )  # fmt: skip
+    searched = spec.options.searched
+    fixed = None if searched is None else searched.parents
+    structure = None
+    if _counted_structure(spec):
+        k = int(spec.options.k)
+        name = "naive-bayes" if k == 0 else "tan-cmi" if k == 1 else "kdb"
+        structure = get_learner(name).structure
+        structure_spec = replace(spec, learner=name)
+    backoff = spec.options.smoothing in ("hierarchical", "hdp")
+
+    def model_for(stats: PairStatistics, fold: Any) -> Callable[[float], Any]:
+        parents = fixed if structure is None else structure(stats, structure_spec)
+        assert parents is not None
+        if backoff:  # a searched forest: one model per alpha
+            row = np.array([pa[0] if pa else -1 for pa in parents], dtype=np.intp)
+            tiled = np.tile(row, (n_classes, 1))
+            return smoothed_forest_models(
+                stats, tiled, epsilon, prior, grid, smoothing="hierarchical"
+            )
+        counts = [
+            family_counts(
+                codes[fold],
+                class_index[fold],
+                weights[fold],
+                n_classes,
+                n_categories,
+                node=j,
+                parents=pa,
+            )
+            for j, pa in enumerate(parents)
+        ]
+
+        def fit(alpha: float) -> BayesNetModel:
+            log_cpts = [np.log(smoothed_conditional(c, alpha, epsilon)) for c in counts]
+            return BayesNetModel(n_categories, list(parents), log_cpts, np.zeros(n_classes))
+
+        return fit
+
+    return model_for
 
 
 register_learner(
