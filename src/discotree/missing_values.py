@@ -1,4 +1,4 @@
-"""The missing-value rule of the package, defined once (issue 52, item 4).
+"""The missing-value rule of the package, defined once.
 
 A missing value is NaN or None on input; the encoders turn it (and a category not seen
 at fit time) into the code :data:`MISSING` (``-1``), and every observed value into a

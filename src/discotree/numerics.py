@@ -1,4 +1,4 @@
-"""The numerical rules of the package, each defined once (issue 52, item 4).
+"""The numerical rules of the package, each defined once.
 
 * **Ties**: scores within :data:`SCORE_TIE_RTOL` (relative) of each other are equal,
   and a tie goes to the lowest index (:func:`argmax_with_ties`, :func:`sign_with_ties`,
