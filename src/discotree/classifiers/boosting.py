@@ -12,6 +12,7 @@ from ..config import check_memory, warn_many_pairs
 from ..engine_registry import engine_function
 from ..kernels.counts import class_totals
 from ..learners.boosting import (
+    CALIBRATION_FOLDS,
     BoostingSpec,
     ensemble_attributes,
     line_search_alpha,
@@ -59,9 +60,6 @@ _CALIBRATION = ("cv", "none")
 _COUNT_LEARNERS = {"dt": "discriminative-tree", "chow-liu": "chow-liu", "tan": "tan-cmi"}
 #: The largest n_estimators and n_estimators_cv (rounds and folds are int64 counts).
 _MAX_COUNT = 2**63 - 1
-
-#: Folds of the calibration's cross-validation when ``n_estimators_cv`` is not set.
-CALIBRATION_FOLDS = 5
 
 
 def _scale_losses(scores, truth, held) -> NDArray[np.float64]:

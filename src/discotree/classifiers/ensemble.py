@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from ..engine_registry import engine_function
 from ..fitting import atomic_fit, available_if_explained
-from ..learners.ensemble import PAIR_LEVELS, linear_pair_count
+from ..learners.ensemble import FINE_BINS, PAIR_LEVELS, linear_pair_count
 from ..learners.fit_input import FitInput
 from ..learners.k_dependence import check_kdb_options
 from ..learners.logistic import (
@@ -39,9 +39,6 @@ from ._base import DiscreteForestClassifierBase, Rule
 
 __all__ = ["KDBEnsembleClassifier"]
 
-#: The equal-frequency bins the ensemble encodes numeric columns into, before each
-#: member coarsens them.
-FINE_BINS = 30
 #: Bytes of a member's Python objects (its model, lists and attributes), at least.
 MEMBER_OVERHEAD = 2048.0
 #: Why the ensemble has no ``partial_fit``, and what fits it on data larger than memory.

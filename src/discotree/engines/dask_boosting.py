@@ -254,7 +254,7 @@ def _calibration_losses(estimator: Any, spec: Any, schema, parts: list, names: A
     fold can be scored."""
     from sklearn.base import clone
 
-    from ..classifiers.boosting import CALIBRATION_FOLDS
+    from ..learners.boosting import CALIBRATION_FOLDS
 
     n_folds = CALIBRATION_FOLDS
     seed = integer_seed(estimator.random_state)

@@ -25,8 +25,8 @@ import dask
 import dask.dataframe as dd
 import numpy as np
 
-from ..classifiers.ensemble import FINE_BINS
 from ..config import get_config
+from ..learners.ensemble import FINE_BINS
 from ..transformers.discretizer import Discretizer
 from .dask_engine import encode_partition, row_partitions, tree_sum
 from .ensemble_passes import fit_ensemble_in_passes, refuse_unsupported

@@ -37,11 +37,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..classifiers.ensemble import FINE_BINS
 from ..config import get_config
 from ..kernels.counts import class_totals, univariate_counts
 from ..learners.ensemble import (
     COARSENINGS,
+    FINE_BINS,
     HELD_OUT_ROWS,
     HELD_OUT_TOLERANCE,
     LEAVE_ONE_OUT_OPTIMISM,

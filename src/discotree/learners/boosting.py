@@ -36,6 +36,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "BASE_LEARNERS",
+    "CALIBRATION_FOLDS",
     "BoostingSpec",
     "boost_binary",
     "chow_liu_parents",
@@ -46,6 +47,9 @@ __all__ = [
     "line_search_by_slope",
     "tan_parents",
 ]
+
+#: Folds of the calibration's cross-validation when ``n_estimators_cv`` is not set.
+CALIBRATION_FOLDS = 5
 
 
 def dt_parents(stats: PairStatistics, alpha: float) -> NDArray[np.intp]:

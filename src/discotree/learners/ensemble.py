@@ -44,6 +44,7 @@ from .options import COARSENINGS, KDBEnsembleOptions, LogisticOptions
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 __all__ = [
+    "FINE_BINS",
     "HELD_OUT_ROWS",
     "HELD_OUT_TOLERANCE",
     "LEAVE_ONE_OUT_OPTIMISM",
@@ -62,6 +63,10 @@ __all__ = [
     "pair_limit",
     "shared_pair_statistics",
 ]
+
+#: The equal-frequency bins the ensemble encodes numeric columns into, before each
+#: member coarsens them (in memory, on Dask and in passes over files).
+FINE_BINS = 30
 
 
 def _member(rows: Rows, spec: LearnerSpec, seed: int, maps) -> FittedModel:
