@@ -169,7 +169,7 @@ def gaussian_entropy(cov: NDArray[np.float64]) -> float:
     if sign <= 0:
         raise ValueError("cov must be positive definite")
     d = cov.shape[0]
-    return 0.5 * (d * np.log(2 * np.pi * np.e) + logdet)
+    return 0.5 * (d * (np.log(2 * np.pi) + 1.0) + logdet)
 
 
 def gaussian_kl_divergence(

@@ -34,7 +34,7 @@ from ..kernels.counts import configuration_masses
 
 __all__ = ["DiscreteSetEntropy", "GaussianSetEntropy", "set_information"]
 
-_LOG_2PI_E = float(np.log(2 * np.pi * np.e))
+_LOG_2PI_E = float(np.log(2 * np.pi) + 1.0)
 
 
 def _renumber(values: NDArray[np.intp], bound: int) -> tuple[NDArray[np.int32], int]:
