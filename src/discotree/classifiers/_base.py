@@ -67,6 +67,25 @@ class CalibrationStateMixin:
         return float(self.calibration_scale_)  # type: ignore[attr-defined]
 
 
+def check_encoding(owner: str, max_categories: Any, discretizer: Any) -> None:
+    """Refuse an encoding's bad ``max_categories`` (an integer >= 1) or ``discretizer``
+    (a transformer, or None); the message names ``owner`` and the parameter.
+
+    Examples
+    --------
+    >>> check_encoding("KDBClassifier", 0, None)
+    Traceback (most recent call last):
+    ...
+    ValueError: KDBClassifier: max_categories must be an integer >= 1, got 0.
+    """
+    if not is_count(max_categories, 1):
+        raise ValueError(
+            f"{owner}: max_categories must be an integer >= 1, got {max_categories!r}."
+        )
+    if discretizer is not None and not hasattr(discretizer, "fit_transform"):
+        raise ValueError(f"{owner}: discretizer must be a transformer, got {discretizer!r}.")
+
+
 class DiscreteForestClassifierBase(
     ScoredPredictionMixin,
     SummedOutImportanceMixin,
@@ -132,13 +151,7 @@ class DiscreteForestClassifierBase(
     # ------------------------------------------------------------------ fitting
     def _check_common_params(self) -> tuple[Any, float]:
         name = type(self).__name__
-        mc = self.max_categories
-        if not is_count(mc, 1):
-            raise ValueError(f"{name}: max_categories must be an integer >= 1, got {mc!r}.")
-        if self.discretizer is not None and not hasattr(self.discretizer, "fit_transform"):
-            raise ValueError(
-                f"{name}: discretizer must be a transformer, got {self.discretizer!r}."
-            )
+        check_encoding(name, self.max_categories, self.discretizer)
         alpha, epsilon = check_smoothing(self.alpha, self.epsilon, name)
         prior = getattr(self, "prior", "dirichlet")
         if prior not in PRIORS:

@@ -14,19 +14,20 @@ from ..engine_registry import engine_function
 from ..fitting import atomic_fit, available_if_explained
 from ..learners.ensemble import FINE_BINS, PAIR_LEVELS, linear_pair_count
 from ..learners.fit_input import FitInput
-from ..learners.k_dependence import check_kdb_options
 from ..learners.logistic import (
     PAIR_CELLS,
     largest_pair_cells,
     logistic_fit_bytes,
     logistic_parameter_bytes,
 )
-from ..learners.options import RANDOM_STATE, KDBEnsembleOptions
+from ..learners.options import RANDOM_STATE, KDBEnsembleOptions, KDependenceOptions
 from ..learners.registry import FittedModel, LearnerSpec, get_learner
+from ..migrations import upgrade
 from ..models.ensemble import KDBEnsembleModel
 from ..models.posterior_draws import KDBEnsemblePosterior
 from ..numerics import class_log_prior
 from ..scaling_tags import ScalingTags
+from ..stats.dirichlet import check_smoothing
 from ..stored_classes import stored
 from ..sufficient_statistics import StatisticsSchema
 from ..transformers.discretizer import Discretizer, bin_midpoints
@@ -35,9 +36,10 @@ from ..validation import (
     integer_seed,
     is_count,
 )
-from ._base import DiscreteForestClassifierBase, Rule
+from ._base import DiscreteForestClassifierBase, Rule, check_encoding
+from .k_dependence import KDBClassifier
 
-__all__ = ["KDBEnsembleClassifier"]
+__all__ = ["SET_BY_THE_ENSEMBLE", "KDBEnsembleClassifier", "default_members"]
 
 #: Bytes of a member's Python objects (its model, lists and attributes), at least.
 MEMBER_OVERHEAD = 2048.0
@@ -69,6 +71,41 @@ def _is_count_range(low: Any, high: Any) -> bool:
     return is_count(low, 2) and is_count(high, 2) and low <= high
 
 
+def default_members() -> KDBClassifier:
+    """The members' template of ``estimator=None``: selective kDB of ``k=5`` with
+    hierarchical smoothing (the ensemble's members before ``estimator`` existed).
+
+    Examples
+    --------
+    >>> default_members()
+    KDBClassifier(smoothing='hierarchical')
+    """
+    return KDBClassifier(5, smoothing="hierarchical")
+
+
+#: The template's parameters that the ensemble sets itself (they must keep
+#: :class:`~discotree.KDBClassifier`'s defaults), and why.
+SET_BY_THE_ENSEMBLE = {
+    "selective": "the members are selective kDB (the fits in passes run the selection too)",
+    "attribute_order": "each member's attribute order is sampled, from the ensemble's draws",
+    "random_state": "the members' draws come from the ensemble's random_state",
+    "max_categories": "the ensemble encodes the columns (give the ensemble max_categories)",
+    "discretizer": "the ensemble encodes the columns (give the ensemble a discretizer)",
+}
+
+
+def _members_template(estimator: Any) -> Any:
+    return default_members() if estimator is None else estimator
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    """``value`` is the parameter's ``default`` (None, or a plain number or string
+    equal to it; a RandomState or Generator never is)."""
+    if default is None:
+        return value is None
+    return isinstance(value, str | bool | int | np.integer | np.bool_) and value == default
+
+
 @stored
 class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     """An ensemble of selective kDB classifiers whose members differ by a stochastic
@@ -81,7 +118,8 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     equal-frequency bins; each member maps them to ``n_bins`` bins cut at jittered
     levels (:func:`discotree.models.ensemble.coarsening_maps`), orders the attributes by
     sampling them with probabilities proportional to I(X; C), and is a selective kDB
-    (:class:`~discotree.KDBClassifier`) with hierarchical smoothing by default.
+    (:class:`~discotree.KDBClassifier`, configured by ``estimator``) with hierarchical
+    smoothing by default.
 
     The linear member is naive Bayes with Gaussian leaves for the binned columns (each
     row's value taken as its fine bin's midpoint, standardised), categorical leaves for
@@ -98,17 +136,28 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     ----------
     n_estimators : int, default=10
         The number of members.
-    k : int, default=5
-        The members' largest number of parents (a larger ``k`` than
-        ``n_features - 1`` acts as ``n_features - 1``).
+    estimator : KDBClassifier or None, default=None
+        The members' template (as scikit-learn's forests take ``estimator=``): its
+        member-level parameters configure every member: ``k`` (a larger ``k`` than
+        ``n_features - 1`` acts as ``n_features - 1``), ``smoothing``,
+        ``selection_loss``, ``alpha`` (hierarchical smoothing: the pseudo-count of the
+        nodes' marginals) and ``epsilon``; only the members read them (the linear and
+        pair members are logistic models without pseudo-counts). None means
+        ``KDBClassifier(5, smoothing="hierarchical")``. The template is neither fitted
+        nor changed; ``get_params(deep=True)`` holds ``estimator__k`` and the rest (for
+        a search over them, give a template: ``set_params`` cannot reach into None).
+        The ensemble sets the template's other parameters itself, so they must keep
+        their defaults (a ``ValueError`` names the one that does not):
+        ``selective=True`` (the members select their attributes, and the fits in
+        passes run that selection), ``attribute_order`` (each member's order is
+        sampled), ``random_state`` (the members' draws come from this estimator's),
+        ``max_categories`` and ``discretizer`` (the ensemble encodes the columns, with
+        its own).
     n_bins : int or (int, int), default=4
         The bins of each numeric column in a member; a range ``(low, high)`` draws each
         member's number uniformly from it. The default was chosen among 3, 4, 5, 8, 3-5
         and 3-7 bins, sampled MDL cuts, bagging and Dirichlet members on folds the
         accuracy benchmark does not use (``benchmarks/results/tune_ensemble.md``).
-    smoothing : {"hierarchical", "dirichlet", "hdp"}, default="hierarchical"
-        The members' smoothing (:class:`~discotree.KDBClassifier`).
-    selection_loss : {"rmse", "log_loss"}, default="rmse"
     random_state : int, RandomState, Generator or None, default=0
         Every member's draws come from it.
     n_jobs : int or None, default=None
@@ -190,9 +239,6 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         among those ``pair_significance`` keeps (as a member's attributes have at most
         ``k`` parents); None keeps every such pair. Fewer pairs cost less: the pair
         member's fit is about linear in them.
-    alpha : float, default=1.0
-        The members' pseudo-count (hierarchical: of the nodes' marginals).
-    epsilon : float, default=1e-5
     max_categories : int, default=10
         Numeric columns with more distinct values are binned.
     discretizer : Discretizer or None, default=None
@@ -260,10 +306,8 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         self,
         n_estimators: int = 10,
         *,
-        k: int = 5,
+        estimator: KDBClassifier | None = None,
         n_bins: int | tuple[int, int] = 4,
-        smoothing: str = "hierarchical",
-        selection_loss: str = "rmse",
         random_state=0,
         n_jobs: int | None = None,
         coarsening: str = "jittered",
@@ -275,19 +319,12 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         pair_pooling: str = "log",
         pair_significance: float | None = 0.001,
         pairs_per_column: float | None = None,
-        alpha: float = 1.0,
-        epsilon: float = 1e-5,
         max_categories: int = 10,
         discretizer=None,
     ) -> None:
-        super().__init__(
-            alpha=alpha, epsilon=epsilon, max_categories=max_categories, discretizer=discretizer
-        )
         self.n_estimators = n_estimators
-        self.k = k
+        self.estimator = estimator
         self.n_bins = n_bins
-        self.smoothing = smoothing
-        self.selection_loss = selection_loss
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.coarsening = coarsening
@@ -299,6 +336,14 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         self.pair_pooling = pair_pooling
         self.pair_significance = pair_significance
         self.pairs_per_column = pairs_per_column
+        self.max_categories = max_categories
+        self.discretizer = discretizer
+
+    def __setstate__(self, state: dict) -> None:
+        """Pickles of earlier versions load as they were fitted: their state upgraded
+        as the JSON reader upgrades files (:func:`discotree.migrations.upgrade`; the flat
+        member parameters of before ``estimator`` move into it)."""
+        super().__setstate__(upgrade(type(self), dict(state)))
 
     @available_if_explained(_no_partial_fit)
     def partial_fit(self, X: Any = None, y: Any = None, classes: Any = None, sample_weight=None):
@@ -312,7 +357,8 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         a file in passes and Dask (:mod:`discotree.engines.ensemble_passes`), but not
         with ``bootstrap=True`` or ``smoothing="hdp"`` (which read the rows: the file
         is then read whole, and Dask refused)."""
-        passes = not (self.bootstrap or self.smoothing == "hdp")
+        smoothing = getattr(_members_template(self.estimator), "smoothing", None)
+        passes = not (self.bootstrap or smoothing == "hdp")
         return ScalingTags(False, "passes" if passes else "memory", passes)
 
     _parameter_checks = (("random_state", RANDOM_STATE),)
@@ -342,8 +388,40 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     def _check_params(self) -> None:
         self._check_table()
         self._check_rules()
-        alpha = self._check_common_params()[0]
-        check_kdb_options(type(self).__name__, self.smoothing, self.selection_loss, alpha)
+        self._member_template()
+
+    def _check_common_params(self) -> tuple[Any, float]:
+        """The ensemble's encoding (``max_categories``, ``discretizer``), then the
+        members' pseudo-count and floor (``estimator``'s, checked by it)."""
+        name = type(self).__name__
+        check_encoding(name, self.max_categories, self.discretizer)
+        template = self._member_template()
+        return check_smoothing(template.alpha, template.epsilon, name)
+
+    def _member_template(self) -> KDBClassifier:
+        """The members' template (``estimator``; None: :func:`default_members`),
+        checked: a :class:`~discotree.KDBClassifier` whose parameters are valid, and
+        those the ensemble sets itself (:data:`SET_BY_THE_ENSEMBLE`) at their
+        defaults. Neither fitted nor changed."""
+        name = type(self).__name__
+        template = _members_template(self.estimator)
+        if not isinstance(template, KDBClassifier):
+            raise TypeError(
+                f"{name}: estimator must be a KDBClassifier (the members' template) or "
+                f"None, got {type(template).__name__}: {template!r}."
+            )
+        given, defaults = template.get_params(deep=False), KDBClassifier().get_params()
+        for param, why in SET_BY_THE_ENSEMBLE.items():
+            if not _is_default(given[param], defaults[param]):
+                raise ValueError(
+                    f"{name}: estimator={template!r}: {param}={given[param]!r} cannot be "
+                    f"honoured: {why}; leave it at its default ({defaults[param]!r})."
+                )
+        try:
+            template._check_params()
+        except ValueError as error:
+            raise ValueError(f"{name}: estimator: {error}") from error
+        return template
 
     _auto_alpha = False
 
@@ -392,7 +470,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         return estimate + largest + members
 
     def _uncertainty_unavailable(self) -> str | None:
-        if self.smoothing == "hdp":
+        if self._member_template().smoothing == "hdp":
             return "smoothing='hdp': its members' tables hold estimates, not counts"
         return None
 
@@ -422,7 +500,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         if self.coarsening == "jittered":
             high = max(self.n_bins) if isinstance(self.n_bins, tuple | list) else self.n_bins
             coarse[binned] = np.minimum(coarse[binned], float(high))
-        parent = coarse.max() if int(self.k) >= 1 else 1.0
+        parent = coarse.max() if int(self._member_template().k) >= 1 else 1.0
         tables = float(np.sum(8.0 * n_classes * coarse * parent + 5 * 112.0))
         maps = float(np.sum(8.0 * n_categories[binned] + 112.0))
         held = 0.0
@@ -446,9 +524,10 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     _options_class = KDBEnsembleOptions
 
     def _derived_options(self) -> dict[str, Any]:
-        """The validated parameters as numbers and the members' seed (what the fitted
-        encoding gives, the binned columns and their values, :meth:`_ensemble_spec`
-        adds)."""
+        """The validated parameters as numbers, the members' options (``estimator``:
+        the template's, as a :class:`~discotree.KDBClassifier` maps them) and the
+        members' seed (what the fitted encoding gives, the binned columns and their
+        values, :meth:`_ensemble_spec` adds)."""
 
         def number(value: Any, kind: type = float) -> Any:
             return value if value is None or isinstance(value, str) else kind(value)
@@ -458,8 +537,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             "n_bins": self.n_bins if isinstance(self.n_bins, tuple | list) else int(self.n_bins),
             "bootstrap": bool(self.bootstrap),
             "seed": integer_seed(self.random_state),
-            "k": int(self.k),
-            "selective": True,
+            "estimator": self._member_options(),
             "linear_weight": number(self.linear_weight),
             "linear_C": float(self.linear_C),
             "linear_pairs": number(self.linear_pairs, int),
@@ -467,6 +545,15 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             "pair_significance": number(self.pair_significance),
             "pairs_per_column": number(self.pairs_per_column),
         }
+
+    def _member_options(self) -> KDependenceOptions:
+        """Every member's selective kDB options: the template's
+        (:meth:`_member_template`), ``k`` as an integer; each member's ``order_seed``
+        and ``hdp_seed`` are drawn by the learner."""
+        template = self._member_template()
+        options = template._learner_options()
+        assert isinstance(options, KDependenceOptions)  # (a KDBClassifier's)
+        return options.replace(k=int(template.k), order_seed=None, hdp_seed=0)
 
     def _ensemble_spec(self, encoder: Any) -> LearnerSpec:
         """The ``"kdb-ensemble"`` learner's specification of the validated parameters

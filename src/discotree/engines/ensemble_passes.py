@@ -107,8 +107,9 @@ def passes_unsupported(options: Any) -> str | None:
     None."""
     if options.bootstrap:
         return "bootstrap=True draws Poisson copies of the rows in their order"
-    if options.smoothing == "hdp":
-        return "smoothing='hdp' samples its tables from the rows"
+    member = options.estimator  # (None: the default members, hierarchical smoothing)
+    if member is not None and member.smoothing == "hdp":
+        return "the members' smoothing='hdp' samples their tables from the rows"
     if options.coarsening not in COARSENINGS:
         return f"coarsening must be one of {COARSENINGS}"
     return None

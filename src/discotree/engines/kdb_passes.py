@@ -17,13 +17,14 @@ a function of each row and the tables, computed where the rows are.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels.sparse_families import backoff_scores
+from ..learners.ensemble import member_spec
 from ..learners.k_dependence import (
     leave_one_out_log_posteriors,
     leave_one_out_losses,
@@ -252,10 +253,7 @@ def fit_members_in_passes(
 
 def member_specs(spec: LearnerSpec, members: list[MemberPlan]) -> list[LearnerSpec]:
     """Each member's selective kDB specification (as the in-memory ensemble gives it)."""
-    return [
-        replace(spec, learner="selective-kdb").with_options(order_seed=m.seed, hdp_seed=m.seed)
-        for m in members
-    ]
+    return [member_spec(spec, m.seed) for m in members]
 
 
 def plan_members(

@@ -5,9 +5,11 @@ coarsening of the binned columns (:func:`~discotree.models.ensemble.coarsening_m
 and its own sampled attribute order, all drawn from one seed; the members are fitted
 on the cores (``n_jobs``, threads: the counting and lookups release the GIL).
 
-Options: ``n_estimators``, ``n_bins`` (coarse bins per binned column), ``binned`` (the
-columns binned by the encoder), ``seed``, ``n_jobs``, the member's own (``k``,
-``selective``, ``selection_loss``, ``smoothing``), and the linear member's:
+Options (:class:`~discotree.learners.options.KDBEnsembleOptions`): ``n_estimators``,
+``n_bins`` (coarse bins per binned column), ``binned`` (the columns binned by the
+encoder), ``seed``, ``n_jobs``, the members' own as one value (``estimator``, their
+:class:`~discotree.learners.options.KDependenceOptions`; the spec's ``alpha`` and
+``epsilon`` are theirs too: only the members read them), and the linear member's:
 ``linear_weight`` (0: none; ``"auto"``: the weight of least held-out log-loss,
 :func:`held_out_mixture_losses`, plus :data:`LEAVE_ONE_OUT_OPTIMISM`), ``values`` (the
 value of every fine bin of the binned columns, None for the others), ``linear_C`` and
@@ -59,6 +61,7 @@ __all__ = [
     "held_out_pooled_losses",
     "held_out_rows",
     "linear_pair_count",
+    "member_spec",
     "pair_level_maps",
     "pair_limit",
     "shared_pair_statistics",
@@ -83,8 +86,20 @@ def _member(rows: Rows, spec: LearnerSpec, seed: int, maps) -> FittedModel:
         rows.n_classes,
         mapped_categories(rows.n_categories, maps),
     )
-    member = replace(spec, learner="selective-kdb").with_options(order_seed=seed, hdp_seed=seed)
-    return fit_selective_kdb(member_rows, member)
+    return fit_selective_kdb(member_rows, member_spec(spec, seed))
+
+
+def member_spec(spec: LearnerSpec, seed: int) -> LearnerSpec:
+    """The selective kDB specification of the member of ``seed``: the ensemble's
+    ``estimator`` options with the member's order and HDP seeds, and the ensemble's
+    pseudo-count and floor (what the members read; in memory and in passes)."""
+    options = spec.options.estimator.replace(order_seed=seed, hdp_seed=seed)
+    return replace(spec, learner="selective-kdb", options=options)
+
+
+def _with_member_options(spec: LearnerSpec, **changes) -> LearnerSpec:
+    """``spec`` with ``changes`` to every member's options (``estimator``)."""
+    return spec.with_options(estimator=spec.options.estimator.replace(**changes))
 
 
 def _member_maps(rows: Rows, spec: LearnerSpec, seeds: NDArray[np.integer]) -> list:
@@ -386,7 +401,7 @@ def _pair_member(
     requested = spec.options.pair_weight
     # the members' shared pair statistics are the pair member's when no column is binned
     binned = spec.options.binned
-    statistics = None if binned else spec.options.pairs
+    statistics = None if binned else spec.options.estimator.pairs
     n_pairs = pair_limit(spec.options.pairs_per_column, len(rows.n_categories))
     if requested != "auto":
         weight = float(requested)
@@ -460,13 +475,13 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
                 "(bootstrap=True) do not have; give both weights as numbers."
             )
         held = held_out_rows(rows.codes)
-        spec = spec.with_options(held_out=True if held is None else held)
+        spec = _with_member_options(spec, held_out=True if held is None else held)
     n_jobs = spec.options.n_jobs
     if n_jobs is not None and n_jobs > 0:  # more threads than cores (or members) buy nothing
         n_jobs = min(int(n_jobs), available_cores(), n_members)
     shared = shared_pair_statistics(rows, spec, maps)
     if shared is not None:
-        spec = spec.with_options(pairs=shared)
+        spec = _with_member_options(spec, pairs=shared)
     fitted = Parallel(n_jobs=n_jobs, prefer="threads")(
         delayed(_member)(rows, spec, int(s), m) for s, m in zip(seeds, maps, strict=True)
     )

@@ -313,10 +313,22 @@ class KDependenceOptions(SmoothingOptions):
 
 
 @dataclass(frozen=True, kw_only=True)
-class KDBEnsembleOptions(KDependenceOptions):
-    """The kDB ensemble: its members' kDB options and the ensemble's own."""
+class KDBEnsembleOptions(LearnerOptions):
+    """The kDB ensemble: its members' options as one value (``estimator``, the
+    selective kDB options of every member: ``k``, ``smoothing``, ``selection_loss``; each
+    member's ``order_seed`` and ``hdp_seed`` are drawn by the ensemble) and the
+    ensemble's own.
 
-    smoothing: str = option(doc="How every table is smoothed.", check=one_of(SMOOTHINGS))
+    Examples
+    --------
+    >>> options = KDBEnsembleOptions(estimator=KDependenceOptions(k=2, smoothing="dirichlet"))
+    >>> options.estimator.k, options.n_estimators
+    (2, 10)
+    """
+
+    estimator: KDependenceOptions = option(
+        doc="Every member's selective kDB options (the template estimator's)."
+    )
     n_estimators: int = option(10, "The number of members.", count(1))
     n_bins: Any = option(4, "Bins of every numeric column (or a range (low, high)).")
     bootstrap: bool = option(False, "Poisson(1) copies of every row per member.", BOOL)
