@@ -194,7 +194,8 @@ def test_the_estimate_counts_the_linear_members_pair_parameters():
     rng = np.random.default_rng(0)
     X = pd.DataFrame({f"s{j}": rng.choice(list("abcdefghijkl"), 40) for j in range(20)})
     y = rng.integers(0, 2, 40)
-    options = {"n_estimators": 1, "k": 1, "linear_weight": 0.5, "pair_weight": 0.0}
+    members = discotree.KDBClassifier(1, smoothing="hierarchical")
+    options = {"n_estimators": 1, "estimator": members, "linear_weight": 0.5, "pair_weight": 0.0}
     with discotree.config_context(memory_limit=8 * 2**20):
         with pytest.raises(ValueError, match="pair members' inputs and parameters"):
             KDBEnsembleClassifier(linear_pairs="all", **options).fit(X, y)
@@ -298,7 +299,10 @@ _ESTIMATORS = {
     "TAN": ("TANClassifier", {}),
     "KDB": ("KDBClassifier", {"k": 2}),
     "AODE": ("AODEClassifier", {}),
-    "ENS": ("KDBEnsembleClassifier", {"n_estimators": 2, "k": 2}),
+    "ENS": (
+        "KDBEnsembleClassifier",
+        {"n_estimators": 2, "estimator": discotree.KDBClassifier(2, smoothing="hierarchical")},
+    ),
     "BOOST": ("BoostedGraphicalModelClassifier", {"n_estimators": 2}),
     "DT": ("DiscriminativeTreeClassifier", {}),
     "EAR": ("EARTreeClassifier", {"n_permutations": 1}),
@@ -344,8 +348,14 @@ def test_k_beyond_the_features_acts_as_n_features_minus_one(numeric_rows, short,
     """An attribute has at most n_features - 1 earlier ones (was a (d + 1, k + 1)
     table of leave-one-out losses)."""
     X, y = numeric_rows
-    huge = _make(short, k=value).fit(X, y)
-    most = _make(short, k=X.shape[1] - 1).fit(X, y)
+
+    def with_k(k):  # (the ensemble's members: its template's k)
+        if short == "ENS":
+            return _make(short, estimator=discotree.KDBClassifier(k, smoothing="hierarchical"))
+        return _make(short, k=k)
+
+    huge = with_k(value).fit(X, y)
+    most = with_k(X.shape[1] - 1).fit(X, y)
     np.testing.assert_allclose(huge.predict_proba(X), most.predict_proba(X))
 
 

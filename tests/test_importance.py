@@ -206,7 +206,11 @@ def test_kdb_ensemble_importances_by_structure_equal_the_masked_predictions(n_cl
     y = (X[:, 0] + X[:, 1] * X[:, 2] + (X[:, 4] > 0)) % n_classes
     weights = rng.random(120) + 0.5
     estimator = KDBEnsembleClassifier(
-        n_estimators=2, k=2, max_categories=3, linear_weight=0.2, pair_weight=0.3
+        n_estimators=2,
+        estimator=KDBClassifier(2, smoothing="hierarchical"),
+        max_categories=3,
+        linear_weight=0.2,
+        pair_weight=0.3,
     ).fit(X, y, sample_weight=weights)
     held_out = X[:30].copy()
     held_out[3, 2] = np.nan  # (a row with a missing value: the masked copies for it)

@@ -28,7 +28,10 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
         (KDBClassifier(), ScalingTags(True, "passes", True)),  # three passes of counts
         (KDBClassifier(smoothing="hierarchical"), ScalingTags(True, "batches", False)),
         (KDBEnsembleClassifier(), ScalingTags(False, "passes", True)),
-        (KDBEnsembleClassifier(smoothing="hdp"), ScalingTags(False, "memory", False)),
+        (
+            KDBEnsembleClassifier(estimator=KDBClassifier(smoothing="hdp")),
+            ScalingTags(False, "memory", False),
+        ),
         (KDBEnsembleClassifier(linear_pairs=2), ScalingTags(False, "passes", True)),
         (KDBEnsembleClassifier(bootstrap=True), ScalingTags(False, "memory", False)),
         (BoostedGraphicalModelClassifier(), ScalingTags(False, "memory", True)),

@@ -239,10 +239,11 @@ def _backoff_reference(estimator, rows, **options):
 
 
 def _ensemble(**options):
-    from discotree import KDBEnsembleClassifier
+    from discotree import KDBClassifier, KDBEnsembleClassifier
 
-    settings = {"n_estimators": 2, "k": 2, "max_categories": 3, "linear_weight": 0.2}
-    return KDBEnsembleClassifier(**{**settings, **options})
+    members = {"k": options.pop("k", 2), "smoothing": options.pop("smoothing", "hierarchical")}
+    settings = {"n_estimators": 2, "max_categories": 3, "linear_weight": 0.2}
+    return KDBEnsembleClassifier(estimator=KDBClassifier(**members), **{**settings, **options})
 
 
 STRUCTURED = {

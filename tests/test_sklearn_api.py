@@ -73,6 +73,8 @@ ALL_ESTIMATORS = [
     AODEClassifier(),
     AODEClassifier(2),
     KDBEnsembleClassifier(n_estimators=2),
+    # the members' template (estimator=): cloned, never fitted nor changed by a fit
+    KDBEnsembleClassifier(n_estimators=2, estimator=KDBClassifier(2, selection_loss="log_loss")),
     Discretizer(method="random", random_state=3),
     AODEClassifier(alpha="auto"),
     AODEClassifier(smoothing="hierarchical"),
@@ -135,6 +137,7 @@ _CONTAINER_CHECKS_RUN_ELSEWHERE = (
     "DiscriminativeTreeClassifier(max_alternations=2,multiclass='ovr',parameters='altmax')",
     "DiscriminativeTreeClassifier(smoothing='hdp')",
     "AnyColumnsBaseline(model='gradient-boosting')",
+    "KDBEnsembleClassifier(estimator=KDBClassifier(k=2,selection_loss='log_loss'),n_estimators=2)",
 )
 #: Weight equivalence of estimators whose fit on the check's 30 columns costs 40-140 s
 #: (EAR trees: submodular minimisations over the columns; A2DE: C(30, 2) super-parent

@@ -174,7 +174,7 @@ def _small_configurations():
     yield KDBClassifier(k=1, smoothing="hierarchical")
     yield AODEClassifier(n_super_parents=2)
     yield AODEClassifier(smoothing="hierarchical")
-    yield KDBEnsembleClassifier(n_estimators=2, smoothing="dirichlet")
+    yield KDBEnsembleClassifier(n_estimators=2, estimator=KDBClassifier(smoothing="dirichlet"))
 
 
 @pytest.mark.parametrize("estimator", list(_small_configurations()), ids=repr)

@@ -4,15 +4,17 @@ the same model, and the learner is registered."""
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
-from sklearn.datasets import load_wine
+from sklearn.datasets import load_iris, load_wine
+from sklearn.model_selection import GridSearchCV
 
-from discotree import KDBEnsembleClassifier
+from discotree import Discretizer, KDBClassifier, KDBEnsembleClassifier, TANClassifier
 from discotree.learners.ensemble import (
     LEAVE_ONE_OUT_OPTIMISM,
     LINEAR_WEIGHTS,
     held_out_mixture_losses,
 )
 from discotree.learners.logistic import largest_pair_cells, logistic_parameter_bytes
+from discotree.learners.options import KDependenceOptions
 from discotree.learners.registry import get_learner
 
 
@@ -35,9 +37,9 @@ def test_reproducible_and_members_differ():
     [
         ({"n_estimators": 0}, "n_estimators must be an integer >= 1"),
         ({"n_bins": 1}, "n_bins must be an integer >= 2"),
-        ({"smoothing": "x"}, "smoothing must be one of"),
+        ({"estimator": KDBClassifier(smoothing="x")}, "estimator: .*smoothing must be one of"),
         ({"n_jobs": 0}, "n_jobs must be None"),
-        ({"selection_loss": "x"}, "selection_loss must be one of"),
+        ({"estimator": KDBClassifier(selection_loss="x")}, "selection_loss must be one of"),
         ({"linear_weight": 1.5}, r"linear_weight must be 'auto' or a number in \[0, 1\]"),
         ({"linear_weight": float("nan")}, r"must be 'auto' or a number in \[0, 1\]"),
         ({"linear_weight": True}, r"linear_weight must be 'auto' or a number in \[0, 1\]"),
@@ -149,7 +151,9 @@ def _categorical_problem(rng, n, interaction):
 @pytest.mark.parametrize("interaction", [True, False])
 def test_the_pairs_are_kept_where_they_lower_the_held_out_loss(rng, interaction):
     X, y = _categorical_problem(rng, 400, interaction)
-    clf = KDBEnsembleClassifier(n_estimators=2, k=0, linear_pairs="all").fit(X, y)
+    clf = KDBEnsembleClassifier(
+        n_estimators=2, estimator=KDBClassifier(0, smoothing="hierarchical"), linear_pairs="all"
+    ).fit(X, y)
     # the members are naive Bayes (k = 0): only the linear member can read the pairs
     assert (len(clf.model_.linear.pairs) > 0) is interaction
     if interaction:
@@ -292,7 +296,8 @@ def test_the_pair_member_learns_what_no_member_reads(rng):
     X = rng.integers(0, 2, size=(1200, 4)).astype(float)
     y = (X[:, 0] != X[:, 1]).astype(int)  # parity: no single column tells anything
     X, X_test, y, y_test = X[:600], X[600:], y[:600], y[600:]
-    params = {"n_estimators": 2, "k": 0, "linear_weight": 0.0}
+    params = {"n_estimators": 2, "estimator": KDBClassifier(0, smoothing="hierarchical")}
+    params["linear_weight"] = 0.0
     without = KDBEnsembleClassifier(**params, pair_weight=0.0).fit(X, y)
     alone = KDBEnsembleClassifier(**params, pair_weight=1.0).fit(X, y)
     # (an additive model gets at most three of the four cells right: 75 %)
@@ -362,7 +367,9 @@ def test_the_automatic_pair_weight_follows_the_held_out_loss(rng):
     X = rng.integers(0, 3, size=(n, 4)).astype(float)
     y = ((X[:, 0] + X[:, 1]) % 2).astype(int)
     w = rng.random(n) + 0.5
-    clf = KDBEnsembleClassifier(n_estimators=2, k=0).fit(X, y, sample_weight=w)
+    clf = KDBEnsembleClassifier(
+        n_estimators=2, estimator=KDBClassifier(0, smoothing="hierarchical")
+    ).fit(X, y, sample_weight=w)
     losses = clf.pair_weight_losses_
     assert losses.shape == PAIR_WEIGHTS.shape
     best = PAIR_WEIGHTS[int(np.argmin(losses))]
@@ -372,7 +379,8 @@ def test_the_automatic_pair_weight_follows_the_held_out_loss(rng):
     codes = clf.encoder_.transform(X)
     rows = Rows(codes, y, w, 2, clf.n_categories_)
     first = content_folds(codes, 2, PAIR_SPLIT_SEED) == 0
-    options = {"k": 2, "smoothing": "dirichlet", "pair_significance": 0.001}
+    members = KDependenceOptions(k=2, smoothing="dirichlet")
+    options = {"estimator": members, "pair_significance": 0.001}
     spec = LearnerSpec("kdb-ensemble", 1.0, 1e-5, options=options)
     half = fit_pair_member(rows.take(first), spec, n_pairs=len(clf.model_.pair_member.pairs))
     log_q = half.log_posterior(codes[~first])[np.arange((~first).sum()), y[~first]]
@@ -382,7 +390,9 @@ def test_the_automatic_pair_weight_follows_the_held_out_loss(rng):
     # weight and the weight is the floor
     y = rng.integers(0, 2, n)
     X = (rng.random((n, 4)) < np.where(y[:, None] == 1, 0.8, 0.3)).astype(float)
-    plain = KDBEnsembleClassifier(n_estimators=2, k=0, pair_significance=None).fit(X, y)
+    plain = KDBEnsembleClassifier(
+        n_estimators=2, estimator=KDBClassifier(0, smoothing="hierarchical"), pair_significance=None
+    ).fit(X, y)
     assert plain.pair_weight_ == PAIR_WEIGHT_FLOOR
     # a fixed weight is reported as given, with no losses; a refit replaces both
     fixed = plain.set_params(pair_weight=0.3).fit(X, y)
@@ -393,7 +403,11 @@ def test_the_automatic_pair_weight_follows_the_held_out_loss(rng):
 def test_the_automatic_pair_weight_with_a_fixed_linear_weight(rng, linear_weight):
     X = rng.integers(0, 3, size=(300, 4)).astype(float)
     y = ((X[:, 0] + X[:, 1]) % 2).astype(int)
-    clf = KDBEnsembleClassifier(n_estimators=2, k=0, linear_weight=linear_weight).fit(X, y)
+    clf = KDBEnsembleClassifier(
+        n_estimators=2,
+        estimator=KDBClassifier(0, smoothing="hierarchical"),
+        linear_weight=linear_weight,
+    ).fit(X, y)
     assert clf.linear_weight_ == linear_weight
     assert clf.pair_weight_ > 0.5 and clf.score(X, y) > 0.95
 
@@ -418,7 +432,8 @@ def test_members_share_one_count_of_the_pairs_on_categorical_data(monkeypatch):
     from discotree.learners.registry import LearnerSpec, Rows
 
     rows = Rows(X, y, np.ones(300), 3, np.full(6, 3))
-    options = {"k": 2, "smoothing": "dirichlet", "pair_significance": None}
+    members = KDependenceOptions(k=2, smoothing="dirichlet")
+    options = {"estimator": members, "pair_significance": None}
     spec = LearnerSpec("kdb-ensemble", 1.0, 1e-5, options=options)
     coarse = [[np.array([0, 0, 1])] + [None] * 5]  # one member coarsens a column
     assert real(rows, spec, coarse) is None
@@ -449,3 +464,94 @@ def test_pairs_per_column_keeps_the_pairs_of_largest_information():
     np.testing.assert_array_equal(
         limited.model_.pair_member.pairs, every.model_.pair_member.pairs[:3]
     )
+
+
+# ------------------------------------------------------- the members' template (estimator=)
+
+
+def test_the_default_members_are_the_template_of_before():
+    """``estimator=None`` is ``KDBClassifier(5, smoothing="hierarchical")`` (the
+    ensemble's k, smoothing and selection_loss defaults before ``estimator=``): the same
+    fit to the bit."""
+    X, y = load_wine(return_X_y=True)
+    default = KDBEnsembleClassifier(n_estimators=2).fit(X, y)
+    given = KDBEnsembleClassifier(
+        n_estimators=2, estimator=KDBClassifier(5, smoothing="hierarchical", selection_loss="rmse")
+    ).fit(X, y)
+    np.testing.assert_array_equal(default.predict_proba(X), given.predict_proba(X))
+    options = default._derived_options()["estimator"]
+    assert options == KDependenceOptions(k=5, smoothing="hierarchical", selection_loss="rmse")
+
+
+def test_the_template_configures_every_member_and_is_never_fitted_nor_changed():
+    X, y = load_wine(return_X_y=True)
+    members = KDBClassifier(1, smoothing="dirichlet", selection_loss="log_loss", alpha=0.5)
+    before = members.get_params()
+    clf = KDBEnsembleClassifier(n_estimators=3, estimator=members).fit(X, y)
+    assert clf.estimator is members and members.get_params() == before
+    assert not hasattr(members, "model_") and not hasattr(members, "classes_")
+    assert set(clf.members_k_) <= {0, 1} and clf.alpha_ == 0.5
+    deep = clf.get_params(deep=True)
+    assert (deep["estimator__k"], deep["estimator__alpha"]) == (1, 0.5)
+    assert deep["estimator__selection_loss"] == "log_loss"
+
+
+def test_a_grid_search_reaches_into_the_template():
+    X, y = load_iris(return_X_y=True)
+    members = KDBClassifier(smoothing="hierarchical")
+    search = GridSearchCV(
+        KDBEnsembleClassifier(
+            n_estimators=2, linear_weight=0.0, pair_weight=0.0, estimator=members
+        ),
+        {"estimator__k": [0, 2]},
+        cv=2,
+    ).fit(X, y)
+    assert search.best_params_["estimator__k"] in (0, 2)
+    assert set(search.cv_results_["param_estimator__k"]) == {0, 2}
+    assert members.k == 5  # (the searches changed clones)
+    best = search.best_estimator_
+    assert best.estimator.k == search.best_params_["estimator__k"]
+    assert max(best.members_k_) <= best.estimator.k
+
+
+@pytest.mark.parametrize(
+    ("estimator", "error", "message"),
+    [
+        (TANClassifier(), TypeError, "estimator must be a KDBClassifier .* got TANClassifier"),
+        ("kdb", TypeError, "estimator must be a KDBClassifier"),
+        (KDBClassifier(selective=False), ValueError, "selective=False cannot be honoured"),
+        (
+            KDBClassifier(attribute_order="sampled"),
+            ValueError,
+            "attribute_order='sampled' cannot be honoured: each member's attribute order",
+        ),
+        (KDBClassifier(random_state=1), ValueError, "random_state=1 cannot be honoured"),
+        (
+            KDBClassifier(random_state=np.random.RandomState(0)),
+            ValueError,
+            "random_state=RandomState.* cannot be honoured",
+        ),
+        (KDBClassifier(max_categories=3), ValueError, "max_categories=3 cannot be honoured"),
+        (
+            KDBClassifier(discretizer=Discretizer(n_bins=3)),
+            ValueError,
+            "discretizer=Discretizer.* cannot be honoured: the ensemble encodes",
+        ),
+        (KDBClassifier(k=-1), ValueError, "estimator: KDBClassifier: k must be an integer >= 0"),
+        (KDBClassifier(alpha=-1.0), ValueError, "estimator: KDBClassifier: alpha"),
+        (
+            KDBClassifier(smoothing="hierarchical", alpha=0.0),
+            ValueError,
+            r"estimator: KDBClassifier: smoothing='hierarchical' needs alpha > 0",
+        ),
+        (KDBClassifier(alpha="auto"), ValueError, "alpha='auto' is not available"),
+    ],
+)
+def test_a_template_the_ensemble_cannot_honour_is_refused_naming_the_parameter(
+    estimator, error, message
+):
+    X, y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]] * 3), [0, 1, 1, 0] * 3
+    clf = KDBEnsembleClassifier(n_estimators=1, estimator=estimator)
+    with pytest.raises(error, match=f"KDBEnsembleClassifier: .*{message}"):
+        clf.fit(X, y)
+    assert not hasattr(clf, "model_")

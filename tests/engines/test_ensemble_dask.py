@@ -15,7 +15,7 @@ import pytest
 
 import discotree.engines.ensemble_passes as ensemble_passes
 import discotree.learners.ensemble as learners_ensemble
-from discotree import KDBEnsembleClassifier
+from discotree import KDBClassifier, KDBEnsembleClassifier
 from discotree.engines.ensemble_dask import DaskSource
 from tests.engines.test_ensemble_passes import _data, assert_same_ensemble
 
@@ -64,10 +64,12 @@ def test_arrays_on_the_threaded_scheduler_with_the_weights_of_one_content_fold(m
     X, y, w = _data(1)
     X = X.drop(columns="shop").to_numpy(dtype=float)
     with dask.config.set(scheduler="threads"):  # (not the module's cluster)
-        lazy = KDBEnsembleClassifier(n_estimators=2, smoothing="dirichlet").fit(
-            da.from_array(X, chunks=(90, -1)), da.from_array(y, chunks=90), sample_weight=w
-        )
-    eager = KDBEnsembleClassifier(n_estimators=2, smoothing="dirichlet").fit(X, y, sample_weight=w)
+        lazy = KDBEnsembleClassifier(
+            n_estimators=2, estimator=KDBClassifier(smoothing="dirichlet")
+        ).fit(da.from_array(X, chunks=(90, -1)), da.from_array(y, chunks=90), sample_weight=w)
+    eager = KDBEnsembleClassifier(
+        n_estimators=2, estimator=KDBClassifier(smoothing="dirichlet")
+    ).fit(X, y, sample_weight=w)
     assert_same_ensemble(lazy, eager, X)
 
 

@@ -14,7 +14,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 import discotree.engines.ensemble_passes as ensemble_passes
 import discotree.learners.ensemble as learners_ensemble
-from discotree import KDBEnsembleClassifier
+from discotree import KDBClassifier, KDBEnsembleClassifier
 from discotree.cli import main
 from discotree.engines.ensemble_passes import fit_batches_in_passes, schema_of_batches
 from discotree.engines.kdb_passes import fit_members_in_passes, member_specs, plan_members
@@ -30,6 +30,7 @@ from discotree.engines.schema_summaries import SKETCH_POINTS
 from discotree.io import load_json
 from discotree.learners.k_dependence import fit_selective_kdb
 from discotree.learners.logistic import fit_logistic
+from discotree.learners.options import KDependenceOptions
 from discotree.learners.registry import LearnerSpec, Rows
 from discotree.models.logistic import NO_PAIRS
 
@@ -82,7 +83,10 @@ def _uneven_batches(X, y, w):
     "params",
     [
         {},
-        {"smoothing": "dirichlet", "coarsening": "sampled-mdl", "selection_loss": "log_loss"},
+        {
+            "estimator": KDBClassifier(smoothing="dirichlet", selection_loss="log_loss"),
+            "coarsening": "sampled-mdl",
+        },
         {"linear_weight": 0.3, "n_bins": (3, 5), "pair_pooling": "linear"},
         {"pairs_per_column": 0.5, "pair_significance": None},
         {"linear_pairs": 3},  # fitted with and without pairs, scored: the pairs dropped
@@ -124,7 +128,7 @@ def test_what_the_passes_cannot_learn_is_refused_clearly():
     batches = _uneven_batches(X, y, w)
     for params, reason in [
         ({"bootstrap": True, "linear_weight": 0.2, "pair_weight": 0.1}, "bootstrap=True"),
-        ({"smoothing": "hdp"}, "smoothing='hdp'"),
+        ({"estimator": KDBClassifier(smoothing="hdp")}, "smoothing='hdp'"),
     ]:
         with pytest.raises(ValueError, match=f"cannot be learnt in passes.*{reason}"):
             fit_batches_in_passes(KDBEnsembleClassifier(n_estimators=2, **params), batches)
@@ -272,7 +276,8 @@ def test_selective_kdb_members_in_passes_equal_the_in_memory_learner(smoothing):
     """The members' passes (pairs, families, a pass per level of concentrations, the
     leave-one-out losses) over parts choose what fit_selective_kdb chooses at once."""
     _, _, rows = _schema_and_rows()
-    options = {"k": 3, "smoothing": smoothing, "selection_loss": "rmse", "pair_significance": None}
+    members_options = KDependenceOptions(k=3, smoothing=smoothing, selection_loss="rmse")
+    options = {"estimator": members_options, "pair_significance": None}
     members = plan_members(np.array([7, 8]), [[None] * 4, [None] * 4], rows.n_categories)
     specs = member_specs(LearnerSpec("kdb-ensemble", 1.0, 1e-5, options=options), members)
     class_weight = np.bincount(rows.class_index, rows.weights, 2)

@@ -23,7 +23,10 @@ MAKERS: dict[str, Callable[[], Any]] = {
     "a1de": lambda: discotree.AODEClassifier(),
     "a2de": lambda: discotree.AODEClassifier(2),
     "ensemble": lambda: discotree.KDBEnsembleClassifier(
-        n_estimators=2, k=2, linear_weight=0.3, pair_weight=0.3
+        n_estimators=2,
+        estimator=discotree.KDBClassifier(2, smoothing="hierarchical"),
+        linear_weight=0.3,
+        pair_weight=0.3,
     ),
     "tan": lambda: discotree.TANClassifier(alpha=1.0),
     "naive-bayes": lambda: discotree.NaiveBayesClassifier(alpha=1.0),

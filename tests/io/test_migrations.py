@@ -5,21 +5,31 @@
 import importlib
 import json
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_array_equal
 from sklearn.base import clone
+from sklearn.datasets import load_iris
 
 from discotree import (
     BoostedGraphicalModelClassifier,
     DiscriminativeTreeClassifier,
+    KDBClassifier,
     KDBEnsembleClassifier,
     TANClassifier,
 )
 from discotree.io.json_model import dumps, loads
-from discotree.migrations import LEGACY_MODULES, LEGACY_NAMES, UPGRADES, current_name, upgrade
+from discotree.migrations import (
+    KDB_ENSEMBLE_MEMBER_PARAMETERS,
+    LEGACY_MODULES,
+    LEGACY_NAMES,
+    UPGRADES,
+    current_name,
+    upgrade,
+)
 from discotree.stored_classes import stored_classes
 
 #: The classes the JSON reader accepted from a hand-kept list before the registry.
@@ -162,3 +172,70 @@ def test_pickles_naming_a_class_by_an_earlier_name_load(rng, old):
         global_new, f"c{old_module}\n{old_name}\n".encode()
     )
     assert_array_equal(pickle.loads(text).predict_proba(X), model.predict_proba(X))
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_an_ensemble_file_of_flat_member_parameters_loads_and_predicts_as_before():
+    """A model file written before ``estimator=`` (its flat ``k``, ``smoothing``,
+    ``selection_loss``, ``alpha``, ``epsilon``; written by the code of then, commit
+    bc27696) loads with them in the template, predicts to the bit what it did, and
+    refits to the same model."""
+    text = (FIXTURES / "kdb_ensemble_flat_params.json").read_text()
+    assert '["k",2]' in text and '"estimator"' not in text
+    expected = json.loads((FIXTURES / "kdb_ensemble_flat_params_expected.json").read_text())
+    rows = np.array(expected["rows"])
+    proba = np.array([[float.fromhex(v) for v in row] for row in expected["proba"]])
+    loaded = loads(text)
+    assert_array_equal(loaded.predict_proba(rows), proba)
+    members = loaded.estimator
+    assert isinstance(members, KDBClassifier)
+    assert (
+        members.get_params()
+        == KDBClassifier(
+            2, smoothing="dirichlet", selection_loss="log_loss", alpha=0.5, epsilon=1e-4
+        ).get_params()
+    )
+    assert not {"k", "smoothing", "selection_loss", "alpha", "epsilon"} & set(vars(loaded))
+    X, y = load_iris(return_X_y=True)  # (what the file was fitted on)
+    assert_array_equal(clone(loaded).fit(X, y).predict_proba(rows), proba)
+
+
+def _flat_state(model, members):
+    """``model``'s state as an estimator of before ``estimator=`` held it."""
+    state = dict(model.__getstate__())
+    del state["estimator"]
+    return {**state, **members}
+
+
+def test_pickles_of_ensembles_with_flat_member_parameters_load_as_they_were(rng):
+    X, y = _data(rng)
+    members = KDBClassifier(1, smoothing="dirichlet", alpha=0.3)
+    model = KDBEnsembleClassifier(n_estimators=2, estimator=members).fit(X, y)
+    flat = {"k": 1, "smoothing": "dirichlet", "selection_loss": "rmse"}
+    back = object.__new__(KDBEnsembleClassifier)
+    back.__setstate__(_flat_state(model, {**flat, "alpha": 0.3, "epsilon": 1e-5}))
+    assert back.estimator.get_params() == members.get_params()
+    assert_array_equal(back.predict_proba(X), model.predict_proba(X))
+    assert_array_equal(pickle.loads(pickle.dumps(back)).predict_proba(X), model.predict_proba(X))
+    # the defaults of then are estimator=None now
+    default = KDBEnsembleClassifier(n_estimators=2).fit(X, y)
+    then = {**KDB_ENSEMBLE_MEMBER_PARAMETERS}
+    back = object.__new__(KDBEnsembleClassifier)
+    back.__setstate__(_flat_state(default, then))
+    assert back.estimator is None and back.get_params() == default.get_params()
+    assert_array_equal(back.predict_proba(X), default.predict_proba(X))
+
+
+def test_a_pickle_written_before_estimator_loads_and_predicts_as_refitted_now():
+    """A pickle of ``KDBEnsembleClassifier(n_estimators=3, k=1, smoothing="dirichlet",
+    alpha=0.3)`` fitted on iris by the code of before ``estimator=`` (commit bc27696;
+    scikit-learn promises no pickles across versions, discotree upgrades its state as
+    the JSON reader does) predicts what that configuration fitted now predicts."""
+    old = pickle.loads((FIXTURES / "kdb_ensemble_flat_params.pkl").read_bytes())
+    members = KDBClassifier(1, smoothing="dirichlet", alpha=0.3)
+    assert old.estimator.get_params() == members.get_params()
+    X, y = load_iris(return_X_y=True)
+    now = KDBEnsembleClassifier(n_estimators=3, estimator=members).fit(X, y)
+    assert_array_equal(old.predict_proba(X), now.predict_proba(X))

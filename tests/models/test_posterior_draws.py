@@ -161,7 +161,7 @@ def test_the_ensemble_draws_every_member_and_keeps_its_logistic_members():
         KDBClassifier(smoothing="hdp"),
         AODEClassifier(n_super_parents=2),
         AODEClassifier(smoothing="hdp"),
-        KDBEnsembleClassifier(smoothing="hdp"),
+        KDBEnsembleClassifier(estimator=KDBClassifier(smoothing="hdp")),
     ],
     ids=["kdb-hdp", "a2de", "aode-hdp", "ensemble-hdp"],
 )

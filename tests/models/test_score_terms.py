@@ -41,9 +41,8 @@ def test_ensemble_terms_add_up_to_each_members_score(smoothing):
     X, y = _data()
     clf = KDBEnsembleClassifier(
         n_estimators=2,
-        k=2,
+        estimator=KDBClassifier(2, smoothing=smoothing),
         max_categories=3,
-        smoothing=smoothing,
         linear_weight=0.3,
         pair_weight=0.3,
         pair_significance=None,

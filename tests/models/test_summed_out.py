@@ -34,7 +34,7 @@ ESTIMATORS = {
     "kdb-dirichlet": lambda: KDBClassifier(k=2, smoothing="dirichlet"),
     "ensemble-log": lambda: KDBEnsembleClassifier(
         n_estimators=2,
-        k=2,
+        estimator=KDBClassifier(2, smoothing="hierarchical"),
         max_categories=3,
         linear_weight=0.2,
         pair_weight=0.3,
@@ -42,9 +42,8 @@ ESTIMATORS = {
     ),
     "ensemble-hdp-linear": lambda: KDBEnsembleClassifier(
         n_estimators=2,
-        k=3,
+        estimator=KDBClassifier(3, smoothing="hdp"),
         max_categories=3,
-        smoothing="hdp",
         linear_weight=0.2,
         pair_weight=0.3,
         pair_pooling="linear",

@@ -16,8 +16,9 @@ Two kinds of fields:
   class labels); ``None`` until then.
 
 One default per option name across the learners: a name whose estimators' defaults
-differ (``k``: 1 for TAN, 5 for kDB; ``smoothing``: ``"hierarchical"`` for the kDB
-ensemble) has no default in the learners concerned, the estimator always gives it.
+differ (``k``: 1 for TAN, 5 for kDB) has no default in the learners concerned, the
+estimator always gives it. The kDB ensemble holds its members' options as one value
+(:class:`KDBEnsembleOptions`'s ``estimator``, a :class:`KDependenceOptions`).
 
 Examples
 --------
