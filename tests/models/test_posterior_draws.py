@@ -11,6 +11,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from discotree import AODEClassifier, KDBClassifier, KDBEnsembleClassifier
+from discotree.classifiers.ensemble import default_members
 from discotree.models.posterior_draws import (
     AveragedOneDependencePosterior,
     KDBEnsemblePosterior,
@@ -146,7 +147,7 @@ def test_the_ensemble_draws_every_member_and_keeps_its_logistic_members():
     clf = KDBEnsembleClassifier(n_estimators=3, random_state=0).fit(X, y)
     posterior = KDBEnsemblePosterior(clf.model_)
     assert len(posterior.members) == 3
-    drawn = posterior.posterior_draw(np.random.default_rng(0), clf.epsilon)
+    drawn = posterior.posterior_draw(np.random.default_rng(0), default_members().epsilon)
     assert drawn.model.linear is clf.model_.linear
     assert drawn.model.pair_member is clf.model_.pair_member
     codes = clf.encoder_.transform(X[:5])

@@ -633,9 +633,10 @@ class DiscreteForestClassifierBase(
         ``parameters="ml"`` (a searched structure with ``smoothing="hierarchical"`` or
         ``"hdp"``), the discriminative tree with ``parameters="projection"`` and two
         classes, and the EAR tree, all with ``distribution="discrete"``; kDB, A1DE
-        (``n_super_parents=1``) and the kDB ensemble with ``smoothing="dirichlet"`` or
-        ``"hierarchical"`` (their draws: :mod:`discotree.models.posterior_draws`; the
-        ensemble's logistic members stay at their fitted parameters). Elsewhere the
+        (``n_super_parents=1``) and the kDB ensemble whose members have
+        ``smoothing="dirichlet"`` or ``"hierarchical"`` (their draws:
+        :mod:`discotree.models.posterior_draws`; the ensemble's logistic members stay at
+        their fitted parameters). Elsewhere the
         attribute does not exist, and accessing it raises ``AttributeError`` with the
         reason.
 

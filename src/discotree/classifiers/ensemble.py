@@ -355,8 +355,8 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         """What this estimator supports with its parameters
         (:mod:`discotree.scaling_tags`): no ``partial_fit`` (:data:`NO_PARTIAL_FIT`);
         a file in passes and Dask (:mod:`discotree.engines.ensemble_passes`), but not
-        with ``bootstrap=True`` or ``smoothing="hdp"`` (which read the rows: the file
-        is then read whole, and Dask refused)."""
+        with ``bootstrap=True`` or members with ``smoothing="hdp"`` (which read the
+        rows: the file is then read whole, and Dask refused)."""
         smoothing = getattr(_members_template(self.estimator), "smoothing", None)
         passes = not (self.bootstrap or smoothing == "hdp")
         return ScalingTags(False, "passes" if passes else "memory", passes)

@@ -23,7 +23,7 @@ Every statistic of the in-memory fit is a sum over rows, computed part by part:
    and, for every linear weight that can be chosen, of every pair weight.
 
 Not in passes (refused, with the reason): ``bootstrap=True`` (Poisson copies drawn
-over the rows in order) and ``smoothing="hdp"`` (a sampler over the rows). With
+over the rows in order) and members with ``smoothing="hdp"`` (a sampler over the rows). With
 ``linear_pairs > 0`` every model of the linear member ranks its pairs from the pair
 tables of its own rows (counted in the second pass), and with ``linear_weight="auto"``
 the one without pairs is fitted and scored too, as in memory.

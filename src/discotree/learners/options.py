@@ -322,7 +322,8 @@ class KDBEnsembleOptions(LearnerOptions):
 
     Examples
     --------
-    >>> options = KDBEnsembleOptions(estimator=KDependenceOptions(k=2, smoothing="dirichlet"))
+    >>> members = KDependenceOptions(k=2, smoothing="dirichlet")
+    >>> options = KDBEnsembleOptions(estimator=members, pair_significance=0.001)
     >>> options.estimator.k, options.n_estimators
     (2, 10)
     """
