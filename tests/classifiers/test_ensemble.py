@@ -552,6 +552,7 @@ def test_a_template_the_ensemble_cannot_honour_is_refused_naming_the_parameter(
 ):
     X, y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]] * 3), [0, 1, 1, 0] * 3
     clf = KDBEnsembleClassifier(n_estimators=1, estimator=estimator)
+    clf.__discotree_tags__(), hasattr(clf, "predict_uncertainty")  # (no error before a fit)
     with pytest.raises(error, match=f"KDBEnsembleClassifier: .*{message}"):
         clf.fit(X, y)
     assert not hasattr(clf, "model_")

@@ -98,6 +98,12 @@ def _members_template(estimator: Any) -> Any:
     return default_members() if estimator is None else estimator
 
 
+def _members_smoothing(estimator: Any) -> Any:
+    """The members' smoothing, unchecked (None where ``estimator`` has none): what the
+    tags and ``hasattr`` read, which must not raise."""
+    return getattr(_members_template(estimator), "smoothing", None)
+
+
 def _is_default(value: Any, default: Any) -> bool:
     """``value`` is the parameter's ``default`` (None, or a plain number or string
     equal to it; a RandomState or Generator never is)."""
@@ -357,8 +363,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         a file in passes and Dask (:mod:`discotree.engines.ensemble_passes`), but not
         with ``bootstrap=True`` or members with ``smoothing="hdp"`` (which read the
         rows: the file is then read whole, and Dask refused)."""
-        smoothing = getattr(_members_template(self.estimator), "smoothing", None)
-        passes = not (self.bootstrap or smoothing == "hdp")
+        passes = not (self.bootstrap or _members_smoothing(self.estimator) == "hdp")
         return ScalingTags(False, "passes" if passes else "memory", passes)
 
     _parameter_checks = (("random_state", RANDOM_STATE),)
@@ -470,7 +475,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         return estimate + largest + members
 
     def _uncertainty_unavailable(self) -> str | None:
-        if self._member_template().smoothing == "hdp":
+        if _members_smoothing(self.estimator) == "hdp":
             return "smoothing='hdp': its members' tables hold estimates, not counts"
         return None
 
