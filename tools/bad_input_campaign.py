@@ -158,6 +158,24 @@ def frame_data(numeric_only: bool, n: int = 40, seed: int = 0):
 
 # ------------------------------------------------------------------ estimators
 
+
+@dataclasses.dataclass(frozen=True)
+class Made:
+    """A setting that is an estimator of the package (the kDB ensemble's members'
+    template), made when an estimator is (the campaign imports discotree lazily)."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...]
+
+    def build(self) -> Any:
+        import discotree
+
+        return getattr(discotree, self.name)(**dict(self.params))
+
+
+#: The kDB ensemble's small members: KDBClassifier(2, smoothing="hierarchical").
+SMALL_MEMBERS = Made("KDBClassifier", (("k", 2), ("smoothing", "hierarchical")))
+
 #: short name -> (public class name, small settings, numeric features only)
 ESTIMATORS: dict[str, tuple[str, dict[str, Any], bool]] = {
     "NB": ("NaiveBayesClassifier", {}, False),
@@ -165,7 +183,7 @@ ESTIMATORS: dict[str, tuple[str, dict[str, Any], bool]] = {
     "TAN": ("TANClassifier", {}, False),
     "KDB": ("KDBClassifier", {"k": 2}, False),
     "AODE": ("AODEClassifier", {}, False),
-    "ENS": ("KDBEnsembleClassifier", {"n_estimators": 2, "k": 2}, False),
+    "ENS": ("KDBEnsembleClassifier", {"n_estimators": 2, "estimator": SMALL_MEMBERS}, False),
     "BOOST": ("BoostedGraphicalModelClassifier", {"n_estimators": 2}, False),
     "DT": ("DiscriminativeTreeClassifier", {}, False),
     "EAR": ("EARTreeClassifier", {"n_permutations": 1}, False),
@@ -185,7 +203,11 @@ def estimator_class(short: str) -> type:
 
 
 def make(short: str, **params: Any) -> Any:
-    return estimator_class(short)(**{**ESTIMATORS[short][1], **params})
+    settings = {
+        name: value.build() if isinstance(value, Made) else value
+        for name, value in ESTIMATORS[short][1].items()
+    }
+    return estimator_class(short)(**{**settings, **params})
 
 
 def constructor_defaults(short: str) -> dict[str, Any]:
