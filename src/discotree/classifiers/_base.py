@@ -109,6 +109,8 @@ class DiscreteForestClassifierBase(
     compares this list with the overrides):
 
     - ``_check_params``: validate the subclass's own parameters.
+    - ``_check_common_params``: the encoding's parameters and the pseudo-count and
+      floor (the kDB ensemble's are its members' template's).
     - ``_count_learner``, ``_derived_options``, ``_rows_needed``: the registered
       learner that fits from counts, the options computed from the parameters (the
       fields of :attr:`_options_class` are filled from the parameters of the same

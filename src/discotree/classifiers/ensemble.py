@@ -390,14 +390,10 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         ),
     )
 
-    def _check_params(self) -> None:
-        self._check_table()
-        self._check_rules()
-        self._member_template()
-
     def _check_common_params(self) -> tuple[Any, float]:
         """The ensemble's encoding (``max_categories``, ``discretizer``), then the
-        members' pseudo-count and floor (``estimator``'s, checked by it)."""
+        members' template (:meth:`_member_template`) and its pseudo-count and floor
+        (the ensemble's own parameters: the base's ``_check_params``)."""
         name = type(self).__name__
         check_encoding(name, self.max_categories, self.discretizer)
         template = self._member_template()
