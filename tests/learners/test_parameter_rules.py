@@ -110,12 +110,16 @@ def test_tan_with_k_0_and_cmi_streams():
     assert tan.learner_spec().learner == "naive-bayes"
 
 
+CV = "n_edges='cv' refits on folds of the rows."
+ALTMAX = "parameters='altmax' minimises a bound over the training rows."
+
+
 @pytest.mark.parametrize(
     ("params", "reason"),
     [
-        ({"n_edges": "cv"}, "n_edges='cv' refits on folds of the rows."),
-        ({"n_edges": "cv", "distribution": "gaussian"}, "n_edges='cv' refits on folds of the rows."),
-        ({"parameters": "altmax"}, "parameters='altmax' minimises a bound over the training rows."),
+        ({"n_edges": "cv"}, CV),
+        ({"n_edges": "cv", "distribution": "gaussian"}, CV),
+        ({"parameters": "altmax"}, ALTMAX),
         ({"distribution": "gaussian"}, GAUSSIAN),
         ({}, None),
     ],
