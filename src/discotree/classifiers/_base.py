@@ -18,9 +18,8 @@ from ..fitting import FitContractMixin, available_if_explained
 from ..importance import SummedOutImportanceMixin
 from ..kernels.counts import class_totals, features_with_missing, pairwise_counts_bytes
 from ..learners.fit_input import FitInput, cross_validate_alpha
-from ..learners.k_dependence import check_kdb_options
 from ..learners.options import Constraint, LearnerOptions, SmoothingOptions
-from ..learners.parameter_rules import BACKOFF_SMOOTHINGS, Rule, first_reason
+from ..learners.parameter_rules import Rule, first_reason
 from ..learners.registry import Counts, FittedModel, Learner, LearnerSpec, get_learner
 from ..migrations import upgrade
 from ..models.bayes_net import BayesNetModel
@@ -37,7 +36,6 @@ from ..transformers.encoder import NumericEncoder, TableEncoder, check_cardinali
 from ..uncertainty import posterior_uncertainty
 from ..validation import (
     check_is_fitted,
-    check_random_state_param,
     check_sample_weight,
     check_table,
     check_targets,
@@ -47,56 +45,12 @@ from ..validation import (
     validate_data,
 )
 from ._prediction import ScoredPredictionMixin
+from .parameter_checks import check_parameter_table, check_rules
 
 #: What ``_fit_model`` learns (boosting keeps its ensembles instead: None).
 ForestModel = DiscreteForestModel | GaussianForestModel | BayesNetModel | None
 
 logger = logging.getLogger(__name__)
-
-#: Values of the ``distribution`` parameter of the estimators that have one.
-DISTRIBUTIONS = ("discrete", "gaussian")
-
-
-def check_parameter_table(estimator: Any) -> None:
-    """Check every parameter against its constraint in the estimator's table (the
-    fields of its options class, then its ``_parameter_checks``)."""
-    estimator._check_table()
-
-
-def check_rules(estimator: Any) -> None:
-    """Raise the message of the first broken rule of the estimator's ``_rules``."""
-    for rule in estimator._rules:
-        rule.check(estimator)
-
-
-def check_kdb_parameters(estimator: Any) -> None:
-    """kDB's smoothing and selection loss, and hierarchical smoothing's positive alpha
-    (:func:`~discotree.learners.k_dependence.check_kdb_options`)."""
-    alpha = estimator._check_common_params()[0]
-    check_kdb_options(
-        type(estimator).__name__, estimator.smoothing, estimator.selection_loss, alpha
-    )
-
-
-def check_random_state_parameter(estimator: Any) -> None:
-    """The estimator's ``random_state``: None, a seed, a RandomState or a Generator."""
-    check_random_state_param(estimator.random_state, type(estimator).__name__)
-
-
-def check_distribution(estimator: Any) -> None:
-    """For estimators with a ``distribution`` parameter (and ``var_smoothing``)."""
-    name = type(estimator).__name__
-    if estimator.distribution not in DISTRIBUTIONS:
-        raise ValueError(
-            f"{name}: distribution must be one of {DISTRIBUTIONS}, got {estimator.distribution!r}."
-        )
-    smoothing = getattr(estimator, "var_smoothing", 0.0)
-    if (
-        isinstance(smoothing, bool)
-        or not isinstance(smoothing, int | float | np.number)
-        or not (np.isfinite(smoothing) and smoothing >= 0)
-    ):
-        raise ValueError(f"{name}: var_smoothing must be a finite number >= 0, got {smoothing!r}.")
 
 
 class CalibrationStateMixin:
@@ -823,44 +777,3 @@ def calibration_attributes(estimator: Any, scale_losses: Any) -> dict[str, Any]:
         "calibration_cv_losses_": losses,
         "calibration_scale_": best_scale(losses, CALIBRATION_SCALES),
     }
-
-
-#: The smoothings of the per-class forest estimators (naive Bayes, TAN, Chow-Liu, the
-#: discriminative and EAR trees, A1DE and A2DE).
-FOREST_SMOOTHINGS = ("dirichlet", "hierarchical", "hdp")
-
-
-def alpha_not_positive(estimator: Any) -> bool:
-    """Whether the validated ``alpha`` of ``estimator`` is a number <= 0 (a rule of the
-    estimators whose weights need positive pseudo-counts; ``"auto"`` is not).
-
-    Examples
-    --------
-    >>> from discotree import DiscriminativeTreeClassifier
-    >>> alpha_not_positive(DiscriminativeTreeClassifier(alpha=0.0))
-    True
-    """
-    alpha = estimator._check_common_params()[0]
-    return alpha != "auto" and not alpha > 0
-
-
-def check_forest_smoothing(estimator: Any) -> None:
-    """Refuse a ``smoothing`` the forest estimators do not know, hierarchical and HDP
-    smoothing of Gaussian models and without a positive pseudo-count for the
-    marginals."""
-    name = type(estimator).__name__
-    smoothing = estimator.smoothing
-    if smoothing not in FOREST_SMOOTHINGS:
-        raise ValueError(
-            f"{name}: smoothing must be one of {FOREST_SMOOTHINGS}, got {smoothing!r}."
-        )
-    if smoothing not in BACKOFF_SMOOTHINGS:
-        return
-    if getattr(estimator, "distribution", "discrete") != "discrete":
-        raise ValueError(f"{name}: smoothing={smoothing!r} smooths discrete tables only.")
-    alpha = estimator.alpha
-    if not isinstance(alpha, str) and not alpha > 0:
-        raise ValueError(
-            f"{name}: smoothing={smoothing!r} needs alpha > 0 or 'auto' (it smooths the "
-            f"features' marginals), got {alpha!r}."
-        )

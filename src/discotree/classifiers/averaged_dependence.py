@@ -13,12 +13,9 @@ from ..models.averaged_dependence import two_dependence_bytes
 from ..models.posterior_draws import AveragedOneDependencePosterior
 from ..stored_classes import stored
 from ..validation import is_count
-from ._base import (
-    DiscreteForestClassifierBase,
-    check_forest_smoothing,
-    check_random_state_parameter,
-)
+from ._base import DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
+from .parameter_checks import check_forest_smoothing, check_random_state_parameter
 
 __all__ = ["AODEClassifier"]
 

@@ -44,12 +44,14 @@ from ._base import (
     CalibrationStateMixin,
     DiscreteForestClassifierBase,
     Rule,
+    feature_names,
+    with_edge_names,
+)
+from .parameter_checks import (
     alpha_not_positive,
     check_forest_smoothing,
     check_parameter_table,
     check_rules,
-    feature_names,
-    with_edge_names,
 )
 
 __all__ = ["BoostedGraphicalModelClassifier", "final_scale_losses", "line_search_alpha"]

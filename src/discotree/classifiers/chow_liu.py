@@ -7,14 +7,14 @@ from typing import Any
 from ..learners.options import RANDOM_STATE, ChowLiuOptions
 from ..learners.parameter_rules import DISCRETE_TABLES, Rule
 from ..stored_classes import stored
-from ._base import (
-    DiscreteForestClassifierBase,
+from ._base import DiscreteForestClassifierBase
+from ._incremental import IncrementalFitMixin
+from .parameter_checks import (
     check_distribution,
     check_forest_smoothing,
     check_parameter_table,
     check_rules,
 )
-from ._incremental import IncrementalFitMixin
 
 __all__ = ["ChowLiuClassifier"]
 

@@ -36,16 +36,15 @@ from ..validation import (
     integer_seed,
     take_rows,
 )
-from ._base import (
-    CalibrationStateMixin,
-    DiscreteForestClassifierBase,
+from ._base import CalibrationStateMixin, DiscreteForestClassifierBase
+from ._incremental import IncrementalFitMixin
+from .parameter_checks import (
     alpha_not_positive,
     check_distribution,
     check_forest_smoothing,
     check_parameter_table,
     check_rules,
 )
-from ._incremental import IncrementalFitMixin
 
 __all__ = ["DiscriminativeTreeClassifier"]
 

@@ -17,12 +17,8 @@ from ..learners.parameter_rules import DISCRETE_TABLES
 from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
 from ..stored_classes import stored
 from ..structure.chow_liu import forest_parents
-from ._base import (
-    DiscreteForestClassifierBase,
-    check_distribution,
-    check_forest_smoothing,
-    check_parameter_table,
-)
+from ._base import DiscreteForestClassifierBase
+from .parameter_checks import check_distribution, check_forest_smoothing, check_parameter_table
 
 __all__ = ["EARTreeClassifier"]
 

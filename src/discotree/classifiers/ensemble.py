@@ -34,13 +34,8 @@ from ..validation import (
     integer_seed,
     is_count,
 )
-from ._base import (
-    DiscreteForestClassifierBase,
-    Rule,
-    check_kdb_parameters,
-    check_parameter_table,
-    check_rules,
-)
+from ._base import DiscreteForestClassifierBase, Rule
+from .parameter_checks import check_kdb_parameters, check_parameter_table, check_rules
 
 __all__ = ["KDBEnsembleClassifier"]
 

@@ -13,8 +13,9 @@ from ..models.k_dependence import KDependenceModel
 from ..models.posterior_draws import KDependencePosterior
 from ..stored_classes import stored
 from ..validation import integer_seed
-from ._base import DiscreteForestClassifierBase, check_kdb_parameters, check_parameter_table
+from ._base import DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
+from .parameter_checks import check_kdb_parameters, check_parameter_table
 
 __all__ = ["KDBClassifier"]
 

@@ -5,12 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..stored_classes import stored
-from ._base import (
-    DiscreteForestClassifierBase,
-    check_forest_smoothing,
-    check_random_state_parameter,
-)
+from ._base import DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
+from .parameter_checks import check_forest_smoothing, check_random_state_parameter
 
 __all__ = ["NaiveBayesClassifier"]
 

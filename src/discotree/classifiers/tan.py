@@ -18,14 +18,14 @@ from ..learners.structure_search import (
     structure_for_alpha_selection,
 )
 from ..stored_classes import stored
-from ._base import (
-    DiscreteForestClassifierBase,
+from ._base import DiscreteForestClassifierBase
+from ._incremental import IncrementalFitMixin
+from .parameter_checks import (
     check_distribution,
     check_forest_smoothing,
     check_parameter_table,
     check_rules,
 )
-from ._incremental import IncrementalFitMixin
 
 __all__ = ["STRUCTURES", "TANClassifier"]
 
