@@ -112,8 +112,7 @@ class DiscreteForestClassifierBase(
     no Dirichlet posterior (:attr:`_uncertainty_rules`), no joint distribution
     (:attr:`_joint_rules`) or no ``partial_fit``
     (:attr:`~discotree.classifiers._incremental.IncrementalFitMixin._streaming_rules`);
-    TAN's live in
-    :mod:`discotree.learners.parameter_rules`.
+    TAN's live in :mod:`discotree.learners.parameter_rules`.
     """
 
     #: Whether ``alpha="auto"`` is available (None: where a count learner fits the
