@@ -44,6 +44,7 @@ from ..validation import (
     validate_data,
 )
 from ._prediction import ScoredPredictionMixin
+from .file_checks import EstimatorFileChecks
 
 #: What ``_fit_model`` learns (boosting keeps its ensembles instead: None).
 ForestModel = DiscreteForestModel | GaussianForestModel | BayesNetModel | None
@@ -68,6 +69,7 @@ class CalibrationStateMixin:
 
 
 class DiscreteForestClassifierBase(
+    EstimatorFileChecks,
     ScoredPredictionMixin,
     SummedOutImportanceMixin,
     FitContractMixin,
