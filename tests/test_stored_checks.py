@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import discotree.classifiers  # noqa: F401  (registers every stored class)
+from discotree.classifiers.file_checks import EstimatorFileChecks
 from discotree.stored_checks import CheckedState, check_counts, fail, integer, numbers
 from discotree.stored_classes import stored_classes
 
@@ -45,12 +46,15 @@ def test_the_helpers_name_the_field():
 
 def test_the_stored_classes_with_checks_own_them():
     """Every stored class that the reader used to check from a table in ``io/`` now
-    checks itself (its ``check_numbers``, or its ``check_structure``)."""
-    owners = {
+    checks itself (its ``check_numbers``, or its ``check_structure``; an estimator the
+    state of its attributes, from its class data)."""
+    estimators = {
         "discotree.classifiers.naive_bayes.NaiveBayesClassifier",
         "discotree.classifiers.tan.TANClassifier",
         "discotree.classifiers.discriminative_tree.DiscriminativeTreeClassifier",
         "discotree.classifiers.boosting.BoostedGraphicalModelClassifier",
+    }
+    owners = {
         "discotree.classifiers._incremental.StreamState",
         "discotree.transformers.encoder.TableEncoder",
         "discotree.transformers.encoder.NumericEncoder",
@@ -66,7 +70,8 @@ def test_the_stored_classes_with_checks_own_them():
         "discotree.structure.ear.EARSplit",
     }
     classes = stored_classes()
-    assert owners <= set(classes)
+    assert owners | estimators <= set(classes)
+    assert all(issubclass(classes[name], EstimatorFileChecks) for name in estimators)
     assert all(issubclass(classes[name], CheckedState) for name in owners)
     for name in owners:  # each declares its numbers or overrides a check
         cls = classes[name]

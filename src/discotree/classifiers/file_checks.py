@@ -1,7 +1,7 @@
 """The checks of a fitted classifier loaded from a model file, which every estimator
-of :class:`~discotree.classifiers._base.DiscreteForestClassifierBase` runs through
-:class:`EstimatorFileChecks` (the file reader calls ``check_structure`` on every
-stored object, then ``check_numbers``).
+of :class:`~discotree.classifiers._base.DiscreteForestClassifierBase` has from
+:class:`EstimatorFileChecks` (the file reader calls them on the state of every
+estimator it loads).
 
 What an estimator's file must hold is class-level data, read by these checks: the
 fitted attributes every classifier's predictions read (:data:`REQUIRED`), those its
@@ -15,9 +15,9 @@ Examples
 >>> import numpy as np
 >>> from discotree import NaiveBayesClassifier
 >>> clf = NaiveBayesClassifier().fit(np.array([[0], [1], [1]]), [0, 1, 1])
->>> clf.check("content")
+>>> NaiveBayesClassifier.check_state_numbers(vars(clf), "content")
 >>> clf.class_log_prior_ = None
->>> clf.check("content")
+>>> NaiveBayesClassifier.check_state_numbers(vars(clf), "content")
 Traceback (most recent call last):
 ...
 ValueError: content.class_log_prior_: null; a fitted NaiveBayesClassifier needs it
@@ -37,7 +37,6 @@ from ..models.ensemble import POOLINGS, KDBEnsembleModel
 from ..models.k_dependence import KDependenceModel
 from ..models.logistic import input_offsets
 from ..stored_checks import (
-    CheckedState,
     check_class_prior,
     check_counts,
     check_shape,
@@ -63,9 +62,12 @@ _SCALARS = (
 )
 
 
-class EstimatorFileChecks(CheckedState):
-    """The checks of a loaded classifier, from its class-level data (see the module
-    notes): an unfitted one (no fitted attribute) passes."""
+class EstimatorFileChecks:
+    """The checks of a loaded classifier's state (its attributes as the file holds
+    them), from its class-level data (see the module notes): an unfitted one (no
+    fitted attribute) passes. The reader calls :meth:`check_state_structure` on every
+    estimator of a file, with the other objects' ``check_structure``
+    (:class:`~discotree.stored_checks.CheckedState`), then :meth:`check_state_numbers`."""
 
     __slots__ = ()
 
@@ -76,21 +78,22 @@ class EstimatorFileChecks(CheckedState):
     #: Its binary problems: the attribute holding the list, and the class of each.
     _BINARY_PROBLEMS: ClassVar[tuple[tuple[str, type], ...]] = ()
 
-    def check_structure(self, where: str) -> None:
+    @classmethod
+    def check_state_structure(cls, state: dict[str, Any], where: str) -> None:
         """``classes_``, ``n_features_in_`` and the feature names, and the classes and
         categories of the model and encoder against each other."""
-        _check_classifier(vars(self), where)
+        _check_classifier(state, where)
 
-    def check_numbers(self, where: str) -> None:
+    @classmethod
+    def check_state_numbers(cls, state: dict[str, Any], where: str) -> None:
         """Every fitted attribute the predictions read present and not null, the
         class weights and prior, the fitted scalars, the binary problems."""
-        state = vars(self)
         if not any(k.endswith("_") and k[0] != "_" for k in state):
             return
-        _check_required(type(self), state, where)
+        _check_required(cls, state, where)
         _check_class_weights(state, where)
         _check_scalars(state, where)
-        for name, kind in self._BINARY_PROBLEMS:
+        for name, kind in cls._BINARY_PROBLEMS:
             _check_binary_problems(state, name, kind, where)
 
 

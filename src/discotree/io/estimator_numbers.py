@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..classifiers.file_checks import REQUIRED
+from ..classifiers.file_checks import REQUIRED, EstimatorFileChecks
 from ..stored_checks import CheckedState
 from .model_checks import walk_objects
 
@@ -21,10 +21,12 @@ __all__ = ["REQUIRED", "check_numbers", "check_object_numbers"]
 
 
 def check_object_numbers(obj: Any, where: str) -> None:
-    """The numeric check of ``obj``'s kind, its own ``check_numbers`` (nothing for
-    kinds without numbers)."""
+    """The numeric check of ``obj``'s kind, its own ``check_numbers`` (an estimator's
+    ``check_state_numbers`` of its attributes; nothing for kinds without numbers)."""
     if isinstance(obj, CheckedState):
         obj.check_numbers(where)
+    elif isinstance(obj, EstimatorFileChecks):
+        obj.check_state_numbers(vars(obj), where)
 
 
 def check_numbers(content: Any, where: str = "content") -> None:

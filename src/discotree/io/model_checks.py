@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..classifiers.file_checks import EstimatorFileChecks
 from ..kernels.text_scan import json_nesting_depth
 from ..stored_checks import CheckedState
 
@@ -140,10 +141,13 @@ def walk_objects(content: Any, where: str = "content") -> Iterator[tuple[str, An
 
 def check_consistency(content: Any, where: str = "content") -> None:
     """Refuse fitted arrays that do not agree: every object in ``content`` by its own
-    ``check_structure`` (:class:`discotree.stored_checks.CheckedState`): each
+    ``check_structure`` (:class:`discotree.stored_checks.CheckedState`; an
+    estimator's ``check_state_structure`` of its attributes): each
     classifier's ``classes_`` against its model's classes and its encoder's categories
     against the codes its model reads, each encoder's codes against its categories,
     every model's tables against its categories and parents."""
     for path, value in walk_objects(content, where):
         if isinstance(value, CheckedState):
             value.check_structure(path)
+        elif isinstance(value, EstimatorFileChecks):
+            value.check_state_structure(vars(value), path)
