@@ -45,6 +45,7 @@ from ..validation import (
     validate_data,
 )
 from ._prediction import ScoredPredictionMixin
+from .file_checks import EstimatorFileChecks
 from .parameter_checks import check_parameter_table, check_rules
 
 #: What ``_fit_model`` learns (boosting keeps its ensembles instead: None).
@@ -67,6 +68,7 @@ class CalibrationStateMixin:
 
 
 class DiscreteForestClassifierBase(
+    EstimatorFileChecks,
     ScoredPredictionMixin,
     SummedOutImportanceMixin,
     FitContractMixin,

@@ -44,6 +44,7 @@ from ..learners.registry import get_learner
 from ..migrations import legacy_attribute
 from ..missing_values import MISSING
 from ..stats.pair_statistics import PairStatistics, category_index_map
+from ..stored_checks import CheckedState, integer, numbers
 from ..stored_classes import stored
 from ..validation import (
     check_sample_weight,
@@ -65,7 +66,7 @@ _KEPT_BY_STREAM = frozenset(
 
 @stored
 @dataclass
-class StreamState:
+class StreamState(CheckedState):
     """What ``partial_fit`` has accumulated: class weights, count tables in the
     encoder's current layout, and (when needed) the encoded rows."""
 
@@ -77,6 +78,12 @@ class StreamState:
         default_factory=list
     )
     n_rows: int = 0
+
+    def check_numbers(self, where: str) -> None:
+        """A loaded file's counts and class weights >= 0, and its row count."""
+        numbers(self.class_weight, f"{where}.class_weight", low=0.0)
+        numbers(self.counts, f"{where}.counts", low=0.0)
+        integer(self.n_rows, f"{where}.n_rows", 0, 2**63)
 
     def realign(self, maps: dict[int, NDArray[np.intp]], n_categories: NDArray[np.intp]):
         """Move the counts and kept rows to the layout with more categories."""

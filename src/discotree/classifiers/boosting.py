@@ -275,6 +275,10 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
     """
 
     _SCORE_KIND = "margin"
+    #: What its file must hold (:mod:`~discotree.classifiers.file_checks`): the boosted
+    #: binary problems and their calibration.
+    _FITTED_READS = ("ensembles_", "calibration_scale_")
+    _BINARY_PROBLEMS = (("ensembles_", BoostedEnsemble),)
     _joint_rules = (
         Rule(
             lambda e: True,

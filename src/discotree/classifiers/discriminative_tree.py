@@ -25,7 +25,7 @@ from ..learners.parameter_rules import (
 )
 from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
 from ..migrations import legacy_attribute
-from ..models.forest_pairs import STRUCTURE_ALPHA, composite_scores
+from ..models.forest_pairs import STRUCTURE_ALPHA, ForestPair, composite_scores
 from ..numerics import argmax_with_ties, sign_with_ties
 from ..stats.alpha_selection import CALIBRATION_SCALES
 from ..stats.folds import content_folds, fold_splits
@@ -252,6 +252,11 @@ class DiscriminativeTreeClassifier(
 
     #: One forest per class, not one class-rooted network (exports and pictures).
     structure_per_class = True
+    #: What its file must hold (:mod:`~discotree.classifiers.file_checks`): the binary
+    #: problems' forests, their calibration, and with two classes ``model_`` too.
+    _FITTED_READS = ("forest_pairs_", "calibration_scale_")
+    _FITTED_READS_TWO_CLASSES = ("model_",)
+    _BINARY_PROBLEMS = (("forest_pairs_", ForestPair),)
 
     def __init__(
         self,
