@@ -30,14 +30,14 @@ from ..scaling_tags import ScalingTags
 from ..stats.dirichlet import check_smoothing
 from ..stored_classes import stored
 from ..sufficient_statistics import StatisticsSchema
-from ..transformers.discretizer import Discretizer, bin_midpoints
-from ..transformers.encoder import TableEncoder
+from ..transformers.discretizer import bin_midpoints
 from ..validation import (
     integer_seed,
     is_count,
 )
 from ._base import DiscreteForestClassifierBase, Rule, check_encoding
 from .k_dependence import KDBClassifier
+from .parameter_checks import check_parameter_table, check_rules
 
 __all__ = ["SET_BY_THE_ENSEMBLE", "KDBEnsembleClassifier", "default_members"]
 
@@ -390,6 +390,8 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         ),
     )
 
+    _checks = (check_parameter_table, check_rules)
+
     def _check_common_params(self) -> tuple[Any, float]:
         """The ensemble's encoding (``max_categories``, ``discretizer``), then the
         members' template (:meth:`_member_template`) and its pseudo-count and floor
@@ -426,11 +428,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
 
     _auto_alpha = False
 
-    def _make_encoder(self):
-        discretizer = (
-            Discretizer(n_bins=FINE_BINS) if self.discretizer is None else self.discretizer
-        )
-        return TableEncoder(int(self.max_categories), discretizer, type(self).__name__)
+    _default_bins = FINE_BINS
 
     _memory_what = (
         "this fit (the pairwise count tables, the n_estimators members, and the linear "
@@ -470,10 +468,12 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         members = int(self.n_estimators) * self._member_bytes(n_rows, r, binned, n_classes)
         return estimate + largest + members
 
-    def _uncertainty_unavailable(self) -> str | None:
-        if _members_smoothing(self.estimator) == "hdp":
-            return "smoothing='hdp': its members' tables hold estimates, not counts"
-        return None
+    _uncertainty_rules = (
+        Rule(
+            lambda e: _members_smoothing(e.estimator) == "hdp",
+            "smoothing='hdp': its members' tables hold estimates, not counts",
+        ),
+    )
 
     def _uncertainty_model(self) -> KDBEnsemblePosterior:
         """Each draw draws every member's tables (and the class prior) and combines
