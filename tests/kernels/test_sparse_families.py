@@ -1,6 +1,7 @@
 """The sparse-table lookup and the posterior losses against plain NumPy."""
 
 import numpy as np
+import pytest
 from numpy.testing import assert_allclose
 from scipy.special import softmax
 
@@ -55,3 +56,20 @@ def test_loss_sums_of_confident_rows_equal_numpy(rng):
     squares = weights @ ((post - np.eye(12)[truth]) ** 2).sum(axis=1)
     log_loss = -weights @ np.log(post[np.arange(400), truth])
     assert_allclose(posterior_loss_sums(joint, truth, weights), (squares, log_loss), rtol=1e-12)
+
+
+def test_one_loss_alone_is_the_same_sum_to_the_bit(rng):
+    # ``only``: the sum the caller reads, with the same bits as both at once (weights,
+    # a row with a class of probability 0, far classes)
+    joint = rng.normal(size=(300, 5)) * rng.choice([1.0, 80.0], (300, 1))
+    joint[0, 2] = -np.inf
+    truth = rng.integers(0, 5, 300)
+    truth[0] = 0  # (its class 2 has probability 0)
+    weights = rng.random(300) * (rng.random(300) < 0.9)
+    squares, log_loss = posterior_loss_sums(joint, truth, weights)
+    alone = posterior_loss_sums(joint, truth, weights, only="squares")
+    assert alone[0] == squares and np.isnan(alone[1])
+    alone = posterior_loss_sums(joint, truth, weights, only="log_loss")
+    assert alone[1] == log_loss and np.isnan(alone[0])
+    with pytest.raises(ValueError, match="only must be"):
+        posterior_loss_sums(joint, truth, weights, only="rmse")
