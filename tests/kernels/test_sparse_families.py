@@ -73,3 +73,21 @@ def test_one_loss_alone_is_the_same_sum_to_the_bit(rng):
     assert alone[1] == log_loss and np.isnan(alone[0])
     with pytest.raises(ValueError, match="only must be"):
         posterior_loss_sums(joint, truth, weights, only="rmse")
+
+
+def test_cell_checks_equal_the_array_checks(rng):
+    from discotree.kernels.sparse_families import sparse_cells_are_valid
+
+    def reference(cells, masses):
+        increasing = len(cells) == 0 or (cells[0] >= 0 and bool((np.diff(cells) > 0).all()))
+        return increasing and bool((np.isfinite(masses) & (masses >= 0)).all())
+
+    for _ in range(300):
+        n = int(rng.integers(0, 6))
+        cells = np.sort(rng.integers(-1, 8, n)).astype(np.int64)
+        if n and rng.random() < 0.3:
+            cells = cells[::-1].copy()
+        masses = rng.choice(
+            [0.0, 1.5, -0.5, np.inf, np.nan, 3.0], n, p=[0.2, 0.5, 0.05, 0.05, 0.05, 0.15]
+        )
+        assert sparse_cells_are_valid(cells, masses) == reference(cells, masses)

@@ -23,6 +23,7 @@ __all__ = [
     "first_at_least",
     "posterior_loss_sums",
     "sparse_cell_lookup",
+    "sparse_cells_are_valid",
 ]
 
 #: Below twice this many rows, one thread does the lookup.
@@ -225,3 +226,31 @@ def backoff_scores(
         out,
     )
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _cells_are_valid(cells, masses):  # pragma: no cover - numba
+    for j in range(cells.shape[0]):
+        if cells[j] < 0 if j == 0 else cells[j] <= cells[j - 1]:
+            return False
+        if not (masses[j] >= 0.0 and masses[j] < np.inf):  # (NaN fails both)
+            return False
+    return True
+
+
+def sparse_cells_are_valid(cells: NDArray[np.int64], masses: NDArray[np.float64]) -> bool:
+    """Whether a sparse table's cells are increasing ids >= 0 and its weights finite and
+    >= 0 (one of each, the shapes checked by the caller): the array checks
+    ``cells[0] >= 0``, ``np.diff(cells) > 0`` and ``np.isfinite(masses) & (masses >= 0)``
+    in one compiled pass.
+
+    Examples
+    --------
+    >>> sparse_cells_are_valid(np.array([0, 3, 7]), np.array([1.0, 0.0, 2.5]))
+    True
+    >>> sparse_cells_are_valid(np.array([0, 3, 3]), np.ones(3))
+    False
+    >>> sparse_cells_are_valid(np.array([1]), np.array([np.nan]))
+    False
+    """
+    return bool(_cells_are_valid(cells, masses))

@@ -25,7 +25,7 @@ from ..kernels.counts import (
     sparse_family_counts,
 )
 from ..kernels.family_counts import dense_prefix_family_counts
-from ..kernels.sparse_families import sparse_cell_lookup
+from ..kernels.sparse_families import sparse_cell_lookup, sparse_cells_are_valid
 from ..stored_classes import stored
 
 __all__ = ["SparseFamilyTable", "observed_prefix_lengths", "prefix_family_tables"]
@@ -84,8 +84,7 @@ class SparseFamilyTable:
         if (
             self.cells.ndim != 1
             or self.cells.shape != self.masses.shape
-            or (len(self.cells) and (self.cells[0] < 0 or (np.diff(self.cells) <= 0).any()))
-            or not (np.isfinite(self.masses) & (self.masses >= 0)).all()
+            or not sparse_cells_are_valid(self.cells, self.masses)
             or self.n_classes < 1
             or self.r_node < 1
         ):
