@@ -229,9 +229,10 @@ def backoff_scores(
 
 
 @numba.njit(cache=True, nogil=True)
-def _cells_are_valid(cells, masses):  # pragma: no cover - numba
-    for j in range(cells.shape[0]):
-        if cells[j] < 0 if j == 0 else cells[j] <= cells[j - 1]:
+def _cells_are_valid(ids, masses):  # pragma: no cover - numba
+    # (the cells' ids: not codes, a negative id is no missing value)
+    for j in range(ids.shape[0]):
+        if ids[j] < 0 if j == 0 else ids[j] <= ids[j - 1]:
             return False
         if not (masses[j] >= 0.0 and masses[j] < np.inf):  # (NaN fails both)
             return False
