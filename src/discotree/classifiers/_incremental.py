@@ -39,6 +39,7 @@ from .. import missing_values
 from ..fitting import available_if_explained, clear_fitted_state
 from ..kernels.counts import class_totals, univariate_counts
 from ..learners.fit_input import FitInput
+from ..learners.parameter_rules import DISCRETE_STREAMS, Rule, first_reason
 from ..learners.registry import get_learner
 from ..migrations import legacy_attribute
 from ..missing_values import MISSING
@@ -116,7 +117,7 @@ def _why_no_partial_fit(estimator: Any) -> bool:
 class IncrementalFitMixin:
     """``partial_fit`` over the one counting path (see the module docstring).
 
-    Subclasses say which configurations stream (:meth:`_partial_fit_unsupported`),
+    Subclasses say which configurations stream (:attr:`_streaming_rules`),
     whether they need pair tables or univariate ones (:attr:`_streams_pairs`), and
     whether they need the rows (:meth:`_stream_keeps_rows`).
     """
@@ -129,11 +130,14 @@ class IncrementalFitMixin:
     _stream_stale: bool = False
     _stream_learnt: tuple[str, ...] = ()
 
+    #: Why the parameters cannot be fitted from counts: the first broken rule's
+    #: message (:meth:`_partial_fit_unsupported`).
+    _streaming_rules: tuple[Rule, ...] = (DISCRETE_STREAMS,)
+
     def _partial_fit_unsupported(self) -> str | None:
-        """Why these parameters cannot be fitted from counts, or None."""
-        if getattr(self, "distribution", "discrete") != "discrete":
-            return "distribution='gaussian' standardises with the moments of all the data."
-        return None
+        """Why these parameters cannot be fitted from counts, or None: the first broken
+        rule of :attr:`_streaming_rules`."""
+        return first_reason(self._streaming_rules, self)
 
     def _stream_keeps_rows(self, given: dict[str, Any] | None = None) -> bool:
         """Whether a fit from counts needs the rows too (``given``: what an engine
