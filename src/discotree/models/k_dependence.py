@@ -48,7 +48,7 @@ from ..stats.hierarchical import leave_one_out_backoff_terms, level_counts
 from ..stored_classes import stored
 from .bayes_net import BayesNetModel, rows_by_pattern
 from .file_checks import StoredModel, check_counts, check_features, fail, numbers
-from .protocol import JointScoring
+from .protocol import DeclaredSizes, JointScoring
 
 __all__ = [
     "MAX_DENSE_CELLS",
@@ -157,6 +157,10 @@ class KDependenceModel(JointScoring, StoredModel):
     @property
     def n_classes(self) -> int:
         return int(self.tables[0][0].n_classes)
+
+    def declared_sizes(self) -> DeclaredSizes:
+        """Its classes (its tables') and the categories it reads."""
+        return self.n_classes, self.n_categories
 
     @property
     def n_features(self) -> int:
