@@ -99,6 +99,7 @@ class PackedBackoff:
     state_depth: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     states: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     log_states: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    _positions: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.state_at) != len(self.nodes):  # nothing tabulated
@@ -177,8 +178,9 @@ class PackedBackoff:
 
     def position(self, node: int) -> int | None:
         """Where ``node`` is among the packed nodes (None: not packed)."""
-        found = np.flatnonzero(self.nodes == node)
-        return int(found[0]) if len(found) else None
+        if len(self._positions) != len(self.nodes):  # (first asked: a dict of them)
+            self._positions = {int(v): t for t, v in reversed(list(enumerate(self.nodes)))}
+        return self._positions.get(int(node))
 
     @classmethod
     def from_tables(
