@@ -424,7 +424,35 @@ class KDependenceModel(JointScoring, StoredModel):
             return None
         dense = self._dense()
         assert dense is not None
+        barren = self._barren(missing)
+        if barren:  # (their sum is 1: left out, observed at 0 under a factor of 1)
+            rows[:, barren] = 0
+            dense = BayesNetModel(
+                dense.n_categories,
+                [() if j in barren else parents for j, parents in enumerate(dense.parents)],
+                [
+                    np.zeros((self.n_classes, int(self.n_categories[j]))) if j in barren else cpt
+                    for j, cpt in enumerate(dense.log_cpts)
+                ],
+                dense.class_log_prior,
+            )
         return dense.marginals(rows)
+
+    def _barren(self, missing: set[int]) -> list[int]:
+        """The missing attributes in use none of whose descendants in use is observed
+        (barren: summing them out multiplies by 1, so variable elimination leaves
+        them out; the same marginal up to rounding)."""
+        barren = {v for v in self.attributes if v in missing}
+        children: dict[int, list[int]] = {}
+        for k in self.attributes:
+            for p in self.parents[k]:
+                children.setdefault(int(p), []).append(int(k))
+        changed = True
+        while changed:
+            kept = {v for v in barren if all(k in barren for k in children.get(v, []))}
+            changed = kept != barren
+            barren = kept
+        return sorted(barren)
 
     def _packed(self, n_rows: int | None = None, *, counted: bool = True) -> PackedBackoff | None:
         """The hierarchical tables of the nodes in use, packed for prediction (cached
