@@ -317,7 +317,9 @@ class KDependenceModel(JointScoring, StoredModel):
         than ``MAX_ENUMERATED_VALUES`` of those values (variable elimination then, whose
         factors grow with the network's width, not with the product of the arities)."""
         is_parent = {int(p) for j in self.attributes for p in self.parents[j]}
-        missing = sorted(self._missing_in_use(rows[0]) & is_parent)
+        missing_in_use = self._missing_in_use(rows[0])
+        # (a barren parent's values sum to 1 over its factors: not enumerated)
+        missing = sorted((missing_in_use - set(self._barren(missing_in_use))) & is_parent)
         arities = [int(self.n_categories[m]) for m in missing]
         n_values = math.prod(arities)  # (Python integers: no overflow)
         if n_values > MAX_ENUMERATED_VALUES:
