@@ -210,3 +210,18 @@ def test_the_elimination_sizes_are_cached_per_missing_set(rng):
         assert model._elimination_cells(missing) == expected
         assert model._elimination_cells(set(missing)) == expected  # (from the cache)
     assert "_elimination_cache" not in pickle.loads(pickle.dumps(model)).__dict__
+
+
+def test_the_cells_are_ordered_as_by_lexsort(rng):
+    from discotree.stats.backoff_prediction import _level_order
+
+    for n_levels in (1, 5, 40):
+        sizes = rng.integers(0, 30, n_levels)
+        level = np.repeat(np.arange(n_levels), sizes)
+        keys = rng.integers(0, rng.integers(1, 1000), len(level)).astype(np.int64)  # (ties)
+        expected = np.lexsort((keys, level))
+        assert np.array_equal(_level_order(keys, level, n_levels), expected)
+    huge = np.array([2**61, 5, 2**61 + 1, 0], dtype=np.int64)  # (no room to shift)
+    level = np.array([0, 0, 1, 1])
+    assert np.array_equal(_level_order(huge, level, 2), np.lexsort((huge, level)))
+    assert len(_level_order(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.intp), 3)) == 0

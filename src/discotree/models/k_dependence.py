@@ -27,7 +27,9 @@ Where elimination is not affordable, a missing parent is **backed off**: the
 attribute's factor uses the longest observed prefix of its ranked parents (the table of
 that prefix, counted on the rows where it is observed) — a stated rule, not the exact
 marginal. Both paths are tested (against enumeration, and against pyAgrum's exact
-inference on the exported network).
+inference on the exported network). Missing attributes none of whose descendants in
+use is observed (barren) are left out of both sums (their values sum to 1 over their
+factors; the same marginal up to rounding).
 """
 
 from __future__ import annotations

@@ -222,7 +222,7 @@ class PackedBackoff:
         configuration, rest = np.divmod(cells, n_classes * r)
         klass, value = np.divmod(rest, r)
         value_keys = (configuration * r + value) * n_classes + klass
-        order = np.lexsort((value_keys, level))
+        order = _level_order(value_keys, level, len(used))
         total_keys, total_sums = np.zeros(len(cells), dtype=np.int64), np.zeros(len(cells))
         total_bounds = np.zeros(len(used) + 1, dtype=np.int64)
         run_sums(
@@ -393,6 +393,21 @@ class PackedBackoff:
             raw,
         )
         return raw
+
+
+def _level_order(
+    keys: NDArray[np.int64], level: NDArray[np.intp], n_levels: int
+) -> NDArray[np.intp]:
+    """``np.lexsort((keys, level))`` (keys not negative) by one stable sort of the keys
+    shifted past the levels before (the same permutation, ties included; a few times
+    faster), where the shifted keys fit in 62 bits."""
+    largest = np.full(n_levels, -1, dtype=np.int64)
+    np.maximum.at(largest, level, keys)
+    spans = largest + 1
+    if len(keys) == 0 or float(spans.astype(np.float64).sum()) >= 2.0**62:
+        return np.lexsort((keys, level))
+    shift = np.concatenate([[0], np.cumsum(spans)[:-1]]).astype(np.int64)
+    return np.argsort(keys + shift[level], kind="stable")
 
 
 def _dense_index(
