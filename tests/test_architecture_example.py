@@ -5,7 +5,8 @@ The example's definitions (model, learner, estimator: the block up to its user's
 are taken from the page as written and run in a fresh interpreter, so that the learner
 and the stored classes it registers stay out of this process's registries; the user's
 side here checks the averaged posterior against the shipped naive Bayes and TAN
-estimators, the JSON model file and ``partial_fit``.
+estimators, the JSON model file (a corrupted one refused by the estimator's own file
+checks) and ``partial_fit``.
 """
 
 import re
@@ -17,6 +18,9 @@ PAGE = Path(__file__).resolve().parents[1] / "docs" / "design" / "architecture.m
 USER_SIDE = "# 4. the user's side"
 
 TINY = """
+import json
+from pathlib import Path
+
 from discotree import NaiveBayesClassifier, TANClassifier
 
 rng = np.random.default_rng(0)
@@ -37,6 +41,24 @@ save_json(clf, "averaged.json")
 back = load_json("averaged.json")
 assert type(back) is NBTANAverageClassifier and back.tan_weight == 0.25
 assert np.array_equal(back.predict_proba(X), proba)
+
+# a corrupted file of the new estimator is refused by its own checks (no io/ edit)
+for name, edit in (("class_log_prior_", "null"), ("model_", "null"), ("encoder_", "missing")):
+    document = json.loads(Path("averaged.json").read_text())
+    state = document["content"]["state"]
+    state["__dict__"] = [
+        [key, None] if key == name else [key, value]
+        for key, value in state["__dict__"]
+        if not (key == name and edit == "missing")
+    ]
+    Path("corrupted.json").write_text(json.dumps(document))
+    try:
+        load_json("corrupted.json")
+    except ValueError as error:
+        assert str(error).startswith(f"content.{name}: {edit}"), error
+        assert "NBTANAverageClassifier" in str(error) or edit == "missing", error
+    else:
+        raise AssertionError(f"a file with {name} {edit} was loaded")
 
 streamed = NBTANAverageClassifier(tan_weight=0.25)
 for part in range(3):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -19,6 +19,7 @@ from ..importance import SummedOutImportanceMixin
 from ..kernels.counts import class_totals, features_with_missing, pairwise_counts_bytes
 from ..learners.fit_input import FitInput, cross_validate_alpha
 from ..learners.options import Constraint, LearnerOptions, SmoothingOptions
+from ..learners.parameter_rules import Rule, first_reason
 from ..learners.registry import Counts, FittedModel, Learner, LearnerSpec, get_learner
 from ..migrations import upgrade
 from ..models.bayes_net import BayesNetModel
@@ -44,14 +45,13 @@ from ..validation import (
     validate_data,
 )
 from ._prediction import ScoredPredictionMixin
+from .file_checks import EstimatorFileChecks
+from .parameter_checks import check_parameter_table, check_rules
 
 #: What ``_fit_model`` learns (boosting keeps its ensembles instead: None).
 ForestModel = DiscreteForestModel | GaussianForestModel | BayesNetModel | None
 
 logger = logging.getLogger(__name__)
-
-#: Values of the ``distribution`` parameter of the estimators that have one.
-DISTRIBUTIONS = ("discrete", "gaussian")
 
 
 class CalibrationStateMixin:
@@ -68,6 +68,7 @@ class CalibrationStateMixin:
 
 
 class DiscreteForestClassifierBase(
+    EstimatorFileChecks,
     ScoredPredictionMixin,
     SummedOutImportanceMixin,
     FitContractMixin,
@@ -87,25 +88,33 @@ class DiscreteForestClassifierBase(
     the count learner of :meth:`_count_learner` from what its ``reads`` declares.
 
     Hooks (the methods a subclass may override; ``tests/test_fit_pipeline.py``
-    compares this list with the overrides):
+    compares this list with the overrides, at most 5 per estimator):
 
-    - ``_check_params``: validate the subclass's own parameters.
     - ``_count_learner``, ``_derived_options``, ``_rows_needed``: the registered
-      learner that fits from counts, the options computed from the parameters (the
-      fields of :attr:`_options_class` are filled from the parameters of the same
-      name), and why there is none.
+      learner that fits from counts where the parameters choose it (else the class
+      data :attr:`_learner`), the options computed from the parameters (the fields of
+      :attr:`_options_class` are filled from the parameters of the same name), and
+      why there is none.
     - ``_fit_model``: the model and attributes from the fit input (default: the count
       learner).
     - ``_alpha_model_for``, ``_search_once``: the fold models of ``alpha="auto"``'s
       cross-validation, and a structure found once before it.
     - ``_calibration_scales``: the temperatures that cross-validation also scores.
     - ``_make_encoder``, ``_fit_memory_bytes``, ``_model_memory_bytes``: the encoding
-      and the memory estimate.
-    - ``_partial_fit_unsupported``: which parameters stream
-      (:mod:`~discotree.classifiers._incremental`).
-    - ``_class_scores``, ``_joint_unavailable``: the scores every ``predict*`` method
-      reads (:mod:`discotree.models.protocol`) and why there is no joint.
-    - ``_uncertainty_unavailable``, ``_uncertainty_model``: ``predict_uncertainty``.
+      and the memory estimate (by default the model's share is the options'
+      :meth:`~discotree.learners.options.LearnerOptions.model_bytes`).
+    - ``_class_scores``: the scores every ``predict*`` method reads
+      (:mod:`discotree.models.protocol`).
+    - ``_uncertainty_model``: what ``predict_uncertainty`` draws from.
+
+    The declarative facts are class data, not hooks: the checks of the parameters
+    (:attr:`_checks`: functions of the estimator, in order, such as
+    :func:`check_parameter_table` and :func:`check_rules` of :attr:`_rules`), and the
+    rules (:class:`~discotree.learners.parameter_rules.Rule`) that say why there is
+    no Dirichlet posterior (:attr:`_uncertainty_rules`), no joint distribution
+    (:attr:`_joint_rules`) or no ``partial_fit``
+    (:attr:`~discotree.classifiers._incremental.IncrementalFitMixin._streaming_rules`);
+    TAN's live in :mod:`discotree.learners.parameter_rules`.
     """
 
     #: Whether ``alpha="auto"`` is available (None: where a count learner fits the
@@ -152,10 +161,15 @@ class DiscreteForestClassifierBase(
         return alpha, epsilon
 
     # ---------------------------------------------------------------- learners
+    #: The registry name of the learner that fits from counts, where the parameters
+    #: do not choose it (:meth:`_count_learner`).
+    _learner: ClassVar[str | None] = None
+
     def _count_learner(self) -> str | None:
         """The registry name of the learner that fits these parameters from counts
-        (:mod:`discotree.learners.registry`), or None when they need the rows."""
-        return None
+        (:mod:`discotree.learners.registry`), or None when they need the rows
+        (default: :attr:`_learner`)."""
+        return self._learner
 
     #: The options class of the estimator's learners (:mod:`discotree.learners.options`):
     #: its fields are parameters of the estimator of the same name.
@@ -165,10 +179,12 @@ class DiscreteForestClassifierBase(
         """The learner's options: every field that is a parameter of the estimator, by
         name, then those derived from the parameters (:meth:`_derived_options`) and the
         fit's ``inputs`` (pair tables counted already, a structure searched before)."""
+        return self._options_class(**{**self._given_options(), **self._derived_options(), **inputs})
+
+    def _given_options(self) -> dict[str, Any]:
+        """The fields of :attr:`_options_class` that are parameters, by name."""
         params = self.get_params(deep=False)
-        kind = self._options_class
-        given = {name: params[name] for name in kind.estimator_fields() if name in params}
-        return kind(**{**given, **self._derived_options(), **inputs})
+        return {n: params[n] for n in self._options_class.estimator_fields() if n in params}
 
     #: The constraints of the parameters that are no options of the learner, by name.
     _parameter_checks: tuple[tuple[str, Constraint], ...] = ()
@@ -265,36 +281,17 @@ class DiscreteForestClassifierBase(
         spec = LearnerSpec(name, "auto", data.epsilon, prior, self._learner_options())
         return get_learner(name).model_for(spec, grid)
 
-    #: The rules across the parameters, checked after the table (:meth:`_check_rules`).
+    #: The rules across the parameters (:func:`check_rules`).
     _rules: tuple[Rule, ...] = ()
 
+    #: The checks of the subclass's own parameters, in order, each
+    #: ``check(estimator)``: by default the table, then the rules.
+    _checks: tuple[Callable[[Any], None], ...] = (check_parameter_table, check_rules)
+
     def _check_params(self) -> None:
-        """Validate the subclass's own parameters: the table, then the rules."""
-        self._check_table()
-        self._check_rules()
-
-    def _check_rules(self) -> None:
-        """Raise the message of the first broken rule of :attr:`_rules`."""
-        for rule in self._rules:
-            rule.check(self)
-
-    def _check_distribution(self) -> None:
-        """For estimators with a ``distribution`` parameter (and ``var_smoothing``)."""
-        if self.distribution not in DISTRIBUTIONS:
-            raise ValueError(
-                f"{type(self).__name__}: distribution must be one of {DISTRIBUTIONS}, "
-                f"got {self.distribution!r}."
-            )
-        smoothing = getattr(self, "var_smoothing", 0.0)
-        if (
-            isinstance(smoothing, bool)
-            or not isinstance(smoothing, int | float | np.number)
-            or not (np.isfinite(smoothing) and smoothing >= 0)
-        ):
-            raise ValueError(
-                f"{type(self).__name__}: var_smoothing must be a finite number >= 0, got "
-                f"{smoothing!r}."
-            )
+        """Validate the subclass's own parameters: every check of :attr:`_checks`."""
+        for check in self._checks:
+            check(self)
 
     def _statistics(self, data: FitInput) -> Any:
         """The pair tables of ``data``, or with ``distribution="gaussian"`` the Gaussian
@@ -482,8 +479,13 @@ class DiscreteForestClassifierBase(
         return estimate + held + self._model_memory_bytes(data.n_categories, n_classes)
 
     def _model_memory_bytes(self, n_categories: NDArray[np.intp], n_classes: int) -> float:
-        """What the model learns from the count tables, in bytes (0: not modelled)."""
-        return 0.0
+        """What the model learns from the count tables, in bytes, as the options estimate
+        it (:meth:`~discotree.learners.options.LearnerOptions.model_bytes`, the options
+        of the parameters alone: no seed drawn; 0: not modelled)."""
+        kind = self._options_class
+        if kind.model_bytes is LearnerOptions.model_bytes:
+            return 0.0  # (options that model nothing are not built)
+        return kind(**self._given_options()).model_bytes(n_categories, n_classes)
 
     def _validated_for_cv(self, X: Any, y: Any, sample_weight: Any):
         """Validate X, y and weights before an internal cross-validation, so that bad
@@ -572,7 +574,14 @@ class DiscreteForestClassifierBase(
             scores = scores + correction(codes)[:, None]  # standardised features
         return scores, model.score_kind
 
+    #: Why the fitted model has no joint distribution (``predict_joint_log_proba``), as
+    #: rules on the estimator; after them, the kind of its scores decides.
+    _joint_rules: tuple[Rule, ...] = ()
+
     def _joint_unavailable(self) -> str | None:
+        reason = first_reason(self._joint_rules, self)
+        if reason is not None:
+            return reason
         if self._SCORE_KIND != "joint":
             return (
                 f"predict_joint_log_proba is not defined for {type(self).__name__}: its "
@@ -581,11 +590,18 @@ class DiscreteForestClassifierBase(
             )
         return None
 
+    #: Why the parameters give no Dirichlet posterior to draw from: the first broken
+    #: rule's message (:meth:`_uncertainty_unavailable`); subclasses whose tables are
+    #: counted say when. The rules read the parameters only (and, where a subclass
+    #: needs it, the fitted classes), never raise.
+    _uncertainty_rules: tuple[Rule, ...] = (
+        Rule(lambda e: True, "its tables are not counted Dirichlet posteriors"),
+    )
+
     def _uncertainty_unavailable(self) -> str | None:
         """Why these parameters give no Dirichlet posterior to draw from (None when
-        they do): subclasses whose tables are counted say when. Reads the parameters
-        only (and, where a subclass needs it, the fitted classes), never raises."""
-        return "its tables are not counted Dirichlet posteriors"
+        they do): the first broken rule of :attr:`_uncertainty_rules`."""
+        return first_reason(self._uncertainty_rules, self)
 
     def _has_uncertainty(self) -> bool:
         """``predict_uncertainty`` exists (``hasattr`` is True) only where it works."""
@@ -748,13 +764,6 @@ def with_edge_names(attributes: dict[str, Any], names: list[str]) -> dict[str, A
     return {**attributes, "edge_names_": edge_names}
 
 
-def table_bytes(n_categories: NDArray[np.intp], n_tables: int) -> float:
-    """``n_tables`` sets of one conditional table per feature (its parent's states by
-    its own, at most), with numpy's per-array overhead."""
-    r = np.asarray(n_categories, dtype=np.float64)
-    return n_tables * (8.0 * float(np.sum(r * r.max())) + 112.0 * len(r))
-
-
 def calibration_attributes(estimator: Any, scale_losses: Any) -> dict[str, Any]:
     """The calibration attributes of an estimator with a ``calibration`` parameter
     (none otherwise), from the held-out losses of its calibration scales (None: no
@@ -769,72 +778,3 @@ def calibration_attributes(estimator: Any, scale_losses: Any) -> dict[str, Any]:
         "calibration_cv_losses_": losses,
         "calibration_scale_": best_scale(losses, CALIBRATION_SCALES),
     }
-
-
-#: The smoothings of the per-class forest estimators (naive Bayes, TAN, Chow-Liu, the
-#: discriminative and EAR trees, A1DE and A2DE).
-FOREST_SMOOTHINGS = ("dirichlet", "hierarchical", "hdp")
-
-#: The smoothings that back a table off along its parents (``"hdp"``: sampled; its
-#: alpha, structure and any cross-validation use the ``"hierarchical"`` estimate).
-BACKOFF_SMOOTHINGS = ("hierarchical", "hdp")
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A rule across an estimator's parameters (checked after its table of checks):
-    ``broken(estimator)`` and the message, formatted with the parameters.
-
-    Examples
-    --------
-    >>> from discotree import TANClassifier
-    >>> rule = Rule(lambda e: e.n_edges is not None and e.k != 1, "n_edges needs k=1, not {k}.")
-    >>> rule.check(TANClassifier(k=2, n_edges=3))
-    Traceback (most recent call last):
-    ...
-    ValueError: TANClassifier: n_edges needs k=1, not 2.
-    """
-
-    broken: Callable[[Any], bool]
-    message: str
-
-    def check(self, estimator: Any) -> None:
-        if self.broken(estimator):
-            params = estimator.get_params(deep=False)
-            raise ValueError(f"{type(estimator).__name__}: {self.message.format(**params)}")
-
-
-def alpha_not_positive(estimator: Any) -> bool:
-    """Whether the validated ``alpha`` of ``estimator`` is a number <= 0 (a rule of the
-    estimators whose weights need positive pseudo-counts; ``"auto"`` is not).
-
-    Examples
-    --------
-    >>> from discotree import DiscriminativeTreeClassifier
-    >>> alpha_not_positive(DiscriminativeTreeClassifier(alpha=0.0))
-    True
-    """
-    alpha = estimator._check_common_params()[0]
-    return alpha != "auto" and not alpha > 0
-
-
-def check_forest_smoothing(estimator: Any) -> None:
-    """Refuse a ``smoothing`` the forest estimators do not know, hierarchical and HDP
-    smoothing of Gaussian models and without a positive pseudo-count for the
-    marginals."""
-    name = type(estimator).__name__
-    smoothing = estimator.smoothing
-    if smoothing not in FOREST_SMOOTHINGS:
-        raise ValueError(
-            f"{name}: smoothing must be one of {FOREST_SMOOTHINGS}, got {smoothing!r}."
-        )
-    if smoothing not in BACKOFF_SMOOTHINGS:
-        return
-    if getattr(estimator, "distribution", "discrete") != "discrete":
-        raise ValueError(f"{name}: smoothing={smoothing!r} smooths discrete tables only.")
-    alpha = estimator.alpha
-    if not isinstance(alpha, str) and not alpha > 0:
-        raise ValueError(
-            f"{name}: smoothing={smoothing!r} needs alpha > 0 or 'auto' (it smooths the "
-            f"features' marginals), got {alpha!r}."
-        )

@@ -39,10 +39,12 @@ from .. import missing_values
 from ..fitting import available_if_explained, clear_fitted_state
 from ..kernels.counts import class_totals, univariate_counts
 from ..learners.fit_input import FitInput
+from ..learners.parameter_rules import DISCRETE_STREAMS, Rule, first_reason
 from ..learners.registry import get_learner
 from ..migrations import legacy_attribute
 from ..missing_values import MISSING
 from ..stats.pair_statistics import PairStatistics, category_index_map
+from ..stored_checks import CheckedState, integer, numbers
 from ..stored_classes import stored
 from ..validation import (
     check_sample_weight,
@@ -64,7 +66,7 @@ _KEPT_BY_STREAM = frozenset(
 
 @stored
 @dataclass
-class StreamState:
+class StreamState(CheckedState):
     """What ``partial_fit`` has accumulated: class weights, count tables in the
     encoder's current layout, and (when needed) the encoded rows."""
 
@@ -76,6 +78,12 @@ class StreamState:
         default_factory=list
     )
     n_rows: int = 0
+
+    def check_numbers(self, where: str) -> None:
+        """A loaded file's counts and class weights >= 0, and its row count."""
+        numbers(self.class_weight, f"{where}.class_weight", low=0.0)
+        numbers(self.counts, f"{where}.counts", low=0.0)
+        integer(self.n_rows, f"{where}.n_rows", 0, 2**63)
 
     def realign(self, maps: dict[int, NDArray[np.intp]], n_categories: NDArray[np.intp]):
         """Move the counts and kept rows to the layout with more categories."""
@@ -109,7 +117,7 @@ def _why_no_partial_fit(estimator: Any) -> bool:
 class IncrementalFitMixin:
     """``partial_fit`` over the one counting path (see the module docstring).
 
-    Subclasses say which configurations stream (:meth:`_partial_fit_unsupported`),
+    Subclasses say which configurations stream (:attr:`_streaming_rules`),
     whether they need pair tables or univariate ones (:attr:`_streams_pairs`), and
     whether they need the rows (:meth:`_stream_keeps_rows`).
     """
@@ -122,11 +130,14 @@ class IncrementalFitMixin:
     _stream_stale: bool = False
     _stream_learnt: tuple[str, ...] = ()
 
+    #: Why the parameters cannot be fitted from counts: the first broken rule's
+    #: message (:meth:`_partial_fit_unsupported`).
+    _streaming_rules: tuple[Rule, ...] = (DISCRETE_STREAMS,)
+
     def _partial_fit_unsupported(self) -> str | None:
-        """Why these parameters cannot be fitted from counts, or None."""
-        if getattr(self, "distribution", "discrete") != "discrete":
-            return "distribution='gaussian' standardises with the moments of all the data."
-        return None
+        """Why these parameters cannot be fitted from counts, or None: the first broken
+        rule of :attr:`_streaming_rules`."""
+        return first_reason(self._streaming_rules, self)
 
     def _stream_keeps_rows(self, given: dict[str, Any] | None = None) -> bool:
         """Whether a fit from counts needs the rows too (``given``: what an engine

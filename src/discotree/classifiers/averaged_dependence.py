@@ -8,14 +8,32 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..learners.parameter_rules import Rule
 from ..models.averaged_dependence import two_dependence_bytes
 from ..models.posterior_draws import AveragedOneDependencePosterior
 from ..stored_classes import stored
-from ..validation import check_random_state_param, is_count
-from ._base import DiscreteForestClassifierBase, check_forest_smoothing
+from ..validation import is_count
+from ._base import DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
+from .parameter_checks import check_forest_smoothing, check_random_state_parameter
 
 __all__ = ["AODEClassifier"]
+
+
+def check_super_parents(estimator: Any) -> None:
+    """``n_super_parents`` is 1 or 2, and ``alpha="auto"`` needs 1."""
+    name = type(estimator).__name__
+    if not is_count(estimator.n_super_parents, 1) or estimator.n_super_parents > 2:
+        raise ValueError(
+            f"{name}: n_super_parents must be 1 (A1DE) or 2 (A2DE), got "
+            f"{estimator.n_super_parents!r}."
+        )
+    if estimator.n_super_parents == 2 and isinstance(estimator.alpha, str):
+        raise ValueError(
+            f"{name}: alpha='auto' is available for n_super_parents=1 only (its "
+            "cross-validation reads fold pair tables; A2DE's need triple tables): "
+            "give alpha a number."
+        )
 
 
 @stored
@@ -140,28 +158,17 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         self.smoothing = smoothing
         self.random_state = random_state
 
-    def _check_params(self) -> None:
-        name = type(self).__name__
-        if not is_count(self.n_super_parents, 1) or self.n_super_parents > 2:
-            raise ValueError(
-                f"{name}: n_super_parents must be 1 (A1DE) or 2 (A2DE), got "
-                f"{self.n_super_parents!r}."
-            )
-        if self.n_super_parents == 2 and isinstance(self.alpha, str):
-            raise ValueError(
-                f"{name}: alpha='auto' is available for n_super_parents=1 only (its "
-                "cross-validation reads fold pair tables; A2DE's need triple tables): "
-                "give alpha a number."
-            )
-        check_forest_smoothing(self)
-        check_random_state_param(self.random_state, type(self).__name__)
-
-    def _uncertainty_unavailable(self) -> str | None:
-        if self.n_super_parents == 2:
-            return "A2DE keeps no triple counts to draw its conditionals from"
-        if self.smoothing == "hdp":
-            return "smoothing='hdp': its tables hold estimates, not counts"
-        return None
+    _checks = (check_super_parents, check_forest_smoothing, check_random_state_parameter)
+    _uncertainty_rules = (
+        Rule(
+            lambda e: e.n_super_parents == 2,
+            "A2DE keeps no triple counts to draw its conditionals from",
+        ),
+        Rule(
+            lambda e: e.smoothing == "hdp",
+            "smoothing='hdp': its tables hold estimates, not counts",
+        ),
+    )
 
     def _uncertainty_model(self) -> AveragedOneDependencePosterior:
         """The tables' Dirichlet posteriors from the pair tables learnt from

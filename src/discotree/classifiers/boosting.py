@@ -44,10 +44,14 @@ from ._base import (
     CalibrationStateMixin,
     DiscreteForestClassifierBase,
     Rule,
-    alpha_not_positive,
-    check_forest_smoothing,
     feature_names,
     with_edge_names,
+)
+from .parameter_checks import (
+    alpha_not_positive,
+    check_forest_smoothing,
+    check_parameter_table,
+    check_rules,
 )
 
 __all__ = ["BoostedGraphicalModelClassifier", "final_scale_losses", "line_search_alpha"]
@@ -112,6 +116,15 @@ def final_scale_losses(model: Any, X: Any, truth: Any, held: Any) -> NDArray[np.
     if last is None:
         return np.zeros(len(CALIBRATION_SCALES))
     return _scale_losses(last, np.asarray(truth, dtype=np.intp), np.asarray(held, dtype=np.float64))
+
+
+def check_cv_memory(estimator: Any) -> None:
+    """With ``n_estimators_cv``: the memory of ``n_estimators_cv_errors_`` (one float per
+    round), against the ``memory_limit`` configuration key."""
+    if estimator.n_estimators_cv is not None:
+        n_estimators = estimator.n_estimators
+        what = f"n_estimators={n_estimators!r} (n_estimators_cv_errors_, one float per round)"
+        check_memory(8.0 * n_estimators, what, type(estimator).__name__)
 
 
 @stored
@@ -262,6 +275,17 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
     """
 
     _SCORE_KIND = "margin"
+    #: What its file must hold (:mod:`~discotree.classifiers.file_checks`): the boosted
+    #: binary problems and their calibration.
+    _FITTED_READS = ("ensembles_", "calibration_scale_")
+    _BINARY_PROBLEMS = (("ensembles_", BoostedEnsemble),)
+    _joint_rules = (
+        Rule(
+            lambda e: True,
+            "predict_joint_log_proba is not defined for boosted models, which are "
+            "unnormalised (eq. 27); use decision_function",
+        ),
+    )
     _options_class = BoostingOptions  # (its learner's spec: boosting_spec)
 
     def __init__(
@@ -320,16 +344,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         ),
     )
 
-    def _check_params(self) -> None:
-        self._check_table()
-        self._check_rules()
-        if self.n_estimators_cv is not None:  # n_estimators_cv_errors_: one per round
-            what = (
-                f"n_estimators={self.n_estimators!r} (n_estimators_cv_errors_, one float per round)"
-            )
-            check_memory(8.0 * self.n_estimators, what, type(self).__name__)
-        check_forest_smoothing(self)
-
+    _checks = (check_parameter_table, check_rules, check_cv_memory, check_forest_smoothing)
     _auto_alpha = True
 
     def _alpha_model_for(self, data: FitInput, grid: tuple[float, ...]):
@@ -685,12 +700,6 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         if last.ndim == 1:
             return np.column_stack([-last, last]), "margin"
         return last, "margin"
-
-    def _joint_unavailable(self) -> str | None:
-        return (
-            "predict_joint_log_proba is not defined for boosted models, which are "
-            "unnormalised (eq. 27); use decision_function"
-        )
 
 
 def __getattr__(name: str) -> Any:

@@ -5,13 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from ..learners.options import RANDOM_STATE, ChowLiuOptions
+from ..learners.parameter_rules import DISCRETE_TABLES, Rule
 from ..stored_classes import stored
-from ._base import (
-    DiscreteForestClassifierBase,
-    Rule,
-    check_forest_smoothing,
-)
+from ._base import DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
+from .parameter_checks import (
+    check_distribution,
+    check_forest_smoothing,
+    check_parameter_table,
+    check_rules,
+)
 
 __all__ = ["ChowLiuClassifier"]
 
@@ -159,18 +162,7 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         ),
     )
 
-    def _check_params(self) -> None:
-        self._check_distribution()
-        check_forest_smoothing(self)
-        self._check_rules()
-        self._check_table()
-
-    def _uncertainty_unavailable(self) -> str | None:
-        if self.distribution != "discrete":
-            return f"distribution={self.distribution!r}"
-        return None
-
-    def _count_learner(self) -> str:
-        return "chow-liu"
-
+    _checks = (check_distribution, check_forest_smoothing, check_rules, check_parameter_table)
+    _uncertainty_rules = (DISCRETE_TABLES,)
+    _learner = "chow-liu"
     _options_class = ChowLiuOptions

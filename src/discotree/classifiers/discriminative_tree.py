@@ -17,9 +17,15 @@ from ..learners.discriminative_tree import (
 )
 from ..learners.fit_input import FitInput
 from ..learners.options import RANDOM_STATE, DiscriminativeTreeOptions, one_of
+from ..learners.parameter_rules import (
+    BACKOFF_SMOOTHINGS,
+    DISCRETE_STREAMS,
+    DISCRETE_TABLES,
+    Rule,
+)
 from ..learners.registry import Counts, FittedModel, LearnerSpec, get_learner
 from ..migrations import legacy_attribute
-from ..models.forest_pairs import STRUCTURE_ALPHA, composite_scores
+from ..models.forest_pairs import STRUCTURE_ALPHA, ForestPair, composite_scores
 from ..numerics import argmax_with_ties, sign_with_ties
 from ..stats.alpha_selection import CALIBRATION_SCALES
 from ..stats.folds import content_folds, fold_splits
@@ -30,16 +36,15 @@ from ..validation import (
     integer_seed,
     take_rows,
 )
-from ._base import (
-    BACKOFF_SMOOTHINGS,
-    CalibrationStateMixin,
-    DiscreteForestClassifierBase,
-    Rule,
-    alpha_not_positive,
-    check_forest_smoothing,
-    table_bytes,
-)
+from ._base import CalibrationStateMixin, DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
+from .parameter_checks import (
+    alpha_not_positive,
+    check_distribution,
+    check_forest_smoothing,
+    check_parameter_table,
+    check_rules,
+)
 
 __all__ = ["DiscriminativeTreeClassifier"]
 
@@ -247,6 +252,11 @@ class DiscriminativeTreeClassifier(
 
     #: One forest per class, not one class-rooted network (exports and pictures).
     structure_per_class = True
+    #: What its file must hold (:mod:`~discotree.classifiers.file_checks`): the binary
+    #: problems' forests, their calibration, and with two classes ``model_`` too.
+    _FITTED_READS = ("forest_pairs_", "calibration_scale_")
+    _FITTED_READS_TWO_CLASSES = ("model_",)
+    _BINARY_PROBLEMS = (("forest_pairs_", ForestPair),)
 
     def __init__(
         self,
@@ -306,11 +316,7 @@ class DiscriminativeTreeClassifier(
         ),
     )
 
-    def _check_params(self) -> None:
-        self._check_distribution()
-        self._check_table()
-        check_forest_smoothing(self)
-        self._check_rules()
+    _checks = (check_distribution, check_parameter_table, check_forest_smoothing, check_rules)
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> DiscriminativeTreeClassifier:
         """Fit the forests; with ``n_edges="cv"`` first choose k by cross-validation.
@@ -392,21 +398,23 @@ class DiscriminativeTreeClassifier(
             scored = True
         return int(grid[int(np.argmax(score))]) if scored else None
 
-    def _uncertainty_unavailable(self) -> str | None:
-        if self.distribution != "discrete":
-            return f"distribution={self.distribution!r}"
-        if self.parameters != "projection":
-            return f"parameters={self.parameters!r}"
-        if hasattr(self, "classes_") and len(self.classes_) != 2:
-            return "more than two classes: composite scores of pairs of forests"
-        return None
+    _uncertainty_rules = (
+        DISCRETE_TABLES,
+        Rule(lambda e: e.parameters != "projection", "parameters={parameters!r}"),
+        Rule(
+            lambda e: hasattr(e, "classes_") and len(e.classes_) != 2,
+            "more than two classes: composite scores of pairs of forests",
+        ),
+    )
 
-    def _partial_fit_unsupported(self) -> str | None:
-        if isinstance(self.n_edges, str):
-            return "n_edges='cv' refits on folds of the rows."
-        if self.parameters == "altmax":
-            return "parameters='altmax' minimises a bound over the training rows."
-        return super()._partial_fit_unsupported()
+    _streaming_rules = (
+        Rule(lambda e: isinstance(e.n_edges, str), "n_edges='cv' refits on folds of the rows."),
+        Rule(
+            lambda e: e.parameters == "altmax",
+            "parameters='altmax' minimises a bound over the training rows.",
+        ),
+        DISCRETE_STREAMS,
+    )
 
     def _n_edges_in_use(self) -> int | None:
         """``n_edges``, or the number ``n_edges="cv"`` chose (``n_edges_``, set by
@@ -428,9 +436,7 @@ class DiscriminativeTreeClassifier(
         fitted.attributes["n_edges_"] = self._n_edges_in_use()
         return fitted
 
-    def _count_learner(self) -> str:
-        return "discriminative-tree"
-
+    _learner = "discriminative-tree"
     _options_class = DiscriminativeTreeOptions
 
     def _derived_options(self) -> dict[str, Any]:
@@ -448,17 +454,6 @@ class DiscriminativeTreeClassifier(
 
     # -------------------------------------------------------------- alpha="auto"
     _auto_alpha = True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
-
-    def _model_memory_bytes(self, n_categories: NDArray[np.intp], n_classes: int) -> float:
-        """The weights of eq. 21 of a binary problem (two (d, d) arrays), their sum per
-        class and ``edge_weights_`` (two (C, d, d) arrays)."""
-        if self.distribution != "discrete":
-            return 0.0
-        n_features, n_tasks = len(n_categories), len(self._tasks(n_classes))
-        weights = 8.0 * n_features * n_features * (2 * n_classes + 2)
-        # each problem: its two-class tables (a copy unless binary) and its forest pair
-        pair_tables = 0.0 if n_classes == 2 else 16.0 * float(np.sum(n_categories)) ** 2
-        return weights + pair_tables + n_tasks * 2 * table_bytes(n_categories, 2)
 
     def _structure_alpha(self) -> float:
         """The pseudo-count of the weights of eq. 21: ``alpha="auto"`` chose the alpha
@@ -493,14 +488,14 @@ class DiscriminativeTreeClassifier(
         tasks = [(pair.positive, pair.negative) for pair in self.forest_pairs_]
         return composite_scores(ratios, tasks, self.class_log_prior_, len(self.classes_))
 
-    def _joint_unavailable(self) -> str | None:
-        if hasattr(self, "classes_") and len(self.classes_) != 2:
-            return (
-                "predict_joint_log_proba is defined for two classes only: with more, the "
-                "composite rule of eq. 32 defines scores, not a joint distribution; use "
-                "decision_function"
-            )
-        return None
+    _joint_rules = (
+        Rule(
+            lambda e: hasattr(e, "classes_") and len(e.classes_) != 2,
+            "predict_joint_log_proba is defined for two classes only: with more, the "
+            "composite rule of eq. 32 defines scores, not a joint distribution; use "
+            "decision_function",
+        ),
+    )
 
     def _class_scores(self, X: Any) -> tuple[NDArray[np.float64], str]:
         """Two classes: ``log P(c) + log p_c(x)`` with p-hat for ``classes_[1]`` and

@@ -13,13 +13,12 @@ from ..learners.ear_tree import learn_ear_tree
 from ..learners.fit_input import FitInput
 from ..learners.generative import smoothed_forest_models
 from ..learners.options import EARTreeOptions
+from ..learners.parameter_rules import DISCRETE_TABLES
 from ..learners.registry import FittedModel, LearnerSpec, Rows, get_learner
 from ..stored_classes import stored
 from ..structure.chow_liu import forest_parents
-from ._base import (
-    DiscreteForestClassifierBase,
-    check_forest_smoothing,
-)
+from ._base import DiscreteForestClassifierBase
+from .parameter_checks import check_distribution, check_forest_smoothing, check_parameter_table
 
 __all__ = ["EARTreeClassifier"]
 
@@ -165,16 +164,8 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         self.split_search = split_search
         self.random_state = random_state
 
-    def _uncertainty_unavailable(self) -> str | None:
-        if self.distribution != "discrete":
-            return f"distribution={self.distribution!r}"
-        return None
-
-    def _check_params(self) -> None:
-        self._check_distribution()
-        self._check_table()
-        check_forest_smoothing(self)
-
+    _uncertainty_rules = (DISCRETE_TABLES,)
+    _checks = (check_distribution, check_parameter_table, check_forest_smoothing)
     # -------------------------------------------------------------- alpha="auto"
     _auto_alpha = True  # (Gaussian models have no pseudo-counts: "auto" is ignored)
 

@@ -14,7 +14,6 @@ from ..engine_registry import engine_function
 from ..fitting import atomic_fit, available_if_explained
 from ..learners.ensemble import FINE_BINS, PAIR_LEVELS, linear_pair_count
 from ..learners.fit_input import FitInput
-from ..learners.k_dependence import check_kdb_options
 from ..learners.logistic import (
     PAIR_CELLS,
     largest_pair_cells,
@@ -36,6 +35,7 @@ from ..validation import (
     is_count,
 )
 from ._base import DiscreteForestClassifierBase, Rule
+from .parameter_checks import check_kdb_parameters, check_parameter_table, check_rules
 
 __all__ = ["KDBEnsembleClassifier"]
 
@@ -339,11 +339,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         ),
     )
 
-    def _check_params(self) -> None:
-        self._check_table()
-        self._check_rules()
-        alpha = self._check_common_params()[0]
-        check_kdb_options(type(self).__name__, self.smoothing, self.selection_loss, alpha)
+    _checks = (check_parameter_table, check_rules, check_kdb_parameters)
 
     _auto_alpha = False
 
@@ -391,10 +387,12 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         members = int(self.n_estimators) * self._member_bytes(n_rows, r, binned, n_classes)
         return estimate + largest + members
 
-    def _uncertainty_unavailable(self) -> str | None:
-        if self.smoothing == "hdp":
-            return "smoothing='hdp': its members' tables hold estimates, not counts"
-        return None
+    _uncertainty_rules = (
+        Rule(
+            lambda e: e.smoothing == "hdp",
+            "smoothing='hdp': its members' tables hold estimates, not counts",
+        ),
+    )
 
     def _uncertainty_model(self) -> KDBEnsemblePosterior:
         """Each draw draws every member's tables (and the class prior) and combines

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..learners.fit_input import FitInput
-from ..learners.k_dependence import check_kdb_options
 from ..learners.options import RANDOM_STATE, KDependenceOptions, one_of
+from ..learners.parameter_rules import Rule
 from ..learners.registry import FittedModel, LearnerSpec, get_learner
 from ..models.k_dependence import KDependenceModel
 from ..models.posterior_draws import KDependencePosterior
@@ -15,6 +15,7 @@ from ..stored_classes import stored
 from ..validation import integer_seed
 from ._base import DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
+from .parameter_checks import check_kdb_parameters, check_parameter_table
 
 __all__ = ["KDBClassifier"]
 
@@ -166,17 +167,16 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         ("random_state", RANDOM_STATE),
     )
 
-    def _check_params(self) -> None:
-        self._check_table()
-        alpha = self._check_common_params()[0]
-        check_kdb_options(type(self).__name__, self.smoothing, self.selection_loss, alpha)
+    _checks = (check_parameter_table, check_kdb_parameters)
 
     _auto_alpha = False
 
-    def _uncertainty_unavailable(self) -> str | None:
-        if self.smoothing == "hdp":
-            return "smoothing='hdp': its tables hold estimates, not counts"
-        return None
+    _uncertainty_rules = (
+        Rule(
+            lambda e: e.smoothing == "hdp",
+            "smoothing='hdp': its tables hold estimates, not counts",
+        ),
+    )
 
     def _uncertainty_model(self) -> KDependencePosterior:
         """Every seen table row's Dirichlet posterior (hierarchical: drawn top-down,

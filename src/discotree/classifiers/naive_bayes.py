@@ -5,12 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..stored_classes import stored
-from ..validation import check_random_state_param
-from ._base import (
-    DiscreteForestClassifierBase,
-    check_forest_smoothing,
-)
+from ._base import DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
+from .parameter_checks import check_forest_smoothing, check_random_state_parameter
 
 __all__ = ["NaiveBayesClassifier"]
 
@@ -126,14 +123,7 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         self.smoothing = smoothing
         self.random_state = random_state
 
-    def _uncertainty_unavailable(self) -> str | None:
-        return None  # counted tables: Dirichlet posteriors
-
-    def _count_learner(self) -> str:
-        return "naive-bayes"
-
-    def _check_params(self) -> None:
-        check_forest_smoothing(self)
-        check_random_state_param(self.random_state, type(self).__name__)
-
+    _uncertainty_rules = ()  # counted tables: Dirichlet posteriors
+    _learner = "naive-bayes"
+    _checks = (check_forest_smoothing, check_random_state_parameter)
     _streams_pairs = False  # naive Bayes needs the univariate tables only

@@ -7,11 +7,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import numpy as np
-from numpy.typing import NDArray
-
 from ..learners.fit_input import FitInput
 from ..learners.options import STRUCTURES, TANOptions
+from ..learners.parameter_rules import TAN_RULES, TAN_STREAMING, TAN_UNCERTAINTY
 from ..learners.registry import FittedModel, LearnerSpec, get_learner
 from ..learners.structure_search import (
     STRUCTURE_ALPHA,
@@ -20,14 +18,14 @@ from ..learners.structure_search import (
     structure_for_alpha_selection,
 )
 from ..stored_classes import stored
-from ._base import (
-    BACKOFF_SMOOTHINGS,
-    DiscreteForestClassifierBase,
-    Rule,
-    check_forest_smoothing,
-    table_bytes,
-)
+from ._base import DiscreteForestClassifierBase
 from ._incremental import IncrementalFitMixin
+from .parameter_checks import (
+    check_distribution,
+    check_forest_smoothing,
+    check_parameter_table,
+    check_rules,
+)
 
 __all__ = ["STRUCTURES", "TANClassifier"]
 
@@ -238,73 +236,10 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         self.distribution = distribution
         self.var_smoothing = var_smoothing
 
-    _rules = (
-        Rule(
-            lambda e: e.smoothing in BACKOFF_SMOOTHINGS and not (e.k <= 1 and e.parameters == "ml"),
-            "smoothing={smoothing!r} smooths the maximum-likelihood tables of forests "
-            "(parameters='ml', k <= 1); use KDBClassifier(smoothing={smoothing!r}) for k >= 2.",
-        ),
-        Rule(
-            lambda e: (
-                e.structure_folds is not None and (e.structure in ("cmi", "omi-crcl") or e.k == 0)
-            ),
-            "structure_folds applies to the discriminative searches with k >= 1 (not "
-            "structure={structure!r}, k={k!r}).",
-        ),
-        Rule(
-            lambda e: (
-                e.prior == "bdeu"
-                and not (e.k == 1 and e.structure == "cmi" and e.parameters == "ml")
-            ),
-            "prior='bdeu' is available with k=1, structure='cmi' and parameters='ml' so far.",
-        ),
-        Rule(
-            lambda e: e.n_edges is not None and not (e.k == 1 and e.structure == "cmi"),
-            "n_edges applies to structure='cmi' with k=1 only.",
-        ),
-        Rule(
-            lambda e: (
-                e.distribution == "gaussian"
-                and (
-                    e.k > 1
-                    or (e.structure, e.parameters, e.prior) != ("cmi", "ml", "dirichlet")
-                    or isinstance(e.n_edges, str)
-                )
-            ),
-            "distribution='gaussian' is available with k <= 1, structure='cmi', "
-            "parameters='ml', prior='dirichlet' and n_edges an integer or None.",
-        ),
-    )
-
-    def _check_params(self) -> None:
-        self._check_table()
-        check_forest_smoothing(self)
-        self._check_distribution()
-        self._check_rules()
-
-    def _uncertainty_unavailable(self) -> str | None:
-        if self.distribution != "discrete":
-            return f"distribution={self.distribution!r}"
-        if self.parameters != "ml":
-            return f"parameters={self.parameters!r}"
-        if self.k == 0 or (self.k == 1 and self.structure == "cmi"):
-            return None
-        if self.k == 1 and self.smoothing in BACKOFF_SMOOTHINGS:
-            return None  # a searched forest with backed-off counted tables
-        if self.k == 1:
-            return f"structure={self.structure!r} with smoothing={self.smoothing!r}"
-        return f"k={self.k!r}"
-
-    def _partial_fit_unsupported(self) -> str | None:
-        reason = super()._partial_fit_unsupported()
-        if reason is not None:
-            return reason
-        if self.structure != "cmi" or self.parameters != "ml":
-            return (
-                "only structure='cmi' with parameters='ml' is learnt from counts (the "
-                "discriminative searches and CL parameters score the training rows)."
-            )
-        return None
+    _rules = TAN_RULES  # (TAN's parameter facts: discotree.learners.parameter_rules)
+    _checks = (check_parameter_table, check_forest_smoothing, check_distribution, check_rules)
+    _uncertainty_rules = TAN_UNCERTAINTY
+    _streaming_rules = TAN_STREAMING
 
     def _count_learner(self) -> str | None:
         """Naive Bayes (k = 0), TAN-CMI (k = 1) and kDB (k >= 2) with ML parameters are
@@ -341,15 +276,6 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
             epsilon = self._check_common_params()[1]
         options = self._learner_options(searched=searched)
         return LearnerSpec("tan-search", alpha, epsilon, self.prior, options)
-
-    def _model_memory_bytes(self, n_categories: NDArray[np.intp], n_classes: int) -> float:
-        """TAN-CMI: the statistics' cached informations and totals (two (C, d, d)
-        arrays) and three (d, d) arrays of the conditional informations."""
-        if self.k == 1 and self.structure == "cmi" and self.distribution == "discrete":
-            n_features = len(n_categories)
-            informations = 8.0 * n_features * n_features * (2 * n_classes + 3)
-            return informations + 2 * table_bytes(n_categories, n_classes)  # counts, logs
-        return 0.0
 
     _auto_alpha = True  # with CL parameters: the smoothing of the ML start, chosen by ML CV
 

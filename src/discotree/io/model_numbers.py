@@ -18,16 +18,19 @@ corrupted file is refused at load instead of predicting NaN or shifted probabili
 * a fitted estimator has every fitted attribute its predictions read, none of them
   null.
 
-Each model class checks its own numbers (its ``check_numbers``,
-:class:`discotree.models.file_checks.StoredModel`: k-dependence models, A1DE, A2DE,
+Every stored class checks its own numbers (its ``check_numbers``,
+:class:`discotree.stored_checks.CheckedState`): the models
+(:class:`discotree.models.file_checks.StoredModel`: k-dependence models, A1DE, A2DE,
 the kDB ensemble and its logistic members, Bayesian networks, discrete and Gaussian
-forests), with the helpers of :mod:`discotree.models.file_checks`, re-exported here;
-those of the estimators, of the binary problems of the discriminative trees and
-boosting, of sparse tables, statistics, encoders and streaming state are in
-:mod:`discotree.io.estimator_numbers`. Each runs after the structural checks, so the
-shapes and cross-references it relies on hold. Each refusal is a ``ValueError`` whose
-message starts with the path of the field (``content.model_.tables[3][1].masses: holds
-nan at [4]; ...``).
+forests), the binary problems of the discriminative trees and boosting, sparse
+tables, statistics, encoders and streaming state; the estimators check their
+attributes from their class-level data
+(:mod:`discotree.classifiers.file_checks`). The helpers are those of
+:mod:`discotree.stored_checks` and :mod:`discotree.models.file_checks`, re-exported
+here; :mod:`discotree.io.estimator_numbers` walks a file and calls the checks. Each
+runs after the structural checks, so the shapes and cross-references it relies on
+hold. Each refusal is a ``ValueError`` whose message starts with the path of the field
+(``content.model_.tables[3][1].masses: holds nan at [4]; ...``).
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ from ..stats.information import j_divergence
 from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import forest_parents
 from ..structure.discriminative import discriminative_forest_paths
-from .options import DiscriminativeTreeOptions
+from .options import DiscriminativeTreeOptions, binary_tasks
 from .registry import Counts, FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 __all__ = [
@@ -55,22 +55,6 @@ __all__ = [
     "structure_attributes",
     "two_class",
 ]
-
-
-def binary_tasks(n_classes: int, multiclass: str) -> list[tuple[int, int]]:
-    """The binary problems: (positive, negative) class indices, -1 for "every other
-    class" (one problem for two classes).
-
-    Examples
-    --------
-    >>> binary_tasks(3, "pairwise"), binary_tasks(3, "ovr")
-    ([(0, 1), (0, 2), (1, 2)], [(0, -1), (1, -1), (2, -1)])
-    """
-    if n_classes == 2:
-        return [(1, 0)]
-    if multiclass == "pairwise":
-        return [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
-    return [(i, -1) for i in range(n_classes)]
 
 
 def two_class(stats: Any, positive: int, negative: int) -> Any:

@@ -65,10 +65,12 @@ __all__ = [
     "LogisticOptions",
     "SmoothingOptions",
     "TANOptions",
+    "binary_tasks",
     "count",
     "numbers_only",
     "one_of",
     "option",
+    "table_bytes",
 ]
 
 #: How the tables are smoothed (:mod:`discotree.stats.dirichlet`, hierarchical backoff).
@@ -175,6 +177,36 @@ def numbers_only(value: Any) -> bool:
 #: class against the rest).
 MULTICLASS = ("pairwise", "ovr")
 
+
+def binary_tasks(n_classes: int, multiclass: str) -> list[tuple[int, int]]:
+    """The binary problems of ``multiclass``: (positive, negative) class indices, -1 for
+    "every other class" (one problem for two classes).
+
+    Examples
+    --------
+    >>> binary_tasks(3, "pairwise"), binary_tasks(3, "ovr")
+    ([(0, 1), (0, 2), (1, 2)], [(0, -1), (1, -1), (2, -1)])
+    """
+    if n_classes == 2:
+        return [(1, 0)]
+    if multiclass == "pairwise":
+        return [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
+    return [(i, -1) for i in range(n_classes)]
+
+
+def table_bytes(n_categories: Any, n_tables: int) -> float:
+    """``n_tables`` sets of one conditional table per feature (its parent's states by
+    its own, at most), with numpy's per-array overhead.
+
+    Examples
+    --------
+    >>> table_bytes([2, 3], 1)  # 8 bytes * (2 + 3) * 3 cells + 2 arrays
+    344.0
+    """
+    r = np.asarray(n_categories, dtype=np.float64)
+    return n_tables * (8.0 * float(np.sum(r * r.max())) + 112.0 * len(r))
+
+
 #: A boolean parameter (numpy bools included).
 BOOL = Constraint(lambda value: isinstance(value, bool | np.bool_), "True or False")
 #: A ``random_state``: None, an integer seed, a RandomState or a Generator.
@@ -243,6 +275,11 @@ class LearnerOptions:
         """The names of the fields an estimator gives (the inputs left out)."""
         return tuple(f.name for f in dataclasses.fields(cls) if not f.metadata.get("input"))
 
+    def model_bytes(self, n_categories: Any, n_classes: int) -> float:
+        """What the model learnt with these options holds beyond the count tables, in
+        bytes, for the memory estimate of a discrete fit (0: not modelled)."""
+        return 0.0
+
 
 @dataclass(frozen=True, kw_only=True)
 class SmoothingOptions(LearnerOptions):
@@ -295,6 +332,16 @@ class TANOptions(ChowLiuOptions):
     cl_max_iter: int = option(100, "Iterations of the conditional-likelihood fit.", count(0))
     random_state: Any = option(0, "The seed of the searches' random choices.", RANDOM_STATE)
     searched: Any = option(None, "A structure searched before (kept).", input=True)
+
+    def model_bytes(self, n_categories: Any, n_classes: int) -> float:
+        """TAN-CMI (k = 1, ``structure="cmi"``): the statistics' cached informations and
+        totals (two (C, d, d) arrays), three (d, d) arrays of the conditional
+        informations, and the tables' counts and logs."""
+        if self.k == 1 and self.structure == "cmi":
+            n_features = len(n_categories)
+            informations = 8.0 * n_features * n_features * (2 * n_classes + 3)
+            return informations + 2 * table_bytes(n_categories, n_classes)
+        return 0.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -402,6 +449,16 @@ class DiscriminativeTreeOptions(ChowLiuOptions):
     structure_alpha: float | None = option(None, "The pseudo-count of the structure.")
     classes: Any = option(None, "The class labels.", input=True)
     pairs: Any = option(None, "The pair tables, counted already.", input=True)
+
+    def model_bytes(self, n_categories: Any, n_classes: int) -> float:
+        """The weights of eq. 21 of a binary problem (two (d, d) arrays), their sum per
+        class and ``edge_weights_`` (two (C, d, d) arrays); each problem's two-class
+        tables (a copy unless binary) and its forest pair."""
+        n_features = len(n_categories)
+        n_tasks = len(binary_tasks(n_classes, self.multiclass))
+        weights = 8.0 * n_features * n_features * (2 * n_classes + 2)
+        pair_tables = 0.0 if n_classes == 2 else 16.0 * float(np.sum(n_categories)) ** 2
+        return weights + pair_tables + n_tasks * 2 * table_bytes(n_categories, 2)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..numerics import sign_with_ties
+from ..stored_checks import CheckedState
 from ..stored_classes import stored
 from .discrete_forest import DiscreteForestModel
 
@@ -18,7 +19,9 @@ __all__ = ["BoostedEnsemble", "BoostingRound"]
 
 @stored
 @dataclass
-class BoostingRound:
+class BoostingRound(CheckedState):
+    _NUMBER_FIELDS = ("alpha",)  # finite (the reader's check)
+
     alpha: float
     model: DiscreteForestModel  # column 0: q-hat, column 1: p-hat
 
@@ -34,8 +37,10 @@ class BoostingRound:
 
 @stored
 @dataclass
-class BoostedEnsemble:
+class BoostedEnsemble(CheckedState):
     """A boosted binary problem: ``positive`` (label +1) against ``negative``."""
+
+    _NUMBER_FIELDS = ("init_score",)  # finite (the reader's check)
 
     positive: int
     negative: int

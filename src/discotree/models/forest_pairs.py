@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from ..stored_checks import CheckedState
 from ..stored_classes import stored
 from ..structure.discriminative import ForestPath
 from .lgmht_altmax import AltmaxResult
@@ -17,9 +18,11 @@ from .lgmht_altmax import AltmaxResult
 
 @stored
 @dataclass
-class ForestPair:
+class ForestPair(CheckedState):
     """The two forests learned for one binary problem: ``positive`` against
     ``negative`` (class indices; -1 stands for "every other class")."""
+
+    _NUMBER_FIELDS = ("j_path",)  # finite (the reader's check)
 
     positive: int
     negative: int

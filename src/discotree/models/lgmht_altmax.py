@@ -55,6 +55,7 @@ from scipy.special import logsumexp, softmax
 
 from .. import missing_values
 from ..numerics import ROOT_RTOL, log_shares
+from ..stored_checks import CheckedState
 from ..stored_classes import stored
 from .discrete_forest import DiscreteForestModel
 from .exponential_tree import TreeExponentialFamily
@@ -169,7 +170,7 @@ def chernoff_objective(
 
 @stored
 @dataclass
-class AltmaxResult:
+class AltmaxResult(CheckedState):
     """What :func:`lgmht_altmax` returns.
 
     Attributes
@@ -185,6 +186,8 @@ class AltmaxResult:
     n_alternations : int
         The alternations run (the last one may not have been kept).
     """
+
+    _NUMBER_FIELDS = ("theta",)  # finite (the reader's check)
 
     theta: list[NDArray[np.float64]]
     history: list[dict] = field(default_factory=list)

@@ -26,6 +26,7 @@ from ..kernels.counts import (
 )
 from ..kernels.family_counts import dense_sparse_family_counts
 from ..kernels.sparse_families import sparse_cell_lookup
+from ..stored_checks import CheckedState, numbers
 from ..stored_classes import stored
 
 __all__ = ["SparseFamilyTable", "observed_prefix_lengths", "prefix_family_tables"]
@@ -33,7 +34,7 @@ __all__ = ["SparseFamilyTable", "observed_prefix_lengths", "prefix_family_tables
 
 @stored
 @dataclass
-class SparseFamilyTable:
+class SparseFamilyTable(CheckedState):
     """The weighted counts of ``node``'s family under the observed configurations of
     ``parents`` (available-case: a row counts where the node and every parent are
     observed).
@@ -130,6 +131,10 @@ class SparseFamilyTable:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self.__post_init__()
+
+    def check_numbers(self, where: str) -> None:
+        """A loaded file's counts (or, in an HDP model, probabilities): finite and >= 0."""
+        numbers(self.masses, f"{where}.masses", low=0.0)
 
     @classmethod
     def from_codes(

@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 from ..kernels.counts import pairwise_moments
 from ..numerics import CORRELATION_MARGIN
+from ..stored_checks import CheckedState, numbers
 from ..stored_classes import stored
 
 __all__ = [
@@ -35,7 +36,7 @@ def _safe_divide(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.f
 
 @stored
 @dataclass(frozen=True)
-class GaussianStatistics:
+class GaussianStatistics(CheckedState):
     """Weighted pairwise-complete first and second moments of each class.
 
     Attributes
@@ -75,6 +76,12 @@ class GaussianStatistics:
     @property
     def n_features(self) -> int:
         return int(self.weight.shape[1])
+
+    def check_numbers(self, where: str) -> None:
+        """A loaded file's moments: finite, the weights >= 0."""
+        numbers(self.weight, f"{where}.weight", low=0.0)
+        for name in ("sum_x", "sum_xx", "sum_xy"):
+            numbers(getattr(self, name), f"{where}.{name}")
 
     def __add__(self, other: GaussianStatistics) -> GaussianStatistics:
         """The moments of the rows of both (raw sums add; the values must be on one

@@ -19,6 +19,7 @@ from ..kernels.counts import (
     univariate_counts,
 )
 from ..kernels.information import pairwise_mutual_information, pairwise_table_totals
+from ..stored_checks import CheckedState, fail, numbers
 from ..stored_classes import stored
 from ..validation import check_class_index, check_codes
 from .information import clip_information
@@ -28,7 +29,7 @@ __all__ = ["PairStatistics", "category_index_map", "class_univariate_counts"]
 
 @stored
 @dataclass(frozen=True)
-class PairStatistics:
+class PairStatistics(CheckedState):
     """Weighted per-class count tables of all feature pairs.
 
     Parameters
@@ -350,6 +351,20 @@ class PairStatistics:
             PairStatistics.from_compact_values,
             (self.compact_values(), self.n_categories, self.class_weight, self.schema, self.pairs),
         )
+
+    def check_numbers(self, where: str) -> None:
+        """A loaded file's counts and class weights: finite and >= 0; its cached
+        offsets those of ``n_categories``."""
+        numbers(self.counts, f"{where}.counts", low=0.0)
+        if self.class_weight is not None:
+            numbers(self.class_weight, f"{where}.class_weight", low=0.0)
+        state = vars(self)
+        if "_offsets" in state:  # a cache of the file's: the categories' offsets
+            offsets = np.concatenate([[0], np.cumsum(self.n_categories)])
+            if not np.array_equal(state["_offsets"], offsets):
+                raise fail(f"{where}._offsets", "are not the offsets of n_categories")
+        if "_diagonal" in state:
+            numbers(state["_diagonal"], f"{where}._diagonal", low=0.0)
 
     def merged(self) -> PairStatistics:
         """The statistics of all classes pooled into one class."""

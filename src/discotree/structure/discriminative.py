@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..numerics import GAIN_RTOL
+from ..stored_checks import CheckedState
 from ..stored_classes import stored
 from .spanning import maximum_spanning_forest
 
@@ -44,11 +45,13 @@ _ACCOUNTING = ("per-forest", "union")
 
 @stored
 @dataclass(frozen=True)
-class ForestPath:
+class ForestPath(CheckedState):
     """The edges of one discriminative forest in the order Kruskal added them.
 
     ``edges[:k]`` is the optimal forest with at most k edges.
     """
+
+    _NUMBER_FIELDS = ("weights",)  # finite (the reader's check)
 
     edges: list[tuple[int, int]]
     weights: NDArray[np.float64]

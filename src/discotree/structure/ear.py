@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..stats.set_information import DiscreteSetEntropy, GaussianSetEntropy, set_information
+from ..stored_checks import CheckedState
 from ..stored_classes import stored
 from .submodular import (
     byte_tables,
@@ -52,13 +53,15 @@ _SEARCHES = ("sub-sup", "exhaustive")
 
 @stored
 @dataclass(frozen=True)
-class EARSplit:
+class EARSplit(CheckedState):
     """One step of Algorithm 3: ``separator`` splits ``part`` from ``rest``.
 
     ``value`` is the minimised phi = I(part; rest | separator, C) -
     I(part; rest | separator) (its negation with ``sign=-1``); ``iterations`` the
     submodular-supermodular iterations it took.
     """
+
+    _NUMBER_FIELDS = ("value",)  # finite (the reader's check)
 
     separator: int
     part: frozenset

@@ -12,6 +12,7 @@ from .. import missing_values
 from ..fitting import FitContractMixin
 from ..kernels.encode import encode_bins, encode_bins_padded
 from ..kernels.quantiles import weighted_quantiles
+from ..stored_checks import CheckedState, fail, numbers
 from ..stored_classes import stored
 from ..threads import in_chunks
 from ..validation import (
@@ -143,7 +144,7 @@ _SUPERVISED = {"mdl"}
 
 
 @stored
-class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
+class Discretizer(CheckedState, FitContractMixin, TransformerMixin, BaseEstimator):
     """Bin continuous features into ordinal codes, keeping missing values missing.
 
     Parameters
@@ -210,6 +211,17 @@ class Discretizer(FitContractMixin, TransformerMixin, BaseEstimator):
         self.method = method
         self.bin_edges = bin_edges
         self.random_state = random_state
+
+    def check_numbers(self, where: str) -> None:
+        """A loaded file's fitted bins: increasing finite edges, at least one bin per
+        column."""
+        edges = vars(self).get("bin_edges_")
+        for j, column in enumerate(edges if isinstance(edges, list) else []):
+            column = numbers(column, f"{where}.bin_edges_[{j}]")
+            if (np.diff(column) <= 0).any():
+                raise fail(f"{where}.bin_edges_[{j}]", "must increase")
+        if "n_bins_" in vars(self):
+            numbers(self.n_bins_, f"{where}.n_bins_", low=1.0)
 
     def _check_params(self) -> None:
         if self.method not in (*_METHODS, "random"):

@@ -26,10 +26,16 @@ from ..kernels.encode import (
 )
 from ..migrations import legacy_attribute
 from ..numerics import CONSTANT_RTOL
+from ..stored_checks import CheckedState
 from ..stored_classes import stored
 from ..threads import in_chunks
 from ..validation import EXACT_FLOAT_INTEGER, Table, check_table, numeric_column, reject_inf
 from .discretizer import Discretizer
+from .encoder_checks import (
+    check_numeric_encoder_numbers,
+    check_table_encoder_numbers,
+    check_table_encoder_structure,
+)
 
 __all__ = ["NumericEncoder", "TableEncoder", "encoding_kind"]
 
@@ -189,7 +195,7 @@ def encoding_kind(column_kind: str, distinct: Any, fixed_bins: bool, max_categor
 
 
 @stored
-class TableEncoder:
+class TableEncoder(CheckedState):
     """Turn the columns of a mixed table into category codes ``0..r_j-1``, -1 missing.
 
     Columns that are not numeric (strings, categoricals, booleans, objects) are
@@ -253,6 +259,14 @@ class TableEncoder:
         self.max_categories = max_categories
         self.discretizer = discretizer
         self.owner = owner
+
+    def check_structure(self, where: str) -> None:
+        """A loaded file's columns: their codes and categories against ``n_categories_``."""
+        check_table_encoder_structure(self, where)
+
+    def check_numbers(self, where: str) -> None:
+        """A loaded file's binned columns: among the columns, each once."""
+        check_table_encoder_numbers(self, where)
 
     def fit_transform(
         self,
@@ -724,7 +738,7 @@ class TableEncoder:
 
 
 @stored
-class NumericEncoder:
+class NumericEncoder(CheckedState):
     """Numeric columns as standardised float64, NaN for missing (for Gaussian models).
 
     Each column is divided by a power of two near its largest magnitude (so values up
@@ -755,6 +769,10 @@ class NumericEncoder:
 
     def __init__(self, owner: str) -> None:
         self.owner = owner
+
+    def check_numbers(self, where: str) -> None:
+        """A loaded file's standardisation: finite offsets, positive scales."""
+        check_numeric_encoder_numbers(self, where)
 
     def fit_transform(self, table: Table, sample_weight=None, class_index=None) -> NDArray:
         """Learn each column's scale on the training rows; return the scaled matrix."""
