@@ -6,7 +6,8 @@ are taken from the page as written and run in a fresh interpreter, so that the l
 and the stored classes it registers stay out of this process's registries; the user's
 side here checks the averaged posterior against the shipped naive Bayes and TAN
 estimators, the JSON model file (a corrupted one refused by the estimator's own file
-checks) and ``partial_fit``.
+checks, one whose ``classes_`` disagree with its model's by the cross-check of what the
+model declares) and ``partial_fit``.
 """
 
 import re
@@ -18,6 +19,7 @@ PAGE = Path(__file__).resolve().parents[1] / "docs" / "design" / "architecture.m
 USER_SIDE = "# 4. the user's side"
 
 TINY = """
+import copy
 import json
 from pathlib import Path
 
@@ -59,6 +61,19 @@ for name, edit in (("class_log_prior_", "null"), ("model_", "null"), ("encoder_"
         assert "NBTANAverageClassifier" in str(error) or edit == "missing", error
     else:
         raise AssertionError(f"a file with {name} {edit} was loaded")
+
+# a file whose classes_ disagree with the model's classes is refused: the estimator's
+# cross-check reads what the model declares (declared_sizes), no name of its class
+assert clf.model_.declared_sizes()[0] == 3
+wrong = copy.copy(clf)
+wrong.classes_ = clf.classes_[:2]
+save_json(wrong, "wrong_classes.json")
+try:
+    load_json("wrong_classes.json")
+except ValueError as error:
+    assert str(error).startswith("content.classes_: 2 labels but the model has 3 classes"), error
+else:
+    raise AssertionError("a file with 2 labels for a 3-class model was loaded")
 
 streamed = NBTANAverageClassifier(tan_weight=0.25)
 for part in range(3):

@@ -680,7 +680,7 @@ def test_edges_by_name(estimator):
 
 def test_order_with_ties_is_argmax_with_ties_again_and_again():
     """The ranking's fast walk equals taking the tie-rule argmax of what is left, on
-    values with exact ties and ties below the tolerance."""
+    values with exact ties and ties below the tolerance; with a limit, its first picks."""
     rng = np.random.default_rng(0)
     for _ in range(500):
         n = int(rng.integers(1, 12))
@@ -691,3 +691,5 @@ def test_order_with_ties_is_argmax_with_ties_again_and_again():
             expected.append(pick)
             left[pick] = -np.inf
         assert order_with_ties(values) == expected
+        for limit in range(n + 2):  # the first ``limit`` picks are the ranking's
+            assert order_with_ties(values, limit) == expected[:limit]

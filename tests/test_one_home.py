@@ -40,7 +40,6 @@ INLINE_ALLOWED = {
     ("kernels/encode.py", "slot_code[s] >= 0"),  # a hash table's used slot
     ("kernels/encode.py", "slot_code[k] >= 0"),
     ("kernels/encode.py", "code[t] >= 0"),
-    ("stats/family_tables.py", "self.cells[0] < 0"),  # sorted cell ids
     ("feature_selection.py", "values < 0"),  # per-feature costs
 }
 

@@ -123,26 +123,30 @@ def argmax_with_ties(scores: NDArray[np.float64]) -> NDArray[np.intp]:
     return np.argmax(scores >= top - tol, axis=1).astype(np.intp)
 
 
-def order_with_ties(values: NDArray[np.float64]) -> list[int]:
+def order_with_ties(values: NDArray[np.float64], limit: int | None = None) -> list[int]:
     """The indices by decreasing value, values within ``SCORE_TIE_RTOL * max(|top|, 1)``
     of the largest left counting as equal and going by index (the rule of
-    :func:`argmax_with_ties`, applied again to what is left).
+    :func:`argmax_with_ties`, applied again to what is left); given ``limit``, only the
+    first ``limit`` of them (the same, picked one after the other: the rest is not
+    ranked).
 
     Examples
     --------
     >>> order_with_ties(np.array([0.5, 0.7, 0.7 + 1e-15, 0.1]))
     [1, 2, 0, 3]
+    >>> order_with_ties(np.array([0.5, 0.7, 0.7 + 1e-15, 0.1]), limit=2)
+    [1, 2]
     """
     values = np.asarray(values, dtype=np.float64)
     ranked = np.argsort(-values, kind="stable")  # exact ties by index
     value = values[ranked].tolist()
     index = ranked.tolist()
-    position = {i: k for k, i in enumerate(index)}
+    position: dict[int, int] = {}  # (of the indices in the window so far)
     taken = [False] * len(index)
     window: list[int] = []  # the indices of the largest left's window (a heap)
     order: list[int] = []
     top = end = 0
-    for _ in range(len(index)):
+    for _ in range(len(index) if limit is None else min(max(limit, 0), len(index))):
         while taken[top]:  # the largest value left
             top += 1
         largest = value[top]
@@ -150,6 +154,7 @@ def order_with_ties(values: NDArray[np.float64]) -> list[int]:
         floor = floor if np.isfinite(largest) else largest
         while end < len(index) and value[end] >= floor:  # the window only grows
             heapq.heappush(window, index[end])
+            position[index[end]] = end
             end += 1
         pick = heapq.heappop(window)
         taken[position[pick]] = True

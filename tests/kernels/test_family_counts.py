@@ -93,3 +93,36 @@ def test_family_cells_and_counts_equal_the_reference(rng, missing, family):
         codes, class_index, weights, n_classes, n_categories, node=family[-1], parents=family[:-1]
     )
     np.testing.assert_array_equal(counts, bincounted.reshape(n_classes, -1))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("beyond", [False, True])
+def test_prefix_counts_in_one_pass_equal_one_level_at_a_time(rng, weighted, beyond):
+    # every level of the prefixes counted together: the cells and the sums (to the bit)
+    # of the one-level count, with weights, missing values and (beyond) a parent code
+    # past its categories (the one-level counts' fallback)
+    from discotree.kernels.family_counts import (
+        dense_prefix_family_counts,
+        dense_sparse_family_counts,
+    )
+
+    n_categories = np.array([2, 3, 4, 2, 3])
+    codes = np.stack([rng.integers(0, r, 500) for r in n_categories], axis=1)
+    codes[rng.random(codes.shape) < 0.1] = -1
+    if beyond:
+        codes[7, 2] = 9
+    y = rng.integers(0, 3, 500)
+    weights = rng.gamma(1.0, size=500) * (rng.random(500) < 0.9) if weighted else None
+    parents = (3, 2, 0, 1)
+    for levels in (range(0, 5), range(2, 4), range(4, 5), range(0, 1)):
+        got = dense_prefix_family_counts(
+            codes, y, weights, 3, n_categories, node=4, parents=parents, levels=levels
+        )
+        assert len(got) == len(levels)
+        for level, (cells, masses) in zip(levels, got, strict=True):
+            want = dense_sparse_family_counts(
+                codes, y, weights, 3, n_categories, node=4, parents=parents[:level]
+            )
+            np.testing.assert_array_equal(cells, want[0])
+            np.testing.assert_array_equal(masses, want[1])
+            assert masses.dtype == want[1].dtype and cells.dtype == want[0].dtype

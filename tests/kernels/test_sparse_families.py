@@ -1,6 +1,7 @@
 """The sparse-table lookup and the posterior losses against plain NumPy."""
 
 import numpy as np
+import pytest
 from numpy.testing import assert_allclose
 from scipy.special import softmax
 
@@ -55,3 +56,38 @@ def test_loss_sums_of_confident_rows_equal_numpy(rng):
     squares = weights @ ((post - np.eye(12)[truth]) ** 2).sum(axis=1)
     log_loss = -weights @ np.log(post[np.arange(400), truth])
     assert_allclose(posterior_loss_sums(joint, truth, weights), (squares, log_loss), rtol=1e-12)
+
+
+def test_one_loss_alone_is_the_same_sum_to_the_bit(rng):
+    # ``only``: the sum the caller reads, with the same bits as both at once (weights,
+    # a row with a class of probability 0, far classes)
+    joint = rng.normal(size=(300, 5)) * rng.choice([1.0, 80.0], (300, 1))
+    joint[0, 2] = -np.inf
+    truth = rng.integers(0, 5, 300)
+    truth[0] = 0  # (its class 2 has probability 0)
+    weights = rng.random(300) * (rng.random(300) < 0.9)
+    squares, log_loss = posterior_loss_sums(joint, truth, weights)
+    alone = posterior_loss_sums(joint, truth, weights, only="squares")
+    assert alone[0] == squares and np.isnan(alone[1])
+    alone = posterior_loss_sums(joint, truth, weights, only="log_loss")
+    assert alone[1] == log_loss and np.isnan(alone[0])
+    with pytest.raises(ValueError, match="only must be"):
+        posterior_loss_sums(joint, truth, weights, only="rmse")
+
+
+def test_cell_checks_equal_the_array_checks(rng):
+    from discotree.kernels.sparse_families import sparse_cells_are_valid
+
+    def reference(cells, masses):
+        increasing = len(cells) == 0 or (cells[0] >= 0 and bool((np.diff(cells) > 0).all()))
+        return increasing and bool((np.isfinite(masses) & (masses >= 0)).all())
+
+    for _ in range(300):
+        n = int(rng.integers(0, 6))
+        cells = np.sort(rng.integers(-1, 8, n)).astype(np.int64)
+        if n and rng.random() < 0.3:
+            cells = cells[::-1].copy()
+        masses = rng.choice(
+            [0.0, 1.5, -0.5, np.inf, np.nan, 3.0], n, p=[0.2, 0.5, 0.05, 0.05, 0.05, 0.15]
+        )
+        assert sparse_cells_are_valid(cells, masses) == reference(cells, masses)

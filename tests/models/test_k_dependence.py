@@ -191,3 +191,38 @@ def test_the_dense_network_eliminates_rows_of_one_pattern_at_once(rng, monkeypat
     rows[0, 1] = -1
     with pytest.raises(ValueError, match="miss the same features"):
         model.marginals(rows)
+
+
+def test_barren_attributes_are_the_missing_ones_without_an_observed_descendant(rng):
+    model = _model(rng)  # (0 -> 1 -> 2 -> 3, 0 -> 2, 1 -> 3)
+    assert model._barren({3}) == [3]
+    assert model._barren({2, 3}) == [2, 3]
+    assert model._barren({2}) == []  # (its child 3 is observed)
+    assert model._barren({1, 3}) == [3]
+    assert model._barren({0, 1, 2, 3}) == [0, 1, 2, 3]
+    assert model._barren(set()) == []
+
+
+@pytest.mark.parametrize("hierarchical", [False, True])
+def test_elimination_without_the_barren_attributes_equals_the_whole_network(rng, hierarchical):
+    # wider random networks with weights: every pattern of missing attributes, each
+    # eliminated with its barren attributes left out, against the whole dense network
+    n_categories = rng.integers(2, 4, 7)
+    codes = np.column_stack([rng.integers(0, r, 150) for r in n_categories])
+    codes[rng.random(codes.shape) < 0.1] = -1
+    y = rng.integers(0, 3, 150)
+    parents = [(), (0,), (0, 1), (1, 2), (2, 0), (3, 4), (5, 1)]
+    tables = prefix_family_tables(codes, y, rng.exponential(1.0, 150), 3, n_categories, parents)
+    model = KDependenceModel(n_categories, list(range(7)), parents, tables, 0.5, 1e-5)
+    if hierarchical:
+        model.concentrations = [rng.uniform(0.5, 20, len(p) + 1) for p in parents]
+    rows = np.column_stack([rng.integers(0, r, 40) for r in n_categories])
+    rows[rng.random(rows.shape) < 0.4] = -1
+    seen = 0
+    for row in rows:
+        missing = {int(v) for v in np.flatnonzero(row < 0)}
+        seen += bool(model._barren(missing))
+        got = model._exact(row[None])
+        assert got is not None
+        assert_allclose(got, model._dense().marginals(row[None]), rtol=1e-12, atol=1e-14)
+    assert seen > 0

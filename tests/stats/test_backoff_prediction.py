@@ -5,6 +5,8 @@ hierarchical smoothing) against the per-node path it replaces at predict time
 missing values, 2 and many classes, unseen configurations, concentrations on and off
 the grid, and weights heavy enough for the back-off in logarithms."""
 
+import pickle
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
@@ -103,8 +105,6 @@ def test_rows_in_blocks_and_any_node_subset(rng, monkeypatch, searched):
 
 
 def test_the_packed_tables_are_not_pickled(rng):
-    import pickle
-
     model, _ = _random_model(rng, 2)
     codes = _test_rows(rng, model)
     model._packed()  # (a prediction of fewer rows than PACKED_MIN_ROWS does not pack)
@@ -155,9 +155,73 @@ def test_tables_that_are_not_nested_are_read_level_by_level(rng):
 
 def test_few_rows_are_scored_node_by_node_without_packing(rng):
     model, _ = _random_model(rng, 2)
-    codes = _test_rows(rng, model)
+    codes = _test_rows(rng, model, missing=0.0)  # (no sum-out: no rows but these)
     assert len(codes) < PACKED_MIN_ROWS
     few = model.log_likelihood(codes)
     assert "_packed_backoff" not in model.__dict__
     model._packed()
     assert np.array_equal(model.log_likelihood(codes), few)  # (the same bits)
+
+
+def test_repeated_small_predictions_pack_once_their_rows_add_up(rng):
+    model, _ = _random_model(rng, 2)
+    codes = _test_rows(rng, model, missing=0.0)
+    first = model.log_likelihood(codes)
+    calls = 1
+    while "_packed_backoff" not in model.__dict__:
+        assert calls * len(codes) < PACKED_MIN_ROWS
+        assert np.array_equal(model.log_likelihood(codes), first)
+        calls += 1
+    assert calls * len(codes) >= PACKED_MIN_ROWS
+    assert model._packed() is not None
+    assert np.array_equal(model.log_likelihood(codes), first)  # (the same bits)
+    again = pickle.loads(pickle.dumps(model))  # (the count is not pickled either)
+    assert "_rows_scored" not in again.__dict__
+
+
+@pytest.mark.parametrize("packed", [False, True])
+@pytest.mark.parametrize("n_classes", [2, 5])
+def test_the_nodes_scored_together_equal_each_node_alone(rng, packed, n_classes):
+    # (the batched call of the missing values' sum-out: any subset, in any order,
+    # a node not in use among them; weights, missing values, unseen values)
+    for _ in range(3):
+        model, _ = _random_model(rng, n_classes)
+        codes = _test_rows(rng, model)
+        if packed:
+            model._packed()
+        else:
+            model.__dict__["_packed_backoff"] = None
+        unused = [j for j in range(model.n_features) if j not in model.attributes]
+        nodes = [*rng.permutation(model.attributes).tolist(), *unused[:1]]
+        together = model.node_log_probabilities(nodes, codes)
+        assert len(together) == len(nodes)
+        for node, term in zip(nodes, together, strict=True):
+            assert np.array_equal(term, model.node_log_probability(node, codes))
+            assert np.array_equal(term, model.reference_node_log_probability(node, codes))
+        assert model.node_log_probabilities([], codes) == []
+
+
+def test_the_elimination_sizes_are_cached_per_missing_set(rng):
+    from discotree.models.k_dependence import elimination_cells
+
+    model, _ = _random_model(rng, 3)
+    for missing in ({0}, {1, 2}, set(range(model.n_features)), set()):
+        expected = elimination_cells(model.parents, model.attributes, missing, model.n_categories)
+        assert model._elimination_cells(missing) == expected
+        assert model._elimination_cells(set(missing)) == expected  # (from the cache)
+    assert "_elimination_cache" not in pickle.loads(pickle.dumps(model)).__dict__
+
+
+def test_the_cells_are_ordered_as_by_lexsort(rng):
+    from discotree.stats.backoff_prediction import _level_order
+
+    for n_levels in (1, 5, 40):
+        sizes = rng.integers(0, 30, n_levels)
+        level = np.repeat(np.arange(n_levels), sizes)
+        keys = rng.integers(0, rng.integers(1, 1000), len(level)).astype(np.int64)  # (ties)
+        expected = np.lexsort((keys, level))
+        assert np.array_equal(_level_order(keys, level, n_levels), expected)
+    huge = np.array([2**61, 5, 2**61 + 1, 0], dtype=np.int64)  # (no room to shift)
+    level = np.array([0, 0, 1, 1])
+    assert np.array_equal(_level_order(huge, level, 2), np.lexsort((huge, level)))
+    assert len(_level_order(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.intp), 3)) == 0

@@ -142,6 +142,29 @@ def test_prefix_tables_counted_densely_equal_the_sorted_count(rng, weighted, mon
             np.testing.assert_array_equal(a.masses, b.masses)
 
 
+@pytest.mark.parametrize("limit", [1, 50, 150])
+def test_prefix_tables_counted_in_groups_of_levels_equal_the_sorted_count(rng, limit, monkeypatch):
+    # the dense levels counted a few at a time (at most ``limit`` bins a pass, or one
+    # level), the larger ones sorted: the cells and sums of the sorted count
+    n_categories = np.array([2, 3, 4, 2, 3])
+    codes = np.stack([rng.integers(0, r, 400) for r in n_categories], axis=1)
+    codes[rng.random(codes.shape) < 0.1] = -1
+    y = rng.integers(0, 3, 400)
+    weights = rng.gamma(1.0, size=400) * (rng.random(400) < 0.9)
+    parents = [(), (0,), (1, 0), (2, 1, 0), (3, 2, 1, 0)]
+    monkeypatch.setattr("discotree.stats.family_tables.DENSE_IDS", limit)
+    monkeypatch.setattr("discotree.stats.family_tables.DENSE_IDS_PER_ROW", 0)
+    grouped = prefix_family_tables(codes, y, weights, 3, n_categories, parents)
+    for node, node_tables in enumerate(grouped):
+        assert [t.parents for t in node_tables] == [parents[node][:L] for L in range(node + 1)]
+        for table in node_tables:
+            cells, masses = sparse_family_counts(
+                codes, y, weights, 3, n_categories, node=node, parents=table.parents
+            )
+            np.testing.assert_array_equal(table.cells, cells)
+            np.testing.assert_array_equal(table.masses, masses)
+
+
 def test_codes_beyond_their_categories_are_counted_as_the_sorted_count_does():
     # (never written past the dense bins: the sorted count's ids instead)
     from discotree.kernels.family_counts import dense_sparse_family_counts

@@ -29,13 +29,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..models.averaged_dependence import AveragedOneDependenceModel, AveragedTwoDependenceModel
-from ..models.bayes_net import BayesNetModel
 from ..models.category_maps import mapped_categories
-from ..models.discrete_forest import DiscreteForestModel
 from ..models.ensemble import POOLINGS, KDBEnsembleModel
-from ..models.k_dependence import KDependenceModel
 from ..models.logistic import input_offsets
+from ..models.protocol import declared_sizes
 from ..stored_checks import (
     check_class_prior,
     check_counts,
@@ -254,7 +251,9 @@ def _check_feature_names(names: Any, n_features: Any, where: str) -> None:
 
 def _check_classifier(state: dict[str, Any], where: str) -> None:
     """``classes_`` against the classes of the estimator's model, and its encoder's
-    categories against the model's."""
+    categories against the model's: what the model declares
+    (:func:`~discotree.models.protocol.declared_sizes`; nothing for a model that
+    declares none)."""
     if "classes_" not in state:
         return
     classes = state["classes_"]
@@ -271,32 +270,21 @@ def _check_classifier(state: dict[str, Any], where: str) -> None:
     encoder = state.get("encoder_")
     if isinstance(model, KDBEnsembleModel):
         _check_ensemble(model, encoder, where)
-    if isinstance(
-        model, KDependenceModel | AveragedOneDependenceModel | AveragedTwoDependenceModel
-    ):
-        n_classes = (
-            model.n_classes if isinstance(model, KDependenceModel) else len(model.class_log_prior)
-        )
+    sizes = declared_sizes(model)
+    if sizes is not None:
+        n_classes, n_categories = sizes
         if n_classes != len(classes):
             raise fail(f"{where}.classes_",
                         f"{len(classes)} labels but the model has {n_classes} classes")  # fmt: skip
         counts = getattr(encoder, "n_categories_", None)
-        if counts is not None and not np.array_equal(counts, model.n_categories):
+        if (
+            counts is not None
+            and n_categories is not None
+            and not np.array_equal(counts, n_categories)
+        ):
             raise fail(f"{where}.encoder_.n_categories_",
                         f"{np.asarray(counts).tolist()} against the model's "
-                        f"{np.asarray(model.n_categories).tolist()}")  # fmt: skip
-    if isinstance(model, BayesNetModel | DiscreteForestModel):
-        n_classes = (
-            len(model.class_log_prior) if isinstance(model, BayesNetModel) else len(model.parents)
-        )
-        if n_classes != len(classes):
-            raise fail(f"{where}.classes_",
-                        f"{len(classes)} labels but the model has {n_classes} classes")  # fmt: skip
-        counts = getattr(encoder, "n_categories_", None)
-        if counts is not None and not np.array_equal(counts, model.n_categories):
-            raise fail(f"{where}.encoder_.n_categories_",
-                        f"{np.asarray(counts).tolist()} against the model's "
-                        f"{np.asarray(model.n_categories).tolist()}")  # fmt: skip
+                        f"{np.asarray(n_categories).tolist()}")  # fmt: skip
     if n_features is not None and encoder is not None and hasattr(encoder, "columns_"):
         if len(encoder.columns_) != n_features:
             found = len(encoder.columns_)

@@ -174,7 +174,7 @@ def ranked_pairs_from_sums(
     levels = mapped_categories(n_categories, maps)[used]
     stats = PairStatistics(sums["pairs"], levels)
     information = stats.conditional_mutual_information()[first, second]
-    taken = np.asarray(order_with_ties(information)[:n_pairs], dtype=np.intp)
+    taken = np.asarray(order_with_ties(information, n_pairs), dtype=np.intp)
     if significance is not None:
         freedom = (levels[first] - 1) * (levels[second] - 1) * n_classes
         statistic = 2.0 * sums["observed"][first, second] * information

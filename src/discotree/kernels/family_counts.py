@@ -14,6 +14,8 @@ same to the bit.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numba
 import numpy as np
 from numpy.typing import NDArray
@@ -23,6 +25,7 @@ from ..missing_values import is_missing_code
 from .counts import sparse_family_counts
 
 __all__ = [
+    "dense_prefix_family_counts",
     "dense_sparse_family_counts",
     "family_cell_counts",
     "family_cells",
@@ -335,3 +338,111 @@ def dense_sparse_family_counts(
     if weights is None:
         return present, rows_out[present].astype(np.float64)
     return present, weight_out[present]
+
+
+@numba.njit(cache=True, nogil=True)
+def _prefix_id_counts(
+    codes,
+    class_index,
+    weights,
+    node,
+    parents,
+    radices,
+    r,
+    n_classes,
+    first,
+    offsets,
+    rows_out,
+    weight_out,
+):  # pragma: no cover - numba
+    # :func:`_sparse_id_counts` of the prefixes parents[:L] for L = first..len(offsets) - 1
+    # in one pass: level L's id at offsets[L - first] + id. A row adds to every level
+    # whose parents it observes (up to its first missing parent), in row order; False
+    # (the counts left partial) where the deepest level's count would say False
+    last = first + offsets.shape[0] - 1
+    for i in range(codes.shape[0]):
+        value = codes[i, node]
+        if is_missing_code(value):
+            continue
+        y = class_index[i]
+        if value >= r or y < 0 or y >= n_classes:
+            return False
+        configuration = 0
+        for level in range(last + 1):
+            if level > 0:
+                x = codes[i, parents[level - 1]]
+                if is_missing_code(x):
+                    break
+                if x >= radices[level - 1]:
+                    return False
+                configuration = configuration * radices[level - 1] + x
+            if level >= first:
+                cell = offsets[level - first] + (configuration * n_classes + y) * r + value
+                rows_out[cell] += 1
+                weight_out[cell] += weights[i]
+    return True
+
+
+def dense_prefix_family_counts(
+    codes: NDArray[np.integer],
+    class_index: NDArray[np.intp],
+    weights: NDArray[np.floating] | None,
+    n_classes: int,
+    n_categories: NDArray[np.intp],
+    *,
+    node: int,
+    parents: tuple[int, ...],
+    levels: range,
+) -> list[tuple[NDArray[np.int64], NDArray[np.float64]]]:
+    """:func:`dense_sparse_family_counts` of the node under ``parents[:L]`` for every
+    ``L`` of ``levels`` (consecutive), counted in one compiled pass over the rows (a bin
+    per possible id of every level, the caller keeping their total small): the same
+    cells and the same sums to the bit (each level's bin adds its rows in row order).
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1], [0, 1], [1, 0], [-1, 0]])
+    >>> dense_prefix_family_counts(codes, np.array([0, 1, 1, 0]), None, 2,
+    ...     np.array([2, 2]), node=1, parents=(0,), levels=range(2))[1]
+    (array([1, 3, 6]), array([1., 1., 1.]))
+    """
+    r = int(n_categories[node])
+    radices = np.array([int(n_categories[p]) for p in parents], dtype=np.int64)
+    sizes = [int(np.prod(radices[:level])) * n_classes * r for level in levels]
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    rows_out = np.zeros(int(offsets[-1]), dtype=np.int64)
+    weight_out = np.zeros(int(offsets[-1]))
+    w = np.ones(len(codes)) if weights is None else np.asarray(weights, dtype=np.float64)
+    in_range = len(levels) == 0 or _prefix_id_counts(
+        np.asarray(codes),
+        np.asarray(class_index, dtype=np.intp),
+        w,
+        int(node),
+        np.array(parents, dtype=np.int64).reshape(-1),
+        radices,
+        r,
+        int(n_classes),
+        int(levels[0]) if len(levels) else 0,
+        offsets[:-1],
+        rows_out,
+        weight_out,
+    )
+    if not in_range:  # (codes beyond their categories: one level at a time)
+        return [
+            dense_sparse_family_counts(
+                codes,
+                class_index,
+                weights,
+                n_classes,
+                n_categories,
+                node=node,
+                parents=tuple(parents[:level]),
+            )
+            for level in levels
+        ]
+    out = []
+    for low, high in pairwise(offsets.tolist()):
+        present = np.flatnonzero(rows_out[low:high])
+        masses = rows_out[low:high][present].astype(np.float64) if weights is None else None
+        out.append((present, weight_out[low:high][present] if masses is None else masses))
+    return out

@@ -23,6 +23,7 @@ __all__ = [
     "first_at_least",
     "posterior_loss_sums",
     "sparse_cell_lookup",
+    "sparse_cells_are_valid",
 ]
 
 #: Below twice this many rows, one thread does the lookup.
@@ -120,7 +121,9 @@ NEGLIGIBLE_LOG_RATIO = 50.0
 
 
 @numba.njit(cache=True, nogil=True, fastmath=False)
-def _loss_sums(joint, truth, weights, out):  # pragma: no cover - numba
+def _loss_sums(joint, truth, weights, with_squares, with_log_loss, out):  # pragma: no cover
+    # out[0] the squares' sum (when with_squares), out[1] the log-loss's (when
+    # with_log_loss): each its own sum in row order, whether or not the other is taken
     n, n_classes = joint.shape
     scaled = np.empty(n_classes)
     for i in range(n):
@@ -132,38 +135,56 @@ def _loss_sums(joint, truth, weights, out):  # pragma: no cover - numba
             gap = joint[i, c] - top
             scaled[c] = np.exp(gap) if gap > -NEGLIGIBLE_LOG_RATIO else 0.0
             total += scaled[c]
-        inverse = 1.0 / total
         y = truth[i]
-        squares = 0.0
-        for c in range(n_classes):
-            if c != y:
-                p = scaled[c] * inverse
-                squares += p * p
-        miss = 1.0 - scaled[y] * inverse
-        out[0] += weights[i] * (squares + miss * miss)
-        out[1] -= weights[i] * (joint[i, y] - top - np.log(total))
+        if with_squares:
+            inverse = 1.0 / total
+            squares = 0.0
+            for c in range(n_classes):
+                if c != y:
+                    p = scaled[c] * inverse
+                    squares += p * p
+            miss = 1.0 - scaled[y] * inverse
+            out[0] += weights[i] * (squares + miss * miss)
+        if with_log_loss:
+            out[1] -= weights[i] * (joint[i, y] - top - np.log(total))
 
 
 def posterior_loss_sums(
-    joint: NDArray[np.float64], truth: NDArray[np.intp], weights: NDArray[np.float64]
+    joint: NDArray[np.float64],
+    truth: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    *,
+    only: str | None = None,
 ) -> tuple[float, float]:
     """The weighted sums over rows of ``sum_c (P(c | x) - [c = y])**2`` and of
     ``-log P(y | x)``, the posterior being ``softmax(joint)`` of each row.
+
+    ``only``: ``"squares"`` or ``"log_loss"`` computes that sum alone (the same number
+    to the bit; the other is returned as NaN): one logarithm per row fewer, or the
+    squares' arithmetic.
 
     Examples
     --------
     >>> joint = np.log([[0.2, 0.6], [0.5, 0.5]])
     >>> [round(v, 4) for v in posterior_loss_sums(joint, np.array([1, 0]), np.ones(2))]
     [0.625, 0.9808]
+    >>> posterior_loss_sums(joint, np.array([1, 0]), np.ones(2), only="squares")[1]
+    nan
     """
+    if only not in (None, "squares", "log_loss"):
+        raise ValueError(f"only must be None, 'squares' or 'log_loss', got {only!r}")
     out = np.zeros(2)
     _loss_sums(
         np.ascontiguousarray(joint, dtype=np.float64),
         np.ascontiguousarray(truth, dtype=np.intp),
         np.ascontiguousarray(weights, dtype=np.float64),
+        only != "log_loss",
+        only != "squares",
         out,
     )
-    return float(out[0]), float(out[1])
+    squares = float(out[0]) if only != "log_loss" else float("nan")
+    log_loss = float(out[1]) if only != "squares" else float("nan")
+    return squares, log_loss
 
 
 @numba.njit(cache=True, nogil=True)
@@ -205,3 +226,32 @@ def backoff_scores(
         out,
     )
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _cells_are_valid(ids, masses):  # pragma: no cover - numba
+    # (the cells' ids: not codes, a negative id is no missing value)
+    for j in range(ids.shape[0]):
+        if ids[j] < 0 if j == 0 else ids[j] <= ids[j - 1]:
+            return False
+        if not (masses[j] >= 0.0 and masses[j] < np.inf):  # (NaN fails both)
+            return False
+    return True
+
+
+def sparse_cells_are_valid(cells: NDArray[np.int64], masses: NDArray[np.float64]) -> bool:
+    """Whether a sparse table's cells are increasing ids >= 0 and its weights finite and
+    >= 0 (one of each, the shapes checked by the caller): the array checks
+    ``cells[0] >= 0``, ``np.diff(cells) > 0`` and ``np.isfinite(masses) & (masses >= 0)``
+    in one compiled pass.
+
+    Examples
+    --------
+    >>> sparse_cells_are_valid(np.array([0, 3, 7]), np.array([1.0, 0.0, 2.5]))
+    True
+    >>> sparse_cells_are_valid(np.array([0, 3, 3]), np.ones(3))
+    False
+    >>> sparse_cells_are_valid(np.array([1]), np.array([np.nan]))
+    False
+    """
+    return bool(_cells_are_valid(cells, masses))

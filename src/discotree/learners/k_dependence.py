@@ -320,8 +320,9 @@ def leave_one_out_losses(
         joint = np.repeat(_prior_log(class_weight, truth, unit)[None], k + 1, axis=0)
 
         def score(joint_q, truth=truth, weights=weights) -> float:
-            squares, log_loss = posterior_loss_sums(joint_q, truth, weights)
-            return log_loss if loss == "log_loss" else squares
+            if loss == "log_loss":  # (the one sum the loss reads, the same bits)
+                return posterior_loss_sums(joint_q, truth, weights, only="log_loss")[1]
+            return posterior_loss_sums(joint_q, truth, weights, only="squares")[0]
 
         # twin[q]: the smallest q' whose joint equals q's by construction (every
         # attribute so far read the same level for both): its score is q's

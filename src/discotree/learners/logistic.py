@@ -206,7 +206,7 @@ def ranked_pairs(
     else:  # of every feature: the used ones' rows and columns
         information = statistics.conditional_mutual_information()[np.ix_(used, used)]
         information = information[first, second]
-    taken = np.asarray(order_with_ties(information)[:n_pairs], dtype=np.intp)
+    taken = np.asarray(order_with_ties(information, n_pairs), dtype=np.intp)
     if significance is not None:
         present = missing_values.observed(codes).astype(np.float64)
         observed = (present.T * rows.weights) @ present  # weight observing both

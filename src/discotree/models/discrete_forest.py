@@ -35,7 +35,7 @@ from .file_checks import (
     log_probabilities,
     numbers,
 )
-from .protocol import JointScoring
+from .protocol import DeclaredSizes, JointScoring
 
 __all__ = ["DiscreteForestModel"]
 
@@ -190,6 +190,10 @@ class DiscreteForestModel(JointScoring, StoredModel):
     @property
     def n_classes(self) -> int:
         return int(self.parents.shape[0])
+
+    def declared_sizes(self) -> DeclaredSizes:
+        """Its classes (a forest each) and the categories it reads."""
+        return len(self.parents), self.n_categories
 
     def edges(self) -> list[list[tuple[int, int]]]:
         """Undirected edges ``(min, max)`` of each class's forest."""

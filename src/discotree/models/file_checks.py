@@ -26,6 +26,7 @@ from ..stored_checks import (
     numbers,
 )
 from ..structure.spanning import topological_order
+from .protocol import DeclaredSizes
 
 __all__ = [
     "MAX_MAGNITUDE",
@@ -116,3 +117,16 @@ class StoredModel(CheckedState):
         else:
             obj.__dict__.update(state)
         return obj
+
+    def declared_sizes(self) -> DeclaredSizes | None:
+        """The number of classes and the categories of each feature the model scores,
+        which the estimator's file check compares with its ``classes_`` and its
+        encoder's categories (:func:`discotree.models.protocol.declared_sizes`): by
+        default the length of a ``class_log_prior`` field and the ``n_categories``
+        field (None if absent); None, nothing to compare, without the former. A
+        model whose fields say otherwise overrides this."""
+        fields = vars(self)
+        prior = fields.get("class_log_prior")
+        if prior is None:
+            return None
+        return len(prior), fields.get("n_categories")

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from ..stats.gaussian import GaussianStatistics
 from ..stored_classes import stored
 from .file_checks import MAX_MAGNITUDE, StoredModel, check_forest_parents, fail, numbers
-from .protocol import JointScoring
+from .protocol import DeclaredSizes, JointScoring
 
 __all__ = ["GaussianForestModel"]
 
@@ -81,6 +81,10 @@ class GaussianForestModel(JointScoring, StoredModel):
     @property
     def n_classes(self) -> int:
         return int(self.parents.shape[0])
+
+    def declared_sizes(self) -> DeclaredSizes:
+        """Its classes; no categories (it reads values)."""
+        return self.n_classes, None
 
     def covariance(self, c: int) -> NDArray[np.float64]:
         """Full covariance of class c's forest model, ``(I - B)^-1 D (I - B)^-T``."""

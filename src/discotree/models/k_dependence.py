@@ -27,7 +27,9 @@ Where elimination is not affordable, a missing parent is **backed off**: the
 attribute's factor uses the longest observed prefix of its ranked parents (the table of
 that prefix, counted on the rows where it is observed) — a stated rule, not the exact
 marginal. Both paths are tested (against enumeration, and against pyAgrum's exact
-inference on the exported network).
+inference on the exported network). Missing attributes none of whose descendants in
+use is observed (barren) are left out of both sums (their values sum to 1 over their
+factors; the same marginal up to rounding).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from ..stats.hierarchical import leave_one_out_backoff_terms, level_counts
 from ..stored_classes import stored
 from .bayes_net import BayesNetModel, rows_by_pattern
 from .file_checks import StoredModel, check_counts, check_features, fail, numbers
-from .protocol import JointScoring
+from .protocol import DeclaredSizes, JointScoring
 
 __all__ = [
     "MAX_DENSE_CELLS",
@@ -66,8 +68,9 @@ MAX_DENSE_CELLS = 10_000_000
 MAX_ELIMINATION_CELLS = 1 << 22
 #: Rows from which a prediction packs the model's tables for the compiled pass over all
 #: the nodes (:class:`~discotree.stats.backoff_prediction.PackedBackoff`, kept for the
-#: next calls); fewer rows are scored node by node (the same numbers to the bit): on
-#: the accuracy benchmark's small test sets the packing cost more than it saved.
+#: next calls): the rows of one call and of the calls before it together; fewer rows
+#: are scored node by node (the same numbers to the bit): on the accuracy benchmark's
+#: small test sets, predicted once, the packing cost more than it saved.
 PACKED_MIN_ROWS = 1000
 #: Largest number of joint values of a row's missing parents that are enumerated
 #: (``KDependenceModel._enumerated``) rather than eliminated over the dense tables:
@@ -158,6 +161,10 @@ class KDependenceModel(JointScoring, StoredModel):
     def n_classes(self) -> int:
         return int(self.tables[0][0].n_classes)
 
+    def declared_sizes(self) -> DeclaredSizes:
+        """Its classes (its tables') and the categories it reads."""
+        return self.n_classes, self.n_categories
+
     @property
     def n_features(self) -> int:
         return len(self.n_categories)
@@ -168,11 +175,37 @@ class KDependenceModel(JointScoring, StoredModel):
         smoothing, for a node in use, one compiled pass
         (:class:`~discotree.stats.backoff_prediction.PackedBackoff`); else, and as its
         reference, :meth:`reference_node_log_probability`."""
-        packed = self._packed(len(codes))
+        return self._node_log_probability(node, codes, counted=True)
+
+    def _node_log_probability(
+        self, node: int, codes: NDArray[np.integer], *, counted: bool
+    ) -> NDArray[np.float64]:
+        # (counted: these rows count towards packing; not again for each node of a call)
+        packed = self._packed(len(codes), counted=counted)
         position = None if packed is None else packed.position(node)
         if packed is not None and position is not None:
             return packed.node_log_probabilities(codes, [position])[0]
         return self.reference_node_log_probability(node, codes)
+
+    def node_log_probabilities(
+        self, nodes: list[int], codes: NDArray[np.integer]
+    ) -> list[NDArray[np.float64]]:
+        """:meth:`node_log_probability` of each of ``nodes`` (the same numbers): the packed
+        ones in one compiled call over all of them."""
+        packed = self._packed(len(codes))
+        if packed is None:
+            return [self._node_log_probability(node, codes, counted=False) for node in nodes]
+        positions = [packed.position(node) for node in nodes]
+        known = [(s, position) for s, position in enumerate(positions) if position is not None]
+        out: list[NDArray[np.float64] | None] = [None] * len(nodes)
+        if known:
+            terms = packed.node_log_probabilities(codes, [position for _, position in known])
+            for (s, _), term in zip(known, terms, strict=True):
+                out[s] = term
+        return [
+            self.reference_node_log_probability(node, codes) if term is None else term
+            for node, term in zip(nodes, out, strict=True)
+        ]
 
     def reference_node_log_probability(
         self, node: int, codes: NDArray[np.integer]
@@ -226,7 +259,7 @@ class KDependenceModel(JointScoring, StoredModel):
         else:
             out = np.zeros((len(codes), self.n_classes))
             for node in self.attributes:
-                out += self.node_log_probability(node, codes)
+                out += self._node_log_probability(node, codes, counted=False)
         parents_missing = np.zeros(len(codes), dtype=bool)
         for node in self.attributes:
             for p in self.parents[node]:
@@ -248,8 +281,7 @@ class KDependenceModel(JointScoring, StoredModel):
             these = single[missing_values.is_missing(codes[single, m])]
             if len(these) == 0:
                 continue
-            cells = elimination_cells(self.parents, self.attributes, {int(m)}, self.n_categories)
-            if cells * self.n_classes <= MAX_ELIMINATION_CELLS:
+            if self._elimination_cells({int(m)}) * self.n_classes <= MAX_ELIMINATION_CELLS:
                 out[these] = self._sum_out(int(m), codes[these], out[these])
                 handled.append(these)
         if handled:
@@ -258,8 +290,7 @@ class KDependenceModel(JointScoring, StoredModel):
         for group in rows_by_pattern(missing_values.is_missing(codes[rows][:, used])):
             these = rows[group]
             missing = self._missing_in_use(codes[these[0]])
-            cells = elimination_cells(self.parents, self.attributes, missing, self.n_categories)
-            if cells * self.n_classes > MAX_ELIMINATION_CELLS:
+            if self._elimination_cells(missing) * self.n_classes > MAX_ELIMINATION_CELLS:
                 continue  # (the back-off rule)
             exact = self._enumerated(codes[these], out[these])
             if exact is None and self._dense() is not None:
@@ -268,8 +299,19 @@ class KDependenceModel(JointScoring, StoredModel):
                 out[these] = exact
         return out
 
+    def _elimination_cells(self, missing: set[int]) -> int:
+        """:func:`elimination_cells` of this network (cached per set of missing
+        attributes, outside the pickled state)."""
+        cache = self.__dict__.setdefault("_elimination_cache", {})
+        key = frozenset(missing)
+        if key not in cache:
+            cells = elimination_cells(self.parents, self.attributes, missing, self.n_categories)
+            cache[key] = cells
+        return int(cache[key])
+
     def _missing_in_use(self, row: NDArray[np.integer]) -> set[int]:
-        return {int(v) for v in self.attributes if missing_values.is_missing(row[v])}
+        used = np.asarray(self.attributes, dtype=np.intp)
+        return {int(v) for v in used[missing_values.is_missing(np.asarray(row)[used])]}
 
     def _enumerated(
         self, rows: NDArray[np.integer], backed_off: NDArray[np.float64]
@@ -281,7 +323,9 @@ class KDependenceModel(JointScoring, StoredModel):
         than ``MAX_ENUMERATED_VALUES`` of those values (variable elimination then, whose
         factors grow with the network's width, not with the product of the arities)."""
         is_parent = {int(p) for j in self.attributes for p in self.parents[j]}
-        missing = sorted(self._missing_in_use(rows[0]) & is_parent)
+        missing_in_use = self._missing_in_use(rows[0])
+        # (a barren parent's values sum to 1 over its factors: not enumerated)
+        missing = sorted((missing_in_use - set(self._barren(missing_in_use))) & is_parent)
         arities = [int(self.n_categories[m]) for m in missing]
         n_values = math.prod(arities)  # (Python integers: no overflow)
         if n_values > MAX_ENUMERATED_VALUES:
@@ -291,16 +335,16 @@ class KDependenceModel(JointScoring, StoredModel):
         ]
         values = np.array(list(itertools.product(*map(range, arities))))
         out = backed_off.copy()
-        for k in touched:
-            out -= self.node_log_probability(k, rows)
+        for touched_term in self.node_log_probabilities(touched, rows):
+            out -= touched_term
         block = max(1, ENUMERATED_BLOCK_ROWS // n_values)
         for start in range(0, len(rows), block):
             part = rows[start : start + block]
             filled = np.repeat(part, n_values, axis=0)  # each row once per joint value
             filled[:, missing] = np.tile(values, (len(part), 1))
             term: NDArray[np.float64] = np.zeros((len(filled), self.n_classes))
-            for k in touched:
-                term += self.node_log_probability(k, filled)
+            for node_term in self.node_log_probabilities(touched, filled):
+                term += node_term
             by_value = term.reshape(len(part), n_values, self.n_classes)
             top = by_value.max(axis=1)
             part_out = out[start : start + block]
@@ -319,14 +363,14 @@ class KDependenceModel(JointScoring, StoredModel):
         factors; the other factors do not depend on ``m``."""
         children = [k for k in self.attributes if m in self.parents[k]]
         out = backed_off.copy()
-        for k in children:
-            out -= self.node_log_probability(k, codes)
+        for child_term in self.node_log_probabilities(children, codes):
+            out -= child_term
         r = int(self.n_categories[m])
         filled = np.tile(codes, (r, 1))  # every row once per value of m, at once
         filled[:, m] = np.repeat(np.arange(r), len(codes))
-        term = self.node_log_probability(m, filled)
-        for k in children:
-            term += self.node_log_probability(k, filled)
+        term, *child_terms = self.node_log_probabilities([m, *children], filled)
+        for child_term in child_terms:
+            term += child_term
         stacked = term.reshape(r, len(codes), self.n_classes)
         top = stacked.max(axis=0)
         return out + top + np.log(np.exp(stacked - top).sum(axis=0))
@@ -384,21 +428,54 @@ class KDependenceModel(JointScoring, StoredModel):
         rows = rows.copy()
         rows[:, [j for j in range(self.n_features) if j not in used]] = 0  # factor 1 anyway
         missing = {int(v) for v in np.flatnonzero(missing_values.is_missing(rows[0]))}
-        cells = elimination_cells(self.parents, self.attributes, missing, self.n_categories)
-        if cells * self.n_classes > MAX_ELIMINATION_CELLS:
+        if self._elimination_cells(missing) * self.n_classes > MAX_ELIMINATION_CELLS:
             return None
         dense = self._dense()
         assert dense is not None
+        barren = self._barren(missing)
+        if barren:  # (their sum is 1: left out, observed at 0 under a factor of 1)
+            rows[:, barren] = 0
+            dense = BayesNetModel(
+                dense.n_categories,
+                [() if j in barren else parents for j, parents in enumerate(dense.parents)],
+                [
+                    np.zeros((self.n_classes, int(self.n_categories[j]))) if j in barren else cpt
+                    for j, cpt in enumerate(dense.log_cpts)
+                ],
+                dense.class_log_prior,
+            )
         return dense.marginals(rows)
 
-    def _packed(self, n_rows: int | None = None) -> PackedBackoff | None:
+    def _barren(self, missing: set[int]) -> list[int]:
+        """The missing attributes in use none of whose descendants in use is observed
+        (barren: summing them out multiplies by 1, so variable elimination leaves
+        them out; the same marginal up to rounding)."""
+        barren = {v for v in self.attributes if v in missing}
+        children: dict[int, list[int]] = {}
+        for k in self.attributes:
+            for p in self.parents[k]:
+                children.setdefault(int(p), []).append(int(k))
+        changed = True
+        while changed:
+            kept = {v for v in barren if all(k in barren for k in children.get(v, []))}
+            changed = kept != barren
+            barren = kept
+        return sorted(barren)
+
+    def _packed(self, n_rows: int | None = None, *, counted: bool = True) -> PackedBackoff | None:
         """The hierarchical tables of the nodes in use, packed for prediction (cached
         outside the pickled state; None without hierarchical smoothing), packed for the
-        first time only for at least :data:`PACKED_MIN_ROWS` rows, or ``n_rows`` None
-        (fewer are scored node by node, the same numbers, faster than packing)."""
+        first time once at least :data:`PACKED_MIN_ROWS` rows have been asked for,
+        ``n_rows`` of this call and those of the earlier ones (the rows of a missing
+        value's sum-out included; ``counted`` False: rows already counted), or
+        ``n_rows`` None (fewer are scored node by node, the same numbers, faster than
+        packing)."""
         if "_packed_backoff" not in self.__dict__:
-            if n_rows is not None and n_rows < PACKED_MIN_ROWS:
-                return None
+            if n_rows is not None:  # (the rows scored so far, these included)
+                n_rows = self.__dict__.get("_rows_scored", 0) + (n_rows if counted else 0)
+                if n_rows < PACKED_MIN_ROWS:
+                    self.__dict__["_rows_scored"] = n_rows
+                    return None
             packed = None
             if self.concentrations is not None and not self.hdp and self.attributes:
                 packed = PackedBackoff.from_tables(
@@ -414,7 +491,7 @@ class KDependenceModel(JointScoring, StoredModel):
         return self.__dict__["_packed_backoff"]
 
     def __getstate__(self) -> dict:
-        cached = ("_dense_model", "_packed_backoff")
+        cached = ("_dense_model", "_packed_backoff", "_elimination_cache", "_rows_scored")
         return {k: v for k, v in self.__dict__.items() if k not in cached}
 
     def __setstate__(self, state: dict) -> None:

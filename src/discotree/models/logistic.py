@@ -43,6 +43,7 @@ from ..missing_values import MISSING
 from ..stored_classes import stored
 from .category_maps import apply_maps, mapped_categories
 from .file_checks import StoredModel, numbers
+from .protocol import DeclaredSizes
 
 __all__ = [
     "NO_PAIRS",
@@ -269,6 +270,10 @@ class LogisticModel(StoredModel):
     @property
     def n_classes(self) -> int:
         return len(self.intercept)
+
+    def declared_sizes(self) -> DeclaredSizes:
+        """Its classes (its intercepts) and the categories it reads."""
+        return self.n_classes, self.n_categories
 
     def inputs(self, codes: NDArray[np.integer]) -> InputSlots:
         """The inputs of every row (:func:`input_slots`)."""

@@ -46,13 +46,19 @@ from numpy.typing import NDArray
 
 __all__ = [
     "SCORE_KINDS",
+    "DeclaredSizes",
     "JointScoring",
     "ScoringModel",
     "check_score_kind",
+    "declared_sizes",
 ]
 
 #: What a model's ``class_scores`` are (see the module notes).
 SCORE_KINDS = ("joint", "posterior", "margin")
+#: What a model declares of itself for the estimator's cross-check
+#: (:func:`declared_sizes`): its number of classes, and the categories of each feature
+#: it reads (None where it reads no categories).
+DeclaredSizes = tuple[int, NDArray[np.intp] | None]
 
 
 @runtime_checkable
@@ -68,6 +74,11 @@ class ScoringModel(Protocol):
         """Scores of every row and class (``(n_samples, n_classes)``), of the kind
         ``score_kind``; ``log_prior`` is the class prior a joint adds."""
         ...  # pragma: no cover
+
+    # Optional: ``declared_sizes() -> DeclaredSizes | None``, what the estimator's
+    # file check compares with its ``classes_`` and its encoder's categories (a
+    # default in :class:`~discotree.models.file_checks.StoredModel`); read through
+    # :func:`declared_sizes`. Not a member here, so that ``isinstance`` stays as it is.
 
 
 class JointScoring:
@@ -92,6 +103,40 @@ class JointScoring:
         ndarray of shape (n_samples, n_classes)
         """
         return self.log_likelihood(codes) + log_prior  # type: ignore[attr-defined]
+
+
+def declared_sizes(model: object) -> DeclaredSizes | None:
+    """The number of classes and the categories per feature ``model`` declares
+    (its ``declared_sizes()``), or None where it declares none or cannot say: read
+    defensively, as the estimator's checks may run before the model's own structure
+    check, which then refuses a malformed model with its own message.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from discotree.models.discrete_forest import DiscreteForestModel
+    >>> model = DiscreteForestModel(
+    ...     np.array([[-1], [-1]]), np.array([3]), [[np.log([[0.5, 0.25, 0.25]])]] * 2)
+    >>> n_classes, n_categories = declared_sizes(model)
+    >>> n_classes, n_categories.tolist()
+    (2, [3])
+    >>> broken = DiscreteForestModel.from_state({**model.state(), "parents": None})
+    >>> declared_sizes(broken) is None  # malformed: its own check says so, not this one
+    True
+    >>> declared_sizes(object()) is None
+    True
+    """
+    declare = getattr(model, "declared_sizes", None)
+    if not callable(declare):
+        return None
+    try:
+        sizes = declare()
+        if sizes is None:
+            return None
+        n_classes, n_categories = sizes
+        return int(n_classes), n_categories
+    except (AttributeError, TypeError, ValueError, IndexError, KeyError):
+        return None
 
 
 def check_score_kind(kind: str) -> str:

@@ -99,6 +99,7 @@ class PackedBackoff:
     state_depth: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     states: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     log_states: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    _positions: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.state_at) != len(self.nodes):  # nothing tabulated
@@ -177,8 +178,9 @@ class PackedBackoff:
 
     def position(self, node: int) -> int | None:
         """Where ``node`` is among the packed nodes (None: not packed)."""
-        found = np.flatnonzero(self.nodes == node)
-        return int(found[0]) if len(found) else None
+        if len(self._positions) != len(self.nodes):  # (first asked: a dict of them)
+            self._positions = {int(v): t for t, v in reversed(list(enumerate(self.nodes)))}
+        return self._positions.get(int(node))
 
     @classmethod
     def from_tables(
@@ -220,7 +222,7 @@ class PackedBackoff:
         configuration, rest = np.divmod(cells, n_classes * r)
         klass, value = np.divmod(rest, r)
         value_keys = (configuration * r + value) * n_classes + klass
-        order = np.lexsort((value_keys, level))
+        order = _level_order(value_keys, level, len(used))
         total_keys, total_sums = np.zeros(len(cells), dtype=np.int64), np.zeros(len(cells))
         total_bounds = np.zeros(len(used) + 1, dtype=np.int64)
         run_sums(
@@ -391,6 +393,21 @@ class PackedBackoff:
             raw,
         )
         return raw
+
+
+def _level_order(
+    keys: NDArray[np.int64], level: NDArray[np.intp], n_levels: int
+) -> NDArray[np.intp]:
+    """``np.lexsort((keys, level))`` (keys not negative) by one stable sort of the keys
+    shifted past the levels before (the same permutation, ties included; a few times
+    faster), where the shifted keys fit in 62 bits."""
+    largest = np.full(n_levels, -1, dtype=np.int64)
+    np.maximum.at(largest, level, keys)
+    spans = largest + 1
+    if len(keys) == 0 or float(spans.astype(np.float64).sum()) >= 2.0**62:
+        return np.lexsort((keys, level))
+    shift = np.concatenate([[0], np.cumsum(spans)[:-1]]).astype(np.int64)
+    return np.argsort(keys + shift[level], kind="stable")
 
 
 def _dense_index(

@@ -24,8 +24,8 @@ from ..kernels.counts import (
     present_configurations,
     sparse_family_counts,
 )
-from ..kernels.family_counts import dense_sparse_family_counts
-from ..kernels.sparse_families import sparse_cell_lookup
+from ..kernels.family_counts import dense_prefix_family_counts
+from ..kernels.sparse_families import sparse_cell_lookup, sparse_cells_are_valid
 from ..stored_checks import CheckedState, numbers
 from ..stored_classes import stored
 
@@ -85,8 +85,7 @@ class SparseFamilyTable(CheckedState):
         if (
             self.cells.ndim != 1
             or self.cells.shape != self.masses.shape
-            or (len(self.cells) and (self.cells[0] < 0 or (np.diff(self.cells) <= 0).any()))
-            or not (np.isfinite(self.masses) & (self.masses >= 0)).all()
+            or not sparse_cells_are_valid(self.cells, self.masses)
             or self.n_classes < 1
             or self.r_node < 1
         ):
@@ -272,23 +271,59 @@ def prefix_family_tables(
     limit = max(DENSE_IDS, DENSE_IDS_PER_ROW * len(codes))
     out = []
     for node, ranked in enumerate(parents):
+        ranked = tuple(int(p) for p in ranked)
+        r = int(n_categories[node])
+        sizes = [n_classes * r]
+        for p in ranked:
+            sizes.append(sizes[-1] * int(n_categories[p]))
         tables = []
-        for length in range(len(ranked) + 1):
-            prefix = tuple(int(p) for p in ranked[:length])
-            size = n_classes * int(n_categories[node])
-            for p in prefix:
-                size *= int(n_categories[p])
-            if size > limit:  # (sorted: memory with the rows, not the cells)
-                tables.append(
-                    SparseFamilyTable.from_codes(
-                        codes, class_index, weights, n_classes, n_categories, node, prefix
-                    )
-                )
-                continue
-            cells, masses = dense_sparse_family_counts(
-                codes, class_index, weights, n_classes, n_categories, node=node, parents=prefix
+        for levels in _dense_groups(sizes, limit):  # (each counted in one pass)
+            counted = dense_prefix_family_counts(
+                codes,
+                class_index,
+                weights,
+                n_classes,
+                n_categories,
+                node=node,
+                parents=ranked,
+                levels=levels,
             )
-            r = int(n_categories[node])
-            tables.append(SparseFamilyTable(int(node), prefix, int(n_classes), r, cells, masses))
+            for length, (cells, masses) in zip(levels, counted, strict=True):
+                table = SparseFamilyTable(
+                    int(node), ranked[:length], int(n_classes), r, cells, masses
+                )
+                tables.append(table)
+        for length in range(len(tables), len(ranked) + 1):  # (sorted: memory with the rows)
+            tables.append(
+                SparseFamilyTable.from_codes(
+                    codes, class_index, weights, n_classes, n_categories, node, ranked[:length]
+                )
+            )
         out.append(tables)
     return out
+
+
+def _dense_groups(sizes: list[int], limit: int) -> list[range]:
+    """The leading levels of at most ``limit`` cells each (the sizes grow with the
+    level), grouped in consecutive runs of at most ``limit`` cells together (or one
+    level): the dense counts' bins stay within ``limit`` per pass.
+
+    Examples
+    --------
+    >>> _dense_groups([6, 12, 24, 48, 96], 50)
+    [range(0, 3), range(3, 4)]
+    """
+    groups: list[range] = []
+    start = total = 0
+    for level, size in enumerate(sizes):
+        if size > limit:
+            break
+        if total + size > limit and level > start:
+            groups.append(range(start, level))
+            start, total = level, 0
+        total += size
+    else:
+        level = len(sizes)
+    if level > start:
+        groups.append(range(start, level))
+    return groups

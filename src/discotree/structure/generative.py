@@ -79,7 +79,8 @@ def kdb_ranked_structure(
     parents: list[tuple[int, ...]] = [()] * n
     for position, node in enumerate(order):
         earlier = sorted(order[:position])
-        ranked = [earlier[i] for i in order_with_ties(cmi[node, earlier])] if earlier else []
+        # (only the first k of the ranking are kept: the rest is not ranked)
+        ranked = [earlier[i] for i in order_with_ties(cmi[node, earlier], k)] if earlier else []
         parents[node] = tuple(int(v) for v in ranked[:k] if cmi[node, v] > 0)
     return order, parents
 

@@ -90,7 +90,7 @@ class Scorer:
             correct = argmax_with_ties(joint) == self.class_index
             return float(self.weights[correct].sum()) / self.total
         # one compiled pass over the rows (scipy's logsumexp was most of a CLL search)
-        _, log_loss = posterior_loss_sums(joint, self.class_index, self.weights)
+        _, log_loss = posterior_loss_sums(joint, self.class_index, self.weights, only="log_loss")
         return -log_loss / self.total
 
     def value_above(
