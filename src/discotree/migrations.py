@@ -41,13 +41,13 @@ from typing import Any
 
 __all__ = [
     "FORMAT_VERSION",
-    "KDB_ENSEMBLE_MEMBER_PARAMETERS",
     "LEGACY_MODULES",
     "LEGACY_NAMES",
     "UPGRADES",
     "current_name",
     "install",
     "legacy_attribute",
+    "register_upgrade",
     "upgrade",
 ]
 
@@ -96,45 +96,14 @@ def _calibration(state: dict) -> dict:
 def _kdb_ensemble_estimator(state: dict) -> dict:
     """A kDB ensemble saved before ``linear_pairs``, ``pair_weight`` or
     ``pair_pooling`` existed, as it was fitted then (no pairs, no pair member, or one
-    pooled linearly), or before ``estimator`` held its members' parameters
-    (:func:`_kdb_ensemble_members`)."""
+    pooled linearly); the move of its flat member parameters into ``estimator`` is
+    registered by the estimator's module (:func:`register_upgrade`), which knows the
+    template's class."""
     state.setdefault("linear_pairs", 0)
     state.setdefault("pair_weight", 0.0)
     state.setdefault("pair_pooling", "linear")
     state.setdefault("pair_significance", None)  # (every pair, as fitted then)
     state.setdefault("pairs_per_column", None)
-    if "estimator" not in state:
-        state = _kdb_ensemble_members(state)
-    return state
-
-
-#: The kDB ensemble's member parameters before ``estimator`` held them (session 32,
-#: issue 52), and their defaults then.
-KDB_ENSEMBLE_MEMBER_PARAMETERS = {
-    "k": 5,
-    "smoothing": "hierarchical",
-    "selection_loss": "rmse",
-    "alpha": 1.0,
-    "epsilon": 1e-5,
-}
-
-
-def _kdb_ensemble_members(state: dict) -> dict:
-    """A kDB ensemble saved before ``estimator`` held its members' parameters: its
-    flat ``k``, ``smoothing``, ``selection_loss``, ``alpha`` and ``epsilon`` moved into
-    the template ``KDBClassifier(k, smoothing=..., ...)`` they configured (None when
-    they were all the defaults, as ``estimator=None`` is now), so that it predicts and
-    refits as it did."""
-    from .classifiers.k_dependence import KDBClassifier  # (here: no import cycle)
-
-    flat = {
-        name: state.pop(name, default) for name, default in KDB_ENSEMBLE_MEMBER_PARAMETERS.items()
-    }
-    defaults = all(
-        type(flat[name]) is type(default) and flat[name] == default
-        for name, default in KDB_ENSEMBLE_MEMBER_PARAMETERS.items()
-    )
-    state["estimator"] = None if defaults else KDBClassifier(**flat)
     return state
 
 
@@ -164,6 +133,22 @@ UPGRADES: dict[str, Callable[[dict], dict]] = {
     "discotree.models.ensemble.KDBEnsembleModel": _kdb_ensemble_model,
     "discotree.models.logistic.LogisticModel": _logistic_model,
 }
+
+
+def register_upgrade(name: str, step: Callable[[dict], dict]) -> None:
+    """Add ``step`` after the upgrades of the class named ``name`` (its module and
+    qualified name): for an upgrade that needs a class of a layer above this module,
+    registered by that class's module when it is imported.
+
+    Examples
+    --------
+    >>> register_upgrade("example.Thing", lambda state: {**state, "new": 0})
+    >>> upgrade(type("Thing", (), {"__module__": "example"}), {})
+    {'new': 0}
+    >>> del UPGRADES["example.Thing"]
+    """
+    before = UPGRADES.get(name)
+    UPGRADES[name] = step if before is None else (lambda state: step(before(state)))
 
 
 def upgrade(cls: type, state: dict) -> dict:

@@ -21,9 +21,9 @@ from discotree import (
     KDBEnsembleClassifier,
     TANClassifier,
 )
+from discotree.classifiers.ensemble import KDB_ENSEMBLE_MEMBER_PARAMETERS
 from discotree.io.json_model import dumps, loads
 from discotree.migrations import (
-    KDB_ENSEMBLE_MEMBER_PARAMETERS,
     LEGACY_MODULES,
     LEGACY_NAMES,
     UPGRADES,

@@ -22,7 +22,7 @@ from ..learners.logistic import (
 )
 from ..learners.options import RANDOM_STATE, KDBEnsembleOptions, KDependenceOptions
 from ..learners.registry import FittedModel, LearnerSpec, get_learner
-from ..migrations import upgrade
+from ..migrations import register_upgrade, upgrade
 from ..models.ensemble import KDBEnsembleModel
 from ..models.posterior_draws import KDBEnsemblePosterior
 from ..numerics import class_log_prior
@@ -39,7 +39,12 @@ from ._base import DiscreteForestClassifierBase, Rule, check_encoding
 from .k_dependence import KDBClassifier
 from .parameter_checks import check_parameter_table, check_rules
 
-__all__ = ["SET_BY_THE_ENSEMBLE", "KDBEnsembleClassifier", "default_members"]
+__all__ = [
+    "KDB_ENSEMBLE_MEMBER_PARAMETERS",
+    "SET_BY_THE_ENSEMBLE",
+    "KDBEnsembleClassifier",
+    "default_members",
+]
 
 #: Bytes of a member's Python objects (its model, lists and attributes), at least.
 MEMBER_OVERHEAD = 2048.0
@@ -638,3 +643,39 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         attributes["class_log_prior_"] = class_log_prior(class_weight)
         self._set_fitted({**attributes, **fitted.attributes, "model_": fitted.model})
         return self
+
+
+#: The kDB ensemble's member parameters before ``estimator`` held them, and their
+#: defaults then.
+KDB_ENSEMBLE_MEMBER_PARAMETERS = {
+    "k": 5,
+    "smoothing": "hierarchical",
+    "selection_loss": "rmse",
+    "alpha": 1.0,
+    "epsilon": 1e-5,
+}
+
+
+def _flat_members_to_template(state: dict) -> dict:
+    """A kDB ensemble saved before ``estimator`` held its members' parameters: its
+    flat ``k``, ``smoothing``, ``selection_loss``, ``alpha`` and ``epsilon`` moved into
+    the template ``KDBClassifier(k, smoothing=..., ...)`` they configured (None when
+    they were all the defaults, as ``estimator=None`` is now), so that it predicts and
+    refits as it did (registered with :func:`discotree.migrations.register_upgrade`)."""
+    if "estimator" in state:
+        return state
+    flat = {
+        name: state.pop(name, default) for name, default in KDB_ENSEMBLE_MEMBER_PARAMETERS.items()
+    }
+    defaults = all(
+        type(flat[name]) is type(default) and flat[name] == default
+        for name, default in KDB_ENSEMBLE_MEMBER_PARAMETERS.items()
+    )
+    state["estimator"] = None if defaults else KDBClassifier(**flat)
+    return state
+
+
+register_upgrade(
+    f"{KDBEnsembleClassifier.__module__}.{KDBEnsembleClassifier.__qualname__}",
+    _flat_members_to_template,
+)
