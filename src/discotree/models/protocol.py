@@ -46,7 +46,6 @@ from numpy.typing import NDArray
 
 __all__ = [
     "SCORE_KINDS",
-    "DeclaredSizes",
     "JointScoring",
     "ScoringModel",
     "check_score_kind",
