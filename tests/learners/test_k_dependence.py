@@ -39,6 +39,23 @@ def _spec(k, loss="rmse", alpha=1.0, **options):
     return LearnerSpec("selective-kdb", alpha, 1e-5, options=opts)
 
 
+def _fitted(rows, smoothing, spec):
+    """The kDB of ``spec.options.k`` parents on every row of the 3 classes: its order,
+    parents, prefix tables and (``smoothing="hierarchical"``) the concentrations, chosen
+    once on every row, then fixed; None otherwise."""
+    stats = PairStatistics.from_codes(
+        rows.codes, rows.class_index, rows.n_categories, 3, rows.weights
+    )
+    order, parents = kdb_ranked_structure(stats, spec.options.k)
+    tables = prefix_family_tables(
+        rows.codes, rows.class_index, rows.weights, 3, rows.n_categories, parents
+    )
+    concentrations = None
+    if smoothing == "hierarchical":
+        concentrations = hierarchical_concentrations(tables, parents, rows, spec)
+    return order, parents, tables, concentrations
+
+
 @pytest.mark.parametrize(
     "loss, weights, smoothing",
     [
@@ -57,16 +74,7 @@ def test_leave_one_out_losses_equal_refitting_without_each_row(
     monkeypatch.setattr("discotree.models.k_dependence.MAX_DENSE_CELLS", 0)
     rows = _rows(rng, weights=weights)
     k = 2
-    stats = PairStatistics.from_codes(
-        rows.codes, rows.class_index, rows.n_categories, 3, rows.weights
-    )
-    order, parents = kdb_ranked_structure(stats, k)
-    tables = prefix_family_tables(
-        rows.codes, rows.class_index, rows.weights, 3, rows.n_categories, parents
-    )
-    concentrations = None
-    if smoothing == "hierarchical":  # chosen once on every row, then fixed
-        concentrations = hierarchical_concentrations(tables, parents, rows, _spec(k, loss))
+    order, parents, tables, concentrations = _fitted(rows, smoothing, _spec(k, loss))
     got = leave_one_out_losses(
         tables,
         order,
@@ -166,16 +174,7 @@ def test_leave_one_out_posteriors_equal_refitting_without_each_row(
 ):
     monkeypatch.setattr("discotree.models.k_dependence.MAX_DENSE_CELLS", 0)  # back-off rule
     rows = _rows(rng, weights=weights)
-    stats = PairStatistics.from_codes(
-        rows.codes, rows.class_index, rows.n_categories, 3, rows.weights
-    )
-    order, parents = kdb_ranked_structure(stats, 2)
-    tables = prefix_family_tables(
-        rows.codes, rows.class_index, rows.weights, 3, rows.n_categories, parents
-    )
-    concentrations = None
-    if smoothing == "hierarchical":
-        concentrations = hierarchical_concentrations(tables, parents, rows, _spec(2))
+    order, parents, tables, concentrations = _fitted(rows, smoothing, _spec(2))
     got = leave_one_out_log_posteriors(
         tables,
         order,
