@@ -40,3 +40,40 @@ def chained_codes(rng, n, *, n_classes, n_values, follow, missing):
     X[:, 1] = np.where(rng.random(n) < follow[1], X[:, 0], X[:, 1])
     X[rng.random(X.shape) < missing] = np.nan
     return X, y
+
+
+def coded_rows(rng, n_categories, n, *, missing, n_classes=3, weight_floor=0.0):
+    """Random rows of codes with missing values, their classes and weights.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The draws, in this order: the codes column by column, the missing cells, the
+        classes, the weights.
+    n_categories : array of int
+        The categories of each feature.
+    n : int
+        The number of rows.
+    missing : float
+        The expected fraction of the codes that are -1.
+    n_classes : int
+        The classes.
+    weight_floor : float
+        Added to weights uniform on [0, 1).
+
+    Returns
+    -------
+    codes : ndarray of shape (n, len(n_categories)), int
+    y : ndarray of shape (n,), int
+    weights : ndarray of shape (n,), float
+
+    Examples
+    --------
+    >>> codes, y, w = coded_rows(np.random.default_rng(0), [2, 3], 50, missing=0.0)
+    >>> codes.shape, int(codes.max()), bool(w.min() >= 0)
+    ((50, 2), 2, True)
+    """
+    codes = np.column_stack([rng.integers(0, r, n) for r in n_categories])
+    codes[rng.random(codes.shape) < missing] = -1
+    y = rng.integers(0, n_classes, n)
+    return codes, y, rng.random(n) + weight_floor

@@ -9,15 +9,14 @@ import pytest
 from discotree.kernels.family_counts import pair_family_counts
 from discotree.models.bayes_net import family_counts
 from tests import reference
+from tests.data import coded_rows
 
 
 def _rows(rng, n, missing, d=6, n_classes=3):
     """Random weighted rows: the categories of ``d`` features (2 to 4 each), ``n`` rows
     of codes with the fraction ``missing`` of them -1, class indices and weights."""
     n_categories = rng.integers(2, 5, d)
-    codes = np.column_stack([rng.integers(0, r, n) for r in n_categories])
-    codes[rng.random(codes.shape) < missing] = -1
-    return n_categories, codes, rng.integers(0, n_classes, n), rng.random(n)
+    return n_categories, *coded_rows(rng, n_categories, n, missing=missing, n_classes=n_classes)
 
 
 @pytest.mark.parametrize("missing", [0.0, 0.1])
