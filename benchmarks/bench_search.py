@@ -72,19 +72,26 @@ def _against_bound(shape, kernel, bound, repeats: int, **extra) -> dict:
     }
 
 
-def bench_hits(repeats: int) -> dict:
-    rng = np.random.default_rng(0)
+def _hits_problem(seed: int, n_indices: int):
+    """Generated scores of :data:`HITS_SHAPE`: base scores, a table of 4000 rows,
+    ``n_indices`` candidates-by-samples indices into it, the true classes, and three
+    arrays of HITS_SHAPE to add (the bound)."""
+    rng = np.random.default_rng(seed)
     n_candidates, n_rows, n_classes = HITS_SHAPE
     base = rng.normal(size=(n_rows, n_classes))
     table = rng.normal(size=(4000, n_classes))
-    index = rng.integers(0, len(table), (n_candidates, n_rows))
+    indices = [rng.integers(0, len(table), (n_candidates, n_rows)) for _ in range(n_indices)]
     truth = rng.integers(0, n_classes, n_rows)
+    x = rng.normal(size=HITS_SHAPE)
+    return base, table, indices, truth, (x, np.empty_like(x), np.empty_like(x))
+
+
+def bench_hits(repeats: int) -> dict:
+    base, table, (index,), truth, (x, y, z) = _hits_problem(0, 1)
     np.testing.assert_array_equal(
         candidate_hits(base, table, index, truth),
         reference.candidate_hits(base, table, index, truth),
     )
-    x = rng.normal(size=HITS_SHAPE)
-    y, z = np.empty_like(x), np.empty_like(x)
     kernel = timed(lambda: candidate_hits(base, table, index, truth), repeats)
     numpy = timed(lambda: reference.candidate_hits(base, table, index, truth), repeats)
     bound = timed(lambda: np.add(x, y, out=z), repeats)
@@ -99,19 +106,11 @@ def bench_hits(repeats: int) -> dict:
 
 
 def bench_replacement_hits(repeats: int) -> dict:
-    rng = np.random.default_rng(4)
-    n_candidates, n_rows, n_classes = HITS_SHAPE
-    base = rng.normal(size=(n_rows, n_classes))
-    table = rng.normal(size=(4000, n_classes))
-    old = rng.integers(0, len(table), (n_candidates, n_rows))
-    new = rng.integers(0, len(table), (n_candidates, n_rows))
-    truth = rng.integers(0, n_classes, n_rows)
+    base, table, (old, new), truth, (x, y, z) = _hits_problem(4, 2)
     np.testing.assert_array_equal(
         replacement_hits(base, table, old, new, truth),
         reference.replacement_hits(base, table, old, new, truth),
     )
-    x = rng.normal(size=HITS_SHAPE)
-    y, z = np.empty_like(x), np.empty_like(x)
     return _against_bound(
         HITS_SHAPE,
         lambda: replacement_hits(base, table, old, new, truth),
@@ -214,6 +213,29 @@ def _search_problem() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, i
     return codes, class_index, np.full(d, r), np.ones(n), n_classes
 
 
+def _against_the_old_way(run, old_way, label: str, repeats: int) -> dict:
+    """The search ``run()`` timed as it is (pairs of parents scored together) and with
+    the old way in place, ``old_way = (owner, name, value)`` setting ``owner.name``
+    (under ``label``); both must find the same structure."""
+    together = timed(run, repeats)
+    structure = run()
+    owner, name, value = old_way
+    original = getattr(owner, name)
+    setattr(owner, name, value)
+    try:
+        separate = timed(run, repeats)
+        assert run() == structure
+    finally:
+        setattr(owner, name, original)
+    return {
+        "shape": SEARCH_SHAPE,
+        "pairs_together": together,
+        label: separate,
+        "speedup": separate["min_s"] / together["min_s"],
+        "edges": sum(len(p) for p in structure),
+    }
+
+
 def bench_order_search(repeats: int) -> dict:
     codes, class_index, n_categories, weights, n_classes = _search_problem()
     d = codes.shape[1]
@@ -225,8 +247,6 @@ def bench_order_search(repeats: int) -> dict:
         )
         return search.order_search(state, 2, order, search.Scorer(class_index, weights))
 
-    together = timed(run, repeats)
-    structure = run()
     original = search.ColumnCache.candidates
 
     def one_at_a_time(self, node, parent_sets):
@@ -234,19 +254,9 @@ def bench_order_search(repeats: int) -> dict:
             return search.StackedColumns([self.get(node, p) for p in parent_sets])
         return original(self, node, parent_sets)
 
-    search.ColumnCache.candidates = one_at_a_time
-    try:
-        separate = timed(run, repeats)
-        assert run() == structure
-    finally:
-        search.ColumnCache.candidates = original
-    return {
-        "shape": SEARCH_SHAPE,
-        "pairs_together": together,
-        "one_family_at_a_time": separate,
-        "speedup": separate["min_s"] / together["min_s"],
-        "edges": sum(len(p) for p in structure),
-    }
+    return _against_the_old_way(
+        run, (search.ColumnCache, "candidates", one_at_a_time), "one_family_at_a_time", repeats
+    )
 
 
 def _pair_by_pair(state, columns, scorer, superparent, kids, k, current):
@@ -272,22 +282,9 @@ def bench_superparent(repeats: int) -> dict:
         )
         return search.superparent_search(state, 2, search.Scorer(class_index, weights))
 
-    together = timed(run, repeats)
-    structure = run()
-    original = search._best_children
-    search._best_children = _pair_by_pair
-    try:
-        separate = timed(run, repeats)
-        assert run() == structure
-    finally:
-        search._best_children = original
-    return {
-        "shape": SEARCH_SHAPE,
-        "pairs_together": together,
-        "pair_by_pair": separate,
-        "speedup": separate["min_s"] / together["min_s"],
-        "edges": sum(len(p) for p in structure),
-    }
+    return _against_the_old_way(
+        run, (search, "_best_children", _pair_by_pair), "pair_by_pair", repeats
+    )
 
 
 def run(repeats: int) -> dict:
