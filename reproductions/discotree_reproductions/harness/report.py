@@ -22,6 +22,7 @@ __all__ = [
     "grouped_bar_chart",
     "markdown_table",
     "provenance",
+    "report_opening",
     "source_state",
     "summarise",
     "write_json",
@@ -179,6 +180,18 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> 
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def report_opening(name: str, doc: str, *, one_line: bool = True) -> list[str]:
+    """The first lines of the report of the reproduction ``name``: its title, then the
+    module docstring ``doc`` without its first paragraph (its line breaks as spaces when
+    ``one_line``), each followed by an empty line.
+
+    >>> report_opening("demo", "Title.\n\nWhat it\nreproduces.\n")
+    ['# demo', '', 'What it reproduces.', '']
+    """
+    text = doc.split("\n\n", 1)[1].strip()
+    return [f"# {name}", "", text.replace("\n", " ") if one_line else text, ""]
 
 
 def grouped_bar_chart(
