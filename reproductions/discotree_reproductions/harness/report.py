@@ -183,7 +183,7 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> 
 
 
 def report_opening(name: str, doc: str, *, one_line: bool = True) -> list[str]:
-    """The first lines of the report of the reproduction ``name``: its title, then the
+    r"""The first lines of the report of the reproduction ``name``: its title, then the
     module docstring ``doc`` without its first paragraph (its line breaks as spaces when
     ``one_line``), each followed by an empty line.
 
