@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..docstrings import fill_doc
 from ..engine_registry import engine_function
 from ..fitting import atomic_fit, available_if_explained
 from ..learners.ensemble import FINE_BINS, PAIR_LEVELS, linear_pair_count
@@ -118,6 +119,7 @@ def _is_default(value: Any, default: Any) -> bool:
 
 
 @stored
+@fill_doc
 class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     """An ensemble of selective kDB classifiers whose members differ by a stochastic
     discretisation of the numeric columns and a sampled attribute order (after Zhang,
@@ -585,8 +587,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             (:mod:`discotree.engines.ensemble_passes`; the extra ``discotree[dask]``).
         y : array-like of shape (n_samples,)
             Class labels (a dask Series or Array with dask ``X``).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; a weight of k counts a sample k times.
+        {sample_weight_fit}
 
         Returns
         -------
