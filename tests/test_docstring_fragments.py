@@ -23,7 +23,7 @@ def test_placeholders_are_filled_at_their_indent():
 
         Parameters
         ----------
-        {max_categories}
+        {encoding}
         k : {0, 1, 2}, default=1
             Braces that are no placeholder stay.
 
@@ -53,11 +53,11 @@ def test_placeholders_are_filled_at_their_indent():
             """
 
     doc = ClassDoc(Example)
-    assert [p.name for p in doc["Parameters"]] == ["max_categories", "k"]
+    assert [p.name for p in doc["Parameters"]] == ["max_categories", "discretizer", "k"]
     assert doc["Parameters"][0].desc == [
         "Numeric columns with more distinct values are discretised."
     ]
-    assert doc["Parameters"][1].type == "{0, 1, 2}, default=1"
+    assert doc["Parameters"][2].type == "{0, 1, 2}, default=1"
     assert [a.name for a in doc["Attributes"]] == ["alpha_", "alpha_cv_losses_"]
     fit_lines = Example.fit.__doc__.splitlines()
     assert fit_lines[4] == " " * 12 + "X : array-like or DataFrame of shape (n_samples, n_features)"

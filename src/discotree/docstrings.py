@@ -77,10 +77,10 @@ random_state : int, RandomState instance, Generator or None, default=0
 epsilon : float, default=1e-5
     Probabilities that are still zero after smoothing are replaced by ``epsilon``
     (Pernkopf & Bilmes 2010, Section 6.1); only matters when ``alpha=0``.""",
-    "max_categories": """\
+    # (one fragment: the discretizer's text speaks of max_categories' columns)
+    "encoding": """\
 max_categories : int, default=10
-    Numeric columns with more distinct values are discretised.""",
-    "discretizer": """\
+    Numeric columns with more distinct values are discretised.
 discretizer : Discretizer or None, default=None
     Used for those columns, fitted on the training data only; ``None`` means
     ``Discretizer()`` (5 equal-frequency bins).""",
@@ -136,6 +136,21 @@ feature_names_in_ : ndarray of str
     "standardisation_": """\
 mean_, scale_ : ndarray of shape (n_features,)
     The standardisation of the features (the densities see standardised data).""",
+}
+#: The fitted attributes of every classifier of encoded discrete tables.
+DOCS["discrete_fit_attributes"] = "\n".join(
+    DOCS[name]
+    for name in (
+        "classes_",
+        "class_count_",
+        "class_log_prior_",
+        "n_categories_",
+        "encoder_",
+        "n_features_in_",
+        "feature_names_in_",
+    )
+)
+DOCS |= {
     # ------------------------------------------------- fit and predict parameters
     "X_fit": """\
 X : array-like or DataFrame of shape (n_samples, n_features)
@@ -181,11 +196,11 @@ def filled(doc: str, where: str = "docstring", docs: Mapping[str, str] = DOCS) -
 
     Examples
     --------
-    >>> print(filled("Parameters\\n    ----------\\n    {max_categories}"))
-    Parameters
+    >>> print(filled("Attributes\\n    ----------\\n    {n_features_in_}"))
+    Attributes
         ----------
-        max_categories : int, default=10
-            Numeric columns with more distinct values are discretised.
+        n_features_in_ : int
+            Number of features seen at fit time.
     """
 
     def fragment(match: re.Match[str]) -> str:

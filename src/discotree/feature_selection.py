@@ -223,8 +223,7 @@ class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
         heuristic without its guarantee of never increasing the objective).
     random_state : int, Generator or None, default=0
         Seeds the permutations of Algorithm 1 and the cost check.
-    {max_categories}
-    {discretizer}
+    {encoding}
 
     Attributes
     ----------

@@ -62,8 +62,7 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         conditional), or ``"auto"`` (A1DE only): chosen on a grid by 5-fold
         cross-validation from fold counts (``docs/design/smoothing.md``).
     {epsilon}
-    {max_categories}
-    {discretizer}
+    {encoding}
     smoothing : {"dirichlet", "hierarchical", "hdp"}, default="dirichlet"
         ``"hierarchical"`` backs each conditional off along its parents, after
         Petitjean et al. 2018 (the back-off of :class:`~discotree.TANClassifier`'s and
@@ -83,9 +82,9 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
 
     Attributes
     ----------
-    classes_, class_count_, class_log_prior_, n_categories_, encoder_,
-    n_features_in_, feature_names_in_, alpha_
-        As for :class:`~discotree.NaiveBayesClassifier`.
+    {discrete_fit_attributes}
+    {fit_memory_estimate_}
+    {alpha_}
     model_ : AveragedOneDependenceModel or AveragedTwoDependenceModel
         The tables of every super-parent's (or pair's) estimator.
     statistics_ : PairStatistics

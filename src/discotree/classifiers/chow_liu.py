@@ -50,17 +50,12 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     {smoothing}
     {random_state_hdp}
     {epsilon}
-    {max_categories}
-    {discretizer}
+    {encoding}
 
     Attributes
     ----------
-    {classes_}
+    {discrete_fit_attributes}
     {fit_memory_estimate_}
-    {class_count_}
-    {class_log_prior_}
-    {n_categories_}
-    {encoder_}
     model_ : DiscreteForestModel
     edges_ : list of list of (int, int)
         One list per class in ``classes_`` order: the edges (i < j) in the order they
@@ -71,8 +66,6 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     parents_ : ndarray of shape (n_classes, n_features)
         Each tree rooted at feature 0; -1 marks a root.
     {alpha_}
-    {n_features_in_}
-    {feature_names_in_}
 
     Notes
     -----

@@ -165,8 +165,7 @@ class DiscriminativeTreeClassifier(
 
     Attributes
     ----------
-    {classes_}
-    {class_log_prior_}
+    {discrete_fit_attributes}
     edges_ : list of list of (int, int)
         Per class, in ``classes_`` order, the edges of its forest(s) in the order
         they were added (pairwise multiclass: the union over the class's opponents).
@@ -206,11 +205,6 @@ class DiscriminativeTreeClassifier(
     calibration_cv_losses_ : ndarray of shape (n_scales,)
         When a scale was fitted: the held-out log-loss of each scale of the grid.
     {fit_memory_estimate_}
-    {class_count_}
-    {n_categories_}
-    {encoder_}
-    {n_features_in_}
-    {feature_names_in_}
 
     Notes
     -----

@@ -78,7 +78,11 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
 
     Attributes
     ----------
-    classes_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+    {classes_}
+    {class_count_}
+    {class_log_prior_}
+    {n_features_in_}
+    {feature_names_in_}
     {alpha_}
     fit_memory_estimate_ : float
         The peak memory of counting the pair tables in bytes (and holding the encoded

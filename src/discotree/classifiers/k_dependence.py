@@ -67,14 +67,12 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     alpha : float, default=1.0
         Dirichlet pseudo-count per cell of every table.
     {epsilon}
-    {max_categories}
-    {discretizer}
+    {encoding}
 
     Attributes
     ----------
-    classes_, class_count_, class_log_prior_, n_categories_, encoder_,
-    n_features_in_, feature_names_in_
-        As for :class:`~discotree.NaiveBayesClassifier`.
+    {discrete_fit_attributes}
+    {fit_memory_estimate_}
     model_ : KDependenceModel
         The sparse family tables and the structure in use.
     order_ : list of int

@@ -32,16 +32,11 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     {smoothing}
     {random_state_hdp}
     {epsilon}
-    {max_categories}
-    {discretizer}
+    {encoding}
 
     Attributes
     ----------
-    {classes_}
-    {class_count_}
-    {class_log_prior_}
-    {n_categories_}
-    {encoder_}
+    {discrete_fit_attributes}
     model_ : DiscreteForestModel
         The per-class conditional probability tables.
     edges_ : list of list
@@ -53,8 +48,6 @@ class NaiveBayesClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         ``()`` for every feature (the layout of ``TANClassifier.attribute_parents_``;
         naive Bayes is the one learner ``"naive-bayes"`` for both).
     {alpha_}
-    {n_features_in_}
-    {feature_names_in_}
 
     Notes
     -----

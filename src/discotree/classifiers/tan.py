@@ -98,8 +98,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         structure it finds gets the hierarchical tables.
         {smoothing_hdp}
     {epsilon}
-    {max_categories}
-    {discretizer}
+    {encoding}
 
     Attributes
     ----------
