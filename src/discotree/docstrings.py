@@ -60,6 +60,12 @@ counts (``concentrations_``); ``alpha`` then smooths the marginals and
 #: The fragments, each at column 0 (an entry's description indented by 4 spaces).
 DOCS: dict[str, str] = {
     # ---------------------------------------------------------------- parameters
+    # (the first lines of the entry: each estimator adds what its "auto" does)
+    "alpha_auto": """\
+alpha : float or "auto", default="auto"
+    Dirichlet pseudo-count per cell, or ``"auto"``: chosen by cross-validation as
+    for :class:`~discotree.NaiveBayesClassifier` (``alpha_``;
+    ``docs/design/smoothing.md``).""",
     "prior": """\
 prior : {"dirichlet", "bdeu"}, default="dirichlet"
     ``"dirichlet"``: ``alpha`` pseudo-counts in every cell of every table.

@@ -135,9 +135,7 @@ class DiscriminativeTreeClassifier(
         each alpha of the grid is one hierarchical fit per fold. The forests themselves
         (the weights of eq. 21) do not change.
         {smoothing_hdp}
-    alpha : float or "auto", default="auto"
-        Dirichlet pseudo-count per cell, or ``"auto"``: chosen by cross-validation as
-        for :class:`NaiveBayesClassifier` (``alpha_``; ``docs/design/smoothing.md``).
+    {alpha_auto}
         Each fold's forests are learnt at alpha 1 while the alphas are compared, and so
         are the final fit's (the chosen alpha sets their parameters), so that the
         procedure whose alpha was chosen is the one fitted. Ignored by

@@ -85,9 +85,7 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         ``I(X_i; X_j | C)`` shared by the classes, and each class's Gaussian
         projection on it (Gaussian naive Bayes for k = 0).
     {var_smoothing}
-    alpha : float or "auto", default="auto"
-        Dirichlet pseudo-count per cell, or ``"auto"``: chosen by cross-validation as
-        for :class:`NaiveBayesClassifier` (``alpha_``; ``docs/design/smoothing.md``).
+    {alpha_auto}
         Discriminative searches are run at alpha 1 while the alphas are compared, and
         again with the chosen one.
     {prior}
