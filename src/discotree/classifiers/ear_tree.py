@@ -88,7 +88,9 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         The peak memory of counting the pair tables in bytes (and holding the encoded
         rows), estimated before counting and checked against ``memory_limit``; what
         the tree learns from them is not included.
-    {encoder_}
+    encoder_ : TableEncoder or NumericEncoder
+        The encoding of the columns learnt at fit time (categories, bins); for
+        ``"gaussian"``, a ``NumericEncoder`` (the columns' checks only).
     n_categories_ : ndarray of shape (n_features,) or None
         None for ``"gaussian"``.
     edges_ : list of list of (int, int)

@@ -262,6 +262,11 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     classes_, class_count_, class_log_prior_, n_categories_, encoder_,
     n_features_in_, feature_names_in_
         As for :class:`~discotree.NaiveBayesClassifier` (the fine encoding).
+    alpha_ : float
+        The marginals' pseudo-count of the members' back-off (``alpha``).
+    fit_memory_estimate_ : float
+        The peak memory of the fit in bytes, estimated before counting and checked
+        against the ``memory_limit`` configuration key (see the Notes).
     model_ : KDBEnsembleModel
         The members, their coarsening maps and the prior.
     members_k_, members_n_attributes_ : ndarray of shape (n_estimators,)
@@ -362,7 +367,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     def partial_fit(self, X: Any = None, y: Any = None, classes: Any = None, sample_weight=None):
         """Not available: always an ``AttributeError`` naming the passes-based
         alternatives (:data:`NO_PARTIAL_FIT`; see the class's Notes)."""
-        raise NotImplementedError  # (never reached: the attribute is refused)
+        raise NotImplementedError  # unreachable: the attribute is refused
 
     def __discotree_tags__(self) -> ScalingTags:
         """What this estimator supports with its parameters
@@ -593,6 +598,15 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         -------
         self : object
             The fitted estimator.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_wine
+        >>> from discotree import KDBEnsembleClassifier
+        >>> X, y = load_wine(return_X_y=True)
+        >>> clf = KDBEnsembleClassifier(n_estimators=2).fit(X, y)
+        >>> clf.members_k_.shape
+        (2,)
         """
         fit_elsewhere = engine_function(X, "fit_ensemble")
         if fit_elsewhere is not None:  # Dask collections: passes over the partitions

@@ -73,6 +73,8 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     ----------
     {discrete_fit_attributes}
     {fit_memory_estimate_}
+    alpha_ : float
+        The pseudo-count used (``alpha``).
     model_ : KDependenceModel
         The sparse family tables and the structure in use.
     order_ : list of int
