@@ -90,7 +90,7 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         the tree learns from them is not included.
     encoder_ : TableEncoder or NumericEncoder
         The encoding of the columns learnt at fit time (categories, bins); for
-        ``"gaussian"``, a ``NumericEncoder`` (the columns' checks only).
+        ``"gaussian"``, a ``NumericEncoder`` (the columns standardised).
     n_categories_ : ndarray of shape (n_features,) or None
         None for ``"gaussian"``.
     edges_ : list of list of (int, int)
