@@ -7,12 +7,41 @@ from sklearn.base import ClassifierMixin
 
 from discotree import (
     AODEClassifier,
+    BoostedGraphicalModelClassifier,
     ChowLiuClassifier,
     DiscriminativeTreeClassifier,
     EARTreeClassifier,
+    KDBClassifier,
     NaiveBayesClassifier,
     TANClassifier,
 )
+
+
+def discrete_families() -> list[ClassifierMixin]:
+    """One discrete estimator of each family at its defaults (TAN with k = 1 and 2, the
+    boosted pairs with 2 rounds): naive Bayes, TAN, Chow-Liu, the discriminative tree
+    pairs, their boosting, kDB and A1DE.
+
+    Returns
+    -------
+    list of estimators
+        Unfitted, new on each call.
+
+    Examples
+    --------
+    >>> len(discrete_families())
+    8
+    """
+    return [
+        NaiveBayesClassifier(),
+        TANClassifier(),
+        TANClassifier(k=2),
+        ChowLiuClassifier(),
+        DiscriminativeTreeClassifier(),
+        BoostedGraphicalModelClassifier(n_estimators=2),
+        KDBClassifier(),
+        AODEClassifier(),
+    ]
 
 
 def hdp_smoothed() -> list[ClassifierMixin]:
