@@ -20,23 +20,9 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from .log_space import log_sum_exp
+
 __all__ = ["incidence", "order_gains", "subset_values"]
-
-
-@numba.njit(cache=True, nogil=True)
-def _log_sum_exp(x, skip):  # pragma: no cover - numba
-    # scipy's logsumexp of x without entry `skip` (-1: none): max + log sum exp
-    top = -np.inf
-    for c in range(x.shape[0]):
-        if c != skip and x[c] > top:
-            top = x[c]
-    if top == -np.inf:
-        return top
-    total = 0.0
-    for c in range(x.shape[0]):
-        if c != skip:
-            total += np.exp(x[c] - top)
-    return top + np.log(total)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -59,7 +45,7 @@ def _pool(mean, other, weight, log_pool, work):  # pragma: no cover - numba
         if log_pool:
             for c in range(n_classes):
                 work[c] = (1.0 - weight) * mean[c] + weight * other[c]
-            total = _log_sum_exp(work, -1)
+            total = log_sum_exp(work, work.shape[0], -1)
             for c in range(n_classes):
                 mean[c] = work[c] - total
         else:
@@ -115,7 +101,7 @@ def _posterior(scores, group, blank, prior, out):  # pragma: no cover - numba
     if blank and group >= 0:
         out[:] = prior
         return
-    total = _log_sum_exp(scores[group], -1)
+    total = log_sum_exp(scores[group], scores.shape[1], -1)
     for c in range(scores.shape[1]):
         out[c] = scores[group, c] - total
 
@@ -167,7 +153,7 @@ def _value(scores, blank, pooling, prior, out, work):  # pragma: no cover - numb
         if rest > 1e-280:
             out[c] = mean[c] - top - np.log(rest)
         else:
-            out[c] = mean[c] - _log_sum_exp(mean, c)
+            out[c] = mean[c] - log_sum_exp(mean, mean.shape[0], c)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -18,25 +18,12 @@ from numpy.typing import NDArray
 
 from ..missing_values import is_missing_code, is_observed_code
 from ..threads import in_chunks
+from .log_space import log_sum_exp
 
 __all__ = ["two_dependence_conditionals", "two_dependence_joint"]
 
 #: Lookups below twice this many are one thread's.
 _MIN_WORK = 2_000_000
-
-
-@numba.njit(cache=True, nogil=True)
-def _logsumexp(values, n):  # pragma: no cover - numba
-    top = -np.inf
-    for t in range(n):
-        if values[t] > top:
-            top = values[t]
-    if top == -np.inf:
-        return top
-    total = 0.0
-    for t in range(n):
-        total += np.exp(values[t] - top)
-    return top + np.log(total)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -202,10 +189,10 @@ def _joint_rows(
                             summed[c, m] = value[c]
                         m += 1
                 for c in range(n_classes):
-                    estimators[c, t] = _logsumexp(summed[c], m)
+                    estimators[c, t] = log_sum_exp(summed[c], m, -1)
                 t += 1
         for c in range(n_classes):
-            out[r, c] = _logsumexp(estimators[c], n_pairs) - np.log(n_pairs)
+            out[r, c] = log_sum_exp(estimators[c], n_pairs, -1) - np.log(n_pairs)
 
 
 def two_dependence_joint(
