@@ -45,10 +45,10 @@ class _Rows(NamedTuple):
     """The rows as the kernels read them: the node's codes, the ranked parents' codes
     and their numbers of categories, each row's class and the unit it leaves out."""
 
-    values: NDArray[np.int64]
-    parent_codes: NDArray[np.int64]
-    radices: NDArray[np.int64]
-    class_index: NDArray[np.int64]
+    values: NDArray[np.integer]
+    parent_codes: NDArray[np.integer]
+    radices: NDArray[np.integer]
+    class_index: NDArray[np.integer]
     unit: NDArray[np.float64]
 
 
