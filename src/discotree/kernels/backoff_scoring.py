@@ -378,6 +378,54 @@ def backoff_node_probabilities(
 
 
 @numba.njit(cache=True, nogil=True)
+def _tabulate_present_level(
+    tables, g, r, radix, n_keys, n_classes, states, before, base
+):  # pragma: no cover - numba
+    # tabulate_backoff_states's level g (a linear node's, b a power of two) for all its
+    # keys at once: each key's state is its prefix's (at ``before``), and then the
+    # classes present under its configuration take _present_step's step, the
+    # configurations and their values met in order (no search): what the step of
+    # every key gives, the absent classes' (0 + b p) / (0 + b) being p
+    total_bounds, total_keys, total_sums = tables[8], tables[9], tables[10]
+    value_bounds, value_keys, value_masses = tables[3], tables[4], tables[5]
+    b = tables[14][g]
+    for key in range(n_keys):
+        above = (key // r) // radix * r + key % r
+        for c in range(n_classes):
+            states[base + key * n_classes + c] = states[before + above * n_classes + c]
+    m, high = total_bounds[g], total_bounds[g + 1]
+    j, v_high = value_bounds[g], value_bounds[g + 1]
+    while m < high:
+        identity = total_keys[m] // n_classes
+        stop = m
+        while stop < high and total_keys[stop] // n_classes == identity:
+            stop += 1
+        for value in range(r):
+            begin = (identity * r + value) * n_classes
+            while j < v_high and value_keys[j] < begin:
+                j += 1
+            v_stop = j
+            while v_stop < v_high and value_keys[v_stop] < begin + n_classes:
+                v_stop += 1
+            at = base + (identity * r + value) * n_classes
+            _present_step(
+                total_keys,
+                total_sums,
+                m,
+                stop,
+                identity * n_classes,
+                value_keys,
+                value_masses,
+                j,
+                v_stop,
+                begin,
+                b,
+                states[at : at + n_classes],
+            )
+        m = stop
+
+
+@numba.njit(cache=True, nogil=True)
 def tabulate_backoff_states(depths, tables, n_classes, at, at_start, states):  # pragma: no cover
     """For each node ``t`` and ``d = 1..depths[t]``, the linear probabilities after its
     first ``d`` levels of every ``(configuration of its first d - 1 parents, value)``
@@ -396,6 +444,12 @@ def tabulate_backoff_states(depths, tables, n_classes, at, at_start, states):  #
             if d > 1:
                 n_keys *= radices[first + d - 2]
             base = at[at_start[t] + d - 1]
+            g = first + t + d - 1
+            if d > 1 and tables[16][t] and tables[15][g]:  # only the present classes change
+                before = at[at_start[t] + d - 2]
+                _tabulate_present_level(tables, g, r, radices[first + d - 2], n_keys,
+                                        n_classes, states, before, base)  # fmt: skip
+                continue
             for key in range(n_keys):
                 value, identity = key % r, key // r
                 rest = identity

@@ -56,7 +56,8 @@ __all__ = [
     "MAX_DENSE_CELLS",
     "MAX_ELIMINATION_CELLS",
     "MAX_ENUMERATED_VALUES",
-    "PACKED_MIN_ROWS",
+    "PACKED_CELLS_PER_NODE",
+    "PACKED_CELLS_PER_ROW",
     "KDependenceModel",
     "elimination_cells",
 ]
@@ -66,12 +67,19 @@ __all__ = [
 MAX_DENSE_CELLS = 10_000_000
 #: Largest factor (classes x configurations) one row's variable elimination may form.
 MAX_ELIMINATION_CELLS = 1 << 22
-#: Rows from which a prediction packs the model's tables for the compiled pass over all
-#: the nodes (:class:`~discotree.stats.backoff_prediction.PackedBackoff`, kept for the
-#: next calls): the rows of one call and of the calls before it together; fewer rows
-#: are scored node by node (the same numbers to the bit): on the accuracy benchmark's
-#: small test sets, predicted once, the packing cost more than it saved.
-PACKED_MIN_ROWS = 1000
+#: When a prediction packs the model's tables for the compiled pass over all the nodes
+#: (:class:`~discotree.stats.backoff_prediction.PackedBackoff`, kept for the next
+#: calls): once scoring node by node what has been asked for (this call and the earlier
+#: ones, a missing value's sum-out included) would have cost more than packing, counted
+#: in cells of the tables packed: each node's call costs about as much as packing
+#: ``PACKED_CELLS_PER_NODE`` cells, and each of its rows ``PACKED_CELLS_PER_ROW`` more
+#: (measured on the ensemble's members, one core: packing 0.17 µs a cell, a node's
+#: call 0.3 ms, 0.7 µs a row). Until then the nodes are scored one by one (the same
+#: numbers to the bit). Small tables (hepatitis, vote, soybean: 2 to 4 ms a member)
+#: are packed at once, large ones for a few rows are not.
+PACKED_CELLS_PER_NODE = 2048
+#: See :data:`PACKED_CELLS_PER_NODE`.
+PACKED_CELLS_PER_ROW = 4
 #: Largest number of joint values of a row's missing parents that are enumerated
 #: (``KDependenceModel._enumerated``) rather than eliminated over the dense tables:
 #: beyond, the enumeration costs more than building the tables once (on soybean's rows
@@ -110,6 +118,22 @@ def elimination_cells(
         if len(joined) > 1:
             scopes.append(joined - {variable})
     return largest
+
+
+@dataclass(frozen=True)
+class _NetworkShape:
+    """A k-dependence network's structure as prediction reads it: the attributes that
+    are some attribute's parent (``parents``, sorted, and as the mask ``is_parent``),
+    the attributes in use (the mask ``used``), each parent's children in use
+    (``children``), :meth:`KDependenceModel.dense_cells` and the cells of the sparse
+    tables in use (``table_cells``: what packing them costs)."""
+
+    parents: NDArray[np.intp]
+    is_parent: NDArray[np.bool_]
+    used: NDArray[np.bool_]
+    children: dict[int, list[int]]
+    dense_cells: int
+    table_cells: int
 
 
 @stored
@@ -180,8 +204,8 @@ class KDependenceModel(JointScoring, StoredModel):
     def _node_log_probability(
         self, node: int, codes: NDArray[np.integer], *, counted: bool
     ) -> NDArray[np.float64]:
-        # (counted: these rows count towards packing; not again for each node of a call)
-        packed = self._packed(len(codes), counted=counted)
+        # (counted: this call counts towards packing; not again for each node of a call)
+        packed = self._packed(len(codes), 1 if counted else 0)
         position = None if packed is None else packed.position(node)
         if packed is not None and position is not None:
             return packed.node_log_probabilities(codes, [position])[0]
@@ -192,7 +216,7 @@ class KDependenceModel(JointScoring, StoredModel):
     ) -> list[NDArray[np.float64]]:
         """:meth:`node_log_probability` of each of ``nodes`` (the same numbers): the packed
         ones in one compiled call over all of them."""
-        packed = self._packed(len(codes))
+        packed = self._packed(len(codes), len(nodes))
         if packed is None:
             return [self._node_log_probability(node, codes, counted=False) for node in nodes]
         positions = [packed.position(node) for node in nodes]
@@ -253,34 +277,27 @@ class KDependenceModel(JointScoring, StoredModel):
         """``log P(x | c)`` of every row and class (the class prior excluded), missing
         values summed out exactly where affordable (see the module notes)."""
         codes = np.asarray(codes)
-        packed = self._packed(len(codes))
+        packed = self._packed(len(codes), len(self.attributes))
         if packed is not None:
             out = packed.log_likelihood(codes)
         else:
             out = np.zeros((len(codes), self.n_classes))
             for node in self.attributes:
                 out += self._node_log_probability(node, codes, counted=False)
-        parents_missing = np.zeros(len(codes), dtype=bool)
-        for node in self.attributes:
-            for p in self.parents[node]:
-                parents_missing |= missing_values.is_missing(codes[:, p])
-        rows = np.flatnonzero(parents_missing)
+        shape = self._shape()
+        rows = np.flatnonzero(missing_values.is_missing(codes[:, shape.parents]).any(axis=1))
         if len(rows) == 0:
             return out
-        is_parent = np.zeros(self.n_features, dtype=bool)
-        for node in self.attributes:
-            is_parent[list(self.parents[node])] = True
-        used = np.zeros(self.n_features, dtype=bool)
-        used[list(self.attributes)] = True
+        is_parent, used = shape.is_parent, shape.used
         missing_parents = missing_values.is_missing(codes[rows][:, is_parent])
-        if self.dense_cells() > MAX_DENSE_CELLS:  # no exact marginal: the back-off rule
+        if shape.dense_cells > MAX_DENSE_CELLS:  # no exact marginal: the back-off rule
             return out
         single = rows[missing_parents.sum(axis=1) == 1]  # one parent missing: vectorised
         handled = []
-        for m in np.flatnonzero(is_parent & used):
+        candidates = np.flatnonzero(is_parent & used)
+        single_missing = missing_values.is_missing(codes[single][:, candidates])
+        for m in candidates[single_missing.any(axis=0)]:
             these = single[missing_values.is_missing(codes[single, m])]
-            if len(these) == 0:
-                continue
             if self._elimination_cells({int(m)}) * self.n_classes <= MAX_ELIMINATION_CELLS:
                 out[these] = self._sum_out(int(m), codes[these], out[these])
                 handled.append(these)
@@ -298,6 +315,28 @@ class KDependenceModel(JointScoring, StoredModel):
             if exact is not None:
                 out[these] = exact
         return out
+
+    def _shape(self) -> _NetworkShape:
+        """What every prediction reads of the network (cached outside the pickled
+        state): :class:`_NetworkShape`."""
+        if "_network_shape" not in self.__dict__:
+            used = np.zeros(self.n_features, dtype=bool)
+            used[list(self.attributes)] = True
+            is_parent = np.zeros(self.n_features, dtype=bool)
+            children: dict[int, list[int]] = {}
+            for k in self.attributes:
+                for p in self.parents[k]:
+                    is_parent[p] = True
+                    children.setdefault(int(p), []).append(int(k))
+            cells = sum(
+                len(table.cells)
+                for j in self.attributes
+                for table in self.tables[j][: len(self.parents[j]) + 1]
+            )
+            self.__dict__["_network_shape"] = _NetworkShape(
+                np.flatnonzero(is_parent), is_parent, used, children, self.dense_cells(), cells
+            )
+        return self.__dict__["_network_shape"]
 
     def _elimination_cells(self, missing: set[int]) -> int:
         """:func:`elimination_cells` of this network (cached per set of missing
@@ -451,10 +490,7 @@ class KDependenceModel(JointScoring, StoredModel):
         (barren: summing them out multiplies by 1, so variable elimination leaves
         them out; the same marginal up to rounding)."""
         barren = {v for v in self.attributes if v in missing}
-        children: dict[int, list[int]] = {}
-        for k in self.attributes:
-            for p in self.parents[k]:
-                children.setdefault(int(p), []).append(int(k))
+        children = self._shape().children
         changed = True
         while changed:
             kept = {v for v in barren if all(k in barren for k in children.get(v, []))}
@@ -462,36 +498,44 @@ class KDependenceModel(JointScoring, StoredModel):
             barren = kept
         return sorted(barren)
 
-    def _packed(self, n_rows: int | None = None, *, counted: bool = True) -> PackedBackoff | None:
+    def _packed(self, n_rows: int | None = None, n_nodes: int = 0) -> PackedBackoff | None:
         """The hierarchical tables of the nodes in use, packed for prediction (cached
         outside the pickled state; None without hierarchical smoothing), packed for the
-        first time once at least :data:`PACKED_MIN_ROWS` rows have been asked for,
-        ``n_rows`` of this call and those of the earlier ones (the rows of a missing
-        value's sum-out included; ``counted`` False: rows already counted), or
-        ``n_rows`` None (fewer are scored node by node, the same numbers, faster than
-        packing)."""
+        first time once scoring ``n_nodes`` nodes of ``n_rows`` rows in this call, with
+        what the earlier calls asked for, would have cost more node by node than packing
+        (:data:`PACKED_CELLS_PER_NODE`; ``n_nodes`` 0: already counted), or at once for
+        ``n_rows`` None (until then the nodes are scored one by one, the same numbers)."""
         if "_packed_backoff" not in self.__dict__:
-            if n_rows is not None:  # (the rows scored so far, these included)
-                n_rows = self.__dict__.get("_rows_scored", 0) + (n_rows if counted else 0)
-                if n_rows < PACKED_MIN_ROWS:
-                    self.__dict__["_rows_scored"] = n_rows
+            # (the hierarchical concentrations: None when nothing is packed)
+            concentrations = None if self.hdp or not self.attributes else self.concentrations
+            if concentrations is not None and n_rows is not None:
+                work = self.__dict__.get("_work_scored", 0)  # (so far; this call's next)
+                work += n_nodes * (PACKED_CELLS_PER_NODE + PACKED_CELLS_PER_ROW * n_rows)
+                if work < self._shape().table_cells:
+                    self.__dict__["_work_scored"] = work
                     return None
             packed = None
-            if self.concentrations is not None and not self.hdp and self.attributes:
+            if concentrations is not None:
                 packed = PackedBackoff.from_tables(
                     list(self.attributes),
                     self.parents,
                     self.tables,
                     self.n_categories,
                     self.alpha,
-                    self.concentrations,
+                    concentrations,
                     self.n_classes,
                 )
             self.__dict__["_packed_backoff"] = packed
         return self.__dict__["_packed_backoff"]
 
     def __getstate__(self) -> dict:
-        cached = ("_dense_model", "_packed_backoff", "_elimination_cache", "_rows_scored")
+        cached = (
+            "_dense_model",
+            "_packed_backoff",
+            "_elimination_cache",
+            "_work_scored",
+            "_network_shape",
+        )
         return {k: v for k, v in self.__dict__.items() if k not in cached}
 
     def __setstate__(self, state: dict) -> None:
