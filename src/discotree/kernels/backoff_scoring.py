@@ -282,7 +282,6 @@ def backoff_node_probabilities(
     state_at,
     state_depth,
     states,
-    log_states,
     row_start,
     out,
     raw,
@@ -291,8 +290,8 @@ def backoff_node_probabilities(
     rows ``row_start..row_start + out.shape[1]`` of ``codes``, nothing left out, into
     ``out[s]``: logarithms (0 where the node is missing), except the probabilities of
     a linear node's rows that ``raw[s]`` marks (the caller takes their logarithms,
-    as the per-node path does, with numpy; the fully tabulated rows are read from
-    ``log_states``, numpy's logarithms of ``states``): the same operations on the same numbers as
+    as the per-node path does, with numpy, and so are those of the rows read from a
+    fully tabulated node's ``states``): the same operations on the same numbers as
     :func:`~discotree.kernels.hierarchical_terms.hierarchical_level_terms` with ``unit`` 0
     and the concentrations given, for
     every node at once and without its intermediate arrays.
@@ -350,10 +349,11 @@ def backoff_node_probabilities(
                         folded, identity = 0, 0
                         break
                     identity = identity * radices[first + k] + parent
-                if folded == n_levels:  # every level tabulated: its logarithms
+                if folded == n_levels:  # every level tabulated (a linear node's)
                     base = state_at[t] + (identity * r + value) * n_classes
                     for c in range(n_classes):
-                        out[s, i, c] = log_states[base + c]
+                        out[s, i, c] = states[base + c]
+                    raw[s, i] = True
                     continue
                 if folded > 0:
                     base = state_at[t] + (identity * r + value) * n_classes
