@@ -55,6 +55,7 @@ from .protocol import JointScoring
 
 __all__ = [
     "MAX_BLOCK_CELLS",
+    "MAX_CACHED_PATHS",
     "BayesNetModel",
     "LazyColumn",
     "NodeScores",
@@ -274,7 +275,9 @@ class BayesNetModel(JointScoring, StoredModel):
             kept = tuple(v for v in variables if v != variable)
             spec = ",".join("ab" + "".join(letters[v] for v in f[0]) for f in involved)
             spec += "->ab" + "".join(letters[v] for v in kept)
-            product = np.einsum(spec, *(f[1] for f in involved), optimize=len(involved) > 2)
+            operands = [f[1] for f in involved]
+            path = _contraction_path(spec, operands) if len(involved) > 2 else False
+            product = np.einsum(spec, *operands, optimize=path)
             if kept:
                 scale = product.max(axis=tuple(range(2, product.ndim)))
                 scale = np.where(scale > 0, scale, 1.0)
@@ -316,6 +319,26 @@ def _family_index(codes, parents, node, n_categories) -> NDArray[np.intp]:
     for v in (*parents, node):
         index = index * int(n_categories[v]) + codes[:, v]
     return index
+
+
+#: The contraction paths of the eliminations' products, by subscripts and shapes
+#: (:func:`_contraction_path`), and how many are kept.
+_PATHS: dict[tuple[str, tuple[tuple[int, ...], ...]], list[Any]] = {}
+MAX_CACHED_PATHS = 4096
+
+
+def _contraction_path(spec: str, operands: list[NDArray[np.float64]]) -> list[Any]:
+    """The path ``np.einsum(spec, *operands, optimize=True)`` takes (numpy's greedy
+    search, which depends on the subscripts and the shapes only), searched once for each
+    (the same products in the same order: the same numbers)."""
+    key = (spec, tuple(o.shape for o in operands))
+    path = _PATHS.get(key)
+    if path is None:
+        path, _ = np.einsum_path(spec, *operands, optimize="greedy")
+        if len(_PATHS) >= MAX_CACHED_PATHS:
+            _PATHS.clear()
+        _PATHS[key] = path
+    return path
 
 
 def _min_degree(factors) -> int:
