@@ -361,7 +361,7 @@ class KDependenceModel(JointScoring, StoredModel):
         parents (the other factors do not depend on them); None when there are more
         than ``MAX_ENUMERATED_VALUES`` of those values (variable elimination then, whose
         factors grow with the network's width, not with the product of the arities)."""
-        is_parent = {int(p) for j in self.attributes for p in self.parents[j]}
+        is_parent = set(self._shape().parents.tolist())
         missing_in_use = self._missing_in_use(rows[0])
         # (a barren parent's values sum to 1 over its factors: not enumerated)
         missing = sorted((missing_in_use - set(self._barren(missing_in_use))) & is_parent)
