@@ -227,12 +227,10 @@ class BayesNetModel(JointScoring, StoredModel):
                [0.25, 0.25]])
         """
         codes = np.asarray(codes)
-        missing = {int(v) for v in np.flatnonzero(missing_values.is_missing(codes[0]))}
-        if any(
-            np.any(missing_values.is_missing(codes[:, v]) != (v in missing))
-            for v in range(self.n_features)
-        ):
+        pattern = missing_values.is_missing(codes)
+        if len(codes) and (pattern != pattern[0]).any():
             raise ValueError("marginals: the rows must miss the same features")
+        missing = {int(v) for v in np.flatnonzero(pattern[0])} if len(codes) else set()
         scopes = [tuple(v for v in (*pa, j) if v in missing) for j, pa in enumerate(self.parents)]
         widest = max(
             [int(np.prod([int(self.n_categories[v]) for v in s])) for s in scopes if s] + [1]
@@ -251,17 +249,17 @@ class BayesNetModel(JointScoring, StoredModel):
         factors: list[tuple[tuple[int, ...], NDArray[np.float64]]] = []
         for j, pa in enumerate(self.parents):
             family = (*pa, j)
-            observed = [1 + i for i, v in enumerate(family) if v not in missing]
             kept = tuple(v for v in family if v in missing)
+            if not kept:  # (the same numbers as the table's observed axes indexed)
+                log_total += self.node_log_probability(j, codes)
+                continue
+            observed = [1 + i for i, v in enumerate(family) if v not in missing]
             # the observed axes first, then the class and the missing ones
             table = np.moveaxis(self.log_cpts[j], observed, range(len(observed)))
             if observed:
                 table = table[tuple(codes[:, v] for v in family if v not in missing)]
             else:
                 table = np.broadcast_to(table, (n_rows, *table.shape))
-            if not kept:
-                log_total += table
-                continue
             # to probabilities, scaled per row and class so nothing underflows
             scale = table.max(axis=tuple(range(2, table.ndim)))
             log_total += scale
