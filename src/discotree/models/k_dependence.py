@@ -49,6 +49,7 @@ from ..stats.family_tables import SparseFamilyTable, observed_prefix_lengths
 from ..stats.hierarchical import leave_one_out_backoff_terms, level_counts
 from ..stored_classes import stored
 from .bayes_net import BayesNetModel, rows_by_pattern
+from .enumeration import Enumeration, elimination_cells, enumerate_groups
 from .file_checks import StoredModel, check_counts, check_features, fail, numbers
 from .protocol import DeclaredSizes, JointScoring
 
@@ -87,37 +88,9 @@ PACKED_CELLS_PER_ROW = 4
 MAX_ENUMERATED_VALUES = 256
 #: Rows (a row times the joint values of its missing parents) enumerated at once.
 ENUMERATED_BLOCK_ROWS = 1 << 16
-
-
-def elimination_cells(
-    parents: list[tuple[int, ...]],
-    used: list[int],
-    missing: set[int],
-    n_categories: NDArray[np.intp],
-) -> int:
-    """The largest factor (configurations of its variables) that summing ``missing``
-    out of the network by min-degree variable elimination forms (1: nothing to sum).
-
-    Examples
-    --------
-    >>> elimination_cells([(), (0,), (0, 1)], [0, 1, 2], {0, 1}, np.array([2, 3, 4]))
-    6
-    """
-    scopes = [frozenset(v for v in (*parents[j], j) if v in missing) for j in used]
-    scopes = [s for s in scopes if s]
-    largest = 1
-    while scopes:
-        neighbours: dict[int, set[int]] = {}
-        for scope in scopes:
-            for v in scope:
-                neighbours.setdefault(v, set()).update(scope)
-        variable = min(neighbours, key=lambda v: (len(neighbours[v]), v))
-        joined = frozenset().union(*(s for s in scopes if variable in s))
-        largest = max(largest, math.prod(int(n_categories[v]) for v in joined))
-        scopes = [s for s in scopes if variable not in s]
-        if len(joined) > 1:
-            scopes.append(joined - {variable})
-    return largest
+#: Node terms (rows x nodes in use x classes) that the enumerations of rows missing
+#: different parents score in one call (a larger block of one alone).
+ENUMERATED_BATCH_CELLS = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -304,16 +277,21 @@ class KDependenceModel(JointScoring, StoredModel):
         if handled:
             rows = np.setdiff1d(rows, np.concatenate(handled))
         # the rows missing the same attributes in use share the elimination: at once
+        enumerated: list[tuple[NDArray[np.intp], Enumeration]] = []
         for group in rows_by_pattern(missing_values.is_missing(codes[rows][:, used])):
             these = rows[group]
             missing = self._missing_in_use(codes[these[0]])
             if self._elimination_cells(missing) * self.n_classes > MAX_ELIMINATION_CELLS:
                 continue  # (the back-off rule)
-            exact = self._enumerated(codes[these], out[these])
-            if exact is None and self._dense() is not None:
-                exact = self._exact(codes[these])
+            plan = self._enumeration(codes[these[0]])
+            if plan is not None:  # (every such group's nodes scored together, below)
+                enumerated.append((these, plan))
+                continue
+            exact = self._exact(codes[these]) if self._dense() is not None else None
             if exact is not None:
                 out[these] = exact
+        if enumerated:
+            self._enumerate(codes, out, enumerated)
         return out
 
     def _shape(self) -> _NetworkShape:
@@ -361,36 +339,37 @@ class KDependenceModel(JointScoring, StoredModel):
         parents (the other factors do not depend on them); None when there are more
         than ``MAX_ENUMERATED_VALUES`` of those values (variable elimination then, whose
         factors grow with the network's width, not with the product of the arities)."""
-        is_parent = set(self._shape().parents.tolist())
-        missing_in_use = self._missing_in_use(rows[0])
+        plan = self._enumeration(rows[0])
+        if plan is None:
+            return None
+        out = backed_off.copy()
+        self._enumerate(rows, out, [(np.arange(len(rows)), plan)])
+        return out
+
+    def _enumerate(
+        self,
+        codes: NDArray[np.integer],
+        out: NDArray[np.float64],
+        groups: list[tuple[NDArray[np.intp], Enumeration]],
+    ) -> None:
+        """:func:`~discotree.models.enumeration.enumerate_groups` of this model."""
+        block_rows, batch_cells = ENUMERATED_BLOCK_ROWS, ENUMERATED_BATCH_CELLS
+        enumerate_groups(self, codes, out, groups, block_rows=block_rows, batch_cells=batch_cells)
+
+    def _enumeration(self, row: NDArray[np.integer]) -> Enumeration | None:
+        """What :meth:`_enumerated` sums over for rows missing what ``row`` misses."""
+        missing_in_use = self._missing_in_use(row)
         # (a barren parent's values sum to 1 over its factors: not enumerated)
-        missing = sorted((missing_in_use - set(self._barren(missing_in_use))) & is_parent)
+        barren = set(self._barren(missing_in_use))
+        missing = sorted((missing_in_use - barren) & set(self._shape().parents.tolist()))
         arities = [int(self.n_categories[m]) for m in missing]
-        n_values = math.prod(arities)  # (Python integers: no overflow)
-        if n_values > MAX_ENUMERATED_VALUES:
+        if math.prod(arities) > MAX_ENUMERATED_VALUES:  # (Python integers: no overflow)
             return None
         touched = [
             k for k in self.attributes if k in missing or any(p in missing for p in self.parents[k])
         ]
         values = np.array(list(itertools.product(*map(range, arities))))
-        out = backed_off.copy()
-        for touched_term in self.node_log_probabilities(touched, rows):
-            out -= touched_term
-        block = max(1, ENUMERATED_BLOCK_ROWS // n_values)
-        for start in range(0, len(rows), block):
-            part = rows[start : start + block]
-            filled = np.repeat(part, n_values, axis=0)  # each row once per joint value
-            filled[:, missing] = np.tile(values, (len(part), 1))
-            term: NDArray[np.float64] = np.zeros((len(filled), self.n_classes))
-            for node_term in self.node_log_probabilities(touched, filled):
-                term += node_term
-            by_value = term.reshape(len(part), n_values, self.n_classes)
-            top = by_value.max(axis=1)
-            part_out = out[start : start + block]
-            out[start : start + block] = (
-                part_out + top + np.log(np.exp(by_value - top[:, None]).sum(axis=1))
-            )
-        return out
+        return Enumeration(missing, touched, values)
 
     def _sum_out(
         self, m: int, codes: NDArray[np.integer], backed_off: NDArray[np.float64]
