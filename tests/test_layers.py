@@ -30,6 +30,7 @@ LAYER = {
     "missing_values": 0,
     "engine_registry": 0,
     "stored_classes": 0,
+    "docstrings": 0,
     "stored_checks": 0,
     "migrations": 0,
     "scaling_tags": 0,

@@ -39,6 +39,7 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 
+from .docstrings import fill_doc
 from .fitting import FitContractMixin
 from .learners.options import BOOL, RANDOM_STATE, Constraint, count, numbers_only, one_of
 from .numerics import GAIN_RTOL
@@ -172,6 +173,7 @@ _CHECKS = (
 )
 
 
+@fill_doc
 class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
     """Select the features that best trade information for a submodular cost
     (Narasimhan & Bilmes 2005, Section 2.1, with Algorithm 1).
@@ -221,10 +223,7 @@ class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
         heuristic without its guarantee of never increasing the objective).
     random_state : int, Generator or None, default=0
         Seeds the permutations of Algorithm 1 and the cost check.
-    max_categories : int, default=10
-        Numeric columns with more distinct values are discretised.
-    discretizer : Discretizer or None, default=None
-        Used for those columns (equal-frequency bins by default).
+    {encoding}
 
     Attributes
     ----------
@@ -238,9 +237,8 @@ class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
         ``c(S)``.
     history_ : list of float
         The objective at each iteration of Algorithm 1.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when X has string column names.
+    {n_features_in_}
+    {feature_names_in_}
 
     Examples
     --------
@@ -348,8 +346,7 @@ class SubmodularFeatureSelector(FitContractMixin, SelectorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric, categorical, string or boolean columns; NaN/None is missing.
+        {X_fit}
         y : array-like of shape (n_samples,)
             Class labels (``information="class"``; also checked for
             ``"entropy"``, where they are not used).

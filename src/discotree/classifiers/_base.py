@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import Bunch
 
 from ..config import check_memory
+from ..docstrings import fill_doc
 from ..engine_registry import engine_function
 from ..fitting import FitContractMixin, available_if_explained
 from ..importance import SummedOutImportanceMixin
@@ -86,6 +87,7 @@ def check_encoding(owner: str, max_categories: Any, discretizer: Any) -> None:
         raise ValueError(f"{owner}: discretizer must be a transformer, got {discretizer!r}.")
 
 
+@fill_doc
 class DiscreteForestClassifierBase(
     EstimatorFileChecks,
     ScoredPredictionMixin,
@@ -327,12 +329,9 @@ class DiscreteForestClassifierBase(
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric, categorical, string or boolean columns; NaN/None is missing.
-        y : array-like of shape (n_samples,)
-            Class labels (at least two distinct classes with positive weight).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; a weight of k counts a sample k times.
+        {X_fit}
+        {y_fit}
+        {sample_weight_fit}
 
         Returns
         -------

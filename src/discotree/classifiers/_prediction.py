@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..docstrings import fill_doc
 from ..engine_registry import engine_function
 from ..fitting import available_if_explained
 from ..models.protocol import check_score_kind
@@ -64,6 +65,7 @@ def _dask_aware(method: Any) -> Any:
     return wrapper
 
 
+@fill_doc
 class ScoredPredictionMixin:
     """The ``predict*`` methods from ``_class_scores`` (see the module notes).
 
@@ -153,8 +155,7 @@ class ScoredPredictionMixin:
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None is missing.
+        {X_predict}
 
         Returns
         -------
@@ -219,8 +220,7 @@ class ScoredPredictionMixin:
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None is missing.
+        {X_predict}
 
         Returns
         -------
@@ -249,8 +249,7 @@ class ScoredPredictionMixin:
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None is missing.
+        {X_predict}
 
         Returns
         -------

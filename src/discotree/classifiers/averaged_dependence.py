@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..docstrings import fill_doc
 from ..learners.parameter_rules import Rule
 from ..models.averaged_dependence import two_dependence_bytes
 from ..models.posterior_draws import AveragedOneDependencePosterior
@@ -37,6 +38,7 @@ def check_super_parents(estimator: Any) -> None:
 
 
 @stored
+@fill_doc
 class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """AnDE: the average over attributes (A1DE) or pairs of attributes (A2DE) of the
     estimator in which they are the super-parents of every other attribute.
@@ -59,12 +61,8 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         Dirichlet pseudo-count per cell of every table (of P(c, x_i) and of each
         conditional), or ``"auto"`` (A1DE only): chosen on a grid by 5-fold
         cross-validation from fold counts (``docs/design/smoothing.md``).
-    epsilon : float, default=1e-5
-        Floor of the probabilities still zero after smoothing (only with ``alpha=0``).
-    max_categories : int, default=10
-        Numeric columns with more distinct values are discretised.
-    discretizer : Discretizer or None, default=None
-        ``None`` means ``Discretizer()`` (5 equal-frequency bins).
+    {epsilon}
+    {encoding}
     smoothing : {"dirichlet", "hierarchical", "hdp"}, default="dirichlet"
         ``"hierarchical"`` backs each conditional off along its parents, after
         Petitjean et al. 2018 (the back-off of :class:`~discotree.TANClassifier`'s and
@@ -77,22 +75,16 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         All chosen by leave-one-out from the pair (and triple) tables
         (``concentrations_``); ``alpha`` then smooths ``P(c, x_i)`` (``P(c, x_i, x_j)``)
         and the marginals.
-        ``"hdp"``: the same back-off estimated by the hierarchical Dirichlet process of
-        Petitjean et al. 2018, concentrations sampled by Gibbs sampling (200 sweeps,
-        seeded by ``random_state``; :mod:`discotree.stats.hdp_counts`) from the counts,
-        so whole-number sample weights only; alpha, the structure and any
-        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once
-        (``concentrations_``: the sampled concentrations' means, the root's first).
+        {smoothing_hdp}
         One tree per (super-parent, child), in A2DE per triple and member: 3 C(d, 3)
         trees of n customers, 200 sweeps (A2DE on 455 rows and 30 attributes: 73 s).
-    random_state : int, RandomState instance, Generator or None, default=0
-        The seed of the HDP sampler (``smoothing="hdp"``); not used otherwise.
+    {random_state_hdp}
 
     Attributes
     ----------
-    classes_, class_count_, class_log_prior_, n_categories_, encoder_,
-    n_features_in_, feature_names_in_, alpha_
-        As for :class:`~discotree.NaiveBayesClassifier`.
+    {discrete_fit_attributes}
+    {fit_memory_estimate_}
+    {alpha_}
     model_ : AveragedOneDependenceModel or AveragedTwoDependenceModel
         The tables of every super-parent's (or pair's) estimator.
     statistics_ : PairStatistics
@@ -100,8 +92,7 @@ class AODEClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     edges_ : list of list
         Per class, every pair of attributes (each is a parent of the other in one of
         the averaged estimators; in A2DE, co-parents).
-    edge_names_ : list of list of (str, str)
-        ``edges_`` with feature names (``feature_names_in_``, else ``x0``, ``x1``, ...).
+    {edge_names_}
 
     Notes
     -----

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..config import check_memory, warn_many_pairs
+from ..docstrings import fill_doc
 from ..engine_registry import engine_function
 from ..kernels.counts import class_totals
 from ..learners.boosting import (
@@ -128,6 +129,7 @@ def check_cv_memory(estimator: Any) -> None:
 
 
 @stored
+@fill_doc
 class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClassifierBase):
     """Boosted graphical model classifier (BGMC, Tan et al. 2010, Algorithm 2).
 
@@ -200,19 +202,16 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
+    {classes_}
     fit_memory_estimate_ : float
         The peak memory of counting the pair tables in bytes (and holding the encoded
         rows), estimated before counting and checked against ``memory_limit``; what
         the rounds or the tree learn from them is not included.
-    class_count_ : ndarray of shape (n_classes,)
-        Weight of each class in the training data.
+    {class_count_}
     class_log_prior_ : ndarray of shape (n_classes,)
         Log of the class frequencies (used with ``init="prior"``).
-    n_categories_ : ndarray of shape (n_features,)
-        Number of categories (or bins) of each feature.
-    encoder_ : TableEncoder
-        The encoding of the columns learnt at fit time (categories, bins).
+    {n_categories_}
+    {encoder_}
     alpha_ : float
         The pseudo-count of every round's weak learner.
     ensembles_ : list
@@ -220,10 +219,8 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         starting score F_0; what :meth:`decision_function` sums.
     model_ : None
         Boosted models have no single forest model (see ``ensembles_``).
-    n_features_in_ : int
-        Number of features seen at fit time.
-    feature_names_in_ : ndarray of str
-        Only when fitted on a DataFrame with string column names.
+    {n_features_in_}
+    {feature_names_in_}
     estimator_alphas_ : list of ndarray
         Per binary problem, ``alpha_t`` of each round.
     n_estimators_ : int
@@ -245,8 +242,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
         binary problems.
     edges_ : list of list of (int, int)
         The same as ``edges_union_``.
-    edge_names_ : list of list of (str, str)
-        ``edges_`` with feature names (``feature_names_in_``, else ``x0``, ``x1``, ...).
+    {edge_names_}
     stopped_ : list of str
         Per binary problem, why boosting stopped ("" when all rounds ran): a perfect
         weak learner (infinite alpha; the round is kept with alpha 1) or one no better
@@ -374,10 +370,8 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric, categorical, string or boolean columns; NaN/None is missing.
-        y : array-like of shape (n_samples,)
-            Class labels (two or more classes with positive weight).
+        {X_fit}
+        {y_fit}
         sample_weight : array-like of shape (n_samples,), default=None
             Initial weights (uniform by default, step 1 of Algorithm 2).
 
@@ -638,8 +632,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None is missing (summed out).
+        {X_predict}
 
         Yields
         ------
@@ -663,8 +656,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Columns as at fit time; NaN/None is missing (summed out).
+        {X_predict}
 
         Yields
         ------

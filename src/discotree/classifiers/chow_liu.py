@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..docstrings import fill_doc
 from ..learners.options import RANDOM_STATE, ChowLiuOptions
 from ..learners.parameter_rules import DISCRETE_TABLES, Rule
 from ..stored_classes import stored
@@ -20,6 +21,7 @@ __all__ = ["ChowLiuClassifier"]
 
 
 @stored
+@fill_doc
 class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Generative tree classifier: a Chow-Liu tree fitted to each class separately.
 
@@ -41,67 +43,29 @@ class ChowLiuClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         ``"gaussian"``: numeric features (standardised), one Gaussian forest per class:
         Chow-Liu on the Gaussian mutual informations ``-log(1 - rho**2) / 2`` and
         the Gaussian projection (linear-Gaussian CPDs; ``n_edges`` an integer or None).
-    var_smoothing : float, default=0.0
-        ``distribution="gaussian"``: added to every class variance (see
-        :class:`DiscriminativeTreeClassifier`).
+    {var_smoothing}
     alpha : float, default=1.0
         Dirichlet pseudo-count added to every cell of every table.
-    prior : {"dirichlet", "bdeu"}, default="dirichlet"
-        ``"dirichlet"``: ``alpha`` pseudo-counts in every cell of every table.
-        ``"bdeu"``: ``alpha`` is an equivalent sample size spread over the cells of each
-        family, ``alpha / (n_classes * r_parent * r_j)`` per cell, so that large tables
-        are not over-smoothed (with ``alpha="auto"``, chosen on ``ESS_GRID``).
-    smoothing : {"dirichlet", "hierarchical", "hdp"}, default="dirichlet"
-        ``"hierarchical"``: each table backs off to the feature's class-level table and
-        its marginal (the back-off of :class:`~discotree.KDBClassifier`, after Petitjean
-        et al. 2018), one concentration per level chosen by leave-one-out from the
-        counts (``concentrations_``); ``alpha`` then smooths the marginals and
-        ``prior`` is not used.
-        ``"hdp"``: the same back-off estimated by the hierarchical Dirichlet process of
-        Petitjean et al. 2018, concentrations sampled by Gibbs sampling (200 sweeps,
-        seeded by ``random_state``; :mod:`discotree.stats.hdp_counts`) from the counts,
-        so whole-number sample weights only; alpha, the structure and any
-        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once
-        (``concentrations_``: the sampled concentrations' means, the root's first).
-    random_state : int, RandomState instance, Generator or None, default=0
-        The seed of the HDP sampler (``smoothing="hdp"``); not used otherwise.
-    epsilon : float, default=1e-5
-        Floor for probabilities still zero after smoothing (Pernkopf & Bilmes 2010, Section 6.1);
-        only matters when ``alpha=0``.
-    max_categories : int, default=10
-        Numeric columns with more distinct values are discretised.
-    discretizer : Discretizer or None, default=None
-        Used for those columns, fitted on the training data only; ``None`` means
-        ``Discretizer()``.
+    {prior}
+    {smoothing}
+    {random_state_hdp}
+    {epsilon}
+    {encoding}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    fit_memory_estimate_ : float
-        The peak memory of the fit in bytes, estimated before counting and checked
-        against the ``memory_limit`` configuration key (``benchmarks/bench_memory.py``).
-    class_count_ : ndarray of shape (n_classes,)
-    class_log_prior_ : ndarray of shape (n_classes,)
-    n_categories_ : ndarray of shape (n_features,)
-    encoder_ : TableEncoder
+    {discrete_fit_attributes}
+    {fit_memory_estimate_}
     model_ : DiscreteForestModel
     edges_ : list of list of (int, int)
         One list per class in ``classes_`` order: the edges (i < j) in the order they
         were added.
-    edge_names_ : list of list of (str, str)
-        ``edges_`` with feature names (``feature_names_in_``, else ``x0``, ``x1``, ...).
+    {edge_names_}
     edge_weights_ : ndarray of shape (n_classes, n_features, n_features)
         Per-class empirical mutual information (nats) used as edge weights.
     parents_ : ndarray of shape (n_classes, n_features)
         Each tree rooted at feature 0; -1 marks a root.
-    alpha_ : float
-        The pseudo-count used: ``alpha``, or the one ``alpha="auto"`` chose.
-    alpha_cv_losses_ : ndarray of shape (2, n_grid)
-        ``alpha="auto"`` only: for each value of the grid, the summed held-out weight
-        of errors (row 0, the criterion) and log-loss (row 1, the tie-break) of the
-        cross-validation.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
+    {alpha_}
 
     Notes
     -----

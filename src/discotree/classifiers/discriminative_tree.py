@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..config import warn_many_pairs
+from ..docstrings import fill_doc
 from ..kernels.counts import class_totals
 from ..learners.discriminative_tree import (
     binary_tasks,
@@ -54,6 +55,7 @@ _CALIBRATION = ("auto", "cv", "none")
 
 
 @stored
+@fill_doc
 class DiscriminativeTreeClassifier(
     CalibrationStateMixin, IncrementalFitMixin, DiscreteForestClassifierBase
 ):
@@ -132,15 +134,8 @@ class DiscriminativeTreeClassifier(
         et al. 2018); ``alpha`` then smooths the marginals, and with ``alpha="auto"``
         each alpha of the grid is one hierarchical fit per fold. The forests themselves
         (the weights of eq. 21) do not change.
-        ``"hdp"``: the same back-off estimated by the hierarchical Dirichlet process of
-        Petitjean et al. 2018, concentrations sampled by Gibbs sampling (200 sweeps,
-        seeded by ``random_state``; :mod:`discotree.stats.hdp_counts`) from the counts,
-        so whole-number sample weights only; alpha, the structure and any
-        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once
-        (``concentrations_``: the sampled concentrations' means, the root's first).
-    alpha : float or "auto", default="auto"
-        Dirichlet pseudo-count per cell, or ``"auto"``: chosen by cross-validation as
-        for :class:`NaiveBayesClassifier` (``alpha_``; ``docs/design/smoothing.md``).
+        {smoothing_hdp}
+    {alpha_auto}
         Each fold's forests are learnt at alpha 1 while the alphas are compared, and so
         are the final fit's (the chosen alpha sets their parameters), so that the
         procedure whose alpha was chosen is the one fitted. Ignored by
@@ -168,13 +163,11 @@ class DiscriminativeTreeClassifier(
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    class_log_prior_ : ndarray of shape (n_classes,)
+    {discrete_fit_attributes}
     edges_ : list of list of (int, int)
         Per class, in ``classes_`` order, the edges of its forest(s) in the order
         they were added (pairwise multiclass: the union over the class's opponents).
-    edge_names_ : list of list of (str, str)
-        ``edges_`` with feature names (``feature_names_in_``, else ``x0``, ``x1``, ...).
+    {edge_names_}
     edge_weights_ : ndarray of shape (n_classes, n_features, n_features)
         Two classes or ``"ovr"``: the weights used for each class's forest (psi(-) for
         ``classes_[0]`` and psi(+) for ``classes_[1]`` when binary). Pairwise
@@ -204,27 +197,12 @@ class DiscriminativeTreeClassifier(
         binary problem's is in ``forest_pairs_``).
     model_ : DiscreteForestModel or GaussianForestModel or None
         Two classes: the pair of forests (column order of ``classes_``).
-    alpha_ : float
-        The pseudo-count used: ``alpha``, or the one ``alpha="auto"`` chose.
-    alpha_cv_losses_ : ndarray of shape (2, n_grid)
-        ``alpha="auto"`` only: for each value of the grid, the summed held-out weight
-        of errors (row 0, the criterion) and log-loss (row 1, the tie-break) of the
-        cross-validation.
+    {alpha_}
     calibration_scale_ : float
         The scale of the scores in :meth:`predict_proba` (see ``calibration``).
     calibration_cv_losses_ : ndarray of shape (n_scales,)
         When a scale was fitted: the held-out log-loss of each scale of the grid.
-    fit_memory_estimate_ : float
-        The peak memory of the fit in bytes, estimated before counting and checked
-        against the ``memory_limit`` configuration key (``benchmarks/bench_memory.py``).
-    class_count_ : ndarray of shape (n_classes,)
-        Weight of each class in the training data.
-    n_categories_ : ndarray of shape (n_features,)
-        Number of categories (or bins) of each feature.
-    encoder_ : TableEncoder
-        The encoding of the columns learnt at fit time (categories, bins).
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
+    {fit_memory_estimate_}
 
     Notes
     -----
@@ -323,12 +301,9 @@ class DiscriminativeTreeClassifier(
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric, categorical, string or boolean columns; NaN/None is missing.
-        y : array-like of shape (n_samples,)
-            Class labels (two or more classes with positive weight).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; a weight of k counts a sample k times.
+        {X_fit}
+        {y_fit}
+        {sample_weight_fit}
 
         Returns
         -------
@@ -513,7 +488,7 @@ class DiscriminativeTreeClassifier(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        {X_predict}
         n_edges : list of int, optional
             The values of k (default 0, 1, ..., the longest path).
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..config import get_config
+from ..docstrings import fill_doc
 from ..learners.ear_tree import learn_ear_tree
 from ..learners.fit_input import FitInput
 from ..learners.generative import smoothed_forest_models
@@ -26,6 +27,7 @@ _SEARCHES = ("sub-sup", "exhaustive")
 
 
 @stored
+@fill_doc
 class EARTreeClassifier(DiscreteForestClassifierBase):
     """Class-conditional tree models sharing one tree chosen for discrimination by the
     EAR measure (Narasimhan & Bilmes 2005, Algorithm 3).
@@ -72,34 +74,28 @@ class EARTreeClassifier(DiscreteForestClassifierBase):
         feature's class-level table and its marginal, concentrations by leave-one-out
         from the counts (as :class:`~discotree.ChowLiuClassifier`'s); ``alpha`` then
         smooths the marginals. The tree does not change.
-        ``"hdp"``: the same back-off estimated by the hierarchical Dirichlet process of
-        Petitjean et al. 2018, concentrations sampled by Gibbs sampling (200 sweeps,
-        seeded by ``random_state``; :mod:`discotree.stats.hdp_counts`) from the counts,
-        so whole-number sample weights only; alpha, the structure and any
-        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once
-        (``concentrations_``: the sampled concentrations' means, the root's first).
+        {smoothing_hdp}
 
     Attributes
     ----------
-    classes_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
-    alpha_ : float
-        The pseudo-count used: ``alpha``, or the one ``alpha="auto"`` chose.
-    alpha_cv_losses_ : ndarray of shape (2, n_grid)
-        ``alpha="auto"`` only: for each value of the grid, the summed held-out weight
-        of errors (row 0, the criterion) and log-loss (row 1, the tie-break) of the
-        cross-validation.
+    {classes_}
+    {class_count_}
+    {class_log_prior_}
+    {n_features_in_}
+    {feature_names_in_}
+    {alpha_}
     fit_memory_estimate_ : float
         The peak memory of counting the pair tables in bytes (and holding the encoded
         rows), estimated before counting and checked against ``memory_limit``; what
         the tree learns from them is not included.
-    encoder_ : TableEncoder
-        The encoding of the columns learnt at fit time (categories, bins).
+    encoder_ : TableEncoder or NumericEncoder
+        The encoding of the columns learnt at fit time (categories, bins); for
+        ``"gaussian"``, a ``NumericEncoder`` (the columns standardised).
     n_categories_ : ndarray of shape (n_features,) or None
         None for ``"gaussian"``.
     edges_ : list of list of (int, int)
         The tree's edges (one identical list per class, as the other classifiers).
-    edge_names_ : list of list of (str, str)
-        ``edges_`` with feature names (``feature_names_in_``, else ``x0``, ``x1``, ...).
+    {edge_names_}
     parents_ : ndarray of shape (n_classes, n_features)
         The tree rooted at feature 0 (-1 for the root), the same row for every class.
     splits_ : list of EARSplit

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..docstrings import fill_doc
 from ..engine_registry import engine_function
 from ..fitting import atomic_fit, available_if_explained
 from ..learners.ensemble import FINE_BINS, PAIR_LEVELS, linear_pair_count
@@ -118,6 +119,7 @@ def _is_default(value: Any, default: Any) -> bool:
 
 
 @stored
+@fill_doc
 class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     """An ensemble of selective kDB classifiers whose members differ by a stochastic
     discretisation of the numeric columns and a sampled attribute order (after Zhang,
@@ -260,6 +262,11 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     classes_, class_count_, class_log_prior_, n_categories_, encoder_,
     n_features_in_, feature_names_in_
         As for :class:`~discotree.NaiveBayesClassifier` (the fine encoding).
+    alpha_ : float
+        The marginals' pseudo-count of the members' back-off (``alpha``).
+    fit_memory_estimate_ : float
+        The peak memory of the fit in bytes, estimated before counting and checked
+        against the ``memory_limit`` configuration key (see the Notes).
     model_ : KDBEnsembleModel
         The members, their coarsening maps and the prior.
     members_k_, members_n_attributes_ : ndarray of shape (n_estimators,)
@@ -360,7 +367,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     def partial_fit(self, X: Any = None, y: Any = None, classes: Any = None, sample_weight=None):
         """Not available: always an ``AttributeError`` naming the passes-based
         alternatives (:data:`NO_PARTIAL_FIT`; see the class's Notes)."""
-        raise NotImplementedError  # (never reached: the attribute is refused)
+        raise NotImplementedError  # unreachable: the attribute is refused
 
     def __discotree_tags__(self) -> ScalingTags:
         """What this estimator supports with its parameters
@@ -585,13 +592,21 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
             (:mod:`discotree.engines.ensemble_passes`; the extra ``discotree[dask]``).
         y : array-like of shape (n_samples,)
             Class labels (a dask Series or Array with dask ``X``).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; a weight of k counts a sample k times.
+        {sample_weight_fit}
 
         Returns
         -------
         self : object
             The fitted estimator.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_wine
+        >>> from discotree import KDBEnsembleClassifier
+        >>> X, y = load_wine(return_X_y=True)
+        >>> clf = KDBEnsembleClassifier(n_estimators=2).fit(X, y)
+        >>> clf.members_k_.shape
+        (2,)
         """
         fit_elsewhere = engine_function(X, "fit_ensemble")
         if fit_elsewhere is not None:  # Dask collections: passes over the partitions

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..config import check_memory
+from ..docstrings import fill_doc
 from ..learners.forest_density import (
     GRAM_LIMIT,
     class_weight_multipliers,
@@ -47,6 +48,7 @@ __all__ = [
 _MAX_ITER = 2**31 - 1
 
 
+@fill_doc
 class ForestDensityClassifier(KernelDensityBase):
     """Linear SVM on class-conditional log kernel densities (Dorn et al. 2018, Section 3).
 
@@ -56,9 +58,7 @@ class ForestDensityClassifier(KernelDensityBase):
         Kernel bandwidths: a normal-reference rule applied per class and feature with
         the class's standard deviation (``n^(-1/5)`` in 1-D, ``n^(-1/6)`` per axis in
         2-D for Scott's), or bandwidths in the units of X for every class.
-    density_floor : float, default=1e-3
-        Densities (of standardised features) below this are raised to it before the
-        log (Remark 2).
+    {density_floor}
     C : float, default=1.0
         SVM penalty (eq. 6, hinge loss, on the standardised feature map). Up to
         ``_GRAM_LIMIT`` samples the exact dual is solved by libsvm on the Gram matrix of
@@ -70,10 +70,7 @@ class ForestDensityClassifier(KernelDensityBase):
     pairs : "all", int or list of (i, j), default="all"
         Bivariate terms: every pair, the ``pairs`` most informative ones
         (:func:`informative_pairs`), or the given pairs.
-    kde : {"auto", "binned", "exact"}, default="auto"
-        Linear binning on a grid with kernel smoothing (O(L + grid) per feature or
-        pair; :mod:`discotree.kernels.kde`), direct O(L) kernel sums per query, or
-        whichever costs fewer operations for the class and query sizes at hand.
+    {kde}
     grid_size : (int, int), default=(1024, 128)
         Grid nodes per axis for the 1-D and 2-D binned estimates.
     probability : bool, default=False
@@ -95,12 +92,10 @@ class ForestDensityClassifier(KernelDensityBase):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
+    {classes_}
     pairs_ : ndarray of shape (n_pairs, 2)
-    mean_, scale_ : ndarray of shape (n_features,)
-        The standardisation of the features (the densities see standardised data).
-    n_features_in_ : int
-        Number of features seen at fit time.
+    {standardisation_}
+    {n_features_in_}
     densities_ : PairwiseKernelDensities
         The fitted estimates (on standardised features).
     feature_terms_ : list of (class or None, i, j)
@@ -186,10 +181,8 @@ class ForestDensityClassifier(KernelDensityBase):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric columns, complete (kernel density estimates need every value).
-        y : array-like of shape (n_samples,)
-            Class labels (two or more classes with positive weight).
+        {X_fit_numeric}
+        {y_fit}
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights: they enter the densities and the SVM; zero-weight
             samples are ignored.

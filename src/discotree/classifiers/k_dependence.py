@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..docstrings import fill_doc
 from ..learners.fit_input import FitInput
 from ..learners.options import RANDOM_STATE, KDependenceOptions, one_of
 from ..learners.parameter_rules import Rule
@@ -21,6 +22,7 @@ __all__ = ["KDBClassifier"]
 
 
 @stored
+@fill_doc
 class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """kDB of any k (Sahami 1996) and selective kDB (Martinez et al. 2016).
 
@@ -64,18 +66,15 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         decide alone; see :mod:`discotree.learners.k_dependence`).
     alpha : float, default=1.0
         Dirichlet pseudo-count per cell of every table.
-    epsilon : float, default=1e-5
-        Floor of the probabilities that are still zero (only with ``alpha=0``).
-    max_categories : int, default=10
-        Numeric columns with more distinct values are discretised.
-    discretizer : Discretizer or None, default=None
-        ``None`` means ``Discretizer()`` (5 equal-frequency bins).
+    {epsilon}
+    {encoding}
 
     Attributes
     ----------
-    classes_, class_count_, class_log_prior_, n_categories_, encoder_,
-    n_features_in_, feature_names_in_
-        As for :class:`~discotree.NaiveBayesClassifier`.
+    {discrete_fit_attributes}
+    {fit_memory_estimate_}
+    alpha_ : float
+        The pseudo-count used (``alpha``).
     model_ : KDependenceModel
         The sparse family tables and the structure in use.
     order_ : list of int
@@ -86,8 +85,7 @@ class KDBClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         Per feature, its parents in use, ranked (``()`` for unused features).
     edges_ : list of list
         Per class, the undirected attribute edges.
-    edge_names_ : list of list of (str, str)
-        ``edges_`` with feature names (``feature_names_in_``, else ``x0``, ``x1``, ...).
+    {edge_names_}
     k_ : int
         The number of parents in use (``k``, or the one selected).
     n_attributes_ : int

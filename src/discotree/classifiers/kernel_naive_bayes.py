@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..docstrings import fill_doc
 from ..kernels.counts import class_totals
 from ..models.kernel_density import PairwiseKernelDensities
 from ..numerics import class_log_prior
@@ -15,6 +16,7 @@ from ._kernel_density import KernelDensityBase
 __all__ = ["KernelNaiveBayesClassifier"]
 
 
+@fill_doc
 class KernelNaiveBayesClassifier(KernelDensityBase):
     """Naive Bayes with Gaussian kernel density marginals (the ``NB`` baseline of Dorn et al. 2018).
 
@@ -25,25 +27,23 @@ class KernelNaiveBayesClassifier(KernelDensityBase):
     Parameters
     ----------
     bandwidth : {"silverman", "scott"}, float or array, default="silverman"
-    density_floor : float, default=1e-3
-    kde : {"auto", "binned", "exact"}, default="auto"
+    {density_floor}
+    {kde}
     grid_size : (int, int), default=(1024, 128)
         Only the first (1-D) size is used.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    class_log_prior_ : ndarray of shape (n_classes,)
+    {classes_}
+    {class_log_prior_}
     varying_features_ : ndarray of int
         Features that are not constant in the training data; only these enter the
         likelihood (a constant feature would favour the smaller classes through their
         bandwidths).
     densities_ : PairwiseKernelDensities
         The fitted univariate estimates (on standardised features).
-    n_features_in_ : int
-        Number of features seen at fit time.
-    mean_, scale_ : ndarray of shape (n_features,)
-        The standardisation of the features.
+    {n_features_in_}
+    {standardisation_}
     """
 
     def __init__(
@@ -59,10 +59,8 @@ class KernelNaiveBayesClassifier(KernelDensityBase):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric columns, complete (kernel density estimates need every value).
-        y : array-like of shape (n_samples,)
-            Class labels (two or more classes with positive weight).
+        {X_fit_numeric}
+        {y_fit}
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights of the priors and the densities.
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..docstrings import fill_doc
 from ..learners.fit_input import FitInput
 from ..learners.options import STRUCTURES, TANOptions
 from ..learners.parameter_rules import TAN_RULES, TAN_STREAMING, TAN_UNCERTAINTY
@@ -31,6 +32,7 @@ __all__ = ["STRUCTURES", "TANClassifier"]
 
 
 @stored
+@fill_doc
 class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     """Bayesian network classifiers whose attributes have at most k attribute parents
     (the class is a parent of every attribute and has none): naive Bayes (k = 0),
@@ -82,60 +84,35 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
         features (standardised), the maximum spanning forest of the Gaussian
         ``I(X_i; X_j | C)`` shared by the classes, and each class's Gaussian
         projection on it (Gaussian naive Bayes for k = 0).
-    var_smoothing : float, default=0.0
-        ``distribution="gaussian"``: added to every class variance (see
-        :class:`DiscriminativeTreeClassifier`).
-    alpha : float or "auto", default="auto"
-        Dirichlet pseudo-count per cell, or ``"auto"``: chosen by cross-validation as
-        for :class:`NaiveBayesClassifier` (``alpha_``; ``docs/design/smoothing.md``).
+    {var_smoothing}
+    {alpha_auto}
         Discriminative searches are run at alpha 1 while the alphas are compared, and
         again with the chosen one.
-    prior : {"dirichlet", "bdeu"}, default="dirichlet"
-        ``"dirichlet"``: ``alpha`` pseudo-counts in every cell of every table.
-        ``"bdeu"``: ``alpha`` is an equivalent sample size spread over the cells of each
-        family, ``alpha / (n_classes * r_parent * r_j)`` per cell, so that large tables
-        are not over-smoothed (with ``alpha="auto"``, chosen on ``ESS_GRID``).
+    {prior}
     smoothing : {"dirichlet", "hierarchical", "hdp"}, default="dirichlet"
-        ``"hierarchical"``: each table backs off to the feature's class-level table and
-        its marginal (the back-off of :class:`~discotree.KDBClassifier`, after Petitjean
-        et al. 2018), one concentration per level chosen by leave-one-out from the
-        counts (``concentrations_``); ``alpha`` then smooths the marginals and
-        ``prior`` is not used. For k <= 1 with ML parameters, whatever the structure:
-        a discriminative search scores its candidates with Dirichlet tables as before,
-        and the structure it finds gets the hierarchical tables.
-        ``"hdp"``: the same back-off estimated by the hierarchical Dirichlet process of
-        Petitjean et al. 2018, concentrations sampled by Gibbs sampling (200 sweeps,
-        seeded by ``random_state``; :mod:`discotree.stats.hdp_counts`) from the counts,
-        so whole-number sample weights only; alpha, the structure and any
-        cross-validation use the ``"hierarchical"`` estimate, the sampler runs once
-        (``concentrations_``: the sampled concentrations' means, the root's first).
-    epsilon : float, default=1e-5
-        Floor for probabilities still zero after smoothing (Pernkopf & Bilmes 2010, Section 6.1);
-        only matters when ``alpha=0``.
-    max_categories : int, default=10
-        Numeric columns with more distinct values are discretised.
-    discretizer : Discretizer or None, default=None
-        Used for those columns, fitted on the training data only; ``None`` means
-        ``Discretizer()``.
+        {smoothing_hierarchical}
+        For k <= 1 with ML parameters, whatever the structure: a discriminative
+        search scores its candidates with Dirichlet tables as before, and the
+        structure it finds gets the hierarchical tables.
+        {smoothing_hdp}
+    {epsilon}
+    {encoding}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    fit_memory_estimate_ : float
-        The peak memory of the fit in bytes, estimated before counting and checked
-        against the ``memory_limit`` configuration key (``benchmarks/bench_memory.py``).
-    class_count_ : ndarray of shape (n_classes,)
+    {classes_}
+    {fit_memory_estimate_}
+    {class_count_}
     class_log_prior_ : ndarray of shape (n_classes,)
         ML class prior, or the CL-trained one with ``parameters="cl"``.
-    n_categories_ : ndarray of shape (n_features,)
-    encoder_ : TableEncoder
+    {n_categories_}
+    {encoder_}
     model_ : DiscreteForestModel or BayesNetModel
     attribute_parents_ : list of tuple of int
         The attribute parents of each attribute.
     edges_ : list of list of (int, int)
         The structure's edges (i < j), repeated once per class.
-    edge_names_ : list of list of (str, str)
-        ``edges_`` with feature names (``feature_names_in_``, else ``x0``, ``x1``, ...).
+    {edge_names_}
     edge_weights_ : ndarray of shape (n_features, n_features)
         The weight that chose each edge (symmetric): for ``"cmi"`` the conditional
         mutual informations (nats) of every pair; for the discriminative searches
@@ -165,14 +142,9 @@ class TANClassifier(IncrementalFitMixin, DiscreteForestClassifierBase):
     cl_iterations_ : int
         Conjugate-gradient iterations of the CL parameters chosen by cross tuning
         (0 with "ml").
-    alpha_ : float
-        The pseudo-count used: ``alpha``, or the one ``alpha="auto"`` chose.
-    alpha_cv_losses_ : ndarray of shape (2, n_grid)
-        ``alpha="auto"`` only: for each value of the grid, the summed held-out weight
-        of errors (row 0, the criterion) and log-loss (row 1, the tie-break) of the
-        cross-validation.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
+    {alpha_}
+    {n_features_in_}
+    {feature_names_in_}
 
     Notes
     -----

@@ -9,6 +9,7 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from .. import missing_values
+from ..docstrings import fill_doc
 from ..fitting import FitContractMixin
 from ..kernels.encode import encode_bins, encode_bins_padded
 from ..kernels.quantiles import weighted_quantiles
@@ -144,6 +145,7 @@ _SUPERVISED = {"mdl"}
 
 
 @stored
+@fill_doc
 class Discretizer(CheckedState, FitContractMixin, TransformerMixin, BaseEstimator):
     """Bin continuous features into ordinal codes, keeping missing values missing.
 
@@ -180,9 +182,8 @@ class Discretizer(CheckedState, FitContractMixin, TransformerMixin, BaseEstimato
         are closed on the right).
     n_bins_ : ndarray of shape (n_features,)
         Number of bins of each feature (``len(edges) + 1``).
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when fitted on a DataFrame with string column names.
+    {n_features_in_}
+    {feature_names_in_}
 
     Notes
     -----

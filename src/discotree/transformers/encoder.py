@@ -14,6 +14,7 @@ from sklearn.base import clone
 
 from .. import missing_values
 from ..config import get_config
+from ..docstrings import fill_doc
 from ..kernels.encode import (
     column_distinct,
     column_presence,
@@ -195,6 +196,7 @@ def encoding_kind(column_kind: str, distinct: Any, fixed_bins: bool, max_categor
 
 
 @stored
+@fill_doc
 class TableEncoder(CheckedState):
     """Turn the columns of a mixed table into category codes ``0..r_j-1``, -1 missing.
 
@@ -222,7 +224,7 @@ class TableEncoder(CheckedState):
     ----------
     columns_ : list
         How each column is encoded (its kind and categories).
-    n_categories_ : ndarray of shape (n_features,)
+    {n_categories_}
     discretizer_ : Discretizer or None
         The fitted discretizer of the binned columns.
     binned_columns_ : ndarray of int
