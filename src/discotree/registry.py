@@ -15,19 +15,7 @@ from typing import Any
 
 from sklearn.base import ClassifierMixin
 
-from .classifiers import (
-    AODEClassifier,
-    BoostedGraphicalModelClassifier,
-    ChowLiuClassifier,
-    DiscriminativeTreeClassifier,
-    EARTreeClassifier,
-    ForestDensityClassifier,
-    KDBClassifier,
-    KDBEnsembleClassifier,
-    KernelNaiveBayesClassifier,
-    NaiveBayesClassifier,
-    TANClassifier,
-)
+from . import classifiers as estimators  # the estimators: classifiers.__all__
 from .classifiers.baselines import (
     AnyColumnsBaseline,
     QuadraticSVMClassifier,
@@ -44,33 +32,33 @@ __all__ = ["CLASSIFIERS", "DESCRIPTIONS", "LIBRARY_NAMES", "make_classifier"]
 #: papers' smoothing (alpha = 1 unless an experiment sets it); the "-auto" names have
 #: the library's default, alpha="auto".
 CLASSIFIERS: dict[str, Callable[[], Any]] = {
-    "nb": partial(NaiveBayesClassifier, alpha=1.0),
-    "chow-liu": ChowLiuClassifier,
-    "tan-cmi": partial(TANClassifier, alpha=1.0),
-    "dt": partial(DiscriminativeTreeClassifier, alpha=1.0),
-    "dt-forest": partial(DiscriminativeTreeClassifier, n_edges="cv", alpha=1.0),
-    "nb-auto": NaiveBayesClassifier,
-    "tan-cmi-auto": TANClassifier,
-    "dt-auto": DiscriminativeTreeClassifier,
+    "nb": partial(estimators.NaiveBayesClassifier, alpha=1.0),
+    "chow-liu": estimators.ChowLiuClassifier,
+    "tan-cmi": partial(estimators.TANClassifier, alpha=1.0),
+    "dt": partial(estimators.DiscriminativeTreeClassifier, alpha=1.0),
+    "dt-forest": partial(estimators.DiscriminativeTreeClassifier, n_edges="cv", alpha=1.0),
+    "nb-auto": estimators.NaiveBayesClassifier,
+    "tan-cmi-auto": estimators.TANClassifier,
+    "dt-auto": estimators.DiscriminativeTreeClassifier,
     "svm-quad": QuadraticSVMClassifier,
     # Dorn et al. (Dorn et al. 2018): the forest density classifier and its baselines
-    "forest-density": ForestDensityClassifier,
+    "forest-density": estimators.ForestDensityClassifier,
     "lda": lda_classifier,
     "knn5": nearest_neighbours_classifier,
-    "nb-kde": KernelNaiveBayesClassifier,
+    "nb-kde": estimators.KernelNaiveBayesClassifier,
     "svm-rbf": rbf_svm_classifier,
     "rf50": random_forest_classifier,
     # Narasimhan and Bilmes (2005): the EAR tree of Algorithm 3
-    "ear-tree": EARTreeClassifier,
-    "ear-tree-gaussian": partial(EARTreeClassifier, distribution="gaussian"),
+    "ear-tree": estimators.EARTreeClassifier,
+    "ear-tree-gaussian": partial(estimators.EARTreeClassifier, distribution="gaussian"),
     # issue 31: k-dependence models of any k, averaged and ensembled
-    "aode": AODEClassifier,
-    "a2de": partial(AODEClassifier, n_super_parents=2),
-    "kdb": partial(KDBClassifier, selective=False),
-    "skdb": KDBClassifier,
-    "skdb-hier": partial(KDBClassifier, smoothing="hierarchical"),
-    "eskdb": KDBEnsembleClassifier,
-    "boosted": BoostedGraphicalModelClassifier,
+    "aode": estimators.AODEClassifier,
+    "a2de": partial(estimators.AODEClassifier, n_super_parents=2),
+    "kdb": partial(estimators.KDBClassifier, selective=False),
+    "skdb": estimators.KDBClassifier,
+    "skdb-hier": partial(estimators.KDBClassifier, smoothing="hierarchical"),
+    "eskdb": estimators.KDBEnsembleClassifier,
+    "boosted": estimators.BoostedGraphicalModelClassifier,
     # the baselines of "discotree compare": any columns, missing values
     "rf": partial(AnyColumnsBaseline, "random-forest"),
     "hgb": partial(AnyColumnsBaseline, "gradient-boosting"),

@@ -15,7 +15,9 @@ from ..kernels.counts import class_totals
 from ..learners.boosting import (
     CALIBRATION_FOLDS,
     BoostingSpec,
+    calibration_scale_losses,
     ensemble_attributes,
+    final_scale_losses,
     line_search_alpha,
 )
 from ..learners.discriminative_tree import binary_tasks
@@ -31,7 +33,7 @@ from ..numerics import (
     weighted_error_rate,
 )
 from ..scaling_tags import ScalingTags
-from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale, held_out_losses
+from ..stats.alpha_selection import CALIBRATION_SCALES, best_scale
 from ..stats.folds import content_folds
 from ..stored_classes import stored
 from ..validation import (
@@ -65,58 +67,6 @@ _CALIBRATION = ("cv", "none")
 _COUNT_LEARNERS = {"dt": "discriminative-tree", "chow-liu": "chow-liu", "tan": "tan-cmi"}
 #: The largest n_estimators and n_estimators_cv (rounds and folds are int64 counts).
 _MAX_COUNT = 2**63 - 1
-
-
-def _scale_losses(scores, truth, held) -> NDArray[np.float64]:
-    """The held-out log-loss (weighted, summed) of every calibration scale, from a
-    fold model's scores over the classes whose indices ``truth`` holds."""
-    if scores.ndim == 1:  # the softmax form of 1 / (1 + exp(-2F))
-        scores = np.column_stack([-scores, scores])
-    joints = np.ascontiguousarray(scores[:, :, None], dtype=np.float64)
-    return held_out_losses(joints, truth, held, CALIBRATION_SCALES)[2:, 0]
-
-
-def final_scale_losses(model: Any, X: Any, truth: Any, held: Any) -> NDArray[np.float64]:
-    """The held-out log-loss (weighted, summed over the rows) of every calibration
-    scale of a fold's fitted boosted model on its held-out rows, at its last round:
-    the terms that ``calibration="cv"`` adds over the folds (an engine that scores
-    the held-out rows part by part adds these sums).
-
-    Parameters
-    ----------
-    model : BoostedGraphicalModelClassifier
-        Fitted on the fold's training rows with ``calibration="none"``.
-    X : array-like or DataFrame of shape (n_samples, n_features)
-        Held-out rows.
-    truth : array-like of shape (n_samples,)
-        Index of each row's class in ``model.classes_``.
-    held : array-like of shape (n_samples,)
-        The rows' weights.
-
-    Returns
-    -------
-    ndarray of shape (n_scales,)
-        One sum per scale of
-        :data:`~discotree.stats.alpha_selection.CALIBRATION_SCALES` (zeros when the
-        model has no round, as the in-memory calibration counts it).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from discotree import BoostedGraphicalModelClassifier
-    >>> X = np.array([[0, 1], [1, 0], [0, 0], [1, 1]] * 5)
-    >>> y = X[:, 0]
-    >>> model = BoostedGraphicalModelClassifier(n_estimators=2, calibration="none")
-    >>> losses = final_scale_losses(model.fit(X, y), X, y, np.ones(len(y)))
-    >>> losses.shape == (len(CALIBRATION_SCALES),)
-    True
-    """
-    last = None
-    for scores in model.staged_decision_function(X):
-        last = scores
-    if last is None:
-        return np.zeros(len(CALIBRATION_SCALES))
-    return _scale_losses(last, np.asarray(truth, dtype=np.intp), np.asarray(held, dtype=np.float64))
 
 
 def check_cv_memory(estimator: Any) -> None:
@@ -449,7 +399,7 @@ class BoostedGraphicalModelClassifier(CalibrationStateMixin, DiscreteForestClass
     def _fold_scale_losses(scores, truth, held) -> NDArray[np.float64]:
         """The held-out log-loss (weighted, summed) of every calibration scale, from a
         fold model's scores over the classes whose indices ``truth`` holds."""
-        return _scale_losses(scores, truth, held)
+        return calibration_scale_losses(scores, truth, held)
 
     def _staged_held_out(self, X: Any, y: Any, weights: Any, splits):
         """After each round, the held-out error rate (weighted, summed over the folds)

@@ -239,7 +239,7 @@ def _training_rows(x, y, w, folds, k: int) -> tuple:
 def _held_out_losses(model, x, y, w, folds, k: int, classes) -> np.ndarray:
     """The held-out log-loss (weighted, summed) of every calibration scale over a
     partition's rows of fold ``k``, from the model fitted without them."""
-    from ..classifiers.boosting import final_scale_losses
+    from ..learners.boosting import final_scale_losses
 
     rows = np.flatnonzero(folds == k)
     if len(rows) == 0:

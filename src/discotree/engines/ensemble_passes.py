@@ -50,15 +50,14 @@ from ..learners.ensemble import (
     PAIR_WEIGHT_FLOOR,
     PAIR_WEIGHTS,
     linear_pair_count,
+    member_maps,
     pair_level_maps,
     pair_limit,
 )
 from ..learners.registry import FittedModel, LearnerSpec, Rows
 from ..models.ensemble import (
     KDBEnsembleModel,
-    coarsening_maps,
     pooled_log_posterior,
-    sampled_mdl_maps,
 )
 from ..models.logistic import NO_PAIRS, LogisticModel
 from ..numerics import argmax_with_ties, class_log_prior, sign_with_ties
@@ -143,25 +142,6 @@ def _first_part(rows: Rows) -> dict[str, Any] | None:
             rows.codes, rows.class_index, rows.weights, rows.n_categories, rows.n_classes
         ),
     }
-
-
-def _maps(spec: LearnerSpec, seeds, n_categories, univariate) -> list:
-    """Every member's coarsening maps, drawn as in memory."""
-    binned = list(spec.options.binned)
-    if spec.options.coarsening == "jittered":
-        n_bins = spec.options.n_bins
-        low, high = (n_bins, n_bins) if np.ndim(n_bins) == 0 else n_bins
-        maps = []
-        for s in seeds:
-            rng = np.random.default_rng(s)
-            size = int(low) if low == high else int(rng.integers(int(low), int(high) + 1))
-            maps.append(coarsening_maps(n_categories, binned, size, rng))
-        return maps
-    offsets = np.concatenate([[0], np.cumsum(n_categories)])
-    per_column = [univariate[:, offsets[j] : offsets[j + 1]].T for j in binned]
-    return [
-        sampled_mdl_maps(n_categories, binned, per_column, np.random.default_rng(s)) for s in seeds
-    ]
 
 
 class _Plan:
@@ -417,7 +397,7 @@ def fit_ensemble_in_passes(source: RowSource, spec: LearnerSpec) -> FittedModel:
     class_weight = np.asarray(first["class_weight"], dtype=np.float64)
     n_members = int(spec.options.n_estimators)
     seeds = np.random.default_rng(int(spec.options.seed)).integers(0, 2**31 - 1, n_members)
-    maps = _maps(spec, seeds, source.n_categories, first["univariate"])
+    maps = member_maps(spec, seeds, source.n_categories, lambda: first["univariate"])
     plan = _Plan(spec, int(first["n_rows"]), source.n_categories)
     members = plan_members(seeds, maps, source.n_categories)
     specs = member_specs(spec, members)

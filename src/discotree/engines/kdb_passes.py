@@ -17,6 +17,7 @@ a function of each row and the tables, computed where the rows are.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,22 +152,35 @@ def _losses_part(
 ) -> list[NDArray[np.float64]] | None:
     if not len(rows.codes):
         return None
-    out = []
-    for member, spec in zip(members, specs, strict=True):
-        assert member.tables is not None and member.order is not None
-        assert member.parents is not None
-        out.append(
-            leave_one_out_losses(
-                member.tables,
-                member.order,
-                member.parents,
-                class_weight,
-                member_rows(rows, member),
-                spec=spec,
-                concentrations=member.concentrations,
-            )
-        )
-    return out
+    return [
+        _member_terms(leave_one_out_losses, member, rows, class_weight, spec)
+        for member, spec in zip(members, specs, strict=True)
+    ]
+
+
+def _member_terms(
+    function: Callable[..., NDArray[np.float64]],
+    member: MemberPlan,
+    rows: Rows,
+    class_weight: NDArray[np.float64],
+    spec: LearnerSpec,
+    **options: Any,
+) -> NDArray[np.float64]:
+    """``function`` (:func:`leave_one_out_losses` or
+    :func:`leave_one_out_log_posteriors`) of a member's tables, order, parents and
+    concentrations on its view of ``rows``."""
+    assert member.tables is not None and member.order is not None
+    assert member.parents is not None
+    return function(
+        member.tables,
+        member.order,
+        member.parents,
+        class_weight,
+        member_rows(rows, member),
+        spec=spec,
+        concentrations=member.concentrations,
+        **options,
+    )
 
 
 def member_held_out(
@@ -176,24 +190,18 @@ def member_held_out(
     out of the counts it reads), as the in-memory ensemble weighs them."""
     posteriors = []
     for member, spec in zip(members, specs, strict=True):
-        assert member.fitted is not None and member.tables is not None
-        assert member.order is not None and member.parents is not None
+        assert member.fitted is not None
         attributes = member.fitted.attributes
-        posteriors.append(
-            np.exp(
-                leave_one_out_log_posteriors(
-                    member.tables,
-                    member.order,
-                    member.parents,
-                    class_weight,
-                    member_rows(rows, member),
-                    spec=spec,
-                    n_attributes=int(attributes["n_attributes_"]),
-                    k=int(attributes["k_"]),
-                    concentrations=member.concentrations,
-                )
-            )
+        log_posterior = _member_terms(
+            leave_one_out_log_posteriors,
+            member,
+            rows,
+            class_weight,
+            spec,
+            n_attributes=int(attributes["n_attributes_"]),
+            k=int(attributes["k_"]),
         )
+        posteriors.append(np.exp(log_posterior))
     return np.mean(posteriors, axis=0)
 
 

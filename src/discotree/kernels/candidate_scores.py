@@ -42,19 +42,32 @@ def _tie_low(top, rtol):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
-def _candidate_hits(base, table, index, truth, rtol, start, stop, out):  # pragma: no cover
+def _value(base, table, old, s, c, o, n):  # pragma: no cover - numba
+    # The joint of class c at sample s: base[s, c] + table[n, c] when ``old`` is None
+    # (numba compiles that case apart and drops the other branch), else
+    # (base[s, c] - table[o, c]) + table[n, c].
+    if old is None:
+        return base[s, c] + table[n, c]
+    return (base[s, c] - table[o, c]) + table[n, c]
+
+
+@numba.njit(cache=True, nogil=True)
+def _hits(base, table, old, new, truth, rtol, start, stop, out):  # pragma: no cover
     # A sample is a hit when its true class t is the first within the tie tolerance of
     # the largest value: the largest first (a branch-free pass; a NaN anywhere predicts
     # class 0), then t's value and, only when it ties, the classes before t.
-    n_rows = index.shape[1]
+    n_rows = new.shape[1]
     n_classes = base.shape[1]
     for i in range(start, stop):
         for s in range(np.uint64(n_rows)):
-            row = index[i, s]
-            top = base[s, 0] + table[row, 0]
+            o = 0
+            if old is not None:
+                o = old[i, s]
+            n = new[i, s]
+            top = _value(base, table, old, s, 0, o, n)
             nan = top != top
             for c in range(1, n_classes):
-                v = base[s, c] + table[row, c]
+                v = _value(base, table, old, s, c, o, n)
                 nan |= v != v
                 top = max(top, v)
             t = truth[s]
@@ -62,13 +75,38 @@ def _candidate_hits(base, table, index, truth, rtol, start, stop, out):  # pragm
                 out[i, s] = t == 0
                 continue
             low = _tie_low(top, rtol)
-            hit = base[s, t] + table[row, t] >= low
+            hit = _value(base, table, old, s, t, o, n) >= low
             if hit:
                 for c in range(t):
-                    if base[s, c] + table[row, c] >= low:
+                    if _value(base, table, old, s, c, o, n) >= low:
                         hit = False
                         break
             out[i, s] = hit
+
+
+def _run_hits(
+    base: NDArray[np.float64],
+    table: NDArray[np.float64],
+    old: NDArray[np.intp] | None,
+    new: NDArray[np.intp],
+    truth: NDArray[np.intp],
+) -> NDArray[np.bool_]:
+    # _hits over the candidates, split over the cores when there are enough of them
+    out = np.empty(new.shape, dtype=np.bool_)
+    arrays = (
+        np.ascontiguousarray(base, dtype=np.float64),
+        np.ascontiguousarray(table, dtype=np.float64),
+        None if old is None else np.ascontiguousarray(old, dtype=np.intp),
+        np.ascontiguousarray(new, dtype=np.intp),
+        np.ascontiguousarray(truth, dtype=np.intp),
+    )
+    in_chunks(
+        lambda start, stop: _hits(*arrays, SCORE_TIE_RTOL, start, stop, out),
+        new.shape[0],
+        new.size * base.shape[1],
+        _MIN_WORK,
+    )
+    return out
 
 
 def candidate_hits(
@@ -103,48 +141,7 @@ def candidate_hits(
     array([[ True, False],
            [False,  True]])
     """
-    out = np.empty(index.shape, dtype=np.bool_)
-    arrays = (
-        np.ascontiguousarray(base, dtype=np.float64),
-        np.ascontiguousarray(table, dtype=np.float64),
-        np.ascontiguousarray(index, dtype=np.intp),
-        np.ascontiguousarray(truth, dtype=np.intp),
-    )
-    in_chunks(
-        lambda start, stop: _candidate_hits(*arrays, SCORE_TIE_RTOL, start, stop, out),
-        index.shape[0],
-        index.size * base.shape[1],
-        _MIN_WORK,
-    )
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def _replacement_hits(base, table, old, new, truth, rtol, start, stop, out):  # pragma: no cover
-    # as _candidate_hits, with the value (base - table[old]) + table[new]
-    n_rows = new.shape[1]
-    n_classes = base.shape[1]
-    for i in range(start, stop):
-        for s in range(np.uint64(n_rows)):
-            o, n = old[i, s], new[i, s]
-            top = (base[s, 0] - table[o, 0]) + table[n, 0]
-            nan = top != top
-            for c in range(1, n_classes):
-                v = (base[s, c] - table[o, c]) + table[n, c]
-                nan |= v != v
-                top = max(top, v)
-            t = truth[s]
-            if nan:
-                out[i, s] = t == 0
-                continue
-            low = _tie_low(top, rtol)
-            hit = (base[s, t] - table[o, t]) + table[n, t] >= low
-            if hit:
-                for c in range(t):
-                    if (base[s, c] - table[o, c]) + table[n, c] >= low:
-                        hit = False
-                        break
-            out[i, s] = hit
+    return _run_hits(base, table, None, index, truth)
 
 
 def replacement_hits(
@@ -184,21 +181,7 @@ def replacement_hits(
     array([[ True, False],
            [False,  True]])
     """
-    out = np.empty(new.shape, dtype=np.bool_)
-    arrays = (
-        np.ascontiguousarray(base, dtype=np.float64),
-        np.ascontiguousarray(table, dtype=np.float64),
-        np.ascontiguousarray(old, dtype=np.intp),
-        np.ascontiguousarray(new, dtype=np.intp),
-        np.ascontiguousarray(truth, dtype=np.intp),
-    )
-    in_chunks(
-        lambda start, stop: _replacement_hits(*arrays, SCORE_TIE_RTOL, start, stop, out),
-        new.shape[0],
-        new.size * base.shape[1],
-        _MIN_WORK,
-    )
-    return out
+    return _run_hits(base, table, old, new, truth)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -21,6 +21,8 @@ operation at a time (the reference its tests compare it with).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 from numpy.typing import NDArray
@@ -39,33 +41,42 @@ __all__ = ["DENSE_CELLS", "DENSE_ROWS_FACTOR", "LINEAR_WEIGHT", "hierarchical_le
 LINEAR_WEIGHT = 1e12
 
 
+class _Rows(NamedTuple):
+    """The rows as the kernels read them: the node's codes, the ranked parents' codes
+    and their numbers of categories, each row's class and the unit it leaves out."""
+
+    values: NDArray[np.integer]
+    parent_codes: NDArray[np.integer]
+    radices: NDArray[np.integer]
+    class_index: NDArray[np.integer]
+    unit: NDArray[np.float64]
+
+
+class _Scratch(NamedTuple):
+    """Each row's state from level to level: its configuration id, whether it still
+    observes every parent so far and the node (``here``), its leave-one-out counts and
+    totals per class at the level, its back-off estimate per class (logarithms and
+    probabilities) and of its own class."""
+
+    ids: NDArray[np.int64]
+    still: NDArray[np.bool_]
+    here: NDArray[np.bool_]
+    counts: NDArray[np.float64]
+    totals: NDArray[np.float64]
+    log_p: NDArray[np.float64]
+    p_linear: NDArray[np.float64]
+    own: NDArray[np.float64]
+
+
 @numba.njit(cache=True, nogil=True)
 def _level_counts(
-    level,
-    values,
-    parent_codes,
-    radices,
-    class_index,
-    unit,
-    cells,
-    masses,
-    level_start,
-    r,
-    alpha,
-    ids,
-    still,
-    here,
-    counts,
-    totals,
-    log_p,
-    p_linear,
-    own,
-    dense_counts,
-    dense_totals,
+    level, rows, cells, masses, level_start, r, alpha, scratch, dense_counts, dense_totals
 ):  # pragma: no cover - numba
     # the rows' configurations at this level, their counts with each row's unit out of
     # its class, and at level 0 the node's marginal (the back-off's start); read from
     # the dense table when it is given (non-empty), else by binary search
+    values, parent_codes, radices, class_index, unit = rows
+    ids, still, here, counts, totals, log_p, p_linear, own = scratch
     n_rows, n_classes = counts.shape
     low, high = level_start[level], level_start[level + 1]
     width = n_classes * r
@@ -148,12 +159,12 @@ def _fill_dense(cells, masses, low, high, r, dense_counts, dense_totals):  # pra
 
 
 @numba.njit(cache=True, nogil=True)
-def _choice_ratios(
-    values, class_index, weights, counts, totals, own, grid, ratios, chosen_weights
-):  # pragma: no cover - numba
+def _choice_ratios(rows, weights, scratch, grid, ratios, chosen_weights):  # pragma: no cover
     # each scored row's (n + b p) / (t + b) for every b of the grid; the rows with no
     # other weight under their configuration and class give b p / b, the same for
     # every b, and are left out
+    values, class_index = rows.values, rows.class_index
+    counts, totals, own = scratch.counts, scratch.totals, scratch.own
     m = 0
     for i in range(values.shape[0]):
         y = class_index[i]
@@ -168,10 +179,10 @@ def _choice_ratios(
 
 
 @numba.njit(cache=True, nogil=True)
-def _level_step(
-    level, b, choose, linear, values, class_index, counts, totals, log_p, p_linear, own, out
-):  # pragma: no cover - numba
+def _level_step(level, b, choose, linear, rows, scratch, out):  # pragma: no cover - numba
     # one back-off step: out[level] the probabilities (linear) or their logarithms
+    values, class_index = rows.values, rows.class_index
+    _, _, _, counts, totals, log_p, p_linear, own = scratch
     n_rows, n_classes = counts.shape
     log_b = np.log(b)
     for i in range(n_rows):
@@ -262,14 +273,16 @@ def hierarchical_level_terms(
     )
     grid_array = np.asarray(grid if choose else (1.0,), dtype=np.float64)
     linear = bool(masses.sum() <= LINEAR_WEIGHT)
-    ids = np.zeros(n_rows, dtype=np.int64)
-    still = np.ones(n_rows, dtype=np.bool_)
-    here = np.empty(n_rows, dtype=np.bool_)
-    counts, totals = np.empty((n_rows, n_classes)), np.empty((n_rows, n_classes))
-    log_p, p_linear, own = (
-        np.empty((n_rows, n_classes)),
-        np.empty((n_rows, n_classes)),
-        np.empty(n_rows),
+    rows = _Rows(values, parent_codes, radices, class_index, unit)
+    scratch = _Scratch(
+        np.zeros(n_rows, dtype=np.int64),  # ids
+        np.ones(n_rows, dtype=np.bool_),  # still
+        np.empty(n_rows, dtype=np.bool_),  # here
+        np.empty((n_rows, n_classes)),  # counts
+        np.empty((n_rows, n_classes)),  # totals
+        np.empty((n_rows, n_classes)),  # log_p
+        np.empty((n_rows, n_classes)),  # p_linear
+        np.empty(n_rows),  # own
     )
     ratios = np.empty((n_rows, len(grid_array))) if choose else np.empty((0, 1))
     chosen_weights = np.empty(n_rows) if choose else np.empty(0)
@@ -295,57 +308,23 @@ def hierarchical_level_terms(
             dense_counts, dense_totals = np.empty(0), np.empty(0)
         _level_counts(
             level,
-            values,
-            parent_codes,
-            radices,
-            class_index,
-            unit,
+            rows,
             cells,
             masses,
             level_start,
             int(r),
             float(alpha),
-            ids,
-            still,
-            here,
-            counts,
-            totals,
-            log_p,
-            p_linear,
-            own,
+            scratch,
             dense_counts,
             dense_totals,
         )
         if choose:
-            m = _choice_ratios(
-                values,
-                class_index,
-                weights,
-                counts,
-                totals,
-                own,
-                grid_array,
-                ratios,
-                chosen_weights,
-            )
+            m = _choice_ratios(rows, weights, scratch, grid_array, ratios, chosen_weights)
             # the weighted log-likelihood of each b (numpy's vectorised logarithm); the
             # rows left out add the same to every b
             scores = chosen_weights[:m] @ np.log(ratios[:m]) if m else np.zeros(len(grid_array))
             chosen[level] = grid_array[int(np.argmax(scores))]  # (ties: the first)
-        _level_step(
-            level,
-            float(chosen[level]),
-            choose,
-            linear,
-            values,
-            class_index,
-            counts,
-            totals,
-            log_p,
-            p_linear,
-            own,
-            out,
-        )
+        _level_step(level, float(chosen[level]), choose, linear, rows, scratch, out)
     if linear:
         np.log(out, out=out)  # (a missing node's 1 becomes its 0)
     return out, chosen

@@ -63,32 +63,50 @@ def cache_rows(n_classes: int) -> int:
     return max(32, SCORE_BLOCK_BYTES // (8 * max(int(n_classes), 1)))
 
 
-@numba.njit(cache=True, nogil=True)
-def _add_block_scores(
-    slots, numeric, numeric_inputs, coef, intercept, start, stop, out
+@numba.njit(cache=True, nogil=True, inline="always")
+def _add_inputs(
+    slots, numeric, numeric_inputs, start, stop, source, target, forward
 ):  # pragma: no cover - numba
-    # out: (stop - start, classes) scores of the rows start..stop. One input column at a
-    # time over the rows: the column's few weights stay in cache while the rows stream
-    # by; every row adds its inputs in input order, whatever the blocks
-    n_classes = intercept.shape[0]
-    for i in range(stop - start):
-        for c in range(n_classes):
-            out[i, c] = intercept[c]
+    # One input column at a time over the rows start..stop (the column's few weights
+    # stay in cache while the rows stream by). forward: target[i] (a row's scores)
+    # += source[k] (an input's coefficients) at each input k of row start + i, every row
+    # adding its inputs in input order; else target[k] (an input's gradient) +=
+    # source[i] (a row's residuals), every input taking its rows in row order.
+    n_classes = source.shape[1]
     for s in range(slots.shape[0]):
         column = slots[s]
         for i in range(stop - start):
             k = column[start + i]
             if k >= 0:
-                for c in range(n_classes):
-                    out[i, c] += coef[k, c]
+                if forward:
+                    for c in range(n_classes):
+                        target[i, c] += source[k, c]
+                else:
+                    for c in range(n_classes):
+                        target[k, c] += source[i, c]
     for q in range(numeric.shape[0]):
         column = numeric[q]
         at = numeric_inputs[q]
         for i in range(stop - start):
             x = column[start + i]
             if x != 0.0:
-                for c in range(n_classes):
-                    out[i, c] += coef[at, c] * x
+                if forward:
+                    for c in range(n_classes):
+                        target[i, c] += source[at, c] * x
+                else:
+                    for c in range(n_classes):
+                        target[at, c] += source[i, c] * x
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_block_scores(
+    slots, numeric, numeric_inputs, coef, intercept, start, stop, out
+):  # pragma: no cover - numba
+    # out: (stop - start, classes) scores of the rows start..stop
+    for i in range(stop - start):
+        for c in range(intercept.shape[0]):
+            out[i, c] = intercept[c]
+    _add_inputs(slots, numeric, numeric_inputs, start, stop, coef, out, True)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -114,24 +132,8 @@ def _add_scores(
 def _add_block_gradient(
     slots, numeric, numeric_inputs, residual, start, stop, grad
 ):  # pragma: no cover - numba
-    # grad += the residuals of the rows start..stop at each of their inputs, input
-    # column by column: every coefficient takes its rows in row order, whatever the blocks
-    n_classes = residual.shape[1]
-    for s in range(slots.shape[0]):
-        column = slots[s]
-        for i in range(stop - start):
-            k = column[start + i]
-            if k >= 0:
-                for c in range(n_classes):
-                    grad[k, c] += residual[i, c]
-    for q in range(numeric.shape[0]):
-        column = numeric[q]
-        at = numeric_inputs[q]
-        for i in range(stop - start):
-            x = column[start + i]
-            if x != 0.0:
-                for c in range(n_classes):
-                    grad[at, c] += residual[i, c] * x
+    # grad += the residuals of the rows start..stop at each of their inputs
+    _add_inputs(slots, numeric, numeric_inputs, start, stop, residual, grad, False)
 
 
 @numba.njit(cache=True, nogil=True)

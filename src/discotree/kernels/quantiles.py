@@ -38,13 +38,17 @@ def _value_ranges(values, weights, lo, hi, used):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
-def _bucket_counts(
-    values, weights, lo, scale, unit, bucket_weight, bucket_size
+def _bucket_pass(
+    values, weights, lo, scale, unit, bucket_weight, bucket_size, slot, fill, gathered, weight
 ):  # pragma: no cover
-    """Add the rows to the equal-width buckets of each column (bucket ``b`` of column
-    ``j`` holds ``lo[j] + b / scale[j]`` and up); with ``unit`` weights only the sizes."""
+    """One pass over the non-NaN values of positive weight, each to its equal-width
+    bucket (bucket ``b`` of column ``j`` holds ``lo[j] + b / scale[j]`` and up). With
+    ``bucket_size``: add the rows to the buckets (with ``unit`` weights only the
+    sizes). With ``slot``: copy the values (and weights) of the buckets with a slot to
+    their segments, from position ``fill[m]`` of slot ``m`` on. Each call passes one of
+    the two, None for the other's arrays (numba compiles each case apart, without the
+    other's branch)."""
     n, d = values.shape
-    n_buckets = bucket_size.shape[1]
     for i in range(n):
         w = weights[i]
         if w > 0:
@@ -52,10 +56,17 @@ def _bucket_counts(
                 x = values[i, j]
                 if x == x:
                     b = int((x - lo[j]) * scale[j])
-                    b = b if b < n_buckets else n_buckets - 1  # (no min(): one compile less)
-                    bucket_size[j, b] += 1
-                    if not unit:
-                        bucket_weight[j, b] += w
+                    b = b if b < _QUANTILE_BUCKETS else _QUANTILE_BUCKETS - 1  # (no min())
+                    if bucket_size is not None:
+                        bucket_size[j, b] += 1
+                        if not unit:
+                            bucket_weight[j, b] += w
+                    if slot is not None:
+                        m = slot[j, b]
+                        if m >= 0:
+                            gathered[fill[m]] = x
+                            weight[fill[m]] = w
+                            fill[m] += 1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -90,28 +101,6 @@ def _quantile_buckets(
                 n_slots += 1
             target_slot[j, k] = slot[j, b]
     return n_slots
-
-
-@numba.njit(cache=True, nogil=True)
-def _gather_buckets(
-    values, weights, lo, scale, slot, fill, gathered, gathered_weight
-):  # pragma: no cover
-    """Copy the values (and weights) of the buckets with a slot to their segments,
-    from position ``fill[m]`` of slot ``m`` on."""
-    n, d = values.shape
-    n_buckets = slot.shape[1]
-    for i in range(n):
-        w = weights[i]
-        if w > 0:
-            for j in range(d):
-                x = values[i, j]
-                if x == x:
-                    b = int((x - lo[j]) * scale[j])
-                    m = slot[j, b if b < n_buckets else n_buckets - 1]
-                    if m >= 0:
-                        gathered[fill[m]] = x
-                        gathered_weight[fill[m]] = w
-                        fill[m] += 1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -240,7 +229,7 @@ def weighted_quantiles(
     def buckets(a: int, b: int):
         size = np.zeros((d, _QUANTILE_BUCKETS), dtype=np.int32 if b - a < 2**31 else np.intp)
         weight = np.zeros((d, 0 if unit else _QUANTILE_BUCKETS))
-        _bucket_counts(values[a:b], weights[a:b], lo, scale, unit, weight, size)
+        _bucket_pass(values[a:b], weights[a:b], lo, scale, unit, weight, size, *[None] * 4)
         return size, weight
 
     found = each(buckets)
@@ -270,8 +259,18 @@ def weighted_quantiles(
     fill_of = dict(zip([a for a, _ in parts], fills, strict=True))
 
     def gather(a: int, b: int) -> None:
-        _gather_buckets(
-            values[a:b], weights[a:b], lo, scale, slot, fill_of[a], gathered, gathered_weight
+        _bucket_pass(
+            values[a:b],
+            weights[a:b],
+            lo,
+            scale,
+            unit,
+            None,
+            None,
+            slot,
+            fill_of[a],
+            gathered,
+            gathered_weight,
         )
 
     each(gather)

@@ -14,29 +14,15 @@ the logistic groups give the prior when no feature is observed.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from .log_space import log_sum_exp
+
 __all__ = ["incidence", "order_gains", "subset_values"]
-
-
-@numba.njit(cache=True, nogil=True)
-def _log_sum_exp(x, skip):  # pragma: no cover - numba
-    # scipy's logsumexp of x without entry `skip` (-1: none): max + log sum exp
-    top = -np.inf
-    for c in range(x.shape[0]):
-        if c != skip and x[c] > top:
-            top = x[c]
-    if top == -np.inf:
-        return top
-    total = 0.0
-    for c in range(x.shape[0]):
-        if c != skip:
-            total += np.exp(x[c] - top)
-    return top + np.log(total)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -59,7 +45,7 @@ def _pool(mean, other, weight, log_pool, work):  # pragma: no cover - numba
         if log_pool:
             for c in range(n_classes):
                 work[c] = (1.0 - weight) * mean[c] + weight * other[c]
-            total = _log_sum_exp(work, -1)
+            total = log_sum_exp(work, work.shape[0], -1)
             for c in range(n_classes):
                 mean[c] = work[c] - total
         else:
@@ -115,7 +101,7 @@ def _posterior(scores, group, blank, prior, out):  # pragma: no cover - numba
     if blank and group >= 0:
         out[:] = prior
         return
-    total = _log_sum_exp(scores[group], -1)
+    total = log_sum_exp(scores[group], scores.shape[1], -1)
     for c in range(scores.shape[1]):
         out[c] = scores[group, c] - total
 
@@ -167,66 +153,71 @@ def _value(scores, blank, pooling, prior, out, work):  # pragma: no cover - numb
         if rest > 1e-280:
             out[c] = mean[c] - top - np.log(rest)
         else:
-            out[c] = mean[c] - _log_sum_exp(mean, c)
+            out[c] = mean[c] - log_sum_exp(mean, mean.shape[0], c)
 
 
-@numba.njit(cache=True, nogil=True)
-def _reset(sizes, groups, offsets, tables, base, state, scores):  # pragma: no cover - numba
+class _Row(NamedTuple):
+    """One row's terms and pooling as the kernels read them: the incidence lists
+    (:func:`incidence`), each term's size, group and offset, the tables, the groups'
+    base scores, which features are observed, the pooling (as a float array: members,
+    linear group, pair group, their weights, logarithmic pooling) and the prior."""
+
+    inc_start: NDArray[np.int64]
+    inc_term: NDArray[np.int64]
+    inc_bit: NDArray[np.int64]
+    sizes: NDArray[np.int64]
+    groups: NDArray[np.int64]
+    offsets: NDArray[np.int64]
+    tables: NDArray[np.float64]
+    base: NDArray[np.float64]
+    observed: NDArray[np.int64]
+    pooling: NDArray[np.float64]
+    prior: NDArray[np.float64]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _reset(row, state, scores):  # pragma: no cover - numba
     # every term at pattern 0 (nothing observed)
-    scores[:] = base
-    for t in range(sizes.shape[0]):
+    scores[:] = row.base
+    for t in range(row.sizes.shape[0]):
         state[t] = 0
         for c in range(scores.shape[1]):
-            scores[groups[t], c] += tables[offsets[t], c]
+            scores[row.groups[t], c] += row.tables[row.offsets[t], c]
 
 
-@numba.njit(cache=True, nogil=True)
-def _add(j, inc_start, inc_term, inc_bit, groups, offsets, tables, state, scores):
-    # pragma: no cover - numba
-    for e in range(inc_start[j], inc_start[j + 1]):
-        t = inc_term[e]
+@numba.njit(cache=True, nogil=True, inline="always")
+def _add(j, row, state, scores):  # pragma: no cover - numba
+    # feature j observed: every term that reads it moves to its new pattern
+    offsets, tables = row.offsets, row.tables
+    for e in range(row.inc_start[j], row.inc_start[j + 1]):
+        t = row.inc_term[e]
         old = offsets[t] + state[t]
-        state[t] |= 1 << inc_bit[e]
+        state[t] |= 1 << row.inc_bit[e]
         new = offsets[t] + state[t]
-        g = groups[t]
+        g = row.groups[t]
         for c in range(scores.shape[1]):
             scores[g, c] += tables[new, c] - tables[old, c]
 
 
 @numba.njit(cache=True, nogil=True)
-def _order_gains(
-    orders,
-    inc_start,
-    inc_term,
-    inc_bit,
-    sizes,
-    groups,
-    offsets,
-    tables,
-    base,
-    observed,
-    pooling,
-    prior,
-    gains,
-    ends,
-):  # pragma: no cover - numba
+def _order_gains(orders, row, gains, ends):  # pragma: no cover - numba
     n_orders, d = orders.shape
-    n_classes = tables.shape[1]
-    state = np.zeros(sizes.shape[0], dtype=np.int64)
-    scores = np.empty_like(base)
+    n_classes = row.tables.shape[1]
+    state = np.zeros(row.sizes.shape[0], dtype=np.int64)
+    scores = np.empty_like(row.base)
     before, after = np.empty(n_classes), np.empty(n_classes)
     work = np.empty((3, n_classes))
     for o in range(n_orders):
-        _reset(sizes, groups, offsets, tables, base, state, scores)
-        _value(scores, True, pooling, prior, before, work)
+        _reset(row, state, scores)
+        _value(scores, True, row.pooling, row.prior, before, work)
         if o == 0:
             ends[0] = before
         seen = 0
         for step in range(d):
             j = orders[o, step]
-            _add(j, inc_start, inc_term, inc_bit, groups, offsets, tables, state, scores)
-            seen += observed[j]
-            _value(scores, seen == 0, pooling, prior, after, work)
+            _add(j, row, state, scores)
+            seen += row.observed[j]
+            _value(scores, seen == 0, row.pooling, row.prior, after, work)
             for c in range(n_classes):
                 gains[o, j, c] = after[c] - before[c]
                 before[c] = after[c]
@@ -235,34 +226,18 @@ def _order_gains(
 
 
 @numba.njit(cache=True, nogil=True)
-def _subset_values(
-    masks,
-    d,
-    inc_start,
-    inc_term,
-    inc_bit,
-    sizes,
-    groups,
-    offsets,
-    tables,
-    base,
-    observed,
-    pooling,
-    prior,
-    out,
-):  # pragma: no cover - numba
-    n_classes = tables.shape[1]
-    state = np.zeros(sizes.shape[0], dtype=np.int64)
-    scores = np.empty_like(base)
-    work = np.empty((3, n_classes))
+def _subset_values(masks, d, row, out):  # pragma: no cover - numba
+    state = np.zeros(row.sizes.shape[0], dtype=np.int64)
+    scores = np.empty_like(row.base)
+    work = np.empty((3, row.tables.shape[1]))
     for s in range(masks.shape[0]):
-        _reset(sizes, groups, offsets, tables, base, state, scores)
+        _reset(row, state, scores)
         seen = 0
         for j in range(d):
             if (masks[s] >> j) & 1:
-                _add(j, inc_start, inc_term, inc_bit, groups, offsets, tables, state, scores)
-                seen += observed[j]
-        _value(scores, seen == 0, pooling, prior, out[s], work)
+                _add(j, row, state, scores)
+                seen += row.observed[j]
+        _value(scores, seen == 0, row.pooling, row.prior, out[s], work)
 
 
 def incidence(
@@ -287,7 +262,7 @@ def incidence(
     return start, term[order].astype(np.int64), bit[order].astype(np.int64)
 
 
-def _arguments(terms: Any, pooling: Any) -> tuple[Any, ...]:
+def _row(terms: Any, pooling: Any) -> _Row:
     start, term, bit = incidence(terms.features, terms.sizes, len(terms.observed))
     flags = np.array(
         [
@@ -300,7 +275,7 @@ def _arguments(terms: Any, pooling: Any) -> tuple[Any, ...]:
         ],
         dtype=np.float64,
     )
-    return (
+    return _Row(
         start,
         term,
         bit,
@@ -333,25 +308,7 @@ def order_gains(
     n_classes = terms.tables.shape[1]
     gains = np.empty((orders.shape[0], orders.shape[1], n_classes))
     ends = np.empty((2, n_classes))
-    start, term, bit, sizes, groups, offsets, tables, base, observed, flags, prior = _arguments(
-        terms, pooling
-    )
-    _order_gains(
-        orders,
-        start,
-        term,
-        bit,
-        sizes,
-        groups,
-        offsets,
-        tables,
-        base,
-        observed,
-        flags,
-        prior,
-        gains,
-        ends,
-    )
+    _order_gains(orders, _row(terms, pooling), gains, ends)
     return gains, ends[0], ends[1]
 
 
@@ -361,23 +318,5 @@ def subset_values(terms: Any, pooling: Any, masks: NDArray[np.integer]) -> NDArr
     masks = np.ascontiguousarray(masks, dtype=np.int64)
     out = np.empty((len(masks), terms.tables.shape[1]))
     d = len(terms.observed)
-    start, term, bit, sizes, groups, offsets, tables, base, observed, flags, prior = _arguments(
-        terms, pooling
-    )
-    _subset_values(
-        masks,
-        d,
-        start,
-        term,
-        bit,
-        sizes,
-        groups,
-        offsets,
-        tables,
-        base,
-        observed,
-        flags,
-        prior,
-        out,
-    )
+    _subset_values(masks, d, _row(terms, pooling), out)
     return out

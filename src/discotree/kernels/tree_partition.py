@@ -9,25 +9,12 @@ mean parameters), which LGMHT-altmax needs at every step.
 
 from __future__ import annotations
 
-import math
-
 import numba
 import numpy as np
 
+from .log_space import log_sum_exp
+
 __all__ = ["tree_log_partition"]
-
-
-@numba.njit(cache=True, nogil=True)
-def _logsumexp(values, n):  # pragma: no cover - numba
-    m = -np.inf
-    for v in range(n):
-        m = max(m, values[v])
-    if m == -np.inf:
-        return m
-    acc = 0.0
-    for v in range(n):
-        acc += math.exp(values[v] - m)
-    return m + math.log(acc)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -73,13 +60,13 @@ def tree_log_partition(
         if pa < 0:
             for v in range(rj):
                 terms[v] = node_theta[j, v] + inward[j, v]
-            log_z[j] = _logsumexp(terms, rj)
+            log_z[j] = log_sum_exp(terms, rj, -1)
             phi += log_z[j]
             continue
         for u in range(n_categories[pa]):
             for v in range(rj):
                 terms[v] = edge_theta[j, u, v] + node_theta[j, v] + inward[j, v]
-            up[j, u] = _logsumexp(terms, rj)
+            up[j, u] = log_sum_exp(terms, rj, -1)
             inward[pa, u] += up[j, u]
     for t in range(n):  # roots to leaves
         j = order[t]
@@ -93,7 +80,7 @@ def tree_log_partition(
                     terms[u] = (
                         node_theta[pa, u] + inward[pa, u] + down[pa, u] - up[j, u]
                     ) + edge_theta[j, u, v]
-                down[j, v] = _logsumexp(terms, rp)
+                down[j, v] = log_sum_exp(terms, rp, -1)
             for u in range(rp):
                 outside = node_theta[pa, u] + inward[pa, u] + down[pa, u] - up[j, u]
                 for v in range(rj):

@@ -18,25 +18,12 @@ from numpy.typing import NDArray
 
 from ..missing_values import is_missing_code, is_observed_code
 from ..threads import in_chunks
+from .log_space import log_sum_exp
 
 __all__ = ["two_dependence_conditionals", "two_dependence_joint"]
 
 #: Lookups below twice this many are one thread's.
 _MIN_WORK = 2_000_000
-
-
-@numba.njit(cache=True, nogil=True)
-def _logsumexp(values, n):  # pragma: no cover - numba
-    top = -np.inf
-    for t in range(n):
-        if values[t] > top:
-            top = values[t]
-    if top == -np.inf:
-        return top
-    total = 0.0
-    for t in range(n):
-        total += np.exp(values[t] - top)
-    return top + np.log(total)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -69,6 +56,28 @@ def _smooth_context(counts, out, first, stride, r, n_classes, alpha, epsilon):
 
 
 @numba.njit(cache=True, nogil=True)
+def _smooth_child(
+    counts,
+    base,
+    n_classes,
+    alpha,
+    epsilon,
+    out,
+    r_outer,
+    s_outer,
+    r_inner,
+    s_inner,
+    s_child,
+    r_child,
+):  # pragma: no cover - numba
+    # _smooth_context of every context (u, v) of the two parents, u outer
+    for u in range(r_outer):
+        for v in range(r_inner):
+            first = base + u * s_outer + v * s_inner
+            _smooth_context(counts, out, first, s_child, r_child, n_classes, alpha, epsilon)
+
+
+@numba.njit(cache=True, nogil=True)
 def _conditionals_kernel(counts, n_categories, n_classes, layout, alpha, epsilon, out):
     # pragma: no cover - numba
     d = n_categories.shape[0]
@@ -83,42 +92,11 @@ def _conditionals_kernel(counts, n_categories, n_classes, layout, alpha, epsilon
                 s_e = n_classes  # strides of the (r_i, r_j, r_k, C) table
                 s_b = rk * s_e
                 s_a = rj * s_b
-                for b in range(rj):  # child i given (j, k)
-                    for e in range(rk):
-                        _smooth_context(
-                            counts,
-                            out[0],
-                            base + b * s_b + e * s_e,
-                            s_a,
-                            ri,
-                            n_classes,
-                            alpha,
-                            epsilon,
-                        )
-                for a in range(ri):  # child j given (i, k)
-                    for e in range(rk):
-                        _smooth_context(
-                            counts,
-                            out[1],
-                            base + a * s_a + e * s_e,
-                            s_b,
-                            rj,
-                            n_classes,
-                            alpha,
-                            epsilon,
-                        )
-                for a in range(ri):  # child k given (i, j)
-                    for b in range(rj):
-                        _smooth_context(
-                            counts,
-                            out[2],
-                            base + a * s_a + b * s_b,
-                            s_e,
-                            rk,
-                            n_classes,
-                            alpha,
-                            epsilon,
-                        )
+                # i given (j, k), j given (i, k), k given (i, j)
+                args = (counts, base, n_classes, alpha, epsilon)
+                _smooth_child(*args, out[0], rj, s_b, rk, s_e, s_a, ri)
+                _smooth_child(*args, out[1], ri, s_a, rk, s_e, s_b, rj)
+                _smooth_child(*args, out[2], ri, s_a, rj, s_b, s_e, rk)
                 t += 1
 
 
@@ -211,10 +189,10 @@ def _joint_rows(
                             summed[c, m] = value[c]
                         m += 1
                 for c in range(n_classes):
-                    estimators[c, t] = _logsumexp(summed[c], m)
+                    estimators[c, t] = log_sum_exp(summed[c], m, -1)
                 t += 1
         for c in range(n_classes):
-            out[r, c] = _logsumexp(estimators[c], n_pairs) - np.log(n_pairs)
+            out[r, c] = log_sum_exp(estimators[c], n_pairs, -1) - np.log(n_pairs)
 
 
 def two_dependence_joint(

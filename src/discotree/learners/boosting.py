@@ -24,6 +24,7 @@ from ..kernels.counts import class_totals
 from ..models.boosted_ensemble import BoostedEnsemble, BoostingRound
 from ..models.discrete_forest import DiscreteForestModel
 from ..numerics import ROOT_RTOL, normalise_log
+from ..stats.alpha_selection import CALIBRATION_SCALES, held_out_losses
 from ..stats.discriminative import discriminative_weights
 from ..stats.pair_statistics import PairStatistics
 from ..structure.chow_liu import chow_liu_forest, forest_parents
@@ -39,9 +40,11 @@ __all__ = [
     "CALIBRATION_FOLDS",
     "BoostingSpec",
     "boost_binary",
+    "calibration_scale_losses",
     "chow_liu_parents",
     "dt_parents",
     "ensemble_attributes",
+    "final_scale_losses",
     "fit_boosted",
     "line_search_alpha",
     "line_search_by_slope",
@@ -289,3 +292,69 @@ register_learner(
         options=BoostingOptions,
     )
 )
+
+
+def calibration_scale_losses(
+    scores: NDArray[np.float64], truth: NDArray[np.intp], held: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The held-out log-loss (weighted, summed) of every calibration scale, from a
+    fold model's scores over the classes whose indices ``truth`` holds (shape
+    (n_samples, n_classes), or (n_samples,) for two classes: ``F``, the softmax form of
+    ``1 / (1 + exp(-2F))``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> losses = calibration_scale_losses(np.array([1.0, -1.0]), np.array([1, 0]), np.ones(2))
+    >>> losses.shape == (len(CALIBRATION_SCALES),)
+    True
+    """
+    if scores.ndim == 1:  # the softmax form of 1 / (1 + exp(-2F))
+        scores = np.column_stack([-scores, scores])
+    joints = np.ascontiguousarray(scores[:, :, None], dtype=np.float64)
+    return held_out_losses(joints, truth, held, CALIBRATION_SCALES)[2:, 0]
+
+
+def final_scale_losses(model: Any, X: Any, truth: Any, held: Any) -> NDArray[np.float64]:
+    """The held-out log-loss (weighted, summed over the rows) of every calibration
+    scale of a fold's fitted boosted model on its held-out rows, at its last round:
+    the terms that ``calibration="cv"`` adds over the folds (an engine that scores
+    the held-out rows part by part adds these sums).
+
+    Parameters
+    ----------
+    model : BoostedGraphicalModelClassifier
+        Fitted on the fold's training rows with ``calibration="none"``.
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        Held-out rows.
+    truth : array-like of shape (n_samples,)
+        Index of each row's class in ``model.classes_``.
+    held : array-like of shape (n_samples,)
+        The rows' weights.
+
+    Returns
+    -------
+    ndarray of shape (n_scales,)
+        One sum per scale of
+        :data:`~discotree.stats.alpha_selection.CALIBRATION_SCALES` (zeros when the
+        model has no round, as the in-memory calibration counts it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from discotree import BoostedGraphicalModelClassifier
+    >>> X = np.array([[0, 1], [1, 0], [0, 0], [1, 1]] * 5)
+    >>> y = X[:, 0]
+    >>> model = BoostedGraphicalModelClassifier(n_estimators=2, calibration="none")
+    >>> losses = final_scale_losses(model.fit(X, y), X, y, np.ones(len(y)))
+    >>> losses.shape == (len(CALIBRATION_SCALES),)
+    True
+    """
+    last = None
+    for scores in model.staged_decision_function(X):
+        last = scores
+    if last is None:
+        return np.zeros(len(CALIBRATION_SCALES))
+    return calibration_scale_losses(
+        last, np.asarray(truth, dtype=np.intp), np.asarray(held, dtype=np.float64)
+    )

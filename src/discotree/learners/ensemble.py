@@ -22,6 +22,7 @@ and ``pair_pooling`` (:func:`~discotree.models.ensemble.pooled_log_posterior`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -61,6 +62,7 @@ __all__ = [
     "held_out_pooled_losses",
     "held_out_rows",
     "linear_pair_count",
+    "member_maps",
     "member_spec",
     "pair_level_maps",
     "pair_limit",
@@ -102,10 +104,29 @@ def _with_member_options(spec: LearnerSpec, **changes) -> LearnerSpec:
     return spec.with_options(estimator=spec.options.estimator.replace(**changes))
 
 
-def _member_maps(rows: Rows, spec: LearnerSpec, seeds: NDArray[np.integer]) -> list:
-    """Every member's coarsening maps: ``"jittered"`` equal-width levels of the fine
-    bins (:func:`coarsening_maps`, ``n_bins`` each) or ``"sampled-mdl"`` supervised
-    cuts drawn by their MDL margins (:func:`sampled_mdl_maps`)."""
+def member_maps(
+    spec: LearnerSpec,
+    seeds: NDArray[np.integer],
+    n_categories: NDArray[np.intp],
+    univariate: Callable[[], NDArray[np.float64]],
+) -> list:
+    """Every member's coarsening maps (in memory and in passes): ``"jittered"``
+    equal-width levels of the fine bins (:func:`coarsening_maps`, ``n_bins`` each) or
+    ``"sampled-mdl"`` supervised cuts drawn by their MDL margins
+    (:func:`sampled_mdl_maps`, from the class counts of every category that
+    ``univariate()`` gives, :func:`~discotree.kernels.counts.univariate_counts`), the
+    member of seed ``s`` drawn by ``numpy.random.default_rng(s)``.
+
+    Examples
+    --------
+    >>> from discotree.learners.options import KDependenceOptions
+    >>> options = KDBEnsembleOptions(estimator=KDependenceOptions(k=2), pair_significance=0.001,
+    ...                              binned=(0,), n_bins=2, coarsening="jittered")
+    >>> spec = LearnerSpec("kdb-ensemble", 1.0, 0.0, options=options)
+    >>> maps = member_maps(spec, np.array([0, 1]), np.array([4, 3]), lambda: None)
+    >>> [m[0].tolist() for m in maps]
+    [[0, 0, 1, 1], [0, 0, 1, 1]]
+    """
     binned = list(spec.options.binned)
     coarsening = spec.options.coarsening
     if coarsening == "jittered":
@@ -115,18 +136,15 @@ def _member_maps(rows: Rows, spec: LearnerSpec, seeds: NDArray[np.integer]) -> l
         for s in seeds:
             rng = np.random.default_rng(s)
             size = int(low) if low == high else int(rng.integers(int(low), int(high) + 1))
-            maps.append(coarsening_maps(rows.n_categories, binned, size, rng))
+            maps.append(coarsening_maps(n_categories, binned, size, rng))
         return maps
     if coarsening != "sampled-mdl":
         raise ValueError(f"coarsening must be one of {COARSENINGS}, got {coarsening!r}.")
-    counts = univariate_counts(
-        rows.codes, rows.class_index, rows.weights, rows.n_categories, rows.n_classes
-    )
-    offsets = np.concatenate([[0], np.cumsum(rows.n_categories)])
+    counts = univariate()
+    offsets = np.concatenate([[0], np.cumsum(n_categories)])
     per_column = [counts[:, offsets[j] : offsets[j + 1]].T for j in binned]
     return [
-        sampled_mdl_maps(rows.n_categories, binned, per_column, np.random.default_rng(s))
-        for s in seeds
+        sampled_mdl_maps(n_categories, binned, per_column, np.random.default_rng(s)) for s in seeds
     ]
 
 
@@ -463,7 +481,14 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
     n_members = int(spec.options.n_estimators)
     rng = np.random.default_rng(int(spec.options.seed))
     seeds = rng.integers(0, 2**31 - 1, n_members)
-    maps = _member_maps(rows, spec, seeds)
+    maps = member_maps(
+        spec,
+        seeds,
+        rows.n_categories,
+        lambda: univariate_counts(
+            rows.codes, rows.class_index, rows.weights, rows.n_categories, rows.n_classes
+        ),
+    )
     held = None
     requested = spec.options.linear_weight
     chosen = requested == "auto" or spec.options.pair_weight == "auto"

@@ -131,6 +131,20 @@ class NodeScores:
         index[partial] = n_cells + value[partial]
         return LazyColumn(np.ascontiguousarray(table), index)
 
+    def _column_table(
+        self, node: int, counts: NDArray[np.float64], complete: bool
+    ) -> NDArray[np.float64]:
+        """The smoothed log-CPT rows of ``counts`` (classes, parent rows, node values),
+        one table row per (parent row, value), a column per class; unless
+        ``complete``, then the rows for a missing parent (the node's marginal) and one
+        of zeros for a missing node."""
+        log_cpt = np.log(smoothed_conditional(counts, self.alpha, self.epsilon))
+        table = log_cpt.reshape(self.n_classes, -1).T
+        if not complete:  # rows for a missing parent, then for a missing node
+            marginal = np.log(smoothed_conditional(self.family(node, ()), self.alpha, self.epsilon))
+            table = np.vstack([table, marginal.T, np.zeros((1, self.n_classes))])
+        return np.ascontiguousarray(table)
+
     def single_parent_columns(self, node: int) -> SingleParentColumns | None:
         """The node's columns given each single attribute parent, all from one smoothed
         slice of the pair tables; ``None`` without pair tables (then :meth:`lookup`
@@ -141,13 +155,8 @@ class NodeScores:
         counts = self.pair_stats.counts[:, :, offsets[node] : offsets[node + 1]]  # (C, D, r)
         # each row (c, parent category) is smoothed on its own: the same numbers as
         # smoothing each parent's table n(c, x_p, x_node) separately in lookup
-        log_cpt = np.log(smoothed_conditional(counts, self.alpha, self.epsilon))
-        table = log_cpt.reshape(self.n_classes, -1).T
-        if not self.complete:  # rows for a missing parent, then for a missing node
-            marginal = np.log(smoothed_conditional(self.family(node, ()), self.alpha, self.epsilon))
-            table = np.vstack([table, marginal.T, np.zeros((1, self.n_classes))])
         return SingleParentColumns(
-            np.ascontiguousarray(table),
+            self._column_table(node, counts, self.complete),
             self.codes_by_feature,
             offsets,
             node,
@@ -172,13 +181,8 @@ class NodeScores:
             second,
         )
         r_node, r_second = int(self.n_categories[node]), self.n_categories[second].astype(np.intp)
-        log_cpt = np.log(smoothed_conditional(counts, self.alpha, self.epsilon))
-        table = log_cpt.reshape(self.n_classes, -1).T  # row (start + x_a r_b + x_b) r + x
-        if not complete:  # rows for a missing parent, then for a missing node
-            marginal = np.log(smoothed_conditional(self.family(node, ()), self.alpha, self.epsilon))
-            table = np.vstack([table, marginal.T, np.zeros((1, self.n_classes))])
         return PairParentColumns(
-            np.ascontiguousarray(table),
+            self._column_table(node, counts, complete),  # row (start + x_a r_b + x_b) r + x
             self.codes_by_feature,
             first,
             second,
