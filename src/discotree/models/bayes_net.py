@@ -13,8 +13,10 @@ Missing features are summed out exactly (:meth:`log_likelihood`): by the vectori
 forest kernel of :mod:`discotree.kernels.forest` when every attribute has at most one
 attribute parent, otherwise by variable elimination:
 every factor restricted to a sample's observed values keeps only its missing variables,
-which are eliminated one at a time, the variable with the fewest neighbours first
-(min-degree). For a k-tree the cost is linear in the number of features for fixed k.
+which are eliminated one at a time in a greedy order (min-degree, min-fill or
+min-weight, the one of the smallest largest factor:
+:mod:`~discotree.models.elimination_order`). For a k-tree the cost is linear in the
+number of features for fixed k.
 The slow reference is brute-force summation in the tests.
 
 The search state (:class:`NodeScores` and the column classes) lives in
@@ -43,6 +45,7 @@ from ..structure.search_state import (
     PairParentColumns,
     SingleParentColumns,
 )
+from .elimination_order import EliminationOrder, elimination_order
 from .file_checks import (
     StoredModel,
     check_class_prior,
@@ -198,13 +201,15 @@ class BayesNetModel(JointScoring, StoredModel):
     # ---------------------------------------------------------------- inference
     def marginal(self, row: NDArray[np.integer]) -> NDArray[np.float64]:
         """``log P(x_observed | c)`` of one row, the missing features summed out by
-        min-degree variable elimination."""
+        variable elimination (:meth:`marginals`)."""
         return self.marginals(np.asarray(row)[None])[0]
 
-    def marginals(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
+    def marginals(
+        self, codes: NDArray[np.integer], order: EliminationOrder | None = None
+    ) -> NDArray[np.float64]:
         """``log P(x_observed | c)`` of rows that miss the same features, summed out by
-        min-degree variable elimination, every row at once: the elimination order and
-        the factors' scopes depend only on which features are missing, so each factor
+        variable elimination, every row at once: the elimination order and the
+        factors' scopes depend only on which features are missing, so each factor
         carries a leading axis of rows (in blocks of at most :data:`MAX_BLOCK_CELLS`
         cells of the largest factor).
 
@@ -212,6 +217,8 @@ class BayesNetModel(JointScoring, StoredModel):
         ----------
         codes : ndarray of shape (n_rows, n_features)
             Category codes, -1 missing, the same features missing in every row.
+        order : EliminationOrder, optional
+            :meth:`elimination_order` of the missing features (searched when not given).
 
         Returns
         -------
@@ -231,19 +238,37 @@ class BayesNetModel(JointScoring, StoredModel):
         if len(codes) and (pattern != pattern[0]).any():
             raise ValueError("marginals: the rows must miss the same features")
         missing = {int(v) for v in np.flatnonzero(pattern[0])} if len(codes) else set()
-        scopes = [tuple(v for v in (*pa, j) if v in missing) for j, pa in enumerate(self.parents)]
-        widest = max(
-            [int(np.prod([int(self.n_categories[v]) for v in s])) for s in scopes if s] + [1]
-        )
-        block = max(1, MAX_BLOCK_CELLS // (widest * self.n_classes))
+        if order is None:
+            order = self.elimination_order(missing)
+        block = max(1, MAX_BLOCK_CELLS // (order.largest * self.n_classes))
         out = np.empty((len(codes), self.n_classes))
         for start in range(0, len(codes), block):
-            out[start : start + block] = self._eliminated(codes[start : start + block], missing)
+            out[start : start + block] = self._eliminated(
+                codes[start : start + block], missing, order.order
+            )
         return out
 
-    def _eliminated(self, codes: NDArray[np.integer], missing: set[int]) -> NDArray[np.float64]:
+    def elimination_order(self, missing: set[int]) -> EliminationOrder:
+        """The order in which :meth:`marginals` sums the features ``missing`` out
+        (:func:`~discotree.models.elimination_order.elimination_order` of their factors'
+        scopes: greedy min-degree, min-fill or min-weight, the smallest largest factor).
+
+        Examples
+        --------
+        >>> model = BayesNetModel(np.array([2, 3, 4]), [(), (0,), (0, 1)],
+        ...     [np.zeros((2, 2)), np.zeros((2, 2, 3)), np.zeros((2, 2, 3, 4))], np.zeros(2))
+        >>> model.elimination_order({0, 1})
+        EliminationOrder(order=(0, 1), largest=6, total=9)
+        """
+        scopes = [[v for v in (*pa, j) if v in missing] for j, pa in enumerate(self.parents)]
+        return elimination_order(scopes, {v: int(self.n_categories[v]) for v in missing})
+
+    def _eliminated(
+        self, codes: NDArray[np.integer], missing: set[int], order: tuple[int, ...]
+    ) -> NDArray[np.float64]:
         """``log sum_{x_missing} prod_j theta_j`` per row and class (rows missing the
-        features ``missing``); factors of shape (rows, classes, missing variables...)."""
+        features ``missing``, summed out in ``order``); factors of shape (rows, classes,
+        missing variables...)."""
         n_rows = len(codes)
         log_total = np.zeros((n_rows, self.n_classes))
         factors: list[tuple[tuple[int, ...], NDArray[np.float64]]] = []
@@ -264,8 +289,7 @@ class BayesNetModel(JointScoring, StoredModel):
             scale = table.max(axis=tuple(range(2, table.ndim)))
             log_total += scale
             factors.append((kept, np.exp(table - scale.reshape(*scale.shape, *[1] * len(kept)))))
-        while factors:
-            variable = _min_degree(factors)
+        for variable in order:
             involved = [f for f in factors if variable in f[0]]
             factors = [f for f in factors if variable not in f[0]]
             variables = sorted({v for f in involved for v in f[0]})
@@ -337,14 +361,6 @@ def _contraction_path(spec: str, operands: list[NDArray[np.float64]]) -> list[An
             _PATHS.clear()
         _PATHS[key] = path
     return path
-
-
-def _min_degree(factors) -> int:
-    neighbours: dict[int, set[int]] = {}
-    for variables, _ in factors:
-        for v in variables:
-            neighbours.setdefault(v, set()).update(variables)
-    return min(neighbours, key=lambda v: (len(neighbours[v]), v))
 
 
 # ------------------------------------------------ checks of a loaded model

@@ -10,13 +10,14 @@ summing them out by variable elimination forms instead (:func:`elimination_cells
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
+
+from .elimination_order import greedy_order
 
 __all__ = [
     "Enumeration",
@@ -151,25 +152,14 @@ def elimination_cells(
     n_categories: NDArray[np.intp],
 ) -> int:
     """The largest factor (configurations of its variables) that summing ``missing``
-    out of the network by min-degree variable elimination forms (1: nothing to sum).
+    out of the network by min-degree variable elimination forms (1: nothing to sum):
+    the guard of exact elimination (the order used may be cheaper:
+    :func:`~discotree.models.elimination_order.elimination_order`).
 
     Examples
     --------
     >>> elimination_cells([(), (0,), (0, 1)], [0, 1, 2], {0, 1}, np.array([2, 3, 4]))
     6
     """
-    scopes = [frozenset(v for v in (*parents[j], j) if v in missing) for j in used]
-    scopes = [s for s in scopes if s]
-    largest = 1
-    while scopes:
-        neighbours: dict[int, set[int]] = {}
-        for scope in scopes:
-            for v in scope:
-                neighbours.setdefault(v, set()).update(scope)
-        variable = min(neighbours, key=lambda v: (len(neighbours[v]), v))
-        joined = frozenset().union(*(s for s in scopes if variable in s))
-        largest = max(largest, math.prod(int(n_categories[v]) for v in joined))
-        scopes = [s for s in scopes if variable not in s]
-        if len(joined) > 1:
-            scopes.append(joined - {variable})
-    return largest
+    scopes = [[v for v in (*parents[j], j) if v in missing] for j in used]
+    return greedy_order(scopes, {v: int(n_categories[v]) for v in missing}).largest

@@ -15,13 +15,15 @@ the tables hold the HDP estimates of :mod:`discotree.stats.hdp` (each context's
 distribution); a context absent from a level takes its deepest present prefix's.
 
 Missing values at predict time are summed out **exactly** by variable elimination over
-the network's dense tables (:meth:`KDependenceModel.dense_table`, min-degree order, the
-one of :class:`~discotree.models.bayes_net.BayesNetModel`) where it is affordable (a
+the network's dense tables (:meth:`KDependenceModel.dense_table`, in the order of
+:meth:`~discotree.models.bayes_net.BayesNetModel.elimination_order`, cached per pattern
+of missing attributes) where it is affordable (a
 row whose only missing parent is one attribute ``m`` gets the same sum without the dense
 tables, for all such rows at once: ``P(m | c, pa_m)`` times the factors of ``m``'s
 children, over ``m``'s values): when
 all the dense tables hold at most ``MAX_DENSE_CELLS`` numbers and a row's elimination
-forms no factor above ``MAX_ELIMINATION_CELLS`` (classes x configurations); a missing
+forms no factor above ``MAX_ELIMINATION_CELLS`` (classes x configurations, in
+min-degree order: the guard, whatever order is cheaper); a missing
 attribute no one uses as a parent is summed out exactly in any case (its factor is 1).
 Where elimination is not affordable, a missing parent is **backed off**: the
 attribute's factor uses the longest observed prefix of its ranked parents (the table of
@@ -462,7 +464,11 @@ class KDependenceModel(JointScoring, StoredModel):
                 ],
                 dense.class_log_prior,
             )
-        return dense.marginals(rows)
+        orders = self.__dict__.setdefault("_elimination_orders", {})
+        key = frozenset(missing)
+        if key not in orders:
+            orders[key] = dense.elimination_order(missing - set(barren))
+        return dense.marginals(rows, orders[key])
 
     def _barren(self, missing: set[int]) -> list[int]:
         """The missing attributes in use none of whose descendants in use is observed
@@ -512,6 +518,7 @@ class KDependenceModel(JointScoring, StoredModel):
             "_dense_model",
             "_packed_backoff",
             "_elimination_cache",
+            "_elimination_orders",
             "_work_scored",
             "_network_shape",
         )
