@@ -283,12 +283,13 @@ class BayesNetModel(JointScoring, StoredModel):
             table = np.moveaxis(self.log_cpts[j], observed, range(len(observed)))
             if observed:
                 table = table[tuple(codes[:, v] for v in family if v not in missing)]
-            else:
-                table = np.broadcast_to(table, (n_rows, *table.shape))
+            else:  # (the same factor for every row: computed once, read by each)
+                table = table[None]
             # to probabilities, scaled per row and class so nothing underflows
             scale = table.max(axis=tuple(range(2, table.ndim)))
             log_total += scale
-            factors.append((kept, np.exp(table - scale.reshape(*scale.shape, *[1] * len(kept)))))
+            factor = np.exp(table - scale.reshape(*scale.shape, *[1] * len(kept)))
+            factors.append((kept, np.broadcast_to(factor, (n_rows, *factor.shape[1:]))))
         for variable in order:
             involved = [f for f in factors if variable in f[0]]
             factors = [f for f in factors if variable not in f[0]]
