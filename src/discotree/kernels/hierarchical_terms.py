@@ -201,6 +201,45 @@ def _level_step(level, b, choose, linear, rows, scratch, out):  # pragma: no cov
                 out[level, i, c] = log_p[i, c] if is_observed_code(values[i]) else 0.0
 
 
+@numba.njit(cache=True, nogil=True)
+def _level_pass(level, rows, table, r, alpha, scratch, dense, choice):  # pragma: no cover
+    # one compiled call per level: the dense table (when ``dense`` is non-empty), the
+    # rows' leave-one-out counts and, when choosing (``choice``'s ratios have rows),
+    # their ratios; returns the number of rows scored
+    cells, masses, level_start = table
+    dense_counts, dense_totals = dense
+    weights, grid, ratios, chosen_weights = choice
+    if dense_totals.shape[0] > 0:
+        low, high = level_start[level], level_start[level + 1]
+        _fill_dense(cells, masses, low, high, r, dense_counts, dense_totals)
+    _level_counts(
+        level, rows, cells, masses, level_start, r, alpha, scratch, dense_counts, dense_totals
+    )
+    if ratios.shape[0] == 0:
+        return 0
+    return _choice_ratios(rows, weights, scratch, grid, ratios, chosen_weights)
+
+
+def _dense_sizes(
+    cells: NDArray[np.int64],
+    level_start: NDArray[np.int64],
+    radices: NDArray[np.int64],
+    width: int,
+    row_cells: int,
+) -> list[int]:
+    """Each level's dense table size (its configurations times ``width`` cells), 0
+    where the level is read sparsely (:data:`DENSE_CELLS`)."""
+    configurations = np.concatenate([[1], np.cumprod(radices.astype(np.float64))])
+    sizes = []
+    for level in range(len(level_start) - 1):
+        size = configurations[level] * width
+        low, high = level_start[level], level_start[level + 1]
+        fits = high == low or cells[high - 1] < size  # (every cell id within the array)
+        dense = fits and size <= max(DENSE_CELLS, DENSE_ROWS_FACTOR * row_cells)
+        sizes.append(int(size) if dense else 0)
+    return sizes
+
+
 def hierarchical_level_terms(
     values: NDArray[np.integer],
     parent_codes: NDArray[np.integer],
@@ -287,39 +326,16 @@ def hierarchical_level_terms(
     ratios = np.empty((n_rows, len(grid_array))) if choose else np.empty((0, 1))
     chosen_weights = np.empty(n_rows) if choose else np.empty(0)
     out = np.empty((n_levels, n_rows, n_classes))
-    configurations = np.concatenate([[1], np.cumprod(radices.astype(np.float64))])
+    dense_sizes = _dense_sizes(cells, level_start, radices, n_classes * int(r), n_rows * n_classes)
+    buffer = np.empty(max(dense_sizes, default=0))  # (reused from level to level)
+    totals_buffer = np.empty(max(dense_sizes, default=0) // int(r))
+    table = (cells, masses, level_start)
+    choice = (weights, grid_array, ratios, chosen_weights)
     for level in range(n_levels):
-        size = configurations[level] * n_classes * r
-        low, high = level_start[level], level_start[level + 1]
-        fits = high == low or cells[high - 1] < size  # (every cell id within the array)
-        if fits and size <= max(DENSE_CELLS, DENSE_ROWS_FACTOR * n_rows * n_classes):
-            dense_counts = np.empty(int(size))
-            dense_totals = np.empty(int(size) // int(r))
-            _fill_dense(
-                cells,
-                masses,
-                low,
-                high,
-                int(r),
-                dense_counts,
-                dense_totals,
-            )
-        else:
-            dense_counts, dense_totals = np.empty(0), np.empty(0)
-        _level_counts(
-            level,
-            rows,
-            cells,
-            masses,
-            level_start,
-            int(r),
-            float(alpha),
-            scratch,
-            dense_counts,
-            dense_totals,
-        )
+        size = dense_sizes[level]
+        dense = (buffer[:size], totals_buffer[: size // int(r)])
+        m = _level_pass(level, rows, table, int(r), float(alpha), scratch, dense, choice)
         if choose:
-            m = _choice_ratios(rows, weights, scratch, grid_array, ratios, chosen_weights)
             # the weighted log-likelihood of each b (numpy's vectorised logarithm); the
             # rows left out add the same to every b
             scores = chosen_weights[:m] @ np.log(ratios[:m]) if m else np.zeros(len(grid_array))
