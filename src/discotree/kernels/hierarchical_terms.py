@@ -202,10 +202,14 @@ def _level_step(level, b, choose, linear, rows, scratch, out):  # pragma: no cov
 
 
 @numba.njit(cache=True, nogil=True)
-def _level_pass(level, rows, table, r, alpha, scratch, dense, choice):  # pragma: no cover
-    # one compiled call per level: the dense table (when ``dense`` is non-empty), the
-    # rows' leave-one-out counts and, when choosing (``choice``'s ratios have rows),
-    # their ratios; returns the number of rows scored
+def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step):  # pragma: no cover
+    # one compiled call per level: the level above's back-off step (``step``: its
+    # concentration, whether chosen, whether linear, the terms), the dense table (when
+    # ``dense`` is non-empty), the rows' leave-one-out counts and, when choosing
+    # (``choice``'s ratios have rows), their ratios; returns the number of rows scored
+    if level > 0:
+        b, choose, linear, out = step
+        _level_step(level - 1, b, choose, linear, rows, scratch, out)
     cells, masses, level_start = table
     dense_counts, dense_totals = dense
     weights, grid, ratios, chosen_weights = choice
@@ -334,13 +338,14 @@ def hierarchical_level_terms(
     for level in range(n_levels):
         size = dense_sizes[level]
         dense = (buffer[:size], totals_buffer[: size // int(r)])
-        m = _level_pass(level, rows, table, int(r), float(alpha), scratch, dense, choice)
+        step = (float(chosen[level - 1]) if level else 0.0, choose, linear, out)
+        m = _level_pass(level, rows, table, int(r), float(alpha), scratch, dense, choice, step)
         if choose:
             # the weighted log-likelihood of each b (numpy's vectorised logarithm); the
             # rows left out add the same to every b
             scores = chosen_weights[:m] @ np.log(ratios[:m]) if m else np.zeros(len(grid_array))
             chosen[level] = grid_array[int(np.argmax(scores))]  # (ties: the first)
-        _level_step(level, float(chosen[level]), choose, linear, rows, scratch, out)
+    _level_step(n_levels - 1, float(chosen[-1]), choose, linear, rows, scratch, out)
     if linear:
         np.log(out, out=out)  # (a missing node's 1 becomes its 0)
     return out, chosen
