@@ -138,3 +138,55 @@ def test_dense_and_sparse_lookups_give_the_same_bits(seed, choose, monkeypatch):
         np.testing.assert_array_equal(chosen, results[0][1])
         for got, want in zip(terms, results[0][0], strict=True):
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cells_of_rows_with_other_units_or_no_weight_score_as_the_sparse_path(seed, monkeypatch):
+    # the dense path scores a cell's rows once per (n, t, p); rows of one cell with other
+    # units (weights below 1) or no weight must still give the sparse path's choice
+    from discotree.kernels import hierarchical_terms
+
+    codes, y, _, n_classes, n_categories = _problem(seed, n=600)
+    rng = np.random.default_rng(seed)
+    weights = np.where(rng.random(len(y)) < 0.1, 0.0, rng.choice([0.25, 0.5, 1.0, 1.5], len(y)))
+    node, ranked = 0, (3, 1)
+    tables = prefix_family_tables(
+        codes, y, weights, n_classes, n_categories, [ranked if j == node else () for j in range(5)]
+    )[node]
+    results = []
+    for cells in (0, 1 << 30):  # sparse, dense
+        monkeypatch.setattr(hierarchical_terms, "DENSE_CELLS", cells)
+        monkeypatch.setattr(hierarchical_terms, "DENSE_ROWS_FACTOR", 0)
+        results.append(
+            leave_one_out_backoff_terms(
+                tables,
+                codes,
+                ranked,
+                n_categories,
+                y,
+                unit=np.minimum(weights, 1.0),
+                alpha=1.0,
+                weights=weights,
+            )
+        )
+    np.testing.assert_array_equal(results[1][1], results[0][1])
+    for got, want in zip(results[1][0], results[0][0], strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_level_whose_rows_are_all_alone_ties_and_takes_the_first_concentration():
+    # every row alone under its parent's value and class: no row is scored at level 1,
+    # every concentration of the grid ties (the reference's scores are all equal too)
+    rng = np.random.default_rng(5)
+    n = 40
+    y = rng.integers(0, 2, n)
+    codes = np.stack([rng.integers(0, 2, n), np.arange(n)], axis=1)
+    n_categories = np.array([2, n])
+    tables = prefix_family_tables(codes, y, np.ones(n), 2, n_categories, [(1,), ()])[0]
+    levels = level_counts(tables, codes, (1,), n_categories, 1).without(y, np.ones(n))
+    expected = choose_concentrations(levels, y, np.ones(n), 1.0, 2)
+    _, chosen = leave_one_out_backoff_terms(
+        tables, codes, (1,), n_categories, y, unit=np.ones(n), alpha=1.0, weights=np.ones(n)
+    )
+    np.testing.assert_array_equal(chosen, expected)
+    assert chosen[1] == 0.25

@@ -159,23 +159,40 @@ def _fill_dense(cells, masses, low, high, r, dense_counts, dense_totals):  # pra
 
 
 @numba.njit(cache=True, nogil=True)
-def _choice_ratios(rows, weights, scratch, grid, ratios, chosen_weights):  # pragma: no cover
-    # each scored row's (n + b p) / (t + b) for every b of the grid; the rows with no
-    # other weight under their configuration and class give b p / b, the same for
-    # every b, and are left out
+def _choice_ratios(rows, scratch, choice, group_at, r):  # pragma: no cover - numba
+    # each scored row's group (row_group) and each group's (n + b p) / (t + b) for every
+    # b of the grid (ratios' rows): the rows with no other weight under their
+    # configuration and class give b p / b, the same for every b, and are left out; on
+    # a dense level (``group_at`` non-empty, a group per cell) the rows of one cell with
+    # the same n, t and p share their cell's group (the same ratios); returns the numbers
+    # of rows scored and of groups
     values, class_index = rows.values, rows.class_index
-    counts, totals, own = scratch.counts, scratch.totals, scratch.own
-    m = 0
+    counts, totals, own, ids = scratch.counts, scratch.totals, scratch.own, scratch.ids
+    weights, grid, ratios, chosen_weights, row_group, seen = choice
+    n_classes = counts.shape[1]
+    group_at[:] = -1
+    m = n_groups = 0
     for i in range(values.shape[0]):
         y = class_index[i]
         if is_missing_code(values[i]) or weights[i] == 0.0 or totals[i, y] == 0.0:
             continue
-        for g in range(grid.shape[0]):
-            b = grid[g]
-            ratios[m, g] = max((counts[i, y] + b * own[i]) / (totals[i, y] + b), 1e-300)
-        chosen_weights[m] = weights[i]
+        key = (ids[i] * n_classes + y) * r + values[i] if group_at.shape[0] else -1
+        g = group_at[key] if key >= 0 else -1
+        if g >= 0 and (seen[g, 0] != counts[i, y] or seen[g, 1] != totals[i, y]):
+            g = -1  # (another unit out of the cell: a group of its own)
+        if g >= 0 and seen[g, 2] != own[i]:
+            g = -1
+        if g < 0:
+            g, n_groups = n_groups, n_groups + 1
+            seen[g, 0], seen[g, 1], seen[g, 2] = counts[i, y], totals[i, y], own[i]
+            for k in range(grid.shape[0]):
+                b = grid[k]
+                ratios[g, k] = max((counts[i, y] + b * own[i]) / (totals[i, y] + b), 1e-300)
+            if key >= 0 and group_at[key] < 0:
+                group_at[key] = g
+        row_group[m], chosen_weights[m] = g, weights[i]
         m += 1
-    return m
+    return m, n_groups
 
 
 @numba.njit(cache=True, nogil=True)
@@ -206,22 +223,22 @@ def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step):  # 
     # one compiled call per level: the level above's back-off step (``step``: its
     # concentration, whether chosen, whether linear, the terms), the dense table (when
     # ``dense`` is non-empty), the rows' leave-one-out counts and, when choosing
-    # (``choice``'s ratios have rows), their ratios; returns the number of rows scored
+    # (``choice``'s ratios have rows), their ratios (:func:`_choice_ratios`, whose
+    # numbers it returns)
     if level > 0:
         b, choose, linear, out = step
         _level_step(level - 1, b, choose, linear, rows, scratch, out)
     cells, masses, level_start = table
-    dense_counts, dense_totals = dense
-    weights, grid, ratios, chosen_weights = choice
+    dense_counts, dense_totals, group_at = dense
     if dense_totals.shape[0] > 0:
         low, high = level_start[level], level_start[level + 1]
         _fill_dense(cells, masses, low, high, r, dense_counts, dense_totals)
     _level_counts(
         level, rows, cells, masses, level_start, r, alpha, scratch, dense_counts, dense_totals
     )
-    if ratios.shape[0] == 0:
-        return 0
-    return _choice_ratios(rows, weights, scratch, grid, ratios, chosen_weights)
+    if choice[2].shape[0] == 0:
+        return 0, 0
+    return _choice_ratios(rows, scratch, choice, group_at, r)
 
 
 def _dense_sizes(
@@ -333,17 +350,23 @@ def hierarchical_level_terms(
     dense_sizes = _dense_sizes(cells, level_start, radices, n_classes * int(r), n_rows * n_classes)
     buffer = np.empty(max(dense_sizes, default=0))  # (reused from level to level)
     totals_buffer = np.empty(max(dense_sizes, default=0) // int(r))
+    group_at = np.empty(max(dense_sizes, default=0) if choose else 0, dtype=np.int64)
     table = (cells, masses, level_start)
-    choice = (weights, grid_array, ratios, chosen_weights)
+    row_group = np.empty(n_rows if choose else 0, dtype=np.int64)
+    choice = (weights, grid_array, ratios, chosen_weights, row_group, np.empty((n_rows, 3)))
     for level in range(n_levels):
         size = dense_sizes[level]
-        dense = (buffer[:size], totals_buffer[: size // int(r)])
+        dense = (buffer[:size], totals_buffer[: size // int(r)], group_at[: size if choose else 0])
         step = (float(chosen[level - 1]) if level else 0.0, choose, linear, out)
-        m = _level_pass(level, rows, table, int(r), float(alpha), scratch, dense, choice, step)
+        m, n_groups = _level_pass(
+            level, rows, table, int(r), float(alpha), scratch, dense, choice, step
+        )
         if choose:
-            # the weighted log-likelihood of each b (numpy's vectorised logarithm); the
+            # the weighted log-likelihood of each b (numpy's vectorised logarithm, of
+            # each group's ratios, then each row's: the same numbers row by row); the
             # rows left out add the same to every b
-            scores = chosen_weights[:m] @ np.log(ratios[:m]) if m else np.zeros(len(grid_array))
+            logs = np.take(np.log(ratios[:n_groups]), row_group[:m], axis=0)
+            scores = chosen_weights[:m] @ logs if m else np.zeros(len(grid_array))
             chosen[level] = grid_array[int(np.argmax(scores))]  # (ties: the first)
     _level_step(n_levels - 1, float(chosen[-1]), choose, linear, rows, scratch, out)
     if linear:
