@@ -11,17 +11,17 @@ the grid of largest leave-one-out log-likelihood of the rows' own classes, the f
 ties; the rows with no other weight under their configuration and class add the same
 to every concentration's score, and are left out of it) and adds the level's back-off
 step to every class's probability (or, beyond :data:`LINEAR_WEIGHT`, its logarithm). It
-computes,
-in one pass over the rows per level and without intermediate arrays, what
-:func:`discotree.stats.hierarchical.level_counts`, ``LevelCounts.without``,
-:func:`~discotree.stats.hierarchical.choose_concentrations` and
-:func:`~discotree.stats.hierarchical.backoff_log_probabilities` compute one array
+computes, in one compiled call per level (the level above's back-off step, the counts,
+the choice's ratios: once per cell and back-off estimate on a level read densely) and
+without intermediate arrays, what :func:`discotree.stats.hierarchical.level_counts`,
+``LevelCounts.without``, :func:`~discotree.stats.hierarchical.choose_concentrations`
+and :func:`~discotree.stats.hierarchical.backoff_log_probabilities` compute one array
 operation at a time (the reference its tests compare it with).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -244,7 +244,7 @@ def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step):  # 
 def _dense_sizes(
     cells: NDArray[np.int64],
     level_start: NDArray[np.int64],
-    radices: NDArray[np.int64],
+    radices: NDArray[np.integer],
     width: int,
     row_cells: int,
 ) -> list[int]:
@@ -259,6 +259,22 @@ def _dense_sizes(
         dense = fits and size <= max(DENSE_CELLS, DENSE_ROWS_FACTOR * row_cells)
         sizes.append(int(size) if dense else 0)
     return sizes
+
+
+def _choice_buffers(
+    weights: NDArray[np.float64], grid: NDArray[np.float64], n_rows: int
+) -> tuple[NDArray[Any], ...]:
+    """What :func:`_choice_ratios` reads and writes, for ``n_rows`` scored rows (0: no
+    choice): the weights, the grid, the groups' ratios, the scored rows' weights and
+    groups, and each group's (n, t, p)."""
+    return (
+        weights,
+        grid,
+        np.empty((n_rows, len(grid))) if n_rows else np.empty((0, 1)),
+        np.empty(n_rows),
+        np.empty(n_rows, dtype=np.int64),
+        np.empty((n_rows, 3)),
+    )
 
 
 def hierarchical_level_terms(
@@ -344,19 +360,17 @@ def hierarchical_level_terms(
         np.empty((n_rows, n_classes)),  # p_linear
         np.empty(n_rows),  # own
     )
-    ratios = np.empty((n_rows, len(grid_array))) if choose else np.empty((0, 1))
-    chosen_weights = np.empty(n_rows) if choose else np.empty(0)
     out = np.empty((n_levels, n_rows, n_classes))
     dense_sizes = _dense_sizes(cells, level_start, radices, n_classes * int(r), n_rows * n_classes)
     buffer = np.empty(max(dense_sizes, default=0))  # (reused from level to level)
     totals_buffer = np.empty(max(dense_sizes, default=0) // int(r))
     group_at = np.empty(max(dense_sizes, default=0) if choose else 0, dtype=np.int64)
     table = (cells, masses, level_start)
-    row_group = np.empty(n_rows if choose else 0, dtype=np.int64)
-    choice = (weights, grid_array, ratios, chosen_weights, row_group, np.empty((n_rows, 3)))
+    choice = _choice_buffers(weights, grid_array, n_rows if choose else 0)
+    _, _, ratios, chosen_weights, row_group, _ = choice
     for level in range(n_levels):
         size = dense_sizes[level]
-        dense = (buffer[:size], totals_buffer[: size // int(r)], group_at[: size if choose else 0])
+        dense = (buffer[:size], totals_buffer[: size // int(r)], group_at[:size])
         step = (float(chosen[level - 1]) if level else 0.0, choose, linear, out)
         m, n_groups = _level_pass(
             level, rows, table, int(r), float(alpha), scratch, dense, choice, step
