@@ -81,6 +81,10 @@ def _level_counts(
     low, high = level_start[level], level_start[level + 1]
     width = n_classes * r
     dense = dense_totals.shape[0] > 0
+    root_total = 0.0
+    if level == 0:
+        for j in range(low, high):
+            root_total += masses[j]
     for i in range(n_rows):
         if level > 0:
             parent = parent_codes[i, level - 1]
@@ -90,49 +94,50 @@ def _level_counts(
         for c in range(n_classes):
             counts[i, c] = 0.0
             totals[i, c] = 0.0
-        if not here[i]:
-            continue
-        if dense:
+        if here[i] and dense:
             cell, configuration = ids[i] * width + values[i], ids[i] * n_classes
             for c in range(n_classes):
                 counts[i, c] = dense_counts[cell + c * r]
                 totals[i, c] = dense_totals[configuration + c]
-            continue
-        first = ids[i] * width
-        j = first_at_least(cells, low, high, first)
-        while j < high and cells[j] < first + width:
-            rest = cells[j] - first
-            c = rest // r
-            totals[i, c] += masses[j]
-            if rest - c * r == values[i]:
-                counts[i, c] = masses[j]
-            j += 1
-    if level == 0:
-        root_total = 0.0
-        for j in range(low, high):
-            root_total += masses[j]
-        for i in range(n_rows):
-            count = 0.0
-            for c in range(n_classes):
-                count += counts[i, c]
-            total = root_total
-            if here[i]:
-                count -= unit[i]
-                total -= unit[i]
-            count, total = max(count, 0.0), max(total, 0.0)
-            start = np.log(count + alpha) - np.log(total + alpha * r)
-            own[i] = (count + alpha) / (total + alpha * r)
-            for c in range(n_classes):
-                log_p[i, c] = start
-                p_linear[i, c] = own[i]
-    for i in range(n_rows):  # leave-one-out
+        elif here[i]:
+            first = ids[i] * width
+            j = first_at_least(cells, low, high, first)
+            while j < high and cells[j] < first + width:
+                rest = cells[j] - first
+                c = rest // r
+                totals[i, c] += masses[j]
+                if rest - c * r == values[i]:
+                    counts[i, c] = masses[j]
+                j += 1
+        if level == 0:
+            _root_start(i, root_total, r, alpha, counts, here[i], unit[i], log_p, p_linear, own)
         y = class_index[i]
-        if here[i]:
+        if here[i]:  # leave-one-out
             counts[i, y] -= unit[i]
             totals[i, y] -= unit[i]
         for c in range(n_classes):
             counts[i, c] = max(counts[i, c], 0.0)
             totals[i, c] = max(totals[i, c], 0.0)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _root_start(
+    i, root_total, r, alpha, counts, here, unit, log_p, p_linear, own
+):  # pragma: no cover
+    # level 0: row i's back-off start, the node's marginal with its unit out
+    count = 0.0
+    for c in range(counts.shape[1]):
+        count += counts[i, c]
+    total = root_total
+    if here:
+        count -= unit
+        total -= unit
+    count, total = max(count, 0.0), max(total, 0.0)
+    start = np.log(count + alpha) - np.log(total + alpha * r)
+    own[i] = (count + alpha) / (total + alpha * r)
+    for c in range(counts.shape[1]):
+        log_p[i, c] = start
+        p_linear[i, c] = own[i]
 
 
 #: A level's table is read densely (one array cell per configuration, class and value)
