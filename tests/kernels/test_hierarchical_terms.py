@@ -107,10 +107,16 @@ def test_with_nothing_left_out_the_terms_are_the_fitted_back_off():
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("choose", [True, False])
-def test_dense_and_sparse_lookups_give_the_same_bits(seed, choose, monkeypatch):
+@pytest.mark.parametrize("fractions", [False, True])
+def test_dense_and_sparse_lookups_give_the_same_bits(seed, choose, fractions, monkeypatch):
+    # (a dense level scores a cell's rows once per (n, t, p): with ``fractions``, rows
+    # of one cell leave other units out, or have no weight)
     from discotree.kernels import hierarchical_terms
 
     codes, y, weights, n_classes, n_categories = _problem(seed, n=500)
+    if fractions:
+        rng = np.random.default_rng(seed)
+        weights = rng.choice([0.0, 0.25, 0.5, 1.0, 1.5], len(y), p=[0.1, 0.2, 0.2, 0.3, 0.2])
     node, ranked = 0, (3, 1, 4)
     tables = prefix_family_tables(
         codes, y, weights, n_classes, n_categories, [ranked if j == node else () for j in range(5)]
@@ -138,40 +144,6 @@ def test_dense_and_sparse_lookups_give_the_same_bits(seed, choose, monkeypatch):
         np.testing.assert_array_equal(chosen, results[0][1])
         for got, want in zip(terms, results[0][0], strict=True):
             np.testing.assert_array_equal(got, want)
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_cells_of_rows_with_other_units_or_no_weight_score_as_the_sparse_path(seed, monkeypatch):
-    # the dense path scores a cell's rows once per (n, t, p); rows of one cell with other
-    # units (weights below 1) or no weight must still give the sparse path's choice
-    from discotree.kernels import hierarchical_terms
-
-    codes, y, _, n_classes, n_categories = _problem(seed, n=600)
-    rng = np.random.default_rng(seed)
-    weights = np.where(rng.random(len(y)) < 0.1, 0.0, rng.choice([0.25, 0.5, 1.0, 1.5], len(y)))
-    node, ranked = 0, (3, 1)
-    tables = prefix_family_tables(
-        codes, y, weights, n_classes, n_categories, [ranked if j == node else () for j in range(5)]
-    )[node]
-    results = []
-    for cells in (0, 1 << 30):  # sparse, dense
-        monkeypatch.setattr(hierarchical_terms, "DENSE_CELLS", cells)
-        monkeypatch.setattr(hierarchical_terms, "DENSE_ROWS_FACTOR", 0)
-        results.append(
-            leave_one_out_backoff_terms(
-                tables,
-                codes,
-                ranked,
-                n_categories,
-                y,
-                unit=np.minimum(weights, 1.0),
-                alpha=1.0,
-                weights=weights,
-            )
-        )
-    np.testing.assert_array_equal(results[1][1], results[0][1])
-    for got, want in zip(results[1][0], results[0][0], strict=True):
-        np.testing.assert_array_equal(got, want)
 
 
 def test_a_level_whose_rows_are_all_alone_ties_and_takes_the_first_concentration():
