@@ -246,6 +246,15 @@ def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step):  # 
     return _choice_ratios(rows, scratch, choice, group_at, r)
 
 
+@numba.njit(cache=True, nogil=True)
+def _rows_of_groups(group_values, row_group, out):  # pragma: no cover - numba
+    # each scored row's group's values (out's first len(row_group) rows)
+    for m in range(row_group.shape[0]):
+        for k in range(group_values.shape[1]):
+            out[m, k] = group_values[row_group[m], k]
+    return out[: row_group.shape[0]]
+
+
 def _dense_sizes(
     cells: NDArray[np.int64],
     level_start: NDArray[np.int64],
@@ -373,6 +382,7 @@ def hierarchical_level_terms(
     table = (cells, masses, level_start)
     choice = _choice_buffers(weights, grid_array, n_rows if choose else 0)
     _, _, ratios, chosen_weights, row_group, _ = choice
+    row_logs = np.empty_like(ratios)
     for level in range(n_levels):
         size = dense_sizes[level]
         dense = (buffer[:size], totals_buffer[: size // int(r)], group_at[:size])
@@ -384,7 +394,9 @@ def hierarchical_level_terms(
             # the weighted log-likelihood of each b (numpy's vectorised logarithm, of
             # each group's ratios, then each row's: the same numbers row by row); the
             # rows left out add the same to every b
-            logs = np.take(np.log(ratios[:n_groups]), row_group[:m], axis=0)
+            logs = np.log(ratios[:n_groups])  # (no groups shared: the rows')
+            if n_groups < m:
+                logs = _rows_of_groups(logs, row_group[:m], row_logs)
             scores = chosen_weights[:m] @ logs if m else np.zeros(len(grid_array))
             chosen[level] = grid_array[int(np.argmax(scores))]  # (ties: the first)
     _level_step(n_levels - 1, float(chosen[-1]), choose, linear, rows, scratch, out)
