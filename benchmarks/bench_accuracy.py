@@ -90,6 +90,19 @@ def _as_categories(X: pd.DataFrame) -> pd.DataFrame:
     return X
 
 
+def load_fold(name: str, fold: int, data_dir, fold_seed: int):
+    """The set ``name`` (categorical columns as categories), its labels, their class
+    indices, and the train and test rows of its fold ``fold`` of
+    ``StratifiedKFold(5, shuffle=True, random_state=fold_seed)``."""
+    X, y = load_dataset(name, data_dir)
+    X = _as_categories(X)
+    y = np.asarray(y)
+    index = np.unique(y, return_inverse=True)[1]
+    folds = StratifiedKFold(5, shuffle=True, random_state=fold_seed)
+    train, test = list(folds.split(np.zeros(len(y)), index))[fold]
+    return X, y, index, train, test
+
+
 def random_forest(n_estimators: int = 300):
     ordinal = ColumnTransformer(
         [
@@ -207,12 +220,7 @@ def run_fold(
         from bench_fit import hold_one_core
 
         hold_one_core()
-    X, y = load_dataset(name, data_dir)
-    X = _as_categories(X)
-    y = np.asarray(y)
-    index = np.unique(y, return_inverse=True)[1]
-    folds = StratifiedKFold(5, shuffle=True, random_state=fold_seed)
-    train, test = list(folds.split(np.zeros(len(y)), index))[fold]
+    X, y, _, train, test = load_fold(name, fold, data_dir, fold_seed)
     rows = []
     for label, estimator in (models() if estimators is None else estimators).items():
         if chosen and label not in chosen and label != "tan":

@@ -92,6 +92,18 @@ def write_results(out: Path, stem: str, results: dict, markdown: str) -> None:
     print(markdown)
 
 
+def run_benchmark(description: str, stem: str, run, to_markdown) -> None:
+    """The command line of a benchmark timed ``--repeats`` times (default 3): its
+    results ``run(repeats)`` written as ``stem.json`` and ``stem.md`` to ``--out``
+    (default: benchmarks/results)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    args = parser.parse_args()
+    results = run(args.repeats)
+    write_results(args.out, stem, results, to_markdown(results))
+
+
 def timed(fn, repeats: int) -> dict:
     times = []
     for _ in range(repeats):
@@ -265,14 +277,15 @@ def to_markdown(results: dict) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
-    args = parser.parse_args()
-    results = run(args.repeats)
+def _run_with_peak_memory(repeats: int) -> dict:
+    """``run`` and the peak resident memory of the whole process after it."""
+    results = run(repeats)
     results["process_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    write_results(args.out, "fit", results, to_markdown(results))
+    return results
+
+
+def main() -> None:
+    run_benchmark(__doc__, "fit", _run_with_peak_memory, to_markdown)
 
 
 if __name__ == "__main__":

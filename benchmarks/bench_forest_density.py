@@ -17,7 +17,6 @@ Writes forest_density.json and forest_density.md (with the machine description).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -25,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_fit import machine, timed, write_results
+from bench_fit import machine, run_benchmark, timed
 
 from discotree import ForestDensityClassifier
 from discotree.kernels.kde import exact_density_2d
@@ -128,12 +127,7 @@ def to_markdown(r: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
-    args = parser.parse_args()
-    results = run(args.repeats)
-    write_results(args.out, "forest_density", results, to_markdown(results))
+    run_benchmark(__doc__, "forest_density", run, to_markdown)
 
 
 if __name__ == "__main__":

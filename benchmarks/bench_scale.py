@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_fit import machine
+from bench_fit import machine, write_results
 
 from discotree import NaiveBayesClassifier, StatisticsSchema, TANClassifier
 
@@ -300,10 +300,7 @@ def only_ensemble(args) -> None:
         if not args.skip_dask:
             results["ensemble_dask"] = ensemble_dask(path, args.rows)
             print(results["ensemble_dask"], flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "scale_ensemble.json").write_text(json.dumps(results, indent=2))
-    (args.out / "scale_ensemble.md").write_text(report_ensemble(results))
-    print(report_ensemble(results))
+    write_results(args.out, "scale_ensemble", results, report_ensemble(results))
 
 
 def report(results: dict) -> str:
@@ -404,9 +401,7 @@ def main() -> None:
             write_s = write_parquet(path, args.rows)
             results["streaming_skdb"] = streaming_skdb(path, Path(scratch), args, write_s)
         results["machine_skdb"] = machine()
-        (args.out / "scale.json").write_text(json.dumps(results, indent=2))
-        (args.out / "scale.md").write_text(report(results))
-        print(report(results))
+        write_results(args.out, "scale", results, report(results))
         return
     results = {"machine": machine()}
     results["raw"] = raw_input_ratios()
@@ -434,10 +429,7 @@ def main() -> None:
         if not args.skip_dask:
             results["dask"] = dask_fit(path, args.rows)
             print(results["dask"], flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "scale.json").write_text(json.dumps(results, indent=2))
-    (args.out / "scale.md").write_text(report(results))
-    print(report(results))
+    write_results(args.out, "scale", results, report(results))
 
 
 if __name__ == "__main__":

@@ -36,7 +36,6 @@ Writes search.json and search.md (with the machine description).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -45,7 +44,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(1, str(Path(__file__).parents[1]))  # the repository: the tests' slow references
-from bench_fit import machine, timed, write_results
+from bench_fit import machine, run_benchmark, timed
 
 from discotree.kernels.candidate_scores import candidate_hits, replacement_hits
 from discotree.kernels.family_counts import family_cell_counts, family_cells, pair_family_counts
@@ -59,19 +58,40 @@ SEARCH_SHAPE = (4000, 36, 4, 5)  # samples, attributes, categories, classes
 CL_SHAPE = (2000, 20, 3, 4)  # samples, attributes, categories, classes
 
 
-def bench_hits(repeats: int) -> dict:
-    rng = np.random.default_rng(0)
+def _against_bound(shape, kernel, bound, repeats: int, **extra) -> dict:
+    """The times of ``kernel()`` and of ``bound()`` (the least work of the same size),
+    timed in that order, and the ratio of their fastest runs."""
+    kernel_time = timed(kernel, repeats)
+    bound_time = timed(bound, repeats)
+    return {
+        "shape": shape,
+        **extra,
+        "kernel": kernel_time,
+        "bound": bound_time,
+        "ratio_to_bound": kernel_time["min_s"] / bound_time["min_s"],
+    }
+
+
+def _hits_problem(seed: int, n_indices: int):
+    """Generated scores of :data:`HITS_SHAPE`: base scores, a table of 4000 rows,
+    ``n_indices`` candidates-by-samples indices into it, the true classes, and three
+    arrays of HITS_SHAPE to add (the bound)."""
+    rng = np.random.default_rng(seed)
     n_candidates, n_rows, n_classes = HITS_SHAPE
     base = rng.normal(size=(n_rows, n_classes))
     table = rng.normal(size=(4000, n_classes))
-    index = rng.integers(0, len(table), (n_candidates, n_rows))
+    indices = [rng.integers(0, len(table), (n_candidates, n_rows)) for _ in range(n_indices)]
     truth = rng.integers(0, n_classes, n_rows)
+    x = rng.normal(size=HITS_SHAPE)
+    return base, table, indices, truth, (x, np.empty_like(x), np.empty_like(x))
+
+
+def bench_hits(repeats: int) -> dict:
+    base, table, (index,), truth, (x, y, z) = _hits_problem(0, 1)
     np.testing.assert_array_equal(
         candidate_hits(base, table, index, truth),
         reference.candidate_hits(base, table, index, truth),
     )
-    x = rng.normal(size=HITS_SHAPE)
-    y, z = np.empty_like(x), np.empty_like(x)
     kernel = timed(lambda: candidate_hits(base, table, index, truth), repeats)
     numpy = timed(lambda: reference.candidate_hits(base, table, index, truth), repeats)
     bound = timed(lambda: np.add(x, y, out=z), repeats)
@@ -86,27 +106,17 @@ def bench_hits(repeats: int) -> dict:
 
 
 def bench_replacement_hits(repeats: int) -> dict:
-    rng = np.random.default_rng(4)
-    n_candidates, n_rows, n_classes = HITS_SHAPE
-    base = rng.normal(size=(n_rows, n_classes))
-    table = rng.normal(size=(4000, n_classes))
-    old = rng.integers(0, len(table), (n_candidates, n_rows))
-    new = rng.integers(0, len(table), (n_candidates, n_rows))
-    truth = rng.integers(0, n_classes, n_rows)
+    base, table, (old, new), truth, (x, y, z) = _hits_problem(4, 2)
     np.testing.assert_array_equal(
         replacement_hits(base, table, old, new, truth),
         reference.replacement_hits(base, table, old, new, truth),
     )
-    x = rng.normal(size=HITS_SHAPE)
-    y, z = np.empty_like(x), np.empty_like(x)
-    kernel = timed(lambda: replacement_hits(base, table, old, new, truth), repeats)
-    bound = timed(lambda: np.add(x, y, out=z), repeats)
-    return {
-        "shape": HITS_SHAPE,
-        "kernel": kernel,
-        "bound": bound,
-        "ratio_to_bound": kernel["min_s"] / bound["min_s"],
-    }
+    return _against_bound(
+        HITS_SHAPE,
+        lambda: replacement_hits(base, table, old, new, truth),
+        lambda: np.add(x, y, out=z),
+        repeats,
+    )
 
 
 FAMILY_SHAPE = (60000, 196)  # samples, features (MNIST 14 x 14)
@@ -130,14 +140,9 @@ def bench_family(repeats: int) -> dict:
     keys = class_index * n_cells + family_cells(codes_by_feature, family, n_categories)
     bounded = np.bincount(keys, weights, n_classes * n_cells).reshape(counts.shape)
     np.testing.assert_array_equal(counts, bounded)
-    kernel = timed(count, repeats)
-    bound = timed(lambda: np.bincount(keys, weights, n_classes * n_cells), repeats)
-    return {
-        "shape": FAMILY_SHAPE,
-        "kernel": kernel,
-        "bound": bound,
-        "ratio_to_bound": kernel["min_s"] / bound["min_s"],
-    }
+    return _against_bound(
+        FAMILY_SHAPE, count, lambda: np.bincount(keys, weights, n_classes * n_cells), repeats
+    )
 
 
 def bench_counts(repeats: int) -> dict:
@@ -160,14 +165,12 @@ def bench_counts(repeats: int) -> dict:
     np.testing.assert_array_equal(
         np.bincount(keys, spread, counts.size).reshape(counts.shape), counts
     )
-    kernel = timed(lambda: pair_family_counts(*args), repeats)
-    bound = timed(lambda: np.bincount(keys, spread, counts.size), repeats)
-    return {
-        "shape": COUNTS_SHAPE,
-        "kernel": kernel,
-        "bound": bound,
-        "ratio_to_bound": kernel["min_s"] / bound["min_s"],
-    }
+    return _against_bound(
+        COUNTS_SHAPE,
+        lambda: pair_family_counts(*args),
+        lambda: np.bincount(keys, spread, counts.size),
+        repeats,
+    )
 
 
 def bench_cl_objective(repeats: int) -> dict:
@@ -188,17 +191,15 @@ def bench_cl_objective(repeats: int) -> dict:
     families = _Families(model, codes, layout)
     flat = np.concatenate([model.class_log_prior, *(t.ravel() for t in model.log_cpts)])
     args = (flat, layout, families, class_index, weights, n_classes)
-    kernel = timed(lambda: [_objective(*args) for _ in range(10)], repeats)
     values = rng.random(families.n_params + 1)
     positions = [families.positions(c) for c in range(n_classes)]
-    bound = timed(lambda: [[np.take(values, p) for p in positions] for _ in range(10)], repeats)
-    return {
-        "shape": CL_SHAPE,
-        "calls": 10,
-        "kernel": kernel,
-        "bound": bound,
-        "ratio_to_bound": kernel["min_s"] / bound["min_s"],
-    }
+    return _against_bound(
+        CL_SHAPE,
+        lambda: [_objective(*args) for _ in range(10)],
+        lambda: [[np.take(values, p) for p in positions] for _ in range(10)],
+        repeats,
+        calls=10,
+    )
 
 
 def _search_problem() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
@@ -212,6 +213,29 @@ def _search_problem() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, i
     return codes, class_index, np.full(d, r), np.ones(n), n_classes
 
 
+def _against_the_old_way(run, old_way, label: str, repeats: int) -> dict:
+    """The search ``run()`` timed as it is (pairs of parents scored together) and with
+    the old way in place, ``old_way = (owner, name, value)`` setting ``owner.name``
+    (under ``label``); both must find the same structure."""
+    together = timed(run, repeats)
+    structure = run()
+    owner, name, value = old_way
+    original = getattr(owner, name)
+    setattr(owner, name, value)
+    try:
+        separate = timed(run, repeats)
+        assert run() == structure
+    finally:
+        setattr(owner, name, original)
+    return {
+        "shape": SEARCH_SHAPE,
+        "pairs_together": together,
+        label: separate,
+        "speedup": separate["min_s"] / together["min_s"],
+        "edges": sum(len(p) for p in structure),
+    }
+
+
 def bench_order_search(repeats: int) -> dict:
     codes, class_index, n_categories, weights, n_classes = _search_problem()
     d = codes.shape[1]
@@ -223,8 +247,6 @@ def bench_order_search(repeats: int) -> dict:
         )
         return search.order_search(state, 2, order, search.Scorer(class_index, weights))
 
-    together = timed(run, repeats)
-    structure = run()
     original = search.ColumnCache.candidates
 
     def one_at_a_time(self, node, parent_sets):
@@ -232,19 +254,9 @@ def bench_order_search(repeats: int) -> dict:
             return search.StackedColumns([self.get(node, p) for p in parent_sets])
         return original(self, node, parent_sets)
 
-    search.ColumnCache.candidates = one_at_a_time
-    try:
-        separate = timed(run, repeats)
-        assert run() == structure
-    finally:
-        search.ColumnCache.candidates = original
-    return {
-        "shape": SEARCH_SHAPE,
-        "pairs_together": together,
-        "one_family_at_a_time": separate,
-        "speedup": separate["min_s"] / together["min_s"],
-        "edges": sum(len(p) for p in structure),
-    }
+    return _against_the_old_way(
+        run, (search.ColumnCache, "candidates", one_at_a_time), "one_family_at_a_time", repeats
+    )
 
 
 def _pair_by_pair(state, columns, scorer, superparent, kids, k, current):
@@ -270,22 +282,9 @@ def bench_superparent(repeats: int) -> dict:
         )
         return search.superparent_search(state, 2, search.Scorer(class_index, weights))
 
-    together = timed(run, repeats)
-    structure = run()
-    original = search._best_children
-    search._best_children = _pair_by_pair
-    try:
-        separate = timed(run, repeats)
-        assert run() == structure
-    finally:
-        search._best_children = original
-    return {
-        "shape": SEARCH_SHAPE,
-        "pairs_together": together,
-        "pair_by_pair": separate,
-        "speedup": separate["min_s"] / together["min_s"],
-        "edges": sum(len(p) for p in structure),
-    }
+    return _against_the_old_way(
+        run, (search, "_best_children", _pair_by_pair), "pair_by_pair", repeats
+    )
 
 
 def run(repeats: int) -> dict:
@@ -356,12 +355,7 @@ def to_markdown(results: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
-    args = parser.parse_args()
-    results = run(args.repeats)
-    write_results(args.out, "search", results, to_markdown(results))
+    run_benchmark(__doc__, "search", run, to_markdown)
 
 
 if __name__ == "__main__":

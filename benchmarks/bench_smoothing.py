@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from bench_accuracy import IMAGE_SETS, SKLEARN_SETS
 from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
@@ -36,8 +37,6 @@ from discotree import (
 from discotree.validation import check_table
 from discotree_reproductions.harness.data_folder import load_dataset
 
-IMAGE_SETS = {"mnist", "mnist5000", "usps"}
-SKLEARN_SETS = ["iris", "wine", "breast_cancer", "digits"]
 FIXED = (0.1, 0.5, 1.0, 3.0)
 
 

@@ -15,22 +15,17 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from bench_accuracy import IMAGE_SETS, SKLEARN_SETS, _as_categories, _kind
+from bench_accuracy import IMAGE_SETS, SKLEARN_SETS, _kind, load_fold
 from joblib import Parallel, delayed
-from sklearn.model_selection import StratifiedKFold
 
 from discotree import AODEClassifier, KDBEnsembleClassifier
-from discotree_reproductions.harness.data_folder import load_dataset
 
 WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 1.0)
 
 
 def fold_rows(name: str, fold: int, data_dir) -> list[dict]:
     """Accuracy and log-loss of every mixture weight on one tuning fold."""
-    X, y = load_dataset(name, data_dir)
-    X, index = _as_categories(X), np.unique(np.asarray(y), return_inverse=True)[1]
-    folds = StratifiedKFold(5, shuffle=True, random_state=1)
-    train, test = list(folds.split(np.zeros(len(index)), index))[fold]
+    X, _, index, train, test = load_fold(name, fold, data_dir, 1)
     posteriors = []
     for estimator in (KDBEnsembleClassifier(), AODEClassifier(2)):
         with warnings.catch_warnings():

@@ -26,9 +26,9 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from bench_accuracy import IMAGE_SETS, SKLEARN_SETS, _as_categories
+from bench_accuracy import IMAGE_SETS, SKLEARN_SETS, load_fold
 from joblib import Parallel, delayed
-from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.model_selection import KFold
 
 from discotree import KDBEnsembleClassifier
 from discotree.learners.ensemble import LINEAR_WEIGHTS, held_out_mixture_losses
@@ -36,7 +36,6 @@ from discotree.learners.k_dependence import fit_selective_kdb
 from discotree.learners.logistic import cross_validated_log_posteriors, fit_logistic
 from discotree.learners.registry import LearnerSpec, Rows
 from discotree.models.category_maps import apply_maps, mapped_categories
-from discotree_reproductions.harness.data_folder import load_dataset
 
 FOLD_SEED = 1
 
@@ -75,12 +74,7 @@ def _honest(X, y, classes, n_folds):
 
 
 def run_fold(name: str, fold: int, data_dir, honest: bool) -> dict:
-    X, y = load_dataset(name, data_dir)
-    X = _as_categories(X)
-    y = np.asarray(y)
-    index = np.unique(y, return_inverse=True)[1]
-    splits = StratifiedKFold(5, shuffle=True, random_state=FOLD_SEED)
-    train, test = list(splits.split(np.zeros(len(y)), index))[fold]
+    X, y, _, train, test = load_fold(name, fold, data_dir, FOLD_SEED)
     X_train, y_train = X.iloc[train].reset_index(drop=True), y[train]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -21,14 +21,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from bench_accuracy import IMAGE_SETS, SKLEARN_SETS, _as_categories, _kind
+from bench_accuracy import IMAGE_SETS, SKLEARN_SETS, _kind, load_fold
 from joblib import Parallel, delayed
-from sklearn.model_selection import StratifiedKFold
 
 from discotree import KDBEnsembleClassifier
 from discotree.learners.ensemble import PAIR_WEIGHTS
 from discotree.models.ensemble import POOLINGS, pooled_log_posterior
-from discotree_reproductions.harness.data_folder import load_dataset
 
 
 def scores(rest, pair, truth) -> dict:
@@ -47,10 +45,7 @@ def scores(rest, pair, truth) -> dict:
 
 def fold_record(name: str, fold: int, data_dir) -> dict:
     """One tuning fold: the held-out losses and the test scores of every weight."""
-    X, y = load_dataset(name, data_dir)
-    X, index = _as_categories(X), np.unique(np.asarray(y), return_inverse=True)[1]
-    folds = StratifiedKFold(5, shuffle=True, random_state=1)
-    train, test = list(folds.split(np.zeros(len(index)), index))[fold]
+    X, _, index, train, test = load_fold(name, fold, data_dir, 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = KDBEnsembleClassifier(pair_weight="auto", pair_pooling="log")

@@ -24,10 +24,12 @@ def train_csv(tmp_path, rng):
     return path
 
 
-def _fit_tan(data, model, quiet=True):
-    """``discotree fit`` of TAN-CMI on ``data`` (target ``label``) to ``model``."""
-    argv = ["fit", "--csv", str(data), "--target", "label", "-o", str(model)]
-    return main([*(["-q"] if quiet else []), *argv, "--model", "tan-cmi"])
+def _fit(data, model, *extra, name="tan-cmi", target="label", source="--csv", quiet=True):
+    """``discotree fit`` of the model ``name`` (TAN-CMI) on the file ``data`` (read with
+    ``source``, ``--csv`` or ``--data``; target ``target``) to ``model``, with ``extra``
+    options."""
+    argv = ["fit", source, str(data), "--target", target, "-o", str(model), *extra]
+    return main([*(["-q"] if quiet else []), *argv, "--model", name])
 
 
 def test_compare_builtin_prints_a_table(capsys):
@@ -145,42 +147,11 @@ def test_compare_csv(train_csv, capsys):
 
 def test_fit_predict_round_trip(train_csv, tmp_path, capsys):
     model = tmp_path / "m.joblib"
-    assert _fit_tan(train_csv, model, quiet=False) == 0
+    assert _fit(train_csv, model, quiet=False) == 0
     assert model.exists()
-    assert (
-        main(
-            [
-                "fit",
-                "--csv",
-                str(train_csv),
-                "--target",
-                "label",
-                "-o",
-                str(model),
-                "--model",
-                "tan-cmi",
-            ]
-        )
-        == 1
-    )
+    assert _fit(train_csv, model, quiet=False) == 1
     assert "exists; use --force" in capsys.readouterr().err
-    assert (
-        main(
-            [
-                "fit",
-                "--csv",
-                str(train_csv),
-                "--target",
-                "label",
-                "-o",
-                str(model),
-                "--force",
-                "--model",
-                "nb",
-            ]
-        )
-        == 0
-    )
+    assert _fit(train_csv, model, "--force", name="nb", quiet=False) == 0
     capsys.readouterr()
     assert main(["predict", "--model", str(model), "--csv", str(train_csv), "--proba"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
@@ -273,18 +244,7 @@ def test_model_files_that_discotree_did_not_write_are_refused(train_csv, tmp_pat
     assert main(["predict", "--model", str(foreign), "--csv", str(train_csv)]) == 1
     assert "not a model file written by 'discotree fit'" in capsys.readouterr().err
     model = tmp_path / "m.model"
-    argv = [
-        "fit",
-        "--csv",
-        str(train_csv),
-        "--target",
-        "label",
-        "-o",
-        str(model),
-        "--model",
-        "tan-cmi",
-    ]
-    assert main([*argv, "--format", "pickle"]) == 0
+    assert _fit(train_csv, model, "--format", "pickle", quiet=False) == 0
     data = bytearray(model.read_bytes())
     data[-10] ^= 0xFF  # altered after signing
     tampered = tmp_path / "tampered.model"
@@ -309,7 +269,7 @@ def test_predict_proba_without_probabilities_says_so(tmp_path, capsys, rng):
 
 def test_errors_print_the_whole_message(tmp_path, capsys, train_csv):
     model = tmp_path / "m.model"
-    assert _fit_tan(train_csv, model, quiet=False) == 0
+    assert _fit(train_csv, model, quiet=False) == 0
     other = tmp_path / "other.csv"
     pd.read_csv(train_csv).rename(columns={"size": "width"}).to_csv(other, index=False)
     capsys.readouterr()
@@ -343,19 +303,7 @@ def test_fit_and_predict_stream_files_in_batches(big_table, tmp_path, source, ca
     frame, gz, folder = big_table
     path = gz if source == "gz" else folder
     model = tmp_path / "m.pkl"
-    argv = [
-        "fit",
-        "--data",
-        str(path),
-        "--target",
-        "label",
-        "-o",
-        str(model),
-        "-q",
-        "--model",
-        "tan-cmi",
-    ]
-    assert main([*argv, "--batch-rows", "700"]) == 0
+    assert _fit(path, model, "--batch-rows", "700", source="--data") == 0
     assert "on 3000 rows, 7 features in batches of 700 rows" in capsys.readouterr().out
     streamed = load_model(model)["model"]
     assert not [k for k in vars(streamed) if k.startswith("_stream")]  # no counts kept
@@ -376,18 +324,7 @@ def test_fit_with_dask_equals_batches(big_table, tmp_path, capsys):
 
     _, gz, folder = big_table
     for path, name in ((folder, "a.pkl"), (gz, "b.pkl")):
-        argv = [
-            "fit",
-            "--data",
-            str(path),
-            "--target",
-            "label",
-            "-o",
-            str(tmp_path / name),
-            "--model",
-            "tan-cmi",
-        ]
-        assert main([*argv, "--dask", "-q"]) == 0
+        assert _fit(path, tmp_path / name, "--dask", source="--data") == 0
     assert "with dask" in capsys.readouterr().out
     a, b = (load_model(tmp_path / n)["model"] for n in ("a.pkl", "b.pkl"))
     assert a.edges_ == b.edges_
@@ -406,7 +343,7 @@ def test_model_files_are_json_by_default_and_pickles_only_when_needed(train_csv,
     import json
 
     model = tmp_path / "m.json"
-    assert _fit_tan(train_csv, model, quiet=False) == 0
+    assert _fit(train_csv, model, quiet=False) == 0
     assert "(JSON)" in capsys.readouterr().out
     assert json.loads(model.read_text())["format"] == "discotree-model"
     assert main(["predict", "--model", str(model), "--csv", str(train_csv)]) == 0
@@ -469,23 +406,7 @@ def test_predicted_probabilities_keep_full_precision(tmp_path):
     data = tmp_path / "d.csv"
     frame.to_csv(data, index=False)
     model, out = tmp_path / "m.json", tmp_path / "p.csv"
-    assert (
-        main(
-            [
-                "-q",
-                "fit",
-                "--data",
-                str(data),
-                "--target",
-                "y",
-                "--output",
-                str(model),
-                "--model",
-                "tan-cmi",
-            ]
-        )
-        == 0
-    )
+    assert _fit(data, model, target="y", source="--data") == 0
     argv = ["-q", "predict", "--model", str(model), "--data", str(data), "--proba"]
     assert main([*argv, "--output", str(out)]) == 0
     probabilities = pd.read_csv(out).filter(like="proba_").to_numpy()
@@ -494,7 +415,7 @@ def test_predicted_probabilities_keep_full_precision(tmp_path):
 
 def test_predict_reads_the_columns_by_name_in_any_order(train_csv, tmp_path, capsys):
     model = tmp_path / "m.json"
-    assert _fit_tan(train_csv, model) == 0
+    assert _fit(train_csv, model) == 0
     frame = pd.read_csv(train_csv)
     shuffled = tmp_path / "shuffled.csv"
     frame[["count", "label", "colour", "size"]].to_csv(shuffled, index=False)
@@ -515,7 +436,7 @@ def test_predict_reads_the_columns_by_name_in_any_order(train_csv, tmp_path, cap
 
 def test_predict_refuses_a_file_without_a_model_column_naming_it(train_csv, tmp_path, capsys):
     model = tmp_path / "m.json"
-    assert _fit_tan(train_csv, model) == 0
+    assert _fit(train_csv, model) == 0
     lacking = tmp_path / "lacking.csv"
     pd.read_csv(train_csv).drop(columns=["count"]).to_csv(lacking, index=False)
     capsys.readouterr()

@@ -35,6 +35,7 @@ from discotree import (
     TANClassifier,
 )
 from discotree.numerics import argmax_with_ties, order_with_ties, sign_with_ties
+from tests.estimators import hdp_smoothed
 
 DISCRETE = [
     NaiveBayesClassifier(),
@@ -62,13 +63,7 @@ DISCRETE = [
     AODEClassifier(2, smoothing="hierarchical"),
     KDBClassifier(k=1, selective=False, selection_loss="log_loss"),
     KDBClassifier(k=2, smoothing="hdp"),
-    NaiveBayesClassifier(smoothing="hdp"),
-    ChowLiuClassifier(smoothing="hdp"),
-    TANClassifier(smoothing="hdp"),
-    DiscriminativeTreeClassifier(smoothing="hdp"),
-    EARTreeClassifier(smoothing="hdp", n_permutations=1),
-    AODEClassifier(smoothing="hdp"),
-    AODEClassifier(2, smoothing="hdp"),
+    *hdp_smoothed(),
     TANClassifier(smoothing="hierarchical"),
     TANClassifier(structure="omi-cr", smoothing="hierarchical"),
     ChowLiuClassifier(smoothing="hierarchical"),

@@ -36,18 +36,24 @@ def test_the_reproductions_table_lists_every_committed_report():
     assert {n for n in listed if (RESULTS / n).is_dir()} == reports
 
 
+def _reports(name, row):
+    """The committed reports (results.md, results.json) of the reproduction ``name`` and
+    of those its README ``row`` names in backquotes."""
+    named = {name, *re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", row)}
+    return [
+        (RESULTS / n / f).read_text()
+        for n in sorted(named)
+        for f in ("results.md", "results.json")
+        if (RESULTS / n / f).is_file()
+    ]
+
+
 @pytest.mark.parametrize("name, row", ROWS, ids=[name for name, _ in ROWS])
 def test_readme_figures_are_in_the_committed_results(name, row):
     """Every figure of a reproduction's README row given to two or more decimals is in
     its committed report (or in that of a reproduction the row names), so a rerun
     cannot leave the README stale. Bounds ("p < 0.003") are not figures."""
-    named = {name, *re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", row)}
-    text = "".join(
-        (RESULTS / n / f).read_text()
-        for n in sorted(named)
-        for f in ("results.md", "results.json")
-        if (RESULTS / n / f).is_file()
-    )
+    text = "".join(_reports(name, row))
     figures = re.findall(r"(?<![<>] )(?<![\w.])(\d+\.\d{2,})(?![\d.])", row)
     assert [f for f in figures if f not in text] == []
 
@@ -70,14 +76,7 @@ def test_readme_counts_are_the_reports(name, row):
     is written the same way in its committed report, so a count cannot drift from
     the numbers when a reproduction is rerun (issue 33: "15 of 25" with a float tie,
     "9 of 11 values of k" counting the naive Bayes at k = 0)."""
-    named = {name, *re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", row)}
-    text = " ".join(
-        (RESULTS / n / f).read_text()
-        for n in sorted(named)
-        for f in ("results.md", "results.json")
-        if (RESULTS / n / f).is_file()
-    )
-    text = re.sub(r"\s+", " ", text)
+    text = re.sub(r"\s+", " ", " ".join(_reports(name, row)))
     missing = [
         f"{a} of {the}{b}"
         for a, the, b in re.findall(r"(\d+) of (the )?(\d+)", row)

@@ -10,27 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from discotree import (
-    AODEClassifier,
-    BoostedGraphicalModelClassifier,
-    ChowLiuClassifier,
-    DiscriminativeTreeClassifier,
-    KDBClassifier,
-    NaiveBayesClassifier,
-    TANClassifier,
-)
+from discotree import KDBClassifier, NaiveBayesClassifier, TANClassifier
 from discotree.explain import log_odds, shapley_values
+from tests.estimators import discrete_families
 
-MODELS = [
-    NaiveBayesClassifier(),
-    TANClassifier(),
-    TANClassifier(k=2),
-    ChowLiuClassifier(),
-    DiscriminativeTreeClassifier(),
-    BoostedGraphicalModelClassifier(n_estimators=2),
-    KDBClassifier(),
-    AODEClassifier(),
-]
+MODELS = discrete_families()
 
 
 def _table(n_features=5, n_classes=2, seed=0, n=300):

@@ -26,6 +26,7 @@ from discotree.classifiers.forest_density import (
     KernelNaiveBayesClassifier,
 )
 from discotree.feature_selection import GroupCost, SubmodularFeatureSelector
+from tests.estimators import hdp_smoothed
 
 ALL_ESTIMATORS = [
     NaiveBayesClassifier(),
@@ -82,14 +83,10 @@ ALL_ESTIMATORS = [
     KDBClassifier(k=5, selective=False, alpha=0.5),
     KDBClassifier(k=2, selection_loss="log_loss"),
     KDBClassifier(k=2, smoothing="hdp"),
-    NaiveBayesClassifier(smoothing="hdp"),
-    ChowLiuClassifier(smoothing="hdp"),
-    TANClassifier(smoothing="hdp"),
-    DiscriminativeTreeClassifier(smoothing="hdp"),
-    EARTreeClassifier(smoothing="hdp", n_permutations=1),
-    AODEClassifier(smoothing="hdp"),
-    # (A2DE with smoothing="hdp": the shell of A2DE and of A1DE's "hdp", both here; its
-    # weight equivalence, 95 s here for its 3 C(d, 3) trees, in test_hdp_smoothing.py)
+    # all but A2DE (last) with smoothing="hdp": the shell of A2DE and of A1DE's "hdp",
+    # both here; its weight equivalence, 95 s here for its 3 C(d, 3) trees, in
+    # test_hdp_smoothing.py
+    *hdp_smoothed()[:-1],
     TANClassifier(smoothing="hierarchical"),
     TANClassifier(structure="omi-cr", smoothing="hierarchical"),
     NaiveBayesClassifier(smoothing="hierarchical", alpha=1.0),

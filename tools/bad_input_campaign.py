@@ -360,6 +360,18 @@ def verify(folder: Path, succeeded: bool, valid: Callable[[Path], bool] | None =
     return f"left behind {stray[:3]}" if stray else ""
 
 
+@contextlib.contextmanager
+def verified(folder: Path, valid: Callable[[Path], bool] | None = None) -> Iterator[None]:
+    """Run the block, then :func:`verify` the case's files, whether the block succeeded
+    or raised (its exception goes on unless ``verify`` raises ``DataLost``)."""
+    ok = False
+    try:
+        yield
+        ok = True
+    finally:
+        verify(folder, ok, valid)
+
+
 # ---------------------------------------------------------------- the CLI
 
 
@@ -2141,21 +2153,20 @@ def _fit_model(
 ) -> Path:
     data = data or train_csv(folder)
     out = folder / ("model.json" if fmt == "json" else "model.pkl")
-    cli(
-        "fit",
-        "--data",
-        data,
-        "--target",
-        "label",
-        "--model",
-        model,
-        "-o",
-        out,
-        "--format",
-        fmt,
-        "--quiet",
-    )
+    _fit(data, out, "--model", model, "--format", fmt)
     return out
+
+
+def _fit(data: Path, target: Path, *extra: Any) -> str:
+    """``discotree fit`` on ``data`` (target column ``label``) to ``target``, quietly,
+    with ``extra`` options."""
+    return cli("fit", "--data", data, "--target", "label", "-o", target, "--quiet", *extra)
+
+
+def _predict(model: Path, data: Path, target: Path, *extra: Any) -> str:
+    """``discotree predict`` of ``model`` on ``data`` to ``target``, quietly, with
+    ``extra`` options."""
+    return cli("predict", "--model", model, "--data", data, "-o", target, "--quiet", *extra)
 
 
 def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]]:
@@ -2167,24 +2178,8 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
             target = folder / "model.json"
             inputs = [p for p in (data,) if p.exists()]
             protect(folder, inputs, [target])
-            ok = False
-            try:
-                cli(
-                    "fit",
-                    "--data",
-                    data,
-                    "--target",
-                    "label",
-                    "--model",
-                    model,
-                    "-o",
-                    target,
-                    "--quiet",
-                    *extra,
-                )
-                ok = True
-            finally:
-                verify(folder, ok, model_valid)
+            with verified(folder, model_valid):
+                _fit(data, target, "--model", model, *extra)
             if not model_valid(target):
                 raise Silent("fit reported success but the model file does not load")
             saved = _load_cli_model(target)
@@ -2357,12 +2352,8 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
             target = target_of(folder, data)
             inputs = [data]
             protect(folder, inputs, [target] if pre_existing else [])
-            ok = False
-            try:
-                cli("fit", "--data", data, "--target", "label", "-o", target, "--quiet", *extra)
-                ok = True
-            finally:
-                verify(folder, ok, model_valid)
+            with verified(folder, model_valid):
+                _fit(data, target, *extra)
             raise Silent(f"fit wrote over {target.name}")
 
         return (run, "error", words)
@@ -2391,7 +2382,7 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
         target.write_text("precious")
         protect(folder, [data], [target])
         try:
-            cli("fit", "--data", data, "--target", "label", "-o", target, "--quiet")
+            _fit(data, target)
         finally:
             verify(folder, False)
         raise Silent("overwrote without --force")
@@ -2403,12 +2394,8 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
         target = folder / "model.json"
         target.write_text("precious")
         protect(folder, [data], [target])
-        ok = False
-        try:
-            cli("fit", "--data", data, "--target", "label", "-o", target, "--quiet", "--force")
-            ok = True
-        finally:
-            verify(folder, ok, model_valid)
+        with verified(folder, model_valid):
+            _fit(data, target, "--force")
         return "replaced whole"
 
     out["fit/existing-output-force-bad-data"] = (
@@ -2422,7 +2409,7 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
         target = folder / "model.json"
         target.write_text("old")
         protect(folder, [data], [target])
-        cli("fit", "--data", data, "--target", "label", "-o", target, "--quiet", "--force")
+        _fit(data, target, "--force")
         verify(folder, True, model_valid)
         if not model_valid(target):
             raise DataLost("the replaced model does not load")
@@ -2430,31 +2417,12 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
 
     out["fit/existing-output-force"] = (existing_force_ok, "ok", ())
     out["fit/output-missing-folder"] = (
-        lambda folder: cli(
-            "fit",
-            "--data",
-            train_csv(folder),
-            "--target",
-            "label",
-            "-o",
-            folder / "no" / "m.json",
-            "--quiet",
-        ),
+        lambda folder: _fit(train_csv(folder), folder / "no" / "m.json"),
         "either",
         ("no such|folder|directory|m.json",),
     )
     out["fit/output-is-folder"] = (
-        lambda folder: cli(
-            "fit",
-            "--data",
-            train_csv(folder),
-            "--target",
-            "label",
-            "-o",
-            folder,
-            "--quiet",
-            "--force",
-        ),
+        lambda folder: _fit(train_csv(folder), folder, "--force"),
         "error",
         ("directory|folder|input|exists",),
     )
@@ -2471,22 +2439,8 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
             data = data_maker(folder)
             target = folder / "pred.csv"
             protect(folder, [p for p in (data, model_path) if p.exists()], [target])
-            ok = False
-            try:
-                cli(
-                    "predict",
-                    "--model",
-                    model_path,
-                    "--data",
-                    data,
-                    "-o",
-                    target,
-                    "--quiet",
-                    *extra,
-                )
-                ok = True
-            finally:
-                verify(folder, ok, predictions_valid)
+            with verified(folder, predictions_valid):
+                _predict(model_path, data, target, *extra)
             if target.stat().st_size == 0:
                 raise Silent("the predictions file is empty: not even its header")
             frame = pd.read_csv(target)
@@ -2507,9 +2461,7 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
             model_path = _fit_model(folder, model=model, fmt=fmt)
             data = train_csv(folder, "new.csv", seed=3)
             target = folder / "pred.csv"
-            cli(
-                "predict", "--model", model_path, "--data", data, "-o", target, "--proba", "--quiet"
-            )
+            _predict(model_path, data, target, "--proba")
             est = _load_cli_model(model_path)["model"]
             X = pd.read_csv(data).drop(columns=["label"])
             frame = pd.read_csv(target)
@@ -2635,22 +2587,8 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
             data = train_csv(folder, "new.csv")
             target = target_of(folder, data, model_path)
             protect(folder, [data, model_path], [target])
-            ok = False
-            try:
-                cli(
-                    "predict",
-                    "--model",
-                    model_path,
-                    "--data",
-                    data,
-                    "-o",
-                    target,
-                    "--quiet",
-                    *extra,
-                )
-                ok = True
-            finally:
-                verify(folder, ok, predictions_valid)
+            with verified(folder, predictions_valid):
+                _predict(model_path, data, target, *extra)
             raise Silent(f"predict wrote over {target.name}")
 
         return (run, "error", words)
@@ -2686,25 +2624,9 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
             target = folder / "pred.csv"
             target.write_text("label\nprecious\n")
             protect(folder, [data, model_path], [target])
-            ok = False
             extra = ["--force"] if force else []
-            try:
-                cli(
-                    "predict",
-                    "--model",
-                    model_path,
-                    "--data",
-                    data,
-                    "-o",
-                    target,
-                    "--quiet",
-                    "--batch-rows",
-                    5,
-                    *extra,
-                )
-                ok = True
-            finally:
-                verify(folder, ok, predictions_valid)
+            with verified(folder, predictions_valid):
+                _predict(model_path, data, target, "--batch-rows", 5, *extra)
             if not force:
                 raise Silent("overwrote an existing output without --force")
             return "replaced whole"
@@ -2726,23 +2648,8 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
             handle.write("1,2,3,4,5,6,7\n")
         target = folder / "pred.csv"
         protect(folder, [data, model_path], [target])
-        ok = False
-        try:
-            cli(
-                "predict",
-                "--model",
-                model_path,
-                "--data",
-                data,
-                "-o",
-                target,
-                "--quiet",
-                "--batch-rows",
-                5,
-            )
-            ok = True
-        finally:
-            verify(folder, ok, predictions_valid)
+        with verified(folder, predictions_valid):
+            _predict(model_path, data, target, "--batch-rows", 5)
         return "whole"
 
     out["predict/new-output-fails-halfway"] = (
@@ -2891,8 +2798,7 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
         def run(folder: Path) -> str:
             data = content_maker(folder)
             protect(folder, [data])
-            ok = False
-            try:
+            with verified(folder):
                 result = cli(
                     "compare",
                     "--quiet",
@@ -2906,9 +2812,6 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
                     "2",
                     *extra,
                 )
-                ok = True
-            finally:
-                verify(folder, ok)
             return result[:80]
 
         return run
@@ -3021,13 +2924,8 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
         key.chmod(0o666)
         target = folder / "m.pkl"
         protect(folder, [key], [target])
-        ok = False
-        try:
-            cli("fit", "--data", train_csv(folder), "--target", "label", "-o", target,
-                "--format", "pickle", "--quiet")  # fmt: skip
-            ok = True
-        finally:
-            verify(folder, ok)
+        with verified(folder):
+            _fit(train_csv(folder), target, "--format", "pickle")
         raise Silent("signed a model with a key others can write")
 
     out["fit/pickle-with-world-writable-key"] = (fit_pickle_bad_key, "error", keyed)
@@ -3884,8 +3782,7 @@ def _output_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ..
             key = of.signing_key_path()
             inputs = [data] + ([key] if key.exists() else [])
             protect(folder, inputs, [Path(aim)] if Path(aim).exists() else [])
-            ok = False
-            try:
+            with verified(folder):
                 if how == "atomic":
                     with of.atomic_output(aim, inputs=[data, folder / "inputs"]) as handle:
                         handle.write("new")
@@ -3893,9 +3790,6 @@ def _output_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ..
                     of.write_text(aim, "new", inputs=[data, folder / "inputs"])
                 else:
                     of.check_output(aim, inputs=[data, folder / "inputs"])
-                ok = True
-            finally:
-                verify(folder, ok)
             raise Silent(f"wrote over {Path(aim).name}")
 
         return run

@@ -23,7 +23,7 @@ from discotree.classifiers import NaiveBayesClassifier, TANClassifier
 from discotree.feature_selection import GroupCost, SubmodularFeatureSelector
 
 from .harness.data_folder import load_real, npz_split
-from .harness.report import markdown_table, write_results
+from .harness.report import markdown_table, report_opening, write_results
 from .harness.runner import reproduction
 
 __all__ = ["feature_selection_reproduction", "run_feature_selection"]
@@ -144,10 +144,7 @@ def _report(summary: dict) -> str:
         (v["tan"], name) for name, v in summary["reference"].items() if name.startswith("band")
     )
     lines = [
-        "# narasimhan-feature-selection",
-        "",
-        __doc__.split("\n\n", 1)[1].strip().replace("\n", " "),
-        "",
+        *report_opening("narasimhan-feature-selection", __doc__),
         "Information is the plug-in I(X_S; C) in nats on the 4435 training rows "
         "(numeric columns in the library's default quantile bins); accuracy on the 2000 "
         "test rows. Band cost: the cost of the selected set under the band model, for "

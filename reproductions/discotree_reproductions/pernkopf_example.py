@@ -31,7 +31,7 @@ from discotree.registry import make_classifier
 
 from .harness.metrics import paired_t_test
 from .harness.protocols import Fold
-from .harness.report import markdown_table, write_json
+from .harness.report import finish_line_figure, markdown_table, ml_cl_lines, write_json
 from .harness.runner import DatasetSpec, Experiment
 
 __all__ = [
@@ -252,14 +252,12 @@ def _report(records: list[dict], out_dir: Path, experiment: Experiment) -> None:
     means = table.groupby(level=0).mean()
     fig, ax = plt.subplots(figsize=(6, 4))
     colours = {s: f"C{i}" for i, s in enumerate([*EXAMPLE_STRUCTURES, "svm"])}
-    for m in models:
-        structure, parameters = m.rsplit("-", 1)
-        style = "--" if parameters == "cl" else "-"
-        ax.plot(means.index, means[m], style, marker="o", color=colours[structure], label=m)
+    ml_cl_lines(ax, means, models, colours)
     ax.axhline(bayes, color="grey", linestyle=":", label="Bayes rate")
-    ax.set_xlabel("training sample size")
-    ax.set_ylabel("test classification rate (%)")
-    ax.legend(fontsize="small", ncol=2)
-    fig.tight_layout()
-    fig.savefig(out_dir / "learning_curves.png", dpi=120)
-    plt.close(fig)
+    finish_line_figure(
+        fig,
+        ax,
+        out_dir / "learning_curves.png",
+        "training sample size",
+        "test classification rate (%)",
+    )

@@ -20,7 +20,7 @@ import numpy as np
 from discotree.classifiers import TANClassifier
 from discotree.transformers import Discretizer
 
-from .harness.report import markdown_table, write_results
+from .harness.report import markdown_table, report_opening, write_results
 from .harness.runner import reproduction
 from .pernkopf_setup import TABLE7, load_uci
 
@@ -108,10 +108,7 @@ def _report(summary: dict) -> str:
     n = len(records)
     return "\n".join(
         [
-            "# pernkopf-orderings",
-            "",
-            __doc__.split("\n\n", 1)[1].strip().replace("\n", " "),
-            "",
+            *report_opening("pernkopf-orderings", __doc__),
             "CLL: mean log P(c | x) over the training rows (nats per row; higher is "
             "better); differences below the table's 4 decimals count as ties.",
             "",

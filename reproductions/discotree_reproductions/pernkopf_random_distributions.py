@@ -31,7 +31,7 @@ import numpy as np
 from discotree.classifiers import TANClassifier
 
 from .harness.metrics import paired_t_test
-from .harness.report import markdown_table, write_results
+from .harness.report import markdown_table, report_opening, write_results
 from .harness.runner import code_hash
 
 __all__ = [
@@ -217,10 +217,7 @@ def report(records: list[dict]) -> str:
         "smaller as N grows.",
     ]
     lines = [
-        "# pernkopf-random-distributions",
-        "",
-        __doc__.split("\n\n", 1)[1].strip(),
-        "",
+        *report_opening("pernkopf-random-distributions", __doc__, one_line=False),
         "## Training CLL (nats per sample), mean ± sd over the distributions",
         "",
         markdown_table(["N", "distributions", *methods], rows),

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .harness.report import markdown_table, write_results
+from .harness.report import markdown_table, report_opening, write_results
 from .harness.runner import code_hash
 from .pernkopf_images import image_folds, load_images
 from .pernkopf_setup import paper_model
@@ -210,10 +210,7 @@ def report(records: list[dict]) -> str:
                 f"the paper's gamma ({svm['gamma']:g})."
             )
     lines = [
-        "# pernkopf-svm",
-        "",
-        __doc__.split("\n\n", 1)[1].strip(),
-        "",
+        *report_opening("pernkopf-svm", __doc__, one_line=False),
         "## Table 6: classification rate (%) on the test set",
         "",
         markdown_table(

@@ -21,7 +21,7 @@ import pandas as pd
 from discotree.registry import make_classifier
 
 from .harness.metrics import paired_t_test
-from .harness.report import markdown_table, write_json
+from .harness.report import finish_line_figure, markdown_table, ml_cl_lines, write_json
 from .harness.runner import DatasetSpec, Experiment
 
 __all__ = [
@@ -223,13 +223,6 @@ def _synthetic_report(records: list[dict], out_dir: Path, experiment: Experiment
     means = table.groupby(level=0).mean()
     colours = {s: f"C{i + 1}" for i, s in enumerate(SYNTHETIC_STRUCTURES)}
     ax.plot(means.index, means["true model"], marker="o", color="C0", label="true model")
-    for m in models[1:]:
-        structure, parameters = m.rsplit("-", 1)
-        style = "-" if parameters == "ml" else "--"
-        ax.plot(means.index, means[m], style, marker="o", color=colours[structure], label=m)
-    ax.set_xlabel("number of attributes N")
-    ax.set_ylabel("test accuracy (%)")
-    ax.legend(fontsize="small", ncol=2)
-    fig.tight_layout()
-    fig.savefig(out_dir / "accuracy_vs_n.png", dpi=120)
-    plt.close(fig)
+    ml_cl_lines(ax, means, models[1:], colours)
+    path = out_dir / "accuracy_vs_n.png"
+    finish_line_figure(fig, ax, path, "number of attributes N", "test accuracy (%)")

@@ -25,7 +25,7 @@ import numpy as np
 
 from discotree.classifiers import ChowLiuClassifier, DiscriminativeTreeClassifier, TANClassifier
 
-from .harness.report import markdown_table, write_results
+from .harness.report import markdown_table, report_opening, write_results
 from .harness.runner import reproduction
 
 __all__ = ["digits_gaussian_reproduction", "run_digits_gaussian"]
@@ -132,10 +132,7 @@ def _report(summary: dict) -> str:
     dt_best = sum(errors["dt"][i] < min(errors[m][i] for m in others) for i in decisive)
     dt_tied = sum(errors["dt"][i] == min(errors[m][i] for m in others) for i in decisive)
     lines = [
-        "# tan-digits-gaussian",
-        "",
-        __doc__.split("\n\n", 1)[1].strip().replace("\n", " "),
-        "",
+        *report_opening("tan-digits-gaussian", __doc__),
         "Chosen `var_smoothing` (validation error of the spanning forests): "
         + "; ".join(
             f"{m}: {summary['var_smoothing'][m]} ("

@@ -44,14 +44,24 @@ def _data(seed=0):
     return X, pd.Series((X["a"] > 0).astype(int))
 
 
-def _experiment(log):
-    spec = DatasetSpec("toy", _data, partial(cross_validation, n_splits=5, seed=0), "CV-5")
+def _write_report(records, out, experiment):
+    write_json(records, out / "results.json")
+
+
+def _no_report(records, out, experiment):
+    return None
+
+
+def _experiment(log, models=("nb",), datasets=(("toy", _data),), report=_write_report):
+    """The experiment "toy": the models of ``CountingNB`` (logging to ``log``) of the
+    names ``models`` on the sets ``datasets`` (name, load) under 5-fold CV."""
+    folds = partial(cross_validation, n_splits=5, seed=0)
     return Experiment(
         name="toy",
         description="toy",
-        datasets=[spec],
-        models={"nb": partial(CountingNB, log=str(log))},
-        report=lambda records, out, exp: write_json(records, out / "results.json"),
+        datasets=[DatasetSpec(name, load, folds, "CV-5") for name, load in datasets],
+        models={m: partial(CountingNB, log=str(log)) for m in models},
+        report=report,
     )
 
 
@@ -88,41 +98,28 @@ def test_parallel_run_equals_serial_run(tmp_path):
     assert a == pytest.approx(b)
 
 
+def _assert_runs_in_parts(experiment, out, log, part, first, second):
+    """A run of ``experiment`` on the ``part`` ("model" or "dataset") ``first`` alone
+    fits its 5 folds; a run on ``second`` then fits 5 more and reports both, the
+    first's folds read, not refitted."""
+    done = run_experiment(experiment, out, progress=False, **{f"{part}s": [first]})
+    assert {r[part] for r in done} == {first} and _n_fits(log) == 5
+    both = run_experiment(experiment, out, progress=False, **{f"{part}s": [second]})
+    assert sorted(r[part] for r in both) == sorted([first] * 5 + [second] * 5)
+    assert _n_fits(log) == 10
+
+
 def test_a_run_in_parts_reports_the_models_already_computed(tmp_path):
     log = tmp_path / "fits.log"
-    spec = DatasetSpec("toy", _data, partial(cross_validation, n_splits=5, seed=0), "CV-5")
-    experiment = Experiment(
-        name="toy",
-        description="toy",
-        datasets=[spec],
-        models={m: partial(CountingNB, log=str(log)) for m in ("first", "second")},
-        report=lambda records, out, exp: None,
-    )
-    first = run_experiment(experiment, tmp_path / "out", progress=False, models=["first"])
-    assert {r["model"] for r in first} == {"first"} and _n_fits(log) == 5
-    both = run_experiment(experiment, tmp_path / "out", progress=False, models=["second"])
-    assert sorted(r["model"] for r in both) == ["first"] * 5 + ["second"] * 5
-    assert _n_fits(log) == 10  # the first model's folds were read, not refitted
+    experiment = _experiment(log, models=("first", "second"), report=_no_report)
+    _assert_runs_in_parts(experiment, tmp_path / "out", log, "model", "first", "second")
 
 
 def test_a_run_on_some_datasets_fits_only_there_and_reports_the_cache(tmp_path):
     log = tmp_path / "fits.log"
-    folds = partial(cross_validation, n_splits=5, seed=0)
-    experiment = Experiment(
-        name="toy",
-        description="toy",
-        datasets=[
-            DatasetSpec("one", _data, folds, "CV-5"),
-            DatasetSpec("two", partial(_data, 1), folds, "CV-5"),
-        ],
-        models={"nb": partial(CountingNB, log=str(log))},
-        report=lambda records, out, exp: None,
-    )
-    first = run_experiment(experiment, tmp_path / "out", progress=False, datasets=["two"])
-    assert {r["dataset"] for r in first} == {"two"} and _n_fits(log) == 5
-    both = run_experiment(experiment, tmp_path / "out", progress=False, datasets=["one"])
-    assert sorted(r["dataset"] for r in both) == ["one"] * 5 + ["two"] * 5
-    assert _n_fits(log) == 10  # the second set's folds were read, not refitted
+    datasets = (("one", _data), ("two", partial(_data, 1)))
+    experiment = _experiment(log, datasets=datasets, report=_no_report)
+    _assert_runs_in_parts(experiment, tmp_path / "out", log, "dataset", "two", "one")
 
 
 def test_a_clone_without_the_cache_resumes_from_the_committed_report(tmp_path):

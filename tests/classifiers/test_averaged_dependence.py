@@ -7,15 +7,11 @@ from numpy.testing import assert_allclose
 
 from discotree import AODEClassifier, NaiveBayesClassifier
 from discotree.learners.registry import get_learner
+from tests.data import chained_codes
 
 
 def _data(rng, n=400):
-    y = rng.integers(0, 3, n)
-    X = rng.integers(0, 4, (n, 5)).astype(float)
-    X[:, 0] = np.where(rng.random(n) < 0.6, y, X[:, 0])
-    X[:, 1] = np.where(rng.random(n) < 0.6, X[:, 0], X[:, 1])
-    X[rng.random(X.shape) < 0.08] = np.nan
-    return X, y
+    return chained_codes(rng, n, n_classes=3, n_values=4, follow=(0.6, 0.6), missing=0.08)
 
 
 def test_partial_fit_over_uneven_batches_equals_fit(rng):

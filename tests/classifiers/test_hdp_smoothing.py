@@ -11,25 +11,16 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 
 from discotree import (
-    AODEClassifier,
     ChowLiuClassifier,
     DiscriminativeTreeClassifier,
-    EARTreeClassifier,
     NaiveBayesClassifier,
     TANClassifier,
 )
 from discotree.stats.hdp_counts import hdp_forest_tables
 from discotree.stats.pair_statistics import PairStatistics
+from tests.estimators import hdp_smoothed
 
-HDP = [
-    NaiveBayesClassifier(smoothing="hdp"),
-    ChowLiuClassifier(smoothing="hdp"),
-    TANClassifier(smoothing="hdp"),
-    DiscriminativeTreeClassifier(smoothing="hdp"),
-    EARTreeClassifier(smoothing="hdp", n_permutations=1),
-    AODEClassifier(smoothing="hdp"),
-    AODEClassifier(2, smoothing="hdp"),
-]
+HDP = hdp_smoothed()
 N = 400
 
 

@@ -3,7 +3,6 @@ LocalCluster and on the local threaded scheduler."""
 
 import dask.array as da
 import dask.dataframe as dd
-import distributed
 import numpy as np
 import pandas as pd
 import pytest
@@ -40,17 +39,6 @@ COUNTING = [
 ]
 
 
-@pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        yield client
-
-
 def _frame(seed=0, n=N):
     rng = np.random.default_rng(seed)
     X = pd.DataFrame(
@@ -70,6 +58,17 @@ def _bins(X):
     return Discretizer(bin_edges=Discretizer().fit(X[["items", "spend"]]).bin_edges_)
 
 
+def _fit_both(estimator, X, y, w, npartitions):
+    """Clones of ``estimator`` fitted on X, y and w as dask collections of
+    ``npartitions`` partitions (lazy) and in memory (eager), and X's collection."""
+    X_dask = dd.from_pandas(X, npartitions=npartitions)
+    y_dask = dd.from_pandas(pd.Series(y), npartitions=npartitions)
+    w_dask = dd.from_pandas(pd.Series(w), npartitions=npartitions)
+    lazy = clone(estimator).fit(X_dask, y_dask, w_dask)
+    eager = clone(estimator).fit(X, y, w)
+    return lazy, eager, X_dask
+
+
 def assert_same_fit(lazy, eager, X_dask, X):
     assert_array_equal(lazy.classes_, eager.classes_)
     assert lazy.alpha_ == eager.alpha_
@@ -84,11 +83,7 @@ def assert_same_fit(lazy, eager, X_dask, X):
 def test_dataframe_on_a_local_cluster_equals_the_in_memory_fit(client, estimator):
     X, y, w = _frame()
     estimator = clone(estimator).set_params(discretizer=_bins(X))
-    X_dask = dd.from_pandas(X, npartitions=5)
-    y_dask = dd.from_pandas(pd.Series(y), npartitions=5)
-    w_dask = dd.from_pandas(pd.Series(w), npartitions=5)
-    lazy = clone(estimator).fit(X_dask, y_dask, w_dask)
-    eager = clone(estimator).fit(X, y, w)
+    lazy, eager, X_dask = _fit_both(estimator, X, y, w, npartitions=5)
     assert_same_fit(lazy, eager, X_dask, X)
     assert_array_equal(lazy.feature_names_in_, X.columns)
 
@@ -196,11 +191,7 @@ def test_boosting_on_a_local_cluster_equals_the_in_memory_fit(client, estimator)
         X["items"] + (X["shop"] == "north") > 2, "yes", np.where(y == "yes", "no", "maybe")
     )
     estimator = clone(estimator).set_params(discretizer=_bins(X))
-    X_dask = dd.from_pandas(X, npartitions=4)
-    y_dask = dd.from_pandas(pd.Series(y), npartitions=4)
-    w_dask = dd.from_pandas(pd.Series(w), npartitions=4)
-    lazy = clone(estimator).fit(X_dask, y_dask, w_dask)
-    eager = clone(estimator).fit(X, y, w)
+    lazy, eager, X_dask = _fit_both(estimator, X, y, w, npartitions=4)
     assert estimator.calibration == "cv"  # the default
     assert lazy.calibration_scale_ == eager.calibration_scale_
     assert_allclose(lazy.calibration_cv_losses_, eager.calibration_cv_losses_, rtol=1e-10)

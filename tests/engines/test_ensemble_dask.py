@@ -8,27 +8,14 @@ from __future__ import annotations
 import dask
 import dask.array as da
 import dask.dataframe as dd
-import distributed
 import numpy as np
 import pandas as pd
-import pytest
 
 import discotree.engines.ensemble_passes as ensemble_passes
 import discotree.learners.ensemble as learners_ensemble
 from discotree import KDBClassifier, KDBEnsembleClassifier
 from discotree.engines.ensemble_dask import DaskSource
 from tests.engines.test_ensemble_passes import _data, assert_same_ensemble
-
-
-@pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        yield client
 
 
 def _partitioned(X, y, w):

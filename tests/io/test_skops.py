@@ -6,32 +6,12 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
 
-from discotree import (
-    AODEClassifier,
-    BoostedGraphicalModelClassifier,
-    ChowLiuClassifier,
-    DiscriminativeTreeClassifier,
-    KDBClassifier,
-    NaiveBayesClassifier,
-    TANClassifier,
-)
+from tests.estimators import discrete_families
 
 sio = pytest.importorskip("skops.io")
 
 
-@pytest.mark.parametrize(
-    "estimator",
-    [
-        NaiveBayesClassifier(),
-        TANClassifier(k=2),
-        ChowLiuClassifier(),
-        DiscriminativeTreeClassifier(),
-        BoostedGraphicalModelClassifier(n_estimators=2),
-        KDBClassifier(),
-        AODEClassifier(),
-    ],
-    ids=repr,
-)
+@pytest.mark.parametrize("estimator", discrete_families(), ids=repr)
 def test_skops_round_trip(estimator, tmp_path):
     X, y = load_breast_cancer(return_X_y=True)
     estimator.fit(X, y)

@@ -9,16 +9,20 @@ import pytest
 from discotree.kernels.family_counts import pair_family_counts
 from discotree.models.bayes_net import family_counts
 from tests import reference
+from tests.data import coded_rows
+
+
+def _rows(rng, n, missing, d=6, n_classes=3):
+    """Random weighted rows: the categories of ``d`` features (2 to 4 each), ``n`` rows
+    of codes with the fraction ``missing`` of them -1, class indices and weights."""
+    n_categories = rng.integers(2, 5, d)
+    return n_categories, *coded_rows(rng, n_categories, n, missing=missing, n_classes=n_classes)
 
 
 @pytest.mark.parametrize("missing", [0.0, 0.1])
 def test_pair_family_counts_equal_the_reference(rng, missing):
-    n, d, n_classes = 150, 6, 3
-    n_categories = rng.integers(2, 5, d)
-    codes = np.column_stack([rng.integers(0, r, n) for r in n_categories])
-    codes[rng.random(codes.shape) < missing] = -1
-    class_index = rng.integers(0, n_classes, n)
-    weights = rng.random(n)
+    d, n_classes = 6, 3
+    n_categories, codes, class_index, weights = _rows(rng, 150, missing, d, n_classes)
     for node in (0, 3):
         pairs = list(itertools.combinations([v for v in range(d) if v != node], 2))
         first, second = (np.array([p[i] for p in pairs]) for i in (0, 1))
@@ -68,12 +72,8 @@ def test_pair_family_counts_of_no_rows():
 def test_family_cells_and_counts_equal_the_reference(rng, missing, family):
     from discotree.kernels.family_counts import family_cell_counts, family_cells
 
-    n, d, n_classes = 300, 6, 3
-    n_categories = rng.integers(2, 5, d)
-    codes = np.column_stack([rng.integers(0, r, n) for r in n_categories])
-    codes[rng.random(codes.shape) < missing] = -1
-    class_index = rng.integers(0, n_classes, n)
-    weights = rng.random(n)
+    n_classes = 3
+    n_categories, codes, class_index, weights = _rows(rng, 300, missing, n_classes=n_classes)
     cells = family_cells(np.ascontiguousarray(codes.T), family, n_categories)
     values = codes[:, list(family)]
     expected = np.ravel_multi_index(

@@ -15,7 +15,10 @@ from discotree.stats.hierarchical import (
 )
 
 
-def _problem(seed, n=300, n_features=5, n_classes=3):
+def _problem(seed, ranked, n=300, n_features=5, n_classes=3, fractions=False):
+    """Random rows (codes, classes, weights, ...) and the prefix tables of feature 0 with
+    the parents ``ranked`` (the other features without parents); ``fractions``: some
+    weights 0 and many below 1 (rows of one cell leaving other units out)."""
     rng = np.random.default_rng(seed)
     n_categories = rng.integers(2, 5, n_features)
     codes = np.stack([rng.integers(0, r, n) for r in n_categories], axis=1)
@@ -23,17 +26,18 @@ def _problem(seed, n=300, n_features=5, n_classes=3):
     codes[:, 0] = np.where(rng.random(n) < 0.6, y % n_categories[0], codes[:, 0])
     codes[rng.random(codes.shape) < 0.12] = -1
     weights = rng.choice([0.5, 1.0, 2.0, 3.0], n)
-    return codes, y, weights, n_classes, n_categories
+    if fractions:
+        weights = rng.choice([0.0, 0.25, 0.5, 1.0, 1.5], n, p=[0.1, 0.2, 0.2, 0.3, 0.2])
+    parents = [ranked] + [()] * (n_features - 1)
+    tables = prefix_family_tables(codes, y, weights, n_classes, n_categories, parents)[0]
+    return codes, y, weights, n_categories, tables
 
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("choose", [True, False])
 def test_the_kernel_matches_the_reference(seed, choose):
-    codes, y, weights, n_classes, n_categories = _problem(seed)
     node, ranked = 0, (3, 1, 4)
-    tables = prefix_family_tables(
-        codes, y, weights, n_classes, n_categories, [ranked if j == node else () for j in range(5)]
-    )[node]
+    codes, y, weights, n_categories, tables = _problem(seed, ranked)
     unit = np.minimum(weights, 1.0)
     alpha = 0.7
     levels = level_counts(tables, codes, ranked, n_categories, len(ranked)).without(y, unit)
@@ -64,11 +68,8 @@ def test_the_kernel_matches_the_reference(seed, choose):
 
 
 def test_fewer_levels_than_the_tables_read_only_those():
-    codes, y, weights, n_classes, n_categories = _problem(9)
     ranked = (2, 3)
-    tables = prefix_family_tables(
-        codes, y, weights, n_classes, n_categories, [ranked, (), (), (), ()]
-    )[0]
+    codes, y, weights, n_categories, tables = _problem(9, ranked)
     unit = np.minimum(weights, 1.0)
     every, chosen = leave_one_out_backoff_terms(
         tables, codes, ranked, n_categories, y, unit=unit, alpha=1.0, weights=weights
@@ -82,11 +83,8 @@ def test_fewer_levels_than_the_tables_read_only_those():
 
 def test_with_nothing_left_out_the_terms_are_the_fitted_back_off():
     # the prediction path (a fitted kDB's node_log_probability): unit 0
-    codes, y, weights, n_classes, n_categories = _problem(3)
     ranked = (1, 2)
-    tables = prefix_family_tables(
-        codes, y, weights, n_classes, n_categories, [ranked, (), (), (), ()]
-    )[0]
+    codes, _, _, n_categories, tables = _problem(3, ranked)
     b = np.array([2.0, 0.5, 4.0])
     levels = level_counts(tables, codes, ranked, n_categories, len(ranked))
     expected = backoff_log_probabilities(levels, 2, b, 1.0, int(n_categories[0]))
@@ -113,14 +111,8 @@ def test_dense_and_sparse_lookups_give_the_same_bits(seed, choose, fractions, mo
     # of one cell leave other units out, or have no weight)
     from discotree.kernels import hierarchical_terms
 
-    codes, y, weights, n_classes, n_categories = _problem(seed, n=500)
-    if fractions:
-        rng = np.random.default_rng(seed)
-        weights = rng.choice([0.0, 0.25, 0.5, 1.0, 1.5], len(y), p=[0.1, 0.2, 0.2, 0.3, 0.2])
-    node, ranked = 0, (3, 1, 4)
-    tables = prefix_family_tables(
-        codes, y, weights, n_classes, n_categories, [ranked if j == node else () for j in range(5)]
-    )[node]
+    ranked = (3, 1, 4)
+    codes, y, weights, n_categories, tables = _problem(seed, ranked, n=500, fractions=fractions)
     unit = np.minimum(weights, 1.0)
     given = None if choose else np.array([0.5, 2.0, 8.0, 1.0])
     results = []

@@ -9,15 +9,11 @@ from discotree import EARTreeClassifier
 from discotree.learners.ear_tree import fit_ear_tree, learn_ear_tree
 from discotree.learners.registry import LearnerSpec, Rows
 from discotree.validation import check_table
+from tests.data import chained_codes
 
 
 def _data(rng, n=200):
-    y = rng.integers(0, 2, n)
-    X = rng.integers(0, 2, (n, 5)).astype(float)
-    X[:, 0] = np.where(rng.random(n) < 0.8, y, X[:, 0])
-    X[:, 1] = np.where(rng.random(n) < 0.7, X[:, 0], X[:, 1])
-    X[rng.random(X.shape) < 0.05] = np.nan
-    return X, y
+    return chained_codes(rng, n, n_classes=2, n_values=2, follow=(0.8, 0.7), missing=0.05)
 
 
 def _spec(**options):

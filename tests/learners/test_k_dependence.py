@@ -39,6 +39,39 @@ def _spec(k, loss="rmse", alpha=1.0, **options):
     return LearnerSpec("selective-kdb", alpha, 1e-5, options=opts)
 
 
+def _fitted(rows, smoothing, spec):
+    """The kDB of ``spec.options.k`` parents on every row of the 3 classes: its order,
+    parents, prefix tables, class totals and (``smoothing="hierarchical"``) the
+    concentrations, chosen once on every row, then fixed; None otherwise."""
+    stats = PairStatistics.from_codes(
+        rows.codes, rows.class_index, rows.n_categories, 3, rows.weights
+    )
+    order, parents = kdb_ranked_structure(stats, spec.options.k)
+    tables = prefix_family_tables(
+        rows.codes, rows.class_index, rows.weights, 3, rows.n_categories, parents
+    )
+    concentrations = None
+    if smoothing == "hierarchical":
+        concentrations = hierarchical_concentrations(tables, parents, rows, spec)
+    return order, parents, tables, class_totals(rows.class_index, rows.weights, 3), concentrations
+
+
+def _without_row(rows, parents, i):
+    """The prefix tables of ``parents`` and the class totals with one unit of row i's
+    weight out."""
+    w = rows.weights.copy()
+    w[i] -= 1.0
+    held = prefix_family_tables(rows.codes, rows.class_index, w, 3, rows.n_categories, parents)
+    return held, class_totals(rows.class_index, w, 3)
+
+
+def _kept(concentrations, used):
+    """The concentrations of the levels of the parents ``used`` (None: none)."""
+    if concentrations is None:
+        return None
+    return [c[: len(u) + 1] for c, u in zip(concentrations, used, strict=True)]
+
+
 @pytest.mark.parametrize(
     "loss, weights, smoothing",
     [
@@ -57,38 +90,24 @@ def test_leave_one_out_losses_equal_refitting_without_each_row(
     monkeypatch.setattr("discotree.models.k_dependence.MAX_DENSE_CELLS", 0)
     rows = _rows(rng, weights=weights)
     k = 2
-    stats = PairStatistics.from_codes(
-        rows.codes, rows.class_index, rows.n_categories, 3, rows.weights
-    )
-    order, parents = kdb_ranked_structure(stats, k)
-    tables = prefix_family_tables(
-        rows.codes, rows.class_index, rows.weights, 3, rows.n_categories, parents
-    )
-    concentrations = None
-    if smoothing == "hierarchical":  # chosen once on every row, then fixed
-        concentrations = hierarchical_concentrations(tables, parents, rows, _spec(k, loss))
+    order, parents, tables, totals, concentrations = _fitted(rows, smoothing, _spec(k, loss))
     got = leave_one_out_losses(
         tables,
         order,
         parents,
-        class_totals(rows.class_index, rows.weights, 3),
+        totals,
         rows,
         spec=_spec(k, loss),
         concentrations=concentrations,
     )
     expected = np.zeros_like(got)
     for i in range(len(rows.codes)):
-        w = rows.weights.copy()
-        w[i] -= 1.0  # one unit of the row's weight out
-        held = prefix_family_tables(rows.codes, rows.class_index, w, 3, rows.n_categories, parents)
-        prior = class_totals(rows.class_index, w, 3)
+        held, prior = _without_row(rows, parents, i)
         log_prior = np.log((prior + 1) / (prior.sum() + 3))
         for s in range(len(order) + 1):
             for q in range(k + 1):
                 used = [tuple(parents[j][:q]) for j in range(4)]
-                kept = None
-                if concentrations is not None:
-                    kept = [c[: len(u) + 1] for c, u in zip(concentrations, used, strict=True)]
+                kept = _kept(concentrations, used)
                 model = KDependenceModel(rows.n_categories, order[:s], used, held, 1.0, 1e-5, kept)
                 joint = model.log_likelihood(rows.codes[i : i + 1])[0] + log_prior
                 post = joint - logsumexp(joint)
@@ -166,21 +185,12 @@ def test_leave_one_out_posteriors_equal_refitting_without_each_row(
 ):
     monkeypatch.setattr("discotree.models.k_dependence.MAX_DENSE_CELLS", 0)  # back-off rule
     rows = _rows(rng, weights=weights)
-    stats = PairStatistics.from_codes(
-        rows.codes, rows.class_index, rows.n_categories, 3, rows.weights
-    )
-    order, parents = kdb_ranked_structure(stats, 2)
-    tables = prefix_family_tables(
-        rows.codes, rows.class_index, rows.weights, 3, rows.n_categories, parents
-    )
-    concentrations = None
-    if smoothing == "hierarchical":
-        concentrations = hierarchical_concentrations(tables, parents, rows, _spec(2))
+    order, parents, tables, totals, concentrations = _fitted(rows, smoothing, _spec(2))
     got = leave_one_out_log_posteriors(
         tables,
         order,
         parents,
-        class_totals(rows.class_index, rows.weights, 3),
+        totals,
         rows,
         spec=_spec(2),
         n_attributes=n_attributes,
@@ -188,14 +198,9 @@ def test_leave_one_out_posteriors_equal_refitting_without_each_row(
         concentrations=concentrations,
     )
     used = [tuple(parents[j][:k]) for j in range(4)]
-    kept = None
-    if concentrations is not None:
-        kept = [c[: len(u) + 1] for c, u in zip(concentrations, used, strict=True)]
+    kept = _kept(concentrations, used)
     for i in range(len(rows.codes)):
-        w = rows.weights.copy()
-        w[i] -= 1.0
-        held = prefix_family_tables(rows.codes, rows.class_index, w, 3, rows.n_categories, parents)
-        prior = class_totals(rows.class_index, w, 3)
+        held, prior = _without_row(rows, parents, i)
         model = KDependenceModel(
             rows.n_categories, order[:n_attributes], used, held, 1.0, 1e-5, kept
         )

@@ -9,15 +9,13 @@ from numpy.testing import assert_allclose
 
 from discotree.models.averaged_dependence import AveragedOneDependenceModel
 from discotree.stats.pair_statistics import PairStatistics
+from tests.data import coded_rows
 
 N_CATEGORIES = np.array([2, 3, 2, 2])
 
 
 def _fit(rng, alpha=0.7, n=120):
-    codes = np.column_stack([rng.integers(0, r, n) for r in N_CATEGORIES])
-    codes[rng.random(codes.shape) < 0.15] = -1
-    y = rng.integers(0, 3, n)
-    w = rng.random(n) + 0.2
+    codes, y, w = coded_rows(rng, N_CATEGORIES, n, missing=0.15, weight_floor=0.2)
     stats = PairStatistics.from_codes(codes, y, N_CATEGORIES, 3, w)
     return codes, y, w, AveragedOneDependenceModel.from_statistics(stats, alpha, 0.0)
 
@@ -46,11 +44,17 @@ def _reference_joint(codes, y, w, row, alpha):
     return np.log(out)
 
 
-def test_the_joint_equals_the_reference(rng):
-    codes, y, w, model = _fit(rng)
+def assert_joint_is_the_reference(fit, reference_joint, rng):
+    """The joint log-likelihood of the model ``fit(rng)`` fits (alpha 0.7) of the first
+    15 of its rows is ``reference_joint(codes, y, w, row, 0.7)`` of each."""
+    codes, y, w, model = fit(rng)
     rows = codes[:15]
-    expected = np.array([_reference_joint(codes, y, w, row, 0.7) for row in rows])
+    expected = np.array([reference_joint(codes, y, w, row, 0.7) for row in rows])
     assert_allclose(model.joint_log_likelihood(rows), expected, rtol=1e-10)
+
+
+def test_the_joint_equals_the_reference(rng):
+    assert_joint_is_the_reference(_fit, _reference_joint, rng)
 
 
 def test_missing_values_are_summed_out_exactly(rng):

@@ -13,14 +13,14 @@ from discotree.kernels.counts import triple_counts, triple_layout
 from discotree.models.averaged_dependence import AveragedTwoDependenceModel
 from discotree.stats.pair_statistics import PairStatistics
 from tests import reference
+from tests.data import coded_rows
+from tests.models.test_averaged_dependence import assert_joint_is_the_reference
 
 N_CATEGORIES = np.array([2, 3, 2, 2])
 
 
 def _data(rng, n=120, missing=0.15):
-    codes = np.column_stack([rng.integers(0, r, n) for r in N_CATEGORIES])
-    codes[rng.random(codes.shape) < missing] = -1
-    return codes, rng.integers(0, 3, n), rng.random(n) + 0.2
+    return coded_rows(rng, N_CATEGORIES, n, missing=missing, weight_floor=0.2)
 
 
 def _fit(rng, alpha=0.7, epsilon=0.0):
@@ -33,9 +33,7 @@ def _fit(rng, alpha=0.7, epsilon=0.0):
 @pytest.mark.parametrize("n_categories", [[2, 3, 2, 2], [3, 1, 4, 2, 2], [2, 2, 2]])
 def test_triple_counts_equal_the_reference(rng, n_categories):
     r = np.array(n_categories)
-    codes = np.column_stack([rng.integers(0, k, 90) for k in r])
-    codes[rng.random(codes.shape) < 0.2] = -1
-    y, w = rng.integers(0, 3, 90), rng.random(90)
+    codes, y, w = coded_rows(rng, r, 90, missing=0.2)
     fast = triple_counts(codes, y, w, r, 3)
     layout = triple_layout(r, 3)
     tables = reference.triple_counts(codes, y, w, r, 3)
@@ -72,10 +70,7 @@ def _reference_joint(codes, y, w, row, alpha):
 
 
 def test_the_joint_equals_the_reference(rng):
-    codes, y, w, model = _fit(rng)
-    rows = codes[:15]
-    expected = np.array([_reference_joint(codes, y, w, row, 0.7) for row in rows])
-    assert_allclose(model.joint_log_likelihood(rows), expected, rtol=1e-10)
+    assert_joint_is_the_reference(_fit, _reference_joint, rng)
 
 
 @pytest.mark.parametrize("row", [[1, -1, 0, -1], [-1, -1, 1, 0], [-1, 2, -1, -1]])

@@ -26,6 +26,26 @@ def _model(rng, alpha=0.5):
     return KDependenceModel(N_CATEGORIES, [0, 1, 2, 3], PARENTS, tables, alpha, 1e-5)
 
 
+def _hierarchical(rng):
+    """A model of ``_model`` with hierarchical concentrations (1 + j at every level of
+    feature j)."""
+    model = _model(rng)
+    model.concentrations = [np.array([1.0 + j] * (len(PARENTS[j]) + 1)) for j in range(4)]
+    return model
+
+
+def _plain_and_hierarchical(rng):
+    """A model of ``_model``, then one of ``_hierarchical``, each drawn when the caller
+    asks for it."""
+    yield _model(rng)
+    yield _hierarchical(rng)
+
+
+def _rows(rng, n):
+    """``n`` complete rows of random values of the model's features."""
+    return np.column_stack([rng.integers(0, r, n) for r in N_CATEGORIES])
+
+
 def test_complete_rows_carry_the_whole_probability_of_every_class(rng):
     model = _model(rng)
     every = np.array(list(itertools.product(*[range(r) for r in N_CATEGORIES])))
@@ -81,12 +101,8 @@ def test_one_missing_parent_beyond_the_guard_is_backed_off_too(rng, monkeypatch)
 
 
 def test_the_vectorised_sum_equals_variable_elimination(rng):
-    concentrations = [np.array([1.0 + j] * (len(PARENTS[j]) + 1)) for j in range(4)]
-    for hierarchical in (False, True):
-        model = _model(rng)
-        if hierarchical:
-            model.concentrations = concentrations
-        rows = np.column_stack([rng.integers(0, r, 60) for r in N_CATEGORIES])
+    for model in _plain_and_hierarchical(rng):
+        rows = _rows(rng, 60)
         which = rng.choice([0, 1, 2], 60)  # one parent missing per row (0, 1 or 2)
         rows[np.arange(60), which] = -1
         rows[rng.random(60) < 0.3, 3] = -1  # and sometimes the leaf too
@@ -98,12 +114,8 @@ def test_the_vectorised_sum_equals_variable_elimination(rng):
 def test_the_enumerated_sum_equals_variable_elimination(rng):
     # rows with two or more missing parents: the missing parents' joint values
     # enumerated over the factors they touch, against elimination over dense tables
-    concentrations = [np.array([1.0 + j] * (len(PARENTS[j]) + 1)) for j in range(4)]
-    for hierarchical in (False, True):
-        model = _model(rng)
-        if hierarchical:
-            model.concentrations = concentrations
-        rows = np.column_stack([rng.integers(0, r, 40) for r in N_CATEGORIES])
+    for model in _plain_and_hierarchical(rng):
+        rows = _rows(rng, 40)
         for i in range(40):
             rows[i, rng.choice(3, size=int(rng.integers(2, 4)), replace=False)] = -1
         rows[rng.random(40) < 0.3, 3] = -1
@@ -168,10 +180,9 @@ def test_rows_sharing_a_pattern_are_summed_out_together_exactly(rng, monkeypatch
     if blocks != "whole":
         monkeypatch.setattr("discotree.models.bayes_net.MAX_BLOCK_CELLS", 1)
         monkeypatch.setattr("discotree.models.k_dependence.ENUMERATED_BLOCK_ROWS", 1)
-    model = _model(rng)
-    model.concentrations = [np.array([1.0 + j] * (len(PARENTS[j]) + 1)) for j in range(4)]
+    model = _hierarchical(rng)
     patterns = np.array([[1, 1, 0, 0], [1, 0, 1, 1], [0, 1, 1, 0], [1, 1, 1, 0]], dtype=bool)
-    rows = np.column_stack([rng.integers(0, r, 30) for r in N_CATEGORIES])
+    rows = _rows(rng, 30)
     rows[patterns[rng.integers(0, 4, 30)]] = -1
     expected = np.array([_brute_force(model, r) for r in rows])
     assert_allclose(model.log_likelihood(rows), expected, rtol=1e-11, atol=1e-14)
@@ -182,7 +193,7 @@ def test_rows_sharing_a_pattern_are_summed_out_together_exactly(rng, monkeypatch
 
 def test_the_dense_network_eliminates_rows_of_one_pattern_at_once(rng, monkeypatch):
     model = _model(rng)._dense()
-    rows = np.column_stack([rng.integers(0, r, 12) for r in N_CATEGORIES])
+    rows = _rows(rng, 12)
     rows[:, [0, 2]] = -1
     one_by_one = np.array([model.marginal(r) for r in rows])
     assert_allclose(model.marginals(rows), one_by_one, rtol=1e-12)

@@ -29,24 +29,27 @@ def _masked_predictions(estimator, rows):
     return np.stack(out)
 
 
+def _ensemble(estimator, **options):
+    """An ensemble of two members like ``estimator`` on few categories, its linear and
+    pair members weighted, with ``options``."""
+    return KDBEnsembleClassifier(
+        n_estimators=2,
+        estimator=estimator,
+        max_categories=3,
+        linear_weight=0.2,
+        pair_weight=0.3,
+        **options,
+    )
+
+
 ESTIMATORS = {
     "kdb": lambda: KDBClassifier(k=2),
     "kdb-dirichlet": lambda: KDBClassifier(k=2, smoothing="dirichlet"),
-    "ensemble-log": lambda: KDBEnsembleClassifier(
-        n_estimators=2,
-        estimator=KDBClassifier(2, smoothing="hierarchical"),
-        max_categories=3,
-        linear_weight=0.2,
-        pair_weight=0.3,
-        pair_significance=None,
+    "ensemble-log": lambda: _ensemble(
+        KDBClassifier(2, smoothing="hierarchical"), pair_significance=None
     ),
-    "ensemble-hdp-linear": lambda: KDBEnsembleClassifier(
-        n_estimators=2,
-        estimator=KDBClassifier(3, smoothing="hdp"),
-        max_categories=3,
-        linear_weight=0.2,
-        pair_weight=0.3,
-        pair_pooling="linear",
+    "ensemble-hdp-linear": lambda: _ensemble(
+        KDBClassifier(3, smoothing="hdp"), pair_pooling="linear"
     ),
 }
 

@@ -5,13 +5,15 @@ hierarchical smoothing) against the per-node path it replaces at predict time
 missing values, 2 and many classes, unseen configurations, concentrations on and off
 the grid, and weights heavy enough for the back-off in logarithms."""
 
+import itertools
 import pickle
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from discotree.models.k_dependence import PACKED_MIN_ROWS, KDependenceModel
+from discotree.models.k_dependence import KDependenceModel
 from discotree.stats.backoff_prediction import PackedBackoff
 from discotree.stats.family_tables import prefix_family_tables
 from discotree.stats.hierarchical import CONCENTRATION_GRID
@@ -67,6 +69,29 @@ def test_every_node_equals_the_per_node_path(rng, monkeypatch, n_classes, scale,
 
 
 @pytest.mark.parametrize("n_classes", [2, 7])
+def test_the_tabulated_levels_equal_the_per_node_path_on_every_configuration(
+    rng, monkeypatch, n_classes
+):
+    # every (parents, value) of every node, from the tables of its first levels (a
+    # linear node's levels of powers of two tabulated in one ordered pass over each
+    # level's cells, only the classes present stepped)
+    monkeypatch.setattr("discotree.stats.backoff_prediction.TABULATED_CELLS", 1 << 13)
+    for _ in range(3):
+        model, _ = _random_model(rng, n_classes)
+        model.concentrations = [2.0 ** rng.integers(-2, 6, len(p) + 1) for p in model.parents]
+        packed = model._packed()
+        assert isinstance(packed, PackedBackoff)
+        assert packed.linear.all() and (packed.state_depth > 1).any()
+        for node in model.attributes:
+            family = [*model.parents[node], node]
+            grid = np.array(list(itertools.product(*map(range, model.n_categories[family]))))
+            codes = np.zeros((len(grid), model.n_features), dtype=np.intp)
+            codes[:, family] = grid
+            fast = model.node_log_probability(node, codes)
+            assert np.array_equal(fast, model.reference_node_log_probability(node, codes))
+
+
+@pytest.mark.parametrize("n_classes", [2, 7])
 def test_the_log_likelihood_equals_the_per_node_sum_with_missing_values(rng, n_classes):
     for _ in range(3):
         model, _ = _random_model(rng, n_classes)
@@ -107,7 +132,7 @@ def test_rows_in_blocks_and_any_node_subset(rng, monkeypatch, searched):
 def test_the_packed_tables_are_not_pickled(rng):
     model, _ = _random_model(rng, 2)
     codes = _test_rows(rng, model)
-    model._packed()  # (a prediction of fewer rows than PACKED_MIN_ROWS does not pack)
+    model._packed()  # (a prediction of few rows on large tables does not pack)
     before = model.log_likelihood(codes)
     assert "_packed_backoff" in model.__dict__
     again = pickle.loads(pickle.dumps(model))
@@ -132,8 +157,6 @@ def test_dirichlet_and_hdp_models_keep_the_per_node_path(rng):
 def test_tables_that_are_not_nested_are_read_level_by_level(rng):
     # a configuration missing at a level but present below it (tables not counted on
     # the same rows): no row may stop at the missing one
-    from dataclasses import replace
-
     model, _ = _random_model(rng, 3, k=3)
     concentrations = [np.full(len(p) + 1, 2.0) for p in model.parents]  # powers of two
     node = next(j for j in model.attributes if len(model.parents[j]) >= 2)
@@ -153,30 +176,49 @@ def test_tables_that_are_not_nested_are_read_level_by_level(rng):
         )
 
 
-def test_few_rows_are_scored_node_by_node_without_packing(rng):
+def _large_tables(monkeypatch, model):
+    # packing the model as costly as scoring 1000 rows of every node; a call's own
+    # cost none
+    monkeypatch.setattr("discotree.models.k_dependence.PACKED_CELLS_PER_NODE", 0)
+    monkeypatch.setattr("discotree.models.k_dependence.PACKED_CELLS_PER_ROW", 1)
+    shape = replace(model._shape(), table_cells=len(model.attributes) * 1000)
+    model.__dict__["_network_shape"] = shape
+
+
+def test_few_rows_are_scored_node_by_node_without_packing(rng, monkeypatch):
     model, _ = _random_model(rng, 2)
+    _large_tables(monkeypatch, model)
     codes = _test_rows(rng, model, missing=0.0)  # (no sum-out: no rows but these)
-    assert len(codes) < PACKED_MIN_ROWS
+    assert len(codes) < 1000
     few = model.log_likelihood(codes)
     assert "_packed_backoff" not in model.__dict__
     model._packed()
     assert np.array_equal(model.log_likelihood(codes), few)  # (the same bits)
 
 
-def test_repeated_small_predictions_pack_once_their_rows_add_up(rng):
+def test_repeated_small_predictions_pack_once_their_rows_add_up(rng, monkeypatch):
     model, _ = _random_model(rng, 2)
+    _large_tables(monkeypatch, model)
     codes = _test_rows(rng, model, missing=0.0)
     first = model.log_likelihood(codes)
     calls = 1
     while "_packed_backoff" not in model.__dict__:
-        assert calls * len(codes) < PACKED_MIN_ROWS
+        assert calls * len(codes) < 1000
         assert np.array_equal(model.log_likelihood(codes), first)
         calls += 1
-    assert calls * len(codes) >= PACKED_MIN_ROWS
+    assert calls * len(codes) >= 1000
     assert model._packed() is not None
     assert np.array_equal(model.log_likelihood(codes), first)  # (the same bits)
     again = pickle.loads(pickle.dumps(model))  # (the count is not pickled either)
-    assert "_rows_scored" not in again.__dict__
+    assert "_work_scored" not in again.__dict__
+
+
+def test_small_tables_are_packed_at_the_first_prediction(rng):
+    # (the default costs: a node's call costs more than packing these tables)
+    model, _ = _random_model(rng, 2)
+    codes = _test_rows(rng, model, n_rows=3)
+    model.log_likelihood(codes)
+    assert isinstance(model.__dict__.get("_packed_backoff"), PackedBackoff)
 
 
 @pytest.mark.parametrize("packed", [False, True])

@@ -92,6 +92,13 @@ def _dense(tables, c, shape):
     return out
 
 
+def _sampled_on_the_rows(codes, y, weights, families, seed, **sweeps):
+    """The tables of ``families`` sampled from the rows themselves (``hdp_tables``), the
+    generator seeded with ``seed``."""
+    rng = np.random.default_rng(seed)
+    return hdp_tables(codes, y, weights, C, R, families=families, rng=rng, **sweeps)
+
+
 def test_forest_tables_from_counts_equal_the_sampler_on_the_rows():
     codes, y, weights = _rows(2)
     parents_of = [-1, 0, 1, 0]
@@ -101,17 +108,7 @@ def test_forest_tables_from_counts_equal_the_sampler_on_the_rows():
         stats, parents, 0.0, np.random.default_rng(7), n_sweeps=30, burn_in=10
     )
     families = [(j, () if p < 0 else (p,)) for j, p in enumerate(parents_of)]
-    expected = hdp_tables(
-        codes,
-        y,
-        weights,
-        C,
-        R,
-        families=families,
-        rng=np.random.default_rng(7),
-        n_sweeps=30,
-        burn_in=10,
-    )
+    expected = _sampled_on_the_rows(codes, y, weights, families, 7, n_sweeps=30, burn_in=10)
     for j, (tables, chosen) in enumerate(expected):
         assert_allclose(concentrations[j], chosen, rtol=1e-12)
         p = parents_of[j]
@@ -139,17 +136,7 @@ def test_two_dependence_conditionals_from_counts_equal_the_sampler_on_the_rows()
             first, second = (a, b) if cmi[m, a] >= cmi[m, b] else (b, a)
             families.append((m, (first, second)))
             placed.append((t, member, trio, first, second))
-    expected = hdp_tables(
-        codes,
-        y,
-        weights,
-        C,
-        R,
-        families=families,
-        rng=np.random.default_rng(5),
-        n_sweeps=20,
-        burn_in=5,
-    )
+    expected = _sampled_on_the_rows(codes, y, weights, families, 5, n_sweeps=20, burn_in=5)
     layout = triple_layout(R, C)
     for (t, member, trio, first, second), (tables, chosen) in zip(placed, expected, strict=True):
         assert_allclose(concentrations[member, t], chosen, rtol=1e-12)

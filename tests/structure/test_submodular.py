@@ -75,28 +75,29 @@ def _submodular_functions(rng, n):
     return out
 
 
+def _assert_exact(minimise, functions, n, abs):
+    """``minimise(f, n)`` finds the minimum of every f of ``functions`` over the
+    nonempty proper subsets (the exhaustive one, within ``abs``) and a subset with it."""
+    for name, f in functions.items():
+        subset, value = minimise(f, n)
+        _, best_value = exhaustive_minimum(f, n)
+        assert value == pytest.approx(best_value, abs=abs), name
+        assert f(subset) == pytest.approx(value, abs=1e-12)
+        assert 0 < subset < (1 << n) - 1  # nonempty and proper
+
+
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("n", [2, 3, 6])
 def test_queyranne_is_exact_on_symmetric_submodular_functions(seed, n):
     rng = np.random.default_rng(seed)
-    for name, f in _symmetric_functions(rng, n).items():
-        subset, value = queyranne_minimum(f, n)
-        _, best_value = exhaustive_minimum(f, n)
-        assert value == pytest.approx(best_value, abs=1e-9), name
-        assert f(subset) == pytest.approx(value, abs=1e-12)
-        assert 0 < subset < (1 << n) - 1
+    _assert_exact(queyranne_minimum, _symmetric_functions(rng, n), n, abs=1e-9)
 
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("n", [2, 3, 7])
 def test_minimum_norm_point_is_exact_on_submodular_functions(seed, n):
     rng = np.random.default_rng(seed)
-    for name, f in _submodular_functions(rng, n).items():
-        subset, value = minimum_norm_point(f, n)
-        _, best_value = exhaustive_minimum(f, n)
-        assert value == pytest.approx(best_value, abs=1e-8), name
-        assert f(subset) == pytest.approx(value, abs=1e-12)
-        assert 0 < subset < (1 << n) - 1  # nonempty and proper
+    _assert_exact(minimum_norm_point, _submodular_functions(rng, n), n, abs=1e-8)
 
 
 def test_test_functions_are_submodular():

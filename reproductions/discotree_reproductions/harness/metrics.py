@@ -45,15 +45,21 @@ def mean_sd(values: Sequence[float] | np.ndarray) -> tuple[float, float]:
     return float(np.mean(values)), sd
 
 
+def _greater_p_value(test, a, b) -> float:
+    """The p-value of the paired ``test`` (a SciPy test with ``alternative``) for "a is
+    greater than b"; 1.0 when all differences are zero."""
+    x, z = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if np.allclose(x - z, 0):
+        return 1.0
+    return float(test(x, z, alternative="greater").pvalue)
+
+
 def paired_t_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
     """One-sided paired t-test p-value for "a is greater than b" (e.g. accuracies).
 
     Returns 1.0 when all differences are zero.
     """
-    x, z = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if np.allclose(x - z, 0):
-        return 1.0
-    return float(stats.ttest_rel(x, z, alternative="greater").pvalue)
+    return _greater_p_value(stats.ttest_rel, a, b)
 
 
 def wilcoxon_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
@@ -61,7 +67,4 @@ def wilcoxon_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarr
 
     Returns 1.0 when all differences are zero.
     """
-    x, z = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if np.allclose(x - z, 0):
-        return 1.0
-    return float(stats.wilcoxon(x, z, alternative="greater").pvalue)
+    return _greater_p_value(stats.wilcoxon, a, b)

@@ -17,11 +17,14 @@ from discotree.output_files import atomic_output, write_text
 
 __all__ = [
     "cpu_name",
+    "finish_line_figure",
     "fit_provenance",
     "fold_commits",
     "grouped_bar_chart",
     "markdown_table",
+    "ml_cl_lines",
     "provenance",
+    "report_opening",
     "source_state",
     "summarise",
     "write_json",
@@ -179,6 +182,39 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> 
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def report_opening(name: str, doc: str, *, one_line: bool = True) -> list[str]:
+    r"""The first lines of the report of the reproduction ``name``: its title, then the
+    module docstring ``doc`` without its first paragraph (its line breaks as spaces when
+    ``one_line``), each followed by an empty line.
+
+    >>> report_opening("demo", "Title.\n\nWhat it\nreproduces.\n")
+    ['# demo', '', 'What it reproduces.', '']
+    """
+    text = doc.split("\n\n", 1)[1].strip()
+    return [f"# {name}", "", text.replace("\n", " ") if one_line else text, ""]
+
+
+def ml_cl_lines(ax, means: pd.DataFrame, models: Sequence[str], colours: dict) -> None:
+    """A line with markers per model ``<structure>-<parameters>`` (a column of ``means``,
+    against its index): coloured by ``colours[structure]``, dashed for the CL
+    parameters, solid otherwise (ML, or an SVM's kernel)."""
+    for m in models:
+        structure, parameters = m.rsplit("-", 1)
+        style = "--" if parameters == "cl" else "-"
+        ax.plot(means.index, means[m], style, marker="o", color=colours[structure], label=m)
+
+
+def finish_line_figure(fig, ax, path: Path, xlabel: str, ylabel: str) -> None:
+    """Label the axes, add a small two-column legend, save the figure to ``path`` at 120
+    dpi and close it."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize="small", ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def grouped_bar_chart(

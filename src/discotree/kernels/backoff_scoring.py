@@ -282,7 +282,6 @@ def backoff_node_probabilities(
     state_at,
     state_depth,
     states,
-    log_states,
     row_start,
     out,
     raw,
@@ -291,8 +290,8 @@ def backoff_node_probabilities(
     rows ``row_start..row_start + out.shape[1]`` of ``codes``, nothing left out, into
     ``out[s]``: logarithms (0 where the node is missing), except the probabilities of
     a linear node's rows that ``raw[s]`` marks (the caller takes their logarithms,
-    as the per-node path does, with numpy; the fully tabulated rows are read from
-    ``log_states``, numpy's logarithms of ``states``): the same operations on the same numbers as
+    as the per-node path does, with numpy, and so are those of the rows read from a
+    fully tabulated node's ``states``): the same operations on the same numbers as
     :func:`~discotree.kernels.hierarchical_terms.hierarchical_level_terms` with ``unit`` 0
     and the concentrations given, for
     every node at once and without its intermediate arrays.
@@ -350,10 +349,11 @@ def backoff_node_probabilities(
                         folded, identity = 0, 0
                         break
                     identity = identity * radices[first + k] + parent
-                if folded == n_levels:  # every level tabulated: its logarithms
+                if folded == n_levels:  # every level tabulated (a linear node's)
                     base = state_at[t] + (identity * r + value) * n_classes
                     for c in range(n_classes):
-                        out[s, i, c] = log_states[base + c]
+                        out[s, i, c] = states[base + c]
+                    raw[s, i] = True
                     continue
                 if folded > 0:
                     base = state_at[t] + (identity * r + value) * n_classes
@@ -378,6 +378,54 @@ def backoff_node_probabilities(
 
 
 @numba.njit(cache=True, nogil=True)
+def _tabulate_present_level(
+    tables, g, r, radix, n_keys, n_classes, states, before, base
+):  # pragma: no cover - numba
+    # tabulate_backoff_states's level g (a linear node's, b a power of two) for all its
+    # keys at once: each key's state is its prefix's (at ``before``), and then the
+    # classes present under its configuration take _present_step's step, the
+    # configurations and their values met in order (no search): what the step of
+    # every key gives, the absent classes' (0 + b p) / (0 + b) being p
+    total_bounds, total_keys, total_sums = tables[8], tables[9], tables[10]
+    value_bounds, value_keys, value_masses = tables[3], tables[4], tables[5]
+    b = tables[14][g]
+    for key in range(n_keys):
+        above = (key // r) // radix * r + key % r
+        for c in range(n_classes):
+            states[base + key * n_classes + c] = states[before + above * n_classes + c]
+    m, high = total_bounds[g], total_bounds[g + 1]
+    j, v_high = value_bounds[g], value_bounds[g + 1]
+    while m < high:
+        identity = total_keys[m] // n_classes
+        stop = m
+        while stop < high and total_keys[stop] // n_classes == identity:
+            stop += 1
+        for value in range(r):
+            begin = (identity * r + value) * n_classes
+            while j < v_high and value_keys[j] < begin:
+                j += 1
+            v_stop = j
+            while v_stop < v_high and value_keys[v_stop] < begin + n_classes:
+                v_stop += 1
+            at = base + (identity * r + value) * n_classes
+            _present_step(
+                total_keys,
+                total_sums,
+                m,
+                stop,
+                identity * n_classes,
+                value_keys,
+                value_masses,
+                j,
+                v_stop,
+                begin,
+                b,
+                states[at : at + n_classes],
+            )
+        m = stop
+
+
+@numba.njit(cache=True, nogil=True)
 def tabulate_backoff_states(depths, tables, n_classes, at, at_start, states):  # pragma: no cover
     """For each node ``t`` and ``d = 1..depths[t]``, the linear probabilities after its
     first ``d`` levels of every ``(configuration of its first d - 1 parents, value)``
@@ -396,6 +444,12 @@ def tabulate_backoff_states(depths, tables, n_classes, at, at_start, states):  #
             if d > 1:
                 n_keys *= radices[first + d - 2]
             base = at[at_start[t] + d - 1]
+            g = first + t + d - 1
+            if d > 1 and tables[16][t] and tables[15][g]:  # only the present classes change
+                before = at[at_start[t] + d - 2]
+                _tabulate_present_level(tables, g, r, radices[first + d - 2], n_keys,
+                                        n_classes, states, before, base)  # fmt: skip
+                continue
             for key in range(n_keys):
                 value, identity = key % r, key // r
                 rest = identity

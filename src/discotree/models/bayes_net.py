@@ -55,6 +55,7 @@ from .protocol import JointScoring
 
 __all__ = [
     "MAX_BLOCK_CELLS",
+    "MAX_CACHED_PATHS",
     "BayesNetModel",
     "LazyColumn",
     "NodeScores",
@@ -226,12 +227,10 @@ class BayesNetModel(JointScoring, StoredModel):
                [0.25, 0.25]])
         """
         codes = np.asarray(codes)
-        missing = {int(v) for v in np.flatnonzero(missing_values.is_missing(codes[0]))}
-        if any(
-            np.any(missing_values.is_missing(codes[:, v]) != (v in missing))
-            for v in range(self.n_features)
-        ):
+        pattern = missing_values.is_missing(codes)
+        if len(codes) and (pattern != pattern[0]).any():
             raise ValueError("marginals: the rows must miss the same features")
+        missing = {int(v) for v in np.flatnonzero(pattern[0])} if len(codes) else set()
         scopes = [tuple(v for v in (*pa, j) if v in missing) for j, pa in enumerate(self.parents)]
         widest = max(
             [int(np.prod([int(self.n_categories[v]) for v in s])) for s in scopes if s] + [1]
@@ -250,17 +249,17 @@ class BayesNetModel(JointScoring, StoredModel):
         factors: list[tuple[tuple[int, ...], NDArray[np.float64]]] = []
         for j, pa in enumerate(self.parents):
             family = (*pa, j)
-            observed = [1 + i for i, v in enumerate(family) if v not in missing]
             kept = tuple(v for v in family if v in missing)
+            if not kept:  # (the same numbers as the table's observed axes indexed)
+                log_total += self.node_log_probability(j, codes)
+                continue
+            observed = [1 + i for i, v in enumerate(family) if v not in missing]
             # the observed axes first, then the class and the missing ones
             table = np.moveaxis(self.log_cpts[j], observed, range(len(observed)))
             if observed:
                 table = table[tuple(codes[:, v] for v in family if v not in missing)]
             else:
                 table = np.broadcast_to(table, (n_rows, *table.shape))
-            if not kept:
-                log_total += table
-                continue
             # to probabilities, scaled per row and class so nothing underflows
             scale = table.max(axis=tuple(range(2, table.ndim)))
             log_total += scale
@@ -274,7 +273,9 @@ class BayesNetModel(JointScoring, StoredModel):
             kept = tuple(v for v in variables if v != variable)
             spec = ",".join("ab" + "".join(letters[v] for v in f[0]) for f in involved)
             spec += "->ab" + "".join(letters[v] for v in kept)
-            product = np.einsum(spec, *(f[1] for f in involved), optimize=len(involved) > 2)
+            operands = [f[1] for f in involved]
+            path = _contraction_path(spec, operands) if len(involved) > 2 else False
+            product = np.einsum(spec, *operands, optimize=path)
             if kept:
                 scale = product.max(axis=tuple(range(2, product.ndim)))
                 scale = np.where(scale > 0, scale, 1.0)
@@ -316,6 +317,26 @@ def _family_index(codes, parents, node, n_categories) -> NDArray[np.intp]:
     for v in (*parents, node):
         index = index * int(n_categories[v]) + codes[:, v]
     return index
+
+
+#: The contraction paths of the eliminations' products, by subscripts and shapes
+#: (:func:`_contraction_path`), and how many are kept.
+_PATHS: dict[tuple[str, tuple[tuple[int, ...], ...]], list[Any]] = {}
+MAX_CACHED_PATHS = 4096
+
+
+def _contraction_path(spec: str, operands: list[NDArray[np.float64]]) -> list[Any]:
+    """The path ``np.einsum(spec, *operands, optimize=True)`` takes (numpy's greedy
+    search, which depends on the subscripts and the shapes only), searched once for each
+    (the same products in the same order: the same numbers)."""
+    key = (spec, tuple(o.shape for o in operands))
+    path = _PATHS.get(key)
+    if path is None:
+        path, _ = np.einsum_path(spec, *operands, optimize="greedy")
+        if len(_PATHS) >= MAX_CACHED_PATHS:
+            _PATHS.clear()
+        _PATHS[key] = path
+    return path
 
 
 def _min_degree(factors) -> int:

@@ -49,6 +49,7 @@ from ..stats.family_tables import SparseFamilyTable, observed_prefix_lengths
 from ..stats.hierarchical import leave_one_out_backoff_terms, level_counts
 from ..stored_classes import stored
 from .bayes_net import BayesNetModel, rows_by_pattern
+from .enumeration import Enumeration, elimination_cells, enumerate_groups
 from .file_checks import StoredModel, check_counts, check_features, fail, numbers
 from .protocol import DeclaredSizes, JointScoring
 
@@ -56,7 +57,8 @@ __all__ = [
     "MAX_DENSE_CELLS",
     "MAX_ELIMINATION_CELLS",
     "MAX_ENUMERATED_VALUES",
-    "PACKED_MIN_ROWS",
+    "PACKED_CELLS_PER_NODE",
+    "PACKED_CELLS_PER_ROW",
     "KDependenceModel",
     "elimination_cells",
 ]
@@ -66,12 +68,19 @@ __all__ = [
 MAX_DENSE_CELLS = 10_000_000
 #: Largest factor (classes x configurations) one row's variable elimination may form.
 MAX_ELIMINATION_CELLS = 1 << 22
-#: Rows from which a prediction packs the model's tables for the compiled pass over all
-#: the nodes (:class:`~discotree.stats.backoff_prediction.PackedBackoff`, kept for the
-#: next calls): the rows of one call and of the calls before it together; fewer rows
-#: are scored node by node (the same numbers to the bit): on the accuracy benchmark's
-#: small test sets, predicted once, the packing cost more than it saved.
-PACKED_MIN_ROWS = 1000
+#: When a prediction packs the model's tables for the compiled pass over all the nodes
+#: (:class:`~discotree.stats.backoff_prediction.PackedBackoff`, kept for the next
+#: calls): once scoring node by node what has been asked for (this call and the earlier
+#: ones, a missing value's sum-out included) would have cost more than packing, counted
+#: in cells of the tables packed: each node's call costs about as much as packing
+#: ``PACKED_CELLS_PER_NODE`` cells, and each of its rows ``PACKED_CELLS_PER_ROW`` more
+#: (measured on the ensemble's members, one core: packing 0.17 µs a cell, a node's
+#: call 0.3 ms, 0.7 µs a row). Until then the nodes are scored one by one (the same
+#: numbers to the bit). Small tables (hepatitis, vote, soybean: 2 to 4 ms a member)
+#: are packed at once, large ones for a few rows are not.
+PACKED_CELLS_PER_NODE = 2048
+#: See :data:`PACKED_CELLS_PER_NODE`.
+PACKED_CELLS_PER_ROW = 4
 #: Largest number of joint values of a row's missing parents that are enumerated
 #: (``KDependenceModel._enumerated``) rather than eliminated over the dense tables:
 #: beyond, the enumeration costs more than building the tables once (on soybean's rows
@@ -79,37 +88,25 @@ PACKED_MIN_ROWS = 1000
 MAX_ENUMERATED_VALUES = 256
 #: Rows (a row times the joint values of its missing parents) enumerated at once.
 ENUMERATED_BLOCK_ROWS = 1 << 16
+#: Node terms (rows x nodes in use x classes) that the enumerations of rows missing
+#: different parents score in one call (a larger block of one alone).
+ENUMERATED_BATCH_CELLS = 1 << 22
 
 
-def elimination_cells(
-    parents: list[tuple[int, ...]],
-    used: list[int],
-    missing: set[int],
-    n_categories: NDArray[np.intp],
-) -> int:
-    """The largest factor (configurations of its variables) that summing ``missing``
-    out of the network by min-degree variable elimination forms (1: nothing to sum).
+@dataclass(frozen=True)
+class _NetworkShape:
+    """A k-dependence network's structure as prediction reads it: the attributes that
+    are some attribute's parent (``parents``, sorted, and as the mask ``is_parent``),
+    the attributes in use (the mask ``used``), each parent's children in use
+    (``children``), :meth:`KDependenceModel.dense_cells` and the cells of the sparse
+    tables in use (``table_cells``: what packing them costs)."""
 
-    Examples
-    --------
-    >>> elimination_cells([(), (0,), (0, 1)], [0, 1, 2], {0, 1}, np.array([2, 3, 4]))
-    6
-    """
-    scopes = [frozenset(v for v in (*parents[j], j) if v in missing) for j in used]
-    scopes = [s for s in scopes if s]
-    largest = 1
-    while scopes:
-        neighbours: dict[int, set[int]] = {}
-        for scope in scopes:
-            for v in scope:
-                neighbours.setdefault(v, set()).update(scope)
-        variable = min(neighbours, key=lambda v: (len(neighbours[v]), v))
-        joined = frozenset().union(*(s for s in scopes if variable in s))
-        largest = max(largest, math.prod(int(n_categories[v]) for v in joined))
-        scopes = [s for s in scopes if variable not in s]
-        if len(joined) > 1:
-            scopes.append(joined - {variable})
-    return largest
+    parents: NDArray[np.intp]
+    is_parent: NDArray[np.bool_]
+    used: NDArray[np.bool_]
+    children: dict[int, list[int]]
+    dense_cells: int
+    table_cells: int
 
 
 @stored
@@ -180,8 +177,8 @@ class KDependenceModel(JointScoring, StoredModel):
     def _node_log_probability(
         self, node: int, codes: NDArray[np.integer], *, counted: bool
     ) -> NDArray[np.float64]:
-        # (counted: these rows count towards packing; not again for each node of a call)
-        packed = self._packed(len(codes), counted=counted)
+        # (counted: this call counts towards packing; not again for each node of a call)
+        packed = self._packed(len(codes), 1 if counted else 0)
         position = None if packed is None else packed.position(node)
         if packed is not None and position is not None:
             return packed.node_log_probabilities(codes, [position])[0]
@@ -192,7 +189,7 @@ class KDependenceModel(JointScoring, StoredModel):
     ) -> list[NDArray[np.float64]]:
         """:meth:`node_log_probability` of each of ``nodes`` (the same numbers): the packed
         ones in one compiled call over all of them."""
-        packed = self._packed(len(codes))
+        packed = self._packed(len(codes), len(nodes))
         if packed is None:
             return [self._node_log_probability(node, codes, counted=False) for node in nodes]
         positions = [packed.position(node) for node in nodes]
@@ -253,51 +250,71 @@ class KDependenceModel(JointScoring, StoredModel):
         """``log P(x | c)`` of every row and class (the class prior excluded), missing
         values summed out exactly where affordable (see the module notes)."""
         codes = np.asarray(codes)
-        packed = self._packed(len(codes))
+        packed = self._packed(len(codes), len(self.attributes))
         if packed is not None:
             out = packed.log_likelihood(codes)
         else:
             out = np.zeros((len(codes), self.n_classes))
             for node in self.attributes:
                 out += self._node_log_probability(node, codes, counted=False)
-        parents_missing = np.zeros(len(codes), dtype=bool)
-        for node in self.attributes:
-            for p in self.parents[node]:
-                parents_missing |= missing_values.is_missing(codes[:, p])
-        rows = np.flatnonzero(parents_missing)
+        shape = self._shape()
+        rows = np.flatnonzero(missing_values.is_missing(codes[:, shape.parents]).any(axis=1))
         if len(rows) == 0:
             return out
-        is_parent = np.zeros(self.n_features, dtype=bool)
-        for node in self.attributes:
-            is_parent[list(self.parents[node])] = True
-        used = np.zeros(self.n_features, dtype=bool)
-        used[list(self.attributes)] = True
+        is_parent, used = shape.is_parent, shape.used
         missing_parents = missing_values.is_missing(codes[rows][:, is_parent])
-        if self.dense_cells() > MAX_DENSE_CELLS:  # no exact marginal: the back-off rule
+        if shape.dense_cells > MAX_DENSE_CELLS:  # no exact marginal: the back-off rule
             return out
         single = rows[missing_parents.sum(axis=1) == 1]  # one parent missing: vectorised
         handled = []
-        for m in np.flatnonzero(is_parent & used):
+        candidates = np.flatnonzero(is_parent & used)
+        single_missing = missing_values.is_missing(codes[single][:, candidates])
+        for m in candidates[single_missing.any(axis=0)]:
             these = single[missing_values.is_missing(codes[single, m])]
-            if len(these) == 0:
-                continue
             if self._elimination_cells({int(m)}) * self.n_classes <= MAX_ELIMINATION_CELLS:
                 out[these] = self._sum_out(int(m), codes[these], out[these])
                 handled.append(these)
         if handled:
             rows = np.setdiff1d(rows, np.concatenate(handled))
         # the rows missing the same attributes in use share the elimination: at once
+        enumerated: list[tuple[NDArray[np.intp], Enumeration]] = []
         for group in rows_by_pattern(missing_values.is_missing(codes[rows][:, used])):
             these = rows[group]
             missing = self._missing_in_use(codes[these[0]])
             if self._elimination_cells(missing) * self.n_classes > MAX_ELIMINATION_CELLS:
                 continue  # (the back-off rule)
-            exact = self._enumerated(codes[these], out[these])
-            if exact is None and self._dense() is not None:
-                exact = self._exact(codes[these])
+            plan = self._enumeration(codes[these[0]])
+            if plan is not None:  # (every such group's nodes scored together, below)
+                enumerated.append((these, plan))
+                continue
+            exact = self._exact(codes[these]) if self._dense() is not None else None
             if exact is not None:
                 out[these] = exact
+        if enumerated:
+            self._enumerate(codes, out, enumerated)
         return out
+
+    def _shape(self) -> _NetworkShape:
+        """What every prediction reads of the network (cached outside the pickled
+        state): :class:`_NetworkShape`."""
+        if "_network_shape" not in self.__dict__:
+            used = np.zeros(self.n_features, dtype=bool)
+            used[list(self.attributes)] = True
+            is_parent = np.zeros(self.n_features, dtype=bool)
+            children: dict[int, list[int]] = {}
+            for k in self.attributes:
+                for p in self.parents[k]:
+                    is_parent[p] = True
+                    children.setdefault(int(p), []).append(int(k))
+            cells = sum(
+                len(table.cells)
+                for j in self.attributes
+                for table in self.tables[j][: len(self.parents[j]) + 1]
+            )
+            self.__dict__["_network_shape"] = _NetworkShape(
+                np.flatnonzero(is_parent), is_parent, used, children, self.dense_cells(), cells
+            )
+        return self.__dict__["_network_shape"]
 
     def _elimination_cells(self, missing: set[int]) -> int:
         """:func:`elimination_cells` of this network (cached per set of missing
@@ -322,36 +339,37 @@ class KDependenceModel(JointScoring, StoredModel):
         parents (the other factors do not depend on them); None when there are more
         than ``MAX_ENUMERATED_VALUES`` of those values (variable elimination then, whose
         factors grow with the network's width, not with the product of the arities)."""
-        is_parent = {int(p) for j in self.attributes for p in self.parents[j]}
-        missing_in_use = self._missing_in_use(rows[0])
+        plan = self._enumeration(rows[0])
+        if plan is None:
+            return None
+        out = backed_off.copy()
+        self._enumerate(rows, out, [(np.arange(len(rows)), plan)])
+        return out
+
+    def _enumerate(
+        self,
+        codes: NDArray[np.integer],
+        out: NDArray[np.float64],
+        groups: list[tuple[NDArray[np.intp], Enumeration]],
+    ) -> None:
+        """:func:`~discotree.models.enumeration.enumerate_groups` of this model."""
+        block_rows, batch_cells = ENUMERATED_BLOCK_ROWS, ENUMERATED_BATCH_CELLS
+        enumerate_groups(self, codes, out, groups, block_rows=block_rows, batch_cells=batch_cells)
+
+    def _enumeration(self, row: NDArray[np.integer]) -> Enumeration | None:
+        """What :meth:`_enumerated` sums over for rows missing what ``row`` misses."""
+        missing_in_use = self._missing_in_use(row)
         # (a barren parent's values sum to 1 over its factors: not enumerated)
-        missing = sorted((missing_in_use - set(self._barren(missing_in_use))) & is_parent)
+        barren = set(self._barren(missing_in_use))
+        missing = sorted((missing_in_use - barren) & set(self._shape().parents.tolist()))
         arities = [int(self.n_categories[m]) for m in missing]
-        n_values = math.prod(arities)  # (Python integers: no overflow)
-        if n_values > MAX_ENUMERATED_VALUES:
+        if math.prod(arities) > MAX_ENUMERATED_VALUES:  # (Python integers: no overflow)
             return None
         touched = [
             k for k in self.attributes if k in missing or any(p in missing for p in self.parents[k])
         ]
         values = np.array(list(itertools.product(*map(range, arities))))
-        out = backed_off.copy()
-        for touched_term in self.node_log_probabilities(touched, rows):
-            out -= touched_term
-        block = max(1, ENUMERATED_BLOCK_ROWS // n_values)
-        for start in range(0, len(rows), block):
-            part = rows[start : start + block]
-            filled = np.repeat(part, n_values, axis=0)  # each row once per joint value
-            filled[:, missing] = np.tile(values, (len(part), 1))
-            term: NDArray[np.float64] = np.zeros((len(filled), self.n_classes))
-            for node_term in self.node_log_probabilities(touched, filled):
-                term += node_term
-            by_value = term.reshape(len(part), n_values, self.n_classes)
-            top = by_value.max(axis=1)
-            part_out = out[start : start + block]
-            out[start : start + block] = (
-                part_out + top + np.log(np.exp(by_value - top[:, None]).sum(axis=1))
-            )
-        return out
+        return Enumeration(missing, touched, values)
 
     def _sum_out(
         self, m: int, codes: NDArray[np.integer], backed_off: NDArray[np.float64]
@@ -451,10 +469,7 @@ class KDependenceModel(JointScoring, StoredModel):
         (barren: summing them out multiplies by 1, so variable elimination leaves
         them out; the same marginal up to rounding)."""
         barren = {v for v in self.attributes if v in missing}
-        children: dict[int, list[int]] = {}
-        for k in self.attributes:
-            for p in self.parents[k]:
-                children.setdefault(int(p), []).append(int(k))
+        children = self._shape().children
         changed = True
         while changed:
             kept = {v for v in barren if all(k in barren for k in children.get(v, []))}
@@ -462,36 +477,44 @@ class KDependenceModel(JointScoring, StoredModel):
             barren = kept
         return sorted(barren)
 
-    def _packed(self, n_rows: int | None = None, *, counted: bool = True) -> PackedBackoff | None:
+    def _packed(self, n_rows: int | None = None, n_nodes: int = 0) -> PackedBackoff | None:
         """The hierarchical tables of the nodes in use, packed for prediction (cached
         outside the pickled state; None without hierarchical smoothing), packed for the
-        first time once at least :data:`PACKED_MIN_ROWS` rows have been asked for,
-        ``n_rows`` of this call and those of the earlier ones (the rows of a missing
-        value's sum-out included; ``counted`` False: rows already counted), or
-        ``n_rows`` None (fewer are scored node by node, the same numbers, faster than
-        packing)."""
+        first time once scoring ``n_nodes`` nodes of ``n_rows`` rows in this call, with
+        what the earlier calls asked for, would have cost more node by node than packing
+        (:data:`PACKED_CELLS_PER_NODE`; ``n_nodes`` 0: already counted), or at once for
+        ``n_rows`` None (until then the nodes are scored one by one, the same numbers)."""
         if "_packed_backoff" not in self.__dict__:
-            if n_rows is not None:  # (the rows scored so far, these included)
-                n_rows = self.__dict__.get("_rows_scored", 0) + (n_rows if counted else 0)
-                if n_rows < PACKED_MIN_ROWS:
-                    self.__dict__["_rows_scored"] = n_rows
+            # (the hierarchical concentrations: None when nothing is packed)
+            concentrations = None if self.hdp or not self.attributes else self.concentrations
+            if concentrations is not None and n_rows is not None:
+                work = self.__dict__.get("_work_scored", 0)  # (so far; this call's next)
+                work += n_nodes * (PACKED_CELLS_PER_NODE + PACKED_CELLS_PER_ROW * n_rows)
+                if work < self._shape().table_cells:
+                    self.__dict__["_work_scored"] = work
                     return None
             packed = None
-            if self.concentrations is not None and not self.hdp and self.attributes:
+            if concentrations is not None:
                 packed = PackedBackoff.from_tables(
                     list(self.attributes),
                     self.parents,
                     self.tables,
                     self.n_categories,
                     self.alpha,
-                    self.concentrations,
+                    concentrations,
                     self.n_classes,
                 )
             self.__dict__["_packed_backoff"] = packed
         return self.__dict__["_packed_backoff"]
 
     def __getstate__(self) -> dict:
-        cached = ("_dense_model", "_packed_backoff", "_elimination_cache", "_rows_scored")
+        cached = (
+            "_dense_model",
+            "_packed_backoff",
+            "_elimination_cache",
+            "_work_scored",
+            "_network_shape",
+        )
         return {k: v for k, v in self.__dict__.items() if k not in cached}
 
     def __setstate__(self, state: dict) -> None:
