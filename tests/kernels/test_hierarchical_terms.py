@@ -15,9 +15,10 @@ from discotree.stats.hierarchical import (
 )
 
 
-def _problem(seed, ranked, n=300, n_features=5, n_classes=3):
+def _problem(seed, ranked, n=300, n_features=5, n_classes=3, fractions=False):
     """Random rows (codes, classes, weights, ...) and the prefix tables of feature 0 with
-    the parents ``ranked`` (the other features without parents)."""
+    the parents ``ranked`` (the other features without parents); ``fractions``: some
+    weights 0 and many below 1 (rows of one cell leaving other units out)."""
     rng = np.random.default_rng(seed)
     n_categories = rng.integers(2, 5, n_features)
     codes = np.stack([rng.integers(0, r, n) for r in n_categories], axis=1)
@@ -25,6 +26,8 @@ def _problem(seed, ranked, n=300, n_features=5, n_classes=3):
     codes[:, 0] = np.where(rng.random(n) < 0.6, y % n_categories[0], codes[:, 0])
     codes[rng.random(codes.shape) < 0.12] = -1
     weights = rng.choice([0.5, 1.0, 2.0, 3.0], n)
+    if fractions:
+        weights = rng.choice([0.0, 0.25, 0.5, 1.0, 1.5], n, p=[0.1, 0.2, 0.2, 0.3, 0.2])
     parents = [ranked] + [()] * (n_features - 1)
     tables = prefix_family_tables(codes, y, weights, n_classes, n_categories, parents)[0]
     return codes, y, weights, n_categories, tables
@@ -102,11 +105,14 @@ def test_with_nothing_left_out_the_terms_are_the_fitted_back_off():
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("choose", [True, False])
-def test_dense_and_sparse_lookups_give_the_same_bits(seed, choose, monkeypatch):
+@pytest.mark.parametrize("fractions", [False, True])
+def test_dense_and_sparse_lookups_give_the_same_bits(seed, choose, fractions, monkeypatch):
+    # (a dense level scores a cell's rows once per (n, t, p): with ``fractions``, rows
+    # of one cell leave other units out, or have no weight)
     from discotree.kernels import hierarchical_terms
 
     ranked = (3, 1, 4)
-    codes, y, weights, n_categories, tables = _problem(seed, ranked, n=500)
+    codes, y, weights, n_categories, tables = _problem(seed, ranked, n=500, fractions=fractions)
     unit = np.minimum(weights, 1.0)
     given = None if choose else np.array([0.5, 2.0, 8.0, 1.0])
     results = []
@@ -130,3 +136,21 @@ def test_dense_and_sparse_lookups_give_the_same_bits(seed, choose, monkeypatch):
         np.testing.assert_array_equal(chosen, results[0][1])
         for got, want in zip(terms, results[0][0], strict=True):
             np.testing.assert_array_equal(got, want)
+
+
+def test_a_level_whose_rows_are_all_alone_ties_and_takes_the_first_concentration():
+    # every row alone under its parent's value and class: no row is scored at level 1,
+    # every concentration of the grid ties (the reference's scores are all equal too)
+    rng = np.random.default_rng(5)
+    n = 40
+    y = rng.integers(0, 2, n)
+    codes = np.stack([rng.integers(0, 2, n), np.arange(n)], axis=1)
+    n_categories = np.array([2, n])
+    tables = prefix_family_tables(codes, y, np.ones(n), 2, n_categories, [(1,), ()])[0]
+    levels = level_counts(tables, codes, (1,), n_categories, 1).without(y, np.ones(n))
+    expected = choose_concentrations(levels, y, np.ones(n), 1.0, 2)
+    _, chosen = leave_one_out_backoff_terms(
+        tables, codes, (1,), n_categories, y, unit=np.ones(n), alpha=1.0, weights=np.ones(n)
+    )
+    np.testing.assert_array_equal(chosen, expected)
+    assert chosen[1] == 0.25

@@ -11,17 +11,17 @@ the grid of largest leave-one-out log-likelihood of the rows' own classes, the f
 ties; the rows with no other weight under their configuration and class add the same
 to every concentration's score, and are left out of it) and adds the level's back-off
 step to every class's probability (or, beyond :data:`LINEAR_WEIGHT`, its logarithm). It
-computes,
-in one pass over the rows per level and without intermediate arrays, what
-:func:`discotree.stats.hierarchical.level_counts`, ``LevelCounts.without``,
-:func:`~discotree.stats.hierarchical.choose_concentrations` and
-:func:`~discotree.stats.hierarchical.backoff_log_probabilities` compute one array
+computes, in one compiled call per level (the level above's back-off step, the counts,
+the choice's ratios: once per cell and back-off estimate on a level read densely) and
+without intermediate arrays, what :func:`discotree.stats.hierarchical.level_counts`,
+``LevelCounts.without``, :func:`~discotree.stats.hierarchical.choose_concentrations`
+and :func:`~discotree.stats.hierarchical.backoff_log_probabilities` compute one array
 operation at a time (the reference its tests compare it with).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -81,6 +81,10 @@ def _level_counts(
     low, high = level_start[level], level_start[level + 1]
     width = n_classes * r
     dense = dense_totals.shape[0] > 0
+    root_total = 0.0
+    if level == 0:
+        for j in range(low, high):
+            root_total += masses[j]
     for i in range(n_rows):
         if level > 0:
             parent = parent_codes[i, level - 1]
@@ -90,49 +94,50 @@ def _level_counts(
         for c in range(n_classes):
             counts[i, c] = 0.0
             totals[i, c] = 0.0
-        if not here[i]:
-            continue
-        if dense:
+        if here[i] and dense:
             cell, configuration = ids[i] * width + values[i], ids[i] * n_classes
             for c in range(n_classes):
                 counts[i, c] = dense_counts[cell + c * r]
                 totals[i, c] = dense_totals[configuration + c]
-            continue
-        first = ids[i] * width
-        j = first_at_least(cells, low, high, first)
-        while j < high and cells[j] < first + width:
-            rest = cells[j] - first
-            c = rest // r
-            totals[i, c] += masses[j]
-            if rest - c * r == values[i]:
-                counts[i, c] = masses[j]
-            j += 1
-    if level == 0:
-        root_total = 0.0
-        for j in range(low, high):
-            root_total += masses[j]
-        for i in range(n_rows):
-            count = 0.0
-            for c in range(n_classes):
-                count += counts[i, c]
-            total = root_total
-            if here[i]:
-                count -= unit[i]
-                total -= unit[i]
-            count, total = max(count, 0.0), max(total, 0.0)
-            start = np.log(count + alpha) - np.log(total + alpha * r)
-            own[i] = (count + alpha) / (total + alpha * r)
-            for c in range(n_classes):
-                log_p[i, c] = start
-                p_linear[i, c] = own[i]
-    for i in range(n_rows):  # leave-one-out
+        elif here[i]:
+            first = ids[i] * width
+            j = first_at_least(cells, low, high, first)
+            while j < high and cells[j] < first + width:
+                rest = cells[j] - first
+                c = rest // r
+                totals[i, c] += masses[j]
+                if rest - c * r == values[i]:
+                    counts[i, c] = masses[j]
+                j += 1
+        if level == 0:
+            _root_start(i, root_total, r, alpha, counts, here[i], unit[i], log_p, p_linear, own)
         y = class_index[i]
-        if here[i]:
+        if here[i]:  # leave-one-out
             counts[i, y] -= unit[i]
             totals[i, y] -= unit[i]
         for c in range(n_classes):
             counts[i, c] = max(counts[i, c], 0.0)
             totals[i, c] = max(totals[i, c], 0.0)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _root_start(
+    i, root_total, r, alpha, counts, here, unit, log_p, p_linear, own
+):  # pragma: no cover
+    # level 0: row i's back-off start, the node's marginal with its unit out
+    count = 0.0
+    for c in range(counts.shape[1]):
+        count += counts[i, c]
+    total = root_total
+    if here:
+        count -= unit
+        total -= unit
+    count, total = max(count, 0.0), max(total, 0.0)
+    start = np.log(count + alpha) - np.log(total + alpha * r)
+    own[i] = (count + alpha) / (total + alpha * r)
+    for c in range(counts.shape[1]):
+        log_p[i, c] = start
+        p_linear[i, c] = own[i]
 
 
 #: A level's table is read densely (one array cell per configuration, class and value)
@@ -159,23 +164,40 @@ def _fill_dense(cells, masses, low, high, r, dense_counts, dense_totals):  # pra
 
 
 @numba.njit(cache=True, nogil=True)
-def _choice_ratios(rows, weights, scratch, grid, ratios, chosen_weights):  # pragma: no cover
-    # each scored row's (n + b p) / (t + b) for every b of the grid; the rows with no
-    # other weight under their configuration and class give b p / b, the same for
-    # every b, and are left out
+def _choice_ratios(rows, scratch, choice, group_at, r):  # pragma: no cover - numba
+    # each scored row's group (row_group) and each group's (n + b p) / (t + b) for every
+    # b of the grid (ratios' rows): the rows with no other weight under their
+    # configuration and class give b p / b, the same for every b, and are left out; on
+    # a dense level (``group_at`` non-empty, a group per cell) the rows of one cell with
+    # the same n, t and p share their cell's group (the same ratios); returns the numbers
+    # of rows scored and of groups
     values, class_index = rows.values, rows.class_index
-    counts, totals, own = scratch.counts, scratch.totals, scratch.own
-    m = 0
+    counts, totals, own, ids = scratch.counts, scratch.totals, scratch.own, scratch.ids
+    weights, grid, ratios, chosen_weights, row_group, seen = choice
+    n_classes = counts.shape[1]
+    group_at[:] = -1
+    m = n_groups = 0
     for i in range(values.shape[0]):
         y = class_index[i]
         if is_missing_code(values[i]) or weights[i] == 0.0 or totals[i, y] == 0.0:
             continue
-        for g in range(grid.shape[0]):
-            b = grid[g]
-            ratios[m, g] = max((counts[i, y] + b * own[i]) / (totals[i, y] + b), 1e-300)
-        chosen_weights[m] = weights[i]
+        key = (ids[i] * n_classes + y) * r + values[i] if group_at.shape[0] else -1
+        g = group_at[key] if key >= 0 else -1
+        if g >= 0 and (seen[g, 0] != counts[i, y] or seen[g, 1] != totals[i, y]):
+            g = -1  # (another unit out of the cell: a group of its own)
+        if g >= 0 and seen[g, 2] != own[i]:
+            g = -1
+        if g < 0:
+            g, n_groups = n_groups, n_groups + 1
+            seen[g, 0], seen[g, 1], seen[g, 2] = counts[i, y], totals[i, y], own[i]
+            for k in range(grid.shape[0]):
+                b = grid[k]
+                ratios[g, k] = max((counts[i, y] + b * own[i]) / (totals[i, y] + b), 1e-300)
+            if key >= 0 and group_at[key] < 0:
+                group_at[key] = g
+        row_group[m], chosen_weights[m] = g, weights[i]
         m += 1
-    return m
+    return m, n_groups
 
 
 @numba.njit(cache=True, nogil=True)
@@ -199,6 +221,74 @@ def _level_step(level, b, choose, linear, rows, scratch, out):  # pragma: no cov
                     totals[i, c] + b
                 )
                 out[level, i, c] = log_p[i, c] if is_observed_code(values[i]) else 0.0
+
+
+@numba.njit(cache=True, nogil=True)
+def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step):  # pragma: no cover
+    # one compiled call per level: the level above's back-off step (``step``: its
+    # concentration, whether chosen, whether linear, the terms), the dense table (when
+    # ``dense`` is non-empty), the rows' leave-one-out counts and, when choosing
+    # (``choice``'s ratios have rows), their ratios (:func:`_choice_ratios`, whose
+    # numbers it returns)
+    if level > 0:
+        b, choose, linear, out = step
+        _level_step(level - 1, b, choose, linear, rows, scratch, out)
+    cells, masses, level_start = table
+    dense_counts, dense_totals, group_at = dense
+    if dense_totals.shape[0] > 0:
+        low, high = level_start[level], level_start[level + 1]
+        _fill_dense(cells, masses, low, high, r, dense_counts, dense_totals)
+    _level_counts(
+        level, rows, cells, masses, level_start, r, alpha, scratch, dense_counts, dense_totals
+    )
+    if choice[2].shape[0] == 0:
+        return 0, 0
+    return _choice_ratios(rows, scratch, choice, group_at, r)
+
+
+@numba.njit(cache=True, nogil=True)
+def _rows_of_groups(group_values, row_group, out):  # pragma: no cover - numba
+    # each scored row's group's values (out's first len(row_group) rows)
+    for m in range(row_group.shape[0]):
+        for k in range(group_values.shape[1]):
+            out[m, k] = group_values[row_group[m], k]
+    return out[: row_group.shape[0]]
+
+
+def _dense_sizes(
+    cells: NDArray[np.int64],
+    level_start: NDArray[np.int64],
+    radices: NDArray[np.integer],
+    width: int,
+    row_cells: int,
+) -> list[int]:
+    """Each level's dense table size (its configurations times ``width`` cells), 0
+    where the level is read sparsely (:data:`DENSE_CELLS`)."""
+    configurations = np.concatenate([[1], np.cumprod(radices.astype(np.float64))])
+    sizes = []
+    for level in range(len(level_start) - 1):
+        size = configurations[level] * width
+        low, high = level_start[level], level_start[level + 1]
+        fits = high == low or cells[high - 1] < size  # (every cell id within the array)
+        dense = fits and size <= max(DENSE_CELLS, DENSE_ROWS_FACTOR * row_cells)
+        sizes.append(int(size) if dense else 0)
+    return sizes
+
+
+def _choice_buffers(
+    weights: NDArray[np.float64], grid: NDArray[np.float64], n_rows: int
+) -> tuple[NDArray[Any], ...]:
+    """What :func:`_choice_ratios` reads and writes, for ``n_rows`` scored rows (0: no
+    choice): the weights, the grid, the groups' ratios, the scored rows' weights and
+    groups, and each group's (n, t, p)."""
+    return (
+        weights,
+        grid,
+        np.empty((n_rows, len(grid))) if n_rows else np.empty((0, 1)),
+        np.empty(n_rows),
+        np.empty(n_rows, dtype=np.int64),
+        np.empty((n_rows, 3)),
+    )
 
 
 def hierarchical_level_terms(
@@ -284,47 +374,32 @@ def hierarchical_level_terms(
         np.empty((n_rows, n_classes)),  # p_linear
         np.empty(n_rows),  # own
     )
-    ratios = np.empty((n_rows, len(grid_array))) if choose else np.empty((0, 1))
-    chosen_weights = np.empty(n_rows) if choose else np.empty(0)
     out = np.empty((n_levels, n_rows, n_classes))
-    configurations = np.concatenate([[1], np.cumprod(radices.astype(np.float64))])
+    dense_sizes = _dense_sizes(cells, level_start, radices, n_classes * int(r), n_rows * n_classes)
+    buffer = np.empty(max(dense_sizes, default=0))  # (reused from level to level)
+    totals_buffer = np.empty(max(dense_sizes, default=0) // int(r))
+    group_at = np.empty(max(dense_sizes, default=0) if choose else 0, dtype=np.int64)
+    table = (cells, masses, level_start)
+    choice = _choice_buffers(weights, grid_array, n_rows if choose else 0)
+    _, _, ratios, chosen_weights, row_group, _ = choice
+    row_logs = np.empty_like(ratios)
     for level in range(n_levels):
-        size = configurations[level] * n_classes * r
-        low, high = level_start[level], level_start[level + 1]
-        fits = high == low or cells[high - 1] < size  # (every cell id within the array)
-        if fits and size <= max(DENSE_CELLS, DENSE_ROWS_FACTOR * n_rows * n_classes):
-            dense_counts = np.empty(int(size))
-            dense_totals = np.empty(int(size) // int(r))
-            _fill_dense(
-                cells,
-                masses,
-                low,
-                high,
-                int(r),
-                dense_counts,
-                dense_totals,
-            )
-        else:
-            dense_counts, dense_totals = np.empty(0), np.empty(0)
-        _level_counts(
-            level,
-            rows,
-            cells,
-            masses,
-            level_start,
-            int(r),
-            float(alpha),
-            scratch,
-            dense_counts,
-            dense_totals,
+        size = dense_sizes[level]
+        dense = (buffer[:size], totals_buffer[: size // int(r)], group_at[:size])
+        step = (float(chosen[level - 1]) if level else 0.0, choose, linear, out)
+        m, n_groups = _level_pass(
+            level, rows, table, int(r), float(alpha), scratch, dense, choice, step
         )
         if choose:
-            m = _choice_ratios(rows, weights, scratch, grid_array, ratios, chosen_weights)
-            # the weighted log-likelihood of each b (numpy's vectorised logarithm); the
+            # the weighted log-likelihood of each b (numpy's vectorised logarithm, of
+            # each group's ratios, then each row's: the same numbers row by row); the
             # rows left out add the same to every b
-            scores = chosen_weights[:m] @ np.log(ratios[:m]) if m else np.zeros(len(grid_array))
+            logs = np.log(ratios[:n_groups])  # (no groups shared: the rows')
+            if n_groups < m:
+                logs = _rows_of_groups(logs, row_group[:m], row_logs)
+            scores = chosen_weights[:m] @ logs if m else np.zeros(len(grid_array))
             chosen[level] = grid_array[int(np.argmax(scores))]  # (ties: the first)
-        _level_step(level, float(chosen[level]), choose, linear, rows, scratch, out)
+    _level_step(n_levels - 1, float(chosen[-1]), choose, linear, rows, scratch, out)
     if linear:
         np.log(out, out=out)  # (a missing node's 1 becomes its 0)
     return out, chosen

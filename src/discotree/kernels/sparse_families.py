@@ -133,7 +133,10 @@ def _loss_sums(joint, truth, weights, with_squares, with_log_loss, out):  # prag
         total = 0.0
         for c in range(n_classes):
             gap = joint[i, c] - top
-            scaled[c] = np.exp(gap) if gap > -NEGLIGIBLE_LOG_RATIO else 0.0
+            if gap == 0.0:  # (the largest: exp(0) is 1, not computed)
+                scaled[c] = 1.0
+            else:
+                scaled[c] = np.exp(gap) if gap > -NEGLIGIBLE_LOG_RATIO else 0.0
             total += scaled[c]
         y = truth[i]
         if with_squares:
