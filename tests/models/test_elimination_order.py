@@ -131,3 +131,24 @@ def test_a_dense_network_searches_its_order_when_none_is_given(rng):
         )
     )
     assert_allclose(model.marginals(one[None])[0], expected, rtol=1e-12)
+
+
+def test_the_pattern_caches_stay_bounded(rng, monkeypatch):
+    """A stream of ever new missing-value patterns holds at most MAX_CACHED_PATTERNS
+    of them (the caches start again empty), the marginals the same as when cached."""
+    model = _weighted_model(rng)
+    row = np.column_stack([rng.integers(0, r, 1) for r in model.n_categories])
+    patterns = [list(pair) for pair in itertools.combinations(range(7), 2)]
+    first = []
+    for missing in patterns:
+        pattern = row.copy()
+        pattern[0, missing] = -1
+        first.append(model._exact(pattern))
+    assert len(model.__dict__["_elimination_orders"]) > 2  # (cached: more than the bound)
+    monkeypatch.setattr("discotree.models.k_dependence.MAX_CACHED_PATTERNS", 2)
+    for missing, expected in zip(patterns, first, strict=True):
+        pattern = row.copy()
+        pattern[0, missing] = -1
+        assert_allclose(model._exact(pattern), expected, rtol=0, atol=0)
+        assert 1 <= len(model.__dict__["_elimination_orders"]) <= 2
+        assert len(model.__dict__["_elimination_cache"]) <= 2

@@ -56,6 +56,7 @@ from .file_checks import StoredModel, check_counts, check_features, fail, number
 from .protocol import DeclaredSizes, JointScoring
 
 __all__ = [
+    "MAX_CACHED_PATTERNS",
     "MAX_DENSE_CELLS",
     "MAX_ELIMINATION_CELLS",
     "MAX_ENUMERATED_VALUES",
@@ -70,6 +71,10 @@ __all__ = [
 MAX_DENSE_CELLS = 10_000_000
 #: Largest factor (classes x configurations) one row's variable elimination may form.
 MAX_ELIMINATION_CELLS = 1 << 22
+#: How many sets of missing attributes a model keeps the elimination's sizes and orders
+#: of (outside its pickled state); beyond, the caches start again empty, so a long
+#: stream of rows with ever new patterns holds bounded memory.
+MAX_CACHED_PATTERNS = 4096
 #: When a prediction packs the model's tables for the compiled pass over all the nodes
 #: (:class:`~discotree.stats.backoff_prediction.PackedBackoff`, kept for the next
 #: calls): once scoring node by node what has been asked for (this call and the earlier
@@ -318,10 +323,18 @@ class KDependenceModel(JointScoring, StoredModel):
             )
         return self.__dict__["_network_shape"]
 
+    def _pattern_cache(self, name: str) -> dict:
+        """The cache ``name`` by set of missing attributes, emptied when it holds
+        :data:`MAX_CACHED_PATTERNS` of them (outside the pickled state)."""
+        cache = self.__dict__.setdefault(name, {})
+        if len(cache) >= MAX_CACHED_PATTERNS:
+            cache.clear()
+        return cache
+
     def _elimination_cells(self, missing: set[int]) -> int:
         """:func:`elimination_cells` of this network (cached per set of missing
         attributes, outside the pickled state)."""
-        cache = self.__dict__.setdefault("_elimination_cache", {})
+        cache = self._pattern_cache("_elimination_cache")
         key = frozenset(missing)
         if key not in cache:
             cells = elimination_cells(self.parents, self.attributes, missing, self.n_categories)
@@ -464,7 +477,7 @@ class KDependenceModel(JointScoring, StoredModel):
                 ],
                 dense.class_log_prior,
             )
-        orders = self.__dict__.setdefault("_elimination_orders", {})
+        orders = self._pattern_cache("_elimination_orders")
         key = frozenset(missing)
         if key not in orders:
             orders[key] = dense.elimination_order(missing - set(barren))
