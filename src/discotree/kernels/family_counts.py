@@ -258,36 +258,6 @@ def family_counts(
     return counts.reshape(shape)
 
 
-@numba.njit(cache=True, nogil=True)
-def _sparse_id_counts(
-    codes, class_index, weights, node, parents, radices, r, n_classes, rows_out, weight_out
-):  # pragma: no cover - numba
-    # every row observing the node and all of ``parents`` adds 1 and its weight at its
-    # sparse-table id (configuration * n_classes + class) * r + value, in row order;
-    # False (and the counts left partial) at a code or class out of its range
-    for i in range(codes.shape[0]):
-        value = codes[i, node]
-        if is_missing_code(value):
-            continue
-        if value >= r or class_index[i] < 0 or class_index[i] >= n_classes:
-            return False
-        configuration = 0
-        observed = True
-        for p in range(parents.shape[0]):
-            x = codes[i, parents[p]]
-            if is_missing_code(x):
-                observed = False
-                break
-            if x >= radices[p]:
-                return False
-            configuration = configuration * radices[p] + x
-        if observed:
-            cell = (configuration * n_classes + class_index[i]) * r + value
-            rows_out[cell] += 1
-            weight_out[cell] += weights[i]
-    return True
-
-
 def dense_sparse_family_counts(
     codes: NDArray[np.integer],
     class_index: NDArray[np.intp],
@@ -312,32 +282,17 @@ def dense_sparse_family_counts(
     ...     codes, np.array([0, 1, 1, 0]), None, 2, np.array([2, 2]), node=1, parents=(0,))
     (array([1, 3, 6]), array([1., 1., 1.]))
     """
-    r = int(n_categories[node])
-    radices = np.array([int(n_categories[p]) for p in parents], dtype=np.int64)
-    size = int(np.prod(radices)) * n_classes * r
-    rows_out = np.zeros(size, dtype=np.int64)
-    weight_out = np.zeros(size)
-    w = np.ones(len(codes)) if weights is None else np.asarray(weights, dtype=np.float64)
-    in_range = _sparse_id_counts(
-        np.asarray(codes),
-        np.asarray(class_index, dtype=np.intp),
-        w,
-        int(node),
-        np.array(parents, dtype=np.int64),
-        radices,
-        r,
-        int(n_classes),
-        rows_out,
-        weight_out,
-    )
-    if not in_range:  # (codes beyond their categories: the sorted count's ids)
-        return sparse_family_counts(
-            codes, class_index, weights, n_classes, n_categories, node=node, parents=parents
-        )
-    present = np.flatnonzero(rows_out)
-    if weights is None:
-        return present, rows_out[present].astype(np.float64)
-    return present, weight_out[present]
+    depth = len(parents)
+    return dense_prefix_family_counts(
+        codes,
+        class_index,
+        weights,
+        n_classes,
+        n_categories,
+        node=node,
+        parents=parents,
+        levels=range(depth, depth + 1),
+    )[0]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -355,8 +310,10 @@ def _prefix_id_counts(
     rows_out,
     weight_out,
 ):  # pragma: no cover - numba
-    # :func:`_sparse_id_counts` of the prefixes parents[:L] for L = first..len(offsets) - 1
-    # in one pass: level L's id at offsets[L - first] + id. A row adds to every level
+    # every row observing the node adds 1 and its weight at its sparse-table id
+    # (configuration * n_classes + class) * r + value of each prefix parents[:L],
+    # L = first..len(offsets) - 1, in one pass: level L's id at offsets[L - first] + id.
+    # A row adds to every level
     # whose parents it observes (up to its first missing parent), in row order; False
     # (the counts left partial) where the deepest level's count would say False
     last = first + offsets.shape[0] - 1
@@ -427,9 +384,9 @@ def dense_prefix_family_counts(
         rows_out,
         weight_out,
     )
-    if not in_range:  # (codes beyond their categories: one level at a time)
+    if not in_range:  # (codes beyond their categories: the sorted count's ids)
         return [
-            dense_sparse_family_counts(
+            sparse_family_counts(
                 codes,
                 class_index,
                 weights,
