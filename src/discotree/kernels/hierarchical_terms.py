@@ -82,6 +82,10 @@ def _level_counts(
     width = n_classes * r
     dense = dense_totals.shape[0] > 0
     root_total = 0.0
+    # level 0: the back-off's start of each (value, unit), computed once (the same
+    # counts, the same bits); slot r: the rows not counted (whatever their unit)
+    start_unit = np.full(r + 1 if level == 0 else 0, np.nan)
+    start = np.empty((r + 1 if level == 0 else 0, 2))
     if level == 0:
         for j in range(low, high):
             root_total += masses[j]
@@ -110,7 +114,14 @@ def _level_counts(
                     counts[i, c] = masses[j]
                 j += 1
         if level == 0:
-            _root_start(i, root_total, r, alpha, counts, here[i], unit[i], log_p, p_linear, own)
+            key, left_out = (values[i], unit[i]) if here[i] else (r, 0.0)
+            if start_unit[key] != left_out:  # (NaN: not computed yet)
+                _root_start(i, root_total, r, alpha, counts, left_out, start[key])
+                start_unit[key] = left_out
+            own[i] = start[key, 1]
+            for c in range(n_classes):
+                log_p[i, c] = start[key, 0]
+                p_linear[i, c] = start[key, 1]
         y = class_index[i]
         if here[i]:  # leave-one-out
             counts[i, y] -= unit[i]
@@ -121,23 +132,15 @@ def _level_counts(
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _root_start(
-    i, root_total, r, alpha, counts, here, unit, log_p, p_linear, own
-):  # pragma: no cover
-    # level 0: row i's back-off start, the node's marginal with its unit out
+def _root_start(i, root_total, r, alpha, counts, unit, out):  # pragma: no cover - numba
+    # level 0: row i's back-off start, the node's marginal with its unit out (0: not
+    # counted), its logarithm and probability in out
     count = 0.0
     for c in range(counts.shape[1]):
         count += counts[i, c]
-    total = root_total
-    if here:
-        count -= unit
-        total -= unit
-    count, total = max(count, 0.0), max(total, 0.0)
-    start = np.log(count + alpha) - np.log(total + alpha * r)
-    own[i] = (count + alpha) / (total + alpha * r)
-    for c in range(counts.shape[1]):
-        log_p[i, c] = start
-        p_linear[i, c] = own[i]
+    count, total = max(count - unit, 0.0), max(root_total - unit, 0.0)
+    out[0] = np.log(count + alpha) - np.log(total + alpha * r)
+    out[1] = (count + alpha) / (total + alpha * r)
 
 
 #: A level's table is read densely (one array cell per configuration, class and value)
