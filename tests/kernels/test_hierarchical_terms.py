@@ -107,8 +107,7 @@ def test_with_nothing_left_out_the_terms_are_the_fitted_back_off():
 @pytest.mark.parametrize("choose", [True, False])
 @pytest.mark.parametrize("fractions", [False, True])
 def test_dense_and_sparse_lookups_give_the_same_bits(seed, choose, fractions, monkeypatch):
-    # (a dense level scores a cell's rows once per (n, t, p): with ``fractions``, rows
-    # of one cell leave other units out, or have no weight)
+    # (with ``fractions``, rows of one cell leave other units out, or have no weight)
     from discotree.kernels import hierarchical_terms
 
     ranked = (3, 1, 4)
@@ -154,3 +153,68 @@ def test_a_level_whose_rows_are_all_alone_ties_and_takes_the_first_concentration
     )
     np.testing.assert_array_equal(chosen, expected)
     assert chosen[1] == 0.25
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("choose", [True, False])
+@pytest.mark.parametrize("fractions", [False, True])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_distinct_rows_give_the_bits_of_every_row(seed, choose, fractions, sparse, monkeypatch):
+    # the level passes on the distinct rows, then each row the terms of its own: the
+    # terms and concentrations of the passes on every row, to the bit
+    from discotree.kernels import hierarchical_terms
+
+    if sparse:
+        monkeypatch.setattr(hierarchical_terms, "DENSE_CELLS", 0)
+        monkeypatch.setattr(hierarchical_terms, "DENSE_ROWS_FACTOR", 0)
+
+    ranked = (3, 1, 4)
+    codes, y, weights, n_categories, tables = _problem(seed, ranked, n=600, fractions=fractions)
+    codes = np.concatenate([codes, codes[::3]])  # (more rows alike, some weights apart)
+    y = np.concatenate([y, y[::3]])
+    weights = np.concatenate([weights, weights[::-3]])
+
+    def terms():
+        return leave_one_out_backoff_terms(
+            tables,
+            codes,
+            ranked,
+            n_categories,
+            y,
+            unit=np.minimum(weights, 1.0),
+            alpha=0.7,
+            concentrations=None if choose else np.array([0.5, 2.0, 8.0, 1.0]),
+            weights=weights if choose else None,
+        )
+
+    distinct, chosen = terms()
+    monkeypatch.setattr(hierarchical_terms, "_distinct", lambda rows: (rows, None))
+    every, every_chosen = terms()
+    np.testing.assert_array_equal(chosen, every_chosen)
+    for got, want in zip(distinct, every, strict=True):
+        assert np.array_equal(got, want)
+
+
+def test_distinct_rows_are_those_the_level_passes_cannot_tell_apart():
+    from discotree.kernels.hierarchical_terms import _distinct_rows
+
+    rng = np.random.default_rng(3)
+    n, radices = 2000, np.array([3, 2, 4])
+    parents = np.stack([rng.integers(-1, r, n) for r in radices], axis=1)
+    values, y = rng.integers(-1, 3, n), rng.integers(0, 2, n)
+    unit = rng.choice([0.0, 0.5, 1.0], n)
+    row_key, first = _distinct_rows(values, parents, radices, y, unit)
+    # what the passes read: the configuration id (missing parents as 0), the number of
+    # leading parents observed, the value, the class and the unit
+    ids = np.zeros(n, dtype=np.int64)
+    for level, radix in enumerate(radices):
+        ids = ids * radix + np.maximum(parents[:, level], 0)
+    observed = np.cumprod(parents >= 0, axis=1).sum(axis=1)
+    keys = np.column_stack([ids, observed, values, y, unit])
+    _, expected = np.unique(keys, axis=0, return_inverse=True)
+    assert len(first) == len(np.unique(expected)) < n
+    np.testing.assert_array_equal(row_key[first], np.arange(len(first)))  # (first rows)
+    assert np.all(np.diff(first) > 0)  # (numbered in order of first row)
+    # the same partition of the rows
+    pairs = set(zip(row_key.tolist(), expected.ravel().tolist(), strict=True))
+    assert len(pairs) == len(first)

@@ -17,6 +17,12 @@ without intermediate arrays, what :func:`discotree.stats.hierarchical.level_coun
 ``LevelCounts.without``, :func:`~discotree.stats.hierarchical.choose_concentrations`
 and :func:`~discotree.stats.hierarchical.backoff_log_probabilities` compute one array
 operation at a time (the reference its tests compare it with).
+
+Rows alike (the same node value, class, unit left out, parents' configuration and
+number of leading parents observed) get the same counts, terms and ratios at every
+level: the levels run on the distinct rows only (:func:`_distinct_rows`), each row
+then reading its distinct row's terms, and each scored row its distinct row's ratios
+(the concentration's scores still sum row by row, in row order: the same bits).
 """
 
 from __future__ import annotations
@@ -167,40 +173,78 @@ def _fill_dense(cells, masses, low, high, r, dense_counts, dense_totals):  # pra
 
 
 @numba.njit(cache=True, nogil=True)
-def _choice_ratios(rows, scratch, choice, group_at, r):  # pragma: no cover - numba
+def _choice_ratios(rows, scratch, choice, row_key):  # pragma: no cover - numba
     # each scored row's group (row_group) and each group's (n + b p) / (t + b) for every
     # b of the grid (ratios' rows): the rows with no other weight under their
-    # configuration and class give b p / b, the same for every b, and are left out; on
-    # a dense level (``group_at`` non-empty, a group per cell) the rows of one cell with
-    # the same n, t and p share their cell's group (the same ratios); returns the numbers
-    # of rows scored and of groups
+    # configuration and class give b p / b, the same for every b, and are left out; the
+    # rows of one distinct row (``row_key``, :func:`_distinct_rows`: the same n, t and p)
+    # share its group; returns the numbers of rows scored and of groups
     values, class_index = rows.values, rows.class_index
-    counts, totals, own, ids = scratch.counts, scratch.totals, scratch.own, scratch.ids
-    weights, grid, ratios, chosen_weights, row_group, seen = choice
-    n_classes = counts.shape[1]
-    group_at[:] = -1
+    counts, totals, own = scratch.counts, scratch.totals, scratch.own
+    weights, grid, ratios, chosen_weights, row_group, group_of = choice
+    group_of[:] = -1
     m = n_groups = 0
-    for i in range(values.shape[0]):
-        y = class_index[i]
-        if is_missing_code(values[i]) or weights[i] == 0.0 or totals[i, y] == 0.0:
+    for i in range(row_key.shape[0]):
+        k = row_key[i]
+        y = class_index[k]
+        if is_missing_code(values[k]) or weights[i] == 0.0 or totals[k, y] == 0.0:
             continue
-        key = (ids[i] * n_classes + y) * r + values[i] if group_at.shape[0] else -1
-        g = group_at[key] if key >= 0 else -1
-        if g >= 0 and (seen[g, 0] != counts[i, y] or seen[g, 1] != totals[i, y]):
-            g = -1  # (another unit out of the cell: a group of its own)
-        if g >= 0 and seen[g, 2] != own[i]:
-            g = -1
+        g = group_of[k]
         if g < 0:
             g, n_groups = n_groups, n_groups + 1
-            seen[g, 0], seen[g, 1], seen[g, 2] = counts[i, y], totals[i, y], own[i]
-            for k in range(grid.shape[0]):
-                b = grid[k]
-                ratios[g, k] = max((counts[i, y] + b * own[i]) / (totals[i, y] + b), 1e-300)
-            if key >= 0 and group_at[key] < 0:
-                group_at[key] = g
+            for j in range(grid.shape[0]):
+                b = grid[j]
+                ratios[g, j] = max((counts[k, y] + b * own[k]) / (totals[k, y] + b), 1e-300)
+            group_of[k] = g
         row_group[m], chosen_weights[m] = g, weights[i]
         m += 1
     return m, n_groups
+
+
+@numba.njit(cache=True, nogil=True)
+def _distinct_rows(values, parent_codes, radices, class_index, unit):  # pragma: no cover
+    # the rows the level passes cannot tell apart: the same node value, class and unit,
+    # configuration ids (as _level_counts computes them) and number of leading parents
+    # observed; returns each row's distinct row (numbered in order of first row) and
+    # each distinct row's first row
+    n_rows, n_parents = parent_codes.shape
+    size = 1
+    while size < 2 * n_rows:
+        size *= 2
+    slots = np.full(size, -1, dtype=np.int64)
+    row_key = np.empty(n_rows, dtype=np.int64)
+    first = np.empty(n_rows, dtype=np.int64)
+    key_ids = np.empty(n_rows, dtype=np.int64)
+    key_observed = np.empty(n_rows, dtype=np.int64)
+    n_keys = 0
+    for i in range(n_rows):
+        ids, observed = 0, 0
+        for level in range(n_parents):
+            parent = parent_codes[i, level]
+            ids = ids * radices[level] + max(parent, 0)
+            if parent >= 0 and observed == level:
+                observed += 1
+        h = (ids * 1000003 + observed) * 1000003 + values[i]
+        h = (h * 1000003 + class_index[i]) & (size - 1)
+        while True:
+            k = slots[h]
+            if k < 0:
+                slots[h] = k = n_keys
+                first[k], key_ids[k], key_observed[k] = i, ids, observed
+                n_keys += 1
+                break
+            j = first[k]
+            if (
+                key_ids[k] == ids
+                and key_observed[k] == observed
+                and values[j] == values[i]
+                and class_index[j] == class_index[i]
+                and unit[j] == unit[i]
+            ):
+                break
+            h = (h + 1) & (size - 1)
+        row_key[i] = k
+    return row_key, first[:n_keys]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -227,7 +271,8 @@ def _level_step(level, b, choose, linear, rows, scratch, out):  # pragma: no cov
 
 
 @numba.njit(cache=True, nogil=True)
-def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step):  # pragma: no cover
+def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step, row_key):
+    # pragma: no cover - numba
     # one compiled call per level: the level above's back-off step (``step``: its
     # concentration, whether chosen, whether linear, the terms), the dense table (when
     # ``dense`` is non-empty), the rows' leave-one-out counts and, when choosing
@@ -237,7 +282,7 @@ def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step):  # 
         b, choose, linear, out = step
         _level_step(level - 1, b, choose, linear, rows, scratch, out)
     cells, masses, level_start = table
-    dense_counts, dense_totals, group_at = dense
+    dense_counts, dense_totals = dense
     if dense_totals.shape[0] > 0:
         low, high = level_start[level], level_start[level + 1]
         _fill_dense(cells, masses, low, high, r, dense_counts, dense_totals)
@@ -246,7 +291,7 @@ def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step):  # 
     )
     if choice[2].shape[0] == 0:
         return 0, 0
-    return _choice_ratios(rows, scratch, choice, group_at, r)
+    return _choice_ratios(rows, scratch, choice, row_key)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -259,38 +304,65 @@ def _rows_of_groups(group_values, row_group, out):  # pragma: no cover - numba
 
 
 def _dense_sizes(
-    cells: NDArray[np.int64],
-    level_start: NDArray[np.int64],
-    radices: NDArray[np.integer],
+    tables: list[tuple[NDArray[np.int64], NDArray[np.float64]]],
+    radices: list[int],
     width: int,
     row_cells: int,
 ) -> list[int]:
     """Each level's dense table size (its configurations times ``width`` cells), 0
     where the level is read sparsely (:data:`DENSE_CELLS`)."""
-    configurations = np.concatenate([[1], np.cumprod(radices.astype(np.float64))])
+    configurations = 1.0  # (the product of the radices so far, as a float: no overflow)
     sizes = []
-    for level in range(len(level_start) - 1):
-        size = configurations[level] * width
-        low, high = level_start[level], level_start[level + 1]
-        fits = high == low or cells[high - 1] < size  # (every cell id within the array)
+    for level, (level_cells, _) in enumerate(tables):
+        if level:
+            configurations *= radices[level - 1]
+        size = configurations * width
+        fits = len(level_cells) == 0 or level_cells[-1] < size  # (every id within the array)
         dense = fits and size <= max(DENSE_CELLS, DENSE_ROWS_FACTOR * row_cells)
         sizes.append(int(size) if dense else 0)
     return sizes
 
 
 def _choice_buffers(
-    weights: NDArray[np.float64], grid: NDArray[np.float64], n_rows: int
+    weights: NDArray[np.float64], grid: NDArray[np.float64], n_rows: int, n_keys: int
 ) -> tuple[NDArray[Any], ...]:
-    """What :func:`_choice_ratios` reads and writes, for ``n_rows`` scored rows (0: no
-    choice): the weights, the grid, the groups' ratios, the scored rows' weights and
-    groups, and each group's (n, t, p)."""
+    """What :func:`_choice_ratios` reads and writes, for ``n_rows`` rows of ``n_keys``
+    distinct ones (0 rows: no choice): the weights, the grid, the groups' ratios, the
+    scored rows' weights and groups, and each distinct row's group."""
     return (
         weights,
         grid,
-        np.empty((n_rows, len(grid))) if n_rows else np.empty((0, 1)),
+        np.empty((n_keys, len(grid))) if n_rows else np.empty((0, 1)),
         np.empty(n_rows),
         np.empty(n_rows, dtype=np.int64),
-        np.empty((n_rows, 3)),
+        np.empty(n_keys if n_rows else 0, dtype=np.int64),
+    )
+
+
+def _distinct(rows: _Rows) -> tuple[_Rows, NDArray[np.int64] | None]:
+    """The distinct rows of ``rows`` (:func:`_distinct_rows`: their terms and ratios are
+    the same numbers) and each row's distinct row; None when every row is distinct."""
+    row_key, first = _distinct_rows(*rows)
+    if len(first) == len(row_key):
+        return rows, None
+    values, parent_codes, radices, class_index, unit = rows
+    return _Rows(values[first], parent_codes[first], radices, class_index[first], unit[first]), (
+        row_key
+    )
+
+
+def _scratch(n_rows: int, n_classes: int) -> _Scratch:
+    """A :class:`_Scratch` for ``n_rows`` rows at level 0 (ids 0, every parent still
+    observed)."""
+    return _Scratch(
+        np.zeros(n_rows, dtype=np.int64),  # ids
+        np.ones(n_rows, dtype=np.bool_),  # still
+        np.empty(n_rows, dtype=np.bool_),  # here
+        np.empty((n_rows, n_classes)),  # counts
+        np.empty((n_rows, n_classes)),  # totals
+        np.empty((n_rows, n_classes)),  # log_p
+        np.empty((n_rows, n_classes)),  # p_linear
+        np.empty(n_rows),  # own
     )
 
 
@@ -351,47 +423,44 @@ def hierarchical_level_terms(
     n_levels = len(tables)
     choose = concentrations is None
     chosen = np.zeros(n_levels) if choose else np.array(concentrations, dtype=np.float64)
-    sizes = [len(cells) for cells, _ in tables]
-    level_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    cells = np.concatenate([np.asarray(c, dtype=np.int64) for c, _ in tables])
-    masses = np.concatenate([np.asarray(m, dtype=np.float64) for _, m in tables])
+    level_start = np.zeros(n_levels + 1, dtype=np.int64)
+    np.cumsum([len(cells) for cells, _ in tables], out=level_start[1:])
+    cells = np.concatenate([c for c, _ in tables], dtype=np.int64)
+    masses = np.concatenate([m for _, m in tables], dtype=np.float64)
     n_rows = len(values)
-    values = np.ascontiguousarray(values, dtype=np.int64)
-    parent_codes = np.ascontiguousarray(parent_codes, dtype=np.int64).reshape(n_rows, n_levels - 1)
-    radices = np.ascontiguousarray(radices, dtype=np.int64)
-    class_index = np.ascontiguousarray(class_index, dtype=np.int64)
-    unit = np.ascontiguousarray(unit, dtype=np.float64)
     weights = np.ascontiguousarray(
         np.zeros(n_rows) if weights is None else weights, dtype=np.float64
     )
+    radix_list = [int(radix) for radix in radices]
+    # the level passes run on the distinct rows (the same numbers for each of their rows)
+    rows, row_key = _distinct(
+        _Rows(
+            np.ascontiguousarray(values, dtype=np.int64),
+            np.ascontiguousarray(parent_codes, dtype=np.int64).reshape(n_rows, n_levels - 1),
+            np.array(radix_list, dtype=np.int64),
+            np.ascontiguousarray(class_index, dtype=np.int64),
+            np.ascontiguousarray(unit, dtype=np.float64),
+        )
+    )
+    n_keys = len(rows.values)
     grid_array = np.asarray(grid if choose else (1.0,), dtype=np.float64)
     linear = bool(masses.sum() <= LINEAR_WEIGHT)
-    rows = _Rows(values, parent_codes, radices, class_index, unit)
-    scratch = _Scratch(
-        np.zeros(n_rows, dtype=np.int64),  # ids
-        np.ones(n_rows, dtype=np.bool_),  # still
-        np.empty(n_rows, dtype=np.bool_),  # here
-        np.empty((n_rows, n_classes)),  # counts
-        np.empty((n_rows, n_classes)),  # totals
-        np.empty((n_rows, n_classes)),  # log_p
-        np.empty((n_rows, n_classes)),  # p_linear
-        np.empty(n_rows),  # own
-    )
-    out = np.empty((n_levels, n_rows, n_classes))
-    dense_sizes = _dense_sizes(cells, level_start, radices, n_classes * int(r), n_rows * n_classes)
+    scratch = _scratch(n_keys, n_classes)
+    out = np.empty((n_levels, n_keys, n_classes))
+    dense_sizes = _dense_sizes(tables, radix_list, n_classes * int(r), n_keys * n_classes)
     buffer = np.empty(max(dense_sizes, default=0))  # (reused from level to level)
     totals_buffer = np.empty(max(dense_sizes, default=0) // int(r))
-    group_at = np.empty(max(dense_sizes, default=0) if choose else 0, dtype=np.int64)
     table = (cells, masses, level_start)
-    choice = _choice_buffers(weights, grid_array, n_rows if choose else 0)
+    choice = _choice_buffers(weights, grid_array, n_rows if choose else 0, n_keys)
     _, _, ratios, chosen_weights, row_group, _ = choice
-    row_logs = np.empty_like(ratios)
+    row_logs = np.empty((n_rows if choose else 0, len(grid_array)))
+    keys = np.arange(n_rows) if row_key is None else row_key
     for level in range(n_levels):
         size = dense_sizes[level]
-        dense = (buffer[:size], totals_buffer[: size // int(r)], group_at[:size])
+        dense = (buffer[:size], totals_buffer[: size // int(r)])
         step = (float(chosen[level - 1]) if level else 0.0, choose, linear, out)
         m, n_groups = _level_pass(
-            level, rows, table, int(r), float(alpha), scratch, dense, choice, step
+            level, rows, table, int(r), float(alpha), scratch, dense, choice, step, keys
         )
         if choose:
             # the weighted log-likelihood of each b (numpy's vectorised logarithm, of
@@ -405,4 +474,6 @@ def hierarchical_level_terms(
     _level_step(n_levels - 1, float(chosen[-1]), choose, linear, rows, scratch, out)
     if linear:
         np.log(out, out=out)  # (a missing node's 1 becomes its 0)
+    if row_key is not None:  # (each row the terms of its distinct row)
+        out = np.take(out, row_key, axis=1)
     return out, chosen
