@@ -37,7 +37,13 @@ from ..missing_values import is_missing_code, is_observed_code
 from .backoff_scoring import log_add_exp as _log_add_exp
 from .sparse_families import first_at_least
 
-__all__ = ["DENSE_CELLS", "DENSE_ROWS_FACTOR", "LINEAR_WEIGHT", "hierarchical_level_terms"]
+__all__ = [
+    "DENSE_CELLS",
+    "DENSE_ROWS_FACTOR",
+    "LINEAR_WEIGHT",
+    "distinct_level_terms",
+    "hierarchical_level_terms",
+]
 
 #: Up to this total weight, the back-off runs on probabilities (one logarithm per row,
 #: class and level); beyond, on their logarithms (a product of many levels of
@@ -366,6 +372,98 @@ def _scratch(n_rows: int, n_classes: int) -> _Scratch:
     )
 
 
+def distinct_level_terms(
+    values: NDArray[np.integer],
+    parent_codes: NDArray[np.integer],
+    radices: NDArray[np.integer],
+    class_index: NDArray[np.intp],
+    unit: NDArray[np.float64],
+    *,
+    tables: list[tuple[NDArray[np.int64], NDArray[np.float64]]],
+    n_classes: int,
+    r: int,
+    alpha: float,
+    concentrations: NDArray[np.float64] | None = None,
+    weights: NDArray[np.float64] | None = None,
+    grid: tuple[float, ...] = (),
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
+    """:func:`hierarchical_level_terms` of the distinct rows (rows alike: the same
+    terms, see the module notes), and each row's distinct row (numbered in order of
+    first row): ``terms[:, row_key]`` is :func:`hierarchical_level_terms`'s, to the bit.
+
+    Returns
+    -------
+    terms : ndarray of shape (K + 1, n_distinct, n_classes)
+    concentrations : ndarray of shape (K + 1,)
+    row_key : ndarray of shape (n_rows,)
+
+    Examples
+    --------
+    >>> cells = np.array([0, 1, 3])  # class 0: value 0 (weight 2) and 1; class 1: value 1
+    >>> terms, chosen, row_key = distinct_level_terms(
+    ...     np.array([0, 0, 1]), np.zeros((3, 0), dtype=np.int64), np.zeros(0, dtype=np.int64),
+    ...     np.array([0, 0, 1]), np.ones(3), tables=[(cells, np.array([2.0, 1.0, 1.0]))],
+    ...     n_classes=2, r=2, alpha=1.0, concentrations=np.array([1.0]))
+    >>> terms.shape, row_key.tolist()
+    ((1, 2, 2), [0, 0, 1])
+    """
+    n_levels = len(tables)
+    choose = concentrations is None
+    chosen = np.zeros(n_levels) if choose else np.array(concentrations, dtype=np.float64)
+    level_start = np.zeros(n_levels + 1, dtype=np.int64)
+    np.cumsum([len(cells) for cells, _ in tables], out=level_start[1:])
+    cells = np.concatenate([c for c, _ in tables], dtype=np.int64)
+    masses = np.concatenate([m for _, m in tables], dtype=np.float64)
+    n_rows = len(values)
+    weights = np.ascontiguousarray(
+        np.zeros(n_rows) if weights is None else weights, dtype=np.float64
+    )
+    radix_list = [int(radix) for radix in radices]
+    # the level passes run on the distinct rows (the same numbers for each of their rows)
+    rows, row_key = _distinct(
+        _Rows(
+            np.ascontiguousarray(values, dtype=np.int64),
+            np.ascontiguousarray(parent_codes, dtype=np.int64).reshape(n_rows, n_levels - 1),
+            np.array(radix_list, dtype=np.int64),
+            np.ascontiguousarray(class_index, dtype=np.int64),
+            np.ascontiguousarray(unit, dtype=np.float64),
+        )
+    )
+    n_keys = len(rows.values)
+    grid_array = np.asarray(grid if choose else (1.0,), dtype=np.float64)
+    linear = bool(masses.sum() <= LINEAR_WEIGHT)
+    scratch = _scratch(n_keys, n_classes)
+    out = np.empty((n_levels, n_keys, n_classes))
+    dense_sizes = _dense_sizes(tables, radix_list, n_classes * int(r), n_keys * n_classes)
+    buffer = np.empty(max(dense_sizes, default=0))  # (reused from level to level)
+    totals_buffer = np.empty(max(dense_sizes, default=0) // int(r))
+    table = (cells, masses, level_start)
+    choice = _choice_buffers(weights, grid_array, n_rows if choose else 0, n_keys)
+    _, _, ratios, chosen_weights, row_group, _ = choice
+    row_logs = np.empty((n_rows if choose else 0, len(grid_array)))
+    row_key = np.arange(n_rows) if row_key is None else row_key
+    for level in range(n_levels):
+        size = dense_sizes[level]
+        dense = (buffer[:size], totals_buffer[: size // int(r)])
+        step = (float(chosen[level - 1]) if level else 0.0, choose, linear, out)
+        m, n_groups = _level_pass(
+            level, rows, table, int(r), float(alpha), scratch, dense, choice, step, row_key
+        )
+        if choose:
+            # the weighted log-likelihood of each b (numpy's vectorised logarithm, of
+            # each group's ratios, then each row's: the same numbers row by row); the
+            # rows left out add the same to every b
+            logs = np.log(ratios[:n_groups])  # (no groups shared: the rows')
+            if n_groups < m:
+                logs = _rows_of_groups(logs, row_group[:m], row_logs)
+            scores = chosen_weights[:m] @ logs if m else np.zeros(len(grid_array))
+            chosen[level] = grid_array[int(np.argmax(scores))]  # (ties: the first)
+    _level_step(n_levels - 1, float(chosen[-1]), choose, linear, rows, scratch, out)
+    if linear:
+        np.log(out, out=out)  # (a missing node's 1 becomes its 0)
+    return out, chosen, row_key
+
+
 def hierarchical_level_terms(
     values: NDArray[np.integer],
     parent_codes: NDArray[np.integer],
@@ -420,60 +518,20 @@ def hierarchical_level_terms(
     >>> np.exp(terms[0]).round(3).tolist()  # row 0, class 0: (2 - 1 + 0.4) / (3 - 1 + 1)
     [[0.467, 0.2], [0.35, 0.4]]
     """
-    n_levels = len(tables)
-    choose = concentrations is None
-    chosen = np.zeros(n_levels) if choose else np.array(concentrations, dtype=np.float64)
-    level_start = np.zeros(n_levels + 1, dtype=np.int64)
-    np.cumsum([len(cells) for cells, _ in tables], out=level_start[1:])
-    cells = np.concatenate([c for c, _ in tables], dtype=np.int64)
-    masses = np.concatenate([m for _, m in tables], dtype=np.float64)
-    n_rows = len(values)
-    weights = np.ascontiguousarray(
-        np.zeros(n_rows) if weights is None else weights, dtype=np.float64
+    terms, chosen, row_key = distinct_level_terms(
+        values,
+        parent_codes,
+        radices,
+        class_index,
+        unit,
+        tables=tables,
+        n_classes=n_classes,
+        r=r,
+        alpha=alpha,
+        concentrations=concentrations,
+        weights=weights,
+        grid=grid,
     )
-    radix_list = [int(radix) for radix in radices]
-    # the level passes run on the distinct rows (the same numbers for each of their rows)
-    rows, row_key = _distinct(
-        _Rows(
-            np.ascontiguousarray(values, dtype=np.int64),
-            np.ascontiguousarray(parent_codes, dtype=np.int64).reshape(n_rows, n_levels - 1),
-            np.array(radix_list, dtype=np.int64),
-            np.ascontiguousarray(class_index, dtype=np.int64),
-            np.ascontiguousarray(unit, dtype=np.float64),
-        )
-    )
-    n_keys = len(rows.values)
-    grid_array = np.asarray(grid if choose else (1.0,), dtype=np.float64)
-    linear = bool(masses.sum() <= LINEAR_WEIGHT)
-    scratch = _scratch(n_keys, n_classes)
-    out = np.empty((n_levels, n_keys, n_classes))
-    dense_sizes = _dense_sizes(tables, radix_list, n_classes * int(r), n_keys * n_classes)
-    buffer = np.empty(max(dense_sizes, default=0))  # (reused from level to level)
-    totals_buffer = np.empty(max(dense_sizes, default=0) // int(r))
-    table = (cells, masses, level_start)
-    choice = _choice_buffers(weights, grid_array, n_rows if choose else 0, n_keys)
-    _, _, ratios, chosen_weights, row_group, _ = choice
-    row_logs = np.empty((n_rows if choose else 0, len(grid_array)))
-    keys = np.arange(n_rows) if row_key is None else row_key
-    for level in range(n_levels):
-        size = dense_sizes[level]
-        dense = (buffer[:size], totals_buffer[: size // int(r)])
-        step = (float(chosen[level - 1]) if level else 0.0, choose, linear, out)
-        m, n_groups = _level_pass(
-            level, rows, table, int(r), float(alpha), scratch, dense, choice, step, keys
-        )
-        if choose:
-            # the weighted log-likelihood of each b (numpy's vectorised logarithm, of
-            # each group's ratios, then each row's: the same numbers row by row); the
-            # rows left out add the same to every b
-            logs = np.log(ratios[:n_groups])  # (no groups shared: the rows')
-            if n_groups < m:
-                logs = _rows_of_groups(logs, row_group[:m], row_logs)
-            scores = chosen_weights[:m] @ logs if m else np.zeros(len(grid_array))
-            chosen[level] = grid_array[int(np.argmax(scores))]  # (ties: the first)
-    _level_step(n_levels - 1, float(chosen[-1]), choose, linear, rows, scratch, out)
-    if linear:
-        np.log(out, out=out)  # (a missing node's 1 becomes its 0)
-    if row_key is not None:  # (each row the terms of its distinct row)
-        out = np.take(out, row_key, axis=1)
-    return out, chosen
+    if len(row_key) > terms.shape[1]:  # (each row the terms of its distinct row)
+        terms = np.take(terms, row_key, axis=1)
+    return terms, chosen

@@ -37,7 +37,7 @@ from scipy.special import log_softmax
 
 from .. import missing_values
 from ..kernels.counts import class_totals, configuration_ids
-from ..kernels.sparse_families import posterior_loss_sums
+from ..kernels.sparse_families import add_terms_and_score, posterior_loss_sums
 from ..models.k_dependence import KDependenceModel
 from ..numerics import argmax_with_ties, class_log_prior
 from ..stats.family_tables import (
@@ -48,7 +48,7 @@ from ..stats.family_tables import (
 from ..stats.hdp import check_customer_weights, hdp_tables
 from ..stats.hierarchical import (
     choose_concentrations,
-    leave_one_out_backoff_terms,
+    distinct_backoff_terms,
     level_counts,
 )
 from ..stats.pair_statistics import PairStatistics
@@ -241,19 +241,22 @@ def _node_terms(
     missing), Dirichlet or, given the node's ``concentrations``, hierarchical; given
     ``weights`` instead, hierarchical with the concentrations chosen from these rows
     (returned; the same leave-one-out counts serve both)."""
-    node = table_list[0].node
     if concentrations is not None or weights is not None:
-        return leave_one_out_backoff_terms(
+        distinct, picked, row_key = _node_distinct_terms(
             table_list,
-            codes,
             ranked,
-            n_categories,
+            codes,
             class_index,
-            unit=unit,
-            alpha=float(spec.alpha),
+            unit,
+            n_categories=n_categories,
+            spec=spec,
             concentrations=concentrations,
-            weights=weights if concentrations is None else None,
+            weights=weights,
         )
+        if len(row_key) > distinct.shape[1]:  # (each row the terms of its distinct row)
+            distinct = np.take(distinct, row_key, axis=1)
+        return list(distinct), picked
+    node = table_list[0].node
     values = codes[:, node]
     observed = observed_prefix_lengths(codes, ranked)
     terms = []
@@ -273,6 +276,40 @@ def _node_terms(
         terms.append(term)
         previous = term
     return terms, None
+
+
+def _node_distinct_terms(
+    table_list: list[SparseFamilyTable],
+    ranked: tuple[int, ...],
+    codes: NDArray[np.integer],
+    class_index: NDArray[np.intp],
+    unit: NDArray[np.float64],
+    *,
+    n_categories: NDArray[np.intp],
+    spec: LearnerSpec,
+    concentrations: NDArray[np.float64] | None = None,
+    weights: NDArray[np.float64] | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64] | None, NDArray[np.int64]]:
+    """:func:`_node_terms` as one array (levels, distinct rows, classes) and each row's
+    distinct row: hierarchical, the rows alike computed once
+    (:func:`~discotree.stats.hierarchical.distinct_backoff_terms`); Dirichlet, every row
+    its own."""
+    if concentrations is None and weights is None:
+        terms, picked = _node_terms(
+            table_list, ranked, codes, class_index, unit, n_categories=n_categories, spec=spec
+        )
+        return np.stack(terms), picked, np.arange(len(codes))
+    return distinct_backoff_terms(
+        table_list,
+        codes,
+        ranked,
+        n_categories,
+        class_index,
+        unit=unit,
+        alpha=float(spec.alpha),
+        concentrations=concentrations,
+        weights=weights if concentrations is None else None,
+    )
 
 
 def _chunks(rows: Rows) -> Iterator[tuple[int, tuple[NDArray[Any], ...]]]:
@@ -319,22 +356,19 @@ def leave_one_out_losses(
     for start, (codes, truth, weights, unit) in _chunks(rows):
         joint = np.repeat(_prior_log(class_weight, truth, unit)[None], k + 1, axis=0)
 
-        def score(joint_q, truth=truth, weights=weights) -> float:
-            if loss == "log_loss":  # (the one sum the loss reads, the same bits)
-                return posterior_loss_sums(joint_q, truth, weights, only="log_loss")[1]
-            return posterior_loss_sums(joint_q, truth, weights, only="squares")[0]
-
+        only = "log_loss" if loss == "log_loss" else "squares"
+        which = 1 if loss == "log_loss" else 0  # (the one sum the loss reads, the same bits)
         # twin[q]: the smallest q' whose joint equals q's by construction (every
         # attribute so far read the same level for both): its score is q's
         twin = np.zeros(k + 1, dtype=np.intp)
-        out[0] += score(joint[0])
+        out[0] += posterior_loss_sums(joint[0], truth, weights, only=only)[which]
         if snapshots is not None:
             for q in range(k + 1):
                 snapshots.offer(0, q, float(out[0, q]), joint[q])
         for s, node in enumerate(order, start=1):
             ranked = parents[node]
             node_concentrations = None if concentrations is None else concentrations[node]
-            terms, picked = _node_terms(
+            terms, picked, row_key = _node_distinct_terms(
                 tables[node],
                 ranked,
                 codes,
@@ -349,16 +383,17 @@ def leave_one_out_losses(
                 if start > 0:
                     raise ValueError("concentrations are chosen in one pass over one chunk")
                 chosen[node] = picked
+            levels = np.minimum(np.arange(k + 1), len(ranked))
             groups: dict[tuple[int, int], int] = {}  # (old twin, level) -> new twin
-            scored: dict[int, float] = {}
             for q in range(k + 1):
-                level = min(q, len(ranked))
-                joint[q] += terms[level]
-                twin[q] = groups.setdefault((int(twin[q]), level), q)
-                if twin[q] not in scored:
-                    scored[int(twin[q])] = score(joint[q])
-                out[s, q] += scored[int(twin[q])]
-                if snapshots is not None:
+                twin[q] = groups.setdefault((int(twin[q]), int(levels[q])), q)
+            # every joint plus its level's terms, each twin class scored once (by its q)
+            sums = add_terms_and_score(
+                joint, terms, row_key, levels, twin == np.arange(k + 1), truth, weights, only=only
+            )
+            out[s] += sums[twin, which]
+            if snapshots is not None:
+                for q in range(k + 1):
                     snapshots.offer(s, q, float(out[s, q]), joint[q])
     return out
 

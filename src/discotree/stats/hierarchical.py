@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import missing_values
-from ..kernels.hierarchical_terms import hierarchical_level_terms
+from ..kernels.hierarchical_terms import distinct_level_terms
 from ..kernels.sparse_families import backoff_scores, sparse_cell_lookup
 from ..numerics import argmax_with_ties
 from .family_tables import SparseFamilyTable, observed_prefix_lengths
@@ -43,6 +43,7 @@ __all__ = [
     "backoff_log_probabilities",
     "backoff_log_probability",
     "choose_concentrations",
+    "distinct_backoff_terms",
     "hierarchical_forest_tables",
     "hierarchical_two_dependence_conditionals",
     "leave_one_out_backoff_terms",
@@ -197,7 +198,7 @@ def leave_one_out_backoff_terms(
     (each row's ``unit`` out of its class, :meth:`LevelCounts.without`) and the levels'
     concentrations: given, or chosen from ``weights`` as :func:`choose_concentrations`
     chooses them; in one compiled pass per level
-    (:func:`~discotree.kernels.hierarchical_terms.hierarchical_level_terms`).
+    (:func:`distinct_backoff_terms`, each row then given its distinct row's terms).
 
     Examples
     --------
@@ -212,10 +213,56 @@ def leave_one_out_backoff_terms(
     >>> len(terms), terms[1].shape, chosen.tolist()
     (2, (4, 2), [64.0, 64.0])
     """
+    terms, chosen, row_key = distinct_backoff_terms(
+        tables,
+        codes,
+        ranked,
+        n_categories,
+        class_index,
+        unit=unit,
+        alpha=alpha,
+        concentrations=concentrations,
+        weights=weights,
+    )
+    if len(row_key) > terms.shape[1]:  # (each row the terms of its distinct row)
+        terms = np.take(terms, row_key, axis=1)
+    return list(terms), chosen
+
+
+def distinct_backoff_terms(
+    tables: list[SparseFamilyTable],
+    codes: NDArray[np.integer],
+    ranked: tuple[int, ...],
+    n_categories: NDArray[np.intp],
+    class_index: NDArray[np.intp],
+    *,
+    unit: NDArray[np.float64],
+    alpha: float,
+    concentrations: NDArray[np.float64] | None = None,
+    weights: NDArray[np.float64] | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
+    """:func:`leave_one_out_backoff_terms` of the distinct rows, as one array (levels,
+    distinct rows, classes), the concentrations and each row's distinct row
+    (:func:`~discotree.kernels.hierarchical_terms.distinct_level_terms`): row i's terms
+    are ``terms[:, row_key[i]]``.
+
+    Examples
+    --------
+    >>> from discotree.stats.family_tables import prefix_family_tables
+    >>> codes = np.array([[0, 1], [1, 1], [0, 1], [0, 0]])
+    >>> y = np.array([0, 1, 0, 0])
+    >>> tables = prefix_family_tables(codes, y, np.ones(4), 2, np.array([2, 2]),
+    ...                               [(), (0,)])[1]
+    >>> terms, chosen, row_key = distinct_backoff_terms(
+    ...     tables, codes, (0,), np.array([2, 2]), y, unit=np.ones(4), alpha=1.0,
+    ...     weights=np.ones(4))
+    >>> terms.shape, row_key.tolist()
+    ((2, 3, 2), [0, 1, 0, 2])
+    """
     node = tables[0].node
     ranked = tuple(ranked)
     used = tables[: len(ranked) + 1]
-    terms, chosen = hierarchical_level_terms(
+    return distinct_level_terms(
         codes[:, node],
         codes[:, list(ranked)] if ranked else np.zeros((len(codes), 0), dtype=np.int64),
         np.asarray(n_categories, dtype=np.int64)[list(ranked)],
@@ -229,7 +276,6 @@ def leave_one_out_backoff_terms(
         weights=weights,
         grid=CONCENTRATION_GRID,
     )
-    return list(terms), chosen
 
 
 def choose_concentrations(
