@@ -43,6 +43,7 @@ __all__ = [
     "LINEAR_WEIGHT",
     "distinct_level_terms",
     "hierarchical_level_terms",
+    "rows_of",
 ]
 
 #: Up to this total weight, the back-off runs on probabilities (one logarithm per row,
@@ -387,13 +388,35 @@ def distinct_level_terms(
     weights: NDArray[np.float64] | None = None,
     grid: tuple[float, ...] = (),
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
-    """:func:`hierarchical_level_terms` of the distinct rows (rows alike: the same
-    terms, see the module notes), and each row's distinct row (numbered in order of
-    first row): ``terms[:, row_key]`` is :func:`hierarchical_level_terms`'s, to the bit.
+    """Every distinct row's leave-one-out ``log P_L(x | c, first L parents)`` for L =
+    0..K (0 where the node is missing; a row observing fewer leading parents keeps the
+    shorter prefix's estimate), the levels' concentrations and each row's distinct row
+    (rows alike: the same terms, see the module notes; numbered in order of first row).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_rows,)
+        The node's codes (-1: missing).
+    parent_codes : ndarray of shape (n_rows, K)
+        The ranked parents' codes, in rank order.
+    radices : ndarray of shape (K,)
+        The parents' numbers of categories.
+    class_index, unit : ndarray of shape (n_rows,)
+        Each row's class and the weight it leaves out.
+    tables : list of K + 1 (cells, masses)
+        Each level's sparse table: sorted ids ``(configuration * n_classes + class) * r
+        + value`` and their weights.
+    n_classes, r : int
+    alpha : float
+        The marginal's pseudo-count.
+    concentrations : ndarray of shape (K + 1,), optional
+        Given: used. Else chosen level by level from ``grid`` by the rows' leave-one-out
+        log-likelihood weighted by ``weights``.
 
     Returns
     -------
     terms : ndarray of shape (K + 1, n_distinct, n_classes)
+        Row i's are ``terms[:, row_key[i]]`` (:func:`rows_of`).
     concentrations : ndarray of shape (K + 1,)
     row_key : ndarray of shape (n_rows,)
 
@@ -464,49 +487,26 @@ def distinct_level_terms(
     return out, chosen, row_key
 
 
+def rows_of(terms: NDArray[np.float64], row_key: NDArray[np.int64]) -> NDArray[np.float64]:
+    """Each row's terms from its distinct row's (``terms[:, row_key]``; ``terms`` itself
+    when every row is distinct).
+
+    Examples
+    --------
+    >>> rows_of(np.array([[[0.0], [1.0]]]), np.array([1, 0, 1])).tolist()
+    [[[1.0], [0.0], [1.0]]]
+    """
+    if len(row_key) == terms.shape[1]:  # (every row distinct: numbered in row order)
+        return terms
+    return np.take(terms, row_key, axis=1)
+
+
 def hierarchical_level_terms(
-    values: NDArray[np.integer],
-    parent_codes: NDArray[np.integer],
-    radices: NDArray[np.integer],
-    class_index: NDArray[np.intp],
-    unit: NDArray[np.float64],
-    *,
-    tables: list[tuple[NDArray[np.int64], NDArray[np.float64]]],
-    n_classes: int,
-    r: int,
-    alpha: float,
-    concentrations: NDArray[np.float64] | None = None,
-    weights: NDArray[np.float64] | None = None,
-    grid: tuple[float, ...] = (),
+    *arguments: Any, **keywords: Any
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Every row's leave-one-out ``log P_L(x | c, first L parents)`` for L = 0..K (0
-    where the node is missing; a row observing fewer leading parents keeps the shorter
-    prefix's estimate) and the levels' concentrations.
-
-    Parameters
-    ----------
-    values : ndarray of shape (n_rows,)
-        The node's codes (-1: missing).
-    parent_codes : ndarray of shape (n_rows, K)
-        The ranked parents' codes, in rank order.
-    radices : ndarray of shape (K,)
-        The parents' numbers of categories.
-    class_index, unit : ndarray of shape (n_rows,)
-        Each row's class and the weight it leaves out.
-    tables : list of K + 1 (cells, masses)
-        Each level's sparse table: sorted ids ``(configuration * n_classes + class) * r
-        + value`` and their weights.
-    n_classes, r : int
-    alpha : float
-        The marginal's pseudo-count.
-    concentrations : ndarray of shape (K + 1,), optional
-        Given: used. Else chosen level by level from ``grid`` by the rows' leave-one-out
-        log-likelihood weighted by ``weights``.
-
-    Returns
-    -------
-    terms : ndarray of shape (K + 1, n_rows, n_classes)
-    concentrations : ndarray of shape (K + 1,)
+    """Every row's leave-one-out ``log P_L(x | c, first L parents)`` for L = 0..K, an
+    array (K + 1, n_rows, n_classes), and the levels' concentrations: the arguments and
+    numbers of :func:`distinct_level_terms`, each row given its distinct row's terms.
 
     Examples
     --------
@@ -518,20 +518,5 @@ def hierarchical_level_terms(
     >>> np.exp(terms[0]).round(3).tolist()  # row 0, class 0: (2 - 1 + 0.4) / (3 - 1 + 1)
     [[0.467, 0.2], [0.35, 0.4]]
     """
-    terms, chosen, row_key = distinct_level_terms(
-        values,
-        parent_codes,
-        radices,
-        class_index,
-        unit,
-        tables=tables,
-        n_classes=n_classes,
-        r=r,
-        alpha=alpha,
-        concentrations=concentrations,
-        weights=weights,
-        grid=grid,
-    )
-    if len(row_key) > terms.shape[1]:  # (each row the terms of its distinct row)
-        terms = np.take(terms, row_key, axis=1)
-    return terms, chosen
+    terms, chosen, row_key = distinct_level_terms(*arguments, **keywords)
+    return rows_of(terms, row_key), chosen

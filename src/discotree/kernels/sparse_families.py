@@ -192,10 +192,26 @@ def posterior_loss_sums(
 
 
 @numba.njit(cache=True, nogil=True)
-def _add_and_score(joint, terms, row_key, levels, scored, truth, weights, flags, out):
-    # pragma: no cover - numba
-    # joint[q] += terms[levels[q]] read through row_key, then, where scored[q], out[q]
-    # the loss sums of joint[q] (_loss_sums: the same arithmetic, the same order)
+def add_terms_and_score(
+    joint, terms, row_key, levels, scored, truth, weights, flags, out
+):  # pragma: no cover - numba
+    """For every model q: ``joint[q] += terms[levels[q]][row_key]`` (in place), then,
+    where ``scored[q]``, ``out[q]`` += the sums of :func:`posterior_loss_sums` of
+    ``joint[q]`` (the same arithmetic in the same order: the same numbers to the bit),
+    ``flags`` = (with the squares, with the log-loss): one compiled call for every
+    model (call it with arrays of the right types: joint and terms float64,
+    C-contiguous, of shapes (n_models, n_rows, n_classes) and (n_levels, n_distinct,
+    n_classes), row_key int64, levels intp, scored bool, truth intp, weights float64).
+
+    Examples
+    --------
+    >>> joint, out = np.zeros((2, 2, 2)), np.zeros((2, 2))
+    >>> terms = np.log([[[0.2, 0.6], [0.5, 0.5]]])
+    >>> add_terms_and_score(joint, terms, np.array([0, 1]), np.array([0, 0]),
+    ...     np.array([True, False]), np.array([1, 0]), np.ones(2), (True, True), out)
+    >>> out.round(4).tolist()
+    [[0.625, 0.9808], [0.0, 0.0]]
+    """
     with_squares, with_log_loss = flags
     n_rows, n_classes = joint.shape[1], joint.shape[2]
     for q in range(joint.shape[0]):
@@ -206,68 +222,6 @@ def _add_and_score(joint, terms, row_key, levels, scored, truth, weights, flags,
                 joint[q, i, c] += terms[level, k, c]
         if scored[q]:
             _loss_sums(joint[q], truth, weights, with_squares, with_log_loss, out[q])
-
-
-def add_terms_and_score(
-    joint: NDArray[np.float64],
-    terms: NDArray[np.float64],
-    row_key: NDArray[np.int64],
-    levels: NDArray[np.intp],
-    scored: NDArray[np.bool_],
-    truth: NDArray[np.intp],
-    weights: NDArray[np.float64],
-    *,
-    only: str | None = None,
-) -> NDArray[np.float64]:
-    """For every model q: ``joint[q] += terms[levels[q]][row_key]`` (in place), then,
-    where ``scored[q]``, its :func:`posterior_loss_sums` (the same numbers to the bit)
-    in one compiled call: each model's two sums, 0 where not scored (the one ``only``
-    leaves out: NaN).
-
-    Parameters
-    ----------
-    joint : ndarray of shape (n_models, n_rows, n_classes)
-        C-contiguous, updated in place.
-    terms : ndarray of shape (n_levels, n_distinct, n_classes)
-        Each distinct row's terms by level.
-    row_key : ndarray of shape (n_rows,)
-        Each row's distinct row.
-    levels, scored : ndarray of shape (n_models,)
-        Each model's level of ``terms`` and whether its sums are computed.
-    truth, weights : ndarray of shape (n_rows,)
-    only : {None, "squares", "log_loss"}
-        As :func:`posterior_loss_sums`.
-
-    Examples
-    --------
-    >>> joint = np.zeros((2, 2, 2))
-    >>> terms = np.log([[[0.2, 0.6], [0.5, 0.5]]])
-    >>> sums = add_terms_and_score(joint, terms, np.array([0, 1]), np.array([0, 0]),
-    ...                            np.array([True, False]), np.array([1, 0]), np.ones(2))
-    >>> sums[0].round(4).tolist(), sums[1].tolist()
-    ([0.625, 0.9808], [0.0, 0.0])
-    """
-    if only not in (None, "squares", "log_loss"):
-        raise ValueError(f"only must be None, 'squares' or 'log_loss', got {only!r}")
-    if not joint.flags.c_contiguous or joint.dtype != np.float64:
-        raise ValueError("joint must be a C-contiguous float64 array (updated in place)")
-    out = np.zeros((len(joint), 2))
-    _add_and_score(
-        joint,
-        np.ascontiguousarray(terms, dtype=np.float64),
-        np.ascontiguousarray(row_key, dtype=np.int64),
-        np.ascontiguousarray(levels, dtype=np.intp),
-        np.ascontiguousarray(scored, dtype=np.bool_),
-        np.ascontiguousarray(truth, dtype=np.intp),
-        np.ascontiguousarray(weights, dtype=np.float64),
-        (only != "log_loss", only != "squares"),
-        out,
-    )
-    if only == "squares":
-        out[:, 1] = np.nan
-    elif only == "log_loss":
-        out[:, 0] = np.nan
-    return out
 
 
 @numba.njit(cache=True, nogil=True)

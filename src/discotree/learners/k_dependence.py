@@ -37,6 +37,7 @@ from scipy.special import log_softmax
 
 from .. import missing_values
 from ..kernels.counts import class_totals, configuration_ids
+from ..kernels.hierarchical_terms import rows_of
 from ..kernels.sparse_families import add_terms_and_score, posterior_loss_sums
 from ..models.k_dependence import KDependenceModel
 from ..numerics import argmax_with_ties, class_log_prior
@@ -225,6 +226,14 @@ def _prior_log(class_weight, class_index, unit) -> NDArray[np.float64]:
 
 
 def _node_terms(
+    *arguments: Any, **keywords: Any
+) -> tuple[list[NDArray[np.float64]], NDArray[np.float64] | None]:
+    """:func:`_node_distinct_terms` of every row: one array (rows, classes) a level."""
+    terms, picked, row_key = _node_distinct_terms(*arguments, **keywords)
+    return list(rows_of(terms, row_key)), picked
+
+
+def _node_distinct_terms(
     table_list: list[SparseFamilyTable],
     ranked: tuple[int, ...],
     codes: NDArray[np.integer],
@@ -235,27 +244,27 @@ def _node_terms(
     spec: LearnerSpec,
     concentrations: NDArray[np.float64] | None = None,
     weights: NDArray[np.float64] | None = None,
-) -> tuple[list[NDArray[np.float64]], NDArray[np.float64] | None]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64] | None, NDArray[np.int64]]:
     """The leave-one-out ``log P(x_j | c, first L parents)`` for L = 0..len(ranked)
     (a row with fewer observed leading parents backs off to them; 0 where x_j is
     missing), Dirichlet or, given the node's ``concentrations``, hierarchical; given
     ``weights`` instead, hierarchical with the concentrations chosen from these rows
-    (returned; the same leave-one-out counts serve both)."""
+    (returned; the same leave-one-out counts serve both). One array (levels, distinct
+    rows, classes) and each row's distinct row (hierarchical: rows alike computed once,
+    :func:`~discotree.stats.hierarchical.distinct_backoff_terms`; Dirichlet: every row
+    its own)."""
     if concentrations is not None or weights is not None:
-        distinct, picked, row_key = _node_distinct_terms(
+        return distinct_backoff_terms(
             table_list,
-            ranked,
             codes,
+            ranked,
+            n_categories,
             class_index,
-            unit,
-            n_categories=n_categories,
-            spec=spec,
+            unit=unit,
+            alpha=float(spec.alpha),
             concentrations=concentrations,
-            weights=weights,
+            weights=weights if concentrations is None else None,
         )
-        if len(row_key) > distinct.shape[1]:  # (each row the terms of its distinct row)
-            distinct = np.take(distinct, row_key, axis=1)
-        return list(distinct), picked
     node = table_list[0].node
     values = codes[:, node]
     observed = observed_prefix_lengths(codes, ranked)
@@ -275,41 +284,7 @@ def _node_terms(
             )
         terms.append(term)
         previous = term
-    return terms, None
-
-
-def _node_distinct_terms(
-    table_list: list[SparseFamilyTable],
-    ranked: tuple[int, ...],
-    codes: NDArray[np.integer],
-    class_index: NDArray[np.intp],
-    unit: NDArray[np.float64],
-    *,
-    n_categories: NDArray[np.intp],
-    spec: LearnerSpec,
-    concentrations: NDArray[np.float64] | None = None,
-    weights: NDArray[np.float64] | None = None,
-) -> tuple[NDArray[np.float64], NDArray[np.float64] | None, NDArray[np.int64]]:
-    """:func:`_node_terms` as one array (levels, distinct rows, classes) and each row's
-    distinct row: hierarchical, the rows alike computed once
-    (:func:`~discotree.stats.hierarchical.distinct_backoff_terms`); Dirichlet, every row
-    its own."""
-    if concentrations is None and weights is None:
-        terms, picked = _node_terms(
-            table_list, ranked, codes, class_index, unit, n_categories=n_categories, spec=spec
-        )
-        return np.stack(terms), picked, np.arange(len(codes))
-    return distinct_backoff_terms(
-        table_list,
-        codes,
-        ranked,
-        n_categories,
-        class_index,
-        unit=unit,
-        alpha=float(spec.alpha),
-        concentrations=concentrations,
-        weights=weights if concentrations is None else None,
-    )
+    return np.stack(terms), None, np.arange(len(codes))
 
 
 def _chunks(rows: Rows) -> Iterator[tuple[int, tuple[NDArray[Any], ...]]]:
@@ -358,6 +333,7 @@ def leave_one_out_losses(
 
         only = "log_loss" if loss == "log_loss" else "squares"
         which = 1 if loss == "log_loss" else 0  # (the one sum the loss reads, the same bits)
+        flags = (which == 0, which == 1)  # (squares, log-loss)
         # twin[q]: the smallest q' whose joint equals q's by construction (every
         # attribute so far read the same level for both): its score is q's
         twin = np.zeros(k + 1, dtype=np.intp)
@@ -388,9 +364,9 @@ def leave_one_out_losses(
             for q in range(k + 1):
                 twin[q] = groups.setdefault((int(twin[q]), int(levels[q])), q)
             # every joint plus its level's terms, each twin class scored once (by its q)
-            sums = add_terms_and_score(
-                joint, terms, row_key, levels, twin == np.arange(k + 1), truth, weights, only=only
-            )
+            sums = np.zeros((k + 1, 2))
+            scored = twin == np.arange(k + 1)
+            add_terms_and_score(joint, terms, row_key, levels, scored, truth, weights, flags, sums)
             out[s] += sums[twin, which]
             if snapshots is not None:
                 for q in range(k + 1):

@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import missing_values
-from ..kernels.hierarchical_terms import distinct_level_terms
+from ..kernels.hierarchical_terms import distinct_level_terms, rows_of
 from ..kernels.sparse_families import backoff_scores, sparse_cell_lookup
 from ..numerics import argmax_with_ties
 from .family_tables import SparseFamilyTable, observed_prefix_lengths
@@ -183,50 +183,37 @@ def backoff_log_probabilities(
 
 
 def leave_one_out_backoff_terms(
-    tables: list[SparseFamilyTable],
-    codes: NDArray[np.integer],
-    ranked: tuple[int, ...],
-    n_categories: NDArray[np.intp],
-    class_index: NDArray[np.intp],
-    *,
-    unit: NDArray[np.float64],
-    alpha: float,
-    concentrations: NDArray[np.float64] | None = None,
-    weights: NDArray[np.float64] | None = None,
+    *arguments: Any, **keywords: Any
 ) -> tuple[list[NDArray[np.float64]], NDArray[np.float64]]:
     """The leave-one-out :func:`backoff_log_probabilities` of every level of ``ranked``
-    (each row's ``unit`` out of its class, :meth:`LevelCounts.without`) and the levels'
-    concentrations: given, or chosen from ``weights`` as :func:`choose_concentrations`
-    chooses them; in one compiled pass per level
-    (:func:`distinct_backoff_terms`, each row then given its distinct row's terms).
+    (each row's ``unit`` out of its class, :meth:`LevelCounts.without`), one array
+    (n_rows, n_classes) a level, and the levels' concentrations: given, or chosen from
+    ``weights`` as :func:`choose_concentrations` chooses them; the arguments of
+    :func:`distinct_backoff_terms`, each row then given its distinct row's terms.
 
     Examples
     --------
     >>> from discotree.stats.family_tables import prefix_family_tables
-    >>> codes = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
-    >>> y = np.array([0, 1, 1, 0])
-    >>> tables = prefix_family_tables(codes, y, np.ones(4), 2, np.array([2, 2]),
+    >>> codes = np.array([[0, 1], [1, 1], [1, 0], [0, 0], [0, 1]])
+    >>> y = np.array([0, 1, 1, 0, 0])
+    >>> tables = prefix_family_tables(codes, y, np.ones(5), 2, np.array([2, 2]),
     ...                               [(), (0,)])[1]
     >>> terms, chosen = leave_one_out_backoff_terms(
-    ...     tables, codes, (0,), np.array([2, 2]), y, unit=np.ones(4), alpha=1.0,
-    ...     weights=np.ones(4))
+    ...     tables, codes, (0,), np.array([2, 2]), y, unit=np.ones(5), alpha=1.0,
+    ...     weights=np.ones(5))
     >>> len(terms), terms[1].shape, chosen.tolist()
-    (2, (4, 2), [64.0, 64.0])
+    (2, (5, 2), [64.0, 64.0])
+
+    The terms of the distinct rows (rows 0 and 4 alike), each row's distinct row:
+
+    >>> distinct, _, row_key = distinct_backoff_terms(
+    ...     tables, codes, (0,), np.array([2, 2]), y, unit=np.ones(5), alpha=1.0,
+    ...     weights=np.ones(5))
+    >>> distinct.shape, row_key.tolist(), bool(np.array_equal(distinct[1][row_key], terms[1]))
+    ((2, 4, 2), [0, 1, 2, 3, 0], True)
     """
-    terms, chosen, row_key = distinct_backoff_terms(
-        tables,
-        codes,
-        ranked,
-        n_categories,
-        class_index,
-        unit=unit,
-        alpha=alpha,
-        concentrations=concentrations,
-        weights=weights,
-    )
-    if len(row_key) > terms.shape[1]:  # (each row the terms of its distinct row)
-        terms = np.take(terms, row_key, axis=1)
-    return list(terms), chosen
+    terms, chosen, row_key = distinct_backoff_terms(*arguments, **keywords)
+    return list(rows_of(terms, row_key)), chosen
 
 
 def distinct_backoff_terms(
@@ -241,23 +228,15 @@ def distinct_backoff_terms(
     concentrations: NDArray[np.float64] | None = None,
     weights: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
-    """:func:`leave_one_out_backoff_terms` of the distinct rows, as one array (levels,
-    distinct rows, classes), the concentrations and each row's distinct row
-    (:func:`~discotree.kernels.hierarchical_terms.distinct_level_terms`): row i's terms
-    are ``terms[:, row_key[i]]``.
+    """The leave-one-out terms of every level of ``ranked`` (each row's ``unit`` out of
+    its class) of the distinct rows, one array (levels, distinct rows, classes), the
+    levels' concentrations (given, or chosen from ``weights``) and each row's distinct
+    row: row i's terms are ``terms[:, row_key[i]]``; in one compiled pass per level
+    (:func:`~discotree.kernels.hierarchical_terms.distinct_level_terms`).
 
     Examples
     --------
-    >>> from discotree.stats.family_tables import prefix_family_tables
-    >>> codes = np.array([[0, 1], [1, 1], [0, 1], [0, 0]])
-    >>> y = np.array([0, 1, 0, 0])
-    >>> tables = prefix_family_tables(codes, y, np.ones(4), 2, np.array([2, 2]),
-    ...                               [(), (0,)])[1]
-    >>> terms, chosen, row_key = distinct_backoff_terms(
-    ...     tables, codes, (0,), np.array([2, 2]), y, unit=np.ones(4), alpha=1.0,
-    ...     weights=np.ones(4))
-    >>> terms.shape, row_key.tolist()
-    ((2, 3, 2), [0, 1, 0, 2])
+    See :func:`leave_one_out_backoff_terms`'s.
     """
     node = tables[0].node
     ranked = tuple(ranked)
