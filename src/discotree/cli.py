@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 from . import __version__
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
     import pandas as pd
 
 # NumPy, pandas, rich, scikit-learn and the estimators are imported by the commands
@@ -427,6 +429,24 @@ def _read_whole(path: Path, target: str) -> tuple[pd.DataFrame, pd.Series]:
     return frame.drop(columns=[target]), frame[target]
 
 
+def _counted_passes(
+    source, args: argparse.Namespace, progress, task
+) -> tuple[Callable[[], Iterator[tuple[pd.DataFrame, pd.Series]]], list[int]]:
+    """A callable giving one pass over the file's batches (``(X, y)``, ``args.batch_rows``
+    rows each), each pass advancing the progress bar and counting its rows in the list
+    returned with it (one number a pass, in order)."""
+    rows_per_pass: list[int] = []
+
+    def batches():
+        rows_per_pass.append(0)
+        for X, y in source.batches(args.batch_rows, target=args.target):
+            rows_per_pass[-1] += len(X)
+            progress.advance(task, len(X))
+            yield X, y
+
+    return batches, rows_per_pass
+
+
 def _fit_streaming(estimator, path: Path, args: argparse.Namespace) -> int:
     """partial_fit over the file's batches, or for the learners that read counts of
     several passes (kDB, selective kDB, TAN k=2) the file read again per pass
@@ -440,15 +460,7 @@ def _fit_streaming(estimator, path: Path, args: argparse.Namespace) -> int:
     if reads_in_passes(estimator):  # kDB, selective kDB, TAN k=2: counts of 2-3 passes
         total = None if source.n_rows is None else 3 * source.n_rows
         progress, task = _progress(args, total, f"fitting {args.model} (up to 3 passes)")
-        rows_per_pass: list[int] = []
-
-        def batches():
-            rows_per_pass.append(0)
-            for X, y in source.batches(args.batch_rows, target=args.target):
-                rows_per_pass[-1] += len(X)
-                progress.advance(task, len(X))
-                yield X, y
-
+        batches, rows_per_pass = _counted_passes(source, args, progress, task)
         with progress, source.noticing_changes():  # a file changed between passes: named
             fit_in_passes(estimator, batches, classes)
         return rows_per_pass[0]
@@ -473,15 +485,7 @@ def _fit_in_passes(estimator, path: Path, args: argparse.Namespace) -> int:
     source = open_table(path)
     source.check_column(args.target)
     progress, task = _progress(args, None, f"fitting {args.model} (in passes)")
-    rows_per_pass: list[int] = []
-
-    def batches():
-        rows_per_pass.append(0)
-        for X, y in source.batches(args.batch_rows, target=args.target):
-            rows_per_pass[-1] += len(X)
-            progress.advance(task, len(X))
-            yield X, y
-
+    batches, rows_per_pass = _counted_passes(source, args, progress, task)
     with progress, source.noticing_changes():  # a file changed between passes: named
         fit_batches_in_passes(estimator, batches)
     return rows_per_pass[0]

@@ -49,10 +49,11 @@ from ..kernels.counts import configuration_ids
 from ..stats.backoff_prediction import PackedBackoff
 from ..stats.family_tables import SparseFamilyTable, observed_prefix_lengths
 from ..stats.hierarchical import leave_one_out_backoff_terms, level_counts
+from ..stored_checks import check_counts, fail, numbers
 from ..stored_classes import stored
 from .bayes_net import BayesNetModel, rows_by_pattern
 from .enumeration import Enumeration, elimination_cells, enumerate_groups
-from .file_checks import StoredModel, check_counts, check_features, fail, numbers
+from .file_checks import StoredModel, check_features
 from .protocol import DeclaredSizes, JointScoring
 
 __all__ = [

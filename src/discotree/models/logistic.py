@@ -40,9 +40,10 @@ from scipy.special import log_softmax
 from .. import missing_values
 from ..kernels.logistic import logistic_scores
 from ..missing_values import MISSING
+from ..stored_checks import numbers
 from ..stored_classes import stored
 from .category_maps import apply_maps, mapped_categories
-from .file_checks import StoredModel, numbers
+from .file_checks import StoredModel
 from .protocol import DeclaredSizes
 
 __all__ = [
