@@ -2,7 +2,8 @@
 
 The estimators share parameters (``prior``, ``epsilon``, ``max_categories`` ...), fitted
 attributes (``classes_``, ``encoder_``, ``alpha_`` ...) and the parameters of ``fit``;
-their text lives here, in :data:`DOCS`, and a docstring names it by a placeholder line
+their text lives here, in :data:`DOCS` (with the doctest set-ups several model
+docstrings share, ``example_*``), and a docstring names it by a placeholder line
 ``{name}``. :func:`fill_doc` (a decorator of classes and functions) replaces each such
 line by the fragment, indented as the placeholder is, when the module that defines the
 estimator is imported, so ``help()``, numpydoc, the doctests and the documentation all
@@ -173,6 +174,21 @@ sample_weight : array-like of shape (n_samples,), default=None
     "X_predict": """\
 X : array-like or DataFrame of shape (n_samples, n_features)
     Columns as at fit time; NaN/None is missing (summed out).""",
+}
+
+#: The doctest set-up of the small kDB of the model docstrings (in a module that
+#: imports ``numpy as np``; the second also ``KDependenceModel``): two binary
+#: attributes, the second under the first.
+_KDB_TABLES = """\
+>>> from discotree.stats.family_tables import prefix_family_tables
+>>> codes = np.array([[0, 0], [1, 1], [1, 1], [0, 1]])
+>>> y = np.array([0, 1, 1, 0])
+>>> tables = prefix_family_tables(codes, y, None, 2, np.array([2, 2]), [(), (0,)])"""
+DOCS |= {
+    # ------------------------------------------------- examples of the models
+    "example_kdb_tables": _KDB_TABLES,
+    "example_kdb_model": _KDB_TABLES
+    + "\n>>> model = KDependenceModel(np.array([2, 2]), [0, 1], [(), (0,)], tables, 1.0, 0.0)",
 }
 
 

@@ -45,6 +45,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import missing_values
+from ..docstrings import fill_doc
 from ..kernels.counts import configuration_ids
 from ..stats.backoff_prediction import PackedBackoff
 from ..stats.family_tables import SparseFamilyTable, observed_prefix_lengths
@@ -117,6 +118,7 @@ class _NetworkShape:
     table_cells: int
 
 
+@fill_doc
 @stored
 @dataclass
 class KDependenceModel(JointScoring, StoredModel):
@@ -144,11 +146,7 @@ class KDependenceModel(JointScoring, StoredModel):
 
     Examples
     --------
-    >>> from discotree.stats.family_tables import prefix_family_tables
-    >>> codes = np.array([[0, 0], [1, 1], [1, 1], [0, 1]])
-    >>> y = np.array([0, 1, 1, 0])
-    >>> tables = prefix_family_tables(codes, y, None, 2, np.array([2, 2]), [(), (0,)])
-    >>> model = KDependenceModel(np.array([2, 2]), [0, 1], [(), (0,)], tables, 1.0, 0.0)
+    {example_kdb_model}
     >>> np.exp(model.log_likelihood(np.array([[1, 1]]))).round(3)
     array([[0.125, 0.562]])
     """
