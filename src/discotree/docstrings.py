@@ -189,6 +189,25 @@ DOCS |= {
     "example_kdb_tables": _KDB_TABLES,
     "example_kdb_model": _KDB_TABLES
     + "\n>>> model = KDependenceModel(np.array([2, 2]), [0, 1], [(), (0,)], tables, 1.0, 0.0)",
+    # (a module that imports numpy as np, Rows): 200 rows, the class set by attribute 0
+    "example_logistic_rows": """\
+>>> rng = np.random.default_rng(0)
+>>> codes = rng.integers(0, 3, size=(200, 2))
+>>> y = (codes[:, 0] == 2).astype(np.intp)
+>>> rows = Rows(codes, y, np.ones(200), 2, np.array([3, 3]))""",
+    # a Naive Bayes fitted on a string and a numeric column (the raw ONNX inputs)
+    "example_mixed_columns": """\
+>>> import pandas as pd
+>>> from discotree import NaiveBayesClassifier
+>>> X = pd.DataFrame({"colour": ["red", "blue"] * 10, "size": range(20)})
+>>> clf = NaiveBayesClassifier().fit(X, [0, 1] * 10)""",
+    # the data of the fits in passes, and the callable giving its two batches per pass
+    "example_batch_halves": """\
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> X = rng.integers(0, 3, (300, 4))
+>>> y = (X[:, 0] + X[:, 1]) % 2
+>>> halves = lambda: [(X[:150], y[:150]), (X[150:], y[150:])]""",
 }
 
 

@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..config import get_config
+from ..docstrings import fill_doc
 from ..kernels.counts import class_totals, univariate_counts
 from ..learners.ensemble import (
     COARSENINGS,
@@ -512,6 +513,7 @@ def schema_of_batches(
     return schema_from_summary(summary, names, max_categories, discretizer, owner)
 
 
+@fill_doc
 def fit_batches_in_passes(
     estimator: Any,
     batches: Callable[[], Iterable[tuple[Any, ...]]],
@@ -533,12 +535,8 @@ def fit_batches_in_passes(
 
     Examples
     --------
-    >>> import numpy as np
+    {example_batch_halves}
     >>> from discotree import KDBEnsembleClassifier
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.integers(0, 3, (300, 4))
-    >>> y = (X[:, 0] + X[:, 1]) % 2
-    >>> halves = lambda: [(X[:150], y[:150]), (X[150:], y[150:])]
     >>> clf = fit_batches_in_passes(KDBEnsembleClassifier(n_estimators=2), halves)
     >>> bool(clf.score(X, y) > 0.9)
     True
