@@ -189,6 +189,12 @@ DOCS |= {
     "example_kdb_tables": _KDB_TABLES,
     "example_kdb_model": _KDB_TABLES
     + "\n>>> model = KDependenceModel(np.array([2, 2]), [0, 1], [(), (0,)], tables, 1.0, 0.0)",
+    # a Naive Bayes fitted on iris (the examples of what a fitted classifier offers)
+    "example_iris_nb": """\
+>>> from sklearn.datasets import load_iris
+>>> from discotree import NaiveBayesClassifier
+>>> X, y = load_iris(return_X_y=True)
+>>> clf = NaiveBayesClassifier(alpha=1.0).fit(X, y)""",
     # (a module that imports numpy as np, Rows): 200 rows, the class set by attribute 0
     "example_logistic_rows": """\
 >>> rng = np.random.default_rng(0)
