@@ -195,6 +195,15 @@ DOCS |= {
 >>> from discotree import NaiveBayesClassifier
 >>> X, y = load_iris(return_X_y=True)
 >>> clf = NaiveBayesClassifier(alpha=1.0).fit(X, y)""",
+    # (a module that imports numpy as np, LogisticModel): two classes, a one-hot
+    # feature of 2 categories and a numeric one of 3 (values -1, 0, 1)
+    "example_logistic_model": """\
+>>> model = LogisticModel(
+...     coef=np.array([[1.0, 0.0], [0.0, 2.0], [-1.0, 1.0]]),
+...     intercept=np.zeros(2),
+...     n_categories=np.array([2, 3]),
+...     values=[None, np.array([-1.0, 0.0, 1.0])],
+... )""",
     # (a module that imports numpy as np, Rows): 200 rows, the class set by attribute 0
     "example_logistic_rows": """\
 >>> rng = np.random.default_rng(0)
