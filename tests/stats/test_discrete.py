@@ -21,36 +21,41 @@ from tests import reference
 from tests.conftest import discrete_datasets
 
 
+def _statistics(data) -> PairStatistics:
+    codes, y, w, n_cat, n_classes = data
+    return PairStatistics.from_codes(codes, y, n_cat, n_classes, w)
+
+
+def _reference_tables(data, i: int, j: int) -> list:
+    """The reference count table of features ``i`` and ``j`` in each class."""
+    codes, y, w, n_cat, n_classes = data
+    return [
+        reference.pair_table(codes, y, w, i, j, n_cat[i], n_cat[j], c) for c in range(n_classes)
+    ]
+
+
 @settings(max_examples=50, deadline=None)
 @given(discrete_datasets())
 def test_pairwise_mutual_information_matches_reference(data):
-    codes, y, w, n_cat, n_classes = data
-    stats = PairStatistics.from_codes(codes, y, n_cat, n_classes, w)
-    mi = stats.mutual_information()
-    d = len(n_cat)
-    for c in range(n_classes):
-        for i in range(d):
-            for j in range(d):
-                if i == j:
-                    assert mi[c, i, j] == 0.0
-                    continue
-                table = reference.pair_table(codes, y, w, i, j, n_cat[i], n_cat[j], c)
+    mi = _statistics(data).mutual_information()
+    d = len(data[3])
+    for i in range(d):
+        for j in range(d):
+            if i == j:
+                assert (mi[:, i, j] == 0.0).all()
+                continue
+            for c, table in enumerate(_reference_tables(data, i, j)):
                 assert mi[c, i, j] == pytest.approx(reference.mutual_information(table), abs=1e-10)
 
 
 @settings(max_examples=50, deadline=None)
 @given(discrete_datasets())
 def test_conditional_mutual_information_matches_reference(data):
-    codes, y, w, n_cat, n_classes = data
-    stats = PairStatistics.from_codes(codes, y, n_cat, n_classes, w)
-    cmi = stats.conditional_mutual_information()
-    d = len(n_cat)
+    cmi = _statistics(data).conditional_mutual_information()
+    d = len(data[3])
     for i in range(d):
         for j in range(i + 1, d):
-            tables = [
-                reference.pair_table(codes, y, w, i, j, n_cat[i], n_cat[j], c)
-                for c in range(n_classes)
-            ]
+            tables = _reference_tables(data, i, j)
             n_pair = sum(sum(map(sum, t)) for t in tables)
             expected = (
                 sum(sum(map(sum, t)) / n_pair * reference.mutual_information(t) for t in tables)
