@@ -1,5 +1,6 @@
 """Discrete information measures against references and textbook values."""
 
+import itertools
 import math
 import warnings
 
@@ -26,46 +27,45 @@ def _statistics(data) -> PairStatistics:
     return PairStatistics.from_codes(codes, y, n_cat, n_classes, w)
 
 
-def _reference_tables(data, i: int, j: int) -> list:
-    """The reference count table of features ``i`` and ``j`` in each class."""
+def _feature_pairs(data, ordered: bool):
+    """``(i, j, tables)`` for every pair of features ``i != j`` (``i < j`` unless
+    ``ordered``), ``tables`` the reference count table of ``i`` and ``j`` in each class."""
     codes, y, w, n_cat, n_classes = data
-    return [
-        reference.pair_table(codes, y, w, i, j, n_cat[i], n_cat[j], c) for c in range(n_classes)
-    ]
+    for i, j in itertools.permutations(range(len(n_cat)), 2):
+        if ordered or i < j:
+            tables = [
+                reference.pair_table(codes, y, w, i, j, n_cat[i], n_cat[j], c)
+                for c in range(n_classes)
+            ]
+            yield i, j, tables
 
 
 @settings(max_examples=50, deadline=None)
 @given(discrete_datasets())
 def test_pairwise_mutual_information_matches_reference(data):
     mi = _statistics(data).mutual_information()
-    d = len(data[3])
-    for i in range(d):
-        for j in range(d):
-            if i == j:
-                assert (mi[:, i, j] == 0.0).all()
-                continue
-            for c, table in enumerate(_reference_tables(data, i, j)):
-                assert mi[c, i, j] == pytest.approx(reference.mutual_information(table), abs=1e-10)
+    for i in range(len(data[3])):
+        assert (mi[:, i, i] == 0.0).all()
+    for i, j, tables in _feature_pairs(data, ordered=True):
+        for c, table in enumerate(tables):
+            assert mi[c, i, j] == pytest.approx(reference.mutual_information(table), abs=1e-10)
 
 
 @settings(max_examples=50, deadline=None)
 @given(discrete_datasets())
 def test_conditional_mutual_information_matches_reference(data):
     cmi = _statistics(data).conditional_mutual_information()
-    d = len(data[3])
-    for i in range(d):
-        for j in range(i + 1, d):
-            tables = _reference_tables(data, i, j)
-            n_pair = sum(sum(map(sum, t)) for t in tables)
-            expected = (
-                sum(sum(map(sum, t)) / n_pair * reference.mutual_information(t) for t in tables)
-                if n_pair > 0
-                else 0.0
-            )
-            assert cmi[i, j] == pytest.approx(expected, abs=1e-10)
-            assert conditional_mutual_information(np.array(tables)) == pytest.approx(
-                expected, abs=1e-10
-            )
+    for i, j, tables in _feature_pairs(data, ordered=False):
+        n_pair = sum(sum(map(sum, t)) for t in tables)
+        expected = (
+            sum(sum(map(sum, t)) / n_pair * reference.mutual_information(t) for t in tables)
+            if n_pair > 0
+            else 0.0
+        )
+        assert cmi[i, j] == pytest.approx(expected, abs=1e-10)
+        assert conditional_mutual_information(np.array(tables)) == pytest.approx(
+            expected, abs=1e-10
+        )
 
 
 def test_textbook_values():
