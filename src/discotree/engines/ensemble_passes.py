@@ -12,7 +12,8 @@ Every statistic of the in-memory fit is a sum over rows, computed part by part:
    observing both columns of every pair) on every subset of rows a logistic model is
    fitted on: all of them, the cross-validation folds' complements, the content half
    of the pair member's weight;
-3. the members' families, concentrations (a pass per level) and leave-one-out losses
+3. the members' families, concentrations (from the tables alone, or a pass per level
+   when some weight lies strictly between 0 and 1) and leave-one-out losses
    (:mod:`discotree.engines.kdb_passes`);
 4. each logistic model by L-BFGS, one pass per evaluation of its objective and
    gradient (:mod:`discotree.engines.logistic_passes`);
