@@ -706,7 +706,8 @@ def _hits_with_ties(joints, truth):
 
 
 def replacement_hits(base, table, old, new, truth):
-    """Reference for :func:`discotree.kernels.candidate_scores.replacement_hits`: the
+    """Reference for :func:`discotree.kernels.candidate_scores.candidate_hits` with
+    ``old`` (candidates replacing another column each): the
     (candidates, samples, classes) joints formed, then the package's tie rule."""
     with np.errstate(invalid="ignore"):  # -inf - -inf: NaN, as the kernel
         joints = base[None, :, :] - table[old] + table[new]

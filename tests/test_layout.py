@@ -28,7 +28,7 @@ TESTED_IN: dict[str, tuple[str, ...]] = {
     "classifiers/tan.py": ("classifiers/test_generative.py", "classifiers/test_ktree.py"),
     "config.py": ("test_threads.py", "test_contract.py"),
     "migrations.py": ("io/test_migrations.py",),
-    "models/file_checks.py": ("io/test_model_numbers.py", "io/test_model_file_checks.py"),
+    "models/file_checks.py": ("io/test_model_numbers.py",),
     "stored_classes.py": ("io/test_migrations.py",),
     "datasets/fingerprints.py": ("engines/test_passes_notice.py",),
     "engines/dask_boosting.py": ("engines/test_dask_engine.py",),

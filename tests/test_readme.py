@@ -91,6 +91,19 @@ PERFORMANCE = README.read_text().split("## Performance", 1)[1].split("\n## ", 1)
 BENCHMARKS = README.parent / "benchmarks" / "results"
 
 
+def _figures_not_in_results(text: str, names: set[str]) -> tuple[list[str], list[str]]:
+    """The figures with decimals of ``text``, and those of them that are in none of the
+    results files (``.md`` or ``.json``) of the benchmarks ``names``."""
+    results = " ".join(
+        (BENCHMARKS / f"{name}.{ext}").read_text()
+        for name in sorted(names)
+        for ext in ("md", "json")
+        if (BENCHMARKS / f"{name}.{ext}").is_file()
+    )
+    figures = re.findall(r"(?<![\w.])(\d+\.\d+)(?![\d.])", text)
+    return figures, [f for f in figures if f not in results]
+
+
 @pytest.mark.parametrize(
     "paragraph", [p for p in PERFORMANCE.split("\n\n") if re.search(r"\d\.\d", p)]
 )
@@ -101,14 +114,8 @@ def test_performance_figures_are_in_the_committed_benchmark_results(paragraph):
     names = set(re.findall(r"bench_(\w+)\.py", paragraph))
     names |= set(re.findall(r"benchmarks/results/(\w+)\.md", paragraph))
     assert names, "a paragraph with figures must name its benchmark"
-    text = " ".join(
-        (BENCHMARKS / f"{n}.{ext}").read_text()
-        for n in sorted(names)
-        for ext in ("md", "json")
-        if (BENCHMARKS / f"{n}.{ext}").is_file()
-    )
-    figures = re.findall(r"(?<![\w.])(\d+\.\d+)(?![\d.])", paragraph)
-    assert [f for f in figures if f not in text] == []
+    _, missing = _figures_not_in_results(paragraph, names)
+    assert missing == []
 
 
 OPENING = README.read_text().split("## Set-up", 1)[0]
@@ -123,11 +130,5 @@ def test_the_opening_names_the_recommended_model_and_its_figures_are_committed()
 
     assert f"`{RECOMMENDED_MODEL}`" in OPENING and "benchmarks/results/accuracy.md" in OPENING
     named = {"accuracy", *re.findall(r"benchmarks/results/(\w+)\.md", OPENING)}
-    text = " ".join(
-        (BENCHMARKS / f"{name}.{ext}").read_text()
-        for name in sorted(named)
-        for ext in ("md", "json")
-        if (BENCHMARKS / f"{name}.{ext}").is_file()
-    )
-    figures = re.findall(r"(?<![\w.])(\d+\.\d+)(?![\d.])", OPENING)
-    assert figures and [f for f in figures if f not in text] == []
+    figures, missing = _figures_not_in_results(OPENING, named)
+    assert figures and missing == []

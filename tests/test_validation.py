@@ -106,18 +106,20 @@ class TestBadInput:
             clf.predict(bad)
 
 
-def test_estimator_specific_parameters(rng):
+@pytest.mark.parametrize(
+    "estimator, message",
+    [
+        (TANClassifier(structure="nope"), "structure must be one of"),
+        (TANClassifier(k=3), "k must be 0, 1 or 2"),
+        (ChowLiuClassifier(n_edges=-1), "n_edges must be None"),
+        (Discretizer(method="mdl?"), "method must be one of"),
+        (Discretizer(n_bins=1), "n_bins must be >= 2"),
+    ],
+)
+def test_estimator_specific_parameters(rng, estimator, message):
     X, y = rng.integers(0, 3, (20, 3)), rng.integers(0, 2, 20)
-    with pytest.raises(ValueError, match="structure must be one of"):
-        TANClassifier(structure="nope").fit(X, y)
-    with pytest.raises(ValueError, match="k must be 0, 1 or 2"):
-        TANClassifier(k=3).fit(X, y)
-    with pytest.raises(ValueError, match="n_edges must be None"):
-        ChowLiuClassifier(n_edges=-1).fit(X, y)
-    with pytest.raises(ValueError, match="method must be one of"):
-        Discretizer(method="mdl?").fit(X)
-    with pytest.raises(ValueError, match="n_bins must be >= 2"):
-        Discretizer(n_bins=1).fit(X)
+    with pytest.raises(ValueError, match=message):
+        estimator.fit(X) if isinstance(estimator, Discretizer) else estimator.fit(X, y)
 
 
 def test_nan_is_missing_not_an_error(rng):

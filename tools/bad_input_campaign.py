@@ -120,6 +120,17 @@ class Case:
     words_of: Callable[[], tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
 
 
+#: A surface's cases by name: (run, what is expected, the words of a refusal).
+CaseTable = dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]]
+
+
+def _table_cases(prefix: str, surface: str, table: CaseTable, **options: Any) -> Iterator[Case]:
+    """The cases of ``table``, with ids ``prefix/name`` (``options``: more fields of
+    :class:`Case`)."""
+    for name, (run, expect, words) in table.items():
+        yield Case(f"{prefix}/{name}", surface, run, words, expect, **options)
+
+
 # --------------------------------------------------------------------------- data
 
 
@@ -1397,7 +1408,7 @@ def _tamper(short: str, path: tuple, name: str, how: str) -> str:
         return summary
 
 
-def _json_structure_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]]:
+def _json_structure_cases() -> CaseTable:
     from_text = {
         "empty-text": ("", ("json|empty|model file|expecting",)),
         "not-json": ("not json at all", ("json|expecting|model file",)),
@@ -1461,7 +1472,7 @@ def _json_structure_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple
 
         return run
 
-    out: dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]] = {}
+    out: CaseTable = {}
     for name, (text, words) in from_text.items():
         for mode in ("loads", "load_json"):
             out[f"{mode}/{name}"] = (make_run(text, mode), "error", words)
@@ -1499,7 +1510,7 @@ def _json_structure_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple
     return out
 
 
-def _save_json_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]]:
+def _save_json_cases() -> CaseTable:
     def over_key(folder: Path) -> str:
         from discotree.io import json_model
         from discotree.output_files import signing_key_path
@@ -1622,7 +1633,7 @@ def cases_model_json() -> Iterator[Case]:
         yield Case(f"model-json/{name}", "model-json", run, words, expect)
 
 
-def _pickle_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]]:
+def _pickle_cases() -> CaseTable:
     def saved(folder: Path) -> Path:
         from discotree.model_file import save_model
 
@@ -1793,7 +1804,7 @@ EXPLAIN_ESTIMATORS = ("NB", "CL", "TAN", "KDB", "AODE", "ENS", "DT", "BOOST", "E
 UNCERTAINTY_ESTIMATORS = ("NB", "CL", "TAN", "KDB", "AODE", "ENS")
 
 
-def _importance_cases(short: str) -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]]:
+def _importance_cases(short: str) -> CaseTable:
     def run_with(**kw):
         def run(folder: Path) -> str:
             from discotree.importance import summed_out_importances
@@ -1852,7 +1863,7 @@ def _importance_cases(short: str) -> dict[str, tuple[Callable[[Path], Any], str,
     }
 
 
-def _shapley_cases(short: str) -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]]:
+def _shapley_cases(short: str) -> CaseTable:
     def run_with(**kw):
         def run(folder: Path) -> str:
             from discotree.shapley import shapley_values
@@ -1975,7 +1986,7 @@ def _shapley_cases(short: str) -> dict[str, tuple[Callable[[Path], Any], str, tu
     }
 
 
-def _uncertainty_cases(short: str) -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]]:
+def _uncertainty_cases(short: str) -> CaseTable:
     def run_with(**kw):
         def run(folder: Path) -> str:
             est, X, _ = fitted(short)
@@ -2169,8 +2180,8 @@ def _predict(model: Path, data: Path, target: Path, *extra: Any) -> str:
     return cli("predict", "--model", model, "--data", data, "-o", target, "--quiet", *extra)
 
 
-def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]]:
-    out: dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]] = {}
+def _cli_cases() -> CaseTable:
+    out: CaseTable = {}
 
     def fit_with(data_maker: Callable[[Path], Path], *extra: Any, model: str = "nb"):
         def run(folder: Path) -> str:
@@ -2206,84 +2217,54 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
         "error",
         ("nothing.csv",),
     )
-    out["fit/binary-data"] = (
-        fit_with(text_file(bytes(range(256)) * 4)),
-        "error",
-        ("data.csv|decode|utf|binary|parse|column|label",),
-    )
-    out["fit/empty-file"] = (fit_with(text_file("")), "error", ("empty|no columns|data.csv|label",))
-    out["fit/header-only"] = (
-        fit_with(text_file("a,b,label\n")),
-        "error",
-        ("no rows|empty|0 rows|sample|rows",),
-    )
-    out["fit/short-rows"] = (
-        fit_with(text_file(good + "1\n2,3\n")),
-        "either",
-        ("line|row|field|column|label|missing",),
-    )
-    out["fit/long-rows"] = (
-        fit_with(text_file(good + "1,2,yes,9,9\n")),
-        "error",
-        ("line|row|field|expected|column",),
-    )
-    out["fit/duplicate-header"] = (
-        fit_with(text_file(good.replace("a,b,label", "a,a,label", 1))),
-        "error",
-        ("duplicate|'a'|column",),
-    )
-    out["fit/duplicate-target-header"] = (
-        fit_with(text_file(good.replace("a,b,label", "label,b,label", 1))),
-        "error",
-        ("duplicate|label|column",),
-    )
-    out["fit/missing-target-column"] = (
-        fit_with(text_file(good.replace("label", "other", 1))),
-        "error",
-        ("label",),
-    )
-    out["fit/target-all-empty"] = (
-        fit_with(text_file("a,b,label\n" + "1,2,\n" * 20)),
-        "error",
-        ("label|class|missing|target",),
-    )
-    out["fit/target-some-empty"] = (
-        fit_with(text_file(good + "1,2,\n")),
-        "either",
-        ("label|missing|target|line",),
-    )
-    out["fit/one-class"] = (
-        fit_with(text_file("a,b,label\n" + "1,2,yes\n0,1,yes\n" * 10)),
-        "either",
-        ("class",),
-    )
-    out["fit/one-row"] = (
-        fit_with(text_file("a,b,label\n1,2,yes\n")),
-        "either",
-        ("class|row|sample",),
-    )
-    out["fit/bom-header"] = (fit_with(text_file("\ufeff" + good)), "either", ("label|bom",))
-    out["fit/semicolons"] = (
-        fit_with(text_file(good.replace(",", ";"))),
-        "error",
-        ("label|column|separator|;",),
-    )
-    out["fit/non-utf8"] = (
-        fit_with(text_file(good.encode() + b"\xff\xfe,1,yes\n")),
-        "either",
-        ("utf|decode|line|byte|encoding",),
-    )
-    out["fit/quoted-newline"] = (
-        fit_with(text_file(good + '"1\n2",3,yes\n')),
-        "either",
-        ("line|row|'a'",),
-    )
-    out["fit/nan-strings"] = (fit_with(text_file(good + "nan,inf,yes\n")), "either", ("inf|'b'",))
-    out["fit/only-target"] = (
-        fit_with(text_file("label\n" + "yes\nno\n" * 10)),
-        "error",
-        ("feature|column",),
-    )
+    #: (case, the data file's content, what is expected, the words of a refusal)
+    data_files: list[tuple[str, str | bytes, str, tuple[str, ...]]] = [
+        (
+            "binary-data",
+            bytes(range(256)) * 4,
+            "error",
+            ("data.csv|decode|utf|binary|parse|column|label",),
+        ),
+        ("empty-file", "", "error", ("empty|no columns|data.csv|label",)),
+        ("header-only", "a,b,label\n", "error", ("no rows|empty|0 rows|sample|rows",)),
+        ("short-rows", good + "1\n2,3\n", "either", ("line|row|field|column|label|missing",)),
+        ("long-rows", good + "1,2,yes,9,9\n", "error", ("line|row|field|expected|column",)),
+        (
+            "duplicate-header",
+            good.replace("a,b,label", "a,a,label", 1),
+            "error",
+            ("duplicate|'a'|column",),
+        ),
+        (
+            "duplicate-target-header",
+            good.replace("a,b,label", "label,b,label", 1),
+            "error",
+            ("duplicate|label|column",),
+        ),
+        ("missing-target-column", good.replace("label", "other", 1), "error", ("label",)),
+        (
+            "target-all-empty",
+            "a,b,label\n" + "1,2,\n" * 20,
+            "error",
+            ("label|class|missing|target",),
+        ),
+        ("target-some-empty", good + "1,2,\n", "either", ("label|missing|target|line",)),
+        ("one-class", "a,b,label\n" + "1,2,yes\n0,1,yes\n" * 10, "either", ("class",)),
+        ("one-row", "a,b,label\n1,2,yes\n", "either", ("class|row|sample",)),
+        ("bom-header", "\ufeff" + good, "either", ("label|bom",)),
+        ("semicolons", good.replace(",", ";"), "error", ("label|column|separator|;",)),
+        (
+            "non-utf8",
+            good.encode() + b"\xff\xfe,1,yes\n",
+            "either",
+            ("utf|decode|line|byte|encoding",),
+        ),
+        ("quoted-newline", good + '"1\n2",3,yes\n', "either", ("line|row|'a'",)),
+        ("nan-strings", good + "nan,inf,yes\n", "either", ("inf|'b'",)),
+        ("only-target", "label\n" + "yes\nno\n" * 10, "error", ("feature|column",)),
+    ]
+    for name, content, expect, words in data_files:
+        out[f"fit/{name}"] = (fit_with(text_file(content)), expect, words)
     out["fit/gz-corrupt"] = (
         fit_with(text_file(b"\x1f\x8b\x08\x00garbage", "data.csv.gz")),
         "error",
@@ -2299,43 +2280,25 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
         "error",
         ("empty|no .csv|file|folder",),
     )
-    out["fit/batch-rows=0"] = (
-        fit_with(train_csv, "--batch-rows", 0),
-        "error",
-        ("batch-rows|batch_rows",),
-    )
-    out["fit/batch-rows=-1"] = (
-        fit_with(train_csv, "--batch-rows", -1),
-        "error",
-        ("batch-rows|batch_rows",),
-    )
     binned = ("'c'|distinct|max_categories|batch",)  # the first batch fixes the bins
-    out["fit/batch-rows=1"] = (fit_with(train_csv, "--batch-rows", 1), "either", binned)
-    out["fit/batch-rows=10**12"] = (
-        fit_with(train_csv, "--batch-rows", 10**12),
-        "either",
-        ("batch-rows|memory",),
-    )
-    out["fit/batch-rows=x"] = (
-        fit_with(train_csv, "--batch-rows", "x"),
-        "error",
-        ("batch-rows|batch_rows",),
-    )
-    out["fit/model-unknown"] = (fit_with(train_csv, model="nope"), "error", ("nope|model",))
-    out["fit/model-empty"] = (fit_with(train_csv, model=""), "error", ("model",))
-    out["fit/format-x"] = (fit_with(train_csv, "--format", "x"), "error", ("format",))
-    out["fit/kdb-batch-rows=7"] = (
-        fit_with(train_csv, "--batch-rows", 7, model="kdb"),
-        "either",
-        binned,
-    )
-    out["fit/kdb-batch-rows=20"] = (fit_with(train_csv, "--batch-rows", 20, model="kdb"), "ok", ())
-    out["fit/skdb"] = (fit_with(train_csv, model="skdb"), "ok", ())
-    out["fit/forest-density-strings"] = (
-        fit_with(train_csv, model="forest-density"),
-        "either",
-        ("'d'|numeric",),
-    )
+    batch_rows = ("batch-rows|batch_rows",)
+    #: (case, the options, the model, what is expected, the words of a refusal)
+    option_cases: list[tuple[str, tuple[Any, ...], str, str, tuple[str, ...]]] = [
+        ("batch-rows=0", ("--batch-rows", 0), "nb", "error", batch_rows),
+        ("batch-rows=-1", ("--batch-rows", -1), "nb", "error", batch_rows),
+        ("batch-rows=1", ("--batch-rows", 1), "nb", "either", binned),
+        ("batch-rows=10**12", ("--batch-rows", 10**12), "nb", "either", ("batch-rows|memory",)),
+        ("batch-rows=x", ("--batch-rows", "x"), "nb", "error", batch_rows),
+        ("model-unknown", (), "nope", "error", ("nope|model",)),
+        ("model-empty", (), "", "error", ("model",)),
+        ("format-x", ("--format", "x"), "nb", "error", ("format",)),
+        ("kdb-batch-rows=7", ("--batch-rows", 7), "kdb", "either", binned),
+        ("kdb-batch-rows=20", ("--batch-rows", 20), "kdb", "ok", ()),
+        ("skdb", (), "skdb", "ok", ()),
+        ("forest-density-strings", (), "forest-density", "either", ("'d'|numeric",)),
+    ]
+    for name, options, model, expect, words in option_cases:
+        out[f"fit/{name}"] = (fit_with(train_csv, *options, model=model), expect, words)
     out["fit/target-empty-name"] = (
         lambda folder: cli(
             "fit", "--data", train_csv(folder), "--target", "", "-o", folder / "m.json", "--quiet"
@@ -2709,76 +2672,44 @@ def _cli_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
     def compare(*args: Any):
         return lambda folder: cli("compare", "--quiet", *args)
 
-    iris = ("--dataset", "iris", "--models", "nb", "--folds", "2")
-    out["compare/dataset-empty"] = (
-        compare("--dataset", "", "--models", "nb"),
-        "error",
-        ("dataset",),
-    )
-    out["compare/dataset-comma"] = (
-        compare("--dataset", ",", "--models", "nb"),
-        "error",
-        ("dataset",),
-    )
-    out["compare/dataset-unknown"] = (
-        compare("--dataset", "nope", "--models", "nb", "--folds", "2"),
-        "either",
-        ("nope",),
-    )
-    out["compare/models-empty"] = (
-        compare("--dataset", "iris", "--models", ""),
-        "error",
-        ("model",),
-    )
-    out["compare/models-unknown"] = (
-        compare("--dataset", "iris", "--models", "nope"),
-        "error",
-        ("nope",),
-    )
-    out["compare/models-duplicated"] = (
-        compare("--dataset", "iris", "--models", "nb,nb", "--folds", "2"),
-        "either",
-        ("nb|duplicate",),
-    )
-    out["compare/n-jobs-huge"] = (compare(*iris, "--n-jobs", 10**9), "either", ("n-jobs|n_jobs",))
-    out["compare/n-jobs-zero"] = (compare(*iris, "--n-jobs", 0), "either", ("n-jobs|n_jobs",))
-    out["compare/n-jobs-negative"] = (compare(*iris, "--n-jobs", -7), "either", ("n-jobs|n_jobs",))
-    out["compare/n-jobs-x"] = (compare(*iris, "--n-jobs", "x"), "error", ("n-jobs",))
-    out["compare/folds-1"] = (
-        compare("--dataset", "iris", "--models", "nb", "--folds", 1),
-        "error",
-        ("folds|2",),
-    )
-    out["compare/folds-huge"] = (
-        compare("--dataset", "iris", "--models", "nb", "--folds", 10**9),
-        "error",
-        ("folds|fold",),
-    )
-    out["compare/folds-more-than-class"] = (
-        compare("--dataset", "iris", "--models", "nb", "--folds", 60),
-        "either",
-        ("fold|class|member",),
-    )
-    out["compare/random-state-negative"] = (
-        compare(*iris, "--random-state", -1),
-        "either",
-        ("random-state|random_state|seed",),
-    )
-    out["compare/random-state-huge"] = (
-        compare(*iris, "--random-state", 2**40),
-        "either",
-        ("random-state|random_state|seed",),
-    )
-    out["compare/quick-and-models"] = (
-        compare("--quick", "--models", "nb", "--dataset", "iris"),
-        "error",
-        ("quick|models",),
-    )
-    out["compare/target-without-data"] = (
-        compare("--target", "y", "--dataset", "iris", "--models", "nb"),
-        "error",
-        ("target|data",),
-    )
+    def on(dataset: str, models: str) -> tuple[str, ...]:
+        return ("--dataset", dataset, "--models", models)
+
+    nb_on_iris = on("iris", "nb")
+    iris = (*nb_on_iris, "--folds", "2")
+    n_jobs, seed = ("n-jobs|n_jobs",), ("random-state|random_state|seed",)
+    #: (case, the arguments, what is expected, the words of a refusal)
+    compare_cases: list[tuple[str, tuple[Any, ...], str, tuple[str, ...]]] = [
+        ("dataset-empty", on("", "nb"), "error", ("dataset",)),
+        ("dataset-comma", on(",", "nb"), "error", ("dataset",)),
+        ("dataset-unknown", (*on("nope", "nb"), "--folds", "2"), "either", ("nope",)),
+        ("models-empty", on("iris", ""), "error", ("model",)),
+        ("models-unknown", on("iris", "nope"), "error", ("nope",)),
+        ("models-duplicated", (*on("iris", "nb,nb"), "--folds", "2"), "either", ("nb|duplicate",)),
+        ("n-jobs-huge", (*iris, "--n-jobs", 10**9), "either", n_jobs),
+        ("n-jobs-zero", (*iris, "--n-jobs", 0), "either", n_jobs),
+        ("n-jobs-negative", (*iris, "--n-jobs", -7), "either", n_jobs),
+        ("n-jobs-x", (*iris, "--n-jobs", "x"), "error", ("n-jobs",)),
+        ("folds-1", (*nb_on_iris, "--folds", 1), "error", ("folds|2",)),
+        ("folds-huge", (*nb_on_iris, "--folds", 10**9), "error", ("folds|fold",)),
+        ("folds-more-than-class", (*nb_on_iris, "--folds", 60), "either", ("fold|class|member",)),
+        ("random-state-negative", (*iris, "--random-state", -1), "either", seed),
+        ("random-state-huge", (*iris, "--random-state", 2**40), "either", seed),
+        (
+            "quick-and-models",
+            ("--quick", "--models", "nb", "--dataset", "iris"),
+            "error",
+            ("quick|models",),
+        ),
+        (
+            "target-without-data",
+            ("--target", "y", "--dataset", "iris", "--models", "nb"),
+            "error",
+            ("target|data",),
+        ),
+    ]
+    for name, args, expect, words in compare_cases:
+        out[f"compare/{name}"] = (compare(*args), expect, words)
     out["compare/data-dir-missing"] = (
         lambda folder: cli(
             "compare",
@@ -2998,15 +2929,14 @@ def _load_cli_model(path: Path) -> dict:
 
 
 def cases_cli() -> Iterator[Case]:
-    for name, (run, expect, words) in _cli_cases().items():
-        yield Case(f"cli/{name}", "cli", run, words, expect)
+    yield from _table_cases("cli", "cli", _cli_cases())
 
 
 # ------------------------------------------------------------------ passes over files
 
 
-def _pass_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]]:
-    out: dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]] = {}
+def _pass_cases() -> CaseTable:
+    out: CaseTable = {}
 
     def in_passes(
         second: Callable[[pd.DataFrame, np.ndarray], tuple[Any, Any]],
@@ -3242,8 +3172,7 @@ def _pass_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]
 
 
 def cases_passes() -> Iterator[Case]:
-    for name, (run, expect, words) in _pass_cases().items():
-        yield Case(f"passes/{name}", "passes", run, words, expect)
+    yield from _table_cases("passes", "passes", _pass_cases())
 
 
 # ------------------------------------------------------------------ memory guards
@@ -3291,10 +3220,10 @@ def _wide_strings(
     return frame, _labels(n_rows, 2, 1)
 
 
-def _memory_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]]:
+def _memory_cases() -> CaseTable:
     import discotree
 
-    out: dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]] = {}
+    out: CaseTable = {}
     mem = ("memory_limit|memory",)
 
     def fit_wide(short: str, **params: Any):
@@ -3366,44 +3295,30 @@ def _memory_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ..
 
         return run
 
-    out["uncertainty-n_draws=10**6"] = (
-        uncertainty(10**6),
-        "error",
-        ("memory_limit|memory|n_draws",),
+    for power in (6, 9):
+        out[f"uncertainty-n_draws=10**{power}"] = (
+            uncertainty(10**power),
+            "error",
+            ("memory_limit|memory|n_draws",),
+        )
+
+    def shapley_exact(d: int, rows: int, max_exact: int, config: dict[str, Any], under: str):
+        def run(folder: Path) -> str:
+            from discotree.shapley import shapley_values
+
+            X, y = codes_data(d=d)
+            est = make("NB", alpha=1.0).fit(X, y)
+            with discotree.config_context(**config):
+                shapley_values(est, X[:rows], max_exact_features=max_exact)
+            raise Silent(f"2^{d} subsets under {under}")
+
+        return (run, "error", ("memory_limit|memory|max_exact_features",))
+
+    out["shapley-exact-26-features"] = shapley_exact(
+        26, 2, 30, {"memory_limit": SMALL_LIMIT}, "1 MiB"
     )
-    out["uncertainty-n_draws=10**9"] = (
-        uncertainty(10**9),
-        "error",
-        ("memory_limit|memory|n_draws",),
-    )
-
-    def shapley_exact(folder: Path) -> str:
-        from discotree.shapley import shapley_values
-
-        X, y = codes_data(d=26)
-        est = make("NB", alpha=1.0).fit(X, y)
-        with discotree.config_context(memory_limit=SMALL_LIMIT):
-            shapley_values(est, X[:2], max_exact_features=30)
-        raise Silent("2^26 subsets under 1 MiB")
-
-    out["shapley-exact-26-features"] = (
-        shapley_exact,
-        "error",
-        ("memory_limit|memory|max_exact_features",),
-    )
-
-    def shapley_default_limit(folder: Path) -> str:
-        from discotree.shapley import shapley_values
-
-        X, y = codes_data(d=34)
-        est = make("NB", alpha=1.0).fit(X, y)
-        shapley_values(est, X[:1], max_exact_features=40)
-        raise Silent("2^34 subsets under the default limit")
-
-    out["shapley-exact-34-features-default-limit"] = (
-        shapley_default_limit,
-        "error",
-        ("memory_limit|memory|max_exact_features",),
+    out["shapley-exact-34-features-default-limit"] = shapley_exact(
+        34, 1, 40, {}, "the default limit"
     )
 
     def importances_big(folder: Path) -> str:
@@ -3469,14 +3384,13 @@ def _memory_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ..
 
 
 def cases_memory() -> Iterator[Case]:
-    for name, (run, expect, words) in _memory_cases().items():
-        yield Case(f"memory/{name}", "memory", run, words, expect)
+    yield from _table_cases("memory", "memory", _memory_cases())
 
 
 # ------------------------------------------------------------------ BIF and ONNX
 
 
-def _bif_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]]:
+def _bif_cases() -> CaseTable:
     @functools.cache
     def good_text() -> str:
         from discotree.io.bif import write_bif
@@ -3516,7 +3430,7 @@ def _bif_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
         path.write_text(text)
         return read_bif(path)
 
-    out: dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]] = {}
+    out: CaseTable = {}
     out["bif/unchanged"] = (read(lambda t: t, True), "ok", ())
     out["bif/empty"] = (read(lambda t: ""), "error", ("network|variable|class|empty",))
     out["bif/negative-probability"] = (
@@ -3693,48 +3607,36 @@ def _bif_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]
 
         return run
 
+    #: (case, what the case does, what is expected, the words of a refusal)
+    onnx_cases = [
+        ("unfitted", "unfitted", "error", ("fit",)),
+        ("codes-narrower", "codes-narrower", "error", ("column|feature|3|'d'|onnx|support",)),
+        ("codes-renamed", "codes-renamed", "error", ("'z'|'a'|column|feature|onnx|support",)),
+        ("codes-nan", "codes-nan", "either", ("nan|missing|onnx|support",)),
+        ("name-number", "name-bad", "either", ("name|onnx|support",)),
+    ]
     for short in ("NB", "TAN", "KDB", "AODE", "ENS", "DT", "FD"):
         out[f"onnx/{short}/export"] = (
             onnx_case(short, "export"),
             "either",
             ("onnx|support|" + ESTIMATORS[short][0],),
         )
-        out[f"onnx/{short}/unfitted"] = (onnx_case(short, "unfitted"), "error", ("fit",))
-        out[f"onnx/{short}/codes-narrower"] = (
-            onnx_case(short, "codes-narrower"),
-            "error",
-            ("column|feature|3|'d'|onnx|support",),
-        )
-        out[f"onnx/{short}/codes-renamed"] = (
-            onnx_case(short, "codes-renamed"),
-            "error",
-            ("'z'|'a'|column|feature|onnx|support",),
-        )
-        out[f"onnx/{short}/codes-nan"] = (
-            onnx_case(short, "codes-nan"),
-            "either",
-            ("nan|missing|onnx|support",),
-        )
-        out[f"onnx/{short}/name-number"] = (
-            onnx_case(short, "name-bad"),
-            "either",
-            ("name|onnx|support",),
-        )
+        for name, kind, expect, words in onnx_cases:
+            out[f"onnx/{short}/{name}"] = (onnx_case(short, kind), expect, words)
     return out
 
 
 def cases_bif_onnx() -> Iterator[Case]:
-    for name, (run, expect, words) in _bif_cases().items():
-        yield Case(f"io/{name}", "bif-onnx", run, words, expect, accept=(ImportError,))
+    yield from _table_cases("io", "bif-onnx", _bif_cases(), accept=(ImportError,))
 
 
 # ------------------------------------------------------------------ output files
 
 
-def _output_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]]:
+def _output_cases() -> CaseTable:
     from discotree import output_files as of
 
-    out: dict[str, tuple[Callable[[Path], Any], str, tuple[str, ...]]] = {}
+    out: CaseTable = {}
 
     def setup(folder: Path) -> tuple[Path, Path]:
         data = folder / "in.csv"
@@ -3872,8 +3774,7 @@ def _output_cases() -> dict[str, tuple[Callable[[Path], Any], str, tuple[str, ..
 
 
 def cases_output_files() -> Iterator[Case]:
-    for name, (run, expect, words) in _output_cases().items():
-        yield Case(f"output-files/{name}", "output-files", run, words, expect)
+    yield from _table_cases("output-files", "output-files", _output_cases())
 
 
 # ================================================================== running
@@ -4022,21 +3923,26 @@ def run_case(case: Case, folder: Path) -> dict[str, Any]:
     except Exception as err:  # the words could not be found: say so
         case = dataclasses.replace(case, words=(f"<no words: {err!r}>",), words_of=None)
     verdict, message = classify(case, outcome, error, caught)
-    result = {
-        "id": case.id,
-        "surface": case.surface,
-        "class": verdict,
-        "expect": case.expect,
-        "words": list(case.words),
-        "message": _excerpt(message),
-        "seconds": round(time.perf_counter() - start, 3),
-    }
+    result = _record(case, verdict, _excerpt(message), time.perf_counter() - start)
     noisy = [w for w in caught if "RuntimeWarning" in w or "left behind" in w]
     if noisy:
         result["notes"] = [_excerpt(w, 160) for w in noisy[:3]]
     if verdict == "crash" and error is not None:
         result["traceback"] = "".join(traceback.format_exception(error)[-6:])[-1500:]
     return result
+
+
+def _record(case: Case, verdict: str, message: str, seconds: float) -> dict[str, Any]:
+    """A case's entry in the results."""
+    return {
+        "id": case.id,
+        "surface": case.surface,
+        "class": verdict,
+        "expect": case.expect,
+        "words": list(case.words),
+        "message": message,
+        "seconds": round(seconds, 3),
+    }
 
 
 def _excerpt(text: str, width: int = 400) -> str:
@@ -4075,15 +3981,7 @@ def _child(case: Case, folder: Path, conn: multiprocessing.connection.Connection
 def _after_kill(
     case: Case, folder: Path, verdict: str, message: str, seconds: float
 ) -> dict[str, Any]:
-    result = {
-        "id": case.id,
-        "surface": case.surface,
-        "class": verdict,
-        "expect": case.expect,
-        "words": list(case.words),
-        "message": message,
-        "seconds": round(seconds, 3),
-    }
+    result = _record(case, verdict, message, seconds)
     try:
         verify(folder, False)
     except DataLost as lost:

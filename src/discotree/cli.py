@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 from . import __version__
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
     import pandas as pd
 
 # NumPy, pandas, rich, scikit-learn and the estimators are imported by the commands
@@ -427,6 +429,24 @@ def _read_whole(path: Path, target: str) -> tuple[pd.DataFrame, pd.Series]:
     return frame.drop(columns=[target]), frame[target]
 
 
+def _counted_passes(
+    source, args: argparse.Namespace, progress, task
+) -> tuple[Callable[[], Iterator[tuple[pd.DataFrame, pd.Series]]], list[int]]:
+    """A callable giving one pass over the file's batches (``(X, y)``, ``args.batch_rows``
+    rows each), each pass advancing the progress bar and counting its rows in the list
+    returned with it (one number a pass, in order)."""
+    rows_per_pass: list[int] = []
+
+    def batches():
+        rows_per_pass.append(0)
+        for X, y in source.batches(args.batch_rows, target=args.target):
+            rows_per_pass[-1] += len(X)
+            progress.advance(task, len(X))
+            yield X, y
+
+    return batches, rows_per_pass
+
+
 def _fit_streaming(estimator, path: Path, args: argparse.Namespace) -> int:
     """partial_fit over the file's batches, or for the learners that read counts of
     several passes (kDB, selective kDB, TAN k=2) the file read again per pass
@@ -440,15 +460,7 @@ def _fit_streaming(estimator, path: Path, args: argparse.Namespace) -> int:
     if reads_in_passes(estimator):  # kDB, selective kDB, TAN k=2: counts of 2-3 passes
         total = None if source.n_rows is None else 3 * source.n_rows
         progress, task = _progress(args, total, f"fitting {args.model} (up to 3 passes)")
-        rows_per_pass: list[int] = []
-
-        def batches():
-            rows_per_pass.append(0)
-            for X, y in source.batches(args.batch_rows, target=args.target):
-                rows_per_pass[-1] += len(X)
-                progress.advance(task, len(X))
-                yield X, y
-
+        batches, rows_per_pass = _counted_passes(source, args, progress, task)
         with progress, source.noticing_changes():  # a file changed between passes: named
             fit_in_passes(estimator, batches, classes)
         return rows_per_pass[0]
@@ -473,15 +485,7 @@ def _fit_in_passes(estimator, path: Path, args: argparse.Namespace) -> int:
     source = open_table(path)
     source.check_column(args.target)
     progress, task = _progress(args, None, f"fitting {args.model} (in passes)")
-    rows_per_pass: list[int] = []
-
-    def batches():
-        rows_per_pass.append(0)
-        for X, y in source.batches(args.batch_rows, target=args.target):
-            rows_per_pass[-1] += len(X)
-            progress.advance(task, len(X))
-            yield X, y
-
+    batches, rows_per_pass = _counted_passes(source, args, progress, task)
     with progress, source.noticing_changes():  # a file changed between passes: named
         fit_batches_in_passes(estimator, batches)
     return rows_per_pass[0]
@@ -657,6 +661,13 @@ def _common_options(default_verbose, default_quiet) -> _Parser:
     return common
 
 
+def _data_options(parser: argparse.ArgumentParser, data_help: str) -> None:
+    """``--data PATH`` (``data_help`` says what it holds) and its alias ``--csv``: the
+    options of the commands that read a data file."""
+    parser.add_argument("--data", type=Path, help=data_help)
+    parser.add_argument("--csv", type=Path, help="alias of --data")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``discotree`` command."""
     fmt = _Formatter
@@ -672,10 +683,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    p = sub.add_parser(
+    command = partial(sub.add_parser, formatter_class=fmt, parents=[common])
+    p = command(
         "compare",
-        formatter_class=fmt,
-        parents=[common],
         help="cross-validate the recommended model, cheap families and baselines",
         description="Stratified k-fold CV of classifiers on the same folds; prints "
         "accuracy and log-loss (mean +- sd over folds) and the mean fit time, timed after "
@@ -690,13 +700,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated datasets: built-in or synthetic (default: "
         f"{','.join(COMPARE_DATASETS)}; with --all every built-in dataset)",
     )
-    p.add_argument(
-        "--data",
-        type=Path,
-        help="a .csv, .csv.gz or .parquet file (or folder) to use instead of built-in "
+    _data_options(
+        p,
+        "a .csv, .csv.gz or .parquet file (or folder) to use instead of built-in "
         "datasets (cross-validation reads it whole)",
     )
-    p.add_argument("--csv", type=Path, help="alias of --data")
     p.add_argument("--target", help="label column of --data")
     p.add_argument(
         "--models",
@@ -736,24 +744,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-rows", type=int, default=100_000, help="rows per batch (--stream)")
     p.set_defaults(run=_compare)
 
-    p = sub.add_parser(
+    p = command(
         "fit",
-        formatter_class=fmt,
-        parents=[common],
         help="fit a classifier on a data file and save it",
         description="Fit a classifier on a CSV (also gzipped) or Parquet file, or a folder "
         "of them (empty fields are missing), and save it as a model file: JSON by default "
         "(data only), or a pickle signed with this user's key.",
     )
-    p.add_argument(
-        "--data",
-        type=Path,
-        help="training data: a .csv, .csv.gz or .parquet file, or a folder of them; read "
+    _data_options(
+        p,
+        "training data: a .csv, .csv.gz or .parquet file, or a folder of them; read "
         "in batches by the models with partial_fit (bounded memory; kDB, selective kDB "
         "and TAN k=2 read it once per pass of counts; alpha='auto' and hierarchical "
         "smoothing keep the encoded rows), whole by the others",
     )
-    p.add_argument("--csv", type=Path, help="alias of --data")
     p.add_argument("--target", required=True, help="label column")
     p.add_argument(
         "--model",
@@ -779,10 +783,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler", help="fit with dask on the cluster at this address")
     p.set_defaults(run=_fit)
 
-    p = sub.add_parser(
+    p = command(
         "predict",
-        formatter_class=fmt,
-        parents=[common],
         help="classify the rows of a data file with a saved model",
         description="Predict with a model saved by 'discotree fit', in batches, writing "
         "the predictions as it goes. JSON model files are read as data; a pickle is "
@@ -791,25 +793,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--model", type=Path, required=True, help="model file written by 'discotree fit' (signed)"
     )
-    p.add_argument(
-        "--data",
-        type=Path,
-        help="data with the training columns, by name in any order (a target column is "
+    _data_options(
+        p,
+        "data with the training columns, by name in any order (a target column is "
         "ignored; other extra columns are ignored with a note naming them; a missing one "
         "is an error): .csv, .csv.gz or .parquet, a file or a folder, read and predicted in "
         "batches",
     )
-    p.add_argument("--csv", type=Path, help="alias of --data")
     p.add_argument("--batch-rows", type=int, default=100_000, help="rows per batch")
     p.add_argument("-o", "--output", type=Path, help="write predictions here, not to stdout")
     p.add_argument("--proba", action="store_true", help="also write class probabilities")
     p.add_argument("--force", action="store_true", help="overwrite an existing output file")
     p.set_defaults(run=_predict)
 
-    p = sub.add_parser(
+    p = command(
         "models",
-        formatter_class=fmt,
-        parents=[common],
         help="list the classifier names, one line each",
         description="The names --models and --model accept, with one line on each "
         "(names added by an installed distribution, such as the reproductions', "

@@ -2,7 +2,8 @@
 
 The estimators share parameters (``prior``, ``epsilon``, ``max_categories`` ...), fitted
 attributes (``classes_``, ``encoder_``, ``alpha_`` ...) and the parameters of ``fit``;
-their text lives here, in :data:`DOCS`, and a docstring names it by a placeholder line
+their text lives here, in :data:`DOCS` (with the doctest set-ups several model
+docstrings share, ``example_*``), and a docstring names it by a placeholder line
 ``{name}``. :func:`fill_doc` (a decorator of classes and functions) replaces each such
 line by the fragment, indented as the placeholder is, when the module that defines the
 estimator is imported, so ``help()``, numpydoc, the doctests and the documentation all
@@ -173,6 +174,55 @@ sample_weight : array-like of shape (n_samples,), default=None
     "X_predict": """\
 X : array-like or DataFrame of shape (n_samples, n_features)
     Columns as at fit time; NaN/None is missing (summed out).""",
+}
+
+#: The doctest set-up of the small kDB of the model docstrings (in a module that
+#: imports ``numpy as np``; the second also ``KDependenceModel``): two binary
+#: attributes, the second under the first.
+_KDB_TABLES = """\
+>>> from discotree.stats.family_tables import prefix_family_tables
+>>> codes = np.array([[0, 0], [1, 1], [1, 1], [0, 1]])
+>>> y = np.array([0, 1, 1, 0])
+>>> tables = prefix_family_tables(codes, y, None, 2, np.array([2, 2]), [(), (0,)])"""
+DOCS |= {
+    # ------------------------------------------------- examples of the models
+    "example_kdb_tables": _KDB_TABLES,
+    "example_kdb_model": _KDB_TABLES
+    + "\n>>> model = KDependenceModel(np.array([2, 2]), [0, 1], [(), (0,)], tables, 1.0, 0.0)",
+    # a Naive Bayes fitted on iris (the examples of what a fitted classifier offers)
+    "example_iris_nb": """\
+>>> from sklearn.datasets import load_iris
+>>> from discotree import NaiveBayesClassifier
+>>> X, y = load_iris(return_X_y=True)
+>>> clf = NaiveBayesClassifier(alpha=1.0).fit(X, y)""",
+    # (a module that imports numpy as np, LogisticModel): two classes, a one-hot
+    # feature of 2 categories and a numeric one of 3 (values -1, 0, 1)
+    "example_logistic_model": """\
+>>> model = LogisticModel(
+...     coef=np.array([[1.0, 0.0], [0.0, 2.0], [-1.0, 1.0]]),
+...     intercept=np.zeros(2),
+...     n_categories=np.array([2, 3]),
+...     values=[None, np.array([-1.0, 0.0, 1.0])],
+... )""",
+    # (a module that imports numpy as np, Rows): 200 rows, the class set by attribute 0
+    "example_logistic_rows": """\
+>>> rng = np.random.default_rng(0)
+>>> codes = rng.integers(0, 3, size=(200, 2))
+>>> y = (codes[:, 0] == 2).astype(np.intp)
+>>> rows = Rows(codes, y, np.ones(200), 2, np.array([3, 3]))""",
+    # a Naive Bayes fitted on a string and a numeric column (the raw ONNX inputs)
+    "example_mixed_columns": """\
+>>> import pandas as pd
+>>> from discotree import NaiveBayesClassifier
+>>> X = pd.DataFrame({"colour": ["red", "blue"] * 10, "size": range(20)})
+>>> clf = NaiveBayesClassifier().fit(X, [0, 1] * 10)""",
+    # the data of the fits in passes, and the callable giving its two batches per pass
+    "example_batch_halves": """\
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> X = rng.integers(0, 3, (300, 4))
+>>> y = (X[:, 0] + X[:, 1]) % 2
+>>> halves = lambda: [(X[:150], y[:150]), (X[150:], y[150:])]""",
 }
 
 

@@ -37,6 +37,7 @@ from sklearn.utils import Bunch
 
 from . import missing_values
 from .config import check_memory, get_config
+from .docstrings import fill_doc
 from .models.summed_out import summed_out_log_posteriors, supports_summed_out
 from .validation import (
     check_is_fitted,
@@ -81,6 +82,7 @@ def _centred(log_proba: NDArray[np.float64]) -> NDArray[np.float64]:
     return log_proba - log_proba.mean(axis=-1, keepdims=True)
 
 
+@fill_doc
 def summed_out_importances(
     estimator: Any, X: Any, y: Any = None, sample_weight: Any = None
 ) -> Bunch:
@@ -118,10 +120,7 @@ def summed_out_importances(
 
     Examples
     --------
-    >>> from sklearn.datasets import load_iris
-    >>> from discotree import NaiveBayesClassifier
-    >>> X, y = load_iris(return_X_y=True)
-    >>> clf = NaiveBayesClassifier(alpha=1.0).fit(X, y)
+    {example_iris_nb}
     >>> result = summed_out_importances(clf, X, y)
     >>> int(result.importances_mean.argmax()), int(result.evidence_mean.argmax())
     (3, 2)

@@ -258,14 +258,22 @@ def test_discrete_adaboost_uses_signs(rng):
     assert len(values) <= 2 ** len(alphas)  # sums of +-alpha_t
 
 
-def test_bad_parameters(rng):
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"base": "svm"}, "base must be one of"),
+        ({"n_estimators": 0}, "n_estimators must be an integer >= 1"),
+        ({"n_estimators_cv": 1}, "n_estimators_cv must be an integer >= 2"),
+    ],
+)
+def test_bad_parameters(rng, params, message):
     X, y = rng.integers(0, 3, (30, 3)), rng.integers(0, 2, 30)
-    with pytest.raises(ValueError, match="base must be one of"):
-        BoostedGraphicalModelClassifier(base="svm").fit(X, y)
-    with pytest.raises(ValueError, match="n_estimators must be an integer >= 1"):
-        BoostedGraphicalModelClassifier(n_estimators=0).fit(X, y)
-    with pytest.raises(ValueError, match="n_estimators_cv must be an integer >= 2"):
-        BoostedGraphicalModelClassifier(n_estimators_cv=1).fit(X, y)
+    with pytest.raises(ValueError, match=message):
+        BoostedGraphicalModelClassifier(**params).fit(X, y)
+
+
+def test_the_joint_is_hidden(rng):
+    X, y = rng.integers(0, 3, (30, 3)), rng.integers(0, 2, 30)
     fitted = BoostedGraphicalModelClassifier(n_estimators=1).fit(X, y)
     assert not hasattr(fitted, "predict_joint_log_proba")  # hidden, so hasattr is honest
     with pytest.raises(AttributeError, match="unnormalised"):

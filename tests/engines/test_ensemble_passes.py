@@ -271,17 +271,46 @@ def test_a_spilled_source_reads_the_batches_once_and_its_parts_back():
     spilled.close()
 
 
+class _CountedSource(MemorySource):
+    """A memory source that records the name of every pass's part function."""
+
+    def __init__(self, rows, part_rows):
+        super().__init__(rows, part_rows)
+        self.names = []
+
+    def total(self, part_sum, *args):
+        self.names.append(part_sum.__name__)
+        return super().total(part_sum, *args)
+
+
+@pytest.mark.parametrize("weights", ["fractional", "whole"])
 @pytest.mark.parametrize("smoothing", ["hierarchical", "dirichlet"])
-def test_selective_kdb_members_in_passes_equal_the_in_memory_learner(smoothing):
-    """The members' passes (pairs, families, a pass per level of concentrations, the
-    leave-one-out losses) over parts choose what fit_selective_kdb chooses at once."""
+def test_selective_kdb_members_in_passes_equal_the_in_memory_learner(smoothing, weights):
+    """The members' passes (pairs, families, for hierarchical smoothing a pass per level
+    of concentrations when some weight lies in (0, 1), else none: the tables choose
+    them; the leave-one-out losses) over parts choose what fit_selective_kdb chooses at
+    once."""
     _, _, rows = _schema_and_rows()
+    if weights == "whole":  # 0, 1 and 2: the concentrations from the tables alone
+        rows = Rows(
+            rows.codes,
+            rows.class_index,
+            np.round(rows.weights * 2.0 - 1.0),
+            rows.n_classes,
+            rows.n_categories,
+        )
+        assert set(rows.weights.tolist()) == {0.0, 1.0, 2.0}
     members_options = KDependenceOptions(k=3, smoothing=smoothing, selection_loss="rmse")
     options = {"estimator": members_options, "pair_significance": None}
     members = plan_members(np.array([7, 8]), [[None] * 4, [None] * 4], rows.n_categories)
     specs = member_specs(LearnerSpec("kdb-ensemble", 1.0, 1e-5, options=options), members)
     class_weight = np.bincount(rows.class_index, rows.weights, 2)
-    fit_members_in_passes(MemorySource(rows, part_rows=70), members, specs, class_weight)
+    source = _CountedSource(rows, part_rows=70)
+    fit_members_in_passes(source, members, specs, class_weight)
+    level_passes = source.names.count("_level_scores_part")
+    depth = max(len(p) for m in members for p in m.parents)
+    by_levels = smoothing == "hierarchical" and weights == "fractional"
+    assert level_passes == (depth + 1 if by_levels else 0)
     for member, spec in zip(members, specs, strict=True):
         eager = fit_selective_kdb(rows, spec)
         assert member.fitted is not None

@@ -4,7 +4,7 @@ applying the package's tie rule (``numerics.argmax_with_ties``)."""
 import numpy as np
 import pytest
 
-from discotree.kernels.candidate_scores import candidate_hits, replacement_hits
+from discotree.kernels.candidate_scores import candidate_hits
 from tests import reference
 
 
@@ -43,10 +43,10 @@ def test_replacement_hits_equal_the_tie_rule(rng, n_classes, with_nan):
     new = rng.integers(0, n_table, (n_candidates, n_rows))
     truth = rng.integers(0, n_classes, n_rows)
     expected = reference.replacement_hits(base, table, old, new, truth)
-    np.testing.assert_array_equal(replacement_hits(base, table, old, new, truth), expected)
+    np.testing.assert_array_equal(candidate_hits(base, table, new, truth, old), expected)
     assert expected.any() and (n_classes == 1 or not expected.all())
     # the same as candidate_hits when the old column is the base's own
-    same = replacement_hits(base, table, np.zeros_like(old), new, truth)
+    same = candidate_hits(base, table, new, truth, np.zeros_like(old))
     with np.errstate(invalid="ignore"):
         shifted = base - table[0]
     np.testing.assert_array_equal(same, candidate_hits(shifted, table, new, truth))
@@ -60,7 +60,7 @@ def test_near_ties_go_to_the_first_class_as_predict_does():
     np.testing.assert_array_equal(hits, [[True, False]])  # 1e-13 is a tie, 1e-6 is not
     old = np.zeros((1, 2), dtype=np.intp)
     np.testing.assert_array_equal(
-        replacement_hits(base, table, old, index, np.array([0, 1])), [[True, True]]
+        candidate_hits(base, table, index, np.array([0, 1]), old), [[True, True]]
     )
 
 
@@ -104,6 +104,6 @@ def test_candidates_split_over_the_cores_give_the_same_hits(rng):
         reference.candidate_hits(base, table, index, truth),
     )
     np.testing.assert_array_equal(
-        replacement_hits(base, table, old, index, truth),
+        candidate_hits(base, table, index, truth, old),
         reference.replacement_hits(base, table, old, index, truth),
     )

@@ -1,5 +1,6 @@
 """Discrete information measures against references and textbook values."""
 
+import itertools
 import math
 import warnings
 
@@ -21,46 +22,50 @@ from tests import reference
 from tests.conftest import discrete_datasets
 
 
+def _statistics(data) -> PairStatistics:
+    codes, y, w, n_cat, n_classes = data
+    return PairStatistics.from_codes(codes, y, n_cat, n_classes, w)
+
+
+def _feature_pairs(data, ordered: bool):
+    """``(i, j, tables)`` for every pair of features ``i != j`` (``i < j`` unless
+    ``ordered``), ``tables`` the reference count table of ``i`` and ``j`` in each class."""
+    codes, y, w, n_cat, n_classes = data
+    for i, j in itertools.permutations(range(len(n_cat)), 2):
+        if ordered or i < j:
+            tables = [
+                reference.pair_table(codes, y, w, i, j, n_cat[i], n_cat[j], c)
+                for c in range(n_classes)
+            ]
+            yield i, j, tables
+
+
 @settings(max_examples=50, deadline=None)
 @given(discrete_datasets())
 def test_pairwise_mutual_information_matches_reference(data):
-    codes, y, w, n_cat, n_classes = data
-    stats = PairStatistics.from_codes(codes, y, n_cat, n_classes, w)
-    mi = stats.mutual_information()
-    d = len(n_cat)
-    for c in range(n_classes):
-        for i in range(d):
-            for j in range(d):
-                if i == j:
-                    assert mi[c, i, j] == 0.0
-                    continue
-                table = reference.pair_table(codes, y, w, i, j, n_cat[i], n_cat[j], c)
-                assert mi[c, i, j] == pytest.approx(reference.mutual_information(table), abs=1e-10)
+    mi = _statistics(data).mutual_information()
+    for i in range(len(data[3])):
+        assert (mi[:, i, i] == 0.0).all()
+    for i, j, tables in _feature_pairs(data, ordered=True):
+        for c, table in enumerate(tables):
+            assert mi[c, i, j] == pytest.approx(reference.mutual_information(table), abs=1e-10)
 
 
 @settings(max_examples=50, deadline=None)
 @given(discrete_datasets())
 def test_conditional_mutual_information_matches_reference(data):
-    codes, y, w, n_cat, n_classes = data
-    stats = PairStatistics.from_codes(codes, y, n_cat, n_classes, w)
-    cmi = stats.conditional_mutual_information()
-    d = len(n_cat)
-    for i in range(d):
-        for j in range(i + 1, d):
-            tables = [
-                reference.pair_table(codes, y, w, i, j, n_cat[i], n_cat[j], c)
-                for c in range(n_classes)
-            ]
-            n_pair = sum(sum(map(sum, t)) for t in tables)
-            expected = (
-                sum(sum(map(sum, t)) / n_pair * reference.mutual_information(t) for t in tables)
-                if n_pair > 0
-                else 0.0
-            )
-            assert cmi[i, j] == pytest.approx(expected, abs=1e-10)
-            assert conditional_mutual_information(np.array(tables)) == pytest.approx(
-                expected, abs=1e-10
-            )
+    cmi = _statistics(data).conditional_mutual_information()
+    for i, j, tables in _feature_pairs(data, ordered=False):
+        n_pair = sum(sum(map(sum, t)) for t in tables)
+        expected = (
+            sum(sum(map(sum, t)) / n_pair * reference.mutual_information(t) for t in tables)
+            if n_pair > 0
+            else 0.0
+        )
+        assert cmi[i, j] == pytest.approx(expected, abs=1e-10)
+        assert conditional_mutual_information(np.array(tables)) == pytest.approx(
+            expected, abs=1e-10
+        )
 
 
 def test_textbook_values():

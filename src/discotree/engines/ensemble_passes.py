@@ -12,7 +12,8 @@ Every statistic of the in-memory fit is a sum over rows, computed part by part:
    observing both columns of every pair) on every subset of rows a logistic model is
    fitted on: all of them, the cross-validation folds' complements, the content half
    of the pair member's weight;
-3. the members' families, concentrations (a pass per level) and leave-one-out losses
+3. the members' families, concentrations (from the tables alone, or a pass per level
+   when some weight lies strictly between 0 and 1) and leave-one-out losses
    (:mod:`discotree.engines.kdb_passes`);
 4. each logistic model by L-BFGS, one pass per evaluation of its objective and
    gradient (:mod:`discotree.engines.logistic_passes`);
@@ -38,6 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..config import get_config
+from ..docstrings import fill_doc
 from ..kernels.counts import class_totals, univariate_counts
 from ..learners.ensemble import (
     COARSENINGS,
@@ -512,6 +514,7 @@ def schema_of_batches(
     return schema_from_summary(summary, names, max_categories, discretizer, owner)
 
 
+@fill_doc
 def fit_batches_in_passes(
     estimator: Any,
     batches: Callable[[], Iterable[tuple[Any, ...]]],
@@ -533,12 +536,8 @@ def fit_batches_in_passes(
 
     Examples
     --------
-    >>> import numpy as np
+    {example_batch_halves}
     >>> from discotree import KDBEnsembleClassifier
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.integers(0, 3, (300, 4))
-    >>> y = (X[:, 0] + X[:, 1]) % 2
-    >>> halves = lambda: [(X[:150], y[:150]), (X[150:], y[150:])]
     >>> clf = fit_batches_in_passes(KDBEnsembleClassifier(n_estimators=2), halves)
     >>> bool(clf.score(X, y) > 0.9)
     True

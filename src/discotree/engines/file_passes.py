@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from ..docstrings import fill_doc
 from ..learners.registry import Counts, get_learner
 from ..sufficient_statistics import StatisticsSchema, add_statistics
 
@@ -53,6 +54,7 @@ def reads_in_passes(estimator: Any) -> bool:
     return get_learner(spec.learner).reads == "pairs, then families" and spec.alpha != "auto"
 
 
+@fill_doc
 def fit_in_passes(
     estimator: Any,
     batches: Callable[[], Iterable[tuple[Any, Any]]],
@@ -87,12 +89,8 @@ def fit_in_passes(
 
     Examples
     --------
-    >>> import numpy as np
+    {example_batch_halves}
     >>> from discotree import KDBClassifier
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.integers(0, 3, (300, 4))
-    >>> y = (X[:, 0] + X[:, 1]) % 2
-    >>> halves = lambda: [(X[:150], y[:150]), (X[150:], y[150:])]
     >>> clf = fit_in_passes(KDBClassifier(k=2), halves, classes=[0, 1])
     >>> bool(clf.score(X, y) > 0.9)
     True

@@ -4,10 +4,12 @@ own coarsening of the codes, in passes shared by all the members:
 
 1. the pair tables (each member's, or one count shared when no member coarsens);
 2. the prefix family tables of every member's ranked parents;
-3. for hierarchical smoothing, one pass per level of the parents: each node's
-   concentration of that level, the one of largest leave-one-out log-likelihood given
-   the levels above (:func:`~discotree.stats.hierarchical.choose_concentrations`'s
-   rule, its sums over the rows added part by part);
+3. for hierarchical smoothing, each node's concentration of every level, the one of
+   largest leave-one-out log-likelihood given the levels above
+   (:func:`~discotree.stats.hierarchical.choose_concentrations`'s rule): from the tables
+   alone when no row weighs more than 0 and less than 1
+   (:func:`~discotree.stats.concentration_choice.concentrations_from_tables`), else in
+   one pass per level of the parents, its sums over the rows added part by part;
 4. the leave-one-out losses of every nested model
    (:func:`~discotree.learners.k_dependence.leave_one_out_losses`, whose sums add).
 
@@ -34,6 +36,7 @@ from ..learners.k_dependence import (
 from ..learners.registry import FittedModel, LearnerSpec, Rows
 from ..models.category_maps import apply_maps, mapped_categories
 from ..numerics import argmax_with_ties
+from ..stats.concentration_choice import concentrations_from_tables
 from ..stats.family_tables import prefix_family_tables
 from ..stats.hierarchical import CONCENTRATION_GRID, level_counts
 from ..stats.pair_statistics import PairStatistics
@@ -87,9 +90,12 @@ def _pairs_part(rows: Rows, members: list[MemberPlan], shared: bool) -> list[Any
     return out
 
 
-def _families_part(rows: Rows, members: list[MemberPlan]) -> list[Any] | None:
+def _families_part(rows: Rows, members: list[MemberPlan]) -> dict[str, Any] | None:
+    """Every member's prefix family tables, and how many rows weigh more than 0 and
+    less than 1 (none: the concentrations come from the tables alone)."""
     if not len(rows.codes):
         return None
+    fractional = int(np.count_nonzero((rows.weights > 0.0) & (rows.weights < 1.0)))
     out = []
     for member in members:
         own = member_rows(rows, member)
@@ -104,7 +110,7 @@ def _families_part(rows: Rows, members: list[MemberPlan]) -> list[Any] | None:
                 member.parents,
             )
         )
-    return out
+    return {"tables": out, "fractional": fractional}
 
 
 def _level_scores_part(
@@ -222,6 +228,20 @@ def _choose_concentrations(source: RowSource, members: list[MemberPlan], alpha: 
         ]
 
 
+def _tables_concentrations(members: list[MemberPlan], alpha: float) -> None:
+    """Every member's concentrations from its tables alone, the choice of the passes of
+    :func:`_choose_concentrations` when no row weighs more than 0 and less than 1
+    (:func:`~discotree.stats.concentration_choice.concentrations_from_tables`)."""
+    for member in members:
+        assert member.parents is not None and member.tables is not None
+        member.concentrations = [
+            concentrations_from_tables(
+                member.tables[node][: len(ranked) + 1], member.n_categories[list(ranked)], alpha
+            )
+            for node, ranked in enumerate(member.parents)
+        ]
+
+
 def fit_members_in_passes(
     source: RowSource,
     members: list[MemberPlan],
@@ -237,10 +257,13 @@ def fit_members_in_passes(
         stats = PairStatistics(pairs[0 if shared else index], member.n_categories)
         rng = numpy_generator(int(spec.options.order_seed))
         member.order, member.parents = kdb_ranked_structure(stats, int(spec.options.k), rng)
-    for member, tables in zip(members, source.total(_families_part, members), strict=True):
+    families = source.total(_families_part, members)
+    for member, tables in zip(members, families["tables"], strict=True):
         member.tables = tables
-    if specs[0].options.smoothing == "hierarchical":
+    if specs[0].options.smoothing == "hierarchical" and families["fractional"]:
         _choose_concentrations(source, members, float(specs[0].alpha))
+    elif specs[0].options.smoothing == "hierarchical":  # (the same choice, no pass)
+        _tables_concentrations(members, float(specs[0].alpha))
     losses = source.total(_losses_part, members, class_weight, specs)
     for member, spec, loss in zip(members, specs, losses, strict=True):
         flat = int(argmax_with_ties(-np.asarray(loss, dtype=np.float64).reshape(1, -1))[0])

@@ -35,11 +35,11 @@ hold. Each refusal is a ``ValueError`` whose message starts with the path of the
 
 from __future__ import annotations
 
-from ..models.file_checks import (
+from ..models.file_checks import check_forest_parents
+from ..stored_checks import (
     MAX_MAGNITUDE,
     NORMALISATION_TOLERANCE,
     check_class_prior,
-    check_forest_parents,
     integer,
     log_probabilities,
     normalised,

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..docstrings import fill_doc
 from ..models.averaged_dependence import AveragedOneDependenceModel, AveragedTwoDependenceModel
 from ..models.bayes_net import BayesNetModel
 from ..models.discrete_forest import DiscreteForestModel
@@ -165,6 +166,7 @@ def _check_cells(name: str, cells: int) -> None:
         raise ValueError(f"{name}: {cells} table cells, more than MAX_ONNX_CELLS.")
 
 
+@fill_doc
 def logistic_factors(model: LogisticModel) -> Factors:
     """A logistic model's scores as factors: ``scores = intercept + sum of
     log_table[c, x[columns]]`` on complete rows, one (n_classes, r_j) table per feature
@@ -174,12 +176,7 @@ def logistic_factors(model: LogisticModel) -> Factors:
 
     Examples
     --------
-    >>> model = LogisticModel(
-    ...     coef=np.array([[1.0, 0.0], [0.0, 2.0], [-1.0, 1.0]]),
-    ...     intercept=np.zeros(2),
-    ...     n_categories=np.array([2, 3]),
-    ...     values=[None, np.array([-1.0, 0.0, 1.0])],
-    ... )
+    {example_logistic_model}
     >>> [(columns, table.tolist()) for columns, table in logistic_factors(model)]
     [([0], [[1.0, 0.0], [0.0, 2.0]]), ([1], [[1.0, -0.0, -1.0], [-1.0, 0.0, 1.0]])]
     """

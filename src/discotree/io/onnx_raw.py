@@ -41,6 +41,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .. import missing_values
+from ..docstrings import fill_doc
 from ..transformers.discretizer import Discretizer
 from ..validation import check_is_fitted, check_table, validate_data
 from .onnx_graph import GraphBuilder
@@ -94,6 +95,7 @@ def _category_element(values: list[Any]) -> str | None:
     return None
 
 
+@fill_doc
 def raw_columns(estimator: Any) -> list[RawColumn]:
     """The graph's raw inputs, one per column of the fitted estimator's ``encoder_``.
 
@@ -105,10 +107,7 @@ def raw_columns(estimator: Any) -> list[RawColumn]:
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from discotree import NaiveBayesClassifier
-    >>> X = pd.DataFrame({"colour": ["red", "blue"] * 10, "size": range(20)})
-    >>> clf = NaiveBayesClassifier().fit(X, [0, 1] * 10)
+    {example_mixed_columns}
     >>> for column in raw_columns(clf):
     ...     print(column)
     RawColumn('colour', 'string', 'categories', 2 values)
@@ -238,6 +237,7 @@ def complete_codes(
     return codes
 
 
+@fill_doc
 def onnx_inputs(estimator: Any, X: Any) -> dict[str, NDArray[Any]]:
     """The inputs of the raw-input ONNX graph for the rows of ``X``: one (n, 1) array per
     column, named and typed as :func:`raw_columns` says (float64, str objects or bool).
@@ -262,10 +262,7 @@ def onnx_inputs(estimator: Any, X: Any) -> dict[str, NDArray[Any]]:
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from discotree import NaiveBayesClassifier
-    >>> X = pd.DataFrame({"colour": ["red", "blue"] * 10, "size": range(20)})
-    >>> clf = NaiveBayesClassifier().fit(X, [0, 1] * 10)
+    {example_mixed_columns}
     >>> feed = onnx_inputs(clf, X.head(2))
     >>> feed["colour"].ravel().tolist(), feed["size"].ravel().tolist()
     (['red', 'blue'], [0.0, 1.0])

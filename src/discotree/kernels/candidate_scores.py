@@ -12,9 +12,9 @@ of the largest; a row with a NaN predicts the first class), as ``predict`` does.
 candidates are split over the cores (:func:`discotree.threads.in_chunks`) when there
 are enough of them.
 
-:func:`replacement_hits` is the same for candidates that each replace a different
-node's column (SuperParent's pairs of children, step 2 of Section 4.4.2): at sample s
-the joint is ``(base[s] - table[old[l, s]]) + table[new[l, s]]``.
+:func:`candidate_hits` with ``old`` is the same for candidates that each replace a
+different node's column (SuperParent's pairs of children, step 2 of Section 4.4.2): at
+sample s the joint is ``(base[s] - table[old[l, s]]) + table[index[l, s]]``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from ..missing_values import is_missing_code
 from ..numerics import SCORE_TIE_RTOL
 from ..threads import in_chunks
 
-__all__ = ["candidate_hits", "pair_table_rows", "replacement_hits", "single_table_rows"]
+__all__ = ["candidate_hits", "pair_table_rows", "single_table_rows"]
 
 #: Below twice this many (candidate, sample, class) values, one thread does it all.
 _MIN_WORK = 1 << 20
@@ -84,49 +84,33 @@ def _hits(base, table, old, new, truth, rtol, start, stop, out):  # pragma: no c
             out[i, s] = hit
 
 
-def _run_hits(
-    base: NDArray[np.float64],
-    table: NDArray[np.float64],
-    old: NDArray[np.intp] | None,
-    new: NDArray[np.intp],
-    truth: NDArray[np.intp],
-) -> NDArray[np.bool_]:
-    # _hits over the candidates, split over the cores when there are enough of them
-    out = np.empty(new.shape, dtype=np.bool_)
-    arrays = (
-        np.ascontiguousarray(base, dtype=np.float64),
-        np.ascontiguousarray(table, dtype=np.float64),
-        None if old is None else np.ascontiguousarray(old, dtype=np.intp),
-        np.ascontiguousarray(new, dtype=np.intp),
-        np.ascontiguousarray(truth, dtype=np.intp),
-    )
-    in_chunks(
-        lambda start, stop: _hits(*arrays, SCORE_TIE_RTOL, start, stop, out),
-        new.shape[0],
-        new.size * base.shape[1],
-        _MIN_WORK,
-    )
-    return out
-
-
 def candidate_hits(
     base: NDArray[np.float64],
     table: NDArray[np.float64],
     index: NDArray[np.intp],
     truth: NDArray[np.intp],
+    old: NDArray[np.intp] | None = None,
 ) -> NDArray[np.bool_]:
-    """``argmax(base[None] + table[index], axis=2) == truth`` without the 3-d array.
+    """``argmax(base[None] + table[index], axis=2) == truth`` without the 3-d array; with
+    ``old``, ``argmax(base[None] - table[old] + table[index], axis=2) == truth`` (the two
+    operations in that order, as :meth:`Scorer.value_above` applies a change).
 
     Parameters
     ----------
     base : ndarray of shape (n_rows, n_classes)
-        The joint of each sample minus the column being replaced.
+        The joint of each sample minus the column being replaced (with ``old``: every
+        change common to the candidates applied).
     table : ndarray of shape (n_table_rows, n_classes)
-        The candidates' column values.
+        The candidates' column values (with ``old``: their old and new ones).
     index : ndarray of shape (n_candidates, n_rows)
-        Row of ``table`` of each candidate at each sample.
+        Row of ``table`` of each candidate at each sample (with ``old``: of the column
+        it puts in).
     truth : ndarray of shape (n_rows,)
         The true class of each sample.
+    old : ndarray of shape (n_candidates, n_rows), default=None
+        Row of ``table`` of the column each candidate takes out at each sample, for
+        candidates that each replace a different node's column; None: every candidate
+        replaces the column ``base`` leaves out.
 
     Returns
     -------
@@ -140,48 +124,27 @@ def candidate_hits(
     >>> candidate_hits(base, table, np.array([[0, 0], [1, 1]]), np.array([0, 1]))
     array([[ True, False],
            [False,  True]])
-    """
-    return _run_hits(base, table, None, index, truth)
-
-
-def replacement_hits(
-    base: NDArray[np.float64],
-    table: NDArray[np.float64],
-    old: NDArray[np.intp],
-    new: NDArray[np.intp],
-    truth: NDArray[np.intp],
-) -> NDArray[np.bool_]:
-    """``argmax(base[None] - table[old] + table[new], axis=2) == truth`` (the two
-    operations in that order, as :meth:`Scorer.value_above` applies a change) without
-    the 3-d array.
-
-    Parameters
-    ----------
-    base : ndarray of shape (n_rows, n_classes)
-        The joint of each sample (every change common to the candidates applied).
-    table : ndarray of shape (n_table_rows, n_classes)
-        The old and new column values of the candidates.
-    old, new : ndarrays of shape (n_candidates, n_rows)
-        Row of ``table`` of the column each candidate takes out, and of the one it
-        puts in, at each sample.
-    truth : ndarray of shape (n_rows,)
-        The true class of each sample.
-
-    Returns
-    -------
-    hits : ndarray of bool, shape (n_candidates, n_rows)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> base = np.log([[0.6, 0.4], [0.5, 0.5]])
     >>> table = np.log([[0.5, 0.5], [0.9, 0.1], [0.1, 0.9]])
     >>> old = np.zeros((2, 2), dtype=np.intp)
-    >>> replacement_hits(base, table, old, np.array([[1, 1], [2, 2]]), np.array([0, 1]))
+    >>> candidate_hits(base, table, np.array([[1, 1], [2, 2]]), np.array([0, 1]), old)
     array([[ True, False],
            [False,  True]])
     """
-    return _run_hits(base, table, old, new, truth)
+    out = np.empty(index.shape, dtype=np.bool_)
+    arrays = (
+        np.ascontiguousarray(base, dtype=np.float64),
+        np.ascontiguousarray(table, dtype=np.float64),
+        None if old is None else np.ascontiguousarray(old, dtype=np.intp),
+        np.ascontiguousarray(index, dtype=np.intp),
+        np.ascontiguousarray(truth, dtype=np.intp),
+    )
+    in_chunks(  # _hits over the candidates, split over the cores when there are enough
+        lambda start, stop: _hits(*arrays, SCORE_TIE_RTOL, start, stop, out),
+        index.shape[0],
+        index.size * base.shape[1],
+        _MIN_WORK,
+    )
+    return out
 
 
 @numba.njit(cache=True, nogil=True)

@@ -23,6 +23,7 @@ The slow references are ``kernel_density`` of the tests' ``tests/reference.py``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -202,6 +203,25 @@ def self_contribution(frac: NDArray[np.float64], step, bandwidth) -> NDArray[np.
     return ((1 - frac) ** 2 + frac**2) * k0 + 2 * frac * (1 - frac) * k1
 
 
+def _kernel_sums(
+    weights: NDArray[np.float64],
+    n_query: int,
+    chunk: int,
+    squared: Callable[[slice], NDArray[np.float64]],
+) -> tuple[NDArray[np.float64], float]:
+    """Per query ``q``, ``sum_l weights[l] exp(-d2[q, l] / 2)`` (``d2[rows]`` the squared
+    scaled distances ``squared(rows)`` gives for a slice of the queries), formed ``chunk``
+    queries at a time, and the total weight; zeros, not computed, when it is <= 0."""
+    total = float(weights.sum())
+    out = np.zeros(n_query)
+    if total <= 0:
+        return out, total
+    for start in range(0, n_query, chunk):
+        rows = slice(start, start + chunk)
+        out[rows] = np.exp(-0.5 * squared(rows)) @ weights
+    return out, total
+
+
 def exact_density_1d(
     points: NDArray[np.float64],
     weights: NDArray[np.float64],
@@ -210,14 +230,13 @@ def exact_density_1d(
     chunk: int = 2048,
 ) -> NDArray[np.float64]:
     """Direct O(L) evaluation of the 1-D estimate at each query."""
-    total = float(weights.sum())
-    out = np.zeros(len(query))
-    if total <= 0:
-        return out
-    for start in range(0, len(query), chunk):
-        z = (query[start : start + chunk, None] - points[None, :]) / bandwidth
-        out[start : start + chunk] = np.exp(-0.5 * z * z) @ weights
-    return out / (total * _SQRT_2PI * bandwidth)
+
+    def squared(rows: slice) -> NDArray[np.float64]:
+        z = (query[rows, None] - points[None, :]) / bandwidth
+        return z * z
+
+    sums, total = _kernel_sums(weights, len(query), chunk, squared)
+    return sums if total <= 0 else sums / (total * _SQRT_2PI * bandwidth)
 
 
 def exact_density_2d(
@@ -231,15 +250,14 @@ def exact_density_2d(
     chunk: int = 1024,
 ) -> NDArray[np.float64]:
     """Direct O(L) evaluation of the 2-D product-kernel estimate at each query."""
-    total = float(weights.sum())
-    out = np.zeros(len(query_x))
-    if total <= 0:
-        return out
-    for start in range(0, len(query_x), chunk):
-        zx = (query_x[start : start + chunk, None] - points_x[None, :]) / bandwidth_x
-        zy = (query_y[start : start + chunk, None] - points_y[None, :]) / bandwidth_y
-        out[start : start + chunk] = np.exp(-0.5 * (zx * zx + zy * zy)) @ weights
-    return out / (total * 2 * math.pi * bandwidth_x * bandwidth_y)
+
+    def squared(rows: slice) -> NDArray[np.float64]:
+        zx = (query_x[rows, None] - points_x[None, :]) / bandwidth_x
+        zy = (query_y[rows, None] - points_y[None, :]) / bandwidth_y
+        return zx * zx + zy * zy
+
+    sums, total = _kernel_sums(weights, len(query_x), chunk, squared)
+    return sums if total <= 0 else sums / (total * 2 * math.pi * bandwidth_x * bandwidth_y)
 
 
 def exact_pair_densities(

@@ -41,6 +41,7 @@ from ..kernels.hierarchical_terms import rows_of
 from ..kernels.sparse_families import add_terms_and_score, posterior_loss_sums
 from ..models.k_dependence import KDependenceModel
 from ..numerics import argmax_with_ties, class_log_prior
+from ..stats.concentration_choice import concentrations_from_tables, tables_choose_concentrations
 from ..stats.family_tables import (
     SparseFamilyTable,
     observed_prefix_lengths,
@@ -425,11 +426,23 @@ def hierarchical_concentrations(
 ) -> list[NDArray[np.float64]]:
     """Every node's (or ``nodes``') concentrations, level by level, of largest
     leave-one-out log-likelihood
-    (:func:`~discotree.stats.hierarchical.choose_concentrations`)."""
+    (:func:`~discotree.stats.hierarchical.choose_concentrations`): from the tables
+    alone when the weights allow it
+    (:func:`~discotree.stats.concentration_choice.concentrations_from_tables`, the same
+    choice), else from the rows."""
     unit = np.minimum(rows.weights, 1.0)
+    from_tables = tables_choose_concentrations(rows.weights)
     out = []
     for node in range(len(parents)) if nodes is None else nodes:
         ranked = parents[node]
+        if from_tables:
+            radices = np.asarray(rows.n_categories)[list(ranked)]
+            out.append(
+                concentrations_from_tables(
+                    tables[node][: len(ranked) + 1], radices, float(spec.alpha)
+                )
+            )
+            continue
         levels = level_counts(tables[node], rows.codes, ranked, rows.n_categories, len(ranked))
         left = levels.without(rows.class_index, unit)
         r = int(rows.n_categories[node])

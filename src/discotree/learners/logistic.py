@@ -28,6 +28,7 @@ from scipy.optimize import minimize
 from scipy.stats import chi2
 
 from .. import missing_values
+from ..docstrings import fill_doc
 from ..kernels.logistic import logistic_loss_gradient
 from ..missing_values import MissingValueRule
 from ..models.category_maps import apply_maps, mapped_categories
@@ -236,15 +237,13 @@ def _minimize(objective, theta0: NDArray[np.float64], spec: LearnerSpec, with_pa
     )
 
 
+@fill_doc
 def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
     """The weighted multinomial logistic model of the rows (see the module docstring).
 
     Examples
     --------
-    >>> rng = np.random.default_rng(0)
-    >>> codes = rng.integers(0, 3, size=(200, 2))
-    >>> y = (codes[:, 0] == 2).astype(np.intp)
-    >>> rows = Rows(codes, y, np.ones(200), 2, np.array([3, 3]))
+    {example_logistic_rows}
     >>> fitted = fit_logistic(rows, LearnerSpec("logistic", 1.0, 0.0))
     >>> np.exp(fitted.model.log_posterior(np.array([[2, 0], [0, 0]])))[:, 1].round(2)
     array([0.97, 0.02])
@@ -303,6 +302,7 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
     return FittedModel(model, {"n_iter_": int(result.nit)})
 
 
+@fill_doc
 def cross_validated_log_posteriors(
     rows: Rows, spec: LearnerSpec, n_folds: int = 5, seed: int = 0
 ) -> NDArray[np.float64]:
@@ -314,10 +314,7 @@ def cross_validated_log_posteriors(
 
     Examples
     --------
-    >>> rng = np.random.default_rng(0)
-    >>> codes = rng.integers(0, 3, size=(200, 2))
-    >>> y = (codes[:, 0] == 2).astype(np.intp)
-    >>> rows = Rows(codes, y, np.ones(200), 2, np.array([3, 3]))
+    {example_logistic_rows}
     >>> held_out = cross_validated_log_posteriors(rows, LearnerSpec("logistic", 1.0, 0.0))
     >>> held_out.shape, bool(np.allclose(np.exp(held_out).sum(axis=1), 1.0))
     ((200, 2), True)

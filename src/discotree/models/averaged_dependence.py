@@ -40,10 +40,8 @@ from ..stats.dirichlet import smoothed_conditional
 from ..stats.hdp_counts import hdp_one_dependence_conditionals
 from ..stats.hierarchical import hierarchical_forest_tables
 from ..stats.pair_statistics import PairStatistics
-from ..stored_classes import stored
-from .file_checks import (
+from ..stored_checks import (
     NORMALISATION_TOLERANCE,
-    StoredModel,
     check_class_prior,
     check_counts,
     check_shape,
@@ -51,6 +49,8 @@ from .file_checks import (
     normalised,
     numbers,
 )
+from ..stored_classes import stored
+from .file_checks import StoredModel
 from .protocol import JointScoring
 
 __all__ = ["AveragedOneDependenceModel", "AveragedTwoDependenceModel"]

@@ -38,6 +38,7 @@ from ..kernels.counts import class_totals
 from ..kernels.family_counts import family_counts
 from ..numerics import class_log_prior
 from ..stats.dirichlet import smoothed_conditional
+from ..stored_checks import check_class_prior, check_counts, check_shape, fail, log_probabilities
 from ..stored_classes import stored
 from ..structure.search_state import (
     LazyColumn,
@@ -46,14 +47,7 @@ from ..structure.search_state import (
     SingleParentColumns,
 )
 from .elimination_order import EliminationOrder, elimination_order
-from .file_checks import (
-    StoredModel,
-    check_class_prior,
-    check_counts,
-    check_shape,
-    fail,
-    log_probabilities,
-)
+from .file_checks import StoredModel
 from .protocol import JointScoring
 
 __all__ = [

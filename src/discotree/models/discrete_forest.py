@@ -23,18 +23,11 @@ from ..stats.dirichlet import cell_pseudo_count, smoothed_conditional
 from ..stats.hdp_counts import hdp_forest_tables
 from ..stats.hierarchical import hierarchical_forest_tables
 from ..stats.pair_statistics import PairStatistics
+from ..stored_checks import check_counts, check_shape, fail, log_probabilities, numbers
 from ..stored_classes import stored
 from ..structure.spanning import topological_order
 from ..validation import check_codes
-from .file_checks import (
-    StoredModel,
-    check_counts,
-    check_forest_parents,
-    check_shape,
-    fail,
-    log_probabilities,
-    numbers,
-)
+from .file_checks import StoredModel, check_forest_parents
 from .protocol import DeclaredSizes, JointScoring
 
 __all__ = ["DiscreteForestModel"]

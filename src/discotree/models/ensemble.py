@@ -36,11 +36,12 @@ from scipy.special import logsumexp
 
 from .. import missing_values
 from ..numerics import normalise_log
+from ..stored_checks import check_class_prior, fail
 from ..stored_classes import stored
 from ..threads import map_on_cores
 from ..transformers.mdl import sampled_mdl_partition
 from .category_maps import apply_maps
-from .file_checks import StoredModel, check_class_prior, fail
+from .file_checks import StoredModel
 from .k_dependence import KDependenceModel
 from .logistic import LogisticModel
 

@@ -1,6 +1,7 @@
 """The checks of the numbers and shapes of stored models, shared by every model class
-(each owns its checks: :class:`StoredModel`): the helpers of
-:mod:`discotree.stored_checks`, re-exported here, and those of forests and parents.
+(each owns its checks: :class:`StoredModel`): those of forests and parents. The
+generic helpers (finite numbers, normalised distributions, integers in range, shapes)
+have their one home in :mod:`discotree.stored_checks`; the models import them there.
 
 Every refusal is a ``ValueError`` whose message starts with the path of the field
 (``content.model_.log_cpts[0][1]: holds nan at [0, 2]; ...``).
@@ -12,37 +13,11 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..stored_checks import (
-    MAX_MAGNITUDE,
-    NORMALISATION_TOLERANCE,
-    CheckedState,
-    check_class_prior,
-    check_counts,
-    check_shape,
-    fail,
-    integer,
-    log_probabilities,
-    normalised,
-    numbers,
-)
+from ..stored_checks import CheckedState, fail
 from ..structure.spanning import topological_order
 from .protocol import DeclaredSizes
 
-__all__ = [
-    "MAX_MAGNITUDE",
-    "NORMALISATION_TOLERANCE",
-    "StoredModel",
-    "check_class_prior",
-    "check_counts",
-    "check_features",
-    "check_forest_parents",
-    "check_shape",
-    "fail",
-    "integer",
-    "log_probabilities",
-    "normalised",
-    "numbers",
-]
+__all__ = ["StoredModel", "check_features", "check_forest_parents"]
 
 
 def check_forest_parents(parents: Any, n_features: int, where: str) -> np.ndarray:

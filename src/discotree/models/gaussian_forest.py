@@ -14,8 +14,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..stats.gaussian import GaussianStatistics
+from ..stored_checks import MAX_MAGNITUDE, fail, numbers
 from ..stored_classes import stored
-from .file_checks import MAX_MAGNITUDE, StoredModel, check_forest_parents, fail, numbers
+from .file_checks import StoredModel, check_forest_parents
 from .protocol import DeclaredSizes, JointScoring
 
 __all__ = ["GaussianForestModel"]

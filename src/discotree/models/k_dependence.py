@@ -45,14 +45,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import missing_values
+from ..docstrings import fill_doc
 from ..kernels.counts import configuration_ids
 from ..stats.backoff_prediction import PackedBackoff
 from ..stats.family_tables import SparseFamilyTable, observed_prefix_lengths
 from ..stats.hierarchical import leave_one_out_backoff_terms, level_counts
+from ..stored_checks import check_counts, fail, numbers
 from ..stored_classes import stored
 from .bayes_net import BayesNetModel, rows_by_pattern
 from .enumeration import Enumeration, elimination_cells, enumerate_groups
-from .file_checks import StoredModel, check_counts, check_features, fail, numbers
+from .file_checks import StoredModel, check_features
 from .protocol import DeclaredSizes, JointScoring
 
 __all__ = [
@@ -116,6 +118,7 @@ class _NetworkShape:
     table_cells: int
 
 
+@fill_doc
 @stored
 @dataclass
 class KDependenceModel(JointScoring, StoredModel):
@@ -143,11 +146,7 @@ class KDependenceModel(JointScoring, StoredModel):
 
     Examples
     --------
-    >>> from discotree.stats.family_tables import prefix_family_tables
-    >>> codes = np.array([[0, 0], [1, 1], [1, 1], [0, 1]])
-    >>> y = np.array([0, 1, 1, 0])
-    >>> tables = prefix_family_tables(codes, y, None, 2, np.array([2, 2]), [(), (0,)])
-    >>> model = KDependenceModel(np.array([2, 2]), [0, 1], [(), (0,)], tables, 1.0, 0.0)
+    {example_kdb_model}
     >>> np.exp(model.log_likelihood(np.array([[1, 1]]))).round(3)
     array([[0.125, 0.562]])
     """

@@ -38,11 +38,13 @@ from scipy import sparse
 from scipy.special import log_softmax
 
 from .. import missing_values
+from ..docstrings import fill_doc
 from ..kernels.logistic import logistic_scores
 from ..missing_values import MISSING
+from ..stored_checks import numbers
 from ..stored_classes import stored
 from .category_maps import apply_maps, mapped_categories
-from .file_checks import StoredModel, numbers
+from .file_checks import StoredModel
 from .protocol import DeclaredSizes
 
 __all__ = [
@@ -224,6 +226,7 @@ def input_slots(
     return InputSlots(slots, numeric, offsets[with_values].astype(np.intp))
 
 
+@fill_doc
 @stored
 @dataclass
 class LogisticModel(StoredModel):
@@ -247,15 +250,10 @@ class LogisticModel(StoredModel):
 
     Examples
     --------
-    >>> model = LogisticModel(
-    ...     coef=np.array([[0.0, 0.0], [0.0, 0.0], [-1.0, 1.0]]),
-    ...     intercept=np.zeros(2),
-    ...     n_categories=np.array([2, 3]),
-    ...     values=[None, np.array([-1.0, 0.0, 1.0])],
-    ... )
+    {example_logistic_model}
     >>> np.exp(model.log_posterior(np.array([[0, 2], [1, -1]]))).round(3)
-    array([[0.119, 0.881],
-           [0.5  , 0.5  ]])
+    array([[0.269, 0.731],
+           [0.119, 0.881]])
     """
 
     coef: NDArray[np.float64]

@@ -58,6 +58,7 @@ from numpy.typing import NDArray
 from scipy.special import logsumexp
 
 from .. import missing_values
+from ..docstrings import fill_doc
 from ..stats.dirichlet import smoothed_conditional
 from ..stats.family_tables import observed_prefix_lengths
 from ..stats.hierarchical import hierarchical_forest_tables
@@ -135,6 +136,7 @@ def _floor(epsilon: float) -> float:
     return float(epsilon) if epsilon > 0 else float(np.finfo(np.float64).tiny)
 
 
+@fill_doc
 class KDependencePosterior:
     """The Dirichlet posteriors of a :class:`~discotree.models.k_dependence.
     KDependenceModel`'s tables (module notes), for ``posterior_draw``.
@@ -157,11 +159,7 @@ class KDependencePosterior:
 
     Examples
     --------
-    >>> from discotree.stats.family_tables import prefix_family_tables
-    >>> codes = np.array([[0, 0], [1, 1], [1, 1], [0, 1]])
-    >>> y = np.array([0, 1, 1, 0])
-    >>> tables = prefix_family_tables(codes, y, None, 2, np.array([2, 2]), [(), (0,)])
-    >>> model = KDependenceModel(np.array([2, 2]), [0, 1], [(), (0,)], tables, 1.0, 0.0)
+    {example_kdb_model}
     >>> drawn = KDependencePosterior(model).posterior_draw(np.random.default_rng(0), 1e-5)
     >>> drawn.log_likelihood(codes).shape
     (4, 2)
@@ -448,6 +446,7 @@ class AveragedOneDependencePosterior:
         return AveragedOneDependenceModel(self.n_categories, parent_log, child_log, prior)
 
 
+@fill_doc
 class KDBEnsemblePosterior:
     """The Dirichlet posteriors of a kDB ensemble's members (module notes), for
     ``posterior_draw``; the linear and pair members stay fitted.
@@ -464,12 +463,8 @@ class KDBEnsemblePosterior:
 
     Examples
     --------
-    >>> from discotree.stats.family_tables import prefix_family_tables
-    >>> codes = np.array([[0, 0], [1, 1], [1, 1], [0, 1]])
-    >>> y = np.array([0, 1, 1, 0])
-    >>> tables = prefix_family_tables(codes, y, None, 2, np.array([2, 2]), [(), (0,)])
-    >>> member = KDependenceModel(np.array([2, 2]), [0, 1], [(), (0,)], tables, 1.0, 0.0)
-    >>> ensemble = KDBEnsembleModel([[None, None]] * 2, [member] * 2, np.log([0.5, 0.5]))
+    {example_kdb_model}
+    >>> ensemble = KDBEnsembleModel([[None, None]] * 2, [model] * 2, np.log([0.5, 0.5]))
     >>> drawn = KDBEnsemblePosterior(ensemble).posterior_draw(np.random.default_rng(0), 1e-5)
     >>> drawn.class_scores(codes, np.log([0.5, 0.5])).shape
     (4, 2)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from ..docstrings import fill_doc
 from ..kernels.backoff_scoring import (
     backoff_node_probabilities,
     run_sums,
@@ -57,6 +58,7 @@ TABULATED_BUDGET = 1 << 20
 MAX_BLOCK_CELLS = 1 << 22
 
 
+@fill_doc
 @dataclass
 class PackedBackoff:
     """The hierarchical tables of some nodes, flat and indexed for scoring (see
@@ -65,10 +67,7 @@ class PackedBackoff:
 
     Examples
     --------
-    >>> from discotree.stats.family_tables import prefix_family_tables
-    >>> codes = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
-    >>> y = np.array([0, 1, 1, 0])
-    >>> tables = prefix_family_tables(codes, y, None, 2, np.array([2, 2]), [(), (0,)])
+    {example_kdb_tables}
     >>> packed = PackedBackoff.from_tables(
     ...     [0, 1], [(), (0,)], tables, np.array([2, 2]), 1.0,
     ...     [np.array([1.0]), np.array([1.0, 1.0])], 2)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..kernels.candidate_scores import candidate_hits, replacement_hits
+from ..kernels.candidate_scores import candidate_hits
 from ..kernels.sparse_families import posterior_loss_sums
 from ..numerics import GAIN_RTOL, SCORE_TIE_RTOL, argmax_with_ties
 from .candidates import CandidateColumns
@@ -219,10 +219,8 @@ class Scorer:
     ) -> NDArray[np.bool_]:
         """Which samples at ``positions`` of :attr:`order` candidates ``live`` hit."""
         index = candidates.index_at(live, self.order, positions)  # (L, R)
-        if candidates.replaces:
-            old = candidates.old_index_at(live, self.order, positions)
-            return replacement_hits(base, candidates.table, old, index, truth)
-        return candidate_hits(base, candidates.table, index, truth)
+        old = candidates.old_index_at(live, self.order, positions) if candidates.replaces else None
+        return candidate_hits(base, candidates.table, index, truth, old)
 
     @staticmethod
     def _change(old, candidates: CandidateColumns, i: int) -> tuple[Any, LazyColumn]:
