@@ -11,6 +11,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+import discotree.engines.ensemble_dask as ensemble_dask
 import discotree.engines.ensemble_passes as ensemble_passes
 import discotree.learners.ensemble as learners_ensemble
 from discotree import KDBClassifier, KDBEnsembleClassifier
@@ -81,3 +82,37 @@ def test_no_collection_reaches_the_client(monkeypatch):
         model = KDBEnsembleClassifier(n_estimators=2, pair_weight=0.0).fit(X_dask, y_dask)
         assert isinstance(model.predict_proba(X_dask), da.Array)
     assert passes[:3] == ["_first_part", "_pairs_part", "_families_part"]
+
+
+def test_a_pass_reads_a_large_partition_by_slices(monkeypatch):
+    """Each pass reads a partition by slices of PASS_SLICE_ROWS rows (lowered here to 60):
+    a worker's working memory does not grow with the partitions, and the model is still
+    the in-memory fit's."""
+    monkeypatch.setattr(ensemble_dask, "PASS_SLICE_ROWS", 60)
+    sizes = []
+    original = ensemble_dask.MemorySource.total
+
+    def recorded(self, part_sum, *args):
+        sizes.append(len(self.rows.codes))
+        return original(self, part_sum, *args)
+
+    monkeypatch.setattr(ensemble_dask.MemorySource, "total", recorded)
+    seen = []
+    first_part = ensemble_passes._first_part
+
+    def slice_rows(rows, *args):
+        seen.append(len(rows.codes))
+        return first_part(rows, *args)
+
+    monkeypatch.setattr(ensemble_passes, "_first_part", slice_rows)
+    X, y, w = _data(2)
+    frame = X.assign(label=y, weight=w)
+    data = dd.from_pandas(frame, npartitions=2)  # two partitions of 200 rows
+    with dask.config.set(scheduler="threads"):
+        lazy = KDBEnsembleClassifier(n_estimators=2).fit(
+            data.drop(columns=["label", "weight"]), data["label"], sample_weight=data["weight"]
+        )
+    eager = KDBEnsembleClassifier(n_estimators=2).fit(X, y, sample_weight=w)
+    assert_same_ensemble(lazy, eager, X)
+    assert sizes and max(sizes) == 200  # whole partitions handed to the slicing
+    assert seen and max(seen) <= 60 and sum(seen) == len(y)

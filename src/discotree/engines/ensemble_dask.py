@@ -8,8 +8,10 @@
    :data:`~discotree.engines.schema_summaries.SKETCH_POINTS` distinct values.
 2. Every partition encoded once and persisted where it is (a byte or two per cell).
 3. Every later pass (:class:`DaskSource`): the pass's function applied to each encoded
-   partition, the results added by a tree reduction; only sums reach the client (the
-   pair and family tables, losses, gradients, held-out losses), never rows.
+   partition, by slices of :data:`PASS_SLICE_ROWS` rows (a worker's memory bounded
+   whatever the partitions' size), the results added by a tree reduction; only sums
+   reach the client (the pair and family tables, losses, gradients, held-out losses),
+   never rows.
 
 Dask's current scheduler is used: the local threaded one by default, a
 ``distributed.Client`` when one is active.
@@ -30,18 +32,27 @@ from ..learners.ensemble import FINE_BINS
 from ..transformers.discretizer import Discretizer
 from .dask_engine import encode_partition, row_partitions, tree_sum
 from .ensemble_passes import fit_ensemble_in_passes, refuse_unsupported
-from .row_sources import add_parts, rows_of
+from .row_sources import MemorySource, add_parts, rows_of
 from .schema_summaries import merge_summaries, schema_from_summary, summarise_part
 
-__all__ = ["DaskSource", "fit_ensemble_dask"]
+__all__ = ["PASS_SLICE_ROWS", "DaskSource", "fit_ensemble_dask"]
+
+
+#: The rows of a partition a pass's function reads at once: a partition's pass works on
+#: slices of this many rows and adds their sums, so a worker's memory beyond the
+#: persisted codes is bounded whatever the partitions' size (as batches bound it when
+#: fitting from a file).
+PASS_SLICE_ROWS = 1 << 16
 
 
 def _apply(encoded: tuple, part_sum: Callable[..., Any], n_classes: int, n_categories, args):
-    """``part_sum`` on one encoded partition (None when it holds no rows)."""
+    """The sum of ``part_sum`` over one encoded partition's slices of
+    :data:`PASS_SLICE_ROWS` rows (None when it holds no rows)."""
     codes, class_index, weights = encoded
     if not len(codes):
         return None
-    return part_sum(rows_of(codes, class_index, weights, n_classes, n_categories), *args)
+    rows = rows_of(codes, class_index, weights, n_classes, n_categories)
+    return MemorySource(rows, part_rows=PASS_SLICE_ROWS).total(part_sum, *args)
 
 
 class DaskSource:
