@@ -96,33 +96,3 @@ def test_cell_checks_equal_the_array_checks(rng):
             [0.0, 1.5, -0.5, np.inf, np.nan, 3.0], n, p=[0.2, 0.5, 0.05, 0.05, 0.05, 0.15]
         )
         assert sparse_cells_are_valid(cells, masses) == reference(cells, masses)
-
-
-@pytest.mark.parametrize("flags", [(True, True), (True, False), (False, True)])
-def test_adding_terms_and_scoring_in_one_call_gives_the_bits_of_numpy_then_the_sums(rng, flags):
-    # every model's joint plus its level's terms (read through each row's distinct row),
-    # the chosen models scored: numpy's in-place sums, then posterior_loss_sums, to the
-    # bit (weights, some 0; rows of probability-0 classes and far classes)
-    from discotree.kernels.sparse_families import add_terms_and_score
-
-    n_rows, n_distinct, n_classes = 400, 90, 4
-    joint = rng.normal(size=(5, n_rows, n_classes)) * rng.choice([1.0, 60.0], (1, n_rows, 1))
-    terms = np.log(rng.dirichlet(np.ones(n_classes), size=(3, n_distinct)))
-    terms[1, 0, 2] = -np.inf
-    row_key = rng.integers(0, n_distinct, n_rows)
-    levels = np.array([0, 1, 2, 2, 2])
-    scored = np.array([True, True, True, False, True])
-    truth = rng.integers(0, n_classes, n_rows)
-    weights = rng.random(n_rows) * (rng.random(n_rows) < 0.9)
-    only = {(True, True): None, (True, False): "squares", (False, True): "log_loss"}[flags]
-    expected_joint = joint.copy()
-    expected = np.zeros((5, 2))
-    for q in range(5):
-        expected_joint[q] += terms[levels[q]][row_key]
-        if scored[q]:
-            sums = posterior_loss_sums(expected_joint[q], truth, weights, only=only)
-            expected[q] = np.where(np.isnan(sums), 0.0, sums)  # (a sum not taken: 0)
-    out = np.zeros((5, 2))
-    add_terms_and_score(joint, terms, row_key, levels, scored, truth, weights, flags, out)
-    assert np.array_equal(joint, expected_joint)
-    assert np.array_equal(out, expected)

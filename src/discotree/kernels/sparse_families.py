@@ -19,7 +19,6 @@ from ..threads import in_chunks
 
 __all__ = [
     "NEGLIGIBLE_LOG_RATIO",
-    "add_terms_and_score",
     "backoff_scores",
     "first_at_least",
     "posterior_loss_sums",
@@ -189,39 +188,6 @@ def posterior_loss_sums(
     squares = float(out[0]) if only != "log_loss" else float("nan")
     log_loss = float(out[1]) if only != "squares" else float("nan")
     return squares, log_loss
-
-
-@numba.njit(cache=True, nogil=True)
-def add_terms_and_score(
-    joint, terms, row_key, levels, scored, truth, weights, flags, out
-):  # pragma: no cover - numba
-    """For every model q: ``joint[q] += terms[levels[q]][row_key]`` (in place), then,
-    where ``scored[q]``, ``out[q]`` += the sums of :func:`posterior_loss_sums` of
-    ``joint[q]`` (the same arithmetic in the same order: the same numbers to the bit),
-    ``flags`` = (with the squares, with the log-loss): one compiled call for every
-    model (call it with arrays of the right types: joint and terms float64,
-    C-contiguous, of shapes (n_models, n_rows, n_classes) and (n_levels, n_distinct,
-    n_classes), row_key int64, levels intp, scored bool, truth intp, weights float64).
-
-    Examples
-    --------
-    >>> joint, out = np.zeros((2, 2, 2)), np.zeros((2, 2))
-    >>> terms = np.log([[[0.2, 0.6], [0.5, 0.5]]])
-    >>> add_terms_and_score(joint, terms, np.array([0, 1]), np.array([0, 0]),
-    ...     np.array([True, False]), np.array([1, 0]), np.ones(2), (True, True), out)
-    >>> out.round(4).tolist()
-    [[0.625, 0.9808], [0.0, 0.0]]
-    """
-    with_squares, with_log_loss = flags
-    n_rows, n_classes = joint.shape[1], joint.shape[2]
-    for q in range(joint.shape[0]):
-        level = levels[q]
-        for i in range(n_rows):
-            k = row_key[i]
-            for c in range(n_classes):
-                joint[q, i, c] += terms[level, k, c]
-        if scored[q]:
-            _loss_sums(joint[q], truth, weights, with_squares, with_log_loss, out[q])
 
 
 @numba.njit(cache=True, nogil=True)

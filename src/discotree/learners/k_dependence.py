@@ -38,7 +38,8 @@ from scipy.special import log_softmax
 from .. import missing_values
 from ..kernels.counts import class_totals, configuration_ids
 from ..kernels.hierarchical_terms import rows_of
-from ..kernels.sparse_families import add_terms_and_score, posterior_loss_sums
+from ..kernels.scaled_joint import add_terms_and_score, scaled_joint
+from ..kernels.sparse_families import posterior_loss_sums
 from ..models.k_dependence import KDependenceModel
 from ..numerics import argmax_with_ties, class_log_prior
 from ..stats.concentration_choice import concentrations_from_tables, tables_choose_concentrations
@@ -330,7 +331,8 @@ def leave_one_out_losses(
     if snapshots is not None and len(rows.codes) > _CHUNK_ROWS:
         snapshots.give_up()  # (the losses are known only after the last chunk)
     for start, (codes, truth, weights, unit) in _chunks(rows):
-        joint = np.repeat(_prior_log(class_weight, truth, unit)[None], k + 1, axis=0)
+        state = scaled_joint(np.repeat(_prior_log(class_weight, truth, unit)[None], k + 1, axis=0))
+        joint = state.joint
 
         only = "log_loss" if loss == "log_loss" else "squares"
         which = 1 if loss == "log_loss" else 0  # (the one sum the loss reads, the same bits)
@@ -367,7 +369,9 @@ def leave_one_out_losses(
             # every joint plus its level's terms, each twin class scored once (by its q)
             sums = np.zeros((k + 1, 2))
             scored = twin == np.arange(k + 1)
-            add_terms_and_score(joint, terms, row_key, levels, scored, truth, weights, flags, sums)
+            add_terms_and_score(
+                state, terms, row_key, levels, scored, (truth, weights), flags=flags, out=sums
+            )
             out[s] += sums[twin, which]
             if snapshots is not None:
                 for q in range(k + 1):

@@ -1,0 +1,170 @@
+"""The losses of nested models' joint scores, node after node, without an exponential
+per class: the scoring loop of selective kDB's leave-one-out pass (Martinez, Webb,
+Chen & Zaidi 2016, Section 3: every nested model ``(s, k')`` scored after each
+attribute ``s``).
+
+Each model keeps, besides its joint ``log P(c, x_1..x_s)`` of every row and class, the
+same joint as probabilities scaled by a per-row shift, ``scaled[c] = exp(joint[c] -
+shift)``. Adding a node multiplies ``scaled`` by the node's probabilities (``exp`` of
+its terms, one array per node) where
+:func:`~discotree.kernels.sparse_families.posterior_loss_sums` takes ``exp`` of every
+class's joint for every row and model; the posterior is then ``scaled / sum(scaled)`` and the log-loss ``-(joint[y] - shift -
+log(sum(scaled)))``: one logarithm per row and model. A row whose scaled sum falls
+below :data:`RESYNC_BELOW` (or underflows) is recomputed from its joint (``shift`` its
+largest class), so the scaled numbers never lose their range; between recomputations
+each node's multiplication rounds once, so the sums agree with
+:func:`~discotree.kernels.sparse_families.posterior_loss_sums` of the joint to about
+1e-13 relative (a class below ``exp(-50)`` of the row's largest adds nothing there and
+less than 1e-21 here), far inside the selection's tie tolerance.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["RESYNC_BELOW", "ScaledJoint", "add_terms_and_score", "scaled_joint"]
+
+#: A row's scaled class probabilities are recomputed from its joint when their sum falls
+#: below this (``2**-512``): far above the smallest double, so that one node's
+#: multiplication (its probabilities above ``1e-13`` each with weights up to
+#: :data:`~discotree.kernels.hierarchical_terms.LINEAR_WEIGHT`) cannot underflow a row,
+#: and rare enough (every 355 nats of the row's largest joint) to cost nothing.
+RESYNC_BELOW = 2.0**-512
+
+
+class ScaledJoint(NamedTuple):
+    """Every nested model's joint of every row: ``joint`` (models, rows, classes) the
+    logarithms, ``scaled`` the same shape, ``exp(joint - shift)``, and ``shift``
+    (models, rows)."""
+
+    joint: NDArray[np.float64]
+    scaled: NDArray[np.float64]
+    shift: NDArray[np.float64]
+
+
+@numba.njit(cache=True, nogil=True)
+def _resync(joint, scaled, shift, q, i):  # pragma: no cover - numba
+    # row i of model q: scaled from the joint, shifted by its largest class; its sum
+    n_classes = joint.shape[2]
+    top = joint[q, i, 0]
+    for c in range(1, n_classes):
+        top = max(top, joint[q, i, c])
+    total = 0.0
+    for c in range(n_classes):
+        e = np.exp(joint[q, i, c] - top)
+        scaled[q, i, c] = e
+        total += e
+    shift[q, i] = top
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _resync_all(joint, scaled, shift):  # pragma: no cover - numba
+    for q in range(joint.shape[0]):
+        for i in range(joint.shape[1]):
+            _resync(joint, scaled, shift, q, i)
+
+
+def scaled_joint(joint: NDArray[np.float64]) -> ScaledJoint:
+    """``joint`` (models, rows, classes; taken, not copied) with its scaled
+    probabilities and shifts (each row shifted by its largest class).
+
+    Examples
+    --------
+    >>> state = scaled_joint(np.log([[[0.2, 0.6], [0.5, 0.5]]]))
+    >>> state.scaled.round(4).tolist(), np.exp(state.shift).round(4).tolist()
+    ([[[0.3333, 1.0], [1.0, 1.0]]], [[0.6, 0.5]])
+    """
+    joint = np.ascontiguousarray(joint, dtype=np.float64)
+    scaled = np.empty_like(joint)
+    shift = np.empty(joint.shape[:2])
+    _resync_all(joint, scaled, shift)
+    return ScaledJoint(joint, scaled, shift)
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_and_score(
+    state, terms, probabilities, row_key, levels, scored, truth, weights, flags, out
+):  # pragma: no cover - numba
+    joint, scaled, shift = state
+    with_squares, with_log_loss = flags
+    n_rows, n_classes = joint.shape[1], joint.shape[2]
+    for q in range(joint.shape[0]):
+        level = levels[q]
+        squares_sum, log_loss_sum = 0.0, 0.0
+        for i in range(n_rows):
+            k = row_key[i]
+            total = 0.0
+            for c in range(n_classes):
+                joint[q, i, c] += terms[level, k, c]
+                e = scaled[q, i, c] * probabilities[level, k, c]
+                scaled[q, i, c] = e
+                total += e
+            if not total >= RESYNC_BELOW:  # (NaN too)
+                total = _resync(joint, scaled, shift, q, i)
+            if not scored[q] or weights[i] == 0.0:  # (a row of weight 0 adds nothing)
+                continue
+            y = truth[i]
+            if with_squares:
+                inverse = 1.0 / total
+                squares = 0.0
+                for c in range(n_classes):
+                    if c != y:
+                        p = scaled[q, i, c] * inverse
+                        squares += p * p
+                miss = 1.0 - scaled[q, i, y] * inverse
+                squares_sum += weights[i] * (squares + miss * miss)
+            if with_log_loss:
+                log_loss_sum -= weights[i] * (joint[q, i, y] - shift[q, i] - np.log(total))
+        out[q, 0] += squares_sum
+        out[q, 1] += log_loss_sum
+
+
+def add_terms_and_score(
+    state: ScaledJoint,
+    terms: NDArray[np.float64],
+    row_key: NDArray[np.int64],
+    levels: NDArray[np.intp],
+    scored: NDArray[np.bool_],
+    rows: tuple[NDArray[np.intp], NDArray[np.float64]],
+    *,
+    flags: tuple[bool, bool],
+    out: NDArray[np.float64],
+) -> None:
+    """For every model q: ``joint[q] += terms[levels[q]][row_key]`` (``state``, in
+    place), then, where ``scored[q]``, ``out[q]`` += the weighted sums over ``rows``
+    (their classes and weights) of ``sum_c (P(c | x) - [c = y])**2`` and of ``-log P(y |
+    x)``, the posterior being ``softmax(joint[q])`` of each row (``flags``: (with the
+    squares, with the log-loss); a sum not taken adds 0). One compiled call for every
+    model; the terms' probabilities are ``exp(terms)``, once per distinct row
+    (``row_key``: each row's) and level.
+
+    Examples
+    --------
+    >>> state = scaled_joint(np.zeros((2, 2, 2)))
+    >>> out = np.zeros((2, 2))
+    >>> terms = np.log([[[0.2, 0.6], [0.5, 0.5]]])
+    >>> add_terms_and_score(state, terms, np.array([0, 1]), np.array([0, 0]),
+    ...     np.array([True, False]), (np.array([1, 0]), np.ones(2)), flags=(True, True),
+    ...     out=out)
+    >>> out.round(4).tolist()
+    [[0.625, 0.9808], [0.0, 0.0]]
+    """
+    terms = np.ascontiguousarray(terms, dtype=np.float64)
+    truth, weights = rows
+    _add_and_score(
+        state,
+        terms,
+        np.exp(terms),
+        np.ascontiguousarray(row_key, dtype=np.int64),
+        np.ascontiguousarray(levels, dtype=np.intp),
+        np.ascontiguousarray(scored, dtype=np.bool_),
+        np.ascontiguousarray(truth, dtype=np.intp),
+        np.ascontiguousarray(weights, dtype=np.float64),
+        (bool(flags[0]), bool(flags[1])),
+        out,
+    )

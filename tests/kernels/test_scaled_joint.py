@@ -1,0 +1,65 @@
+"""The nested models' scoring by scaled probabilities against plain NumPy: the joints to
+the bit, the losses to 1e-12 (weights, some 0; probability-0 classes, far classes and
+joints that fall by thousands of nats, which the scaled numbers must survive)."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from scipy.special import log_softmax
+
+from discotree.kernels.scaled_joint import add_terms_and_score, scaled_joint
+
+
+def _numpy_loss_sums(joint, truth, weights):
+    """The weighted sums of the squared error and the log-loss of ``softmax(joint)``
+    (rows, classes) at the true classes, by plain NumPy."""
+    log_post = log_softmax(joint, axis=1)
+    onehot = np.eye(joint.shape[1])[truth]
+    squares = weights @ ((np.exp(log_post) - onehot) ** 2).sum(axis=1)
+    own = log_post[np.arange(len(truth)), truth]
+    log_loss = -(weights[weights > 0] @ own[weights > 0])
+    return squares, log_loss
+
+
+@pytest.mark.parametrize("flags", [(True, True), (True, False), (False, True)])
+@pytest.mark.parametrize("n_classes", [2, 4, 10])
+def test_scoring_node_after_node_equals_numpy(rng, flags, n_classes):
+    n_rows, n_distinct, n_models, n_nodes = 300, 70, 5, 12
+    joint = rng.normal(size=(n_models, n_rows, n_classes)) * rng.choice([1.0, 60.0], (1, n_rows, 1))
+    state = scaled_joint(joint.copy())
+    expected_joint = joint.copy()
+    truth = rng.integers(0, n_classes, n_rows)
+    weights = rng.random(n_rows) * (rng.random(n_rows) < 0.9)
+    scored = np.array([True, True, True, False, True])
+    for node in range(n_nodes):
+        terms = np.log(rng.dirichlet(np.ones(n_classes) * 0.3, size=(3, n_distinct)))
+        if node % 3 == 0:  # a node that sends some rows down by hundreds of nats
+            terms[:, ::4] *= 300.0
+        terms[1, 0, n_classes - 1] = -np.inf  # (a class of probability 0)
+        terms[0, 1] = 0.0  # (a missing node: adds nothing)
+        row_key = rng.integers(0, n_distinct, n_rows)
+        levels = np.minimum(np.arange(n_models), node % 3)
+        out = np.zeros((n_models, 2))
+        add_terms_and_score(
+            state, terms, row_key, levels, scored, (truth, weights), flags=flags, out=out
+        )
+        expected = np.zeros((n_models, 2))
+        for q in range(n_models):
+            expected_joint[q] += terms[levels[q]][row_key]
+            if scored[q]:
+                sums = _numpy_loss_sums(expected_joint[q], truth, weights)
+                expected[q] = np.where(flags, sums, 0.0)
+        assert np.array_equal(state.joint, expected_joint)
+        finite = np.isfinite(expected)
+        assert_allclose(out[finite], expected[finite], rtol=1e-12, atol=1e-12)
+        assert np.array_equal(np.isfinite(out), finite)
+    # the joints fell by thousands of nats, and the scaled numbers kept their range
+    assert (expected_joint.max(axis=2) < -1000).any()
+    assert np.all(state.scaled.sum(axis=2) >= 2.0**-512)
+
+
+def test_a_scaled_joint_is_the_joint_shifted_by_its_largest_class(rng):
+    joint = rng.normal(size=(3, 50, 4)) * 100
+    state = scaled_joint(joint.copy())
+    assert_allclose(state.shift, joint.max(axis=2))
+    assert_allclose(state.scaled, np.exp(joint - joint.max(axis=2, keepdims=True)))
