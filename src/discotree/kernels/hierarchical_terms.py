@@ -21,8 +21,9 @@ operation at a time (the reference its tests compare it with).
 Rows alike (the same node value, class, unit left out, parents' configuration and
 number of leading parents observed) get the same counts, terms and ratios at every
 level: the levels run on the distinct rows only (:func:`_distinct_rows`), each row
-then reading its distinct row's terms, and each scored row its distinct row's ratios
-(the concentration's scores still sum row by row, in row order: the same bits).
+then reading its distinct row's terms, and a concentration's score sums each distinct
+row's log-ratio once, times the summed weight of its scored rows (ties within the
+package's tolerance, :func:`~discotree.numerics.argmax_with_ties`: the first).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..missing_values import is_missing_code, is_observed_code
+from ..numerics import argmax_with_ties
 from .backoff_scoring import log_add_exp as _log_add_exp
 from .sparse_families import first_at_least
 
@@ -181,14 +183,14 @@ def _fill_dense(cells, masses, low, high, r, dense_counts, dense_totals):  # pra
 
 @numba.njit(cache=True, nogil=True)
 def _choice_ratios(rows, scratch, choice, row_key):  # pragma: no cover - numba
-    # each scored row's group (row_group) and each group's (n + b p) / (t + b) for every
-    # b of the grid (ratios' rows): the rows with no other weight under their
-    # configuration and class give b p / b, the same for every b, and are left out; the
-    # rows of one distinct row (``row_key``, :func:`_distinct_rows`: the same n, t and p)
-    # share its group; returns the numbers of rows scored and of groups
+    # each group's (n + b p) / (t + b) for every b of the grid (ratios' rows) and the
+    # summed weight of its scored rows (group_weights): the rows with no other weight
+    # under their configuration and class give b p / b, the same for every b, and are
+    # left out; the rows of one distinct row (``row_key``, :func:`_distinct_rows`: the
+    # same n, t and p) share its group; returns the numbers of rows scored and of groups
     values, class_index = rows.values, rows.class_index
     counts, totals, own = scratch.counts, scratch.totals, scratch.own
-    weights, grid, ratios, chosen_weights, row_group, group_of = choice
+    weights, grid, ratios, group_weights, group_of = choice
     group_of[:] = -1
     m = n_groups = 0
     for i in range(row_key.shape[0]):
@@ -203,7 +205,8 @@ def _choice_ratios(rows, scratch, choice, row_key):  # pragma: no cover - numba
                 b = grid[j]
                 ratios[g, j] = max((counts[k, y] + b * own[k]) / (totals[k, y] + b), 1e-300)
             group_of[k] = g
-        row_group[m], chosen_weights[m] = g, weights[i]
+            group_weights[g] = 0.0
+        group_weights[g] += weights[i]
         m += 1
     return m, n_groups
 
@@ -301,15 +304,6 @@ def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step, row_
     return _choice_ratios(rows, scratch, choice, row_key)
 
 
-@numba.njit(cache=True, nogil=True)
-def _rows_of_groups(group_values, row_group, out):  # pragma: no cover - numba
-    # each scored row's group's values (out's first len(row_group) rows)
-    for m in range(row_group.shape[0]):
-        for k in range(group_values.shape[1]):
-            out[m, k] = group_values[row_group[m], k]
-    return out[: row_group.shape[0]]
-
-
 def _dense_sizes(
     tables: list[tuple[NDArray[np.int64], NDArray[np.float64]]],
     radices: list[int],
@@ -334,14 +328,13 @@ def _choice_buffers(
     weights: NDArray[np.float64], grid: NDArray[np.float64], n_rows: int, n_keys: int
 ) -> tuple[NDArray[Any], ...]:
     """What :func:`_choice_ratios` reads and writes, for ``n_rows`` rows of ``n_keys``
-    distinct ones (0 rows: no choice): the weights, the grid, the groups' ratios, the
-    scored rows' weights and groups, and each distinct row's group."""
+    distinct ones (0 rows: no choice): the weights, the grid, the groups' ratios and
+    summed weights, and each distinct row's group."""
     return (
         weights,
         grid,
         np.empty((n_keys, len(grid))) if n_rows else np.empty((0, 1)),
-        np.empty(n_rows),
-        np.empty(n_rows, dtype=np.int64),
+        np.empty(n_keys if n_rows else 0),
         np.empty(n_keys if n_rows else 0, dtype=np.int64),
     )
 
@@ -462,25 +455,20 @@ def distinct_level_terms(
     totals_buffer = np.empty(max(dense_sizes, default=0) // int(r))
     table = (cells, masses, level_start)
     choice = _choice_buffers(weights, grid_array, n_rows if choose else 0, n_keys)
-    _, _, ratios, chosen_weights, row_group, _ = choice
-    row_logs = np.empty((n_rows if choose else 0, len(grid_array)))
+    _, _, ratios, group_weights, _ = choice
     row_key = np.arange(n_rows) if row_key is None else row_key
     for level in range(n_levels):
         size = dense_sizes[level]
         dense = (buffer[:size], totals_buffer[: size // int(r)])
         step = (float(chosen[level - 1]) if level else 0.0, choose, linear, out)
-        m, n_groups = _level_pass(
+        _, n_groups = _level_pass(
             level, rows, table, int(r), float(alpha), scratch, dense, choice, step, row_key
         )
         if choose:
-            # the weighted log-likelihood of each b (numpy's vectorised logarithm, of
-            # each group's ratios, then each row's: the same numbers row by row); the
-            # rows left out add the same to every b
-            logs = np.log(ratios[:n_groups])  # (no groups shared: the rows')
-            if n_groups < m:
-                logs = _rows_of_groups(logs, row_group[:m], row_logs)
-            scores = chosen_weights[:m] @ logs if m else np.zeros(len(grid_array))
-            chosen[level] = grid_array[int(np.argmax(scores))]  # (ties: the first)
+            # the weighted log-likelihood of each b, a sum over the groups (each its
+            # rows' summed weight); the rows left out add the same to every b
+            scores = group_weights[:n_groups] @ np.log(ratios[:n_groups])
+            chosen[level] = grid_array[int(argmax_with_ties(scores[None])[0])]
     _level_step(n_levels - 1, float(chosen[-1]), choose, linear, rows, scratch, out)
     if linear:
         np.log(out, out=out)  # (a missing node's 1 becomes its 0)

@@ -277,7 +277,7 @@ def choose_concentrations(
         n = levels.counts[length][rows, class_index]
         t = levels.totals[length][rows, class_index]
         scores = backoff_scores(n, t, p, w, np.asarray(grid, dtype=np.float64))
-        best = int(np.argmax(scores))
+        best = int(argmax_with_ties(scores[None])[0])
         chosen[length] = grid[best]
         p = (n + grid[best] * p) / (t + grid[best])
     return chosen
