@@ -23,7 +23,7 @@ number of leading parents observed) get the same counts, terms and ratios at eve
 level: the levels run on the distinct rows only (:func:`_distinct_rows`), each row
 then reading its distinct row's terms, and a concentration's score sums each distinct
 row's log-ratio once, times the summed weight of its scored rows (ties within the
-package's tolerance, :func:`~discotree.numerics.argmax_with_ties`: the first).
+package's tolerance, :func:`~discotree.numerics.best_index`: the first).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..missing_values import is_missing_code, is_observed_code
-from ..numerics import argmax_with_ties
+from ..numerics import best_index
 from .backoff_scoring import log_add_exp as _log_add_exp
 from .sparse_families import first_at_least
 
@@ -468,7 +468,7 @@ def distinct_level_terms(
             # the weighted log-likelihood of each b, a sum over the groups (each its
             # rows' summed weight); the rows left out add the same to every b
             scores = group_weights[:n_groups] @ np.log(ratios[:n_groups])
-            chosen[level] = grid_array[int(argmax_with_ties(scores[None])[0])]
+            chosen[level] = grid_array[best_index(scores)]
     _level_step(n_levels - 1, float(chosen[-1]), choose, linear, rows, scratch, out)
     if linear:
         np.log(out, out=out)  # (a missing node's 1 becomes its 0)

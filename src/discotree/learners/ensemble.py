@@ -37,7 +37,7 @@ from ..models.ensemble import (
     pooled_log_posterior,
     sampled_mdl_maps,
 )
-from ..numerics import argmax_with_ties, class_log_prior, sign_with_ties
+from ..numerics import best_index, class_log_prior, sign_with_ties
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
 from ..threads import available_cores
@@ -246,7 +246,7 @@ def _held_out_linear_weight(
         held_linear = np.exp(model.log_posterior(rows.codes[held]))
         truth, weights = rows.class_index[held], rows.weights[held]
     losses = held_out_mixture_losses(members, held_linear, truth, weights)
-    best = int(argmax_with_ties(-losses[None, :])[0])
+    best = best_index(-losses)
     return float(LINEAR_WEIGHTS[best]), float(losses[best]), held_linear
 
 
@@ -447,7 +447,7 @@ def _pair_member(
         PAIR_WEIGHTS,
         pooling=spec.options.pair_pooling,
     )
-    weight = float(PAIR_WEIGHTS[int(argmax_with_ties(-losses[None, :])[0])])
+    weight = float(PAIR_WEIGHTS[best_index(-losses)])
     return member, max(weight, PAIR_WEIGHT_FLOOR), losses
 
 

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from ..numerics import argmax_with_ties
+from ..numerics import best_index
 from .family_tables import SparseFamilyTable
 from .hierarchical import CONCENTRATION_GRID
 
@@ -126,7 +126,7 @@ def concentrations_from_tables(
             total[scored, None] + grid_array
         )
         scores = masses[scored] @ np.log(np.maximum(ratios, SMALLEST_RATIO))
-        b = float(grid_array[int(argmax_with_ties(scores[None])[0])]) if scored.any() else grid[0]
+        b = float(grid_array[best_index(scores)]) if scored.any() else grid[0]
         chosen[level] = b
         above_cells, above_estimate = cells, (count + b * below) / (total + b)
     return chosen
