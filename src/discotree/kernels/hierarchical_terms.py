@@ -182,33 +182,27 @@ def _fill_dense(cells, masses, low, high, r, dense_counts, dense_totals):  # pra
 
 
 @numba.njit(cache=True, nogil=True)
-def _choice_ratios(rows, scratch, choice, row_key):  # pragma: no cover - numba
-    # each group's (n + b p) / (t + b) for every b of the grid (ratios' rows) and the
-    # summed weight of its scored rows (group_weights): the rows with no other weight
-    # under their configuration and class give b p / b, the same for every b, and are
-    # left out; the rows of one distinct row (``row_key``, :func:`_distinct_rows`: the
-    # same n, t and p) share its group; returns the numbers of rows scored and of groups
+def _choice_ratios(rows, scratch, choice):  # pragma: no cover - numba
+    # each scored distinct row's (n + b p) / (t + b) for every b of the grid (ratios'
+    # rows, in distinct-row order) and the summed weight of its rows (group_weights):
+    # the rows with no other weight under their configuration and class give b p / b,
+    # the same for every b, and are left out, as are those of no weight; the rows of
+    # one distinct row (:func:`_distinct_rows`: the same n, t and p) are one group;
+    # returns the number of groups
     values, class_index = rows.values, rows.class_index
     counts, totals, own = scratch.counts, scratch.totals, scratch.own
-    weights, grid, ratios, group_weights, group_of = choice
-    group_of[:] = -1
-    m = n_groups = 0
-    for i in range(row_key.shape[0]):
-        k = row_key[i]
+    key_weights, grid, ratios, group_weights = choice
+    n_groups = 0
+    for k in range(values.shape[0]):
         y = class_index[k]
-        if is_missing_code(values[k]) or weights[i] == 0.0 or totals[k, y] == 0.0:
+        if is_missing_code(values[k]) or key_weights[k] == 0.0 or totals[k, y] == 0.0:
             continue
-        g = group_of[k]
-        if g < 0:
-            g, n_groups = n_groups, n_groups + 1
-            for j in range(grid.shape[0]):
-                b = grid[j]
-                ratios[g, j] = max((counts[k, y] + b * own[k]) / (totals[k, y] + b), 1e-300)
-            group_of[k] = g
-            group_weights[g] = 0.0
-        group_weights[g] += weights[i]
-        m += 1
-    return m, n_groups
+        for j in range(grid.shape[0]):
+            b = grid[j]
+            ratios[n_groups, j] = max((counts[k, y] + b * own[k]) / (totals[k, y] + b), 1e-300)
+        group_weights[n_groups] = key_weights[k]
+        n_groups += 1
+    return n_groups
 
 
 @numba.njit(cache=True, nogil=True)
@@ -281,13 +275,13 @@ def _level_step(level, b, choose, linear, rows, scratch, out):  # pragma: no cov
 
 
 @numba.njit(cache=True, nogil=True)
-def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step, row_key):
+def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step):
     # pragma: no cover - numba
     # one compiled call per level: the level above's back-off step (``step``: its
     # concentration, whether chosen, whether linear, the terms), the dense table (when
     # ``dense`` is non-empty), the rows' leave-one-out counts and, when choosing
     # (``choice``'s ratios have rows), their ratios (:func:`_choice_ratios`, whose
-    # numbers it returns)
+    # number of groups it returns)
     if level > 0:
         b, choose, linear, out = step
         _level_step(level - 1, b, choose, linear, rows, scratch, out)
@@ -300,8 +294,8 @@ def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step, row_
         level, rows, cells, masses, level_start, r, alpha, scratch, dense_counts, dense_totals
     )
     if choice[2].shape[0] == 0:
-        return 0, 0
-    return _choice_ratios(rows, scratch, choice, row_key)
+        return 0
+    return _choice_ratios(rows, scratch, choice)
 
 
 def _dense_sizes(
@@ -325,17 +319,16 @@ def _dense_sizes(
 
 
 def _choice_buffers(
-    weights: NDArray[np.float64], grid: NDArray[np.float64], n_rows: int, n_keys: int
+    key_weights: NDArray[np.float64] | None, grid: NDArray[np.float64]
 ) -> tuple[NDArray[Any], ...]:
-    """What :func:`_choice_ratios` reads and writes, for ``n_rows`` rows of ``n_keys``
-    distinct ones (0 rows: no choice): the weights, the grid, the groups' ratios and
-    summed weights, and each distinct row's group."""
+    """What :func:`_choice_ratios` reads and writes: each distinct row's summed
+    weight (None: no choice), the grid, the groups' ratios and summed weights."""
+    n_keys = 0 if key_weights is None else len(key_weights)
     return (
-        weights,
+        np.zeros(0) if key_weights is None else key_weights,
         grid,
-        np.empty((n_keys, len(grid))) if n_rows else np.empty((0, 1)),
-        np.empty(n_keys if n_rows else 0),
-        np.empty(n_keys if n_rows else 0, dtype=np.int64),
+        np.empty((n_keys, len(grid))) if n_keys else np.empty((0, 1)),
+        np.empty(n_keys),
     )
 
 
@@ -454,15 +447,17 @@ def distinct_level_terms(
     buffer = np.empty(max(dense_sizes, default=0))  # (reused from level to level)
     totals_buffer = np.empty(max(dense_sizes, default=0) // int(r))
     table = (cells, masses, level_start)
-    choice = _choice_buffers(weights, grid_array, n_rows if choose else 0, n_keys)
-    _, _, ratios, group_weights, _ = choice
     row_key = np.arange(n_rows) if row_key is None else row_key
+    # each distinct row's weight, its rows' summed in row order
+    key_weights = np.bincount(row_key, weights=weights, minlength=n_keys) if choose else None
+    choice = _choice_buffers(key_weights, grid_array)
+    _, _, ratios, group_weights = choice
     for level in range(n_levels):
         size = dense_sizes[level]
         dense = (buffer[:size], totals_buffer[: size // int(r)])
         step = (float(chosen[level - 1]) if level else 0.0, choose, linear, out)
-        _, n_groups = _level_pass(
-            level, rows, table, int(r), float(alpha), scratch, dense, choice, step, row_key
+        n_groups = _level_pass(
+            level, rows, table, int(r), float(alpha), scratch, dense, choice, step
         )
         if choose:
             # the weighted log-likelihood of each b, a sum over the groups (each its
