@@ -14,6 +14,7 @@ same to the bit.
 
 from __future__ import annotations
 
+import math
 from itertools import pairwise
 
 import numba
@@ -365,7 +366,7 @@ def dense_prefix_family_counts(
     """
     r = int(n_categories[node])
     radices = np.array([int(n_categories[p]) for p in parents], dtype=np.int64)
-    sizes = [int(np.prod(radices[:level])) * n_classes * r for level in levels]
+    sizes = [math.prod(radices[:level].tolist()) * n_classes * r for level in levels]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     rows_out = np.zeros(int(offsets[-1]), dtype=np.int64)
     weight_out = np.zeros(int(offsets[-1]))
