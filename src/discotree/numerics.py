@@ -17,6 +17,7 @@ A layer-0 module: it imports numpy and scipy only, so that every layer may use i
 from __future__ import annotations
 
 import heapq
+import math
 from typing import Any
 
 import numpy as np
@@ -136,12 +137,15 @@ def best_index(scores: ArrayLike) -> int:
     (0, 1)
     """
     values = np.asarray(scores, dtype=np.float64).ravel().tolist()
-    if any(v != v for v in values):  # (NaN: numpy's maximum is NaN, nothing reaches it)
+    if any(map(math.isnan, values)):  # (numpy's maximum is NaN: nothing reaches it)
         return 0
     top = max(values)
-    magnitude = abs(top) if top - top == 0.0 else 0.0  # (finite: as argmax_with_ties)
+    magnitude = abs(top) if math.isfinite(top) else 0.0  # (as argmax_with_ties)
     threshold = top - SCORE_TIE_RTOL * max(magnitude, 1.0)
-    return next(i for i, v in enumerate(values) if v >= threshold)
+    for i, value in enumerate(values):
+        if value >= threshold:
+            return i
+    return 0  # (not reached: the largest reaches its own threshold)
 
 
 def order_with_ties(values: NDArray[np.float64], limit: int | None = None) -> list[int]:

@@ -28,6 +28,7 @@ package's tolerance, :func:`~discotree.numerics.best_index`: the first).
 
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Any, NamedTuple
 
 import numba
@@ -419,8 +420,7 @@ def distinct_level_terms(
     n_levels = len(tables)
     choose = concentrations is None
     chosen = np.zeros(n_levels) if choose else np.array(concentrations, dtype=np.float64)
-    level_start = np.zeros(n_levels + 1, dtype=np.int64)
-    np.cumsum([len(cells) for cells, _ in tables], out=level_start[1:])
+    level_start = np.array([0, *accumulate(len(cells) for cells, _ in tables)], dtype=np.int64)
     cells = np.concatenate([c for c, _ in tables], dtype=np.int64)
     masses = np.concatenate([m for _, m in tables], dtype=np.float64)
     n_rows = len(values)
@@ -463,7 +463,7 @@ def distinct_level_terms(
             # the weighted log-likelihood of each b, a sum over the groups (each its
             # rows' summed weight); the rows left out add the same to every b
             scores = group_weights[:n_groups] @ np.log(ratios[:n_groups])
-            chosen[level] = grid_array[best_index(scores)]
+            chosen[level] = grid_array[best_index(scores) if n_groups else 0]
     _level_step(n_levels - 1, float(chosen[-1]), choose, linear, rows, scratch, out)
     if linear:
         np.log(out, out=out)  # (a missing node's 1 becomes its 0)
