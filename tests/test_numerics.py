@@ -80,3 +80,18 @@ def test_best_index_is_the_row_argmax_with_ties():
         values[(special >= 0.05) & (special < 0.1)] = -np.inf
         values[(special >= 0.1) & (special < 0.13)] = np.nan
         assert best_index(values) == int(argmax_with_ties(values[None])[0]), values
+
+
+def test_the_compiled_best_index_is_best_index():
+    from discotree.numerics import best_index, compiled_best_index
+
+    rng = np.random.default_rng(1)
+    for _ in range(2000):
+        n = int(rng.integers(1, 10))
+        values = rng.integers(-3, 3, n) * rng.choice([1.0, 1e6], n)
+        values = values + rng.choice([0.0, 1e-14, 1e-9, 1e-3], n)
+        special = rng.random(n)
+        values[special < 0.05] = np.inf
+        values[(special >= 0.05) & (special < 0.1)] = -np.inf
+        values[(special >= 0.1) & (special < 0.13)] = np.nan
+        assert int(compiled_best_index(values)) == best_index(values), values

@@ -20,6 +20,7 @@ import heapq
 import math
 from typing import Any
 
+import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import logsumexp
@@ -37,6 +38,7 @@ __all__ = [
     "best_index",
     "class_log_prior",
     "classification_rate",
+    "compiled_best_index",
     "log_shares",
     "normalise_log",
     "order_with_ties",
@@ -146,6 +148,29 @@ def best_index(scores: ArrayLike) -> int:
         if value >= threshold:
             return i
     return 0  # (not reached: the largest reaches its own threshold)
+
+
+@numba.njit(cache=True, nogil=True)
+def compiled_best_index(scores):  # pragma: no cover - numba
+    """:func:`best_index` for compiled callers (a 1-D float64 array; the same index,
+    tested against it).
+
+    Examples
+    --------
+    >>> int(compiled_best_index(np.array([-30.0, -30.0 + 1e-14, -31.0])))
+    0
+    """
+    top = -np.inf
+    for value in scores:
+        if value != value:  # (NaN: numpy's maximum is NaN, nothing reaches it)
+            return 0
+        top = max(top, value)
+    magnitude = abs(top) if np.isfinite(top) else 0.0
+    threshold = top - SCORE_TIE_RTOL * max(magnitude, 1.0)
+    for i in range(scores.shape[0]):
+        if scores[i] >= threshold:
+            return i
+    return 0
 
 
 def order_with_ties(values: NDArray[np.float64], limit: int | None = None) -> list[int]:

@@ -36,7 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..missing_values import is_missing_code, is_observed_code
-from ..numerics import best_index
+from ..numerics import compiled_best_index
 from .backoff_scoring import log_add_exp as _log_add_exp
 from .sparse_families import first_at_least
 
@@ -299,6 +299,34 @@ def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step):
     return _choice_ratios(rows, scratch, choice)
 
 
+@numba.njit(cache=True, nogil=True)
+def _level_passes(rows, table, constants, scratch, dense, choice, chosen, step):
+    # pragma: no cover - numba
+    # every level's pass (:func:`_level_pass`) and, when choosing, its concentration
+    # (of largest weighted leave-one-out log-likelihood, a sum over the groups, each
+    # its rows' summed weight; the rows left out add the same to every b), then the
+    # last level's back-off step: the terms in ``step``'s out
+    r, alpha = constants
+    choose, linear, out = step
+    buffer, totals_buffer, sizes = dense
+    grid, ratios, group_weights = choice[1], choice[2], choice[3]
+    scores = np.empty(grid.shape[0])
+    n_levels = chosen.shape[0]
+    for level in range(n_levels):
+        size = sizes[level]
+        level_dense = (buffer[:size], totals_buffer[: size // r])
+        above = (chosen[level - 1] if level else 0.0, choose, linear, out)
+        n_groups = _level_pass(level, rows, table, r, alpha, scratch, level_dense, choice, above)
+        if choose:
+            for j in range(grid.shape[0]):
+                total = 0.0
+                for g in range(n_groups):
+                    total += group_weights[g] * np.log(ratios[g, j])
+                scores[j] = total
+            chosen[level] = grid[compiled_best_index(scores) if n_groups else 0]
+    _level_step(n_levels - 1, chosen[n_levels - 1], choose, linear, rows, scratch, out)
+
+
 def _dense_sizes(
     tables: list[tuple[NDArray[np.int64], NDArray[np.float64]]],
     radices: list[int],
@@ -450,21 +478,16 @@ def distinct_level_terms(
     row_key = np.arange(n_rows) if row_key is None else row_key
     # each distinct row's weight, its rows' summed in row order
     key_weights = np.bincount(row_key, weights=weights, minlength=n_keys) if choose else None
-    choice = _choice_buffers(key_weights, grid_array)
-    _, _, ratios, group_weights = choice
-    for level in range(n_levels):
-        size = dense_sizes[level]
-        dense = (buffer[:size], totals_buffer[: size // int(r)])
-        step = (float(chosen[level - 1]) if level else 0.0, choose, linear, out)
-        n_groups = _level_pass(
-            level, rows, table, int(r), float(alpha), scratch, dense, choice, step
-        )
-        if choose:
-            # the weighted log-likelihood of each b, a sum over the groups (each its
-            # rows' summed weight); the rows left out add the same to every b
-            scores = group_weights[:n_groups] @ np.log(ratios[:n_groups])
-            chosen[level] = grid_array[best_index(scores) if n_groups else 0]
-    _level_step(n_levels - 1, float(chosen[-1]), choose, linear, rows, scratch, out)
+    _level_passes(
+        rows,
+        table,
+        (int(r), float(alpha)),
+        scratch,
+        (buffer, totals_buffer, np.array(dense_sizes, dtype=np.int64)),
+        _choice_buffers(key_weights, grid_array),
+        chosen,
+        (choose, linear, out),
+    )
     if linear:
         np.log(out, out=out)  # (a missing node's 1 becomes its 0)
     return out, chosen, row_key
