@@ -65,13 +65,6 @@ def _resync(joint, scaled, shift, q, i):  # pragma: no cover - numba
     return total
 
 
-@numba.njit(cache=True, nogil=True)
-def _resync_all(joint, scaled, shift):  # pragma: no cover - numba
-    for q in range(joint.shape[0]):
-        for i in range(joint.shape[1]):
-            _resync(joint, scaled, shift, q, i)
-
-
 def scaled_joint(joint: NDArray[np.float64]) -> ScaledJoint:
     """``joint`` (models, rows, classes; taken, not copied) with its scaled
     probabilities and shifts (each row shifted by its largest class).
@@ -83,9 +76,8 @@ def scaled_joint(joint: NDArray[np.float64]) -> ScaledJoint:
     ([[[0.3333, 1.0], [1.0, 1.0]]], [[0.6, 0.5]])
     """
     joint = np.ascontiguousarray(joint, dtype=np.float64)
-    scaled = np.empty_like(joint)
-    shift = np.empty(joint.shape[:2])
-    _resync_all(joint, scaled, shift)
+    shift = joint.max(axis=2) if joint.shape[2] else np.zeros(joint.shape[:2])
+    scaled = np.exp(joint - shift[:, :, None])
     return ScaledJoint(joint, scaled, shift)
 
 
