@@ -23,13 +23,18 @@ def _numpy_loss_sums(joint, truth, weights):
 
 @pytest.mark.parametrize("flags", [(True, True), (True, False), (False, True)])
 @pytest.mark.parametrize("n_classes", [2, 4, 10])
-def test_scoring_node_after_node_equals_numpy(rng, flags, n_classes):
+@pytest.mark.parametrize("weighting", ["varied", "uniform"])
+def test_scoring_node_after_node_equals_numpy(rng, flags, n_classes, weighting):
+    # uniform: every row of weight weighs 1.5 (the log-loss of a product of the rows'
+    # sums, rescaled as it runs down thousands of nats)
     n_rows, n_distinct, n_models, n_nodes = 300, 70, 5, 12
     joint = rng.normal(size=(n_models, n_rows, n_classes)) * rng.choice([1.0, 60.0], (1, n_rows, 1))
     state = scaled_joint(joint.copy())
     expected_joint = joint.copy()
     truth = rng.integers(0, n_classes, n_rows)
     weights = rng.random(n_rows) * (rng.random(n_rows) < 0.9)
+    if weighting == "uniform":
+        weights = np.where(weights > 0, 1.5, 0.0)
     scored = np.array([True, True, True, False, True])
     for node in range(n_nodes):
         terms = np.log(rng.dirichlet(np.ones(n_classes) * 0.3, size=(3, n_distinct)))
@@ -63,3 +68,39 @@ def test_a_scaled_joint_is_the_joint_shifted_by_its_largest_class(rng):
     state = scaled_joint(joint.copy())
     assert_allclose(state.shift, joint.max(axis=2))
     assert_allclose(state.scaled, np.exp(joint - joint.max(axis=2, keepdims=True)))
+
+
+def test_the_uniform_weight_is_the_one_weight_of_the_rows_of_weight():
+    from discotree.kernels.scaled_joint import uniform_weight
+
+    assert uniform_weight(np.array([0.0, 3.0, 3.0])) == 3.0
+    assert uniform_weight(np.array([1.0, 1.0 + 1e-15])) == 0.0
+    assert uniform_weight(np.zeros(3)) == 0.0
+    assert uniform_weight(np.zeros(0)) == 0.0
+
+
+def test_a_product_of_many_small_sums_keeps_its_logarithm():
+    # every row's sum near 2**-300 after the node: their product, 2**-600,000 over 2,000
+    # rows, is rescaled hundreds of times; the log-loss is still numpy's
+    n_rows, n_classes = 2000, 3
+    joint = np.zeros((1, n_rows, n_classes))
+    state = scaled_joint(joint.copy())
+    terms = np.full((1, n_rows, n_classes), -300.0 * np.log(2.0))
+    terms[0, :, 1] -= 2.0
+    truth = np.arange(n_rows) % n_classes
+    weights = np.ones(n_rows)
+    out = np.zeros((1, 2))
+    add_terms_and_score(
+        state,
+        terms,
+        np.arange(n_rows),
+        np.array([0]),
+        np.array([True]),
+        (truth, weights),
+        flags=(False, True),
+        out=out,
+    )
+    expected = _numpy_loss_sums(joint[0] + terms[0], truth, weights)[1]
+    # (the sum, 2,851, is what is left of two of 416,000: 1e-10 relative is 1e-15 of
+    # what cancels, and far inside the selection's tie tolerance of 1e-9)
+    assert_allclose(out[0, 1], expected, rtol=1e-10)

@@ -10,13 +10,16 @@ its terms, one array per node) where
 :func:`~discotree.kernels.sparse_families.posterior_loss_sums` takes ``exp`` of every
 class's joint for every row and model; the posterior is then ``scaled /
 sum(scaled)`` and the log-loss ``-(joint[y] - shift - log(sum(scaled)))``: one
-logarithm per row and model. A row whose scaled sum falls
-below :data:`RESYNC_BELOW` (or underflows) is recomputed from its joint (``shift`` its
-largest class), so the scaled numbers never lose their range; between recomputations
-each node's multiplication rounds once, so the sums agree with
+logarithm per row and model, or, when every row of weight has the same weight
+(:func:`uniform_weight`), one per model: the logarithm of the product of the rows'
+sums, kept within :data:`PRODUCT_RANGE` by exact powers of two. A row whose scaled
+sum falls below :data:`RESYNC_BELOW` (or underflows) is recomputed from its joint
+(``shift`` its largest class), so the scaled numbers never lose their range; between
+recomputations each node's multiplication rounds once, so the sums agree with
 :func:`~discotree.kernels.sparse_families.posterior_loss_sums` of the joint to about
 1e-13 relative (a class below ``exp(-50)`` of the row's largest adds nothing there and
-less than 1e-21 here), far inside the selection's tie tolerance.
+less than 1e-21 here; a product of n sums rounds n times), far inside the selection's
+tie tolerance.
 """
 
 from __future__ import annotations
@@ -29,7 +32,14 @@ from numpy.typing import NDArray
 
 from .sparse_families import squared_error
 
-__all__ = ["RESYNC_BELOW", "ScaledJoint", "add_terms_and_score", "scaled_joint"]
+__all__ = [
+    "PRODUCT_RANGE",
+    "RESYNC_BELOW",
+    "ScaledJoint",
+    "add_terms_and_score",
+    "scaled_joint",
+    "uniform_weight",
+]
 
 #: A row's scaled class probabilities are recomputed from its joint when their sum falls
 #: below this (``2**-512``): far above the smallest double, so that one node's
@@ -37,6 +47,28 @@ __all__ = ["RESYNC_BELOW", "ScaledJoint", "add_terms_and_score", "scaled_joint"]
 #: :data:`~discotree.kernels.hierarchical_terms.LINEAR_WEIGHT`) cannot underflow a row,
 #: and rare enough (every 355 nats of the row's largest joint) to cost nothing.
 RESYNC_BELOW = 2.0**-512
+
+
+#: The range a product of the rows' scaled sums is kept in (``2**-500``, ``2**500``):
+#: outside, it is multiplied by the other end, an exact power of two.
+PRODUCT_RANGE = (2.0**-500, 2.0**500)
+PRODUCT_HALVINGS = 500
+LOG_2 = float(np.log(2.0))
+
+
+def uniform_weight(weights: NDArray[np.float64]) -> float:
+    """The one weight of every row of positive weight, or 0 when they differ (or none
+    has weight): with one weight, the log-loss sums the logarithm of a product.
+
+    Examples
+    --------
+    >>> uniform_weight(np.array([2.0, 0.0, 2.0])), uniform_weight(np.array([1.0, 2.0]))
+    (2.0, 0.0)
+    """
+    positive = weights[weights > 0.0]
+    if not len(positive) or positive.min() != positive.max():
+        return 0.0
+    return float(positive[0])
 
 
 class ScaledJoint(NamedTuple):
@@ -86,11 +118,14 @@ def _add_and_score(
     state, terms, probabilities, row_key, levels, scored, truth, weights, flags, out
 ):  # pragma: no cover - numba
     joint, scaled, shift = state
-    with_squares, with_log_loss = flags
+    with_squares, with_log_loss, uniform = flags
     n_rows, n_classes = joint.shape[1], joint.shape[2]
     for q in range(joint.shape[0]):
         level = levels[q]
         squares_sum, log_loss_sum = 0.0, 0.0
+        # with one weight for every row of weight: the sums' logarithms as one logarithm
+        # of their product, kept in range by exact powers of two (counted in ``halvings``)
+        product, halvings = 1.0, 0
         for i in range(n_rows):
             k = row_key[i]
             total = 0.0
@@ -107,7 +142,19 @@ def _add_and_score(
             if with_squares:
                 squares_sum += weights[i] * squared_error(scaled[q, i], total, y)
             if with_log_loss:
-                log_loss_sum -= weights[i] * (joint[q, i, y] - shift[q, i] - np.log(total))
+                if uniform > 0.0:
+                    log_loss_sum += shift[q, i] - joint[q, i, y]
+                    product *= total
+                    if product < PRODUCT_RANGE[0]:
+                        product *= PRODUCT_RANGE[1]
+                        halvings += PRODUCT_HALVINGS
+                    elif product > PRODUCT_RANGE[1]:
+                        product *= PRODUCT_RANGE[0]
+                        halvings -= PRODUCT_HALVINGS
+                else:
+                    log_loss_sum -= weights[i] * (joint[q, i, y] - shift[q, i] - np.log(total))
+        if uniform > 0.0:
+            log_loss_sum = uniform * (log_loss_sum + np.log(product) - halvings * LOG_2)
         out[q, 0] += squares_sum
         out[q, 1] += log_loss_sum
 
@@ -144,6 +191,7 @@ def add_terms_and_score(
     """
     terms = np.ascontiguousarray(terms, dtype=np.float64)
     truth, weights = rows
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
     _add_and_score(
         state,
         terms,
@@ -152,7 +200,7 @@ def add_terms_and_score(
         np.ascontiguousarray(levels, dtype=np.intp),
         np.ascontiguousarray(scored, dtype=np.bool_),
         np.ascontiguousarray(truth, dtype=np.intp),
-        np.ascontiguousarray(weights, dtype=np.float64),
-        (bool(flags[0]), bool(flags[1])),
+        weights,
+        (bool(flags[0]), bool(flags[1]), uniform_weight(weights)),
         out,
     )
