@@ -477,7 +477,9 @@ def distinct_level_terms(
     table = (cells, masses, level_start)
     row_key = np.arange(n_rows) if row_key is None else row_key
     # each distinct row's weight, its rows' summed in row order
-    key_weights = np.bincount(row_key, weights=weights, minlength=n_keys) if choose else None
+    key_weights: NDArray[np.float64] | None = None
+    if choose:
+        key_weights = np.bincount(row_key, weights=weights, minlength=n_keys).astype(np.float64)
     _level_passes(
         rows,
         table,
