@@ -432,6 +432,7 @@ class LogisticOptions(LearnerOptions):
     pair_levels: Any = option(None, "The levels of the pairs' columns.", input=True)
     pair_features: Any = option(None, "The columns pairs are taken from.", input=True)
     pair_statistics: Any = option(None, "The pair tables, counted already.", input=True)
+    pairs: Any = option(None, "The pairs, ranked already (an array of pairs).", input=True)
 
 
 @dataclass(frozen=True, kw_only=True)
