@@ -177,7 +177,9 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         Every member's draws come from it.
     n_jobs : int or None, default=None
         Members fitted at once (threads); None is one, -1 one per core. More than
-        the cores (or the members) acts as that many.
+        the cores (or the members) acts as that many. With more than one, the linear
+        and pair members' logistic fits run in the same threads as the members; the
+        fitted model is the same for any ``n_jobs``.
     coarsening : {"jittered", "sampled-mdl"}, default="jittered"
         How a member coarsens the fine bins of a numeric column: ``"jittered"`` cuts
         them into ``n_bins`` at jittered equal-width levels (unsupervised);

@@ -385,7 +385,7 @@ class KDBEnsembleOptions(LearnerOptions):
     seed: int = option(0, "The seed of the members' seeds.")
     n_jobs: int | None = option(
         None,
-        "Members fitted at once.",
+        "Members (and logistic fits) fitted at once.",
         Constraint(
             lambda v: v is None or is_count(v, 1) or (is_real(v) and v == -1),
             "None, -1 or an integer >= 1",
