@@ -64,3 +64,19 @@ def test_rates_are_the_old_formulas_to_the_bit(rng):
     assert weighted_accuracy(truth, pred, np.zeros(50)) == 0.0
     scores = np.eye(3)[pred]
     assert classification_rate(scores, truth, w) == weighted_accuracy(truth, pred, w)
+
+
+def test_best_index_is_the_row_argmax_with_ties():
+    # exact ties, ties below the tolerance, infinities and NaN: the index of the 2-D rule
+    from discotree.numerics import argmax_with_ties, best_index
+
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        n = int(rng.integers(1, 10))
+        values = rng.integers(-3, 3, n) * rng.choice([1.0, 1e6], n)
+        values = values + rng.choice([0.0, 1e-14, 1e-9, 1e-3], n)
+        special = rng.random(n)
+        values[special < 0.05] = np.inf
+        values[(special >= 0.05) & (special < 0.1)] = -np.inf
+        values[(special >= 0.1) & (special < 0.13)] = np.nan
+        assert best_index(values) == int(argmax_with_ties(values[None])[0]), values

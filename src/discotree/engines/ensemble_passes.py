@@ -60,7 +60,7 @@ from ..models.ensemble import (
     pooled_log_posterior,
 )
 from ..models.logistic import NO_PAIRS, LogisticModel
-from ..numerics import argmax_with_ties, class_log_prior, sign_with_ties
+from ..numerics import best_index, class_log_prior, sign_with_ties
 from ..stats.folds import content_folds
 from ..sufficient_statistics import StatisticsSchema
 from ..transformers.discretizer import Discretizer
@@ -376,7 +376,7 @@ def _held_linear(codes, models: list, members: NDArray[np.float64]) -> NDArray[n
 
 
 def _best(losses: NDArray[np.float64]) -> int:
-    return int(argmax_with_ties(-np.asarray(losses, dtype=np.float64)[None, :])[0])
+    return best_index(-np.asarray(losses, dtype=np.float64))
 
 
 def fit_ensemble_in_passes(source: RowSource, spec: LearnerSpec) -> FittedModel:

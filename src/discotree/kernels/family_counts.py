@@ -14,7 +14,8 @@ same to the bit.
 
 from __future__ import annotations
 
-from itertools import pairwise
+import math
+from itertools import accumulate, pairwise
 
 import numba
 import numpy as np
@@ -365,8 +366,8 @@ def dense_prefix_family_counts(
     """
     r = int(n_categories[node])
     radices = np.array([int(n_categories[p]) for p in parents], dtype=np.int64)
-    sizes = [int(np.prod(radices[:level])) * n_classes * r for level in levels]
-    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    sizes = [math.prod(radices[:level].tolist()) * n_classes * r for level in levels]
+    offsets = np.array([0, *accumulate(sizes)], dtype=np.int64)
     rows_out = np.zeros(int(offsets[-1]), dtype=np.int64)
     weight_out = np.zeros(int(offsets[-1]))
     w = np.ones(len(codes)) if weights is None else np.asarray(weights, dtype=np.float64)

@@ -21,12 +21,14 @@ operation at a time (the reference its tests compare it with).
 Rows alike (the same node value, class, unit left out, parents' configuration and
 number of leading parents observed) get the same counts, terms and ratios at every
 level: the levels run on the distinct rows only (:func:`_distinct_rows`), each row
-then reading its distinct row's terms, and each scored row its distinct row's ratios
-(the concentration's scores still sum row by row, in row order: the same bits).
+then reading its distinct row's terms, and a concentration's score sums each distinct
+row's log-ratio once, times the summed weight of its scored rows (ties within the
+package's tolerance, :func:`~discotree.numerics.best_index`: the first).
 """
 
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Any, NamedTuple
 
 import numba
@@ -34,6 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..missing_values import is_missing_code, is_observed_code
+from ..numerics import best_index
 from .backoff_scoring import log_add_exp as _log_add_exp
 from .sparse_families import first_at_least
 
@@ -180,32 +183,27 @@ def _fill_dense(cells, masses, low, high, r, dense_counts, dense_totals):  # pra
 
 
 @numba.njit(cache=True, nogil=True)
-def _choice_ratios(rows, scratch, choice, row_key):  # pragma: no cover - numba
-    # each scored row's group (row_group) and each group's (n + b p) / (t + b) for every
-    # b of the grid (ratios' rows): the rows with no other weight under their
-    # configuration and class give b p / b, the same for every b, and are left out; the
-    # rows of one distinct row (``row_key``, :func:`_distinct_rows`: the same n, t and p)
-    # share its group; returns the numbers of rows scored and of groups
+def _choice_ratios(rows, scratch, choice):  # pragma: no cover - numba
+    # each scored distinct row's (n + b p) / (t + b) for every b of the grid (ratios'
+    # rows, in distinct-row order) and the summed weight of its rows (group_weights):
+    # the rows with no other weight under their configuration and class give b p / b,
+    # the same for every b, and are left out, as are those of no weight; the rows of
+    # one distinct row (:func:`_distinct_rows`: the same n, t and p) are one group;
+    # returns the number of groups
     values, class_index = rows.values, rows.class_index
     counts, totals, own = scratch.counts, scratch.totals, scratch.own
-    weights, grid, ratios, chosen_weights, row_group, group_of = choice
-    group_of[:] = -1
-    m = n_groups = 0
-    for i in range(row_key.shape[0]):
-        k = row_key[i]
+    key_weights, grid, ratios, group_weights = choice
+    n_groups = 0
+    for k in range(values.shape[0]):
         y = class_index[k]
-        if is_missing_code(values[k]) or weights[i] == 0.0 or totals[k, y] == 0.0:
+        if is_missing_code(values[k]) or key_weights[k] == 0.0 or totals[k, y] == 0.0:
             continue
-        g = group_of[k]
-        if g < 0:
-            g, n_groups = n_groups, n_groups + 1
-            for j in range(grid.shape[0]):
-                b = grid[j]
-                ratios[g, j] = max((counts[k, y] + b * own[k]) / (totals[k, y] + b), 1e-300)
-            group_of[k] = g
-        row_group[m], chosen_weights[m] = g, weights[i]
-        m += 1
-    return m, n_groups
+        for j in range(grid.shape[0]):
+            b = grid[j]
+            ratios[n_groups, j] = max((counts[k, y] + b * own[k]) / (totals[k, y] + b), 1e-300)
+        group_weights[n_groups] = key_weights[k]
+        n_groups += 1
+    return n_groups
 
 
 @numba.njit(cache=True, nogil=True)
@@ -278,13 +276,13 @@ def _level_step(level, b, choose, linear, rows, scratch, out):  # pragma: no cov
 
 
 @numba.njit(cache=True, nogil=True)
-def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step, row_key):
+def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step):
     # pragma: no cover - numba
     # one compiled call per level: the level above's back-off step (``step``: its
     # concentration, whether chosen, whether linear, the terms), the dense table (when
     # ``dense`` is non-empty), the rows' leave-one-out counts and, when choosing
     # (``choice``'s ratios have rows), their ratios (:func:`_choice_ratios`, whose
-    # numbers it returns)
+    # number of groups it returns)
     if level > 0:
         b, choose, linear, out = step
         _level_step(level - 1, b, choose, linear, rows, scratch, out)
@@ -297,17 +295,8 @@ def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step, row_
         level, rows, cells, masses, level_start, r, alpha, scratch, dense_counts, dense_totals
     )
     if choice[2].shape[0] == 0:
-        return 0, 0
-    return _choice_ratios(rows, scratch, choice, row_key)
-
-
-@numba.njit(cache=True, nogil=True)
-def _rows_of_groups(group_values, row_group, out):  # pragma: no cover - numba
-    # each scored row's group's values (out's first len(row_group) rows)
-    for m in range(row_group.shape[0]):
-        for k in range(group_values.shape[1]):
-            out[m, k] = group_values[row_group[m], k]
-    return out[: row_group.shape[0]]
+        return 0
+    return _choice_ratios(rows, scratch, choice)
 
 
 def _dense_sizes(
@@ -331,18 +320,16 @@ def _dense_sizes(
 
 
 def _choice_buffers(
-    weights: NDArray[np.float64], grid: NDArray[np.float64], n_rows: int, n_keys: int
+    key_weights: NDArray[np.float64] | None, grid: NDArray[np.float64]
 ) -> tuple[NDArray[Any], ...]:
-    """What :func:`_choice_ratios` reads and writes, for ``n_rows`` rows of ``n_keys``
-    distinct ones (0 rows: no choice): the weights, the grid, the groups' ratios, the
-    scored rows' weights and groups, and each distinct row's group."""
+    """What :func:`_choice_ratios` reads and writes: each distinct row's summed
+    weight (None: no choice), the grid, the groups' ratios and summed weights."""
+    n_keys = 0 if key_weights is None else len(key_weights)
     return (
-        weights,
+        np.zeros(0) if key_weights is None else key_weights,
         grid,
-        np.empty((n_keys, len(grid))) if n_rows else np.empty((0, 1)),
-        np.empty(n_rows),
-        np.empty(n_rows, dtype=np.int64),
-        np.empty(n_keys if n_rows else 0, dtype=np.int64),
+        np.empty((n_keys, len(grid))) if n_keys else np.empty((0, 1)),
+        np.empty(n_keys),
     )
 
 
@@ -433,8 +420,7 @@ def distinct_level_terms(
     n_levels = len(tables)
     choose = concentrations is None
     chosen = np.zeros(n_levels) if choose else np.array(concentrations, dtype=np.float64)
-    level_start = np.zeros(n_levels + 1, dtype=np.int64)
-    np.cumsum([len(cells) for cells, _ in tables], out=level_start[1:])
+    level_start = np.array([0, *accumulate(len(cells) for cells, _ in tables)], dtype=np.int64)
     cells = np.concatenate([c for c, _ in tables], dtype=np.int64)
     masses = np.concatenate([m for _, m in tables], dtype=np.float64)
     n_rows = len(values)
@@ -461,26 +447,23 @@ def distinct_level_terms(
     buffer = np.empty(max(dense_sizes, default=0))  # (reused from level to level)
     totals_buffer = np.empty(max(dense_sizes, default=0) // int(r))
     table = (cells, masses, level_start)
-    choice = _choice_buffers(weights, grid_array, n_rows if choose else 0, n_keys)
-    _, _, ratios, chosen_weights, row_group, _ = choice
-    row_logs = np.empty((n_rows if choose else 0, len(grid_array)))
     row_key = np.arange(n_rows) if row_key is None else row_key
+    # each distinct row's weight, its rows' summed in row order
+    key_weights = np.bincount(row_key, weights=weights, minlength=n_keys) if choose else None
+    choice = _choice_buffers(key_weights, grid_array)
+    _, _, ratios, group_weights = choice
     for level in range(n_levels):
         size = dense_sizes[level]
         dense = (buffer[:size], totals_buffer[: size // int(r)])
         step = (float(chosen[level - 1]) if level else 0.0, choose, linear, out)
-        m, n_groups = _level_pass(
-            level, rows, table, int(r), float(alpha), scratch, dense, choice, step, row_key
+        n_groups = _level_pass(
+            level, rows, table, int(r), float(alpha), scratch, dense, choice, step
         )
         if choose:
-            # the weighted log-likelihood of each b (numpy's vectorised logarithm, of
-            # each group's ratios, then each row's: the same numbers row by row); the
-            # rows left out add the same to every b
-            logs = np.log(ratios[:n_groups])  # (no groups shared: the rows')
-            if n_groups < m:
-                logs = _rows_of_groups(logs, row_group[:m], row_logs)
-            scores = chosen_weights[:m] @ logs if m else np.zeros(len(grid_array))
-            chosen[level] = grid_array[int(np.argmax(scores))]  # (ties: the first)
+            # the weighted log-likelihood of each b, a sum over the groups (each its
+            # rows' summed weight); the rows left out add the same to every b
+            scores = group_weights[:n_groups] @ np.log(ratios[:n_groups])
+            chosen[level] = grid_array[best_index(scores) if n_groups else 0]
     _level_step(n_levels - 1, float(chosen[-1]), choose, linear, rows, scratch, out)
     if linear:
         np.log(out, out=out)  # (a missing node's 1 becomes its 0)

@@ -8,8 +8,9 @@ same joint as probabilities scaled by a per-row shift, ``scaled[c] = exp(joint[c
 shift)``. Adding a node multiplies ``scaled`` by the node's probabilities (``exp`` of
 its terms, one array per node) where
 :func:`~discotree.kernels.sparse_families.posterior_loss_sums` takes ``exp`` of every
-class's joint for every row and model; the posterior is then ``scaled / sum(scaled)`` and the log-loss ``-(joint[y] - shift -
-log(sum(scaled)))``: one logarithm per row and model. A row whose scaled sum falls
+class's joint for every row and model; the posterior is then ``scaled /
+sum(scaled)`` and the log-loss ``-(joint[y] - shift - log(sum(scaled)))``: one
+logarithm per row and model. A row whose scaled sum falls
 below :data:`RESYNC_BELOW` (or underflows) is recomputed from its joint (``shift`` its
 largest class), so the scaled numbers never lose their range; between recomputations
 each node's multiplication rounds once, so the sums agree with

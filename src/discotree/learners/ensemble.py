@@ -75,7 +75,7 @@ def _member(rows: Rows, spec: LearnerSpec, seed: int, maps) -> FittedModel:
         codes, class_index = codes[kept], class_index[kept]
         weights = weights[kept] * copies[kept]
     member_rows = Rows(
-        apply_maps(codes, maps),
+        np.asfortranarray(apply_maps(codes, maps)),  # (its passes read columns)
         class_index,
         weights,
         rows.n_classes,

@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from ..docstrings import fill_doc
 from ..models.ensemble import pooled_log_posterior
 from ..models.logistic import LogisticModel
-from ..numerics import argmax_with_ties, sign_with_ties
+from ..numerics import best_index, sign_with_ties
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
 from .logistic import fit_logistic, fold_fits, joined_folds, model_pairs, pair_count
@@ -240,7 +240,7 @@ def _least_loss(
     if held is not None:
         truth, weights = truth[held], weights[held]
     losses = held_out_mixture_losses(members, held_linear, truth, weights)
-    best = int(argmax_with_ties(-losses[None, :])[0])
+    best = best_index(-losses)
     return float(LINEAR_WEIGHTS[best]), float(losses[best])
 
 
@@ -473,7 +473,7 @@ def chosen_pair_member(
         PAIR_WEIGHTS,
         pooling=spec.options.pair_pooling,
     )
-    weight = float(PAIR_WEIGHTS[int(argmax_with_ties(-losses[None, :])[0])])
+    weight = float(PAIR_WEIGHTS[best_index(-losses)])
     return member, max(weight, PAIR_WEIGHT_FLOOR), losses
 
 

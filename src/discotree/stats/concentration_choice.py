@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from ..numerics import best_index
 from .family_tables import SparseFamilyTable
 from .hierarchical import CONCENTRATION_GRID
 
@@ -71,9 +72,9 @@ def concentrations_from_tables(
     grid: tuple[float, ...] = CONCENTRATION_GRID,
 ) -> NDArray[np.float64]:
     """Each level's concentration, the one of ``grid`` of largest leave-one-out
-    log-likelihood (ties: the first), from the node's tables under every prefix of its
-    ranked parents (level 0 the class level) when every row of positive weight weighs at
-    least 1 (:func:`tables_choose_concentrations`; see the module).
+    log-likelihood (ties within the package's tolerance: the first), from the node's
+    tables under every prefix of its ranked parents (level 0 the class level) when every
+    row of positive weight weighs at least 1 (:func:`tables_choose_concentrations`; see the module).
 
     Parameters
     ----------
@@ -125,7 +126,7 @@ def concentrations_from_tables(
             total[scored, None] + grid_array
         )
         scores = masses[scored] @ np.log(np.maximum(ratios, SMALLEST_RATIO))
-        b = float(grid_array[int(np.argmax(scores))]) if scored.any() else float(grid[0])
+        b = float(grid_array[best_index(scores)]) if scored.any() else grid[0]
         chosen[level] = b
         above_cells, above_estimate = cells, (count + b * below) / (total + b)
     return chosen

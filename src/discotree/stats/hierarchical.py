@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 from .. import missing_values
 from ..kernels.hierarchical_terms import distinct_level_terms, rows_of
 from ..kernels.sparse_families import backoff_scores, sparse_cell_lookup
-from ..numerics import argmax_with_ties
+from ..numerics import argmax_with_ties, best_index
 from .family_tables import SparseFamilyTable, observed_prefix_lengths
 
 __all__ = [
@@ -277,7 +277,7 @@ def choose_concentrations(
         n = levels.counts[length][rows, class_index]
         t = levels.totals[length][rows, class_index]
         scores = backoff_scores(n, t, p, w, np.asarray(grid, dtype=np.float64))
-        best = int(np.argmax(scores))
+        best = best_index(scores)
         chosen[length] = grid[best]
         p = (n + grid[best] * p) / (t + grid[best])
     return chosen
@@ -286,7 +286,7 @@ def choose_concentrations(
 def _best(scores: NDArray[np.float64], grid: tuple[float, ...]) -> float:
     """The concentration of largest score (ties within the package's tolerance: the
     smaller)."""
-    return float(grid[int(argmax_with_ties(np.asarray(scores, dtype=np.float64)[None])[0])])
+    return float(grid[best_index(scores)])
 
 
 def _cell_scores(
