@@ -149,10 +149,11 @@ def linear_member_fits(
 ) -> Fits:
     """The linear member's fits (none with ``linear_weight=0``), gathered into a list
     of (model, held-out posteriors) pairs: the model of the options, and with
-    ``linear_weight="auto"``, where that model has pairs, the model without them; with
-    ``chosen`` (a weight chosen on held-out posteriors), each model's posteriors of the
-    rows ``held`` (None: all; else None): every row's from a 5-fold cross-validation
-    (:func:`~discotree.learners.logistic.fold_fits`) or, of ``held`` rows, from one
+    ``linear_weight="auto"``, where that model has pairs, the model without them; and
+    with ``chosen`` (a weight chosen on held-out posteriors) each model's held-out
+    posteriors of the rows ``held`` (None: all), else None: every row's from a
+    cross-validation of :data:`HELD_OUT_FOLDS` folds
+    (:func:`~discotree.learners.logistic.fold_fits`) or, of the ``held`` rows, from one
     fit on the others (the model's own where they have no weight), each fit from zeros
     (as the final model's: a start from the model of all the rows would keep what it
     learnt of the held-out ones) to the looser :data:`HELD_OUT_TOLERANCE` (the
@@ -234,8 +235,8 @@ def _least_loss(
 ) -> tuple[float, float]:
     """The linear member's weight of least held-out log-loss
     (:func:`held_out_mixture_losses` over :data:`LINEAR_WEIGHTS`; ties: the smaller
-    weight) and that loss: the members' mean leave-one-out posterior of the rows
-    ``held`` (None: all; ``members``) against the linear member's (``held_linear``)."""
+    weight) and that loss: the members' mean leave-one-out posterior (``members``) of
+    the rows ``held`` (None: all) against the linear member's (``held_linear``)."""
     truth, weights = rows.class_index, rows.weights
     if held is not None:
         truth, weights = truth[held], weights[held]
@@ -401,12 +402,14 @@ def held_out_pooled_losses(
 
 @fill_doc
 def pair_member_fits(rows: Rows, spec: LearnerSpec, held: NDArray[np.intp] | None) -> Fits:
-    """The pair member's fits, gathered into the member (None with ``pair_weight=0``),
-    and with ``pair_weight="auto"`` the member fitted on the first half of the rows
-    (two content folds of seed :data:`PAIR_SPLIT_SEED`; as many pairs at most as the
-    member has, ranked on that half: their ranking of all the rows is done here) and
-    the rows of the second half among the rows ``held`` (None: all) that score it, or
-    (None, None) where either half has no weight; see :func:`chosen_pair_member`.
+    """The pair member's fits, gathered into (member, half, tested): the member (None
+    with ``pair_weight=0``, :func:`fit_pair_member`); with ``pair_weight="auto"``, the
+    member fitted on the first half of the rows (two content folds of seed
+    :data:`PAIR_SPLIT_SEED`; as many pairs at most as the member has, ranked on that
+    half: the member's own ranking is done here, before any fit) and the rows that
+    score it (those of the second half among the rows ``held``, None: all); those two
+    None with a weight given or where either half has no weight. See
+    :func:`chosen_pair_member`.
 
     Examples
     --------
