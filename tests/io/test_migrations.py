@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from numpy.testing import assert_array_equal
+from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.datasets import load_iris
 
@@ -199,7 +199,9 @@ def test_an_ensemble_file_of_flat_member_parameters_loads_and_predicts_as_before
     )
     assert not {"k", "smoothing", "selection_loss", "alpha", "epsilon"} & set(vars(loaded))
     X, y = load_iris(return_X_y=True)  # (what the file was fitted on)
-    assert_array_equal(clone(loaded).fit(X, y).predict_proba(rows), proba)
+    # refitted, the same model: its logistic members stop where today's L-BFGS (40
+    # corrections, the file's 10) reaches the same gradient tolerance
+    assert_allclose(clone(loaded).fit(X, y).predict_proba(rows), proba, rtol=0, atol=1e-5)
 
 
 def _flat_state(model, members):
@@ -238,4 +240,5 @@ def test_a_pickle_written_before_estimator_loads_and_predicts_as_refitted_now():
     assert old.estimator.get_params() == members.get_params()
     X, y = load_iris(return_X_y=True)
     now = KDBEnsembleClassifier(n_estimators=3, estimator=members).fit(X, y)
-    assert_array_equal(old.predict_proba(X), now.predict_proba(X))
+    # (the logistic members to the same tolerance by today's L-BFGS, 40 corrections)
+    assert_allclose(old.predict_proba(X), now.predict_proba(X), rtol=0, atol=1e-5)

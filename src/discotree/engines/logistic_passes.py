@@ -26,10 +26,9 @@ from .. import missing_values
 from ..kernels.logistic import logistic_loss_gradient
 from ..learners.logistic import (
     GRADIENT_TOLERANCE,
-    MAX_ITER,
     PAIR_CELLS,
     PAIR_GRADIENT_TOLERANCE,
-    VALUE_TOLERANCE,
+    lbfgs_options,
 )
 from ..learners.registry import Rows
 from ..models.category_maps import apply_maps, mapped_categories
@@ -309,11 +308,7 @@ def _minimise(problem: LogisticProblem, n_classes: int, evaluate) -> LogisticMod
         np.zeros(n_inputs * n_classes + n_classes),
         jac=True,
         method="L-BFGS-B",
-        options={
-            "maxiter": MAX_ITER,
-            "gtol": float(problem.tolerance or default),
-            "ftol": VALUE_TOLERANCE,
-        },
+        options=lbfgs_options(problem.tolerance or default),
     )
     theta = result.x
     return LogisticModel(

@@ -50,6 +50,7 @@ __all__ = [
     "fold_fits",
     "joined_folds",
     "largest_pair_cells",
+    "lbfgs_options",
     "logistic_fit_bytes",
     "logistic_parameter_bytes",
     "model_pairs",
@@ -69,6 +70,36 @@ VALUE_TOLERANCE = ROOT_RTOL
 PAIR_GRADIENT_TOLERANCE = 1e-4
 #: L-BFGS iterations at most.
 MAX_ITER = 1000
+#: The corrections L-BFGS keeps (scipy's ``maxcor``, whose default is 10). The pairs'
+#: one-hot inputs are collinear with the single columns' (only the penalty tells them
+#: apart) and the inputs' frequencies differ by orders of magnitude, so the curvature
+#: spans many scales, and a longer memory reaches the same tolerance in far fewer steps.
+#: Measured (one core, the first of 5 folds; 10 -> 40): satimage's pair member 302 ->
+#: 124 objective evaluations (8.2 -> 3.1 s), its linear member 474 -> 266, optdigits'
+#: linear member 508 -> 358, the generated wide set's 90 -> 45; 60 and 100 take about
+#: as many as 40. (Scaling each input by its curvature instead, a Jacobi
+#: preconditioning, took more steps on satimage: 302 -> 498.)
+LBFGS_HISTORY = 40
+
+
+def lbfgs_options(gtol: float) -> dict[str, float]:
+    """scipy's L-BFGS-B options of the logistic fits (in memory and in passes): at
+    most :data:`MAX_ITER` iterations, :data:`LBFGS_HISTORY` corrections, the gradient
+    tolerance ``gtol`` and :data:`VALUE_TOLERANCE`.
+
+    Examples
+    --------
+    >>> lbfgs_options(1e-4)["maxcor"]
+    40
+    """
+    return {
+        "maxiter": MAX_ITER,
+        "maxcor": LBFGS_HISTORY,
+        "gtol": float(gtol),
+        "ftol": VALUE_TOLERANCE,
+    }
+
+
 #: The pairs' inputs of all rows together, at most (rows x pairs, one input each): the
 #: ``pairs`` option is lowered to ``PAIR_CELLS // rows`` beyond (on MNIST's 60,000 rows,
 #: 333 of its 306,936 pairs), so that a fit costs about as much as one on 20 million
@@ -125,9 +156,9 @@ def logistic_fit_bytes(n_rows: int, n_features: int, n_classes: int) -> float:
 
 
 #: float64 vectors of the parameters' size alive while L-BFGS runs: its history (two
-#: of scipy's default 10 corrections each) and work vectors (25 in all), and the
-#: objective's point, gradient and their copies.
-PARAMETER_COPIES = 32
+#: per correction, :data:`LBFGS_HISTORY`) and work vectors (5), and the objective's
+#: point, gradient and their copies.
+PARAMETER_COPIES = 2 * LBFGS_HISTORY + 12
 
 
 def logistic_parameter_bytes(n_inputs: float, n_classes: int) -> float:
@@ -139,7 +170,7 @@ def logistic_parameter_bytes(n_inputs: float, n_classes: int) -> float:
     Examples
     --------
     >>> logistic_parameter_bytes(99, 2) / 2**10
-    50.0
+    143.75
     """
     return 8.0 * PARAMETER_COPIES * (float(n_inputs) + 1.0) * n_classes
 
@@ -275,14 +306,10 @@ def _minimize(objective, theta0: NDArray[np.float64], spec: LearnerSpec, with_pa
         theta0,
         jac=True,
         method="L-BFGS-B",
-        options={
-            "maxiter": MAX_ITER,
-            "gtol": float(
-                spec.options.tolerance
-                or (PAIR_GRADIENT_TOLERANCE if with_pairs else GRADIENT_TOLERANCE)
-            ),
-            "ftol": VALUE_TOLERANCE,
-        },
+        options=lbfgs_options(
+            spec.options.tolerance
+            or (PAIR_GRADIENT_TOLERANCE if with_pairs else GRADIENT_TOLERANCE)
+        ),
     )
 
 
