@@ -27,6 +27,8 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from .sparse_families import squared_error
+
 __all__ = ["RESYNC_BELOW", "ScaledJoint", "add_terms_and_score", "scaled_joint"]
 
 #: A row's scaled class probabilities are recomputed from its joint when their sum falls
@@ -111,14 +113,7 @@ def _add_and_score(
                 continue
             y = truth[i]
             if with_squares:
-                inverse = 1.0 / total
-                squares = 0.0
-                for c in range(n_classes):
-                    if c != y:
-                        p = scaled[q, i, c] * inverse
-                        squares += p * p
-                miss = 1.0 - scaled[q, i, y] * inverse
-                squares_sum += weights[i] * (squares + miss * miss)
+                squares_sum += weights[i] * squared_error(scaled[q, i], total, y)
             if with_log_loss:
                 log_loss_sum -= weights[i] * (joint[q, i, y] - shift[q, i] - np.log(total))
         out[q, 0] += squares_sum

@@ -24,6 +24,7 @@ __all__ = [
     "posterior_loss_sums",
     "sparse_cell_lookup",
     "sparse_cells_are_valid",
+    "squared_error",
 ]
 
 #: Below twice this many rows, one thread does the lookup.
@@ -120,6 +121,26 @@ def sparse_cell_lookup(
 NEGLIGIBLE_LOG_RATIO = 50.0
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def squared_error(weights, total, y):  # pragma: no cover - numba
+    """``sum_c (P(c) - [c = y])**2`` of the probabilities ``weights / total`` (one row,
+    unnormalised: ``total`` their sum), compiled (call it from compiled code).
+
+    Examples
+    --------
+    >>> float(squared_error(np.array([1.0, 3.0]), 4.0, 1))
+    0.125
+    """
+    inverse = 1.0 / total
+    squares = 0.0
+    for c in range(weights.shape[0]):
+        if c != y:
+            p = weights[c] * inverse
+            squares += p * p
+    miss = 1.0 - weights[y] * inverse
+    return squares + miss * miss
+
+
 @numba.njit(cache=True, nogil=True, fastmath=False)
 def _loss_sums(joint, truth, weights, with_squares, with_log_loss, out):  # pragma: no cover
     # out[0] the squares' sum (when with_squares), out[1] the log-loss's (when
@@ -140,14 +161,7 @@ def _loss_sums(joint, truth, weights, with_squares, with_log_loss, out):  # prag
             total += scaled[c]
         y = truth[i]
         if with_squares:
-            inverse = 1.0 / total
-            squares = 0.0
-            for c in range(n_classes):
-                if c != y:
-                    p = scaled[c] * inverse
-                    squares += p * p
-            miss = 1.0 - scaled[y] * inverse
-            out[0] += weights[i] * (squares + miss * miss)
+            out[0] += weights[i] * squared_error(scaled, total, y)
         if with_log_loss:
             out[1] -= weights[i] * (joint[i, y] - top - np.log(total))
 
