@@ -11,7 +11,7 @@ cost of a fit). It then reports the test accuracy of each rule for the weight: f
 0.3, the weight of least held-out log-loss from the leave-one-out posteriors, the same
 from the honest ones, the leave-one-out choice plus a shift, and the test-set oracle;
 and the mean gap between the leave-one-out and the honest 5-fold choices (the
-correction ``learners.ensemble.LEAVE_ONE_OUT_OPTIMISM`` was set from it).
+correction ``learners.ensemble_members.LEAVE_ONE_OUT_OPTIMISM`` was set from it).
 
 Run:  python benchmarks/study_linear_weight.py --honest --out benchmarks/results
 (818 s on 2 cores with --honest; writes study_linear_weight.json)
@@ -31,7 +31,7 @@ from joblib import Parallel, delayed
 from sklearn.model_selection import KFold
 
 from discotree import KDBEnsembleClassifier
-from discotree.learners.ensemble import LINEAR_WEIGHTS, held_out_mixture_losses
+from discotree.learners.ensemble_members import LINEAR_WEIGHTS, held_out_mixture_losses
 from discotree.learners.k_dependence import fit_selective_kdb
 from discotree.learners.logistic import cross_validated_log_posteriors, fit_logistic
 from discotree.learners.registry import LearnerSpec, Rows

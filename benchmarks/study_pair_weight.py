@@ -25,7 +25,7 @@ from bench_accuracy import IMAGE_SETS, SKLEARN_SETS, _kind, load_fold
 from joblib import Parallel, delayed
 
 from discotree import KDBEnsembleClassifier
-from discotree.learners.ensemble import PAIR_WEIGHTS
+from discotree.learners.ensemble_members import PAIR_WEIGHTS
 from discotree.models.ensemble import POOLINGS, pooled_log_posterior
 
 

@@ -70,7 +70,7 @@ VARIANTS = {
     "jittered 4 bins linear 0.4": KDBEnsembleClassifier(n_bins=4, linear_weight=0.4),
     # round 6 (session 23): the weight chosen per fit by held-out log-loss (members'
     # leave-one-out posteriors against the linear member's 5-fold ones) ran as "jittered 4
-    # bins linear auto" before learners.ensemble.LEAVE_ONE_OUT_OPTIMISM existed; round 7
+    # bins linear auto" before learners.ensemble_members.LEAVE_ONE_OUT_OPTIMISM existed; round 7
     # runs it with that correction (+0.15, the mean gap to an honest 5-fold choice
     # measured on these folds), the code of linear_weight="auto" now
     "jittered 4 bins linear auto+0.15": KDBEnsembleClassifier(n_bins=4, linear_weight="auto"),

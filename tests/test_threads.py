@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from discotree import threads as _threads
-from discotree.threads import in_chunks, map_on_cores
+from discotree.threads import in_chunks, map_on_cores, one_task_of_a_pool
 
 
 @pytest.fixture
@@ -80,6 +80,32 @@ def test_map_on_cores_keeps_order_and_config_and_runs_nested_maps_inline(two_cor
     assert all(m.result() for m in marks)
     with ThreadPoolExecutor(1) as other:  # threads of other pools are not marked
         assert not other.submit(lambda: getattr(_threads._local, "inner", False)).result()
+
+
+def test_a_task_of_another_pool_runs_its_splits_inline_under_the_callers_config(two_cores):
+    """one_task_of_a_pool (the kDB ensemble's joblib tasks): the caller's configuration,
+    in_chunks and map_on_cores on the task's own thread (no threads within threads,
+    nothing waits for the shared pool), and the thread unmarked afterwards."""
+    from joblib import Parallel, delayed
+
+    from discotree import config_context, get_config
+
+    def work():
+        here = threading.current_thread().name
+        names = map_on_cores(lambda _: threading.current_thread().name, range(4))
+        spans = []
+        in_chunks(lambda a, b: spans.append((a, b)), 10, work=10**9, min_work=1)
+        return here, names, spans, get_config()["memory_limit"]
+
+    with config_context(memory_limit=4321):
+        tasks = [one_task_of_a_pool(work) for _ in range(6)]
+    results = Parallel(n_jobs=2, prefer="threads")(delayed(task)() for task in tasks)
+    for here, names, spans, limit in results:
+        assert set(names) == {here} and not here.startswith("discotree")
+        assert spans == [(0, 10)] and limit == 4321
+    assert not getattr(_threads._local, "inner", False)  # (the caller's thread)
+    seen = _spans_and_threads()  # and the shared pool still splits outside a task
+    assert [(a, b) for a, b, _ in seen] == [(0, 5), (5, 10)]
 
 
 def test_an_error_in_a_chunk_is_raised_in_the_caller(two_cores):

@@ -21,6 +21,7 @@ __all__ = [
     "available_cores",
     "in_chunks",
     "map_on_cores",
+    "one_task_of_a_pool",
     "single_threaded_blas",
     "with_caller_config",
 ]
@@ -80,6 +81,36 @@ def map_on_cores(run: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
     if available_cores() < 2 or getattr(_local, "inner", False):
         return [run(item) for item in items]
     return list(_shared_pool().map(with_caller_config(run), items))
+
+
+def one_task_of_a_pool(run: Callable[[], Any]) -> Callable[[], Any]:
+    """``run`` made a task of a pool of the caller's (threads, as many as the cores at
+    most, each taking one task at a time): under the caller's configuration
+    (:func:`with_caller_config`), and with what it would split over the cores
+    (:func:`in_chunks`, :func:`map_on_cores`) run on its own thread, as in a task of the
+    shared pool: the pool already keeps the cores busy, and threads within threads
+    would take more threads than cores. The kernels that split their work give the
+    same result on any number of threads, so the task's result is unchanged.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> task = one_task_of_a_pool(lambda: in_chunks(lambda a, b: seen.append((a, b)), 10, 10**9, 1))
+    >>> task()
+    >>> seen
+    [(0, 10)]
+    """
+    configured = with_caller_config(run)
+
+    def task() -> Any:
+        outer = getattr(_local, "inner", False)
+        _local.inner = True
+        try:
+            return configured()
+        finally:
+            _local.inner = outer
+
+    return task
 
 
 _pool: ThreadPoolExecutor | None = None

@@ -8,7 +8,7 @@ from sklearn.datasets import load_iris, load_wine
 from sklearn.model_selection import GridSearchCV
 
 from discotree import Discretizer, KDBClassifier, KDBEnsembleClassifier, TANClassifier
-from discotree.learners.ensemble import (
+from discotree.learners.ensemble_members import (
     LEAVE_ONE_OUT_OPTIMISM,
     LINEAR_WEIGHTS,
     held_out_mixture_losses,
@@ -240,7 +240,7 @@ def test_the_weight_is_chosen_on_at_most_about_ten_thousand_rows(rng):
 
 
 def test_the_pair_member_reads_every_pair_and_is_mixed_in_last():
-    from discotree.learners.ensemble import PAIR_LEVELS
+    from discotree.learners.ensemble_members import PAIR_LEVELS
 
     X, y = _wine_with_categories()  # 13 binned and 4 categorical columns, missing values
     w = np.linspace(0.5, 2.0, len(y))
@@ -327,9 +327,37 @@ def test_the_memory_guard_counts_the_larger_of_the_linear_and_pair_members():
     assert both.fit_memory_estimate_ == pair.fit_memory_estimate_
 
 
+def test_the_memory_guard_counts_the_logistic_fits_that_run_at_once(monkeypatch):
+    """With n_jobs=2 the linear and pair members' fits run in the members' pool, two at
+    a time: the two largest count (the linear and the pair member's, not the larger;
+    the linear member's final fit beside a held-out one); on one thread, the largest."""
+    monkeypatch.setattr("discotree.learners.ensemble.available_cores", lambda: 2)
+    X, y = _wine_with_categories()
+
+    def extra(n_jobs, linear_weight, pair_weight):
+        def estimate(linear_weight, pair_weight):
+            clf = KDBEnsembleClassifier(
+                n_estimators=2, linear_weight=linear_weight, pair_weight=pair_weight
+            )
+            return clf.set_params(n_jobs=n_jobs).fit(X, y).fit_memory_estimate_
+
+        return estimate(linear_weight, pair_weight) - estimate(0.0, 0.0)
+
+    linear, pair = extra(None, 0.5, 0.0), extra(None, 0.0, 0.1)
+    assert extra(None, 0.5, 0.1) == max(linear, pair)
+    assert extra(2, 0.5, 0.1) == linear + pair
+    assert extra(2, 0.5, 0.0) == linear  # (one fit: no held-out ones)
+    held_out = 8.0 * len(X) * 3 * 2  # the members' held-out posteriors ("auto")
+    assert extra(None, "auto", 0.0) == linear + held_out
+    assert extra(2, "auto", 0.0) == 2 * linear + held_out
+    # the two largest of them all: the pair member's fit on all rows and the one on
+    # half of them (counted as the whole's)
+    assert extra(2, "auto", "auto") == 2 * pair + held_out
+
+
 @pytest.mark.parametrize("pooling", ["log", "linear"])
 def test_pooled_posteriors_and_their_held_out_losses_are_loops(rng, pooling):
-    from discotree.learners.ensemble import PAIR_WEIGHTS, held_out_pooled_losses
+    from discotree.learners.ensemble_members import PAIR_WEIGHTS, held_out_pooled_losses
     from discotree.models.ensemble import pooled_log_posterior
 
     p, q = rng.dirichlet(np.ones(3), 30), rng.dirichlet(np.ones(3), 30)
@@ -352,7 +380,7 @@ def test_pooled_posteriors_and_their_held_out_losses_are_loops(rng, pooling):
 
 
 def test_the_automatic_pair_weight_follows_the_held_out_loss(rng):
-    from discotree.learners.ensemble import (
+    from discotree.learners.ensemble_members import (
         PAIR_SPLIT_SEED,
         PAIR_WEIGHT_FLOOR,
         PAIR_WEIGHTS,

@@ -6,11 +6,13 @@ import itertools
 
 import numpy as np
 import pytest
+from joblib import Parallel, delayed
 from scipy.special import log_softmax
 
 from discotree.kernels import logistic as kernels
 from discotree.kernels.logistic import logistic_loss_gradient, logistic_scores, row_blocks
 from discotree.models.logistic import design_matrix, input_offsets, input_slots
+from discotree.threads import one_task_of_a_pool
 
 
 def _problem(rng, n_rows, n_classes=3):
@@ -87,10 +89,14 @@ def test_the_result_is_the_same_on_one_core(monkeypatch):
     slots = input_slots(codes, n_categories, values, pairs, levels)
     arguments = (slots.slots, slots.numeric, slots.numeric_inputs, y, weights, coef, intercept)
     threaded = logistic_loss_gradient(*arguments)
+    # as a task of another pool (the kDB ensemble's): the blocks one after the other
+    task = one_task_of_a_pool(lambda: logistic_loss_gradient(*arguments))
+    in_tasks = Parallel(n_jobs=2, prefer="threads")(delayed(task)() for _ in range(2))
     monkeypatch.setattr(kernels, "map_on_cores", lambda run, items: [run(i) for i in items])
     serial = logistic_loss_gradient(*arguments)
-    assert threaded[0] == serial[0]
-    assert np.array_equal(threaded[1], serial[1]) and np.array_equal(threaded[2], serial[2])
+    for other in (serial, *in_tasks):
+        assert threaded[0] == other[0]
+        assert np.array_equal(threaded[1], other[1]) and np.array_equal(threaded[2], other[2])
 
 
 def test_the_cache_blocks_change_no_bit(monkeypatch):

@@ -13,13 +13,15 @@ from numpy.typing import NDArray
 from ..docstrings import fill_doc
 from ..engine_registry import engine_function
 from ..fitting import atomic_fit, available_if_explained
-from ..learners.ensemble import FINE_BINS, PAIR_LEVELS, linear_pair_count
+from ..learners.ensemble import FINE_BINS, logistic_fit_counts, pool_threads
+from ..learners.ensemble_members import PAIR_LEVELS, linear_pair_count
 from ..learners.fit_input import FitInput
 from ..learners.logistic import (
     PAIR_CELLS,
     largest_pair_cells,
     logistic_fit_bytes,
     logistic_parameter_bytes,
+    pair_count,
 )
 from ..learners.options import RANDOM_STATE, KDBEnsembleOptions, KDependenceOptions
 from ..learners.registry import FittedModel, LearnerSpec, get_learner
@@ -175,7 +177,9 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         Every member's draws come from it.
     n_jobs : int or None, default=None
         Members fitted at once (threads); None is one, -1 one per core. More than
-        the cores (or the members) acts as that many.
+        the cores (or the members) acts as that many. With more than one, the linear
+        and pair members' logistic fits run in the same threads as the members; the
+        fitted model is the same for any ``n_jobs``.
     coarsening : {"jittered", "sampled-mdl"}, default="jittered"
         How a member coarsens the fine bins of a numeric column: ``"jittered"`` cuts
         them into ``n_bins`` at jittered equal-width levels (unsupervised);
@@ -197,7 +201,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         so their leave-one-out posteriors are optimistic, and an honest 5-fold
         cross-validation of the whole ensemble (five times the cost) chose 0.17 more
         on average on the tuning folds
-        (:data:`discotree.learners.ensemble.LEAVE_ONE_OUT_OPTIMISM`). Beyond 10,000
+        (:data:`discotree.learners.ensemble_members.LEAVE_ONE_OUT_OPTIMISM`). Beyond 10,000
         rows, on the rows of one content fold of ``ceil(n / 10000)``, the linear member
         fitted once on the others (:func:`discotree.learners.ensemble.held_out_rows`).
         The weight is ``linear_weight_``; not with ``bootstrap=True``.
@@ -218,7 +222,7 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         pair of columns jointly, a numeric column through 4 equal-width levels of its
         fine bins (the second-order logistic model "ALR2" of Zaidi et al. 2016; fewer
         pairs beyond 20 million (rows x pairs) inputs, those of largest
-        I(X_i; X_j | C) kept; :func:`discotree.learners.ensemble.fit_pair_member`). It
+        I(X_i; X_j | C) kept; :func:`discotree.learners.ensemble_members.fit_pair_member`). It
         reads every interaction of two columns, where a member reads those its order
         and parents give it. 0 fits none. ``"auto"`` chooses the weight of least
         held-out log-loss among 0, 0.05, ..., 1, but at least 0.1: the pair member
@@ -449,11 +453,14 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
 
     def _fit_memory_bytes(self, data: FitInput) -> float:
         """The base estimate, plus the members (:meth:`_member_bytes`, all held until
-        they are pooled) and the larger of the linear and pair members fitted (one at a
-        time): their inputs and work arrays
-        (:func:`~discotree.learners.logistic.logistic_fit_bytes`) and their parameters,
-        a weight per input (one-hot categories and the pairs' joint cells) and class
-        (:func:`~discotree.learners.logistic.logistic_parameter_bytes`)."""
+        they are pooled) and the linear and pair members' logistic fits that may run at
+        once: one at a time on one thread (the larger counts), on more (``n_jobs``,
+        :func:`~discotree.learners.ensemble.pool_threads`) as many as the threads, the
+        largest first (:func:`~discotree.learners.ensemble.logistic_fit_counts`; a
+        held-out fit, of fewer rows, counted as the final one); each its inputs and work
+        arrays (:func:`~discotree.learners.logistic.logistic_fit_bytes`) and its
+        parameters, a weight per input (one-hot categories and the pairs' joint cells)
+        and class (:func:`~discotree.learners.logistic.logistic_parameter_bytes`)."""
         estimate = super()._fit_memory_bytes(data)
         assert data.codes is not None
         n_rows, n_features = data.codes.shape
@@ -461,24 +468,27 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         r = np.asarray(data.n_categories, dtype=np.float64)
         binned = np.zeros(n_features, dtype=bool)
         binned[np.asarray(data.encoder.binned_columns_, dtype=np.intp)] = True
-        largest = 0.0
         most_pairs = PAIR_CELLS // max(n_rows, 1)
-        if self.linear_weight == "auto" or float(self.linear_weight) > 0:
-            categorical = r[~binned]
-            pairs = min(linear_pair_count(self.linear_pairs, len(categorical)), most_pairs)
-            inputs = r.sum() + largest_pair_cells(categorical, pairs)
-            largest = logistic_fit_bytes(n_rows, n_features + pairs, n_classes)
-            largest += logistic_parameter_bytes(inputs, n_classes)
-        if self.pair_weight == "auto" or float(self.pair_weight) > 0:
-            levels = np.where(binned, np.minimum(r, PAIR_LEVELS), r)
-            pairs = min(linear_pair_count("all", n_features), most_pairs)
-            pair_bytes = logistic_fit_bytes(n_rows, n_features + pairs, n_classes)
-            pair_bytes += logistic_parameter_bytes(
-                r.sum() + largest_pair_cells(levels, pairs), n_classes
-            )
-            largest = max(largest, pair_bytes)
+        categorical = r[~binned]
+        asked = linear_pair_count(self.linear_pairs, len(categorical))
+        linear_pairs = min(asked, most_pairs)
+        inputs = r.sum() + largest_pair_cells(categorical, linear_pairs)
+        linear = logistic_fit_bytes(n_rows, n_features + linear_pairs, n_classes)
+        linear += logistic_parameter_bytes(inputs, n_classes)
+        levels = np.where(binned, np.minimum(r, PAIR_LEVELS), r)
+        pairs = min(linear_pair_count("all", n_features), most_pairs)
+        pair = logistic_fit_bytes(n_rows, n_features + pairs, n_classes)
+        pair += logistic_parameter_bytes(r.sum() + largest_pair_cells(levels, pairs), n_classes)
+        n_linear, n_pair = logistic_fit_counts(
+            self.linear_weight,
+            self.pair_weight,
+            pair_count(asked, len(categorical), n_rows),
+            n_rows,
+        )
+        fits = sorted([linear] * n_linear + [pair] * n_pair, reverse=True)
+        at_once = fits[: pool_threads(self.n_jobs, int(self.n_estimators))]
         members = int(self.n_estimators) * self._member_bytes(n_rows, r, binned, n_classes)
-        return estimate + largest + members
+        return estimate + float(sum(at_once)) + members
 
     _uncertainty_rules = (
         Rule(

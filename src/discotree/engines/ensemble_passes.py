@@ -41,10 +41,8 @@ from numpy.typing import NDArray
 from ..config import get_config
 from ..docstrings import fill_doc
 from ..kernels.counts import class_totals, univariate_counts
-from ..learners.ensemble import (
-    COARSENINGS,
-    FINE_BINS,
-    HELD_OUT_ROWS,
+from ..learners.ensemble import FINE_BINS, HELD_OUT_ROWS, member_maps
+from ..learners.ensemble_members import (
     HELD_OUT_TOLERANCE,
     LEAVE_ONE_OUT_OPTIMISM,
     LINEAR_WEIGHTS,
@@ -52,10 +50,10 @@ from ..learners.ensemble import (
     PAIR_WEIGHT_FLOOR,
     PAIR_WEIGHTS,
     linear_pair_count,
-    member_maps,
     pair_level_maps,
     pair_limit,
 )
+from ..learners.options import COARSENINGS
 from ..learners.registry import FittedModel, LearnerSpec, Rows
 from ..models.ensemble import (
     KDBEnsembleModel,

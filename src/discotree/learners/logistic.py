@@ -7,8 +7,9 @@ the total weight; the intercepts are not penalised), the objective of scikit-lea
 ``LogisticRegression(C=C)`` divided by ``N``. Options: ``values`` (per feature, the raw
 value each category stands for, or None for one-hot), ``C`` (default 1.0), ``start``
 (a :class:`~discotree.models.logistic.LogisticModel` of the same inputs whose
-parameters L-BFGS starts from; zeros without it; its pairs are kept), ``pairs`` (the
+parameters L-BFGS starts from; zeros without it; its pairs are kept), ``n_pairs`` (the
 number of feature pairs with joint inputs, at most; default 0: :func:`ranked_pairs`),
+``pairs`` (those pairs, when already ranked: an array of pairs),
 ``pair_levels`` (per feature, a map of its categories to the levels its pairs read,
 or None), ``pair_features`` (the features pairs may join; None: all) and
 ``pair_significance`` (None, or the level of the test a pair must pass:
@@ -21,6 +22,9 @@ gradient come from the rows' input slots, no design matrix
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 from numpy.typing import NDArray
@@ -43,10 +47,14 @@ from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 __all__ = [
     "cross_validated_log_posteriors",
     "fit_logistic",
+    "fold_fits",
+    "joined_folds",
     "largest_pair_cells",
     "lbfgs_options",
     "logistic_fit_bytes",
     "logistic_parameter_bytes",
+    "model_pairs",
+    "pair_count",
     "ranked_pairs",
     "standardised_values",
 ]
@@ -185,6 +193,20 @@ def largest_pair_cells(levels: NDArray[np.number], n_pairs: int) -> float:
     return float(min(every, n_pairs * r[0] * r[1]))
 
 
+def pair_count(n_pairs: int, n_features: int, n_rows: int) -> int:
+    """The pairs :func:`ranked_pairs` takes (before its test, when it has one) of
+    ``n_features`` features and ``n_rows`` rows when asked for ``n_pairs``: as many,
+    at most every pair and ``PAIR_CELLS // rows``.
+
+    Examples
+    --------
+    >>> pair_count(5, 4, 100), pair_count(99, 4, 100), pair_count(5, 4, PAIR_CELLS + 1)
+    (5, 6, 0)
+    """
+    every = n_features * (n_features - 1) // 2
+    return max(0, min(int(n_pairs), every, PAIR_CELLS // max(int(n_rows), 1)))
+
+
 def ranked_pairs(
     rows: Rows,
     pair_levels: list[NDArray[np.intp] | None],
@@ -224,7 +246,7 @@ def ranked_pairs(
     n_features = len(rows.n_categories)
     used = np.arange(n_features) if features is None else np.unique(np.asarray(features, int))
     first, second = np.triu_indices(len(used), 1)  # positions in ``used``, (i, j) order
-    n_pairs = min(int(n_pairs), len(first), PAIR_CELLS // max(len(rows.codes), 1))
+    n_pairs = pair_count(n_pairs, len(used), len(rows.codes))
     if n_pairs <= 0:
         return NO_PAIRS.copy()
     maps = pair_levels or [None] * n_features
@@ -248,6 +270,33 @@ def ranked_pairs(
         taken = taken[(statistic[taken] > threshold[taken]) & (freedom[taken] > 0)]
     first, second = used[first], used[second]
     return np.stack([first[taken], second[taken]], axis=1).astype(np.intp)
+
+
+@fill_doc
+def model_pairs(rows: Rows, spec: LearnerSpec) -> NDArray[np.intp]:
+    """The pairs :func:`fit_logistic` gives joint inputs: those of the ``start`` model,
+    else the ``pairs`` option, else :func:`ranked_pairs` by the options (``n_pairs``,
+    ``pair_levels``, ``pair_features``, ``pair_significance``, ``pair_statistics``).
+
+    Examples
+    --------
+    {example_logistic_rows}
+    >>> spec = LearnerSpec("logistic", 1.0, 0.0, options=LogisticOptions(n_pairs=1))
+    >>> model_pairs(rows, spec).tolist()
+    [[0, 1]]
+    """
+    if spec.options.start is not None:  # the same inputs as the model it starts from
+        return spec.options.start.pairs
+    if spec.options.pairs is not None:  # ranked already
+        return np.asarray(spec.options.pairs, dtype=np.intp).reshape(-1, 2)
+    return ranked_pairs(
+        rows,
+        list(spec.options.pair_levels or []),
+        int(spec.options.n_pairs),
+        features=spec.options.pair_features,
+        significance=spec.options.pair_significance,
+        statistics=spec.options.pair_statistics,
+    )
 
 
 def _minimize(objective, theta0: NDArray[np.float64], spec: LearnerSpec, with_pairs: bool):
@@ -279,18 +328,10 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
     C = float(spec.options.C)
     values = standardised_values(rows.codes, rows.weights, list(raw))
     start = spec.options.start
+    pairs = model_pairs(rows, spec)
     pair_levels = list(spec.options.pair_levels or [])
     if start is not None:  # the same inputs as the model it starts from
-        pairs, pair_levels = start.pairs, list(start.pair_levels)
-    else:
-        pairs = ranked_pairs(
-            rows,
-            pair_levels,
-            int(spec.options.n_pairs),
-            features=spec.options.pair_features,
-            significance=spec.options.pair_significance,
-            statistics=spec.options.pair_statistics,
-        )
+        pair_levels = list(start.pair_levels)
     if not len(pairs):
         pair_levels = []
     inputs = input_slots(rows.codes, rows.n_categories, values, pairs, pair_levels)
@@ -337,7 +378,8 @@ def cross_validated_log_posteriors(
     (:func:`~discotree.stats.folds.content_folds`: identical rows share a fold, so whole
     weights and repeated rows see the same folds), each fit starting from ``spec``'s
     ``start`` when given. A fold whose complement has no weight (every row identical)
-    takes the posteriors of the model of all the rows.
+    takes the posteriors of the model of all the rows. The fits of
+    :func:`fold_fits`, one after the other, put together by :func:`joined_folds`.
 
     Examples
     --------
@@ -346,21 +388,57 @@ def cross_validated_log_posteriors(
     >>> held_out.shape, bool(np.allclose(np.exp(held_out).sum(axis=1), 1.0))
     ((200, 2), True)
     """
+    parts = [fit() for fit in fold_fits(rows, spec, n_folds, seed)]
+    return joined_folds(parts, len(rows.codes), rows.n_classes)
+
+
+@fill_doc
+def fold_fits(
+    rows: Rows, spec: LearnerSpec, n_folds: int = 5, seed: int = 0
+) -> list[Callable[[], tuple[NDArray[np.bool_], NDArray[np.float64]]]]:
+    """The fits of :func:`cross_validated_log_posteriors`, one per fold that holds
+    rows: each gives the fold's rows (a mask) and their ``log P(c | x)`` from the model
+    fitted without them (of all the rows where the others have no weight: at most one
+    fold). They read nothing of each other, so they may run in any order, on any
+    thread.
+
+    Examples
+    --------
+    {example_logistic_rows}
+    >>> fits = fold_fits(rows, LearnerSpec("logistic", 1.0, 0.0), n_folds=2)
+    >>> held, log_posterior = fits[0]()
+    >>> len(fits), log_posterior.shape == (int(held.sum()), 2)
+    (2, True)
+    """
     folds = content_folds(rows.codes, n_folds, seed)
-    out = np.empty((len(rows.codes), rows.n_classes))
-    whole = None
-    for fold in range(n_folds):
-        held = folds == fold
-        if not held.any():
-            continue
-        kept = ~held
-        if rows.weights[kept].sum() > 0:
-            part = rows.take(kept)
-            model = fit_logistic(part, spec).model
-        else:
-            whole = whole or fit_logistic(rows, spec).model
-            model = whole
-        out[held] = model.log_posterior(rows.codes[held])
+    held = [folds == fold for fold in range(n_folds)]
+    return [partial(_fold_fit, rows, spec, mask) for mask in held if mask.any()]
+
+
+def _fold_fit(
+    rows: Rows, spec: LearnerSpec, held: NDArray[np.bool_]
+) -> tuple[NDArray[np.bool_], NDArray[np.float64]]:
+    kept = ~held
+    fitted_on = rows.take(kept) if rows.weights[kept].sum() > 0 else rows
+    return held, fit_logistic(fitted_on, spec).model.log_posterior(rows.codes[held])
+
+
+def joined_folds(
+    parts: list[tuple[NDArray[np.bool_], NDArray[np.float64]]], n_rows: int, n_classes: int
+) -> NDArray[np.float64]:
+    """The (rows, classes) held-out log posteriors of the ``parts`` of
+    :func:`fold_fits` (results in their order), each row's from its fold's.
+
+    Examples
+    --------
+    >>> parts = [(np.array([True, False]), np.zeros((1, 2))),
+    ...          (np.array([False, True]), np.ones((1, 2)))]
+    >>> joined_folds(parts, 2, 2).tolist()
+    [[0.0, 0.0], [1.0, 1.0]]
+    """
+    out = np.empty((n_rows, n_classes))
+    for held, log_posterior in parts:
+        out[held] = log_posterior
     return out
 
 

@@ -385,7 +385,7 @@ class KDBEnsembleOptions(LearnerOptions):
     seed: int = option(0, "The seed of the members' seeds.")
     n_jobs: int | None = option(
         None,
-        "Members fitted at once.",
+        "Members (and logistic fits) fitted at once.",
         Constraint(
             lambda v: v is None or is_count(v, 1) or (is_real(v) and v == -1),
             "None, -1 or an integer >= 1",
@@ -432,6 +432,7 @@ class LogisticOptions(LearnerOptions):
     pair_levels: Any = option(None, "The levels of the pairs' columns.", input=True)
     pair_features: Any = option(None, "The columns pairs are taken from.", input=True)
     pair_statistics: Any = option(None, "The pair tables, counted already.", input=True)
+    pairs: Any = option(None, "The pairs, ranked already (an array of pairs).", input=True)
 
 
 @dataclass(frozen=True, kw_only=True)
