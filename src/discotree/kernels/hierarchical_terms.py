@@ -276,47 +276,33 @@ def _level_step(level, b, choose, linear, rows, scratch, out):  # pragma: no cov
 
 
 @numba.njit(cache=True, nogil=True)
-def _level_pass(level, rows, table, r, alpha, scratch, dense, choice, step):
-    # pragma: no cover - numba
-    # one compiled call per level: the level above's back-off step (``step``: its
-    # concentration, whether chosen, whether linear, the terms), the dense table (when
-    # ``dense`` is non-empty), the rows' leave-one-out counts and, when choosing
-    # (``choice``'s ratios have rows), their ratios (:func:`_choice_ratios`, whose
-    # number of groups it returns)
-    if level > 0:
-        b, choose, linear, out = step
-        _level_step(level - 1, b, choose, linear, rows, scratch, out)
-    cells, masses, level_start = table
-    dense_counts, dense_totals = dense
-    if dense_totals.shape[0] > 0:
-        low, high = level_start[level], level_start[level + 1]
-        _fill_dense(cells, masses, low, high, r, dense_counts, dense_totals)
-    _level_counts(
-        level, rows, cells, masses, level_start, r, alpha, scratch, dense_counts, dense_totals
-    )
-    if choice[2].shape[0] == 0:
-        return 0
-    return _choice_ratios(rows, scratch, choice)
-
-
-@numba.njit(cache=True, nogil=True)
 def _level_passes(rows, table, constants, scratch, dense, choice, chosen, step):
     # pragma: no cover - numba
-    # every level's pass (:func:`_level_pass`) and, when choosing, its concentration
-    # (of largest weighted leave-one-out log-likelihood, a sum over the groups, each
-    # its rows' summed weight; the rows left out add the same to every b), then the
-    # last level's back-off step: the terms in ``step``'s out
+    # every level in turn: the level above's back-off step, the level's dense table
+    # (when it has one), the rows' leave-one-out counts and, when choosing, the groups'
+    # ratios (:func:`_choice_ratios`) and the concentration of largest weighted
+    # leave-one-out log-likelihood (a sum over the groups, each its rows' summed
+    # weight; the rows left out add the same to every b); then the last level's
+    # back-off step: the terms in ``step``'s out
     r, alpha = constants
     choose, linear, out = step
+    cells, masses, level_start = table
     buffer, totals_buffer, sizes = dense
     grid, ratios, group_weights = choice[1], choice[2], choice[3]
     scores = np.empty(grid.shape[0])
     n_levels = chosen.shape[0]
     for level in range(n_levels):
+        if level > 0:
+            _level_step(level - 1, chosen[level - 1], choose, linear, rows, scratch, out)
         size = sizes[level]
-        level_dense = (buffer[:size], totals_buffer[: size // r])
-        above = (chosen[level - 1] if level else 0.0, choose, linear, out)
-        n_groups = _level_pass(level, rows, table, r, alpha, scratch, level_dense, choice, above)
+        dense_counts, dense_totals = buffer[:size], totals_buffer[: size // r]
+        if size > 0:
+            low, high = level_start[level], level_start[level + 1]
+            _fill_dense(cells, masses, low, high, r, dense_counts, dense_totals)
+        _level_counts(
+            level, rows, cells, masses, level_start, r, alpha, scratch, dense_counts, dense_totals
+        )
+        n_groups = _choice_ratios(rows, scratch, choice) if choose else 0
         if choose:
             for j in range(grid.shape[0]):
                 total = 0.0
