@@ -66,12 +66,11 @@ def test_rates_are_the_old_formulas_to_the_bit(rng):
     assert classification_rate(scores, truth, w) == weighted_accuracy(truth, pred, w)
 
 
-def test_best_index_is_the_row_argmax_with_ties():
-    # exact ties, ties below the tolerance, infinities and NaN: the index of the 2-D rule
-    from discotree.numerics import argmax_with_ties, best_index
-
-    rng = np.random.default_rng(0)
-    for _ in range(2000):
+def _tie_rule_rows(seed: int, n_rows: int = 2000):
+    """Short rows of scores with exact ties, ties below the tolerance, infinities and
+    NaN."""
+    rng = np.random.default_rng(seed)
+    for _ in range(n_rows):
         n = int(rng.integers(1, 10))
         values = rng.integers(-3, 3, n) * rng.choice([1.0, 1e6], n)
         values = values + rng.choice([0.0, 1e-14, 1e-9, 1e-3], n)
@@ -79,19 +78,14 @@ def test_best_index_is_the_row_argmax_with_ties():
         values[special < 0.05] = np.inf
         values[(special >= 0.05) & (special < 0.1)] = -np.inf
         values[(special >= 0.1) & (special < 0.13)] = np.nan
-        assert best_index(values) == int(argmax_with_ties(values[None])[0]), values
+        yield values
 
 
-def test_the_compiled_best_index_is_best_index():
-    from discotree.numerics import best_index, compiled_best_index
+@pytest.mark.parametrize("name", ["best_index", "compiled_best_index"])
+def test_one_row_s_best_index_is_the_row_argmax_with_ties(name):
+    # the Python and the compiled index of one row: the index of the 2-D rule
+    from discotree import numerics
 
-    rng = np.random.default_rng(1)
-    for _ in range(2000):
-        n = int(rng.integers(1, 10))
-        values = rng.integers(-3, 3, n) * rng.choice([1.0, 1e6], n)
-        values = values + rng.choice([0.0, 1e-14, 1e-9, 1e-3], n)
-        special = rng.random(n)
-        values[special < 0.05] = np.inf
-        values[(special >= 0.05) & (special < 0.1)] = -np.inf
-        values[(special >= 0.1) & (special < 0.13)] = np.nan
-        assert int(compiled_best_index(values)) == best_index(values), values
+    one_row = getattr(numerics, name)
+    for values in _tie_rule_rows(0):
+        assert int(one_row(values)) == int(numerics.argmax_with_ties(values[None])[0]), values
