@@ -169,6 +169,7 @@ def add_terms_and_score(
     *,
     flags: tuple[bool, bool],
     out: NDArray[np.float64],
+    uniform: float | None = None,
 ) -> None:
     """For every model q: ``joint[q] += terms[levels[q]][row_key]`` (``state``, in
     place), then, where ``scored[q]``, ``out[q]`` += the weighted sums over ``rows``
@@ -176,7 +177,8 @@ def add_terms_and_score(
     x)``, the posterior being ``softmax(joint[q])`` of each row (``flags``: (with the
     squares, with the log-loss); a sum not taken adds 0). One compiled call for every
     model; the terms' probabilities are ``exp(terms)``, once per distinct row
-    (``row_key``: each row's) and level.
+    (``row_key``: each row's) and level. ``uniform``: the rows' :func:`uniform_weight`,
+    when the caller has it (computed here otherwise).
 
     Examples
     --------
@@ -201,6 +203,6 @@ def add_terms_and_score(
         np.ascontiguousarray(scored, dtype=np.bool_),
         np.ascontiguousarray(truth, dtype=np.intp),
         weights,
-        (bool(flags[0]), bool(flags[1]), uniform_weight(weights)),
+        (bool(flags[0]), bool(flags[1]), uniform_weight(weights) if uniform is None else uniform),
         out,
     )

@@ -38,7 +38,7 @@ from scipy.special import log_softmax
 from .. import missing_values
 from ..kernels.counts import class_totals, configuration_ids
 from ..kernels.hierarchical_terms import rows_of
-from ..kernels.scaled_joint import add_terms_and_score, scaled_joint
+from ..kernels.scaled_joint import add_terms_and_score, scaled_joint, uniform_weight
 from ..kernels.sparse_families import posterior_loss_sums
 from ..models.k_dependence import KDependenceModel
 from ..numerics import argmax_with_ties, class_log_prior
@@ -332,6 +332,7 @@ def leave_one_out_losses(
         snapshots.give_up()  # (the losses are known only after the last chunk)
     for start, (codes, truth, weights, unit) in _chunks(rows):
         state = scaled_joint(np.repeat(_prior_log(class_weight, truth, unit)[None], k + 1, axis=0))
+        uniform = uniform_weight(weights)  # (the chunk's, for every node)
         joint = state.joint
 
         only = "log_loss" if loss == "log_loss" else "squares"
@@ -370,7 +371,15 @@ def leave_one_out_losses(
             sums = np.zeros((k + 1, 2))
             scored = twin == np.arange(k + 1)
             add_terms_and_score(
-                state, terms, row_key, levels, scored, (truth, weights), flags=flags, out=sums
+                state,
+                terms,
+                row_key,
+                levels,
+                scored,
+                (truth, weights),
+                flags=flags,
+                out=sums,
+                uniform=uniform,
             )
             out[s] += sums[twin, which]
             if snapshots is not None:
