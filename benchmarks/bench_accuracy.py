@@ -13,19 +13,21 @@ on their ordinal codes, NaN kept: scikit-learn's trees route it), and
 (mean-imputed, with a missing-indicator). Weka's AODE is not installed here: its column
 is absent.
 
-Reported: mean accuracy and log-loss over the sets, mean rank (by accuracy, 1 best), wins,
-draws and losses against RF from the 5 paired fold differences (a draw: the mean
+Reported: mean accuracy and log-loss over the sets, mean rank (by accuracy, 1 best),
+wins, draws and losses against RF from the 5 paired fold differences (a draw: the mean
 difference within one standard error of it), the Wilcoxon signed-rank p-value of the
 per-set mean accuracies against RF, and the median over sets of fit and predict time
-relative to TAN's on the same fold; the same on the 13 sets whose features are all
-categorical or mixed and the 26 all-numeric ones. Numeric handling (item 6): selective
-kDB with the default 5 equal-frequency bins, 10 bins (Dirichlet and hierarchical) and
-supervised MDL bins, beside the ensemble's stochastic bins (4 bins, chosen on other folds
-by ``tune_ensemble.py``; the earlier 5 beside it), and the ensemble with and without its
-linear member (the numeric values, not bins: weight 0.3, chosen there too). Smoothing
-(item 3): Dirichlet, hierarchical and HDP for selective kDB, TAN, naive Bayes, the
-discriminative tree pairs and A1DE (not A2DE's HDP: its 3 C(d, 3) context trees per fit
-would take hours on the sets with many attributes). A2DE beside A1DE (item 4).
+relative to TAN's on the same fold, and the pickled size of each fitted model against
+the forest's (``pickle.dumps``: issue 48 compares model files to it); the same on the 13
+sets whose features are all categorical or mixed and the 26 all-numeric ones. Numeric
+handling (item 6): selective kDB with the default 5 equal-frequency bins, 10 bins
+(Dirichlet and hierarchical) and supervised MDL bins, beside the ensemble's stochastic
+bins (4 bins, chosen on other folds by ``tune_ensemble.py``; the earlier 5 beside it),
+and the ensemble with and without its linear member (the numeric values, not bins:
+weight 0.3, chosen there too). Smoothing (item 3): Dirichlet, hierarchical and HDP for
+selective kDB, TAN, naive Bayes, the discriminative tree pairs and A1DE (not A2DE's HDP:
+its 3 C(d, 3) context trees per fit would take hours on the sets with many attributes).
+A2DE beside A1DE (item 4).
 ``--mnist``: the best discotree models and
 RandomForest(100) on MNIST's official 60000/10000 split, pixels binarised at > 127.
 
@@ -46,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import time
 import warnings
 from pathlib import Path
@@ -244,6 +247,7 @@ def run_fold(
                 "log_loss": _log_loss(proba, column),
                 "fit_s": fit_s,
                 "predict_s": predict_s,
+                "pickle_bytes": len(pickle.dumps(model)),
             }
         )
     tan = next((r for r in rows if r["model"] == "tan"), None)
@@ -277,6 +281,25 @@ def time_ratios(frame: pd.DataFrame, column: str) -> pd.DataFrame:
     return ratios.pivot_table(index=key, columns="model", values="ratio")
 
 
+def size_ratios(frame: pd.DataFrame, model: str) -> pd.Series:
+    """Per set, the median over folds of ``model``'s pickled size over the forest's of
+    the same fold (sets whose rows did not record sizes, from runs before, left out).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"dataset": ["a", "a", "b", "b"], "fold": [0, 0, 0, 0],
+    ...     "model": ["m", "rf300", "m", "rf300"], "pickle_bytes": [2.0, 4.0, None, 1.0]})
+    >>> size_ratios(frame, "m").to_dict()
+    {'a': 0.5}
+    """
+    if "pickle_bytes" not in frame:
+        return pd.Series(dtype=float)
+    sizes = frame.pivot_table(index=["dataset", "fold"], columns="model", values="pickle_bytes")
+    if model not in sizes or REFERENCE not in sizes:
+        return pd.Series(dtype=float)
+    return (sizes[model] / sizes[REFERENCE]).groupby("dataset").median().dropna()
+
+
 def _kind(name: str, data_dir) -> str:
     X, _ = load_dataset(name, data_dir)
     categorical = _categorical(X)
@@ -307,6 +330,10 @@ def summary(frame: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
                 row[f"{what} / rf300 (worst)"] = float(by_set.max())
                 if what == "fit":
                     row["worst fit set"] = str(by_set.idxmax()) if by_set.notna().any() else ""
+            sizes = size_ratios(frame, model)
+            row["size / rf300 (median)"] = float(sizes.median()) if len(sizes) else np.nan
+            row["size / rf300 (worst)"] = float(sizes.max()) if len(sizes) else np.nan
+            row["worst size set"] = str(sizes.idxmax()) if len(sizes) else ""
         for kind in ("categorical or mixed", "numeric"):
             sets = [s for s in accuracy.index if kinds[s] == kind]
             row[f"accuracy {kind}"] = 100 * accuracy.loc[sets, model].mean()
@@ -390,7 +417,9 @@ def report(frame: pd.DataFrame, kinds: dict[str, str], machine: dict, mnist: dic
         "error); Wilcoxon signed-rank p of the per-set accuracies against it; times relative "
         "to TAN's on the same fold of the same run (median over folds, then sets), and to "
         "RandomForest(300)'s (both over TAN's of their own run: the median over folds per "
-        "set, then the median set and the worst set). Threads (n_jobs of every model that "
+        "set, then the median set and the worst set); pickled sizes over the forest's of "
+        "the same fold (median over folds, then the median and the worst set; rows of runs "
+        "before sizes were recorded have none). Threads (n_jobs of every model that "
         f"has one): {machine.get('threads', 1)}"
         + (
             "; each fold's process pinned to one core of its own." if machine.get("pinned") else "."
