@@ -35,10 +35,14 @@ __all__ = [
     "MAX_BLOCKS",
     "MIN_BLOCK_ROWS",
     "SCORE_BLOCK_BYTES",
+    "add_inputs",
     "cache_rows",
+    "checked_arrays",
     "logistic_loss_gradient",
     "logistic_scores",
+    "on_row_blocks",
     "row_blocks",
+    "softmax_residuals",
 ]
 
 #: The most blocks the rows are split into (each holds a gradient of its own).
@@ -64,14 +68,15 @@ def cache_rows(n_classes: int) -> int:
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _add_inputs(
+def add_inputs(
     slots, numeric, numeric_inputs, start, stop, source, target, forward
 ):  # pragma: no cover - numba
-    # One input column at a time over the rows start..stop (the column's few weights
-    # stay in cache while the rows stream by). forward: target[i] (a row's scores)
-    # += source[k] (an input's coefficients) at each input k of row start + i, every row
-    # adding its inputs in input order; else target[k] (an input's gradient) +=
-    # source[i] (a row's residuals), every input taking its rows in row order.
+    """Compiled, inlined: the inputs of the rows ``start..stop``, one input column at
+    a time (the column's few weights stay in cache while the rows stream by).
+    ``forward``: ``target[i]`` (a row's scores) ``+= source[k]`` (an input's
+    coefficients) at each input ``k`` of row ``start + i``, every row adding its inputs
+    in input order; else ``target[k]`` (an input's gradient) ``+= source[i]`` (a row's
+    residuals), every input taking its rows in row order."""
     n_classes = source.shape[1]
     for s in range(slots.shape[0]):
         column = slots[s]
@@ -106,7 +111,7 @@ def _add_block_scores(
     for i in range(stop - start):
         for c in range(intercept.shape[0]):
             out[i, c] = intercept[c]
-    _add_inputs(slots, numeric, numeric_inputs, start, stop, coef, out, True)
+    add_inputs(slots, numeric, numeric_inputs, start, stop, coef, out, True)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -133,7 +138,35 @@ def _add_block_gradient(
     slots, numeric, numeric_inputs, residual, start, stop, grad
 ):  # pragma: no cover - numba
     # grad += the residuals of the rows start..stop at each of their inputs
-    _add_inputs(slots, numeric, numeric_inputs, start, stop, residual, grad, False)
+    add_inputs(slots, numeric, numeric_inputs, start, stop, residual, grad, False)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def softmax_residuals(block, class_index, scale, first, grad_intercept, loss):
+    # pragma: no cover - numba
+    """Compiled, inlined: ``block``'s scores (the rows from ``first`` on) replaced by
+    the residuals ``w (P(c | x) - [c = y])``, their sums added to ``grad_intercept``;
+    returns ``loss`` with the rows' ``-w log P(y | x)`` subtracted in row order."""
+    n_classes = block.shape[1]
+    for i in range(block.shape[0]):
+        top = block[i, 0]
+        for c in range(1, n_classes):
+            top = max(top, block[i, c])
+        y = class_index[first + i]
+        w = scale[first + i]
+        own = block[i, y] - top  # (logs: no underflow to log 0)
+        total = 0.0
+        for c in range(n_classes):
+            block[i, c] = np.exp(block[i, c] - top)
+            total += block[i, c]
+        loss -= w * (own - np.log(total))
+        factor = w / total
+        for c in range(n_classes):
+            block[i, c] *= factor
+            grad_intercept[c] += block[i, c]
+        block[i, y] -= w
+        grad_intercept[y] -= w
+    return loss
 
 
 @numba.njit(cache=True, nogil=True)
@@ -160,24 +193,7 @@ def _block_loss_gradient(
         last = min(first + block_rows, stop)
         block = residual[: last - first]
         _add_block_scores(slots, numeric, numeric_inputs, coef, intercept, first, last, block)
-        for i in range(last - first):
-            top = block[i, 0]
-            for c in range(1, n_classes):
-                top = max(top, block[i, c])
-            y = class_index[first + i]
-            w = scale[first + i]
-            own = block[i, y] - top  # (logs: no underflow to log 0)
-            total = 0.0
-            for c in range(n_classes):
-                block[i, c] = np.exp(block[i, c] - top)
-                total += block[i, c]
-            loss -= w * (own - np.log(total))
-            factor = w / total
-            for c in range(n_classes):
-                block[i, c] *= factor
-                grad_intercept[c] += block[i, c]
-            block[i, y] -= w
-            grad_intercept[y] -= w
+        loss = softmax_residuals(block, class_index, scale, first, grad_intercept, loss)
         _add_block_gradient(slots, numeric, numeric_inputs, block, first, last, grad)
     return loss
 
@@ -199,13 +215,21 @@ def row_blocks(n_rows: int) -> list[tuple[int, int]]:
     return list(pairwise(bounds))
 
 
-def _on_blocks(run: Callable[[tuple[int, int]], Any], n_rows: int) -> list[Any]:
+def on_row_blocks(run: Callable[[tuple[int, int]], Any], n_rows: int) -> list[Any]:
     """``run`` on every block of :func:`row_blocks`, on the cores when there are several."""
     blocks = row_blocks(n_rows)
     return [run(blocks[0])] if len(blocks) == 1 else map_on_cores(run, blocks)
 
 
-def _checked(slots, numeric, numeric_inputs, coef, intercept):
+def checked_arrays(slots, numeric, numeric_inputs, coef, intercept) -> tuple[NDArray, ...]:
+    """The kernels' arguments as the compiled code reads them: contiguous, slots int32,
+    ``numeric`` (numeric inputs, rows) even when empty.
+
+    Examples
+    --------
+    >>> checked_arrays(np.zeros((1, 3)), np.zeros(0), [], np.zeros((2, 2)), np.zeros(2))[1].shape
+    (0, 3)
+    """
     slots = np.ascontiguousarray(slots, dtype=np.int32)
     return (
         slots,
@@ -244,7 +268,7 @@ def logistic_scores(
     array([[ 3.5, -1.5],
            [ 0. ,  1. ]])
     """
-    slots, numeric, numeric_inputs, coef, intercept = _checked(
+    slots, numeric, numeric_inputs, coef, intercept = checked_arrays(
         slots, numeric, numeric_inputs, coef, intercept
     )
     out = np.empty((slots.shape[1], coef.shape[1]))
@@ -263,7 +287,7 @@ def logistic_scores(
             cache_rows(coef.shape[1]),
         )
 
-    _on_blocks(run, slots.shape[1])
+    on_row_blocks(run, slots.shape[1])
     return out
 
 
@@ -290,7 +314,7 @@ def logistic_loss_gradient(
     >>> round(loss, 4), grad.tolist(), grad_intercept.tolist()
     (0.6931, [[-0.25, 0.25], [0.25, -0.25]], [0.0, 0.0])
     """
-    slots, numeric, numeric_inputs, coef, intercept = _checked(
+    slots, numeric, numeric_inputs, coef, intercept = checked_arrays(
         slots, numeric, numeric_inputs, coef, intercept
     )
     class_index = np.ascontiguousarray(class_index, dtype=np.intp)
@@ -315,7 +339,7 @@ def logistic_loss_gradient(
         )
         return loss, grad, grad_intercept
 
-    parts = _on_blocks(run, slots.shape[1])
+    parts = on_row_blocks(run, slots.shape[1])
     loss, grad, grad_intercept = parts[0]
     for part_loss, part_grad, part_intercept in parts[1:]:  # in block order
         loss += part_loss
