@@ -59,6 +59,101 @@ __all__ = ["AveragedOneDependenceModel", "AveragedTwoDependenceModel"]
 _CHUNK_ROWS = 4096
 
 
+# ------------------------------------------------ checks of a loaded model
+def _check_averaged(model: Any, where: str) -> int:
+    """A1DE's tables against its categories and classes."""
+    counts = check_counts(model.n_categories, f"{where}.n_categories")
+    width = int(counts.sum())
+    prior = np.asarray(model.class_log_prior)
+    if prior.ndim != 1 or len(prior) < 1:
+        raise fail(f"{where}.class_log_prior", "must be a 1-D array of the classes")
+    check_shape(model.parent_log, (len(prior), width), f"{where}.parent_log")
+    check_shape(model.child_log, (len(prior), width, width), f"{where}.child_log")
+    for name in ("parent_log", "child_log"):
+        if (np.asarray(getattr(model, name)) > 1e-9).any():
+            raise fail(f"{where}.{name}", "holds a log-probability above 0")
+    return len(prior)
+
+
+def _averaged_one(model: AveragedOneDependenceModel, where: str) -> None:
+    """``P(c, x_i)`` a distribution per feature, each ``P(x_j | c, x_i)`` one per
+    context (0 in a feature's own block), the prior their class marginal."""
+    blocks = _blocks(np.asarray(model.n_categories))
+    parent = numbers(model.parent_log, f"{where}.parent_log", high=NORMALISATION_TOLERANCE)
+    child = numbers(model.child_log, f"{where}.child_log", high=NORMALISATION_TOLERANCE)
+    marginals = []
+    for j, block in enumerate(blocks):
+        normalised(parent[:, block], (0, 1), f"{where}.parent_log[:, {j}]")
+        marginals.append(logsumexp(parent[:, block], axis=1))
+        normalised(child[:, : block.start, block], 2, f"{where}.child_log[..., {j}]")
+        normalised(child[:, block.stop :, block], 2, f"{where}.child_log[..., {j}]")
+        own = child[:, block, block]
+        if (np.abs(own) > NORMALISATION_TOLERANCE).any():
+            raise fail(f"{where}.child_log", f"feature {j}'s own block must hold 0")
+    implied = logsumexp(np.column_stack(marginals), axis=1) - np.log(len(blocks))
+    _same_prior(model.class_log_prior, implied, f"{where}.class_log_prior")
+
+
+def _check_two_dependence(model: Any, where: str) -> int:
+    """A2DE's tables against its categories and classes."""
+    from ..kernels.counts import triple_layout
+
+    counts = check_counts(model.n_categories, f"{where}.n_categories")
+    prior = np.asarray(model.class_log_prior)
+    if prior.ndim != 1 or len(prior) < 1:
+        raise fail(f"{where}.class_log_prior", "must be a 1-D array of the classes")
+    if len(counts) < 2:
+        raise fail(f"{where}.n_categories", "needs at least two features")
+    r = counts.astype(np.float64)
+    pairs = int(len(prior) * (r.sum() ** 2 - (r**2).sum()) / 2)
+    check_shape(model.pair_log, (pairs,), f"{where}.pair_log")
+    triples = int(triple_layout(counts, len(prior))[-1])
+    check_shape(model.cond_log, (3, triples), f"{where}.cond_log")
+    for name in ("pair_log", "cond_log"):
+        if (np.asarray(getattr(model, name)) > 1e-9).any():
+            raise fail(f"{where}.{name}", "holds a log-probability above 0")
+    return len(prior)
+
+
+def _averaged_two(model: AveragedTwoDependenceModel, where: str) -> None:
+    """Each pair's ``P(c, x_i, x_j)`` a distribution, each triple's three conditionals
+    one per context, the prior their class marginal."""
+    r = np.asarray(model.n_categories, dtype=np.int64)
+    d, n_classes = len(r), len(model.class_log_prior)
+    pair_log = numbers(model.pair_log, f"{where}.pair_log", high=NORMALISATION_TOLERANCE)
+    cond_log = numbers(model.cond_log, f"{where}.cond_log", high=NORMALISATION_TOLERANCE)
+    start, marginals = 0, []
+    for i in range(d):
+        for j in range(i + 1, d):
+            table = pair_log[start : start + r[i] * r[j] * n_classes].reshape(-1, n_classes)
+            normalised(table, (0, 1), f"{where}.pair_log[pair {i}, {j}]")
+            marginals.append(logsumexp(table, axis=0))
+            start += table.size
+    layout = triple_layout(r, n_classes)
+    triples = [(i, j, k) for i in range(d) for j in range(i + 1, d) for k in range(j + 1, d)]
+    for t, (i, j, k) in enumerate(triples):
+        block = slice(int(layout[t]), int(layout[t + 1]))
+        for m in range(3):
+            cube = cond_log[m, block].reshape(r[i], r[j], r[k], n_classes)
+            normalised(cube, m, f"{where}.cond_log[{m}][triple {i}, {j}, {k}]")
+    implied = logsumexp(np.column_stack(marginals), axis=1) - np.log(len(marginals))
+    _same_prior(model.class_log_prior, implied, f"{where}.class_log_prior")
+
+
+def _blocks(n_categories: np.ndarray) -> list[slice]:
+    offsets = np.concatenate([[0], np.cumsum(n_categories)])
+    return [slice(int(a), int(b)) for a, b in itertools.pairwise(offsets)]
+
+
+def _same_prior(prior: np.ndarray, implied: np.ndarray, where: str) -> None:
+    check_class_prior(prior, where)
+    gap = np.abs(np.exp(prior) - np.exp(implied))
+    if not (gap <= NORMALISATION_TOLERANCE).all():
+        c = int(np.argmax(gap))
+        raise fail(where, f"P(class {c}) is {np.exp(prior[c]):.6g}, the tables give "
+                   f"{np.exp(implied[c]):.6g}")  # fmt: skip
+
+
 @stored
 @dataclass
 class AveragedOneDependenceModel(JointScoring, StoredModel):
@@ -90,6 +185,8 @@ class AveragedOneDependenceModel(JointScoring, StoredModel):
     parent_log: NDArray[np.float64]
     child_log: NDArray[np.float64]
     class_log_prior: NDArray[np.float64]
+
+    _FILE_CHECKS = (_check_averaged, _averaged_one)
 
     @classmethod
     def from_statistics(
@@ -202,14 +299,6 @@ class AveragedOneDependenceModel(JointScoring, StoredModel):
         """``log P(x | c)``: the average's joint less its class marginal."""
         return self.joint_log_likelihood(codes) - self.class_log_prior
 
-    def check_structure(self, where: str) -> None:
-        """The shapes of a loaded model against its categories and parents."""
-        _check_averaged(self, where)
-
-    def check_numbers(self, where: str) -> None:
-        """The numbers of a loaded model (finite, normalised, in range)."""
-        _averaged_one(self, where)
-
 
 def _pair_starts(n_categories: NDArray[np.intp], n_classes: int) -> NDArray[np.int64]:
     """Where the (C, r_i, r_j) table of each pair ``i < j`` starts (pairs in
@@ -291,6 +380,8 @@ class AveragedTwoDependenceModel(JointScoring, StoredModel):
     cond_log: NDArray[np.float64]
     class_log_prior: NDArray[np.float64]
 
+    _FILE_CHECKS = (_check_two_dependence, _averaged_two)
+
     @classmethod
     def from_statistics(
         cls,
@@ -352,106 +443,3 @@ class AveragedTwoDependenceModel(JointScoring, StoredModel):
     def log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
         """``log P(x | c)``: the average's joint less its class marginal."""
         return self.joint_log_likelihood(codes) - self.class_log_prior
-
-    def check_structure(self, where: str) -> None:
-        """The shapes of a loaded model against its categories and parents."""
-        _check_two_dependence(self, where)
-
-    def check_numbers(self, where: str) -> None:
-        """The numbers of a loaded model (finite, normalised, in range)."""
-        _averaged_two(self, where)
-
-
-# ------------------------------------------------ checks of a loaded model
-def _check_averaged(model: Any, where: str) -> int:
-    """A1DE's tables against its categories and classes."""
-    counts = check_counts(model.n_categories, f"{where}.n_categories")
-    width = int(counts.sum())
-    prior = np.asarray(model.class_log_prior)
-    if prior.ndim != 1 or len(prior) < 1:
-        raise fail(f"{where}.class_log_prior", "must be a 1-D array of the classes")
-    check_shape(model.parent_log, (len(prior), width), f"{where}.parent_log")
-    check_shape(model.child_log, (len(prior), width, width), f"{where}.child_log")
-    for name in ("parent_log", "child_log"):
-        if (np.asarray(getattr(model, name)) > 1e-9).any():
-            raise fail(f"{where}.{name}", "holds a log-probability above 0")
-    return len(prior)
-
-
-def _averaged_one(model: AveragedOneDependenceModel, where: str) -> None:
-    """``P(c, x_i)`` a distribution per feature, each ``P(x_j | c, x_i)`` one per
-    context (0 in a feature's own block), the prior their class marginal."""
-    blocks = _blocks(np.asarray(model.n_categories))
-    parent = numbers(model.parent_log, f"{where}.parent_log", high=NORMALISATION_TOLERANCE)
-    child = numbers(model.child_log, f"{where}.child_log", high=NORMALISATION_TOLERANCE)
-    marginals = []
-    for j, block in enumerate(blocks):
-        normalised(parent[:, block], (0, 1), f"{where}.parent_log[:, {j}]")
-        marginals.append(logsumexp(parent[:, block], axis=1))
-        normalised(child[:, : block.start, block], 2, f"{where}.child_log[..., {j}]")
-        normalised(child[:, block.stop :, block], 2, f"{where}.child_log[..., {j}]")
-        own = child[:, block, block]
-        if (np.abs(own) > NORMALISATION_TOLERANCE).any():
-            raise fail(f"{where}.child_log", f"feature {j}'s own block must hold 0")
-    implied = logsumexp(np.column_stack(marginals), axis=1) - np.log(len(blocks))
-    _same_prior(model.class_log_prior, implied, f"{where}.class_log_prior")
-
-
-def _check_two_dependence(model: Any, where: str) -> int:
-    """A2DE's tables against its categories and classes."""
-    from ..kernels.counts import triple_layout
-
-    counts = check_counts(model.n_categories, f"{where}.n_categories")
-    prior = np.asarray(model.class_log_prior)
-    if prior.ndim != 1 or len(prior) < 1:
-        raise fail(f"{where}.class_log_prior", "must be a 1-D array of the classes")
-    if len(counts) < 2:
-        raise fail(f"{where}.n_categories", "needs at least two features")
-    r = counts.astype(np.float64)
-    pairs = int(len(prior) * (r.sum() ** 2 - (r**2).sum()) / 2)
-    check_shape(model.pair_log, (pairs,), f"{where}.pair_log")
-    triples = int(triple_layout(counts, len(prior))[-1])
-    check_shape(model.cond_log, (3, triples), f"{where}.cond_log")
-    for name in ("pair_log", "cond_log"):
-        if (np.asarray(getattr(model, name)) > 1e-9).any():
-            raise fail(f"{where}.{name}", "holds a log-probability above 0")
-    return len(prior)
-
-
-def _averaged_two(model: AveragedTwoDependenceModel, where: str) -> None:
-    """Each pair's ``P(c, x_i, x_j)`` a distribution, each triple's three conditionals
-    one per context, the prior their class marginal."""
-    r = np.asarray(model.n_categories, dtype=np.int64)
-    d, n_classes = len(r), len(model.class_log_prior)
-    pair_log = numbers(model.pair_log, f"{where}.pair_log", high=NORMALISATION_TOLERANCE)
-    cond_log = numbers(model.cond_log, f"{where}.cond_log", high=NORMALISATION_TOLERANCE)
-    start, marginals = 0, []
-    for i in range(d):
-        for j in range(i + 1, d):
-            table = pair_log[start : start + r[i] * r[j] * n_classes].reshape(-1, n_classes)
-            normalised(table, (0, 1), f"{where}.pair_log[pair {i}, {j}]")
-            marginals.append(logsumexp(table, axis=0))
-            start += table.size
-    layout = triple_layout(r, n_classes)
-    triples = [(i, j, k) for i in range(d) for j in range(i + 1, d) for k in range(j + 1, d)]
-    for t, (i, j, k) in enumerate(triples):
-        block = slice(int(layout[t]), int(layout[t + 1]))
-        for m in range(3):
-            cube = cond_log[m, block].reshape(r[i], r[j], r[k], n_classes)
-            normalised(cube, m, f"{where}.cond_log[{m}][triple {i}, {j}, {k}]")
-    implied = logsumexp(np.column_stack(marginals), axis=1) - np.log(len(marginals))
-    _same_prior(model.class_log_prior, implied, f"{where}.class_log_prior")
-
-
-def _blocks(n_categories: np.ndarray) -> list[slice]:
-    offsets = np.concatenate([[0], np.cumsum(n_categories)])
-    return [slice(int(a), int(b)) for a, b in itertools.pairwise(offsets)]
-
-
-def _same_prior(prior: np.ndarray, implied: np.ndarray, where: str) -> None:
-    check_class_prior(prior, where)
-    gap = np.abs(np.exp(prior) - np.exp(implied))
-    if not (gap <= NORMALISATION_TOLERANCE).all():
-        c = int(np.argmax(gap))
-        raise fail(where, f"P(class {c}) is {np.exp(prior[c]):.6g}, the tables give "
-                   f"{np.exp(implied[c]):.6g}")  # fmt: skip

@@ -67,6 +67,32 @@ __all__ = [
 MAX_BLOCK_CELLS = 1 << 22
 
 
+# ------------------------------------------------ checks of a loaded model
+def _check_bayes_net(model: Any, where: str) -> int:
+    """A class-rooted network's tables against its categories and parents; its classes."""
+    counts = check_counts(model.n_categories, f"{where}.n_categories")
+    n = len(counts)
+    if len(model.parents) != n or len(model.log_cpts) != n:
+        raise fail(where, f"{n} features but {len(model.parents)} parent sets and "
+                    f"{len(model.log_cpts)} tables")  # fmt: skip
+    prior = np.asarray(model.class_log_prior)
+    if prior.ndim != 1 or len(prior) < 1:
+        raise fail(f"{where}.class_log_prior", "must be a 1-D array of the classes")
+    for j, (parents, table) in enumerate(zip(model.parents, model.log_cpts, strict=True)):
+        if any(not isinstance(p, int) or not 0 <= p < n or p == j for p in parents):
+            raise fail(f"{where}.parents[{j}]", f"{parents!r} are not other features")
+        shape = (len(prior), *(int(counts[p]) for p in parents), int(counts[j]))
+        check_shape(table, shape, f"{where}.log_cpts[{j}]")
+    return len(prior)
+
+
+def _bayes_net(model: BayesNetModel, where: str) -> None:
+    """Every table a distribution per context; the prior a distribution."""
+    for j, table in enumerate(model.log_cpts):
+        log_probabilities(table, -1, f"{where}.log_cpts[{j}]")
+    check_class_prior(model.class_log_prior, f"{where}.class_log_prior")
+
+
 @stored
 @dataclass
 class BayesNetModel(JointScoring, StoredModel):
@@ -86,6 +112,8 @@ class BayesNetModel(JointScoring, StoredModel):
     parents: list[tuple[int, ...]]
     log_cpts: list[NDArray[np.float64]]
     class_log_prior: NDArray[np.float64]
+
+    _FILE_CHECKS = (_check_bayes_net, _bayes_net)
 
     @classmethod
     def maximum_likelihood(
@@ -304,14 +332,6 @@ class BayesNetModel(JointScoring, StoredModel):
                 log_total += np.log(np.maximum(product, 1e-300))
         return log_total
 
-    def check_structure(self, where: str) -> None:
-        """The shapes of a loaded model against its categories and parents."""
-        _check_bayes_net(self, where)
-
-    def check_numbers(self, where: str) -> None:
-        """The numbers of a loaded model (finite, normalised, in range)."""
-        _bayes_net(self, where)
-
 
 def rows_by_pattern(missing: NDArray[np.bool_]) -> list[NDArray[np.intp]]:
     """The rows of each pattern of missing features (row indices into ``missing``).
@@ -356,29 +376,3 @@ def _contraction_path(spec: str, operands: list[NDArray[np.float64]]) -> list[An
             _PATHS.clear()
         _PATHS[key] = path
     return path
-
-
-# ------------------------------------------------ checks of a loaded model
-def _check_bayes_net(model: Any, where: str) -> int:
-    """A class-rooted network's tables against its categories and parents; its classes."""
-    counts = check_counts(model.n_categories, f"{where}.n_categories")
-    n = len(counts)
-    if len(model.parents) != n or len(model.log_cpts) != n:
-        raise fail(where, f"{n} features but {len(model.parents)} parent sets and "
-                    f"{len(model.log_cpts)} tables")  # fmt: skip
-    prior = np.asarray(model.class_log_prior)
-    if prior.ndim != 1 or len(prior) < 1:
-        raise fail(f"{where}.class_log_prior", "must be a 1-D array of the classes")
-    for j, (parents, table) in enumerate(zip(model.parents, model.log_cpts, strict=True)):
-        if any(not isinstance(p, int) or not 0 <= p < n or p == j for p in parents):
-            raise fail(f"{where}.parents[{j}]", f"{parents!r} are not other features")
-        shape = (len(prior), *(int(counts[p]) for p in parents), int(counts[j]))
-        check_shape(table, shape, f"{where}.log_cpts[{j}]")
-    return len(prior)
-
-
-def _bayes_net(model: BayesNetModel, where: str) -> None:
-    """Every table a distribution per context; the prior a distribution."""
-    for j, table in enumerate(model.log_cpts):
-        log_probabilities(table, -1, f"{where}.log_cpts[{j}]")
-    check_class_prior(model.class_log_prior, f"{where}.class_log_prior")

@@ -33,6 +33,45 @@ from .protocol import DeclaredSizes, JointScoring
 __all__ = ["DiscreteForestModel"]
 
 
+# ------------------------------------------------ checks of a loaded model
+def _check_forest(model: Any, where: str) -> int:
+    counts = check_counts(model.n_categories, f"{where}.n_categories")
+    parents = np.asarray(model.parents)
+    n = len(counts)
+    if parents.ndim != 2 or parents.shape[1] != n or parents.dtype.kind not in "iu":
+        raise fail(f"{where}.parents", f"must have shape (n_classes, {n})")
+    if ((parents < -1) | (parents >= n)).any():
+        raise fail(f"{where}.parents", "names a feature that does not exist")
+    if len(model.log_cpts) != len(parents):
+        raise fail(f"{where}.log_cpts", f"needs {len(parents)} classes of tables")
+    for c, tables in enumerate(model.log_cpts):
+        if len(tables) != n:
+            raise fail(f"{where}.log_cpts[{c}]", f"needs {n} tables")
+        for j, table in enumerate(tables):
+            parent = parents[c, j]
+            shape = (1 if parent < 0 else int(counts[parent]), int(counts[j]))
+            check_shape(table, shape, f"{where}.log_cpts[{c}][{j}]")
+    return len(parents)
+
+
+def _discrete_forest(model: DiscreteForestModel, where: str) -> None:
+    """Every table row a distribution; the Dirichlet posteriors and concentrations
+    finite and >= 0."""
+    check_forest_parents(model.parents, len(model.n_categories), f"{where}.parents")
+    for c, tables in enumerate(model.log_cpts):
+        for j, table in enumerate(tables):
+            log_probabilities(table, -1, f"{where}.log_cpts[{c}][{j}]")
+    if model.posterior is not None:
+        shapes = [[np.shape(t) for t in tables] for tables in model.log_cpts]
+        if [[np.shape(t) for t in tables] for tables in model.posterior] != shapes:
+            raise fail(f"{where}.posterior", "needs the shapes of log_cpts")
+        for c, tables in enumerate(model.posterior):
+            for j, table in enumerate(tables):
+                numbers(table, f"{where}.posterior[{c}][{j}]", low=0.0)
+    for j, b in enumerate(model.concentrations or []):
+        numbers(b, f"{where}.concentrations[{j}]", low=0.0)
+
+
 @stored
 @dataclass(frozen=True)
 class DiscreteForestModel(JointScoring, StoredModel):
@@ -64,6 +103,8 @@ class DiscreteForestModel(JointScoring, StoredModel):
     log_cpts: list[list[NDArray[np.float64]]]
     posterior: list[list[NDArray[np.float64]]] | None = None
     concentrations: list[NDArray[np.float64]] | None = None
+
+    _FILE_CHECKS = (_check_forest, _discrete_forest)
 
     @classmethod
     def from_statistics(
@@ -247,50 +288,3 @@ class DiscreteForestModel(JointScoring, StoredModel):
             out,
         )
         return out
-
-    def check_structure(self, where: str) -> None:
-        """The shapes of a loaded model against its categories and parents."""
-        _check_forest(self, where)
-
-    def check_numbers(self, where: str) -> None:
-        """The numbers of a loaded model (finite, normalised, in range)."""
-        _discrete_forest(self, where)
-
-
-# ------------------------------------------------ checks of a loaded model
-def _check_forest(model: Any, where: str) -> int:
-    counts = check_counts(model.n_categories, f"{where}.n_categories")
-    parents = np.asarray(model.parents)
-    n = len(counts)
-    if parents.ndim != 2 or parents.shape[1] != n or parents.dtype.kind not in "iu":
-        raise fail(f"{where}.parents", f"must have shape (n_classes, {n})")
-    if ((parents < -1) | (parents >= n)).any():
-        raise fail(f"{where}.parents", "names a feature that does not exist")
-    if len(model.log_cpts) != len(parents):
-        raise fail(f"{where}.log_cpts", f"needs {len(parents)} classes of tables")
-    for c, tables in enumerate(model.log_cpts):
-        if len(tables) != n:
-            raise fail(f"{where}.log_cpts[{c}]", f"needs {n} tables")
-        for j, table in enumerate(tables):
-            parent = parents[c, j]
-            shape = (1 if parent < 0 else int(counts[parent]), int(counts[j]))
-            check_shape(table, shape, f"{where}.log_cpts[{c}][{j}]")
-    return len(parents)
-
-
-def _discrete_forest(model: DiscreteForestModel, where: str) -> None:
-    """Every table row a distribution; the Dirichlet posteriors and concentrations
-    finite and >= 0."""
-    check_forest_parents(model.parents, len(model.n_categories), f"{where}.parents")
-    for c, tables in enumerate(model.log_cpts):
-        for j, table in enumerate(tables):
-            log_probabilities(table, -1, f"{where}.log_cpts[{c}][{j}]")
-    if model.posterior is not None:
-        shapes = [[np.shape(t) for t in tables] for tables in model.log_cpts]
-        if [[np.shape(t) for t in tables] for tables in model.posterior] != shapes:
-            raise fail(f"{where}.posterior", "needs the shapes of log_cpts")
-        for c, tables in enumerate(model.posterior):
-            for j, table in enumerate(tables):
-                numbers(table, f"{where}.posterior[{c}][{j}]", low=0.0)
-    for j, b in enumerate(model.concentrations or []):
-        numbers(b, f"{where}.concentrations[{j}]", low=0.0)

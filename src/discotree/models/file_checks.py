@@ -9,7 +9,8 @@ Every refusal is a ``ValueError`` whose message starts with the path of the fiel
 
 from __future__ import annotations
 
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -73,6 +74,27 @@ class StoredModel(CheckedState):
     ...
     ValueError: model.log_cpts[0][0]: its probabilities sum to 0.9 at [0], not 1 (tolerance 1e-06)
     """
+
+    #: The model's own checks of a loaded file, ``(structure, numbers)``: functions of
+    #: the model and the path of its fields, run by :meth:`check_structure` and
+    #: :meth:`check_numbers` (None: :class:`~discotree.stored_checks.CheckedState`'s).
+    _FILE_CHECKS: ClassVar[
+        tuple[Callable[[Any, str], object], Callable[[Any, str], object]] | None
+    ] = None
+
+    def check_structure(self, where: str) -> None:
+        """The shapes of a loaded model against its categories and parents."""
+        if self._FILE_CHECKS is None:
+            super().check_structure(where)
+        else:
+            self._FILE_CHECKS[0](self, where)
+
+    def check_numbers(self, where: str) -> None:
+        """The numbers of a loaded model (finite, normalised, in range)."""
+        if self._FILE_CHECKS is None:
+            super().check_numbers(where)
+        else:
+            self._FILE_CHECKS[1](self, where)
 
     def state(self) -> dict[str, Any]:
         """The fields a model file stores (a class with its own ``__getstate__``: that,

@@ -118,6 +118,60 @@ class _NetworkShape:
     table_cells: int
 
 
+# ------------------------------------------------ checks of a loaded model
+def _check_k_dependence(model: Any, where: str) -> int:
+    """A k-dependence model's structure, tables and smoothing against its categories."""
+    counts = check_counts(model.n_categories, f"{where}.n_categories")
+    n = len(counts)
+    if len(model.parents) != n or len(model.tables) != n:
+        raise fail(where, f"{n} features but {len(model.parents)} parent sets and "
+                    f"{len(model.tables)} table lists")  # fmt: skip
+    used = list(model.attributes)
+    if any(not isinstance(j, int) or not 0 <= j < n for j in used) or len(set(used)) < len(used):
+        raise fail(f"{where}.attributes", "must name distinct features")
+    n_classes = None
+    for j, (parents, tables) in enumerate(zip(model.parents, model.tables, strict=True)):
+        check_features(parents, n, j, f"{where}.parents[{j}]")
+        if len(tables) < len(parents) + 1:
+            raise fail(f"{where}.tables[{j}]", f"needs a table for each of the "
+                        f"{len(parents) + 1} prefixes of its parents")  # fmt: skip
+        for length, table in enumerate(tables):
+            label = f"{where}.tables[{j}][{length}]"
+            check_features(table.parents, n, j, f"{label}.parents")
+            shared = min(length, len(parents))
+            prefix = tuple(table.parents[:shared]) == tuple(parents[:shared])
+            if table.node != j or len(table.parents) != length or not prefix:
+                raise fail(label, "is not the table of this feature under that prefix")
+            if table.r_node != int(counts[j]):
+                raise fail(label, f"has {table.r_node} values, the feature {int(counts[j])}")
+            n_classes = table.n_classes if n_classes is None else n_classes
+            if table.n_classes != n_classes:
+                raise fail(label, "has another number of classes")
+            cells = int(np.prod([int(counts[p]) for p in table.parents])) * n_classes
+            if len(table.cells) and int(table.cells[-1]) >= cells * table.r_node:
+                raise fail(label, "holds a cell outside the family")
+    if not (np.isfinite(model.alpha) and model.alpha >= 0 and 0 <= model.epsilon < 1):
+        raise fail(where, "needs alpha >= 0 and 0 <= epsilon < 1")
+    if model.concentrations is not None:
+        for j, (b, parents) in enumerate(zip(model.concentrations, model.parents, strict=True)):
+            b = np.asarray(b)
+            if b.shape != (len(parents) + 1,) or not (np.isfinite(b) & (b > 0)).all():
+                raise fail(f"{where}.concentrations[{j}]",
+                            f"needs {len(parents) + 1} positive concentrations")  # fmt: skip
+    return int(n_classes or 0)
+
+
+def _k_dependence(model: KDependenceModel, where: str) -> None:
+    """Smoothing that keeps every probability positive and finite (its tables are
+    checked as objects of their own)."""
+    alpha = numbers(model.alpha, f"{where}.alpha", low=0.0)
+    epsilon = numbers(model.epsilon, f"{where}.epsilon", low=0.0, high=1.0)
+    if not (alpha > 0 or epsilon > 0):
+        raise fail(f"{where}.alpha", "alpha = epsilon = 0 gives zero probabilities")
+    for j, b in enumerate(model.concentrations or []):
+        numbers(b, f"{where}.concentrations[{j}]", low=0.0, above=True)
+
+
 @fill_doc
 @stored
 @dataclass
@@ -159,6 +213,8 @@ class KDependenceModel(JointScoring, StoredModel):
     epsilon: float
     concentrations: list[NDArray[np.float64]] | None = None
     hdp: bool = False
+
+    _FILE_CHECKS = (_check_k_dependence, _k_dependence)
 
     @property
     def n_classes(self) -> int:
@@ -551,65 +607,3 @@ class KDependenceModel(JointScoring, StoredModel):
             for j in self.attributes
             for table in self.tables[j][: len(self.parents[j]) + 1]
         )
-
-    def check_structure(self, where: str) -> None:
-        """The shapes of a loaded model against its categories and parents."""
-        _check_k_dependence(self, where)
-
-    def check_numbers(self, where: str) -> None:
-        """The numbers of a loaded model (finite, normalised, in range)."""
-        _k_dependence(self, where)
-
-
-# ------------------------------------------------ checks of a loaded model
-def _check_k_dependence(model: Any, where: str) -> int:
-    """A k-dependence model's structure, tables and smoothing against its categories."""
-    counts = check_counts(model.n_categories, f"{where}.n_categories")
-    n = len(counts)
-    if len(model.parents) != n or len(model.tables) != n:
-        raise fail(where, f"{n} features but {len(model.parents)} parent sets and "
-                    f"{len(model.tables)} table lists")  # fmt: skip
-    used = list(model.attributes)
-    if any(not isinstance(j, int) or not 0 <= j < n for j in used) or len(set(used)) < len(used):
-        raise fail(f"{where}.attributes", "must name distinct features")
-    n_classes = None
-    for j, (parents, tables) in enumerate(zip(model.parents, model.tables, strict=True)):
-        check_features(parents, n, j, f"{where}.parents[{j}]")
-        if len(tables) < len(parents) + 1:
-            raise fail(f"{where}.tables[{j}]", f"needs a table for each of the "
-                        f"{len(parents) + 1} prefixes of its parents")  # fmt: skip
-        for length, table in enumerate(tables):
-            label = f"{where}.tables[{j}][{length}]"
-            check_features(table.parents, n, j, f"{label}.parents")
-            shared = min(length, len(parents))
-            prefix = tuple(table.parents[:shared]) == tuple(parents[:shared])
-            if table.node != j or len(table.parents) != length or not prefix:
-                raise fail(label, "is not the table of this feature under that prefix")
-            if table.r_node != int(counts[j]):
-                raise fail(label, f"has {table.r_node} values, the feature {int(counts[j])}")
-            n_classes = table.n_classes if n_classes is None else n_classes
-            if table.n_classes != n_classes:
-                raise fail(label, "has another number of classes")
-            cells = int(np.prod([int(counts[p]) for p in table.parents])) * n_classes
-            if len(table.cells) and int(table.cells[-1]) >= cells * table.r_node:
-                raise fail(label, "holds a cell outside the family")
-    if not (np.isfinite(model.alpha) and model.alpha >= 0 and 0 <= model.epsilon < 1):
-        raise fail(where, "needs alpha >= 0 and 0 <= epsilon < 1")
-    if model.concentrations is not None:
-        for j, (b, parents) in enumerate(zip(model.concentrations, model.parents, strict=True)):
-            b = np.asarray(b)
-            if b.shape != (len(parents) + 1,) or not (np.isfinite(b) & (b > 0)).all():
-                raise fail(f"{where}.concentrations[{j}]",
-                            f"needs {len(parents) + 1} positive concentrations")  # fmt: skip
-    return int(n_classes or 0)
-
-
-def _k_dependence(model: KDependenceModel, where: str) -> None:
-    """Smoothing that keeps every probability positive and finite (its tables are
-    checked as objects of their own)."""
-    alpha = numbers(model.alpha, f"{where}.alpha", low=0.0)
-    epsilon = numbers(model.epsilon, f"{where}.epsilon", low=0.0, high=1.0)
-    if not (alpha > 0 or epsilon > 0):
-        raise fail(f"{where}.alpha", "alpha = epsilon = 0 gives zero probabilities")
-    for j, b in enumerate(model.concentrations or []):
-        numbers(b, f"{where}.concentrations[{j}]", low=0.0, above=True)
