@@ -33,6 +33,7 @@ from scipy.stats import chi2
 
 from .. import missing_values
 from ..docstrings import fill_doc
+from ..kernels.logistic import MAX_BLOCKS
 from ..kernels.slot_groups import group_slots, grouped_loss_gradient
 from ..missing_values import MissingValueRule
 from ..models.category_maps import apply_maps, mapped_categories
@@ -155,10 +156,15 @@ def logistic_fit_bytes(n_rows: int, n_features: int, n_classes: int) -> float:
     return 24.0 * cells + 4 * 8.0 * float(n_rows) * n_classes
 
 
+#: The grouped slots' tables and code sums (:mod:`discotree.kernels.slot_groups`), in
+#: parameters' sizes: at most 16/3 codes per input (six binary slots: 12 inputs, 64
+#: codes), one table and one sum per block of rows.
+GROUPED_COPIES = (1 + MAX_BLOCKS) * 16 / 3
 #: float64 vectors of the parameters' size alive while L-BFGS runs: its history (two
-#: per correction, :data:`LBFGS_HISTORY`) and work vectors (5), and the objective's
-#: point, gradient and their copies.
-PARAMETER_COPIES = 2 * LBFGS_HISTORY + 12
+#: per correction, :data:`LBFGS_HISTORY`) and work vectors (5), the objective's point,
+#: gradient and their copies, a gradient per block of rows and the grouped slots'
+#: tables (:data:`GROUPED_COPIES`).
+PARAMETER_COPIES = 2 * LBFGS_HISTORY + 12 + MAX_BLOCKS + GROUPED_COPIES
 
 
 def logistic_parameter_bytes(n_inputs: float, n_classes: int) -> float:
@@ -170,7 +176,7 @@ def logistic_parameter_bytes(n_inputs: float, n_classes: int) -> float:
     Examples
     --------
     >>> logistic_parameter_bytes(99, 2) / 2**10
-    143.75
+    231.25
     """
     return 8.0 * PARAMETER_COPIES * (float(n_inputs) + 1.0) * n_classes
 
