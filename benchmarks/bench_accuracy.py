@@ -351,28 +351,32 @@ def summary(frame: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
     return pd.DataFrame(out).sort_values("accuracy", ascending=False)
 
 
-def mnist_rows(data_dir, names: list[str]) -> dict:
+def mnist_rows(data_dir, names: list[str], threads: int = 2) -> dict:
     """The models ``names`` (of :func:`models`) and RandomForest(100) on MNIST's official
-    split, pixels binarised at > 127: accuracy, fit seconds and the machine's CPU of
-    each (rows of several runs can be merged)."""
-    from bench_fit import machine
+    split, pixels binarised at > 127: accuracy, fit seconds, threads and the machine's
+    CPU of each (rows of several runs can be merged; with other than 2 threads each
+    label says its threads). With one thread the process holds one core of its own."""
+    from bench_fit import hold_one_core, machine
 
+    if threads == 1:
+        hold_one_core()
     cpu = machine()["cpu"]
     X, y = load_dataset("mnist", data_dir)
     bits = (X.to_numpy() > 127).astype(np.int8)
     y = np.asarray(y)
     chosen = {name: models()[name] for name in names}
-    for estimator in chosen.values():  # both cores, as the forest below
-        if "n_jobs" in estimator.get_params():
-            estimator.set_params(n_jobs=2)
-    chosen["rf100"] = RandomForestClassifier(100, random_state=0, n_jobs=2)
+    for estimator in chosen.values():  # the same threads as the forest below
+        with_threads(estimator, threads)
+    chosen["rf100"] = RandomForestClassifier(100, random_state=0, n_jobs=threads)
     out = {}
     for label, estimator in chosen.items():
         start = time.perf_counter()
         estimator.fit(bits[:60000], y[:60000])
         fit_s = time.perf_counter() - start
         accuracy = float(np.mean(estimator.predict(bits[60000:]) == y[60000:]))
-        out[label] = {"accuracy": accuracy, "fit_s": fit_s, "cpu": cpu}
+        if threads != 2:
+            label = f"{label} ({threads} thread{'s' if threads > 1 else ''})"
+        out[label] = {"accuracy": accuracy, "fit_s": fit_s, "cpu": cpu, "threads": threads}
         print(f"mnist {label}: {100 * accuracy:.2f} % (fit {fit_s:.0f} s)", flush=True)
     return out
 
@@ -462,6 +466,9 @@ def main() -> None:
     parser.add_argument(
         "--mnist-only", action="store_true", help="only the MNIST rows (mnist.json)"
     )
+    parser.add_argument(
+        "--mnist-threads", type=int, default=2, help="n_jobs of every MNIST model (default 2)"
+    )
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     parser.add_argument(
         "--report-only",
@@ -481,10 +488,13 @@ def main() -> None:
 
         sets = [n for n in manifest(args.data_dir) if n not in IMAGE_SETS]
         sets += [s for s in SKLEARN_SETS if s not in sets]
-    if args.mnist_only:
-        rows_of = mnist_rows(args.data_dir, (args.mnist or "aode").split(","))
+    if args.mnist_only:  # this run's rows merged into those of runs before
+        rows_of = mnist_rows(args.data_dir, (args.mnist or "aode").split(","), args.mnist_threads)
         args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "mnist.json").write_text(json.dumps(rows_of, indent=1))
+        saved = args.out / "mnist.json"
+        merged = json.loads(saved.read_text()) if saved.exists() else {}
+        merged.update(rows_of)
+        saved.write_text(json.dumps(merged, indent=1))
         return
     if args.report_only:
         saved = json.loads((args.out / f"{args.name}.json").read_text())
@@ -527,7 +537,9 @@ def main() -> None:
         earlier_mnist = earlier.get("mnist")
     frame = pd.DataFrame(rows)
     kinds = {name: _kind(name, args.data_dir) for name in sets}
-    mnist = mnist_rows(args.data_dir, args.mnist.split(",")) if args.mnist else None
+    mnist = (
+        mnist_rows(args.data_dir, args.mnist.split(","), args.mnist_threads) if args.mnist else None
+    )
     saved = args.out / "mnist.json"
     if mnist is None and saved.exists():  # the rows of an earlier --mnist-only run
         mnist = json.loads(saved.read_text())
