@@ -63,7 +63,8 @@ def hold_one_core() -> int:
     """Pin this process to one core no other benchmark process holds (a lock file per
     core, released when the process ends), so that a "one thread" measure gives every
     model one core: discotree's kernels split their work over the cores the process
-    may run on, a forest's over ``n_jobs``. Returns the core; idempotent."""
+    may run on, a forest's over ``n_jobs``; BLAS is limited to one thread. Returns the
+    core; idempotent."""
     import fcntl
 
     global _held_core
@@ -79,6 +80,11 @@ def hold_one_core() -> int:
             time.sleep(0.1)
             continue
         os.sched_setaffinity(0, {core})
+        # BLAS on that core alone (OpenBLAS otherwise starts a thread per core of the
+        # machine, which then share the one core: 10 % slower fits on optdigits)
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=1, user_api="blas")
         _held_core = (core, handle)
         return core
     raise RuntimeError("no free core to hold: more one-thread benchmark processes than cores")
