@@ -313,3 +313,26 @@ def test_the_significance_test_keeps_the_pairs_that_depend_given_the_class():
         rows, LearnerSpec("logistic", 1.0, 0.0, options={"n_pairs": 15, "pair_significance": 0.001})
     )
     assert fitted.model.pairs.tolist() == [[0, 1]]
+
+
+def test_grouped_and_slot_by_slot_fits_give_the_same_model(monkeypatch):
+    # binary and three-valued columns with missing values: groups of several slots;
+    # the same objective read slot by slot (the groups disabled) reaches the same model
+    from discotree.kernels.slot_groups import SlotGroups, group_slots
+    from discotree.models.logistic import input_slots
+
+    rng = np.random.default_rng(4)
+    n_categories = np.array([2, 2, 3, 2, 2, 3])
+    codes = np.column_stack([rng.integers(0, r, 400) for r in n_categories])
+    codes[rng.random(codes.shape) < 0.05] = -1
+    y = (codes[:, 0] + codes[:, 2] + (codes[:, 4] > 0) + rng.integers(0, 2, 400)) % 3
+    rows = Rows(codes, y, rng.integers(1, 3, 400).astype(float), 3, n_categories)
+    spec = LearnerSpec("logistic", 1.0, 0.0)
+    spec = spec.with_options(tolerance=1e-9, n_pairs=3)
+    grouped = fit_logistic(rows, spec).model
+    assert len(grouped.pairs) == 3
+    slots = input_slots(codes, n_categories, [None] * 6, grouped.pairs, []).slots
+    assert group_slots(slots).several  # (the grouped path was the one taken)
+    monkeypatch.setattr(SlotGroups, "several", property(lambda self: False))
+    by_slot = fit_logistic(rows, spec).model
+    assert_allclose(grouped.log_posterior(codes), by_slot.log_posterior(codes), atol=1e-6)

@@ -82,6 +82,13 @@ class SlotGroups(NamedTuple):
     missing: NDArray[np.int64]
     table_start: NDArray[np.int64]
 
+    @property
+    def several(self) -> bool:
+        """Whether some group reads several slots: else reading the slots one by one
+        (:func:`~discotree.kernels.logistic.logistic_loss_gradient`) costs the same and
+        compiles nothing more."""
+        return len(self.column_start) - 1 < len(self.low)
+
     def layout(self) -> tuple[NDArray[np.int64], ...]:
         """What the compiled kernels read, the codes aside."""
         return (
@@ -94,36 +101,31 @@ class SlotGroups(NamedTuple):
         )
 
 
-@numba.njit(cache=True, nogil=True)
-def _slot_ranges(slots):  # pragma: no cover - numba
-    # each slot's least and largest input (0 and -1 with none) and whether it has a -1
-    n_slots, n_rows = slots.shape
-    low = np.zeros(n_slots, dtype=np.int64)
-    high = np.full(n_slots, -1, dtype=np.int64)
-    missing = np.zeros(n_slots, dtype=np.int64)
-    for s in range(n_slots):
-        for i in range(n_rows):
-            k = slots[s, i]
-            if k < 0:
-                missing[s] = 1
-            elif high[s] < 0:
-                low[s], high[s] = k, k
-            else:
-                low[s], high[s] = min(low[s], k), max(high[s], k)
-    return low, high, missing
+def _slot_ranges(slots: NDArray[np.integer]) -> tuple[NDArray[np.int64], ...]:
+    """Each slot's least and largest input (0 and -1 with none) and whether it has a
+    missing value (1) or not (0)."""
+    present = slots >= 0
+    some = present.any(axis=1)
+    big = np.iinfo(np.int32).max
+    low = np.where(some, np.where(present, slots, big).min(axis=1, initial=big), 0)
+    high = np.where(some, slots.max(axis=1, initial=-1), -1)
+    missing = (~present).any(axis=1)
+    return (
+        np.asarray(low, dtype=np.int64),
+        np.asarray(high, dtype=np.int64),
+        np.asarray(missing, dtype=np.int64),
+    )
 
 
-@numba.njit(cache=True, nogil=True)
-def _fill_codes(slots, layout, codes):  # pragma: no cover - numba
-    # each row's code in each group, a slot at a time (its row of codes in order)
-    column_start, low, _, stride, missing, _ = layout
-    for g in range(codes.shape[0]):
-        codes[g, :] = 0
-        for s in range(column_start[g], column_start[g + 1]):
-            for i in range(codes.shape[1]):
-                k = slots[s, i]
-                if k >= 0:
-                    codes[g, i] += (k - low[s] + missing[s]) * stride[s]
+def _fill_codes(slots: NDArray[np.integer], groups: SlotGroups) -> None:
+    """Each row's code in each group, a slot at a time."""
+    starts = groups.column_start.tolist()
+    for g, (a, b) in enumerate(pairwise(starts)):
+        code = groups.codes[g]
+        code[:] = 0
+        for s in range(a, b):
+            digit = slots[s].astype(np.int32) - (groups.low[s] - groups.missing[s])
+            code += np.where(slots[s] >= 0, digit * groups.stride[s], 0).astype(np.int32)
 
 
 def group_slots(slots: NDArray[np.integer]) -> SlotGroups:
@@ -164,7 +166,7 @@ def group_slots(slots: NDArray[np.integer]) -> SlotGroups:
         missing,
         table_start,
     )
-    _fill_codes(slots, groups.layout(), groups.codes)
+    _fill_codes(slots, groups)
     return groups
 
 

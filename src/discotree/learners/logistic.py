@@ -17,8 +17,10 @@ or None), ``pair_features`` (the features pairs may join; None: all) and
 :data:`PAIR_GRADIENT_TOLERANCE` for a model with pairs, or at the ``tolerance`` option
 when given. Each feature with values is standardised by the weighted mean and standard
 deviation of its values over the rows where it is present. The objective and its
-gradient come from the rows' input slots, no design matrix, the slots grouped once a
-fit (:func:`discotree.kernels.slot_groups.grouped_loss_gradient`).
+gradient come from the rows' input slots, no design matrix
+(:func:`discotree.kernels.logistic.logistic_loss_gradient`), the slots grouped once a
+fit where groups of several slots pay
+(:func:`discotree.kernels.slot_groups.grouped_loss_gradient`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from scipy.stats import chi2
 
 from .. import missing_values
 from ..docstrings import fill_doc
-from ..kernels.logistic import MAX_BLOCKS
+from ..kernels.logistic import MAX_BLOCKS, logistic_loss_gradient
 from ..kernels.slot_groups import group_slots, grouped_loss_gradient
 from ..missing_values import MissingValueRule
 from ..models.category_maps import apply_maps, mapped_categories
@@ -349,15 +351,21 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
         raise ValueError("the logistic learner needs rows of positive total weight.")
     scale = weights / total
     penalty = 1.0 / (C * total)
-    # (the slots grouped once: every evaluation reads one code per row and group)
+    # the slots grouped once, where groups of several slots pay (every evaluation then
+    # reads one code per row and group), else read one by one
     groups = group_slots(inputs.slots)
-    arguments = (groups, inputs.numeric, inputs.numeric_inputs, rows.class_index, scale)
-    del inputs
+    loss_gradient = (
+        partial(grouped_loss_gradient, groups)
+        if groups.several
+        else partial(logistic_loss_gradient, inputs.slots)
+    )
+    arguments = (inputs.numeric, inputs.numeric_inputs, rows.class_index, scale)
+    del inputs, groups
 
     def objective(theta: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
         coef = theta[: n_inputs * n_classes].reshape(n_inputs, n_classes)
         intercept = theta[n_inputs * n_classes :]
-        loss, grad_coef, grad_intercept = grouped_loss_gradient(*arguments, coef, intercept)
+        loss, grad_coef, grad_intercept = loss_gradient(*arguments, coef, intercept)
         grad_coef += penalty * coef
         loss += 0.5 * penalty * float(np.sum(coef * coef))
         return loss, np.concatenate([grad_coef.ravel(), grad_intercept])
