@@ -43,6 +43,7 @@ __all__ = [
     "on_row_blocks",
     "row_blocks",
     "softmax_residuals",
+    "summed_in_block_order",
 ]
 
 #: The most blocks the rows are split into (each holds a gradient of its own).
@@ -221,6 +222,22 @@ def on_row_blocks(run: Callable[[tuple[int, int]], Any], n_rows: int) -> list[An
     return [run(blocks[0])] if len(blocks) == 1 else map_on_cores(run, blocks)
 
 
+def summed_in_block_order(parts: list[tuple[Any, ...]]) -> list[Any]:
+    """The blocks' results (:func:`on_row_blocks`) added item by item in block order,
+    the first block's arrays in place: the same bits on any number of cores.
+
+    Examples
+    --------
+    >>> summed_in_block_order([(1.0, np.ones(2)), (2.0, np.ones(2))])
+    [3.0, array([2., 2.])]
+    """
+    total = list(parts[0])
+    for part in parts[1:]:
+        for i, value in enumerate(part):
+            total[i] += value
+    return total
+
+
 def checked_arrays(slots, numeric, numeric_inputs, coef, intercept) -> tuple[NDArray, ...]:
     """The kernels' arguments as the compiled code reads them: contiguous, slots int32,
     ``numeric`` (numeric inputs, rows) even when empty.
@@ -339,10 +356,5 @@ def logistic_loss_gradient(
         )
         return loss, grad, grad_intercept
 
-    parts = on_row_blocks(run, slots.shape[1])
-    loss, grad, grad_intercept = parts[0]
-    for part_loss, part_grad, part_intercept in parts[1:]:  # in block order
-        loss += part_loss
-        grad += part_grad
-        grad_intercept += part_intercept
+    loss, grad, grad_intercept = summed_in_block_order(on_row_blocks(run, slots.shape[1]))
     return float(loss), grad, grad_intercept

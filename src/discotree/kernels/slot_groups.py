@@ -31,7 +31,14 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from .logistic import add_inputs, cache_rows, checked_arrays, on_row_blocks, softmax_residuals
+from .logistic import (
+    add_inputs,
+    cache_rows,
+    checked_arrays,
+    on_row_blocks,
+    softmax_residuals,
+    summed_in_block_order,
+)
 
 __all__ = [
     "MAX_GROUP_CODES",
@@ -349,12 +356,6 @@ def grouped_loss_gradient(
         )
         return loss, grad, grad_intercept, sums
 
-    parts = on_row_blocks(run, codes.shape[1])
-    loss, grad, grad_intercept, sums = parts[0]
-    for part_loss, part_grad, part_intercept, part_sums in parts[1:]:  # in block order
-        loss += part_loss
-        grad += part_grad
-        grad_intercept += part_intercept
-        sums += part_sums
+    loss, grad, grad_intercept, sums = summed_in_block_order(on_row_blocks(run, codes.shape[1]))
     _ungroup(layout, sums, grad)
     return float(loss), grad, grad_intercept
