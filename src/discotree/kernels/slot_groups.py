@@ -248,25 +248,16 @@ def _ungroup(layout, sums, grad):  # pragma: no cover - numba
 
 @numba.njit(cache=True, nogil=True)
 def _grouped_block_loss_gradient(
-    codes,
-    layout,
-    tables,
-    numeric,
-    numeric_inputs,
-    class_index,
-    scale,
-    coef,
-    intercept,
-    start,
-    stop,
-    sums,
-    grad,
-    grad_intercept,
-    block_rows,
+    codes, layout, tables, rows, parameters, span, outputs, block_rows
 ):  # pragma: no cover - numba
-    # the rows start..stop by cache blocks: scores from the tables (then the numeric
-    # inputs), softmax residuals, each code's summed residuals into ``sums`` and the
-    # numeric inputs' into ``grad``
+    # the rows span = (start, stop) by cache blocks: scores from the tables (then the
+    # numeric inputs), softmax residuals, each code's summed residuals into ``sums`` and
+    # the numeric inputs' into ``grad``; rows = (numeric, numeric_inputs, class_index,
+    # scale), parameters = (coef, intercept), outputs = (sums, grad, grad_intercept)
+    numeric, numeric_inputs, class_index, scale = rows
+    coef, intercept = parameters
+    start, stop = span
+    sums, grad, grad_intercept = outputs
     table_start = layout[5]
     n_classes = intercept.shape[0]
     residual = np.empty((min(block_rows, stop - start), n_classes))
@@ -341,17 +332,10 @@ def grouped_loss_gradient(
             codes,
             layout,
             tables,
-            numeric,
-            numeric_inputs,
-            class_index,
-            scale,
-            coef,
-            intercept,
-            block[0],
-            block[1],
-            sums,
-            grad,
-            grad_intercept,
+            (numeric, numeric_inputs, class_index, scale),
+            (coef, intercept),
+            (block[0], block[1]),
+            (sums, grad, grad_intercept),
             cache_rows(coef.shape[1]),
         )
         return loss, grad, grad_intercept, sums
