@@ -268,7 +268,7 @@ def report_ensemble(results: dict) -> str:
         "",
         f"- in memory, {m['rows']:,} rows x {N_FEATURES}: fit {m['fit_s']:.1f} s "
         f"({m['rows_per_s']:,.0f} rows/s); scaled to {f['rows']:,} rows: {scaled:.0f} s",
-        f"- from disk, `discotree fit --data --model eskdb` (batches of "
+        f"- from disk, {f['rows']:,} rows, `discotree fit --data --model eskdb` (batches of "
         f"{f['batch_rows']:,}; the file read twice, its codes kept for the other passes): "
         f"{f['fit_s']:.0f} s = {f['fit_s'] / scaled:.2f}x the scaled in-memory fit "
         f"(target <= 3x); peak RSS {f['peak_rss_mb']:.0f} MB (target < 2048 MB: "
@@ -277,29 +277,49 @@ def report_ensemble(results: dict) -> str:
     if "ensemble_dask" in results:
         d = results["ensemble_dask"]
         peaks = ", ".join(f"{p:.0f}" for p in d["worker_peak_rss_mb"])
+        scaled_dask = m["fit_s"] * d["rows"] / m["rows"]
         lines.append(
-            f"- Dask, 2-worker LocalCluster, {d['partitions']} partitions: {d['seconds']:.0f} s "
-            f"= {d['seconds'] / scaled:.2f}x the scaled in-memory fit (target <= 3x); "
+            f"- Dask, {d['rows']:,} rows, 2-worker LocalCluster, {d['partitions']} partitions: "
+            f"{d['seconds']:.0f} s = {d['seconds'] / scaled_dask:.2f}x the in-memory fit scaled "
+            f"to its rows (target <= 3x); "
             f"workers' peak RSS {peaks} MB (target < 2048 MB each)"
         )
     return "\n".join(lines) + "\n"
 
 
 def only_ensemble(args) -> None:
-    """The ensemble's row of the benchmark (``--only-ensemble``): see the module."""
-    results: dict = {"machine": machine()}
-    results["ensemble_memory"] = ensemble_in_memory(args.ensemble_memory_rows)
-    print(results["ensemble_memory"], flush=True)
-    with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / "synthetic.parquet"
-        write_s = write_parquet(path, args.rows)
-        run = streaming_fit(path, Path(scratch) / "eskdb.json", args.batch_rows, "eskdb")
-        run.update(rows=args.rows, batch_rows=args.batch_rows, write_s=write_s)
-        results["ensemble_file"] = run
-        print(run, flush=True)
-        if not args.skip_dask:
-            results["ensemble_dask"] = ensemble_dask(path, args.rows)
-            print(results["ensemble_dask"], flush=True)
+    """The ensemble's row of the benchmark (``--only-ensemble``): see the module. With
+    ``--ensemble-parts`` naming some of ``memory``, ``file`` and ``dask``, only those
+    are measured and merged into the existing scale_ensemble.json (each process can
+    then run pinned to its own core, ``taskset -c N``); ``--parquet`` keeps the file
+    (written when missing) for a later part."""
+    parts = set(args.ensemble_parts.split(","))
+    unknown = parts - {"memory", "file", "dask"}
+    if unknown:
+        raise SystemExit(f"--ensemble-parts: unknown {sorted(unknown)}")
+    existing = args.out / "scale_ensemble.json"
+    merged = parts != {"memory", "file", "dask"} and existing.exists()
+    results: dict = json.loads(existing.read_text()) if merged else {}
+    results["machine"] = machine()
+    if "memory" in parts:
+        results["ensemble_memory"] = ensemble_in_memory(args.ensemble_memory_rows)
+        print(results["ensemble_memory"], flush=True)
+    if parts & {"file", "dask"}:
+        with tempfile.TemporaryDirectory() as scratch:
+            path = args.parquet or Path(scratch) / "synthetic.parquet"
+            write_s = 0.0 if path.exists() else write_parquet(path, args.rows)
+            if "file" in parts:
+                run = streaming_fit(path, Path(scratch) / "eskdb.json", args.batch_rows, "eskdb")
+                run.update(rows=args.rows, batch_rows=args.batch_rows, write_s=write_s)
+                results["ensemble_file"] = run
+                print(run, flush=True)
+            if "dask" in parts and not args.skip_dask:
+                results["ensemble_dask"] = ensemble_dask(path, args.rows)
+                print(results["ensemble_dask"], flush=True)
+    if merged:  # (another process may have merged its part meanwhile)
+        latest = json.loads(existing.read_text())
+        results = {**latest, **{key: results[key] for key in results if key != "machine"}}
+        results["machine"] = machine()
     write_results(args.out, "scale_ensemble", results, report_ensemble(results))
 
 
@@ -389,6 +409,18 @@ def main() -> None:
         type=int,
         default=1_000_000,
         help="rows of the ensemble's in-memory reference fit (--only-ensemble)",
+    )
+    parser.add_argument(
+        "--ensemble-parts",
+        default="memory,file,dask",
+        help="with --only-ensemble: the parts measured (some of memory,file,dask), the "
+        "others kept from the existing scale_ensemble.json",
+    )
+    parser.add_argument(
+        "--parquet",
+        type=Path,
+        default=None,
+        help="the Parquet file of the ensemble's parts (written when missing, then kept)",
     )
     args = parser.parse_args()
     if args.only_ensemble:
