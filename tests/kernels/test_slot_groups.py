@@ -11,7 +11,7 @@ from joblib import Parallel, delayed
 
 from discotree.kernels import logistic
 from discotree.kernels import slot_groups as kernels
-from discotree.models.logistic import input_slots
+from discotree.models.logistic import input_groups, input_slots
 from discotree.threads import one_task_of_a_pool
 from tests.kernels.test_logistic import _problem, _reference
 
@@ -64,3 +64,35 @@ def test_the_grouped_kernel_is_the_same_on_one_core_and_any_cache_block(monkeypa
         assert other[0] == results[0][0]
         assert np.array_equal(other[1], results[0][1])
         assert np.array_equal(other[2], results[0][2])
+
+
+@pytest.mark.parametrize("n_rows", [1, 40, 3 * logistic.MIN_BLOCK_ROWS + 5])
+@pytest.mark.parametrize("rows_per_code", [1, kernels.ROWS_PER_CODE])
+def test_groups_read_from_the_codes_are_the_slots_codes(n_rows, rows_per_code, monkeypatch):
+    # the codes input_groups fills from the rows' codes (pairs with levels, missing
+    # values, numeric features) against each slot's digit, a row at a time in Python
+    rng = np.random.default_rng(n_rows + 7)
+    problem = _problem(rng, n_rows)
+    codes, n_categories, values, pairs, levels, coef, intercept, y, weights = problem
+    monkeypatch.setattr(kernels, "ROWS_PER_CODE", rows_per_code)
+    inputs = input_groups(codes, n_categories, values, pairs, levels)
+    slots = input_slots(codes, n_categories, values, pairs, levels)
+    groups = inputs.groups
+    assert groups.column_start[-1] == len(slots.slots)
+    for g, (a, b) in enumerate(itertools.pairwise(groups.column_start)):
+        for r in range(n_rows):
+            expected = 0
+            for s in range(a, b):
+                k = int(slots.slots[s, r])
+                assert k < 0 or groups.low[s] <= k < groups.low[s] + groups.radix[s]
+                if k >= 0:
+                    expected += (k - groups.low[s] + groups.missing[s]) * groups.stride[s]
+            assert groups.codes[g, r] == expected
+    assert np.array_equal(inputs.numeric, slots.numeric)
+    _, loss, grad, grad_intercept = _reference(*problem)
+    got = kernels.grouped_loss_gradient(
+        groups, inputs.numeric, inputs.numeric_inputs, y, weights, coef, intercept
+    )
+    np.testing.assert_allclose(got[0], loss, rtol=1e-12)
+    np.testing.assert_allclose(got[1], grad, atol=1e-10)
+    np.testing.assert_allclose(got[2], grad_intercept, atol=1e-10)

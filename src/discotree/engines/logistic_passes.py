@@ -24,6 +24,7 @@ from scipy.stats import chi2
 
 from .. import missing_values
 from ..kernels.logistic import logistic_loss_gradient
+from ..kernels.slot_groups import grouped_loss_gradient
 from ..learners.logistic import (
     GRADIENT_TOLERANCE,
     PAIR_CELLS,
@@ -32,7 +33,13 @@ from ..learners.logistic import (
 )
 from ..learners.registry import Rows
 from ..models.category_maps import apply_maps, mapped_categories
-from ..models.logistic import NO_PAIRS, LogisticModel, input_offsets, input_slots
+from ..models.logistic import (
+    NO_PAIRS,
+    LogisticModel,
+    input_groups,
+    input_offsets,
+    input_slots,
+)
 from ..numerics import CONSTANT_RTOL, order_with_ties
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
@@ -219,21 +226,28 @@ def _loss_gradient_parts(
         if not len(part.codes):
             out.append(None)
             continue
-        inputs = input_slots(
-            part.codes, layout.n_categories, layout.values, layout.pairs, layout.pair_levels
-        )
-        out.append(
-            logistic_loss_gradient(
-                inputs.slots,
-                inputs.numeric,
-                inputs.numeric_inputs,
-                part.class_index,
-                part.weights / total,
-                coef,
-                intercept,
-            )
-        )
+        out.append(_part_loss_gradient(part, layout, coef, intercept, total))
     return out
+
+
+def _part_loss_gradient(part: Rows, layout: InputLayout, coef, intercept, total: float):
+    """A part's share of the loss and gradient: its slots grouped from the codes where
+    groups of several slots pay (as in memory), else slot by slot."""
+    inputs = input_groups(
+        part.codes, layout.n_categories, layout.values, layout.pairs, layout.pair_levels
+    )
+    scale = part.weights / total
+    if inputs.groups.several:
+        return grouped_loss_gradient(
+            inputs.groups, inputs.numeric, inputs.numeric_inputs, part.class_index, scale,
+            coef, intercept,
+        )  # fmt: skip
+    slots = input_slots(
+        part.codes, layout.n_categories, layout.values, layout.pairs, layout.pair_levels
+    )
+    return logistic_loss_gradient(
+        slots.slots, slots.numeric, slots.numeric_inputs, part.class_index, scale, coef, intercept
+    )
 
 
 class _Lockstep:

@@ -43,10 +43,13 @@ from .logistic import (
 __all__ = [
     "MAX_GROUP_CODES",
     "ROWS_PER_CODE",
+    "SlotColumns",
     "SlotGroups",
     "code_inputs",
+    "group_columns",
     "group_slots",
     "grouped_loss_gradient",
+    "grouped_ranges",
     "largest_group",
 ]
 
@@ -135,6 +138,45 @@ def _fill_codes(slots: NDArray[np.integer], groups: SlotGroups) -> None:
             code += np.where(slots[s] >= 0, digit * groups.stride[s], 0).astype(np.int32)
 
 
+def grouped_ranges(
+    low: NDArray[np.int64], high: NDArray[np.int64], missing: NDArray[np.int64], n_rows: int
+) -> SlotGroups:
+    """The groups of slots whose inputs run from ``low`` to ``high`` (-1 below ``low``:
+    none) and which have a missing value where ``missing`` is 1, for ``n_rows`` rows
+    (:func:`group_slots`'s rule), their codes not yet filled.
+
+    Examples
+    --------
+    >>> groups = grouped_ranges(np.array([0, 2, 4]), np.array([1, 3, 6]),
+    ...     np.array([0, 0, 1]), 32)
+    >>> groups.column_start.tolist(), groups.stride.tolist(), groups.codes.shape
+    ([0, 2, 3], [1, 2, 1], (2, 32))
+    """
+    n_slots = len(low)
+    radix = np.maximum(high - low + 1, 0) + missing
+    radix = np.maximum(radix, 1)  # (a slot with no input at all: one digit, 0)
+    largest = largest_group(n_rows)
+    starts, stride, size = [0], np.ones(n_slots, dtype=np.int64), 1
+    for s in range(n_slots):
+        if s > starts[-1] and size * int(radix[s]) > largest:
+            starts.append(s)
+            size = 1
+        stride[s] = size
+        size *= int(radix[s])
+    column_start = np.asarray([*starts, n_slots] if n_slots else [0], dtype=np.int64)
+    sizes = [int(np.prod(radix[a:b])) for a, b in pairwise(column_start.tolist())]
+    table_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    return SlotGroups(
+        np.empty((len(sizes), int(n_rows)), dtype=np.int32),
+        column_start,
+        np.asarray(low, dtype=np.int64),
+        radix.astype(np.int64),
+        stride,
+        np.asarray(missing, dtype=np.int64),
+        table_start,
+    )
+
+
 def group_slots(slots: NDArray[np.integer]) -> SlotGroups:
     """The slots (the rows' one-hot inputs, see the module) grouped in order, a group
     growing while the product of its slots' numbers of digits (the inputs a slot reads,
@@ -149,31 +191,77 @@ def group_slots(slots: NDArray[np.integer]) -> SlotGroups:
     ([0, 2, 3], [2, 2, 4], [[0, 1, 3, 2], [1, 0, 2, 3]])
     """
     slots = np.ascontiguousarray(slots, dtype=np.int32)
-    n_slots = slots.shape[0]
-    low, high, missing = _slot_ranges(slots)
-    radix = np.maximum(high - low + 1, 0) + missing
-    radix = np.maximum(radix, 1)  # (a slot with no input at all: one digit, 0)
-    largest = largest_group(slots.shape[1])
-    starts, stride, size = [0], np.ones(n_slots, dtype=np.int64), 1
-    for s in range(n_slots):
-        if s > starts[-1] and size * int(radix[s]) > largest:
-            starts.append(s)
-            size = 1
-        stride[s] = size
-        size *= int(radix[s])
-    column_start = np.asarray([*starts, n_slots] if n_slots else [0], dtype=np.int64)
-    sizes = [int(np.prod(radix[a:b])) for a, b in pairwise(column_start.tolist())]
-    table_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    groups = SlotGroups(
-        np.empty((len(sizes), slots.shape[1]), dtype=np.int32),
-        column_start,
-        low,
-        radix.astype(np.int64),
-        stride,
-        missing,
-        table_start,
-    )
+    groups = grouped_ranges(*_slot_ranges(slots), slots.shape[1])
     _fill_codes(slots, groups)
+    return groups
+
+
+class SlotColumns(NamedTuple):
+    """Where each slot's inputs come from in the rows' codes (rows, columns): a one-hot
+    slot reads column ``first[s]`` (``second[s]`` -1), its input ``offset[s]`` plus the
+    code; a pair slot reads columns ``first[s]`` and ``second[s]``, its input
+    ``offset[s] + levels[first, a] * width[s] + levels[second, b]`` for codes ``a`` and
+    ``b``; ``size[s]`` the slot's number of inputs; ``levels`` (columns, categories) each
+    column's level of each category. A negative code is missing: no input."""
+
+    first: NDArray[np.int64]
+    second: NDArray[np.int64]
+    offset: NDArray[np.int64]
+    width: NDArray[np.int64]
+    size: NDArray[np.int64]
+    levels: NDArray[np.int64]
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_codes_from_columns(by_column, columns, layout, out):  # pragma: no cover - numba
+    # each row's code in each group, its slots' inputs read from the codes (by column:
+    # shape (columns, rows)), a slot at a time over the rows
+    first, second, offset, width, _, levels = columns
+    column_start, low, _, stride, missing, _ = layout
+    n_rows = by_column.shape[1]
+    for g in range(column_start.shape[0] - 1):
+        code = out[g]
+        code[:] = 0
+        for s in range(column_start[g], column_start[g + 1]):
+            a_column, place = by_column[first[s]], stride[s]
+            base = offset[s] - low[s] + missing[s]
+            if second[s] < 0:
+                for r in range(n_rows):
+                    a = a_column[r]
+                    if a >= 0:
+                        code[r] += (base + a) * place
+                continue
+            b_column, a_levels, b_levels = by_column[second[s]], levels[first[s]], levels[second[s]]
+            for r in range(n_rows):
+                a, b = a_column[r], b_column[r]
+                if a >= 0 and b >= 0:
+                    code[r] += (base + a_levels[a] * width[s] + b_levels[b]) * place
+
+
+def group_columns(codes: NDArray[np.integer], columns: SlotColumns) -> SlotGroups:
+    """The groups of :func:`group_slots` for the slots ``columns`` reads from the rows'
+    ``codes``, without the slots: each slot's inputs its whole range (``offset`` to
+    ``offset + size - 1``), a missing digit where one of its columns has a missing value
+    in these rows; the codes filled from the columns directly (compiled, one pass over
+    the rows).
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1], [1, 0], [1, -1], [0, 0]] * 16)  # 64 rows, 2 columns
+    >>> columns = SlotColumns(np.array([0, 1]), np.array([-1, -1]), np.array([0, 2]),
+    ...     np.array([1, 1]), np.array([2, 2]), np.array([[0, 1], [0, 1]]))
+    >>> group_columns(codes, columns).codes[:, :4].tolist()
+    [[4, 3, 1, 2]]
+    """
+    by_column = np.ascontiguousarray(np.asarray(codes).T)
+    missing_columns = (by_column < 0).any(axis=1)
+    missing = missing_columns[columns.first] | (
+        (columns.second >= 0) & missing_columns[np.maximum(columns.second, 0)]
+    )
+    groups = grouped_ranges(
+        columns.offset, columns.offset + columns.size - 1, missing.astype(np.int64), len(codes)
+    )
+    _fill_codes_from_columns(by_column, tuple(columns), groups.layout(), groups.codes)
     return groups
 
 

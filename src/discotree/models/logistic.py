@@ -40,6 +40,7 @@ from scipy.special import log_softmax
 from .. import missing_values
 from ..docstrings import fill_doc
 from ..kernels.logistic import logistic_scores
+from ..kernels.slot_groups import SlotColumns, SlotGroups, group_columns
 from ..missing_values import MISSING
 from ..stored_checks import numbers
 from ..stored_classes import stored
@@ -50,12 +51,15 @@ from .protocol import DeclaredSizes
 __all__ = [
     "NO_PAIRS",
     "PAIR_CHUNK",
+    "InputGroups",
     "InputSlots",
     "LogisticModel",
     "design_matrix",
+    "input_groups",
     "input_offsets",
     "input_slots",
     "pair_cells",
+    "slot_columns",
 ]
 
 #: Pairs whose joint cells are computed at once (temporaries of rows x this).
@@ -200,7 +204,6 @@ def input_slots(
     pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
     offsets = input_offsets(n_categories, values, pairs, pair_levels)
     one_hot = [j for j, table in enumerate(values) if table is None]
-    with_values = [j for j, table in enumerate(values) if table is not None]
     if offsets[-1] >= np.iinfo(np.int32).max:
         raise ValueError(f"{int(offsets[-1])} logistic inputs: more than an int32 indexes.")
     slots = np.empty((len(one_hot) + len(pairs), len(codes)), dtype=np.int32)
@@ -218,12 +221,98 @@ def input_slots(
             cell = a * levels[part[:, 1], None] + b + pair_offsets[start : start + len(part), None]
             cell[missing_values.is_missing(a) | missing_values.is_missing(b)] = -1
             slots[first_slot + start : first_slot + start + len(part)] = cell
+    numeric, numeric_inputs = _numeric_inputs(codes, values, offsets)
+    return InputSlots(slots, numeric, numeric_inputs)
+
+
+def _numeric_inputs(
+    codes: NDArray[np.integer], values: list[NDArray[np.float64] | None], offsets: NDArray[np.intp]
+) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    """The values of the features with values (features, rows: 0 where missing), and
+    their inputs."""
+    with_values = [j for j, table in enumerate(values) if table is not None]
     numeric = np.zeros((len(with_values), len(codes)))
     for q, j in enumerate(with_values):
         code = codes[:, j]
         table = np.asarray(values[j], dtype=np.float64)
         numeric[q] = np.where(missing_values.observed(code), table[np.maximum(code, 0)], 0.0)
-    return InputSlots(slots, numeric, offsets[with_values].astype(np.intp))
+    return numeric, offsets[with_values].astype(np.intp)
+
+
+def slot_columns(
+    n_categories: NDArray[np.intp],
+    values: list[NDArray[np.float64] | None],
+    pairs: NDArray[np.intp] = NO_PAIRS,
+    pair_levels: list[NDArray[np.intp] | None] | None = None,
+) -> SlotColumns:
+    """Where :func:`input_slots`'s slots read their inputs in the codes: the one-hot
+    features, then the pairs (:class:`~discotree.kernels.slot_groups.SlotColumns`).
+
+    Examples
+    --------
+    >>> columns = slot_columns(np.array([3, 2]), [None, None], np.array([[0, 1]]))
+    >>> columns.first.tolist(), columns.second.tolist(), columns.offset.tolist()
+    ([0, 1, 0], [-1, -1, 1], [0, 3, 5])
+    """
+    pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    offsets = input_offsets(n_categories, values, pairs, pair_levels)
+    one_hot = np.array([j for j, table in enumerate(values) if table is None], dtype=np.int64)
+    maps = pair_levels or [None] * len(n_categories)
+    mapped = mapped_categories(n_categories, maps)
+    levels = np.zeros((len(n_categories), max(1, int(np.max(n_categories, initial=1)))))
+    for j, table in enumerate(maps):
+        n = int(n_categories[j])
+        levels[j, :n] = np.arange(n) if table is None else np.asarray(table)[:n]
+    pair_first, pair_second = pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
+    return SlotColumns(
+        np.concatenate([one_hot, pair_first]),
+        np.concatenate([np.full(len(one_hot), -1), pair_second]).astype(np.int64),
+        np.concatenate([offsets[one_hot], offsets[len(values) : -1]]).astype(np.int64),
+        np.concatenate([np.ones(len(one_hot)), mapped[pair_second]]).astype(np.int64),
+        np.concatenate([n_categories[one_hot], mapped[pair_first] * mapped[pair_second]]).astype(
+            np.int64
+        ),
+        levels.astype(np.int64),
+    )
+
+
+@dataclass
+class InputGroups:
+    """The inputs of every row as groups of slots (:func:`input_groups`): the
+    ``groups``, and the ``numeric`` values and ``numeric_inputs`` of
+    :class:`InputSlots`."""
+
+    groups: SlotGroups
+    numeric: NDArray[np.float64]
+    numeric_inputs: NDArray[np.intp]
+
+
+def input_groups(
+    codes: NDArray[np.integer],
+    n_categories: NDArray[np.intp],
+    values: list[NDArray[np.float64] | None],
+    pairs: NDArray[np.intp] = NO_PAIRS,
+    pair_levels: list[NDArray[np.intp] | None] | None = None,
+) -> InputGroups:
+    """The inputs of :func:`input_slots`, grouped
+    (:func:`~discotree.kernels.slot_groups.group_columns`: from the codes, without the
+    slots): for a pass over rows in parts, where the slots would be built again at every
+    evaluation.
+
+    Examples
+    --------
+    >>> codes = np.array([[0, 1], [2, -1]] * 64)
+    >>> inputs = input_groups(codes, np.array([3, 2]), [None, None])
+    >>> inputs.groups.codes[:, :2].tolist()
+    [[6, 2]]
+    """
+    codes = np.asarray(codes)
+    pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    offsets = input_offsets(n_categories, values, pairs, pair_levels)
+    if offsets[-1] >= np.iinfo(np.int32).max:
+        raise ValueError(f"{int(offsets[-1])} logistic inputs: more than an int32 indexes.")
+    groups = group_columns(codes, slot_columns(n_categories, values, pairs, pair_levels))
+    return InputGroups(groups, *_numeric_inputs(codes, values, offsets))
 
 
 @fill_doc
