@@ -69,6 +69,33 @@ def test_every_node_equals_the_per_node_path(rng, monkeypatch, n_classes, scale,
 
 
 @pytest.mark.parametrize("n_classes", [2, 7])
+@pytest.mark.parametrize("tabulated", [(0, 0), (1 << 13, 1 << 19)])
+def test_repeated_rows_equal_the_per_node_path(rng, monkeypatch, n_classes, tabulated):
+    # test rows drawn from a few distinct ones (missing values too, and rows that
+    # differ only in a value another node reads): a row whose node family repeats an
+    # earlier row's takes its numbers, which must be the per-node path's to the bit
+    monkeypatch.setattr("discotree.stats.backoff_prediction.TABULATED_CELLS", tabulated[0])
+    monkeypatch.setattr("discotree.stats.backoff_prediction.TABULATED_BUDGET", tabulated[1])
+    for _ in range(3):
+        model, _ = _random_model(rng, n_classes)
+        distinct = _test_rows(rng, model, n_rows=7, missing=0.2)
+        codes = distinct[rng.integers(0, len(distinct), 200)]
+        some = rng.random(len(codes)) < 0.3
+        last = int(np.argmax(model.n_categories))
+        codes[some, last] = rng.integers(-1, model.n_categories[last], some.sum())
+        packed = model._packed()
+        assert packed is not None
+        for node in model.attributes:
+            fast = model.node_log_probability(node, codes)
+            reference = model.reference_node_log_probability(node, codes)
+            assert np.array_equal(fast, reference)
+        expected = sum(
+            model.reference_node_log_probability(node, codes) for node in model.attributes
+        )
+        assert_allclose(packed.log_likelihood(codes), expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("n_classes", [2, 7])
 def test_the_tabulated_levels_equal_the_per_node_path_on_every_configuration(
     rng, monkeypatch, n_classes
 ):

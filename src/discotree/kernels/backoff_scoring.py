@@ -273,6 +273,53 @@ def _node_levels(
 
 
 @numba.njit(cache=True, nogil=True)
+def _seen_slots(n_rows):  # pragma: no cover - numba
+    # the size of the table of rows seen (a power of two, at least twice the rows)
+    size = 16
+    while size < 2 * n_rows:
+        size *= 2
+    return size
+
+
+@numba.njit(cache=True, nogil=True)
+def _family_keys_fit(radices, first, n_levels, r):  # pragma: no cover - numba
+    # whether every (value, parents) key of the node fits in 62 bits (each parent's
+    # code plus one, 0 missing, below its radix plus one; the value below r)
+    size = 1.0
+    for k in range(n_levels - 1):
+        size *= radices[first + k] + 1.0
+    return size * r < 2.0**62
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _family_key(row_parents, radices, first, n_levels, value, r):  # pragma: no cover
+    # the row's (value, parents) as one number, or -1 when a code is out of range
+    if value < 0 or value >= r:
+        return -1
+    key = value
+    for k in range(n_levels - 1):
+        parent = row_parents[k]
+        if parent >= radices[first + k] or parent < -1:
+            return -1
+        key = key * (radices[first + k] + 1) + parent + 1
+    return key
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _seen_row(seen_keys, seen_rows, key, row):  # pragma: no cover - numba
+    # the earlier row of ``key`` (open addressing), or -1 after noting ``row`` as its
+    mask = seen_keys.shape[0] - 1
+    slot = ((key * 0x5851F42D4C957F2D) >> 20) & mask
+    while seen_keys[slot] >= 0:
+        if seen_keys[slot] == key:
+            return seen_rows[slot]
+        slot = (slot + 1) & mask
+    seen_keys[slot] = key
+    seen_rows[slot] = row
+    return -1
+
+
+@numba.njit(cache=True, nogil=True)
 def backoff_node_probabilities(
     codes,
     which,
@@ -320,17 +367,24 @@ def backoff_node_probabilities(
     the linear probabilities after the first ``D = state_depth[t]`` levels of every
     ``(configuration of the first D - 1 parents, value)`` are ``states[state_at[t]:]``
     (that key times ``n_classes``, then the class; :func:`tabulate_backoff_states`):
-    a row with those parents observed starts from them at level ``D``.
+    a row with those parents observed starts from them at level ``D``. A row whose
+    node value and parents are those of an earlier row of the call takes that row's
+    numbers (the same operations would give the same bits): on test sets the rows of a
+    node's family repeat (on optdigits about 3 in 10 are distinct, on letter 1 in 10).
     """
     parent_start, radices = tables[1], tables[2]
     n_rows, n_classes = out.shape[1], out.shape[2]
     counts, totals = np.zeros(n_classes), np.zeros(n_classes)
     log_p, p_linear = np.empty(n_classes), np.empty(n_classes)
     row_parents = np.empty(max(1, parent_start.shape[0]), dtype=np.int64)
+    n_slots = _seen_slots(n_rows)
+    seen_keys, seen_rows = np.empty(n_slots, dtype=np.int64), np.empty(n_slots, dtype=np.int64)
     for s in range(which.shape[0]):
         t = which[s]
         node, r, linear = nodes[t], tables[0][t], tables[16][t]
         first, n_levels = parent_start[t], parent_start[t + 1] - parent_start[t] + 1
+        keyed = _family_keys_fit(radices, first, n_levels, r)
+        seen_keys[:] = -1
         for i in range(n_rows):
             value = codes[row_start + i, node]
             raw[s, i] = False
@@ -340,6 +394,15 @@ def backoff_node_probabilities(
                 continue
             for k in range(n_levels - 1):
                 row_parents[k] = codes[row_start + i, parents[first + k]]
+            if keyed:  # a row with the same value and parents as an earlier one: its numbers
+                key = _family_key(row_parents, radices, first, n_levels, value, r)
+                if key >= 0:
+                    earlier = _seen_row(seen_keys, seen_rows, key, i)
+                    if earlier >= 0:
+                        raw[s, i] = raw[s, earlier]
+                        for c in range(n_classes):
+                            out[s, i, c] = out[s, earlier, c]
+                        continue
             folded, identity = 0, 0
             if state_at[t] >= 0 and value < r:  # a tabulated start, if its parents are
                 folded = state_depth[t]

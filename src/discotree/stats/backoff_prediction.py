@@ -116,9 +116,11 @@ class PackedBackoff:
         (:func:`~discotree.kernels.backoff_scoring.tabulate_backoff_states`): a
         row then starts from its entry."""
         n_nodes = len(self.nodes)
-        n_levels = np.diff(self.parent_start) + 1
-        levels = np.zeros(n_nodes, dtype=np.int64)
-        cells = np.where(self.linear, self.r_nodes * self.n_classes, max_cells + 1)
+        # (plain Python numbers: the loop below runs once per node and level)
+        n_levels = (np.diff(self.parent_start) + 1).tolist()
+        levels = [0] * n_nodes
+        cells = np.where(self.linear, self.r_nodes * self.n_classes, max_cells + 1).tolist()
+        radices, parent_start = self.radices.tolist(), self.parent_start.tolist()
         sizes: list[list[int]] = [[] for _ in range(n_nodes)]  # (each depth's table)
         held = 0  # (the cells of the deepest tables: those kept)
         deepened = True
@@ -129,12 +131,13 @@ class PackedBackoff:
                     now = sizes[t][-1] if sizes[t] else 0
                     if held - now + cells[t] > budget:
                         continue
-                    held += int(cells[t]) - now
-                    sizes[t].append(int(cells[t]))
+                    held += cells[t] - now
+                    sizes[t].append(cells[t])
                     levels[t] += 1
                     deepened = True
                     if levels[t] < n_levels[t]:
-                        cells[t] *= self.radices[self.parent_start[t] + levels[t] - 1]
+                        cells[t] *= radices[parent_start[t] + levels[t] - 1]
+        levels = np.asarray(levels, dtype=np.int64)
         flat = [size for node_sizes in sizes for size in node_sizes]
         at = np.concatenate([[0], np.cumsum(flat)]).astype(np.int64)
         at_start = np.concatenate([[0], np.cumsum(levels)]).astype(np.int64)
