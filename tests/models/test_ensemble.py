@@ -106,3 +106,36 @@ def test_predictions_equal_the_per_node_scoring(rng, monkeypatch):
     for member in model.model_.members:
         member.__dict__["_packed_backoff"] = None  # (every node through the reference)
     assert_allclose(model.predict_proba(X), fast, rtol=1e-12, atol=1e-12)
+
+
+def test_a_pickled_ensemble_is_the_same_model_and_smaller(rng):
+    # members' tables and the maps packed for pickle (KDependenceModel.__reduce__,
+    # KDBEnsembleModel.__reduce__): the same numbers, predictions and JSON state; a
+    # model pickled the old way (its plain state) still loads
+    import pickle
+
+    from discotree.models.k_dependence import unpickled_model
+
+    X, y = load_wine(return_X_y=True)
+    clf = KDBEnsembleClassifier(n_estimators=3).fit(X, y)
+    model = clf.model_
+    loaded = pickle.loads(pickle.dumps(clf))
+    assert np.array_equal(loaded.predict_proba(X), clf.predict_proba(X))
+    for member, back in zip(model.members, loaded.model_.members, strict=True):
+        for node, node_back in zip(member.tables, back.tables, strict=True):
+            for table, got in zip(node, node_back, strict=True):
+                assert np.array_equal(table.cells, got.cells)
+                assert np.array_equal(table.masses, got.masses)
+        assert back.__getstate__().keys() == member.__getstate__().keys()
+    for maps, maps_back in zip(model.maps, loaded.model_.maps, strict=True):
+        for m, got in zip(maps, maps_back, strict=True):
+            assert (m is None and got is None) or np.array_equal(m, got)
+    plain = [
+        len(pickle.dumps((type(m), m.__getstate__()))) for m in model.members
+    ]  # (what the default pickle stored)
+    assert sum(len(pickle.dumps(m)) for m in model.members) < sum(plain)
+    old = unpickled_model(KDependenceModel, model.members[0].__getstate__())
+    assert np.array_equal(
+        old.log_likelihood(np.zeros((2, X.shape[1]), dtype=np.intp)),
+        model.members[0].log_likelihood(np.zeros((2, X.shape[1]), dtype=np.intp)),
+    )

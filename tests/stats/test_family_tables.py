@@ -176,3 +176,39 @@ def test_codes_beyond_their_categories_are_counted_as_the_sorted_count_does():
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
     assert got[0].tolist() == [1, 7, 46]
+
+
+@pytest.mark.parametrize("weights", ["ones", "exponential", "huge"])
+def test_packed_tables_give_back_every_table_to_the_last_bit(rng, weights):
+    # whole counts (packed as small integers), real weights and counts beyond 2**53
+    # (float64), empty tables, ids near 2**62 (cells of many parents' configurations)
+    import pickle
+
+    from discotree.stats.family_tables import packed_tables, unpacked_tables
+
+    n_rows, n_categories = 80, np.array([3, 4, 2, 5])
+    codes = np.column_stack([rng.integers(0, r, n_rows) for r in n_categories])
+    codes[rng.random(codes.shape) < 0.1] = -1
+    y = rng.integers(0, 3, n_rows)
+    w = {
+        "ones": None,
+        "exponential": rng.exponential(1.0, n_rows),
+        "huge": np.full(n_rows, 2.0**60),
+    }
+    parents = [(), (0,), (0, 1), (2, 1, 0)]
+    tables = prefix_family_tables(codes, y, w[weights], 3, n_categories, parents)
+    far = SparseFamilyTable(3, (0, 1, 2), 3, 5, np.array([7, 2**62 - 1]), np.array([1.0, 3.0]))
+    tables = [*tables, [], [far]]
+    packed = packed_tables(tables)
+    back = unpacked_tables(pickle.loads(pickle.dumps(packed)))
+    assert [len(node) for node in back] == [len(node) for node in tables]
+    for node, node_back in zip(tables, back, strict=True):
+        for table, got in zip(node, node_back, strict=True):
+            assert (got.node, got.parents, got.n_classes, got.r_node) == (
+                table.node, table.parents, table.n_classes, table.r_node,
+            )  # fmt: skip
+            assert got.cells.dtype == np.int64 and np.array_equal(got.cells, table.cells)
+            assert got.masses.dtype == np.float64 and np.array_equal(got.masses, table.masses)
+    if weights == "ones":
+        assert packed["masses"][1] != np.dtype(np.float64).str  # (counts: small integers)
+    assert packed_tables([[far, "not a table"]]) is None

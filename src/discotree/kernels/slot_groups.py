@@ -191,7 +191,8 @@ def group_slots(slots: NDArray[np.integer]) -> SlotGroups:
     ([0, 2, 3], [2, 2, 4], [[0, 1, 3, 2], [1, 0, 2, 3]])
     """
     slots = np.ascontiguousarray(slots, dtype=np.int32)
-    groups = grouped_ranges(*_slot_ranges(slots), slots.shape[1])
+    low, high, missing = _slot_ranges(slots)
+    groups = grouped_ranges(low, high, missing, slots.shape[1])
     _fill_codes(slots, groups)
     return groups
 
@@ -254,7 +255,7 @@ def group_columns(codes: NDArray[np.integer], columns: SlotColumns) -> SlotGroup
     [[4, 3, 1, 2]]
     """
     by_column = np.ascontiguousarray(np.asarray(codes).T)
-    missing_columns = (by_column < 0).any(axis=1)
+    missing_columns: NDArray[np.bool_] = np.asarray((by_column < 0).any(axis=1))
     missing = missing_columns[columns.first] | (
         (columns.second >= 0) & missing_columns[np.maximum(columns.second, 0)]
     )

@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 from .. import missing_values
 from ..missing_values import MISSING
 
-__all__ = ["apply_maps", "mapped_categories"]
+__all__ = ["apply_maps", "mapped_categories", "packed_maps", "unpacked_maps"]
 
 
 def apply_maps(codes: NDArray[np.integer], maps: list[NDArray[np.intp] | None]) -> NDArray[np.intp]:
@@ -52,3 +52,41 @@ def mapped_categories(
         ],
         dtype=np.intp,
     )
+
+
+def packed_maps(maps: list[list[NDArray[np.intp] | None]]) -> dict[str, NDArray[np.int64]]:
+    """Several lists of maps (an ensemble's, one list per member) as two flat arrays, for
+    a compact pickle: each map's length (-1 for None) and their entries one after the
+    other (:func:`unpacked_maps` gives them back).
+
+    Examples
+    --------
+    >>> packed = packed_maps([[None, np.array([0, 0, 1])], [np.array([0, 1]), None]])
+    >>> packed["lengths"].tolist(), packed["entries"].tolist()
+    ([[-1, 3], [2, -1]], [0, 0, 1, 0, 1])
+    >>> [[m if m is None else m.tolist() for m in member] for member in unpacked_maps(packed)]
+    [[None, [0, 0, 1]], [[0, 1], None]]
+    """
+    lengths = np.array(
+        [[-1 if m is None else len(m) for m in member] for member in maps], dtype=np.int64
+    ).reshape(len(maps), -1)
+    entries = np.concatenate(
+        [np.zeros(0, dtype=np.int64)]
+        + [np.asarray(m, dtype=np.int64) for member in maps for m in member if m is not None]
+    )
+    if 0 <= entries.min(initial=0) and entries.max(initial=0) < 256:  # (the usual: few bins)
+        entries = entries.astype(np.uint8)
+    return {"lengths": lengths, "entries": entries}
+
+
+def unpacked_maps(packed: dict[str, NDArray[np.int64]]) -> list[list[NDArray[np.intp] | None]]:
+    """The maps of :func:`packed_maps`."""
+    entries, at = packed["entries"], 0
+    out: list[list[NDArray[np.intp] | None]] = []
+    for member in np.asarray(packed["lengths"]).tolist():
+        maps: list[NDArray[np.intp] | None] = []
+        for length in member:
+            maps.append(None if length < 0 else entries[at : at + length].astype(np.intp))
+            at += max(length, 0)
+        out.append(maps)
+    return out

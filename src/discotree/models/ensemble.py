@@ -40,7 +40,7 @@ from ..stored_checks import check_class_prior, fail
 from ..stored_classes import stored
 from ..threads import map_on_cores
 from ..transformers.mdl import sampled_mdl_partition
-from .category_maps import apply_maps
+from .category_maps import apply_maps, packed_maps, unpacked_maps
 from .file_checks import StoredModel
 from .k_dependence import KDependenceModel
 from .logistic import LogisticModel
@@ -193,6 +193,14 @@ class KDBEnsembleModel(StoredModel):
         """The numbers of a loaded model (finite, normalised, in range)."""
         _ensemble(self, where)
 
+    def __reduce__(self) -> tuple:
+        """Pickled with the members' maps packed
+        (:func:`~discotree.models.category_maps.packed_maps`: two arrays, not one per
+        column and member), loaded as the same model (:func:`unpickled_ensemble`)."""
+        state = dict(self.__dict__)
+        state["maps"] = packed_maps(self.maps)
+        return (unpickled_ensemble, (type(self), state))
+
 
 def pooled_log_posterior(
     log_p: NDArray[np.float64], log_q: NDArray[np.float64], weight: float, pooling: str
@@ -234,3 +242,12 @@ def _ensemble(model: KDBEnsembleModel, where: str) -> None:
         if member.n_classes != len(prior):
             raise fail(f"{where}.members[{m}]",
                         f"has {member.n_classes} classes, the ensemble {len(prior)}")  # fmt: skip
+
+
+def unpickled_ensemble(cls: type, state: dict) -> KDBEnsembleModel:
+    """The model of a pickled ``state`` (:meth:`KDBEnsembleModel.__reduce__`)."""
+    if isinstance(state.get("maps"), dict):
+        state = {**state, "maps": unpacked_maps(state["maps"])}
+    model: KDBEnsembleModel = object.__new__(cls)
+    model.__dict__.update(state)
+    return model

@@ -118,7 +118,7 @@ class PackedBackoff:
         n_nodes = len(self.nodes)
         # (plain Python numbers: the loop below runs once per node and level)
         n_levels = (np.diff(self.parent_start) + 1).tolist()
-        levels = [0] * n_nodes
+        depths = [0] * n_nodes
         cells = np.where(self.linear, self.r_nodes * self.n_classes, max_cells + 1).tolist()
         radices, parent_start = self.radices.tolist(), self.parent_start.tolist()
         sizes: list[list[int]] = [[] for _ in range(n_nodes)]  # (each depth's table)
@@ -127,17 +127,17 @@ class PackedBackoff:
         while deepened:
             deepened = False
             for t in range(n_nodes):
-                if levels[t] < n_levels[t] and cells[t] <= max_cells:
+                if depths[t] < n_levels[t] and cells[t] <= max_cells:
                     now = sizes[t][-1] if sizes[t] else 0
                     if held - now + cells[t] > budget:
                         continue
                     held += cells[t] - now
                     sizes[t].append(cells[t])
-                    levels[t] += 1
+                    depths[t] += 1
                     deepened = True
-                    if levels[t] < n_levels[t]:
-                        cells[t] *= radices[parent_start[t] + levels[t] - 1]
-        levels = np.asarray(levels, dtype=np.int64)
+                    if depths[t] < n_levels[t]:
+                        cells[t] *= radices[parent_start[t] + depths[t] - 1]
+        levels = np.asarray(depths, dtype=np.int64)
         flat = [size for node_sizes in sizes for size in node_sizes]
         at = np.concatenate([[0], np.cumsum(flat)]).astype(np.int64)
         at_start = np.concatenate([[0], np.cumsum(levels)]).astype(np.int64)

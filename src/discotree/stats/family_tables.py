@@ -12,7 +12,9 @@ union, so ``partial_fit`` and engines that count elsewhere give the tables of th
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,7 +31,13 @@ from ..kernels.sparse_families import sparse_cell_lookup, sparse_cells_are_valid
 from ..stored_checks import CheckedState, numbers
 from ..stored_classes import stored
 
-__all__ = ["SparseFamilyTable", "observed_prefix_lengths", "prefix_family_tables"]
+__all__ = [
+    "SparseFamilyTable",
+    "observed_prefix_lengths",
+    "packed_tables",
+    "prefix_family_tables",
+    "unpacked_tables",
+]
 
 
 @stored
@@ -327,3 +335,89 @@ def _dense_groups(sizes: list[int], limit: int) -> list[range]:
     if level > start:
         groups.append(range(start, level))
     return groups
+
+
+def _least_integers(values: NDArray[np.integer]) -> NDArray[np.integer]:
+    """``values`` (>= 0) in the smallest unsigned integer type that holds them."""
+    largest = int(values.max(initial=0))
+    for dtype in (np.uint8, np.uint16, np.uint32, np.uint64):
+        if largest <= np.iinfo(dtype).max:
+            return values.astype(dtype)
+    raise AssertionError("unreachable: int64 values fit in uint64")  # pragma: no cover
+
+
+def _deflated(values: NDArray) -> tuple[bytes, str]:
+    return zlib.compress(np.ascontiguousarray(values).tobytes()), values.dtype.str
+
+
+def _inflated(deflated: tuple[bytes, str]) -> NDArray:
+    data, dtype = deflated
+    return np.frombuffer(zlib.decompress(data), dtype=np.dtype(dtype))
+
+
+def packed_tables(tables: list[list[SparseFamilyTable]]) -> dict[str, Any] | None:
+    """Nested lists of tables (a model's, per node) as a few flat arrays, for a compact
+    pickle (:func:`unpacked_tables` gives them back, equal to the last bit): each
+    table's node, number of parents, classes and values; the parents; the cells, each
+    table's as its first id and the steps between them (sorted ids: small steps), in
+    the smallest unsigned type that holds them, and the masses so too where every one
+    is a whole number below 2**53 (counts of rows of weight one), else float64; cells
+    and masses deflated (zlib). None when an entry is not a :class:`SparseFamilyTable`.
+
+    Examples
+    --------
+    >>> table = SparseFamilyTable(0, (1,), 2, 2, np.array([1, 5]), np.array([2.0, 1.0]))
+    >>> packed = packed_tables([[], [table, table]])
+    >>> packed["cells"][1], packed["masses"][1]
+    ('|u1', '|u1')
+    >>> back = unpacked_tables(packed)[1][0]
+    >>> back.parents, back.cells.tolist(), back.masses.tolist()
+    ((1,), [1, 5], [2.0, 1.0])
+    """
+    flat = [table for node in tables for table in node]
+    if not all(type(table) is SparseFamilyTable for table in flat):
+        return None
+    sizes = np.array([len(t.cells) for t in flat], dtype=np.int64)
+    cells = np.concatenate([np.zeros(0, dtype=np.int64), *(t.cells for t in flat)])
+    steps = np.diff(cells, prepend=0)
+    firsts = (np.cumsum(sizes) - sizes)[sizes > 0]
+    steps[firsts] = cells[firsts]  # (each table's first id as it is)
+    masses = np.concatenate([np.zeros(0), *(t.masses for t in flat)])
+    if np.all(masses == np.floor(masses)) and masses.max(initial=0.0) < 2.0**53:
+        masses = _least_integers(masses.astype(np.int64))
+    describe = [(t.node, len(t.parents), t.n_classes, t.r_node) for t in flat]
+    return {
+        "levels": _least_integers(np.array([len(node) for node in tables], dtype=np.int64)),
+        "tables": _least_integers(np.array(describe, dtype=np.int64).reshape(-1, 4)),
+        "sizes": _least_integers(sizes),
+        "parents": _least_integers(np.array([p for t in flat for p in t.parents], dtype=np.int64)),
+        "cells": _deflated(_least_integers(steps)),
+        "masses": _deflated(masses),
+    }
+
+
+def unpacked_tables(packed: dict[str, Any]) -> list[list[SparseFamilyTable]]:
+    """The tables of :func:`packed_tables` (cells int64, masses float64 again)."""
+    sizes = packed["sizes"].astype(np.int64)
+    steps = _inflated(packed["cells"]).astype(np.int64)
+    masses = _inflated(packed["masses"]).astype(np.float64)
+    parents = packed["parents"].astype(np.int64).tolist()
+    flat, at, parent_at = [], 0, 0
+    described = packed["tables"].astype(np.int64).tolist()
+    for (node, n_parents, n_classes, r_node), size in zip(described, sizes.tolist(), strict=True):
+        flat.append(
+            SparseFamilyTable(
+                node,
+                tuple(parents[parent_at : parent_at + n_parents]),
+                n_classes,
+                r_node,
+                np.cumsum(steps[at : at + size]),
+                masses[at : at + size].copy(),
+            )
+        )
+        at, parent_at = at + size, parent_at + n_parents
+    out, start = [], 0
+    for n_levels in packed["levels"].astype(np.int64).tolist():
+        out.append(flat[start : start + n_levels])
+        start += n_levels
+    return out
