@@ -316,9 +316,11 @@ def only_ensemble(args) -> None:
             if "dask" in parts and not args.skip_dask:
                 results["ensemble_dask"] = ensemble_dask(path, args.rows)
                 print(results["ensemble_dask"], flush=True)
-    if merged:  # (another process may have merged its part meanwhile)
-        latest = json.loads(existing.read_text())
-        results = {**latest, **{key: results[key] for key in results if key != "machine"}}
+    if merged:  # only this process's parts: another may have merged its own meanwhile
+        measured = {"memory": ["ensemble_memory"], "file": ["ensemble_file"]}
+        measured["dask"] = ["ensemble_dask"]
+        keys = [key for part in parts for key in measured[part] if key in results]
+        results = {**json.loads(existing.read_text()), **{key: results[key] for key in keys}}
         results["machine"] = machine()
     write_results(args.out, "scale_ensemble", results, report_ensemble(results))
 
