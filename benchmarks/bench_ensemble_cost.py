@@ -265,7 +265,13 @@ def markdown(results: dict) -> str:
                 f"{r['median_standard_error']:.5f} (nats of log-odds)"
             )
     if "first_fit" in results:
-        lines += ["", "First fit of a fresh process on iris (seconds; second fit beside):", ""]
+        where = results.get("first_fit_machine", results["machine"])
+        lines += [
+            "",
+            "First fit of a fresh process on iris (seconds; second fit beside; on "
+            f"{where['cpu']}, {where['cores']} cores):",
+            "",
+        ]
         for cache, row in results["first_fit"].items():
             line = f"- numba cache {cache}: {row['first_s']} (second {row['second_s']})"
             if "first_cpu_s" in row:
