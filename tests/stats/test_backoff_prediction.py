@@ -203,41 +203,49 @@ def test_tables_that_are_not_nested_are_read_level_by_level(rng):
         )
 
 
-def _large_tables(monkeypatch, model):
-    # packing the model as costly as scoring 1000 rows of every node; a call's own
-    # cost none
-    monkeypatch.setattr("discotree.models.k_dependence.PACKED_CELLS_PER_NODE", 0)
-    monkeypatch.setattr("discotree.models.k_dependence.PACKED_CELLS_PER_ROW", 1)
-    shape = replace(model._shape(), table_cells=len(model.attributes) * 1000)
+def _large_tables(monkeypatch, model, calls=4):
+    # packing the model as costly as scoring every node in ``calls`` calls (of rows
+    # without missing values)
+    monkeypatch.setattr("discotree.models.k_dependence.PACKED_CELLS_PER_NODE", 10)
+    shape = replace(model._shape(), packing_cells=len(model.attributes) * 10 * calls)
     model.__dict__["_network_shape"] = shape
 
 
-def test_few_rows_are_scored_node_by_node_without_packing(rng, monkeypatch):
+def test_few_calls_are_scored_node_by_node_without_packing(rng, monkeypatch):
     model, _ = _random_model(rng, 2)
     _large_tables(monkeypatch, model)
     codes = _test_rows(rng, model, missing=0.0)  # (no sum-out: no rows but these)
-    assert len(codes) < 1000
     few = model.log_likelihood(codes)
     assert "_packed_backoff" not in model.__dict__
     model._packed()
     assert np.array_equal(model.log_likelihood(codes), few)  # (the same bits)
 
 
-def test_repeated_small_predictions_pack_once_their_rows_add_up(rng, monkeypatch):
+def test_repeated_predictions_pack_once_their_node_calls_add_up(rng, monkeypatch):
     model, _ = _random_model(rng, 2)
-    _large_tables(monkeypatch, model)
+    _large_tables(monkeypatch, model, calls=4)
     codes = _test_rows(rng, model, missing=0.0)
     first = model.log_likelihood(codes)
     calls = 1
     while "_packed_backoff" not in model.__dict__:
-        assert calls * len(codes) < 1000
+        assert calls < 4
         assert np.array_equal(model.log_likelihood(codes), first)
         calls += 1
-    assert calls * len(codes) >= 1000
+    assert calls == 4  # (packed in the call that reached the cost)
     assert model._packed() is not None
     assert np.array_equal(model.log_likelihood(codes), first)  # (the same bits)
     again = pickle.loads(pickle.dumps(model))  # (the count is not pickled either)
     assert "_work_scored" not in again.__dict__
+
+
+def test_missing_values_count_a_call_per_level(rng, monkeypatch):
+    # rows with missing values cost the per-node path a pass per observed prefix: a
+    # call counts its nodes times their levels, and packs sooner
+    model, _ = _random_model(rng, 2)
+    _large_tables(monkeypatch, model, calls=4)
+    codes = _test_rows(rng, model, missing=0.3)
+    model.log_likelihood(codes)
+    assert "_packed_backoff" in model.__dict__
 
 
 def test_small_tables_are_packed_at_the_first_prediction(rng):

@@ -47,7 +47,7 @@ from numpy.typing import NDArray
 from .. import missing_values
 from ..docstrings import fill_doc
 from ..kernels.counts import configuration_ids
-from ..stats.backoff_prediction import PackedBackoff
+from ..stats.backoff_prediction import PackedBackoff, tabulation_cells
 from ..stats.family_tables import (
     SparseFamilyTable,
     observed_prefix_lengths,
@@ -68,7 +68,8 @@ __all__ = [
     "MAX_ELIMINATION_CELLS",
     "MAX_ENUMERATED_VALUES",
     "PACKED_CELLS_PER_NODE",
-    "PACKED_CELLS_PER_ROW",
+    "PACKING_CELLS_PER_NODE",
+    "TABULATED_CELLS_PER_CELL",
     "KDependenceModel",
     "elimination_cells",
 ]
@@ -85,16 +86,24 @@ MAX_CACHED_PATTERNS = 4096
 #: When a prediction packs the model's tables for the compiled pass over all the nodes
 #: (:class:`~discotree.stats.backoff_prediction.PackedBackoff`, kept for the next
 #: calls): once scoring node by node what has been asked for (this call and the earlier
-#: ones, a missing value's sum-out included) would have cost more than packing, counted
-#: in cells of the tables packed: each node's call costs about as much as packing
-#: ``PACKED_CELLS_PER_NODE`` cells, and each of its rows ``PACKED_CELLS_PER_ROW`` more
-#: (measured on the ensemble's members, one core: packing 0.17 µs a cell, a node's
-#: call 0.3 ms, 0.7 µs a row). Until then the nodes are scored one by one (the same
-#: numbers to the bit). Small tables (hepatitis, vote, soybean: 2 to 4 ms a member)
-#: are packed at once, large ones for a few rows are not.
-PACKED_CELLS_PER_NODE = 2048
+#: ones) would have cost more than packing, counted in cells of the tables packed. The
+#: rows cost about the same either way (the packed pass reads each row's levels as the
+#: per-node pass does, and both take a repeated row's numbers once); what packing saves
+#: is each node's call, about as much as packing ``PACKED_CELLS_PER_NODE`` cells, and
+#: one more for each of its parents missing in some row (a pass per observed prefix).
+#: Packing costs its tables' cells, ``PACKING_CELLS_PER_NODE`` more per node, and the
+#: cells of the first levels it tabulates, ``TABULATED_CELLS_PER_CELL`` each. Measured
+#: on the ensemble's members, one core (AMD EPYC): packing 0.06 µs a cell and 25 µs a
+#: node, tabulating 0.004 µs a cell, a node's call 45 µs plus 0.15 µs a row, the packed
+#: pass 0.155 µs a row. A first prediction of a test set packs small tables (vote,
+#: hepatitis, soybean) and not the large ones of numeric sets (sonar, optdigits: there
+#: the second to fifth call packs). Until then the nodes are scored one by one (the
+#: same numbers to the bit).
+PACKED_CELLS_PER_NODE = 800
 #: See :data:`PACKED_CELLS_PER_NODE`.
-PACKED_CELLS_PER_ROW = 4
+PACKING_CELLS_PER_NODE = 400
+#: See :data:`PACKED_CELLS_PER_NODE`.
+TABULATED_CELLS_PER_CELL = 1 / 16
 #: Largest number of joint values of a row's missing parents that are enumerated
 #: (``KDependenceModel._enumerated``) rather than eliminated over the dense tables:
 #: beyond, the enumeration costs more than building the tables once (on soybean's rows
@@ -113,7 +122,8 @@ class _NetworkShape:
     are some attribute's parent (``parents``, sorted, and as the mask ``is_parent``),
     the attributes in use (the mask ``used``), each parent's children in use
     (``children``), :meth:`KDependenceModel.dense_cells` and the cells of the sparse
-    tables in use (``table_cells``: what packing them costs)."""
+    tables in use (``table_cells``), and what packing them costs, in cells
+    (``packing_cells``: :data:`PACKED_CELLS_PER_NODE`)."""
 
     parents: NDArray[np.intp]
     is_parent: NDArray[np.bool_]
@@ -121,6 +131,7 @@ class _NetworkShape:
     children: dict[int, list[int]]
     dense_cells: int
     table_cells: int
+    packing_cells: int
 
 
 # ------------------------------------------------ checks of a loaded model
@@ -245,7 +256,7 @@ class KDependenceModel(JointScoring, StoredModel):
         self, node: int, codes: NDArray[np.integer], *, counted: bool
     ) -> NDArray[np.float64]:
         # (counted: this call counts towards packing; not again for each node of a call)
-        packed = self._packed(len(codes), 1 if counted else 0)
+        packed = self._packed(codes, 1 if counted else 0)
         position = None if packed is None else packed.position(node)
         if packed is not None and position is not None:
             return packed.node_log_probabilities(codes, [position])[0]
@@ -256,7 +267,7 @@ class KDependenceModel(JointScoring, StoredModel):
     ) -> list[NDArray[np.float64]]:
         """:meth:`node_log_probability` of each of ``nodes`` (the same numbers): the packed
         ones in one compiled call over all of them."""
-        packed = self._packed(len(codes), len(nodes))
+        packed = self._packed(codes, len(nodes))
         if packed is None:
             return [self._node_log_probability(node, codes, counted=False) for node in nodes]
         positions = [packed.position(node) for node in nodes]
@@ -317,7 +328,7 @@ class KDependenceModel(JointScoring, StoredModel):
         """``log P(x | c)`` of every row and class (the class prior excluded), missing
         values summed out exactly where affordable (see the module notes)."""
         codes = np.asarray(codes)
-        packed = self._packed(len(codes), len(self.attributes))
+        packed = self._packed(codes, len(self.attributes))
         if packed is not None:
             out = packed.log_likelihood(codes)
         else:
@@ -378,8 +389,24 @@ class KDependenceModel(JointScoring, StoredModel):
                 for j in self.attributes
                 for table in self.tables[j][: len(self.parents[j]) + 1]
             )
+            tabulated = tabulation_cells(
+                [int(self.n_categories[j]) for j in self.attributes],
+                self.n_classes,
+                [[int(self.n_categories[p]) for p in self.parents[j]] for j in self.attributes],
+            )
+            packing = (
+                cells
+                + PACKING_CELLS_PER_NODE * len(self.attributes)
+                + int(TABULATED_CELLS_PER_CELL * tabulated)
+            )
             self.__dict__["_network_shape"] = _NetworkShape(
-                np.flatnonzero(is_parent), is_parent, used, children, self.dense_cells(), cells
+                np.flatnonzero(is_parent),
+                is_parent,
+                used,
+                children,
+                self.dense_cells(),
+                cells,
+                packing,
             )
         return self.__dict__["_network_shape"]
 
@@ -556,20 +583,29 @@ class KDependenceModel(JointScoring, StoredModel):
             barren = kept
         return sorted(barren)
 
-    def _packed(self, n_rows: int | None = None, n_nodes: int = 0) -> PackedBackoff | None:
+    def _packed(
+        self, codes: NDArray[np.integer] | None = None, n_nodes: int = 0
+    ) -> PackedBackoff | None:
         """The hierarchical tables of the nodes in use, packed for prediction (cached
         outside the pickled state; None without hierarchical smoothing), packed for the
-        first time once scoring ``n_nodes`` nodes of ``n_rows`` rows in this call, with
-        what the earlier calls asked for, would have cost more node by node than packing
-        (:data:`PACKED_CELLS_PER_NODE`; ``n_nodes`` 0: already counted), or at once for
-        ``n_rows`` None (until then the nodes are scored one by one, the same numbers)."""
+        first time once scoring ``n_nodes`` nodes of the rows ``codes`` in this call,
+        with what the earlier calls asked for, would have cost more node by node than
+        packing (:data:`PACKED_CELLS_PER_NODE`; ``n_nodes`` 0: already counted), or at
+        once for ``codes`` None (until then the nodes are scored one by one, the same
+        numbers)."""
         if "_packed_backoff" not in self.__dict__:
             # (the hierarchical concentrations: None when nothing is packed)
             concentrations = None if self.hdp or not self.attributes else self.concentrations
-            if concentrations is not None and n_rows is not None:
-                work = self.__dict__.get("_work_scored", 0)  # (so far; this call's next)
-                work += n_nodes * (PACKED_CELLS_PER_NODE + PACKED_CELLS_PER_ROW * n_rows)
-                if work < self._shape().table_cells:
+            if concentrations is not None and codes is not None:
+                shape = self._shape()
+                calls = n_nodes  # (a pass per node, and one per parent missing somewhere)
+                if n_nodes:
+                    absent = np.asarray(missing_values.is_missing(np.asarray(codes)).any(axis=0))
+                    if absent.any():
+                        extra = [int(absent[list(self.parents[j])].sum()) for j in self.attributes]
+                        calls += n_nodes * sum(extra) // len(extra)
+                work = self.__dict__.get("_work_scored", 0) + calls * PACKED_CELLS_PER_NODE
+                if work < shape.packing_cells:
                     self.__dict__["_work_scored"] = work
                     return None
             packed = None

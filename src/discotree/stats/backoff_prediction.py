@@ -34,6 +34,7 @@ __all__ = [
     "TABULATED_BUDGET",
     "TABULATED_CELLS",
     "PackedBackoff",
+    "tabulation_cells",
 ]
 
 #: A level's entries get a dense index (one position per key: no binary search) when
@@ -56,6 +57,29 @@ TABULATED_BUDGET = 1 << 20
 #: The largest block of terms (nodes x rows x classes) one call holds at once: the rows
 #: are scored in blocks beyond.
 MAX_BLOCK_CELLS = 1 << 22
+
+
+def tabulation_cells(r_nodes: list[int], n_classes: int, parent_radices: list[list[int]]) -> int:
+    """About the cells :meth:`PackedBackoff.tabulate` computes for nodes of ``r_nodes``
+    values whose ranked parents have ``parent_radices`` categories (at most: every node
+    taken as linear): each node's tables of its first levels while within
+    :data:`TABULATED_CELLS`, all of them within :data:`TABULATED_BUDGET`.
+
+    Examples
+    --------
+    >>> tabulation_cells([2, 3], 2, [[], [2, 2]])  # 4; then 6, 12 and 24
+    46
+    """
+    total = 0
+    for r, radices in zip(r_nodes, parent_radices, strict=True):
+        cells = r * n_classes
+        for depth in range(len(radices) + 1):
+            if cells > TABULATED_CELLS:
+                break
+            total += cells
+            if depth < len(radices):
+                cells *= radices[depth]
+    return min(total, TABULATED_BUDGET)
 
 
 @fill_doc
