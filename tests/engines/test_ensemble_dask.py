@@ -116,3 +116,26 @@ def test_a_pass_reads_a_large_partition_by_slices(monkeypatch):
     assert_same_ensemble(lazy, eager, X)
     assert sizes and max(sizes) == 200  # whole partitions handed to the slicing
     assert seen and max(seen) <= 60 and sum(seen) == len(y)
+
+
+def test_partitions_are_summarised_and_encoded_by_slices_as_whole(monkeypatch):
+    # a partition read by slices of a few rows (PASS_SLICE_ROWS lowered): the same
+    # schema (categories and bins) and the same codes, classes and weights as at once
+    from discotree.engines.schema_summaries import schema_from_summary, summarise_part
+    from discotree.transformers.discretizer import Discretizer
+
+    X, y, w = _data()
+    monkeypatch.setattr(ensemble_dask, "PASS_SLICE_ROWS", 37)
+    whole = summarise_part(X, y, w, 255, 1 << 20, "test")
+    sliced = ensemble_dask.sliced_summary(X, y, w, 255, 1 << 20, "test")
+    schemas = [
+        schema_from_summary(summary, list(X.columns), 255, Discretizer(n_bins=30), "test")
+        for summary in (whole, sliced)
+    ]
+    at_once = schemas[0].encode(X, y, w)
+    for schema in schemas:
+        got = ensemble_dask.sliced_encoding(schema, X, y, w)
+        for a, b in zip(got, at_once, strict=True):
+            assert np.array_equal(a, b)
+    got = ensemble_dask.sliced_encoding(schemas[0], X, y, None)
+    assert got[2] is None or np.array_equal(got[2], schemas[0].encode(X, y, None)[2])

@@ -7,6 +7,8 @@
    quantile bins: exact while a numeric column has at most
    :data:`~discotree.engines.schema_summaries.SKETCH_POINTS` distinct values.
 2. Every partition encoded once and persisted where it is (a byte or two per cell).
+   Both read a partition by slices of :data:`PASS_SLICE_ROWS` rows
+   (:func:`sliced_summary`, :func:`sliced_encoding`).
 3. Every later pass (:class:`DaskSource`): the pass's function applied to each encoded
    partition, by slices of :data:`PASS_SLICE_ROWS` rows (a worker's memory bounded
    whatever the partitions' size), the results added by a tree reduction; only sums
@@ -35,7 +37,13 @@ from .ensemble_passes import fit_ensemble_in_passes, refuse_unsupported
 from .row_sources import MemorySource, add_parts, rows_of
 from .schema_summaries import merge_summaries, schema_from_summary, summarise_part
 
-__all__ = ["PASS_SLICE_ROWS", "DaskSource", "fit_ensemble_dask"]
+__all__ = [
+    "PASS_SLICE_ROWS",
+    "DaskSource",
+    "fit_ensemble_dask",
+    "sliced_encoding",
+    "sliced_summary",
+]
 
 
 #: The rows of a partition a pass's function reads at once: a partition's pass works on
@@ -43,6 +51,45 @@ __all__ = ["PASS_SLICE_ROWS", "DaskSource", "fit_ensemble_dask"]
 #: persisted codes is bounded whatever the partitions' size (as batches bound it when
 #: fitting from a file).
 PASS_SLICE_ROWS = 1 << 16
+
+
+def _rows(values: Any, start: int, stop: int) -> Any:
+    """Rows ``start:stop`` of a partition's X, y or weights (None stays None)."""
+    if values is None:
+        return None
+    return values.iloc[start:stop] if hasattr(values, "iloc") else values[start:stop]
+
+
+def sliced_summary(x: Any, y: Any, w: Any, max_categories: int, limit: int, name: str):
+    """A partition's schema summary (:func:`summarise_part`) taken by slices of
+    :data:`PASS_SLICE_ROWS` rows and merged: a worker's memory beyond the partition is
+    one slice's (a partition of a million rows x 100 columns converted at once took
+    hundreds of megabytes)."""
+    out = None
+    for start in range(0, max(len(x), 1), PASS_SLICE_ROWS):
+        stop = start + PASS_SLICE_ROWS
+        part = summarise_part(
+            _rows(x, start, stop), _rows(y, start, stop), _rows(w, start, stop),
+            max_categories, limit, name,
+        )  # fmt: skip
+        out = part if out is None else merge_summaries(out, part)
+    return out
+
+
+def sliced_encoding(schema: Any, x: Any, y: Any, w: Any) -> tuple:
+    """A partition encoded (:func:`encode_partition`) by slices of
+    :data:`PASS_SLICE_ROWS` rows, the slices' codes, classes and weights put together."""
+    if len(x) <= PASS_SLICE_ROWS:
+        return encode_partition(schema, x, y, w)
+    slices = [
+        encode_partition(schema, _rows(x, a, a + PASS_SLICE_ROWS), _rows(y, a, a + PASS_SLICE_ROWS),
+                         _rows(w, a, a + PASS_SLICE_ROWS))
+        for a in range(0, len(x), PASS_SLICE_ROWS)
+    ]  # fmt: skip
+    codes = np.concatenate([part[0] for part in slices])
+    class_index = np.concatenate([part[1] for part in slices])
+    weights = None if slices[0][2] is None else np.concatenate([part[2] for part in slices])
+    return codes, class_index, weights
 
 
 def _apply(encoded: tuple, part_sum: Callable[..., Any], n_classes: int, n_categories, args):
@@ -92,7 +139,7 @@ def fit_ensemble_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None)
     max_categories = int(estimator.max_categories)
     limit = get_config()["category_limit"]
     summaries = [
-        dask.delayed(summarise_part)(x, y_, w, max_categories, limit, name) for x, y_, w in parts
+        dask.delayed(sliced_summary)(x, y_, w, max_categories, limit, name) for x, y_, w in parts
     ]
     summary = tree_sum(summaries, merge_summaries).compute()
     discretizer = estimator.discretizer
@@ -101,7 +148,7 @@ def fit_ensemble_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None)
     schema = schema_from_summary(summary, names, max_categories, discretizer, name)
     if len(schema.classes) < 2:
         raise ValueError(f"{name}: y contains only 1 class; at least two are needed.")
-    encoded = [dask.delayed(encode_partition)(schema, x, y_, w) for x, y_, w in parts]
+    encoded = [dask.delayed(sliced_encoding)(schema, x, y_, w) for x, y_, w in parts]
     encoded = list(dask.persist(*encoded))  # the codes stay where they are
     source = DaskSource(encoded, len(schema.classes), schema.n_categories)
     return estimator.fit_from_passes(schema, lambda spec: fit_ensemble_in_passes(source, spec))
