@@ -62,9 +62,8 @@ def _rows(values: Any, start: int, stop: int) -> Any:
 
 def sliced_summary(x: Any, y: Any, w: Any, max_categories: int, limit: int, name: str):
     """A partition's schema summary (:func:`summarise_part`) taken by slices of
-    :data:`PASS_SLICE_ROWS` rows and merged: a worker's memory beyond the partition is
-    one slice's (a partition of a million rows x 100 columns converted at once took
-    hundreds of megabytes)."""
+    :data:`PASS_SLICE_ROWS` rows and merged, so that what a worker converts at once
+    is one slice, whatever the partition's size."""
     out = None
     for start in range(0, max(len(x), 1), PASS_SLICE_ROWS):
         stop = start + PASS_SLICE_ROWS
