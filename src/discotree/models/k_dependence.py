@@ -639,7 +639,7 @@ class KDependenceModel(JointScoring, StoredModel):
     def __reduce__(self) -> tuple:
         """Pickled with its tables packed
         (:func:`~discotree.stats.family_tables.packed_tables`: a few flat arrays, not
-        an object per table; on a small wide set a tenth of the bytes), loaded as the
+        an object per table; on sonar's members a twelfth of the bytes), loaded as the
         same model to the last bit (:func:`unpickled_model`). Model files (JSON) store
         :meth:`__getstate__`."""
         state = self.__getstate__()
