@@ -889,3 +889,86 @@ def crp_tables(customers, strength, uniforms):
             k += 1
         out.append(float(opened))
     return np.array(out)
+
+
+def eliminated_by_einsum(model, codes, missing, order, nodes=None):
+    """``log sum_{x_missing} prod_j theta_j`` per row and class of rows missing the
+    features ``missing`` (the families of ``nodes``, None: all), summed out in ``order``
+    by ``numpy.einsum`` over factors of shape (rows, classes, missing variables...): the
+    reference of the compiled elimination (:mod:`discotree.kernels.elimination`)."""
+    import string
+
+    codes = np.asarray(codes)
+    n_rows, n_classes = len(codes), model.n_classes
+    log_total = np.zeros((n_rows, n_classes))
+    factors = []
+    chosen = range(model.n_features) if nodes is None else nodes
+    for j in chosen:
+        family = (*model.parents[j], j)
+        kept = tuple(v for v in family if v in missing)
+        observed = [1 + i for i, v in enumerate(family) if v not in missing]
+        table = np.moveaxis(model.log_cpts[j], observed, range(len(observed)))
+        if observed:
+            table = table[tuple(codes[:, v] for v in family if v not in missing)]
+        else:
+            table = np.broadcast_to(table[None], (n_rows, *table.shape))
+        if not kept:
+            log_total += table
+            continue
+        scale = table.max(axis=tuple(range(2, table.ndim)))
+        log_total += scale
+        factors.append((kept, np.exp(table - scale.reshape(*scale.shape, *[1] * len(kept)))))
+    for variable in order:
+        involved = [f for f in factors if variable in f[0]]
+        factors = [f for f in factors if variable not in f[0]]
+        variables = sorted({v for f in involved for v in f[0]})
+        letters = {v: string.ascii_letters[2 + i] for i, v in enumerate(variables)}
+        kept = tuple(v for v in variables if v != variable)
+        spec = ",".join("ab" + "".join(letters[v] for v in f[0]) for f in involved)
+        spec += "->ab" + "".join(letters[v] for v in kept)
+        product = np.einsum(spec, *[f[1] for f in involved], optimize=True)
+        if kept:
+            scale = product.max(axis=tuple(range(2, product.ndim)))
+            scale = np.where(scale > 0, scale, 1.0)
+            log_total += np.log(scale)
+            factors.append((kept, product / scale.reshape(*scale.shape, *[1] * len(kept))))
+        else:
+            log_total += np.log(np.maximum(product, 1e-300))
+    assert not factors, "the order left variables summed"
+    return log_total
+
+
+def greedy_order_by_sets(scopes, arities, heuristic="min-degree"):
+    """Greedy elimination orders over Python sets, written plainly (the reference of
+    :func:`discotree.models.elimination_order.greedy_order`): ``(order, largest,
+    total)``."""
+
+    def degree(neighbours, v):
+        return len(neighbours[v])
+
+    def fill(neighbours, v):
+        others = sorted(neighbours[v] - {v})
+        return sum(1 for i, a in enumerate(others) for b in others[i + 1 :]
+                   if b not in neighbours[a])  # fmt: skip
+
+    def weight(neighbours, v):
+        return math.prod(arities[u] for u in neighbours[v])
+
+    scores = {"min-degree": (degree,), "min-fill": (fill, weight),
+              "min-weight": (weight, fill)}[heuristic]  # fmt: skip
+    live = [frozenset(s) for s in scopes if len(s)]
+    order, largest, total = [], 1, 0
+    while live:
+        neighbours = {}
+        for scope in live:
+            for v in scope:
+                neighbours.setdefault(v, set()).update(scope)
+        variable = min(neighbours, key=lambda v: (*(h(neighbours, v) for h in scores), v))
+        joined = frozenset(neighbours[variable])
+        cells = math.prod(arities[v] for v in joined)
+        order.append(variable)
+        largest, total = max(largest, cells), total + cells
+        live = [s for s in live if variable not in s]
+        if len(joined) > 1:
+            live.append(joined - {variable})
+    return tuple(order), largest, total

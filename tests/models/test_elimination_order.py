@@ -97,17 +97,18 @@ def test_summing_out_in_every_order_equals_brute_force_on_weighted_networks(seed
     assert differ > 0  # (rows the heuristics order differently)
 
 
-def test_the_order_is_cached_per_pattern_and_left_out_of_the_pickled_state(rng):
+def test_the_program_is_cached_per_pattern_and_left_out_of_the_pickled_state(rng):
     model = _weighted_model(rng)
     row = np.column_stack([rng.integers(0, r, 1) for r in model.n_categories])
     row[0, [0, 1, 2]] = -1
     model._exact(row)
-    orders = model.__dict__["_elimination_orders"]
-    assert list(orders) == [frozenset({0, 1, 2})]
-    cached = orders[frozenset({0, 1, 2})]
+    plans = model.__dict__["_elimination_plans"]
+    assert list(plans) == [frozenset({0, 1, 2})]
+    cached = plans[frozenset({0, 1, 2})]
     model._exact(row)
-    assert orders[frozenset({0, 1, 2})] is cached
-    assert "_elimination_orders" not in pickle.loads(pickle.dumps(model)).__dict__
+    assert plans[frozenset({0, 1, 2})] is cached
+    loaded = pickle.loads(pickle.dumps(model)).__dict__
+    assert "_elimination_plans" not in loaded and "_flat_tables" not in loaded
 
 
 def test_a_dense_network_searches_its_order_when_none_is_given(rng):
@@ -144,11 +145,30 @@ def test_the_pattern_caches_stay_bounded(rng, monkeypatch):
         pattern = row.copy()
         pattern[0, missing] = -1
         first.append(model._exact(pattern))
-    assert len(model.__dict__["_elimination_orders"]) > 2  # (cached: more than the bound)
+    assert len(model.__dict__["_elimination_plans"]) > 2  # (cached: more than the bound)
     monkeypatch.setattr("discotree.models.k_dependence.MAX_CACHED_PATTERNS", 2)
     for missing, expected in zip(patterns, first, strict=True):
         pattern = row.copy()
         pattern[0, missing] = -1
         assert_allclose(model._exact(pattern), expected, rtol=0, atol=0)
-        assert 1 <= len(model.__dict__["_elimination_orders"]) <= 2
+        assert 1 <= len(model.__dict__["_elimination_plans"]) <= 2
         assert len(model.__dict__["_elimination_cache"]) <= 2
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_bit_set_orders_equal_the_plain_sets_reference(seed):
+    from tests.reference import greedy_order_by_sets
+
+    rng = np.random.default_rng(seed)
+    variables = sorted(rng.choice(200, size=int(rng.integers(1, 14)), replace=False).tolist())
+    scopes = [
+        tuple(rng.choice(variables, size=int(rng.integers(0, min(5, len(variables)) + 1)),
+                         replace=False).tolist())
+        for _ in range(int(rng.integers(1, 16)))
+    ]  # fmt: skip
+    arities = {v: int(rng.integers(1, 6)) for v in variables}
+    for heuristic in HEURISTICS:
+        found = greedy_order(scopes, arities, heuristic)
+        assert (found.order, found.largest, found.total) == greedy_order_by_sets(
+            scopes, arities, heuristic
+        )

@@ -178,7 +178,7 @@ def test_rows_sharing_a_pattern_are_summed_out_together_exactly(rng, monkeypatch
     # many rows, few patterns of missing attributes: each pattern's rows eliminated or
     # enumerated at once (in blocks), every row equal to its brute-force sum
     if blocks != "whole":
-        monkeypatch.setattr("discotree.models.bayes_net.MAX_BLOCK_CELLS", 1)
+        monkeypatch.setattr("discotree.models.elimination_plan.MAX_BLOCK_CELLS", 1)
         monkeypatch.setattr("discotree.models.k_dependence.ENUMERATED_BLOCK_ROWS", 1)
     model = _hierarchical(rng)
     patterns = np.array([[1, 1, 0, 0], [1, 0, 1, 1], [0, 1, 1, 0], [1, 1, 1, 0]], dtype=bool)
@@ -197,7 +197,7 @@ def test_the_dense_network_eliminates_rows_of_one_pattern_at_once(rng, monkeypat
     rows[:, [0, 2]] = -1
     one_by_one = np.array([model.marginal(r) for r in rows])
     assert_allclose(model.marginals(rows), one_by_one, rtol=1e-12)
-    monkeypatch.setattr("discotree.models.bayes_net.MAX_BLOCK_CELLS", 1)
+    monkeypatch.setattr("discotree.models.elimination_plan.MAX_BLOCK_CELLS", 1)
     assert_allclose(model.marginals(rows), one_by_one, rtol=1e-12)
     rows[0, 1] = -1
     with pytest.raises(ValueError, match="miss the same features"):

@@ -26,7 +26,7 @@ The search state (:class:`NodeScores` and the column classes) lives in
 
 from __future__ import annotations
 
-import string
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,12 +47,11 @@ from ..structure.search_state import (
     SingleParentColumns,
 )
 from .elimination_order import EliminationOrder, elimination_order
+from .elimination_plan import FlatTables, elimination_plan
 from .file_checks import StoredModel
 from .protocol import JointScoring
 
 __all__ = [
-    "MAX_BLOCK_CELLS",
-    "MAX_CACHED_PATHS",
     "BayesNetModel",
     "LazyColumn",
     "NodeScores",
@@ -61,10 +60,6 @@ __all__ = [
     "family_counts",
     "rows_by_pattern",
 ]
-
-#: Cells (rows x classes x configurations) of the largest factor that the variable
-#: elimination of a block of rows missing the same features may form at once (32 MiB).
-MAX_BLOCK_CELLS = 1 << 22
 
 
 # ------------------------------------------------ checks of a loaded model
@@ -195,8 +190,9 @@ class BayesNetModel(JointScoring, StoredModel):
             rows = codes[complete]
             out[complete] = sum(self.node_log_probability(j, rows) for j in range(self.n_features))
         incomplete = np.flatnonzero(~complete)
+        tables = self.flat_tables() if len(incomplete) else None
         for rows in rows_by_pattern(missing[incomplete]):
-            out[incomplete[rows]] = self.marginals(codes[incomplete[rows]])
+            out[incomplete[rows]] = self.marginals(codes[incomplete[rows]], tables=tables)
         return out
 
     def as_forest(self):
@@ -227,13 +223,17 @@ class BayesNetModel(JointScoring, StoredModel):
         return self.marginals(np.asarray(row)[None])[0]
 
     def marginals(
-        self, codes: NDArray[np.integer], order: EliminationOrder | None = None
+        self,
+        codes: NDArray[np.integer],
+        order: EliminationOrder | None = None,
+        tables: FlatTables | None = None,
     ) -> NDArray[np.float64]:
         """``log P(x_observed | c)`` of rows that miss the same features, summed out by
         variable elimination, every row at once: the elimination order and the
-        factors' scopes depend only on which features are missing, so each factor
-        carries a leading axis of rows (in blocks of at most :data:`MAX_BLOCK_CELLS`
-        cells of the largest factor).
+        factors' scopes depend only on which features are missing, so one compiled
+        program (:func:`~discotree.models.elimination_plan.elimination_plan`) sums
+        them out of every row (in blocks of at most
+        :data:`~discotree.models.elimination_plan.MAX_BLOCK_CELLS` cells).
 
         Parameters
         ----------
@@ -241,6 +241,8 @@ class BayesNetModel(JointScoring, StoredModel):
             Category codes, -1 missing, the same features missing in every row.
         order : EliminationOrder, optional
             :meth:`elimination_order` of the missing features (searched when not given).
+        tables : FlatTables, optional
+            The model's tables flattened (:meth:`flat_tables`; made when not given).
 
         Returns
         -------
@@ -262,16 +264,23 @@ class BayesNetModel(JointScoring, StoredModel):
         missing = {int(v) for v in np.flatnonzero(pattern[0])} if len(codes) else set()
         if order is None:
             order = self.elimination_order(missing)
-        block = max(1, MAX_BLOCK_CELLS // (order.largest * self.n_classes))
-        out = np.empty((len(codes), self.n_classes))
-        for start in range(0, len(codes), block):
-            out[start : start + block] = self._eliminated(
-                codes[start : start + block], missing, order.order
-            )
-        return out
+        if tables is None:
+            tables = self.flat_tables()
+        nodes = range(self.n_features)
+        plan = elimination_plan(
+            self.parents, self.n_categories, nodes, missing, order.order, tables
+        )
+        return plan.log_marginals(codes, tables, self.n_classes)
 
-    def elimination_order(self, missing: set[int]) -> EliminationOrder:
-        """The order in which :meth:`marginals` sums the features ``missing`` out
+    def flat_tables(self) -> FlatTables:
+        """The log tables in one array (:class:`~discotree.models.elimination_plan.FlatTables`)."""
+        return FlatTables.of(self.log_cpts, self.parents, range(self.n_features))
+
+    def elimination_order(
+        self, missing: set[int], nodes: Iterable[int] | None = None
+    ) -> EliminationOrder:
+        """The order in which :meth:`marginals` sums the features ``missing`` out of the
+        families of ``nodes`` (None: every feature's)
         (:func:`~discotree.models.elimination_order.elimination_order` of their factors'
         scopes: greedy min-degree, min-fill or min-weight, the smallest largest factor).
 
@@ -282,55 +291,9 @@ class BayesNetModel(JointScoring, StoredModel):
         >>> model.elimination_order({0, 1})
         EliminationOrder(order=(0, 1), largest=6, total=9)
         """
-        scopes = [[v for v in (*pa, j) if v in missing] for j, pa in enumerate(self.parents)]
+        chosen = range(self.n_features) if nodes is None else nodes
+        scopes = [[v for v in (*self.parents[j], j) if v in missing] for j in chosen]
         return elimination_order(scopes, {v: int(self.n_categories[v]) for v in missing})
-
-    def _eliminated(
-        self, codes: NDArray[np.integer], missing: set[int], order: tuple[int, ...]
-    ) -> NDArray[np.float64]:
-        """``log sum_{x_missing} prod_j theta_j`` per row and class (rows missing the
-        features ``missing``, summed out in ``order``); factors of shape (rows, classes,
-        missing variables...)."""
-        n_rows = len(codes)
-        log_total = np.zeros((n_rows, self.n_classes))
-        factors: list[tuple[tuple[int, ...], NDArray[np.float64]]] = []
-        for j, pa in enumerate(self.parents):
-            family = (*pa, j)
-            kept = tuple(v for v in family if v in missing)
-            if not kept:  # (the same numbers as the table's observed axes indexed)
-                log_total += self.node_log_probability(j, codes)
-                continue
-            observed = [1 + i for i, v in enumerate(family) if v not in missing]
-            # the observed axes first, then the class and the missing ones
-            table = np.moveaxis(self.log_cpts[j], observed, range(len(observed)))
-            if observed:
-                table = table[tuple(codes[:, v] for v in family if v not in missing)]
-            else:  # (the same factor for every row: computed once, read by each)
-                table = table[None]
-            # to probabilities, scaled per row and class so nothing underflows
-            scale = table.max(axis=tuple(range(2, table.ndim)))
-            log_total += scale
-            factor = np.exp(table - scale.reshape(*scale.shape, *[1] * len(kept)))
-            factors.append((kept, np.broadcast_to(factor, (n_rows, *factor.shape[1:]))))
-        for variable in order:
-            involved = [f for f in factors if variable in f[0]]
-            factors = [f for f in factors if variable not in f[0]]
-            variables = sorted({v for f in involved for v in f[0]})
-            letters = {v: string.ascii_letters[2 + i] for i, v in enumerate(variables)}
-            kept = tuple(v for v in variables if v != variable)
-            spec = ",".join("ab" + "".join(letters[v] for v in f[0]) for f in involved)
-            spec += "->ab" + "".join(letters[v] for v in kept)
-            operands = [f[1] for f in involved]
-            path = _contraction_path(spec, operands) if len(involved) > 2 else False
-            product = np.einsum(spec, *operands, optimize=path)
-            if kept:
-                scale = product.max(axis=tuple(range(2, product.ndim)))
-                scale = np.where(scale > 0, scale, 1.0)
-                log_total += np.log(scale)
-                factors.append((kept, product / scale.reshape(*scale.shape, *[1] * len(kept))))
-            else:
-                log_total += np.log(np.maximum(product, 1e-300))
-        return log_total
 
 
 def rows_by_pattern(missing: NDArray[np.bool_]) -> list[NDArray[np.intp]]:
@@ -356,23 +319,3 @@ def _family_index(codes, parents, node, n_categories) -> NDArray[np.intp]:
     for v in (*parents, node):
         index = index * int(n_categories[v]) + codes[:, v]
     return index
-
-
-#: The contraction paths of the eliminations' products, by subscripts and shapes
-#: (:func:`_contraction_path`), and how many are kept.
-_PATHS: dict[tuple[str, tuple[tuple[int, ...], ...]], list[Any]] = {}
-MAX_CACHED_PATHS = 4096
-
-
-def _contraction_path(spec: str, operands: list[NDArray[np.float64]]) -> list[Any]:
-    """The path ``np.einsum(spec, *operands, optimize=True)`` takes (numpy's greedy
-    search, which depends on the subscripts and the shapes only), searched once for each
-    (the same products in the same order: the same numbers)."""
-    key = (spec, tuple(o.shape for o in operands))
-    path = _PATHS.get(key)
-    if path is None:
-        path, _ = np.einsum_path(spec, *operands, optimize="greedy")
-        if len(_PATHS) >= MAX_CACHED_PATHS:
-            _PATHS.clear()
-        _PATHS[key] = path
-    return path

@@ -38,24 +38,46 @@ class EliminationOrder:
     total: int
 
 
-def _degree(neighbours: dict[int, set[int]], v: int, arity: Callable[[int], int]) -> int:
-    return len(neighbours[v])
+# (the scores read each variable's neighbours as a bit set: bit i for the i-th variable
+# in increasing order, the variable's own included)
+def _degree(neighbours: dict[int, int], v: int, arity: list[int]) -> int:
+    return neighbours[v].bit_count()
 
 
-def _fill(neighbours: dict[int, set[int]], v: int, arity: Callable[[int], int]) -> int:
-    others = sorted(neighbours[v] - {v})
-    return sum(1 for i, a in enumerate(others) for b in others[i + 1 :] if b not in neighbours[a])
+def _fill(neighbours: dict[int, int], v: int, arity: list[int]) -> int:
+    rest, count = neighbours[v] & ~(1 << v), 0
+    while rest:  # each neighbour a against the later ones not its neighbours
+        low = rest & -rest
+        rest ^= low
+        count += (rest & ~neighbours[low.bit_length() - 1]).bit_count()
+    return count
 
 
-def _weight(neighbours: dict[int, set[int]], v: int, arity: Callable[[int], int]) -> int:
-    return math.prod(arity(u) for u in neighbours[v])
+def _weight(neighbours: dict[int, int], v: int, arity: list[int]) -> int:
+    return math.prod(arity[u] for u in _members(neighbours[v]))
+
+
+def _union(masks: list[int], held: set[int]) -> int:
+    out = 0
+    for at in held:
+        out |= masks[at]
+    return out
+
+
+def _members(bits: int) -> list[int]:
+    out = []
+    while bits:
+        low = bits & -bits
+        bits ^= low
+        out.append(low.bit_length() - 1)
+    return out
 
 
 #: The greedy heuristics by name: the scores of a candidate variable from the current
 #: neighbours (each variable's included) and the arities, compared in turn (the lowest
 #: goes next; then the lowest variable). Min-degree breaks its ties by the variable
 #: alone, as :func:`~discotree.models.enumeration.elimination_cells` does.
-HEURISTICS = {
+HEURISTICS: dict[str, tuple[Callable[[dict[int, int], int, list[int]], int], ...]] = {
     "min-degree": (_degree,),
     "min-fill": (_fill, _weight),
     "min-weight": (_weight, _fill),
@@ -74,25 +96,32 @@ def greedy_order(
     EliminationOrder(order=(0, 1, 2), largest=24, total=40)
     """
     scores = HEURISTICS[heuristic]
-    live = [frozenset(s) for s in scopes]
-    live = [s for s in live if s]
+    sets = [set(s) for s in scopes]
+    names = sorted({v for s in sets for v in s})  # (bit i: names[i]; the same order)
+    bit = {v: i for i, v in enumerate(names)}
+    arity = [int(arities[v]) for v in names]
+    masks = [sum(1 << bit[v] for v in s) for s in sets if s]
+    holding: dict[int, set[int]] = {i: set() for i in range(len(names))}  # live scopes
+    for at, mask in enumerate(masks):
+        for v in _members(mask):
+            holding[v].add(at)
+    neighbours = {v: _union(masks, held) for v, held in holding.items()}
     order, largest, total = [], 1, 0
-    while live:
-        neighbours: dict[int, set[int]] = {}
-        for scope in live:
-            for v in scope:
-                neighbours.setdefault(v, set()).update(scope)
-        variable = min(
-            neighbours,
-            key=lambda v: (*(h(neighbours, v, arities.__getitem__) for h in scores), v),
-        )
-        joined = frozenset(neighbours[variable])
-        cells = math.prod(arities[v] for v in joined)
-        order.append(variable)
+    while neighbours:
+        variable = min(neighbours, key=lambda v: (*(h(neighbours, v, arity) for h in scores), v))
+        joined = neighbours.pop(variable)
+        cells = math.prod(arity[u] for u in _members(joined))
+        order.append(names[variable])
         largest, total = max(largest, cells), total + cells
-        live = [s for s in live if variable not in s]
-        if len(joined) > 1:
-            live.append(joined - {variable})
+        for at in holding.pop(variable):  # (the scopes joined: no longer live)
+            for u in _members(masks[at] & ~(1 << variable)):
+                holding[u].discard(at)
+        rest = joined & ~(1 << variable)
+        if rest:
+            masks.append(rest)
+            for u in _members(rest):
+                holding[u].add(len(masks) - 1)
+                neighbours[u] = _union(masks, holding[u])
     return EliminationOrder(tuple(order), largest, total)
 
 

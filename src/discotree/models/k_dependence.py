@@ -58,6 +58,7 @@ from ..stats.hierarchical import leave_one_out_backoff_terms, level_counts
 from ..stored_checks import check_counts, fail, numbers
 from ..stored_classes import stored
 from .bayes_net import BayesNetModel, rows_by_pattern
+from .elimination_plan import FlatTables, elimination_plan
 from .enumeration import Enumeration, elimination_cells, enumerate_groups
 from .file_checks import StoredModel, check_features
 from .protocol import DeclaredSizes, JointScoring
@@ -543,32 +544,30 @@ class KDependenceModel(JointScoring, StoredModel):
 
     def _exact(self, rows: NDArray[np.integer]) -> NDArray[np.float64] | None:
         """``log P(x | c)`` of rows missing the same attributes by variable elimination
-        (all at once), None when a factor would exceed ``MAX_ELIMINATION_CELLS``."""
-        used = set(self.attributes)
-        rows = rows.copy()
-        rows[:, [j for j in range(self.n_features) if j not in used]] = 0  # factor 1 anyway
-        missing = {int(v) for v in np.flatnonzero(missing_values.is_missing(rows[0]))}
+        (all at once: one compiled program per set of missing attributes, cached), None
+        when a factor would exceed ``MAX_ELIMINATION_CELLS``."""
+        missing = self._missing_in_use(rows[0])
         if self._elimination_cells(missing) * self.n_classes > MAX_ELIMINATION_CELLS:
             return None
         dense = self._dense()
         assert dense is not None
-        barren = self._barren(missing)
-        if barren:  # (their sum is 1: left out, observed at 0 under a factor of 1)
-            rows[:, barren] = 0
-            dense = BayesNetModel(
-                dense.n_categories,
-                [() if j in barren else parents for j, parents in enumerate(dense.parents)],
-                [
-                    np.zeros((self.n_classes, int(self.n_categories[j]))) if j in barren else cpt
-                    for j, cpt in enumerate(dense.log_cpts)
-                ],
-                dense.class_log_prior,
+        if "_flat_tables" not in self.__dict__:
+            self.__dict__["_flat_tables"] = FlatTables.of(
+                dense.log_cpts, dense.parents, self.attributes
             )
-        orders = self._pattern_cache("_elimination_orders")
+        tables = self.__dict__["_flat_tables"]
+        plans = self._pattern_cache("_elimination_plans")
         key = frozenset(missing)
-        if key not in orders:
-            orders[key] = dense.elimination_order(missing - set(barren))
-        return dense.marginals(rows, orders[key])
+        if key not in plans:
+            # (barren attributes sum to 1: their families left out)
+            barren = set(self._barren(missing))
+            nodes = [j for j in self.attributes if j not in barren]
+            summed = missing - barren
+            order = dense.elimination_order(summed, nodes)
+            plans[key] = elimination_plan(
+                dense.parents, self.n_categories, nodes, summed, order.order, tables
+            )
+        return plans[key].log_marginals(rows, tables, self.n_classes)
 
     def _barren(self, missing: set[int]) -> list[int]:
         """The missing attributes in use none of whose descendants in use is observed
@@ -627,7 +626,8 @@ class KDependenceModel(JointScoring, StoredModel):
             "_dense_model",
             "_packed_backoff",
             "_elimination_cache",
-            "_elimination_orders",
+            "_elimination_plans",
+            "_flat_tables",
             "_work_scored",
             "_network_shape",
         )

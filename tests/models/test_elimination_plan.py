@@ -1,0 +1,51 @@
+"""The program of a variable elimination: its checks, its blocks of rows and the flat
+tables it reads (the sums themselves: tests/kernels/test_elimination.py)."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from discotree.models import elimination_plan as plans
+from discotree.models.bayes_net import BayesNetModel
+from discotree.models.elimination_plan import FlatTables, elimination_plan
+
+
+def _chain(rng):
+    n_categories = np.array([2, 3, 2, 4])
+    parents = [(), (0,), (0, 1), (1, 2)]
+    log_cpts = []
+    for j, pa in enumerate(parents):
+        table = rng.random((2, *n_categories[list(pa)], n_categories[j])) + 0.1
+        log_cpts.append(np.log(table / table.sum(axis=-1, keepdims=True)))
+    return BayesNetModel(n_categories, parents, log_cpts, np.log([0.5, 0.5]))
+
+
+def test_flat_tables_hold_each_node_with_its_strides(rng):
+    model = _chain(rng)
+    flat = FlatTables.of(model.log_cpts, model.parents, [1, 3])
+    assert flat.at[0] == -1 and flat.at[2] == -1
+    table = model.log_cpts[3]
+    c, a, b, v = 1, 2, 0, 3  # log theta_3[c, x_1 = a, x_2 = b, x_3 = v]
+    strides = flat.family_strides[3]
+    at = flat.at[3] + c * flat.class_stride[3] + a * strides[1] + b * strides[2] + v * strides[3]
+    assert flat.values[at] == table[c, a, b, v]
+
+
+def test_an_order_that_misses_or_repeats_a_variable_is_refused(rng):
+    model = _chain(rng)
+    tables = model.flat_tables()
+    with pytest.raises(ValueError, match=r"leaves variables \[1\]"):
+        elimination_plan(model.parents, model.n_categories, range(4), {0, 1}, [0], tables)
+    with pytest.raises(ValueError, match="no factor holds variable 0"):
+        elimination_plan(model.parents, model.n_categories, range(4), {0, 1}, [0, 1, 0], tables)
+
+
+def test_rows_in_blocks_give_the_same_numbers(rng, monkeypatch):
+    model = _chain(rng)
+    codes = np.column_stack([rng.integers(0, r, 9) for r in model.n_categories])
+    codes[:, [0, 2]] = -1
+    whole = model.marginals(codes)
+    monkeypatch.setattr(plans, "MAX_BLOCK_CELLS", 1)  # one row a call
+    assert np.array_equal(model.marginals(codes), whole)
+    # (and each row alone gives what it gives among the others)
+    assert_allclose(whole, np.array([model.marginal(row) for row in codes]), rtol=1e-13)
