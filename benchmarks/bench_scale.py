@@ -272,6 +272,8 @@ def ensemble_dask(path: Path, n_rows: int) -> dict:
         "linear_weight": model.linear_weight_,
         "pair_weight": model.pair_weight_,
         "worker_peak_rss_mb": sorted(workers.values()),
+        # (this process's own peak: the client's, where it measured nothing before)
+        "client_peak_rss_mb": _peak_rss_mb(),
     }
 
 
@@ -300,6 +302,12 @@ def report_ensemble(results: dict) -> str:
             f"{d['seconds']:.0f} s = {d['seconds'] / scaled_dask:.2f}x the in-memory fit scaled "
             f"to its rows (target <= 3x); "
             f"workers' peak RSS {peaks} MB (target < 2048 MB each)"
+            + (
+                f"; the calling process's peak {d['client_peak_rss_mb']:.0f} MB (it adds the "
+                "workers' sums)"
+                if "client_peak_rss_mb" in d
+                else ""
+            )
         )
     return "\n".join(lines) + "\n"
 

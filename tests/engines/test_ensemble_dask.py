@@ -33,10 +33,19 @@ def _partitioned(X, y, w):
     return data.drop(columns=["label", "weight"]), data["label"], data["weight"]
 
 
-def test_dataframe_on_a_local_cluster_equals_the_in_memory_fit(client):
+def test_dataframe_on_a_local_cluster_equals_the_in_memory_fit(client, monkeypatch):
     X, y, w = _data()
     X_dask, y_dask, w_dask = _partitioned(X, y, w)
+    on_workers = []  # (each pass's partitions summed on the workers that hold them)
+    original = DaskSource._total_on_workers
+
+    def counted(self, *args):
+        on_workers.append(len(self.encoded))
+        return original(self, *args)
+
+    monkeypatch.setattr(DaskSource, "_total_on_workers", counted)
     lazy = KDBEnsembleClassifier(n_estimators=2).fit(X_dask, y_dask, sample_weight=w_dask)
+    assert on_workers and set(on_workers) == {5}
     eager = KDBEnsembleClassifier(n_estimators=2).fit(X, y, sample_weight=w)
     assert_same_ensemble(lazy, eager, X)
     proba = lazy.predict_proba(X_dask)
@@ -90,13 +99,13 @@ def test_a_pass_reads_a_large_partition_by_slices(monkeypatch):
     the in-memory fit's."""
     monkeypatch.setattr(ensemble_dask, "PASS_SLICE_ROWS", 60)
     sizes = []
-    original = ensemble_dask.MemorySource.total
+    original = ensemble_dask._apply_onto
 
-    def recorded(self, part_sum, *args):
-        sizes.append(len(self.rows.codes))
-        return original(self, part_sum, *args)
+    def recorded(total, encoded, *args):
+        sizes.append(len(encoded[0]))
+        return original(total, encoded, *args)
 
-    monkeypatch.setattr(ensemble_dask.MemorySource, "total", recorded)
+    monkeypatch.setattr(ensemble_dask, "_apply_onto", recorded)
     seen = []
     first_part = ensemble_passes._first_part
 

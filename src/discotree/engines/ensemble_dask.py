@@ -11,9 +11,10 @@
    (:func:`sliced_summary`, :func:`sliced_encoding`).
 3. Every later pass (:class:`DaskSource`): the pass's function applied to each encoded
    partition, by slices of :data:`PASS_SLICE_ROWS` rows (a worker's memory bounded
-   whatever the partitions' size), the results added by a tree reduction; only sums
-   reach the client (the pair and family tables, losses, gradients, held-out losses),
-   never rows.
+   whatever the partitions' size); on a ``distributed`` cluster the partitions of each
+   worker thread are added into one running total where they are, and the totals in
+   the calling process (a tree of additions elsewhere); only sums reach the client
+   (the pair and family tables, losses, gradients, held-out losses), never rows.
 
 Dask's current scheduler is used: the local threaded one by default, a
 ``distributed.Client`` when one is active.
@@ -34,7 +35,7 @@ from ..learners.ensemble import FINE_BINS
 from ..transformers.discretizer import Discretizer
 from .dask_engine import encode_partition, row_partitions, tree_sum
 from .ensemble_passes import fit_ensemble_in_passes, refuse_unsupported
-from .row_sources import MemorySource, add_parts, rows_of
+from .row_sources import add_parts, rows_of
 from .schema_summaries import merge_summaries, schema_from_summary, summarise_part
 
 __all__ = [
@@ -94,17 +95,55 @@ def sliced_encoding(schema: Any, x: Any, y: Any, w: Any) -> tuple:
 def _apply(encoded: tuple, part_sum: Callable[..., Any], n_classes: int, n_categories, args):
     """The sum of ``part_sum`` over one encoded partition's slices of
     :data:`PASS_SLICE_ROWS` rows (None when it holds no rows)."""
+    return _apply_onto(None, encoded, part_sum, n_classes, n_categories, args)
+
+
+def _apply_onto(
+    total: Any, encoded: tuple, part_sum: Callable[..., Any], n_classes: int, n_categories, args
+):
+    """``total`` plus the sum of ``part_sum`` over one encoded partition's slices of
+    :data:`PASS_SLICE_ROWS` rows, each slice's sum added as it comes (what the worker
+    holds at once: the running total and one slice's sum)."""
     codes, class_index, weights = encoded
     if not len(codes):
-        return None
+        return total
     rows = rows_of(codes, class_index, weights, n_classes, n_categories)
-    return MemorySource(rows, part_rows=PASS_SLICE_ROWS).total(part_sum, *args)
+    for start in range(0, len(codes), PASS_SLICE_ROWS):
+        part = rows.take(slice(start, start + PASS_SLICE_ROWS))  # type: ignore[arg-type]
+        total = add_parts(total, part_sum(part, *args))
+    return total
+
+
+def _client_of(encoded: list[Any]) -> Any:
+    """The ``distributed`` client holding the persisted partitions (None: another
+    scheduler chosen, or the partitions not on a cluster)."""
+    if dask.config.get("scheduler", None) not in (None, "dask.distributed", "distributed"):
+        return None
+    try:
+        from distributed import default_client, futures_of
+    except ImportError:  # (the threaded scheduler)
+        return None
+    try:
+        client = default_client()
+    except ValueError:
+        return None
+    if not all(len(futures_of(part)) == 1 for part in encoded):
+        return None
+    return client
 
 
 class DaskSource:
     """Encoded partitions persisted on the cluster, as a
     :class:`~discotree.engines.row_sources.RowSource`: each pass is one Dask
-    computation whose result is the sum over the partitions."""
+    computation whose result is the sum over the partitions.
+
+    On a ``distributed`` cluster, the partitions of each worker thread are summed one
+    after the other into one running total on the worker that holds them (a worker
+    holds its total and one slice's sum, not one sum per partition), and the workers'
+    totals are added in the calling process, one at a time: a pass whose sums are as
+    large as the members' family tables then costs each worker about one copy of them.
+    Elsewhere (the threaded scheduler) the partitions' sums are added by a tree.
+    """
 
     def __init__(self, encoded: list[Any], n_classes: int, n_categories: Any) -> None:
         self.encoded = encoded
@@ -114,6 +153,9 @@ class DaskSource:
 
     def total(self, part_sum: Callable[..., Any], *args: Any) -> Any:
         self.n_passes += 1
+        client = _client_of(self.encoded)
+        if client is not None:
+            return self._total_on_workers(client, part_sum, args)
         # the arguments (tables, models) enter the graph once, not once per partition
         shared = dask.delayed(args, traverse=False, name=f"ensemble-pass-{uuid.uuid4().hex}")
         parts = [
@@ -121,6 +163,42 @@ class DaskSource:
             for part in self.encoded
         ]
         return tree_sum(parts, add_parts).compute()
+
+    def _total_on_workers(self, client: Any, part_sum: Callable[..., Any], args: tuple) -> Any:
+        from distributed import futures_of, wait
+
+        futures = [futures_of(part)[0] for part in self.encoded]
+        wait(futures)  # (where each partition is: known once it is encoded)
+        if self.n_passes == 1:  # the partitions spread over the workers once
+            client.rebalance(futures)
+        where = client.who_has(futures)
+        threads = client.nthreads()
+        chains: dict[tuple[str, int], list[Any]] = {}
+        taken = dict.fromkeys(threads, 0)  # (partitions given to each worker)
+        for future in futures:
+            held_by = list(where.get(future.key) or where.get(str(future.key)) or [])
+            # the worker holding it with the fewest partitions given so far
+            worker = min(held_by, key=lambda w: (taken.get(w, 0), w)) if held_by else ""
+            lane = taken.get(worker, 0) % max(1, threads.get(worker, 1))
+            taken[worker] = taken.get(worker, 0) + 1
+            chains.setdefault((worker, lane), []).append(future)
+        # the arguments sent once to every worker (not embedded in each task)
+        [shared] = client.scatter([args], broadcast=True, hash=False)
+        ends: list[Any] = []
+        for (worker, _), parts in chains.items():
+            running: Any = None
+            for part in parts:
+                placed = {"workers": [worker], "allow_other_workers": True} if worker else {}
+                running = client.submit(
+                    _apply_onto, running, part, part_sum, self.n_classes, self.n_categories,
+                    shared, pure=False, **placed,
+                )  # fmt: skip
+            ends.append(running)
+        del shared
+        total = None
+        while ends:  # (each worker's total fetched and added in turn)
+            total = add_parts(total, ends.pop(0).result())
+        return total
 
 
 def fit_ensemble_dask(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> Any:
