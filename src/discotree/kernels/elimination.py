@@ -49,6 +49,19 @@ __all__ = ["eliminated_log_marginals"]
 
 
 @njit(cache=True, nogil=True)
+def _advance(index, cards, start, n):  # pragma: no cover - numba
+    """The next configuration of ``n`` variables of radices ``cards[start:start + n]``
+    (the last fastest), in place."""
+    d = n - 1
+    while d >= 0:
+        index[d] += 1
+        if index[d] < cards[start + d]:
+            return
+        index[d] = 0
+        d -= 1
+
+
+@njit(cache=True, nogil=True)
 def _sources(codes, log_tables, source_at, class_stride, observed_start, observed_vars,
              observed_strides, kept_start, kept_strides, kept_cards, factor_at, n_classes,
              buffer, log_total):  # fmt: skip
@@ -67,13 +80,7 @@ def _sources(codes, log_tables, source_at, class_stride, observed_start, observe
             for d in range(n_kept):
                 at += index[d] * kept_strides[k0 + d]
             offsets[cell] = at
-            d = n_kept - 1
-            while d >= 0:
-                index[d] += 1
-                if index[d] < kept_cards[k0 + d]:
-                    break
-                index[d] = 0
-                d -= 1
+            _advance(index, kept_cards, k0, n_kept)
         base_cell = factor_at[f]
         for r in range(n_rows):
             row_at = source_at[f]
@@ -139,13 +146,7 @@ def _step(s, step_start, involved, out_start, out_cards, stride_start, strides, 
                     product[rc] *= buffer[p + rc]
             for rc in range(n_rc):
                 buffer[o + rc] += product[rc]
-        d = n_out - 1
-        while d >= 0:
-            index[d] += 1
-            if index[d] < out_cards[d0 + d]:
-                break
-            index[d] = 0
-            d -= 1
+        _advance(index, out_cards, d0, n_out)
     first = out_at * n_rc
     if not closing[s]:  # (a product on the way: kept as it is)
         return
