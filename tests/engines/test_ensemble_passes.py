@@ -328,3 +328,42 @@ def test_selective_kdb_members_in_passes_equal_the_in_memory_learner(smoothing, 
             eager.model.log_likelihood(rows.codes),
             atol=1e-9,
         )
+
+
+@pytest.mark.parametrize("per_pass", [1, 2, 5])
+def test_members_by_groups_in_passes_equal_the_in_memory_learner(per_pass, monkeypatch):
+    """The family tables and the leave-one-out losses counted for a few members a pass
+    (MEMBERS_PER_PASS): as many passes as groups, each member what fit_selective_kdb
+    gives; and the members trimmed for scoring (their selected attributes and levels)
+    give the same held-out posteriors as whole."""
+    import discotree.engines.kdb_passes as kdb_passes
+
+    monkeypatch.setattr(kdb_passes, "MEMBERS_PER_PASS", per_pass)
+    _, _, rows = _schema_and_rows()
+    options = {
+        "estimator": KDependenceOptions(k=2, selection_loss="rmse"),
+        "pair_significance": None,
+    }
+    seeds = np.array([3, 4, 5])
+    members = plan_members(seeds, [[None] * 4] * 3, rows.n_categories)
+    specs = member_specs(LearnerSpec("kdb-ensemble", 1.0, 1e-5, options=options), members)
+    class_weight = np.bincount(rows.class_index, rows.weights, 2)
+    source = _CountedSource(rows, part_rows=70)
+    fit_members_in_passes(source, members, specs, class_weight)
+    groups = -(-len(members) // per_pass)
+    assert source.names.count("_families_part") == groups
+    assert source.names.count("_losses_part") == groups
+    for member, spec in zip(members, specs, strict=True):
+        eager = fit_selective_kdb(rows, spec)
+        for name in ("order_", "k_", "n_attributes_"):
+            assert member.fitted.attributes[name] == eager.attributes[name]
+    trimmed = kdb_passes.scoring_members(members)
+    assert all(t.fitted.model is None for t in trimmed)
+    held = kdb_passes.member_held_out(rows, members, class_weight, specs)
+    assert_array_equal(kdb_passes.member_held_out(rows, trimmed, class_weight, specs), held)
+    for t in trimmed:  # (what member_held_out reads, nothing more)
+        k, n = t.fitted.attributes["k_"], t.fitted.attributes["n_attributes_"]
+        selected = set(t.order[:n])
+        for node, levels in enumerate(t.tables):
+            wanted = len(t.parents[node][:k]) + 1 if node in selected else 0
+            assert len(levels) == wanted

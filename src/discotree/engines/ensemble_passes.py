@@ -70,6 +70,7 @@ from .kdb_passes import (
     member_held_out,
     member_specs,
     plan_members,
+    scoring_members,
 )
 from .logistic_passes import (
     InputLayout,
@@ -414,7 +415,7 @@ def fit_ensemble_in_passes(source: RowSource, spec: LearnerSpec) -> FittedModel:
     if plan.chosen:
         context = {
             "plan": plan,
-            "members": members,
+            "members": scoring_members(members),
             "specs": specs,
             "class_weight": class_weight,
             "linear_models": linear_models,

@@ -20,7 +20,7 @@ a function of each row and the tables, computed where the rows are.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -45,13 +45,22 @@ from ..validation import numpy_generator
 from .row_sources import RowSource
 
 __all__ = [
+    "MEMBERS_PER_PASS",
     "MemberPlan",
     "fit_members_in_passes",
+    "member_groups",
     "member_held_out",
     "member_rows",
     "member_specs",
     "plan_members",
+    "scoring_members",
 ]
+
+#: The members whose family tables one pass counts, and whose leave-one-out losses one
+#: pass computes (the members' tables being the largest sums and arguments of a pass,
+#: a worker then holds those of this many members at once, not of all; each member's
+#: work is the same, the passes over the codes a few more).
+MEMBERS_PER_PASS = 2
 
 
 @dataclass
@@ -257,14 +266,20 @@ def fit_members_in_passes(
         stats = PairStatistics(pairs[0 if shared else index], member.n_categories)
         rng = numpy_generator(int(spec.options.order_seed))
         member.order, member.parents = kdb_ranked_structure(stats, int(spec.options.k), rng)
-    families = source.total(_families_part, members)
-    for member, tables in zip(members, families["tables"], strict=True):
-        member.tables = tables
-    if specs[0].options.smoothing == "hierarchical" and families["fractional"]:
+    fractional = 0
+    for group in member_groups(len(members)):
+        families = source.total(_families_part, [members[m] for m in group])
+        for m, tables in zip(group, families["tables"], strict=True):
+            members[m].tables = tables
+        fractional = families["fractional"]
+    if specs[0].options.smoothing == "hierarchical" and fractional:
         _choose_concentrations(source, members, float(specs[0].alpha))
     elif specs[0].options.smoothing == "hierarchical":  # (the same choice, no pass)
         _tables_concentrations(members, float(specs[0].alpha))
-    losses = source.total(_losses_part, members, class_weight, specs)
+    losses = []
+    for group in member_groups(len(members)):
+        group_members, group_specs = [members[m] for m in group], [specs[m] for m in group]
+        losses += source.total(_losses_part, group_members, class_weight, group_specs)
     for member, spec, loss in zip(members, specs, losses, strict=True):
         flat = int(argmax_with_ties(-np.asarray(loss, dtype=np.float64).reshape(1, -1))[0])
         s, q = np.unravel_index(flat, loss.shape)
@@ -280,6 +295,39 @@ def fit_members_in_passes(
             spec=spec,
             concentrations=member.concentrations,
         )
+
+
+def member_groups(n_members: int) -> list[list[int]]:
+    """The members of each pass that reads or sums their tables, in order
+    (:data:`MEMBERS_PER_PASS` a pass).
+
+    Examples
+    --------
+    >>> member_groups(5)
+    [[0, 1], [2, 3], [4]]
+    """
+    return [
+        list(range(start, min(n_members, start + MEMBERS_PER_PASS)))
+        for start in range(0, n_members, MEMBERS_PER_PASS)
+    ]
+
+
+def scoring_members(members: list[MemberPlan]) -> list[MemberPlan]:
+    """The fitted ``members`` with what :func:`member_held_out` reads only: the tables of
+    their selected attributes up to their selected number of parents (the others'
+    empty), and their fitted attributes without the model (a pass that scores rows
+    sends these to every worker, not every prefix table of every attribute)."""
+    out = []
+    for member in members:
+        assert member.fitted is not None and member.tables is not None
+        assert member.order is not None and member.parents is not None
+        attributes = member.fitted.attributes
+        k, selected = int(attributes["k_"]), member.order[: int(attributes["n_attributes_"])]
+        tables: list[Any] = [[] for _ in member.tables]
+        for node in selected:
+            tables[node] = member.tables[node][: len(member.parents[node][:k]) + 1]
+        out.append(replace(member, tables=tables, fitted=FittedModel(None, dict(attributes))))
+    return out
 
 
 def member_specs(spec: LearnerSpec, members: list[MemberPlan]) -> list[LearnerSpec]:
