@@ -6,6 +6,7 @@ command line from CSV, gzip CSV, Parquet and a folder of them."""
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -29,7 +30,7 @@ from discotree.engines.row_sources import BatchSource, MemorySource, SpilledSour
 from discotree.engines.schema_summaries import SKETCH_POINTS
 from discotree.io import load_json
 from discotree.learners.k_dependence import fit_selective_kdb
-from discotree.learners.logistic import fit_logistic
+from discotree.learners.logistic import HeldOutWatch, fit_logistic
 from discotree.learners.options import KDependenceOptions
 from discotree.learners.registry import LearnerSpec, Rows
 from discotree.models.logistic import NO_PAIRS
@@ -110,17 +111,35 @@ def test_batches_in_passes_equal_the_in_memory_fit(params):
     assert_same_ensemble(lazy, eager, X)
 
 
-def test_the_weights_from_one_content_fold_of_many_rows_equal_the_in_memory_fit(monkeypatch):
+@pytest.mark.parametrize("patience", [None, 2])
+def test_the_weights_from_one_content_fold_of_many_rows_equal_the_in_memory_fit(
+    monkeypatch, patience
+):
     """Beyond HELD_OUT_ROWS rows the weights are chosen on one content fold, with the
-    linear member fitted once on the others (lowered here to reach it on small data)."""
+    linear member fitted once on the others (lowered here to reach it on small data),
+    and the logistic fits stop early on the held rows: with the default patience, and
+    with a patience of 2, where the fits on the held-out rows do stop before their
+    tolerance and cap the final fits."""
     monkeypatch.setattr(learners_ensemble, "HELD_OUT_ROWS", 150)
     monkeypatch.setattr(ensemble_passes, "HELD_OUT_ROWS", 150)
+    if patience is not None:
+        monkeypatch.setattr(HeldOutWatch.__init__, "__defaults__", (patience,))
+    caps = []
+
+    def watched_fit(rows, spec):
+        fitted = fit_logistic(rows, spec)
+        caps.append(fitted.attributes["iteration_cap_"])
+        return fitted
+
+    monkeypatch.setattr("discotree.learners.ensemble_members.fit_logistic", watched_fit)
     X, y, w = _data(1)
     eager = KDBEnsembleClassifier(n_estimators=2).fit(X, y, sample_weight=w)
     lazy = fit_batches_in_passes(
         KDBEnsembleClassifier(n_estimators=2), _uneven_batches(X, y, w), spill=False
     )
     assert_same_ensemble(lazy, eager, X)
+    if patience is not None:
+        assert sum(cap is not None for cap in caps) == 2  # (the linear and pair members)
 
 
 def test_what_the_passes_cannot_learn_is_refused_clearly():
@@ -221,7 +240,8 @@ def test_logistic_fits_in_lockstep_equal_each_alone_and_the_in_memory_learner():
     source = MemorySource(rows, part_rows=70)
     together = fit_logistics_in_passes(source, problems)
     alone_passes = []
-    for problem, part, model in zip(problems, parts, together, strict=True):
+    for problem, part, fitted in zip(problems, parts, together, strict=True):
+        model = fitted.model
         alone_source = MemorySource(rows, part_rows=70)
         alone = fit_logistic_in_passes(
             alone_source, problem.mask, problem.layout, problem.total, problem.C
@@ -233,6 +253,39 @@ def test_logistic_fits_in_lockstep_equal_each_alone_and_the_in_memory_learner():
             model.log_posterior(rows.codes), in_memory.log_posterior(rows.codes), atol=1e-6
         )
     assert source.n_passes == max(alone_passes) < sum(alone_passes)
+
+
+@pytest.mark.parametrize(
+    "mask, held_out",
+    [((5, 0, 2, False), (5, 0, 2, True)), ((2, 1, 0, True), ((2, 1, 0, False), (3, 0, 0, True)))],
+)
+def test_a_logistic_fit_watched_on_held_out_rows_stops_where_it_does_in_memory(
+    mask, held_out, monkeypatch
+):
+    """Early stopping in passes (each iterate's held-out loss summed in the next pass):
+    the iterate kept and the iteration cap are the in-memory learner's, watched on the
+    same rows (a content fold; the rows in two masks at once)."""
+    monkeypatch.setattr("discotree.learners.logistic.HeldOutWatch.__init__.__defaults__", (3,))
+    _, _, rows = _schema_and_rows()
+    values = [None] * len(rows.n_categories)
+    layout = InputLayout(rows.n_categories, values, NO_PAIRS, [])
+    train = rows.take(row_mask(rows.codes, mask))
+    held = rows.take(row_mask(rows.codes, held_out))
+    problem = LogisticProblem(mask, layout, float(train.weights.sum()), 100.0, held_out=held_out)
+    (in_passes,) = fit_logistics_in_passes(MemorySource(rows, part_rows=70), [problem])
+    spec = LearnerSpec("logistic", 1.0, 0.0, options={"C": 100.0, "held_out": held})
+    in_memory = fit_logistic(train, spec)
+    cap = in_memory.attributes["iteration_cap_"]
+    assert cap is not None and cap < in_memory.attributes["n_iter_"]  # (it did stop early)
+    assert in_passes.attributes["iteration_cap_"] == cap
+    assert_allclose(in_passes.model.coef, in_memory.model.coef, atol=1e-8)
+    capped = fit_logistics_in_passes(
+        MemorySource(rows, part_rows=70), [replace(problem, held_out=None, max_iter=cap)]
+    )[0]
+    in_memory_capped = fit_logistic(
+        train, LearnerSpec("logistic", 1.0, 0.0, options={"C": 100.0, "max_iter": cap})
+    )
+    assert_allclose(capped.model.coef, in_memory_capped.model.coef, atol=1e-8)
 
 
 def test_a_pass_that_fails_during_the_logistic_fits_is_raised_not_waited_for():

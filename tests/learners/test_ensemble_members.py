@@ -95,10 +95,25 @@ def test_the_logistic_fits_in_the_members_pool_give_the_same_ensemble(
     assert all(np.array_equal(proba, fitted[n].predict_proba(X)) for n in (2, -1))
 
 
+def _run_rounds(fits, backwards):
+    """What ``fits`` gather, round after round (a gather may give the fits that come
+    next), each round's tasks run in order or backwards; and how many tasks ran."""
+    n_tasks = 0
+    while isinstance(fits, Fits):
+        tasks = list(fits.tasks)
+        n_tasks += len(tasks)
+        if backwards:
+            results = [task() for task in tasks[::-1]][::-1]
+        else:
+            results = [task() for task in tasks]
+        fits = fits.gather(results)
+    return fits, n_tasks
+
+
 def test_the_fits_may_run_in_any_order(rng):
-    """The linear and pair members' tasks read nothing of each other: run backwards,
-    they gather what they gather in order, and the weights chosen from them are the
-    same."""
+    """The linear and pair members' tasks of each round read nothing of each other:
+    run backwards, they gather what they gather in order, and the weights chosen from
+    them are the same."""
     X, y, w = _mixed_problem(rng, 300)
     codes = np.where(np.isnan(X), -1, np.nan_to_num(X)).astype(np.intp)
     codes[:, 2] = np.clip(np.nan_to_num(X[:, 2]) + 2, 0, 4).astype(np.intp)
@@ -118,10 +133,9 @@ def test_the_fits_may_run_in_any_order(rng):
             lambda fitted: chosen_pair_member(rows, spec, fitted, None, members),
         ),
     ):
-        forwards, backwards = make(), make()
-        assert len(forwards.tasks) > 1
-        in_order = forwards.gather([task() for task in forwards.tasks])
-        gathered = backwards.gather([task() for task in backwards.tasks[::-1]][::-1])
+        in_order, n_tasks = _run_rounds(make(), backwards=False)
+        gathered, _ = _run_rounds(make(), backwards=True)
+        assert n_tasks > 1
         _assert_identical(in_order, gathered, "gathered")
         _assert_identical(choose(in_order), choose(gathered), "chosen")
 

@@ -336,3 +336,61 @@ def test_grouped_and_slot_by_slot_fits_give_the_same_model(monkeypatch):
     monkeypatch.setattr(SlotGroups, "several", property(lambda self: False))
     by_slot = fit_logistic(rows, spec).model
     assert_allclose(grouped.log_posterior(codes), by_slot.log_posterior(codes), atol=1e-6)
+
+
+def _held_out_loss(model, rows):
+    """The weighted mean log-loss of ``rows`` under ``model``, from its posteriors."""
+    log_posterior = model.log_posterior(rows.codes)
+    own = log_posterior[np.arange(len(rows.codes)), rows.class_index]
+    return -float(rows.weights @ own) / float(rows.weights.sum())
+
+
+@pytest.mark.parametrize("n_pairs", [0, 3])
+def test_early_stopping_keeps_the_iterate_of_least_held_out_loss(rng, monkeypatch, n_pairs):
+    """A fit watched on held-out rows (with weights and missing values) against a slow
+    reference: the fits capped at 1, 2, ... iterations (each the same L-BFGS path, cut
+    short), their held-out losses from the models' posteriors, and the patience rule
+    applied by a plain loop: the watched fit keeps the model of the iterate of least
+    loss, stops after ``patience`` iterations without a fall, and caps at that iterate;
+    a fit capped there (``max_iter``) is the same model."""
+    patience = 3
+    monkeypatch.setattr(logistic_learner.HeldOutWatch.__init__, "__defaults__", (patience,))
+    codes, y, weights, n_categories, values = _problem(rng, n=240)
+    noisy = rng.random(240) < 0.3  # (noise in the classes: room to overfit)
+    y = np.where(noisy, rng.integers(0, 3, 240), y)
+    rows = Rows(codes, y, weights, 3, n_categories)
+    train, held = rows.take(np.arange(240) < 160), rows.take(np.arange(240) >= 160)
+    options = {"values": values, "C": 1000.0, "n_pairs": n_pairs}
+    watched = fit_logistic(
+        train, LearnerSpec("logistic", 1.0, 0.0, options={**options, "held_out": held})
+    )
+    losses, models = [], []
+    for k in range(1, watched.attributes["n_iter_"] + 1):
+        capped = fit_logistic(
+            train, LearnerSpec("logistic", 1.0, 0.0, options={**options, "max_iter": k})
+        )
+        models.append(capped.model)
+        losses.append(_held_out_loss(capped.model, held))
+    best, stopped = 0, None
+    for k, loss in enumerate(losses):
+        if loss < losses[best] * (1 - 1e-9):
+            best = k
+        if k - best >= patience:
+            stopped = k
+            break
+    assert stopped == len(losses) - 1  # it stopped where the rule says
+    assert watched.attributes["iteration_cap_"] == best + 1
+    assert_allclose(watched.model.coef, models[best].coef, rtol=0, atol=1e-12)
+    assert_allclose(watched.model.intercept, models[best].intercept, rtol=0, atol=1e-12)
+
+
+def test_a_watch_on_rows_of_no_weight_watches_nothing(rng):
+    codes, y, weights, n_categories, values = _problem(rng, n=120)
+    rows = Rows(codes, y, weights, 3, n_categories)
+    held = Rows(codes[:10], y[:10], np.zeros(10), 3, n_categories)
+    plain = fit_logistic(rows, LearnerSpec("logistic", 1.0, 0.0, options={"values": values}))
+    watched = fit_logistic(
+        rows, LearnerSpec("logistic", 1.0, 0.0, options={"values": values, "held_out": held})
+    )
+    assert watched.attributes["iteration_cap_"] is None
+    assert_array_equal(watched.model.coef, plain.model.coef)

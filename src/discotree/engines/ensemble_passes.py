@@ -33,6 +33,7 @@ the one without pairs is fitted and scored too, as in memory.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -73,6 +74,7 @@ from .kdb_passes import (
     scoring_members,
 )
 from .logistic_passes import (
+    Fold,
     InputLayout,
     LogisticProblem,
     PairRequest,
@@ -155,7 +157,7 @@ class _Plan:
         self.has_linear = self.linear == "auto" or float(self.linear) > 0
         self.has_pair = self.pair == "auto" or float(self.pair) > 0
         n_held = -(-n_rows // HELD_OUT_ROWS)
-        self.held: RowMask = None if n_rows <= HELD_OUT_ROWS else (n_held, 0, 0, True)
+        self.held: Fold | None = None if n_rows <= HELD_OUT_ROWS else (n_held, 0, 0, True)
         levels = tuple(pair_level_maps(n_categories, list(spec.options.binned)))
         binned = set(spec.options.binned)
         self.categorical = tuple(j for j in range(len(n_categories)) if j not in binned)
@@ -187,8 +189,16 @@ class _Plan:
         return next(r for r in self.requests if r.name == name)
 
 
-def _problem(plan: _Plan, request: PairRequest, spec: LearnerSpec, tolerance=None, pairs=None):
-    """The logistic fit of the rows of ``request`` (no pairs unless given)."""
+def _problem(
+    plan: _Plan,
+    request: PairRequest,
+    spec: LearnerSpec,
+    tolerance=None,
+    pairs=None,
+    held_out: RowMask = None,
+):
+    """The logistic fit of the rows of ``request`` (no pairs unless given), watched on
+    the rows ``held_out`` (None: not watched)."""
     sums = plan.sums[request.name]
     values = list(spec.options.values)
     layout = InputLayout(
@@ -198,7 +208,7 @@ def _problem(plan: _Plan, request: PairRequest, spec: LearnerSpec, tolerance=Non
         list(request.level_maps or []) if pairs is not None else [],
     )
     C = float(spec.options.linear_C)
-    return LogisticProblem(request.mask, layout, sums["weight"], C, tolerance)
+    return LogisticProblem(request.mask, layout, sums["weight"], C, tolerance, held_out=held_out)
 
 
 def _linear_problems(plan: _Plan, spec: LearnerSpec, n_classes: int) -> dict[str, LogisticProblem]:
@@ -209,7 +219,7 @@ def _linear_problems(plan: _Plan, spec: LearnerSpec, n_classes: int) -> dict[str
     problems: dict[str, LogisticProblem] = {}
 
     def variant(suffix: str, with_pairs: bool) -> None:
-        def problem(request: PairRequest, tolerance: float | None = None) -> LogisticProblem:
+        def problem(request: PairRequest, tolerance=None, held_out=None) -> LogisticProblem:
             pairs = None
             if with_pairs:
                 sums = plan.sums[request.name]
@@ -221,14 +231,16 @@ def _linear_problems(plan: _Plan, spec: LearnerSpec, n_classes: int) -> dict[str
                     plan.linear_pairs,
                     significance=None,
                 )
-            return _problem(plan, request, spec, tolerance, pairs)
+            return _problem(plan, request, spec, tolerance, pairs, held_out)
 
         problems["linear" + suffix] = problem(plan.all)
         if not plan.chosen:
             return
         if plan.held is not None:
             if plan.sums["others"]["weight"] > 0:
-                problems["others" + suffix] = problem(plan.request("others"), HELD_OUT_TOLERANCE)
+                problems["others" + suffix] = problem(
+                    plan.request("others"), HELD_OUT_TOLERANCE, plan.held
+                )
             return
         for k in range(LINEAR_FOLDS):
             if plan.sums[f"fold{k}"]["n_rows"] == 0:
@@ -291,20 +303,48 @@ def _pair_problems(source, plan: _Plan, spec: LearnerSpec) -> dict[str, Logistic
         every = min(every, limit)
     problems = {"pair": problem(plan.pair_all, every)}
     if plan.pair == "auto" and plan.sums["half"]["weight"] > 0:
-        problems["half"] = problem(plan.pair_half, len(problems["pair"].layout.pairs))
+        half = problem(plan.pair_half, len(problems["pair"].layout.pairs))
+        if plan.held is not None:  # (early stopping on the held rows of the second half)
+            tested = ((2, PAIR_SPLIT_SEED, 0, False), plan.held)
+            half = replace(half, held_out=tested)
+        problems["half"] = half
     return problems
 
 
+def _held_out_names(plan: _Plan, problems: dict[str, LogisticProblem], final: str) -> list[str]:
+    """The fits whose iteration caps cap the final fit ``final``, as in memory: with
+    held rows (early stopping), the pair member's first half's, the linear member's
+    fit on the other rows (of its variant); else none."""
+    if plan.held is None:
+        return []
+    names = ["half"] if final == "pair" else ["others" + final[len("linear") :]]
+    return [name for name in names if name in problems]
+
+
 def _logistic_models(source, plan: _Plan, spec: LearnerSpec) -> dict[str, LogisticModel]:
-    """Every logistic model of the fit, by name, fitted together (the passes of the
-    longest L-BFGS run)."""
+    """Every logistic model of the fit, by name, fitted together in two rounds (the
+    passes of the longest L-BFGS run of each): first the held-out fits (each watched on
+    the rows it holds out) and the final fits nothing caps, then the final fits with the
+    iterations their held-out fit found best
+    (:attr:`~discotree.learners.logistic.HeldOutWatch.cap`), as in memory."""
     problems: dict[str, LogisticProblem] = {}
     if plan.has_linear:
         problems.update(_linear_problems(plan, spec, source.n_classes))
     if plan.has_pair:
         problems.update(_pair_problems(source, plan, spec))
-    models = fit_logistics_in_passes(source, list(problems.values()))
-    return dict(zip(problems, models, strict=True))
+    finals = {name for name in problems if name.startswith("linear") or name == "pair"}
+    capped = {name for name in finals if _held_out_names(plan, problems, name)}
+    first = [name for name in problems if name not in capped]
+    fitted = dict(
+        zip(first, fit_logistics_in_passes(source, [problems[n] for n in first]), strict=True)
+    )
+    second = []
+    for name in capped:
+        (held,) = _held_out_names(plan, problems, name)
+        cap = fitted[held].attributes["iteration_cap_"]
+        second.append(replace(problems[name], max_iter=cap))
+    fitted.update(zip(capped, fit_logistics_in_passes(source, second), strict=True))
+    return {name: fitted[name].model for name in problems}
 
 
 def _candidates(plan: _Plan) -> NDArray[np.float64]:

@@ -29,9 +29,10 @@ from ..learners.logistic import (
     GRADIENT_TOLERANCE,
     PAIR_CELLS,
     PAIR_GRADIENT_TOLERANCE,
+    HeldOutWatch,
     lbfgs_options,
 )
-from ..learners.registry import Rows
+from ..learners.registry import FittedModel, Rows
 from ..models.category_maps import apply_maps, mapped_categories
 from ..models.logistic import (
     NO_PAIRS,
@@ -47,6 +48,7 @@ from ..threads import single_threaded_blas
 from .row_sources import RowSource
 
 __all__ = [
+    "Fold",
     "InputLayout",
     "LogisticProblem",
     "PairRequest",
@@ -60,19 +62,34 @@ __all__ = [
     "standardised_from_weights",
 ]
 
-#: A subset of the rows: None (all), or ``(n_folds, seed, fold, inside)``: the rows of
+#: A content fold's rows, or the others: ``(n_folds, seed, fold, inside)``, the rows of
 #: content fold ``fold`` of ``n_folds`` (seed ``seed``) when ``inside``, the others
 #: when not.
-RowMask = tuple[int, int, int, bool] | None
+Fold = tuple[int, int, int, bool]
+#: A subset of the rows: None (all), a :data:`Fold`, or a tuple of them (the rows in
+#: all of them).
+RowMask = Fold | tuple[Fold, ...] | None
 
 
 def row_mask(codes: NDArray[np.integer], mask: RowMask) -> NDArray[np.bool_] | None:
-    """The rows of ``codes`` in ``mask`` (None: all)."""
+    """The rows of ``codes`` in ``mask`` (None: all).
+
+    Examples
+    --------
+    >>> codes = np.arange(8).reshape(8, 1)
+    >>> half, quarter = (2, 1, 0, True), (4, 0, 0, False)
+    >>> both = row_mask(codes, (half, quarter))
+    >>> bool(np.array_equal(both, row_mask(codes, half) & row_mask(codes, quarter)))
+    True
+    """
     if mask is None:
         return None
-    n_folds, seed, fold, inside = mask
-    chosen = content_folds(codes, int(n_folds), int(seed)) == int(fold)
-    return chosen if inside else ~chosen
+    folds = mask if isinstance(mask[0], tuple) else (mask,)
+    chosen = np.ones(len(codes), dtype=bool)
+    for n_folds, seed, fold, inside in folds:
+        here = content_folds(codes, int(n_folds), int(seed)) == int(fold)
+        chosen &= here if inside else ~here
+    return chosen
 
 
 def masked_rows(rows: Rows, mask: RowMask) -> Rows:
@@ -204,20 +221,27 @@ class InputLayout:
 @dataclass(frozen=True)
 class LogisticProblem:
     """A logistic fit: the rows ``mask`` (total weight ``total``), their inputs, the
-    inverse penalty ``C`` and the gradient tolerance (None: the learner's)."""
+    inverse penalty ``C``, the gradient tolerance (None: the learner's), the
+    iterations at most (None: the learner's) and the rows whose log-loss stops it
+    early (``held_out``, a mask other than None, of positive weight; None: not
+    watched), as the in-memory learner's ``held_out`` option
+    (:func:`~discotree.learners.logistic.fit_logistic`)."""
 
     mask: RowMask
     layout: InputLayout
     total: float
     C: float
     tolerance: float | None = None
+    max_iter: int | None = None
+    held_out: RowMask = None
 
 
 def _loss_gradient_parts(
-    rows: Rows, asked: list[tuple[RowMask, InputLayout, Any, Any, float]]
+    rows: Rows, asked: list[tuple[RowMask, InputLayout, Any, Any, float | None]]
 ) -> list[Any] | None:
     """A part's share of the scaled log-loss and its gradient, for every model asked
-    (its rows, inputs, coefficients, intercepts and total weight)."""
+    (its rows, inputs, coefficients, intercepts and total weight); where the total is
+    None (held-out rows), the rows' weighted log-loss, unscaled, and their weight."""
     if not len(rows.codes):
         return None
     out: list[Any] = []
@@ -225,8 +249,11 @@ def _loss_gradient_parts(
         part = masked_rows(rows, mask)
         if not len(part.codes):
             out.append(None)
-            continue
-        out.append(_part_loss_gradient(part, layout, coef, intercept, total))
+        elif total is None:
+            loss = _part_loss_gradient(part, layout, coef, intercept, 1.0)[0]
+            out.append((float(loss), float(part.weights.sum())))
+        else:
+            out.append(_part_loss_gradient(part, layout, coef, intercept, total))
     return out
 
 
@@ -258,12 +285,12 @@ class _Lockstep:
     def __init__(self, source: RowSource, n_runs: int) -> None:
         self.source = source
         self.condition = threading.Condition()
-        self.pending: dict[int, tuple] = {}
+        self.pending: dict[int, list[tuple]] = {}
         self.results: dict[int, Any] = {}
         self.running = n_runs
         self.failure: BaseException | None = None  # (a pass that raised)
 
-    def evaluate(self, run: int, asked: tuple) -> Any:
+    def evaluate(self, run: int, asked: list[tuple]) -> list[Any]:
         with self.condition:
             if self.failure is None:
                 self.pending[run] = asked
@@ -289,61 +316,109 @@ class _Lockstep:
                     return
                 batch, self.pending = self.pending, {}
             try:
-                sums = self.source.total(_loss_gradient_parts, list(batch.values()))
+                flat = [item for asked in batch.values() for item in asked]
+                sums = self.source.total(_loss_gradient_parts, flat)
             except BaseException as err:  # (the runs waiting on it stop, then it is raised)
                 with self.condition:
                     self.failure = err
                     self.condition.notify_all()
                 raise
             with self.condition:
-                self.results.update(zip(batch, sums, strict=True))
+                for run, asked in batch.items():
+                    self.results[run], sums = sums[: len(asked)], sums[len(asked) :]
                 self.condition.notify_all()
 
 
-def _minimise(problem: LogisticProblem, n_classes: int, evaluate) -> LogisticModel:
+class _Stopped(Exception):
+    """The held-out log-loss has not fallen for the watch's patience."""
+
+
+def _minimise(problem: LogisticProblem, n_classes: int, evaluate) -> FittedModel:
     """L-BFGS on ``problem`` with the in-memory learner's objective and stopping rules,
-    from zeros; ``evaluate(mask, layout, coef, intercept, total)`` sums a pass."""
+    from zeros; ``evaluate(items)`` sums a pass of each item ``(mask, layout, coef,
+    intercept, total)``. Watched on held-out rows, each iterate's held-out loss is
+    summed in the pass of the next evaluation (one more pass after the last), and
+    recorded in the order of the iterates, as in memory, so the fit stops at the same
+    iterate."""
     layout, total = problem.layout, problem.total
     pairs = layout.pairs
     n_inputs = int(input_offsets(layout.n_categories, layout.values, pairs, layout.pair_levels)[-1])
     penalty = 1.0 / (problem.C * total)
+    watches = [HeldOutWatch()] if problem.held_out is not None else []  # (none: unwatched)
+    waiting: list[NDArray[np.float64]] = []  # (the iterate whose held-out loss is next)
+
+    def parameters(theta: NDArray[np.float64]) -> tuple[Any, Any]:
+        return theta[: n_inputs * n_classes].reshape(n_inputs, n_classes), theta[
+            n_inputs * n_classes :
+        ]
+
+    def recorded(asked: list[tuple]) -> list[Any]:
+        if waiting:
+            asked = [*asked, (problem.held_out, layout, *parameters(waiting[0]), None)]
+        sums = evaluate(asked)
+        if waiting:
+            theta, held = waiting.pop(), sums[-1]
+            if held is None or held[1] <= 0:  # (no held rows of weight: not watched)
+                watches.clear()
+            elif watches[0].record(theta, held[0] / held[1]):
+                raise _Stopped
+        return sums
 
     def objective(theta: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
-        coef = theta[: n_inputs * n_classes].reshape(n_inputs, n_classes)
-        intercept = theta[n_inputs * n_classes :]
-        loss, grad_coef, grad_intercept = evaluate((problem.mask, layout, coef, intercept, total))
+        coef, intercept = parameters(theta)
+        loss, grad_coef, grad_intercept = recorded(
+            [(problem.mask, layout, coef, intercept, total)]
+        )[0]
         grad_coef = grad_coef + penalty * coef
         loss += 0.5 * penalty * float(np.sum(coef * coef))
         return float(loss), np.concatenate([grad_coef.ravel(), grad_intercept])
 
+    def callback(intermediate_result) -> None:
+        if watches:
+            waiting.append(np.array(intermediate_result.x, copy=True))
+
     default = PAIR_GRADIENT_TOLERANCE if len(pairs) else GRADIENT_TOLERANCE
-    result = minimize(
-        objective,
-        np.zeros(n_inputs * n_classes + n_classes),
-        jac=True,
-        method="L-BFGS-B",
-        options=lbfgs_options(problem.tolerance or default),
-    )
-    theta = result.x
-    return LogisticModel(
-        coef=theta[: n_inputs * n_classes].reshape(n_inputs, n_classes).copy(),
-        intercept=theta[n_inputs * n_classes :].copy(),
+    theta = None
+    try:
+        theta = minimize(
+            objective,
+            np.zeros(n_inputs * n_classes + n_classes),
+            jac=True,
+            method="L-BFGS-B",
+            callback=callback,
+            options=lbfgs_options(problem.tolerance or default, problem.max_iter),
+        ).x
+        if waiting:  # (the last iterate's held-out loss)
+            recorded([])
+    except _Stopped:
+        pass
+    watch = watches[0] if watches else None
+    if watch is not None and watch.best_theta is not None:
+        theta = watch.best_theta
+    assert theta is not None
+    coef, intercept = parameters(theta)
+    model = LogisticModel(
+        coef=coef.copy(),
+        intercept=intercept.copy(),
         n_categories=np.asarray(layout.n_categories, dtype=np.intp),
         values=layout.values,
         pairs=pairs,
         pair_levels=layout.pair_levels,
     )
+    return FittedModel(model, {"iteration_cap_": None if watch is None else watch.cap})
 
 
 def fit_logistics_in_passes(
     source: RowSource, problems: list[LogisticProblem]
-) -> list[LogisticModel]:
+) -> list[FittedModel]:
     """The weighted multinomial logistic model of every problem (the in-memory
     learner's), all fitted at once: each L-BFGS runs in a thread, and one pass over the
     rows evaluates the objective and gradient of every run still going, so the passes
     are those of the longest run, not the sum (each model's sums, and so its steps, are
     those it would have alone, BLAS on one thread as in memory:
-    :func:`~discotree.threads.single_threaded_blas`).
+    :func:`~discotree.threads.single_threaded_blas`). Each is given with its
+    ``iteration_cap_`` attribute (that of the in-memory learner: None unless watched
+    on held-out rows).
 
     Raises
     ------
@@ -401,4 +476,4 @@ def fit_logistic_in_passes(
     (total weight ``total``), by L-BFGS from zeros with the in-memory learner's
     objective and stopping rules; one pass over the rows per evaluation."""
     problem = LogisticProblem(mask, layout, total, C, tolerance)
-    return fit_logistics_in_passes(source, [problem])[0]
+    return fit_logistics_in_passes(source, [problem])[0].model

@@ -218,10 +218,13 @@ def logistic_fit_counts(
 
 def run_fits(stages: list[Callable[[], Fits]], threads: int) -> list[Any]:
     """What the :class:`~discotree.learners.ensemble_members.Fits` of every stage
-    (a callable making them) gather, in the stages' order. On one thread, each stage is
-    made and run after the previous one. On more, every stage is made first and all
-    their fits run in one joblib pool of ``threads`` threads, the last stage's first
-    (the members' many short fits come last and even out the threads' ends).
+    (a callable making them) gather, in the stages' order; where a gather gives
+    :class:`~discotree.learners.ensemble_members.Fits` (fits that read the results),
+    what those gather in turn. On one thread, each stage is made and run after the
+    previous one. On more, every stage is made first and all their fits run in one
+    joblib pool of ``threads`` threads, the last stage's first (the members' many
+    short fits come last and even out the threads' ends); the fits that come next then
+    run in the next pool, and so on.
 
     No threads within threads: each fit runs as a task of a pool
     (:func:`~discotree.threads.one_task_of_a_pool`), so what it would split over the
@@ -239,24 +242,39 @@ def run_fits(stages: list[Callable[[], Fits]], threads: int) -> list[Any]:
     >>> stages = [lambda: Fits([lambda: 1, lambda: 2], sum), lambda: Fits([], len)]
     >>> run_fits(stages, 1), run_fits(stages, 2)
     ([3, 0], [3, 0])
+    >>> later = [lambda: Fits([lambda: 1], lambda r: Fits([lambda: r[0] + 1], sum))]
+    >>> run_fits(later, 1), run_fits(later, 2)
+    ([2], [2])
     """
     if threads <= 1:  # (each stage made once the previous one has run)
         return [_run_here(build()) for build in stages]
-    made = [build() for build in stages]
-    # made tasks of a pool here: joblib takes the later ones from its workers' threads,
-    # whose configuration is not the caller's
-    tasks = [one_task_of_a_pool(task) for fits in reversed(made) for task in fits.tasks]
-    with single_threaded_blas():
-        results = Parallel(n_jobs=threads, prefer="threads")(delayed(task)() for task in tasks)
-    gathered = []
-    for fits in reversed(made):
-        gathered.append(fits.gather(results[: len(fits.tasks)]))
-        results = results[len(fits.tasks) :]
-    return gathered[::-1]
+    made: dict[int, Fits] = {i: build() for i, build in enumerate(stages)}
+    gathered: list[Any] = [None] * len(stages)
+    while made:
+        order = sorted(made, reverse=True)
+        # made tasks of a pool here: joblib takes the later ones from its workers'
+        # threads, whose configuration is not the caller's
+        tasks = [one_task_of_a_pool(task) for i in order for task in made[i].tasks]
+        with single_threaded_blas():
+            results = Parallel(n_jobs=threads, prefer="threads")(delayed(t)() for t in tasks)
+        following: dict[int, Fits] = {}
+        for i in order:
+            n = len(made[i].tasks)
+            out = made[i].gather(results[:n])
+            results = results[n:]
+            if isinstance(out, Fits):
+                following[i] = out
+            else:
+                gathered[i] = out
+        made = following
+    return gathered
 
 
 def _run_here(fits: Fits) -> Any:
-    return fits.gather([task() for task in fits.tasks])
+    out = fits.gather([task() for task in fits.tasks])
+    while isinstance(out, Fits):
+        out = out.gather([task() for task in out.tasks])
+    return out
 
 
 def _scored_rows(rows: Rows, spec: LearnerSpec) -> tuple[LearnerSpec, NDArray[np.intp] | None]:

@@ -40,7 +40,7 @@ from ..kernels.slot_groups import group_slots, grouped_loss_gradient
 from ..missing_values import MissingValueRule
 from ..models.category_maps import apply_maps, mapped_categories
 from ..models.logistic import NO_PAIRS, LogisticModel, input_offsets, input_slots
-from ..numerics import CONSTANT_RTOL, ROOT_RTOL, order_with_ties
+from ..numerics import CONSTANT_RTOL, ROOT_RTOL, SCORE_TIE_RTOL, order_with_ties
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
 from ..threads import single_threaded_blas
@@ -48,6 +48,8 @@ from .options import LogisticOptions
 from .registry import FittedModel, Learner, LearnerSpec, Rows, register_learner
 
 __all__ = [
+    "EARLY_STOPPING_PATIENCE",
+    "HeldOutWatch",
     "cross_validated_log_posteriors",
     "fit_logistic",
     "fold_fits",
@@ -85,22 +87,74 @@ MAX_ITER = 1000
 LBFGS_HISTORY = 40
 
 
-def lbfgs_options(gtol: float) -> dict[str, float]:
+def lbfgs_options(gtol: float, max_iter: int | None = None) -> dict[str, float]:
     """scipy's L-BFGS-B options of the logistic fits (in memory and in passes): at
-    most :data:`MAX_ITER` iterations, :data:`LBFGS_HISTORY` corrections, the gradient
-    tolerance ``gtol`` and :data:`VALUE_TOLERANCE`.
+    most ``max_iter`` iterations (None: :data:`MAX_ITER`), :data:`LBFGS_HISTORY`
+    corrections, the gradient tolerance ``gtol`` and :data:`VALUE_TOLERANCE`.
 
     Examples
     --------
-    >>> lbfgs_options(1e-4)["maxcor"]
-    40
+    >>> lbfgs_options(1e-4)["maxcor"], lbfgs_options(1e-4, 70)["maxiter"]
+    (40, 70)
     """
     return {
-        "maxiter": MAX_ITER,
+        "maxiter": MAX_ITER if max_iter is None else int(max_iter),
         "maxcor": LBFGS_HISTORY,
         "gtol": float(gtol),
         "ftol": VALUE_TOLERANCE,
     }
+
+
+#: A fit watched on held-out rows (early stopping) stops once their log-loss has not
+#: fallen for this many L-BFGS iterations, and keeps the iterate where it was least
+#: (:class:`HeldOutWatch`). With C = 1 the linear member of binarised MNIST's 60,000
+#: rows overfits long before it converges: its held-out log-loss is least at iteration
+#: 70 (0.308) and 0.333 at iteration 543, where the fit stops at its tolerance; the
+#: loss wanders by a few thousandths between iterations, hence a patience of 20
+#: rather than a few.
+EARLY_STOPPING_PATIENCE = 20
+
+
+class HeldOutWatch:
+    """The held-out log-loss of each L-BFGS iterate (:meth:`record`), the iterate where
+    it was least (``best_theta``, iteration ``best_iteration``, counted from 1) and
+    whether to stop: when it has not fallen for :data:`EARLY_STOPPING_PATIENCE`
+    iterations. A fall counts when it exceeds :data:`~discotree.numerics.SCORE_TIE_RTOL`
+    of the loss (the package's tie rule), so that sums in another order stop at the
+    same iterate.
+
+    Examples
+    --------
+    >>> watch = HeldOutWatch(patience=2)
+    >>> [watch.record(np.array([float(i)]), loss) for i, loss in enumerate([3, 2, 2.5, 2.4])]
+    [False, False, False, True]
+    >>> watch.best_iteration, watch.best_theta.tolist(), watch.cap
+    (2, [1.0], 2)
+    """
+
+    def __init__(self, patience: int = EARLY_STOPPING_PATIENCE) -> None:
+        self.patience = int(patience)
+        self.best_loss = np.inf
+        self.best_iteration = 0
+        self.best_theta: NDArray[np.float64] | None = None
+        self.iteration = 0
+
+    def record(self, theta: NDArray[np.float64], loss: float) -> bool:
+        """Record the next iterate ``theta`` and its held-out ``loss``; True: stop."""
+        self.iteration += 1
+        if loss < self.best_loss - SCORE_TIE_RTOL * abs(loss):
+            self.best_loss = float(loss)
+            self.best_iteration = self.iteration
+            self.best_theta = np.array(theta, dtype=np.float64, copy=True)
+        return self.iteration - self.best_iteration >= self.patience
+
+    @property
+    def cap(self) -> int | None:
+        """The iterations a fit of all the rows runs at most: the best iteration when the
+        held-out loss rose after it, else None (no cap: it was still falling)."""
+        if 0 < self.best_iteration < self.iteration:
+            return self.best_iteration
+        return None
 
 
 #: The pairs' inputs of all rows together, at most (rows x pairs, one input each): the
@@ -307,23 +361,61 @@ def model_pairs(rows: Rows, spec: LearnerSpec) -> NDArray[np.intp]:
     )
 
 
-def _minimize(objective, theta0: NDArray[np.float64], spec: LearnerSpec, with_pairs: bool):
-    """L-BFGS from ``theta0`` to the learner's tolerances (see the module)."""
+def _minimize(
+    objective,
+    theta0: NDArray[np.float64],
+    spec: LearnerSpec,
+    with_pairs: bool,
+    watched: Callable[[NDArray[np.float64]], bool] | None = None,
+):
+    """L-BFGS from ``theta0`` to the learner's tolerances (see the module), at most
+    the ``max_iter`` option's iterations; ``watched(theta)`` after each iteration, when
+    given, stops it by returning True."""
+
+    def callback(intermediate_result) -> None:
+        if watched is not None and watched(intermediate_result.x):
+            raise StopIteration
+
     return minimize(
         objective,
         theta0,
         jac=True,
         method="L-BFGS-B",
+        callback=callback,
         options=lbfgs_options(
             spec.options.tolerance
-            or (PAIR_GRADIENT_TOLERANCE if with_pairs else GRADIENT_TOLERANCE)
+            or (PAIR_GRADIENT_TOLERANCE if with_pairs else GRADIENT_TOLERANCE),
+            spec.options.max_iter,
         ),
     )
+
+
+def _loss_gradient_of(
+    rows: Rows, values: list, pairs: NDArray[np.intp], pair_levels: list
+) -> Callable[..., tuple[float, NDArray[np.float64], NDArray[np.float64]]]:
+    """The weighted mean log-loss of ``rows`` and its gradient, a function of the
+    coefficients and intercepts: the rows' slots grouped once, where groups of several
+    slots pay (every evaluation then reads one code per row and group), else read one
+    by one."""
+    inputs = input_slots(rows.codes, rows.n_categories, values, pairs, pair_levels)
+    scale = np.asarray(rows.weights, dtype=np.float64) / float(np.sum(rows.weights))
+    groups = group_slots(inputs.slots)
+    loss_gradient = (
+        partial(grouped_loss_gradient, groups)
+        if groups.several
+        else partial(logistic_loss_gradient, inputs.slots)
+    )
+    return partial(loss_gradient, inputs.numeric, inputs.numeric_inputs, rows.class_index, scale)
 
 
 @fill_doc
 def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
     """The weighted multinomial logistic model of the rows (see the module docstring).
+    With the ``held_out`` option (rows of the same columns), L-BFGS is watched on them
+    (:class:`HeldOutWatch`): it stops once their log-loss has not fallen for
+    :data:`EARLY_STOPPING_PATIENCE` iterations and the model is the iterate where it
+    was least; the attribute ``iteration_cap_`` is then :attr:`HeldOutWatch.cap` (the
+    iterations a fit of all the rows should run), else None.
 
     Examples
     --------
@@ -331,6 +423,11 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
     >>> fitted = fit_logistic(rows, LearnerSpec("logistic", 1.0, 0.0))
     >>> np.exp(fitted.model.log_posterior(np.array([[2, 0], [0, 0]])))[:, 1].round(2)
     array([0.97, 0.02])
+    >>> first = np.arange(200) < 100
+    >>> watched = fit_logistic(rows.take(first), LearnerSpec(
+    ...     "logistic", 1.0, 0.0, options=LogisticOptions(held_out=rows.take(~first))))
+    >>> watched.attributes["n_iter_"] >= (watched.attributes["iteration_cap_"] or 0)
+    True
     """
     raw = spec.options.values or [None] * len(rows.n_categories)
     C = float(spec.options.C)
@@ -342,49 +439,61 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
         pair_levels = list(start.pair_levels)
     if not len(pairs):
         pair_levels = []
-    inputs = input_slots(rows.codes, rows.n_categories, values, pairs, pair_levels)
     n_inputs = int(input_offsets(rows.n_categories, values, pairs, pair_levels)[-1])
     n_classes = rows.n_classes
-    weights = np.asarray(rows.weights, dtype=np.float64)
-    total = float(weights.sum())
+    total = float(np.sum(rows.weights))
     if total <= 0:
         raise ValueError("the logistic learner needs rows of positive total weight.")
-    scale = weights / total
     penalty = 1.0 / (C * total)
-    # the slots grouped once, where groups of several slots pay (every evaluation then
-    # reads one code per row and group), else read one by one
-    groups = group_slots(inputs.slots)
-    loss_gradient = (
-        partial(grouped_loss_gradient, groups)
-        if groups.several
-        else partial(logistic_loss_gradient, inputs.slots)
-    )
-    arguments = (inputs.numeric, inputs.numeric_inputs, rows.class_index, scale)
-    del inputs, groups
+    loss_gradient = _loss_gradient_of(rows, values, pairs, pair_levels)
+
+    def parameters(theta: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
+        return theta[: n_inputs * n_classes].reshape(n_inputs, n_classes), theta[
+            n_inputs * n_classes :
+        ]
 
     def objective(theta: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
-        coef = theta[: n_inputs * n_classes].reshape(n_inputs, n_classes)
-        intercept = theta[n_inputs * n_classes :]
-        loss, grad_coef, grad_intercept = loss_gradient(*arguments, coef, intercept)
+        coef, intercept = parameters(theta)
+        loss, grad_coef, grad_intercept = loss_gradient(coef, intercept)
         grad_coef += penalty * coef
         loss += 0.5 * penalty * float(np.sum(coef * coef))
         return loss, np.concatenate([grad_coef.ravel(), grad_intercept])
 
+    watch, watched = _watch(spec.options.held_out, values, pairs, pair_levels, parameters)
     theta0 = np.zeros(n_inputs * n_classes + n_classes)
     if start is not None and start.coef.shape == (n_inputs, n_classes):
         theta0 = np.concatenate([start.coef.ravel(), start.intercept])
     with single_threaded_blas():  # scipy's L-BFGS-B (C, since 1.15) crawls on BLAS threads
-        result = _minimize(objective, theta0, spec, len(pairs) > 0)
-    theta = result.x
+        result = _minimize(objective, theta0, spec, len(pairs) > 0, watched)
+    theta = result.x if watch is None or watch.best_theta is None else watch.best_theta
+    coef, intercept = parameters(theta)
     model = LogisticModel(
-        coef=theta[: n_inputs * n_classes].reshape(n_inputs, n_classes).copy(),
-        intercept=theta[n_inputs * n_classes :].copy(),
+        coef=coef.copy(),
+        intercept=intercept.copy(),
         n_categories=np.asarray(rows.n_categories, dtype=np.intp),
         values=values,
         pairs=pairs,
         pair_levels=pair_levels,
     )
-    return FittedModel(model, {"n_iter_": int(result.nit)})
+    attributes = {
+        "n_iter_": int(result.nit) if watch is None else watch.iteration,
+        "iteration_cap_": None if watch is None else watch.cap,
+    }
+    return FittedModel(model, attributes)
+
+
+def _watch(held_out: Rows | None, values: list, pairs, pair_levels: list, parameters):
+    """The :class:`HeldOutWatch` of ``held_out`` (None without rows of positive weight)
+    and the function that records an iterate in it (see :func:`fit_logistic`)."""
+    if held_out is None or not len(held_out.codes) or float(np.sum(held_out.weights)) <= 0:
+        return None, None
+    held_loss = _loss_gradient_of(held_out, values, pairs, pair_levels)
+    watch = HeldOutWatch()
+
+    def watched(theta: NDArray[np.float64]) -> bool:
+        return watch.record(theta, float(held_loss(*parameters(theta))[0]))
+
+    return watch, watched
 
 
 @fill_doc
