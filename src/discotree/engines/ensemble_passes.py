@@ -16,7 +16,11 @@ Every statistic of the in-memory fit is a sum over rows, computed part by part:
    when some weight lies strictly between 0 and 1) and leave-one-out losses
    (:mod:`discotree.engines.kdb_passes`);
 4. each logistic model by L-BFGS, one pass per evaluation of its objective and
-   gradient (:mod:`discotree.engines.logistic_passes`);
+   gradient (:mod:`discotree.engines.logistic_passes`), all in lockstep: beyond
+   :data:`~discotree.learners.ensemble.HELD_OUT_ROWS` rows, first the fits watched on
+   the scored rows (early stopping, their held-out loss summed in the same passes),
+   then, in a second lockstep round, the final fits capped at the iterations those
+   found best;
 5. with ``linear_weight="auto"`` or ``pair_weight="auto"``, one scoring pass: on the
    rows the in-memory fit scores (all, or one content fold beyond
    :data:`~discotree.learners.ensemble.HELD_OUT_ROWS` rows: the folds hash the rows,

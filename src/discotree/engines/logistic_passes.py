@@ -6,8 +6,10 @@ part: the weighted mean and standard deviation of each feature's values (from th
 weight of each category: the values are a function of the category), the pair tables
 and the weight observing both features of every pair (which pairs the model reads,
 :func:`ranked_pairs_from_sums`), and at each L-BFGS step the objective and its gradient
-(one pass over the rows each). Subsets of the rows (a cross-validation fold, a content
-half) are named by a :data:`RowMask`, evaluated on every part from the rows' codes
+(one pass over the rows each; a fit watched on held-out rows sums their log-loss at
+the last iterate in the same pass: early stopping as in memory). Subsets of the rows
+(a cross-validation fold, a content half, the rows in several of them) are named by a
+:data:`RowMask`, evaluated on every part from the rows' codes
 (:func:`~discotree.stats.folds.content_folds`), so they do not depend on the parts.
 """
 
