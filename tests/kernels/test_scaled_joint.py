@@ -104,3 +104,47 @@ def test_a_product_of_many_small_sums_keeps_its_logarithm():
     # (the sum, 2,851, is what is left of two of 416,000: 1e-10 relative is 1e-15 of
     # what cancels, and far inside the selection's tie tolerance of 1e-9)
     assert_allclose(out[0, 1], expected, rtol=1e-10)
+
+
+@pytest.mark.parametrize("weighting", ["varied", "uniform"])
+@pytest.mark.parametrize("n_rows", [7, 2000])  # (one block; several blocks of rows)
+def test_a_batch_of_nodes_scores_as_the_nodes_one_at_a_time_to_the_bit(rng, weighting, n_rows):
+    """The batched kernel (every node of the batch added to a block of rows at a time)
+    against the nodes one at a time: the joints, scaled joints, shifts and sums equal
+    to the bit, with weights (some 0), nodes of different distinct rows and levels,
+    probability-0 classes and joints that fall by hundreds of nats."""
+    from discotree.kernels.scaled_joint import add_batch_terms_and_score
+
+    n_classes, n_models, n_nodes = 4, 3, 9
+    joint = rng.normal(size=(n_models, n_rows, n_classes)) * 5
+    one, batch = scaled_joint(joint.copy()), scaled_joint(joint.copy())
+    truth = rng.integers(0, n_classes, n_rows)
+    weights = rng.random(n_rows) * (rng.random(n_rows) < 0.9)
+    if weighting == "uniform":
+        weights = np.where(weights > 0, 2.0, 0.0)
+    terms, keys, levels, scored = [], [], [], []
+    for node in range(n_nodes):
+        n_distinct = int(rng.integers(1, 40))
+        t = np.log(rng.dirichlet(np.ones(n_classes) * 0.3, size=(node % 3 + 1, n_distinct)))
+        if node % 4 == 0:
+            t[:, ::3] *= 250.0
+        t[0, 0, 0] = -np.inf
+        terms.append(t)
+        keys.append(rng.integers(0, n_distinct, n_rows))
+        levels.append(np.minimum(np.arange(n_models), node % 3))
+        scored.append(rng.random(n_models) < 0.8)
+    for flags in [(True, True), (False, True)]:
+        expected = np.zeros((n_nodes, n_models, 2))
+        for b in range(n_nodes):
+            add_terms_and_score(
+                one, terms[b], keys[b], levels[b], scored[b], (truth, weights),
+                flags=flags, out=expected[b],
+            )  # fmt: skip
+        out = np.zeros((n_nodes, n_models, 2))
+        add_batch_terms_and_score(
+            batch, terms, np.array(keys), np.array(levels), np.array(scored),
+            (truth, weights), flags=flags, out=out,
+        )  # fmt: skip
+        for a, b in zip(batch, one, strict=True):
+            assert np.array_equal(a, b, equal_nan=True)
+        assert np.array_equal(out, expected, equal_nan=True)

@@ -81,13 +81,17 @@ def _kept(concentrations, used):
         ("log_loss", False, "hierarchical"),
     ],
 )
+@pytest.mark.parametrize("batched", [False, True])
 def test_leave_one_out_losses_equal_refitting_without_each_row(
-    rng, loss, weights, smoothing, monkeypatch
+    rng, loss, weights, smoothing, monkeypatch, batched
 ):
     # the selection scores a row with a missing parent by the back-off rule (exact
     # elimination for every left-out model would cost one per row and model): the
     # refitted models here use that rule too
     monkeypatch.setattr("discotree.models.k_dependence.MAX_DENSE_CELLS", 0)
+    if batched:  # the nodes added in batches of 3 (4 attributes: a batch and a rest)
+        monkeypatch.setattr("discotree.learners.k_dependence.BATCHED_ABOVE_BYTES", 0)
+        monkeypatch.setattr("discotree.learners.k_dependence.NODES_PER_BATCH", 3)
     rows = _rows(rng, weights=weights)
     k = 2
     order, parents, tables, totals, concentrations = _fitted(rows, smoothing, _spec(k, loss))
@@ -118,6 +122,36 @@ def test_leave_one_out_losses_equal_refitting_without_each_row(
                     value = ((np.exp(post) - np.eye(3)[y]) ** 2).sum()
                 expected[s, q] += rows.weights[i] * value
     assert_allclose(got, expected, rtol=1e-9)
+
+
+@pytest.mark.parametrize("held_out", [True, np.arange(0, 300, 7)])
+def test_batched_nodes_select_and_hold_out_as_one_node_at_a_time(rng, monkeypatch, held_out):
+    """The leave-one-out pass in batches of nodes (its held-out posteriors then from a
+    pass after the selection, not kept on the way) gives the same selection losses to
+    the bit, the same model and the same held-out posteriors, hierarchical smoothing
+    chosen in the same pass, with weights and missing values."""
+    rows = _rows(rng, n=300, n_features=7, weights=True)
+    spec = _spec(3, "log_loss", smoothing="hierarchical", held_out=held_out)
+    alone = fit_selective_kdb(rows, spec)
+    monkeypatch.setattr("discotree.learners.k_dependence.BATCHED_ABOVE_BYTES", 0)
+    monkeypatch.setattr("discotree.learners.k_dependence.NODES_PER_BATCH", 4)
+    batched = fit_selective_kdb(rows, spec)
+    assert np.array_equal(
+        alone.attributes["selection_losses_"], batched.attributes["selection_losses_"]
+    )
+    assert (alone.attributes["n_attributes_"], alone.attributes["k_"]) == (
+        batched.attributes["n_attributes_"],
+        batched.attributes["k_"],
+    )
+    assert_allclose(
+        batched.attributes["held_out_log_posterior_"],
+        alone.attributes["held_out_log_posterior_"],
+        rtol=1e-12,
+        atol=1e-12,
+    )
+    assert_allclose(
+        batched.model.log_likelihood(rows.codes), alone.model.log_likelihood(rows.codes)
+    )
 
 
 def test_kdb_equals_the_dense_kdb_of_tan_on_complete_data(rng):

@@ -33,10 +33,13 @@ from numpy.typing import NDArray
 from .sparse_families import squared_error
 
 __all__ = [
+    "BLOCK_BYTES",
     "PRODUCT_RANGE",
     "RESYNC_BELOW",
     "ScaledJoint",
+    "add_batch_terms_and_score",
     "add_terms_and_score",
+    "block_rows",
     "scaled_joint",
     "uniform_weight",
 ]
@@ -113,50 +116,101 @@ def scaled_joint(joint: NDArray[np.float64]) -> ScaledJoint:
     return ScaledJoint(joint, scaled, shift)
 
 
+#: The rows a block of the batched scoring holds, at most, in bytes of the models'
+#: joints and scaled joints (2 x 8 bytes x models x classes a row): a block stays in
+#: the core's cache while every node of a batch is added to it, so that the joints are
+#: read from memory once a batch, not once a node.
+BLOCK_BYTES = 1 << 18
+
+
+def block_rows(n_models: int, n_classes: int) -> int:
+    """The rows of a block of :data:`BLOCK_BYTES` (at least 16).
+
+    Examples
+    --------
+    >>> block_rows(6, 10)
+    273
+    """
+    return max(16, BLOCK_BYTES // (16 * max(1, n_models) * max(1, n_classes)))
+
+
 @numba.njit(cache=True, nogil=True)
 def _add_and_score(
-    state, terms, probabilities, row_key, levels, scored, truth, weights, flags, out
+    state,
+    terms,
+    probabilities,
+    offsets,
+    n_distinct,
+    row_keys,
+    levels,
+    scored,
+    truth,
+    weights,
+    flags,
+    out,
+    n_block,
 ):  # pragma: no cover - numba
+    # node b of the batch, model q: its terms at level levels[b, q] start at offsets[b]
+    # + level * n_distinct[b] * classes (flat, (levels, distinct, classes) a node);
+    # every (b, q) adds and scores its rows in row order, block after block, so its
+    # sums are those of the nodes one at a time
     joint, scaled, shift = state
     with_squares, with_log_loss, uniform = flags
-    n_rows, n_classes = joint.shape[1], joint.shape[2]
-    for q in range(joint.shape[0]):
-        level = levels[q]
-        squares_sum, log_loss_sum = 0.0, 0.0
-        # with one weight for every row of weight: the sums' logarithms as one logarithm
-        # of their product, kept in range by exact powers of two (counted in ``halvings``)
-        product, halvings = 1.0, 0
-        for i in range(n_rows):
-            k = row_key[i]
-            total = 0.0
-            for c in range(n_classes):
-                joint[q, i, c] += terms[level, k, c]
-                e = scaled[q, i, c] * probabilities[level, k, c]
-                scaled[q, i, c] = e
-                total += e
-            if not total >= RESYNC_BELOW:  # (NaN too)
-                total = _resync(joint, scaled, shift, q, i)
-            if not scored[q] or weights[i] == 0.0:  # (a row of weight 0 adds nothing)
-                continue
-            y = truth[i]
-            if with_squares:
-                squares_sum += weights[i] * squared_error(scaled[q, i], total, y)
-            if with_log_loss:
-                if uniform > 0.0:
-                    log_loss_sum += shift[q, i] - joint[q, i, y]
-                    product *= total
-                    if product < PRODUCT_RANGE[0]:
-                        product *= PRODUCT_RANGE[1]
-                        halvings += PRODUCT_HALVINGS
-                    elif product > PRODUCT_RANGE[1]:
-                        product *= PRODUCT_RANGE[0]
-                        halvings -= PRODUCT_HALVINGS
-                else:
-                    log_loss_sum -= weights[i] * (joint[q, i, y] - shift[q, i] - np.log(total))
-        if uniform > 0.0:
-            log_loss_sum = uniform * (log_loss_sum + np.log(product) - halvings * LOG_2)
-        out[q, 0] += squares_sum
-        out[q, 1] += log_loss_sum
+    n_models, n_rows, n_classes = joint.shape
+    n_nodes = row_keys.shape[0]
+    squares = np.zeros((n_nodes, n_models))
+    losses = np.zeros((n_nodes, n_models))
+    # with one weight for every row of weight: the sums' logarithms as one logarithm
+    # of their product, kept in range by exact powers of two (counted in ``halvings``)
+    products = np.ones((n_nodes, n_models))
+    halvings = np.zeros((n_nodes, n_models), dtype=np.int64)
+    for first in range(0, n_rows, n_block):
+        last = min(first + n_block, n_rows)
+        for b in range(n_nodes):
+            for q in range(n_models):
+                base = offsets[b] + levels[b, q] * n_distinct[b] * n_classes
+                squares_sum, log_loss_sum = squares[b, q], losses[b, q]
+                product, halving = products[b, q], halvings[b, q]
+                for i in range(first, last):
+                    at = base + row_keys[b, i] * n_classes
+                    total = 0.0
+                    for c in range(n_classes):
+                        joint[q, i, c] += terms[at + c]
+                        e = scaled[q, i, c] * probabilities[at + c]
+                        scaled[q, i, c] = e
+                        total += e
+                    if not total >= RESYNC_BELOW:  # (NaN too)
+                        total = _resync(joint, scaled, shift, q, i)
+                    if not scored[b, q] or weights[i] == 0.0:  # (weight 0 adds nothing)
+                        continue
+                    y = truth[i]
+                    if with_squares:
+                        squares_sum += weights[i] * squared_error(scaled[q, i], total, y)
+                    if with_log_loss:
+                        if uniform > 0.0:
+                            log_loss_sum += shift[q, i] - joint[q, i, y]
+                            product *= total
+                            if product < PRODUCT_RANGE[0]:
+                                product *= PRODUCT_RANGE[1]
+                                halving += PRODUCT_HALVINGS
+                            elif product > PRODUCT_RANGE[1]:
+                                product *= PRODUCT_RANGE[0]
+                                halving -= PRODUCT_HALVINGS
+                        else:
+                            log_loss_sum -= weights[i] * (
+                                joint[q, i, y] - shift[q, i] - np.log(total)
+                            )
+                squares[b, q], losses[b, q] = squares_sum, log_loss_sum
+                products[b, q], halvings[b, q] = product, halving
+    for b in range(n_nodes):
+        for q in range(n_models):
+            log_loss_sum = losses[b, q]
+            if uniform > 0.0:
+                log_loss_sum = uniform * (
+                    log_loss_sum + np.log(products[b, q]) - halvings[b, q] * LOG_2
+                )
+            out[b, q, 0] += squares[b, q]
+            out[b, q, 1] += log_loss_sum
 
 
 def add_terms_and_score(
@@ -178,7 +232,8 @@ def add_terms_and_score(
     squares, with the log-loss); a sum not taken adds 0). One compiled call for every
     model; the terms' probabilities are ``exp(terms)``, once per distinct row
     (``row_key``: each row's) and level. ``uniform``: the rows' :func:`uniform_weight`,
-    when the caller has it (computed here otherwise).
+    when the caller has it (computed here otherwise). One node of
+    :func:`add_batch_terms_and_score`.
 
     Examples
     --------
@@ -191,18 +246,70 @@ def add_terms_and_score(
     >>> out.round(4).tolist()
     [[0.625, 0.9808], [0.0, 0.0]]
     """
-    terms = np.ascontiguousarray(terms, dtype=np.float64)
+    sums = np.zeros((1, *out.shape))
+    add_batch_terms_and_score(
+        state,
+        [terms],
+        np.asarray(row_key)[None],
+        np.asarray(levels)[None],
+        np.asarray(scored)[None],
+        rows,
+        flags=flags,
+        out=sums,
+        uniform=uniform,
+    )
+    out += sums[0]
+
+
+def add_batch_terms_and_score(
+    state: ScaledJoint,
+    terms: list[NDArray[np.float64]],
+    row_keys: NDArray[np.int64],
+    levels: NDArray[np.intp],
+    scored: NDArray[np.bool_],
+    rows: tuple[NDArray[np.intp], NDArray[np.float64]],
+    *,
+    flags: tuple[bool, bool],
+    out: NDArray[np.float64],
+    uniform: float | None = None,
+) -> None:
+    """:func:`add_terms_and_score` of several nodes, one after the other: node ``b``'s
+    ``terms[b]`` (levels, distinct rows, classes), ``row_keys[b]``, ``levels[b]`` and
+    ``scored[b]``, its sums added to ``out[b]`` (nodes, models, 2). The same numbers, to
+    the bit, as the nodes one at a time, from one compiled call that adds every node to
+    a block of rows (:func:`block_rows`) while the block is in cache.
+
+    Examples
+    --------
+    >>> state = scaled_joint(np.zeros((1, 2, 2)))
+    >>> out = np.zeros((2, 1, 2))
+    >>> terms = [np.log([[[0.2, 0.8], [0.5, 0.5]]]), np.log([[[0.9, 0.1]]])]
+    >>> add_batch_terms_and_score(state, terms, np.array([[0, 1], [0, 0]]),
+    ...     np.zeros((2, 1), dtype=np.intp), np.ones((2, 1), dtype=bool),
+    ...     (np.array([1, 0]), np.ones(2)), flags=(False, True), out=out)
+    >>> out[:, 0, 1].round(4).tolist()
+    [0.9163, 1.284]
+    """
+    flat = [np.ascontiguousarray(t, dtype=np.float64) for t in terms]
+    sizes = np.array([t.size for t in flat], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    n_distinct = np.array([t.shape[1] for t in flat], dtype=np.int64)
+    joined = np.concatenate([t.ravel() for t in flat]) if flat else np.zeros(0)
     truth, weights = rows
     weights = np.ascontiguousarray(weights, dtype=np.float64)
+    joint = state.joint
     _add_and_score(
         state,
-        terms,
-        np.exp(terms),
-        np.ascontiguousarray(row_key, dtype=np.int64),
+        joined,
+        np.exp(joined),
+        offsets,
+        n_distinct,
+        np.ascontiguousarray(row_keys, dtype=np.int64),
         np.ascontiguousarray(levels, dtype=np.intp),
         np.ascontiguousarray(scored, dtype=np.bool_),
         np.ascontiguousarray(truth, dtype=np.intp),
         weights,
         (bool(flags[0]), bool(flags[1]), uniform_weight(weights) if uniform is None else uniform),
         out,
+        block_rows(joint.shape[0], joint.shape[2]),
     )

@@ -38,7 +38,7 @@ from scipy.special import log_softmax
 from .. import missing_values
 from ..kernels.counts import class_totals, configuration_ids
 from ..kernels.hierarchical_terms import rows_of
-from ..kernels.scaled_joint import add_terms_and_score, scaled_joint, uniform_weight
+from ..kernels.scaled_joint import add_batch_terms_and_score, scaled_joint, uniform_weight
 from ..kernels.sparse_families import posterior_loss_sums
 from ..models.k_dependence import KDependenceModel
 from ..numerics import argmax_with_ties, class_log_prior
@@ -76,6 +76,23 @@ __all__ = [
 
 #: Rows scored at once by the leave-one-out pass (memory: (k + 1) x rows x classes).
 _CHUNK_ROWS = 1 << 16
+#: The leave-one-out pass adds its nodes to the models' joints in batches
+#: (:func:`~discotree.kernels.scaled_joint.add_batch_terms_and_score`: a block of rows
+#: takes every node of a batch while it is in cache) where the joints and their scaled
+#: copies exceed this many bytes; below, they stay in cache anyway and each node is
+#: added alone, the selected model's held-out joint kept on the way
+#: (:class:`~discotree.learners.selection_snapshots.SelectionSnapshots`). Binarised
+#: MNIST's members (60,000 rows, 10 classes, k = 5) hold 58 MB; the digits' 1.8 MB.
+BATCHED_ABOVE_BYTES = 1 << 23
+#: The nodes of a batch, at most, and their terms' bytes, at most (with their
+#: probabilities: twice the terms): the terms of a batch are read again for every
+#: block of rows, so they must stay in cache too. Measured (one core, AMD EPYC): a
+#: member on the 2-class synthetic set of ``benchmarks/bench_scale.py`` (200,000 rows,
+#: 1 MB of terms a node) took 2.2 s one node at a time, 5.1 s in batches of 32 nodes
+#: within 64 MB, as before within 2 MB; binarised MNIST's ensemble (0.25 MB a node)
+#: gains most with two threads, whose members share the memory's bandwidth.
+NODES_PER_BATCH = 32
+BATCH_TERM_BYTES = 1 << 21
 
 
 def check_kdb_options(owner: str, smoothing: Any, selection_loss: Any, alpha: Any) -> None:
@@ -321,8 +338,9 @@ def leave_one_out_losses(
     ``chosen``: a list of one None per feature, for hierarchical smoothing whose
     concentrations are chosen in the same pass (rows in one chunk): each node's choice
     is written there. ``snapshots``: offered every model's joint when the rows fit one
-    chunk (:class:`~discotree.learners.selection_snapshots.SelectionSnapshots`; given
-    up otherwise).
+    chunk (:class:`~discotree.learners.selection_snapshots.SelectionSnapshots`) and the
+    nodes are added one at a time (the joints within :data:`BATCHED_ABOVE_BYTES`);
+    given up otherwise. The sums are the same, to the bit, in batches or not.
     """
     # an attribute has at most len(order) - 1 earlier ones: a larger k adds nothing
     k = min(int(spec.options.k), max(len(order) - 1, 0))
@@ -330,21 +348,24 @@ def leave_one_out_losses(
     out = np.zeros((len(order) + 1, k + 1))
     if snapshots is not None and len(rows.codes) > _CHUNK_ROWS:
         snapshots.give_up()  # (the losses are known only after the last chunk)
+    n_chunk = min(len(rows.codes), _CHUNK_ROWS)
+    batched = 16 * (k + 1) * n_chunk * rows.n_classes > BATCHED_ABOVE_BYTES
+    if snapshots is not None and batched:
+        snapshots.give_up()  # (the joints after each node are not kept in batches)
     for start, (codes, truth, weights, unit) in _chunks(rows):
         state = scaled_joint(np.repeat(_prior_log(class_weight, truth, unit)[None], k + 1, axis=0))
         uniform = uniform_weight(weights)  # (the chunk's, for every node)
         joint = state.joint
-
         only = "log_loss" if loss == "log_loss" else "squares"
         which = 1 if loss == "log_loss" else 0  # (the one sum the loss reads, the same bits)
-        flags = (which == 0, which == 1)  # (squares, log-loss)
-        # twin[q]: the smallest q' whose joint equals q's by construction (every
-        # attribute so far read the same level for both): its score is q's
-        twin = np.zeros(k + 1, dtype=np.intp)
         out[0] += posterior_loss_sums(joint[0], truth, weights, only=only)[which]
         if snapshots is not None:
             for q in range(k + 1):
                 snapshots.offer(0, q, float(out[0, q]), joint[q])
+        # twin[q]: the smallest q' whose joint equals q's by construction (every
+        # attribute so far read the same level for both): its score is q's
+        twin = np.zeros(k + 1, dtype=np.intp)
+        batch = _NodeBatch(k, which)
         for s, node in enumerate(order, start=1):
             ranked = parents[node]
             node_concentrations = None if concentrations is None else concentrations[node]
@@ -367,25 +388,56 @@ def leave_one_out_losses(
             groups: dict[tuple[int, int], int] = {}  # (old twin, level) -> new twin
             for q in range(k + 1):
                 twin[q] = groups.setdefault((int(twin[q]), int(levels[q])), q)
-            # every joint plus its level's terms, each twin class scored once (by its q)
-            sums = np.zeros((k + 1, 2))
-            scored = twin == np.arange(k + 1)
-            add_terms_and_score(
-                state,
-                terms,
-                row_key,
-                levels,
-                scored,
-                (truth, weights),
-                flags=flags,
-                out=sums,
-                uniform=uniform,
-            )
-            out[s] += sums[twin, which]
-            if snapshots is not None:
+            batch.add(s, terms, row_key, levels, twin)
+            if not batched or batch.full():
+                batch.score(state, (truth, weights), uniform, out)
+            if snapshots is not None and not batched:
                 for q in range(k + 1):
                     snapshots.offer(s, q, float(out[s, q]), joint[q])
+        batch.score(state, (truth, weights), uniform, out)
     return out
+
+
+class _NodeBatch:
+    """The nodes of :func:`leave_one_out_losses` waiting to be added and scored
+    together (:func:`~discotree.kernels.scaled_joint.add_batch_terms_and_score`):
+    every twin class of models scored once (by its first model), its sum given to every
+    model of the class."""
+
+    def __init__(self, k: int, which: int) -> None:
+        self.k, self.which = k, which
+        self.flags = (which == 0, which == 1)  # (squares, log-loss)
+        self.nodes: list[tuple[int, Any, Any, Any, Any]] = []
+        self.term_bytes = 0
+
+    def add(self, s: int, terms, row_key, levels, twin) -> None:
+        self.nodes.append((s, terms, row_key, levels, twin.copy()))
+        self.term_bytes += 16 * terms.size
+
+    def full(self) -> bool:
+        return len(self.nodes) >= NODES_PER_BATCH or self.term_bytes >= BATCH_TERM_BYTES
+
+    def score(self, state, rows, uniform: float, out: NDArray[np.float64]) -> None:
+        """Add and score the waiting nodes; ``out[s]`` += each node's sums."""
+        if not self.nodes:
+            return
+        positions, terms, keys, levels, twins = zip(*self.nodes, strict=True)
+        scored = np.array([twin == np.arange(self.k + 1) for twin in twins])
+        sums = np.zeros((len(self.nodes), self.k + 1, 2))
+        add_batch_terms_and_score(
+            state,
+            list(terms),
+            np.array(keys),
+            np.array(levels),
+            scored,
+            rows,
+            flags=self.flags,
+            out=sums,
+            uniform=uniform,
+        )
+        for b, (s, twin) in enumerate(zip(positions, twins, strict=True)):
+            out[s] += sums[b, twin, self.which]
+        self.nodes, self.term_bytes = [], 0
 
 
 def leave_one_out_log_posteriors(
