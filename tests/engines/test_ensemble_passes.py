@@ -271,19 +271,22 @@ def test_a_logistic_fit_watched_on_held_out_rows_stops_where_it_does_in_memory(
     layout = InputLayout(rows.n_categories, values, NO_PAIRS, [])
     train = rows.take(row_mask(rows.codes, mask))
     held = rows.take(row_mask(rows.codes, held_out))
-    problem = LogisticProblem(mask, layout, float(train.weights.sum()), 100.0, held_out=held_out)
+    problem = LogisticProblem(
+        mask, layout, float(train.weights.sum()), 100.0, stopping_rows=held_out
+    )
     (in_passes,) = fit_logistics_in_passes(MemorySource(rows, part_rows=70), [problem])
-    spec = LearnerSpec("logistic", 1.0, 0.0, options={"C": 100.0, "held_out": held})
+    spec = LearnerSpec("logistic", 1.0, 0.0, options={"C": 100.0, "stopping_rows": held})
     in_memory = fit_logistic(train, spec)
     cap = in_memory.attributes["iteration_cap_"]
     assert cap is not None and cap < in_memory.attributes["n_iter_"]  # (it did stop early)
     assert in_passes.attributes["iteration_cap_"] == cap
     assert_allclose(in_passes.model.coef, in_memory.model.coef, atol=1e-8)
     capped = fit_logistics_in_passes(
-        MemorySource(rows, part_rows=70), [replace(problem, held_out=None, max_iter=cap)]
+        MemorySource(rows, part_rows=70),
+        [replace(problem, stopping_rows=None, lbfgs_iterations=cap)],
     )[0]
     in_memory_capped = fit_logistic(
-        train, LearnerSpec("logistic", 1.0, 0.0, options={"C": 100.0, "max_iter": cap})
+        train, LearnerSpec("logistic", 1.0, 0.0, options={"C": 100.0, "lbfgs_iterations": cap})
     )
     assert_allclose(capped.model.coef, in_memory_capped.model.coef, atol=1e-8)
 

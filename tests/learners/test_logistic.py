@@ -352,7 +352,7 @@ def test_early_stopping_keeps_the_iterate_of_least_held_out_loss(rng, monkeypatc
     short), their held-out losses from the models' posteriors, and the patience rule
     applied by a plain loop: the watched fit keeps the model of the iterate of least
     loss, stops after ``patience`` iterations without a fall, and caps at that iterate;
-    a fit capped there (``max_iter``) is the same model."""
+    a fit capped there (``lbfgs_iterations``) is the same model."""
     patience = 3
     monkeypatch.setattr(logistic_learner.HeldOutWatch.__init__, "__defaults__", (patience,))
     codes, y, weights, n_categories, values = _problem(rng, n=240)
@@ -362,12 +362,12 @@ def test_early_stopping_keeps_the_iterate_of_least_held_out_loss(rng, monkeypatc
     train, held = rows.take(np.arange(240) < 160), rows.take(np.arange(240) >= 160)
     options = {"values": values, "C": 1000.0, "n_pairs": n_pairs}
     watched = fit_logistic(
-        train, LearnerSpec("logistic", 1.0, 0.0, options={**options, "held_out": held})
+        train, LearnerSpec("logistic", 1.0, 0.0, options={**options, "stopping_rows": held})
     )
     losses, models = [], []
     for k in range(1, watched.attributes["n_iter_"] + 1):
         capped = fit_logistic(
-            train, LearnerSpec("logistic", 1.0, 0.0, options={**options, "max_iter": k})
+            train, LearnerSpec("logistic", 1.0, 0.0, options={**options, "lbfgs_iterations": k})
         )
         models.append(capped.model)
         losses.append(_held_out_loss(capped.model, held))
@@ -390,7 +390,7 @@ def test_a_watch_on_rows_of_no_weight_watches_nothing(rng):
     held = Rows(codes[:10], y[:10], np.zeros(10), 3, n_categories)
     plain = fit_logistic(rows, LearnerSpec("logistic", 1.0, 0.0, options={"values": values}))
     watched = fit_logistic(
-        rows, LearnerSpec("logistic", 1.0, 0.0, options={"values": values, "held_out": held})
+        rows, LearnerSpec("logistic", 1.0, 0.0, options={"values": values, "stopping_rows": held})
     )
     assert watched.attributes["iteration_cap_"] is None
     assert_array_equal(watched.model.coef, plain.model.coef)

@@ -212,7 +212,9 @@ def _problem(
         list(request.level_maps or []) if pairs is not None else [],
     )
     C = float(spec.options.linear_C)
-    return LogisticProblem(request.mask, layout, sums["weight"], C, tolerance, held_out=held_out)
+    return LogisticProblem(
+        request.mask, layout, sums["weight"], C, tolerance, stopping_rows=held_out
+    )
 
 
 def _linear_problems(plan: _Plan, spec: LearnerSpec, n_classes: int) -> dict[str, LogisticProblem]:
@@ -310,7 +312,7 @@ def _pair_problems(source, plan: _Plan, spec: LearnerSpec) -> dict[str, Logistic
         half = problem(plan.pair_half, len(problems["pair"].layout.pairs))
         if plan.held is not None:  # (early stopping on the held rows of the second half)
             tested = ((2, PAIR_SPLIT_SEED, 0, False), plan.held)
-            half = replace(half, held_out=tested)
+            half = replace(half, stopping_rows=tested)
         problems["half"] = half
     return problems
 
@@ -346,7 +348,7 @@ def _logistic_models(source, plan: _Plan, spec: LearnerSpec) -> dict[str, Logist
     for name in capped:
         (held,) = _held_out_names(plan, problems, name)
         cap = fitted[held].attributes["iteration_cap_"]
-        second.append(replace(problems[name], max_iter=cap))
+        second.append(replace(problems[name], lbfgs_iterations=cap))
     fitted.update(zip(capped, fit_logistics_in_passes(source, second), strict=True))
     return {name: fitted[name].model for name in problems}
 

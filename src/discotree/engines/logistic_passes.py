@@ -225,8 +225,8 @@ class LogisticProblem:
     """A logistic fit: the rows ``mask`` (total weight ``total``), their inputs, the
     inverse penalty ``C``, the gradient tolerance (None: the learner's), the
     iterations at most (None: the learner's) and the rows whose log-loss stops it
-    early (``held_out``, a mask other than None, of positive weight; None: not
-    watched), as the in-memory learner's ``held_out`` option
+    early (``stopping_rows``, a mask other than None, of positive weight; None: not
+    watched), as the in-memory learner's ``stopping_rows`` option
     (:func:`~discotree.learners.logistic.fit_logistic`)."""
 
     mask: RowMask
@@ -234,8 +234,8 @@ class LogisticProblem:
     total: float
     C: float
     tolerance: float | None = None
-    max_iter: int | None = None
-    held_out: RowMask = None
+    lbfgs_iterations: int | None = None
+    stopping_rows: RowMask = None
 
 
 def _loss_gradient_parts(
@@ -346,7 +346,7 @@ def _minimise(problem: LogisticProblem, n_classes: int, evaluate) -> FittedModel
     pairs = layout.pairs
     n_inputs = int(input_offsets(layout.n_categories, layout.values, pairs, layout.pair_levels)[-1])
     penalty = 1.0 / (problem.C * total)
-    watches = [HeldOutWatch()] if problem.held_out is not None else []  # (none: unwatched)
+    watches = [HeldOutWatch()] if problem.stopping_rows is not None else []  # (none: unwatched)
     waiting: list[NDArray[np.float64]] = []  # (the iterate whose held-out loss is next)
 
     def parameters(theta: NDArray[np.float64]) -> tuple[Any, Any]:
@@ -356,7 +356,7 @@ def _minimise(problem: LogisticProblem, n_classes: int, evaluate) -> FittedModel
 
     def recorded(asked: list[tuple]) -> list[Any]:
         if waiting:
-            asked = [*asked, (problem.held_out, layout, *parameters(waiting[0]), None)]
+            asked = [*asked, (problem.stopping_rows, layout, *parameters(waiting[0]), None)]
         sums = evaluate(asked)
         if waiting:
             theta, held = waiting.pop(), sums[-1]
@@ -388,7 +388,7 @@ def _minimise(problem: LogisticProblem, n_classes: int, evaluate) -> FittedModel
             jac=True,
             method="L-BFGS-B",
             callback=callback,
-            options=lbfgs_options(problem.tolerance or default, problem.max_iter),
+            options=lbfgs_options(problem.tolerance or default, problem.lbfgs_iterations),
         ).x
         if waiting:  # (the last iterate's held-out loss)
             recorded([])

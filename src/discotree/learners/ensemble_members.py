@@ -236,7 +236,7 @@ def linear_member_fits(
     def then(results: list[Any]) -> Fits:
         parts_of = _split(results, sizes)
         finals = [
-            partial(_final_model, rows, variant.with_options(max_iter=_cap(parts)))
+            partial(_final_model, rows, variant.with_options(lbfgs_iterations=_cap(parts)))
             for variant, parts in zip(variants, parts_of, strict=True)
         ]
         return Fits(finals, lambda models: with_posteriors(models, parts_of))
@@ -282,7 +282,7 @@ def _held_out_fits(
 def _watched_fit(
     others: Rows, spec: LearnerSpec, held_rows: Rows, mask: NDArray[np.bool_]
 ) -> tuple[NDArray[np.bool_], NDArray[np.float64], int | None]:
-    fitted = fit_logistic(others, spec.with_options(held_out=held_rows))
+    fitted = fit_logistic(others, spec.with_options(stopping_rows=held_rows))
     cap = fitted.attributes["iteration_cap_"]
     return mask, fitted.model.log_posterior(held_rows.codes), cap
 
@@ -525,11 +525,13 @@ def pair_member_fits(rows: Rows, spec: LearnerSpec, held: NDArray[np.intp] | Non
         half = partial(fit_logistic, first_half, half_spec)
         member = partial(_final_model, rows, whole_spec)
         return Fits([member, half], lambda results: (results[0], results[1].model, tested))
-    half = partial(fit_logistic, first_half, half_spec.with_options(held_out=rows.take(tested)))
+    half = partial(
+        fit_logistic, first_half, half_spec.with_options(stopping_rows=rows.take(tested))
+    )
 
     def then(results: list[FittedModel]) -> Fits:
         cap = results[0].attributes["iteration_cap_"]
-        member = partial(_final_model, rows, whole_spec.with_options(max_iter=cap))
+        member = partial(_final_model, rows, whole_spec.with_options(lbfgs_iterations=cap))
         return Fits([member], lambda models: (models[0], results[0].model, tested))
 
     return Fits([half], then)

@@ -369,7 +369,7 @@ def _minimize(
     watched: Callable[[NDArray[np.float64]], bool] | None = None,
 ):
     """L-BFGS from ``theta0`` to the learner's tolerances (see the module), at most
-    the ``max_iter`` option's iterations; ``watched(theta)`` after each iteration, when
+    the ``lbfgs_iterations`` option's iterations; ``watched(theta)`` after each iteration, when
     given, stops it by returning True."""
 
     def callback(intermediate_result) -> None:
@@ -385,7 +385,7 @@ def _minimize(
         options=lbfgs_options(
             spec.options.tolerance
             or (PAIR_GRADIENT_TOLERANCE if with_pairs else GRADIENT_TOLERANCE),
-            spec.options.max_iter,
+            spec.options.lbfgs_iterations,
         ),
     )
 
@@ -411,7 +411,7 @@ def _loss_gradient_of(
 @fill_doc
 def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
     """The weighted multinomial logistic model of the rows (see the module docstring).
-    With the ``held_out`` option (rows of the same columns), L-BFGS is watched on them
+    With the ``stopping_rows`` option (rows of the same columns), L-BFGS is watched on them
     (:class:`HeldOutWatch`): it stops once their log-loss has not fallen for
     :data:`EARLY_STOPPING_PATIENCE` iterations and the model is the iterate where it
     was least; the attribute ``iteration_cap_`` is then :attr:`HeldOutWatch.cap` (the
@@ -425,7 +425,7 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
     array([0.97, 0.02])
     >>> first = np.arange(200) < 100
     >>> watched = fit_logistic(rows.take(first), LearnerSpec(
-    ...     "logistic", 1.0, 0.0, options=LogisticOptions(held_out=rows.take(~first))))
+    ...     "logistic", 1.0, 0.0, options=LogisticOptions(stopping_rows=rows.take(~first))))
     >>> watched.attributes["n_iter_"] >= (watched.attributes["iteration_cap_"] or 0)
     True
     """
@@ -459,7 +459,7 @@ def fit_logistic(rows: Rows, spec: LearnerSpec) -> FittedModel:
         loss += 0.5 * penalty * float(np.sum(coef * coef))
         return loss, np.concatenate([grad_coef.ravel(), grad_intercept])
 
-    watch, watched = _watch(spec.options.held_out, values, pairs, pair_levels, parameters)
+    watch, watched = _watch(spec.options.stopping_rows, values, pairs, pair_levels, parameters)
     theta0 = np.zeros(n_inputs * n_classes + n_classes)
     if start is not None and start.coef.shape == (n_inputs, n_classes):
         theta0 = np.concatenate([start.coef.ravel(), start.intercept])

@@ -427,7 +427,7 @@ class LogisticOptions(LearnerOptions):
     n_pairs: int = option(0, "Pair interactions (the most informative first).")
     pair_significance: float | None = option(None, "The chi-squared level of a pair.")
     tolerance: float | None = option(None, "The gradient tolerance (None: the default).")
-    max_iter: int | None = option(
+    lbfgs_iterations: int | None = option(
         None, "L-BFGS iterations at most (None: the default).", count(1, none=True)
     )
     values: Any = option(None, "The numeric value of every code.", input=True)
@@ -436,7 +436,9 @@ class LogisticOptions(LearnerOptions):
     pair_features: Any = option(None, "The columns pairs are taken from.", input=True)
     pair_statistics: Any = option(None, "The pair tables, counted already.", input=True)
     pairs: Any = option(None, "The pairs, ranked already (an array of pairs).", input=True)
-    held_out: Any = option(None, "Rows whose log-loss stops L-BFGS (early stopping).", input=True)
+    stopping_rows: Any = option(
+        None, "Rows whose log-loss stops L-BFGS (early stopping).", input=True
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
