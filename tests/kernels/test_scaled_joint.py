@@ -7,7 +7,17 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.special import log_softmax
 
-from discotree.kernels.scaled_joint import add_terms_and_score, scaled_joint
+from discotree.kernels.scaled_joint import add_batch_terms_and_score, scaled_joint
+
+
+def add_terms_and_score(state, terms, row_key, levels, scored, rows, *, flags, out):
+    """One node (:func:`add_batch_terms_and_score` of a batch of one)."""
+    sums = np.zeros((1, *out.shape))
+    add_batch_terms_and_score(
+        state, [terms], np.asarray(row_key)[None], np.asarray(levels)[None],
+        np.asarray(scored)[None], rows, flags=flags, out=sums,
+    )  # fmt: skip
+    out += sums[0]
 
 
 def _numpy_loss_sums(joint, truth, weights):
@@ -113,8 +123,6 @@ def test_a_batch_of_nodes_scores_as_the_nodes_one_at_a_time_to_the_bit(rng, weig
     against the nodes one at a time: the joints, scaled joints, shifts and sums equal
     to the bit, with weights (some 0), nodes of different distinct rows and levels,
     probability-0 classes and joints that fall by hundreds of nats."""
-    from discotree.kernels.scaled_joint import add_batch_terms_and_score
-
     n_classes, n_models, n_nodes = 4, 3, 9
     joint = rng.normal(size=(n_models, n_rows, n_classes)) * 5
     one, batch = scaled_joint(joint.copy()), scaled_joint(joint.copy())

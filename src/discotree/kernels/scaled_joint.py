@@ -38,7 +38,6 @@ __all__ = [
     "RESYNC_BELOW",
     "ScaledJoint",
     "add_batch_terms_and_score",
-    "add_terms_and_score",
     "block_rows",
     "scaled_joint",
     "uniform_weight",
@@ -213,54 +212,6 @@ def _add_and_score(
             out[b, q, 1] += log_loss_sum
 
 
-def add_terms_and_score(
-    state: ScaledJoint,
-    terms: NDArray[np.float64],
-    row_key: NDArray[np.int64],
-    levels: NDArray[np.intp],
-    scored: NDArray[np.bool_],
-    rows: tuple[NDArray[np.intp], NDArray[np.float64]],
-    *,
-    flags: tuple[bool, bool],
-    out: NDArray[np.float64],
-    uniform: float | None = None,
-) -> None:
-    """For every model q: ``joint[q] += terms[levels[q]][row_key]`` (``state``, in
-    place), then, where ``scored[q]``, ``out[q]`` += the weighted sums over ``rows``
-    (their classes and weights) of ``sum_c (P(c | x) - [c = y])**2`` and of ``-log P(y |
-    x)``, the posterior being ``softmax(joint[q])`` of each row (``flags``: (with the
-    squares, with the log-loss); a sum not taken adds 0). One compiled call for every
-    model; the terms' probabilities are ``exp(terms)``, once per distinct row
-    (``row_key``: each row's) and level. ``uniform``: the rows' :func:`uniform_weight`,
-    when the caller has it (computed here otherwise). One node of
-    :func:`add_batch_terms_and_score`.
-
-    Examples
-    --------
-    >>> state = scaled_joint(np.zeros((2, 2, 2)))
-    >>> out = np.zeros((2, 2))
-    >>> terms = np.log([[[0.2, 0.6], [0.5, 0.5]]])
-    >>> add_terms_and_score(state, terms, np.array([0, 1]), np.array([0, 0]),
-    ...     np.array([True, False]), (np.array([1, 0]), np.ones(2)), flags=(True, True),
-    ...     out=out)
-    >>> out.round(4).tolist()
-    [[0.625, 0.9808], [0.0, 0.0]]
-    """
-    sums = np.zeros((1, *out.shape))
-    add_batch_terms_and_score(
-        state,
-        [terms],
-        np.asarray(row_key)[None],
-        np.asarray(levels)[None],
-        np.asarray(scored)[None],
-        rows,
-        flags=flags,
-        out=sums,
-        uniform=uniform,
-    )
-    out += sums[0]
-
-
 def add_batch_terms_and_score(
     state: ScaledJoint,
     terms: list[NDArray[np.float64]],
@@ -273,11 +224,18 @@ def add_batch_terms_and_score(
     out: NDArray[np.float64],
     uniform: float | None = None,
 ) -> None:
-    """:func:`add_terms_and_score` of several nodes, one after the other: node ``b``'s
-    ``terms[b]`` (levels, distinct rows, classes), ``row_keys[b]``, ``levels[b]`` and
-    ``scored[b]``, its sums added to ``out[b]`` (nodes, models, 2). The same numbers, to
-    the bit, as the nodes one at a time, from one compiled call that adds every node to
-    a block of rows (:func:`block_rows`) while the block is in cache.
+    """Nodes added to the models' joints one after the other and scored: for node
+    ``b`` and every model q, ``joint[q] += terms[b][levels[b, q]][row_keys[b]]``
+    (``state``, in place), then, where ``scored[b, q]``, ``out[b, q]`` += the weighted
+    sums over ``rows`` (their classes and weights) of ``sum_c (P(c | x) - [c = y])**2``
+    and of ``-log P(y | x)``, the posterior being ``softmax(joint[q])`` of each row
+    (``flags``: (with the squares, with the log-loss); a sum not taken adds 0).
+    ``terms[b]``: (levels, distinct rows, classes), its probabilities ``exp`` once per
+    distinct row (``row_keys[b]``: each row's) and level; ``out``: (nodes, models, 2).
+    ``uniform``: the rows' :func:`uniform_weight`, when the caller has it (computed here
+    otherwise). One compiled call adds every node to a block of rows
+    (:func:`block_rows`) while the block is in cache: the same numbers, to the bit, as
+    the nodes one call each.
 
     Examples
     --------
