@@ -199,10 +199,10 @@ def _problem(
     spec: LearnerSpec,
     tolerance=None,
     pairs=None,
-    held_out: RowMask = None,
+    stopping_rows: RowMask = None,
 ):
     """The logistic fit of the rows of ``request`` (no pairs unless given), watched on
-    the rows ``held_out`` (None: not watched)."""
+    the rows ``stopping_rows`` (None: not watched)."""
     sums = plan.sums[request.name]
     values = list(spec.options.values)
     layout = InputLayout(
@@ -213,7 +213,7 @@ def _problem(
     )
     C = float(spec.options.linear_C)
     return LogisticProblem(
-        request.mask, layout, sums["weight"], C, tolerance, stopping_rows=held_out
+        request.mask, layout, sums["weight"], C, tolerance, stopping_rows=stopping_rows
     )
 
 
@@ -225,7 +225,7 @@ def _linear_problems(plan: _Plan, spec: LearnerSpec, n_classes: int) -> dict[str
     problems: dict[str, LogisticProblem] = {}
 
     def variant(suffix: str, with_pairs: bool) -> None:
-        def problem(request: PairRequest, tolerance=None, held_out=None) -> LogisticProblem:
+        def problem(request: PairRequest, tolerance=None, stopping_rows=None) -> LogisticProblem:
             pairs = None
             if with_pairs:
                 sums = plan.sums[request.name]
@@ -237,7 +237,7 @@ def _linear_problems(plan: _Plan, spec: LearnerSpec, n_classes: int) -> dict[str
                     plan.linear_pairs,
                     significance=None,
                 )
-            return _problem(plan, request, spec, tolerance, pairs, held_out)
+            return _problem(plan, request, spec, tolerance, pairs, stopping_rows)
 
         problems["linear" + suffix] = problem(plan.all)
         if not plan.chosen:

@@ -49,13 +49,7 @@ from ..models.logistic import LogisticModel
 from ..numerics import best_index, sign_with_ties
 from ..stats.folds import content_folds
 from ..stats.pair_statistics import PairStatistics
-from .logistic import (
-    fit_logistic,
-    fold_fits,
-    joined_folds,
-    model_pairs,
-    pair_count,
-)
+from .logistic import fit_logistic, fold_fits, joined_folds, model_pairs, pair_count
 from .options import LogisticOptions
 from .registry import FittedModel, LearnerSpec, Rows
 
