@@ -108,6 +108,31 @@ def test_predictions_equal_the_per_node_scoring(rng, monkeypatch):
     assert_allclose(model.predict_proba(X), fast, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("missing", [False, True])
+def test_a_fit_prepares_the_members_prediction_tables_and_pickles_none(rng, missing):
+    # KDBEnsembleModel.prepare_prediction at the end of fit: the packed tables (and,
+    # where the training rows miss values, the dense tables of the exact sum-out) are
+    # built, kept out of the pickle, and a model without them predicts the same bits
+    import pickle
+
+    X = rng.normal(size=(120, 5))
+    X[:, 4] = rng.integers(0, 3, 120)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    if missing:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    clf = KDBEnsembleClassifier(n_estimators=2, random_state=0).fit(X, y)
+    for member in clf.model_.members:
+        assert member.__dict__["_packed_backoff"] is not None
+        assert ("_flat_tables" in member.__dict__) == missing
+    loaded = pickle.loads(pickle.dumps(clf))
+    for member in loaded.model_.members:
+        assert "_packed_backoff" not in member.__dict__
+        assert "_flat_tables" not in member.__dict__
+    test = X.copy()
+    test[rng.random(X.shape) < 0.2] = np.nan
+    assert np.array_equal(loaded.predict_proba(test), clf.predict_proba(test))
+
+
 def test_a_pickled_ensemble_is_the_same_model_and_smaller(rng):
     # members' tables and the maps packed for pickle (KDependenceModel.__reduce__,
     # KDBEnsembleModel.__reduce__): the same numbers, predictions and JSON state; a

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..config import get_config
 from ..docstrings import fill_doc
 from ..kernels.counts import class_totals, univariate_counts
@@ -144,6 +145,7 @@ def _first_part(rows: Rows) -> dict[str, Any] | None:
         return None
     return {
         "n_rows": len(rows.codes),
+        "n_missing": int(missing_values.is_missing(rows.codes).sum()),
         "class_weight": class_totals(rows.class_index, rows.weights, rows.n_classes),
         "univariate": univariate_counts(
             rows.codes, rows.class_index, rows.weights, rows.n_categories, rows.n_classes
@@ -489,6 +491,7 @@ def fit_ensemble_in_passes(source: RowSource, spec: LearnerSpec) -> FittedModel:
         pair_weight,
         spec.options.pair_pooling,
     )
+    model.prepare_prediction(first["n_missing"] > 0)
     attributes = _attributes(members, weight_of_linear, pair_weight, pair_losses)
     return FittedModel(model, {**attributes, "class_count_": class_weight})
 

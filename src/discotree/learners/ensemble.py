@@ -30,6 +30,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..kernels.counts import class_totals, univariate_counts
 from ..models.category_maps import apply_maps, mapped_categories
 from ..models.ensemble import KDBEnsembleModel, coarsening_maps, sampled_mdl_maps
@@ -363,6 +364,7 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
         pair_weight,
         spec.options.pair_pooling,
     )
+    model.prepare_prediction(bool(missing_values.is_missing(rows.codes).any()))
     return FittedModel(
         model,
         {

@@ -162,6 +162,15 @@ class KDBEnsembleModel(StoredModel):
 
         return map_on_cores(posterior, list(zip(self.maps, self.members, strict=True)))
 
+    def prepare_prediction(self, missing_features: bool = False) -> None:
+        """Build every member's prediction tables now
+        (:meth:`~discotree.models.k_dependence.KDependenceModel.prepare_prediction`;
+        with ``missing_features``, those that sum missing features out too): the
+        learners call it at the end of a fit, so that a first prediction costs what
+        the next ones do. The same numbers with or without it."""
+        for member in self.members:
+            member.prepare_prediction(missing_features)
+
     def class_scores(
         self, codes: NDArray[np.integer], log_prior: NDArray[np.float64] | None = None
     ) -> NDArray[np.float64]:
