@@ -11,6 +11,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from discotree.kernels.counts import configuration_ids
+from discotree.models.enumeration import joint_values
 from discotree.models.k_dependence import KDependenceModel
 from discotree.stats.family_tables import observed_prefix_lengths, prefix_family_tables
 
@@ -75,8 +76,11 @@ def test_a_missing_parent_is_summed_out_exactly(rng):
 
 
 def test_elimination_beyond_the_guard_backs_off_to_the_observed_prefix(rng, monkeypatch):
+    # (beyond the enumeration's bound too: the row is not enumerated)
     monkeypatch.setattr("discotree.models.k_dependence.MAX_ELIMINATION_CELLS", 1)
+    monkeypatch.setattr("discotree.models.k_dependence.MAX_ENUMERATED_VALUES", 1)
     model = _model(rng)
+    backed_off = model.log_likelihood(np.array([[-1, -1, 1, 2]]))
     # features 0 and 1 missing (two parents): 2's parents (1, 0) -> (), 3's (2, 1) -> (2,)
     row = np.array([[-1, -1, 1, 2]])
     assert list(observed_prefix_lengths(row, (1, 0))) == [0]
@@ -86,11 +90,15 @@ def test_elimination_beyond_the_guard_backs_off_to_the_observed_prefix(rng, monk
         table = model.tables[node][length]
         expected = expected + table.log_probability(ids, row[:, node], 0.5, 1e-5)
     assert_allclose(model.log_likelihood(row), expected)
+    monkeypatch.setattr("discotree.models.k_dependence.MAX_ENUMERATED_VALUES", 256)
+    assert_allclose(model.log_likelihood(row)[0], _brute_force(model, row[0]), rtol=1e-12)
+    assert not np.allclose(backed_off, model.log_likelihood(row))  # (not the exact sum)
     assert model.edges() == [(0, 1), (1, 2), (0, 2), (2, 3), (1, 3)]
     assert model.nbytes > 0
 
 
 def test_one_missing_parent_beyond_the_guard_is_backed_off_too(rng, monkeypatch):
+    # dense tables beyond their bound: the back-off rule, enumerable or not
     monkeypatch.setattr("discotree.models.k_dependence.MAX_DENSE_CELLS", 0)
     model = _model(rng)
     row = np.array([[1, -1, 1, 2]])  # only feature 1 (a parent of 2 and 3) missing
@@ -161,7 +169,7 @@ def test_many_missing_parents_are_never_enumerated():
     model = KDependenceModel(n_categories, list(range(n)), parents, tables, 1.0, 1e-5)
     row = codes[:1].copy()
     row[0, 1:41] = -1
-    assert model._enumerated(row, np.zeros((1, 2))) is None
+    assert joint_values(model._summed_parents(row), n_categories)[0] == 4.0**40
     assert np.isfinite(model.log_likelihood(row)).all()
 
 

@@ -65,7 +65,10 @@ def test_summed_out_posteriors_equal_the_masked_predictions(name, n_classes):
     exact = summed_out_log_posteriors(estimator.model_, estimator.class_log_prior_, codes)
     assert np.allclose(exact, _masked_predictions(estimator, rows), rtol=0, atol=1e-9)
     for limit in ("MAX_ELIMINATION_CELLS", "MAX_DENSE_CELLS"):  # the back-off rule
-        with mock.patch.object(k_dependence, limit, -1):
+        with (  # (beyond the enumeration's bound too)
+            mock.patch.object(k_dependence, limit, -1),
+            mock.patch.object(k_dependence, "MAX_ENUMERATED_VALUES", 0),
+        ):
             backed_off = summed_out_log_posteriors(
                 estimator.model_, estimator.class_log_prior_, codes
             )

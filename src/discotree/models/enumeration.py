@@ -1,148 +1,108 @@
-"""Summing the missing parents of rows out of a k-dependence model by enumeration, the
-rows of many patterns of missing parents at once
-(:meth:`~discotree.models.k_dependence.KDependenceModel.log_likelihood`): each row's
-factors that its missing parents touch replaced by their sum over every joint value
-of those parents, the node terms of every pattern scored together in a few calls of
-the model's ``node_log_probabilities`` (one per batch of rows), each row's arithmetic
-that of its pattern alone (the same numbers); and the size of the largest factor that
-summing them out by variable elimination forms instead (:func:`elimination_cells`).
+"""Summing the missing parents of rows out of a k-dependence model by enumeration
+(:meth:`~discotree.models.k_dependence.KDependenceModel.log_likelihood`): every row is
+repeated once for each joint value of the parents it sums out, all the copies of all the
+rows are scored in one call of the model's back-off scoring (the rows of every pattern
+of missing parents together), and each row's likelihood is the sum of its copies'
+(:func:`enumerated_log_likelihood`); and the size of the largest factor that summing
+them out by variable elimination forms instead (:func:`elimination_cells`).
+
+A copy's missing attributes that are not filled in are either not parents (their own
+factor sums to 1 over their values) or barren (every descendant missing too: their
+factors and their descendants' sum to 1), so the scoring's term 0 for a missing node is
+exact for them, and the sum over the filled ones is the exact marginal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .elimination_order import greedy_order
 
-__all__ = [
-    "Enumeration",
-    "NodeScorer",
-    "elimination_cells",
-    "enumerate_groups",
-    "terms_in_batches",
-]
+__all__ = ["elimination_cells", "enumerated_log_likelihood", "joint_values"]
 
 
-@dataclass(frozen=True)
-class Enumeration:
-    """What rows missing the same parents sum over: the ``missing`` parents enumerated,
-    the nodes ``touched`` (theirs and their children's factors, in the model's order)
-    and every joint value of the missing parents (``values``, one a row)."""
-
-    missing: list[int]
-    touched: list[int]
-    values: NDArray[np.intp]
-
-
-class NodeScorer(Protocol):
-    """A model whose nodes' log-probabilities are summed: its classes, the attributes
-    in use and ``node_log_probabilities(nodes, codes)``, a list of (rows, classes)."""
-
-    @property
-    def n_classes(self) -> int: ...
-
-    attributes: list[int]
-
-    def node_log_probabilities(
-        self, nodes: list[int], codes: NDArray[np.integer]
-    ) -> list[NDArray[np.float64]]: ...
-
-
-def enumerate_groups(
-    model: NodeScorer,
-    codes: NDArray[np.integer],
-    out: NDArray[np.float64],
-    groups: list[tuple[NDArray[np.intp], Enumeration]],
-    *,
-    block_rows: int,
-    batch_cells: int,
-) -> None:
-    """Replace ``out[rows]`` (the back-off log-likelihoods of ``codes[rows]``) of each
-    group by the sum over its :class:`Enumeration`: the touched factors taken out, and
-    ``log sum_values exp(sum of the touched factors)`` added, each row filled once per
-    joint value (at most ``block_rows`` filled rows of a group at once), the terms of
-    the groups scored in batches of ``batch_cells`` (:func:`terms_in_batches`).
+def joint_values(summed: NDArray[np.bool_], n_categories: NDArray[np.intp]) -> NDArray[np.float64]:
+    """How many joint values each row's ``summed`` attributes have (rows x features
+    mask), as floats (no overflow however many attributes a row sums out).
 
     Examples
     --------
-    >>> class Uniform:  # every node: log 1/2 for both classes
-    ...     n_classes, attributes = 2, [0, 1]
-    ...     def node_log_probabilities(self, nodes, codes):
-    ...         return [np.full((len(codes), 2), np.log(0.5)) for _ in nodes]
-    >>> out = np.zeros((1, 2))
-    >>> plan = Enumeration([0], [0, 1], np.array([[0], [1]]))
-    >>> enumerate_groups(Uniform(), np.array([[-1, 0]]), out, [(np.array([0]), plan)],
-    ...                  block_rows=8, batch_cells=64)
-    >>> np.exp(out).round(3).tolist()  # (1/4 + 1/4) / (1/4) times the back-off's 1
-    [[2.0, 2.0]]
+    >>> joint_values(np.array([[True, True], [False, False]]), np.array([3, 4])).tolist()
+    [12.0, 1.0]
     """
-    results = []
-    pieces = [(codes[rows], plan.touched) for rows, plan in groups]
-    for (rows, _), terms in zip(groups, terms_in_batches(model, pieces, batch_cells), strict=True):
-        result = out[rows]
-        for touched_term in terms:
-            result -= touched_term
-        results.append(result)
-    blocks = []  # (group, its rows start:stop, each row once per joint value)
-    for g, (rows, plan) in enumerate(groups):
-        n_values = len(plan.values)
-        block = max(1, block_rows // n_values)
-        for start in range(0, len(rows), block):
-            part = codes[rows[start : start + block]]
-            filled = np.repeat(part, n_values, axis=0)
-            filled[:, plan.missing] = np.tile(plan.values, (len(part), 1))
-            blocks.append((g, start, start + len(part), filled))
-    pieces = [(filled, groups[g][1].touched) for g, _, _, filled in blocks]
-    batched = terms_in_batches(model, pieces, batch_cells)
-    for (g, start, stop, filled), terms in zip(blocks, batched, strict=True):
-        term: NDArray[np.float64] = np.zeros((len(filled), model.n_classes))
-        for node_term in terms:
-            term += node_term
-        by_value = term.reshape(stop - start, -1, model.n_classes)
-        top = by_value.max(axis=1)
-        part_out = results[g][start:stop]
-        results[g][start:stop] = (
-            part_out + top + np.log(np.exp(by_value - top[:, None]).sum(axis=1))
-        )
-    for (rows, _), result in zip(groups, results, strict=True):
-        out[rows] = result
+    sizes = np.where(summed, np.asarray(n_categories, dtype=np.float64), 1.0)
+    return np.prod(sizes, axis=1) if sizes.shape[1] else np.ones(len(sizes))
 
 
-def terms_in_batches(
-    model: NodeScorer, pieces: list[tuple[NDArray[np.integer], list[int]]], batch_cells: int
-) -> Iterator[list[NDArray[np.float64]]]:
-    """For each piece (rows, nodes), ``model.node_log_probabilities`` of its nodes on
-    its rows: the pieces' rows together, in batches of at most ``batch_cells`` terms
-    (rows x the model's nodes x classes; a larger piece alone), each batch's nodes in
-    one call."""
-    batch: list[tuple[NDArray[np.integer], list[int]]] = []
-    cells = 0
-    for piece in pieces:
-        size = len(piece[0]) * len(model.attributes) * model.n_classes
-        if batch and cells + size > batch_cells:
-            yield from _batch_terms(model, batch)
-            batch, cells = [], 0
-        batch.append(piece)
-        cells += size
-    if batch:
-        yield from _batch_terms(model, batch)
+def enumerated_log_likelihood(
+    score: Callable[[NDArray[np.integer]], NDArray[np.float64]],
+    codes: NDArray[np.integer],
+    summed: NDArray[np.bool_],
+    n_categories: NDArray[np.intp],
+    block_rows: int,
+) -> NDArray[np.float64]:
+    """``log sum_v exp(score(row with its summed attributes set to v))`` of every row
+    of ``codes``, over every joint value ``v`` of the attributes ``summed`` marks in
+    that row (rows x features), ``score`` giving the log-likelihoods (rows x classes)
+    of complete copies: the copies of whole rows at once, at most ``block_rows`` of
+    them in one call (a row's copies never split).
 
+    Examples
+    --------
+    Two independent binary features, uniform: summing the first out leaves 1/2.
 
-def _batch_terms(
-    model: NodeScorer, batch: list[tuple[NDArray[np.integer], list[int]]]
-) -> Iterator[list[NDArray[np.float64]]]:
-    nodes = sorted({k for _, touched in batch for k in touched})
-    at = {k: s for s, k in enumerate(nodes)}
-    terms = model.node_log_probabilities(nodes, np.concatenate([rows for rows, _ in batch]))
+    >>> score = lambda rows: np.full((len(rows), 1), np.log(0.25))
+    >>> out = enumerated_log_likelihood(score, np.array([[-1, 0]]),
+    ...                                 np.array([[True, False]]), np.array([2, 2]), 8)
+    >>> np.exp(out).round(6).tolist()
+    [[0.5]]
+    """
+    codes = np.asarray(codes)
+    values = joint_values(summed, n_categories).astype(np.int64)
+    ends = np.cumsum(values)
+    out: NDArray[np.float64] | None = None
     start = 0
-    for rows, touched in batch:
-        yield [terms[at[k]][start : start + len(rows)] for k in touched]
-        start += len(rows)
+    while start < len(codes):
+        # (whole rows while within the block, at least one)
+        before = ends[start - 1] if start else 0
+        stop = max(start + 1, int(np.searchsorted(ends, before + block_rows, side="right")))
+        part = _block_log_likelihood(
+            score, codes[start:stop], summed[start:stop], values[start:stop], n_categories
+        )
+        if out is None:
+            out = np.empty((len(codes), part.shape[1]))
+        out[start:stop] = part
+        start = stop
+    return np.zeros((0, 0)) if out is None else out
+
+
+def _block_log_likelihood(
+    score: Callable[[NDArray[np.integer]], NDArray[np.float64]],
+    codes: NDArray[np.integer],
+    summed: NDArray[np.bool_],
+    values: NDArray[np.int64],
+    n_categories: NDArray[np.intp],
+) -> NDArray[np.float64]:
+    """:func:`enumerated_log_likelihood` of one block of rows."""
+    total = int(values.sum())
+    starts = np.concatenate([[0], np.cumsum(values)[:-1]]).astype(np.intp)
+    copies = np.repeat(codes, values, axis=0)
+    rank = np.arange(total) - np.repeat(starts, values)  # (each copy's joint value)
+    stride = np.ones(total, dtype=np.int64)
+    for j in np.flatnonzero(summed.any(axis=0)):  # (mixed radix, the first fastest)
+        filled = np.repeat(summed[:, j], values)
+        r = int(n_categories[j])
+        copies[filled, j] = (rank[filled] // stride[filled]) % r
+        stride[filled] *= r
+    terms = score(copies)
+    top = np.maximum.reduceat(terms, starts, axis=0)
+    shift = np.where(np.isfinite(top), top, 0.0)
+    sums = np.add.reduceat(np.exp(terms - np.repeat(shift, values, axis=0)), starts, axis=0)
+    with np.errstate(divide="ignore"):
+        return shift + np.log(sums)
 
 
 def elimination_cells(

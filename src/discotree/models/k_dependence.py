@@ -14,24 +14,26 @@ of the ranked parents, down to the class level and the node's marginal. With ``h
 the tables hold the HDP estimates of :mod:`discotree.stats.hdp` (each context's
 distribution); a context absent from a level takes its deepest present prefix's.
 
-Missing values at predict time are summed out **exactly** by variable elimination over
-the network's dense tables (:meth:`KDependenceModel.dense_table`, in the order of
+Missing values at predict time are summed out **exactly** where the network's dense
+tables would hold at most ``MAX_DENSE_CELLS`` numbers (the models whose sum it is: the
+same condition for every path below). A row whose missing parents (barren ones left
+out, below) have at most ``MAX_ENUMERATED_VALUES`` joint values is enumerated: a copy
+of the row for each joint value, all the copies of all such rows scored in one call,
+each row the sum of its copies
+(:func:`~discotree.models.enumeration.enumerated_log_likelihood`). Beyond, the row is
+summed out by variable elimination over the dense tables
+(:meth:`KDependenceModel.dense_table`, in the order of
 :meth:`~discotree.models.bayes_net.BayesNetModel.elimination_order`, cached per pattern
-of missing attributes) where it is affordable (a
-row whose only missing parent is one attribute ``m`` gets the same sum without the dense
-tables, for all such rows at once: ``P(m | c, pa_m)`` times the factors of ``m``'s
-children, over ``m``'s values): when
-all the dense tables hold at most ``MAX_DENSE_CELLS`` numbers and a row's elimination
-forms no factor above ``MAX_ELIMINATION_CELLS`` (classes x configurations, in
-min-degree order: the guard, whatever order is cheaper); a missing
-attribute no one uses as a parent is summed out exactly in any case (its factor is 1).
-Where elimination is not affordable, a missing parent is **backed off**: the
-attribute's factor uses the longest observed prefix of its ranked parents (the table of
-that prefix, counted on the rows where it is observed) — a stated rule, not the exact
-marginal. Both paths are tested (against enumeration, and against pyAgrum's exact
-inference on the exported network). Missing attributes none of whose descendants in
-use is observed (barren) are left out of both sums (their values sum to 1 over their
-factors; the same marginal up to rounding).
+of missing attributes) where its elimination forms no factor above
+``MAX_ELIMINATION_CELLS`` (classes x configurations, in min-degree order: the guard,
+whatever order is cheaper). A missing attribute no one uses as a parent is summed out
+exactly in any case (its factor is 1). Where neither is affordable, a missing parent is
+**backed off**: the attribute's factor uses the longest observed prefix of its ranked
+parents (the table of that prefix, counted on the rows where it is observed) — a stated
+rule, not the exact marginal. The paths are tested (against brute force, against each
+other, and against pyAgrum's exact inference on the exported network). Missing
+attributes none of whose descendants in use is observed (barren) are left out of the
+sums (their values sum to 1 over their factors; the same marginal up to rounding).
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from ..stored_checks import check_counts, fail, numbers
 from ..stored_classes import stored
 from .bayes_net import BayesNetModel, rows_by_pattern
 from .elimination_plan import FlatTables, elimination_plan
-from .enumeration import Enumeration, elimination_cells, enumerate_groups
+from .enumeration import elimination_cells, enumerated_log_likelihood, joint_values
 from .file_checks import StoredModel, check_features
 from .protocol import DeclaredSizes, JointScoring
 
@@ -105,16 +107,15 @@ PACKED_CELLS_PER_NODE = 800
 PACKING_CELLS_PER_NODE = 400
 #: See :data:`PACKED_CELLS_PER_NODE`.
 TABULATED_CELLS_PER_CELL = 1 / 16
-#: Largest number of joint values of a row's missing parents that are enumerated
-#: (``KDependenceModel._enumerated``) rather than eliminated over the dense tables:
-#: beyond, the enumeration costs more than building the tables once (on soybean's rows
-#: with many missing parents it reached hundreds of thousands of values a row).
+#: Largest number of joint values of a row's missing parents (barren ones left out)
+#: that are enumerated (every value a copy of the row, all scored in one call:
+#: :func:`~discotree.models.enumeration.enumerated_log_likelihood`) rather than
+#: eliminated over the dense tables: beyond, the enumeration costs more than building
+#: the tables once (on soybean's rows with many missing parents it reached hundreds of
+#: thousands of values a row).
 MAX_ENUMERATED_VALUES = 256
-#: Rows (a row times the joint values of its missing parents) enumerated at once.
+#: Copies of rows (a row times the joint values of its missing parents) scored at once.
 ENUMERATED_BLOCK_ROWS = 1 << 16
-#: Node terms (rows x nodes in use x classes) that the enumerations of rows missing
-#: different parents score in one call (a larger block of one alone).
-ENUMERATED_BATCH_CELLS = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,8 @@ class _NetworkShape:
     the attributes in use (the mask ``used``), each parent's children in use
     (``children``), :meth:`KDependenceModel.dense_cells` and the cells of the sparse
     tables in use (``table_cells``), and what packing them costs, in cells
-    (``packing_cells``: :data:`PACKED_CELLS_PER_NODE`)."""
+    (``packing_cells``: :data:`PACKED_CELLS_PER_NODE`), and the attributes in use
+    parents first (``order``)."""
 
     parents: NDArray[np.intp]
     is_parent: NDArray[np.bool_]
@@ -133,6 +135,25 @@ class _NetworkShape:
     dense_cells: int
     table_cells: int
     packing_cells: int
+    order: list[int]
+
+
+def _parents_first(attributes: list[int], parents: list[tuple[int, ...]]) -> list[int]:
+    """``attributes`` in an order where each one's parents in use come before it."""
+    used, placed, order = set(attributes), set[int](), list[int]()
+    pending = list(attributes)
+    while pending:
+        waiting = []
+        for v in pending:
+            if all(p in placed or p not in used for p in parents[v]):
+                order.append(v)
+                placed.add(v)
+            else:
+                waiting.append(v)
+        if len(waiting) == len(pending):  # (a cycle: not a network; kept as listed)
+            return order + waiting
+        pending = waiting
+    return order
 
 
 # ------------------------------------------------ checks of a loaded model
@@ -329,49 +350,59 @@ class KDependenceModel(JointScoring, StoredModel):
         """``log P(x | c)`` of every row and class (the class prior excluded), missing
         values summed out exactly where affordable (see the module notes)."""
         codes = np.asarray(codes)
-        packed = self._packed(codes, len(self.attributes))
-        if packed is not None:
-            out = packed.log_likelihood(codes)
-        else:
-            out = np.zeros((len(codes), self.n_classes))
-            for node in self.attributes:
-                out += self._node_log_probability(node, codes, counted=False)
+        out = self._backed_off(codes)
         shape = self._shape()
         rows = np.flatnonzero(missing_values.is_missing(codes[:, shape.parents]).any(axis=1))
-        if len(rows) == 0:
-            return out
-        is_parent, used = shape.is_parent, shape.used
-        missing_parents = missing_values.is_missing(codes[rows][:, is_parent])
-        if shape.dense_cells > MAX_DENSE_CELLS:  # no exact marginal: the back-off rule
-            return out
-        single = rows[missing_parents.sum(axis=1) == 1]  # one parent missing: vectorised
-        handled = []
-        candidates = np.flatnonzero(is_parent & used)
-        single_missing = missing_values.is_missing(codes[single][:, candidates])
-        for m in candidates[single_missing.any(axis=0)]:
-            these = single[missing_values.is_missing(codes[single, m])]
-            if self._elimination_cells({int(m)}) * self.n_classes <= MAX_ELIMINATION_CELLS:
-                out[these] = self._sum_out(int(m), codes[these], out[these])
-                handled.append(these)
-        if handled:
-            rows = np.setdiff1d(rows, np.concatenate(handled))
+        if len(rows) == 0 or shape.dense_cells > MAX_DENSE_CELLS:
+            return out  # (no exact marginal: the back-off rule)
+        summed = self._summed_parents(codes[rows])
+        values = joint_values(summed, self.n_categories)
+        enumerated = summed.any(axis=1) & (values <= MAX_ENUMERATED_VALUES)
+        if enumerated.any():  # every such row's copies scored at once
+            these = rows[enumerated]
+            out[these] = enumerated_log_likelihood(
+                self._backed_off,
+                codes[these],
+                summed[enumerated],
+                self.n_categories,
+                ENUMERATED_BLOCK_ROWS,
+            )
+        rows = rows[summed.any(axis=1) & ~enumerated]
         # the rows missing the same attributes in use share the elimination: at once
-        enumerated: list[tuple[NDArray[np.intp], Enumeration]] = []
-        for group in rows_by_pattern(missing_values.is_missing(codes[rows][:, used])):
+        for group in rows_by_pattern(missing_values.is_missing(codes[rows][:, shape.used])):
             these = rows[group]
             missing = self._missing_in_use(codes[these[0]])
             if self._elimination_cells(missing) * self.n_classes > MAX_ELIMINATION_CELLS:
                 continue  # (the back-off rule)
-            plan = self._enumeration(codes[these[0]])
-            if plan is not None:  # (every such group's nodes scored together, below)
-                enumerated.append((these, plan))
-                continue
-            exact = self._exact(codes[these]) if self._dense() is not None else None
+            exact = self._exact(codes[these])
             if exact is not None:
                 out[these] = exact
-        if enumerated:
-            self._enumerate(codes, out, enumerated)
         return out
+
+    def _backed_off(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
+        """The sum of every node's :meth:`node_log_probability` (a missing parent backed
+        off to the observed prefix, a missing node's term 0)."""
+        packed = self._packed(codes, len(self.attributes))
+        if packed is not None:
+            return packed.log_likelihood(codes)
+        out = np.zeros((len(codes), self.n_classes))
+        for node in self.attributes:
+            out += self._node_log_probability(node, codes, counted=False)
+        return out
+
+    def _summed_parents(self, codes: NDArray[np.integer]) -> NDArray[np.bool_]:
+        """Per row (rows x features), the missing parents in use that summing out
+        enumerates: those with an observed descendant in use (the others are barren:
+        their factors and their descendants' sum to 1, as their scoring's 0 says)."""
+        shape = self._shape()
+        missing = np.asarray(missing_values.is_missing(codes))
+        barren = np.zeros_like(missing)
+        for v in reversed(shape.order):  # (children first)
+            alone = missing[:, v].copy()
+            for child in shape.children.get(v, []):
+                alone &= barren[:, child]
+            barren[:, v] = alone
+        return missing & (shape.is_parent & shape.used) & ~barren
 
     def _shape(self) -> _NetworkShape:
         """What every prediction reads of the network (cached outside the pickled
@@ -408,6 +439,7 @@ class KDependenceModel(JointScoring, StoredModel):
                 self.dense_cells(),
                 cells,
                 packing,
+                _parents_first(self.attributes, self.parents),
             )
         return self.__dict__["_network_shape"]
 
@@ -432,69 +464,6 @@ class KDependenceModel(JointScoring, StoredModel):
     def _missing_in_use(self, row: NDArray[np.integer]) -> set[int]:
         used = np.asarray(self.attributes, dtype=np.intp)
         return {int(v) for v in used[missing_values.is_missing(np.asarray(row)[used])]}
-
-    def _enumerated(
-        self, rows: NDArray[np.integer], backed_off: NDArray[np.float64]
-    ) -> NDArray[np.float64] | None:
-        """``log P(x | c)`` of rows missing the same parents, from ``backed_off`` (their
-        back-off log-likelihoods): the factors of the missing parents' families and of
-        their children replaced by their sum over every joint value of the missing
-        parents (the other factors do not depend on them); None when there are more
-        than ``MAX_ENUMERATED_VALUES`` of those values (variable elimination then, whose
-        factors grow with the network's width, not with the product of the arities)."""
-        plan = self._enumeration(rows[0])
-        if plan is None:
-            return None
-        out = backed_off.copy()
-        self._enumerate(rows, out, [(np.arange(len(rows)), plan)])
-        return out
-
-    def _enumerate(
-        self,
-        codes: NDArray[np.integer],
-        out: NDArray[np.float64],
-        groups: list[tuple[NDArray[np.intp], Enumeration]],
-    ) -> None:
-        """:func:`~discotree.models.enumeration.enumerate_groups` of this model."""
-        block_rows, batch_cells = ENUMERATED_BLOCK_ROWS, ENUMERATED_BATCH_CELLS
-        enumerate_groups(self, codes, out, groups, block_rows=block_rows, batch_cells=batch_cells)
-
-    def _enumeration(self, row: NDArray[np.integer]) -> Enumeration | None:
-        """What :meth:`_enumerated` sums over for rows missing what ``row`` misses."""
-        missing_in_use = self._missing_in_use(row)
-        # (a barren parent's values sum to 1 over its factors: not enumerated)
-        barren = set(self._barren(missing_in_use))
-        missing = sorted((missing_in_use - barren) & set(self._shape().parents.tolist()))
-        arities = [int(self.n_categories[m]) for m in missing]
-        if math.prod(arities) > MAX_ENUMERATED_VALUES:  # (Python integers: no overflow)
-            return None
-        touched = [
-            k for k in self.attributes if k in missing or any(p in missing for p in self.parents[k])
-        ]
-        values = np.array(list(itertools.product(*map(range, arities))))
-        return Enumeration(missing, touched, values)
-
-    def _sum_out(
-        self, m: int, codes: NDArray[np.integer], backed_off: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """``log P(x | c)`` of rows whose only missing parent is attribute ``m`` (its own
-        parents observed), from ``backed_off`` (their log-likelihood with the back-off
-        rule): ``m``'s children's backed-off factors replaced by ``m`` summed out
-        exactly over its ``r_m`` values, ``P(m | c, pa_m)`` times the children's
-        factors; the other factors do not depend on ``m``."""
-        children = [k for k in self.attributes if m in self.parents[k]]
-        out = backed_off.copy()
-        for child_term in self.node_log_probabilities(children, codes):
-            out -= child_term
-        r = int(self.n_categories[m])
-        filled = np.tile(codes, (r, 1))  # every row once per value of m, at once
-        filled[:, m] = np.repeat(np.arange(r), len(codes))
-        term, *child_terms = self.node_log_probabilities([m, *children], filled)
-        for child_term in child_terms:
-            term += child_term
-        stacked = term.reshape(r, len(codes), self.n_classes)
-        top = stacked.max(axis=0)
-        return out + top + np.log(np.exp(stacked - top).sum(axis=0))
 
     def dense_table(self, node: int) -> NDArray[np.float64]:
         """``P(x_node | c, parents)`` as a dense array of shape (n_classes, r_parent_1,

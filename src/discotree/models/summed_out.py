@@ -9,9 +9,11 @@ children's: as the model's prediction does (:mod:`discotree.models.k_dependence`
 ``m``'s factor is dropped and, when ``m`` is a parent, its children's factors are
 replaced by ``m`` summed out exactly over its values,
 ``log sum_v P(m = v | c, pa_m) prod_{k in ch(m)} P(x_k | c, pa_k, m = v)``, where the
-model's elimination is affordable (:data:`~discotree.models.k_dependence.MAX_DENSE_CELLS`,
-:data:`~discotree.models.k_dependence.MAX_ELIMINATION_CELLS`), or by their back-off
-factors (``m`` missing) where it is not. Each factor is scored by the model's own
+model's prediction sums it out (:data:`~discotree.models.k_dependence.MAX_DENSE_CELLS`,
+and at most :data:`~discotree.models.k_dependence.MAX_ENUMERATED_VALUES` values or an
+affordable elimination: :data:`~discotree.models.k_dependence.MAX_ELIMINATION_CELLS`),
+or by their back-off factors (``m`` missing) where it does not. Each factor is scored by
+the model's own
 :meth:`~discotree.models.k_dependence.KDependenceModel.node_log_probability` on copies
 of the rows with one column changed (every node in one call). A logistic member's
 score less feature ``m``'s inputs (its own and its pairs') is its score without
@@ -109,7 +111,8 @@ def _member_summed_out(member: KDependenceModel, codes: NDArray[np.integer]) -> 
         out[m] -= sum(factors[k] for k in kids)
         # (elimination_cells of {m} alone: the one factor it forms holds m)
         cells = int(member.n_categories[m])
-        if dense and cells * n_classes <= k_dependence.MAX_ELIMINATION_CELLS:
+        enumerated = cells <= k_dependence.MAX_ENUMERATED_VALUES
+        if dense and (enumerated or cells * n_classes <= k_dependence.MAX_ELIMINATION_CELLS):
             stacked = np.stack(
                 [changed[m][(m, v)] + sum(changed[k][(m, v)] for k in kids) for v in range(cells)]
             )
