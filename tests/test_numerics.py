@@ -11,6 +11,7 @@ from discotree.numerics import (
     class_log_prior,
     classification_rate,
     log_shares,
+    log_sum_exp,
     normalise_log,
     weighted_accuracy,
     weighted_error_rate,
@@ -42,14 +43,25 @@ def test_a_class_without_weight_gets_minus_infinity_without_a_warning():
     assert np.array_equal(log_shares(np.array([1.0, 3.0])), np.log([0.25, 0.75]))
 
 
-def test_normalise_log_is_the_old_formula_to_the_bit(rng):
-    joint = rng.normal(size=(7, 3)) * 50
-    assert np.array_equal(normalise_log(joint), joint - logsumexp(joint, axis=1, keepdims=True))
-    cube = rng.normal(size=(2, 4, 3))
-    old = cube - logsumexp(cube, axis=2, keepdims=True)
-    assert np.array_equal(normalise_log(cube, axis=2), old)
-    flat = rng.normal(size=9)
-    assert np.array_equal(normalise_log(flat, axis=0), flat - logsumexp(flat))
+def test_log_sum_exp_is_scipys_and_normalise_log_uses_it(rng):
+    # scipy's logsumexp is the reference (its arithmetic differs in the last bits:
+    # log1p of the others' share, where this one takes log of the whole sum)
+    for shape, axis in (((7, 3), 1), ((2, 4, 3), 2), ((2, 4, 3), 0), ((9,), 0)):
+        values = rng.normal(size=shape) * 50
+        expected = logsumexp(values, axis=axis, keepdims=True)
+        got = log_sum_exp(values, axis=axis, keepdims=True)
+        np.testing.assert_allclose(got, expected, rtol=1e-14, atol=1e-14)
+        assert np.array_equal(log_sum_exp(values, axis=axis), np.squeeze(got, axis=axis))
+        assert np.array_equal(normalise_log(values, axis=axis), values - got)
+    huge = np.array([[1000.0, 1000.0], [-1000.0, -1001.0]])  # no overflow, no underflow
+    np.testing.assert_allclose(log_sum_exp(huge), logsumexp(huge, axis=-1), rtol=1e-15)
+    edges = np.array([[-np.inf, -np.inf], [-np.inf, 0.0], [np.inf, 0.0], [np.nan, 0.0]])
+    with np.errstate(all="raise"):
+        got = log_sum_exp(edges[:2])
+    assert got.tolist() == [-np.inf, 0.0]
+    with np.errstate(invalid="ignore"):
+        assert log_sum_exp(edges[2:3])[0] == np.inf
+        assert np.isnan(log_sum_exp(edges[3:]))[0]
 
 
 def test_rates_are_the_old_formulas_to_the_bit(rng):

@@ -6,7 +6,8 @@ of one of them anywhere else in the package fails this test.
 The copies are found on the AST of every module of ``src/discotree``:
 
 * class prior: ``np.log(a / b.sum())`` (or ``/ (b.sum() + n)``), the log of a share;
-* log-normalisation: ``x - logsumexp(x, ...)`` or ``x -= logsumexp(x, ...)``;
+* log-normalisation: ``x - logsumexp(x, ...)`` or ``x -= logsumexp(x, ...)`` (scipy's or
+  ``log_sum_exp``);
 * classification rate: ``np.mean(a == b)``, ``(a == b).mean()``, or a division of a sum
   holding ``a == b`` (``w @ (a == b)``, ``w[a == b].sum()``, ``np.sum(w * (a == b))``)
   by a sum;
@@ -84,7 +85,8 @@ def log_normalisations(tree: ast.AST) -> Iterator[ast.AST]:
             left, right = node.target, node.value
         else:
             continue
-        if _is_call(right, "logsumexp") and right.args:  # type: ignore[union-attr]
+        summed = _is_call(right, "logsumexp") or _is_call(right, "log_sum_exp")
+        if summed and right.args:  # type: ignore[union-attr]
             if ast.unparse(right.args[0]) == ast.unparse(left):  # type: ignore[union-attr]
                 yield node
 
@@ -222,6 +224,7 @@ OLD_COPIES = {
         "out = joint - logsumexp(joint, axis=1, keepdims=True)",
         "out = joint - logsumexp(joint, axis=2, keepdims=True)",
         "log_w -= logsumexp(log_w)",
+        "out = joint - log_sum_exp(joint, axis=1, keepdims=True)",
     ],
     "classification rate": [
         "a = float(np.mean(model.predict(test) == truth))",

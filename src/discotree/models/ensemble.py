@@ -32,10 +32,9 @@ from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp
 
 from .. import missing_values
-from ..numerics import normalise_log
+from ..numerics import log_sum_exp, normalise_log
 from ..stored_checks import check_class_prior, fail
 from ..stored_classes import stored
 from ..threads import map_on_cores
@@ -178,7 +177,7 @@ class KDBEnsembleModel(StoredModel):
         normalised under ``class_log_prior``; ``log_prior`` is not used). A row with
         every feature missing gets the prior (see the module notes)."""
         posteriors = np.stack(self.member_log_posteriors(codes))
-        mean = logsumexp(posteriors, axis=0) - np.log(len(self.members))
+        mean = log_sum_exp(posteriors, axis=0) - np.log(len(self.members))
         if self.linear is not None and self.linear_weight > 0:
             linear = self._summed_out(self.linear.log_posterior(codes), codes)
             mean = pooled_log_posterior(mean, linear, float(self.linear_weight), "linear")
