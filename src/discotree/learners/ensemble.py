@@ -82,7 +82,10 @@ def _member(rows: Rows, spec: LearnerSpec, seed: int, maps) -> FittedModel:
         rows.n_classes,
         mapped_categories(rows.n_categories, maps),
     )
-    return fit_selective_kdb(member_rows, member_spec(spec, seed))
+    fitted = fit_selective_kdb(member_rows, member_spec(spec, seed))
+    # (its prediction tables built here, in the member's thread: not after all of them)
+    fitted.model.prepare_prediction(bool(missing_values.is_missing(codes).any()))
+    return fitted
 
 
 def member_spec(spec: LearnerSpec, seed: int) -> LearnerSpec:
@@ -364,7 +367,6 @@ def fit_kdb_ensemble(rows: Rows, spec: LearnerSpec) -> FittedModel:
         pair_weight,
         spec.options.pair_pooling,
     )
-    model.prepare_prediction(bool(missing_values.is_missing(rows.codes).any()))
     return FittedModel(
         model,
         {

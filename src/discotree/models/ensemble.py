@@ -164,9 +164,10 @@ class KDBEnsembleModel(StoredModel):
     def prepare_prediction(self, missing_features: bool = False) -> None:
         """Build every member's prediction tables now
         (:meth:`~discotree.models.k_dependence.KDependenceModel.prepare_prediction`;
-        with ``missing_features``, those that sum missing features out too): the
-        learners call it at the end of a fit, so that a first prediction costs what
-        the next ones do. The same numbers with or without it."""
+        with ``missing_features``, those that sum missing features out too), so that
+        a first prediction costs what the next ones do: the fits in passes call it at
+        their end (the fit in memory prepares each member in its own thread as it is
+        fitted). The same numbers with or without it."""
         for member in self.members:
             member.prepare_prediction(missing_features)
 
