@@ -69,6 +69,28 @@ def test_every_node_equals_the_per_node_path(rng, monkeypatch, n_classes, scale,
 
 
 @pytest.mark.parametrize("n_classes", [2, 7])
+def test_levels_below_a_tabulated_start_equal_the_per_node_path(rng, monkeypatch, n_classes):
+    # nodes that may stop (linear, concentrations powers of two, nested), tabulated to
+    # a depth above their deepest level: their rows run the remaining levels in the
+    # kernel's loop of its own (_present_levels), the same bits as the reference
+    monkeypatch.setattr("discotree.stats.backoff_prediction.TABULATED_CELLS", 60)
+    monkeypatch.setattr("discotree.stats.backoff_prediction.TABULATED_BUDGET", 1 << 19)
+    hit = 0
+    for _ in range(6):
+        model, _ = _random_model(rng, n_classes, n_features=7, k=4, n_rows=300)
+        model.concentrations = [np.full(len(c), 2.0) for c in model.concentrations]
+        packed = model._packed(None)
+        levels = np.diff(packed.parent_start) + 1
+        partly = packed.may_stop & (packed.state_depth > 0) & (packed.state_depth < levels)
+        hit += int(partly.sum())
+        codes = _test_rows(rng, model, n_rows=200, missing=0.1)
+        for node in model.attributes:
+            fast = model.node_log_probability(node, codes)
+            assert np.array_equal(fast, model.reference_node_log_probability(node, codes))
+    assert hit > 3  # (nodes that take that loop)
+
+
+@pytest.mark.parametrize("n_classes", [2, 7])
 @pytest.mark.parametrize("tabulated", [(0, 0), (1 << 13, 1 << 19)])
 def test_repeated_rows_equal_the_per_node_path(rng, monkeypatch, n_classes, tabulated):
     # test rows drawn from a few distinct ones (missing values too, and rows that

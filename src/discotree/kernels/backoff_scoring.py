@@ -272,6 +272,43 @@ def _node_levels(
             break  # (no deeper configuration is present: nothing changes)
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _present_levels(
+    tables, t, value, row_parents, start_level, end_level, identity, p_linear
+):  # pragma: no cover - numba
+    # _node_levels's levels start_level..end_level - 1 of a node that may stop (linear,
+    # every level's concentration a power of two, its configurations nested), from a
+    # tabulated state (value < r): the same steps, with the searches written out here
+    # (a call of _configuration_range per level cost more than its search: a fifth of
+    # optdigits' scoring); a dense index, where a level has one, gives the same ranges
+    parent_start, radices = tables[1], tables[2]
+    value_bounds, value_keys, value_masses = tables[3], tables[4], tables[5]
+    total_bounds, total_keys, total_sums = tables[8], tables[9], tables[10]
+    concentrations = tables[14]
+    r, n_classes = tables[0][t], p_linear.shape[0]
+    first_level = parent_start[t] + t
+    for level in range(start_level, end_level):
+        g = first_level + level
+        parent = row_parents[level - 1]
+        if parent < 0:  # (no deeper configuration is present: nothing changes)
+            return
+        identity = identity * radices[parent_start[t] + level - 1] + parent
+        begin = identity * n_classes
+        t_low = first_at_least(total_keys, total_bounds[g], total_bounds[g + 1], begin)
+        t_high = t_low
+        while t_high < total_bounds[g + 1] and total_keys[t_high] < begin + n_classes:
+            t_high += 1
+        if t_low == t_high:  # (likewise)
+            return
+        v_begin = (identity * r + value) * n_classes
+        v_low = first_at_least(value_keys, value_bounds[g], value_bounds[g + 1], v_begin)
+        v_high = v_low
+        while v_high < value_bounds[g + 1] and value_keys[v_high] < v_begin + n_classes:
+            v_high += 1
+        _present_step(total_keys, total_sums, t_low, t_high, begin, value_keys, value_masses,
+                      v_low, v_high, v_begin, concentrations[g], p_linear)  # fmt: skip
+
+
 @numba.njit(cache=True, nogil=True)
 def _seen_slots(n_rows):  # pragma: no cover - numba
     # the size of the table of rows seen (a power of two, at least twice the rows)
@@ -422,6 +459,13 @@ def backoff_node_probabilities(
                     base = state_at[t] + (identity * r + value) * n_classes
                     for c in range(n_classes):
                         p_linear[c] = states[base + c]
+            if folded > 0 and tables[17][t]:  # a linear node that may stop: its own loop
+                _present_levels(tables, t, value, row_parents, folded, n_levels, identity,
+                                p_linear)  # fmt: skip
+                raw[s, i] = True
+                for c in range(n_classes):
+                    out[s, i, c] = p_linear[c]
+                continue
             _node_levels(
                 tables,
                 t,
