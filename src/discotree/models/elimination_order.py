@@ -20,9 +20,14 @@ sums the same products in a different order: the same marginal up to rounding.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterable
+import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..kernels.elimination import GREEDY_HEURISTICS, greedy_elimination
 
 __all__ = ["HEURISTICS", "EliminationOrder", "elimination_order", "greedy_order"]
 
@@ -38,50 +43,14 @@ class EliminationOrder:
     total: int
 
 
-# (the scores read each variable's neighbours as a bit set: bit i for the i-th variable
-# in increasing order, the variable's own included)
-def _degree(neighbours: dict[int, int], v: int, arity: list[int]) -> int:
-    return neighbours[v].bit_count()
-
-
-def _fill(neighbours: dict[int, int], v: int, arity: list[int]) -> int:
-    rest, count = neighbours[v] & ~(1 << v), 0
-    while rest:  # each neighbour a against the later ones not its neighbours
-        low = rest & -rest
-        rest ^= low
-        count += (rest & ~neighbours[low.bit_length() - 1]).bit_count()
-    return count
-
-
-def _weight(neighbours: dict[int, int], v: int, arity: list[int]) -> int:
-    return math.prod(arity[u] for u in _members(neighbours[v]))
-
-
-def _union(masks: list[int], held: set[int]) -> int:
-    out = 0
-    for at in held:
-        out |= masks[at]
-    return out
-
-
-def _members(bits: int) -> list[int]:
-    out = []
-    while bits:
-        low = bits & -bits
-        bits ^= low
-        out.append(low.bit_length() - 1)
-    return out
-
-
-#: The greedy heuristics by name: the scores of a candidate variable from the current
-#: neighbours (each variable's included) and the arities, compared in turn (the lowest
-#: goes next; then the lowest variable). Min-degree breaks its ties by the variable
-#: alone, as :func:`~discotree.models.enumeration.elimination_cells` does.
-HEURISTICS: dict[str, tuple[Callable[[dict[int, int], int, list[int]], int], ...]] = {
-    "min-degree": (_degree,),
-    "min-fill": (_fill, _weight),
-    "min-weight": (_weight, _fill),
-}
+#: The greedy heuristics by name, each a score of a candidate variable compared in turn
+#: (the lowest goes next; then the lowest variable): min-degree its neighbours;
+#: min-fill the pairs of its neighbours not yet sharing a factor, then min-weight's
+#: score; min-weight the configurations of the factor it forms, then min-fill's.
+#: Compiled (:func:`~discotree.kernels.elimination.greedy_elimination`; the slow
+#: reference, on bit sets of Python integers, is in the tests): a model's first
+#: prediction of rows with many patterns of missing values orders each pattern.
+HEURISTICS = GREEDY_HEURISTICS
 
 
 def greedy_order(
@@ -95,34 +64,35 @@ def greedy_order(
     >>> greedy_order([(0,), (0, 1), (0, 1, 2)], {0: 2, 1: 3, 2: 4})
     EliminationOrder(order=(0, 1, 2), largest=24, total=40)
     """
-    scores = HEURISTICS[heuristic]
-    sets = [set(s) for s in scopes]
-    names = sorted({v for s in sets for v in s})  # (bit i: names[i]; the same order)
-    bit = {v: i for i, v in enumerate(names)}
-    arity = [int(arities[v]) for v in names]
-    masks = [sum(1 << bit[v] for v in s) for s in sets if s]
-    holding: dict[int, set[int]] = {i: set() for i in range(len(names))}  # live scopes
-    for at, mask in enumerate(masks):
-        for v in _members(mask):
-            holding[v].add(at)
-    neighbours = {v: _union(masks, held) for v, held in holding.items()}
-    order, largest, total = [], 1, 0
-    while neighbours:
-        variable = min(neighbours, key=lambda v: (*(h(neighbours, v, arity) for h in scores), v))
-        joined = neighbours.pop(variable)
-        cells = math.prod(arity[u] for u in _members(joined))
-        order.append(names[variable])
-        largest, total = max(largest, cells), total + cells
-        for at in holding.pop(variable):  # (the scopes joined: no longer live)
-            for u in _members(masks[at] & ~(1 << variable)):
-                holding[u].discard(at)
-        rest = joined & ~(1 << variable)
-        if rest:
-            masks.append(rest)
-            for u in _members(rest):
-                holding[u].add(len(masks) - 1)
-                neighbours[u] = _union(masks, holding[u])
-    return EliminationOrder(tuple(order), largest, total)
+    names, adjacent, arity = _interaction(scopes, arities)
+    order, largest, total = greedy_elimination(adjacent, arity, HEURISTICS.index(heuristic))
+    return _order(names, order, largest, total)
+
+
+def _interaction(
+    scopes: Iterable[Iterable[int]], arities: dict[int, int]
+) -> tuple[list[int], NDArray[np.bool_], NDArray[np.float64]]:
+    """The variables of ``scopes`` in increasing order, which of them share a scope
+    (a boolean matrix, from the scopes' incidence matrix) and their arities."""
+    sets = [tuple(s) for s in scopes]
+    lengths = [len(s) for s in sets]
+    flat = np.fromiter(itertools.chain.from_iterable(sets), dtype=np.int64, count=sum(lengths))
+    names = np.unique(flat)
+    incidence = np.zeros((len(sets), len(names)))
+    incidence[np.repeat(np.arange(len(sets)), lengths), np.searchsorted(names, flat)] = 1.0
+    adjacent = (incidence.T @ incidence) > 0
+    listed = names.tolist()
+    return listed, adjacent, np.array([arities[v] for v in listed], dtype=np.float64)
+
+
+def _order(
+    names: list[int], order: NDArray[np.int64], largest: float, total: float
+) -> EliminationOrder:
+    """The kernel's order of ``names`` (its cells counted as floats: exact below
+    2 ** 53, beyond far past every guard)."""
+    return EliminationOrder(
+        tuple(names[i] for i in order.tolist()), round(float(largest)), round(float(total))
+    )
 
 
 def elimination_order(scopes: Iterable[Iterable[int]], arities: dict[int, int]) -> EliminationOrder:
@@ -142,10 +112,10 @@ def elimination_order(scopes: Iterable[Iterable[int]], arities: dict[int, int]) 
     >>> elimination_order(scopes, arities)
     EliminationOrder(order=(4, 1, 0, 2, 3), largest=36, total=128)
     """
-    scopes = [tuple(s) for s in scopes]
+    names, adjacent, arity = _interaction(scopes, arities)
     best = None
-    for heuristic in HEURISTICS:
-        found = greedy_order(scopes, arities, heuristic)
+    for code in range(len(HEURISTICS)):
+        found = _order(names, *greedy_elimination(adjacent, arity, code))
         if best is None or (found.largest, found.total) < (best.largest, best.total):
             best = found
     assert best is not None
