@@ -117,6 +117,8 @@ def elimination_plan(
     >>> np.exp(plan.log_marginals(np.array([[-1, 2]]), tables, 2)).round(6)
     array([[0.333333, 0.333333]])
     """
+    # (plain integers: the loops below index them once per variable and factor)
+    n_categories = np.asarray(n_categories).tolist()  # type: ignore[assignment]
     source_at, class_stride = [], []
     observed_start, observed_vars, observed_strides = [0], [], []
     kept_start, kept_strides, kept_cards = [0], [], []
