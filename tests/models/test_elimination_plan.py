@@ -49,3 +49,29 @@ def test_rows_in_blocks_give_the_same_numbers(rng, monkeypatch):
     assert np.array_equal(model.marginals(codes), whole)
     # (and each row alone gives what it gives among the others)
     assert_allclose(whole, np.array([model.marginal(row) for row in codes]), rtol=1e-13)
+
+
+def test_the_exponentiated_tables_give_the_sums_of_the_logarithms(rng):
+    # the sources from exp(tables) times a scale per row and class (the tables within
+    # SAFE_LOG_PROBABILITY) against one exponential per cell; tables with a log below
+    # it keep the per-cell exponentials (no underflow)
+    from dataclasses import replace
+
+    from discotree.kernels.elimination import SAFE_LOG_PROBABILITY
+
+    model = _chain(rng)
+    codes = np.column_stack([rng.integers(0, r, 12) for r in model.n_categories])
+    codes[:, [0, 2]] = -1
+    codes[::3, 3] = -1
+    tables = model.flat_tables()
+    assert tables.probabilities is not None
+    plain = replace(tables, probabilities=None)
+    for missing in ({0, 2}, {0, 2, 3}):
+        rows = codes[np.all((codes < 0) == np.isin(np.arange(4), list(missing)), axis=1)]
+        order = sorted(missing)
+        plan = elimination_plan(model.parents, model.n_categories, range(4), missing, order, tables)
+        fast = plan.log_marginals(rows, tables, model.n_classes)
+        assert_allclose(fast, plan.log_marginals(rows, plain, model.n_classes), rtol=1e-13)
+    tiny = [t.copy() for t in model.log_cpts]
+    tiny[1][0, 0, 0] = SAFE_LOG_PROBABILITY - 1.0  # (a table beyond: logarithms only)
+    assert FlatTables.of(tiny, model.parents, range(4)).probabilities is None

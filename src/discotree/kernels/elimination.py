@@ -45,7 +45,12 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-__all__ = ["GREEDY_HEURISTICS", "eliminated_log_marginals", "greedy_elimination"]
+__all__ = [
+    "GREEDY_HEURISTICS",
+    "SAFE_LOG_PROBABILITY",
+    "eliminated_log_marginals",
+    "greedy_elimination",
+]
 
 
 @njit(cache=True, nogil=True)
@@ -62,9 +67,9 @@ def _advance(index, cards, start, n):  # pragma: no cover - numba
 
 
 @njit(cache=True, nogil=True)
-def _sources(codes, log_tables, source_at, class_stride, observed_start, observed_vars,
-             observed_strides, kept_start, kept_strides, kept_cards, factor_at, n_classes,
-             buffer, log_total):  # fmt: skip
+def _sources(codes, log_tables, probabilities, source_at, class_stride, observed_start,
+             observed_vars, observed_strides, kept_start, kept_strides, kept_cards, factor_at,
+             n_classes, buffer, log_total):  # fmt: skip
     n_rows = codes.shape[0]
     n_rc = n_rows * n_classes
     for f in range(len(source_at)):
@@ -97,6 +102,12 @@ def _sources(codes, log_tables, source_at, class_stride, observed_start, observe
                 if n_kept == 0:
                     continue
                 rc = r * n_classes + c
+                if probabilities.shape[0]:  # (tables exponentiated once: a product)
+                    scale = np.exp(-top)
+                    for cell in range(cells):
+                        value = probabilities[at + offsets[cell]] * scale
+                        buffer[(base_cell + cell) * n_rc + rc] = value
+                    continue
                 for cell in range(cells):
                     buffer[(base_cell + cell) * n_rc + rc] = np.exp(
                         log_tables[at + offsets[cell]] - top
@@ -166,7 +177,8 @@ def _step(s, step_start, involved, out_start, out_cards, stride_start, strides, 
 
 
 @njit(cache=True, nogil=True)
-def _eliminated(codes, log_tables, source_at, class_stride, observed_start, observed_vars,
+def _eliminated(codes, log_tables, probabilities, source_at, class_stride, observed_start,
+                observed_vars,
                 observed_strides, kept_start, kept_strides, kept_cards, factor_at,
                 step_start, involved, out_start, out_cards, stride_start, strides,
                 var_strides, var_cards, closing, n_classes):  # fmt: skip
@@ -174,9 +186,9 @@ def _eliminated(codes, log_tables, source_at, class_stride, observed_start, obse
     n_rc = n_rows * n_classes
     log_total = np.zeros((n_rows, n_classes))
     buffer = np.empty(factor_at[-1] * n_rc)
-    _sources(codes, log_tables, source_at, class_stride, observed_start, observed_vars,
-             observed_strides, kept_start, kept_strides, kept_cards, factor_at, n_classes,
-             buffer, log_total)  # fmt: skip
+    _sources(codes, log_tables, probabilities, source_at, class_stride, observed_start,
+             observed_vars, observed_strides, kept_start, kept_strides, kept_cards, factor_at,
+             n_classes, buffer, log_total)  # fmt: skip
     flat = log_total.reshape(n_rc)
     n_sources = len(source_at)
     for s in range(len(var_cards)):
@@ -187,12 +199,19 @@ def _eliminated(codes, log_tables, source_at, class_stride, observed_start, obse
 
 
 def eliminated_log_marginals(
-    codes: NDArray[np.int64], log_tables: NDArray[np.float64], plan: tuple, n_classes: int
+    codes: NDArray[np.int64],
+    log_tables: NDArray[np.float64],
+    plan: tuple,
+    n_classes: int,
+    probabilities: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """``log sum_{x_missing} prod_j theta_j[c, x_pa(j), x_j]`` of every row of ``codes``
     (which miss the features the program ``plan`` sums out, and no other read by it)
     and class: the program's arrays in the order of the module's notes, from
-    ``source_at`` to ``closing``.
+    ``source_at`` to ``closing``. With ``probabilities`` (``exp(log_tables)``, every
+    log above :data:`SAFE_LOG_PROBABILITY`: none underflows) a source's cell is that
+    probability times the row's and class's scale, one exponential per row and class
+    instead of one per cell (the same numbers up to rounding).
 
     Examples
     --------
@@ -208,10 +227,16 @@ def eliminated_log_marginals(
     return _eliminated(  # type: ignore[call-arg]
         np.ascontiguousarray(codes, dtype=np.int64),
         np.ascontiguousarray(log_tables, dtype=np.float64),
+        np.zeros(0) if probabilities is None else probabilities,
         *plan,
         int(n_classes),
     )
 
+
+#: The smallest log-probability of tables whose exponentials the sources may read
+#: (:func:`eliminated_log_marginals`): far from the smallest normal float (~1e-308),
+#: so that neither a probability nor its scale ``exp(-largest log)`` leaves the range.
+SAFE_LOG_PROBABILITY = -600.0
 
 #: The greedy heuristics of :func:`greedy_elimination` by code: 0 min-degree, 1
 #: min-fill (then min-weight), 2 min-weight (then min-fill).

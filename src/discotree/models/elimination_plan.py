@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ..kernels.elimination import eliminated_log_marginals
+from ..kernels.elimination import SAFE_LOG_PROBABILITY, eliminated_log_marginals
 
 __all__ = ["MAX_BLOCK_CELLS", "EliminationPlan", "FlatTables", "elimination_plan"]
 
@@ -34,12 +34,15 @@ MAX_BLOCK_CELLS = 1 << 22
 class FlatTables:
     """Dense log tables ``(class, family values...)`` of shape (n_classes, r_pa..., r_j)
     one after the other: ``values``, where each node's starts (``at``), its class axis's
-    stride, and the stride of each family member (parents in order, then the node)."""
+    stride, the stride of each family member (parents in order, then the node), and
+    ``exp(values)`` where every log is finite and above
+    :data:`~discotree.kernels.elimination.SAFE_LOG_PROBABILITY` (else None)."""
 
     values: NDArray[np.float64]
     at: list[int]
     class_stride: list[int]
     family_strides: list[dict[int, int]]
+    probabilities: NDArray[np.float64] | None = None
 
     @classmethod
     def of(cls, log_tables: Sequence[NDArray[np.float64]], parents: Sequence[Iterable[int]],
@@ -67,7 +70,10 @@ class FlatTables:
             chunks.append(table.ravel())
             total += table.size
         values = np.concatenate(chunks) if chunks else np.zeros(0)
-        return cls(values, at, class_stride, strides)
+        # (exponentiated once where no probability is near the float's range's end)
+        safe = len(values) and np.isfinite(values).all() and values.min() > SAFE_LOG_PROBABILITY
+        probabilities = np.exp(values) if safe else None
+        return cls(values, at, class_stride, strides, probabilities)
 
 
 @dataclass(frozen=True)
@@ -88,7 +94,11 @@ class EliminationPlan:
         block = max(1, MAX_BLOCK_CELLS // (max(1, self.cells) * n_classes))
         for start in range(0, len(rows), block):
             out[start : start + block] = eliminated_log_marginals(
-                rows[start : start + block], tables.values, self.arrays, n_classes
+                rows[start : start + block],
+                tables.values,
+                self.arrays,
+                n_classes,
+                tables.probabilities,
             )
         return out
 
