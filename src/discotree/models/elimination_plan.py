@@ -128,7 +128,7 @@ def elimination_plan(
     array([[0.333333, 0.333333]])
     """
     # (plain integers: the loops below index them once per variable and factor)
-    n_categories = np.asarray(n_categories).tolist()  # type: ignore[assignment]
+    n_categories = np.asarray(n_categories).tolist()
     source_at, class_stride = [], []
     observed_start, observed_vars, observed_strides = [0], [], []
     kept_start, kept_strides, kept_cards = [0], [], []
