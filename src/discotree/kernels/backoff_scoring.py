@@ -420,7 +420,9 @@ def backoff_node_probabilities(
         t = which[s]
         node, r, linear = nodes[t], tables[0][t], tables[16][t]
         first, n_levels = parent_start[t], parent_start[t + 1] - parent_start[t] + 1
-        keyed = _family_keys_fit(radices, first, n_levels, r)
+        # (a fully tabulated node reads its state as cheaply as an earlier row's numbers)
+        tabulated = state_at[t] >= 0 and state_depth[t] == n_levels
+        keyed = not tabulated and _family_keys_fit(radices, first, n_levels, r)
         seen_keys[:] = -1
         for i in range(n_rows):
             value = codes[row_start + i, node]
