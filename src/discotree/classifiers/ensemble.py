@@ -30,6 +30,7 @@ from ..models.ensemble import KDBEnsembleModel
 from ..models.posterior_draws import KDBEnsemblePosterior
 from ..numerics import class_log_prior
 from ..scaling_tags import ScalingTags
+from ..stats.backoff_prediction import TABULATED_BUDGET
 from ..stats.dirichlet import check_smoothing
 from ..stored_classes import stored
 from ..sufficient_statistics import StatisticsSchema
@@ -308,7 +309,8 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
     member's coarsened codes differ). Missing values follow the members' rules
     (:class:`~discotree.KDBClassifier`). Before fitting anything, the estimate
     ``fit_memory_estimate_`` (the fine pair tables, ``n_estimators`` times a member's
-    tables and held-out posteriors at least, and the linear and pair members' inputs
+    tables, prediction tables and held-out posteriors at least, and the linear and pair
+    members' inputs
     and parameters, one weight per joint cell of every pair they read) is checked
     against the ``memory_limit`` configuration key (:func:`discotree.set_config`).
 
@@ -516,9 +518,12 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         """A member's memory, at least: :data:`MEMBER_OVERHEAD`, its coarsening maps,
         one table per feature of its (coarse) states by a parent's and the class (a
         kDB's tables with ``k >= 1`` hold at least that much; numpy's overhead of five
-        arrays per feature besides), and with ``linear_weight`` or ``pair_weight``
-        ``"auto"`` its held-out posteriors of the rows (measured: 10.8 KiB per member on
-        iris, 110 KiB on wine, where this gives 7 and 19)."""
+        arrays per feature besides), its prediction tables built in the fit (a packed
+        copy of those tables and as many tabulated numbers, at most
+        :data:`~discotree.stats.backoff_prediction.TABULATED_BUDGET`), and with
+        ``linear_weight`` or ``pair_weight`` ``"auto"`` its held-out posteriors of the
+        rows (measured: 10.8 KiB per member on iris, 110 KiB on wine, where this gave 7
+        and 19 before the prediction tables)."""
         coarse = n_categories.copy()
         if self.coarsening == "jittered":
             high = max(self.n_bins) if isinstance(self.n_bins, tuple | list) else self.n_bins
@@ -526,10 +531,11 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         parent = coarse.max() if int(self._member_template().k) >= 1 else 1.0
         tables = float(np.sum(8.0 * n_classes * coarse * parent + 5 * 112.0))
         maps = float(np.sum(8.0 * n_categories[binned] + 112.0))
+        prediction = tables + min(tables, 8.0 * TABULATED_BUDGET)
         held = 0.0
         if "auto" in (self.linear_weight, self.pair_weight):
             held = 8.0 * n_rows * n_classes
-        return MEMBER_OVERHEAD + tables + maps + held
+        return MEMBER_OVERHEAD + tables + maps + prediction + held
 
     @staticmethod
     def _bin_values(encoder: Any) -> list[NDArray[np.float64] | None]:

@@ -72,6 +72,7 @@ __all__ = [
     "MAX_ENUMERATED_VALUES",
     "PACKED_CELLS_PER_NODE",
     "PACKING_CELLS_PER_NODE",
+    "PREPARED_DENSE_CELLS",
     "TABULATED_CELLS_PER_CELL",
     "KDependenceModel",
     "elimination_cells",
@@ -80,6 +81,11 @@ __all__ = [
 #: Largest number of cells of all the dense tables together that exact marginalisation
 #: builds (beyond: the back-off rule).
 MAX_DENSE_CELLS = 10_000_000
+#: Largest number of cells of the dense tables that
+#: :meth:`KDependenceModel.prepare_prediction` builds ahead, for the eliminations of
+#: rows with many missing parents (beyond, they are built when a prediction needs them,
+#: up to :data:`MAX_DENSE_CELLS`): 8 MiB a model.
+PREPARED_DENSE_CELLS = 1 << 20
 #: Largest factor (classes x configurations) one row's variable elimination may form.
 MAX_ELIMINATION_CELLS = 1 << 22
 #: How many sets of missing attributes a model keeps the elimination's sizes and orders
@@ -516,8 +522,8 @@ class KDependenceModel(JointScoring, StoredModel):
         outside the pickled state, so a loaded model builds it again when first asked):
         the packed hierarchical tables (:meth:`_packed`, their compiled pass loaded),
         and with ``missing_features`` the dense tables that sum missing features out
-        exactly, where they are affordable (:data:`MAX_DENSE_CELLS`). The predictions
-        are the same numbers with or without it.
+        exactly by elimination, where they are small (:data:`PREPARED_DENSE_CELLS`).
+        The predictions are the same numbers with or without it.
 
         Examples
         --------
@@ -530,7 +536,7 @@ class KDependenceModel(JointScoring, StoredModel):
         packed = self._packed(None)
         if packed is not None:  # (its compiled pass loaded now, not at the first call)
             packed.log_likelihood(np.zeros((1, self.n_features), dtype=np.int64))
-        if missing_features and self._dense() is not None:
+        if missing_features and self.dense_cells() <= PREPARED_DENSE_CELLS:
             self._elimination_tables()
 
     def _elimination_tables(self) -> FlatTables:
