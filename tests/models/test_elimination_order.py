@@ -1,6 +1,6 @@
 """Elimination orders (discotree.models.elimination_order): the greedy min-degree,
 min-fill and min-weight orders eliminate every missing variable once; the order kept
-forms no larger factor than min-degree's (the guard's); summing out in any of them
+forms no larger factor than min-degree's; summing out in any of them
 gives the brute-force sum over the missing values (to 1e-12) on small random networks
 with weights; a k-dependence model caches its order per pattern of missing attributes."""
 
@@ -20,7 +20,7 @@ from discotree.models.elimination_order import (
     elimination_order,
     greedy_order,
 )
-from discotree.models.k_dependence import KDependenceModel, elimination_cells
+from discotree.models.k_dependence import KDependenceModel
 from discotree.stats.family_tables import prefix_family_tables
 
 
@@ -67,9 +67,7 @@ def test_every_heuristic_eliminates_each_variable_once_and_the_kept_order_is_sma
     kept = elimination_order(scopes, arities)
     assert kept in found.values()
     assert kept.largest == min(order.largest for order in found.values())
-    # (the guard: min-degree's largest factor, which the kept order never exceeds)
-    guard = elimination_cells(parents, list(range(12)), missing, n_categories)
-    assert guard == found["min-degree"].largest >= kept.largest
+    assert found["min-degree"].largest >= kept.largest
 
 
 def test_min_weight_avoids_the_wide_factor_that_min_degree_forms():
@@ -159,7 +157,6 @@ def test_the_pattern_caches_stay_bounded(rng, monkeypatch):
         pattern[0, missing] = -1
         assert_allclose(model._exact(pattern), expected, rtol=0, atol=0)
         assert 1 <= len(model.__dict__["_elimination_plans"]) <= 2
-        assert len(model.__dict__["_elimination_cache"]) <= 2
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -220,7 +217,7 @@ def _members(bits: int) -> list[int]:
 #: The greedy heuristics by name: the scores of a candidate variable from the current
 #: neighbours (each variable's included) and the arities, compared in turn (the lowest
 #: goes next; then the lowest variable). Min-degree breaks its ties by the variable
-#: alone, as :func:`~discotree.models.enumeration.elimination_cells` does.
+#: alone.
 _REFERENCE_HEURISTICS = {
     "min-degree": (_degree,),
     "min-fill": (_fill, _weight),

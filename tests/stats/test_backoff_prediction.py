@@ -300,17 +300,6 @@ def test_the_nodes_scored_together_equal_each_node_alone(rng, packed, n_classes)
         assert model.node_log_probabilities([], codes) == []
 
 
-def test_the_elimination_sizes_are_cached_per_missing_set(rng):
-    from discotree.models.k_dependence import elimination_cells
-
-    model, _ = _random_model(rng, 3)
-    for missing in ({0}, {1, 2}, set(range(model.n_features)), set()):
-        expected = elimination_cells(model.parents, model.attributes, missing, model.n_categories)
-        assert model._elimination_cells(missing) == expected
-        assert model._elimination_cells(set(missing)) == expected  # (from the cache)
-    assert "_elimination_cache" not in pickle.loads(pickle.dumps(model)).__dict__
-
-
 def test_the_cells_are_ordered_as_by_lexsort(rng):
     from discotree.stats.backoff_prediction import _level_order
 

@@ -5,8 +5,7 @@ A variable's elimination joins every factor whose scope holds it into one factor
 their union (its neighbours, itself included) and leaves that union less itself. The
 greedy heuristics pick, at each step, the variable with the smallest
 
-- *min-degree*: number of neighbours (the order the guard of
-  :func:`~discotree.models.enumeration.elimination_cells` measures);
+- *min-degree*: number of neighbours;
 - *min-fill*: number of pairs of its neighbours not yet sharing a factor (the edges
   its elimination adds to the interaction graph);
 - *min-weight*: configurations of the factor it forms (the product of its neighbours'

@@ -3,8 +3,7 @@
 repeated once for each joint value of the parents it sums out, all the copies of all the
 rows are scored in one call of the model's back-off scoring (the rows of every pattern
 of missing parents together), and each row's likelihood is the sum of its copies'
-(:func:`enumerated_log_likelihood`); and the size of the largest factor that summing
-them out by variable elimination forms instead (:func:`elimination_cells`).
+(:func:`enumerated_log_likelihood`).
 
 A copy's missing attributes that are not filled in are either not parents (their own
 factor sums to 1 over their values) or barren (every descendant missing too: their
@@ -19,9 +18,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
-from .elimination_order import greedy_order
-
-__all__ = ["elimination_cells", "enumerated_log_likelihood", "joint_values"]
+__all__ = ["enumerated_log_likelihood", "joint_values"]
 
 
 def joint_values(summed: NDArray[np.bool_], n_categories: NDArray[np.intp]) -> NDArray[np.float64]:
@@ -103,23 +100,3 @@ def _block_log_likelihood(
     sums = np.add.reduceat(np.exp(terms - np.repeat(shift, values, axis=0)), starts, axis=0)
     with np.errstate(divide="ignore"):
         return shift + np.log(sums)
-
-
-def elimination_cells(
-    parents: list[tuple[int, ...]],
-    used: list[int],
-    missing: set[int],
-    n_categories: NDArray[np.intp],
-) -> int:
-    """The largest factor (configurations of its variables) that summing ``missing``
-    out of the network by min-degree variable elimination forms (1: nothing to sum):
-    the guard of exact elimination (the order used may be cheaper:
-    :func:`~discotree.models.elimination_order.elimination_order`).
-
-    Examples
-    --------
-    >>> elimination_cells([(), (0,), (0, 1)], [0, 1, 2], {0, 1}, np.array([2, 3, 4]))
-    6
-    """
-    scopes = [[v for v in (*parents[j], j) if v in missing] for j in used]
-    return greedy_order(scopes, {v: int(n_categories[v]) for v in missing}).largest

@@ -24,16 +24,16 @@ each row the sum of its copies
 summed out by variable elimination over the dense tables
 (:meth:`KDependenceModel.dense_table`, in the order of
 :meth:`~discotree.models.bayes_net.BayesNetModel.elimination_order`, cached per pattern
-of missing attributes) where its elimination forms no factor above
-``MAX_ELIMINATION_CELLS`` (classes x configurations, in min-degree order: the guard,
-whatever order is cheaper). A missing attribute no one uses as a parent is summed out
-exactly in any case (its factor is 1). Where neither is affordable, a missing parent is
-**backed off**: the attribute's factor uses the longest observed prefix of its ranked
-parents (the table of that prefix, counted on the rows where it is observed) — a stated
-rule, not the exact marginal. The paths are tested (against brute force, against each
-other, and against pyAgrum's exact inference on the exported network). Missing
-attributes none of whose descendants in use is observed (barren) are left out of the
-sums (their values sum to 1 over their factors; the same marginal up to rounding).
+of missing attributes) where that order forms no factor above
+``MAX_ELIMINATION_CELLS`` (classes x configurations: the guard). A missing attribute
+no one uses as a parent is summed out exactly in any case (its factor is 1). Where
+neither is affordable, a missing parent is **backed off**: the attribute's factor uses
+the longest observed prefix of its ranked parents (the table of that prefix, counted on
+the rows where it is observed) — a stated rule, not the exact marginal. The paths are
+tested (against brute force, against each other, and against pyAgrum's exact inference
+on the exported network). Missing attributes none of whose descendants in use is
+observed (barren) are left out of the sums (their values sum to 1 over their factors;
+the same marginal up to rounding).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ from ..stored_checks import check_counts, fail, numbers
 from ..stored_classes import stored
 from .bayes_net import BayesNetModel, rows_by_pattern
 from .elimination_plan import FlatTables, elimination_plan
-from .enumeration import elimination_cells, enumerated_log_likelihood, joint_values
+from .enumeration import enumerated_log_likelihood, joint_values
 from .file_checks import StoredModel, check_features
 from .protocol import DeclaredSizes, JointScoring
 
@@ -75,7 +75,6 @@ __all__ = [
     "PREPARED_DENSE_CELLS",
     "TABULATED_CELLS_PER_CELL",
     "KDependenceModel",
-    "elimination_cells",
 ]
 
 #: Largest number of cells of all the dense tables together that exact marginalisation
@@ -377,9 +376,6 @@ class KDependenceModel(JointScoring, StoredModel):
         # the rows missing the same attributes in use share the elimination: at once
         for group in rows_by_pattern(missing_values.is_missing(codes[rows][:, shape.used])):
             these = rows[group]
-            missing = self._missing_in_use(codes[these[0]])
-            if self._elimination_cells(missing) * self.n_classes > MAX_ELIMINATION_CELLS:
-                continue  # (the back-off rule)
             exact = self._exact(codes[these])
             if exact is not None:
                 out[these] = exact
@@ -456,16 +452,6 @@ class KDependenceModel(JointScoring, StoredModel):
         if len(cache) >= MAX_CACHED_PATTERNS:
             cache.clear()
         return cache
-
-    def _elimination_cells(self, missing: set[int]) -> int:
-        """:func:`elimination_cells` of this network (cached per set of missing
-        attributes, outside the pickled state)."""
-        cache = self._pattern_cache("_elimination_cache")
-        key = frozenset(missing)
-        if key not in cache:
-            cells = elimination_cells(self.parents, self.attributes, missing, self.n_categories)
-            cache[key] = cells
-        return int(cache[key])
 
     def _missing_in_use(self, row: NDArray[np.integer]) -> set[int]:
         used = np.asarray(self.attributes, dtype=np.intp)
@@ -554,8 +540,6 @@ class KDependenceModel(JointScoring, StoredModel):
         (all at once: one compiled program per set of missing attributes, cached), None
         when a factor would exceed ``MAX_ELIMINATION_CELLS``."""
         missing = self._missing_in_use(rows[0])
-        if self._elimination_cells(missing) * self.n_classes > MAX_ELIMINATION_CELLS:
-            return None
         dense = self._dense()
         assert dense is not None
         tables = self._elimination_tables()
@@ -567,10 +551,15 @@ class KDependenceModel(JointScoring, StoredModel):
             nodes = [j for j in self.attributes if j not in barren]
             summed = missing - barren
             order = dense.elimination_order(summed, nodes)
-            plans[key] = elimination_plan(
-                dense.parents, self.n_categories, nodes, summed, order.order, tables
+            plans[key] = (  # (None: beyond the guard, the back-off rule)
+                None
+                if order.largest * self.n_classes > MAX_ELIMINATION_CELLS
+                else elimination_plan(
+                    dense.parents, self.n_categories, nodes, summed, order.order, tables
+                )
             )
-        return plans[key].log_marginals(rows, tables, self.n_classes)
+        plan = plans[key]
+        return None if plan is None else plan.log_marginals(rows, tables, self.n_classes)
 
     def _barren(self, missing: set[int]) -> list[int]:
         """The missing attributes in use none of whose descendants in use is observed
@@ -628,7 +617,6 @@ class KDependenceModel(JointScoring, StoredModel):
         cached = (
             "_dense_model",
             "_packed_backoff",
-            "_elimination_cache",
             "_elimination_plans",
             "_flat_tables",
             "_work_scored",

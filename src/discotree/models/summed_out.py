@@ -109,7 +109,7 @@ def _member_summed_out(member: KDependenceModel, codes: NDArray[np.integer]) -> 
         out[node] += changed[node][(node, -1)] - factors[node]  # its own factor, missing
     for m, kids in children.items():
         out[m] -= sum(factors[k] for k in kids)
-        # (elimination_cells of {m} alone: the one factor it forms holds m)
+        # (the guard of {m} alone: the one factor its elimination forms holds m)
         cells = int(member.n_categories[m])
         enumerated = cells <= k_dependence.MAX_ENUMERATED_VALUES
         if dense and (enumerated or cells * n_classes <= k_dependence.MAX_ELIMINATION_CELLS):
