@@ -214,7 +214,7 @@ def _placed(cells: list[int], n_sources: int, steps: _Steps) -> list[int]:
         if place is None:
             place, extent = extent, extent + cells[f]
         else:
-            gaps = _freed(_taken(gaps, place, place + cells[f]), [])
+            gaps = _taken(gaps, place, place + cells[f])  # (still sorted and apart)
         at[f] = place
         read = steps.involved[steps.step_start[s] : steps.step_start[s + 1]]
         gaps = _freed(gaps, [(at[g], at[g] + cells[g]) for g in read])
