@@ -152,3 +152,33 @@ def test_string_and_categorical_columns_stay_codes_until_read():
     taken = table.take(np.array([2, 0]))
     assert taken.columns[0].tolist() == ["a", "b"]
     assert taken.factorized[1][0].tolist() == [-1, 1]  # codes into the categories
+
+
+def test_categoricals_of_numbers_are_codes_checked_once_per_category():
+    """A categorical of numbers is held as codes into its categories too (its checks
+    read each category once, not every cell): inf among them is refused with its rows,
+    and a model reads the same categories as from the column's objects."""
+    from discotree import KDBEnsembleClassifier, NaiveBayesClassifier
+    from discotree.validation import FactorizedColumn, check_table
+
+    numbers = pd.Categorical([5.0, 6.0, None, 5.0, 0.0] * 8)
+    table = check_table(pd.DataFrame({"n": numbers}), "T")
+    assert isinstance(table.columns[0], FactorizedColumn)
+    assert table.columns[0].tolist()[:5] == [5.0, 6.0, None, 5.0, 0.0]
+    bad = pd.DataFrame({"n": pd.Categorical([1.0, np.inf, 2.0, np.inf])})
+    with pytest.raises(ValueError, match=r"X\['n'\] contains inf at rows \[1, 3\]"):
+        NaiveBayesClassifier().fit(bad, [0, 1, 0, 1])
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(
+        {
+            "n": pd.Categorical(rng.choice([5.0, 6.0, 0.0, np.nan], 80)),
+            "m": pd.Categorical(rng.choice([1, 2, 3], 80)),
+        }
+    )
+    y = (X["n"].astype(float).fillna(0) > 4).astype(int).to_numpy()
+    as_objects = X.astype(object).where(X.notna(), None)
+    for Estimator in (NaiveBayesClassifier, lambda: KDBEnsembleClassifier(n_estimators=2)):
+        codes = Estimator().fit(X, y)
+        objects = Estimator().fit(as_objects, y)
+        assert np.array_equal(codes.predict_proba(X), objects.predict_proba(as_objects))
+        assert np.array_equal(codes.predict_proba(as_objects), codes.predict_proba(X))

@@ -322,7 +322,16 @@ def _checked(table: Table, owner: str) -> Table:
     for j, (column, label) in enumerate(zip(table.columns, table.labels, strict=True)):
         if column.dtype.kind == "f":
             reject_inf(column[:, None], [label], owner)
-        elif column.dtype.kind == "O" and j not in table.factorized:  # (strings by dtype)
+        elif j in table.factorized:  # (its values once: a categorical's may be numbers)
+            codes, values = table.factorized[j]
+            inf = [k for k, v in enumerate(values) if _is_inf(v)]
+            if inf:
+                rows = np.flatnonzero(np.isin(codes, inf))[:5].tolist()
+                raise ValueError(
+                    f"{owner}: {label} contains inf at rows {rows}; only finite values or "
+                    "NaN/None (missing) are accepted."
+                )
+        elif column.dtype.kind == "O":
             _check_object_cells(column, label, owner)
     return table
 
@@ -359,6 +368,11 @@ def numeric_column(column: NDArray[Any], label: str, owner: str, needs: str) -> 
     return column.astype(np.float64)
 
 
+def _is_inf(value: Any) -> bool:
+    """Whether a cell is an infinite float."""
+    return isinstance(value, float | np.floating) and bool(np.isinf(value))
+
+
 def _check_object_cells(column: NDArray[Any], label: str, owner: str) -> None:
     """One pass over an object column: inf is rejected as in numeric columns; a cell
     that is not hashable (list, dict, set, array) cannot be a category."""
@@ -368,7 +382,7 @@ def _check_object_cells(column: NDArray[Any], label: str, owner: str) -> None:
     for i, value in enumerate(column):
         if value is None or isinstance(value, str):
             continue
-        if isinstance(value, float | np.floating) and np.isinf(value):
+        if _is_inf(value):
             inf_rows.append(i)
             if len(inf_rows) == 5:
                 break
@@ -433,9 +447,8 @@ def _series_to_array(series: pd.Series) -> tuple[NDArray[Any] | FactorizedColumn
     """The column as an array, and for string and categorical dtypes its
     factorisation ``(codes, values)`` (see :attr:`Table.factorized`), else None."""
     if isinstance(series.dtype, pd.CategoricalDtype):  # categories, even if numbers
+        # (as codes into the categories: a category's checks, once, stand for its cells)
         categories = series.cat.categories.to_numpy(dtype=object)
-        if not all(isinstance(v, str) for v in categories):
-            return _object_column(series.astype(object).to_numpy(), numeric=False), None
         codes = series.cat.codes.to_numpy().astype(np.intp)
         return FactorizedColumn(codes, categories), (codes, categories)
     if isinstance(series.dtype, pd.StringDtype):  # strings or missing, nothing else
