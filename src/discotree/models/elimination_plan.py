@@ -162,8 +162,8 @@ def elimination_plan(
         rest = [f for f in joined if f != current]
         while True:
             if rest:
-                other = min(rest, key=lambda f: (_cells(set(scopes[current]) | set(scopes[f]),
-                                                        n_categories), f))  # fmt: skip
+                held = set(scopes[current])
+                other = min(rest, key=lambda f: (_cells(held.union(scopes[f]), n_categories), f))
                 rest.remove(other)
                 pair = [current, other]
             else:
