@@ -25,12 +25,10 @@ def apply_maps(codes: NDArray[np.integer], maps: list[NDArray[np.intp] | None]) 
     [[1, 1], [-1, 0]]
     """
     out = np.asarray(codes, dtype=np.intp).copy()
+    seen = np.asarray(missing_values.observed(out))  # (once for every column)
     for j, table in enumerate(maps):
         if table is not None:
-            column = out[:, j]
-            out[:, j] = np.where(
-                missing_values.observed(column), table[np.maximum(column, 0)], MISSING
-            )
+            out[:, j] = np.where(seen[:, j], table[np.maximum(out[:, j], 0)], MISSING)
     return out
 
 
