@@ -168,6 +168,8 @@ def test_categoricals_of_numbers_are_codes_checked_once_per_category():
     bad = pd.DataFrame({"n": pd.Categorical([1.0, np.inf, 2.0, np.inf])})
     with pytest.raises(ValueError, match=r"X\['n'\] contains inf at rows \[1, 3\]"):
         NaiveBayesClassifier().fit(bad, [0, 1, 0, 1])
+    unused = pd.Categorical([1.0, 2.0, 1.0, 2.0], categories=[1.0, 2.0, np.inf])
+    NaiveBayesClassifier().fit(pd.DataFrame({"n": unused}), [0, 1, 0, 1])  # (no inf cell)
     rng = np.random.default_rng(0)
     X = pd.DataFrame(
         {

@@ -325,8 +325,8 @@ def _checked(table: Table, owner: str) -> Table:
         elif j in table.factorized:  # (its values once: a categorical's may be numbers)
             codes, values = table.factorized[j]
             inf = [k for k, v in enumerate(values) if _is_inf(v)]
-            if inf:
-                rows = np.flatnonzero(np.isin(codes, inf))[:5].tolist()
+            rows = np.flatnonzero(np.isin(codes, inf))[:5].tolist() if inf else []
+            if rows:  # (an unused inf category is no cell: not refused)
                 raise ValueError(
                     f"{owner}: {label} contains inf at rows {rows}; only finite values or "
                     "NaN/None (missing) are accepted."

@@ -272,3 +272,35 @@ def test_the_compiled_greedy_orders_equal_the_reference(seed):
         assert got == expected
         assert isinstance(got.largest, int) and isinstance(got.total, int)
     assert greedy_order([], {}) == EliminationOrder((), 1, 0)
+
+
+def test_factors_beyond_the_floats_are_counted_and_cut_short():
+    # 250 variables of 30 values in one factor: 30 ** 250 cells overflow a float; the
+    # order reports MAX_COUNTED_CELLS, and with a bound it stops at the first factor
+    # beyond it (min-degree's alone then)
+    from discotree.models.elimination_order import MAX_COUNTED_CELLS
+
+    scopes, arities = [tuple(range(250))], dict.fromkeys(range(250), 30)
+    whole = greedy_order(scopes, arities)
+    assert whole.largest == MAX_COUNTED_CELLS and len(whole.order) == 250
+    cut = elimination_order(scopes, arities, bound=1000.0)
+    assert cut.largest > 1000 and len(cut.order) == 1
+    small = [(0,), (0, 1), (0, 1, 2)]
+    assert elimination_order(small, {0: 2, 1: 3, 2: 4}, bound=24.0).largest == 24
+    assert elimination_order(small, {0: 2, 1: 3, 2: 4}, bound=23.0).largest == 24
+
+
+def test_no_dense_table_is_built_for_a_pattern_beyond_the_guard(rng, monkeypatch):
+    # the guard reads the structure: a pattern it refuses backs off without the dense
+    # model or its flat tables
+    monkeypatch.setattr("discotree.models.k_dependence.MAX_ELIMINATION_CELLS", 1)
+    monkeypatch.setattr("discotree.models.k_dependence.MAX_ENUMERATED_VALUES", 1)
+    model = _weighted_model(rng)
+    parent = next(p for pa in model.parents for p in pa)  # (its children observed)
+    row = np.column_stack([rng.integers(0, r, 1) for r in model.n_categories])
+    row[0, parent] = -1
+    assert model._summed_parents(row)[0, parent]
+    assert np.isfinite(model.log_likelihood(row)).all()
+    assert "_dense_model" not in model.__dict__ and "_flat_tables" not in model.__dict__
+    assert model.__dict__["_elimination_plans"]  # (the refusal cached: None)
+    assert all(plan is None for plan in model.__dict__["_elimination_plans"].values())

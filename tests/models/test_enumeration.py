@@ -76,6 +76,7 @@ def test_rows_beyond_the_bound_are_eliminated_instead(rng, monkeypatch):
     codes = _test_rows(rng, model, n_rows=30, missing=0.3)
     unused = np.setdiff1d(np.arange(model.n_features), model.attributes)
     codes[:, unused] = np.maximum(codes[:, unused], 0)  # (a parent not in use: observed)
+    assert model._summed_parents(codes).any(axis=1).sum() > 3  # (rows that sum parents)
     enumerated = model.log_likelihood(codes)
     monkeypatch.setattr(k_dependence, "MAX_ENUMERATED_VALUES", 1)
     assert_allclose(model.log_likelihood(codes), enumerated, rtol=1e-11, atol=1e-13)

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import missing_values
 from ..docstrings import fill_doc
 from ..engine_registry import engine_function
 from ..fitting import atomic_fit, available_if_explained
@@ -27,6 +28,7 @@ from ..learners.options import RANDOM_STATE, KDBEnsembleOptions, KDependenceOpti
 from ..learners.registry import FittedModel, LearnerSpec, get_learner
 from ..migrations import register_upgrade, upgrade
 from ..models.ensemble import KDBEnsembleModel
+from ..models.k_dependence import PREPARED_DENSE_CELLS
 from ..models.posterior_draws import KDBEnsemblePosterior
 from ..numerics import class_log_prior
 from ..scaling_tags import ScalingTags
@@ -489,7 +491,8 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         )
         fits = sorted([linear] * n_linear + [pair] * n_pair, reverse=True)
         at_once = fits[: pool_threads(self.n_jobs, int(self.n_estimators))]
-        members = int(self.n_estimators) * self._member_bytes(n_rows, r, binned, n_classes)
+        missing = bool(missing_values.is_missing(data.codes).any())
+        members = int(self.n_estimators) * self._member_bytes(n_rows, r, binned, n_classes, missing)
         return estimate + float(sum(at_once)) + members
 
     _uncertainty_rules = (
@@ -514,13 +517,16 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         n_categories: NDArray[np.float64],
         binned: NDArray[np.bool_],
         n_classes: int,
+        missing: bool = False,
     ) -> float:
         """A member's memory, at least: :data:`MEMBER_OVERHEAD`, its coarsening maps,
         one table per feature of its (coarse) states by a parent's and the class (a
         kDB's tables with ``k >= 1`` hold at least that much; numpy's overhead of five
         arrays per feature besides), its prediction tables built in the fit (a packed
         copy of those tables and as many tabulated numbers, at most
-        :data:`~discotree.stats.backoff_prediction.TABULATED_BUDGET`), and with
+        :data:`~discotree.stats.backoff_prediction.TABULATED_BUDGET`; with missing
+        values, three copies of as many dense cells, at most
+        :data:`~discotree.models.k_dependence.PREPARED_DENSE_CELLS`), and with
         ``linear_weight`` or ``pair_weight`` ``"auto"`` its held-out posteriors of the
         rows (measured: 10.8 KiB per member on iris, 110 KiB on wine, where this gave 7
         and 19 before the prediction tables)."""
@@ -532,6 +538,8 @@ class KDBEnsembleClassifier(DiscreteForestClassifierBase):
         tables = float(np.sum(8.0 * n_classes * coarse * parent + 5 * 112.0))
         maps = float(np.sum(8.0 * n_categories[binned] + 112.0))
         prediction = tables + min(tables, 8.0 * TABULATED_BUDGET)
+        if missing:
+            prediction += 3.0 * min(tables, 8.0 * PREPARED_DENSE_CELLS)
         held = 0.0
         if "auto" in (self.linear_weight, self.pair_weight):
             held = 8.0 * n_rows * n_classes

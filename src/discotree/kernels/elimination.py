@@ -268,27 +268,38 @@ def _weight(adjacent, alive, arity, v):  # pragma: no cover - numba
 
 
 @njit(cache=True, nogil=True)
-def greedy_elimination(adjacent, arity, heuristic):  # pragma: no cover - numba
+def greedy_elimination(adjacent, arity, heuristic, bound):  # pragma: no cover - numba
     """Eliminate every variable of the interaction graph ``adjacent`` (a boolean
     matrix: variables sharing a factor; the diagonal is not read) of ``arity`` values
     each, the one of the lowest scores first (``heuristic``, a code of
     :data:`GREEDY_HEURISTICS`; ties: the lowest variable): each elimination joins the
     variable's live neighbours into one factor. Returns the order, the largest factor
     formed (configurations of the variable and its neighbours) and the sum of all of
-    them, both as floats.
+    them, both as floats (inf beyond the float range); stops as soon as a factor
+    exceeds ``bound`` (the order then holds only the variables eliminated so far, and
+    the largest factor is that one).
 
     Examples
     --------
     A chain 0 - 1 - 2 of 2, 3 and 4 values.
 
     >>> adjacent = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=bool)
-    >>> order, largest, total = greedy_elimination(adjacent, np.array([2, 3, 4]), 0)
+    >>> order, largest, total = greedy_elimination(adjacent, np.array([2, 3, 4]), 0, np.inf)
     >>> order.tolist(), largest, total
     ([0, 1, 2], 12.0, 22.0)
+    >>> greedy_elimination(adjacent, np.array([2, 3, 4]), 0, 10.0)[1]
+    12.0
     """
     adjacent = adjacent.copy()
     n = adjacent.shape[0]
+    for v in range(n):
+        adjacent[v, v] = False
     alive = np.ones(n, dtype=np.bool_)
+    degree = np.zeros(n, dtype=np.int64)  # (live neighbours, kept as variables go)
+    for v in range(n):
+        for u in range(n):
+            if adjacent[v, u]:
+                degree[v] += 1
     order = np.empty(n, dtype=np.int64)
     largest, total = 1.0, 0.0
     for step in range(n):
@@ -298,10 +309,7 @@ def greedy_elimination(adjacent, arity, heuristic):  # pragma: no cover - numba
             if not alive[v]:
                 continue
             if heuristic == 0:
-                first, second = 0.0, 0.0
-                for u in range(n):
-                    if u != v and alive[u] and adjacent[v, u]:
-                        first += 1.0
+                first, second = float(degree[v]), 0.0
             elif heuristic == 1:
                 first = float(_fill_count(adjacent, alive, v))
                 second = _weight(adjacent, alive, arity, v)
@@ -314,10 +322,16 @@ def greedy_elimination(adjacent, arity, heuristic):  # pragma: no cover - numba
         largest = max(largest, cells)
         total += cells
         order[step] = best
+        if cells > bound:
+            return order[: step + 1], largest, total
         alive[best] = False
         for a in range(n):  # (its neighbours joined into one factor)
             if alive[a] and adjacent[best, a]:
-                for b in range(n):
-                    if b != a and alive[b] and adjacent[best, b]:
+                degree[a] -= 1
+                for b in range(a + 1, n):
+                    if alive[b] and adjacent[best, b] and not adjacent[a, b]:
                         adjacent[a, b] = True
+                        adjacent[b, a] = True
+                        degree[a] += 1
+                        degree[b] += 1
     return order, largest, total

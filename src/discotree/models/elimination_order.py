@@ -20,6 +20,7 @@ sums the same products in a different order: the same marginal up to rounding.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -28,7 +29,13 @@ from numpy.typing import NDArray
 
 from ..kernels.elimination import GREEDY_HEURISTICS, greedy_elimination
 
-__all__ = ["HEURISTICS", "EliminationOrder", "elimination_order", "greedy_order"]
+__all__ = [
+    "HEURISTICS",
+    "MAX_COUNTED_CELLS",
+    "EliminationOrder",
+    "elimination_order",
+    "greedy_order",
+]
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,9 @@ class EliminationOrder:
     total: int
 
 
+#: The largest number of cells an order reports (beyond: this number).
+MAX_COUNTED_CELLS = 1 << 62
+
 #: The greedy heuristics by name, each a score of a candidate variable compared in turn
 #: (the lowest goes next; then the lowest variable): min-degree its neighbours;
 #: min-fill the pairs of its neighbours not yet sharing a factor, then min-weight's
@@ -53,10 +63,15 @@ HEURISTICS = GREEDY_HEURISTICS
 
 
 def greedy_order(
-    scopes: Iterable[Iterable[int]], arities: dict[int, int], heuristic: str = "min-degree"
+    scopes: Iterable[Iterable[int]],
+    arities: dict[int, int],
+    heuristic: str = "min-degree",
+    bound: float = math.inf,
 ) -> EliminationOrder:
     """Eliminate every variable of ``scopes`` (the factors' variables), the one of the
-    lowest ``heuristic`` scores first (:data:`HEURISTICS`).
+    lowest ``heuristic`` scores first (:data:`HEURISTICS`); stop at the first factor
+    larger than ``bound`` (the order then holds the variables eliminated so far, and
+    ``largest`` that factor).
 
     Examples
     --------
@@ -64,8 +79,8 @@ def greedy_order(
     EliminationOrder(order=(0, 1, 2), largest=24, total=40)
     """
     names, adjacent, arity = _interaction(scopes, arities)
-    order, largest, total = greedy_elimination(adjacent, arity, HEURISTICS.index(heuristic))
-    return _order(names, order, largest, total)
+    found = greedy_elimination(adjacent, arity, HEURISTICS.index(heuristic), float(bound))
+    return _order(names, *found)
 
 
 def _interaction(
@@ -87,16 +102,24 @@ def _interaction(
 def _order(
     names: list[int], order: NDArray[np.int64], largest: float, total: float
 ) -> EliminationOrder:
-    """The kernel's order of ``names`` (its cells counted as floats: exact below
-    2 ** 53, beyond far past every guard)."""
+    """The kernel's order of ``names``, its cells counted as floats as integers (exact
+    below 2 ** 53; :data:`MAX_COUNTED_CELLS` at most, far past every guard)."""
     return EliminationOrder(
-        tuple(names[i] for i in order.tolist()), round(float(largest)), round(float(total))
+        tuple(names[i] for i in order.tolist()), _counted(largest), _counted(total)
     )
 
 
-def elimination_order(scopes: Iterable[Iterable[int]], arities: dict[int, int]) -> EliminationOrder:
+def _counted(cells: float) -> int:
+    return MAX_COUNTED_CELLS if not cells < MAX_COUNTED_CELLS else round(float(cells))
+
+
+def elimination_order(
+    scopes: Iterable[Iterable[int]], arities: dict[int, int], bound: float = math.inf
+) -> EliminationOrder:
     """The order of the smallest largest factor (then of the fewest cells) that the
-    greedy heuristics find, min-degree's among equals.
+    greedy heuristics find, min-degree's among equals; min-degree's alone (cut short)
+    when its largest factor exceeds ``bound``, the others only while they can still do
+    better.
 
     Examples
     --------
@@ -112,10 +135,12 @@ def elimination_order(scopes: Iterable[Iterable[int]], arities: dict[int, int]) 
     EliminationOrder(order=(4, 1, 0, 2, 3), largest=36, total=128)
     """
     names, adjacent, arity = _interaction(scopes, arities)
-    best = None
-    for code in range(len(HEURISTICS)):
-        found = _order(names, *greedy_elimination(adjacent, arity, code))
-        if best is None or (found.largest, found.total) < (best.largest, best.total):
+    best = _order(names, *greedy_elimination(adjacent, arity, 0, float(bound)))
+    if best.largest > bound:
+        return best
+    for code in range(1, len(HEURISTICS)):
+        # (cut short once beyond the best so far: it cannot win then)
+        found = _order(names, *greedy_elimination(adjacent, arity, code, float(best.largest)))
+        if (found.largest, found.total) < (best.largest, best.total):
             best = found
-    assert best is not None
     return best

@@ -23,7 +23,7 @@ __all__ = ["enumerated_log_likelihood", "joint_values"]
 
 def joint_values(summed: NDArray[np.bool_], n_categories: NDArray[np.intp]) -> NDArray[np.float64]:
     """How many joint values each row's ``summed`` attributes have (rows x features
-    mask), as floats (no overflow however many attributes a row sums out).
+    mask), as floats (inf beyond the floats' range, without a warning).
 
     Examples
     --------
@@ -31,7 +31,8 @@ def joint_values(summed: NDArray[np.bool_], n_categories: NDArray[np.intp]) -> N
     [12.0, 1.0]
     """
     sizes = np.where(summed, np.asarray(n_categories, dtype=np.float64), 1.0)
-    return np.prod(sizes, axis=1) if sizes.shape[1] else np.ones(len(sizes))
+    with np.errstate(over="ignore"):
+        return np.prod(sizes, axis=1) if sizes.shape[1] else np.ones(len(sizes))
 
 
 def enumerated_log_likelihood(

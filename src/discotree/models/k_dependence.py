@@ -24,8 +24,9 @@ each row the sum of its copies
 summed out by variable elimination over the dense tables
 (:meth:`KDependenceModel.dense_table`, in the order of
 :meth:`~discotree.models.bayes_net.BayesNetModel.elimination_order`, cached per pattern
-of missing attributes) where that order forms no factor above
-``MAX_ELIMINATION_CELLS`` (classes x configurations: the guard). A missing attribute
+of missing attributes) where the greedy min-degree order forms no factor above
+``MAX_ELIMINATION_CELLS`` (classes x configurations: the guard, checked on the structure
+before any dense table is built; the order used is never worse). A missing attribute
 no one uses as a parent is summed out exactly in any case (its factor is 1). Where
 neither is affordable, a missing parent is **backed off**: the attribute's factor uses
 the longest observed prefix of its ranked parents (the table of that prefix, counted on
@@ -60,6 +61,7 @@ from ..stats.hierarchical import leave_one_out_backoff_terms, level_counts
 from ..stored_checks import check_counts, fail, numbers
 from ..stored_classes import stored
 from .bayes_net import BayesNetModel, rows_by_pattern
+from .elimination_order import elimination_order
 from .elimination_plan import FlatTables, elimination_plan
 from .enumeration import enumerated_log_likelihood, joint_values
 from .file_checks import StoredModel, check_features
@@ -83,7 +85,8 @@ MAX_DENSE_CELLS = 10_000_000
 #: Largest number of cells of the dense tables that
 #: :meth:`KDependenceModel.prepare_prediction` builds ahead, for the eliminations of
 #: rows with many missing parents (beyond, they are built when a prediction needs them,
-#: up to :data:`MAX_DENSE_CELLS`): 8 MiB a model.
+#: up to :data:`MAX_DENSE_CELLS`): three copies of 8 MiB a model at most (the dense
+#: model's log tables, their flat copy, and its exponentials).
 PREPARED_DENSE_CELLS = 1 << 20
 #: Largest factor (classes x configurations) one row's variable elimination may form.
 MAX_ELIMINATION_CELLS = 1 << 22
@@ -540,26 +543,34 @@ class KDependenceModel(JointScoring, StoredModel):
         (all at once: one compiled program per set of missing attributes, cached), None
         when a factor would exceed ``MAX_ELIMINATION_CELLS``."""
         missing = self._missing_in_use(rows[0])
-        dense = self._dense()
-        assert dense is not None
-        tables = self._elimination_tables()
         plans = self._pattern_cache("_elimination_plans")
         key = frozenset(missing)
         if key not in plans:
-            # (barren attributes sum to 1: their families left out)
+            # (barren attributes sum to 1: their families left out); the order from the
+            # structure alone, cut short past the guard: no dense table beyond it
             barren = set(self._barren(missing))
             nodes = [j for j in self.attributes if j not in barren]
             summed = missing - barren
-            order = dense.elimination_order(summed, nodes)
-            plans[key] = (  # (None: beyond the guard, the back-off rule)
-                None
-                if order.largest * self.n_classes > MAX_ELIMINATION_CELLS
-                else elimination_plan(
-                    dense.parents, self.n_categories, nodes, summed, order.order, tables
+            scopes = [[v for v in (*self.parents[j], j) if v in summed] for j in nodes]
+            bound = MAX_ELIMINATION_CELLS / self.n_classes
+            arities = {v: int(self.n_categories[v]) for v in summed}
+            order = elimination_order(scopes, arities, bound)
+            plans[key] = None  # (beyond the guard: the back-off rule)
+            if order.largest <= bound:
+                dense = self._dense()
+                assert dense is not None
+                plans[key] = elimination_plan(
+                    dense.parents,
+                    self.n_categories,
+                    nodes,
+                    summed,
+                    order.order,
+                    self._elimination_tables(),
                 )
-            )
         plan = plans[key]
-        return None if plan is None else plan.log_marginals(rows, tables, self.n_classes)
+        if plan is None:
+            return None
+        return plan.log_marginals(rows, self._elimination_tables(), self.n_classes)
 
     def _barren(self, missing: set[int]) -> list[int]:
         """The missing attributes in use none of whose descendants in use is observed
