@@ -51,9 +51,7 @@ def test_compiled_elimination_equals_the_einsum_reference_and_brute_force(seed):
     scopes = [[v for v in (*pa, j) if v in missing] for j, pa in enumerate(model.parents)]
     order = elimination_order(scopes, {v: int(model.n_categories[v]) for v in missing})
     tables = FlatTables.of(model.log_cpts, model.parents, range(n_features))
-    plan = elimination_plan(
-        model.parents, model.n_categories, range(n_features), missing, order.order, tables
-    )
+    plan = elimination_plan(model.n_categories, range(n_features), missing, order.order, tables)
     got = plan.log_marginals(codes, tables, n_classes)
     assert_allclose(got, eliminated_by_einsum(model, codes, missing, order.order), rtol=1e-12)
     brute = np.array([_brute_force(model, row) for row in codes])
@@ -70,7 +68,7 @@ def test_a_subset_of_families_and_any_order_sum_the_same(rng):
     wanted = [v for v in sorted(missing) if any(v in (*model.parents[j], j) for j in nodes)]
     results = []
     for order in itertools.permutations(wanted):
-        plan = elimination_plan(model.parents, model.n_categories, nodes, set(wanted), order,
+        plan = elimination_plan(model.n_categories, nodes, set(wanted), order,
                                 tables)  # fmt: skip
         results.append(plan.log_marginals(codes, tables, 3))
         reference = eliminated_by_einsum(model, codes, set(wanted), order, nodes=nodes)
@@ -90,7 +88,7 @@ def test_tiny_and_underflowing_factors_stay_finite(rng):
     missing = {0, 1, 2}
     order = (0, 1, 2)
     tables = FlatTables.of(model.log_cpts, model.parents, range(5))
-    plan = elimination_plan(model.parents, model.n_categories, range(5), missing, order, tables)
+    plan = elimination_plan(model.n_categories, range(5), missing, order, tables)
     got = plan.log_marginals(codes, tables, 2)
     assert np.isfinite(got).all()
     assert_allclose(got, eliminated_by_einsum(model, codes, missing, order), rtol=1e-10)

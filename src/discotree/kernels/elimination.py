@@ -116,7 +116,8 @@ def _sources(codes, log_tables, probabilities, source_at, class_stride, observed
 
 @njit(cache=True, nogil=True)
 def _step(s, step_start, involved, out_start, out_cards, stride_start, strides, var_strides,
-          var_cards, closing, factor_at, out_factor, n_rc, buffer, log_total_flat):  # fmt: skip
+          var_cards, closing, factor_at, out_factor, n_rc, buffer, log_total_flat,
+          acc):  # fmt: skip  # pragma: no cover - numba
     i0, i1 = step_start[s], step_start[s + 1]
     n_involved = i1 - i0
     d0, d1 = out_start[s], out_start[s + 1]
@@ -125,39 +126,49 @@ def _step(s, step_start, involved, out_start, out_cards, stride_start, strides, 
     for d in range(d0, d1):
         cells *= out_cards[d]
     index = np.zeros(max(n_out, 1), dtype=np.int64)
-    base = np.zeros(n_involved, dtype=np.int64)
-    product = np.empty(n_rc)
+    base = np.zeros(n_involved, dtype=np.int64)  # (each factor's offset at index)
     out_at = factor_at[out_factor]
     stride_at = stride_start[s]
+    n_x = var_cards[s]
+    first_at, first_stride = factor_at[involved[i0]], var_strides[i0]
+    second_at, second_stride = 0, 0
+    if n_involved > 1:
+        second_at, second_stride = factor_at[involved[i0 + 1]], var_strides[i0 + 1]
     for cell in range(cells):
-        for i in range(n_involved):
-            at = 0
-            for d in range(n_out):
-                at += index[d] * strides[stride_at + i * n_out + d]
-            base[i] = at
-        o = (out_at + cell) * n_rc
-        for rc in range(n_rc):
-            buffer[o + rc] = 0.0
-        for x in range(var_cards[s]):
-            first = (factor_at[involved[i0]] + base[0] + x * var_strides[i0]) * n_rc
+        for rc in range(n_rc):  # (summed apart from the buffer: no aliasing)
+            acc[rc] = 0.0
+        for x in range(n_x):
+            first = (first_at + base[0] + x * first_stride) * n_rc
             if n_involved == 1:
                 for rc in range(n_rc):
-                    buffer[o + rc] += buffer[first + rc]
+                    acc[rc] += buffer[first + rc]
                 continue
-            second = (factor_at[involved[i0 + 1]] + base[1] + x * var_strides[i0 + 1]) * n_rc
+            second = (second_at + base[1] + x * second_stride) * n_rc
             if n_involved == 2:  # (the plan's products: two factors each)
                 for rc in range(n_rc):
-                    buffer[o + rc] += buffer[first + rc] * buffer[second + rc]
+                    acc[rc] += buffer[first + rc] * buffer[second + rc]
                 continue
             for rc in range(n_rc):
-                product[rc] = buffer[first + rc] * buffer[second + rc]
-            for i in range(2, n_involved):
-                p = (factor_at[involved[i0 + i]] + base[i] + x * var_strides[i0 + i]) * n_rc
-                for rc in range(n_rc):
-                    product[rc] *= buffer[p + rc]
-            for rc in range(n_rc):
-                buffer[o + rc] += product[rc]
-        _advance(index, out_cards, d0, n_out)
+                product = buffer[first + rc] * buffer[second + rc]
+                for i in range(2, n_involved):
+                    p = factor_at[involved[i0 + i]] + base[i] + x * var_strides[i0 + i]
+                    product *= buffer[p * n_rc + rc]
+                acc[rc] += product
+        o = (out_at + cell) * n_rc
+        for rc in range(n_rc):
+            buffer[o + rc] = acc[rc]
+        # the next configuration, each factor's offset moved by the digits changed
+        d = n_out - 1
+        while d >= 0:
+            index[d] += 1
+            for i in range(n_involved):
+                base[i] += strides[stride_at + i * n_out + d]
+            if index[d] < out_cards[d0 + d]:
+                break
+            for i in range(n_involved):
+                base[i] -= strides[stride_at + i * n_out + d] * index[d]
+            index[d] = 0
+            d -= 1
     first = out_at * n_rc
     if not closing[s]:  # (a product on the way: kept as it is)
         return
@@ -166,14 +177,17 @@ def _step(s, step_start, involved, out_start, out_cards, stride_start, strides, 
             log_total_flat[rc] += np.log(max(buffer[first + rc], 1e-300))
         return
     for rc in range(n_rc):  # rescaled per row and class, the scale into the total
-        top = 0.0
-        for cell in range(cells):
-            top = max(top, buffer[first + cell * n_rc + rc])
-        if top <= 0.0:
-            top = 1.0
-        log_total_flat[rc] += np.log(top)
-        for cell in range(cells):
-            buffer[first + cell * n_rc + rc] /= top
+        acc[rc] = 0.0
+    for cell in range(cells):
+        for rc in range(n_rc):
+            acc[rc] = max(acc[rc], buffer[first + cell * n_rc + rc])
+    for rc in range(n_rc):
+        if acc[rc] <= 0.0:
+            acc[rc] = 1.0
+        log_total_flat[rc] += np.log(acc[rc])
+    for cell in range(cells):
+        for rc in range(n_rc):
+            buffer[first + cell * n_rc + rc] /= acc[rc]
 
 
 @njit(cache=True, nogil=True)
@@ -191,10 +205,11 @@ def _eliminated(codes, log_tables, probabilities, source_at, class_stride, obser
              n_classes, buffer, log_total)  # fmt: skip
     flat = log_total.reshape(n_rc)
     n_sources = len(source_at)
+    acc = np.empty(n_rc)
     for s in range(len(var_cards)):
         _step(s, step_start, involved, out_start, out_cards, stride_start, strides,
               var_strides, var_cards, closing, factor_at, n_sources + s, n_rc, buffer,
-              flat)  # fmt: skip
+              flat, acc)  # fmt: skip
     return log_total
 
 

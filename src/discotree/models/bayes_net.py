@@ -267,9 +267,7 @@ class BayesNetModel(JointScoring, StoredModel):
         if tables is None:
             tables = self.flat_tables()
         nodes = range(self.n_features)
-        plan = elimination_plan(
-            self.parents, self.n_categories, nodes, missing, order.order, tables
-        )
+        plan = elimination_plan(self.n_categories, nodes, missing, order.order, tables)
         return plan.log_marginals(codes, tables, self.n_classes)
 
     def flat_tables(self) -> FlatTables:

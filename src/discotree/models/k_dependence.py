@@ -557,16 +557,8 @@ class KDependenceModel(JointScoring, StoredModel):
             order = elimination_order(scopes, arities, bound)
             plans[key] = None  # (beyond the guard: the back-off rule)
             if order.largest <= bound:
-                dense = self._dense()
-                assert dense is not None
-                plans[key] = elimination_plan(
-                    dense.parents,
-                    self.n_categories,
-                    nodes,
-                    summed,
-                    order.order,
-                    self._elimination_tables(),
-                )
+                tables = self._elimination_tables()
+                plans[key] = elimination_plan(self.n_categories, nodes, summed, order.order, tables)
         plan = plans[key]
         if plan is None:
             return None
