@@ -39,7 +39,6 @@ TESTED_IN: dict[str, tuple[str, ...]] = {
     "explain.py": ("test_plotting.py",),
     "fitting.py": ("test_contract.py",),
     "io/model_checks.py": ("io/test_model_file_checks.py",),
-    "models/category_maps.py": ("models/test_ensemble.py",),
     "kernels/forest.py": ("models/test_discrete_forest.py",),
     "kernels/information.py": ("stats/test_discrete.py",),
     "kernels/spanning.py": ("structure/test_spanning.py",),

@@ -56,7 +56,10 @@ def reference_program(parents, n_categories, nodes, missing, order, tables):
                 held = set(scopes[current])
                 other = min(rest, key=lambda f: (_cells(held.union(scopes[f]), n_categories), f))
                 rest.remove(other)
-                pair = [current, other]
+                union = held.union(scopes[other])
+                within = [f for f in rest if set(scopes[f]) <= union]
+                rest = [f for f in rest if f not in within]
+                pair = [current, other, *within]
             else:
                 pair = [current]
             union = {v for f in pair for v in scopes[f]}

@@ -116,8 +116,8 @@ def _sources(codes, log_tables, probabilities, source_at, class_stride, observed
 
 @njit(cache=True, nogil=True)
 def _step(s, step_start, involved, out_start, out_cards, stride_start, strides, var_strides,
-          var_cards, closing, factor_at, out_factor, n_rc, buffer, log_total_flat,
-          acc):  # fmt: skip  # pragma: no cover - numba
+          var_cards, closing, factor_at, out_factor, n_rc, buffer, log_total_flat, acc,
+          product):  # fmt: skip  # pragma: no cover - numba
     i0, i1 = step_start[s], step_start[s + 1]
     n_involved = i1 - i0
     d0, d1 = out_start[s], out_start[s + 1]
@@ -148,12 +148,14 @@ def _step(s, step_start, involved, out_start, out_cards, stride_start, strides, 
                 for rc in range(n_rc):
                     acc[rc] += buffer[first + rc] * buffer[second + rc]
                 continue
+            for rc in range(n_rc):  # (more factors, each within the first two's union)
+                product[rc] = buffer[first + rc] * buffer[second + rc]
+            for i in range(2, n_involved):
+                p = (factor_at[involved[i0 + i]] + base[i] + x * var_strides[i0 + i]) * n_rc
+                for rc in range(n_rc):
+                    product[rc] *= buffer[p + rc]
             for rc in range(n_rc):
-                product = buffer[first + rc] * buffer[second + rc]
-                for i in range(2, n_involved):
-                    p = factor_at[involved[i0 + i]] + base[i] + x * var_strides[i0 + i]
-                    product *= buffer[p * n_rc + rc]
-                acc[rc] += product
+                acc[rc] += product[rc]
         o = (out_at + cell) * n_rc
         for rc in range(n_rc):
             buffer[o + rc] = acc[rc]
@@ -205,11 +207,11 @@ def _eliminated(codes, log_tables, probabilities, source_at, class_stride, obser
              n_classes, buffer, log_total)  # fmt: skip
     flat = log_total.reshape(n_rc)
     n_sources = len(source_at)
-    acc = np.empty(n_rc)
+    acc, product = np.empty(n_rc), np.empty(n_rc)
     for s in range(len(var_cards)):
         _step(s, step_start, involved, out_start, out_cards, stride_start, strides,
               var_strides, var_cards, closing, factor_at, n_sources + s, n_rc, buffer,
-              flat, acc)  # fmt: skip
+              flat, acc, product)  # fmt: skip
     return log_total
 
 

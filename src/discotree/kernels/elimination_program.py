@@ -237,13 +237,13 @@ def elimination_program(family_start, family_members, member_strides, table_at, 
         if scope_start[f + 1] > scope_start[f]:
             live[n_live] = f
             n_live += 1
-    # the steps' arrays (involved, var_strides: two a step at most)
+    # the steps' arrays (involved, var_strides: each factor once, each step's own too)
     max_steps = max_factors - n_sources
     step_start = np.zeros(max_steps + 1, dtype=np.int64)
     out_start = np.zeros(max_steps + 1, dtype=np.int64)
     stride_start = np.zeros(max_steps + 1, dtype=np.int64)
-    involved = np.empty(2 * max_steps, dtype=np.int64)
-    var_strides = np.empty(2 * max_steps, dtype=np.int64)
+    involved = np.empty(max_factors + max_steps, dtype=np.int64)
+    var_strides = np.empty(max_factors + max_steps, dtype=np.int64)
     var_cards = np.empty(max_steps, dtype=np.int64)
     closing = np.empty(max_steps, dtype=np.int64)
     out_cards = np.empty(n_members + 16, dtype=np.int64)
@@ -251,7 +251,7 @@ def elimination_program(family_start, family_members, member_strides, table_at, 
     n_steps, n_involved, n_out, n_strides = 0, 0, 0, 0
     held = np.zeros(n_features, dtype=np.bool_)
     within = np.zeros(n_features, dtype=np.int64)  # (strides in one factor; 0 elsewhere)
-    pair = np.empty(2, dtype=np.int64)
+    pair = np.empty(max_factors, dtype=np.int64)
     for variable in order:
         if fault:
             break
@@ -298,6 +298,23 @@ def elimination_program(family_start, family_members, member_strides, table_at, 
                 for g in range(best, first, -1):  # (taken out, the rest kept ascending)
                     joined[g] = joined[g - 1]
                 first += 1
+                # with every other factor within their union (it adds no configuration)
+                for p in range(2):
+                    for t in range(scope_start[pair[p]], scope_start[pair[p] + 1]):
+                        held[scope_vars[t]] = True
+                kept = first
+                for g in range(first, n_joined):
+                    f = joined[g]
+                    within_union = True
+                    for t in range(scope_start[f], scope_start[f + 1]):
+                        within_union = within_union and held[scope_vars[t]]
+                    if within_union:
+                        pair[n_pair] = f
+                        n_pair += 1
+                    else:
+                        joined[kept] = f
+                        kept += 1
+                n_joined = kept
             is_closing = first >= n_joined
             # the union of the pair's scopes (ascending), less the variable when closing
             for p in range(n_pair):

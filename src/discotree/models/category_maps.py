@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 from .. import missing_values
 from ..missing_values import MISSING
 
-__all__ = ["apply_maps", "mapped_categories", "packed_maps", "unpacked_maps"]
+__all__ = ["apply_maps", "looked_up", "mapped_categories", "packed_maps", "unpacked_maps"]
 
 
 def apply_maps(codes: NDArray[np.integer], maps: list[NDArray[np.intp] | None]) -> NDArray[np.intp]:
@@ -25,11 +25,41 @@ def apply_maps(codes: NDArray[np.integer], maps: list[NDArray[np.intp] | None]) 
     [[1, 1], [-1, 0]]
     """
     out = np.asarray(codes, dtype=np.intp).copy()
-    seen = np.asarray(missing_values.observed(out))  # (once for every column)
-    for j, table in enumerate(maps):
-        if table is not None:
-            out[:, j] = np.where(seen[:, j], table[np.maximum(out[:, j], 0)], MISSING)
+    mapped = [j for j, table in enumerate(maps) if table is not None]
+    tables = [table for table in maps if table is not None]
+    if mapped:  # (every mapped column at once)
+        out[:, mapped] = looked_up(out[:, mapped], tables, MISSING, mapped)
     return out
+
+
+def looked_up(
+    codes: NDArray[np.integer],
+    tables: list[NDArray],
+    fill: float,
+    columns: list[int] | None = None,
+) -> NDArray:
+    """Each column ``j`` of ``codes`` read in ``tables[j]`` (``fill`` where missing), every
+    column in one lookup; a code past its table is refused, the column named by its
+    index in ``columns`` (default: in ``codes``).
+
+    Examples
+    --------
+    >>> looked_up(np.array([[2, 0], [-1, 1]]), [np.array([5, 6, 7]), np.array([8, 9])], -1)
+    array([[ 7,  8],
+           [-1,  9]])
+    """
+    codes = np.asarray(codes)
+    lengths = np.array([len(table) for table in tables], dtype=np.intp)
+    if codes.size and (codes >= lengths).any():
+        at = int(np.flatnonzero((codes >= lengths).any(axis=0))[0])
+        column = at if columns is None else columns[at]
+        raise ValueError(
+            f"looked_up: column {column} holds a code past its table's {lengths[at]} entries"
+        )
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.intp)
+    flat = np.concatenate(tables)
+    seen = np.asarray(missing_values.observed(codes))
+    return np.where(seen, flat[starts + np.maximum(codes, 0)], fill)
 
 
 def mapped_categories(

@@ -44,7 +44,7 @@ from ..kernels.slot_groups import SlotColumns, SlotGroups, group_columns
 from ..missing_values import MISSING
 from ..stored_checks import numbers
 from ..stored_classes import stored
-from .category_maps import apply_maps, mapped_categories
+from .category_maps import apply_maps, looked_up, mapped_categories
 from .file_checks import StoredModel
 from .protocol import DeclaredSizes
 
@@ -207,9 +207,10 @@ def input_slots(
     if offsets[-1] >= np.iinfo(np.int32).max:
         raise ValueError(f"{int(offsets[-1])} logistic inputs: more than an int32 indexes.")
     slots = np.empty((len(one_hot) + len(pairs), len(codes)), dtype=np.int32)
-    for s, j in enumerate(one_hot):
-        code = codes[:, j]
-        slots[s] = np.where(missing_values.observed(code), offsets[j] + code, -1)
+    if one_hot:  # (every one-hot feature at once)
+        code = codes[:, one_hot].T
+        seen = np.asarray(missing_values.observed(code))
+        slots[: len(one_hot)] = np.where(seen, offsets[one_hot][:, None] + code, -1)
     if len(pairs):  # as pair_cells, by pair: slot rows of the transposed codes
         maps = pair_levels or [None] * len(n_categories)
         levels = mapped_categories(n_categories, maps)
@@ -232,10 +233,9 @@ def _numeric_inputs(
     their inputs."""
     with_values = [j for j, table in enumerate(values) if table is not None]
     numeric = np.zeros((len(with_values), len(codes)))
-    for q, j in enumerate(with_values):
-        code = codes[:, j]
-        table = np.asarray(values[j], dtype=np.float64)
-        numeric[q] = np.where(missing_values.observed(code), table[np.maximum(code, 0)], 0.0)
+    if with_values:  # (every such feature at once)
+        tables = [np.asarray(values[j], dtype=np.float64) for j in with_values]
+        numeric[:] = looked_up(np.asarray(codes)[:, with_values], tables, 0.0).T
     return numeric, offsets[with_values].astype(np.intp)
 
 
