@@ -23,8 +23,9 @@ array of bounds, as CSR):
 - ``factor_at``: where each factor starts in the buffer (in configurations; the sources
   first, then one factor per step; factors no longer read may share a place), then the
   buffer's size;
-- ``step_start`` / ``involved``: the factors each step multiplies (two at most where
-  the plan makes products on the way, as ``numpy.einsum``'s contraction paths do);
+- ``step_start`` / ``involved``: the factors each step multiplies (the first two
+  make the step's scope, any others lie within it: products on the way, as
+  ``numpy.einsum``'s contraction paths make them);
 - ``out_start`` / ``out_cards``: the scope of each step's factor (its configurations'
   radices, last fastest);
 - ``stride_start`` / ``strides``: for each step, the stride of each of its scope's
@@ -144,7 +145,7 @@ def _step(s, step_start, involved, out_start, out_cards, stride_start, strides, 
                     acc[rc] += buffer[first + rc]
                 continue
             second = (second_at + base[1] + x * second_stride) * n_rc
-            if n_involved == 2:  # (the plan's products: two factors each)
+            if n_involved == 2:  # (the most common step)
                 for rc in range(n_rc):
                     acc[rc] += buffer[first + rc] * buffer[second + rc]
                 continue

@@ -6,9 +6,10 @@ that module's notes).
 
 Each node's family becomes a source factor over its summed members (its table read at
 the observed ones); then, for each variable of the order, the factors holding it are
-joined two at a time, starting with the smallest and adding next the one whose union
-with the current factor has the fewest configurations (ties: the factor made first),
-the variable summed out by the last product. Factors are placed in one buffer, each
+joined a few at a time, starting with the smallest: each step adds the one whose union
+with the current factor has the fewest configurations (ties: the factor made first) and
+every other lying within that union (it adds no configuration: no product of the same
+size is stored on the way), the variable summed out by the last step. Factors are placed in one buffer, each
 step's in the first gap that holds it outside the factors it reads, which are freed
 after it (each factor is read once).
 
