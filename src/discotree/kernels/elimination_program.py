@@ -9,9 +9,9 @@ the observed ones); then, for each variable of the order, the factors holding it
 joined a few at a time, starting with the smallest: each step adds the one whose union
 with the current factor has the fewest configurations (ties: the factor made first) and
 every other lying within that union (it adds no configuration: no product of the same
-size is stored on the way), the variable summed out by the last step. Factors are placed in one buffer, each
-step's in the first gap that holds it outside the factors it reads, which are freed
-after it (each factor is read once).
+size is stored on the way), the variable summed out by the last step. Factors are placed
+in one buffer, each step's in the first gap that holds it outside the factors it reads,
+which are freed after it (each factor is read once).
 
 The slow reference (the same program in Python, with sets) is in the tests.
 """
@@ -63,6 +63,30 @@ def _holds(scope_vars, a, b, v):  # pragma: no cover - numba
         if scope_vars[t] == v:
             return True
     return False
+
+
+@njit(cache=True, nogil=True)
+def _within(scope_vars, a, b, held):  # pragma: no cover - numba
+    for t in range(a, b):
+        if not held[scope_vars[t]]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _partition(ids, start, stop, flagged, taken, n_taken):  # pragma: no cover - numba
+    # ids[start:stop] flagged appended to taken (from n_taken), the others kept in order
+    # from start; returns the new n_taken and the end of those kept
+    kept = start
+    for g in range(start, stop):
+        f = ids[g]
+        if flagged[f]:
+            taken[n_taken] = f
+            n_taken += 1
+        else:
+            ids[kept] = f
+            kept += 1
+    return n_taken, kept
 
 
 @njit(cache=True, nogil=True)
@@ -253,19 +277,14 @@ def elimination_program(family_start, family_members, member_strides, table_at, 
     held = np.zeros(n_features, dtype=np.bool_)
     within = np.zeros(n_features, dtype=np.int64)  # (strides in one factor; 0 elsewhere)
     pair = np.empty(max_factors, dtype=np.int64)
+    flagged = np.zeros(max_factors, dtype=np.bool_)  # (read only where just set)
     for variable in order:
         if fault:
             break
-        n_joined, n_rest = 0, 0
         for g in range(n_live):  # (live stays ascending: new factors go last)
             f = live[g]
-            if _holds(scope_vars, scope_start[f], scope_start[f + 1], variable):
-                joined[n_joined] = f
-                n_joined += 1
-            else:
-                live[n_rest] = f
-                n_rest += 1
-        n_live = n_rest
+            flagged[f] = _holds(scope_vars, scope_start[f], scope_start[f + 1], variable)
+        n_joined, n_live = _partition(live, 0, n_live, flagged, joined, 0)
         if n_joined == 0:
             fault, culprit = 1, variable
             break
@@ -303,19 +322,10 @@ def elimination_program(family_start, family_members, member_strides, table_at, 
                 for p in range(2):
                     for t in range(scope_start[pair[p]], scope_start[pair[p] + 1]):
                         held[scope_vars[t]] = True
-                kept = first
                 for g in range(first, n_joined):
                     f = joined[g]
-                    within_union = True
-                    for t in range(scope_start[f], scope_start[f + 1]):
-                        within_union = within_union and held[scope_vars[t]]
-                    if within_union:
-                        pair[n_pair] = f
-                        n_pair += 1
-                    else:
-                        joined[kept] = f
-                        kept += 1
-                n_joined = kept
+                    flagged[f] = _within(scope_vars, scope_start[f], scope_start[f + 1], held)
+                n_pair, n_joined = _partition(joined, first, n_joined, flagged, pair, n_pair)
             is_closing = first >= n_joined
             # the union of the pair's scopes (ascending), less the variable when closing
             for p in range(n_pair):
