@@ -1,5 +1,6 @@
-"""Maps of categories: every column looked up at once against a column-by-column
-reference, missing codes kept, and codes past a table refused."""
+"""Maps of categories: every column looked up at once (numpy, and the compiled kernel
+beyond a few cells) against a column-by-column reference, missing codes kept, and codes
+past a table refused."""
 
 import numpy as np
 import pytest
@@ -15,8 +16,13 @@ def _column_by_column(codes, tables, fill):
     return out
 
 
+@pytest.mark.parametrize("compiled", [False, True])
 @pytest.mark.parametrize("seed", range(6))
-def test_lookups_equal_the_column_by_column_reference(seed):
+def test_lookups_equal_the_column_by_column_reference(seed, compiled, monkeypatch):
+    # (apply_maps: numpy on few cells, the compiled kernels.encode.map_columns beyond)
+    monkeypatch.setattr(
+        "discotree.models.category_maps.SMALL_DATA_CELLS", -1 if compiled else 10**9
+    )
     rng = np.random.default_rng(seed)
     lengths = rng.integers(1, 6, int(rng.integers(1, 7)))
     codes = np.column_stack([rng.integers(-1, n, 11) for n in lengths])
@@ -32,7 +38,11 @@ def test_lookups_equal_the_column_by_column_reference(seed):
     assert np.array_equal(apply_maps(codes, maps), expected)
 
 
-def test_a_code_past_its_table_is_refused():
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_code_past_its_table_is_refused(compiled, monkeypatch):
+    monkeypatch.setattr(
+        "discotree.models.category_maps.SMALL_DATA_CELLS", -1 if compiled else 10**9
+    )
     codes = np.array([[0, 1], [1, 3]])
     with pytest.raises(ValueError, match="column 1 holds a code past its table's 3 entries"):
         looked_up(codes, [np.arange(2), np.arange(3)], -1)

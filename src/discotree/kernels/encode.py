@@ -164,6 +164,37 @@ def encode_identity_columns(columns, first, last, out):  # pragma: no cover - nu
                 out[r, first + k] = v if (v >= 0) & (v <= top) else -1
 
 
+@numba.njit(cache=True, nogil=True)
+def map_columns(codes, starts, lengths, entries, missing, out):  # pragma: no cover - numba
+    """``out[r, j] = entries[starts[j] + codes[r, j]]`` for the columns with a map
+    (``starts[j] >= 0``, of ``lengths[j]`` entries; ``missing`` where the code is
+    missing), ``codes[r, j]`` for the others. Returns the number of columns, or the
+    first column holding a code past its map (``out`` then unfinished).
+
+    Examples
+    --------
+    >>> out = np.empty((2, 2), dtype=np.intp)
+    >>> i = lambda *v: np.array(v, dtype=np.intp)
+    >>> map_columns(i(2, 1, -1, 0).reshape(2, 2), i(0, -1), i(3, 0), i(0, 0, 1), -1, out)
+    2
+    >>> out.tolist()
+    [[1, 1], [-1, 0]]
+    """
+    n_samples, n_columns = codes.shape
+    for r in range(n_samples):
+        for j in range(n_columns):
+            code = codes[r, j]
+            if starts[j] < 0:
+                out[r, j] = code
+            elif is_missing_code(code):
+                out[r, j] = missing
+            elif code >= lengths[j]:
+                return j
+            else:
+                out[r, j] = entries[starts[j] + code]
+    return n_columns
+
+
 def count_negatives(codes: np.ndarray, out: np.ndarray) -> None:
     """``out[j] += number of rows r with codes[r, j] < 0`` (missing or unseen codes);
     one compiled pass in row order that vectorises across the columns (numpy on small

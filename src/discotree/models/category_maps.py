@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import missing_values
+from ..kernels.encode import SMALL_DATA_CELLS, map_columns
 from ..missing_values import MISSING
 
 __all__ = ["apply_maps", "looked_up", "mapped_categories", "packed_maps", "unpacked_maps"]
@@ -24,11 +25,24 @@ def apply_maps(codes: NDArray[np.integer], maps: list[NDArray[np.intp] | None]) 
     >>> apply_maps(np.array([[2, 1], [-1, 0]]), [np.array([0, 0, 1]), None]).tolist()
     [[1, 1], [-1, 0]]
     """
-    out = np.asarray(codes, dtype=np.intp).copy()
+    given: NDArray[np.intp] = np.asarray(codes, dtype=np.intp)
     mapped = [j for j, table in enumerate(maps) if table is not None]
     tables = [table for table in maps if table is not None]
-    if mapped:  # (every mapped column at once)
-        out[:, mapped] = looked_up(out[:, mapped], tables, MISSING, mapped)
+    out: NDArray[np.intp] = np.empty(given.shape, dtype=np.intp)
+    if given.size <= SMALL_DATA_CELLS:  # (numpy: no kernel to load for a few cells)
+        out[...] = given
+        if mapped:  # (every mapped column at once)
+            out[:, mapped] = looked_up(given[:, mapped], tables, MISSING, mapped)
+        return out
+    lengths = np.array([0 if table is None else len(table) for table in maps], dtype=np.intp)
+    starts = np.where([table is None for table in maps], -1, np.cumsum(lengths) - lengths)
+    entries = np.concatenate([np.zeros(0, dtype=np.intp), *tables]).astype(np.intp)
+    column = map_columns(np.ascontiguousarray(given), starts.astype(np.intp), lengths, entries,
+                         MISSING, out)  # fmt: skip
+    if column < given.shape[1]:  # (a column holds a code past its map)
+        raise ValueError(
+            f"looked_up: column {column} holds a code past its table's {lengths[column]} entries"
+        )
     return out
 
 

@@ -173,6 +173,11 @@ class PackedBackoff:
             scratch[at[at_start[t + 1] - 1] : at[at_start[t + 1]]] if levels[t] else np.zeros(0)
             for t in range(n_nodes)
         ]
+        # (a node tabulated to its deepest level: its logarithms, taken by numpy as the
+        # per-node path takes them, so that its rows read them as they are)
+        finals = [
+            np.log(final) if depths[t] == n_levels[t] else final for t, final in enumerate(finals)
+        ]
         lengths = [len(final) for final in finals]
         self.state_at = np.where(
             levels > 0, np.concatenate([[0], np.cumsum(lengths)[:-1]]), -1
@@ -386,13 +391,8 @@ class PackedBackoff:
         raw = self._run(codes, np.asarray(which, dtype=np.int64), start, buffer)
         if raw.all():
             np.log(buffer, out=buffer)
-        else:
-            for s, rows in enumerate(raw):
-                if rows.all():
-                    np.log(buffer[s], out=buffer[s])
-                elif rows.any():
-                    where = np.flatnonzero(rows)
-                    buffer[s, where] = np.log(buffer[s, where])
+        elif raw.any():  # (every node's such rows at once)
+            buffer[raw] = np.log(buffer[raw])
         if buffer is not out:
             out[...] = buffer
 
