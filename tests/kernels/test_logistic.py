@@ -116,3 +116,23 @@ def test_the_cache_blocks_change_no_bit(monkeypatch):
         assert other[0] == results[0][0]
         for a, b in zip(other[1:], results[0][1:], strict=True):
             assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("n_rows", [1, 37, 500])
+def test_pair_slots_compiled_equal_numpys_and_the_design_matrix(n_rows, monkeypatch):
+    # the pairs' slots: numpy on a few cells, kernels.logistic.pair_slot_rows beyond
+    rng = np.random.default_rng(n_rows)
+    codes, n_categories, values, pairs, levels, *_ = _problem(rng, n_rows)
+    found = []
+    for small in (10**9, -1):
+        monkeypatch.setattr("discotree.models.logistic.SMALL_DATA_CELLS", small)
+        found.append(input_slots(codes, n_categories, values, pairs, levels).slots)
+    assert np.array_equal(found[0], found[1])
+    design = design_matrix(codes, n_categories, values, pairs, levels).toarray()
+    for p in range(len(pairs)):  # (each pair's slot: its one in the design matrix)
+        row = found[1][-len(pairs) + p]
+        for i, slot in enumerate(row):
+            if slot >= 0:
+                assert design[i, slot] == 1.0
+            else:
+                assert (codes[i, pairs[p]] < 0).any()

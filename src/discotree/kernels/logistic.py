@@ -29,6 +29,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from ..missing_values import is_missing_code
 from ..threads import map_on_cores
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "logistic_loss_gradient",
     "logistic_scores",
     "on_row_blocks",
+    "pair_slot_rows",
     "row_blocks",
     "softmax_residuals",
     "summed_in_block_order",
@@ -55,6 +57,31 @@ MIN_BLOCK_ROWS = 2048
 #: The bytes of a row block's scores (rows x classes): small enough to stay in the
 #: first-level cache while every input column adds to them.
 SCORE_BLOCK_BYTES = 16_384
+
+
+@numba.njit(cache=True, nogil=True)
+def pair_slot_rows(by_feature, pairs, second_levels, offsets, out):  # pragma: no cover - numba
+    """``out[p, i] = offsets[p] + by_feature[pairs[p, 0], i] * second_levels[p] +
+    by_feature[pairs[p, 1], i]``, the input slot of pair ``p``'s joint cell in row ``i``
+    (codes by feature: ``by_feature[j, i]``), -1 where either code is missing.
+
+    Examples
+    --------
+    >>> out = np.empty((1, 2), dtype=np.int32)
+    >>> i = lambda *v: np.array(v, dtype=np.intp)
+    >>> pair_slot_rows(i(2, 0, 1, -1).reshape(2, 2), i(0, 1).reshape(1, 2), i(2), i(10), out)
+    >>> out.tolist()
+    [[15, -1]]
+    """
+    for p in range(pairs.shape[0]):
+        first, second = pairs[p, 0], pairs[p, 1]
+        radix, offset = second_levels[p], offsets[p]
+        for i in range(by_feature.shape[1]):
+            a, b = by_feature[first, i], by_feature[second, i]
+            if is_missing_code(a) or is_missing_code(b):
+                out[p, i] = -1
+            else:
+                out[p, i] = offset + a * radix + b
 
 
 def cache_rows(n_classes: int) -> int:

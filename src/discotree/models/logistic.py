@@ -39,7 +39,8 @@ from scipy.special import log_softmax
 
 from .. import missing_values
 from ..docstrings import fill_doc
-from ..kernels.logistic import logistic_scores
+from ..kernels.encode import SMALL_DATA_CELLS
+from ..kernels.logistic import logistic_scores, pair_slot_rows
 from ..kernels.slot_groups import SlotColumns, SlotGroups, group_columns
 from ..missing_values import MISSING
 from ..stored_checks import numbers
@@ -216,12 +217,17 @@ def input_slots(
         levels = mapped_categories(n_categories, maps)
         by_feature = np.ascontiguousarray(apply_maps(codes, maps).T)
         first_slot, pair_offsets = len(one_hot), offsets[len(values) : -1]
-        for start in range(0, len(pairs), PAIR_CHUNK):
-            part = pairs[start : start + PAIR_CHUNK]
-            a, b = by_feature[part[:, 0]], by_feature[part[:, 1]]
-            cell = a * levels[part[:, 1], None] + b + pair_offsets[start : start + len(part), None]
-            cell[missing_values.is_missing(a) | missing_values.is_missing(b)] = -1
-            slots[first_slot + start : first_slot + start + len(part)] = cell
+        if len(pairs) * len(codes) > SMALL_DATA_CELLS:  # (compiled: one pass)
+            pair_slot_rows(by_feature, pairs, levels[pairs[:, 1]].astype(np.intp),
+                           pair_offsets.astype(np.intp), slots[first_slot:])  # fmt: skip
+        else:  # (numpy on a few cells: no kernel to load)
+            for start in range(0, len(pairs), PAIR_CHUNK):
+                part = pairs[start : start + PAIR_CHUNK]
+                a, b = by_feature[part[:, 0]], by_feature[part[:, 1]]
+                cell = a * levels[part[:, 1], None] + b
+                cell += pair_offsets[start : start + len(part), None]
+                cell[missing_values.is_missing(a) | missing_values.is_missing(b)] = -1
+                slots[first_slot + start : first_slot + start + len(part)] = cell
     numeric, numeric_inputs = _numeric_inputs(codes, values, offsets)
     return InputSlots(slots, numeric, numeric_inputs)
 
