@@ -567,14 +567,12 @@ class KDependenceModel(JointScoring, StoredModel):
     def _barren(self, missing: set[int]) -> list[int]:
         """The missing attributes in use none of whose descendants in use is observed
         (barren: summing them out multiplies by 1, so variable elimination leaves
-        them out; the same marginal up to rounding)."""
-        barren = {v for v in self.attributes if v in missing}
-        children = self._shape().children
-        changed = True
-        while changed:
-            kept = {v for v in barren if all(k in barren for k in children.get(v, []))}
-            changed = kept != barren
-            barren = kept
+        them out; the same marginal up to rounding), found children first."""
+        shape = self._shape()
+        barren: set[int] = set()
+        for v in reversed(shape.order):  # (each one's children decided before it)
+            if v in missing and all(k in barren for k in shape.children.get(v, ())):
+                barren.add(v)
         return sorted(barren)
 
     def _packed(
