@@ -368,8 +368,14 @@ class KDependenceModel(JointScoring, StoredModel):
         enumerated = summed.any(axis=1) & (values <= MAX_ENUMERATED_VALUES)
         if enumerated.any():  # every such row's copies scored at once
             these = rows[enumerated]
-            out[these] = enumerated_log_likelihood(
-                self._backed_off,
+            # (only the families holding a summed attribute differ between a row's
+            # copies: the others' terms, the same in every copy, stay out of the sum)
+            shape = self._shape()
+            held = np.flatnonzero(summed[enumerated].any(axis=0)).tolist()
+            affected = sorted({*held, *(k for v in held for k in shape.children.get(v, ()))})
+            others = [j for j in self.attributes if j not in set(affected)]
+            out[these] = self._terms_sum(others, codes[these]) + enumerated_log_likelihood(
+                lambda copies: self._terms_sum(affected, copies),
                 codes[these],
                 summed[enumerated],
                 self.n_categories,
@@ -383,6 +389,13 @@ class KDependenceModel(JointScoring, StoredModel):
             if exact is not None:
                 out[these] = exact
         return out
+
+    def _terms_sum(self, nodes: list[int], codes: NDArray[np.integer]) -> NDArray[np.float64]:
+        """The sum of the :meth:`node_log_probability` of ``nodes`` (0 for none)."""
+        total = np.zeros((len(codes), self.n_classes))
+        for term in self.node_log_probabilities(nodes, codes) if nodes else []:
+            total += term
+        return total
 
     def _backed_off(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
         """The sum of every node's :meth:`node_log_probability` (a missing parent backed
