@@ -49,6 +49,7 @@ from numpy.typing import NDArray
 __all__ = [
     "GREEDY_HEURISTICS",
     "SAFE_LOG_PROBABILITY",
+    "best_greedy_elimination",
     "eliminated_log_marginals",
     "greedy_elimination",
 ]
@@ -353,3 +354,46 @@ def greedy_elimination(adjacent, arity, heuristic, bound):  # pragma: no cover -
                         degree[a] += 1
                         degree[b] += 1
     return order, largest, total
+
+
+@njit(cache=True, nogil=True)
+def best_greedy_elimination(scope_start, scope_vars, arity, bound, cap):  # pragma: no cover
+    """The best of :func:`greedy_elimination`'s orders of the variables of the scopes
+    ``scope_vars[scope_start[f]:scope_start[f + 1]]`` (``arity`` by variable): min-degree's
+    (cut short past ``bound``: returned as it is when its largest factor exceeds
+    ``bound``), replaced by min-fill's, then min-weight's, where smaller (largest
+    factor, then total; both counted at most ``cap``), each cut short once past the
+    best largest factor so far. Returns the variables in order, the largest factor and
+    the total (floats, at most ``cap``).
+
+    Examples
+    --------
+    >>> i = lambda *v: np.array(v, dtype=np.int64)
+    >>> scopes = i(0, 0, 1, 0, 2, 1, 3, 2, 3, 4)  # (0,), (0, 1), (0, 2), (1, 3), (2, 3, 4)
+    >>> order, largest, total = best_greedy_elimination(
+    ...     i(0, 1, 3, 5, 7, 10), scopes, i(2, 9, 9, 2, 2), np.inf, 2.0**62)
+    >>> order.tolist(), largest, total
+    ([4, 1, 0, 2, 3], 36.0, 128.0)
+    """
+    names = np.unique(scope_vars)
+    n = names.shape[0]
+    adjacent = np.zeros((n, n), dtype=np.bool_)
+    for f in range(scope_start.shape[0] - 1):
+        for a in range(scope_start[f], scope_start[f + 1]):
+            ia = np.searchsorted(names, scope_vars[a])
+            for b in range(scope_start[f], scope_start[f + 1]):
+                adjacent[ia, np.searchsorted(names, scope_vars[b])] = True
+    weights = np.empty(n)
+    for k in range(n):
+        weights[k] = arity[names[k]]
+    order, largest, total = greedy_elimination(adjacent, weights, 0, bound)
+    largest, total = min(largest, cap), min(total, cap)
+    if largest <= bound:
+        for heuristic in (1, 2):
+            found, found_largest, found_total = greedy_elimination(
+                adjacent, weights, heuristic, largest
+            )
+            found_largest, found_total = min(found_largest, cap), min(found_total, cap)
+            if found_largest < largest or (found_largest == largest and found_total < total):
+                order, largest, total = found, found_largest, found_total
+    return names[order], largest, total

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ..kernels.elimination import GREEDY_HEURISTICS, greedy_elimination
+from ..kernels.elimination import GREEDY_HEURISTICS, best_greedy_elimination, greedy_elimination
 
 __all__ = [
     "HEURISTICS",
@@ -134,13 +134,15 @@ def elimination_order(
     >>> elimination_order(scopes, arities)
     EliminationOrder(order=(4, 1, 0, 2, 3), largest=36, total=128)
     """
-    names, adjacent, arity = _interaction(scopes, arities)
-    best = _order(names, *greedy_elimination(adjacent, arity, 0, float(bound)))
-    if best.largest > bound:
-        return best
-    for code in range(1, len(HEURISTICS)):
-        # (cut short once beyond the best so far: it cannot win then)
-        found = _order(names, *greedy_elimination(adjacent, arity, code, float(best.largest)))
-        if (found.largest, found.total) < (best.largest, best.total):
-            best = found
-    return best
+    sets = [tuple(scope) for scope in scopes]
+    flat = np.fromiter(itertools.chain.from_iterable(sets), dtype=np.int64)
+    starts = np.zeros(len(sets) + 1, dtype=np.int64)
+    np.cumsum([len(scope) for scope in sets], out=starts[1:])
+    arity = np.zeros(int(flat.max(initial=-1)) + 1, dtype=np.int64)
+    for v, r in arities.items():
+        if v < len(arity):
+            arity[v] = r
+    order, largest, total = best_greedy_elimination(
+        starts, flat, arity, float(bound), float(MAX_COUNTED_CELLS)
+    )
+    return EliminationOrder(tuple(order.tolist()), _counted(largest), _counted(total))

@@ -23,8 +23,9 @@ from numpy.typing import NDArray
 
 from ..kernels.elimination import SAFE_LOG_PROBABILITY, eliminated_log_marginals
 from ..kernels.elimination_program import PROGRAM_FAULTS, elimination_program
+from .elimination_order import elimination_order
 
-__all__ = ["MAX_BLOCK_CELLS", "EliminationPlan", "FlatTables", "elimination_plan"]
+__all__ = ["MAX_BLOCK_CELLS", "EliminationPlan", "FlatTables", "elimination_plan", "load_kernels"]
 
 #: Cells (rows x classes x configurations) of all the factors that one call holds for
 #: a block of rows at once (32 MiB): the rows are summed out in blocks beyond.
@@ -166,3 +167,26 @@ def elimination_plan(
     if fault:
         raise ValueError("elimination_plan: " + PROGRAM_FAULTS[fault].format(culprit))
     return EliminationPlan(tuple(arrays), int(arrays[8][-1]))
+
+
+_loaded = False
+
+
+def load_kernels() -> None:
+    """Load the compiled functions of an elimination (its order, program and sums, from
+    numba's cache or compiled) with the types predictions pass them, once a process: a
+    fit that will predict rows with missing values calls it, so that its first
+    prediction does not (about 20-30 ms in a fresh process).
+
+    Examples
+    --------
+    >>> load_kernels()
+    """
+    global _loaded
+    if _loaded:
+        return
+    tables = FlatTables.of([np.zeros((1, 2)), np.zeros((1, 2, 2))], [(), (0,)], [0, 1])
+    order = elimination_order([[0], [0]], {0: 2})
+    plan = elimination_plan(np.array([2, 2]), [0, 1], {0}, order.order, tables)
+    plan.log_marginals(np.array([[-1, 1]]), tables, 1)
+    _loaded = True

@@ -62,7 +62,7 @@ from ..stored_checks import check_counts, fail, numbers
 from ..stored_classes import stored
 from .bayes_net import BayesNetModel, rows_by_pattern
 from .elimination_order import elimination_order
-from .elimination_plan import FlatTables, elimination_plan
+from .elimination_plan import FlatTables, elimination_plan, load_kernels
 from .enumeration import enumerated_log_likelihood, joint_values
 from .file_checks import StoredModel, check_features
 from .protocol import DeclaredSizes, JointScoring
@@ -373,7 +373,7 @@ class KDependenceModel(JointScoring, StoredModel):
             shape = self._shape()
             held = np.flatnonzero(summed[enumerated].any(axis=0)).tolist()
             affected = sorted({*held, *(k for v in held for k in shape.children.get(v, ()))})
-            others = [j for j in self.attributes if j not in set(affected)]
+            others = sorted(set(self.attributes) - set(affected))
             out[these] = self._terms_sum(others, codes[these]) + enumerated_log_likelihood(
                 lambda copies: self._terms_sum(affected, copies),
                 codes[these],
@@ -524,8 +524,10 @@ class KDependenceModel(JointScoring, StoredModel):
         outside the pickled state, so a loaded model builds it again when first asked):
         the packed hierarchical tables (:meth:`_packed`, their compiled pass loaded),
         and with ``missing_features`` the dense tables that sum missing features out
-        exactly by elimination, where they are small (:data:`PREPARED_DENSE_CELLS`).
-        The predictions are the same numbers with or without it.
+        exactly by elimination, where they are small (:data:`PREPARED_DENSE_CELLS`),
+        and the elimination's compiled functions loaded
+        (:func:`~discotree.models.elimination_plan.load_kernels`). The predictions are
+        the same numbers with or without it.
 
         Examples
         --------
@@ -540,6 +542,7 @@ class KDependenceModel(JointScoring, StoredModel):
             packed.log_likelihood(np.zeros((1, self.n_features), dtype=np.int64))
         if missing_features and self.dense_cells() <= PREPARED_DENSE_CELLS:
             self._elimination_tables()
+            load_kernels()
 
     def _elimination_tables(self) -> FlatTables:
         """The dense tables as variable elimination reads them (cached)."""
