@@ -48,3 +48,15 @@ def test_a_code_past_its_table_is_refused(compiled, monkeypatch):
         looked_up(codes, [np.arange(2), np.arange(3)], -1)
     with pytest.raises(ValueError, match="column 1 holds a code past"):
         apply_maps(codes, [None, np.arange(3)])
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_fewer_maps_than_columns_leave_the_others_as_they_are(compiled, monkeypatch):
+    monkeypatch.setattr(
+        "discotree.models.category_maps.SMALL_DATA_CELLS", -1 if compiled else 10**9
+    )
+    codes = np.array([[2, 1, 0], [-1, 0, 1]])
+    assert apply_maps(codes, [np.array([0, 0, 1])]).tolist() == [[1, 1, 0], [-1, 0, 1]]
+    assert apply_maps(codes, []).tolist() == codes.tolist()
+    with pytest.raises(ValueError, match=r"apply_maps: 4 maps for codes of shape \(2, 3\)"):
+        apply_maps(codes, [None] * 4)

@@ -304,3 +304,8 @@ def test_no_dense_table_is_built_for_a_pattern_beyond_the_guard(rng, monkeypatch
     assert "_dense_model" not in model.__dict__ and "_flat_tables" not in model.__dict__
     assert model.__dict__["_elimination_plans"]  # (the refusal cached: None)
     assert all(plan is None for plan in model.__dict__["_elimination_plans"].values())
+
+
+def test_a_variable_without_an_arity_is_refused():
+    with pytest.raises(ValueError, match=r"no arity for variables \[1\]"):
+        elimination_order([(0, 1)], {0: 2})

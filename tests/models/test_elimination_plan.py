@@ -77,3 +77,10 @@ def test_the_exponentiated_tables_give_the_sums_of_the_logarithms(rng):
     tiny = [t.copy() for t in model.log_cpts]
     tiny[1][0, 0, 0] = SAFE_LOG_PROBABILITY - 1.0  # (a table beyond: logarithms only)
     assert FlatTables.of(tiny, model.parents, range(4)).probabilities is None
+
+
+def test_a_node_the_tables_leave_out_is_refused(rng):
+    model = _chain(rng)
+    tables = FlatTables.of(model.log_cpts, model.parents, [1, 2, 3])
+    with pytest.raises(ValueError, match=r"the tables leave out nodes \[0\]"):
+        elimination_plan(model.n_categories, range(4), {0}, [0], tables)

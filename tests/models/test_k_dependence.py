@@ -245,3 +245,33 @@ def test_elimination_without_the_barren_attributes_equals_the_whole_network(rng,
         assert got is not None
         assert_allclose(got, model._dense().marginals(row[None]), rtol=1e-12, atol=1e-14)
     assert seen > 0
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_missing_parent_that_is_no_attribute_is_backed_off(seed, monkeypatch):
+    # a hand-built model whose attributes leave out a parent: enumeration backs it off
+    # in every copy; beyond enumeration, its rows keep the back-off (elimination has no
+    # factor to sum it with); the other rows are summed the same by either way
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 7))
+    n_categories = rng.integers(2, 4, n)  # (none enumerates below 2 values)
+    parents = [
+        tuple(int(p) for p in rng.choice(j, size=min(j, int(rng.integers(0, 3))), replace=False))
+        for j in range(n)
+    ]
+    parents[n - 1] = tuple(range(min(2, n - 1)))  # (0 a parent at least)
+    codes = np.column_stack([rng.integers(0, r, 60) for r in n_categories])
+    codes[rng.random(codes.shape) < 0.1] = -1
+    tables = prefix_family_tables(codes, rng.integers(0, 2, 60), None, 2, n_categories, parents)
+    attributes = list(range(1, n))  # (parent 0 is no attribute)
+    rows = np.column_stack([rng.integers(0, r, 50) for r in n_categories])
+    rows[rng.random(rows.shape) < 0.4] = -1
+    rows[::3, 0] = -1
+    model = KDependenceModel(n_categories, attributes, parents, tables, 0.5, 1e-5)
+    enumerated = model.log_likelihood(rows)
+    monkeypatch.setattr("discotree.models.k_dependence.MAX_ENUMERATED_VALUES", 1)
+    fresh = KDependenceModel(n_categories, attributes, parents, tables, 0.5, 1e-5)
+    eliminated = fresh.log_likelihood(rows)
+    stray = rows[:, 0] < 0
+    assert_allclose(eliminated[~stray], enumerated[~stray], rtol=1e-12, atol=1e-12)
+    assert np.array_equal(eliminated[stray], fresh._backed_off(rows)[stray])

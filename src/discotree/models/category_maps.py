@@ -26,6 +26,12 @@ def apply_maps(codes: NDArray[np.integer], maps: list[NDArray[np.intp] | None]) 
     [[1, 1], [-1, 0]]
     """
     given: NDArray[np.intp] = np.asarray(codes, dtype=np.intp)
+    if given.ndim != 2 or len(maps) > given.shape[1]:
+        raise ValueError(
+            f"apply_maps: {len(maps)} maps for codes of shape {given.shape} (one map or "
+            "None a column at most)"
+        )
+    maps = [*maps, *[None] * (given.shape[1] - len(maps))]  # (the columns after: as they are)
     mapped = [j for j, table in enumerate(maps) if table is not None]
     tables = [table for table in maps if table is not None]
     out: NDArray[np.intp] = np.empty(given.shape, dtype=np.intp)

@@ -142,6 +142,9 @@ def elimination_order(
     for v, r in arities.items():
         if v < len(arity):
             arity[v] = r
+    unknown = sorted(set(flat.tolist()) - set(arities))
+    if unknown:
+        raise ValueError(f"elimination_order: no arity for variables {unknown}")
     order, largest, total = best_greedy_elimination(
         starts, flat, arity, float(bound), float(MAX_COUNTED_CELLS)
     )

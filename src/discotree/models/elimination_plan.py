@@ -149,6 +149,9 @@ def elimination_plan(
     summed = np.zeros(len(n_categories), dtype=bool)
     summed[sorted(missing)] = True
     node_list = sorted({int(j) for j in nodes})
+    left_out = [j for j in node_list if tables.table_at[j] < 0]
+    if left_out:
+        raise ValueError(f"elimination_plan: the tables leave out nodes {left_out}")
     *arrays, fault, culprit = elimination_program(
         tables.family_start,
         tables.family_members,

@@ -370,7 +370,6 @@ class KDependenceModel(JointScoring, StoredModel):
             these = rows[enumerated]
             # (only the families holding a summed attribute differ between a row's
             # copies: the others' terms, the same in every copy, stay out of the sum)
-            shape = self._shape()
             held = np.flatnonzero(summed[enumerated].any(axis=0)).tolist()
             affected = sorted({*held, *(k for v in held for k in shape.children.get(v, ()))})
             others = sorted(set(self.attributes) - set(affected))
@@ -381,7 +380,11 @@ class KDependenceModel(JointScoring, StoredModel):
                 self.n_categories,
                 ENUMERATED_BLOCK_ROWS,
             )
-        rows = rows[summed.any(axis=1) & ~enumerated]
+        # (a missing parent that is no attribute, as a hand-built or loaded model may
+        # hold, has no factor to sum: its rows keep the back-off, as enumeration does)
+        stray = shape.is_parent & ~shape.used
+        kept = ~missing_values.is_missing(codes[rows][:, stray]).any(axis=1)
+        rows = rows[summed.any(axis=1) & ~enumerated & kept]
         # the rows missing the same attributes in use share the elimination: at once
         for group in rows_by_pattern(missing_values.is_missing(codes[rows][:, shape.used])):
             these = rows[group]

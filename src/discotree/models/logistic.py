@@ -241,7 +241,7 @@ def _numeric_inputs(
     numeric = np.zeros((len(with_values), len(codes)))
     if with_values:  # (every such feature at once)
         tables = [np.asarray(values[j], dtype=np.float64) for j in with_values]
-        numeric[:] = looked_up(np.asarray(codes)[:, with_values], tables, 0.0).T
+        numeric[:] = looked_up(np.asarray(codes)[:, with_values], tables, 0.0, with_values).T
     return numeric, offsets[with_values].astype(np.intp)
 
 
