@@ -275,3 +275,36 @@ def test_a_missing_parent_that_is_no_attribute_is_backed_off(seed, monkeypatch):
     stray = rows[:, 0] < 0
     assert_allclose(eliminated[~stray], enumerated[~stray], rtol=1e-12, atol=1e-12)
     assert np.array_equal(eliminated[stray], fresh._backed_off(rows)[stray])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_fit_prepares_the_programs_of_its_rows_patterns(seed, monkeypatch):
+    # prepare_prediction with the training rows: the elimination programs of their
+    # most frequent sets of missing attributes built ahead (at most PREPARED_PATTERNS);
+    # predicting those rows then builds none, and gives the bits of a model without
+    from discotree.models import k_dependence
+
+    monkeypatch.setattr(k_dependence, "MAX_ENUMERATED_VALUES", 1)  # (elimination only)
+    rng = np.random.default_rng(seed)
+    n = 6
+    n_categories = rng.integers(2, 4, n)
+    parents = [tuple(range(max(0, j - 2), j)) for j in range(n)]
+    codes = np.column_stack([rng.integers(0, r, 200) for r in n_categories])
+    codes[rng.random(codes.shape) < 0.3] = -1
+    tables = prefix_family_tables(codes, rng.integers(0, 2, 200), None, 2, n_categories, parents)
+
+    def model():
+        return KDependenceModel(n_categories, list(range(n)), parents, tables, 0.5, 1e-5)
+
+    prepared = model()
+    prepared.prepare_prediction(True, codes)
+    built = len(prepared.__dict__["_elimination_plans"])
+    assert 0 < built <= k_dependence.PREPARED_PATTERNS
+    got = prepared.log_likelihood(codes)
+    if built < k_dependence.PREPARED_PATTERNS:  # (every pattern prepared: none new)
+        assert len(prepared.__dict__["_elimination_plans"]) == built
+    assert np.array_equal(got, model().log_likelihood(codes))
+    monkeypatch.setattr(k_dependence, "PREPARED_PATTERNS", 2)
+    fewer = model()
+    fewer.prepare_prediction(True, codes)
+    assert len(fewer.__dict__["_elimination_plans"]) == min(2, built)

@@ -84,7 +84,8 @@ def _member(rows: Rows, spec: LearnerSpec, seed: int, maps) -> FittedModel:
     )
     fitted = fit_selective_kdb(member_rows, member_spec(spec, seed))
     # (its prediction tables built here, in the member's thread: not after all of them)
-    fitted.model.prepare_prediction(bool(missing_values.is_missing(codes).any()))
+    missing = bool(missing_values.is_missing(codes).any())
+    fitted.model.prepare_prediction(missing, member_rows.codes if missing else None)
     return fitted
 
 

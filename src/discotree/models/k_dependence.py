@@ -62,7 +62,7 @@ from ..stored_checks import check_counts, fail, numbers
 from ..stored_classes import stored
 from .bayes_net import BayesNetModel, rows_by_pattern
 from .elimination_order import elimination_order
-from .elimination_plan import FlatTables, elimination_plan, load_kernels
+from .elimination_plan import EliminationPlan, FlatTables, elimination_plan, load_kernels
 from .enumeration import enumerated_log_likelihood, joint_values
 from .file_checks import StoredModel, check_features
 from .protocol import DeclaredSizes, JointScoring
@@ -75,6 +75,7 @@ __all__ = [
     "PACKED_CELLS_PER_NODE",
     "PACKING_CELLS_PER_NODE",
     "PREPARED_DENSE_CELLS",
+    "PREPARED_PATTERNS",
     "TABULATED_CELLS_PER_CELL",
     "KDependenceModel",
 ]
@@ -94,6 +95,10 @@ MAX_ELIMINATION_CELLS = 1 << 22
 #: of (outside its pickled state); beyond, the caches start again empty, so a long
 #: stream of rows with ever new patterns holds bounded memory.
 MAX_CACHED_PATTERNS = 4096
+#: How many of its training rows' sets of missing attributes a fitted model builds the
+#: elimination programs of (:meth:`KDependenceModel.prepare_prediction`; the most
+#: frequent first), well below :data:`MAX_CACHED_PATTERNS`.
+PREPARED_PATTERNS = 64
 #: When a prediction packs the model's tables for the compiled pass over all the nodes
 #: (:class:`~discotree.stats.backoff_prediction.PackedBackoff`, kept for the next
 #: calls): once scoring node by node what has been asked for (this call and the earlier
@@ -380,11 +385,7 @@ class KDependenceModel(JointScoring, StoredModel):
                 self.n_categories,
                 ENUMERATED_BLOCK_ROWS,
             )
-        # (a missing parent that is no attribute, as a hand-built or loaded model may
-        # hold, has no factor to sum: its rows keep the back-off, as enumeration does)
-        stray = shape.is_parent & ~shape.used
-        kept = ~missing_values.is_missing(codes[rows][:, stray]).any(axis=1)
-        rows = rows[summed.any(axis=1) & ~enumerated & kept]
+        rows = self._eliminated_rows(codes, rows, summed, enumerated)
         # the rows missing the same attributes in use share the elimination: at once
         for group in rows_by_pattern(missing_values.is_missing(codes[rows][:, shape.used])):
             these = rows[group]
@@ -392,6 +393,22 @@ class KDependenceModel(JointScoring, StoredModel):
             if exact is not None:
                 out[these] = exact
         return out
+
+    def _eliminated_rows(
+        self,
+        codes: NDArray[np.integer],
+        rows: NDArray[np.intp],
+        summed: NDArray[np.bool_],
+        enumerated: NDArray[np.bool_],
+    ) -> NDArray[np.intp]:
+        """Which of ``rows`` (those missing a parent) variable elimination sums out:
+        those with a parent to sum, not enumerated, and missing no parent that is no
+        attribute (as a hand-built or loaded model may hold: it has no factor to sum,
+        so its rows keep the back-off, as enumeration backs it off)."""
+        shape = self._shape()
+        stray = shape.is_parent & ~shape.used
+        kept = ~missing_values.is_missing(codes[rows][:, stray]).any(axis=1)
+        return rows[summed.any(axis=1) & ~enumerated & kept]
 
     def _terms_sum(self, nodes: list[int], codes: NDArray[np.integer]) -> NDArray[np.float64]:
         """The sum of the :meth:`node_log_probability` of ``nodes`` (0 for none)."""
@@ -522,15 +539,20 @@ class KDependenceModel(JointScoring, StoredModel):
             self.__dict__["_dense_model"] = model
         return self.__dict__["_dense_model"]
 
-    def prepare_prediction(self, missing_features: bool = False) -> None:
+    def prepare_prediction(
+        self, missing_features: bool = False, rows: NDArray[np.integer] | None = None
+    ) -> None:
         """Build now what predictions read, rather than at the first prediction (cached
         outside the pickled state, so a loaded model builds it again when first asked):
         the packed hierarchical tables (:meth:`_packed`, their compiled pass loaded),
         and with ``missing_features`` the dense tables that sum missing features out
         exactly by elimination, where they are small (:data:`PREPARED_DENSE_CELLS`),
-        and the elimination's compiled functions loaded
-        (:func:`~discotree.models.elimination_plan.load_kernels`). The predictions are
-        the same numbers with or without it.
+        the elimination's compiled functions loaded
+        (:func:`~discotree.models.elimination_plan.load_kernels`) and, given the
+        training ``rows`` (codes), the elimination programs of their most frequent sets
+        of missing attributes (:data:`PREPARED_PATTERNS`: rows to predict tend to miss
+        what the training rows miss). The predictions are the same numbers with or
+        without it.
 
         Examples
         --------
@@ -546,6 +568,24 @@ class KDependenceModel(JointScoring, StoredModel):
         if missing_features and self.dense_cells() <= PREPARED_DENSE_CELLS:
             self._elimination_tables()
             load_kernels()
+            if rows is not None:
+                self._prepare_plans(np.asarray(rows))
+
+    def _prepare_plans(self, codes: NDArray[np.integer]) -> None:
+        """The programs of the :data:`PREPARED_PATTERNS` sets of missing attributes that
+        most of the rows ``codes`` which variable elimination would sum out share."""
+        shape = self._shape()
+        rows = np.flatnonzero(missing_values.is_missing(codes[:, shape.parents]).any(axis=1))
+        if len(rows) == 0:
+            return
+        summed = self._summed_parents(codes[rows])
+        enumerated = summed.any(axis=1) & (
+            joint_values(summed, self.n_categories) <= MAX_ENUMERATED_VALUES
+        )
+        rows = self._eliminated_rows(codes, rows, summed, enumerated)
+        groups = rows_by_pattern(missing_values.is_missing(codes[rows][:, shape.used]))
+        for group in sorted(groups, key=len, reverse=True)[:PREPARED_PATTERNS]:
+            self._plan(frozenset(self._missing_in_use(codes[rows[group[0]]])))
 
     def _elimination_tables(self) -> FlatTables:
         """The dense tables as variable elimination reads them (cached)."""
@@ -561,27 +601,32 @@ class KDependenceModel(JointScoring, StoredModel):
         """``log P(x | c)`` of rows missing the same attributes by variable elimination
         (all at once: one compiled program per set of missing attributes, cached), None
         when a factor would exceed ``MAX_ELIMINATION_CELLS``."""
-        missing = self._missing_in_use(rows[0])
+        plan = self._plan(frozenset(self._missing_in_use(rows[0])))
+        if plan is None:
+            return None
+        return plan.log_marginals(rows, self._elimination_tables(), self.n_classes)
+
+    def _plan(self, missing: frozenset[int]) -> EliminationPlan | None:
+        """The elimination program of rows missing the attributes in use ``missing``
+        (cached; None beyond the guard)."""
         plans = self._pattern_cache("_elimination_plans")
-        key = frozenset(missing)
-        if key not in plans:
+        if missing not in plans:
             # (barren attributes sum to 1: their families left out); the order from the
             # structure alone, cut short past the guard: no dense table beyond it
-            barren = set(self._barren(missing))
+            barren = set(self._barren(set(missing)))
             nodes = [j for j in self.attributes if j not in barren]
-            summed = missing - barren
+            summed = set(missing) - barren
             scopes = [[v for v in (*self.parents[j], j) if v in summed] for j in nodes]
             bound = MAX_ELIMINATION_CELLS / self.n_classes
             arities = {v: int(self.n_categories[v]) for v in summed}
             order = elimination_order(scopes, arities, bound)
-            plans[key] = None  # (beyond the guard: the back-off rule)
+            plans[missing] = None  # (beyond the guard: the back-off rule)
             if order.largest <= bound:
                 tables = self._elimination_tables()
-                plans[key] = elimination_plan(self.n_categories, nodes, summed, order.order, tables)
-        plan = plans[key]
-        if plan is None:
-            return None
-        return plan.log_marginals(rows, self._elimination_tables(), self.n_classes)
+                plans[missing] = elimination_plan(
+                    self.n_categories, nodes, summed, order.order, tables
+                )
+        return plans[missing]
 
     def _barren(self, missing: set[int]) -> list[int]:
         """The missing attributes in use none of whose descendants in use is observed
