@@ -214,20 +214,16 @@ def input_slots(
         slots[: len(one_hot)] = np.where(seen, offsets[one_hot][:, None] + code, -1)
     if len(pairs):  # as pair_cells, by pair: slot rows of the transposed codes
         maps = pair_levels or [None] * len(n_categories)
-        levels = mapped_categories(n_categories, maps)
-        by_feature = np.ascontiguousarray(apply_maps(codes, maps).T)
         first_slot, pair_offsets = len(one_hot), offsets[len(values) : -1]
         if len(pairs) * len(codes) > SMALL_DATA_CELLS:  # (compiled: one pass)
+            levels = mapped_categories(n_categories, maps)
+            by_feature = np.ascontiguousarray(apply_maps(codes, maps).T)
             pair_slot_rows(by_feature, pairs, levels[pairs[:, 1]].astype(np.intp),
                            pair_offsets.astype(np.intp), slots[first_slot:])  # fmt: skip
-        else:  # (numpy on a few cells: no kernel to load)
-            for start in range(0, len(pairs), PAIR_CHUNK):
-                part = pairs[start : start + PAIR_CHUNK]
-                a, b = by_feature[part[:, 0]], by_feature[part[:, 1]]
-                cell = a * levels[part[:, 1], None] + b
-                cell += pair_offsets[start : start + len(part), None]
-                cell[missing_values.is_missing(a) | missing_values.is_missing(b)] = -1
-                slots[first_slot + start : first_slot + start + len(part)] = cell
+        else:  # (numpy on a few cells, no kernel to load: pair_cells's cells, offset)
+            cells = pair_cells(codes, n_categories, pairs, maps).T
+            seen = np.asarray(missing_values.observed(cells))
+            slots[first_slot:] = np.where(seen, cells + pair_offsets[:, None], -1)
     numeric, numeric_inputs = _numeric_inputs(codes, values, offsets)
     return InputSlots(slots, numeric, numeric_inputs)
 
