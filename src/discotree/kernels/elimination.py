@@ -71,9 +71,11 @@ def _advance(index, cards, start, n):  # pragma: no cover - numba
 @njit(cache=True, nogil=True)
 def _sources(codes, log_tables, probabilities, source_at, class_stride, observed_start,
              observed_vars, observed_strides, kept_start, kept_strides, kept_cards, factor_at,
-             n_classes, buffer, log_total):  # fmt: skip
+             n_classes, buffer, log_total_flat):  # fmt: skip
     n_rows = codes.shape[0]
     n_rc = n_rows * n_classes
+    places = np.empty(n_rc, dtype=np.int64)
+    tops, scales = np.empty(n_rc), np.empty(n_rc)
     for f in range(len(source_at)):
         k0, k1 = kept_start[f], kept_start[f + 1]
         n_kept = k1 - k0
@@ -88,32 +90,39 @@ def _sources(codes, log_tables, probabilities, source_at, class_stride, observed
                 at += index[d] * kept_strides[k0 + d]
             offsets[cell] = at
             _advance(index, kept_cards, k0, n_kept)
-        base_cell = factor_at[f]
+        # each row's and class's place in the table, then its largest log over the
+        # kept configurations (into the total), then the configurations one by one
+        # (each a contiguous run of the buffer)
         for r in range(n_rows):
             row_at = source_at[f]
             for o in range(observed_start[f], observed_start[f + 1]):
                 row_at += codes[r, observed_vars[o]] * observed_strides[o]
             for c in range(n_classes):
-                at = row_at + c * class_stride[f]
-                top = -np.inf
-                for cell in range(cells):
-                    value = log_tables[at + offsets[cell]]
-                    if value > top:
-                        top = value
-                log_total[r, c] += top
-                if n_kept == 0:
-                    continue
-                rc = r * n_classes + c
-                if probabilities.shape[0]:  # (tables exponentiated once: a product)
-                    scale = np.exp(-top)
-                    for cell in range(cells):
-                        value = probabilities[at + offsets[cell]] * scale
-                        buffer[(base_cell + cell) * n_rc + rc] = value
-                    continue
-                for cell in range(cells):
-                    buffer[(base_cell + cell) * n_rc + rc] = np.exp(
-                        log_tables[at + offsets[cell]] - top
-                    )
+                places[r * n_classes + c] = row_at + c * class_stride[f]
+        tops[:] = -np.inf
+        for cell in range(cells):
+            offset = offsets[cell]
+            for rc in range(n_rc):
+                tops[rc] = max(tops[rc], log_tables[places[rc] + offset])
+        for rc in range(n_rc):
+            log_total_flat[rc] += tops[rc]
+        if n_kept == 0:
+            continue
+        first = factor_at[f] * n_rc
+        if probabilities.shape[0]:  # (tables exponentiated once: a product)
+            for rc in range(n_rc):
+                scales[rc] = np.exp(-tops[rc])
+            for cell in range(cells):
+                offset = offsets[cell]
+                run = buffer[first + cell * n_rc : first + (cell + 1) * n_rc]
+                for rc in range(n_rc):
+                    run[rc] = probabilities[places[rc] + offset] * scales[rc]
+            continue
+        for cell in range(cells):
+            offset = offsets[cell]
+            run = buffer[first + cell * n_rc : first + (cell + 1) * n_rc]
+            for rc in range(n_rc):
+                run[rc] = np.exp(log_tables[places[rc] + offset] - tops[rc])
 
 
 @njit(cache=True, nogil=True)
@@ -137,30 +146,33 @@ def _step(s, step_start, involved, out_start, out_cards, stride_start, strides, 
     if n_involved > 1:
         second_at, second_stride = factor_at[involved[i0 + 1]], var_strides[i0 + 1]
     for cell in range(cells):
-        for rc in range(n_rc):  # (summed apart from the buffer: no aliasing)
-            acc[rc] = 0.0
+        # (the runs read and written as slices: an index from a range needs no
+        # wraparound check, so the loops over them compile to vector instructions)
+        acc[:] = 0.0  # (summed apart from the buffer: no aliasing)
         for x in range(n_x):
             first = (first_at + base[0] + x * first_stride) * n_rc
+            a = buffer[first : first + n_rc]
             if n_involved == 1:
                 for rc in range(n_rc):
-                    acc[rc] += buffer[first + rc]
+                    acc[rc] += a[rc]
                 continue
             second = (second_at + base[1] + x * second_stride) * n_rc
+            b = buffer[second : second + n_rc]
             if n_involved == 2:  # (the most common step)
                 for rc in range(n_rc):
-                    acc[rc] += buffer[first + rc] * buffer[second + rc]
+                    acc[rc] += a[rc] * b[rc]
                 continue
             for rc in range(n_rc):  # (more factors, each within the first two's union)
-                product[rc] = buffer[first + rc] * buffer[second + rc]
+                product[rc] = a[rc] * b[rc]
             for i in range(2, n_involved):
                 p = (factor_at[involved[i0 + i]] + base[i] + x * var_strides[i0 + i]) * n_rc
+                more = buffer[p : p + n_rc]
                 for rc in range(n_rc):
-                    product[rc] *= buffer[p + rc]
+                    product[rc] *= more[rc]
             for rc in range(n_rc):
                 acc[rc] += product[rc]
         o = (out_at + cell) * n_rc
-        for rc in range(n_rc):
-            buffer[o + rc] = acc[rc]
+        buffer[o : o + n_rc] = acc
         # the next configuration, each factor's offset moved by the digits changed
         d = n_out - 1
         while d >= 0:
@@ -177,21 +189,23 @@ def _step(s, step_start, involved, out_start, out_cards, stride_start, strides, 
     if not closing[s]:  # (a product on the way: kept as it is)
         return
     if n_out == 0:  # a number per row and class: into the total
+        number = buffer[first : first + n_rc]
         for rc in range(n_rc):
-            log_total_flat[rc] += np.log(max(buffer[first + rc], 1e-300))
+            log_total_flat[rc] += np.log(max(number[rc], 1e-300))
         return
-    for rc in range(n_rc):  # rescaled per row and class, the scale into the total
-        acc[rc] = 0.0
+    acc[:] = 0.0  # rescaled per row and class, the scale into the total
     for cell in range(cells):
+        run = buffer[first + cell * n_rc : first + (cell + 1) * n_rc]
         for rc in range(n_rc):
-            acc[rc] = max(acc[rc], buffer[first + cell * n_rc + rc])
+            acc[rc] = max(acc[rc], run[rc])
     for rc in range(n_rc):
         if acc[rc] <= 0.0:
             acc[rc] = 1.0
         log_total_flat[rc] += np.log(acc[rc])
     for cell in range(cells):
+        run = buffer[first + cell * n_rc : first + (cell + 1) * n_rc]
         for rc in range(n_rc):
-            buffer[first + cell * n_rc + rc] /= acc[rc]
+            run[rc] /= acc[rc]
 
 
 @njit(cache=True, nogil=True)
@@ -203,11 +217,11 @@ def _eliminated(codes, log_tables, probabilities, source_at, class_stride, obser
     n_rows = codes.shape[0]
     n_rc = n_rows * n_classes
     log_total = np.zeros((n_rows, n_classes))
+    flat = log_total.reshape(n_rc)
     buffer = np.empty(factor_at[-1] * n_rc)
     _sources(codes, log_tables, probabilities, source_at, class_stride, observed_start,
              observed_vars, observed_strides, kept_start, kept_strides, kept_cards, factor_at,
-             n_classes, buffer, log_total)  # fmt: skip
-    flat = log_total.reshape(n_rc)
+             n_classes, buffer, flat)  # fmt: skip
     n_sources = len(source_at)
     acc, product = np.empty(n_rc), np.empty(n_rc)
     for s in range(len(var_cards)):
