@@ -268,7 +268,7 @@ def check_table(X: Any, owner: str) -> Table:
             return _checked(
                 Table([matrix[:, j] for j in range(matrix.shape[1])], labels, matrix), owner
             )
-        series = [X.iloc[:, j] for j in range(X.shape[1])]
+        series = [column for _, column in X.items()]  # (faster than iloc, by position)
         strings = sum(isinstance(s.dtype, pd.StringDtype) for s in series)
         if strings > 1 and strings * X.shape[0] >= 2_000_000:  # pyarrow frees the GIL
             converted = map_on_cores(_series_to_array, series)
@@ -448,8 +448,9 @@ def _series_to_array(series: pd.Series) -> tuple[NDArray[Any] | FactorizedColumn
     factorisation ``(codes, values)`` (see :attr:`Table.factorized`), else None."""
     if isinstance(series.dtype, pd.CategoricalDtype):  # categories, even if numbers
         # (as codes into the categories: a category's checks, once, stand for its cells)
-        categories = series.cat.categories.to_numpy(dtype=object)
-        codes = series.cat.codes.to_numpy().astype(np.intp)
+        categorical = series.array  # (a Categorical: its codes without a Series)
+        categories = categorical.categories.to_numpy(dtype=object)
+        codes = np.asarray(categorical.codes).astype(np.intp)
         return FactorizedColumn(codes, categories), (codes, categories)
     if isinstance(series.dtype, pd.StringDtype):  # strings or missing, nothing else
         codes, values = _factorize_strings(series)  # no object per cell
