@@ -53,9 +53,11 @@ def test_compiled_elimination_equals_the_einsum_reference_and_brute_force(seed):
     tables = FlatTables.of(model.log_cpts, model.parents, range(n_features))
     plan = elimination_plan(model.n_categories, range(n_features), missing, order.order, tables)
     got = plan.log_marginals(codes, tables, n_classes)
-    assert_allclose(got, eliminated_by_einsum(model, codes, missing, order.order), rtol=1e-12)
+    assert_allclose(
+        got, eliminated_by_einsum(model, codes, missing, order.order), rtol=1e-12, atol=1e-14
+    )
     brute = np.array([_brute_force(model, row) for row in codes])
-    assert_allclose(got, brute, rtol=1e-10)
+    assert_allclose(got, brute, rtol=1e-10, atol=1e-14)
 
 
 def test_a_subset_of_families_and_any_order_sum_the_same(rng):
@@ -72,9 +74,9 @@ def test_a_subset_of_families_and_any_order_sum_the_same(rng):
                                 tables)  # fmt: skip
         results.append(plan.log_marginals(codes, tables, 3))
         reference = eliminated_by_einsum(model, codes, set(wanted), order, nodes=nodes)
-        assert_allclose(results[-1], reference, rtol=1e-12)
+        assert_allclose(results[-1], reference, rtol=1e-12, atol=1e-14)
     for other in results[1:]:
-        assert_allclose(other, results[0], rtol=1e-12)
+        assert_allclose(other, results[0], rtol=1e-12, atol=1e-14)
 
 
 def test_tiny_and_underflowing_factors_stay_finite(rng):

@@ -34,13 +34,16 @@ array of bounds, as CSR):
   eliminated variable's stride in each involved factor and its values (1, strides 0:
   a product on the way that sums nothing out);
 - ``closing`` (one per step): 1 where the step ends a variable's elimination: its
-  factor is rescaled per row and class (the scale into the total), or, over no
-  variable, taken into the total.
+  factor is rescaled per row and class by a power of two where needed
+  (:data:`SCALED_RANGE`; the scale into the total), or, over no variable, taken into
+  the total.
 
 The slow reference (``numpy.einsum`` over the same factors) is in the tests.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
@@ -49,10 +52,19 @@ from numpy.typing import NDArray
 __all__ = [
     "GREEDY_HEURISTICS",
     "SAFE_LOG_PROBABILITY",
+    "SCALED_RANGE",
     "best_greedy_elimination",
     "eliminated_log_marginals",
     "greedy_elimination",
 ]
+
+
+#: A factor closing a variable's elimination is rescaled, per row and class, by a power
+#: of two where its largest number leaves ``[2 ** -SCALED_RANGE, 2 ** SCALED_RANGE]``.
+SCALED_RANGE = 32
+_LOWEST_UNSCALED = 2.0**-SCALED_RANGE
+_HIGHEST_UNSCALED = 2.0**SCALED_RANGE
+_LOG_TWO = math.log(2.0)
 
 
 @njit(cache=True, nogil=True)
@@ -128,7 +140,7 @@ def _sources(codes, log_tables, probabilities, source_at, class_stride, observed
 @njit(cache=True, nogil=True)
 def _step(s, step_start, involved, out_start, out_cards, stride_start, strides, var_strides,
           var_cards, closing, factor_at, out_factor, n_rc, buffer, log_total_flat, acc,
-          product):  # fmt: skip  # pragma: no cover - numba
+          product, top):  # fmt: skip  # pragma: no cover - numba
     i0, i1 = step_start[s], step_start[s + 1]
     n_involved = i1 - i0
     d0, d1 = out_start[s], out_start[s + 1]
@@ -145,6 +157,8 @@ def _step(s, step_start, involved, out_start, out_cards, stride_start, strides, 
     second_at, second_stride = 0, 0
     if n_involved > 1:
         second_at, second_stride = factor_at[involved[i0 + 1]], var_strides[i0 + 1]
+    scaled = closing[s] and n_out > 0  # (its largest number per row and class kept)
+    top[:] = 0.0
     for cell in range(cells):
         # (the runs read and written as slices: an index from a range needs no
         # wraparound check, so the loops over them compile to vector instructions)
@@ -173,6 +187,9 @@ def _step(s, step_start, involved, out_start, out_cards, stride_start, strides, 
                 acc[rc] += product[rc]
         o = (out_at + cell) * n_rc
         buffer[o : o + n_rc] = acc
+        if scaled:
+            for rc in range(n_rc):
+                top[rc] = max(top[rc], acc[rc])
         # the next configuration, each factor's offset moved by the digits changed
         d = n_out - 1
         while d >= 0:
@@ -193,19 +210,23 @@ def _step(s, step_start, involved, out_start, out_cards, stride_start, strides, 
         for rc in range(n_rc):
             log_total_flat[rc] += np.log(max(number[rc], 1e-300))
         return
-    acc[:] = 0.0  # rescaled per row and class, the scale into the total
-    for cell in range(cells):
-        run = buffer[first + cell * n_rc : first + (cell + 1) * n_rc]
-        for rc in range(n_rc):
-            acc[rc] = max(acc[rc], run[rc])
+    # rescaled by a power of two (exact: the same numbers as none) where a row's and
+    # class's largest number leaves [2 ** -SCALED_RANGE, 2 ** SCALED_RANGE], so that
+    # products of factors neither underflow nor overflow; the scale into the total
+    rescaled = False
     for rc in range(n_rc):
-        if acc[rc] <= 0.0:
-            acc[rc] = 1.0
-        log_total_flat[rc] += np.log(acc[rc])
+        acc[rc] = 1.0
+        if top[rc] > 0.0 and not (_LOWEST_UNSCALED <= top[rc] <= _HIGHEST_UNSCALED):
+            exponent = math.frexp(top[rc])[1]
+            acc[rc] = math.ldexp(1.0, -exponent)
+            log_total_flat[rc] += exponent * _LOG_TWO
+            rescaled = True
+    if not rescaled:
+        return
     for cell in range(cells):
         run = buffer[first + cell * n_rc : first + (cell + 1) * n_rc]
         for rc in range(n_rc):
-            run[rc] /= acc[rc]
+            run[rc] *= acc[rc]
 
 
 @njit(cache=True, nogil=True)
@@ -223,11 +244,11 @@ def _eliminated(codes, log_tables, probabilities, source_at, class_stride, obser
              observed_vars, observed_strides, kept_start, kept_strides, kept_cards, factor_at,
              n_classes, buffer, flat)  # fmt: skip
     n_sources = len(source_at)
-    acc, product = np.empty(n_rc), np.empty(n_rc)
+    acc, product, top = np.empty(n_rc), np.empty(n_rc), np.empty(n_rc)
     for s in range(len(var_cards)):
         _step(s, step_start, involved, out_start, out_cards, stride_start, strides,
               var_strides, var_cards, closing, factor_at, n_sources + s, n_rc, buffer,
-              flat, acc, product)  # fmt: skip
+              flat, acc, product, top)  # fmt: skip
     return log_total
 
 
