@@ -178,6 +178,23 @@ def test_rows_in_blocks_and_any_node_subset(rng, monkeypatch, searched):
     assert packed.node_log_probabilities(codes[:0], which).shape == (2, 0, 3)
 
 
+@pytest.mark.parametrize("block_cells", [1, 7, 1 << 16])
+def test_the_sum_of_a_node_subset_in_blocks(rng, monkeypatch, block_cells):
+    # the same bits as the terms added in the order given, whatever the blocks (one
+    # node's row at a time, a few rows, or all of them)
+    monkeypatch.setattr("discotree.stats.backoff_prediction.SUMMED_BLOCK_CELLS", block_cells)
+    model, _ = _random_model(rng, 3)
+    codes = _test_rows(rng, model, n_rows=25)
+    packed = model._packed()
+    which = [len(model.attributes) - 1, 0]
+    expected = np.zeros((len(codes), 3))
+    for position in which:
+        expected += model.reference_node_log_probability(model.attributes[position], codes)
+    assert np.array_equal(packed.log_likelihood(codes, which), expected)
+    assert np.array_equal(packed.log_likelihood(codes, []), np.zeros((len(codes), 3)))
+    assert packed.log_likelihood(codes[:0], which).shape == (0, 3)
+
+
 def test_the_packed_tables_are_not_pickled(rng):
     model, _ = _random_model(rng, 2)
     codes = _test_rows(rng, model)

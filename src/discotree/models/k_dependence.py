@@ -302,7 +302,12 @@ class KDependenceModel(JointScoring, StoredModel):
     ) -> list[NDArray[np.float64]]:
         """:meth:`node_log_probability` of each of ``nodes`` (the same numbers): the packed
         ones in one compiled call over all of them."""
-        packed = self._packed(codes, len(nodes))
+        return self._node_terms(nodes, codes, self._packed(codes, len(nodes)))
+
+    def _node_terms(
+        self, nodes: list[int], codes: NDArray[np.integer], packed: PackedBackoff | None
+    ) -> list[NDArray[np.float64]]:
+        """:meth:`node_log_probabilities` with the packed tables given (None: none)."""
         if packed is None:
             return [self._node_log_probability(node, codes, counted=False) for node in nodes]
         positions = [packed.position(node) for node in nodes]
@@ -413,7 +418,13 @@ class KDependenceModel(JointScoring, StoredModel):
     def _terms_sum(self, nodes: list[int], codes: NDArray[np.integer]) -> NDArray[np.float64]:
         """The sum of the :meth:`node_log_probability` of ``nodes`` (0 for none)."""
         total = np.zeros((len(codes), self.n_classes))
-        for term in self.node_log_probabilities(nodes, codes) if nodes else []:
+        if not nodes:
+            return total
+        packed = self._packed(codes, len(nodes))
+        positions = [] if packed is None else [packed.position(node) for node in nodes]
+        if packed is not None and None not in positions:  # (summed a block at a time)
+            return packed.log_likelihood(codes, positions)
+        for term in self._node_terms(nodes, codes, packed):
             total += term
         return total
 

@@ -31,6 +31,7 @@ __all__ = [
     "DENSE_INDEX_FACTOR",
     "DENSE_INDEX_KEYS",
     "MAX_BLOCK_CELLS",
+    "SUMMED_BLOCK_CELLS",
     "TABULATED_BUDGET",
     "TABULATED_CELLS",
     "PackedBackoff",
@@ -59,6 +60,11 @@ TABULATED_BUDGET = 1 << 21
 #: The largest block of terms (nodes x rows x classes) one call holds at once: the rows
 #: are scored in blocks beyond.
 MAX_BLOCK_CELLS = 1 << 22
+
+#: The block of terms (nodes x rows x classes, 512 KiB) that :meth:`PackedBackoff.
+#: log_likelihood` sums at a time, one buffer for all blocks: the sum needs no more,
+#: and fresh memory is slow to touch (page faults: 1-2 ms a MiB on a virtual machine).
+SUMMED_BLOCK_CELLS = 1 << 16
 
 
 def tabulation_cells(r_nodes: list[int], n_classes: int, parent_radices: list[list[int]]) -> int:
@@ -361,15 +367,25 @@ class PackedBackoff:
             self._score(codes, which, start, out[:, start : start + block])
         return out
 
-    def log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
-        """The sum of every packed node's ``log P(x_node | c, pa)`` (in their order)."""
+    def log_likelihood(
+        self, codes: NDArray[np.integer], which: list[int] | NDArray[np.intp] | None = None
+    ) -> NDArray[np.float64]:
+        """The sum of the packed nodes' ``which`` (positions in ``nodes``; all of them by
+        default) ``log P(x_node | c, pa)``, added in that order to 0 (rows x classes),
+        in blocks of :data:`SUMMED_BLOCK_CELLS` terms."""
         codes = np.ascontiguousarray(codes, dtype=np.int64)
-        which = np.arange(len(self.nodes), dtype=np.int64)
+        if which is None:
+            which = np.arange(len(self.nodes), dtype=np.int64)
+        which = np.asarray(which, dtype=np.int64)
         total = np.zeros((len(codes), self.n_classes))
-        block = max(1, MAX_BLOCK_CELLS // max(1, len(which) * self.n_classes))
+        if len(which) == 0 or len(codes) == 0:
+            return total
+        per_row = len(which) * self.n_classes
+        block = min(len(codes), max(1, SUMMED_BLOCK_CELLS // per_row))
+        held = np.empty(block * per_row)  # (each block's terms, contiguous, in turn)
         for start in range(0, len(codes), block):
             stop = min(len(codes), start + block)
-            terms = np.empty((len(which), stop - start, self.n_classes))
+            terms = held[: (stop - start) * per_row].reshape(len(which), stop - start, -1)
             self._score(codes, which, start, terms)
             part = total[start:stop]
             for term in terms:
