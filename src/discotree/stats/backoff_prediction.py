@@ -387,9 +387,9 @@ class PackedBackoff:
             stop = min(len(codes), start + block)
             terms = held[: (stop - start) * per_row].reshape(len(which), stop - start, -1)
             self._score(codes, which, start, terms)
-            part = total[start:stop]
-            for term in terms:
-                part += term
+            # (numpy adds the terms one after the other along the first axis: the same
+            # sums as adding each in turn to 0)
+            total[start:stop] += np.add.reduce(terms, axis=0)
         return total
 
     def _score(
