@@ -50,7 +50,6 @@ TESTED_IN: dict[str, tuple[str, ...]] = {
     "learners/generative.py": ("learners/test_registry.py",),
     "learners/options.py": ("test_options.py",),
     "model_file.py": ("io/test_model_file_checks.py",),
-    "models/bayes_net.py": ("classifiers/test_ktree.py",),
     "models/boosted_ensemble.py": ("classifiers/test_boosting.py",),
     "models/conditional_likelihood.py": ("classifiers/test_ktree.py",),
     "models/exponential_tree.py": ("models/test_lgmht_altmax.py",),

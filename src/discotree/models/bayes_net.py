@@ -305,7 +305,13 @@ def rows_by_pattern(missing: NDArray[np.bool_]) -> list[NDArray[np.intp]]:
     """
     if len(missing) == 0:
         return []
-    _, inverse = np.unique(np.asarray(missing, dtype=bool), axis=0, return_inverse=True)
+    if np.shape(missing)[1] == 0:  # (no feature: one pattern)
+        return [np.arange(len(missing))]
+    # (each row's bits packed into bytes, compared as one key: the patterns in the
+    # order of the rows of booleans, without numpy's slower unique over rows)
+    bits = np.packbits(np.asarray(missing, dtype=bool), axis=1)
+    keys = np.ascontiguousarray(bits).view(np.dtype((np.void, bits.shape[1]))).ravel()
+    _, inverse = np.unique(keys, return_inverse=True)
     inverse = np.asarray(inverse).ravel()
     order = np.argsort(inverse, kind="stable")
     bounds = np.flatnonzero(np.diff(inverse[order])) + 1
