@@ -87,7 +87,7 @@ def _sources(codes, log_tables, probabilities, source_at, class_stride, observed
     n_rows = codes.shape[0]
     n_rc = n_rows * n_classes
     places = np.empty(n_rc, dtype=np.int64)
-    tops, scales = np.empty(n_rc), np.empty(n_rc)
+    tops = np.empty(n_rc)
     for f in range(len(source_at)):
         k0, k1 = kept_start[f], kept_start[f + 1]
         n_kept = k1 - k0
@@ -102,15 +102,31 @@ def _sources(codes, log_tables, probabilities, source_at, class_stride, observed
                 at += index[d] * kept_strides[k0 + d]
             offsets[cell] = at
             _advance(index, kept_cards, k0, n_kept)
-        # each row's and class's place in the table, then its largest log over the
-        # kept configurations (into the total), then the configurations one by one
-        # (each a contiguous run of the buffer)
+        # each row's and class's place in the table, then the configurations one by
+        # one (each a contiguous run of the buffer)
         for r in range(n_rows):
             row_at = source_at[f]
             for o in range(observed_start[f], observed_start[f + 1]):
                 row_at += codes[r, observed_vars[o]] * observed_strides[o]
             for c in range(n_classes):
                 places[r * n_classes + c] = row_at + c * class_stride[f]
+        first = factor_at[f] * n_rc
+        if n_kept > 0 and probabilities.shape[0]:
+            # the probabilities as they are (tables exponentiated once), each row's and
+            # class's largest kept while written, then rescaled by a power of two where
+            # it leaves the range, as a closing step's factor is
+            tops[:] = 0.0
+            for cell in range(cells):
+                offset = offsets[cell]
+                run = buffer[first + cell * n_rc : first + (cell + 1) * n_rc]
+                for rc in range(n_rc):
+                    value = probabilities[places[rc] + offset]
+                    run[rc] = value
+                    tops[rc] = max(tops[rc], value)
+            _rescaled(buffer, first, cells, n_rc, tops, log_total_flat)
+            continue
+        # (a number per row and class, or tables with logarithms out of the safe
+        # range): the largest log into the total, the rest scaled by it
         tops[:] = -np.inf
         for cell in range(cells):
             offset = offsets[cell]
@@ -120,21 +136,34 @@ def _sources(codes, log_tables, probabilities, source_at, class_stride, observed
             log_total_flat[rc] += tops[rc]
         if n_kept == 0:
             continue
-        first = factor_at[f] * n_rc
-        if probabilities.shape[0]:  # (tables exponentiated once: a product)
-            for rc in range(n_rc):
-                scales[rc] = np.exp(-tops[rc])
-            for cell in range(cells):
-                offset = offsets[cell]
-                run = buffer[first + cell * n_rc : first + (cell + 1) * n_rc]
-                for rc in range(n_rc):
-                    run[rc] = probabilities[places[rc] + offset] * scales[rc]
-            continue
         for cell in range(cells):
             offset = offsets[cell]
             run = buffer[first + cell * n_rc : first + (cell + 1) * n_rc]
             for rc in range(n_rc):
                 run[rc] = np.exp(log_tables[places[rc] + offset] - tops[rc])
+
+
+@njit(cache=True, nogil=True)
+def _rescaled(buffer, first, cells, n_rc, tops, log_total_flat):  # pragma: no cover - numba
+    # the factor of ``cells`` configurations from ``first`` multiplied, per row and
+    # class, by a power of two (exact: the same numbers as none) where its largest
+    # number ``tops`` leaves [2 ** -SCALED_RANGE, 2 ** SCALED_RANGE]; the scale into the
+    # total. ``tops`` is overwritten (the factors).
+    rescaled = False
+    for rc in range(n_rc):
+        top = tops[rc]
+        tops[rc] = 1.0
+        if top > 0.0 and not (_LOWEST_UNSCALED <= top <= _HIGHEST_UNSCALED):
+            exponent = math.frexp(top)[1]
+            tops[rc] = math.ldexp(1.0, -exponent)
+            log_total_flat[rc] += exponent * _LOG_TWO
+            rescaled = True
+    if not rescaled:
+        return
+    for cell in range(cells):
+        run = buffer[first + cell * n_rc : first + (cell + 1) * n_rc]
+        for rc in range(n_rc):
+            run[rc] *= tops[rc]
 
 
 @njit(cache=True, nogil=True)
@@ -210,23 +239,9 @@ def _step(s, step_start, involved, out_start, out_cards, stride_start, strides, 
         for rc in range(n_rc):
             log_total_flat[rc] += np.log(max(number[rc], 1e-300))
         return
-    # rescaled by a power of two (exact: the same numbers as none) where a row's and
-    # class's largest number leaves [2 ** -SCALED_RANGE, 2 ** SCALED_RANGE], so that
-    # products of factors neither underflow nor overflow; the scale into the total
-    rescaled = False
-    for rc in range(n_rc):
-        acc[rc] = 1.0
-        if top[rc] > 0.0 and not (_LOWEST_UNSCALED <= top[rc] <= _HIGHEST_UNSCALED):
-            exponent = math.frexp(top[rc])[1]
-            acc[rc] = math.ldexp(1.0, -exponent)
-            log_total_flat[rc] += exponent * _LOG_TWO
-            rescaled = True
-    if not rescaled:
-        return
-    for cell in range(cells):
-        run = buffer[first + cell * n_rc : first + (cell + 1) * n_rc]
-        for rc in range(n_rc):
-            run[rc] *= acc[rc]
+    # rescaled by a power of two where its largest leaves the range: products of
+    # factors neither underflow nor overflow
+    _rescaled(buffer, first, cells, n_rc, top, log_total_flat)
 
 
 @njit(cache=True, nogil=True)
