@@ -5,7 +5,7 @@ Section 9.3, sum-product variable elimination).
 The work is a *program* made once per set of missing features
 (:class:`~discotree.models.elimination_plan.EliminationPlan`): the factors of the
 families (each node's log table read at the row's observed values, turned to
-probabilities scaled per row and class so nothing underflows), then one step per
+probabilities scaled per row and class where needed so nothing underflows), then one step per
 eliminated variable that multiplies the factors holding it and sums it out. Factors are
 stored ``(configuration, row, class)`` in one buffer: a configuration's numbers for all
 rows and classes are contiguous, so each product runs over a contiguous run.
@@ -279,8 +279,9 @@ def eliminated_log_marginals(
     and class: the program's arrays in the order of the module's notes, from
     ``source_at`` to ``closing``. With ``probabilities`` (``exp(log_tables)``, every
     log above :data:`SAFE_LOG_PROBABILITY`: none underflows) a source's cell is that
-    probability times the row's and class's scale, one exponential per row and class
-    instead of one per cell (the same numbers up to rounding).
+    probability, rescaled by a power of two only where the row's and class's largest
+    leaves the range (:data:`SCALED_RANGE`), instead of an exponential per cell (the
+    same numbers up to rounding).
 
     Examples
     --------
