@@ -368,11 +368,12 @@ class KDependenceModel(JointScoring, StoredModel):
         """``log P(x | c)`` of every row and class (the class prior excluded), missing
         values summed out exactly where affordable (see the module notes)."""
         codes = np.asarray(codes)
-        out = self._backed_off(codes)
         shape = self._shape()
         rows = np.flatnonzero(missing_values.is_missing(codes[:, shape.parents]).any(axis=1))
         if len(rows) == 0 or shape.dense_cells > MAX_DENSE_CELLS:
-            return out  # (no exact marginal: the back-off rule)
+            return self._backed_off(codes)  # (no exact marginal: the back-off rule)
+        out = np.empty((len(codes), self.n_classes))
+        exact_rows = np.zeros(len(codes), dtype=bool)  # (those summed out: no back-off)
         summed = self._summed_parents(codes[rows])
         values = joint_values(summed, self.n_categories)
         enumerated = summed.any(axis=1) & (values <= MAX_ENUMERATED_VALUES)
@@ -390,6 +391,7 @@ class KDependenceModel(JointScoring, StoredModel):
                 self.n_categories,
                 ENUMERATED_BLOCK_ROWS,
             )
+            exact_rows[these] = True
         rows = self._eliminated_rows(codes, rows, summed, enumerated)
         # the rows missing the same attributes in use share the elimination: at once
         for group in rows_by_pattern(missing_values.is_missing(codes[rows][:, shape.used])):
@@ -397,6 +399,12 @@ class KDependenceModel(JointScoring, StoredModel):
             exact = self._exact(codes[these])
             if exact is not None:
                 out[these] = exact
+                exact_rows[these] = True
+        # the other rows by the back-off rule (a row's numbers are its own, whatever
+        # the rows scored with it)
+        backed_off = np.flatnonzero(~exact_rows)
+        if len(backed_off):
+            out[backed_off] = self._backed_off(codes[backed_off])
         return out
 
     def _eliminated_rows(
