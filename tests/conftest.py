@@ -56,6 +56,17 @@ def _model_key_in_a_temporary_folder(tmp_path_factory):
         os.environ["DISCOTREE_KEY_FILE"] = old
 
 
+@pytest.fixture
+def prediction_kernels_at_hand(monkeypatch) -> None:
+    """A fit prepares its predictions whatever numba's cache holds (it leaves them to the
+    first prediction where the cache is cold, as a fresh clone's is): tests of what
+    it prepares do not depend on the tests run before them."""
+    from discotree.models import k_dependence
+
+    monkeypatch.setattr(k_dependence, "backoff_kernels_at_hand", lambda: True)
+    monkeypatch.setattr(k_dependence, "kernels_at_hand", lambda: True)
+
+
 @pytest.fixture(params=SEEDS)
 def seed(request) -> int:
     """Every seeded test runs for several seeds; none may depend on one."""

@@ -109,7 +109,9 @@ def test_predictions_equal_the_per_node_scoring(rng, monkeypatch):
 
 
 @pytest.mark.parametrize("missing", [False, True])
-def test_a_fit_prepares_the_members_prediction_tables_and_pickles_none(rng, missing):
+def test_a_fit_prepares_the_members_prediction_tables_and_pickles_none(
+    rng, missing, prediction_kernels_at_hand
+):
     # KDBEnsembleModel.prepare_prediction at the end of fit: the packed tables (and,
     # where the training rows miss values, the dense tables of the exact sum-out) are
     # built, kept out of the pickle, and a model without them predicts the same bits

@@ -278,7 +278,9 @@ def test_a_missing_parent_that_is_no_attribute_is_backed_off(seed, monkeypatch):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_a_fit_prepares_the_programs_of_its_rows_patterns(seed, monkeypatch):
+def test_a_fit_prepares_the_programs_of_its_rows_patterns(
+    seed, monkeypatch, prediction_kernels_at_hand
+):
     # prepare_prediction with the training rows: the elimination programs of their
     # most frequent sets of missing attributes built ahead (at most PREPARED_PATTERNS);
     # predicting those rows then builds none, and gives the bits of a model without
@@ -308,3 +310,52 @@ def test_a_fit_prepares_the_programs_of_its_rows_patterns(seed, monkeypatch):
     fewer = model()
     fewer.prepare_prediction(True, codes)
     assert len(fewer.__dict__["_elimination_plans"]) == min(2, built)
+
+
+def test_with_a_cold_cache_the_fit_leaves_the_prediction_tables_to_the_first_call(
+    monkeypatch,
+):
+    # prepare_prediction where numba's cache holds neither the packing and scoring
+    # functions nor the elimination's: nothing built that would compile them (a first
+    # fit does not pay their compilation); only the elimination's missing: the packed
+    # and dense tables built, no program; the first prediction builds the rest and
+    # gives the bits of a prepared model
+    from discotree.models import k_dependence
+
+    monkeypatch.setattr(k_dependence, "MAX_ENUMERATED_VALUES", 1)  # (elimination only)
+    monkeypatch.setattr(k_dependence, "kernels_at_hand", lambda: False)
+    monkeypatch.setattr(k_dependence, "backoff_kernels_at_hand", lambda: False)
+    rng = np.random.default_rng(0)
+    n = 5
+    n_categories = rng.integers(2, 4, n)
+    parents = [tuple(range(max(0, j - 2), j)) for j in range(n)]
+    codes = np.column_stack([rng.integers(0, r, 150) for r in n_categories])
+    codes[rng.random(codes.shape) < 0.3] = -1
+    tables = prefix_family_tables(codes, rng.integers(0, 2, 150), None, 2, n_categories, parents)
+
+    concentrations = [rng.uniform(0.5, 20, len(p) + 1) for p in parents]
+
+    def model():
+        return KDependenceModel(
+            n_categories, list(range(n)), parents, tables, 0.5, 1e-5, concentrations
+        )
+
+    cold = model()
+    cold.prepare_prediction(True, codes)
+    assert "_packed_backoff" not in cold.__dict__
+    assert "_elimination_plans" not in cold.__dict__
+    assert "_flat_tables" not in cold.__dict__
+    monkeypatch.setattr(k_dependence, "backoff_kernels_at_hand", lambda: True)
+    half = model()
+    half.prepare_prediction(True, codes)
+    assert half.__dict__["_packed_backoff"] is not None
+    assert "_flat_tables" in half.__dict__
+    assert "_elimination_plans" not in half.__dict__
+    monkeypatch.setattr(k_dependence, "kernels_at_hand", lambda: True)
+    warm = model()
+    warm.prepare_prediction(True, codes)
+    assert warm.__dict__["_packed_backoff"] is not None
+    assert len(warm.__dict__["_elimination_plans"]) > 0
+    expected = warm.log_likelihood(codes)
+    assert np.array_equal(cold.log_likelihood(codes), expected)
+    assert np.array_equal(half.log_likelihood(codes), expected)

@@ -49,11 +49,14 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from .compiled_cache import at_hand
+
 __all__ = [
     "GREEDY_HEURISTICS",
     "SAFE_LOG_PROBABILITY",
     "SCALED_RANGE",
     "best_greedy_elimination",
+    "compiled_at_hand",
     "eliminated_log_marginals",
     "greedy_elimination",
 ]
@@ -301,6 +304,13 @@ def eliminated_log_marginals(
         *plan,
         int(n_classes),
     )
+
+
+def compiled_at_hand() -> bool:
+    """Whether the sums of :func:`eliminated_log_marginals` and the orders of
+    :func:`best_greedy_elimination` load without compiling
+    (:func:`~discotree.kernels.compiled_cache.at_hand`)."""
+    return at_hand(_eliminated, best_greedy_elimination)
 
 
 #: The smallest log-probability of tables whose exponentials the sources may read

@@ -21,11 +21,19 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ..kernels.elimination import SAFE_LOG_PROBABILITY, eliminated_log_marginals
+from ..kernels.compiled_cache import at_hand
+from ..kernels.elimination import SAFE_LOG_PROBABILITY, compiled_at_hand, eliminated_log_marginals
 from ..kernels.elimination_program import PROGRAM_FAULTS, elimination_program
 from .elimination_order import elimination_order
 
-__all__ = ["MAX_BLOCK_CELLS", "EliminationPlan", "FlatTables", "elimination_plan", "load_kernels"]
+__all__ = [
+    "MAX_BLOCK_CELLS",
+    "EliminationPlan",
+    "FlatTables",
+    "elimination_plan",
+    "kernels_at_hand",
+    "load_kernels",
+]
 
 #: Cells (rows x classes x configurations) of all the factors that one call holds for
 #: a block of rows at once (32 MiB): the rows are summed out in blocks beyond.
@@ -173,6 +181,12 @@ def elimination_plan(
 
 
 _loaded = False
+
+
+def kernels_at_hand() -> bool:
+    """Whether the elimination's compiled functions (its order, program and sums) load
+    without compiling (:func:`~discotree.kernels.compiled_cache.at_hand`)."""
+    return _loaded or (compiled_at_hand() and at_hand(elimination_program))
 
 
 def load_kernels() -> None:

@@ -51,6 +51,7 @@ from .. import missing_values
 from ..docstrings import fill_doc
 from ..kernels.counts import configuration_ids
 from ..stats.backoff_prediction import PackedBackoff, tabulation_cells
+from ..stats.backoff_prediction import kernels_at_hand as backoff_kernels_at_hand
 from ..stats.family_tables import (
     SparseFamilyTable,
     observed_prefix_lengths,
@@ -62,7 +63,13 @@ from ..stored_checks import check_counts, fail, numbers
 from ..stored_classes import stored
 from .bayes_net import BayesNetModel, rows_by_pattern
 from .elimination_order import elimination_order
-from .elimination_plan import EliminationPlan, FlatTables, elimination_plan, load_kernels
+from .elimination_plan import (
+    EliminationPlan,
+    FlatTables,
+    elimination_plan,
+    kernels_at_hand,
+    load_kernels,
+)
 from .enumeration import enumerated_log_likelihood, joint_values
 from .file_checks import StoredModel, check_features
 from .protocol import DeclaredSizes, JointScoring
@@ -570,8 +577,11 @@ class KDependenceModel(JointScoring, StoredModel):
         (:func:`~discotree.models.elimination_plan.load_kernels`) and, given the
         training ``rows`` (codes), the elimination programs of their most frequent sets
         of missing attributes (:data:`PREPARED_PATTERNS`: rows to predict tend to miss
-        what the training rows miss). The predictions are the same numbers with or
-        without it.
+        what the training rows miss). What needs compiled functions that are neither
+        compiled in this process nor in numba's cache is left to the first prediction
+        (:func:`~discotree.kernels.compiled_cache.at_hand`: a first fit with a cold
+        cache does not compile the prediction's functions as well). The predictions
+        are the same numbers with or without it.
 
         Examples
         --------
@@ -581,14 +591,20 @@ class KDependenceModel(JointScoring, StoredModel):
         array([[0.25, 0.75]])
         """
         self._shape()
+        # (what needs compiled functions that numba's cache does not hold yet is left
+        # to the first prediction: a first fit does not compile them too; the dense
+        # tables are scored by the packed ones)
+        if not backoff_kernels_at_hand():
+            return
         packed = self._packed(None)
         if packed is not None:  # (its compiled pass loaded now, not at the first call)
             packed.log_likelihood(np.zeros((1, self.n_features), dtype=np.int64))
         if missing_features and self.dense_cells() <= PREPARED_DENSE_CELLS:
             self._elimination_tables()
-            load_kernels()
-            if rows is not None:
-                self._prepare_plans(np.asarray(rows))
+            if kernels_at_hand():
+                load_kernels()
+                if rows is not None:
+                    self._prepare_plans(np.asarray(rows))
 
     def _prepare_plans(self, codes: NDArray[np.integer]) -> None:
         """The programs of the :data:`PREPARED_PATTERNS` sets of missing attributes that

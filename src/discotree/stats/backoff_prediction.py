@@ -24,6 +24,7 @@ from ..kernels.backoff_scoring import (
     run_sums,
     tabulate_backoff_states,
 )
+from ..kernels.compiled_cache import at_hand
 from ..kernels.hierarchical_terms import LINEAR_WEIGHT
 from .family_tables import SparseFamilyTable
 
@@ -35,6 +36,7 @@ __all__ = [
     "TABULATED_BUDGET",
     "TABULATED_CELLS",
     "PackedBackoff",
+    "kernels_at_hand",
     "tabulation_cells",
 ]
 
@@ -69,6 +71,14 @@ MAX_BLOCK_CELLS = 1 << 22
 #: an earlier row of the block shares, which pays more (on letter's test rows, 88 ms
 #: against 139 ms in blocks of this size).
 SUMMED_BLOCK_CELLS = 1 << 16
+
+
+def kernels_at_hand() -> bool:
+    """Whether the compiled functions that pack and score the tables
+    (:func:`~discotree.kernels.backoff_scoring.tabulate_backoff_states`,
+    :func:`~discotree.kernels.backoff_scoring.backoff_node_probabilities`) load without
+    compiling (:func:`~discotree.kernels.compiled_cache.at_hand`)."""
+    return at_hand(tabulate_backoff_states, backoff_node_probabilities)
 
 
 def tabulation_cells(r_nodes: list[int], n_classes: int, parent_radices: list[list[int]]) -> int:
