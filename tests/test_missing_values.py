@@ -58,3 +58,19 @@ def test_every_learner_declares_its_rule_as_an_enum():
 @pytest.mark.parametrize("rule", list(MissingValueRule))
 def test_each_rule_says_what_it_does(rule):
     assert MissingValueRule(rule.value) is rule and rule.description
+
+
+@pytest.mark.parametrize("n_rows", [5, 3000])
+def test_rows_missing_any_equals_the_rows_of_the_mask(n_rows):
+    # the compiled scan (many 64-bit codes) and numpy's mask (few, or other types):
+    # the rows missing a value in the columns asked for, ascending
+    from discotree.missing_values import rows_missing_any
+
+    rng = np.random.default_rng(n_rows)
+    codes = rng.integers(0, 3, (n_rows, 40))
+    codes[rng.random(codes.shape) < 0.01] = -1
+    for columns in ([], [3], [0, 7, 39], list(range(40))):
+        expected = np.flatnonzero((codes[:, columns] < 0).any(axis=1))
+        assert rows_missing_any(codes, columns).tolist() == expected.tolist()
+        assert rows_missing_any(codes.astype(np.int8), columns).tolist() == expected.tolist()
+    assert rows_missing_any(np.abs(codes), [0, 1]).tolist() == []

@@ -330,3 +330,45 @@ def test_the_cells_are_ordered_as_by_lexsort(rng):
     level = np.array([0, 0, 1, 1])
     assert np.array_equal(_level_order(huge, level, 2), np.lexsort((huge, level)))
     assert len(_level_order(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.intp), 3)) == 0
+
+
+@pytest.mark.parametrize("n_classes", [2, 7])
+def test_fully_tabulated_nodes_are_summed_as_they_are_read(rng, monkeypatch, n_classes):
+    # every node tabulated to its deepest level: the compiled sum of their states
+    # (tabulated_log_likelihood) gives the bits of the terms added in turn; a block
+    # with a row missing a parent or holding an unseen code falls back to the terms
+    # (the same bits); the fallback alone gives them too
+    from discotree.kernels.backoff_scoring import tabulated_log_likelihood
+    from discotree.stats import backoff_prediction
+
+    monkeypatch.setattr(backoff_prediction, "TABULATED_CELLS", 1 << 13)
+    monkeypatch.setattr(backoff_prediction, "TABULATED_BUDGET", 1 << 19)
+    for _ in range(3):
+        model, _ = _random_model(rng, n_classes)
+        packed = model._packed()
+        assert packed._fully_tabulated().all()
+        complete = np.column_stack([rng.integers(0, r, 40) for r in model.n_categories])
+        partly = _test_rows(rng, model, n_rows=40)
+        for codes in (complete, partly):
+            expected = np.zeros((len(codes), n_classes))
+            for node in model.attributes:
+                expected += model.reference_node_log_probability(node, codes)
+            assert np.array_equal(packed.log_likelihood(codes), expected)
+            which = np.arange(len(packed.nodes), dtype=np.int64)
+            total = np.zeros((len(codes), n_classes))
+            read = tabulated_log_likelihood(
+                np.ascontiguousarray(codes, dtype=np.int64), which, packed.nodes,
+                packed.parents, packed.parent_start, packed.radices, packed.r_nodes,
+                packed.state_at, packed.states, 0, total,
+            )  # fmt: skip
+            if read:  # (every row's parents observed and seen)
+                assert np.array_equal(total, expected)
+        assert tabulated_log_likelihood(
+            np.ascontiguousarray(complete, dtype=np.int64), which, packed.nodes,
+            packed.parents, packed.parent_start, packed.radices, packed.r_nodes,
+            packed.state_at, packed.states, 0, np.zeros((len(complete), n_classes)),
+        )  # fmt: skip
+        fused = packed.log_likelihood(complete)
+        with monkeypatch.context() as patched:  # (the terms held, added in turn)
+            patched.setattr(backoff_prediction, "tabulated_log_likelihood", lambda *a: False)
+            assert np.array_equal(packed.log_likelihood(complete), fused)

@@ -19,6 +19,7 @@ __all__ = [
     "log_add_exp",
     "run_sums",
     "tabulate_backoff_states",
+    "tabulated_log_likelihood",
 ]
 
 
@@ -567,6 +568,50 @@ def _tabulate_present_level(
                 states[at : at + n_classes],
             )
         m = stop
+
+
+@numba.njit(cache=True, nogil=True)
+def tabulated_log_likelihood(codes, which, nodes, parents, parent_start, radices, r_nodes,
+                             state_at, states, row_start, total):  # fmt: skip  # pragma: no cover
+    """Add to ``total`` (rows x classes) the logarithms of the nodes ``nodes[which[s]]``,
+    each fully tabulated (its states, from ``state_at``, are its logarithms: see
+    :func:`backoff_node_probabilities`), for the rows ``row_start..row_start +
+    total.shape[0]`` of ``codes``, node after node (nothing where the node is missing,
+    as its term is log 1): the sums of :func:`backoff_node_probabilities`' terms added
+    in turn, without holding them. Returns False as soon as a row's parent is missing
+    or a code is past its table (its numbers are not in the states; ``total`` is then
+    partly added to), else True.
+
+    Examples
+    --------
+    One binary node without parents, two classes, its logarithms tabulated.
+
+    >>> i = lambda *v: np.array(v, dtype=np.int64)
+    >>> states = np.log(np.array([0.25, 0.5, 0.75, 0.5]))  # (value, class)
+    >>> total = np.zeros((2, 2))
+    >>> tabulated_log_likelihood(i(1, -1).reshape(2, 1), i(0), i(0), i(), i(0, 0), i(),
+    ...                          i(2), i(0), states, 0, total)
+    True
+    >>> np.exp(total).tolist()
+    [[0.75, 0.5], [1.0, 1.0]]
+    """
+    n_rows, n_classes = total.shape
+    places = np.empty(n_rows, dtype=np.int64)
+    for s in range(which.shape[0]):
+        t = which[s]
+        node, r = nodes[t], r_nodes[t]
+        first, n_levels = parent_start[t], parent_start[t + 1] - parent_start[t] + 1
+        _tabulated_places(codes, row_start, node, parents, first, n_levels, radices, r,
+                          state_at[t], n_classes, places)  # fmt: skip
+        for i in range(n_rows):
+            at = places[i]
+            if at < 0:
+                if is_missing_code(codes[row_start + i, node]):
+                    continue  # (log 1)
+                return False
+            for c in range(n_classes):
+                total[i, c] += states[at + c]
+    return True
 
 
 @numba.njit(cache=True, nogil=True)

@@ -18,7 +18,8 @@ __all__ = ["apply_maps", "looked_up", "mapped_categories", "packed_maps", "unpac
 
 
 def apply_maps(codes: NDArray[np.integer], maps: list[NDArray[np.intp] | None]) -> NDArray[np.intp]:
-    """The codes with each mapped column coarsened (missing stays -1).
+    """The codes with each mapped column coarsened (missing stays -1): the codes
+    themselves (as integers of numpy's index type) where no column is mapped.
 
     Examples
     --------
@@ -33,6 +34,8 @@ def apply_maps(codes: NDArray[np.integer], maps: list[NDArray[np.intp] | None]) 
         )
     maps = [*maps, *[None] * (given.shape[1] - len(maps))]  # (the columns after: as they are)
     mapped = [j for j, table in enumerate(maps) if table is not None]
+    if not mapped:  # (nothing to coarsen: no copy)
+        return given
     tables = [table for table in maps if table is not None]
     out: NDArray[np.intp] = np.empty(given.shape, dtype=np.intp)
     if given.size <= SMALL_DATA_CELLS:  # (numpy: no kernel to load for a few cells)

@@ -154,9 +154,15 @@ class KDBEnsembleModel(StoredModel):
         """``log P_m(c | x)`` of every member (the members on the cores at once: each
         one's numbers are its own, whatever the number of cores)."""
 
+        # (as the members read them, once: a member without maps reads them as they
+        # are; and the rows missing a value, which maps keep missing, found once)
+        missing_rows = np.flatnonzero(missing_values.is_missing(codes).any(axis=1))
+        given = np.ascontiguousarray(codes, dtype=np.intp)
+
         def posterior(pair: tuple[list[NDArray[np.intp] | None], KDependenceModel]):
             maps, member = pair
-            joint = member.log_likelihood(apply_maps(codes, maps)) + self.class_log_prior
+            mapped = apply_maps(given, maps)
+            joint = member.log_likelihood(mapped, missing_rows) + self.class_log_prior
             return normalise_log(joint)
 
         return map_on_cores(posterior, list(zip(self.maps, self.members, strict=True)))

@@ -371,12 +371,22 @@ class KDependenceModel(JointScoring, StoredModel):
             out[rows] = table.log_probability(ids, values[rows], self.alpha, self.epsilon)
         return out
 
-    def log_likelihood(self, codes: NDArray[np.integer]) -> NDArray[np.float64]:
+    def log_likelihood(
+        self, codes: NDArray[np.integer], missing_rows: NDArray[np.intp] | None = None
+    ) -> NDArray[np.float64]:
         """``log P(x | c)`` of every row and class (the class prior excluded), missing
-        values summed out exactly where affordable (see the module notes)."""
+        values summed out exactly where affordable (see the module notes).
+        ``missing_rows``, when given, holds (ascending) every row of ``codes`` that
+        misses a value (a caller that scores the same rows with many models finds them
+        once)."""
         codes = np.asarray(codes)
         shape = self._shape()
-        rows = np.flatnonzero(missing_values.is_missing(codes[:, shape.parents]).any(axis=1))
+        if missing_rows is None:
+            rows = missing_values.rows_missing_any(codes, shape.parents)
+        else:
+            missing_rows = np.asarray(missing_rows, dtype=np.intp)
+            within = missing_values.rows_missing_any(codes[missing_rows], shape.parents)
+            rows = missing_rows[within]
         if len(rows) == 0 or shape.dense_cells > MAX_DENSE_CELLS:
             return self._backed_off(codes)  # (no exact marginal: the back-off rule)
         out = np.empty((len(codes), self.n_classes))

@@ -208,16 +208,18 @@ def input_slots(
     if offsets[-1] >= np.iinfo(np.int32).max:
         raise ValueError(f"{int(offsets[-1])} logistic inputs: more than an int32 indexes.")
     slots = np.empty((len(one_hot) + len(pairs), len(codes)), dtype=np.int32)
-    if one_hot:  # (every one-hot feature at once)
+    if one_hot:  # (every one-hot feature at once, into the slots: no wider temporaries)
         code = codes[:, one_hot].T
-        seen = np.asarray(missing_values.observed(code))
-        slots[: len(one_hot)] = np.where(seen, offsets[one_hot][:, None] + code, -1)
+        block = slots[: len(one_hot)]
+        np.add(code, offsets[one_hot][:, None].astype(np.int32), out=block, casting="unsafe")
+        np.copyto(block, -1, where=missing_values.is_missing(code))
     if len(pairs):  # as pair_cells, by pair: slot rows of the transposed codes
         maps = pair_levels or [None] * len(n_categories)
         first_slot, pair_offsets = len(one_hot), offsets[len(values) : -1]
         if len(pairs) * len(codes) > SMALL_DATA_CELLS:  # (compiled: one pass)
             levels = mapped_categories(n_categories, maps)
-            by_feature = np.ascontiguousarray(apply_maps(codes, maps).T)
+            mapped = codes if all(table is None for table in maps) else apply_maps(codes, maps)
+            by_feature = np.ascontiguousarray(np.asarray(mapped).T, dtype=np.intp)
             pair_slot_rows(by_feature, pairs, levels[pairs[:, 1]].astype(np.intp),
                            pair_offsets.astype(np.intp), slots[first_slot:])  # fmt: skip
         else:  # (numpy on a few cells, no kernel to load: pair_cells's cells, offset)

@@ -23,12 +23,14 @@ from ..kernels.backoff_scoring import (
     backoff_node_probabilities,
     run_sums,
     tabulate_backoff_states,
+    tabulated_log_likelihood,
 )
 from ..kernels.compiled_cache import at_hand
 from ..kernels.hierarchical_terms import LINEAR_WEIGHT
 from .family_tables import SparseFamilyTable
 
 __all__ = [
+    "CODES_BLOCK_BYTES",
     "DENSE_INDEX_FACTOR",
     "DENSE_INDEX_KEYS",
     "MAX_BLOCK_CELLS",
@@ -71,6 +73,12 @@ MAX_BLOCK_CELLS = 1 << 22
 #: an earlier row of the block shares, which pays more (on letter's test rows, 88 ms
 #: against 139 ms in blocks of this size).
 SUMMED_BLOCK_CELLS = 1 << 16
+
+#: The codes (rows x features, 512 KiB) of the rows :meth:`PackedBackoff.log_likelihood`
+#: scores in one call: every node reads its parents' codes from each row of the call,
+#: so they stay in the cache (binarised MNIST, a member's 331 nodes over 10,000 rows of
+#: 784 codes: 74 ms in blocks of 1,267 rows, 42 ms in blocks of 83).
+CODES_BLOCK_BYTES = 1 << 19
 
 
 def kernels_at_hand() -> bool:
@@ -204,6 +212,11 @@ class PackedBackoff:
         ).astype(np.int64)
         self.state_depth = levels
         self.states = np.concatenate([np.zeros(0), *finals])
+
+    def _fully_tabulated(self) -> NDArray[np.bool_]:
+        """Which nodes are tabulated to their deepest level (their states are their
+        logarithms)."""
+        return (self.state_at >= 0) & (self.state_depth == np.diff(self.parent_start) + 1)
 
     def _tables(self) -> tuple:
         """The tables as the kernels read them."""
@@ -387,7 +400,11 @@ class PackedBackoff:
         """The sum of the packed nodes' ``which`` (positions in ``nodes``; all of them by
         default) ``log P(x_node | c, pa)``, added in that order to 0 (rows x classes),
         in blocks of :data:`MAX_BLOCK_CELLS` terms for all the nodes, else of
-        :data:`SUMMED_BLOCK_CELLS`."""
+        :data:`SUMMED_BLOCK_CELLS`, and of :data:`CODES_BLOCK_BYTES` of codes. Where
+        every node is tabulated to its deepest level, a block's logarithms are added
+        as they are read
+        (:func:`~discotree.kernels.backoff_scoring.tabulated_log_likelihood`: the same
+        sums, without holding the terms), unless one of its rows misses a parent."""
         codes = np.ascontiguousarray(codes, dtype=np.int64)
         if which is None:
             which = np.arange(len(self.nodes), dtype=np.int64)
@@ -397,10 +414,26 @@ class PackedBackoff:
             return total
         per_row = len(which) * self.n_classes
         cells = MAX_BLOCK_CELLS if len(which) == len(self.nodes) else SUMMED_BLOCK_CELLS
-        block = min(len(codes), max(1, cells // per_row))
-        held = np.empty(block * per_row)  # (each block's terms, contiguous, in turn)
+        # (and as many rows as keep their codes within CODES_BLOCK_BYTES: each node
+        # reads its parents' codes from every row of the block)
+        by_codes = CODES_BLOCK_BYTES // max(1, codes.shape[1] * codes.itemsize)
+        block = min(len(codes), max(1, cells // per_row), max(1, by_codes))
+        # (nodes whose states are their logarithms: added in turn without holding the
+        # terms, unless a row's parents are not in the states)
+        tabulated = len(self.state_at) == len(self.nodes) and bool(
+            np.all(self._fully_tabulated()[which])
+        )
+        held: NDArray[np.float64] | None = None  # (each block's terms, contiguous, in turn)
         for start in range(0, len(codes), block):
             stop = min(len(codes), start + block)
+            if tabulated and tabulated_log_likelihood(
+                codes, which, self.nodes, self.parents, self.parent_start, self.radices,
+                self.r_nodes, self.state_at, self.states, start, total[start:stop],
+            ):  # fmt: skip
+                continue
+            total[start:stop] = 0.0  # (the terms one after the other instead)
+            if held is None:
+                held = np.empty(block * per_row)
             terms = held[: (stop - start) * per_row].reshape(len(which), stop - start, -1)
             self._score(codes, which, start, terms)
             # (numpy adds the terms one after the other along the first axis: the same
