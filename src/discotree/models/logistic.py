@@ -218,10 +218,16 @@ def input_slots(
         first_slot, pair_offsets = len(one_hot), offsets[len(values) : -1]
         if len(pairs) * len(codes) > SMALL_DATA_CELLS:  # (compiled: one pass)
             levels = mapped_categories(n_categories, maps)
-            mapped = codes if all(table is None for table in maps) else apply_maps(codes, maps)
+            # (only the features in a pair, by feature: their codes transposed once)
+            used, within = np.unique(pairs, return_inverse=True)
+            used_maps = [maps[j] if j < len(maps) else None for j in used.tolist()]
+            mapped = codes[:, used]
+            if any(table is not None for table in used_maps):
+                mapped = apply_maps(mapped, used_maps)
             by_feature = np.ascontiguousarray(np.asarray(mapped).T, dtype=np.intp)
-            pair_slot_rows(by_feature, pairs, levels[pairs[:, 1]].astype(np.intp),
-                           pair_offsets.astype(np.intp), slots[first_slot:])  # fmt: skip
+            pair_slot_rows(by_feature, within.reshape(pairs.shape).astype(np.intp),
+                           levels[pairs[:, 1]].astype(np.intp), pair_offsets.astype(np.intp),
+                           slots[first_slot:])  # fmt: skip
         else:  # (numpy on a few cells, no kernel to load: pair_cells's cells, offset)
             cells = pair_cells(codes, n_categories, pairs, maps).T
             seen = np.asarray(missing_values.observed(cells))
