@@ -277,6 +277,18 @@ def test_a_missing_parent_that_is_no_attribute_is_backed_off(seed, monkeypatch):
     assert np.array_equal(eliminated[stray], fresh._backed_off(rows)[stray])
 
 
+def _chain_network(rng, n, n_rows):
+    """Each feature's parents the two before it, tables counted on ``n_rows`` random rows
+    (2 classes) with 30 % of their values missing: the codes and the tables."""
+    n_categories = rng.integers(2, 4, n)
+    parents = [tuple(range(max(0, j - 2), j)) for j in range(n)]
+    codes = np.column_stack([rng.integers(0, r, n_rows) for r in n_categories])
+    codes[rng.random(codes.shape) < 0.3] = -1
+    y = rng.integers(0, 2, n_rows)
+    tables = prefix_family_tables(codes, y, None, 2, n_categories, parents)
+    return n_categories, parents, codes, tables
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_a_fit_prepares_the_programs_of_its_rows_patterns(
     seed, monkeypatch, prediction_kernels_at_hand
@@ -287,13 +299,8 @@ def test_a_fit_prepares_the_programs_of_its_rows_patterns(
     from discotree.models import k_dependence
 
     monkeypatch.setattr(k_dependence, "MAX_ENUMERATED_VALUES", 1)  # (elimination only)
-    rng = np.random.default_rng(seed)
     n = 6
-    n_categories = rng.integers(2, 4, n)
-    parents = [tuple(range(max(0, j - 2), j)) for j in range(n)]
-    codes = np.column_stack([rng.integers(0, r, 200) for r in n_categories])
-    codes[rng.random(codes.shape) < 0.3] = -1
-    tables = prefix_family_tables(codes, rng.integers(0, 2, 200), None, 2, n_categories, parents)
+    n_categories, parents, codes, tables = _chain_network(np.random.default_rng(seed), n, 200)
 
     def model():
         return KDependenceModel(n_categories, list(range(n)), parents, tables, 0.5, 1e-5)
@@ -327,12 +334,7 @@ def test_with_a_cold_cache_the_fit_leaves_the_prediction_tables_to_the_first_cal
     monkeypatch.setattr(k_dependence, "backoff_kernels_at_hand", lambda: False)
     rng = np.random.default_rng(0)
     n = 5
-    n_categories = rng.integers(2, 4, n)
-    parents = [tuple(range(max(0, j - 2), j)) for j in range(n)]
-    codes = np.column_stack([rng.integers(0, r, 150) for r in n_categories])
-    codes[rng.random(codes.shape) < 0.3] = -1
-    tables = prefix_family_tables(codes, rng.integers(0, 2, 150), None, 2, n_categories, parents)
-
+    n_categories, parents, codes, tables = _chain_network(rng, n, 150)
     concentrations = [rng.uniform(0.5, 20, len(p) + 1) for p in parents]
 
     def model():

@@ -446,8 +446,9 @@ class KDependenceModel(JointScoring, StoredModel):
         if not nodes:
             return total
         packed = self._packed(codes, len(nodes))
-        positions = [] if packed is None else [packed.position(node) for node in nodes]
-        if packed is not None and None not in positions:  # (summed a block at a time)
+        found = [] if packed is None else [packed.position(node) for node in nodes]
+        positions = [position for position in found if position is not None]
+        if packed is not None and len(positions) == len(nodes):  # (summed a block at a time)
             return packed.log_likelihood(codes, positions)
         for term in self._node_terms(nodes, codes, packed):
             total += term
