@@ -351,6 +351,15 @@ def test_an_ensemble_whose_maps_disagree_with_its_members_is_refused():
         loads(dumps(model))
 
 
+def test_an_ensemble_mapping_a_category_to_a_negative_code_is_refused():
+    # (the members would read an observed value as missing, which the ensemble's rows
+    # missing a value, found before the maps, do not hold): the maps' own check
+    model, _ = _ensemble()
+    model.model_.maps[0][0] = model.model_.maps[0][0] - 1
+    with pytest.raises(ValueError, match="must map every fine bin, in order"):
+        loads(dumps(model))
+
+
 @pytest.mark.parametrize(
     ("edit", "match"),
     [

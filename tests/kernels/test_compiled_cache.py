@@ -39,11 +39,11 @@ def test_a_kernel_is_at_hand_once_cached_and_not_after_its_code_changes(tmp_path
     # changed: the cache is stale, not at hand again
     cache = tmp_path / "cache"
     source = tmp_path / "probe_kernel.py"
-    body = "from numba import njit\n\n@njit(cache=True)\ndef add_one(x):\n    return x + {}\n"
-    source.write_text(body.format(1))
+    body = "from numba import njit\n\n@njit(cache=True)\ndef add_one(x):\n    return {}\n"
+    source.write_text(body.format("x + 1"))
     assert _run_probe(tmp_path, cache) == ["False", "0", "True"]
     assert _run_probe(tmp_path, cache) == ["True", "0", "True"]
-    source.write_text(body.format(2))
+    source.write_text(body.format("x * 2 - x + 1"))  # (other bytecode)
     assert _run_probe(tmp_path, cache) == ["False", "0", "True"]
 
 

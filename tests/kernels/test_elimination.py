@@ -94,3 +94,35 @@ def test_tiny_and_underflowing_factors_stay_finite(rng):
     got = plan.log_marginals(codes, tables, 2)
     assert np.isfinite(got).all()
     assert_allclose(got, eliminated_by_einsum(model, codes, missing, order), rtol=1e-10)
+
+
+def test_a_subnormal_largest_number_is_rescaled_to_a_finite_one():
+    # x (3 values) and w (2) missing, their children a(x, w), b(x), d(x) observed, each
+    # likely under a different x: the closing factor's largest number is below the
+    # smallest normal float; its rescaling stays finite and the marginal exact (found
+    # in review: a scale of 2 ** 1074 overflowed to inf)
+    eps = np.exp(-360.0)
+
+    def normalised(table):
+        return np.log(table / table.sum(axis=-1, keepdims=True))
+
+    a = np.empty((1, 3, 2, 2))
+    for value, first in enumerate([eps, eps, 1.0]):
+        a[0, value, :, 0], a[0, value, :, 1] = first, 1.0
+    b = np.array([[[1.0, eps], [eps, 1.0], [eps, 1.0]]])
+    d = np.array([[[eps, 1.0], [1.0, eps], [eps, 1.0]]])
+    log_cpts = [normalised(np.ones((1, 3))), normalised(np.ones((1, 2))), normalised(a),
+                normalised(b), normalised(d)]  # fmt: skip
+    parents = [(), (), (0, 1), (0,), (0,)]
+    tables = FlatTables.of(log_cpts, parents, range(5))
+    plan = elimination_plan(np.array([3, 2, 2, 2, 2]), range(5), {0, 1}, (0, 1), tables)
+    got = plan.log_marginals(np.array([[-1, -1, 0, 0, 0]]), tables, 1)
+    terms = [
+        log_cpts[0][0, x] + log_cpts[1][0, w] + log_cpts[2][0, x, w, 0]
+        + log_cpts[3][0, x, 0] + log_cpts[4][0, x, 0]
+        for x in range(3) for w in range(2)
+    ]  # fmt: skip
+    top = max(terms)
+    exact = top + np.log(np.sum(np.exp(np.array(terms) - top)))
+    assert np.isfinite(got).all()
+    assert_allclose(got[0, 0], exact, rtol=1e-12)

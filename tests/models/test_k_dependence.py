@@ -361,3 +361,16 @@ def test_with_a_cold_cache_the_fit_leaves_the_prediction_tables_to_the_first_cal
     expected = warm.log_likelihood(codes)
     assert np.array_equal(cold.log_likelihood(codes), expected)
     assert np.array_equal(half.log_likelihood(codes), expected)
+
+
+def test_the_rows_missing_a_value_given_give_the_same_bits(rng):
+    # log_likelihood(missing_rows=...): the rows missing any value, found by a caller
+    # that scores them with many models, against those the model finds itself
+    n_categories, parents, codes, tables = _chain_network(rng, 5, 120)
+    model = KDependenceModel(n_categories, list(range(5)), parents, tables, 0.5, 1e-5)
+    missing_rows = np.flatnonzero((codes < 0).any(axis=1))
+    found = model.log_likelihood(codes)
+    assert np.array_equal(model.log_likelihood(codes, missing_rows), found)
+    complete = np.flatnonzero(~(codes < 0).any(axis=1))
+    assert np.array_equal(model.log_likelihood(codes[complete], np.zeros(0, dtype=np.intp)),
+                          found[complete])  # fmt: skip

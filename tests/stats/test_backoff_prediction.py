@@ -336,8 +336,8 @@ def test_the_cells_are_ordered_as_by_lexsort(rng):
 def test_fully_tabulated_nodes_are_summed_as_they_are_read(rng, monkeypatch, n_classes):
     # every node tabulated to its deepest level: the compiled sum of their states
     # (tabulated_log_likelihood) gives the bits of the terms added in turn; a block
-    # with a row missing a parent or holding an unseen code falls back to the terms
-    # (the same bits); the fallback alone gives them too
+    # with a row missing a parent falls back to the terms (the same bits); the
+    # fallback alone gives them too
     from discotree.kernels.backoff_scoring import tabulated_log_likelihood
     from discotree.stats import backoff_prediction
 
@@ -372,3 +372,15 @@ def test_fully_tabulated_nodes_are_summed_as_they_are_read(rng, monkeypatch, n_c
         with monkeypatch.context() as patched:  # (the terms held, added in turn)
             patched.setattr(backoff_prediction, "tabulated_log_likelihood", lambda *a: False)
             assert np.array_equal(packed.log_likelihood(complete), fused)
+
+
+def test_one_number_per_node_is_added_in_turn(rng):
+    # one class and one row: numpy would sum the nodes' single numbers pairwise; the
+    # sum adds them in turn, as the per-node path does (found in review)
+    for _ in range(10):
+        model, _ = _random_model(rng, 1, n_features=14)
+        codes = _test_rows(rng, model, n_rows=1, missing=0.3)
+        expected = np.zeros((1, 1))
+        for node in model.attributes:
+            expected += model.reference_node_log_probability(node, codes)
+        assert np.array_equal(model._packed().log_likelihood(codes), expected)

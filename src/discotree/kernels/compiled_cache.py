@@ -13,11 +13,14 @@ read, a kernel counts as not at hand, which only moves its loading to its first 
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 __all__ = ["at_hand"]
 
-_known: set[int] = set()  # (the dispatchers found at hand: they stay so)
+#: The dispatchers found at hand (they stay so; held weakly, so that a dispatcher made
+#: later at a freed one's address is not taken for it).
+_known: weakref.WeakSet = weakref.WeakSet()
 
 
 def at_hand(*dispatchers: Any) -> bool:
@@ -43,19 +46,19 @@ def at_hand(*dispatchers: Any) -> bool:
 
 
 def _one_at_hand(dispatcher: Any) -> bool:
-    if id(dispatcher) in _known:
-        return True
-    if len(getattr(dispatcher, "overloads", ())) > 0:
-        _known.add(id(dispatcher))
-        return True
     try:
+        if dispatcher in _known:
+            return True
+        if len(dispatcher.overloads) > 0:
+            _known.add(dispatcher)
+            return True
         cache = dispatcher._cache
         index = cache._cache_file._load_index()
         # (the index's keys: the signature, then this machine's and the code's marks)
         wanted = tuple(cache._index_key((), dispatcher.targetctx.codegen())[1:])
         found = any(tuple(key[1:]) == wanted for key in index)
+        if found:
+            _known.add(dispatcher)
     except Exception:  # (no cache, or numba's internals changed: loaded at first call)
         return False
-    if found:
-        _known.add(id(dispatcher))
     return found

@@ -157,7 +157,8 @@ def _rescaled(buffer, first, cells, n_rc, tops, log_total_flat):  # pragma: no c
         top = tops[rc]
         tops[rc] = 1.0
         if top > 0.0 and not (_LOWEST_UNSCALED <= top <= _HIGHEST_UNSCALED):
-            exponent = math.frexp(top)[1]
+            # (a subnormal largest scaled to 2 ** 1021 at most: 2 ** -exponent finite)
+            exponent = max(math.frexp(top)[1], -1021)
             tops[rc] = math.ldexp(1.0, -exponent)
             log_total_flat[rc] += exponent * _LOG_TWO
             rescaled = True
@@ -315,7 +316,8 @@ def compiled_at_hand() -> bool:
 
 #: The smallest log-probability of tables whose exponentials the sources may read
 #: (:func:`eliminated_log_marginals`): far from the smallest normal float (~1e-308),
-#: so that neither a probability nor its scale ``exp(-largest log)`` leaves the range.
+#: so that a probability stays normal and the products of a few, rescaled by powers
+#: of two (:data:`SCALED_RANGE`), stay in the range.
 SAFE_LOG_PROBABILITY = -600.0
 
 #: The greedy heuristics of :func:`greedy_elimination` by code: 0 min-degree, 1

@@ -608,8 +608,11 @@ class KDependenceModel(JointScoring, StoredModel):
         if not backoff_kernels_at_hand():
             return
         packed = self._packed(None)
-        if packed is not None:  # (its compiled pass loaded now, not at the first call)
-            packed.log_likelihood(np.zeros((1, self.n_features), dtype=np.int64))
+        if packed is not None:  # (its compiled passes loaded now, not at the first call:
+            # the tabulated sum of complete rows, the levels of a node of any row)
+            row = np.zeros((1, self.n_features), dtype=np.int64)
+            packed.log_likelihood(row)
+            packed.node_log_probabilities(row, [0])
         if missing_features and self.dense_cells() <= PREPARED_DENSE_CELLS:
             self._elimination_tables()
             if kernels_at_hand():

@@ -84,9 +84,13 @@ CODES_BLOCK_BYTES = 1 << 19
 def kernels_at_hand() -> bool:
     """Whether the compiled functions that pack and score the tables
     (:func:`~discotree.kernels.backoff_scoring.tabulate_backoff_states`,
-    :func:`~discotree.kernels.backoff_scoring.backoff_node_probabilities`) load without
+    :func:`~discotree.kernels.backoff_scoring.run_sums`,
+    :func:`~discotree.kernels.backoff_scoring.backoff_node_probabilities`,
+    :func:`~discotree.kernels.backoff_scoring.tabulated_log_likelihood`) load without
     compiling (:func:`~discotree.kernels.compiled_cache.at_hand`)."""
-    return at_hand(tabulate_backoff_states, backoff_node_probabilities)
+    return at_hand(
+        tabulate_backoff_states, backoff_node_probabilities, run_sums, tabulated_log_likelihood
+    )
 
 
 def tabulation_cells(r_nodes: list[int], n_classes: int, parent_radices: list[list[int]]) -> int:
@@ -437,8 +441,14 @@ class PackedBackoff:
             terms = held[: (stop - start) * per_row].reshape(len(which), stop - start, -1)
             self._score(codes, which, start, terms)
             # (numpy adds the terms one after the other along the first axis: the same
-            # sums as adding each in turn to 0)
-            total[start:stop] += np.add.reduce(terms, axis=0)
+            # sums as adding each in turn to 0; not so with one number per node, which
+            # it sums pairwise: then in turn here)
+            if terms.shape[1] * terms.shape[2] > 1:
+                total[start:stop] += np.add.reduce(terms, axis=0)
+            else:
+                part = total[start:stop]
+                for term in terms:
+                    part += term
         return total
 
     def _score(
