@@ -357,16 +357,16 @@ def test_fully_tabulated_nodes_are_summed_as_they_are_read(rng, monkeypatch, n_c
             which = np.arange(len(packed.nodes), dtype=np.int64)
             total = np.zeros((len(codes), n_classes))
             read = tabulated_log_likelihood(
-                np.ascontiguousarray(codes, dtype=np.int64), which, packed.nodes,
+                np.ascontiguousarray(codes.T, dtype=np.int64), which, packed.nodes,
                 packed.parents, packed.parent_start, packed.radices, packed.r_nodes,
-                packed.state_at, packed.states, 0, total,
+                packed.state_at, packed.states, total,
             )  # fmt: skip
             if read:  # (every row's parents observed and seen)
                 assert np.array_equal(total, expected)
         assert tabulated_log_likelihood(
-            np.ascontiguousarray(complete, dtype=np.int64), which, packed.nodes,
+            np.ascontiguousarray(complete.T, dtype=np.int64), which, packed.nodes,
             packed.parents, packed.parent_start, packed.radices, packed.r_nodes,
-            packed.state_at, packed.states, 0, np.zeros((len(complete), n_classes)),
+            packed.state_at, packed.states, np.zeros((len(complete), n_classes)),
         )  # fmt: skip
         fused = packed.log_likelihood(complete)
         with monkeypatch.context() as patched:  # (the terms held, added in turn)

@@ -571,16 +571,17 @@ def _tabulate_present_level(
 
 
 @numba.njit(cache=True, nogil=True)
-def tabulated_log_likelihood(codes, which, nodes, parents, parent_start, radices, r_nodes,
-                             state_at, states, row_start, total):  # fmt: skip  # pragma: no cover
+def tabulated_log_likelihood(by_feature, which, nodes, parents, parent_start, radices, r_nodes,
+                             state_at, states, total):  # fmt: skip  # pragma: no cover
     """Add to ``total`` (rows x classes) the logarithms of the nodes ``nodes[which[s]]``,
     each fully tabulated (its states, from ``state_at``, are its logarithms: see
-    :func:`backoff_node_probabilities`), for the rows ``row_start..row_start +
-    total.shape[0]`` of ``codes``, node after node (nothing where the node is missing,
-    as its term is log 1): the sums of :func:`backoff_node_probabilities`' terms added
-    in turn, without holding them. Returns False as soon as a row's parent is missing
-    or a code is past its table (its numbers are not in the states; ``total`` is then
-    partly added to), else True.
+    :func:`backoff_node_probabilities`), for the rows whose codes ``by_feature`` holds
+    by feature (features x rows: each node reads its parents' codes for all the rows
+    in a run), node after node (nothing where the node is missing, as its term is
+    log 1): the sums of :func:`backoff_node_probabilities`' terms added in turn,
+    without holding them. Returns False as soon as a row's parent is missing or a code
+    is past its table (its numbers are not in the states; ``total`` is then partly
+    added to), else True.
 
     Examples
     --------
@@ -589,28 +590,39 @@ def tabulated_log_likelihood(codes, which, nodes, parents, parent_start, radices
     >>> i = lambda *v: np.array(v, dtype=np.int64)
     >>> states = np.log(np.array([0.25, 0.5, 0.75, 0.5]))  # (value, class)
     >>> total = np.zeros((2, 2))
-    >>> tabulated_log_likelihood(i(1, -1).reshape(2, 1), i(0), i(0), i(), i(0, 0), i(),
-    ...                          i(2), i(0), states, 0, total)
+    >>> tabulated_log_likelihood(i(1, -1).reshape(1, 2), i(0), i(0), i(), i(0, 0), i(),
+    ...                          i(2), i(0), states, total)
     True
     >>> np.exp(total).tolist()
     [[0.75, 0.5], [1.0, 1.0]]
     """
     n_rows, n_classes = total.shape
-    places = np.empty(n_rows, dtype=np.int64)
+    keys = np.empty(n_rows, dtype=np.int64)  # (each row's parents' configuration; -1: none)
     for s in range(which.shape[0]):
         t = which[s]
         node, r = nodes[t], r_nodes[t]
         first, n_levels = parent_start[t], parent_start[t + 1] - parent_start[t] + 1
-        _tabulated_places(codes, row_start, node, parents, first, n_levels, radices, r,
-                          state_at[t], n_classes, places)  # fmt: skip
-        for i in range(n_rows):
-            at = places[i]
-            if at < 0:
-                if is_missing_code(codes[row_start + i, node]):
-                    continue  # (log 1)
+        keys[:] = 0
+        for k in range(n_levels - 1):  # (a parent at a time, over every row)
+            column, radix = by_feature[parents[first + k]], radices[first + k]
+            for i in range(n_rows):
+                parent, key = column[i], keys[i]
+                unread = key < 0 or is_missing_code(parent) or parent >= radix
+                keys[i] = -1 if unread else key * radix + parent
+        values = by_feature[node]
+        for i in range(n_rows):  # (each row's place in the states: -2 none, log 1)
+            value = values[i]
+            if is_missing_code(value):
+                keys[i] = -2
+            elif keys[i] < 0 or value >= r:
                 return False
-            for c in range(n_classes):
-                total[i, c] += states[at + c]
+            else:
+                keys[i] = state_at[t] + (keys[i] * r + value) * n_classes
+        for i in range(n_rows):  # (then the states read in a loop of their own)
+            at = keys[i]
+            if at >= 0:
+                for c in range(n_classes):
+                    total[i, c] += states[at + c]
     return True
 
 
