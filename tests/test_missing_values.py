@@ -61,16 +61,15 @@ def test_each_rule_says_what_it_does(rule):
 
 
 @pytest.mark.parametrize("n_rows", [5, 3000])
-def test_rows_missing_any_equals_the_rows_of_the_mask(n_rows):
-    # the compiled scan (many 64-bit codes) and numpy's mask (few, or other types):
-    # the rows missing a value in the columns asked for, ascending
-    from discotree.missing_values import rows_missing_any
-
+def test_complete_rows_of_some_columns_equal_the_rows_of_the_mask(n_rows):
+    # the rows missing a value in the columns asked for (as k-dependence models find
+    # the rows to sum out), whatever the codes' integer type
     rng = np.random.default_rng(n_rows)
     codes = rng.integers(0, 3, (n_rows, 40))
     codes[rng.random(codes.shape) < 0.01] = -1
     for columns in ([], [3], [0, 7, 39], list(range(40))):
         expected = np.flatnonzero((codes[:, columns] < 0).any(axis=1))
-        assert rows_missing_any(codes, columns).tolist() == expected.tolist()
-        assert rows_missing_any(codes.astype(np.int8), columns).tolist() == expected.tolist()
-    assert rows_missing_any(np.abs(codes), [0, 1]).tolist() == []
+        assert np.flatnonzero(~complete_rows(codes, columns)).tolist() == expected.tolist()
+        narrow = codes.astype(np.int8)
+        assert np.flatnonzero(~complete_rows(narrow, columns)).tolist() == expected.tolist()
+    assert np.flatnonzero(~complete_rows(np.abs(codes), [0, 1])).tolist() == []

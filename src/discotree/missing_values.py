@@ -33,7 +33,6 @@ __all__ = [
     "is_missing_code",
     "is_observed_code",
     "observed",
-    "rows_missing_any",
 ]
 
 #: The code of a missing value (NaN or None on input, or a category not seen at fit
@@ -167,35 +166,3 @@ def is_observed_code(code: Any) -> bool:  # pragma: no cover - numba
 def is_missing_code(code: Any) -> bool:  # pragma: no cover - numba
     """Whether one code is missing (negative), for the compiled kernels."""
     return code < 0
-
-
-@njit(cache=True, nogil=True)
-def _rows_missing_any(codes, columns, flags):  # pragma: no cover - numba
-    n = 0
-    for i in range(codes.shape[0]):
-        for j in columns:
-            if codes[i, j] < 0:
-                flags[i] = True
-                n += 1
-                break
-    return n
-
-
-def rows_missing_any(codes: NDArray[np.integer], columns: ArrayLike) -> NDArray[np.intp]:
-    """The rows of ``codes`` (2-D) missing a value in any of ``columns``, ascending: the
-    rows of :func:`is_missing` ``(codes[:, columns]).any(axis=1)``, without that copy
-    (a compiled scan of 64-bit codes beyond a few cells).
-
-    Examples
-    --------
-    >>> rows_missing_any(np.array([[0, -1, 2], [1, 0, -1], [0, 0, 0]]), [1]).tolist()
-    [0]
-    """
-    codes = np.asarray(codes)
-    columns = np.asarray(columns, dtype=np.intp).reshape(-1)
-    if codes.dtype != np.int64 or codes.size <= 1 << 16 or not codes.flags.c_contiguous:
-        return np.flatnonzero(is_missing(codes[:, columns]).any(axis=1))
-    flags = np.zeros(len(codes), dtype=np.bool_)
-    if _rows_missing_any(codes, columns.astype(np.int64), flags) == 0:
-        return np.zeros(0, dtype=np.intp)
-    return np.flatnonzero(flags)

@@ -156,7 +156,7 @@ class KDBEnsembleModel(StoredModel):
 
         # (as the members read them, once: a member without maps reads them as they
         # are; and the rows missing a value, which maps keep missing, found once)
-        missing_rows = np.flatnonzero(missing_values.is_missing(codes).any(axis=1))
+        missing_rows = np.flatnonzero(~missing_values.complete_rows(codes))
         given = np.ascontiguousarray(codes, dtype=np.intp)
 
         def posterior(pair: tuple[list[NDArray[np.intp] | None], KDependenceModel]):

@@ -382,10 +382,10 @@ class KDependenceModel(JointScoring, StoredModel):
         codes = np.asarray(codes)
         shape = self._shape()
         if missing_rows is None:
-            rows = missing_values.rows_missing_any(codes, shape.parents)
+            rows = np.flatnonzero(~missing_values.complete_rows(codes, shape.parents))
         else:
             missing_rows = np.asarray(missing_rows, dtype=np.intp)
-            within = missing_values.rows_missing_any(codes[missing_rows], shape.parents)
+            within = ~missing_values.complete_rows(codes[missing_rows], shape.parents)
             rows = missing_rows[within]
         if len(rows) == 0 or shape.dense_cells > MAX_DENSE_CELLS:
             return self._backed_off(codes)  # (no exact marginal: the back-off rule)
