@@ -1938,10 +1938,15 @@ def _shapley_cases(short: str) -> CaseTable:
             "error",
             ("n_permutations",),
         ),
-        "n_permutations=None": (
-            run_with(max_exact_features=0, n_permutations=None),
+        "n_permutations=1": (  # a standard error needs two draws
+            run_with(max_exact_features=0, n_permutations=1),
             "error",
             ("n_permutations",),
+        ),
+        "n_permutations=None": (  # the documented default: a number chosen by method
+            run_with(max_exact_features=0, n_permutations=None),
+            "ok",
+            (),
         ),
         "max_exact_features=-1": (
             run_with(max_exact_features=-1),
