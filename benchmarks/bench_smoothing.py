@@ -34,6 +34,7 @@ from discotree import (
     NaiveBayesClassifier,
     TANClassifier,
 )
+from discotree.learners.registry import LearnerSpec, get_learner
 from discotree.validation import check_table
 from discotree_reproductions.harness.data_folder import load_dataset
 
@@ -42,22 +43,29 @@ FIXED = (0.1, 0.5, 1.0, 3.0)
 
 class RelearntDiscriminativeTree(DiscriminativeTreeClassifier):
     """alpha="auto" relearning each fold's forests for every alpha (the structure
-    depends on alpha through eq. 21), to measure what fixing it costs."""
+    depends on alpha through eq. 21), to measure what fixing it costs.
 
-    def _alpha_model_for(self, epsilon, prior, grid):
-        base = super()._alpha_model_for
+    It overrides two of the estimator's hooks (``_alpha_model_for``, the models of the
+    alpha cross-validation, and ``_structure_alpha``, the final fit's); a test
+    (``tests/test_benchmark_hooks.py``) keeps them in step with the estimator."""
+
+    def _alpha_model_for(self, data, grid):
+        prior = self.prior if hasattr(self, "prior") else "dirichlet"
+
+        def fit_at(stats, rows, alpha):
+            options = self._learner_options(structure_alpha=alpha)
+            spec = LearnerSpec("discriminative-tree", "auto", data.epsilon, prior, options)
+            return get_learner(spec.learner).model_for(spec, (alpha,))(stats, rows)(alpha)
 
         def model_for(stats, rows):  # (folds run on threads: nothing global changes)
-            fits = {
-                alpha: base(epsilon, prior, (alpha,), structure_alpha=alpha)(stats, rows)(alpha)
-                for alpha in grid
-            }
+            fits = {alpha: fit_at(stats, rows, alpha) for alpha in grid}
             return lambda alpha: fits[alpha]
 
         return model_for
 
     def _structure_alpha(self):
-        return self._alpha  # the final fit relearns at the chosen alpha, as each fold did
+        # None: the learner learns the final forests at the alpha chosen, as each fold did
+        return None if self.alpha == "auto" else super()._structure_alpha()
 
 
 def configurations(n_classes: int) -> dict:
