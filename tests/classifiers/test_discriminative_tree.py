@@ -4,10 +4,12 @@ import itertools
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 
 from discotree import ChowLiuClassifier, DiscriminativeTreeClassifier
 from discotree.datasets.synthetic import gaussian_example
+from discotree.learners.discriminative_tree import pair_model, two_class
+from discotree.learners.registry import LearnerSpec
 from discotree.models.discrete_forest import DiscreteForestModel
 from discotree.stats.alpha_selection import ALPHA_GRID
 from discotree.stats.pair_statistics import PairStatistics
@@ -130,6 +132,28 @@ def test_multiclass_rules(rng, multiclass):
     assert len(clf.forest_pairs_) == 3
     with pytest.raises(AttributeError, match="two classes only"):
         clf.predict_joint_log_proba(X)
+
+
+@pytest.mark.parametrize("smoothing", ["dirichlet", "hierarchical"])
+def test_only_two_class_pairs_keep_their_dirichlet_posteriors(rng, smoothing):
+    # the posteriors serve predict_uncertainty, which needs two classes: with more, the
+    # pairs drop them (half of what each problem holds) and score the same
+    X = rng.integers(0, 3, (300, 5))
+    y = (X[:, 0] + (X[:, 1] == X[:, 2])) % 3
+    multi = DiscriminativeTreeClassifier(alpha=1.0, smoothing=smoothing).fit(X, y)
+    assert [p.model.posterior for p in multi.forest_pairs_] == [None] * 3
+    assert not hasattr(multi, "predict_uncertainty")
+    rows = y < 2
+    binary = DiscriminativeTreeClassifier(alpha=1.0, smoothing=smoothing).fit(X[rows], y[rows])
+    assert binary.forest_pairs_[0].model.posterior is not None
+    assert binary.predict_uncertainty(X[:5]).total.shape == (5,)
+    kept = two_class(multi.statistics_, 0, 1)  # the same problem's model, posterior kept
+    pair = next(p for p in multi.forest_pairs_ if (p.positive, p.negative) == (0, 1))
+    spec = LearnerSpec("discriminative-tree", 1.0, multi.epsilon, options={"smoothing": smoothing})
+    full = pair_model(kept, pair.path_pos, pair.path_neg, None, spec)
+    assert full.posterior is not None
+    codes = multi._encode(X)
+    assert_array_equal(full.log_likelihood(codes), pair.model.log_likelihood(codes))
 
 
 def test_pairwise_composite_for_two_of_three_classes_matches_binary_fit(rng):

@@ -23,6 +23,7 @@ pair statistics of the rows when already counted).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,7 @@ __all__ = [
     "pair_model",
     "structure_attributes",
     "two_class",
+    "without_posterior",
 ]
 
 
@@ -183,6 +185,28 @@ def structure_attributes(
     return {"edges_": edges}
 
 
+def without_posterior(pair: ForestPair) -> ForestPair:
+    """``pair`` without its model's Dirichlet posteriors (``posterior``), which only the
+    uncertainty of a two-class problem draws from: with more classes the scores are
+    composite and ``predict_uncertainty`` is refused, and the posteriors would double
+    the tables every problem holds (1000 classes: 499,500 problems).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from discotree.stats.pair_statistics import PairStatistics
+    >>> codes = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
+    >>> stats = PairStatistics.from_codes(codes, np.array([0, 1, 1, 0]), np.array([2, 2]), 2)
+    >>> spec = LearnerSpec("discriminative-tree", 1.0, 1e-5, options={"n_edges": None})
+    >>> pair = _fit_pair(stats, 1, 0, spec)[0]
+    >>> pair.model.posterior is None, without_posterior(pair).model.posterior is None
+    (False, True)
+    """
+    if not isinstance(pair.model, DiscreteForestModel) or pair.model.posterior is None:
+        return pair
+    return replace(pair, model=replace(pair.model, posterior=None))
+
+
 def fit_discriminative_tree(counts: Counts, spec: LearnerSpec) -> FittedModel:
     """Every binary problem's pair of forests (one problem at a time: bounded memory),
     and the per-class mean of the weights of eq. 21 (``edge_weights_``)."""
@@ -193,7 +217,7 @@ def fit_discriminative_tree(counts: Counts, spec: LearnerSpec) -> FittedModel:
     pairs = []
     for positive, negative in binary_tasks(n_classes, spec.options.multiclass):
         pair, psi_pos, psi_neg = _fit_pair(stats, positive, negative, spec)
-        pairs.append(pair)
+        pairs.append(pair if n_classes == 2 else without_posterior(pair))
         weights[positive] += psi_pos
         n_weights[positive] += 1
         if negative >= 0:
