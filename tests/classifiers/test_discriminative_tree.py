@@ -6,7 +6,11 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from discotree import ChowLiuClassifier, DiscriminativeTreeClassifier
+from discotree import (
+    BoostedGraphicalModelClassifier,
+    ChowLiuClassifier,
+    DiscriminativeTreeClassifier,
+)
 from discotree.datasets.synthetic import gaussian_example
 from discotree.learners.discriminative_tree import pair_model, two_class
 from discotree.learners.registry import LearnerSpec
@@ -135,7 +139,7 @@ def test_multiclass_rules(rng, multiclass):
 
 
 @pytest.mark.parametrize("smoothing", ["dirichlet", "hierarchical"])
-def test_only_two_class_pairs_keep_their_dirichlet_posteriors(rng, smoothing):
+def test_only_two_class_pairs_and_no_boosted_round_keep_dirichlet_posteriors(rng, smoothing):
     # the posteriors serve predict_uncertainty, which needs two classes: with more, the
     # pairs drop them (half of what each problem holds) and score the same
     X = rng.integers(0, 3, (300, 5))
@@ -154,6 +158,9 @@ def test_only_two_class_pairs_keep_their_dirichlet_posteriors(rng, smoothing):
     assert full.posterior is not None
     codes = multi._encode(X)
     assert_array_equal(full.log_likelihood(codes), pair.model.log_likelihood(codes))
+    boosted = BoostedGraphicalModelClassifier(n_estimators=2, smoothing=smoothing).fit(X, y)
+    rounds = [r for ensemble in boosted.ensembles_ for r in ensemble.rounds]
+    assert rounds and [r.model.posterior for r in rounds] == [None] * len(rounds)
 
 
 def test_pairwise_composite_for_two_of_three_classes_matches_binary_fit(rng):

@@ -219,7 +219,7 @@ def boost_binary(rows: Rows, spec: BoostingSpec, positive: int, negative: int) -
         parents = weak_learner(stats, alpha_)
         model = DiscreteForestModel.from_statistics(
             stats, parents, alpha=alpha_, epsilon=epsilon, smoothing=spec.smoothing
-        )
+        ).without_posterior()  # (boosting draws no uncertainty: T tables, not 2T)
         candidate = BoostingRound(1.0, model)
         margins = y * candidate.weak(codes, spec.algorithm)
         step = line_search_alpha(margins, w)

@@ -202,9 +202,9 @@ def without_posterior(pair: ForestPair) -> ForestPair:
     >>> pair.model.posterior is None, without_posterior(pair).model.posterior is None
     (False, True)
     """
-    if not isinstance(pair.model, DiscreteForestModel) or pair.model.posterior is None:
-        return pair
-    return replace(pair, model=replace(pair.model, posterior=None))
+    if not isinstance(pair.model, DiscreteForestModel):
+        return pair  # (Gaussian models have no posterior)
+    return replace(pair, model=pair.model.without_posterior())
 
 
 def fit_discriminative_tree(counts: Counts, spec: LearnerSpec) -> FittedModel:

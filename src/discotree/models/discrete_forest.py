@@ -11,7 +11,7 @@ instances of :class:`DiscreteForestModel`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -199,6 +199,24 @@ class DiscreteForestModel(JointScoring, StoredModel):
             log_cpts=log_cpts,
             posterior=posterior,
         )
+
+    def without_posterior(self) -> DiscreteForestModel:
+        """The same model without its Dirichlet posteriors (``posterior``: None), for the
+        models whose estimator draws no uncertainty from them (boosted rounds, the
+        problems of more than two classes): they would double the tables held.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> codes = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
+        >>> stats = PairStatistics.from_codes(codes, np.array([0, 1, 1, 0]), np.array([2, 2]), 2)
+        >>> model = DiscreteForestModel.from_statistics(
+        ...     stats, np.array([[-1, 0], [-1, 0]]), alpha=1.0, epsilon=1e-5
+        ... )
+        >>> model.posterior is None, model.without_posterior().posterior is None
+        (False, True)
+        """
+        return self if self.posterior is None else replace(self, posterior=None)
 
     def posterior_draw(self, rng: np.random.Generator, epsilon: float) -> DiscreteForestModel:
         """The same forests with every table row drawn from its Dirichlet posterior
