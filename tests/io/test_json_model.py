@@ -145,3 +145,26 @@ def test_discriminative_trees_saved_before_calibration_load_as_they_were(rng):
     back = loads(json.dumps(document))
     assert back.calibration == "none" and back.calibration_scale_ == 1.0
     assert_array_equal(back.predict_proba(X), model.predict_proba(X))
+
+
+def test_cached_values_are_neither_written_nor_trusted(rng, monkeypatch):
+    # a forest model caches its packed tables (functools.cached_property) when it
+    # first scores rows, as every boosted round does in the fit: a file must not hold
+    # them, and a file that does (an earlier version wrote them) must not be able to
+    # score with numbers its checks never read
+    import discotree.io.json_model as json_model
+
+    X = rng.integers(0, 3, (120, 4))
+    y = rng.integers(0, 3, 120)
+    clf = BoostedGraphicalModelClassifier(n_estimators=2).fit(X, y)
+    model = clf.ensembles_[0].rounds[0].model
+    assert "_packed" in vars(model)  # cached by the fit
+    assert '"_packed"' not in dumps(clf)
+    expected = clf.predict_proba(X)
+    flat, offsets, order = model._packed
+    vars(model)["_packed"] = (np.full_like(flat, np.nan), offsets, order)  # corrupted
+    monkeypatch.setattr(json_model, "derived_names", lambda cls: frozenset())  # old writer
+    text = dumps(clf)
+    assert '"_packed"' in text
+    monkeypatch.undo()
+    assert_array_equal(loads(text).predict_proba(X), expected)

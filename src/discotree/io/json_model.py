@@ -39,7 +39,13 @@ from ..models.file_checks import StoredModel
 from ..output_files import write_text
 from ..stored_classes import stored_classes
 from .estimator_numbers import check_numbers, check_object_numbers
-from .model_checks import MAX_DEPTH, check_consistency, check_fields, nesting_depth
+from .model_checks import (
+    MAX_DEPTH,
+    check_consistency,
+    check_fields,
+    derived_names,
+    nesting_depth,
+)
 
 __all__ = ["FORMAT", "dumps", "load_json", "loads", "save_json"]
 
@@ -110,6 +116,8 @@ def _encode(value: Any, registry_names: dict[type, str]) -> Any:
     else:  # a class with its own __getstate__ stores that (not derived caches)
         own = "__getstate__" in type(value).__dict__
         state = value.__getstate__() if own else dict(vars(value))
+    derived = derived_names(type(value))  # (cached values: recomputed when read)
+    state = {k: v for k, v in state.items() if k not in derived}
     return {"__object__": name, "state": _encode(state, registry_names)}
 
 
@@ -255,6 +263,8 @@ def _decode(value: Any, registry: dict[str, type], where: str = "content") -> An
             raise ValueError(f"{where}: the state of a {cls.__name__} must map names to values")
         state = upgrade(cls, state)  # files of earlier versions
         check_fields(cls, state, where)
+        derived = derived_names(cls)  # cached values an earlier version stored: dropped,
+        state = {k: v for k, v in state.items() if k not in derived}  # never trusted
         obj: Any = object.__new__(cls)
         if issubclass(cls, StoredModel):  # a model rebuilds itself from its state
             try:

@@ -16,7 +16,14 @@ from ..classifiers.file_checks import EstimatorFileChecks
 from ..kernels.text_scan import json_nesting_depth
 from ..stored_checks import CheckedState
 
-__all__ = ["MAX_DEPTH", "check_consistency", "check_fields", "nesting_depth", "walk_objects"]
+__all__ = [
+    "MAX_DEPTH",
+    "check_consistency",
+    "check_fields",
+    "derived_names",
+    "nesting_depth",
+    "walk_objects",
+]
 
 #: Deepest nesting of JSON arrays and objects a model file may have (the deepest
 #: estimator written by discotree, a boosted ensemble, is nested about 20 deep).
@@ -70,14 +77,18 @@ def _field_hints(cls: type) -> dict[str, Any] | None:
     return {f.name: hints.get(f.name, Any) for f in dataclasses.fields(cls)}
 
 
-def _derived_names(cls: type) -> set[str]:
-    """Attributes a class computes and caches in its instance dictionary."""
-    return {
+@functools.cache
+def derived_names(cls: type) -> frozenset[str]:
+    """Attributes a class computes and caches in its instance dictionary
+    (``functools.cached_property``): never stored in a model file, and dropped from one
+    that holds them (an earlier version wrote them), so that what a loaded model computes
+    with is recomputed from the fields its checks read."""
+    return frozenset(
         name
         for klass in cls.__mro__
         for name, member in vars(klass).items()
         if isinstance(member, functools.cached_property)
-    }
+    )
 
 
 def check_fields(cls: type, state: dict[str, Any], where: str) -> None:
@@ -95,7 +106,7 @@ def check_fields(cls: type, state: dict[str, Any], where: str) -> None:
                     f"{where}.{name}: expected {hint}, found {type(state[name]).__name__}"
                 )
         # private names are caches a method filled (recomputed if absent)
-        extra = {n for n in set(state) - set(hints) - _derived_names(cls) if n[0] != "_"}
+        extra = {n for n in set(state) - set(hints) - derived_names(cls) if n[0] != "_"}
         if extra:
             raise ValueError(f"{where}: {cls.__name__} has no field {sorted(extra)[0]!r}")
         return
