@@ -78,7 +78,7 @@ def _field_hints(cls: type) -> dict[str, Any] | None:
 
 
 @functools.cache
-def derived_names(cls: type) -> frozenset[str]:
+def derived_names(cls: Any) -> frozenset[str]:
     """Attributes a class computes and caches in its instance dictionary
     (``functools.cached_property``): never stored in a model file, and dropped from one
     that holds them (an earlier version wrote them), so that what a loaded model computes
