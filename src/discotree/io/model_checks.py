@@ -77,12 +77,16 @@ def _field_hints(cls: type) -> dict[str, Any] | None:
     return {f.name: hints.get(f.name, Any) for f in dataclasses.fields(cls)}
 
 
-@functools.cache
-def derived_names(cls: Any) -> frozenset[str]:
+def derived_names(cls: type) -> frozenset[str]:
     """Attributes a class computes and caches in its instance dictionary
     (``functools.cached_property``): never stored in a model file, and dropped from one
     that holds them (an earlier version wrote them), so that what a loaded model computes
     with is recomputed from the fields its checks read."""
+    return _cached_properties(cls)
+
+
+@functools.cache
+def _cached_properties(cls: Any) -> frozenset[str]:
     return frozenset(
         name
         for klass in cls.__mro__
