@@ -85,7 +85,7 @@ def derived_names(cls: type) -> frozenset[str]:
     return _cached_properties(cls)
 
 
-@functools.cache
+@functools.cache  # (typed Any: mypy takes a class for no Hashable in a cached call)
 def _cached_properties(cls: Any) -> frozenset[str]:
     return frozenset(
         name
